@@ -1,0 +1,86 @@
+// Exceptions thrown by libcroqjit. Every error derives from croq::Error.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace croq {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class Severity { error, warning, note };
+
+// One message about a source text. Lines and columns are 1-based; column
+// counts bytes. line == 0 means the message has no location.
+struct Diagnostic {
+  Severity severity = Severity::error;
+  std::string message;
+  int line = 0;
+  int column = 0;
+  int length = 1;    // bytes the caret underlines
+  std::string hint;  // optional: "did you mean `=>`?"
+};
+
+// "error" / "warning" / "note".
+const char* severity_name(Severity s);
+
+// Renders diagnostics the way compilers do:
+//   kernel.co:3:14: error: expected `=>`, found `shared`
+//       a = dma.copy x shared;
+//                      ^~~~~~
+//     hint: did you mean `=>`?
+std::string render_diagnostics(const std::vector<Diagnostic>& diags, const std::string& source,
+                               const std::string& source_name);
+
+// The source did not compile: Croqtile syntax or semantic errors, or NVRTC
+// rejecting generated CUDA. what() is the rendered text of all diagnostics.
+class CompileError : public Error {
+ public:
+  CompileError(std::vector<Diagnostic> diagnostics, std::string source,
+               std::string source_name = "<source>");
+
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  const std::string& source() const { return source_; }
+  const std::string& source_name() const { return source_name_; }
+  // Machine-readable form: {"source": name, "diagnostics": [{severity,
+  // message, line, column, length, hint}, ...]}.
+  std::string to_json() const;
+
+ private:
+  std::vector<Diagnostic> diagnostics_;
+  std::string source_;
+  std::string source_name_;
+};
+
+// A kernel was called with arguments that do not fit its signature.
+class ArgumentError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A CUDA driver call failed, or no driver is present. call() names the
+// driver function ("cuLaunchKernel"); code() is its CUresult (0 when no
+// driver could be loaded at all).
+class CudaError : public Error {
+ public:
+  CudaError(std::string call, int code, const std::string& message);
+  const std::string& call() const { return call_; }
+  int code() const { return code_; }
+
+ private:
+  std::string call_;
+  int code_;
+};
+
+// The on-disk kernel cache could not be used as asked (the croq-cache tool
+// and explicit cache operations; normal compiles degrade instead).
+class CacheError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace croq

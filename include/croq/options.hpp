@@ -1,0 +1,38 @@
+// Options for compiling and launching kernels.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+struct CUstream_st;  // the CUDA driver's stream type; CUstream is CUstream_st*
+
+namespace croq {
+
+using DefineValue = std::variant<std::int64_t, double>;
+
+struct CompileOptions {
+  // #define constants; these override defines of the same name in the source.
+  std::map<std::string, DefineValue> defines;
+  // Target architecture, e.g. "sm_90a". Empty: the CROQ_ARCH environment
+  // variable if set, else the current device's (compute capability 9.0 ->
+  // sm_90a), else sm_90a when no device is present.
+  std::string arch;
+  // Which __co__ function to compile when the source has several.
+  std::string entry;
+  // Symbolic dims that stay runtime parameters (one cubin for all values).
+  std::vector<std::string> dynamic_dims;
+  // Emit line info so profilers and debuggers map SASS to source lines.
+  bool debug_line_info = false;
+  // Name shown in diagnostics ("matmul.co").
+  std::string source_name = "<source>";
+};
+
+struct LaunchOptions {
+  CUstream_st* stream = nullptr;  // nullptr: the legacy default stream
+  int device = -1;                // -1: the device of the current context, else 0
+};
+
+}  // namespace croq

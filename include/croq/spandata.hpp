@@ -1,0 +1,97 @@
+// Host-side tensors for test and sample programs: the tutorial's
+// croq::make_spandata<T>(dims...), fill_random, view(), t[i][j].
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+#include "croq/error.hpp"
+#include "croq/tensor.hpp"
+
+namespace croq {
+
+// t[i][j]... over a row-major host array; the last index yields a T&.
+template <typename T>
+class SpanRef {
+ public:
+  SpanRef(T* base, const Shape* shape, int dim) : base_(base), shape_(shape), dim_(dim) {}
+  SpanRef operator[](std::size_t i) const {
+    if (dim_ >= shape_->rank()) throw Error("croq::spandata: too many indices for a rank-" +
+                                            std::to_string(shape_->rank()) + " tensor");
+    if (i >= (*shape_)[dim_]) throw Error("croq::spandata: index " + std::to_string(i) +
+                                          " out of range for dimension " + std::to_string(dim_) +
+                                          " of extent " + std::to_string((*shape_)[dim_]));
+    std::size_t stride = 1;
+    for (int d = dim_ + 1; d < shape_->rank(); ++d) stride *= (*shape_)[d];
+    return SpanRef(base_ + i * stride, shape_, dim_ + 1);
+  }
+  T& get() const {
+    if (dim_ != shape_->rank()) throw Error("croq::spandata: element access needs " +
+                                            std::to_string(shape_->rank()) + " indices, got " +
+                                            std::to_string(dim_));
+    return *base_;
+  }
+  operator T&() const { return get(); }  // NOLINT: behaves like the element
+  const SpanRef& operator=(const T& v) const { get() = v; return *this; }
+
+ private:
+  T* base_;
+  const Shape* shape_;
+  int dim_;
+};
+
+template <typename T>
+class spandata {
+ public:
+  explicit spandata(Shape shape) : shape_(shape), data_(shape.numel()) {}
+
+  const Shape& shape() const { return shape_; }
+  std::size_t size() const { return data_.size(); }
+  T* data() { return data_.data(); }
+  const T* data() const { return data_.data(); }
+  DType dtype() const { return dtype_of_v<T>; }
+
+  // Uniform random values in [lo, hi] (integers) or [lo, hi) (floats),
+  // freshly seeded unless a seed is given.
+  void fill_random(double lo, double hi) { fill_random(lo, hi, std::random_device{}()); }
+  void fill_random(double lo, double hi, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    if constexpr (std::is_integral_v<T>) {
+      std::uniform_int_distribution<long long> dist(static_cast<long long>(lo),
+                                                    static_cast<long long>(hi));
+      for (auto& v : data_) v = static_cast<T>(dist(rng));
+    } else {
+      std::uniform_real_distribution<double> dist(lo, hi);
+      for (auto& v : data_) v = T(static_cast<float>(dist(rng)));
+    }
+  }
+  void fill(T value) { for (auto& v : data_) v = value; }
+
+  TensorView view() { return TensorView::contiguous(data_.data(), dtype(), shape_); }
+  operator TensorView() { return view(); }  // NOLINT: pass as a kernel argument
+
+  SpanRef<T> operator[](std::size_t i) { return SpanRef<T>(data_.data(), &shape_, 0)[i]; }
+
+ private:
+  Shape shape_;
+  std::vector<T> data_;
+};
+
+template <typename T, typename... Dims>
+spandata<T> make_spandata(Dims... dims) {
+  static_assert(sizeof...(Dims) >= 1 && sizeof...(Dims) <= kMaxRank, "rank 1..8");
+  return spandata<T>(Shape{static_cast<std::size_t>(dims)...});
+}
+
+// The tutorial's check: prints the message and exits with failure.
+inline void croq_assert(bool cond, const char* message) {
+  if (!cond) {
+    std::fprintf(stderr, "croq_assert failed: %s\n", message);
+    std::exit(EXIT_FAILURE);
+  }
+}
+
+}  // namespace croq

@@ -1,0 +1,237 @@
+// Shapes, views, and owning host/device tensors.
+#include <cstdlib>
+#include <cstring>
+
+#include "croq/error.hpp"
+#include "croq/tensor.hpp"
+#include "jit/driver.hpp"
+
+namespace croq {
+
+Shape::Shape(std::initializer_list<std::size_t> dims) {
+  for (std::size_t d : dims) push_back(d);
+}
+
+void Shape::push_back(std::size_t d) {
+  if (rank_ >= kMaxRank)
+    throw Error("croq::Shape: rank above " + std::to_string(kMaxRank) + " is not supported");
+  dims_[static_cast<std::size_t>(rank_++)] = d;
+}
+
+std::size_t Shape::numel() const {
+  std::size_t n = 1;
+  for (int i = 0; i < rank_; ++i) n *= dims_[static_cast<std::size_t>(i)];
+  return n;
+}
+
+std::string Shape::str() const {
+  std::string out = "[";
+  for (int i = 0; i < rank_; ++i) out += (i ? ", " : "") + std::to_string(dims_[static_cast<std::size_t>(i)]);
+  return out + "]";
+}
+
+bool operator==(const Shape& a, const Shape& b) {
+  if (a.rank_ != b.rank_) return false;
+  for (int i = 0; i < a.rank_; ++i)
+    if (a.dims_[static_cast<std::size_t>(i)] != b.dims_[static_cast<std::size_t>(i)]) return false;
+  return true;
+}
+
+TensorView TensorView::contiguous(void* data, DType dtype, Shape shape, MemoryKind memory, int device) {
+  TensorView v;
+  v.data = data;
+  v.dtype = dtype;
+  v.shape = shape;
+  v.memory = memory;
+  v.device = device;
+  std::int64_t stride = 1;
+  for (int i = shape.rank() - 1; i >= 0; --i) {
+    v.strides[static_cast<std::size_t>(i)] = stride;
+    stride *= static_cast<std::int64_t>(shape[static_cast<std::size_t>(i)]);
+  }
+  return v;
+}
+
+bool TensorView::is_contiguous() const {
+  std::int64_t stride = 1;
+  for (int i = shape.rank() - 1; i >= 0; --i) {
+    if (shape[static_cast<std::size_t>(i)] != 1 && strides[static_cast<std::size_t>(i)] != stride) return false;
+    stride *= static_cast<std::int64_t>(shape[static_cast<std::size_t>(i)]);
+  }
+  return true;
+}
+
+std::string TensorView::str() const {
+  std::string out = std::string(dtype_name(dtype)) + " " + shape.str();
+  out += memory == MemoryKind::device ? " (device " + std::to_string(device) + ")" : " (host)";
+  return out;
+}
+
+// ---- element access -------------------------------------------------------
+
+ElementRef ElementRef::operator[](std::size_t i) const {
+  if (dim_ >= view_->shape.rank())
+    throw Error("croq::Tensor: too many indices for " + view_->str());
+  if (i >= view_->shape[static_cast<std::size_t>(dim_)])
+    throw Error("croq::Tensor: index " + std::to_string(i) + " is out of range for dimension " +
+                std::to_string(dim_) + " of " + view_->str());
+  return ElementRef(view_, offset_ + static_cast<std::int64_t>(i) * view_->strides[static_cast<std::size_t>(dim_)],
+                    dim_ + 1);
+}
+
+void ElementRef::check_complete() const {
+  if (dim_ != view_->shape.rank())
+    throw Error("croq::Tensor: element access needs " + std::to_string(view_->shape.rank()) +
+                " indices, got " + std::to_string(dim_));
+}
+
+namespace {
+
+template <typename T>
+T load(const void* base, std::int64_t offset) {
+  T v;
+  std::memcpy(&v, static_cast<const char*>(base) + offset * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+  return v;
+}
+
+}  // namespace
+
+double ElementRef::as_double() const {
+  check_complete();
+  const void* p = view_->data;
+  switch (view_->dtype) {
+    case DType::s8: return load<std::int8_t>(p, offset_);
+    case DType::u8: return load<std::uint8_t>(p, offset_);
+    case DType::s16: return load<std::int16_t>(p, offset_);
+    case DType::u16: return load<std::uint16_t>(p, offset_);
+    case DType::s32: return load<std::int32_t>(p, offset_);
+    case DType::u32: return load<std::uint32_t>(p, offset_);
+    case DType::s64: return static_cast<double>(load<std::int64_t>(p, offset_));
+    case DType::u64: return static_cast<double>(load<std::uint64_t>(p, offset_));
+    case DType::f16: return load<f16>(p, offset_);
+    case DType::bf16: return load<bf16>(p, offset_);
+    case DType::f32: return load<float>(p, offset_);
+    case DType::f64: return load<double>(p, offset_);
+    case DType::f8_e4m3: return load<f8_e4m3>(p, offset_);
+    case DType::f8_e5m2: return load<f8_e5m2>(p, offset_);
+  }
+  return 0;
+}
+
+std::int64_t ElementRef::as_int() const {
+  check_complete();
+  const void* p = view_->data;
+  switch (view_->dtype) {
+    case DType::s8: return load<std::int8_t>(p, offset_);
+    case DType::u8: return load<std::uint8_t>(p, offset_);
+    case DType::s16: return load<std::int16_t>(p, offset_);
+    case DType::u16: return load<std::uint16_t>(p, offset_);
+    case DType::s32: return load<std::int32_t>(p, offset_);
+    case DType::u32: return load<std::uint32_t>(p, offset_);
+    case DType::s64: return load<std::int64_t>(p, offset_);
+    case DType::u64: return static_cast<std::int64_t>(load<std::uint64_t>(p, offset_));
+    default: return static_cast<std::int64_t>(as_double());
+  }
+}
+
+// ---- owning tensors -------------------------------------------------------
+
+struct Tensor::Storage {
+  void* data = nullptr;
+  MemoryKind memory = MemoryKind::host;
+  int device = 0;
+  ~Storage() {
+    if (data == nullptr) return;
+    if (memory == MemoryKind::host) {
+      std::free(data);
+    } else {
+      // Never throw from a destructor: a failing free at exit is not actionable.
+      jit::make_current(device);
+      jit::driver().cuMemFree(reinterpret_cast<CUdeviceptr>(data));
+    }
+  }
+};
+
+Tensor Tensor::empty(DType dtype, Shape shape, MemoryKind memory, int device) {
+  auto storage = std::make_shared<Storage>();
+  storage->memory = memory;
+  storage->device = device;
+  std::size_t bytes = shape.numel() * dtype_size(dtype);
+  std::size_t alloc = bytes == 0 ? 1 : bytes;
+  if (memory == MemoryKind::host) {
+    // 64-byte alignment keeps vector loads on copies and host kernels happy.
+    storage->data = std::aligned_alloc(64, (alloc + 63) / 64 * 64);
+    if (storage->data == nullptr) throw Error("croq::Tensor: out of host memory (" + std::to_string(bytes) + " bytes)");
+  } else {
+    jit::make_current(device);
+    CUdeviceptr ptr = 0;
+    CROQ_CU(cuMemAlloc, &ptr, alloc);
+    storage->data = reinterpret_cast<void*>(ptr);
+  }
+  Tensor t;
+  t.storage_ = std::move(storage);
+  t.view_ = TensorView::contiguous(t.storage_->data, dtype, shape, memory, device);
+  return t;
+}
+
+Tensor Tensor::copy_of(const TensorView& src, MemoryKind memory, int device) {
+  Tensor t = empty(src.dtype, src.shape, memory, device);
+  t.copy_from(src);
+  return t;
+}
+
+namespace {
+
+void check_same_layout(const TensorView& a, const TensorView& b, const char* what) {
+  if (a.dtype != b.dtype || !(a.shape == b.shape))
+    throw ArgumentError(std::string("croq::Tensor::") + what + ": " + a.str() + " and " + b.str() +
+                        " differ in dtype or shape");
+  if (!a.is_contiguous() || !b.is_contiguous())
+    throw ArgumentError(std::string("croq::Tensor::") + what + ": only contiguous tensors can be copied");
+}
+
+// Copies between any combination of host and device memory (synchronous).
+void copy_bytes(const TensorView& dst, const TensorView& src) {
+  std::size_t bytes = src.bytes();
+  if (bytes == 0) return;
+  bool dst_dev = dst.memory == MemoryKind::device, src_dev = src.memory == MemoryKind::device;
+  if (!dst_dev && !src_dev) { std::memcpy(dst.data, src.data, bytes); return; }
+  jit::make_current(dst_dev ? dst.device : src.device);
+  auto d = reinterpret_cast<CUdeviceptr>(dst.data);
+  auto s = reinterpret_cast<CUdeviceptr>(src.data);
+  if (dst_dev && src_dev) CROQ_CU(cuMemcpyDtoD, d, s, bytes);
+  else if (dst_dev) CROQ_CU(cuMemcpyHtoD, d, src.data, bytes);
+  else CROQ_CU(cuMemcpyDtoH, dst.data, s, bytes);
+}
+
+}  // namespace
+
+void Tensor::copy_from(const TensorView& src) {
+  check_same_layout(view_, src, "copy_from");
+  copy_bytes(view_, src);
+}
+
+void Tensor::copy_to(const TensorView& dst) const {
+  check_same_layout(dst, view_, "copy_to");
+  copy_bytes(dst, view_);
+}
+
+Tensor Tensor::to_host() const {
+  if (!defined() || memory() == MemoryKind::host) return *this;
+  return copy_of(view_, MemoryKind::host);
+}
+
+Tensor Tensor::to_device(int device) const {
+  if (!defined()) return *this;
+  if (memory() == MemoryKind::device && view_.device == device) return *this;
+  return copy_of(view_, MemoryKind::device, device);
+}
+
+ElementRef Tensor::operator[](std::size_t i) const {
+  if (!defined()) throw Error("croq::Tensor: indexing an empty tensor");
+  if (memory() != MemoryKind::host)
+    throw Error("croq::Tensor: cannot index device memory on the host; call to_host() first");
+  return ElementRef(&view_, 0, 0)[i];
+}
+
+}  // namespace croq

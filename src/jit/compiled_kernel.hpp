@@ -1,0 +1,49 @@
+// A compiled kernel: its cubin, how to launch it, and its loaded functions.
+#pragma once
+
+#include <cuda.h>
+
+#include <array>
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "support/hash.hpp"
+
+namespace croq::jit {
+
+inline constexpr int kMaxLoadedDevices = 16;
+
+// Grid, block, dynamic shared memory and (optional) cluster shape.
+struct LaunchConfig {
+  std::array<unsigned, 3> grid{1, 1, 1};
+  std::array<unsigned, 3> block{1, 1, 1};
+  unsigned shared_bytes = 0;               // dynamic shared memory per block
+  std::array<unsigned, 3> cluster{0, 0, 0};  // all zero: no cluster launch
+  bool has_cluster() const { return cluster[0] * cluster[1] * cluster[2] != 0; }
+};
+void to_json(nlohmann::json& j, const LaunchConfig& c);
+void from_json(const nlohmann::json& j, LaunchConfig& c);
+
+enum class CacheSource { compiled, memory, disk };
+
+struct CompiledKernel {
+  support::Hash128 key;
+  std::string entry;          // the symbol launched
+  std::string arch;           // sm_90a
+  std::vector<char> cubin;
+  std::string ptx;            // empty when not kept
+  LaunchConfig launch;        // default launch shape recorded with the cubin
+  CacheSource source = CacheSource::compiled;  // where this process got it from
+
+  // One loaded module + function per device, filled on first launch there.
+  mutable std::array<std::atomic<CUfunction>, kMaxLoadedDevices> functions{};
+  mutable std::array<CUmodule, kMaxLoadedDevices> modules{};
+  mutable std::array<unsigned, kMaxLoadedDevices> shared_bytes_set{};  // smem attribute applied
+  mutable std::mutex load_mutex;
+};
+
+}  // namespace croq::jit

@@ -1,0 +1,175 @@
+#include "jit/driver.hpp"
+
+#include <dlfcn.h>
+
+#include <array>
+#include <memory>
+#include <mutex>
+
+#include "croq/error.hpp"
+#include "support/log.hpp"
+
+namespace croq::jit {
+namespace {
+
+constexpr int kMaxDevices = 64;
+
+struct LoadedDriver {
+  DriverApi api;
+  std::string error;  // empty when loaded
+  CUresult init_result = CUDA_SUCCESS;
+};
+
+using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t,
+                                    CUdriverProcAddressQueryResult*);
+
+LoadedDriver load_driver() {
+  LoadedDriver out;
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    const char* err = dlerror();
+    out.error = std::string("no CUDA driver found: ") + (err ? err : "dlopen(libcuda.so.1) failed");
+    return out;
+  }
+  auto get_proc = reinterpret_cast<GetProcAddress>(dlsym(lib, "cuGetProcAddress_v2"));
+  if (get_proc == nullptr) {
+    out.error = "no CUDA driver found: libcuda.so.1 has no cuGetProcAddress_v2 (driver too old "
+                "for CUDA " + std::to_string(CUDA_VERSION / 1000) + ")";
+    return out;
+  }
+#define CROQ_RESOLVE_DRIVER_FN(name)                                                      \
+  {                                                                                       \
+    void* fn = nullptr;                                                                   \
+    CUdriverProcAddressQueryResult status{};                                              \
+    if (get_proc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==       \
+            CUDA_SUCCESS && fn != nullptr)                                                \
+      out.api.name = reinterpret_cast<decltype(out.api.name)>(fn);                        \
+    else if (out.error.empty())                                                           \
+      out.error = "the CUDA driver lacks " #name " (driver older than CUDA " +            \
+                  std::to_string(CUDA_VERSION / 1000) + "?)";                             \
+  }
+  CROQ_DRIVER_FUNCTIONS(CROQ_RESOLVE_DRIVER_FN)
+#undef CROQ_RESOLVE_DRIVER_FN
+  if (!out.error.empty()) return out;
+  out.init_result = out.api.cuInit(0);
+  if (out.init_result != CUDA_SUCCESS) {
+    const char* name = nullptr;
+    out.api.cuGetErrorName(out.init_result, &name);
+    out.error = std::string("cuInit failed: ") + (name ? name : "unknown error") +
+                (out.init_result == CUDA_ERROR_NO_DEVICE ? " (no CUDA device)" : "");
+  }
+  return out;
+}
+
+const LoadedDriver& loaded() {
+  static const LoadedDriver driver = load_driver();
+  return driver;
+}
+
+}  // namespace
+
+const DriverApi& driver() {
+  const LoadedDriver& d = loaded();
+  if (!d.error.empty()) {
+    if (d.init_result != CUDA_SUCCESS) throw CudaError("cuInit", d.init_result, d.error);
+    throw CudaError("dlopen", 0, d.error);
+  }
+  return d.api;
+}
+
+bool driver_available(std::string* why) {
+  const LoadedDriver& d = loaded();
+  if (why) *why = d.error;
+  return d.error.empty();
+}
+
+void throw_cuda_error(CUresult result, const char* call) {
+  const DriverApi& api = loaded().api;
+  const char* name = nullptr;
+  const char* text = nullptr;
+  if (api.cuGetErrorName) api.cuGetErrorName(result, &name);
+  if (api.cuGetErrorString) api.cuGetErrorString(result, &text);
+  std::string message = std::string(name ? name : "CUDA error ") +
+                        (name ? "" : std::to_string(static_cast<int>(result)));
+  if (text) message += std::string(" (") + text + ")";
+  throw CudaError(call, static_cast<int>(result), message);
+}
+
+void check(CUresult result, const char* call) {
+  if (result != CUDA_SUCCESS) [[unlikely]] throw_cuda_error(result, call);
+}
+
+int device_count() {
+  int n = 0;
+  CROQ_CU(cuDeviceGetCount, &n);
+  return n;
+}
+
+CUcontext make_current(int device) {
+  static std::array<CUcontext, kMaxDevices> contexts{};
+  static std::mutex mutex;
+  thread_local CUcontext current_on_thread = nullptr;
+  thread_local int current_device_on_thread = -1;
+  const DriverApi& api = driver();
+  if (device < 0 || device >= kMaxDevices) throw CudaError("cuDeviceGet", CUDA_ERROR_INVALID_DEVICE,
+      "device ordinal " + std::to_string(device) + " is out of range");
+  // Fast path: this thread already made this device's context current and
+  // nobody switched it since (checked with one cheap driver call).
+  if (current_device_on_thread == device) {
+    CUcontext now = nullptr;
+    if (api.cuCtxGetCurrent(&now) == CUDA_SUCCESS && now == current_on_thread) return now;
+  }
+  CUcontext ctx;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (contexts[device] == nullptr) {
+      if (device >= device_count())
+        throw CudaError("cuDeviceGet", CUDA_ERROR_INVALID_DEVICE,
+                        "device " + std::to_string(device) + " does not exist (" +
+                            std::to_string(device_count()) + " CUDA device(s) present)");
+      CUdevice dev;
+      CROQ_CU(cuDeviceGet, &dev, device);
+      CROQ_CU(cuDevicePrimaryCtxRetain, &contexts[device], dev);
+    }
+    ctx = contexts[device];
+  }
+  CROQ_CU(cuCtxSetCurrent, ctx);
+  current_on_thread = ctx;
+  current_device_on_thread = device;
+  return ctx;
+}
+
+int current_device() {
+  CUcontext ctx = nullptr;
+  if (driver().cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == nullptr) return 0;
+  CUdevice dev = 0;
+  CROQ_CU(cuCtxGetDevice, &dev);
+  return static_cast<int>(dev);
+}
+
+const DeviceInfo& device_info(int device) {
+  static std::array<std::unique_ptr<DeviceInfo>, kMaxDevices> infos;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (device < 0 || device >= kMaxDevices || device >= device_count())
+    throw CudaError("cuDeviceGet", CUDA_ERROR_INVALID_DEVICE,
+                    "device " + std::to_string(device) + " does not exist");
+  if (!infos[device]) {
+    auto info = std::make_unique<DeviceInfo>();
+    CUdevice dev;
+    CROQ_CU(cuDeviceGet, &dev, device);
+    info->ordinal = device;
+    CROQ_CU(cuDeviceGetAttribute, &info->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    CROQ_CU(cuDeviceGetAttribute, &info->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+    CROQ_CU(cuDeviceGetAttribute, &info->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+    CROQ_CU(cuDeviceGetAttribute, &info->max_shared_per_block_optin,
+            CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
+    char name[256] = {};
+    CROQ_CU(cuDeviceGetName, name, sizeof name, dev);
+    info->name = name;
+    infos[device] = std::move(info);
+  }
+  return *infos[device];
+}
+
+}  // namespace croq::jit

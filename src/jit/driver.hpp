@@ -1,0 +1,61 @@
+// The CUDA driver API, loaded lazily from libcuda.so.1 so that the library
+// loads, compiles and caches on machines without a GPU driver.
+#pragma once
+
+#include <cuda.h>
+
+#include <string>
+
+namespace croq::jit {
+
+#define CROQ_DRIVER_FUNCTIONS(X)                                                         \
+  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString)                  \
+  X(cuDeviceGet) X(cuDeviceGetCount) X(cuDeviceGetAttribute) X(cuDeviceGetName)          \
+  X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuCtxGetCurrent) X(cuCtxGetDevice)    \
+  X(cuCtxSynchronize) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)       \
+  X(cuFuncSetAttribute) X(cuFuncGetAttribute) X(cuLaunchKernel) X(cuLaunchKernelEx)      \
+  X(cuMemAlloc) X(cuMemFree) X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuMemcpyHtoD)        \
+  X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)              \
+  X(cuMemcpyDtoDAsync) X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemsetD32Async)              \
+  X(cuPointerGetAttribute) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)   \
+  X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)              \
+  X(cuEventElapsedTime) X(cuTensorMapEncodeTiled)
+
+// Function pointers into libcuda, resolved through cuGetProcAddress for the
+// CUDA version we were built against.
+struct DriverApi {
+#define CROQ_DECLARE_DRIVER_FN(name) decltype(&::name) name = nullptr;
+  CROQ_DRIVER_FUNCTIONS(CROQ_DECLARE_DRIVER_FN)
+#undef CROQ_DECLARE_DRIVER_FN
+};
+
+// The loaded and initialised driver. Throws CudaError ("no CUDA driver
+// found: ...") when libcuda is missing, or naming cuInit when it fails.
+const DriverApi& driver();
+// Whether driver() would succeed; `why` gets the reason when it would not.
+bool driver_available(std::string* why = nullptr);
+
+// Throws CudaError naming `call` and the driver's error name and text.
+void check(CUresult result, const char* call);
+[[noreturn]] void throw_cuda_error(CUresult result, const char* call);
+
+int device_count();
+// The device's primary context, retained once and made current on the
+// calling thread (cheap when it already is).
+CUcontext make_current(int device);
+// The device of the calling thread's current context, or 0 when none.
+int current_device();
+
+struct DeviceInfo {
+  int ordinal = 0;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int max_shared_per_block_optin = 0;
+  std::string name;
+};
+const DeviceInfo& device_info(int device);
+
+}  // namespace croq::jit
+
+// Calls a driver function and checks its result: CROQ_CU(cuMemAlloc, &p, n).
+#define CROQ_CU(fn, ...) ::croq::jit::check(::croq::jit::driver().fn(__VA_ARGS__), #fn)

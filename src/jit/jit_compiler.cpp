@@ -1,0 +1,187 @@
+#include "jit/jit_compiler.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include "croq/error.hpp"
+#include "jit/driver.hpp"
+#include "jit/nvrtc_compiler.hpp"
+#include "support/env.hpp"
+#include "support/log.hpp"
+
+namespace croq::jit {
+namespace {
+
+std::string iso_time_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// CROQ_DUMP_DIR: keep the generated CUDA, PTX and cubin for inspection.
+void dump_artifacts(const JitRequest& req, const CompiledKernel& k) {
+  static const auto dir = support::env_string("CROQ_DUMP_DIR");
+  if (!dir) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(*dir, ec);
+  std::string stem = (fs::path(*dir) / (k.entry + "-" + k.key.hex().substr(0, 12))).string();
+  auto write = [&](const std::string& path, const char* data, std::size_t size) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(data, static_cast<std::streamsize>(size));
+    if (!out) support::log().warn("CROQ_DUMP_DIR: could not write {}", path);
+  };
+  write(stem + ".cu", req.cuda_source.data(), req.cuda_source.size());
+  write(stem + ".cubin", k.cubin.data(), k.cubin.size());
+  if (!k.ptx.empty()) write(stem + ".ptx", k.ptx.data(), k.ptx.size());
+  support::log().info("dumped {}.cu/.cubin{}", stem, k.ptx.empty() ? "" : "/.ptx");
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& j, const LaunchConfig& c) {
+  j = nlohmann::json{{"grid", c.grid}, {"block", c.block}, {"shared_bytes", c.shared_bytes}};
+  if (c.has_cluster()) j["cluster"] = c.cluster;
+}
+
+void from_json(const nlohmann::json& j, LaunchConfig& c) {
+  c.grid = j.at("grid").get<std::array<unsigned, 3>>();
+  c.block = j.at("block").get<std::array<unsigned, 3>>();
+  c.shared_bytes = j.at("shared_bytes").get<unsigned>();
+  c.cluster = j.contains("cluster") ? j.at("cluster").get<std::array<unsigned, 3>>()
+                                    : std::array<unsigned, 3>{0, 0, 0};
+}
+
+std::string arch_for_compute_capability(int major, int minor) {
+  std::string arch = "sm_" + std::to_string(major * 10 + minor);
+  if (major == 9 && minor == 0) arch += "a";
+  return arch;
+}
+
+std::string resolve_arch(const std::string& requested) {
+  if (!requested.empty() && requested != "auto") return requested;
+  if (auto env = support::env_string("CROQ_ARCH"); env && *env != "auto") return *env;
+  std::string why;
+  if (driver_available(&why) && device_count() > 0) {
+    const DeviceInfo& info = device_info(current_device());
+    return arch_for_compute_capability(info.cc_major, info.cc_minor);
+  }
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    support::log().info("no CUDA device ({}); compiling for sm_90a (set CROQ_ARCH to choose)", why);
+  });
+  return "sm_90a";
+}
+
+JitCompiler::JitCompiler(DiskCacheSettings settings) : disk_(std::move(settings)) {}
+
+JitCompiler& JitCompiler::global() {
+  static JitCompiler compiler(DiskCacheSettings::from_environment());
+  return compiler;
+}
+
+support::Hash128 JitCompiler::cache_key(const JitRequest& req, const std::string& arch) const {
+  NvrtcOptions options{arch, req.line_info, {}};
+  support::Hasher128 h;
+  h.field("croqjit-cache").field(std::to_string(kCacheFormatVersion));
+  h.field(req.cuda_source).field(req.entry).field(arch).field(nvrtc_version());
+  for (const auto& flag : nvrtc_flags(options)) h.field(flag);
+  h.field(nlohmann::json(req.launch).dump());
+  return h.digest();
+}
+
+JitStats JitCompiler::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+std::shared_ptr<const CompiledKernel> JitCompiler::compile(const JitRequest& request) {
+  std::string arch = resolve_arch(request.arch);
+  validate_arch(arch);
+  support::Hash128 key = cache_key(request, arch);
+  auto map_key = std::make_pair(key.high, key.low);
+
+  std::promise<std::shared_ptr<const CompiledKernel>> promise;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    auto it = kernels_.find(map_key);
+    if (it != kernels_.end()) {
+      auto future = it->second;
+      ++stats_.memory_hits;
+      lock.unlock();
+      return future.get();  // waits while another thread builds it; rethrows its error
+    }
+    kernels_.emplace(map_key, promise.get_future().share());
+  }
+  try {
+    auto kernel = build(request, arch, key);
+    promise.set_value(kernel);
+    return kernel;
+  } catch (...) {
+    promise.set_exception(std::current_exception());
+    std::lock_guard<std::mutex> lock(mutex_);
+    kernels_.erase(map_key);  // errors are not cached: a later call tries again
+    throw;
+  }
+}
+
+std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, const std::string& arch,
+                                                         const support::Hash128& key) {
+  auto kernel = std::make_shared<CompiledKernel>();
+  kernel->key = key;
+  kernel->arch = arch;
+  kernel->launch = req.launch;
+  if (auto stored = disk_.load(key)) {
+    kernel->cubin = std::move(stored->cubin);
+    kernel->entry = stored->metadata.value("entry", req.entry);
+    kernel->source = CacheSource::disk;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++stats_.disk_hits;
+    }
+    support::log().debug("kernel cache: disk hit {} ({})", key.hex(), kernel->entry);
+    dump_artifacts(req, *kernel);
+    return kernel;
+  }
+
+  auto started = std::chrono::steady_clock::now();
+  NvrtcOutput out = nvrtc_compile(req.cuda_source, req.source_name, req.entry, {arch, req.line_info, {}});
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.nvrtc_compiles;
+  }
+  support::log().debug("nvrtc: compiled {} for {} in {:.1f} ms", req.entry, arch, ms);
+  kernel->cubin = std::move(out.cubin);
+  kernel->ptx = std::move(out.ptx);
+  kernel->entry = out.lowered_entry;
+  kernel->source = CacheSource::compiled;
+
+  StoredKernel stored;
+  stored.cubin = kernel->cubin;
+  stored.metadata = {
+      {"format_version", kCacheFormatVersion},
+      {"key", key.hex()},
+      {"entry", kernel->entry},
+      {"source_name", req.source_name},
+      {"arch", arch},
+      {"nvrtc_version", nvrtc_version()},
+      {"nvrtc_flags", nvrtc_flags({arch, req.line_info, {}})},
+      {"created", iso_time_now()},
+      {"compile_ms", ms},
+      {"cubin_bytes", kernel->cubin.size()},
+      {"cubin_xxh3_64", support::hex64(support::checksum64(kernel->cubin.data(), kernel->cubin.size()))},
+      {"launch", req.launch},
+  };
+  if (!req.croq_source_hash.empty()) stored.metadata["croq_source_xxh3_128"] = req.croq_source_hash;
+  disk_.store(key, stored);
+  dump_artifacts(req, *kernel);
+  return kernel;
+}
+
+}  // namespace croq::jit

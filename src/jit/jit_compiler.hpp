@@ -1,0 +1,65 @@
+// The jit front door: CUDA text -> cached CompiledKernel.
+//
+// Lookup order: in-process map, then the disk cache, then NVRTC. Requests
+// for the same key from several threads compile once (the others wait).
+#pragma once
+
+#include <cstdint>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "jit/compiled_kernel.hpp"
+#include "jit/disk_cache.hpp"
+
+namespace croq::jit {
+
+struct JitRequest {
+  std::string cuda_source;
+  std::string entry;              // __global__ function to launch
+  std::string source_name = "kernel.cu";
+  std::string arch;               // empty: resolve_arch("")
+  bool line_info = false;
+  LaunchConfig launch;            // recorded in the metadata
+  std::string croq_source_hash;   // hex XXH3 of the Croqtile source, when there is one
+};
+
+struct JitStats {
+  std::uint64_t nvrtc_compiles = 0;
+  std::uint64_t memory_hits = 0;
+  std::uint64_t disk_hits = 0;
+};
+
+// The architecture to compile for: `requested` if set, else $CROQ_ARCH, else
+// the current device's (9.0 -> sm_90a), else sm_90a when no device exists.
+std::string resolve_arch(const std::string& requested);
+// sm_XY for compute capability X.Y, with the arch-specific suffix on 9.0
+// (wgmma and setmaxnreg need sm_90a).
+std::string arch_for_compute_capability(int major, int minor);
+
+class JitCompiler {
+ public:
+  explicit JitCompiler(DiskCacheSettings settings);
+
+  // The process-wide compiler, configured from the environment on first use.
+  static JitCompiler& global();
+
+  std::shared_ptr<const CompiledKernel> compile(const JitRequest& request);
+  support::Hash128 cache_key(const JitRequest& request, const std::string& arch) const;
+  JitStats stats() const;
+  DiskCache& disk() { return disk_; }
+
+ private:
+  std::shared_ptr<const CompiledKernel> build(const JitRequest& request, const std::string& arch,
+                                              const support::Hash128& key);
+
+  DiskCache disk_;
+  mutable std::mutex mutex_;
+  std::map<std::pair<std::uint64_t, std::uint64_t>,
+           std::shared_future<std::shared_ptr<const CompiledKernel>>> kernels_;
+  JitStats stats_;
+};
+
+}  // namespace croq::jit

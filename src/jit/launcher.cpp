@@ -1,0 +1,89 @@
+#include "jit/launcher.hpp"
+
+#include <string>
+
+#include "croq/error.hpp"
+#include "jit/driver.hpp"
+#include "support/log.hpp"
+
+namespace croq::jit {
+namespace {
+
+constexpr unsigned kDefaultSharedLimit = 48 * 1024;
+
+void check_device(int device) {
+  if (device < 0 || device >= kMaxLoadedDevices)
+    throw CudaError("cuDeviceGet", CUDA_ERROR_INVALID_DEVICE,
+                    "device ordinal " + std::to_string(device) + " is out of range");
+}
+
+// Kernels above 48 KB of dynamic shared memory must opt in per function.
+void ensure_shared_limit(const CompiledKernel& kernel, CUfunction fn, unsigned bytes, int device) {
+  std::lock_guard<std::mutex> lock(kernel.load_mutex);
+  if (kernel.shared_bytes_set[device] >= bytes) return;
+  const DeviceInfo& info = device_info(device);
+  if (bytes > static_cast<unsigned>(info.max_shared_per_block_optin))
+    throw CudaError("cuFuncSetAttribute", CUDA_ERROR_INVALID_VALUE,
+                    "kernel " + kernel.entry + " needs " + std::to_string(bytes) +
+                        " bytes of shared memory per block; " + info.name + " allows at most " +
+                        std::to_string(info.max_shared_per_block_optin));
+  CROQ_CU(cuFuncSetAttribute, fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(bytes));
+  kernel.shared_bytes_set[device] = bytes;
+}
+
+}  // namespace
+
+CUfunction load_function(const CompiledKernel& kernel, int device) {
+  check_device(device);
+  CUfunction fn = kernel.functions[device].load(std::memory_order_acquire);
+  if (fn != nullptr) return fn;
+  std::lock_guard<std::mutex> lock(kernel.load_mutex);
+  fn = kernel.functions[device].load(std::memory_order_relaxed);
+  if (fn != nullptr) return fn;
+  make_current(device);
+  CUmodule module = nullptr;
+  CROQ_CU(cuModuleLoadData, &module, kernel.cubin.data());
+  CUresult r = driver().cuModuleGetFunction(&fn, module, kernel.entry.c_str());
+  if (r != CUDA_SUCCESS) {
+    driver().cuModuleUnload(module);
+    throw_cuda_error(r, "cuModuleGetFunction");
+  }
+  kernel.modules[device] = module;
+  kernel.functions[device].store(fn, std::memory_order_release);
+  support::log().debug("loaded {} ({} bytes of cubin) on device {}", kernel.entry, kernel.cubin.size(), device);
+  return fn;
+}
+
+void launch(const CompiledKernel& kernel, const LaunchConfig& c, void** args, CUstream stream, int device) {
+  check_device(device);
+  make_current(device);
+  CUfunction fn = load_function(kernel, device);
+  if (c.shared_bytes > kDefaultSharedLimit && kernel.shared_bytes_set[device] < c.shared_bytes)
+    ensure_shared_limit(kernel, fn, c.shared_bytes, device);
+  const DriverApi& api = driver();
+  if (!c.has_cluster()) {
+    CUresult r = api.cuLaunchKernel(fn, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1], c.block[2],
+                                    c.shared_bytes, stream, args, nullptr);
+    if (r != CUDA_SUCCESS) [[unlikely]] throw_cuda_error(r, "cuLaunchKernel");
+    return;
+  }
+  CUlaunchAttribute attr{};
+  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attr.value.clusterDim.x = c.cluster[0];
+  attr.value.clusterDim.y = c.cluster[1];
+  attr.value.clusterDim.z = c.cluster[2];
+  CUlaunchConfig config{};
+  config.gridDimX = c.grid[0];
+  config.gridDimY = c.grid[1];
+  config.gridDimZ = c.grid[2];
+  config.blockDimX = c.block[0];
+  config.blockDimY = c.block[1];
+  config.blockDimZ = c.block[2];
+  config.sharedMemBytes = c.shared_bytes;
+  config.hStream = stream;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  CROQ_CU(cuLaunchKernelEx, &config, fn, args, nullptr);
+}
+
+}  // namespace croq::jit

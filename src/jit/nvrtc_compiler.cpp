@@ -1,0 +1,185 @@
+#include "jit/nvrtc_compiler.hpp"
+
+#include <nvrtc.h>
+
+#include <atomic>
+#include <filesystem>
+#include <sstream>
+
+#include "croq/error.hpp"
+#include "support/env.hpp"
+#include "support/log.hpp"
+
+namespace croq::jit {
+namespace {
+
+std::atomic<std::uint64_t> invocations{0};
+
+[[noreturn]] void fail(const std::string& source, const std::string& name, const std::string& msg) {
+  throw CompileError({Diagnostic{Severity::error, msg, 0, 0, 1, ""}}, source, name);
+}
+
+void check_nvrtc(nvrtcResult r, const char* call, const std::string& source, const std::string& name) {
+  if (r != NVRTC_SUCCESS) fail(source, name, std::string(call) + " failed: " + nvrtcGetErrorString(r));
+}
+
+// Finds where the caret line points inside the echoed source line that
+// NVRTC prints under each message; returns a 1-based column or 0.
+int caret_column(const std::string& echoed, const std::string& caret, const std::string& actual) {
+  std::size_t caret_pos = caret.find('^');
+  if (caret_pos == std::string::npos) return 0;
+  std::size_t first = echoed.find_first_not_of(' ');
+  std::size_t actual_first = actual.find_first_not_of(" \t");
+  if (first == std::string::npos || actual_first == std::string::npos || caret_pos < first) return 0;
+  return static_cast<int>(actual_first + (caret_pos - first)) + 1;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Turns NVRTC's log ("name(12): error: ...", echoed line, caret) into
+// diagnostics located in the CUDA text.
+std::vector<Diagnostic> parse_log(const std::string& log, const std::string& source,
+                                  const std::string& name) {
+  std::vector<Diagnostic> out;
+  std::vector<std::string> lines = split_lines(log);
+  std::vector<std::string> src_lines = split_lines(source);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    std::size_t open = l.find('(');
+    std::size_t close = l.find("): ", open == std::string::npos ? 0 : open);
+    if (open == std::string::npos || close == std::string::npos) continue;
+    std::string number = l.substr(open + 1, close - open - 1);
+    if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string rest = l.substr(close + 3);
+    Diagnostic d;
+    if (rest.rfind("error: ", 0) == 0) { d.severity = Severity::error; rest = rest.substr(7); }
+    else if (rest.rfind("warning", 0) == 0) { d.severity = Severity::warning; rest = rest.substr(rest.find(": ") + 2); }
+    else if (rest.rfind("remark", 0) == 0) continue;
+    else { d.severity = Severity::error; }
+    d.message = rest;
+    d.line = std::stoi(number);
+    d.column = 1;
+    if (i + 2 < lines.size() && d.line >= 1 && static_cast<std::size_t>(d.line) <= src_lines.size()) {
+      int col = caret_column(lines[i + 1], lines[i + 2], src_lines[d.line - 1]);
+      if (col > 0) d.column = col;
+    }
+    out.push_back(std::move(d));
+  }
+  if (out.empty() || std::none_of(out.begin(), out.end(),
+                                  [](const Diagnostic& d) { return d.severity == Severity::error; }))
+    out.push_back(Diagnostic{Severity::error, "NVRTC failed to compile " + name + ":\n" + log, 0, 0, 1, ""});
+  return out;
+}
+
+}  // namespace
+
+std::string cuda_include_dir() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> candidates{CROQ_CUDA_INCLUDE_DIR};
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+    if (auto root = support::env_string(var)) candidates.push_back(*root + "/include");
+  candidates.push_back("/usr/local/cuda/include");
+  for (const auto& dir : candidates) {
+    std::error_code ec;
+    if (fs::exists(fs::path(dir) / "cuda.h", ec)) return dir;
+  }
+  return {};
+}
+
+std::string nvrtc_version() {
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::vector<std::string> nvrtc_supported_archs() {
+  int n = 0;
+  nvrtcGetNumSupportedArchs(&n);
+  std::vector<int> archs(static_cast<std::size_t>(n));
+  nvrtcGetSupportedArchs(archs.data());
+  std::vector<std::string> out;
+  for (int a : archs) out.push_back("sm_" + std::to_string(a));
+  return out;
+}
+
+void validate_arch(const std::string& arch) {
+  std::string base = arch;
+  bool well_formed = arch.rfind("sm_", 0) == 0 && arch.size() > 3;
+  if (well_formed && (base.back() == 'a' || base.back() == 'f')) base.pop_back();
+  if (well_formed) well_formed = base.size() > 3 && base.find_first_not_of("0123456789", 3) == std::string::npos;
+  std::string supported;
+  for (const auto& a : nvrtc_supported_archs()) {
+    if (a == base && well_formed) return;
+    supported += (supported.empty() ? "" : ", ") + a;
+  }
+  std::string why = well_formed ? "unsupported architecture `" + arch + "`: NVRTC " + nvrtc_version() +
+                                      " targets " + supported
+                                : "malformed architecture `" + arch +
+                                      "`: expected sm_XY or sm_XYa (for example sm_90a)";
+  throw CompileError({Diagnostic{Severity::error, why, 0, 0, 1, ""}}, "", "<options>");
+}
+
+std::vector<std::string> nvrtc_flags(const NvrtcOptions& options) {
+  std::vector<std::string> flags{"-arch=" + options.arch, "-std=c++17", "-default-device"};
+  if (options.line_info) flags.push_back("-lineinfo");
+  std::string include = cuda_include_dir();
+  if (!include.empty()) flags.push_back("-I" + include);
+  for (const auto& f : options.extra) flags.push_back(f);
+  return flags;
+}
+
+std::uint64_t nvrtc_invocations() { return invocations.load(); }
+
+NvrtcOutput nvrtc_compile(const std::string& cuda_source, const std::string& source_name,
+                          const std::string& entry, const NvrtcOptions& options) {
+  validate_arch(options.arch);
+  invocations.fetch_add(1);
+  nvrtcProgram program = nullptr;
+  check_nvrtc(nvrtcCreateProgram(&program, cuda_source.c_str(), source_name.c_str(), 0, nullptr, nullptr),
+              "nvrtcCreateProgram", cuda_source, source_name);
+  struct Destroy { nvrtcProgram* p; ~Destroy() { nvrtcDestroyProgram(p); } } destroy{&program};
+  check_nvrtc(nvrtcAddNameExpression(program, entry.c_str()), "nvrtcAddNameExpression", cuda_source,
+              source_name);
+
+  std::vector<std::string> flags = nvrtc_flags(options);
+  std::vector<const char*> argv;
+  for (const auto& f : flags) argv.push_back(f.c_str());
+  support::log().debug("nvrtc: compiling {} ({} bytes) for {}", source_name, cuda_source.size(), options.arch);
+  nvrtcResult compiled = nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
+
+  NvrtcOutput out;
+  std::size_t log_size = 0;
+  nvrtcGetProgramLogSize(program, &log_size);
+  if (log_size > 1) {
+    out.log.resize(log_size);
+    nvrtcGetProgramLog(program, out.log.data());
+    out.log.resize(log_size - 1);
+  }
+  if (compiled != NVRTC_SUCCESS)
+    throw CompileError(parse_log(out.log, cuda_source, source_name), cuda_source, source_name);
+  if (!out.log.empty()) support::log().info("nvrtc: {}", out.log);
+
+  const char* lowered = nullptr;
+  if (nvrtcGetLoweredName(program, entry.c_str(), &lowered) != NVRTC_SUCCESS || lowered == nullptr)
+    fail(cuda_source, source_name, "entry `" + entry + "` is not a __global__ function of " + source_name);
+  out.lowered_entry = lowered;
+
+  std::size_t cubin_size = 0;
+  check_nvrtc(nvrtcGetCUBINSize(program, &cubin_size), "nvrtcGetCUBINSize", cuda_source, source_name);
+  out.cubin.resize(cubin_size);
+  check_nvrtc(nvrtcGetCUBIN(program, out.cubin.data()), "nvrtcGetCUBIN", cuda_source, source_name);
+  std::size_t ptx_size = 0;
+  if (nvrtcGetPTXSize(program, &ptx_size) == NVRTC_SUCCESS && ptx_size > 1) {
+    out.ptx.resize(ptx_size);
+    nvrtcGetPTX(program, out.ptx.data());
+    out.ptx.resize(ptx_size - 1);
+  }
+  return out;
+}
+
+}  // namespace croq::jit
