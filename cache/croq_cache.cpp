@@ -1,1 +1,155 @@
-int main(){return 0;}
+// croq-cache: inspect and maintain the on-disk kernel cache.
+//
+//   croq-cache [--dir DIR] [--json] ls | stats | verify [--remove] |
+//              prune --max-bytes N | clear
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "croq/error.hpp"
+#include "jit/disk_cache.hpp"
+#include "support/env.hpp"
+
+namespace {
+
+using croq::jit::CacheEntryInfo;
+using croq::jit::DiskCache;
+using croq::jit::DiskCacheSettings;
+
+constexpr const char* kUsage = R"(usage: croq-cache [--dir DIR] [--json] COMMAND
+
+Inspect and maintain libcroqjit's on-disk kernel cache. The directory is
+DIR, else $CROQ_CACHE_DIR, else $XDG_CACHE_HOME/croq, else ~/.cache/croq.
+
+commands:
+  ls                    one line per entry: key, entry, arch, size, age
+  stats                 entries, total bytes, oldest and newest use
+  verify [--remove]     check every entry's checksum; --remove deletes bad ones
+  prune --max-bytes N   evict least recently used entries until <= N bytes
+                        (N accepts K, M, G suffixes)
+  clear                 delete every entry
+
+exit status: 0 ok, 1 verify found bad entries or an operation failed, 2 usage
+)";
+
+std::string human_bytes(std::uint64_t b) {
+  char buf[32];
+  if (b >= (1ull << 20)) std::snprintf(buf, sizeof buf, "%.1fM", b / 1048576.0);
+  else if (b >= 1024) std::snprintf(buf, sizeof buf, "%.1fK", b / 1024.0);
+  else std::snprintf(buf, sizeof buf, "%lluB", static_cast<unsigned long long>(b));
+  return buf;
+}
+
+std::string human_age(std::int64_t last_used) {
+  std::int64_t s = std::time(nullptr) - last_used;
+  if (s < 120) return std::to_string(s) + "s";
+  if (s < 7200) return std::to_string(s / 60) + "m";
+  if (s < 172800) return std::to_string(s / 3600) + "h";
+  return std::to_string(s / 86400) + "d";
+}
+
+std::uint64_t parse_bytes(const std::string& text) {
+  // Reuse the environment parser's rules (and its error message).
+  ::setenv("CROQ_CACHE_TOOL_BYTES", text.c_str(), 1);
+  return croq::support::env_bytes("CROQ_CACHE_TOOL_BYTES").value_or(0);
+}
+
+int cmd_ls(DiskCache& cache, bool json) {
+  auto entries = cache.list();
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& e : entries)
+      out.push_back({{"key", e.key}, {"bytes", e.bytes}, {"last_used", e.last_used}, {"metadata", e.metadata}});
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("%-32s  %-24s  %-8s  %8s  %6s\n", "KEY", "ENTRY", "ARCH", "SIZE", "AGE");
+  for (const auto& e : entries) {
+    std::string entry = e.metadata.is_object() ? e.metadata.value("entry", "?") : "(no metadata)";
+    std::string arch = e.metadata.is_object() ? e.metadata.value("arch", "?") : "?";
+    std::printf("%-32s  %-24s  %-8s  %8s  %6s\n", e.key.c_str(), entry.c_str(), arch.c_str(),
+                human_bytes(e.bytes).c_str(), human_age(e.last_used).c_str());
+  }
+  return 0;
+}
+
+int cmd_stats(DiskCache& cache, bool json) {
+  auto entries = cache.list();
+  std::uint64_t bytes = 0;
+  std::int64_t oldest = 0, newest = 0;
+  for (const auto& e : entries) {
+    bytes += e.bytes;
+    if (oldest == 0 || e.last_used < oldest) oldest = e.last_used;
+    newest = std::max(newest, e.last_used);
+  }
+  if (json) {
+    std::cout << nlohmann::json{{"dir", cache.dir().string()}, {"entries", entries.size()}, {"bytes", bytes},
+                                {"oldest_use", oldest}, {"newest_use", newest}}.dump(2)
+              << "\n";
+    return 0;
+  }
+  std::printf("directory: %s\nentries:   %zu\nbytes:     %llu (%s)\n", cache.dir().c_str(), entries.size(),
+              static_cast<unsigned long long>(bytes), human_bytes(bytes).c_str());
+  if (!entries.empty())
+    std::printf("last used: newest %s ago, oldest %s ago\n", human_age(newest).c_str(), human_age(oldest).c_str());
+  return 0;
+}
+
+int cmd_verify(DiskCache& cache, bool json, bool remove) {
+  auto result = cache.verify(remove);
+  if (json) {
+    std::cout << nlohmann::json{{"valid", result.valid}, {"bad", result.bad}, {"removed", remove}}.dump(2) << "\n";
+  } else {
+    for (const auto& b : result.bad) std::printf("bad: %s%s\n", b.c_str(), remove ? " (removed)" : "");
+    std::printf("%zu valid, %zu bad\n", result.valid, result.bad.size());
+  }
+  return result.bad.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  bool json = false, remove = false;
+  std::string dir, command, max_bytes;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") { std::cout << kUsage; return 0; }
+    if (a == "--json") json = true;
+    else if (a == "--remove") remove = true;
+    else if (a == "--dir" && i + 1 < args.size()) dir = args[++i];
+    else if (a == "--max-bytes" && i + 1 < args.size()) max_bytes = args[++i];
+    else if (command.empty() && a[0] != '-') command = a;
+    else { std::cerr << "croq-cache: unexpected argument `" << a << "`\n" << kUsage; return 2; }
+  }
+  if (command.empty()) { std::cerr << kUsage; return 2; }
+  try {
+    DiskCacheSettings settings = DiskCacheSettings::from_environment();
+    if (!dir.empty()) settings.dir = dir;
+    if (settings.dir.empty()) { std::cerr << "croq-cache: no cache directory (set CROQ_CACHE_DIR or HOME)\n"; return 1; }
+    settings.enabled = true;
+    DiskCache cache(settings);
+    if (command == "ls") return cmd_ls(cache, json);
+    if (command == "stats") return cmd_stats(cache, json);
+    if (command == "verify") return cmd_verify(cache, json, remove);
+    if (command == "prune") {
+      if (max_bytes.empty()) { std::cerr << "croq-cache: prune needs --max-bytes N\n"; return 2; }
+      std::uint64_t removed = cache.prune(parse_bytes(max_bytes));
+      std::printf("removed %s\n", human_bytes(removed).c_str());
+      return 0;
+    }
+    if (command == "clear") {
+      std::printf("removed %zu entries\n", cache.clear());
+      return 0;
+    }
+    std::cerr << "croq-cache: unknown command `" << command << "`\n" << kUsage;
+    return 2;
+  } catch (const croq::Error& e) {
+    std::cerr << "croq-cache: " << e.what() << "\n";
+    return 1;
+  }
+}

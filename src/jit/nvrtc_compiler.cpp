@@ -79,6 +79,8 @@ std::vector<Diagnostic> parse_log(const std::string& log, const std::string& sou
 }  // namespace
 
 std::string cuda_include_dir() {
+  // Looked up once: the environment is read at first use, like every CROQ_* knob.
+  static const std::string dir = [] {
   namespace fs = std::filesystem;
   std::vector<std::string> candidates{CROQ_CUDA_INCLUDE_DIR};
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
@@ -88,7 +90,9 @@ std::string cuda_include_dir() {
     std::error_code ec;
     if (fs::exists(fs::path(dir) / "cuda.h", ec)) return dir;
   }
-  return {};
+  return std::string();
+  }();
+  return dir;
 }
 
 std::string nvrtc_version() {

@@ -1,0 +1,163 @@
+// jit-layer benchmark: hot launch overhead against raw cuLaunchKernel (same
+// run, same kernel, same module), memory-hit and disk-hit lookup times, and
+// cold NVRTC compile time. Prints a table and, with --json FILE, the figures.
+//
+// Launch overhead is host time per enqueue, measured over batches of 1000
+// launches of a tiny 4-argument kernel with a synchronize after each batch
+// (so the queue never fills); rounds alternate raw/jit and report medians.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "jit/driver.hpp"
+#include "jit/jit_compiler.hpp"
+#include "jit/launcher.hpp"
+#include "jit/nvrtc_compiler.hpp"
+
+using namespace croq::jit;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+double us_since(Clock::time_point t) { return std::chrono::duration<double, std::micro>(Clock::now() - t).count(); }
+
+JitRequest tiny_request(const std::string& tag) {
+  JitRequest r;
+  r.cuda_source = "extern \"C\" __global__ void tiny(float* a, const float* b, int n, float s) {\n"
+                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                  "  if (i < n) a[i] = b[i] * s; // " + tag + "\n}\n";
+  r.entry = "tiny";
+  r.arch = "";
+  r.launch.block = {32, 1, 1};
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string json_path;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--json") json_path = argv[i + 1];
+  nlohmann::json out;
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("croq-bench-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+
+  // Cold NVRTC: a new source each time, no disk cache.
+  {
+    DiskCacheSettings off;
+    off.enabled = false;
+    JitCompiler jit(off);
+    std::vector<double> ms;
+    for (int i = 0; i < 8; ++i) {
+      auto t = Clock::now();
+      jit.compile(tiny_request("cold-" + std::to_string(i)));
+      ms.push_back(us_since(t) / 1000);
+    }
+    out["cold_nvrtc_first_ms"] = ms[0];
+    ms.erase(ms.begin());
+    out["cold_nvrtc_median_ms"] = median(ms);
+  }
+  // Memory hit: same request again in the same process (hashing included).
+  DiskCacheSettings on;
+  on.dir = dir;
+  {
+    JitCompiler jit(on);
+    jit.compile(tiny_request("hit"));
+    std::vector<double> us;
+    for (int i = 0; i < 2000; ++i) {
+      auto t = Clock::now();
+      jit.compile(tiny_request("hit"));
+      us.push_back(us_since(t));
+    }
+    out["memory_hit_us"] = median(us);
+  }
+  // Disk hit: a fresh compiler (empty memory layer) over the populated dir.
+  {
+    std::vector<double> us;
+    for (int i = 0; i < 200; ++i) {
+      JitCompiler jit(on);
+      auto t = Clock::now();
+      auto k = jit.compile(tiny_request("hit"));
+      us.push_back(us_since(t));
+      if (k->source != CacheSource::disk) { std::fprintf(stderr, "expected a disk hit\n"); return 1; }
+    }
+    out["disk_hit_us"] = median(us);
+  }
+  fs::remove_all(dir);
+
+  std::string why;
+  if (!driver_available(&why) || device_count() == 0) {
+    out["launch"] = "skipped: " + (why.empty() ? std::string("no CUDA device") : why);
+  } else {
+    make_current(0);
+    out["device"] = device_info(0).name;
+    DiskCacheSettings off;
+    off.enabled = false;
+    JitCompiler jit(off);
+    auto kernel = jit.compile(tiny_request("launch"));
+    CUfunction fn = load_function(*kernel, 0);
+    CUdeviceptr a, b;
+    CROQ_CU(cuMemAlloc, &a, 4096);
+    CROQ_CU(cuMemAlloc, &b, 4096);
+    int n = 32;
+    float s = 2;
+    void* args[] = {&a, &b, &n, &s};
+    LaunchConfig cfg = kernel->launch;
+    const int batch = 1000, rounds = 21;
+    auto raw_round = [&] {
+      auto t = Clock::now();
+      for (int i = 0; i < batch; ++i)
+        check(driver().cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel");
+      double us = us_since(t) / batch;
+      CROQ_CU(cuCtxSynchronize);
+      return us;
+    };
+    auto jit_round = [&] {
+      auto t = Clock::now();
+      for (int i = 0; i < batch; ++i) launch(*kernel, cfg, args, nullptr, 0);
+      double us = us_since(t) / batch;
+      CROQ_CU(cuCtxSynchronize);
+      return us;
+    };
+    raw_round();
+    jit_round();  // warm-up
+    std::vector<double> raw, via_jit;
+    for (int r = 0; r < rounds; ++r) {
+      raw.push_back(raw_round());
+      via_jit.push_back(jit_round());
+    }
+    out["raw_launch_us"] = median(raw);
+    out["jit_launch_us"] = median(via_jit);
+    out["jit_over_raw"] = median(via_jit) / median(raw);
+    driver().cuMemFree(a);
+    driver().cuMemFree(b);
+  }
+
+  std::printf("libcroqjit jit-layer benchmark (NVRTC %s)\n", nvrtc_version().c_str());
+  std::printf("  cold NVRTC compile, first in process : %8.1f ms\n", out["cold_nvrtc_first_ms"].get<double>());
+  std::printf("  cold NVRTC compile, median           : %8.1f ms\n", out["cold_nvrtc_median_ms"].get<double>());
+  std::printf("  memory-hit lookup (median)           : %8.2f us\n", out["memory_hit_us"].get<double>());
+  std::printf("  disk-hit lookup (median)             : %8.1f us\n", out["disk_hit_us"].get<double>());
+  if (out.contains("jit_over_raw")) {
+    std::printf("  device                               : %s\n", out["device"].get<std::string>().c_str());
+    std::printf("  raw cuLaunchKernel enqueue (median)  : %8.3f us\n", out["raw_launch_us"].get<double>());
+    std::printf("  jit launch enqueue (median)          : %8.3f us\n", out["jit_launch_us"].get<double>());
+    std::printf("  jit / raw                            : %8.3fx (goal <= 1.25x)\n", out["jit_over_raw"].get<double>());
+  } else {
+    std::printf("  launch overhead                      : %s\n", out["launch"].get<std::string>().c_str());
+  }
+  if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
+  return 0;
+}

@@ -1,0 +1,57 @@
+// Diagnostics rendering (caret form) and JSON.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "croq/error.hpp"
+
+namespace croq {
+namespace {
+
+TEST(CompileError, RendersLineColumnCaretAndHint) {
+  std::string src = "__co__ void f() {\n  a = dma.copy x shared;\n}\n";
+  CompileError e({Diagnostic{Severity::error, "expected `=>`, found `shared`", 2, 18, 6, "did you mean `=> shared`?"}},
+                 src, "k.co");
+  EXPECT_EQ(std::string(e.what()),
+            "k.co:2:18: error: expected `=>`, found `shared`\n"
+            "      a = dma.copy x shared;\n"
+            "                     ^~~~~~\n"
+            "  hint: did you mean `=> shared`?\n");
+}
+
+TEST(CompileError, SeveralDiagnosticsAndClampedSpans) {
+  std::string src = "abc\n\tdef\n";
+  CompileError e({Diagnostic{Severity::warning, "w", 1, 3, 40, ""},
+                  Diagnostic{Severity::error, "tab", 2, 2, 1, ""},
+                  Diagnostic{Severity::note, "no location", 0, 0, 1, ""}},
+                 src, "x");
+  EXPECT_EQ(std::string(e.what()),
+            "x:1:3: warning: w\n    abc\n      ^\n"
+            "x:2:2: error: tab\n    \tdef\n    \t^\n"
+            "x: note: no location\n");
+}
+
+TEST(CompileError, JsonCarriesEveryField) {
+  CompileError e({Diagnostic{Severity::error, "m", 4, 7, 3, "h"}}, "", "s.co");
+  auto j = nlohmann::json::parse(e.to_json());
+  EXPECT_EQ(j["source"], "s.co");
+  ASSERT_EQ(j["diagnostics"].size(), 1u);
+  auto d = j["diagnostics"][0];
+  EXPECT_EQ(d["severity"], "error");
+  EXPECT_EQ(d["message"], "m");
+  EXPECT_EQ(d["line"], 4);
+  EXPECT_EQ(d["column"], 7);
+  EXPECT_EQ(d["length"], 3);
+  EXPECT_EQ(d["hint"], "h");
+}
+
+TEST(CudaError, NamesTheCall) {
+  CudaError e("cuLaunchKernel", 1, "CUDA_ERROR_INVALID_VALUE (invalid argument)");
+  EXPECT_EQ(e.call(), "cuLaunchKernel");
+  EXPECT_EQ(e.code(), 1);
+  EXPECT_STREQ(e.what(), "cuLaunchKernel: CUDA_ERROR_INVALID_VALUE (invalid argument)");
+  EXPECT_NE(dynamic_cast<const Error*>(&e), nullptr);
+}
+
+}  // namespace
+}  // namespace croq
