@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# On a machine with a GPU: configure, build, run every test (the `gpu`
+# label included) and the benchmarks, writing logs to $OUT (default ./out).
+#
+#   scripts/gpu-check.sh [--no-bench] [--bench-only NAME...]
+#
+# The GPU machine lacks xxHash headers: put them in .devdeps/include first
+# (../shared/device/fetch-devdeps.sh) and carry .devdeps along.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$root/out}
+mkdir -p "$out"
+build=${CROQ_GPU_BUILD_DIR:-$root/build-gpu}
+run_bench=1
+[ "${1:-}" = "--no-bench" ] && run_bench=0
+
+export CPATH="$root/.devdeps/include${CPATH:+:$CPATH}"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/gpu.txt" 2>&1
+cat "$out/gpu.txt"
+
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$root/.devdeps" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake --build "$build" -j"$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -60; exit 1; }
+echo "build ok"
+
+status=0
+( cd "$build" && ctest --output-on-failure -j4 -E install_consumer ) > "$out/ctest.log" 2>&1 || status=1
+grep -E "tests passed|tests failed|\*\*\*Failed|Skipped" "$out/ctest.log" | head -40
+( cd "$build" && ctest -L gpu --output-on-failure ) > "$out/ctest-gpu.log" 2>&1 || status=1
+grep -E "tests passed|tests failed|Failed" "$out/ctest-gpu.log" | head -20
+
+if [ $run_bench = 1 ]; then
+  for b in "$build"/bench/*; do
+    [ -x "$b" ] && [ -f "$b" ] || continue
+    name=$(basename "$b")
+    echo "== $name"
+    "$b" --json "$out/$name.json" 2>&1 | tee "$out/$name.txt"
+  done
+fi
+exit $status
