@@ -1,3 +1,192 @@
-// Placeholder until the frontend lands; replaced by the croq CLI.
+// croq: the command-line tool. Subcommands live in one table; each parses
+// its own arguments and returns the exit status:
+//   0 success, 1 the input has errors, 2 usage error (bad arguments, unreadable file).
 #include <cstdio>
-int main() { std::puts("croq: not built yet"); return 1; }
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "croq/error.hpp"
+#include "croq/options.hpp"
+#include "frontend/frontend.hpp"
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitErrors = 1;
+constexpr int kExitUsage = 2;
+
+struct Subcommand {
+  const char* name;
+  const char* usage;    // arguments after the name
+  const char* summary;  // one line for `croq --help`
+  const char* details;  // option help for `croq NAME --help`
+  int (*run)(const std::vector<std::string>& args);
+};
+
+int usage_error(const std::string& message) {
+  std::cerr << "croq: " << message << "\n(run `croq --help` for usage)\n";
+  return kExitUsage;
+}
+
+// --define NAME=VALUE: integers (decimal or 0x hex) and floats; NAME alone is 1.
+bool parse_define(const std::string& spec, croq::CompileOptions& options, std::string& error) {
+  size_t eq = spec.find('=');
+  std::string name = spec.substr(0, eq);
+  if (name.empty()) {
+    error = "--define needs NAME=VALUE, got `" + spec + "`";
+    return false;
+  }
+  if (eq == std::string::npos) {
+    options.defines[name] = std::int64_t{1};
+    return true;
+  }
+  std::string value = spec.substr(eq + 1);
+  const char* begin = value.c_str();
+  char* end = nullptr;
+  long long i = std::strtoll(begin, &end, 0);
+  if (!value.empty() && *end == '\0') {
+    options.defines[name] = static_cast<std::int64_t>(i);
+    return true;
+  }
+  double d = std::strtod(begin, &end);
+  if (!value.empty() && (*end == '\0' || ((*end == 'f' || *end == 'F') && end[1] == '\0'))) {
+    options.defines[name] = d;
+    return true;
+  }
+  error = "--define " + name + ": `" + value + "` is not a number";
+  return false;
+}
+
+bool read_file(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  text = ss.str();
+  return true;
+}
+
+// croq check FILE.co [--json] [--define N=V]... [--entry NAME]
+int run_check(const std::vector<std::string>& args) {
+  croq::CompileOptions options;
+  std::string path;
+  bool json = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](const char* flag, std::string& out) {
+      if (a.rfind(std::string(flag) + "=", 0) == 0) {
+        out = a.substr(std::string(flag).size() + 1);
+        return true;
+      }
+      if (a == flag && i + 1 < args.size()) {
+        out = args[++i];
+        return true;
+      }
+      return false;
+    };
+    std::string v;
+    if (a == "--json") {
+      json = true;
+    } else if (value("--define", v) || value("-D", v)) {
+      std::string error;
+      if (!parse_define(v, options, error)) return usage_error(error);
+    } else if (a.rfind("-D", 0) == 0 && a.size() > 2) {
+      std::string error;
+      if (!parse_define(a.substr(2), options, error)) return usage_error(error);
+    } else if (value("--entry", v)) {
+      options.entry = v;
+    } else if (a == "--define" || a == "--entry") {
+      return usage_error(a + " needs a value");
+    } else if (!a.empty() && a[0] == '-' && a != "-") {
+      return usage_error("check: unknown option `" + a + "`");
+    } else if (path.empty()) {
+      path = a;
+    } else {
+      return usage_error("check: one input file expected, got `" + path + "` and `" + a + "`");
+    }
+  }
+  if (path.empty()) return usage_error("check: missing input file");
+  std::string source;
+  if (path == "-") {
+    std::ostringstream ss;
+    ss << std::cin.rdbuf();
+    source = ss.str();
+  } else if (!read_file(path, source)) {
+    return usage_error("cannot read `" + path + "`");
+  }
+  options.source_name = path == "-" ? "<stdin>" : path;
+
+  try {
+    auto program = croq::frontend::parse_program(source, options);
+    if (!options.entry.empty()) croq::frontend::select_entry(*program, options, source);
+    if (json) {
+      // A CompileError is the one JSON form of diagnostics; here it carries warnings only.
+      nlohmann::json out = nlohmann::json::parse(
+          croq::CompileError(program->warnings, source, options.source_name).to_json());
+      out["functions"] = nlohmann::json::array();
+      for (const auto& f : program->functions) out["functions"].push_back(f.name);
+      std::cout << out.dump(2) << "\n";
+    } else {
+      std::cerr << croq::render_diagnostics(program->warnings, source, options.source_name);
+      std::cout << options.source_name << ": ok (" << program->functions.size() << " __co__ function"
+                << (program->functions.size() == 1 ? "" : "s");
+      for (size_t i = 0; i < program->functions.size(); ++i)
+        std::cout << (i ? ", " : ": ") << program->functions[i].name;
+      std::cout << ")\n";
+    }
+    return kExitOk;
+  } catch (const croq::CompileError& e) {
+    if (json) std::cout << nlohmann::json::parse(e.to_json()).dump(2) << "\n";
+    else std::cerr << e.what();
+    return kExitErrors;
+  }
+}
+
+const Subcommand kSubcommands[] = {
+    {"check", "FILE.co [--json] [--define N=V]... [--entry NAME]",
+     "parse a Croqtile source file (host code included) and report its diagnostics",
+     "  --json          print diagnostics as JSON on stdout\n"
+     "  --define N=V    define N (integer or float) as if by #define; overrides the\n"
+     "                  source's #define N (also -DN=V)\n"
+     "  --entry NAME    also check that the __co__ function NAME exists\n"
+     "  FILE may be `-` for standard input.\n",
+     run_check},
+};
+
+void print_help() {
+  std::cout << "usage: croq <command> [arguments]\n\ncommands:\n";
+  for (const Subcommand& s : kSubcommands) std::printf("  %-8s %s\n", s.name, s.summary);
+  std::cout << "\nexit status: 0 success, 1 errors in the input, 2 usage error\n"
+               "run `croq <command> --help` for a command's options\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    print_help();
+    return kExitUsage;
+  }
+  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    print_help();
+    return kExitOk;
+  }
+  for (const Subcommand& s : kSubcommands) {
+    if (args[0] != s.name) continue;
+    std::vector<std::string> rest(args.begin() + 1, args.end());
+    for (const std::string& a : rest) {
+      if (a == "--help" || a == "-h") {
+        std::cout << "usage: croq " << s.name << " " << s.usage << "\n" << s.summary << "\n\n" << s.details;
+        return kExitOk;
+      }
+    }
+    return s.run(rest);
+  }
+  return usage_error("unknown command `" + args[0] + "`");
+}

@@ -1,0 +1,147 @@
+// Names of AST enums and small lookups shared by the parser, the printer and
+// later passes.
+#include "frontend/ast.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace croq::frontend::ast {
+
+const Function* Program::find_function(const std::string& name) const {
+  for (const Function& f : functions)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+const char* storage_name(Storage s) {
+  switch (s) {
+    case Storage::none: return "";
+    case Storage::global: return "global";
+    case Storage::shared: return "shared";
+    case Storage::local: return "local";
+  }
+  return "";
+}
+
+const char* space_name(SpaceSpecifier s) {
+  switch (s) {
+    case SpaceSpecifier::none: return "";
+    case SpaceSpecifier::block: return "block";
+    case SpaceSpecifier::thread: return "thread";
+    case SpaceSpecifier::group: return "group";
+    case SpaceSpecifier::group4: return "group-4";
+    case SpaceSpecifier::cluster: return "cluster";
+  }
+  return "";
+}
+
+const char* unary_op_name(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::negate: return "-";
+    case UnaryOp::plus: return "+";
+    case UnaryOp::logical_not: return "!";
+    case UnaryOp::bit_not: return "~";
+    case UnaryOp::extent: return "#";
+    case UnaryOp::pre_increment: return "++";
+    case UnaryOp::pre_decrement: return "--";
+    case UnaryOp::post_increment: return "post++";
+    case UnaryOp::post_decrement: return "post--";
+    case UnaryOp::address_of: return "&";
+    case UnaryOp::dereference: return "*";
+  }
+  return "?";
+}
+
+const char* binary_op_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::compose: return "#";
+    case BinaryOp::mul: return "*";
+    case BinaryOp::div: return "/";
+    case BinaryOp::mod: return "%";
+    case BinaryOp::add: return "+";
+    case BinaryOp::sub: return "-";
+    case BinaryOp::shl: return "<<";
+    case BinaryOp::shr: return ">>";
+    case BinaryOp::lt: return "<";
+    case BinaryOp::gt: return ">";
+    case BinaryOp::le: return "<=";
+    case BinaryOp::ge: return ">=";
+    case BinaryOp::eq: return "==";
+    case BinaryOp::ne: return "!=";
+    case BinaryOp::bit_and: return "&";
+    case BinaryOp::bit_xor: return "^";
+    case BinaryOp::bit_or: return "|";
+    case BinaryOp::logical_and: return "&&";
+    case BinaryOp::logical_or: return "||";
+  }
+  return "?";
+}
+
+const char* assign_op_name(AssignOp op) {
+  switch (op) {
+    case AssignOp::assign: return "=";
+    case AssignOp::add: return "+=";
+    case AssignOp::sub: return "-=";
+    case AssignOp::mul: return "*=";
+    case AssignOp::div: return "/=";
+    case AssignOp::mod: return "%=";
+    case AssignOp::bit_and: return "&=";
+    case AssignOp::bit_or: return "|=";
+    case AssignOp::bit_xor: return "^=";
+    case AssignOp::shl: return "<<=";
+    case AssignOp::shr: return ">>=";
+  }
+  return "?";
+}
+
+const char* copy_op_name(CopyOp op) {
+  switch (op) {
+    case CopyOp::copy: return "copy";
+    case CopyOp::transp: return "transp";
+    case CopyOp::pad: return "pad";
+    case CopyOp::load: return "load";
+    case CopyOp::store: return "store";
+    case CopyOp::any: return "any";
+  }
+  return "?";
+}
+
+const char* mma_op_name(MmaOp op) {
+  switch (op) {
+    case MmaOp::fill: return "fill";
+    case MmaOp::load: return "load";
+    case MmaOp::multiply: return "multiply";
+    case MmaOp::commit: return "commit";
+    case MmaOp::store: return "store";
+  }
+  return "?";
+}
+
+MemberKind member_kind(const std::string& name) {
+  static const std::array<std::pair<std::string_view, MemberKind>, 10> kinds = {{
+      {"at", MemberKind::at}, {"chunkat", MemberKind::chunkat}, {"subspan", MemberKind::subspan},
+      {"step", MemberKind::step}, {"view", MemberKind::view}, {"from", MemberKind::from},
+      {"span", MemberKind::span}, {"span_as", MemberKind::span_as}, {"data", MemberKind::data},
+      {"zfill", MemberKind::zfill},
+  }};
+  for (const auto& [n, k] : kinds)
+    if (n == name) return k;
+  return MemberKind::other;
+}
+
+bool is_element_type_name(std::string_view name) {
+  static constexpr std::array<std::string_view, 22> names = {
+      "u8",  "s8",  "u16",  "s16",  "u32",     "s32",     "u64",     "s64",
+      "f16", "bf16", "tf32", "f32", "f64",     "f8_e4m3", "f8_e5m2", "f6_e2m3",
+      "f6_e3m2", "f4_e2m1", "u4", "s4", "u1", "f8_ue8m0"};
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+const Modifier* find_modifier(const std::vector<Modifier>& modifiers, std::string_view name) {
+  for (const Modifier& m : modifiers)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+}  // namespace croq::frontend::ast

@@ -1,0 +1,415 @@
+// The typed AST of a Croqtile program. Every node carries the SourceLocation
+// of the text it came from. Children are owned through std::unique_ptr; node
+// payloads are small structs held in a std::variant, so a later pass walks a
+// node with std::visit or std::get_if on the payload it cares about.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "croq/error.hpp"
+#include "croq/options.hpp"
+
+namespace croq::frontend::ast {
+
+struct SourceLocation {
+  int line = 0;    // 1-based
+  int column = 0;  // 1-based, in bytes
+  int offset = 0;  // byte offset into the original source
+  int length = 0;  // bytes the node's first token (or the node) covers
+};
+
+struct Expr;
+struct Stmt;
+using ExprPtr = std::unique_ptr<Expr>;
+using ExprList = std::vector<ExprPtr>;
+using StmtPtr = std::unique_ptr<Stmt>;
+using StmtList = std::vector<StmtPtr>;
+
+// ---------------------------------------------------------------- types
+
+enum class Storage { none, global, shared, local };
+
+enum class TypeKind {
+  element,   // u8 s8 u16 s16 u32 s32 u64 s64 f16 bf16 tf32 f32 f64 f8_* f6_* f4_*
+  int_,      // int (scalar control value)
+  bool_,
+  void_,
+  auto_,
+  event,     // shared event e[N]
+  ituple,    // ituple<3>
+  mdspan,    // mdspan<2>, or a bare `sp : [..]` definition
+  named,     // a template type parameter or another name the parser cannot resolve
+};
+
+struct TypeRef {
+  SourceLocation location;
+  Storage storage = Storage::none;
+  bool is_mutable = false;
+  TypeKind kind = TypeKind::named;
+  std::string name;    // "s32", "int", "T", ...
+  ExprPtr rank;        // ituple<N> / mdspan<N>: N
+  bool has_shape = false;
+  ExprList shape;      // [M, K], [lhs.span], [lhs.span(0), 64]
+};
+
+// ---------------------------------------------------------- expressions
+
+struct IntegerLiteral {
+  std::string spelling;
+  std::uint64_t value = 0;
+  std::string suffix;  // "u", "ll", ...
+};
+struct FloatLiteral {
+  std::string spelling;
+  double value = 0;
+  std::string suffix;  // "f"
+};
+struct BoolLiteral {
+  bool value = false;
+};
+struct StringLiteral {
+  std::string spelling;  // with its quotes
+};
+struct Name {
+  std::string name;  // "lhs", "croq::cuda::evict_first", "nullptr"
+};
+struct Wildcard {};  // `_` in chunkat: keep this dimension whole
+
+enum class UnaryOp {
+  negate, plus, logical_not, bit_not,
+  extent,  // #p: the count of the bounded variable p
+  pre_increment, pre_decrement, post_increment, post_decrement,
+  address_of, dereference,
+};
+struct Unary {
+  UnaryOp op;
+  ExprPtr operand;
+};
+
+enum class BinaryOp {
+  compose,  // tr # i: tile coordinate composed with in-tile coordinate
+  mul, div, mod, add, sub, shl, shr,
+  lt, gt, le, ge, eq, ne,
+  bit_and, bit_xor, bit_or, logical_and, logical_or,
+};
+struct Binary {
+  BinaryOp op;
+  ExprPtr lhs, rhs;
+};
+
+struct Conditional {
+  ExprPtr condition, then_value, else_value;
+};
+
+// f(args), cdiv(a, b), sp(0), select(c, f0, f1), k_tiles(7, 6, ...)
+struct Call {
+  ExprPtr callee;
+  ExprList template_args;
+  ExprList args;
+};
+
+// __to<f16>(x) and __to<"float4">(x)
+struct Convert {
+  std::string target;  // the type name, or the quoted foreign type verbatim
+  bool foreign = false;
+  ExprPtr operand;
+};
+
+// The view and future operations of the language get their own kind; any
+// other member name is `other` (the checker reports it).
+enum class MemberKind { at, chunkat, subspan, step, view, from, span, span_as, data, zfill, other };
+struct Member {
+  ExprPtr object;
+  std::string name;
+  MemberKind kind = MemberKind::other;
+  bool has_args = false;  // .span(0) vs .span
+  ExprList args;
+};
+
+struct Subscript {  // buffer[stage], full[s]
+  ExprPtr object;
+  ExprList indices;
+};
+
+struct ITuple {  // {a, b}
+  ExprList elements;
+};
+struct ShapeList {  // [a, b]
+  ExprList dims;
+};
+struct ElementCount {  // |x.span|
+  ExprPtr operand;
+};
+// start:end:stride inside parentheses: y(1::), y(1:-1:2), view(ext : stride).
+// Absent parts are null.
+struct Range {
+  ExprPtr start, end, stride;
+};
+
+struct Expr {
+  SourceLocation location;
+  std::variant<IntegerLiteral, FloatLiteral, BoolLiteral, StringLiteral, Name, Wildcard, Unary,
+               Binary, Conditional, Call, Convert, Member, Subscript, ITuple, ShapeList,
+               ElementCount, Range>
+      node;
+};
+
+// ----------------------------------------------------------- statements
+
+struct Attribute {  // [[schedule(k_tiles(7, 6, 5, 4))]]
+  SourceLocation location;
+  std::string name;
+  ExprList args;
+};
+
+struct Block {
+  StmtList statements;
+};
+
+struct Declarator {
+  SourceLocation location;
+  std::string name;
+  ExprPtr array_size;  // name[STAGES]
+  enum class Init { none, equals, braces, colon } init = Init::none;
+  ExprList init_values;  // `= v` and `: [..]` have one; `{0}` lists them
+};
+
+// shared f16 [64, 64] a[2], b;  int x = 5;  mutable int n;  shared event e[N] = ready;
+// ituple<3> t = {a, b, c};  sp : [7, 8];
+struct Declaration {
+  TypeRef type;
+  std::vector<Declarator> declarators;
+};
+
+enum class AssignOp { assign, add, sub, mul, div, mod, bit_and, bit_or, bit_xor, shl, shr };
+struct Assignment {
+  ExprPtr target;
+  AssignOp op = AssignOp::assign;
+  ExprPtr value;
+};
+
+struct ExprStatement {
+  ExprPtr expr;
+};
+
+enum class SpaceSpecifier { none, block, thread, group, group4, cluster };
+struct Identifier {
+  SourceLocation location;
+  std::string name;
+};
+// One level of a parallel statement: `{px, py} by [8, 16] : block`.
+struct ParallelLevel {
+  SourceLocation location;
+  std::optional<Identifier> tuple_name;  // idx = {a, b}
+  std::vector<Identifier> indices;       // empty: `parallel by 2`
+  bool braced = false;
+  ExprPtr count;
+  SpaceSpecifier space = SpaceSpecifier::none;
+};
+struct Parallel {
+  std::vector<ParallelLevel> levels;  // `p by 2, q by 12` gives two
+  StmtPtr body;
+};
+
+enum class LoopKind { foreach_, with, apply };
+struct LoopIndex {
+  Identifier name;
+  ExprPtr range;  // a Range for `y(1::)`; null otherwise
+};
+// foreach {i, j} in lhs_load.span;  with index = {x, y} in [10, 10];  foreach y(1::)
+struct Loop {
+  LoopKind kind = LoopKind::foreach_;
+  std::optional<Identifier> tuple_name;
+  std::vector<LoopIndex> indices;
+  bool braced = false;
+  ExprPtr bound;  // after `in`; null for `foreach x { }`
+  StmtPtr body;
+};
+
+struct While {
+  ExprPtr condition;
+  StmtPtr body;
+};
+
+struct If {
+  bool is_constexpr = false;
+  ExprPtr condition;
+  StmtPtr then_branch;
+  StmtPtr else_branch;  // may be null
+};
+
+// `.async`, `.zfill`, `.swiz<128>`, `.multicast`, `.f16` (on mma.fill).
+struct Modifier {
+  SourceLocation location;
+  std::string name;
+  bool has_template_args = false;
+  ExprList template_args;
+};
+
+enum class Engine { dma, tma };
+enum class CopyOp { copy, transp, pad, load, store, any };
+// [future =] dma.copy.async.swiz<128> src => shared after f;
+struct Copy {
+  ExprPtr future;  // null when the result is not named
+  Engine engine = Engine::dma;
+  CopyOp op = CopyOp::copy;
+  SourceLocation op_location;
+  ExprList op_args;  // transp<1, 0> / pad<{..}, {..}, {..}, v>
+  std::vector<Modifier> modifiers;
+  ExprPtr source;                           // null for dma.any
+  Storage destination_storage = Storage::none;  // `=> shared`
+  ExprPtr destination;                      // `=> buffer`; null with a storage
+  ExprList after;                           // `after f0, f1`
+};
+
+enum class MmaOp { fill, load, multiply, commit, store };
+// [result =] mma.row.col.async acc, a, b;  mc = mma.fill.f16 0.0f;  mma.commit;
+struct Mma {
+  ExprPtr result;
+  MmaOp op = MmaOp::fill;
+  std::string layout;  // "row.row", "row.col", "col.row", "col.col" for multiply
+  std::vector<Modifier> modifiers;
+  ExprList operands;
+};
+
+struct Wait {
+  ExprList targets;  // futures or events (e, e[s], e.at(order))
+};
+struct Trigger {
+  ExprList targets;
+  ExprList after;
+};
+
+struct InThreads {
+  bool is_async = false;
+  ExprPtr condition;
+  StmtPtr body;
+};
+
+struct Sync {
+  std::string scope;  // "shared", "global", ...
+};
+
+struct Return {
+  ExprPtr value;  // may be null
+};
+struct Break {};
+struct Continue {};
+
+// call f<T>(args);
+struct CallStatement {
+  std::string callee;
+  ExprList template_args;
+  ExprList args;
+};
+
+struct Assert {
+  bool is_static = false;  // static_assert
+  ExprPtr condition;
+  ExprPtr message;  // may be null
+};
+
+struct Swap {
+  ExprPtr first, second;
+};
+struct Yield {
+  ExprPtr value;  // may be null
+};
+
+struct AsmOperand {
+  SourceLocation location;
+  std::string symbolic_name;  // [d]
+  std::string constraint;     // "=r", quotes included
+  ExprPtr value;
+};
+struct Asm {
+  bool is_volatile = false;
+  std::vector<std::string> templates;  // adjacent string literals, quotes included
+  std::vector<AsmOperand> outputs, inputs;
+  std::vector<std::string> clobbers;
+};
+
+struct Stmt {
+  SourceLocation location;
+  std::vector<Attribute> attributes;
+  std::variant<Block, Declaration, Assignment, ExprStatement, Parallel, Loop, While, If, Copy, Mma,
+               Wait, Trigger, InThreads, Sync, Return, Break, Continue, CallStatement, Assert, Swap,
+               Yield, Asm>
+      node;
+};
+
+// ------------------------------------------------------------ top level
+
+struct TemplateParam {
+  SourceLocation location;
+  std::string kind;  // "typename", "int", "bool", ...
+  std::string name;
+};
+
+struct Parameter {
+  SourceLocation location;
+  TypeRef type;  // storage qualifier, element type, shape
+  std::string name;
+};
+
+struct Function {
+  SourceLocation location;  // of the name
+  bool is_co_device = false;             // __co_device__ instead of __co__
+  bool is_template = false;
+  std::vector<TemplateParam> template_params;
+  ExprList specialization_args;          // template <> __co__ ... f<f16, 64>(...)
+  TypeRef return_type;
+  std::string name;
+  std::vector<Parameter> params;
+  StmtPtr body;                          // a Block
+};
+
+// A __device__ helper (or __cok__ block) kept verbatim for codegen to paste.
+struct DeviceCode {
+  SourceLocation location;
+  std::string name;  // the function's name; empty for a __cok__ block
+  std::string text;
+};
+
+// One #define after preprocessing; option defines override the source's.
+struct Define {
+  std::string name;
+  std::string text;                  // the value as written ("128", "(64 * 2)")
+  std::optional<DefineValue> value;  // when the text is a constant number
+  bool from_options = false;
+  bool function_like = false;
+  int line = 0;  // where the source defines it; 0 for option-only defines
+};
+
+struct Program {
+  std::string source;  // the original text, unmodified
+  std::string source_name;
+  std::vector<Function> functions;
+  std::vector<DeviceCode> device_code;
+  std::map<std::string, Define> defines;
+  std::vector<Diagnostic> warnings;
+
+  const Function* find_function(const std::string& name) const;
+};
+
+// Names used in messages and by the printer.
+const char* storage_name(Storage s);          // "shared"
+const char* space_name(SpaceSpecifier s);     // "group-4"
+const char* unary_op_name(UnaryOp op);        // "-", "#", "++"
+const char* binary_op_name(BinaryOp op);      // "#", "+", "&&"
+const char* assign_op_name(AssignOp op);      // "+="
+const char* copy_op_name(CopyOp op);          // "copy"
+const char* mma_op_name(MmaOp op);            // "fill"
+MemberKind member_kind(const std::string& name);
+bool is_element_type_name(std::string_view name);
+
+// The modifier called `name`, or null.
+const Modifier* find_modifier(const std::vector<Modifier>& modifiers, std::string_view name);
+
+}  // namespace croq::frontend::ast

@@ -1,0 +1,30 @@
+// The frontend's entry points: source text -> ast::Program.
+//   tokenize (lexer.cpp) -> preprocess (preprocess.cpp) -> parse (parser*.cpp)
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "croq/error.hpp"
+#include "croq/options.hpp"
+#include "frontend/ast.hpp"
+
+namespace croq::frontend {
+
+// Lexes, preprocesses and parses; throws croq::CompileError with every error
+// found (the parser recovers at `;` and `}`, so one run reports many).
+// Warnings are returned in program->warnings and not thrown.
+std::unique_ptr<ast::Program> parse_program(std::string_view source, const CompileOptions& options);
+
+// Picks the __co__ function to compile: options.entry if set (an error names
+// the available functions when it is missing), else the only one (an error
+// lists them when there are several, or says there is none).
+const ast::Function& select_entry(const ast::Program& program, const CompileOptions& options,
+                                  const std::string& source);
+
+// The AST printer used by golden tests and `croq compile --emit ast`.
+std::string print_ast(const ast::Program& program);
+std::string print_expression(const ast::Expr& expr);
+
+}  // namespace croq::frontend

@@ -1,0 +1,314 @@
+// Lexer: one pass over the bytes, no regex, tokens are views into the source.
+#include "frontend/lexer.hpp"
+
+#include <array>
+#include <cstdlib>
+#include <string>
+
+namespace croq::frontend {
+namespace {
+
+bool is_ident_start(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+bool is_ident_char(unsigned char c) { return is_ident_start(c) || is_digit(c); }
+bool is_hex_digit(unsigned char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+// Longest first within each length, so the first prefix match is the longest.
+constexpr std::array<std::string_view, 3> kPunct3 = {">>=", "<<=", "..."};
+constexpr std::array<std::string_view, 21> kPunct2 = {
+    "=>", "==", "!=", "<=", ">=", "&&", "||", "<<", ">>", "++", "--",
+    "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "->", "::"};
+constexpr std::string_view kPunct1 = "+-*/%=<>!~&|^?:;,.()[]{}#";
+
+class Lexer {
+ public:
+  Lexer(std::string_view source, std::vector<Diagnostic>& diagnostics)
+      : src_(source), diags_(diagnostics) {}
+
+  std::vector<Token> run() {
+    std::vector<Token> tokens;
+    tokens.reserve(src_.size() / 4 + 1);
+    while (true) {
+      bool space = skip_space_and_comments();
+      if (stopped_ || pos_ >= src_.size()) break;
+      Token t = next_token();
+      t.space_before = space;
+      t.at_line_start = line_start_;
+      line_start_ = false;
+      tokens.push_back(t);
+    }
+    Token eof;
+    eof.kind = TokenKind::end_of_file;
+    eof.text = src_.substr(src_.size());
+    eof.line = line_;
+    eof.column = column();
+    eof.offset = static_cast<int>(src_.size());
+    eof.at_line_start = true;
+    tokens.push_back(eof);
+    return tokens;
+  }
+
+ private:
+  int column() const { return static_cast<int>(pos_ - line_begin_) + 1; }
+  unsigned char peek(size_t ahead = 0) const {
+    return pos_ + ahead < src_.size() ? static_cast<unsigned char>(src_[pos_ + ahead]) : 0;
+  }
+  void newline() {
+    ++line_;
+    line_begin_ = pos_;
+    line_start_ = true;
+  }
+
+  // Returns whether anything was skipped. Backslash-newline joins lines.
+  bool skip_space_and_comments() {
+    size_t start = pos_;
+    while (pos_ < src_.size()) {
+      unsigned char c = peek();
+      if (c == '\n') {
+        ++pos_;
+        newline();
+      } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+        ++pos_;
+      } else if (c == '\\' && (peek(1) == '\n' || (peek(1) == '\r' && peek(2) == '\n'))) {
+        pos_ += peek(1) == '\n' ? 2 : 3;
+        ++line_;
+        line_begin_ = pos_;
+      } else if (c == '/' && peek(1) == '/') {
+        while (pos_ < src_.size() && peek() != '\n') ++pos_;
+      } else if (c == '/' && peek(1) == '*') {
+        skip_block_comment();
+        if (stopped_) return true;
+      } else {
+        break;
+      }
+    }
+    return pos_ != start;
+  }
+
+  void skip_block_comment() {
+    int line = line_, col = column();
+    pos_ += 2;
+    while (pos_ < src_.size()) {
+      if (peek() == '*' && peek(1) == '/') {
+        pos_ += 2;
+        return;
+      }
+      if (peek() == '\n') {
+        ++pos_;
+        newline();
+      } else {
+        ++pos_;
+      }
+    }
+    Diagnostic d;
+    d.message = "unterminated comment: `/*` has no matching `*/`";
+    d.line = line;
+    d.column = col;
+    d.length = 2;
+    d.hint = "close the comment with `*/`";
+    diags_.push_back(d);
+    stopped_ = true;
+  }
+
+  Token make(TokenKind kind, size_t start, int line, int col) {
+    Token t;
+    t.kind = kind;
+    t.text = src_.substr(start, pos_ - start);
+    t.line = line;
+    t.column = col;
+    t.offset = static_cast<int>(start);
+    return t;
+  }
+
+  Token next_token() {
+    size_t start = pos_;
+    int line = line_, col = column();
+    unsigned char c = peek();
+    if (is_digit(c) || (c == '.' && is_digit(peek(1)))) return number(start, line, col);
+    if (is_ident_start(c)) {
+      while (is_ident_char(peek())) ++pos_;
+      std::string_view word = src_.substr(start, pos_ - start);
+      if (peek() == '"' && (word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR"))
+        return raw_string(start, line, col);
+      return make(TokenKind::identifier, start, line, col);
+    }
+    if (c == '"' || c == '\'') return quoted(start, line, col, c);
+    for (std::string_view p : kPunct3)
+      if (src_.compare(pos_, 3, p) == 0) return punct(start, line, col, 3);
+    for (std::string_view p : kPunct2)
+      if (src_.compare(pos_, 2, p) == 0) return punct(start, line, col, 2);
+    if (kPunct1.find(static_cast<char>(c)) != std::string_view::npos && c != 0)
+      return punct(start, line, col, 1);
+    // A run of bytes no token starts with (stray characters, UTF-8).
+    ++pos_;
+    if (c >= 0x80)
+      while (peek() >= 0x80) ++pos_;
+    return make(TokenKind::invalid, start, line, col);
+  }
+
+  Token punct(size_t start, int line, int col, size_t n) {
+    pos_ += n;
+    return make(TokenKind::punct, start, line, col);
+  }
+
+  // digits, '.', exponent, then any suffix letters (0.0f, 1u, 10ull).
+  Token number(size_t start, int line, int col) {
+    bool is_float = false;
+    if (peek() == '0' && (peek(1) == 'x' || peek(1) == 'X')) {
+      pos_ += 2;
+      while (is_hex_digit(peek()) || peek() == '\'') ++pos_;
+      if (peek() == '.') {
+        is_float = true;
+        ++pos_;
+        while (is_hex_digit(peek())) ++pos_;
+      }
+      if (peek() == 'p' || peek() == 'P') {
+        is_float = true;
+        ++pos_;
+        if (peek() == '+' || peek() == '-') ++pos_;
+        while (is_digit(peek())) ++pos_;
+      }
+    } else if (peek() == '0' && (peek(1) == 'b' || peek(1) == 'B')) {
+      pos_ += 2;
+      while (peek() == '0' || peek() == '1' || peek() == '\'') ++pos_;
+    } else {
+      while (is_digit(peek()) || (peek() == '\'' && is_digit(peek(1)))) ++pos_;
+      if (peek() == '.' && !is_ident_start(peek(1))) {
+        is_float = true;
+        ++pos_;
+        while (is_digit(peek())) ++pos_;
+      }
+      if ((peek() == 'e' || peek() == 'E') &&
+          (is_digit(peek(1)) || ((peek(1) == '+' || peek(1) == '-') && is_digit(peek(2))))) {
+        is_float = true;
+        pos_ += 2;
+        while (is_digit(peek())) ++pos_;
+      }
+    }
+    while (is_ident_char(peek())) ++pos_;  // suffix
+    return make(is_float ? TokenKind::floating : TokenKind::integer, start, line, col);
+  }
+
+  // "..." or '...'; an unterminated one runs to the end of the line and is invalid.
+  Token quoted(size_t start, int line, int col, unsigned char quote) {
+    ++pos_;
+    while (pos_ < src_.size()) {
+      unsigned char c = peek();
+      if (c == '\n') break;
+      if (c == '\\' && pos_ + 1 < src_.size() && peek(1) != '\n') {
+        pos_ += 2;
+        continue;
+      }
+      ++pos_;
+      if (c == quote)
+        return make(quote == '"' ? TokenKind::string : TokenKind::character, start, line, col);
+    }
+    return make(TokenKind::invalid, start, line, col);
+  }
+
+  // R"delim( ... )delim" as host C++ code writes it.
+  Token raw_string(size_t start, int line, int col) {
+    size_t open = pos_ + 1;
+    size_t paren = src_.find('(', open);
+    if (paren == std::string_view::npos || paren - open > 16) {
+      ++pos_;
+      return make(TokenKind::invalid, start, line, col);
+    }
+    std::string close = ")";
+    close.append(src_.substr(open, paren - open));
+    close.push_back('"');
+    size_t end = src_.find(close, paren + 1);
+    size_t stop = end == std::string_view::npos ? src_.size() : end + close.size();
+    while (pos_ < stop) {
+      if (peek() == '\n') {
+        ++pos_;
+        ++line_;
+        line_begin_ = pos_;
+      } else {
+        ++pos_;
+      }
+    }
+    return make(end == std::string_view::npos ? TokenKind::invalid : TokenKind::string, start, line,
+                col);
+  }
+
+  std::string_view src_;
+  std::vector<Diagnostic>& diags_;
+  size_t pos_ = 0;
+  size_t line_begin_ = 0;
+  int line_ = 1;
+  bool line_start_ = true;
+  bool stopped_ = false;
+};
+
+}  // namespace
+
+std::vector<Token> tokenize(std::string_view source, std::vector<Diagnostic>& diagnostics) {
+  return Lexer(source, diagnostics).run();
+}
+
+std::string_view literal_suffix(std::string_view spelling, bool floating) {
+  size_t end = spelling.size();
+  bool hex = spelling.size() > 1 && spelling[0] == '0' && (spelling[1] == 'x' || spelling[1] == 'X');
+  size_t i = end;
+  while (i > 0) {
+    char c = spelling[i - 1];
+    bool digit_like = is_digit(static_cast<unsigned char>(c)) || c == '.' || c == '\'';
+    // In hex literals a-f are digits; in decimal floats 'e' belongs to the exponent.
+    if (hex && !floating && is_hex_digit(static_cast<unsigned char>(c))) digit_like = true;
+    if (digit_like) break;
+    --i;
+  }
+  return spelling.substr(i);
+}
+
+std::optional<std::uint64_t> integer_value(std::string_view spelling) {
+  std::string_view digits = spelling.substr(0, spelling.size() - literal_suffix(spelling, false).size());
+  unsigned base = 10;
+  if (digits.size() > 1 && digits[0] == '0') {
+    if (digits[1] == 'x' || digits[1] == 'X') {
+      base = 16;
+      digits.remove_prefix(2);
+    } else if (digits[1] == 'b' || digits[1] == 'B') {
+      base = 2;
+      digits.remove_prefix(2);
+    } else {
+      base = 8;
+    }
+  }
+  if (digits.empty()) return std::nullopt;
+  std::uint64_t value = 0;
+  for (char c : digits) {
+    if (c == '\'') continue;
+    unsigned d;
+    if (c >= '0' && c <= '9') d = c - '0';
+    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    else return std::nullopt;
+    if (d >= base) return std::nullopt;
+    if (value > (UINT64_MAX - d) / base) return std::nullopt;
+    value = value * base + d;
+  }
+  return value;
+}
+
+double floating_value(std::string_view spelling) {
+  std::string text;
+  for (char c : spelling.substr(0, spelling.size() - literal_suffix(spelling, true).size()))
+    if (c != '\'') text.push_back(c);
+  return std::strtod(text.c_str(), nullptr);
+}
+
+std::string describe(const Token& token) {
+  if (token.kind == TokenKind::end_of_file) return "end of file";
+  std::string text(token.text.substr(0, 40));
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+  return "`" + text + "`";
+}
+
+}  // namespace croq::frontend

@@ -1,0 +1,58 @@
+// Lexer: splits a source text into tokens that point into the text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "croq/error.hpp"
+
+namespace croq::frontend {
+
+enum class TokenKind : std::uint8_t {
+  identifier,  // names and keywords alike; the parser tells them apart
+  integer,     // 42, 0x1F, 1u, 1'000
+  floating,    // 0.0f, 1e-3, .5
+  string,      // "..." and raw strings, quotes included
+  character,   // 'a'
+  punct,       // operators and separators, longest match: => :: ++ ...
+  invalid,     // a byte no token starts with, or an unterminated literal
+  end_of_file,
+};
+
+struct Token {
+  TokenKind kind = TokenKind::end_of_file;
+  std::string_view text;  // into the source (or into a define's value)
+  int line = 1;
+  int column = 1;
+  int offset = 0;
+  bool at_line_start = false;      // first token on its line
+  bool space_before = false;       // whitespace or a comment precedes it
+  bool follows_directive = false;  // set by the preprocessor: a directive line precedes it
+
+  bool is(std::string_view s) const {
+    return (kind == TokenKind::punct || kind == TokenKind::identifier) && text == s;
+  }
+  bool is_identifier() const { return kind == TokenKind::identifier; }
+  int length() const { return static_cast<int>(text.size()); }
+};
+
+// Never throws and never stops early: unknown bytes become `invalid` tokens,
+// an unterminated block comment is reported in `diagnostics` and ends the
+// token stream. The last token is always end_of_file.
+std::vector<Token> tokenize(std::string_view source, std::vector<Diagnostic>& diagnostics);
+
+// The value of an integer literal (hex, binary, octal, ' separators,
+// u/l suffixes); nullopt when it does not fit in 64 bits or is malformed.
+std::optional<std::uint64_t> integer_value(std::string_view spelling);
+// The value of a floating literal, suffix ignored.
+double floating_value(std::string_view spelling);
+// The suffix letters of a numeric literal: "f" for 0.0f, "u" for 1u.
+std::string_view literal_suffix(std::string_view spelling, bool floating);
+
+// How a token reads in a message: `=>`, `shared`, "end of file".
+std::string describe(const Token& token);
+
+}  // namespace croq::frontend

@@ -1,0 +1,535 @@
+// Parser, part 1: token helpers, error recovery, the top level (which skips
+// host C++), __co__ function signatures, types and declarations.
+#include "frontend/parser.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace croq::frontend {
+
+using namespace ast;
+
+Parser::Parser(std::vector<Token> tokens, std::string_view source, std::vector<Diagnostic>& diagnostics)
+    : tokens_(std::move(tokens)), source_(source), diagnostics_(diagnostics) {}
+
+void Parser::parse(Program& program) {
+  try {
+    parse_top_level(program);
+  } catch (const TooManyErrors&) {
+    Diagnostic d;
+    d.severity = Severity::note;
+    d.message = "too many errors; stopping after " + std::to_string(kMaxErrors);
+    diagnostics_.push_back(d);
+  }
+}
+
+// ------------------------------------------------------------------ tokens
+
+const Token& Parser::peek(size_t ahead) const {
+  return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)];
+}
+
+const Token& Parser::advance() {
+  const Token& t = tokens_[pos_];
+  if (pos_ + 1 < tokens_.size()) ++pos_;
+  return t;
+}
+
+bool Parser::at(std::string_view text) const { return peek().is(text); }
+bool Parser::at_punct(std::string_view text) const {
+  return peek().kind == TokenKind::punct && peek().text == text;
+}
+bool Parser::at_word(std::string_view text) const {
+  return peek().kind == TokenKind::identifier && peek().text == text;
+}
+bool Parser::at_eof() const { return peek().kind == TokenKind::end_of_file; }
+
+bool Parser::accept(std::string_view text) {
+  if (!at(text)) return false;
+  advance();
+  return true;
+}
+
+const Token& Parser::expect(std::string_view text, std::string_view context, std::string hint) {
+  if (at(text)) return advance();
+  fail(peek(), "expected `" + std::string(text) + "` " + std::string(context) + ", found " + describe(peek()),
+       std::move(hint));
+}
+
+const Token& Parser::expect_identifier(std::string_view what) {
+  if (peek().is_identifier()) return advance();
+  fail(peek(), "expected " + std::string(what) + ", found " + describe(peek()));
+}
+
+// Splits a punctuator that starts with `c` so that its first character can
+// be consumed alone (`>>` closing two template lists, `::` in ranges).
+static bool split_first(Token& t, char c) {
+  if (t.kind != TokenKind::punct || t.text.empty() || t.text[0] != c) return false;
+  if (t.text.size() == 1) return true;
+  t.text.remove_prefix(1);
+  t.column += 1;
+  t.offset += 1;
+  t.space_before = false;
+  return false;
+}
+
+bool Parser::accept_closing_angle() {
+  Token& t = tokens_[pos_];
+  if (t.kind != TokenKind::punct || t.text.empty() || t.text[0] != '>') return false;
+  if (!split_first(t, '>')) return true;  // consumed the first `>` of `>>`, `>=`, `>>=`
+  advance();
+  return true;
+}
+
+bool Parser::accept_colon() {
+  Token& t = tokens_[pos_];
+  if (t.kind != TokenKind::punct || t.text.empty() || t.text[0] != ':') return false;
+  if (!split_first(t, ':')) return true;
+  advance();
+  return true;
+}
+
+SourceLocation Parser::location(const Token& t) const {
+  return SourceLocation{t.line, t.column, t.offset, std::max(1, t.length())};
+}
+
+SourceLocation Parser::location_from(const Token& first) const {
+  SourceLocation loc = location(first);
+  const Token& last = tokens_[pos_ > 0 ? pos_ - 1 : 0];
+  if (last.line == first.line && last.offset >= first.offset)
+    loc.length = std::max(1, last.offset + last.length() - first.offset);
+  return loc;
+}
+
+// ------------------------------------------------------------------ errors
+
+void Parser::report(const Token& at, std::string message, std::string hint) {
+  if (error_count_ >= kMaxErrors) throw TooManyErrors{};
+  ++error_count_;
+  Diagnostic d;
+  d.message = std::move(message);
+  d.line = at.line;
+  d.column = at.column;
+  d.length = std::max(1, at.length());
+  d.hint = std::move(hint);
+  diagnostics_.push_back(std::move(d));
+}
+
+void Parser::fail_at(const SourceLocation& at, std::string message, std::string hint) {
+  Token where;
+  where.line = at.line;
+  where.column = at.column;
+  report(where, std::move(message), std::move(hint));
+  diagnostics_.back().length = std::max(1, at.length);
+  throw SyntaxError{};
+}
+
+void Parser::fail(const Token& at, std::string message, std::string hint) {
+  if (at.kind == TokenKind::invalid) {
+    // A stray byte explains itself better than "expected X".
+    char first = at.text.empty() ? '?' : at.text[0];
+    if (first == '"') report(at, "unterminated string literal", "close the string with `\"`");
+    else if (first == '\'') report(at, "unterminated character literal");
+    else report(at, "stray " + describe(at) + " in program");
+    throw SyntaxError{};
+  }
+  report(at, std::move(message), std::move(hint));
+  throw SyntaxError{};
+}
+
+// Skips to the end of the broken statement: past the next `;`, or past a
+// `{...}` block, or up to (not past) a `}` that closes the enclosing block.
+void Parser::synchronize() {
+  int depth = 0;
+  while (!at_eof()) {
+    if (at_punct(";") && depth == 0) {
+      advance();
+      return;
+    }
+    if (at_punct("{")) {
+      ++depth;
+    } else if (at_punct("}")) {
+      if (depth == 0) return;
+      if (--depth == 0) {
+        advance();
+        return;
+      }
+    }
+    advance();
+  }
+}
+
+void Parser::skip_balanced() {
+  const Token& open = advance();
+  int depth = 1;
+  while (!at_eof()) {
+    if (at_punct("{")) ++depth;
+    if (at_punct("}") && --depth == 0) {
+      advance();
+      return;
+    }
+    advance();
+  }
+  report(peek(), "expected `}`, found end of file",
+         "the `{` at line " + std::to_string(open.line) + ", column " + std::to_string(open.column) +
+             " is never closed");
+}
+
+Parser::NestingGuard::NestingGuard(Parser& p, const Token& at) : parser(p) {
+  if (++parser.nesting_ > kMaxNesting) {
+    --parser.nesting_;
+    parser.fail(at, "nesting is too deep (more than " + std::to_string(kMaxNesting) + " levels)");
+  }
+}
+
+std::string closest_name(std::string_view word, const std::vector<std::string_view>& candidates) {
+  std::string best;
+  size_t best_distance = 3;
+  for (std::string_view c : candidates) {
+    // Levenshtein distance with one rolling row; names are short.
+    std::vector<size_t> row(c.size() + 1);
+    for (size_t j = 0; j <= c.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= word.size(); ++i) {
+      size_t diagonal = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= c.size(); ++j) {
+        size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (word[i - 1] == c[j - 1] ? 0 : 1)});
+        diagonal = up;
+      }
+    }
+    if (row[c.size()] < best_distance && row[c.size()] < std::max<size_t>(c.size(), 2)) {
+      best_distance = row[c.size()];
+      best = c;
+    }
+  }
+  return best;
+}
+
+// --------------------------------------------------------------- top level
+
+// program = { co_function | device_code | host_construct }
+// Host C++ (includes are gone already; `int main() {...}`, other functions,
+// globals, `using namespace`) is skipped token by token, braces balanced.
+// `namespace x { ... }` is entered, so __co__ functions inside are found.
+void Parser::parse_top_level(Program& program) {
+  size_t declaration_start = pos_;
+  int namespace_depth = 0;
+  while (!at_eof()) {
+    const Token& t = peek();
+    if (t.follows_directive) declaration_start = pos_;
+    size_t after_template = 0;
+    if (at_word("__co__") || at_word("__co_device__") ||
+        (at_word("template") && template_introduces_function(after_template))) {
+      parse_function(program);
+      declaration_start = pos_;
+    } else if (at_word("template") && peek(1).is("__co__")) {
+      // `template __co__ f<f16, 64>;` instantiates a template: nothing to parse.
+      while (!at_eof() && !at_punct(";")) advance();
+      accept(";");
+      declaration_start = pos_;
+    } else if (at_word("__device__") || at_word("__cok__")) {
+      capture_device_code(program, at_word("__cok__") ? pos_ : declaration_start);
+      declaration_start = pos_;
+    } else if (at_word("namespace")) {
+      while (!at_eof() && !at_punct("{") && !at_punct(";")) advance();
+      if (accept("{")) ++namespace_depth;
+      else accept(";");
+      declaration_start = pos_;
+    } else if (at_punct("{")) {
+      skip_balanced();
+      declaration_start = pos_;
+    } else if (at_punct("}")) {
+      if (namespace_depth > 0) --namespace_depth;
+      else report(t, "unmatched `}` at file scope", "remove it, or add the `{` it should close");
+      advance();
+      declaration_start = pos_;
+    } else if (at_punct(";")) {
+      advance();
+      declaration_start = pos_;
+    } else {
+      advance();
+    }
+  }
+}
+
+// Whether `template <...>` at the cursor is followed by __co__ / __co_device__.
+bool Parser::template_introduces_function(size_t& after) const {
+  if (!peek(1).is("<")) return false;
+  int depth = 0;
+  for (size_t i = 1; pos_ + i < tokens_.size(); ++i) {
+    const Token& t = peek(i);
+    if (t.kind == TokenKind::end_of_file || t.is(";") || t.is("{")) return false;
+    if (t.is("<")) ++depth;
+    if (t.is(">")) --depth;
+    if (t.is(">>")) depth -= 2;
+    if (depth <= 0) {
+      after = i + 1;
+      return peek(after).is("__co__") || peek(after).is("__co_device__");
+    }
+  }
+  return false;
+}
+
+// device_code = { host_token } "__device__" { host_token } ( "{" ... "}" | ";" )
+//             | "__cok__" "{" ... "}"
+// Kept verbatim from the first token of the declaration (so `template <...>`,
+// `static`, `inline` stay) to its closing brace.
+void Parser::capture_device_code(Program& program, size_t start_token) {
+  const Token& start = tokens_[start_token];
+  DeviceCode code;
+  code.location = location(start);
+  int paren_depth = 0;
+  while (!at_eof()) {
+    if (at_punct("(")) {
+      if (paren_depth == 0 && code.name.empty() && pos_ > 0 && tokens_[pos_ - 1].is_identifier())
+        code.name = std::string(tokens_[pos_ - 1].text);
+      ++paren_depth;
+    } else if (at_punct(")")) {
+      --paren_depth;
+    } else if (paren_depth <= 0 && at_punct(";")) {
+      advance();
+      break;
+    } else if (paren_depth <= 0 && at_punct("{")) {
+      skip_balanced();
+      break;
+    }
+    advance();
+  }
+  const Token& last = tokens_[pos_ > 0 ? pos_ - 1 : 0];
+  size_t end = static_cast<size_t>(last.offset + last.length());
+  if (end > static_cast<size_t>(start.offset) && end <= source_.size())
+    code.text = std::string(source_.substr(start.offset, end - start.offset));
+  program.device_code.push_back(std::move(code));
+}
+
+// co_function = [ template_header ] ( "__co__" | "__co_device__" ) type IDENT
+//               [ template_arguments ] "(" [ parameter { "," parameter } ] ")"
+//               ( block | ";" )
+void Parser::parse_function(Program& program) {
+  Function function;
+  type_params_.clear();
+  try {
+    if (at_word("template")) parse_template_header(function);
+    function.is_co_device = advance().text == "__co_device__";
+    if (peek().is_identifier() && peek(1).is("(")) {
+      fail(peek(), "expected the return type of `" + std::string(peek().text) + "`, found `(`",
+           "write `void` when the function returns nothing");
+    }
+    function.return_type = parse_type();
+    const Token& name = expect_identifier("the function name");
+    function.name = std::string(name.text);
+    function.location = location(name);
+    if (at_punct("<")) function.specialization_args = parse_template_arguments("the specialization");
+    parse_parameters(function);
+    if (accept(";")) return;  // a declaration; the definition comes later
+    if (!at_punct("{"))
+      fail(peek(), "expected `{` to begin the body of `" + function.name + "`, found " + describe(peek()));
+  } catch (const SyntaxError&) {
+    // A broken signature: skip to the body and past it.
+    while (!at_eof() && !at_punct("{") && !at_punct(";")) advance();
+    if (at_punct("{")) skip_balanced();
+    else accept(";");
+    return;
+  }
+  try {
+    function.body = parse_block();
+  } catch (const SyntaxError&) {
+    return;  // parse_block reported the unclosed brace at end of file
+  }
+  program.functions.push_back(std::move(function));
+}
+
+// template_header = "template" "<" [ template_param { "," template_param } ] ">"
+// template_param  = ( "typename" | "class" | type ) IDENT
+void Parser::parse_template_header(Function& function) {
+  advance();
+  expect("<", "after `template`");
+  function.is_template = true;
+  while (!accept_closing_angle()) {
+    TemplateParam param;
+    const Token& kind = expect_identifier("a template parameter kind (`typename`, `int`, `bool`)");
+    param.kind = std::string(kind.text);
+    const Token& name = expect_identifier("a template parameter name");
+    param.name = std::string(name.text);
+    param.location = location(name);
+    if (param.kind == "typename" || param.kind == "class") type_params_.push_back(param.name);
+    function.template_params.push_back(std::move(param));
+    if (!accept(",") && !at(">"))
+      fail(peek(), "expected `,` or `>` in the template parameter list, found " + describe(peek()));
+  }
+}
+
+// parameters = "(" [ parameter { "," parameter } ] ")"
+void Parser::parse_parameters(Function& function) {
+  expect("(", "after the function name `" + function.name + "`");
+  if (accept(")")) return;
+  while (true) {
+    function.params.push_back(parse_parameter());
+    if (accept(")")) return;
+    expect(",", "between parameters");
+  }
+}
+
+// parameter = type IDENT
+Parameter Parser::parse_parameter() {
+  Parameter p;
+  p.type = parse_type();
+  const Token& name = expect_identifier("a parameter name");
+  p.name = std::string(name.text);
+  p.location = location(name);
+  return p;
+}
+
+// ---------------------------------------------------- types and declarations
+
+static Storage storage_of(const Token& t) {
+  if (t.is("global")) return Storage::global;
+  if (t.is("shared")) return Storage::shared;
+  if (t.is("local")) return Storage::local;
+  return Storage::none;
+}
+
+static std::optional<TypeKind> builtin_type(std::string_view name) {
+  if (is_element_type_name(name) || name == "float" || name == "double" || name == "half")
+    return TypeKind::element;
+  if (name == "int") return TypeKind::int_;
+  if (name == "bool") return TypeKind::bool_;
+  if (name == "void") return TypeKind::void_;
+  if (name == "auto") return TypeKind::auto_;
+  if (name == "event") return TypeKind::event;
+  if (name == "ituple") return TypeKind::ituple;
+  if (name == "mdspan") return TypeKind::mdspan;
+  return std::nullopt;
+}
+
+bool Parser::at_type_name(size_t ahead) const {
+  const Token& t = peek(ahead);
+  if (!t.is_identifier()) return false;
+  return builtin_type(t.text) ||
+         std::find(type_params_.begin(), type_params_.end(), t.text) != type_params_.end();
+}
+
+// Decides, before committing, whether a statement is a declaration.
+bool Parser::at_declaration() const {
+  const Token& t = peek();
+  if (!t.is_identifier()) return false;
+  if (storage_of(t) != Storage::none || t.is("mutable")) return true;
+  const Token& next = peek(1);
+  if (at_type_name()) return next.is_identifier() || next.is("[") || next.is("<");
+  if (at_type_name(1)) return true;  // `shard f16 [..] x`: reported by parse_type
+  if (next.is(":") && peek(2).is("[")) return true;  // sp : [7, 8]
+  if (next.is("[")) {  // T [M, N] name
+    int depth = 0;
+    for (size_t i = 1; pos_ + i < tokens_.size(); ++i) {
+      const Token& u = peek(i);
+      if (u.is("[")) ++depth;
+      else if (u.is("]") && --depth == 0) return peek(i + 1).is_identifier();
+      else if (u.is(";") || u.is("{") || u.is("}") || u.kind == TokenKind::end_of_file) return false;
+    }
+  }
+  return false;
+}
+
+// type = [ "global" | "shared" | "local" ] [ "mutable" ] type_name
+//        [ "<" expr ">" ] [ shape ]
+void Parser::parse_shape(TypeRef& type) {
+  // shape = "[" [ expr { "," expr } ] "]"
+  const Token& open = advance();
+  type.has_shape = true;
+  if (accept("]")) return;
+  while (true) {
+    type.shape.push_back(parse_expression());
+    if (accept("]")) return;
+    if (!at(","))
+      fail(peek(), "expected `,` or `]` in the shape, found " + describe(peek()),
+           "the `[` at line " + std::to_string(open.line) + ", column " + std::to_string(open.column) +
+               " is not closed");
+    advance();
+  }
+}
+
+TypeRef Parser::parse_type() {
+  TypeRef type;
+  const Token& first = peek();
+  type.location = location(first);
+  type.storage = storage_of(first);
+  if (type.storage != Storage::none) advance();
+  if (accept("mutable")) type.is_mutable = true;
+  const Token& name = peek();
+  if (!name.is_identifier())
+    fail(name, "expected a type, found " + describe(name));
+  if (!at_type_name() && at_type_name(1)) {
+    std::string hint;
+    std::string guess = closest_name(name.text, {"global", "shared", "local"});
+    fail(name, "unknown memory specifier " + describe(name) + "; expected `global`, `shared` or `local`",
+         guess.empty() ? "" : "did you mean `" + guess + "`?");
+  }
+  advance();
+  type.name = std::string(name.text);
+  type.kind = builtin_type(name.text).value_or(TypeKind::named);
+  if ((type.kind == TypeKind::ituple || type.kind == TypeKind::mdspan) && accept("<")) {
+    bool saved = angle_closes_;
+    angle_closes_ = true;
+    type.rank = parse_expression();
+    angle_closes_ = saved;
+    if (!accept_closing_angle())
+      fail(peek(), "expected `>` after the rank of `" + type.name + "`, found " + describe(peek()));
+  }
+  if (at_punct("[")) parse_shape(type);
+  return type;
+}
+
+// declaration = ( type | IDENT ":" ) declarator { "," declarator } ";"
+StmtPtr Parser::parse_declaration() {
+  const Token& first = peek();
+  auto stmt = std::make_unique<Stmt>();
+  Declaration decl;
+  if (peek(1).is(":") && !at_type_name() && storage_of(first) == Storage::none && !first.is("mutable")) {
+    decl.type.kind = TypeKind::mdspan;  // `sp : [7, 8]` defines a shape
+    decl.type.location = location(first);
+  } else {
+    decl.type = parse_type();
+  }
+  while (true) {
+    decl.declarators.push_back(parse_declarator());
+    if (!accept(",")) break;
+  }
+  stmt->location = location_from(first);
+  expect_semicolon("the declaration");
+  stmt->node = std::move(decl);
+  return stmt;
+}
+
+// declarator = IDENT [ "[" expr "]" ] [ "=" expr | "{" [ expr_list ] "}" | ":" expr ]
+Declarator Parser::parse_declarator() {
+  Declarator d;
+  const Token& name = expect_identifier("a name to declare");
+  d.name = std::string(name.text);
+  d.location = location(name);
+  if (accept("[")) {
+    d.array_size = parse_expression();
+    expect("]", "after the array size");
+  }
+  if (accept("=")) {
+    d.init = Declarator::Init::equals;
+    d.init_values.push_back(parse_expression());
+  } else if (at_punct("{")) {
+    const Token& open = advance();
+    d.init = Declarator::Init::braces;
+    (void)open;
+    if (!accept("}")) {
+      while (true) {
+        d.init_values.push_back(parse_expression());
+        if (accept("}")) break;
+        expect(",", "between initializer values");
+      }
+    }
+  } else if (accept_colon()) {
+    d.init = Declarator::Init::colon;
+    d.init_values.push_back(parse_expression());
+  }
+  return d;
+}
+
+}  // namespace croq::frontend

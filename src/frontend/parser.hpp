@@ -1,0 +1,134 @@
+// Recursive-descent parser: preprocessed tokens -> ast::Program. One member
+// function per grammar rule, the EBNF rule in a comment above it. The rules
+// live in three files: parser.cpp (top level, functions, types,
+// declarations), parser_stmt.cpp (statements), parser_expr.cpp (expressions).
+//
+// Errors: fail() records a Diagnostic and throws SyntaxError; the innermost
+// statement list catches it, skips to the next `;` or `}` and goes on, so one
+// run reports many errors (at most kMaxErrors).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "frontend/ast.hpp"
+#include "frontend/lexer.hpp"
+
+namespace croq::frontend {
+
+class Parser {
+ public:
+  static constexpr size_t kMaxErrors = 50;
+  static constexpr int kMaxNesting = 160;
+
+  Parser(std::vector<Token> tokens, std::string_view source, std::vector<Diagnostic>& diagnostics);
+
+  // Fills program.functions and program.device_code; errors go to diagnostics.
+  void parse(ast::Program& program);
+
+ private:
+  struct SyntaxError {};
+  struct TooManyErrors {};
+
+  // ---- tokens (parser.cpp)
+  const Token& peek(size_t ahead = 0) const;
+  const Token& advance();
+  bool at(std::string_view text) const;           // punctuator or word with this text
+  bool at_punct(std::string_view text) const;     // punctuator only
+  bool at_word(std::string_view text) const;      // identifier only
+  bool accept(std::string_view text);
+  const Token& expect(std::string_view text, std::string_view context, std::string hint = {});
+  const Token& expect_identifier(std::string_view what);
+  bool at_eof() const;
+  bool accept_closing_angle();   // `>`, splitting `>>` / `>=` / `>>=`
+  bool accept_colon();           // `:`, splitting `::`
+  ast::SourceLocation location(const Token& t) const;
+  ast::SourceLocation location_from(const Token& first) const;  // first .. previous token
+
+  // ---- errors (parser.cpp)
+  void report(const Token& at, std::string message, std::string hint = {});
+  [[noreturn]] void fail(const Token& at, std::string message, std::string hint = {});
+  [[noreturn]] void fail_at(const ast::SourceLocation& at, std::string message, std::string hint = {});
+  void synchronize();
+  void skip_balanced();  // at `{`: past its matching `}` (or to end of file)
+  struct NestingGuard {
+    Parser& parser;
+    NestingGuard(Parser& p, const Token& at);
+    ~NestingGuard() { --parser.nesting_; }
+  };
+
+  // ---- top level (parser.cpp)
+  void parse_top_level(ast::Program& program);
+  void parse_function(ast::Program& program);
+  void parse_template_header(ast::Function& function);
+  void parse_parameters(ast::Function& function);
+  void capture_device_code(ast::Program& program, size_t start_token);
+  bool template_introduces_function(size_t& after) const;
+
+  // ---- types and declarations (parser.cpp)
+  bool at_type_name(size_t ahead = 0) const;
+  bool at_declaration() const;
+  ast::TypeRef parse_type();
+  void parse_shape(ast::TypeRef& type);
+  ast::Parameter parse_parameter();
+  ast::StmtPtr parse_declaration();
+  ast::Declarator parse_declarator();
+
+  // ---- statements (parser_stmt.cpp)
+  ast::StmtPtr parse_statement();
+  ast::StmtPtr parse_block();
+  ast::StmtPtr parse_parallel();
+  ast::ParallelLevel parse_parallel_level();
+  ast::SpaceSpecifier parse_space_specifier();
+  ast::StmtPtr parse_loop();
+  ast::StmtPtr parse_while();
+  ast::StmtPtr parse_if();
+  ast::StmtPtr parse_copy(ast::ExprPtr future, const Token& first);
+  ast::StmtPtr parse_mma(ast::ExprPtr result, const Token& first);
+  std::vector<ast::Modifier> parse_modifiers(bool for_copy);
+  ast::StmtPtr parse_wait();
+  ast::StmtPtr parse_trigger();
+  ast::StmtPtr parse_inthreads();
+  ast::StmtPtr parse_sync();
+  ast::StmtPtr parse_return();
+  ast::StmtPtr parse_call_statement();
+  ast::StmtPtr parse_assert();
+  ast::StmtPtr parse_swap();
+  ast::StmtPtr parse_yield();
+  ast::StmtPtr parse_asm();
+  std::vector<ast::AsmOperand> parse_asm_operands();
+  std::vector<ast::Attribute> parse_attributes();
+  ast::StmtPtr parse_expression_statement();
+  void expect_semicolon(std::string_view after_what);
+
+  // ---- expressions (parser_expr.cpp)
+  ast::ExprPtr parse_expression();
+  ast::ExprPtr parse_conditional();
+  ast::ExprPtr parse_binary(int min_precedence);
+  ast::ExprPtr parse_unary();
+  ast::ExprPtr parse_postfix();
+  ast::ExprPtr parse_primary();
+  ast::ExprPtr parse_convert();
+  ast::ExprList parse_call_arguments(std::string_view what);
+  ast::ExprPtr parse_call_argument();
+  ast::ExprPtr parse_range(const Token& open);
+  ast::ExprList parse_template_arguments(std::string_view what);
+  std::string parse_scoped_name();
+  ast::ExprList parse_expression_list();
+
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+  std::string_view source_;
+  std::vector<Diagnostic>& diagnostics_;
+  size_t error_count_ = 0;
+  int nesting_ = 0;
+  bool bar_closes_ = false;      // inside |...|: `|` ends the operand
+  bool angle_closes_ = false;    // inside <...>: `>` ends the argument
+  std::vector<std::string> type_params_;  // typename parameters of the current template
+};
+
+// Edit-distance suggestion: the candidate closest to `word` within 2 edits, or "".
+std::string closest_name(std::string_view word, const std::vector<std::string_view>& candidates);
+
+}  // namespace croq::frontend
