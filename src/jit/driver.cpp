@@ -20,8 +20,8 @@ struct LoadedDriver {
   CUresult init_result = CUDA_SUCCESS;
 };
 
-using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t,
-                                    CUdriverProcAddressQueryResult*);
+#define CROQ_STRINGIFY_EXPANDED(x) CROQ_STRINGIFY(x)
+#define CROQ_STRINGIFY(x) #x
 
 LoadedDriver load_driver() {
   LoadedDriver out;
@@ -31,22 +31,18 @@ LoadedDriver load_driver() {
     out.error = std::string("no CUDA driver found: ") + (err ? err : "dlopen(libcuda.so.1) failed");
     return out;
   }
-  auto get_proc = reinterpret_cast<GetProcAddress>(dlsym(lib, "cuGetProcAddress_v2"));
-  if (get_proc == nullptr) {
-    out.error = "no CUDA driver found: libcuda.so.1 has no cuGetProcAddress_v2 (driver too old "
-                "for CUDA " + std::to_string(CUDA_VERSION / 1000) + ")";
-    return out;
-  }
+  // Look each function up by the exact symbol cuda.h binds its name to
+  // (cuMemAlloc -> cuMemAlloc_v2), so the pointer has the ABI the header
+  // declares. cuGetProcAddress would hand out the newest ABI instead, which
+  // differs for some functions (cuCtxGetDevice gained a parameter in 13.0).
 #define CROQ_RESOLVE_DRIVER_FN(name)                                                      \
   {                                                                                       \
-    void* fn = nullptr;                                                                   \
-    CUdriverProcAddressQueryResult status{};                                              \
-    if (get_proc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==       \
-            CUDA_SUCCESS && fn != nullptr)                                                \
+    void* fn = dlsym(lib, CROQ_STRINGIFY_EXPANDED(name));                                 \
+    if (fn != nullptr)                                                                    \
       out.api.name = reinterpret_cast<decltype(out.api.name)>(fn);                        \
     else if (out.error.empty())                                                           \
-      out.error = "the CUDA driver lacks " #name " (driver older than CUDA " +            \
-                  std::to_string(CUDA_VERSION / 1000) + "?)";                             \
+      out.error = "the CUDA driver lacks " CROQ_STRINGIFY_EXPANDED(name) " (driver older "  \
+                  "than CUDA " + std::to_string(CUDA_VERSION / 1000) + "?)";              \
   }
   CROQ_DRIVER_FUNCTIONS(CROQ_RESOLVE_DRIVER_FN)
 #undef CROQ_RESOLVE_DRIVER_FN
