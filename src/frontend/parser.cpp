@@ -43,6 +43,9 @@ bool Parser::at_word(std::string_view text) const {
   return peek().kind == TokenKind::identifier && peek().text == text;
 }
 bool Parser::at_eof() const { return peek().kind == TokenKind::end_of_file; }
+bool Parser::at_function_start() const {
+  return at_word("__co__") || at_word("__co_device__") || at_word("__device__") || at_word("__global__");
+}
 
 bool Parser::accept(std::string_view text) {
   if (!at(text)) return false;
@@ -141,7 +144,7 @@ void Parser::fail(const Token& at, std::string message, std::string hint) {
 // `{...}` block, or up to (not past) a `}` that closes the enclosing block.
 void Parser::synchronize() {
   int depth = 0;
-  while (!at_eof()) {
+  while (!at_eof() && !at_function_start()) {
     if (at_punct(";") && depth == 0) {
       advance();
       return;
@@ -162,7 +165,8 @@ void Parser::synchronize() {
 void Parser::skip_balanced() {
   const Token& open = advance();
   int depth = 1;
-  while (!at_eof()) {
+  // Host code never contains a __co__ function: one means a brace is missing.
+  while (!at_eof() && !at_word("__co__") && !at_word("__co_device__")) {
     if (at_punct("{")) ++depth;
     if (at_punct("}") && --depth == 0) {
       advance();
@@ -170,7 +174,7 @@ void Parser::skip_balanced() {
     }
     advance();
   }
-  report(peek(), "expected `}`, found end of file",
+  report(peek(), "expected `}`, found " + describe(peek()),
          "the `{` at line " + std::to_string(open.line) + ", column " + std::to_string(open.column) +
              " is never closed");
 }
@@ -334,8 +338,8 @@ void Parser::parse_function(Program& program) {
   }
   try {
     function.body = parse_block();
-  } catch (const SyntaxError&) {
-    return;  // parse_block reported the unclosed brace at end of file
+  } catch (const FunctionAbandoned&) {
+    return;  // parse_block reported the unclosed brace
   }
   program.functions.push_back(std::move(function));
 }

@@ -30,6 +30,7 @@ class Parser {
  private:
   struct SyntaxError {};
   struct TooManyErrors {};
+  struct FunctionAbandoned {};  // the body runs into the next function or the end of file
 
   // ---- tokens (parser.cpp)
   const Token& peek(size_t ahead = 0) const;
@@ -41,6 +42,7 @@ class Parser {
   const Token& expect(std::string_view text, std::string_view context, std::string hint = {});
   const Token& expect_identifier(std::string_view what);
   bool at_eof() const;
+  bool at_function_start() const;  // `__co__`, `__co_device__`, `__device__`: a body cannot contain them
   bool accept_closing_angle();   // `>`, splitting `>>` / `>=` / `>>=`
   bool accept_colon();           // `:`, splitting `::`
   ast::SourceLocation location(const Token& t) const;

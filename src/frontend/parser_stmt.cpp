@@ -104,10 +104,11 @@ StmtPtr Parser::parse_block() {
   const Token& open = expect("{", "to begin a block");
   Block block;
   while (!at_punct("}")) {
-    if (at_eof()) {
-      fail(peek(), "expected `}`, found end of file",
-           "the `{` at line " + std::to_string(open.line) + ", column " + std::to_string(open.column) +
-               " is never closed");
+    if (at_eof() || at_function_start()) {
+      report(peek(), "expected `}`, found " + describe(peek()),
+             "the `{` at line " + std::to_string(open.line) + ", column " + std::to_string(open.column) +
+                 " is never closed");
+      throw FunctionAbandoned{};
     }
     try {
       if (StmtPtr s = parse_statement()) block.statements.push_back(std::move(s));

@@ -1,0 +1,33 @@
+// libFuzzer target: arbitrary bytes through the lexer, the preprocessor and
+// the parser. Any crash, hang, sanitizer report or exception other than
+// croq::CompileError is a bug. See README.md for how to run it.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "croq/error.hpp"
+#include "frontend/frontend.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string_view source(reinterpret_cast<const char*>(data), size);
+  croq::CompileOptions options;
+  options.source_name = "fuzz.co";
+  // The first byte, when odd, adds option defines so the override path runs too.
+  if (size > 0 && (data[0] & 1)) {
+    options.defines["M"] = std::int64_t{64};
+    options.defines["HALF"] = 0.5;
+    options.defines["NEG"] = std::int64_t{-3};
+  }
+  try {
+    auto program = croq::frontend::parse_program(source, options);
+    (void)croq::frontend::print_ast(*program);
+    try {
+      (void)croq::frontend::select_entry(*program, options, program->source);
+    } catch (const croq::CompileError&) {
+    }
+  } catch (const croq::CompileError& e) {
+    (void)croq::render_diagnostics(e.diagnostics(), e.source(), e.source_name());
+  }
+  return 0;
+}
