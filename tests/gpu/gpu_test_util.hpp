@@ -30,8 +30,16 @@ class DeviceBuffer {
   CUdeviceptr ptr() const { return ptr_; }
   CUdeviceptr* ptr_address() { return &ptr_; }
   // Fills with a NaN pattern so unwritten outputs cannot pass a comparison.
-  void poison() { CROQ_CU(cuMemsetD8, ptr_, 0xff, bytes_); }
-  template <typename T> void upload(const std::vector<T>& v) { CROQ_CU(cuMemcpyHtoD, ptr_, v.data(), v.size() * sizeof(T)); }
+  // Both fill and upload are ordered on `stream` and complete before return,
+  // so a kernel on any stream sees them.
+  void poison(CUstream stream = nullptr) {
+    CROQ_CU(cuMemsetD8Async, ptr_, 0xff, bytes_, stream);
+    CROQ_CU(cuStreamSynchronize, stream);
+  }
+  template <typename T> void upload(const std::vector<T>& v, CUstream stream = nullptr) {
+    CROQ_CU(cuMemcpyHtoDAsync, ptr_, v.data(), v.size() * sizeof(T), stream);
+    CROQ_CU(cuStreamSynchronize, stream);
+  }
   template <typename T> std::vector<T> download(std::size_t n) const {
     std::vector<T> v(n);
     CROQ_CU(cuMemcpyDtoH, v.data(), ptr_, n * sizeof(T));
