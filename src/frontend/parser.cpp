@@ -143,13 +143,17 @@ void Parser::fail(const Token& at, std::string message, std::string hint) {
 // Skips to the end of the broken statement: past the next `;`, or past a
 // `{...}` block, or up to (not past) a `}` that closes the enclosing block.
 void Parser::synchronize() {
-  int depth = 0;
+  int depth = 0, parens = 0;
   while (!at_eof() && !at_function_start()) {
-    if (at_punct(";") && depth == 0) {
+    if (at_punct(";") && depth == 0 && parens == 0) {
       advance();
       return;
     }
-    if (at_punct("{")) {
+    if (at_punct("(")) {
+      ++parens;
+    } else if (at_punct(")")) {
+      parens = std::max(0, parens - 1);
+    } else if (at_punct("{")) {
       ++depth;
     } else if (at_punct("}")) {
       if (depth == 0) return;
@@ -202,7 +206,8 @@ std::string closest_name(std::string_view word, const std::vector<std::string_vi
         diagonal = up;
       }
     }
-    if (row[c.size()] < best_distance && row[c.size()] < std::max<size_t>(c.size(), 2)) {
+    size_t allowed = c.size() <= 4 ? 1 : 2;  // short names: one edit, or every name is close
+    if (row[c.size()] <= allowed && row[c.size()] < best_distance) {
       best_distance = row[c.size()];
       best = c;
     }
@@ -316,7 +321,7 @@ void Parser::parse_function(Program& program) {
   try {
     if (at_word("template")) parse_template_header(function);
     function.is_co_device = advance().text == "__co_device__";
-    if (peek().is_identifier() && peek(1).is("(")) {
+    if (peek().is_identifier() && peek(1).is("(") && !at_type_name()) {
       fail(peek(), "expected the return type of `" + std::string(peek().text) + "`, found `(`",
            "write `void` when the function returns nothing");
     }
@@ -371,7 +376,7 @@ void Parser::parse_parameters(Function& function) {
   while (true) {
     function.params.push_back(parse_parameter());
     if (accept(")")) return;
-    expect(",", "between parameters");
+    expect(",", "or `)` after the parameter `" + function.params.back().name + "`");
   }
 }
 
@@ -395,7 +400,7 @@ static Storage storage_of(const Token& t) {
 }
 
 static std::optional<TypeKind> builtin_type(std::string_view name) {
-  if (is_element_type_name(name) || name == "float" || name == "double" || name == "half")
+  if (is_element_type_name(name) || name == "float" || name == "double")
     return TypeKind::element;
   if (name == "int") return TypeKind::int_;
   if (name == "bool") return TypeKind::bool_;
@@ -420,7 +425,11 @@ bool Parser::at_declaration() const {
   if (!t.is_identifier()) return false;
   if (storage_of(t) != Storage::none || t.is("mutable")) return true;
   const Token& next = peek(1);
-  if (at_type_name()) return next.is_identifier() || next.is("[") || next.is("<");
+  if (at_type_name()) {
+    bool builtin = std::find(type_params_.begin(), type_params_.end(), t.text) == type_params_.end();
+    if (builtin) return !next.is("(") && !next.is(".");  // `int = 5` is a broken declaration
+    return next.is_identifier() || next.is("[") || next.is("<");
+  }
   if (at_type_name(1)) return true;  // `shard f16 [..] x`: reported by parse_type
   if (next.is(":") && peek(2).is("[")) return true;  // sp : [7, 8]
   if (next.is("[")) {  // T [M, N] name

@@ -89,6 +89,7 @@ class Parser {
   ast::StmtPtr parse_copy(ast::ExprPtr future, const Token& first);
   ast::StmtPtr parse_mma(ast::ExprPtr result, const Token& first);
   std::vector<ast::Modifier> parse_modifiers(bool for_copy);
+  ast::ExprList parse_after_list();
   ast::StmtPtr parse_wait();
   ast::StmtPtr parse_trigger();
   ast::StmtPtr parse_inthreads();

@@ -1,6 +1,7 @@
 // Parser, part 2: statements.
 #include <algorithm>
 
+#include "frontend/frontend.hpp"
 #include "frontend/parser.hpp"
 
 namespace croq::frontend {
@@ -90,6 +91,7 @@ StmtPtr Parser::parse_statement() {
     if (w == "swap") return parse_swap();
     if (w == "yield") return parse_yield();
     if (w == "__asm__" || w == "asm" || w == "__asm") return parse_asm();
+    if (w == "else") fail(t, "`else` without a matching `if`", "check the braces of the `if` before it");
     if (w == "for")
       fail(t, "`for` loops are not Croqtile; expected a statement, found `for`",
            "use `foreach i in [N]` for a sequential loop");
@@ -194,6 +196,13 @@ SpaceSpecifier Parser::parse_space_specifier() {
       advance();
       return SpaceSpecifier::group4;
     }
+    if (t.text == "group" && peek(1).is("-") && peek(2).kind == TokenKind::integer) {
+      SourceLocation wide = location(t);
+      if (peek(2).offset > t.offset) wide.length = peek(2).offset + peek(2).length() - t.offset;
+      fail_at(wide, "unknown space specifier `group-" + std::string(peek(2).text) +
+                     "`; expected `block`, `thread`, `group`, `group-4` or `cluster`",
+           "a warpgroup is `group-4`");
+    }
     if (t.text == "block") return advance(), SpaceSpecifier::block;
     if (t.text == "thread") return advance(), SpaceSpecifier::thread;
     if (t.text == "group") return advance(), SpaceSpecifier::group;
@@ -295,7 +304,8 @@ StmtPtr Parser::parse_copy(ExprPtr future, const Token& first) {
          "for a 2-D transpose write `transp<1, 0>`");
   for (const ExprPtr& arg : copy.op_args)
     if (copy.op == CopyOp::transp && !is_integer_literal(*arg) && !std::holds_alternative<Name>(arg->node))
-      fail(tokens_[pos_ - 1], "bad template argument of `transp`: expected a dimension index");
+      fail_at(arg->location, "bad template argument of `transp`: expected a dimension index, found `" +
+                                 print_expression(*arg) + "`");
   copy.modifiers = parse_modifiers(true);
   if (copy.op != CopyOp::any && !at_punct(";")) {
     copy.source = parse_expression();
@@ -321,10 +331,16 @@ StmtPtr Parser::parse_copy(ExprPtr future, const Token& first) {
     fail(peek(), "expected the copy source after `" + std::string(engine.text) + "." + std::string(op.text) +
                      "`, found `;`");
   }
-  if (accept("after")) copy.after = parse_expression_list();
+  if (accept("after")) copy.after = parse_after_list();
   SourceLocation loc = location_from(first);
   expect_semicolon("the " + std::string(engine.text) + " statement");
   return make_stmt(loc, std::move(copy));
+}
+
+// after_list = expr_list    (following `after`)
+ExprList Parser::parse_after_list() {
+  if (at_punct(";")) fail(peek(), "expected a future after `after`, found `;`");
+  return parse_expression_list();
 }
 
 // modifiers = { "." IDENT [ template_arguments ] }
@@ -410,7 +426,7 @@ StmtPtr Parser::parse_trigger() {
   if (at_punct(";")) fail(peek(), "expected an event after `trigger`, found `;`");
   Trigger trigger;
   trigger.targets = parse_expression_list();
-  if (accept("after")) trigger.after = parse_expression_list();
+  if (accept("after")) trigger.after = parse_after_list();
   SourceLocation loc = location_from(keyword);
   expect_semicolon("`trigger`");
   return make_stmt(loc, std::move(trigger));
