@@ -137,17 +137,24 @@ class Lexer {
       return make(TokenKind::identifier, start, line, col);
     }
     if (c == '"' || c == '\'') return quoted(start, line, col, c);
-    for (std::string_view p : kPunct3)
-      if (src_.compare(pos_, 3, p) == 0) return punct(start, line, col, 3);
-    for (std::string_view p : kPunct2)
-      if (src_.compare(pos_, 2, p) == 0) return punct(start, line, col, 2);
-    if (kPunct1.find(static_cast<char>(c)) != std::string_view::npos && c != 0)
-      return punct(start, line, col, 1);
+    if (size_t n = punct_length()) return punct(start, line, col, n);
     // A run of bytes no token starts with (stray characters, UTF-8).
     ++pos_;
     if (c >= 0x80)
       while (peek() >= 0x80) ++pos_;
     return make(TokenKind::invalid, start, line, col);
+  }
+
+  // Length of the punctuator at the cursor (longest match), 0 if none.
+  size_t punct_length() const {
+    char a = static_cast<char>(peek()), b = static_cast<char>(peek(1)), c = static_cast<char>(peek(2));
+    for (std::string_view p : kPunct3)
+      if (p[0] == a && p[1] == b && p[2] == c) return 3;
+    for (std::string_view p : kPunct2)
+      if (p[0] == a && p[1] == b) return 2;
+    for (char p : kPunct1)
+      if (p == a) return 1;
+    return 0;
   }
 
   Token punct(size_t start, int line, int col, size_t n) {

@@ -37,10 +37,10 @@ const Token& Parser::advance() {
 
 bool Parser::at(std::string_view text) const { return peek().is(text); }
 bool Parser::at_punct(std::string_view text) const {
-  return peek().kind == TokenKind::punct && peek().text == text;
+  return peek().kind == TokenKind::punct && peek().is(text);
 }
 bool Parser::at_word(std::string_view text) const {
-  return peek().kind == TokenKind::identifier && peek().text == text;
+  return peek().kind == TokenKind::identifier && peek().is(text);
 }
 bool Parser::at_eof() const { return peek().kind == TokenKind::end_of_file; }
 bool Parser::at_function_start() const {
