@@ -398,6 +398,15 @@ struct Program {
   const Function* find_function(const std::string& name) const;
 };
 
+// Allocates an Expr or a Stmt holding `payload`.
+template <typename Node, typename Payload>
+std::unique_ptr<Node> make_node(SourceLocation location, Payload payload) {
+  auto node = std::make_unique<Node>();
+  node->location = location;
+  node->node = std::move(payload);
+  return node;
+}
+
 // Names used in messages and by the printer.
 const char* storage_name(Storage s);          // "shared"
 const char* space_name(SpaceSpecifier s);     // "group-4"

@@ -1,6 +1,7 @@
 // Lexer: one pass over the bytes, no regex, tokens are views into the source.
 #include "frontend/lexer.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <string>
@@ -308,6 +309,16 @@ double floating_value(std::string_view spelling) {
   for (char c : spelling.substr(0, spelling.size() - literal_suffix(spelling, true).size()))
     if (c != '\'') text.push_back(c);
   return std::strtod(text.c_str(), nullptr);
+}
+
+Diagnostic error_at(const Token& token, std::string message, std::string hint) {
+  Diagnostic d;
+  d.message = std::move(message);
+  d.line = token.line;
+  d.column = token.column;
+  d.length = std::max(1, token.length());
+  d.hint = std::move(hint);
+  return d;
 }
 
 std::string describe(const Token& token) {

@@ -55,6 +55,9 @@ double floating_value(std::string_view spelling);
 // The suffix letters of a numeric literal: "f" for 0.0f, "u" for 1u.
 std::string_view literal_suffix(std::string_view spelling, bool floating);
 
+// An error Diagnostic underlining `token`.
+Diagnostic error_at(const Token& token, std::string message, std::string hint = {});
+
 // How a token reads in a message: `=>`, `shared`, "end of file".
 std::string describe(const Token& token);
 

@@ -109,13 +109,7 @@ SourceLocation Parser::location_from(const Token& first) const {
 void Parser::report(const Token& at, std::string message, std::string hint) {
   if (error_count_ >= kMaxErrors) throw TooManyErrors{};
   ++error_count_;
-  Diagnostic d;
-  d.message = std::move(message);
-  d.line = at.line;
-  d.column = at.column;
-  d.length = std::max(1, at.length());
-  d.hint = std::move(hint);
-  diagnostics_.push_back(std::move(d));
+  diagnostics_.push_back(error_at(at, std::move(message), std::move(hint)));
 }
 
 void Parser::fail_at(const SourceLocation& at, std::string message, std::string hint) {

@@ -14,12 +14,9 @@ using namespace ast;
 
 namespace {
 
-template <typename Node>
-ExprPtr make_expr(SourceLocation location, Node node) {
-  auto e = std::make_unique<Expr>();
-  e->location = location;
-  e->node = std::move(node);
-  return e;
+template <typename Payload>
+ExprPtr make_expr(SourceLocation location, Payload payload) {
+  return make_node<Expr>(location, std::move(payload));
 }
 
 struct BinaryOperator {

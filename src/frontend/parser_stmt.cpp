@@ -10,12 +10,9 @@ using namespace ast;
 
 namespace {
 
-template <typename Node>
-StmtPtr make_stmt(SourceLocation location, Node node) {
-  auto stmt = std::make_unique<Stmt>();
-  stmt->location = location;
-  stmt->node = std::move(node);
-  return stmt;
+template <typename Payload>
+StmtPtr make_stmt(SourceLocation location, Payload payload) {
+  return make_node<Stmt>(location, std::move(payload));
 }
 
 const std::vector<std::string_view> kCopyOps = {"copy", "transp", "pad", "load", "store", "any"};

@@ -29,16 +29,6 @@ struct Conditional {
   bool seen_else = false;
 };
 
-Diagnostic error_at(const Token& t, std::string message, std::string hint = {}) {
-  Diagnostic d;
-  d.message = std::move(message);
-  d.line = t.line;
-  d.column = t.column;
-  d.length = std::max(1, t.length());
-  d.hint = std::move(hint);
-  return d;
-}
-
 std::string join_text(const std::vector<Token>& tokens) {
   std::string text;
   for (const Token& t : tokens) {
