@@ -336,6 +336,12 @@ class Preprocessor {
           macros_.erase(it);
         }
       }
+    } else if (d == "error" || d == "warning") {
+      // `#error` in an active region guards a configuration: report it with its text.
+      std::vector<Token> text(in_.begin() + args, in_.begin() + end);
+      Diagnostic diag = error_at(name, "#" + std::string(d) + ": " + join_text(text));
+      if (d == "warning") diag.severity = Severity::warning;
+      diags_.push_back(std::move(diag));
     }
     // #include, #pragma and the other host directives are the host compiler's business.
   }

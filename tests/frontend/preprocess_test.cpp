@@ -114,6 +114,25 @@ TEST(Preprocess, Errors) {
   EXPECT_EQ(p.diags[4].line, 7);
 }
 
+TEST(Preprocess, ErrorAndWarningDirectives) {
+  auto p = run("#if 0\n#error \"inactive\"\n#endif\n#warning slow path\n#error \"need sm_90\"\n");
+  ASSERT_EQ(p.diags.size(), 2u);
+  EXPECT_EQ(p.diags[0].severity, Severity::warning);
+  EXPECT_EQ(p.diags[0].message, "#warning: slow path");
+  EXPECT_EQ(p.diags[0].line, 4);
+  EXPECT_EQ(p.diags[1].severity, Severity::error);
+  EXPECT_EQ(p.diags[1].message, "#error: \"need sm_90\"");
+  EXPECT_EQ(p.diags[1].line, 5);
+  EXPECT_EQ(p.diags[1].column, 2);
+}
+
+TEST(Preprocess, WarningsAreReturnedNotThrown) {
+  auto program = parse_ok("#warning check tiles\n__co__ void f() { }\n");
+  ASSERT_NE(program, nullptr);
+  ASSERT_EQ(program->warnings.size(), 1u);
+  EXPECT_EQ(program->warnings[0].message, "#warning: check tiles");
+}
+
 TEST(Preprocess, DefinesReachTheProgram) {
   CompileOptions options;
   options.defines["TILE"] = std::int64_t{32};
