@@ -156,7 +156,7 @@ ExprPtr Parser::parse_postfix() {
 }
 
 // primary = INTEGER | FLOAT | STRING | CHAR | "true" | "false" | "_" | convert
-//         | scoped_name | "(" expr ")" | "{" [ expr_list ] "}" | "[" [ expr_list ] "]"
+//         | scoped_name [ template_arguments ] | "(" expr ")" | "{" [ expr_list ] "}" | "[" [ expr_list ] "]"
 //         | "|" expr "|"
 ExprPtr Parser::parse_primary() {
   const Token& t = peek();
@@ -192,7 +192,15 @@ ExprPtr Parser::parse_primary() {
       {
         std::string name = parse_scoped_name();
         loc.length = std::max(1, static_cast<int>(name.size()));
-        return make_expr(loc, Name{std::move(name)});
+        ExprPtr e = make_expr(loc, Name{std::move(name)});
+        if (std::get<Name>(e->node).name.rfind("__is_", 0) == 0 && at_punct("<")) {
+          // Type traits of templates: __is_same<T, f16>.
+          Call trait;
+          trait.template_args = parse_template_arguments("`" + std::get<Name>(e->node).name + "`");
+          trait.callee = std::move(e);
+          return make_expr(loc, std::move(trait));
+        }
+        return e;
       }
     case TokenKind::punct:
       break;
