@@ -184,6 +184,11 @@ Parser::NestingGuard::NestingGuard(Parser& p, const Token& at) : parser(p) {
   }
 }
 
+void Parser::count_operand(const Token& at) {
+  if (++operands_ > kMaxOperands)
+    fail(at, "statement is too long (more than " + std::to_string(kMaxOperands) + " operands)");
+}
+
 std::string closest_name(std::string_view word, const std::vector<std::string_view>& candidates) {
   std::string best;
   size_t best_distance = 3;
@@ -312,6 +317,7 @@ void Parser::capture_device_code(Program& program, size_t start_token) {
 void Parser::parse_function(Program& program) {
   Function function;
   type_params_.clear();
+  operands_ = 0;
   try {
     if (at_word("template")) parse_template_header(function);
     function.is_co_device = advance().text == "__co_device__";

@@ -21,6 +21,7 @@ class Parser {
  public:
   static constexpr size_t kMaxErrors = 50;
   static constexpr int kMaxNesting = 160;
+  static constexpr int kMaxOperands = 4096;  // per statement; keeps trees shallow enough to walk recursively
 
   Parser(std::vector<Token> tokens, std::string_view source, std::vector<Diagnostic>& diagnostics);
 
@@ -126,6 +127,8 @@ class Parser {
   std::vector<Diagnostic>& diagnostics_;
   size_t error_count_ = 0;
   int nesting_ = 0;
+  int operands_ = 0;  // operands and member accesses in the current statement
+  void count_operand(const Token& at);
   bool bar_closes_ = false;      // inside |...|: `|` ends the operand
   bool angle_closes_ = false;    // inside <...>: `>` ends the argument
   std::vector<std::string> type_params_;  // typename parameters of the current template

@@ -88,6 +88,7 @@ ExprPtr Parser::parse_binary(int min_precedence) {
 ExprPtr Parser::parse_unary() {
   const Token& t = peek();
   NestingGuard guard(*this, t);
+  count_operand(t);
   if (t.kind == TokenKind::punct) {
     static const std::pair<std::string_view, UnaryOp> ops[] = {
         {"-", UnaryOp::negate},         {"+", UnaryOp::plus},          {"!", UnaryOp::logical_not},
@@ -110,6 +111,7 @@ ExprPtr Parser::parse_postfix() {
   while (true) {
     const Token& t = peek();
     if (at_punct(".")) {
+      count_operand(t);
       advance();
       const Token& name = peek();
       if (!name.is_identifier())

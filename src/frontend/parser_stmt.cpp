@@ -54,6 +54,7 @@ void Parser::expect_semicolon(std::string_view after_what) {
 //           | declaration | expression_statement
 StmtPtr Parser::parse_statement() {
   NestingGuard guard(*this, peek());
+  operands_ = 0;
   const Token& t = peek();
   if (at_punct("[") && peek(1).is("[")) {
     std::vector<Attribute> attributes = parse_attributes();

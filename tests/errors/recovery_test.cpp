@@ -120,6 +120,16 @@ TEST(Recovery, StopsAfterFiftyErrors) {
   EXPECT_EQ(d[50].message, "too many errors; stopping after 50");
 }
 
+TEST(Recovery, OverlongStatementIsAnErrorNotADeepTree) {
+  std::string sum = "n = 0";
+  for (int i = 0; i < 5000; ++i) sum += " + 1";
+  auto d = errors_of("__co__ void k() {\n  " + sum + ";\n  wait;\n}\n");
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].line, 2);
+  EXPECT_EQ(d[0].message, "statement is too long (more than 4096 operands)");
+  EXPECT_EQ(d[1].line, 3);  // the next statement is parsed again
+}
+
 TEST(Recovery, RenderedWithCaretAndHint) {
   const std::string source = "__co__ void k(f16 [8] x) {\n  parallel p in 4 { }\n}\n";
   try {
