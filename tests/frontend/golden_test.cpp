@@ -2,6 +2,8 @@
 // parsed and printed; the text must equal the stored .ast file exactly.
 // CROQ_UPDATE_GOLDEN=1 rewrites the .ast files instead (review the diff).
 #include <cstdlib>
+#include <functional>
+#include <set>
 
 #include "frontend_test_util.hpp"
 
@@ -90,6 +92,90 @@ TEST(GoldenAst, CoversEveryStatementKind) {
     for (const auto& f : program->functions) visit(*f.body);
   }
   for (size_t i = 0; i < seen.size(); ++i) EXPECT_TRUE(seen[i]) << "statement kind #" << i << " has no golden case";
+}
+
+// Marks the kind of `e` and of every expression below it.
+void mark_expressions(const ast::Expr& e, std::vector<bool>& seen) {
+  seen[e.node.index()] = true;
+  auto walk = [&](const ast::ExprPtr& child) {
+    if (child) mark_expressions(*child, seen);
+  };
+  auto walk_all = [&](const ast::ExprList& list) {
+    for (const auto& child : list) walk(child);
+  };
+  std::visit(
+      [&](const auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, ast::Unary> || std::is_same_v<T, ast::ElementCount>) walk(n.operand);
+        if constexpr (std::is_same_v<T, ast::Binary>) {
+          walk(n.lhs);
+          walk(n.rhs);
+        }
+        if constexpr (std::is_same_v<T, ast::Conditional>) {
+          walk(n.condition);
+          walk(n.then_value);
+          walk(n.else_value);
+        }
+        if constexpr (std::is_same_v<T, ast::Call>) {
+          walk(n.callee);
+          walk_all(n.template_args);
+          walk_all(n.args);
+        }
+        if constexpr (std::is_same_v<T, ast::Convert>) walk(n.operand);
+        if constexpr (std::is_same_v<T, ast::Member>) {
+          walk(n.object);
+          walk_all(n.args);
+        }
+        if constexpr (std::is_same_v<T, ast::Subscript>) {
+          walk(n.object);
+          walk_all(n.indices);
+        }
+        if constexpr (std::is_same_v<T, ast::ITuple>) walk_all(n.elements);
+        if constexpr (std::is_same_v<T, ast::ShapeList>) walk_all(n.dims);
+        if constexpr (std::is_same_v<T, ast::Range>) {
+          walk(n.start);
+          walk(n.end);
+          walk(n.stride);
+        }
+      },
+      e.node);
+}
+
+TEST(GoldenAst, CoversEveryExpressionKindAndOperator) {
+  // expressions.co alone holds every alternative of ast::Expr::node, every
+  // binary operator and every unary operator.
+  auto program = parse_ok(read_text(data_dir() / "golden" / "expressions.co"));
+  ASSERT_NE(program, nullptr);
+  std::vector<bool> kinds(std::variant_size_v<decltype(ast::Expr::node)>, false);
+  std::set<std::string> operators;
+  std::function<void(const ast::Expr&)> collect = [&](const ast::Expr& e) {
+    if (const auto* b = std::get_if<ast::Binary>(&e.node)) {
+      operators.insert(std::string("binary ") + ast::binary_op_name(b->op));
+      collect(*b->lhs);
+      collect(*b->rhs);
+    } else if (const auto* u = std::get_if<ast::Unary>(&e.node)) {
+      operators.insert(std::string("unary ") + ast::unary_op_name(u->op));
+      collect(*u->operand);
+    }
+  };
+  std::function<void(const ast::Stmt&)> visit = [&](const ast::Stmt& s) {
+    if (const auto* block = std::get_if<ast::Block>(&s.node))
+      for (const auto& c : block->statements) visit(*c);
+    if (const auto* p = std::get_if<ast::Parallel>(&s.node)) visit(*p->body);
+    if (const auto* l = std::get_if<ast::Loop>(&s.node)) visit(*l->body);
+    if (const auto* a = std::get_if<ast::Assignment>(&s.node)) {
+      mark_expressions(*a->value, kinds);
+      collect(*a->value);
+    }
+  };
+  visit(*program->functions[0].body);
+  for (size_t i = 0; i < kinds.size(); ++i) EXPECT_TRUE(kinds[i]) << "expression kind #" << i << " is not covered";
+  for (int op = 0; op <= static_cast<int>(ast::BinaryOp::logical_or); ++op)
+    EXPECT_TRUE(operators.count(std::string("binary ") + ast::binary_op_name(static_cast<ast::BinaryOp>(op))))
+        << ast::binary_op_name(static_cast<ast::BinaryOp>(op));
+  for (int op = 0; op <= static_cast<int>(ast::UnaryOp::post_decrement); ++op)
+    EXPECT_TRUE(operators.count(std::string("unary ") + ast::unary_op_name(static_cast<ast::UnaryOp>(op))))
+        << ast::unary_op_name(static_cast<ast::UnaryOp>(op));
 }
 
 }  // namespace
