@@ -69,6 +69,10 @@ class Kernel {
   std::shared_ptr<detail::KernelImpl> impl_;
 };
 
+// Whether a CUDA driver and at least one device are present (kernels can
+// run); `why` gets the reason when not. compile() works either way.
+bool cuda_available(std::string* why = nullptr);
+
 // Parses and checks Croqtile source text. Throws CompileError with
 // diagnostics (line:column and a caret) when the source is not valid.
 Kernel compile(std::string_view source, const CompileOptions& options = {});

@@ -1,0 +1,1264 @@
+// Codegen for T1/T2: a tree walk over one __co__ function that prints CUDA.
+//
+// Parallel mapping (documented in README "Parallel mapping"):
+//   * `: block` levels become the (flattened, 1-D) grid; `: thread`,
+//     `: group` (32 threads) and `: group-4` (128 threads) levels become the
+//     threads of a block. Multi-index levels decompose row-major, last index
+//     fastest, so neighbouring threads touch neighbouring elements.
+//   * A level without a space specifier at the top of the function becomes
+//     `: block` when it contains another parallel level or stages data in
+//     shared memory; otherwise it is "flat": one thread per instance, 256
+//     threads per block. An unannotated level inside a block level becomes
+//     `: thread`.
+// Statements at block scope run on every thread of the block (uniform
+// control flow); their stores are done by thread 0. Copies into shared
+// memory are cooperative over all threads and fenced by __syncthreads().
+#include "codegen/kernel_codegen.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "codegen/cuda_emitter.hpp"
+#include "frontend/frontend.hpp"
+
+namespace croq::codegen {
+namespace {
+
+using namespace frontend::ast;
+
+// ------------------------------------------------------------------ errors
+
+[[noreturn]] void fail_at(const Program& program, const SourceLocation& loc, const std::string& message,
+                          const std::string& hint = "") {
+  Diagnostic d;
+  d.message = message;
+  d.line = loc.line;
+  d.column = loc.column;
+  d.length = std::max(1, loc.length);
+  d.hint = hint;
+  throw CompileError({d}, program.source, program.source_name);
+}
+
+std::string shape_text(DType t, const std::vector<std::int64_t>& dims) {
+  std::string s = std::string(dtype_name(t)) + " [";
+  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+const char* cuda_type(DType t) {
+  switch (t) {
+    case DType::s8: return "signed char";
+    case DType::u8: return "unsigned char";
+    case DType::s16: return "short";
+    case DType::u16: return "unsigned short";
+    case DType::s32: return "int";
+    case DType::u32: return "unsigned int";
+    case DType::s64: return "long long";
+    case DType::u64: return "unsigned long long";
+    case DType::f16: return "__half";
+    case DType::bf16: return "__nv_bfloat16";
+    case DType::f32: return "float";
+    case DType::f64: return "double";
+    case DType::f8_e4m3: return "__nv_fp8_e4m3";
+    case DType::f8_e5m2: return "__nv_fp8_e5m2";
+  }
+  return "int";
+}
+
+// ------------------------------------------------------------------ values
+
+struct Buffer {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<std::int64_t> dims;
+  enum class Space { global, shared, local } space = Space::global;
+  int argument = -1;  // call argument it comes from; -2: the output; -1: none
+};
+
+// A rectangular window into a buffer: element (i...) is buffer element
+// (origin + i...). `exact`: the window never reaches past the buffer.
+struct View {
+  std::shared_ptr<Buffer> buffer;
+  std::vector<std::string> origin;
+  std::vector<std::int64_t> extent;
+  bool exact = true;
+  // subspan(...) / view(...) wait for .at / .step / .from to place them.
+  enum class Pending { none, subspan, view } pending = Pending::none;
+  std::vector<std::int64_t> step;
+};
+
+struct Value {
+  enum class Kind { scalar, index, view, shape, future, tuple } kind = Kind::scalar;
+  std::string text;
+  std::optional<std::int64_t> constant;
+  std::int64_t count = 0;  // index: how many values it takes (#p)
+  bool is_float = false;
+  View view;               // view / future
+  std::vector<std::int64_t> dims;  // shape
+  std::vector<Value> elements;     // tuple
+  std::string guard;               // element refs: condition for a valid access
+  std::shared_ptr<Buffer> element_of;  // element refs: the buffer they address
+  bool is_async = false;               // futures
+};
+
+Value scalar_const(std::int64_t v) {
+  Value r;
+  r.text = std::to_string(v);
+  r.constant = v;
+  return r;
+}
+
+bool is_zero(const std::string& s) { return s == "0"; }
+
+std::string add_text(const std::string& a, const std::string& b) {
+  if (is_zero(a)) return b;
+  if (is_zero(b)) return a;
+  return "(" + a + " + " + b + ")";
+}
+
+std::string mul_text(const std::string& a, std::int64_t k) {
+  if (k == 0 || is_zero(a)) return "0";
+  if (k == 1) return a;
+  return "(" + a + " * " + std::to_string(k) + ")";
+}
+
+// ------------------------------------------------------------------ codegen
+
+enum class Scope { kernel, block, thread };
+
+class Codegen {
+ public:
+  Codegen(const Program& program, const Function& fn, const std::vector<ArgSignature>& args,
+          std::map<std::string, std::int64_t> dims, int max_shared)
+      : program_(program), fn_(fn), args_(args), dims_(std::move(dims)), max_shared_(max_shared) {}
+
+  GeneratedKernel run();
+
+ private:
+  // --- symbols
+  void push() { symbols_.emplace_back(); }
+  void pop() { symbols_.pop_back(); }
+  void define(const std::string& name, Value v) { symbols_.back()[name] = std::move(v); }
+  const Value* lookup(const std::string& name) const {
+    for (auto it = symbols_.rbegin(); it != symbols_.rend(); ++it) {
+      auto f = it->find(name);
+      if (f != it->end()) return &f->second;
+    }
+    return nullptr;
+  }
+  std::string fresh(const std::string& base) { return base + "_" + std::to_string(counter_++); }
+
+  // --- expressions
+  Value expr(const Expr& e);
+  Value name_value(const Expr& e, const Name& n);
+  Value member(const Expr& e, const Member& m);
+  Value binary(const Expr& e, const Binary& b);
+  Value element_ref(const Expr& e, const Value& target, const ExprList& args);
+  std::int64_t const_int(const Expr& e, const char* what);
+  std::vector<std::int64_t> shape_of(const Expr& e);
+  std::vector<Value> index_args(const ExprList& args);
+
+  // --- statements
+  void stmt(const Stmt& s);
+  void block(const Stmt& s);
+  void declaration(const Stmt& s, const Declaration& d);
+  void assignment(const Stmt& s, const Assignment& a);
+  void parallel(const Stmt& s, const Parallel& p, std::size_t level);
+  void loop(const Stmt& s, const Loop& l);
+  void copy(const Stmt& s, const Copy& c);
+  void emit_copy(const View& src, const View& dst, bool zfill, const std::vector<std::int64_t>& perm);
+  void line_directive(const SourceLocation& loc);
+
+  // --- helpers
+  bool contains_parallel(const Stmt& s) const;
+  bool uses_shared(const Stmt& s) const;
+  std::shared_ptr<Buffer> allocate(const std::string& base, DType t, std::vector<std::int64_t> dims,
+                                   Buffer::Space space);
+  std::string address(const View& v, const std::vector<std::string>& idx) const;
+  void mark_written(const Buffer& b);
+
+  const Program& program_;
+  const Function& fn_;
+  const std::vector<ArgSignature>& args_;
+  std::map<std::string, std::int64_t> dims_;
+  int max_shared_;
+
+  Emitter out_;
+  std::vector<std::map<std::string, Value>> symbols_;
+  int counter_ = 0;
+  Scope scope_ = Scope::kernel;
+  std::string thread_id_ = "threadIdx.x";  // what the next thread-space level splits
+
+  GeneratedKernel result_;
+  std::int64_t grid_ = 1;
+  bool grid_set_ = false;
+  std::int64_t block_threads_ = 1;
+  std::int64_t shared_bytes_ = 0;
+  bool needs_half_ = false, needs_bf16_ = false, needs_fp8_ = false;
+  std::string output_name_;
+  std::shared_ptr<Buffer> output_;
+};
+
+// ---- helpers ---------------------------------------------------------------
+
+void Codegen::line_directive(const SourceLocation& loc) {
+  if (loc.line > 0) out_.raw("#line " + std::to_string(loc.line) + " \"" + program_.source_name + "\"");
+}
+
+std::shared_ptr<Buffer> Codegen::allocate(const std::string& base, DType t, std::vector<std::int64_t> dims,
+                                          Buffer::Space space) {
+  auto b = std::make_shared<Buffer>();
+  b->name = fresh(base);
+  b->dtype = t;
+  b->dims = std::move(dims);
+  b->space = space;
+  std::int64_t n = 1;
+  for (auto d : b->dims) n *= d;
+  if (t == DType::f16) needs_half_ = true;
+  if (t == DType::bf16) needs_bf16_ = true;
+  if (space == Buffer::Space::shared) {
+    std::int64_t offset = (shared_bytes_ + 127) / 128 * 128;  // 128-byte aligned (16 B vectors, swizzle atoms)
+    shared_bytes_ = offset + n * static_cast<std::int64_t>(dtype_size(t));
+    out_.line(std::string(cuda_type(t)) + "* " + b->name + " = reinterpret_cast<" + cuda_type(t) +
+              "*>(croq_smem + " + std::to_string(offset) + ");");
+  } else if (space == Buffer::Space::local) {
+    out_.line(std::string(cuda_type(t)) + " " + b->name + "[" + std::to_string(n) + "];");
+  }
+  return b;
+}
+
+std::string Codegen::address(const View& v, const std::vector<std::string>& idx) const {
+  std::string linear = "0";
+  std::int64_t stride = 1;
+  for (int d = static_cast<int>(v.extent.size()) - 1; d >= 0; --d) {
+    std::string coord = add_text(v.origin[d], idx[d]);
+    linear = add_text(linear, mul_text(coord, stride));
+    stride *= v.buffer->dims[d];
+  }
+  return v.buffer->name + "[" + linear + "]";
+}
+
+void Codegen::mark_written(const Buffer& b) {
+  if (b.argument >= 0) result_.argument_written[b.argument] = true;
+}
+
+bool Codegen::contains_parallel(const Stmt& s) const {
+  bool found = false;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
+    if (found) return;
+    std::visit([&](const auto& n) {
+      using T = std::decay_t<decltype(n)>;
+      if constexpr (std::is_same_v<T, Parallel>) found = true;
+      else if constexpr (std::is_same_v<T, Block>) { for (const auto& c : n.statements) walk(*c); }
+      else if constexpr (std::is_same_v<T, Loop> || std::is_same_v<T, While> || std::is_same_v<T, InThreads>) { if (n.body) walk(*n.body); }
+      else if constexpr (std::is_same_v<T, If>) { walk(*n.then_branch); if (n.else_branch) walk(*n.else_branch); }
+    }, st.node);
+  };
+  walk(s);
+  return found;
+}
+
+bool Codegen::uses_shared(const Stmt& s) const {
+  bool found = false;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
+    if (found) return;
+    std::visit([&](const auto& n) {
+      using T = std::decay_t<decltype(n)>;
+      if constexpr (std::is_same_v<T, Copy>) { if (n.destination_storage == Storage::shared) found = true; }
+      else if constexpr (std::is_same_v<T, Declaration>) { if (n.type.storage == Storage::shared) found = true; }
+      else if constexpr (std::is_same_v<T, Sync>) found = true;
+      else if constexpr (std::is_same_v<T, Block>) { for (const auto& c : n.statements) walk(*c); }
+      else if constexpr (std::is_same_v<T, Loop> || std::is_same_v<T, While> || std::is_same_v<T, InThreads> ||
+                         std::is_same_v<T, Parallel>) { if (n.body) walk(*n.body); }
+      else if constexpr (std::is_same_v<T, If>) { walk(*n.then_branch); if (n.else_branch) walk(*n.else_branch); }
+    }, st.node);
+  };
+  walk(s);
+  return found;
+}
+
+// ---- expressions -------------------------------------------------------------
+
+std::int64_t Codegen::const_int(const Expr& e, const char* what) {
+  Value v = expr(e);
+  if (v.kind == Value::Kind::index && v.count > 0 && !v.constant)
+    fail_at(program_, e.location, std::string(what) + " must be known when the kernel is specialized; `" +
+                                      frontend::print_expression(e) + "` is a runtime index");
+  if (!v.constant) fail_at(program_, e.location, std::string(what) + " must be a constant, got `" +
+                                                     frontend::print_expression(e) + "`");
+  return *v.constant;
+}
+
+std::vector<std::int64_t> Codegen::shape_of(const Expr& e) {
+  Value v = expr(e);
+  switch (v.kind) {
+    case Value::Kind::shape: return v.dims;
+    case Value::Kind::view: case Value::Kind::future: return v.view.extent;
+    case Value::Kind::scalar:
+      if (v.constant) return {*v.constant};
+      break;
+    default: break;
+  }
+  fail_at(program_, e.location, "expected a shape such as `[M, N]` or `x.span`, got `" +
+                                    frontend::print_expression(e) + "`");
+}
+
+Value Codegen::name_value(const Expr& e, const Name& n) {
+  if (const Value* v = lookup(n.name)) return *v;
+  auto dim = dims_.find(n.name);
+  if (dim != dims_.end()) return scalar_const(dim->second);
+  auto def = program_.defines.find(n.name);
+  if (def != program_.defines.end() && def->second.value) {
+    if (auto* i = std::get_if<std::int64_t>(&*def->second.value)) return scalar_const(*i);
+    Value f;
+    f.text = def->second.text;
+    f.is_float = true;
+    return f;
+  }
+  fail_at(program_, e.location, "unknown name `" + n.name + "`");
+}
+
+std::vector<Value> Codegen::index_args(const ExprList& args) {
+  std::vector<Value> out;
+  for (const auto& a : args) {
+    Value v = expr(*a);
+    if (v.kind == Value::Kind::tuple) {
+      for (auto& el : v.elements) out.push_back(el);
+    } else {
+      out.push_back(std::move(v));
+    }
+  }
+  return out;
+}
+
+Value Codegen::element_ref(const Expr& e, const Value& target, const ExprList& args) {
+  const View& v = target.view;
+  std::vector<Value> idx = index_args(args);
+  if (idx.size() != v.extent.size())
+    fail_at(program_, e.location, "`.at` on a rank-" + std::to_string(v.extent.size()) + " tensor takes " +
+                                      std::to_string(v.extent.size()) + " indices, got " +
+                                      std::to_string(idx.size()));
+  std::vector<std::string> texts;
+  std::string guard;
+  for (std::size_t d = 0; d < idx.size(); ++d) {
+    if (idx[d].kind != Value::Kind::scalar && idx[d].kind != Value::Kind::index)
+      fail_at(program_, args[std::min(d, args.size() - 1)]->location, "an index must be an integer");
+    if (idx[d].constant && (*idx[d].constant < 0 || *idx[d].constant >= v.extent[d]))
+      fail_at(program_, args[std::min(d, args.size() - 1)]->location,
+              "index " + std::to_string(*idx[d].constant) + " is out of range for dimension " + std::to_string(d) +
+                  " of extent " + std::to_string(v.extent[d]));
+    texts.push_back(idx[d].text);
+    // In range by construction when the index cannot exceed the window and
+    // the window stays inside the buffer; otherwise guard at run time.
+    bool bounded = idx[d].constant || (idx[d].kind == Value::Kind::index && idx[d].count <= v.extent[d]);
+    if (!(bounded && v.exact)) {
+      std::string coord = add_text(v.origin[d], idx[d].text);
+      guard += (guard.empty() ? "" : " && ") + coord + " < " + std::to_string(v.buffer->dims[d]);
+    }
+  }
+  Value r;
+  r.text = address(v, texts);
+  r.guard = guard;
+  r.element_of = v.buffer;
+  r.is_float = is_floating(v.buffer->dtype);
+  return r;
+}
+
+Value Codegen::member(const Expr& e, const Member& m) {
+  Value obj = expr(*m.object);
+  auto need_view = [&](const char* op) {
+    if (obj.kind != Value::Kind::view && obj.kind != Value::Kind::future)
+      fail_at(program_, e.location, std::string("`.") + op + "` needs a tensor, got `" +
+                                        frontend::print_expression(*m.object) + "`");
+  };
+  auto place = [&](const std::vector<std::string>& offsets) {
+    View v = obj.view;
+    for (std::size_t d = 0; d < v.extent.size(); ++d) v.origin[d] = add_text(v.origin[d], offsets[d]);
+    v.pending = View::Pending::none;
+    Value r;
+    r.kind = Value::Kind::view;
+    r.view = v;
+    return r;
+  };
+  switch (m.kind) {
+    case MemberKind::span: {
+      need_view("span");
+      if (!m.has_args) {
+        Value r;
+        r.kind = Value::Kind::shape;
+        r.dims = obj.view.extent;
+        return r;
+      }
+      std::int64_t i = const_int(*m.args.at(0), "the dimension of `.span(i)`");
+      if (i < 0 || i >= static_cast<std::int64_t>(obj.view.extent.size()))
+        fail_at(program_, e.location, "`.span(" + std::to_string(i) + ")` on a rank-" +
+                                          std::to_string(obj.view.extent.size()) + " tensor");
+      return scalar_const(obj.view.extent[i]);
+    }
+    case MemberKind::data:
+      if (obj.kind != Value::Kind::future)
+        fail_at(program_, e.location, "`.data` needs the future of a copy, got `" +
+                                          frontend::print_expression(*m.object) + "`");
+      obj.kind = Value::Kind::view;
+      return obj;
+    case MemberKind::at: {
+      need_view("at");
+      if (obj.view.pending == View::Pending::subspan) {
+        std::vector<Value> idx = index_args(m.args);
+        if (idx.size() != obj.view.extent.size())
+          fail_at(program_, e.location, "`.at` after `subspan` takes " + std::to_string(obj.view.extent.size()) +
+                                            " tile coordinates, got " + std::to_string(idx.size()));
+        std::vector<std::string> offsets;
+        View& v = obj.view;
+        for (std::size_t d = 0; d < idx.size(); ++d) {
+          std::int64_t step = v.step.empty() ? v.extent[d] : v.step[d];
+          offsets.push_back(mul_text(idx[d].text, step));
+          // The last tile may reach past the parent: guard unless tiles divide it.
+          std::int64_t parent = v.buffer->dims[d];
+          if (!(idx[d].kind == Value::Kind::index && (idx[d].count - 1) * step + v.extent[d] <= parent) &&
+              !(idx[d].constant && *idx[d].constant * step + v.extent[d] <= parent))
+            v.exact = false;
+        }
+        return place(offsets);
+      }
+      if (obj.view.pending != View::Pending::none)
+        fail_at(program_, e.location, "`.view(...)` must be placed with `.from(...)`");
+      return element_ref(e, obj, m.args);
+    }
+    case MemberKind::chunkat: {
+      need_view("chunkat");
+      if (m.args.size() != obj.view.extent.size())
+        fail_at(program_, e.location, "`.chunkat` on a rank-" + std::to_string(obj.view.extent.size()) +
+                                          " tensor takes " + std::to_string(obj.view.extent.size()) +
+                                          " arguments, got " + std::to_string(m.args.size()));
+      View v = obj.view;
+      for (std::size_t d = 0; d < m.args.size(); ++d) {
+        if (std::holds_alternative<Wildcard>(m.args[d]->node)) continue;
+        Value idx = expr(*m.args[d]);
+        if (idx.kind != Value::Kind::index || idx.count <= 0)
+          fail_at(program_, m.args[d]->location, "`chunkat` takes parallel or loop indices (or `_`), got `" +
+                                                     frontend::print_expression(*m.args[d]) + "`",
+                  "use `subspan(...).at(...)` for tiles of an explicit size");
+        std::int64_t chunk = (v.extent[d] + idx.count - 1) / idx.count;
+        if (v.extent[d] % idx.count != 0) v.exact = false;
+        v.origin[d] = add_text(v.origin[d], mul_text(idx.text, chunk));
+        v.extent[d] = chunk;
+      }
+      Value r;
+      r.kind = Value::Kind::view;
+      r.view = v;
+      return r;
+    }
+    case MemberKind::subspan:
+    case MemberKind::view: {
+      need_view(m.kind == MemberKind::view ? "view" : "subspan");
+      if (m.args.size() != obj.view.extent.size())
+        fail_at(program_, e.location, std::string("`.") + m.name + "` on a rank-" +
+                                          std::to_string(obj.view.extent.size()) + " tensor takes " +
+                                          std::to_string(obj.view.extent.size()) + " extents, got " +
+                                          std::to_string(m.args.size()));
+      Value r = obj;
+      r.kind = Value::Kind::view;
+      for (std::size_t d = 0; d < m.args.size(); ++d) r.view.extent[d] = const_int(*m.args[d], "a tile extent");
+      r.view.pending = m.kind == MemberKind::view ? View::Pending::view : View::Pending::subspan;
+      return r;
+    }
+    case MemberKind::step: {
+      if (obj.view.pending != View::Pending::subspan)
+        fail_at(program_, e.location, "`.step(...)` follows `.subspan(...)`");
+      obj.view.step.clear();
+      for (const auto& a : m.args) obj.view.step.push_back(const_int(*a, "a step"));
+      return obj;
+    }
+    case MemberKind::from: {
+      if (obj.view.pending != View::Pending::view) fail_at(program_, e.location, "`.from(...)` follows `.view(...)`");
+      std::vector<Value> idx = index_args(m.args);
+      if (idx.size() != obj.view.extent.size())
+        fail_at(program_, e.location, "`.from` takes " + std::to_string(obj.view.extent.size()) +
+                                          " offsets, got " + std::to_string(idx.size()));
+      std::vector<std::string> offsets;
+      for (std::size_t d = 0; d < idx.size(); ++d) {
+        offsets.push_back(idx[d].text);
+        if (!(idx[d].constant && *idx[d].constant + obj.view.extent[d] <= obj.view.buffer->dims[d]))
+          obj.view.exact = false;  // a runtime offset: guard every access
+      }
+      return place(offsets);
+    }
+    default:
+      fail_at(program_, e.location, "`." + m.name + "` is not supported yet by libcroqjit codegen");
+  }
+}
+
+Value Codegen::binary(const Expr& e, const Binary& b) {
+  Value l = expr(*b.lhs), r = expr(*b.rhs);
+  if (b.op == BinaryOp::compose) {
+    if (r.kind != Value::Kind::index || r.count <= 0)
+      fail_at(program_, b.rhs->location, "the right side of `#` must be a bounded index (a parallel or loop "
+                                         "variable), got `" + frontend::print_expression(*b.rhs) + "`");
+    Value out;
+    out.kind = Value::Kind::index;
+    out.text = add_text(mul_text(l.text, r.count), r.text);
+    out.count = (l.kind == Value::Kind::index ? l.count : 1) * r.count;
+    return out;
+  }
+  static const std::map<BinaryOp, const char*> ops = {
+      {BinaryOp::mul, "*"}, {BinaryOp::div, "/"}, {BinaryOp::mod, "%"}, {BinaryOp::add, "+"},
+      {BinaryOp::sub, "-"}, {BinaryOp::shl, "<<"}, {BinaryOp::shr, ">>"}, {BinaryOp::lt, "<"},
+      {BinaryOp::gt, ">"}, {BinaryOp::le, "<="}, {BinaryOp::ge, ">="}, {BinaryOp::eq, "=="},
+      {BinaryOp::ne, "!="}, {BinaryOp::bit_and, "&"}, {BinaryOp::bit_xor, "^"}, {BinaryOp::bit_or, "|"},
+      {BinaryOp::logical_and, "&&"}, {BinaryOp::logical_or, "||"}};
+  for (const Value* v : {&l, &r})
+    if (v->kind == Value::Kind::view || v->kind == Value::Kind::future || v->kind == Value::Kind::shape)
+      fail_at(program_, e.location, "arithmetic on a whole tensor or shape is not supported; index it with `.at`");
+  Value out;
+  out.is_float = l.is_float || r.is_float;
+  if (l.constant && r.constant) {
+    std::int64_t a = *l.constant, c = *r.constant;
+    if ((b.op == BinaryOp::div || b.op == BinaryOp::mod) && c == 0) fail_at(program_, e.location, "division by zero");
+    std::int64_t v = 0;
+    switch (b.op) {
+      case BinaryOp::mul: v = a * c; break;
+      case BinaryOp::div: v = a / c; break;
+      case BinaryOp::mod: v = a % c; break;
+      case BinaryOp::add: v = a + c; break;
+      case BinaryOp::sub: v = a - c; break;
+      case BinaryOp::shl: v = a << c; break;
+      case BinaryOp::shr: v = a >> c; break;
+      case BinaryOp::lt: v = a < c; break;
+      case BinaryOp::gt: v = a > c; break;
+      case BinaryOp::le: v = a <= c; break;
+      case BinaryOp::ge: v = a >= c; break;
+      case BinaryOp::eq: v = a == c; break;
+      case BinaryOp::ne: v = a != c; break;
+      case BinaryOp::bit_and: v = a & c; break;
+      case BinaryOp::bit_xor: v = a ^ c; break;
+      case BinaryOp::bit_or: v = a | c; break;
+      case BinaryOp::logical_and: v = a && c; break;
+      case BinaryOp::logical_or: v = a || c; break;
+      default: break;
+    }
+    return scalar_const(v);
+  }
+  out.text = "(" + l.text + " " + ops.at(b.op) + " " + r.text + ")";
+  // An index plus a constant offset is still bounded (used for halo reads).
+  if (l.kind == Value::Kind::index && r.constant && (b.op == BinaryOp::add || b.op == BinaryOp::sub)) {
+    out.kind = Value::Kind::index;
+    out.count = b.op == BinaryOp::add ? l.count + *r.constant : l.count;
+  }
+  if (!l.guard.empty() || !r.guard.empty()) {
+    // A guarded element read inside arithmetic reads as zero out of range.
+    auto guarded = [](const Value& v) { return v.guard.empty() ? v.text : "((" + v.guard + ") ? " + v.text + " : decltype(" + v.text + ")(0))"; };
+    out.text = "(" + guarded(l) + " " + ops.at(b.op) + " " + guarded(r) + ")";
+  }
+  return out;
+}
+
+Value Codegen::expr(const Expr& e) {
+  return std::visit([&](const auto& n) -> Value {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, IntegerLiteral>) {
+      return scalar_const(static_cast<std::int64_t>(n.value));
+    } else if constexpr (std::is_same_v<T, FloatLiteral>) {
+      Value v;
+      v.text = n.spelling;
+      v.is_float = true;
+      return v;
+    } else if constexpr (std::is_same_v<T, BoolLiteral>) {
+      return scalar_const(n.value ? 1 : 0);
+    } else if constexpr (std::is_same_v<T, Name>) {
+      return name_value(e, n);
+    } else if constexpr (std::is_same_v<T, Unary>) {
+      if (n.op == UnaryOp::extent) {
+        Value v = expr(*n.operand);
+        if (v.kind != Value::Kind::index || v.count <= 0)
+          fail_at(program_, e.location, "`#` gives the extent of a parallel or loop index; `" +
+                                            frontend::print_expression(*n.operand) + "` is not one");
+        return scalar_const(v.count);
+      }
+      Value v = expr(*n.operand);
+      if (v.constant && n.op == UnaryOp::negate) return scalar_const(-*v.constant);
+      if (v.constant && n.op == UnaryOp::logical_not) return scalar_const(!*v.constant);
+      if (v.constant && n.op == UnaryOp::plus) return v;
+      static const std::map<UnaryOp, const char*> ops = {{UnaryOp::negate, "-"}, {UnaryOp::plus, "+"},
+                                                         {UnaryOp::logical_not, "!"}, {UnaryOp::bit_not, "~"}};
+      auto op = ops.find(n.op);
+      if (op == ops.end()) fail_at(program_, e.location, "this operator is not supported yet by libcroqjit codegen");
+      Value out;
+      out.text = std::string("(") + op->second + (v.guard.empty() ? v.text : "((" + v.guard + ") ? " + v.text + " : 0)") + ")";
+      out.is_float = v.is_float;
+      return out;
+    } else if constexpr (std::is_same_v<T, Binary>) {
+      return binary(e, n);
+    } else if constexpr (std::is_same_v<T, Conditional>) {
+      Value c = expr(*n.condition), a = expr(*n.then_value), b = expr(*n.else_value);
+      if (c.constant) return *c.constant ? a : b;
+      Value out;
+      out.text = "(" + c.text + " ? " + a.text + " : " + b.text + ")";
+      out.is_float = a.is_float || b.is_float;
+      return out;
+    } else if constexpr (std::is_same_v<T, Call>) {
+      const auto* callee = std::get_if<Name>(&n.callee->node);
+      if (callee && callee->name == "cdiv" && n.args.size() == 2) {
+        Value a = expr(*n.args[0]), b = expr(*n.args[1]);
+        if (a.constant && b.constant && *b.constant != 0) return scalar_const((*a.constant + *b.constant - 1) / *b.constant);
+        Value out;
+        out.text = "((" + a.text + " + " + b.text + " - 1) / " + b.text + ")";
+        return out;
+      }
+      fail_at(program_, e.location, "calls are not supported yet by libcroqjit codegen (`" +
+                                        frontend::print_expression(*n.callee) + "`)");
+    } else if constexpr (std::is_same_v<T, Member>) {
+      return member(e, n);
+    } else if constexpr (std::is_same_v<T, ShapeList>) {
+      Value v;
+      v.kind = Value::Kind::shape;
+      for (const auto& d : n.dims) {
+        std::vector<std::int64_t> part = shape_of(*d);  // [a.span, 4] flattens a.span
+        v.dims.insert(v.dims.end(), part.begin(), part.end());
+      }
+      return v;
+    } else if constexpr (std::is_same_v<T, ITuple>) {
+      Value v;
+      v.kind = Value::Kind::tuple;
+      for (const auto& el : n.elements) v.elements.push_back(expr(*el));
+      return v;
+    } else if constexpr (std::is_same_v<T, ElementCount>) {
+      std::int64_t count = 1;
+      for (auto d : shape_of(*n.operand)) count *= d;
+      return scalar_const(count);
+    } else {
+      fail_at(program_, e.location, "this expression is not supported yet by libcroqjit codegen");
+    }
+  }, e.node);
+}
+
+// ---- statements ----------------------------------------------------------------
+
+void Codegen::block(const Stmt& s) {
+  if (const auto* b = std::get_if<Block>(&s.node)) {
+    push();
+    for (const auto& c : b->statements) stmt(*c);
+    pop();
+  } else {
+    push();
+    stmt(s);
+    pop();
+  }
+}
+
+void Codegen::declaration(const Stmt& s, const Declaration& d) {
+  const TypeRef& t = d.type;
+  if (t.kind == TypeKind::element && t.has_shape) {
+    DType dtype;
+    if (!parse_dtype(t.name, dtype)) fail_at(program_, t.location, "element type `" + t.name + "` is not supported yet");
+    std::vector<std::int64_t> dims;
+    for (const auto& dim : t.shape) {
+      auto part = shape_of(*dim);
+      dims.insert(dims.end(), part.begin(), part.end());
+    }
+    for (const Declarator& decl : d.declarators) {
+      if (decl.array_size) fail_at(program_, decl.location, "buffer arrays are not supported yet by libcroqjit codegen");
+      std::shared_ptr<Buffer> buf;
+      if (t.storage == Storage::shared) buf = allocate(decl.name, dtype, dims, Buffer::Space::shared);
+      else if (t.storage == Storage::local) buf = allocate(decl.name, dtype, dims, Buffer::Space::local);
+      else if (decl.name == output_name_) {
+        if (dtype != result_.output_dtype || dims != result_.output_shape)
+          fail_at(program_, decl.location, "`" + decl.name + "` is declared " + shape_text(dtype, dims) +
+                                               " but the function returns " +
+                                               shape_text(result_.output_dtype, result_.output_shape));
+        buf = output_;
+      } else {
+        fail_at(program_, decl.location, "global tensors other than the returned one are not supported yet",
+                "declare it `shared` or `local`, or return it");
+      }
+      Value v;
+      v.kind = Value::Kind::view;
+      v.view.buffer = buf;
+      v.view.extent = dims;
+      v.view.origin.assign(dims.size(), "0");
+      define(decl.name, v);
+    }
+    return;
+  }
+  if (t.kind == TypeKind::int_ || t.kind == TypeKind::bool_ || t.kind == TypeKind::auto_ ||
+      (t.kind == TypeKind::element && !t.has_shape)) {
+    for (const Declarator& decl : d.declarators) {
+      std::string ctype = t.kind == TypeKind::bool_ ? "bool" : t.kind == TypeKind::element ? "" : "int";
+      if (t.kind == TypeKind::element) {
+        DType dt;
+        if (!parse_dtype(t.name, dt)) fail_at(program_, t.location, "element type `" + t.name + "` is not supported yet");
+        ctype = cuda_type(dt);
+      }
+      Value init;
+      bool has_init = !decl.init_values.empty();
+      if (has_init) init = expr(*decl.init_values[0]);
+      if (t.kind == TypeKind::auto_) ctype = has_init && init.is_float ? "float" : "int";
+      // Immutable integers with a constant value stay compile-time constants.
+      if (!t.is_mutable && has_init && init.constant && t.kind != TypeKind::element) {
+        define(decl.name, scalar_const(*init.constant));
+        continue;
+      }
+      std::string name = fresh(decl.name);
+      // `int`/`bool` are immutable unless `mutable`; element-typed scalars are
+      // accumulators and stay assignable.
+      bool is_const = !t.is_mutable && t.kind != TypeKind::element;
+      out_.line((is_const ? "const " : "") + ctype + " " + name + " = " + (has_init ? init.text : "0") + ";");
+      Value v;
+      v.text = name;
+      v.is_float = init.is_float || t.kind == TypeKind::element;
+      define(decl.name, v);
+    }
+    return;
+  }
+  fail_at(program_, s.location, "this declaration is not supported yet by libcroqjit codegen");
+}
+
+void Codegen::assignment(const Stmt& s, const Assignment& a) {
+  static const std::map<AssignOp, const char*> ops = {
+      {AssignOp::assign, "="}, {AssignOp::add, "+="}, {AssignOp::sub, "-="}, {AssignOp::mul, "*="},
+      {AssignOp::div, "/="}, {AssignOp::mod, "%="}, {AssignOp::bit_and, "&="}, {AssignOp::bit_or, "|="},
+      {AssignOp::bit_xor, "^="}, {AssignOp::shl, "<<="}, {AssignOp::shr, ">>="}};
+  Value target = expr(*a.target);
+  Value value = expr(*a.value);
+  if (target.kind != Value::Kind::scalar || target.constant)
+    fail_at(program_, a.target->location, "cannot assign to `" + frontend::print_expression(*a.target) + "`",
+            "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar");
+  std::string value_text = value.guard.empty() ? value.text
+                                               : "((" + value.guard + ") ? " + value.text + " : decltype(" + value.text + ")(0))";
+  std::string code = target.text + " " + ops.at(a.op) + " " + value_text + ";";
+  std::string guard = target.guard;
+  if (target.element_of) {
+    mark_written(*target.element_of);
+    if (target.element_of == output_ && a.op != AssignOp::assign) result_.output_needs_zero = true;
+    // Block scope: every thread runs this statement; one store is enough.
+    if (scope_ != Scope::thread && target.element_of->space != Buffer::Space::local)
+      guard = guard.empty() ? "threadIdx.x == 0" : "threadIdx.x == 0 && " + guard;
+  }
+  line_directive(s.location);
+  out_.line(guard.empty() ? code : "if (" + guard + ") " + code);
+}
+
+void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index) {
+  if (level_index == p.levels.size()) {
+    block(*p.body);
+    return;
+  }
+  const ParallelLevel& lv = p.levels[level_index];
+  // The counts: `by 8`, `by [8, 16]`, or a shape expression.
+  std::vector<std::int64_t> counts = shape_of(*lv.count);
+  if (!lv.indices.empty() && lv.indices.size() != counts.size())
+    fail_at(program_, lv.location, std::to_string(lv.indices.size()) + " indices but " + std::to_string(counts.size()) +
+                                       " counts after `by`");
+  std::int64_t total = 1;
+  for (auto c : counts) {
+    if (c <= 0) fail_at(program_, lv.count->location, "a parallel count must be positive, got " + std::to_string(c));
+    total *= c;
+  }
+  // Where this level runs.
+  SpaceSpecifier space = lv.space;
+  bool nested_below = level_index + 1 < p.levels.size() || contains_parallel(*p.body);
+  enum class Mapping { grid, threads, flat } mapping;
+  if (space == SpaceSpecifier::block) mapping = Mapping::grid;
+  else if (space == SpaceSpecifier::thread || space == SpaceSpecifier::group || space == SpaceSpecifier::group4)
+    mapping = Mapping::threads;
+  else if (space == SpaceSpecifier::cluster)
+    fail_at(program_, lv.location, "`: cluster` is not supported yet by libcroqjit codegen");
+  else if (scope_ == Scope::kernel)
+    mapping = (nested_below || uses_shared(*p.body)) ? Mapping::grid : Mapping::flat;
+  else
+    mapping = Mapping::threads;
+
+  if (mapping == Mapping::grid && scope_ != Scope::kernel)
+    fail_at(program_, lv.location, "a `: block` level must be the outermost parallel level");
+  if (mapping == Mapping::threads && scope_ == Scope::thread && space != SpaceSpecifier::thread)
+    fail_at(program_, lv.location, "parallel levels inside a thread level are not supported");
+  if ((mapping == Mapping::grid || mapping == Mapping::flat) && grid_set_)
+    fail_at(program_, lv.location, "only one block-level parallel statement per kernel is supported yet");
+
+  std::string linear = fresh("lin");
+  Scope saved_scope = scope_;
+  std::string saved_tid = thread_id_;
+  out_.line("{");
+  out_.indent();
+  line_directive(lv.location);
+  bool guarded = false;
+  if (mapping == Mapping::grid) {
+    grid_ = total;
+    grid_set_ = true;
+    out_.line("const int " + linear + " = blockIdx.x;");
+    scope_ = Scope::block;
+  } else if (mapping == Mapping::flat) {
+    std::int64_t threads = std::min<std::int64_t>(total, 256);
+    grid_ = (total + threads - 1) / threads;
+    grid_set_ = true;
+    block_threads_ = std::max(block_threads_, threads);
+    out_.line("const int " + linear + " = blockIdx.x * " + std::to_string(threads) + " + threadIdx.x;");
+    if (grid_ * threads != total) {
+      out_.line("if (" + linear + " < " + std::to_string(total) + ") {");
+      out_.indent();
+      guarded = true;
+    }
+    scope_ = Scope::thread;
+  } else {
+    std::int64_t unit = space == SpaceSpecifier::group ? 32 : space == SpaceSpecifier::group4 ? 128 : 1;
+    std::int64_t needed = total * unit;
+    if (needed > 1024)
+      fail_at(program_, lv.location, "this parallel level needs " + std::to_string(needed) +
+                                         " threads in a block; a block has at most 1024");
+    if (thread_id_ == "threadIdx.x") block_threads_ = std::max(block_threads_, needed);
+    out_.line("const int " + linear + " = " + (unit == 1 ? thread_id_ : "(" + thread_id_ + ") / " + std::to_string(unit)) + ";");
+    out_.line("if (" + linear + " < " + std::to_string(total) + ") {");
+    out_.indent();
+    guarded = true;
+    if (unit > 1) thread_id_ = "(" + thread_id_ + ") % " + std::to_string(unit);
+    scope_ = unit == 1 ? Scope::thread : scope_;
+  }
+  push();
+  // Row-major decomposition, last index fastest.
+  std::int64_t inner = 1;
+  for (int d = static_cast<int>(counts.size()) - 1; d >= 0; --d) {
+    if (!lv.indices.empty()) {
+      std::string name = fresh(lv.indices[d].name);
+      std::string text = inner == 1 ? linear : "(" + linear + " / " + std::to_string(inner) + ")";
+      if (d > 0) text = "(" + text + " % " + std::to_string(counts[d]) + ")";
+      out_.line("const int " + name + " = " + text + ";");
+      Value v;
+      v.kind = Value::Kind::index;
+      v.text = name;
+      v.count = counts[d];
+      define(lv.indices[d].name, v);
+    }
+    inner *= counts[d];
+  }
+  parallel(s, p, level_index + 1);
+  pop();
+  if (guarded) {
+    out_.dedent();
+    out_.line("}");
+  }
+  out_.dedent();
+  out_.line("}");
+  scope_ = saved_scope;
+  thread_id_ = saved_tid;
+}
+
+void Codegen::loop(const Stmt& s, const Loop& l) {
+  if (l.kind != LoopKind::foreach_)
+    fail_at(program_, s.location, "`with` and `apply` loops are not supported yet by libcroqjit codegen");
+  if (!l.bound) fail_at(program_, s.location, "`foreach` without `in` bounds is not supported yet");
+  std::vector<std::int64_t> bounds = shape_of(*l.bound);
+  if (l.indices.size() != bounds.size())
+    fail_at(program_, l.bound->location, std::to_string(l.indices.size()) + " loop indices but the bound has " +
+                                             std::to_string(bounds.size()) + " dimensions");
+  push();
+  line_directive(s.location);
+  int opened = 0;
+  for (std::size_t d = 0; d < bounds.size(); ++d) {
+    if (l.indices[d].range) fail_at(program_, l.indices[d].name.location, "range loops are not supported yet");
+    std::string name = fresh(l.indices[d].name.name);
+    out_.line("for (int " + name + " = 0; " + name + " < " + std::to_string(bounds[d]) + "; ++" + name + ") {");
+    out_.indent();
+    ++opened;
+    Value v;
+    v.kind = Value::Kind::index;
+    v.text = name;
+    v.count = bounds[d];
+    define(l.indices[d].name.name, v);
+  }
+  block(*l.body);
+  for (int i = 0; i < opened; ++i) {
+    out_.dedent();
+    out_.line("}");
+  }
+  pop();
+}
+
+void Codegen::emit_copy(const View& src, const View& dst, bool zfill, const std::vector<std::int64_t>& perm) {
+  // dst element e (row-major over dst extents) reads src at the permuted coordinate.
+  std::int64_t n = 1;
+  for (auto x : dst.extent) n *= x;
+  bool cooperative = scope_ == Scope::block && dst.buffer->space != Buffer::Space::local;
+  std::string e = fresh("e");
+  if (cooperative) out_.line("for (int " + e + " = threadIdx.x; " + e + " < " + std::to_string(n) + "; " + e + " += blockDim.x) {");
+  else out_.line("for (int " + e + " = 0; " + e + " < " + std::to_string(n) + "; ++" + e + ") {");
+  out_.indent();
+  std::vector<std::string> dst_idx(dst.extent.size());
+  std::int64_t inner = 1;
+  for (int d = static_cast<int>(dst.extent.size()) - 1; d >= 0; --d) {
+    dst_idx[d] = fresh("i");
+    std::string t = inner == 1 ? e : "(" + e + " / " + std::to_string(inner) + ")";
+    if (d > 0) t = "(" + t + " % " + std::to_string(dst.extent[d]) + ")";
+    out_.line("const int " + dst_idx[d] + " = " + t + ";");
+    inner *= dst.extent[d];
+  }
+  std::vector<std::string> src_idx(src.extent.size());
+  for (std::size_t d = 0; d < src.extent.size(); ++d) src_idx[d] = dst_idx[perm.empty() ? d : perm[d]];
+  // Guards: the source window may reach past its buffer (tails) or be
+  // smaller than the destination (zfill); the destination may reach past
+  // its buffer (tail stores).
+  std::string src_ok, dst_ok;
+  for (std::size_t d = 0; d < src.extent.size(); ++d) {
+    std::string coord = add_text(src.origin[d], src_idx[d]);
+    if (!src.exact) src_ok += (src_ok.empty() ? "" : " && ") + coord + " < " + std::to_string(src.buffer->dims[d]);
+    if (src.extent[d] < dst.extent[perm.empty() ? d : perm[d]])
+      src_ok += (src_ok.empty() ? "" : " && ") + src_idx[d] + " < " + std::to_string(src.extent[d]);
+  }
+  for (std::size_t d = 0; d < dst.extent.size(); ++d)
+    if (!dst.exact)
+      dst_ok += (dst_ok.empty() ? "" : " && ") + add_text(dst.origin[d], dst_idx[d]) + " < " + std::to_string(dst.buffer->dims[d]);
+  std::string load = address(src, src_idx), store = address(dst, dst_idx);
+  std::string value = src_ok.empty() ? load : "(" + src_ok + ") ? " + load + " : " + cuda_type(dst.buffer->dtype) + "(0)";
+  std::string statement = store + " = " + value + ";";
+  if (!src_ok.empty() && !zfill && dst.buffer->space == Buffer::Space::global)
+    dst_ok += (dst_ok.empty() ? "" : " && ") + src_ok;  // nothing valid to write
+  out_.line(dst_ok.empty() ? statement : "if (" + dst_ok + ") " + statement);
+  out_.dedent();
+  out_.line("}");
+}
+
+void Codegen::copy(const Stmt& s, const Copy& c) {
+  if (c.engine == Engine::tma)
+    fail_at(program_, c.op_location, "tma.copy is not supported yet by libcroqjit codegen (Hopper path)",
+            "use dma.copy");
+  if (c.op != CopyOp::copy && c.op != CopyOp::transp)
+    fail_at(program_, c.op_location, "dma." + std::string(c.op == CopyOp::pad ? "pad" : "any") +
+                                         " is not supported yet by libcroqjit codegen");
+  bool zfill = false, async = false;
+  for (const Modifier& m : c.modifiers) {
+    if (m.name == "zfill") zfill = true;
+    else if (m.name == "async") async = true;
+    else fail_at(program_, m.location, "`." + m.name + "` on dma.copy is not supported yet by libcroqjit codegen");
+  }
+  if (!c.after.empty()) fail_at(program_, s.location, "`after` is not supported yet by libcroqjit codegen");
+  Value src = expr(*c.source);
+  if (src.kind == Value::Kind::future) src.kind = Value::Kind::view;
+  if (src.kind != Value::Kind::view || src.view.pending != View::Pending::none)
+    fail_at(program_, c.source->location, "the source of a copy must be a tensor or a placed tile, got `" +
+                                              frontend::print_expression(*c.source) + "`");
+  std::vector<std::int64_t> perm;
+  std::vector<std::int64_t> dst_extent = src.view.extent;
+  if (c.op == CopyOp::transp) {
+    for (const auto& a : c.op_args) perm.push_back(const_int(*a, "a transp<> dimension"));
+    std::vector<bool> seen(perm.size());
+    if (perm.size() != dst_extent.size())
+      fail_at(program_, c.op_location, "dma.transp on a rank-" + std::to_string(dst_extent.size()) + " tile takes " +
+                                           std::to_string(dst_extent.size()) + " dimensions, got " + std::to_string(perm.size()));
+    for (auto p : perm) {
+      if (p < 0 || p >= static_cast<std::int64_t>(perm.size()) || seen[p])
+        fail_at(program_, c.op_location, "dma.transp<...> must be a permutation of 0.." + std::to_string(perm.size() - 1));
+      seen[p] = true;
+    }
+    // dst dim d takes src dim perm[d]; src dim perm[d] reads dst index d.
+    std::vector<std::int64_t> inverse(perm.size());
+    for (std::size_t d = 0; d < perm.size(); ++d) {
+      dst_extent[d] = src.view.extent[perm[d]];
+      inverse[perm[d]] = static_cast<std::int64_t>(d);
+    }
+    perm = inverse;
+  }
+  View dst;
+  if (c.destination_storage == Storage::shared || c.destination_storage == Storage::local) {
+    if (scope_ == Scope::kernel) fail_at(program_, s.location, "a copy into shared or local memory must be inside a parallel level");
+    if (c.destination_storage == Storage::shared && scope_ == Scope::block) { out_.barrier(); }
+    auto buf = allocate(c.future ? "future" : "tile", src.view.buffer->dtype, dst_extent,
+                        c.destination_storage == Storage::shared ? Buffer::Space::shared : Buffer::Space::local);
+    dst.buffer = buf;
+    dst.extent = dst_extent;
+    dst.origin.assign(dst_extent.size(), "0");
+    if (zfill && src.view.exact)
+      result_.warnings.push_back(Diagnostic{Severity::warning, "`.zfill` is redundant: the source tile always covers the destination",
+                                            s.location.line, s.location.column, std::max(1, s.location.length), ""});
+    if (!src.view.exact && !zfill)
+      result_.warnings.push_back(Diagnostic{Severity::warning,
+          "the source tile can reach past its tensor; elements past the end are filled with zero",
+          s.location.line, s.location.column, std::max(1, s.location.length), "add `.zfill` to say so"});
+  } else if (c.destination) {
+    Value d = expr(*c.destination);
+    if (d.kind != Value::Kind::view || d.view.pending != View::Pending::none)
+      fail_at(program_, c.destination->location, "the destination of a copy must be a tensor or a placed tile");
+    dst = d.view;
+    if (dst.extent != dst_extent)
+      fail_at(program_, c.destination->location, "copy destination has shape " + shape_text(dst.buffer->dtype, dst.extent) +
+                                                     " but the source tile has " + shape_text(src.view.buffer->dtype, dst_extent));
+    if (dst.buffer->dtype != src.view.buffer->dtype)
+      fail_at(program_, c.destination->location, "copy between different element types (" +
+                                                     std::string(dtype_name(src.view.buffer->dtype)) + " to " +
+                                                     std::string(dtype_name(dst.buffer->dtype)) + ")");
+    mark_written(*dst.buffer);
+    if (scope_ == Scope::block) out_.barrier();
+  } else {
+    fail_at(program_, s.location, "a copy needs a destination after `=>`");
+  }
+  line_directive(s.location);
+  emit_copy(src.view, dst, zfill, perm);
+  if (scope_ == Scope::block && dst.buffer->space == Buffer::Space::shared) out_.barrier();
+  if (c.future) {
+    const auto* name = std::get_if<Name>(&c.future->node);
+    if (!name) fail_at(program_, c.future->location, "a copy's future must be a plain name");
+    Value f;
+    f.kind = Value::Kind::future;
+    f.view = dst;
+    f.is_async = async;
+    define(name->name, f);
+  }
+}
+
+void Codegen::stmt(const Stmt& s) {
+  std::visit([&](const auto& n) {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, Block>) {
+      out_.line("{");
+      out_.indent();
+      block(s);
+      out_.dedent();
+      out_.line("}");
+    } else if constexpr (std::is_same_v<T, Declaration>) {
+      line_directive(s.location);
+      declaration(s, n);
+    } else if constexpr (std::is_same_v<T, Assignment>) {
+      assignment(s, n);
+    } else if constexpr (std::is_same_v<T, ExprStatement>) {
+      Value v = expr(*n.expr);
+      line_directive(s.location);
+      out_.line(v.text + ";");
+    } else if constexpr (std::is_same_v<T, Parallel>) {
+      parallel(s, n, 0);
+    } else if constexpr (std::is_same_v<T, Loop>) {
+      loop(s, n);
+    } else if constexpr (std::is_same_v<T, While>) {
+      Value c = expr(*n.condition);
+      line_directive(s.location);
+      out_.line("while (" + c.text + ") {");
+      out_.indent();
+      block(*n.body);
+      out_.dedent();
+      out_.line("}");
+    } else if constexpr (std::is_same_v<T, If>) {
+      Value c = expr(*n.condition);
+      line_directive(s.location);
+      out_.line("if (" + c.text + ") {");
+      out_.indent();
+      block(*n.then_branch);
+      out_.dedent();
+      if (n.else_branch) {
+        out_.line("} else {");
+        out_.indent();
+        block(*n.else_branch);
+        out_.dedent();
+      }
+      out_.line("}");
+    } else if constexpr (std::is_same_v<T, InThreads>) {
+      if (n.is_async) fail_at(program_, s.location, "inthreads.async is not supported yet by libcroqjit codegen");
+      Value c = expr(*n.condition);
+      out_.line("if (" + c.text + ") {");
+      out_.indent();
+      block(*n.body);
+      out_.dedent();
+      out_.line("}");
+    } else if constexpr (std::is_same_v<T, Copy>) {
+      copy(s, n);
+    } else if constexpr (std::is_same_v<T, Wait>) {
+      for (const auto& t : n.targets) {
+        Value f = expr(*t);
+        if (f.kind != Value::Kind::future)
+          fail_at(program_, t->location, "`wait` takes the future of an asynchronous copy, got `" +
+                                             frontend::print_expression(*t) + "`");
+        if (!f.is_async)
+          fail_at(program_, t->location, "waiting on a synchronous copy: `" + frontend::print_expression(*t) +
+                                             "` was not started with `.async`", "remove the `wait`, or add `.async` to the copy");
+      }
+      // Copies complete in program order here; the barrier keeps the
+      // block's view of shared memory consistent.
+      if (scope_ == Scope::block) out_.barrier();
+    } else if constexpr (std::is_same_v<T, Sync>) {
+      if (n.scope != "shared") fail_at(program_, s.location, "sync." + n.scope + " is not supported yet by libcroqjit codegen");
+      out_.barrier();
+    } else if constexpr (std::is_same_v<T, Return>) {
+      if (!n.value) return;
+      const auto* name = std::get_if<Name>(&n.value->node);
+      if (!name || name->name != output_name_)
+        fail_at(program_, n.value->location, "only a tensor declared in the function can be returned");
+    } else if constexpr (std::is_same_v<T, Assert>) {
+      Value c = expr(*n.condition);
+      if (c.constant) {
+        if (!*c.constant) fail_at(program_, s.location, "assertion is false for this specialization");
+      } else {
+        out_.line("if (!(" + c.text + ")) __trap();");
+      }
+    } else {
+      fail_at(program_, s.location, "this statement is not supported yet by libcroqjit codegen");
+    }
+  }, s.node);
+}
+
+// ---- the kernel ----------------------------------------------------------------
+
+std::string returned_name(const Stmt& body) {
+  std::string found;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
+    if (const auto* r = std::get_if<Return>(&st.node)) {
+      if (r->value)
+        if (const auto* n = std::get_if<Name>(&r->value->node)) found = n->name;
+    } else if (const auto* b = std::get_if<Block>(&st.node)) {
+      for (const auto& c : b->statements) walk(*c);
+    }
+  };
+  walk(body);
+  return found;
+}
+
+GeneratedKernel Codegen::run() {
+  result_.argument_written.assign(args_.size(), false);
+  result_.entry = "croq_" + fn_.name;
+  push();
+  std::vector<std::string> signature;
+  for (std::size_t i = 0; i < fn_.params.size(); ++i) {
+    const Parameter& p = fn_.params[i];
+    const ArgSignature& a = args_[i];
+    KernelParam kp;
+    kp.argument = static_cast<int>(i);
+    kp.name = p.name;
+    Value v;
+    if (a.is_tensor) {
+      kp.kind = KernelParam::Kind::tensor;
+      auto buf = std::make_shared<Buffer>();
+      buf->name = "arg_" + p.name;
+      buf->dtype = a.dtype;
+      buf->dims = a.shape;
+      buf->argument = static_cast<int>(i);
+      if (a.dtype == DType::f16) needs_half_ = true;
+      if (a.dtype == DType::bf16) needs_bf16_ = true;
+      if (a.dtype == DType::f8_e4m3 || a.dtype == DType::f8_e5m2) needs_fp8_ = true;
+      v.kind = Value::Kind::view;
+      v.view.buffer = buf;
+      v.view.extent = a.shape;
+      v.view.origin.assign(a.shape.size(), "0");
+      signature.push_back(std::string(cuda_type(a.dtype)) + "* __restrict__ " + buf->name);
+    } else {
+      kp.kind = a.is_integer ? KernelParam::Kind::integer : KernelParam::Kind::floating;
+      v.text = "arg_" + p.name;
+      v.is_float = !a.is_integer;
+      signature.push_back(std::string(a.is_integer ? "long long " : "double ") + v.text);
+    }
+    result_.params.push_back(kp);
+    define(p.name, v);
+  }
+  // A shaped return type: the runtime allocates the output and passes it last.
+  if (fn_.return_type.kind == TypeKind::element && fn_.return_type.has_shape) {
+    if (!parse_dtype(fn_.return_type.name, result_.output_dtype))
+      fail_at(program_, fn_.return_type.location, "element type `" + fn_.return_type.name + "` is not supported yet");
+    for (const auto& d : fn_.return_type.shape) {
+      auto part = shape_of(*d);
+      result_.output_shape.insert(result_.output_shape.end(), part.begin(), part.end());
+    }
+    result_.has_output = true;
+    output_name_ = returned_name(*fn_.body);
+    if (output_name_.empty())
+      fail_at(program_, fn_.return_type.location, "the function returns a tensor but has no `return NAME;`");
+    output_ = std::make_shared<Buffer>();
+    output_->name = "croq_output";
+    output_->dtype = result_.output_dtype;
+    output_->dims = result_.output_shape;
+    output_->argument = -2;
+    if (result_.output_dtype == DType::f16) needs_half_ = true;
+    if (result_.output_dtype == DType::bf16) needs_bf16_ = true;
+    signature.push_back(std::string(cuda_type(result_.output_dtype)) + "* __restrict__ croq_output");
+    result_.params.push_back(KernelParam{KernelParam::Kind::output, -1, output_name_});
+  }
+
+  out_.indent();
+  const auto* body = std::get_if<Block>(&fn_.body->node);
+  if (!body) fail_at(program_, fn_.location, "the function has no body");
+  for (const auto& st : body->statements) stmt(*st);
+  out_.dedent();
+  pop();
+
+  if (shared_bytes_ > max_shared_)
+    fail_at(program_, fn_.location, "`" + fn_.name + "` needs " + std::to_string(shared_bytes_) +
+                                        " bytes of shared memory per block for this specialization; the device allows " +
+                                        std::to_string(max_shared_),
+            "use smaller tiles");
+
+  std::ostringstream src;
+  src << "// Generated by libcroqjit from " << program_.source_name << ": `" << fn_.name << "` for";
+  for (const auto& a : args_) src << " " << (a.is_tensor ? shape_text(a.dtype, a.shape) : (a.is_integer ? "int" : "float"));
+  src << "\n// grid " << grid_ << ", block " << block_threads_ << ", shared memory " << shared_bytes_ << " bytes\n";
+  if (needs_half_) src << "#include <cuda_fp16.h>\n";
+  if (needs_bf16_) src << "#include <cuda_bf16.h>\n";
+  if (needs_fp8_) src << "#include <cuda_fp8.h>\n";
+  for (const auto& dc : program_.device_code) src << dc.text << "\n";
+  src << "\nextern \"C\" __global__ void __launch_bounds__(" << block_threads_ << ") " << result_.entry << "(";
+  for (std::size_t i = 0; i < signature.size(); ++i) src << (i ? ", " : "") << signature[i];
+  src << ") {\n";
+  if (shared_bytes_ > 0) src << "  extern __shared__ __align__(128) unsigned char croq_smem[];\n";
+  src << out_.text() << "}\n";
+
+  result_.cuda_source = src.str();
+  result_.launch.grid = {static_cast<unsigned>(grid_), 1, 1};
+  result_.launch.block = {static_cast<unsigned>(block_threads_), 1, 1};
+  result_.launch.shared_bytes = static_cast<unsigned>(shared_bytes_);
+  return result_;
+}
+
+}  // namespace
+
+std::map<std::string, std::int64_t> bind_dims(const Program& program, const Function& fn,
+                                              const std::vector<ArgSignature>& args) {
+  if (args.size() != fn.params.size())
+    throw ArgumentError("`" + fn.name + "` takes " + std::to_string(fn.params.size()) + " argument" +
+                        (fn.params.size() == 1 ? "" : "s") + ", got " + std::to_string(args.size()));
+  std::map<std::string, std::int64_t> dims;
+  auto describe = [](const Parameter& p) {
+    std::string s = p.type.name + " [";
+    for (std::size_t i = 0; i < p.type.shape.size(); ++i)
+      s += (i ? ", " : "") + frontend::print_expression(*p.type.shape[i]);
+    return s + "]";
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const Parameter& p = fn.params[i];
+    const ArgSignature& a = args[i];
+    std::string who = "argument " + std::to_string(i + 1) + " '" + p.name + "'";
+    bool param_is_tensor = p.type.has_shape;
+    if (param_is_tensor != a.is_tensor)
+      throw ArgumentError(who + ": expected " + (param_is_tensor ? "a tensor " + describe(p) : "a scalar " + p.type.name) +
+                          ", got " + (a.is_tensor ? "a tensor" : "a scalar"));
+    if (!a.is_tensor) continue;
+    DType expected;
+    if (!parse_dtype(p.type.name, expected))
+      throw ArgumentError(who + ": element type `" + p.type.name + "` is not supported yet");
+    std::string got = shape_text(a.dtype, a.shape);
+    if (a.dtype != expected || a.shape.size() != p.type.shape.size())
+      throw ArgumentError(who + ": expected " + describe(p) + ", got " + got);
+    for (std::size_t d = 0; d < a.shape.size(); ++d) {
+      const Expr& dim = *p.type.shape[d];
+      std::optional<std::int64_t> want;
+      if (const auto* lit = std::get_if<IntegerLiteral>(&dim.node)) want = static_cast<std::int64_t>(lit->value);
+      else if (const auto* n = std::get_if<Name>(&dim.node)) {
+        auto def = program.defines.find(n->name);
+        if (def != program.defines.end() && def->second.value && std::holds_alternative<std::int64_t>(*def->second.value))
+          want = std::get<std::int64_t>(*def->second.value);
+        else if (auto b = dims.find(n->name); b != dims.end()) {
+          if (b->second != a.shape[d])
+            throw ArgumentError(who + ": dimension " + std::to_string(d) + " is " + n->name + ", bound to " +
+                                std::to_string(b->second) + " by an earlier argument, but got " + got);
+        } else {
+          dims[n->name] = a.shape[d];
+        }
+      }
+      if (want && *want != a.shape[d])
+        throw ArgumentError(who + ": expected " + describe(p) + ", got " + got);
+    }
+  }
+  return dims;
+}
+
+GeneratedKernel generate_cuda(const Program& program, const Function& fn, const std::vector<ArgSignature>& args,
+                              int max_shared_bytes) {
+  auto dims = bind_dims(program, fn, args);
+  return Codegen(program, fn, args, std::move(dims), max_shared_bytes).run();
+}
+
+}  // namespace croq::codegen
