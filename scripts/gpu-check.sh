@@ -34,7 +34,11 @@ if [ $run_bench = 1 ]; then
     [ -x "$b" ] && [ -f "$b" ] || continue
     name=$(basename "$b")
     echo "== $name"
-    "$b" --json "$out/$name.json" 2>&1 | tee "$out/$name.txt"
+    # Benchmarks measure cold compiles: keep the disk cache out of them.
+    CROQ_CACHE=0 "$b" --json "$out/$name.json" 2>&1 | tee "$out/$name.txt"
   done
+  echo "== reference (torch, Triton) in the same run"
+  python3 "$root/bench/reference.py" > "$out/reference.json" 2> "$out/reference.err" || cat "$out/reference.err"
+  [ -f "$out/e2e_bench.json" ] && python3 "$root/bench/compare.py" "$out/e2e_bench.json" "$out/reference.json"
 fi
 exit $status

@@ -136,6 +136,7 @@ CUcontext make_current(int device) {
 }
 
 int current_device() {
+  if (!driver_available()) return 0;  // compile-only use: device 0's defaults
   CUcontext ctx = nullptr;
   if (driver().cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == nullptr) return 0;
   CUdevice dev = 0;

@@ -16,7 +16,7 @@ namespace croq::jit {
   X(cuFuncSetAttribute) X(cuFuncGetAttribute) X(cuLaunchKernel) X(cuLaunchKernelEx)      \
   X(cuMemAlloc) X(cuMemFree) X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuMemcpyHtoD)        \
   X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)              \
-  X(cuMemcpyDtoDAsync) X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemsetD32Async)              \
+  X(cuMemcpyDtoDAsync) X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemsetD32) X(cuMemsetD32Async)              \
   X(cuPointerGetAttribute) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)   \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)              \
   X(cuEventElapsedTime) X(cuTensorMapEncodeTiled)
@@ -43,7 +43,8 @@ int device_count();
 // The device's primary context, retained once and made current on the
 // calling thread (cheap when it already is).
 CUcontext make_current(int device);
-// The device of the calling thread's current context, or 0 when none.
+// The device of the calling thread's current context; 0 when there is none
+// or no driver at all (so argument checks still run before a launch fails).
 int current_device();
 
 struct DeviceInfo {

@@ -1,0 +1,141 @@
+// croq::compile and argument checking; everything here runs without a GPU
+// (errors are reported before any device work).
+#include <gtest/gtest.h>
+
+#include "croq/croq.hpp"
+
+namespace croq {
+namespace {
+
+const char* kAdd = R"(__co__ s32 [M, N] add(s32 [M, N] lhs, s32 [M, N] rhs) {
+  s32 [lhs.span] output;
+  parallel {i, j} by [M, N]
+    output.at(i, j) = lhs.at(i, j) + rhs.at(i, j);
+  return output;
+}
+)";
+
+const char* kMatmul = R"(__co__ s32 [128, 256] matmul(s32 [128, 256] lhs, s32 [256, 256] rhs) {
+  s32 [lhs.span(0), rhs.span(1)] output;
+  parallel {p, q} by [16, 64] {
+    foreach {m, n, k} in [128 / #p, 256 / #q, 256]
+      output.at(p#m, q#n) += lhs.at(p#m, k) * rhs.at(k, q#n);
+  }
+  return output;
+}
+)";
+
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(KernelApi, CompileNamesTheFunction) {
+  Kernel k = compile(kAdd);
+  EXPECT_TRUE(k.valid());
+  EXPECT_EQ(k.name(), "add");
+  EXPECT_FALSE(Kernel().valid());
+  EXPECT_EQ(error_of([] { Kernel()(1); }), "croq::Kernel: calling an empty kernel (use croq::compile)");
+}
+
+TEST(KernelApi, WrongShapeNamesArgumentAndBothShapes) {
+  Kernel k = compile(kMatmul);
+  auto lhs = make_spandata<s32>(128, 256);
+  auto rhs = make_spandata<s32>(256, 128);
+  EXPECT_EQ(error_of([&] { k(lhs.view(), rhs.view()); }),
+            "argument 2 'rhs': expected s32 [256, 256], got s32 [256, 128]");
+}
+
+TEST(KernelApi, WrongDtypeNamesArgument) {
+  Kernel k = compile(kMatmul);
+  auto lhs = make_spandata<float>(128, 256);
+  auto rhs = make_spandata<s32>(256, 256);
+  EXPECT_EQ(error_of([&] { k(lhs.view(), rhs.view()); }),
+            "argument 1 'lhs': expected s32 [128, 256], got f32 [128, 256]");
+}
+
+TEST(KernelApi, SymbolicDimsMustAgree) {
+  Kernel k = compile(kAdd);
+  auto lhs = make_spandata<s32>(4, 8);
+  auto rhs = make_spandata<s32>(4, 9);
+  EXPECT_EQ(error_of([&] { k(lhs.view(), rhs.view()); }),
+            "argument 2 'rhs': dimension 1 is N, bound to 8 by an earlier argument, but got s32 [4, 9]");
+}
+
+TEST(KernelApi, ArgumentCountAndKinds) {
+  Kernel k = compile(kAdd);
+  auto a = make_spandata<s32>(4, 8);
+  EXPECT_EQ(error_of([&] { k(a.view()); }), "`add` takes 2 arguments, got 1");
+  EXPECT_EQ(error_of([&] { k(a.view(), 3); }), "argument 2 'rhs': expected a tensor s32 [M, N], got a scalar");
+}
+
+TEST(KernelApi, NonContiguousAndMisalignedViewsAreRejected) {
+  Kernel k = compile(kAdd);
+  auto a = make_spandata<s32>(4, 8);
+  TensorView strided = a.view();
+  strided.strides[0] = 16;
+  EXPECT_EQ(error_of([&] { k(strided, a.view()); }),
+            "argument 1 'lhs': s32 [4, 8] (host) is not contiguous (row-major); pass a contiguous copy");
+  TensorView misaligned = a.view();
+  misaligned.data = reinterpret_cast<char*>(a.data()) + 1;
+  std::string e = error_of([&] { k(a.view(), misaligned); });
+  EXPECT_NE(e.find("argument 2 'rhs': data pointer"), std::string::npos) << e;
+  EXPECT_NE(e.find("is not aligned to its 4-byte elements"), std::string::npos) << e;
+}
+
+// Specialization-time errors carry the Croqtile line and column.
+struct CodegenErrorCase {
+  std::string source;
+  int line, column;
+  std::string message;
+};
+
+class CodegenErrors : public ::testing::TestWithParam<CodegenErrorCase> {};
+
+TEST_P(CodegenErrors, ReportMessageAndLocation) {
+  const auto& c = GetParam();
+  Kernel k = compile(c.source);
+  auto a = make_spandata<s32>(64, 64);
+  try {
+    k(a.view());
+    FAIL() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    ASSERT_FALSE(e.diagnostics().empty());
+    EXPECT_EQ(e.diagnostics()[0].message, c.message);
+    EXPECT_EQ(e.diagnostics()[0].line, c.line);
+    EXPECT_EQ(e.diagnostics()[0].column, c.column);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kernel, CodegenErrors,
+    ::testing::Values(
+        CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 64\n    a.at(i, i, i) = 1;\n}\n", 3, 7,
+                         "`.at` on a rank-2 tensor takes 2 indices, got 3"},
+        CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 64\n    a.at(i, 70) = 1;\n}\n", 3, 13,
+                         "index 70 is out of range for dimension 1 of extent 64"},
+        CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 4 : block {\n    t = dma.copy a.chunkat(i, 3) => shared;\n  }\n}\n",
+                         3, 31, "`chunkat` takes parallel or loop indices (or `_`), got `3`"},
+        CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block {\n    t = dma.copy a => shared;\n    wait t;\n  }\n}\n",
+                         4, 10, "waiting on a synchronous copy: `t` was not started with `.async`"},
+        CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block\n    parallel j by 2048 : thread\n      a.at(0, 0) = j;\n}\n",
+                         3, 14, "this parallel level needs 2048 threads in a block; a block has at most 1024"},
+        CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block {\n    t = tma.copy a => shared;\n  }\n}\n",
+                         3, 13, "tma.copy is not supported yet by libcroqjit codegen (Hopper path)"},
+        CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 64\n    a.at(i, q) = 1;\n}\n", 3, 13,
+                         "unknown name `q`"}));
+
+TEST(KernelApi, SharedMemoryOverTheLimitIsAnError) {
+  Kernel k = compile("__co__ void f(f32 [512, 512] a) {\n  parallel i by 2 : block {\n    t = dma.copy a => shared;\n  }\n}\n");
+  auto a = make_spandata<float>(512, 512);
+  std::string e = error_of([&] { k(a.view()); });
+  EXPECT_NE(e.find("`f` needs 1048576 bytes of shared memory per block for this specialization"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace croq
