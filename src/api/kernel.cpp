@@ -2,6 +2,8 @@
 // signature (codegen + jit, cached), then pack arguments and launch.
 #include "croq/kernel.hpp"
 
+#include <array>
+#include <atomic>
 #include <cstring>
 #include <future>
 #include <mutex>
@@ -18,6 +20,81 @@
 #include "support/log.hpp"
 
 namespace croq {
+namespace {
+
+// The signature key: dtype and shape of every tensor, kind of every scalar,
+// and the device (its architecture picks the cubin). Appended to `key`,
+// which callers keep on the stack for the hot path.
+template <typename Key>
+void append_signature_key(std::span<const Arg> args, int device, Key& key) {
+  key.append(reinterpret_cast<const char*>(&device), sizeof device);
+  for (const Arg& a : args) {
+    if (a.kind() == Arg::Kind::tensor) {
+      const TensorView& v = a.view();
+      key.push_back('t');
+      key.push_back(static_cast<char>(v.dtype));
+      for (int d = 0; d < v.shape.rank(); ++d) {
+        auto extent = static_cast<std::int64_t>(v.shape[d]);
+        key.append(reinterpret_cast<const char*>(&extent), sizeof extent);
+      }
+    } else {
+      key.push_back(a.kind() == Arg::Kind::integer ? 'i' : 'f');
+    }
+    key.push_back(';');
+  }
+}
+
+std::vector<codegen::ArgSignature> signature_of(std::span<const Arg> args) {
+  std::vector<codegen::ArgSignature> sig;
+  for (const Arg& a : args) {
+    codegen::ArgSignature s;
+    if (a.kind() == Arg::Kind::tensor) {
+      s.dtype = a.view().dtype;
+      for (int d = 0; d < a.view().shape.rank(); ++d) s.shape.push_back(static_cast<std::int64_t>(a.view().shape[d]));
+    } else {
+      s.is_tensor = false;
+      s.is_integer = a.kind() == Arg::Kind::integer;
+    }
+    sig.push_back(std::move(s));
+  }
+  return sig;
+}
+
+// A fixed stack buffer with the two string operations the key needs; it
+// spills to a std::string for very long signatures.
+class KeyBuffer {
+ public:
+  void append(const char* p, std::size_t n) {
+    if (size_ + n <= sizeof inline_) std::memcpy(inline_ + size_, p, n);
+    else spill().append(p, n);
+    size_ += n;
+  }
+  void push_back(char c) { append(&c, 1); }
+  std::string_view view() const { return spilled_.empty() ? std::string_view(inline_, size_) : std::string_view(spilled_); }
+
+ private:
+  std::string& spill() {
+    if (spilled_.empty()) spilled_.assign(inline_, std::min(size_, sizeof inline_));
+    return spilled_;
+  }
+  char inline_[384];
+  std::size_t size_ = 0;
+  std::string spilled_;
+};
+
+void check_argument(const Arg& a, std::size_t i, const std::string& param) {
+  if (a.kind() != Arg::Kind::tensor) return;
+  const TensorView& v = a.view();
+  std::string who = "argument " + std::to_string(i + 1) + " '" + param + "'";
+  if (v.data == nullptr && v.numel() > 0) throw ArgumentError(who + ": null data pointer");
+  if (!v.is_contiguous()) throw ArgumentError(who + ": " + v.str() + " is not contiguous (row-major); pass a contiguous copy");
+  if (reinterpret_cast<std::uintptr_t>(v.data) % dtype_size(v.dtype) != 0)
+    throw ArgumentError(who + ": data pointer " + std::to_string(reinterpret_cast<std::uintptr_t>(v.data)) +
+                        " is not aligned to its " + std::to_string(dtype_size(v.dtype)) + "-byte elements");
+}
+
+}  // namespace
+
 namespace detail {
 
 struct Specialization {
@@ -27,6 +104,12 @@ struct Specialization {
 
 class KernelImpl {
  public:
+  KernelImpl() : id(next_id.fetch_add(1)) {}
+  // Tells kernels apart in the per-thread memo even when one is freed and
+  // another allocated at the same address.
+  const std::uint64_t id;
+  static inline std::atomic<std::uint64_t> next_id{1};
+
   std::unique_ptr<frontend::ast::Program> program;
   const frontend::ast::Function* function = nullptr;
   CompileOptions options;
@@ -34,28 +117,39 @@ class KernelImpl {
 
   // Specializations by argument signature; a future so concurrent callers
   // of a new signature wait for one compile instead of starting their own.
-  std::shared_ptr<const Specialization> specialization(const std::string& key,
-                                                       const std::vector<codegen::ArgSignature>& sig, int device);
+  std::shared_ptr<const Specialization> specialization(std::string_view key, std::span<const Arg> args, int device);
 
  private:
   std::mutex mutex_;
   std::unordered_map<std::string, std::shared_future<std::shared_ptr<const Specialization>>> table_;
 };
 
-std::shared_ptr<const Specialization> KernelImpl::specialization(const std::string& key,
-                                                                 const std::vector<codegen::ArgSignature>& sig,
+std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_view key, std::span<const Arg> args,
                                                                  int device) {
+  // Hot path: the calling thread's last signature for this kernel, with no
+  // lock and no allocation.
+  struct Memo {
+    std::uint64_t kernel_id = 0;
+    std::string key;
+    std::shared_ptr<const Specialization> spec;
+  };
+  thread_local Memo memo;
+  if (memo.kernel_id == id && memo.key == key) return memo.spec;
+
   std::promise<std::shared_ptr<const Specialization>> promise;
+  std::shared_future<std::shared_ptr<const Specialization>> existing;
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    auto it = table_.find(key);
-    if (it != table_.end()) {
-      auto future = it->second;
-      lock.unlock();
-      return future.get();
-    }
-    table_.emplace(key, promise.get_future().share());
+    auto it = table_.find(std::string(key));
+    if (it != table_.end()) existing = it->second;
+    else table_.emplace(std::string(key), promise.get_future().share());
   }
+  if (existing.valid()) {
+    auto spec = existing.get();  // waits while another thread specializes
+    memo = Memo{id, std::string(key), spec};
+    return spec;
+  }
+  std::vector<codegen::ArgSignature> sig = signature_of(args);
   try {
     auto spec = std::make_shared<Specialization>();
     int max_shared = 227 * 1024;
@@ -81,60 +175,18 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(const std::stri
     spec->compiled = jit::JitCompiler::global().compile(request);
     std::shared_ptr<const Specialization> done = spec;
     promise.set_value(done);
+    memo = Memo{id, std::string(key), done};
     return done;
   } catch (...) {
     promise.set_exception(std::current_exception());
     std::lock_guard<std::mutex> lock(mutex_);
-    table_.erase(key);
+    table_.erase(std::string(key));
     throw;
   }
 }
 
 }  // namespace detail
 
-namespace {
-
-// The signature key: dtype and shape of every tensor, kind of every scalar,
-// and the device (its architecture picks the cubin).
-std::string signature_key(std::span<const Arg> args, int device, std::vector<codegen::ArgSignature>* sig) {
-  std::string key;
-  key.reserve(8 + args.size() * 24);
-  key.append(reinterpret_cast<const char*>(&device), sizeof device);
-  for (const Arg& a : args) {
-    codegen::ArgSignature s;
-    if (a.kind() == Arg::Kind::tensor) {
-      const TensorView& v = a.view();
-      s.dtype = v.dtype;
-      key.push_back('t');
-      key.push_back(static_cast<char>(v.dtype));
-      for (int d = 0; d < v.shape.rank(); ++d) {
-        auto extent = static_cast<std::int64_t>(v.shape[d]);
-        key.append(reinterpret_cast<const char*>(&extent), sizeof extent);
-        s.shape.push_back(extent);
-      }
-    } else {
-      s.is_tensor = false;
-      s.is_integer = a.kind() == Arg::Kind::integer;
-      key.push_back(s.is_integer ? 'i' : 'f');
-    }
-    key.push_back(';');
-    if (sig) sig->push_back(std::move(s));
-  }
-  return key;
-}
-
-void check_argument(const Arg& a, std::size_t i, const std::string& param) {
-  if (a.kind() != Arg::Kind::tensor) return;
-  const TensorView& v = a.view();
-  std::string who = "argument " + std::to_string(i + 1) + " '" + param + "'";
-  if (v.data == nullptr && v.numel() > 0) throw ArgumentError(who + ": null data pointer");
-  if (!v.is_contiguous()) throw ArgumentError(who + ": " + v.str() + " is not contiguous (row-major); pass a contiguous copy");
-  if (reinterpret_cast<std::uintptr_t>(v.data) % dtype_size(v.dtype) != 0)
-    throw ArgumentError(who + ": data pointer " + std::to_string(reinterpret_cast<std::uintptr_t>(v.data)) +
-                        " is not aligned to its " + std::to_string(dtype_size(v.dtype)) + "-byte elements");
-}
-
-}  // namespace
 
 bool cuda_available(std::string* why) {
   std::string reason;
@@ -169,18 +221,21 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
                           std::to_string(args[i].view().device) + " but the kernel runs on device " +
                           std::to_string(device));
 
-  std::vector<codegen::ArgSignature> sig;
-  std::string key = signature_key(args, device, &sig);
-  auto spec = impl_->specialization(key, sig, device);
+  KeyBuffer key;
+  append_signature_key(args, device, key);
+  auto spec = impl_->specialization(key.view(), args, device);
   const codegen::GeneratedKernel& gen = spec->generated;
 
-  jit::make_current(device);
   CUstream stream = options.stream;
   // Host data goes to the device for the call and written arguments come back.
-  std::vector<Tensor> staged(args.size());
-  for (std::size_t i = 0; i < args.size(); ++i)
-    if (args[i].kind() == Arg::Kind::tensor && args[i].view().memory == MemoryKind::host)
-      staged[i] = Tensor::copy_of(args[i].view(), MemoryKind::device, device);
+  std::vector<Tensor> staged;
+  if (host_mode) {
+    jit::make_current(device);
+    staged.resize(args.size());
+    for (std::size_t i = 0; i < args.size(); ++i)
+      if (args[i].kind() == Arg::Kind::tensor && args[i].view().memory == MemoryKind::host)
+        staged[i] = Tensor::copy_of(args[i].view(), MemoryKind::device, device);
+  }
   Tensor output;
   if (gen.has_output) {
     Shape shape(gen.output_shape.begin(), gen.output_shape.end());
@@ -190,8 +245,19 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
   }
 
   // Parameter values live in `slots`; the driver reads them through `pointers`.
-  std::vector<std::uint64_t> slots(gen.params.size());
-  std::vector<void*> pointers(gen.params.size());
+  constexpr std::size_t kInlineParams = 32;
+  std::array<std::uint64_t, kInlineParams> inline_slots;
+  std::array<void*, kInlineParams> inline_pointers;
+  std::vector<std::uint64_t> heap_slots;
+  std::vector<void*> heap_pointers;
+  std::uint64_t* slots = inline_slots.data();
+  void** pointers = inline_pointers.data();
+  if (gen.params.size() > kInlineParams) {
+    heap_slots.resize(gen.params.size());
+    heap_pointers.resize(gen.params.size());
+    slots = heap_slots.data();
+    pointers = heap_pointers.data();
+  }
   for (std::size_t p = 0; p < gen.params.size(); ++p) {
     const codegen::KernelParam& kp = gen.params[p];
     std::uint64_t bits = 0;
@@ -200,7 +266,7 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
     } else {
       const Arg& a = args[kp.argument];
       if (kp.kind == codegen::KernelParam::Kind::tensor) {
-        void* ptr = staged[kp.argument].defined() ? staged[kp.argument].data() : a.view().data;
+        void* ptr = host_mode && staged[kp.argument].defined() ? staged[kp.argument].data() : a.view().data;
         bits = reinterpret_cast<std::uint64_t>(ptr);
       } else if (kp.kind == codegen::KernelParam::Kind::integer) {
         std::int64_t v = a.integer();
@@ -213,7 +279,7 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
     slots[p] = bits;
     pointers[p] = &slots[p];
   }
-  jit::launch(*spec->compiled, gen.launch, pointers.data(), stream, device);
+  jit::launch(*spec->compiled, gen.launch, pointers, stream, device);
 
   if (!host_mode) return output;
   CROQ_CU(cuStreamSynchronize, stream);
