@@ -262,6 +262,21 @@ TEST(KernelCache, CacheZeroWritesNothing) {
   EXPECT_FALSE(fs::exists(cache));
 }
 
+TEST(KernelCache, DumpDirReceivesSourcePtxAndCubin) {
+  TempDir cache, dump, logs;
+  std::map<std::string, std::string> env{{"CROQ_CACHE_DIR", cache.str()}, {"CROQ_CACHE", ""},
+                                         {"CROQ_DUMP_DIR", dump.str()}};
+  std::vector<std::string> argv{kProbe, "--source", kSaxpyPath, "--entry", "saxpy", "--define-tag", "dump"};
+  auto out = probe_json(run_process(argv, env, logs.path()));
+  const std::string stem = "saxpy-" + out["key"].get<std::string>().substr(0, 12);
+  EXPECT_EQ(files_in(dump.path()), (std::vector<std::string>{stem + ".cu", stem + ".cubin", stem + ".ptx"}));
+  std::ifstream ptx(dump.path() / (stem + ".ptx"));
+  std::stringstream text;
+  text << ptx.rdbuf();
+  EXPECT_NE(text.str().find(".entry saxpy"), std::string::npos);
+  EXPECT_EQ(fs::file_size(dump.path() / (stem + ".cubin")), fs::file_size(cache.path() / (out["key"].get<std::string>() + ".cubin")));
+}
+
 TEST(KernelCache, EvictionKeepsDirectoryUnderCap) {
   TempDir dir;
   std::uint64_t entry_bytes;
