@@ -1,0 +1,54 @@
+// Shared by the croq subcommands: exit codes, option parsing, input files,
+// and turning --shape bindings into a kernel's argument signature.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_codegen.hpp"
+#include "croq/options.hpp"
+#include "croq/tensor.hpp"
+#include "frontend/ast.hpp"
+
+namespace croq::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitErrors = 1;
+constexpr int kExitUsage = 2;
+
+int usage_error(const std::string& message);
+bool read_file(const std::string& path, std::string& text);
+// --define NAME=VALUE: integers (decimal or 0x hex) and floats; NAME alone is 1.
+bool parse_define(const std::string& spec, CompileOptions& options, std::string& error);
+// --shape NAME=VALUE
+bool parse_shape(const std::string& spec, std::map<std::string, std::int64_t>& shapes, std::string& error);
+
+// Walks argv the same way for every subcommand: flags with values as
+// `--flag V` or `--flag=V`.
+class ArgReader {
+ public:
+  explicit ArgReader(const std::vector<std::string>& args) : args_(args) {}
+  bool done() const { return i_ >= args_.size(); }
+  const std::string& current() const { return args_[i_]; }
+  void next() { ++i_; }
+  // True (and the value in `out`, consuming it) when the current argument is `flag`.
+  bool value(const char* flag, std::string& out);
+  bool missing_value() const;  // the current argument is a flag at the end of argv
+
+ private:
+  const std::vector<std::string>& args_;
+  std::size_t i_ = 0;
+};
+
+// The argument signature of `fn` for the given tensors (by parameter index;
+// missing ones get the parameter's dtype and a shape from literals, defines
+// and `shapes`). Throws croq::Error naming the dim that is still unknown.
+std::vector<codegen::ArgSignature> signature_for(const frontend::ast::Program& program,
+                                                 const frontend::ast::Function& fn,
+                                                 const std::map<std::string, std::int64_t>& shapes,
+                                                 const std::map<std::size_t, TensorView>& given);
+
+}  // namespace croq::cli

@@ -1,0 +1,286 @@
+// croq compile / run / bench: the subcommands that specialize a kernel.
+#include "cli/kernel_commands.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include "cli/cli_common.hpp"
+#include "cli/npy.hpp"
+#include "croq/croq.hpp"
+#include "frontend/frontend.hpp"
+#include "jit/driver.hpp"
+#include "jit/jit_compiler.hpp"
+#include "jit/nvrtc_compiler.hpp"
+
+namespace croq::cli {
+namespace {
+
+// Options every kernel subcommand shares.
+struct KernelOptions {
+  CompileOptions compile;
+  std::map<std::string, std::int64_t> shapes;
+  std::string path;
+  std::string source;
+};
+
+// Parses the shared options; unknown ones go to `extra` (return false on a usage error).
+bool parse_common(ArgReader& r, KernelOptions& k, int& status) {
+  std::string v, error;
+  if (r.value("--define", v) || r.value("-D", v)) {
+    if (!parse_define(v, k.compile, error)) { status = usage_error(error); return true; }
+  } else if (r.value("--shape", v)) {
+    if (!parse_shape(v, k.shapes, error)) { status = usage_error(error); return true; }
+  } else if (r.value("--entry", v)) {
+    k.compile.entry = v;
+  } else if (r.value("--arch", v)) {
+    k.compile.arch = v;
+  } else if (!r.current().empty() && r.current()[0] != '-' && k.path.empty()) {
+    k.path = r.current();
+  } else {
+    return false;
+  }
+  return true;
+}
+
+int load_source(KernelOptions& k) {
+  if (k.path.empty()) return usage_error("missing input file");
+  if (!read_file(k.path, k.source)) return usage_error("cannot read `" + k.path + "`");
+  k.compile.source_name = k.path;
+  return kExitOk;
+}
+
+std::string shape_list(const codegen::ArgSignature& a) {
+  std::string s = std::string(dtype_name(a.dtype)) + " [";
+  for (std::size_t i = 0; i < a.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(a.shape[i]);
+  return s + "]";
+}
+
+Tensor random_tensor(const codegen::ArgSignature& a, std::mt19937_64& rng) {
+  Shape shape(a.shape.begin(), a.shape.end());
+  Tensor t = Tensor::empty(a.dtype, shape, MemoryKind::host);
+  std::size_t n = t.numel();
+  auto fill = [&](auto* p, auto make) { for (std::size_t i = 0; i < n; ++i) p[i] = make(); };
+  std::uniform_int_distribution<int> ints(-10, 10);
+  std::uniform_real_distribution<float> reals(-1.0f, 1.0f);
+  switch (a.dtype) {
+    case DType::s8: fill(static_cast<s8*>(t.data()), [&] { return static_cast<s8>(ints(rng)); }); break;
+    case DType::u8: fill(static_cast<u8*>(t.data()), [&] { return static_cast<u8>(ints(rng) + 10); }); break;
+    case DType::s16: fill(static_cast<s16*>(t.data()), [&] { return static_cast<s16>(ints(rng)); }); break;
+    case DType::u16: fill(static_cast<u16*>(t.data()), [&] { return static_cast<u16>(ints(rng) + 10); }); break;
+    case DType::s32: fill(static_cast<s32*>(t.data()), [&] { return static_cast<s32>(ints(rng)); }); break;
+    case DType::u32: fill(static_cast<u32*>(t.data()), [&] { return static_cast<u32>(ints(rng) + 10); }); break;
+    case DType::s64: fill(static_cast<s64*>(t.data()), [&] { return static_cast<s64>(ints(rng)); }); break;
+    case DType::u64: fill(static_cast<u64*>(t.data()), [&] { return static_cast<u64>(ints(rng) + 10); }); break;
+    case DType::f16: fill(static_cast<f16*>(t.data()), [&] { return f16(reals(rng)); }); break;
+    case DType::bf16: fill(static_cast<bf16*>(t.data()), [&] { return bf16(reals(rng)); }); break;
+    case DType::f32: fill(static_cast<float*>(t.data()), [&] { return reals(rng); }); break;
+    case DType::f64: fill(static_cast<double*>(t.data()), [&] { return static_cast<double>(reals(rng)); }); break;
+    case DType::f8_e4m3: fill(static_cast<f8_e4m3*>(t.data()), [&] { return f8_e4m3(reals(rng)); }); break;
+    case DType::f8_e5m2: fill(static_cast<f8_e5m2*>(t.data()), [&] { return f8_e5m2(reals(rng)); }); break;
+  }
+  return t;
+}
+
+void print_summary(const std::string& label, const Tensor& t) {
+  Tensor h = t.to_host();
+  double sum = 0;
+  std::size_t n = h.numel();
+  TensorView flat = TensorView::contiguous(h.data(), h.dtype(), Shape{n});
+  for (std::size_t i = 0; i < n; ++i) sum += ElementRef(&flat, static_cast<std::int64_t>(i), 1).as_double();
+  std::cout << label << ": " << dtype_name(h.dtype()) << " " << h.shape().str() << ", sum " << sum << ", first";
+  for (std::size_t i = 0; i < std::min<std::size_t>(n, 6); ++i)
+    std::cout << " " << ElementRef(&flat, static_cast<std::int64_t>(i), 1).as_double();
+  std::cout << "\n";
+}
+
+}  // namespace
+
+// croq compile FILE.co [--emit ast|cuda|ptx|cubin] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A]
+int run_compile(const std::vector<std::string>& args) {
+  KernelOptions k;
+  std::string emit = "cuda", output;
+  int status = kExitOk;
+  for (ArgReader r(args); !r.done(); r.next()) {
+    std::string v;
+    if (parse_common(r, k, status)) { if (status) return status; continue; }
+    if (r.value("--emit", v)) emit = v;
+    else if (r.value("-o", v) || r.value("--output", v)) output = v;
+    else if (r.missing_value()) return usage_error(r.current() + " needs a value");
+    else return usage_error("compile: unexpected argument `" + r.current() + "`");
+  }
+  if (emit != "ast" && emit != "cuda" && emit != "ptx" && emit != "cubin")
+    return usage_error("compile: --emit takes ast, cuda, ptx or cubin, got `" + emit + "`");
+  if (emit == "cubin" && output.empty()) return usage_error("compile: --emit cubin needs -o FILE (it is binary)");
+  if ((status = load_source(k))) return status;
+  try {
+    auto program = frontend::parse_program(k.source, k.compile);
+    std::string text;
+    if (emit == "ast") {
+      text = frontend::print_ast(*program);
+    } else {
+      const auto& fn = frontend::select_entry(*program, k.compile, k.source);
+      auto sig = signature_for(*program, fn, k.shapes, {});
+      auto gen = codegen::generate_cuda(*program, fn, sig, 227 * 1024);
+      for (const Diagnostic& w : gen.warnings) std::cerr << render_diagnostics({w}, k.source, k.path);
+      text = gen.cuda_source;
+      if (emit != "cuda") {
+        std::string arch = jit::resolve_arch(k.compile.arch);
+        auto out = jit::nvrtc_compile(gen.cuda_source, k.path + ".cu", gen.entry, {arch, k.compile.debug_line_info, {}});
+        text = emit == "ptx" ? out.ptx : std::string(out.cubin.begin(), out.cubin.end());
+      }
+    }
+    if (output.empty()) {
+      std::cout << text;
+    } else {
+      std::ofstream out(output, std::ios::binary);
+      out << text;
+      if (!out) return usage_error("cannot write `" + output + "`");
+    }
+    return kExitOk;
+  } catch (const Error& e) {
+    std::cerr << e.what() << (std::string(e.what()).back() == '\n' ? "" : "\n");
+    return kExitErrors;
+  }
+}
+
+// croq run FILE.co [--arg NAME=in.npy]... [--random SEED] [--shape N=V]... [--out result.npy]
+int run_run(const std::vector<std::string>& args) {
+  KernelOptions k;
+  std::map<std::string, std::string> inputs;
+  std::string out_path;
+  std::optional<std::uint64_t> seed;
+  int status = kExitOk;
+  for (ArgReader r(args); !r.done(); r.next()) {
+    std::string v;
+    if (parse_common(r, k, status)) { if (status) return status; continue; }
+    if (r.value("--arg", v)) {
+      std::size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) return usage_error("--arg needs NAME=FILE.npy, got `" + v + "`");
+      inputs[v.substr(0, eq)] = v.substr(eq + 1);
+    } else if (r.value("--random", v)) {
+      seed = std::strtoull(v.c_str(), nullptr, 0);
+    } else if (r.value("--out", v)) {
+      out_path = v;
+    } else if (r.missing_value()) {
+      return usage_error(r.current() + " needs a value");
+    } else {
+      return usage_error("run: unexpected argument `" + r.current() + "`");
+    }
+  }
+  if ((status = load_source(k))) return status;
+  try {
+    Kernel kernel = compile(k.source, k.compile);
+    auto program = frontend::parse_program(k.source, k.compile);
+    const auto& fn = frontend::select_entry(*program, k.compile, k.source);
+    std::map<std::size_t, Tensor> loaded;
+    std::map<std::size_t, TensorView> given;
+    for (const auto& [name, file] : inputs) {
+      auto it = std::find_if(fn.params.begin(), fn.params.end(), [&](const auto& p) { return p.name == name; });
+      if (it == fn.params.end()) return usage_error("run: `" + fn.name + "` has no parameter named `" + name + "`");
+      std::size_t index = static_cast<std::size_t>(it - fn.params.begin());
+      loaded[index] = read_npy(file);
+      given[index] = loaded[index].view();
+    }
+    auto sig = signature_for(*program, fn, k.shapes, given);
+    std::mt19937_64 rng(seed.value_or(std::random_device{}()));
+    std::vector<Arg> call;
+    for (std::size_t i = 0; i < sig.size(); ++i) {
+      if (!sig[i].is_tensor) return usage_error("run: scalar parameters are not supported by `croq run` yet");
+      if (!loaded.count(i)) {
+        if (!seed) return usage_error("run: no input for parameter '" + fn.params[i].name + "'; give --arg " +
+                                      fn.params[i].name + "=FILE.npy or --random SEED");
+        loaded[i] = random_tensor(sig[i], rng);
+        std::cerr << "run: '" << fn.params[i].name << "' is random " << shape_list(sig[i]) << "\n";
+      }
+      call.emplace_back(loaded[i].view());
+    }
+    std::string why;
+    if (!cuda_available(&why)) {
+      std::cerr << "croq run: running a kernel needs a CUDA GPU (" << why << ")\n";
+      return kExitErrors;
+    }
+    Tensor result = kernel.launch(call);
+    if (result.defined()) {
+      print_summary("result", result);
+      if (!out_path.empty()) write_npy(out_path, result);
+    } else {
+      for (std::size_t i = 0; i < sig.size(); ++i) print_summary(fn.params[i].name, loaded[i]);
+      if (!out_path.empty()) std::cerr << "run: `" << fn.name << "` returns nothing; --out ignored\n";
+    }
+    return kExitOk;
+  } catch (const Error& e) {
+    std::cerr << e.what() << (std::string(e.what()).back() == '\n' ? "" : "\n");
+    return kExitErrors;
+  }
+}
+
+// croq bench FILE.co --shape N=V... [--reps N] [--flops N]
+int run_bench(const std::vector<std::string>& args) {
+  KernelOptions k;
+  int reps = 50;
+  double flops = 0;
+  int status = kExitOk;
+  for (ArgReader r(args); !r.done(); r.next()) {
+    std::string v;
+    if (parse_common(r, k, status)) { if (status) return status; continue; }
+    if (r.value("--reps", v)) reps = std::max(1, std::atoi(v.c_str()));
+    else if (r.value("--flops", v)) flops = std::strtod(v.c_str(), nullptr);
+    else if (r.missing_value()) return usage_error(r.current() + " needs a value");
+    else return usage_error("bench: unexpected argument `" + r.current() + "`");
+  }
+  if ((status = load_source(k))) return status;
+  try {
+    Kernel kernel = compile(k.source, k.compile);
+    auto program = frontend::parse_program(k.source, k.compile);
+    const auto& fn = frontend::select_entry(*program, k.compile, k.source);
+    auto sig = signature_for(*program, fn, k.shapes, {});
+    std::string why;
+    if (!cuda_available(&why)) {
+      std::cerr << "croq bench: needs a CUDA GPU (" << why << ")\n";
+      return kExitErrors;
+    }
+    std::mt19937_64 rng(1);
+    std::vector<Tensor> device;
+    std::vector<Arg> call;
+    double bytes = 0;
+    for (const auto& a : sig) {
+      if (!a.is_tensor) return usage_error("bench: scalar parameters are not supported by `croq bench` yet");
+      device.push_back(random_tensor(a, rng).to_device());
+      bytes += static_cast<double>(device.back().bytes());
+      call.emplace_back(device.back());
+    }
+    Tensor first = kernel.launch(call);  // specializes and warms up
+    if (first.defined()) bytes += static_cast<double>(first.bytes());
+    CUevent start, stop;
+    CROQ_CU(cuEventCreate, &start, 0);
+    CROQ_CU(cuEventCreate, &stop, 0);
+    std::vector<float> ms;
+    for (int i = 0; i < reps; ++i) {
+      CROQ_CU(cuEventRecord, start, nullptr);
+      kernel.launch(call);
+      CROQ_CU(cuEventRecord, stop, nullptr);
+      CROQ_CU(cuEventSynchronize, stop);
+      float e = 0;
+      CROQ_CU(cuEventElapsedTime, &e, start, stop);
+      ms.push_back(e);
+    }
+    std::sort(ms.begin(), ms.end());
+    double median = ms[ms.size() / 2];
+    std::cout << fn.name << ":";
+    for (const auto& a : sig) std::cout << " " << shape_list(a);
+    std::printf("\n  median %.4f ms over %d runs (min %.4f), %.1f GB/s of arguments and result", median, reps,
+                ms.front(), bytes / (median * 1e-3) / 1e9);
+    if (flops > 0) std::printf(", %.2f TFLOP/s", flops / (median * 1e-3) / 1e12);
+    std::printf("\n");
+    return kExitOk;
+  } catch (const Error& e) {
+    std::cerr << e.what() << (std::string(e.what()).back() == '\n' ? "" : "\n");
+    return kExitErrors;
+  }
+}
+
+}  // namespace croq::cli

@@ -1,0 +1,120 @@
+// The croq compile / run / bench subcommands and the .npy reader/writer.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "cli/npy.hpp"
+#include "common/process.hpp"
+#include "croq/croq.hpp"
+
+namespace croq::cli {
+namespace {
+
+using croq::test::run_process;
+using croq::test::TempDir;
+
+const std::string kCroq = CROQ_BINARY_DIR "/croq";
+const std::string kAdd = CROQ_TEST_DATA_DIR "/cli/add.co";
+
+TEST(Npy, RoundTripsEveryNumpyDtype) {
+  TempDir dir;
+  for (DType t : {DType::s8, DType::u8, DType::s16, DType::u16, DType::s32, DType::u32, DType::s64, DType::u64,
+                  DType::f16, DType::f32, DType::f64}) {
+    Tensor a = Tensor::empty(t, Shape{3, 5}, MemoryKind::host);
+    auto* bytes = static_cast<unsigned char*>(a.data());
+    for (std::size_t i = 0; i < a.bytes(); ++i) bytes[i] = static_cast<unsigned char>(i * 37 + 11);
+    std::string path = (dir.path() / "a.npy").string();
+    write_npy(path, a);
+    Tensor b = read_npy(path);
+    EXPECT_EQ(b.dtype(), t);
+    EXPECT_EQ(b.shape(), (Shape{3, 5}));
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.bytes()), 0) << dtype_name(t);
+    // Data starts on a 64-byte boundary, as NumPy writes it.
+    EXPECT_EQ((std::filesystem::file_size(path) - a.bytes()) % 64, 0u);
+  }
+  Tensor scalar_row = Tensor::empty(DType::f32, Shape{7}, MemoryKind::host);
+  write_npy((dir.path() / "v.npy").string(), scalar_row);
+  EXPECT_EQ(read_npy((dir.path() / "v.npy").string()).shape(), (Shape{7}));
+}
+
+TEST(Npy, BadFilesAreNamed) {
+  TempDir dir;
+  std::string path = (dir.path() / "bad.npy").string();
+  std::ofstream(path) << "not numpy";
+  try {
+    read_npy(path);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": not a readable .npy file: missing \\x93NUMPY magic");
+  }
+  Tensor a = Tensor::empty(DType::f32, Shape{4, 4}, MemoryKind::host);
+  write_npy(path, a);
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 8);
+  try {
+    read_npy(path);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": not a readable .npy file: data ends before 64 bytes of f32 [4, 4]");
+  }
+  EXPECT_THROW(read_npy((dir.path() / "missing.npy").string()), Error);
+}
+
+TEST(CroqCompile, EmitsCudaPtxCubinAndAst) {
+  TempDir dir;
+  auto cuda = run_process({kCroq, "compile", kAdd, "--shape", "M=100", "--shape", "N=300"}, {}, dir.path());
+  ASSERT_EQ(cuda.exit_code, 0) << cuda.err;
+  EXPECT_NE(cuda.out.find("extern \"C\" __global__ void __launch_bounds__(256) croq_add("), std::string::npos) << cuda.out;
+  EXPECT_NE(cuda.out.find("f32 [100, 300] f32 [100, 300]"), std::string::npos) << cuda.out;
+
+  auto ptx = run_process({kCroq, "compile", kAdd, "--emit", "ptx", "--shape", "M=8", "--shape", "N=8", "--arch", "sm_90a"},
+                         {}, dir.path());
+  ASSERT_EQ(ptx.exit_code, 0) << ptx.err;
+  EXPECT_NE(ptx.out.find(".target sm_90a"), std::string::npos);
+  EXPECT_NE(ptx.out.find(".entry croq_add"), std::string::npos);
+
+  std::string cubin = (dir.path() / "add.cubin").string();
+  auto bin = run_process({kCroq, "compile", kAdd, "--emit=cubin", "-o", cubin, "--shape=M=8", "--shape=N=8"}, {}, dir.path());
+  ASSERT_EQ(bin.exit_code, 0) << bin.err;
+  std::ifstream in(cubin, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  EXPECT_EQ(std::string(magic + 1, 3), "ELF");
+
+  auto ast = run_process({kCroq, "compile", kAdd, "--emit", "ast"}, {}, dir.path());
+  ASSERT_EQ(ast.exit_code, 0) << ast.err;
+  EXPECT_NE(ast.out.find("add"), std::string::npos);
+}
+
+TEST(CroqCompile, ErrorsAreClear) {
+  TempDir dir;
+  auto missing = run_process({kCroq, "compile", kAdd, "--shape", "M=4"}, {}, dir.path());
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.err, "parameter 'lhs' has the symbolic dim N; give it with --shape N=N\n");
+  auto bad_emit = run_process({kCroq, "compile", kAdd, "--emit", "sass"}, {}, dir.path());
+  EXPECT_EQ(bad_emit.exit_code, 2);
+  EXPECT_NE(bad_emit.err.find("--emit takes ast, cuda, ptx or cubin, got `sass`"), std::string::npos);
+  auto cubin_stdout = run_process({kCroq, "compile", kAdd, "--emit", "cubin"}, {}, dir.path());
+  EXPECT_EQ(cubin_stdout.exit_code, 2);
+  auto bad_shape = run_process({kCroq, "compile", kAdd, "--shape", "M=-3"}, {}, dir.path());
+  EXPECT_EQ(bad_shape.exit_code, 2);
+  EXPECT_NE(bad_shape.err.find("--shape needs NAME=POSITIVE_INTEGER, got `M=-3`"), std::string::npos);
+  auto help = run_process({kCroq, "run", "--help"}, {}, dir.path());
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--arg NAME=FILE.npy"), std::string::npos) << help.out;
+}
+
+TEST(CroqRun, WithoutGpuExplainsAndFails) {
+  std::string why;
+  if (cuda_available(&why)) GTEST_SKIP() << "a GPU is present; tests/gpu covers croq run";
+  TempDir dir;
+  auto r = run_process({kCroq, "run", kAdd, "--random", "1", "--shape", "M=4", "--shape", "N=4"}, {}, dir.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("croq run: running a kernel needs a CUDA GPU"), std::string::npos) << r.err;
+  auto no_input = run_process({kCroq, "run", kAdd, "--shape", "M=4", "--shape", "N=4"}, {}, dir.path());
+  EXPECT_EQ(no_input.exit_code, 2);
+  EXPECT_NE(no_input.err.find("no input for parameter 'lhs'; give --arg lhs=FILE.npy or --random SEED"),
+            std::string::npos) << no_input.err;
+}
+
+}  // namespace
+}  // namespace croq::cli
