@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/kernel_commands.hpp"
 #include "croq/error.hpp"
 #include "croq/options.hpp"
 #include "frontend/frontend.hpp"
@@ -156,6 +157,32 @@ const Subcommand kSubcommands[] = {
      "  --entry NAME    also check that the __co__ function NAME exists\n"
      "  FILE may be `-` for standard input.\n",
      run_check},
+    {"compile", "FILE.co [--emit ast|cuda|ptx|cubin] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A]",
+     "specialize a __co__ function for given shapes and print its AST, CUDA, PTX or cubin",
+     "  --emit KIND     ast, cuda (default), ptx, or cubin (cubin needs -o)\n"
+     "  -o FILE         write the output to FILE instead of standard output\n"
+     "  --shape N=V     bind the symbolic dim N (repeat for each dim)\n"
+     "  --define N=V    define N as if by #define (overrides the source)\n"
+     "  --entry NAME    the __co__ function, when the file has several\n"
+     "  --arch A        target architecture (default: CROQ_ARCH, the device's, or sm_90a)\n",
+     croq::cli::run_compile},
+    {"run", "FILE.co [--arg NAME=FILE.npy]... [--random SEED] [--shape N=V]... [--out result.npy]",
+     "run a __co__ function on the GPU with NumPy inputs (or random data) and save the result",
+     "  --arg NAME=FILE.npy  the input for parameter NAME (its shape binds symbolic dims)\n"
+     "  --random SEED        fill parameters without --arg with random data from SEED\n"
+     "  --shape N=V          bind a symbolic dim that no input determines\n"
+     "  --out FILE.npy       write the returned tensor as .npy\n"
+     "  --define, --entry, --arch as for `croq compile`\n",
+     croq::cli::run_run},
+    {"bench", "FILE.co --shape N=V... [--reps N] [--flops F]",
+     "time a __co__ function on random device data: median time, GB/s, TFLOP/s",
+     "  --shape N=V      bind every symbolic dim\n"
+     "  --reps N         timed runs after one warm-up (default 50)\n"
+     "  --flops F        floating-point operations per call, to report TFLOP/s\n"
+     "  GB/s counts the bytes of all tensor arguments and the result once per call;\n"
+     "  a returned tensor is allocated on every call and that is timed too.\n"
+     "  --define, --entry, --arch as for `croq compile`\n",
+     croq::cli::run_bench},
 };
 
 void print_help() {
