@@ -18,16 +18,14 @@
 #include "jit/driver.hpp"
 #include "jit/jit_compiler.hpp"
 #include "jit/launcher.hpp"
+#include "launch_timing.hpp"
 
 using Clock = std::chrono::steady_clock;
 using namespace croq;
 
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using croq::bench::median;
 
 const char* kAdd = R"(__co__ void add(f32 [N] a, f32 [N] b, f32 [N] c) {
   parallel i by N
@@ -163,32 +161,14 @@ int main(int argc, char** argv) {
     CUfunction fn = jit::load_function(*same_kernel, 0);
     CUdeviceptr px = reinterpret_cast<CUdeviceptr>(x.data()), py = reinterpret_cast<CUdeviceptr>(y.data());
     void* args[] = {&px, &py};
-    const int batch = 1000, rounds = 21;
-    auto raw_round = [&] {
-      auto t = Clock::now();
-      for (int i = 0; i < batch; ++i)
-        jit::check(jit::driver().cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel");
-      double us = std::chrono::duration<double, std::micro>(Clock::now() - t).count() / batch;
-      CROQ_CU(cuCtxSynchronize);
-      return us;
-    };
-    auto croq_round = [&] {
-      auto t = Clock::now();
-      for (int i = 0; i < batch; ++i) scale(x, y);
-      double us = std::chrono::duration<double, std::micro>(Clock::now() - t).count() / batch;
-      CROQ_CU(cuCtxSynchronize);
-      return us;
-    };
-    raw_round();
-    croq_round();
-    std::vector<double> raw, hot;
-    for (int r = 0; r < rounds; ++r) {
-      raw.push_back(raw_round());
-      hot.push_back(croq_round());
-    }
-    out["raw_launch_us"] = median(raw);
-    out["kernel_call_us"] = median(hot);
-    out["kernel_call_over_raw"] = median(hot) / median(raw);
+    auto timing = croq::bench::compare_launch_paths(
+        [&] {
+          jit::check(jit::driver().cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel");
+        },
+        [&] { scale(x, y); });
+    out["raw_launch_us"] = timing.reference_us;
+    out["kernel_call_us"] = timing.candidate_us;
+    out["kernel_call_over_raw"] = timing.candidate_us / timing.reference_us;
   }
 
   std::printf("libcroqjit end-to-end benchmark on %s\n", jit::device_info(0).name.c_str());

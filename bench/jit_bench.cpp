@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "jit/driver.hpp"
+#include "launch_timing.hpp"
 #include "jit/jit_compiler.hpp"
 #include "jit/launcher.hpp"
 #include "jit/nvrtc_compiler.hpp"
@@ -25,10 +26,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
+using croq::bench::median;
 
 double us_since(Clock::time_point t) { return std::chrono::duration<double, std::micro>(Clock::now() - t).count(); }
 
@@ -115,32 +113,12 @@ int main(int argc, char** argv) {
     float s = 2;
     void* args[] = {&a, &b, &n, &s};
     LaunchConfig cfg = kernel->launch;
-    const int batch = 1000, rounds = 21;
-    auto raw_round = [&] {
-      auto t = Clock::now();
-      for (int i = 0; i < batch; ++i)
-        check(driver().cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel");
-      double us = us_since(t) / batch;
-      CROQ_CU(cuCtxSynchronize);
-      return us;
-    };
-    auto jit_round = [&] {
-      auto t = Clock::now();
-      for (int i = 0; i < batch; ++i) launch(*kernel, cfg, args, nullptr, 0);
-      double us = us_since(t) / batch;
-      CROQ_CU(cuCtxSynchronize);
-      return us;
-    };
-    raw_round();
-    jit_round();  // warm-up
-    std::vector<double> raw, via_jit;
-    for (int r = 0; r < rounds; ++r) {
-      raw.push_back(raw_round());
-      via_jit.push_back(jit_round());
-    }
-    out["raw_launch_us"] = median(raw);
-    out["jit_launch_us"] = median(via_jit);
-    out["jit_over_raw"] = median(via_jit) / median(raw);
+    auto timing = croq::bench::compare_launch_paths(
+        [&] { check(driver().cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel"); },
+        [&] { launch(*kernel, cfg, args, nullptr, 0); });
+    out["raw_launch_us"] = timing.reference_us;
+    out["jit_launch_us"] = timing.candidate_us;
+    out["jit_over_raw"] = timing.candidate_us / timing.reference_us;
     driver().cuMemFree(a);
     driver().cuMemFree(b);
   }
