@@ -22,9 +22,19 @@
 namespace croq {
 namespace {
 
-// The signature key: dtype and shape of every tensor, kind of every scalar,
-// and the device (its architecture picks the cubin). Appended to `key`,
-// which callers keep on the stack for the hot path.
+// The alignment the kernel can rely on for a tensor argument's data: the
+// largest power of two up to 16 dividing the device address. Host tensors
+// are staged into fresh device allocations, which are 256-byte aligned.
+int pointer_alignment(const TensorView& v) {
+  if (v.memory == MemoryKind::host) return 16;
+  auto address = reinterpret_cast<std::uintptr_t>(v.data);
+  std::uintptr_t lowest = address & (~address + 1);
+  return address == 0 || lowest >= 16 ? 16 : static_cast<int>(lowest);
+}
+
+// The signature key: dtype, shape and pointer alignment class of every
+// tensor, kind of every scalar, and the device (its architecture picks the
+// cubin). Appended to `key`, which callers keep on the stack for the hot path.
 template <typename Key>
 void append_signature_key(std::span<const Arg> args, int device, Key& key) {
   key.append(reinterpret_cast<const char*>(&device), sizeof device);
@@ -33,6 +43,7 @@ void append_signature_key(std::span<const Arg> args, int device, Key& key) {
       const TensorView& v = a.view();
       key.push_back('t');
       key.push_back(static_cast<char>(v.dtype));
+      key.push_back(static_cast<char>(pointer_alignment(v)));
       for (int d = 0; d < v.shape.rank(); ++d) {
         auto extent = static_cast<std::int64_t>(v.shape[d]);
         key.append(reinterpret_cast<const char*>(&extent), sizeof extent);
@@ -50,6 +61,7 @@ std::vector<codegen::ArgSignature> signature_of(std::span<const Arg> args) {
     codegen::ArgSignature s;
     if (a.kind() == Arg::Kind::tensor) {
       s.dtype = a.view().dtype;
+      s.align_bytes = pointer_alignment(a.view());
       for (int d = 0; d < a.view().shape.rank(); ++d) s.shape.push_back(static_cast<std::int64_t>(a.view().shape[d]));
     } else {
       s.is_tensor = false;

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <sstream>
 
@@ -76,6 +77,10 @@ struct Buffer {
   std::vector<std::int64_t> dims;
   enum class Space { global, shared, local } space = Space::global;
   int argument = -1;  // call argument it comes from; -2: the output; -1: none
+  // Proven alignment of the base pointer in bytes: shared buffers start on
+  // 128-byte boundaries, the runtime allocates outputs (256-byte aligned),
+  // arguments carry theirs in the signature; local arrays only their type's.
+  int align_bytes = 16;
 };
 
 // A rectangular window into a buffer: element (i...) is buffer element
@@ -83,6 +88,9 @@ struct Buffer {
 struct View {
   std::shared_ptr<Buffer> buffer;
   std::vector<std::string> origin;
+  // origin[d] is a known multiple of origin_multiple[d] (0: the origin is
+  // exactly 0; a missing entry: nothing is known unless origin[d] is "0").
+  std::vector<std::int64_t> origin_multiple;
   std::vector<std::int64_t> extent;
   bool exact = true;
   // subspan(...) / view(...) wait for .at / .step / .from to place them.
@@ -95,6 +103,7 @@ struct Value {
   std::string text;
   std::optional<std::int64_t> constant;
   std::int64_t count = 0;  // index: how many values it takes (#p)
+  std::int64_t multiple = 1;  // integers: the value is a known multiple of this (0: it is 0)
   bool is_float = false;
   View view;               // view / future
   std::vector<std::int64_t> dims;  // shape
@@ -108,6 +117,7 @@ Value scalar_const(std::int64_t v) {
   Value r;
   r.text = std::to_string(v);
   r.constant = v;
+  r.multiple = v < 0 ? -v : v;
   return r;
 }
 
@@ -123,6 +133,21 @@ std::string mul_text(const std::string& a, std::int64_t k) {
   if (k == 0 || is_zero(a)) return "0";
   if (k == 1) return a;
   return "(" + a + " * " + std::to_string(k) + ")";
+}
+
+std::int64_t origin_multiple(const View& v, std::size_t d) {
+  if (is_zero(v.origin[d])) return 0;
+  return d < v.origin_multiple.size() ? v.origin_multiple[d] : 1;
+}
+
+// Moves the window's origin in dimension d by `offset`, a known multiple of `multiple`.
+void shift_origin(View& v, std::size_t d, const std::string& offset, std::int64_t multiple) {
+  std::int64_t before = origin_multiple(v, d);
+  if (v.origin_multiple.size() < v.origin.size()) v.origin_multiple.resize(v.origin.size(), 1);
+  for (std::size_t i = 0; i < v.origin.size(); ++i)
+    if (is_zero(v.origin[i])) v.origin_multiple[i] = 0;
+  v.origin[d] = add_text(v.origin[d], offset);
+  v.origin_multiple[d] = is_zero(offset) ? before : std::gcd(before, multiple);
 }
 
 // ------------------------------------------------------------------ codegen
@@ -170,6 +195,9 @@ class Codegen {
   void loop(const Stmt& s, const Loop& l);
   void copy(const Stmt& s, const Copy& c);
   void emit_copy(const View& src, const View& dst, bool zfill, const std::vector<std::int64_t>& perm);
+  std::int64_t vector_width(const View& src, const View& dst, const std::vector<std::int64_t>& perm) const;
+  void emit_copy_loop(const View& src, const View& dst, bool zfill, const std::vector<std::int64_t>& perm,
+                      std::int64_t vec, std::int64_t inner_begin, std::int64_t inner_count);
   void line_directive(const SourceLocation& loc);
 
   // --- helpers
@@ -225,6 +253,7 @@ std::shared_ptr<Buffer> Codegen::allocate(const std::string& base, DType t, std:
     out_.line(std::string(cuda_type(t)) + "* " + b->name + " = reinterpret_cast<" + cuda_type(t) +
               "*>(croq_smem + " + std::to_string(offset) + ");");
   } else if (space == Buffer::Space::local) {
+    b->align_bytes = static_cast<int>(dtype_size(t));
     out_.line(std::string(cuda_type(t)) + " " + b->name + "[" + std::to_string(n) + "];");
   }
   return b;
@@ -374,9 +403,9 @@ Value Codegen::member(const Expr& e, const Member& m) {
       fail_at(program_, e.location, std::string("`.") + op + "` needs a tensor, got `" +
                                         frontend::print_expression(*m.object) + "`");
   };
-  auto place = [&](const std::vector<std::string>& offsets) {
+  auto place = [&](const std::vector<std::string>& offsets, const std::vector<std::int64_t>& multiples) {
     View v = obj.view;
-    for (std::size_t d = 0; d < v.extent.size(); ++d) v.origin[d] = add_text(v.origin[d], offsets[d]);
+    for (std::size_t d = 0; d < v.extent.size(); ++d) shift_origin(v, d, offsets[d], multiples[d]);
     v.pending = View::Pending::none;
     Value r;
     r.kind = Value::Kind::view;
@@ -412,17 +441,19 @@ Value Codegen::member(const Expr& e, const Member& m) {
           fail_at(program_, e.location, "`.at` after `subspan` takes " + std::to_string(obj.view.extent.size()) +
                                             " tile coordinates, got " + std::to_string(idx.size()));
         std::vector<std::string> offsets;
+        std::vector<std::int64_t> multiples;
         View& v = obj.view;
         for (std::size_t d = 0; d < idx.size(); ++d) {
           std::int64_t step = v.step.empty() ? v.extent[d] : v.step[d];
           offsets.push_back(mul_text(idx[d].text, step));
+          multiples.push_back(idx[d].multiple * step);
           // The last tile may reach past the parent: guard unless tiles divide it.
           std::int64_t parent = v.buffer->dims[d];
           if (!(idx[d].kind == Value::Kind::index && (idx[d].count - 1) * step + v.extent[d] <= parent) &&
               !(idx[d].constant && *idx[d].constant * step + v.extent[d] <= parent))
             v.exact = false;
         }
-        return place(offsets);
+        return place(offsets, multiples);
       }
       if (obj.view.pending != View::Pending::none)
         fail_at(program_, e.location, "`.view(...)` must be placed with `.from(...)`");
@@ -444,7 +475,7 @@ Value Codegen::member(const Expr& e, const Member& m) {
                   "use `subspan(...).at(...)` for tiles of an explicit size");
         std::int64_t chunk = (v.extent[d] + idx.count - 1) / idx.count;
         if (v.extent[d] % idx.count != 0) v.exact = false;
-        v.origin[d] = add_text(v.origin[d], mul_text(idx.text, chunk));
+        shift_origin(v, d, mul_text(idx.text, chunk), idx.multiple * chunk);
         v.extent[d] = chunk;
       }
       Value r;
@@ -480,12 +511,14 @@ Value Codegen::member(const Expr& e, const Member& m) {
         fail_at(program_, e.location, "`.from` takes " + std::to_string(obj.view.extent.size()) +
                                           " offsets, got " + std::to_string(idx.size()));
       std::vector<std::string> offsets;
+      std::vector<std::int64_t> multiples;
       for (std::size_t d = 0; d < idx.size(); ++d) {
         offsets.push_back(idx[d].text);
+        multiples.push_back(idx[d].multiple);
         if (!(idx[d].constant && *idx[d].constant + obj.view.extent[d] <= obj.view.buffer->dims[d]))
           obj.view.exact = false;  // a runtime offset: guard every access
       }
-      return place(offsets);
+      return place(offsets, multiples);
     }
     default:
       fail_at(program_, e.location, "`." + m.name + "` is not supported yet by libcroqjit codegen");
@@ -502,6 +535,7 @@ Value Codegen::binary(const Expr& e, const Binary& b) {
     out.kind = Value::Kind::index;
     out.text = add_text(mul_text(l.text, r.count), r.text);
     out.count = (l.kind == Value::Kind::index ? l.count : 1) * r.count;
+    out.multiple = std::gcd(l.multiple * r.count, r.multiple);
     return out;
   }
   static const std::map<BinaryOp, const char*> ops = {
@@ -543,6 +577,10 @@ Value Codegen::binary(const Expr& e, const Binary& b) {
     return scalar_const(v);
   }
   out.text = "(" + l.text + " " + ops.at(b.op) + " " + r.text + ")";
+  if (!out.is_float) {
+    if (b.op == BinaryOp::mul) out.multiple = l.multiple * r.multiple;
+    else if (b.op == BinaryOp::add || b.op == BinaryOp::sub) out.multiple = std::gcd(l.multiple, r.multiple);
+  }
   // An index plus a constant offset is still bounded (used for halo reads).
   if (l.kind == Value::Kind::index && r.constant && (b.op == BinaryOp::add || b.op == BinaryOp::sub)) {
     out.kind = Value::Kind::index;
@@ -876,26 +914,86 @@ void Codegen::loop(const Stmt& s, const Loop& l) {
   pop();
 }
 
+// The widest vector (in elements) that moves whole rows of the copy with
+// naturally aligned accesses on both sides, or 1 for the scalar path. A row
+// starts at a multiple of the vector when the innermost origin and every
+// outer stride (multiples of the innermost buffer extent) are multiples of
+// it and both base pointers are aligned to its size. Guarded windows,
+// zero-filled or permuted copies and local arrays take the scalar path.
+std::int64_t Codegen::vector_width(const View& src, const View& dst, const std::vector<std::int64_t>& perm) const {
+  for (std::size_t d = 0; d < perm.size(); ++d)
+    if (perm[d] != static_cast<std::int64_t>(d)) return 1;
+  if (!src.exact || !dst.exact || src.extent != dst.extent || dst.extent.empty()) return 1;
+  if (src.buffer->space == Buffer::Space::local || dst.buffer->space == Buffer::Space::local) return 1;
+  const std::size_t last = dst.extent.size() - 1;
+  const std::int64_t elem = static_cast<std::int64_t>(dtype_size(dst.buffer->dtype));
+  const std::int64_t row = dst.extent[last];
+  std::int64_t with_tail = 1;
+  for (std::int64_t bytes : {16, 8, 4}) {
+    std::int64_t v = bytes / elem;
+    if (v < 2 || row < v) continue;
+    bool aligned = true;
+    for (const View* side : {&src, &dst}) {
+      if (side->buffer->align_bytes < bytes || origin_multiple(*side, last) % v != 0 ||
+          (last > 0 && side->buffer->dims[last] % v != 0))
+        aligned = false;
+    }
+    if (!aligned) continue;
+    if (row % v == 0) return v;
+    if (with_tail == 1) with_tail = v;  // whole vectors, then a scalar tail per row
+  }
+  return with_tail;
+}
+
 void Codegen::emit_copy(const View& src, const View& dst, bool zfill, const std::vector<std::int64_t>& perm) {
-  // dst element e (row-major over dst extents) reads src at the permuted coordinate.
+  std::int64_t vec = vector_width(src, dst, perm);
+  if (vec == 1) {
+    emit_copy_loop(src, dst, zfill, perm, 1, 0, dst.extent.empty() ? 1 : dst.extent.back());
+    return;
+  }
+  std::int64_t row = dst.extent.back(), body = row / vec * vec;
+  std::int64_t bytes = vec * static_cast<std::int64_t>(dtype_size(dst.buffer->dtype));
+  out_.line("// " + std::to_string(bytes) + "-byte vectors of " + std::to_string(vec) + " elements" +
+            (body < row ? ", then the last " + std::to_string(row - body) + " of each row one by one" : ""));
+  emit_copy_loop(src, dst, zfill, perm, vec, 0, body);
+  if (body < row) emit_copy_loop(src, dst, zfill, perm, 1, body, row - body);
+}
+
+// One copy loop over the destination with its innermost dimension limited
+// to [inner_begin, inner_begin + inner_count), `vec` elements per access.
+// Cooperative copies give consecutive threads consecutive accesses, so a
+// warp reads and writes contiguous runs (coalesced).
+void Codegen::emit_copy_loop(const View& src, const View& dst, bool zfill, const std::vector<std::int64_t>& perm,
+                             std::int64_t vec, std::int64_t inner_begin, std::int64_t inner_count) {
+  std::vector<std::int64_t> space = dst.extent;
+  if (!space.empty()) space.back() = inner_count / vec;
   std::int64_t n = 1;
-  for (auto x : dst.extent) n *= x;
+  for (auto x : space) n *= x;
   bool cooperative = scope_ == Scope::block && dst.buffer->space != Buffer::Space::local;
   std::string e = fresh("e");
   if (cooperative) out_.line("for (int " + e + " = threadIdx.x; " + e + " < " + std::to_string(n) + "; " + e + " += blockDim.x) {");
   else out_.line("for (int " + e + " = 0; " + e + " < " + std::to_string(n) + "; ++" + e + ") {");
   out_.indent();
-  std::vector<std::string> dst_idx(dst.extent.size());
+  std::vector<std::string> dst_idx(space.size());
   std::int64_t inner = 1;
-  for (int d = static_cast<int>(dst.extent.size()) - 1; d >= 0; --d) {
+  for (int d = static_cast<int>(space.size()) - 1; d >= 0; --d) {
     dst_idx[d] = fresh("i");
     std::string t = inner == 1 ? e : "(" + e + " / " + std::to_string(inner) + ")";
-    if (d > 0) t = "(" + t + " % " + std::to_string(dst.extent[d]) + ")";
+    if (d > 0) t = "(" + t + " % " + std::to_string(space[d]) + ")";
+    if (d == static_cast<int>(space.size()) - 1) t = add_text(std::to_string(inner_begin), mul_text(t, vec));
     out_.line("const int " + dst_idx[d] + " = " + t + ";");
-    inner *= dst.extent[d];
+    inner *= space[d];
   }
   std::vector<std::string> src_idx(src.extent.size());
   for (std::size_t d = 0; d < src.extent.size(); ++d) src_idx[d] = dst_idx[perm.empty() ? d : perm[d]];
+  if (vec > 1) {  // exact windows only: no guards
+    const char* type = vec * dtype_size(dst.buffer->dtype) == 16 ? "int4" : vec * dtype_size(dst.buffer->dtype) == 8 ? "int2" : "int";
+    out_.line(std::string("*reinterpret_cast<") + type + "*>(&" + address(dst, dst_idx) + ") = *reinterpret_cast<const " +
+              type + "*>(&" + address(src, src_idx) + ");");
+    out_.dedent();
+    out_.line("}");
+    return;
+  }
   // Guards: the source window may reach past its buffer (tails) or be
   // smaller than the destination (zfill); the destination may reach past
   // its buffer (tail stores).
@@ -1129,6 +1227,7 @@ GeneratedKernel Codegen::run() {
       buf->dtype = a.dtype;
       buf->dims = a.shape;
       buf->argument = static_cast<int>(i);
+      buf->align_bytes = a.align_bytes;
       if (a.dtype == DType::f16) needs_half_ = true;
       if (a.dtype == DType::bf16) needs_bf16_ = true;
       if (a.dtype == DType::f8_e4m3 || a.dtype == DType::f8_e5m2) needs_fp8_ = true;
@@ -1184,7 +1283,10 @@ GeneratedKernel Codegen::run() {
 
   std::ostringstream src;
   src << "// Generated by libcroqjit from " << program_.source_name << ": `" << fn_.name << "` for";
-  for (const auto& a : args_) src << " " << (a.is_tensor ? shape_text(a.dtype, a.shape) : (a.is_integer ? "int" : "float"));
+  for (const auto& a : args_) {
+    src << " " << (a.is_tensor ? shape_text(a.dtype, a.shape) : (a.is_integer ? "int" : "float"));
+    if (a.is_tensor && a.align_bytes < 16) src << " (data aligned to " << a.align_bytes << " bytes)";
+  }
   src << "\n// grid " << grid_ << ", block " << block_threads_ << ", shared memory " << shared_bytes_ << " bytes\n";
   if (needs_half_) src << "#include <cuda_fp16.h>\n";
   if (needs_bf16_) src << "#include <cuda_bf16.h>\n";

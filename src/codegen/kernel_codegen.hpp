@@ -24,6 +24,10 @@ struct ArgSignature {
   DType dtype = DType::f32;
   std::vector<std::int64_t> shape;
   bool is_integer = false;  // scalars: integer or floating
+  // Tensors: the largest power of two (at most 16) dividing the data
+  // pointer's address, as the kernel will see it. Part of the signature so
+  // a misaligned pointer gets a variant without 16-byte vector accesses.
+  int align_bytes = 16;
   friend bool operator==(const ArgSignature&, const ArgSignature&) = default;
 };
 

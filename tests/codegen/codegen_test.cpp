@@ -81,5 +81,106 @@ INSTANTIATE_TEST_SUITE_P(
         SampleCase{"view_from", {tensor(DType::f32, {300, 70}), tensor(DType::f32, {8})}, {8, 1, 1}, {1, 1, 1}, 12288}),
     [](const auto& info) { return info.param.sample; });
 
+// ---- vectorized cooperative copies -------------------------------------------
+
+// Stages a [rows, cols] window of `a` at (16, c0) in shared memory and
+// writes it back into `b` through a second copy.
+std::string staging_source(const std::string& dtype, int rows, int cols, int c0) {
+  return "__co__ void f(" + dtype + " [M, N] a, " + dtype + " [M, N] b) {\n"
+         "  parallel p by 4 : block {\n"
+         "    t = dma.copy a.view(" + std::to_string(rows) + ", " + std::to_string(cols) + ").from(16, " +
+         std::to_string(c0) + ") => shared;\n"
+         "    dma.copy t.data => b.view(" + std::to_string(rows) + ", " + std::to_string(cols) + ").from(16, " +
+         std::to_string(c0) + ");\n"
+         "  }\n"
+         "}\n";
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+GeneratedKernel generate_staging(DType t, const std::string& dtype, std::vector<std::int64_t> shape, int rows, int cols,
+                                 int c0, int align = 16) {
+  ArgSignature a = tensor(t, shape), b = tensor(t, shape);
+  a.align_bytes = align;
+  GeneratedKernel k = generate(staging_source(dtype, rows, cols, c0), {a, b});
+  jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "staging.cu", k.entry, {"sm_90a", false, {}});
+  EXPECT_FALSE(out.cubin.empty());
+  return k;
+}
+
+TEST(VectorCopy, AlignedF32TileUses16ByteVectorsBothWays) {
+  GeneratedKernel k = generate_staging(DType::f32, "f32", {64, 128}, 16, 32, 32);
+  EXPECT_EQ(count_of(k.cuda_source, "*reinterpret_cast<int4*>"), 2u) << k.cuda_source;
+  EXPECT_EQ(count_of(k.cuda_source, "// 16-byte vectors of 4 elements\n"), 2u) << k.cuda_source;
+  // 16 rows x 8 vectors, consecutive threads on consecutive vectors of a row.
+  EXPECT_NE(k.cuda_source.find("e_3 < 128; e_3 += blockDim.x"), std::string::npos) << k.cuda_source;
+  EXPECT_NE(k.cuda_source.find("((e_3 % 8) * 4)"), std::string::npos) << k.cuda_source;
+}
+
+TEST(VectorCopy, HalfPrecisionMovesEightElementsPerAccess) {
+  GeneratedKernel k = generate_staging(DType::f16, "f16", {64, 128}, 16, 64, 0);
+  EXPECT_EQ(count_of(k.cuda_source, "// 16-byte vectors of 8 elements\n"), 2u) << k.cuda_source;
+}
+
+TEST(VectorCopy, PointerAlignedTo8BytesGetsNarrowerVectors) {
+  GeneratedKernel k = generate_staging(DType::f32, "f32", {64, 128}, 16, 32, 0, 8);
+  EXPECT_NE(k.cuda_source.find("(data aligned to 8 bytes)"), std::string::npos);
+  // The load from `a` is 8 bytes; the store to `b` (16-byte aligned) is too:
+  // one vector width per copy, limited by its less aligned side.
+  EXPECT_EQ(count_of(k.cuda_source, "// 8-byte vectors of 2 elements\n"), 1u) << k.cuda_source;
+  EXPECT_EQ(count_of(k.cuda_source, "// 16-byte vectors of 4 elements\n"), 1u) << k.cuda_source;
+  EXPECT_EQ(count_of(k.cuda_source, "reinterpret_cast<const int2*>(&arg_a"), 1u) << k.cuda_source;
+}
+
+TEST(VectorCopy, ElementAlignedPointerOrOddOriginFallsBackToScalar) {
+  // `a` only 4-byte aligned: its load is scalar, the store to `b` still vectorized.
+  GeneratedKernel k = generate_staging(DType::f32, "f32", {64, 128}, 16, 32, 0, 4);
+  EXPECT_EQ(count_of(k.cuda_source, "reinterpret_cast<const int4*>(&future"), 1u) << k.cuda_source;
+  EXPECT_EQ(count_of(k.cuda_source, "reinterpret_cast<const int4*>(&arg_a"), 0u) << k.cuda_source;
+  EXPECT_NE(k.cuda_source.find("e_3 < 512; e_3 += blockDim.x"), std::string::npos) << k.cuda_source;
+  // Column origin 3: no row start is aligned on either side.
+  GeneratedKernel odd = generate_staging(DType::f32, "f32", {64, 128}, 16, 32, 3);
+  EXPECT_EQ(count_of(odd.cuda_source, "reinterpret_cast<const int"), 0u) << odd.cuda_source;
+  // Column origin 2 (8 bytes): 8-byte vectors.
+  GeneratedKernel two = generate_staging(DType::f32, "f32", {64, 128}, 16, 32, 2);
+  EXPECT_EQ(count_of(two.cuda_source, "// 8-byte vectors of 2 elements\n"), 2u) << two.cuda_source;
+}
+
+TEST(VectorCopy, RowNotAMultipleOfTheVectorGetsAScalarTail) {
+  // A global-to-global copy of 7-float rows whose starts are 16-byte aligned.
+  GeneratedKernel k = generate(
+      "__co__ void f(f32 [64, 128] a, f32 [64, 128] b) {\n"
+      "  parallel p by 4 : block\n"
+      "    dma.copy a.subspan(16, 7).step(16, 8).at(p, 1) => b.subspan(16, 7).step(16, 8).at(p, 1);\n"
+      "}\n",
+      {tensor(DType::f32, {64, 128}), tensor(DType::f32, {64, 128})});
+  EXPECT_EQ(count_of(k.cuda_source, "// 16-byte vectors of 4 elements, then the last 3 of each row one by one\n"), 1u)
+      << k.cuda_source;
+  EXPECT_NE(k.cuda_source.find("e_2 < 16; e_2 += blockDim.x"), std::string::npos) << k.cuda_source;
+  EXPECT_NE(k.cuda_source.find("e_5 < 48; e_5 += blockDim.x"), std::string::npos) << k.cuda_source;
+  EXPECT_NE(k.cuda_source.find("(4 + (e_5 % 3))"), std::string::npos) << k.cuda_source;
+  jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "tail.cu", k.entry, {"sm_90a", false, {}});
+  EXPECT_FALSE(out.cubin.empty());
+}
+
+TEST(VectorCopy, InnerExtentNotAMultipleOfTheVectorKeepsRowsUnaligned) {
+  // N = 130: row starts of `a` are 8-byte but not 16-byte aligned.
+  GeneratedKernel k = generate_staging(DType::f32, "f32", {64, 130}, 16, 32, 0);
+  EXPECT_EQ(count_of(k.cuda_source, "// 8-byte vectors of 2 elements\n"), 2u) << k.cuda_source;
+  GeneratedKernel odd = generate_staging(DType::f32, "f32", {64, 129}, 16, 32, 0);
+  EXPECT_EQ(count_of(odd.cuda_source, "reinterpret_cast<const int"), 0u) << odd.cuda_source;
+}
+
+TEST(VectorCopy, GuardedWindowsStayScalar) {
+  // M = 30: the window of 16 rows at row 16 reaches past the tensor.
+  GeneratedKernel k = generate_staging(DType::f32, "f32", {30, 128}, 16, 32, 0);
+  EXPECT_EQ(count_of(k.cuda_source, "reinterpret_cast<const int"), 0u) << k.cuda_source;
+  EXPECT_NE(k.cuda_source.find(" < 30"), std::string::npos) << k.cuda_source;
+}
+
 }  // namespace
 }  // namespace croq::codegen

@@ -14,18 +14,20 @@ extern "C" __global__ void __launch_bounds__(256) croq_matmul(int* __restrict__ 
       __syncthreads();
       int* future_4 = reinterpret_cast<int*>(croq_smem + 0);
 #line 7 "matmul_dma.co"
-      for (int e_5 = threadIdx.x; e_5 < 256; e_5 += blockDim.x) {
-        const int i_6 = (e_5 % 16);
-        const int i_7 = (e_5 / 16);
-        future_4[(i_6 + (i_7 * 16))] = arg_lhs[(((tile_k_3 * 16) + i_6) + (((px_2 * 16) + i_7) * 256))];
+      // 16-byte vectors of 4 elements
+      for (int e_5 = threadIdx.x; e_5 < 64; e_5 += blockDim.x) {
+        const int i_6 = ((e_5 % 4) * 4);
+        const int i_7 = (e_5 / 4);
+        *reinterpret_cast<int4*>(&future_4[(i_6 + (i_7 * 16))]) = *reinterpret_cast<const int4*>(&arg_lhs[(((tile_k_3 * 16) + i_6) + (((px_2 * 16) + i_7) * 256))]);
       }
       __syncthreads();
       int* future_8 = reinterpret_cast<int*>(croq_smem + 1024);
 #line 8 "matmul_dma.co"
-      for (int e_9 = threadIdx.x; e_9 < 256; e_9 += blockDim.x) {
-        const int i_10 = (e_9 % 16);
-        const int i_11 = (e_9 / 16);
-        future_8[(i_10 + (i_11 * 16))] = arg_rhs[(((py_1 * 16) + i_10) + (((tile_k_3 * 16) + i_11) * 256))];
+      // 16-byte vectors of 4 elements
+      for (int e_9 = threadIdx.x; e_9 < 64; e_9 += blockDim.x) {
+        const int i_10 = ((e_9 % 4) * 4);
+        const int i_11 = (e_9 / 4);
+        *reinterpret_cast<int4*>(&future_8[(i_10 + (i_11 * 16))]) = *reinterpret_cast<const int4*>(&arg_rhs[(((py_1 * 16) + i_10) + (((tile_k_3 * 16) + i_11) * 256))]);
       }
       __syncthreads();
       {

@@ -12,18 +12,20 @@ extern "C" __global__ void __launch_bounds__(1) croq_tiled_add_2d(int* __restric
     __syncthreads();
     int* future_3 = reinterpret_cast<int*>(croq_smem + 0);
 #line 6 "tiled_add.co"
-    for (int e_4 = threadIdx.x; e_4 < 256; e_4 += blockDim.x) {
-      const int i_5 = (e_4 % 16);
-      const int i_6 = (e_4 / 16);
-      future_3[(i_5 + (i_6 * 16))] = arg_lhs[(((tc_1 * 16) + i_5) + (((tr_2 * 16) + i_6) * 128))];
+    // 16-byte vectors of 4 elements
+    for (int e_4 = threadIdx.x; e_4 < 64; e_4 += blockDim.x) {
+      const int i_5 = ((e_4 % 4) * 4);
+      const int i_6 = (e_4 / 4);
+      *reinterpret_cast<int4*>(&future_3[(i_5 + (i_6 * 16))]) = *reinterpret_cast<const int4*>(&arg_lhs[(((tc_1 * 16) + i_5) + (((tr_2 * 16) + i_6) * 128))]);
     }
     __syncthreads();
     int* future_7 = reinterpret_cast<int*>(croq_smem + 1024);
 #line 7 "tiled_add.co"
-    for (int e_8 = threadIdx.x; e_8 < 256; e_8 += blockDim.x) {
-      const int i_9 = (e_8 % 16);
-      const int i_10 = (e_8 / 16);
-      future_7[(i_9 + (i_10 * 16))] = arg_rhs[(((tc_1 * 16) + i_9) + (((tr_2 * 16) + i_10) * 128))];
+    // 16-byte vectors of 4 elements
+    for (int e_8 = threadIdx.x; e_8 < 64; e_8 += blockDim.x) {
+      const int i_9 = ((e_8 % 4) * 4);
+      const int i_10 = (e_8 / 4);
+      *reinterpret_cast<int4*>(&future_7[(i_9 + (i_10 * 16))]) = *reinterpret_cast<const int4*>(&arg_rhs[(((tc_1 * 16) + i_9) + (((tr_2 * 16) + i_10) * 128))]);
     }
     __syncthreads();
 #line 9 "tiled_add.co"

@@ -19,10 +19,11 @@ extern "C" __global__ void __launch_bounds__(1) croq_transpose(float* __restrict
     }
     __syncthreads();
 #line 7 "transpose.co"
-    for (int e_7 = threadIdx.x; e_7 < 1024; e_7 += blockDim.x) {
-      const int i_8 = (e_7 % 32);
-      const int i_9 = (e_7 / 32);
-      croq_output[(((bm_2 * 32) + i_8) + (((bn_1 * 32) + i_9) * 256))] = future_3[(i_8 + (i_9 * 32))];
+    // 16-byte vectors of 4 elements
+    for (int e_7 = threadIdx.x; e_7 < 256; e_7 += blockDim.x) {
+      const int i_8 = ((e_7 % 8) * 4);
+      const int i_9 = (e_7 / 8);
+      *reinterpret_cast<int4*>(&croq_output[(((bm_2 * 32) + i_8) + (((bn_1 * 32) + i_9) * 256))]) = *reinterpret_cast<const int4*>(&future_3[(i_8 + (i_9 * 32))]);
     }
   }
 }
