@@ -150,6 +150,12 @@ void shift_origin(View& v, std::size_t d, const std::string& offset, std::int64_
   v.origin_multiple[d] = is_zero(offset) ? before : std::gcd(before, multiple);
 }
 
+// dma.pad<low, high, mid, value>, per dimension.
+struct Padding {
+  std::vector<std::int64_t> low, high, mid;
+  std::string value;
+};
+
 // ------------------------------------------------------------------ codegen
 
 enum class Scope { kernel, block, thread };
@@ -181,6 +187,7 @@ class Codegen {
   Value name_value(const Expr& e, const Name& n);
   Value member(const Expr& e, const Member& m);
   Value binary(const Expr& e, const Binary& b);
+  Value span_as(const Expr& e, const Member& m, const Value& obj);
   Value element_ref(const Expr& e, const Value& target, const ExprList& args);
   std::int64_t const_int(const Expr& e, const char* what);
   std::vector<std::int64_t> shape_of(const Expr& e);
@@ -195,10 +202,15 @@ class Codegen {
   void loop(const Stmt& s, const Loop& l);
   void copy(const Stmt& s, const Copy& c);
   void emit_copy(const View& src, const View& dst, bool zfill, const std::vector<std::int64_t>& perm);
+  Padding padding(const Copy& c, const std::vector<std::int64_t>& extent);
+  void emit_pad(const View& src, const View& dst, const Padding& pad);
+  std::vector<std::string> open_element_loop(const View& dst, const std::vector<std::int64_t>& space, std::int64_t vec,
+                                             std::int64_t inner_begin);
   std::int64_t vector_width(const View& src, const View& dst, const std::vector<std::int64_t>& perm) const;
   void emit_copy_loop(const View& src, const View& dst, bool zfill, const std::vector<std::int64_t>& perm,
                       std::int64_t vec, std::int64_t inner_begin, std::int64_t inner_count);
   void line_directive(const SourceLocation& loc);
+  void warn(const Stmt& s, const std::string& message, const std::string& hint = "");
 
   // --- helpers
   bool contains_parallel(const Stmt& s) const;
@@ -520,9 +532,57 @@ Value Codegen::member(const Expr& e, const Member& m) {
       }
       return place(offsets, multiples);
     }
+    case MemberKind::span_as:
+      need_view("span_as");
+      return span_as(e, m, obj);
     default:
       fail_at(program_, e.location, "`." + m.name + "` is not supported yet by libcroqjit codegen");
   }
+}
+
+// x.span_as([d0, d1, ...]): the same elements, in the same row-major order,
+// seen with another shape. No data moves, so `x` must be a whole buffer
+// (every element of a contiguous block) and the element counts must agree.
+Value Codegen::span_as(const Expr& e, const Member& m, const Value& obj) {
+  if (m.args.empty())
+    fail_at(program_, e.location, "`.span_as` takes the new shape, such as `.span_as([rows, cols])`");
+  std::vector<std::int64_t> dims;
+  for (const auto& a : m.args) {
+    std::vector<std::int64_t> part = shape_of(*a);
+    dims.insert(dims.end(), part.begin(), part.end());
+  }
+  const View& v = obj.view;
+  auto count = [](const std::vector<std::int64_t>& d) {
+    std::int64_t n = 1;
+    for (auto x : d) n *= x;
+    return n;
+  };
+  auto shape_list = [](const std::vector<std::int64_t>& d) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+    return s + "]";
+  };
+  for (auto d : dims)
+    if (d <= 0) fail_at(program_, m.args[0]->location, "`.span_as` needs positive extents, got " + shape_list(dims));
+  if (count(dims) != count(v.extent))
+    fail_at(program_, e.location, "`.span_as(" + shape_list(dims) + ")` has " + std::to_string(count(dims)) +
+                                      " elements but the tensor it reinterprets has " + std::to_string(count(v.extent)) +
+                                      " (" + shape_list(v.extent) + ")",
+            "the element count must stay the same");
+  bool whole = v.extent == v.buffer->dims && v.pending == View::Pending::none;
+  for (const auto& o : v.origin) whole = whole && is_zero(o);
+  if (!whole)
+    fail_at(program_, e.location, "`.span_as` reinterprets a whole buffer, not a window into a larger tensor",
+            "copy the tile first, then reinterpret its `.data`");
+  auto buf = std::make_shared<Buffer>(*v.buffer);
+  buf->dims = dims;
+  Value r = obj;
+  r.view.buffer = buf;
+  r.view.extent = dims;
+  r.view.origin.assign(dims.size(), "0");
+  r.view.origin_multiple.clear();
+  r.view.step.clear();
+  return r;
 }
 
 Value Codegen::binary(const Expr& e, const Binary& b) {
@@ -585,6 +645,12 @@ Value Codegen::binary(const Expr& e, const Binary& b) {
   if (l.kind == Value::Kind::index && r.constant && (b.op == BinaryOp::add || b.op == BinaryOp::sub)) {
     out.kind = Value::Kind::index;
     out.count = b.op == BinaryOp::add ? l.count + *r.constant : l.count;
+  }
+  // The sum of two bounded indices is bounded too (stencil taps: i + di).
+  if (l.kind == Value::Kind::index && r.kind == Value::Kind::index && l.count > 0 && r.count > 0 &&
+      b.op == BinaryOp::add) {
+    out.kind = Value::Kind::index;
+    out.count = l.count + r.count - 1;
   }
   if (!l.guard.empty() || !r.guard.empty()) {
     // A guarded element read inside arithmetic reads as zero out of range.
@@ -759,6 +825,15 @@ void Codegen::assignment(const Stmt& s, const Assignment& a) {
       {AssignOp::assign, "="}, {AssignOp::add, "+="}, {AssignOp::sub, "-="}, {AssignOp::mul, "*="},
       {AssignOp::div, "/="}, {AssignOp::mod, "%="}, {AssignOp::bit_and, "&="}, {AssignOp::bit_or, "|="},
       {AssignOp::bit_xor, "^="}, {AssignOp::shl, "<<="}, {AssignOp::shr, ">>="}};
+  // `name = <tensor expression>;` names a view (`tile_2d = f.data.span_as([8, 16]);`).
+  if (const auto* n = std::get_if<Name>(&a.target->node);
+      n && a.op == AssignOp::assign && !lookup(n->name) && !dims_.count(n->name) && !program_.defines.count(n->name)) {
+    Value value = expr(*a.value);
+    if (value.kind == Value::Kind::view || value.kind == Value::Kind::future) {
+      define(n->name, value);
+      return;
+    }
+  }
   Value target = expr(*a.target);
   Value value = expr(*a.value);
   if (target.kind != Value::Kind::scalar || target.constant)
@@ -770,7 +845,7 @@ void Codegen::assignment(const Stmt& s, const Assignment& a) {
   std::string guard = target.guard;
   if (target.element_of) {
     mark_written(*target.element_of);
-    if (target.element_of == output_ && a.op != AssignOp::assign) result_.output_needs_zero = true;
+    if (target.element_of->argument == -2 && a.op != AssignOp::assign) result_.output_needs_zero = true;
     // Block scope: every thread runs this statement; one store is enough.
     if (scope_ != Scope::thread && target.element_of->space != Buffer::Space::local)
       guard = guard.empty() ? "threadIdx.x == 0" : "threadIdx.x == 0 && " + guard;
@@ -959,6 +1034,42 @@ void Codegen::emit_copy(const View& src, const View& dst, bool zfill, const std:
   if (body < row) emit_copy_loop(src, dst, zfill, perm, 1, body, row - body);
 }
 
+// The condition for window element `idx` to lie inside its buffer; empty
+// when the window never reaches past it.
+std::string in_buffer(const View& v, const std::vector<std::string>& idx) {
+  std::string ok;
+  if (v.exact) return ok;
+  for (std::size_t d = 0; d < v.extent.size(); ++d)
+    ok += (ok.empty() ? "" : " && ") + add_text(v.origin[d], idx[d]) + " < " + std::to_string(v.buffer->dims[d]);
+  return ok;
+}
+
+// Opens a loop over the row-major index `space` of a copy into `dst` and
+// declares one coordinate per dimension (the innermost one scaled by `vec`
+// and offset by `inner_begin`); the caller closes it. Into shared or global
+// memory at block scope the loop is strided over the block's threads.
+std::vector<std::string> Codegen::open_element_loop(const View& dst, const std::vector<std::int64_t>& space,
+                                                    std::int64_t vec, std::int64_t inner_begin) {
+  std::int64_t n = 1;
+  for (auto x : space) n *= x;
+  bool cooperative = scope_ == Scope::block && dst.buffer->space != Buffer::Space::local;
+  std::string e = fresh("e");
+  if (cooperative) out_.line("for (int " + e + " = threadIdx.x; " + e + " < " + std::to_string(n) + "; " + e + " += blockDim.x) {");
+  else out_.line("for (int " + e + " = 0; " + e + " < " + std::to_string(n) + "; ++" + e + ") {");
+  out_.indent();
+  std::vector<std::string> idx(space.size());
+  std::int64_t inner = 1;
+  for (int d = static_cast<int>(space.size()) - 1; d >= 0; --d) {
+    idx[d] = fresh("i");
+    std::string t = inner == 1 ? e : "(" + e + " / " + std::to_string(inner) + ")";
+    if (d > 0) t = "(" + t + " % " + std::to_string(space[d]) + ")";
+    if (d == static_cast<int>(space.size()) - 1) t = add_text(std::to_string(inner_begin), mul_text(t, vec));
+    out_.line("const int " + idx[d] + " = " + t + ";");
+    inner *= space[d];
+  }
+  return idx;
+}
+
 // One copy loop over the destination with its innermost dimension limited
 // to [inner_begin, inner_begin + inner_count), `vec` elements per access.
 // Cooperative copies give consecutive threads consecutive accesses, so a
@@ -967,23 +1078,7 @@ void Codegen::emit_copy_loop(const View& src, const View& dst, bool zfill, const
                              std::int64_t vec, std::int64_t inner_begin, std::int64_t inner_count) {
   std::vector<std::int64_t> space = dst.extent;
   if (!space.empty()) space.back() = inner_count / vec;
-  std::int64_t n = 1;
-  for (auto x : space) n *= x;
-  bool cooperative = scope_ == Scope::block && dst.buffer->space != Buffer::Space::local;
-  std::string e = fresh("e");
-  if (cooperative) out_.line("for (int " + e + " = threadIdx.x; " + e + " < " + std::to_string(n) + "; " + e + " += blockDim.x) {");
-  else out_.line("for (int " + e + " = 0; " + e + " < " + std::to_string(n) + "; ++" + e + ") {");
-  out_.indent();
-  std::vector<std::string> dst_idx(space.size());
-  std::int64_t inner = 1;
-  for (int d = static_cast<int>(space.size()) - 1; d >= 0; --d) {
-    dst_idx[d] = fresh("i");
-    std::string t = inner == 1 ? e : "(" + e + " / " + std::to_string(inner) + ")";
-    if (d > 0) t = "(" + t + " % " + std::to_string(space[d]) + ")";
-    if (d == static_cast<int>(space.size()) - 1) t = add_text(std::to_string(inner_begin), mul_text(t, vec));
-    out_.line("const int " + dst_idx[d] + " = " + t + ";");
-    inner *= space[d];
-  }
+  std::vector<std::string> dst_idx = open_element_loop(dst, space, vec, inner_begin);
   std::vector<std::string> src_idx(src.extent.size());
   for (std::size_t d = 0; d < src.extent.size(); ++d) src_idx[d] = dst_idx[perm.empty() ? d : perm[d]];
   if (vec > 1) {  // exact windows only: no guards
@@ -997,33 +1092,102 @@ void Codegen::emit_copy_loop(const View& src, const View& dst, bool zfill, const
   // Guards: the source window may reach past its buffer (tails) or be
   // smaller than the destination (zfill); the destination may reach past
   // its buffer (tail stores).
-  std::string src_ok, dst_ok;
-  for (std::size_t d = 0; d < src.extent.size(); ++d) {
-    std::string coord = add_text(src.origin[d], src_idx[d]);
-    if (!src.exact) src_ok += (src_ok.empty() ? "" : " && ") + coord + " < " + std::to_string(src.buffer->dims[d]);
+  std::string src_ok = in_buffer(src, src_idx), dst_ok = in_buffer(dst, dst_idx);
+  for (std::size_t d = 0; d < src.extent.size(); ++d)
     if (src.extent[d] < dst.extent[perm.empty() ? d : perm[d]])
       src_ok += (src_ok.empty() ? "" : " && ") + src_idx[d] + " < " + std::to_string(src.extent[d]);
-  }
-  for (std::size_t d = 0; d < dst.extent.size(); ++d)
-    if (!dst.exact)
-      dst_ok += (dst_ok.empty() ? "" : " && ") + add_text(dst.origin[d], dst_idx[d]) + " < " + std::to_string(dst.buffer->dims[d]);
   std::string load = address(src, src_idx), store = address(dst, dst_idx);
   std::string value = src_ok.empty() ? load : "(" + src_ok + ") ? " + load + " : " + cuda_type(dst.buffer->dtype) + "(0)";
   std::string statement = store + " = " + value + ";";
-  if (!src_ok.empty() && !zfill && dst.buffer->space == Buffer::Space::global)
-    dst_ok += (dst_ok.empty() ? "" : " && ") + src_ok;  // nothing valid to write
+  // Nothing valid to write: leave the destination alone unless asked to
+  // zero it (fresh shared/local tiles of the source's shape are zero-filled).
+  bool smaller_source = false;
+  for (std::size_t d = 0; d < src.extent.size(); ++d)
+    smaller_source = smaller_source || src.extent[d] < dst.extent[perm.empty() ? d : perm[d]];
+  if (!src_ok.empty() && !zfill && (dst.buffer->space == Buffer::Space::global || smaller_source))
+    dst_ok += (dst_ok.empty() ? "" : " && ") + src_ok;
   out_.line(dst_ok.empty() ? statement : "if (" + dst_ok + ") " + statement);
   out_.dedent();
   out_.line("}");
+}
+
+// dma.pad<low, high, mid, value>: per dimension, `low` elements before the
+// source, `high` after it and `mid` between neighbouring source elements,
+// all holding `value`; the padded extent is low + high + n + (n - 1) * mid.
+Padding Codegen::padding(const Copy& c, const std::vector<std::int64_t>& extent) {
+  const std::size_t rank = extent.size();
+  if (c.op_args.size() != 4)
+    fail_at(program_, c.op_location, "dma.pad takes <low, high, mid, value>, got " + std::to_string(c.op_args.size()) +
+                                         " template argument" + (c.op_args.size() == 1 ? "" : "s"));
+  static const char* const names[] = {"low", "high", "mid"};
+  Padding p;
+  std::vector<std::int64_t>* parts[] = {&p.low, &p.high, &p.mid};
+  for (int k = 0; k < 3; ++k) {
+    const Expr& arg = *c.op_args[k];
+    std::vector<const Expr*> elements;
+    if (const auto* t = std::get_if<ITuple>(&arg.node)) {
+      for (const auto& el : t->elements) elements.push_back(el.get());
+    } else {
+      elements.push_back(&arg);
+    }
+    if (elements.size() != rank)
+      fail_at(program_, arg.location, std::string("dma.pad on a rank-") + std::to_string(rank) + " tile takes " +
+                                          std::to_string(rank) + " `" + names[k] + "` padding" + (rank == 1 ? "" : "s") +
+                                          ", got " + std::to_string(elements.size()));
+    for (const Expr* el : elements) {
+      std::int64_t v = const_int(*el, "a padding");
+      if (v < 0) fail_at(program_, el->location, std::string("`") + names[k] + "` padding must not be negative, got " + std::to_string(v));
+      parts[k]->push_back(v);
+    }
+  }
+  Value value = expr(*c.op_args[3]);
+  if (value.kind != Value::Kind::scalar || !value.guard.empty() || (!value.constant && !value.is_float))
+    fail_at(program_, c.op_args[3]->location, "the padding value must be a number, got `" +
+                                                  frontend::print_expression(*c.op_args[3]) + "`");
+  p.value = value.text;
+  return p;
+}
+
+void Codegen::emit_pad(const View& src, const View& dst, const Padding& pad) {
+  std::vector<std::string> dst_idx = open_element_loop(dst, dst.extent, 1, 0), src_idx(dst.extent.size());
+  // Source coordinate of each destination coordinate, and whether it is one.
+  std::string inside;
+  auto also = [&](const std::string& c) { inside += (inside.empty() ? "" : " && ") + c; };
+  for (std::size_t d = 0; d < dst.extent.size(); ++d) {
+    std::string shifted = pad.low[d] ? "(" + dst_idx[d] + " - " + std::to_string(pad.low[d]) + ")" : dst_idx[d];
+    src_idx[d] = fresh("s");
+    std::int64_t pitch = pad.mid[d] + 1;
+    out_.line("const int " + src_idx[d] + " = " + (pitch == 1 ? shifted : shifted + " / " + std::to_string(pitch)) + ";");
+    if (pad.low[d]) also((pitch == 1 ? src_idx[d] : shifted) + " >= 0");
+    if (pitch > 1) also(shifted + " % " + std::to_string(pitch) + " == 0");
+    if (pad.high[d] || pitch > 1) also(src_idx[d] + " < " + std::to_string(src.extent[d]));
+  }
+  // Source elements past the end of their tensor (tails) read as zero, as in dma.copy.
+  std::string type = cuda_type(dst.buffer->dtype);
+  std::string load = address(src, src_idx), src_ok = in_buffer(src, src_idx);
+  if (!src_ok.empty()) load = "((" + src_ok + ") ? " + load + " : " + type + "(0))";
+  std::string fill = type + "(" + pad.value + ")";
+  std::string value = inside.empty() ? load : "(" + inside + ") ? " + load + " : " + fill;
+  std::string dst_ok = in_buffer(dst, dst_idx);
+  std::string statement = address(dst, dst_idx) + " = " + value + ";";
+  out_.line(dst_ok.empty() ? statement : "if (" + dst_ok + ") " + statement);
+  out_.dedent();
+  out_.line("}");
+}
+
+constexpr const char* redundant_zfill = "`.zfill` is redundant: the source tile always covers the destination";
+
+void Codegen::warn(const Stmt& s, const std::string& message, const std::string& hint) {
+  result_.warnings.push_back(Diagnostic{Severity::warning, message, s.location.line, s.location.column,
+                                        std::max(1, s.location.length), hint});
 }
 
 void Codegen::copy(const Stmt& s, const Copy& c) {
   if (c.engine == Engine::tma)
     fail_at(program_, c.op_location, "tma.copy is not supported yet by libcroqjit codegen (Hopper path)",
             "use dma.copy");
-  if (c.op != CopyOp::copy && c.op != CopyOp::transp)
-    fail_at(program_, c.op_location, "dma." + std::string(c.op == CopyOp::pad ? "pad" : "any") +
-                                         " is not supported yet by libcroqjit codegen");
+  if (c.op != CopyOp::copy && c.op != CopyOp::transp && c.op != CopyOp::pad)
+    fail_at(program_, c.op_location, "dma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit codegen");
   bool zfill = false, async = false;
   for (const Modifier& m : c.modifiers) {
     if (m.name == "zfill") zfill = true;
@@ -1057,6 +1221,12 @@ void Codegen::copy(const Stmt& s, const Copy& c) {
     }
     perm = inverse;
   }
+  std::optional<Padding> pad;
+  if (c.op == CopyOp::pad) {
+    pad = padding(c, src.view.extent);
+    for (std::size_t d = 0; d < dst_extent.size(); ++d)
+      dst_extent[d] = pad->low[d] + pad->high[d] + src.view.extent[d] + (src.view.extent[d] - 1) * pad->mid[d];
+  }
   View dst;
   if (c.destination_storage == Storage::shared || c.destination_storage == Storage::local) {
     if (scope_ == Scope::kernel) fail_at(program_, s.location, "a copy into shared or local memory must be inside a parallel level");
@@ -1066,21 +1236,30 @@ void Codegen::copy(const Stmt& s, const Copy& c) {
     dst.buffer = buf;
     dst.extent = dst_extent;
     dst.origin.assign(dst_extent.size(), "0");
-    if (zfill && src.view.exact)
-      result_.warnings.push_back(Diagnostic{Severity::warning, "`.zfill` is redundant: the source tile always covers the destination",
-                                            s.location.line, s.location.column, std::max(1, s.location.length), ""});
+    if (zfill && src.view.exact) warn(s, redundant_zfill);
     if (!src.view.exact && !zfill)
-      result_.warnings.push_back(Diagnostic{Severity::warning,
-          "the source tile can reach past its tensor; elements past the end are filled with zero",
-          s.location.line, s.location.column, std::max(1, s.location.length), "add `.zfill` to say so"});
+      warn(s, "the source tile can reach past its tensor; elements past the end are filled with zero",
+           "add `.zfill` to say so");
   } else if (c.destination) {
     Value d = expr(*c.destination);
     if (d.kind != Value::Kind::view || d.view.pending != View::Pending::none)
       fail_at(program_, c.destination->location, "the destination of a copy must be a tensor or a placed tile");
     dst = d.view;
-    if (dst.extent != dst_extent)
+    // A destination larger than the source tile (never smaller) takes the
+    // tile in its leading corner; `.zfill` zeroes the rest.
+    bool larger = false, fits = dst.extent.size() == dst_extent.size();
+    for (std::size_t i = 0; fits && i < dst_extent.size(); ++i) {
+      fits = dst.extent[i] >= dst_extent[i];
+      larger = larger || dst.extent[i] > dst_extent[i];
+    }
+    if (!fits || (larger && pad))
       fail_at(program_, c.destination->location, "copy destination has shape " + shape_text(dst.buffer->dtype, dst.extent) +
                                                      " but the source tile has " + shape_text(src.view.buffer->dtype, dst_extent));
+    if (larger && !zfill)
+      warn(s, "the destination " + shape_text(dst.buffer->dtype, dst.extent) + " is larger than the source tile " +
+                  shape_text(src.view.buffer->dtype, dst_extent) + "; without `.zfill` the elements it does not cover keep undefined values",
+           "add `.zfill` to fill them with zero");
+    if (zfill && !larger && src.view.exact) warn(s, redundant_zfill);
     if (dst.buffer->dtype != src.view.buffer->dtype)
       fail_at(program_, c.destination->location, "copy between different element types (" +
                                                      std::string(dtype_name(src.view.buffer->dtype)) + " to " +
@@ -1091,7 +1270,8 @@ void Codegen::copy(const Stmt& s, const Copy& c) {
     fail_at(program_, s.location, "a copy needs a destination after `=>`");
   }
   line_directive(s.location);
-  emit_copy(src.view, dst, zfill, perm);
+  if (pad) emit_pad(src.view, dst, *pad);
+  else emit_copy(src.view, dst, zfill, perm);
   if (scope_ == Scope::block && dst.buffer->space == Buffer::Space::shared) out_.barrier();
   if (c.future) {
     const auto* name = std::get_if<Name>(&c.future->node);

@@ -128,7 +128,17 @@ INSTANTIATE_TEST_SUITE_P(
         CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block {\n    t = tma.copy a => shared;\n  }\n}\n",
                          3, 13, "tma.copy is not supported yet by libcroqjit codegen (Hopper path)"},
         CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 64\n    a.at(i, q) = 1;\n}\n", 3, 13,
-                         "unknown name `q`"}));
+                         "unknown name `q`"},
+        CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block {\n    t = dma.copy a.chunkat(i, _) => shared;\n"
+                         "    u = t.data.span_as([64, 31]);\n  }\n}\n",
+                         4, 16, "`.span_as([64, 31])` has 1984 elements but the tensor it reinterprets has 2048 ([32, 64])"},
+        CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block {\n    t = dma.copy a.chunkat(i, _) => shared;\n"
+                         "    a.at(0, 0) = t.data.span_as([2, 32, 32]).at(0, 0);\n  }\n}\n",
+                         4, 46, "`.at` on a rank-3 tensor takes 3 indices, got 2"},
+        CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block {\n    u = a.chunkat(i, _).span_as([2048]);\n  }\n}\n",
+                         3, 25, "`.span_as` reinterprets a whole buffer, not a window into a larger tensor"},
+        CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block {\n    t = dma.pad<{1, 1}, {1}, {0, 0}, 0> a => shared;\n  }\n}\n",
+                         3, 25, "dma.pad on a rank-2 tile takes 2 `high` paddings, got 1"}));
 
 TEST(KernelApi, SharedMemoryOverTheLimitIsAnError) {
   Kernel k = compile("__co__ void f(f32 [512, 512] a) {\n  parallel i by 2 : block {\n    t = dma.copy a => shared;\n  }\n}\n");

@@ -78,7 +78,8 @@ INSTANTIATE_TEST_SUITE_P(
         SampleCase{"matmul_scalar", {tensor(DType::s32, {128, 256}), tensor(DType::s32, {256, 256})}, {4, 1, 1}, {256, 1, 1}, 0},
         SampleCase{"matmul_dma", {tensor(DType::s32, {128, 256}), tensor(DType::s32, {256, 256})}, {128, 1, 1}, {256, 1, 1}, 2048},
         SampleCase{"transpose", {tensor(DType::f32, {256, 512})}, {128, 1, 1}, {1, 1, 1}, 4096},
-        SampleCase{"view_from", {tensor(DType::f32, {300, 70}), tensor(DType::f32, {8})}, {8, 1, 1}, {1, 1, 1}, 12288}),
+        SampleCase{"view_from", {tensor(DType::f32, {300, 70}), tensor(DType::f32, {8})}, {8, 1, 1}, {1, 1, 1}, 12288},
+        SampleCase{"pad", {tensor(DType::f32, {64, 128})}, {16, 1, 1}, {512, 1, 1}, 18 * 34 * 4}),
     [](const auto& info) { return info.param.sample; });
 
 // ---- vectorized cooperative copies -------------------------------------------
@@ -180,6 +181,78 @@ TEST(VectorCopy, GuardedWindowsStayScalar) {
   GeneratedKernel k = generate_staging(DType::f32, "f32", {30, 128}, 16, 32, 0);
   EXPECT_EQ(count_of(k.cuda_source, "reinterpret_cast<const int"), 0u) << k.cuda_source;
   EXPECT_NE(k.cuda_source.find(" < 30"), std::string::npos) << k.cuda_source;
+}
+
+// ---- .zfill warnings ------------------------------------------------------------
+
+struct ZfillCase {
+  std::string name;
+  std::string statement;  // on line 4, inside a block level; `buf` is shared s32 [16, 64]
+  std::string message;    // empty: no warning
+  std::string hint;
+};
+
+class ZfillWarnings : public ::testing::TestWithParam<ZfillCase> {};
+
+TEST_P(ZfillWarnings, ExactMessageAndLocation) {
+  const ZfillCase& c = GetParam();
+  std::string source =
+      "__co__ void f(s32 [60, 64] a, s32 [64, 64] b) {\n"
+      "  parallel i by 4 : block {\n"
+      "    shared s32 [16, 64] buf;\n"
+      "    " + c.statement + "\n"
+      "    dma.copy buf => b.chunkat(i, _);\n"
+      "  }\n"
+      "}\n";
+  GeneratedKernel k = generate(source, {tensor(DType::s32, {60, 64}), tensor(DType::s32, {64, 64})});
+  if (c.message.empty()) {
+    EXPECT_TRUE(k.warnings.empty()) << k.warnings[0].message;
+    return;
+  }
+  ASSERT_EQ(k.warnings.size(), 1u);
+  EXPECT_EQ(k.warnings[0].severity, Severity::warning);
+  EXPECT_EQ(k.warnings[0].message, c.message);
+  EXPECT_EQ(k.warnings[0].hint, c.hint);
+  EXPECT_EQ(k.warnings[0].line, 4);
+  EXPECT_EQ(k.warnings[0].column, 5);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Codegen, ZfillWarnings,
+    ::testing::Values(
+        ZfillCase{"RedundantOnAFullTile", "t = dma.copy.zfill b.chunkat(i, _) => shared;",
+                  "`.zfill` is redundant: the source tile always covers the destination", ""},
+        ZfillCase{"RedundantIntoAnEqualBuffer", "dma.copy.zfill b.view(16, 64).from(16, 0) => buf;",
+                  "`.zfill` is redundant: the source tile always covers the destination", ""},
+        ZfillCase{"MissingOnATail", "t = dma.copy a.subspan(16, 64).at(i, 0) => shared;",
+                  "the source tile can reach past its tensor; elements past the end are filled with zero",
+                  "add `.zfill` to say so"},
+        ZfillCase{"MissingIntoALargerDestination", "dma.copy b.view(10, 64).from(3, 0) => buf;",
+                  "the destination s32 [16, 64] is larger than the source tile s32 [10, 64]; without `.zfill` the "
+                  "elements it does not cover keep undefined values",
+                  "add `.zfill` to fill them with zero"},
+        ZfillCase{"NeededOnATail", "t = dma.copy.zfill a.subspan(16, 64).at(i, 0) => shared;", "", ""},
+        ZfillCase{"NeededIntoALargerDestination", "dma.copy.zfill b.view(10, 64).from(3, 0) => buf;", "", ""},
+        ZfillCase{"PlainFullTile", "dma.copy b.chunkat(i, _) => buf;", "", ""}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(ZfillCodegen, LargerDestinationIsZeroedOnlyWithZfill) {
+  auto source = [](const std::string& modifier) {
+    return "__co__ void f(s32 [64, 64] b) {\n"
+           "  parallel i by 4 : block {\n"
+           "    shared s32 [16, 64] buf;\n"
+           "    dma.copy" + modifier + " b.view(10, 64).from(3, 0) => buf;\n"
+           "    dma.copy buf => b.chunkat(i, _);\n"
+           "  }\n"
+           "}\n";
+  };
+  GeneratedKernel plain = generate(source(""), {tensor(DType::s32, {64, 64})});
+  GeneratedKernel zfill = generate(source(".zfill"), {tensor(DType::s32, {64, 64})});
+  // Both cover the whole buffer (16 x 64), reading only the 10 valid rows.
+  EXPECT_NE(zfill.cuda_source.find("buf_2[(i_4 + (i_5 * 64))] = (i_5 < 10) ? arg_b[(i_4 + ((3 + i_5) * 64))] : int(0);"),
+            std::string::npos) << zfill.cuda_source;
+  EXPECT_NE(plain.cuda_source.find("if (i_5 < 10) buf_2[(i_4 + (i_5 * 64))] = (i_5 < 10) ? arg_b"), std::string::npos)
+      << plain.cuda_source;
 }
 
 }  // namespace
