@@ -69,6 +69,13 @@ const char* cuda_type(DType t) {
   return "int";
 }
 
+// `value` converted to the element type: float(0), static_cast<unsigned char>(0).
+std::string typed(DType t, const std::string& value) {
+  std::string type = cuda_type(t);
+  if (type.find(' ') != std::string::npos) return "static_cast<" + type + ">(" + value + ")";
+  return type + "(" + value + ")";
+}
+
 // ------------------------------------------------------------------ values
 
 struct Buffer {
@@ -1097,7 +1104,7 @@ void Codegen::emit_copy_loop(const View& src, const View& dst, bool zfill, const
     if (src.extent[d] < dst.extent[perm.empty() ? d : perm[d]])
       src_ok += (src_ok.empty() ? "" : " && ") + src_idx[d] + " < " + std::to_string(src.extent[d]);
   std::string load = address(src, src_idx), store = address(dst, dst_idx);
-  std::string value = src_ok.empty() ? load : "(" + src_ok + ") ? " + load + " : " + cuda_type(dst.buffer->dtype) + "(0)";
+  std::string value = src_ok.empty() ? load : "(" + src_ok + ") ? " + load + " : " + typed(dst.buffer->dtype, "0");
   std::string statement = store + " = " + value + ";";
   // Nothing valid to write: leave the destination alone unless asked to
   // zero it (fresh shared/local tiles of the source's shape are zero-filled).
@@ -1163,10 +1170,9 @@ void Codegen::emit_pad(const View& src, const View& dst, const Padding& pad) {
     if (pad.high[d] || pitch > 1) also(src_idx[d] + " < " + std::to_string(src.extent[d]));
   }
   // Source elements past the end of their tensor (tails) read as zero, as in dma.copy.
-  std::string type = cuda_type(dst.buffer->dtype);
   std::string load = address(src, src_idx), src_ok = in_buffer(src, src_idx);
-  if (!src_ok.empty()) load = "((" + src_ok + ") ? " + load + " : " + type + "(0))";
-  std::string fill = type + "(" + pad.value + ")";
+  if (!src_ok.empty()) load = "((" + src_ok + ") ? " + load + " : " + typed(dst.buffer->dtype, "0") + ")";
+  std::string fill = typed(dst.buffer->dtype, pad.value);
   std::string value = inside.empty() ? load : "(" + inside + ") ? " + load + " : " + fill;
   std::string dst_ok = in_buffer(dst, dst_idx);
   std::string statement = address(dst, dst_idx) + " = " + value + ";";

@@ -176,6 +176,12 @@ TEST(VectorCopy, InnerExtentNotAMultipleOfTheVectorKeepsRowsUnaligned) {
   EXPECT_EQ(count_of(odd.cuda_source, "reinterpret_cast<const int"), 0u) << odd.cuda_source;
 }
 
+TEST(VectorCopy, GuardedCopiesOfMultiWordElementTypesCompile) {
+  // `unsigned char(0)` is not valid CUDA; the zero of a guarded read must be a cast.
+  GeneratedKernel k = generate_staging(DType::u8, "u8", {30, 128}, 16, 32, 0);
+  EXPECT_NE(k.cuda_source.find("static_cast<unsigned char>(0)"), std::string::npos) << k.cuda_source;
+}
+
 TEST(VectorCopy, GuardedWindowsStayScalar) {
   // M = 30: the window of 16 rows at row 16 reaches past the tensor.
   GeneratedKernel k = generate_staging(DType::f32, "f32", {30, 128}, 16, 32, 0);
