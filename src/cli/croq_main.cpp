@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_common.hpp"
 #include "cli/kernel_commands.hpp"
 #include "croq/error.hpp"
 #include "croq/options.hpp"
@@ -17,9 +18,12 @@
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitErrors = 1;
-constexpr int kExitUsage = 2;
+using croq::cli::kExitErrors;
+using croq::cli::kExitOk;
+using croq::cli::kExitUsage;
+using croq::cli::parse_define;
+using croq::cli::read_file;
+using croq::cli::usage_error;
 
 struct Subcommand {
   const char* name;
@@ -28,49 +32,6 @@ struct Subcommand {
   const char* details;  // option help for `croq NAME --help`
   int (*run)(const std::vector<std::string>& args);
 };
-
-int usage_error(const std::string& message) {
-  std::cerr << "croq: " << message << "\n(run `croq --help` for usage)\n";
-  return kExitUsage;
-}
-
-// --define NAME=VALUE: integers (decimal or 0x hex) and floats; NAME alone is 1.
-bool parse_define(const std::string& spec, croq::CompileOptions& options, std::string& error) {
-  size_t eq = spec.find('=');
-  std::string name = spec.substr(0, eq);
-  if (name.empty()) {
-    error = "--define needs NAME=VALUE, got `" + spec + "`";
-    return false;
-  }
-  if (eq == std::string::npos) {
-    options.defines[name] = std::int64_t{1};
-    return true;
-  }
-  std::string value = spec.substr(eq + 1);
-  const char* begin = value.c_str();
-  char* end = nullptr;
-  long long i = std::strtoll(begin, &end, 0);
-  if (!value.empty() && *end == '\0') {
-    options.defines[name] = static_cast<std::int64_t>(i);
-    return true;
-  }
-  double d = std::strtod(begin, &end);
-  if (!value.empty() && (*end == '\0' || ((*end == 'f' || *end == 'F') && end[1] == '\0'))) {
-    options.defines[name] = d;
-    return true;
-  }
-  error = "--define " + name + ": `" + value + "` is not a number";
-  return false;
-}
-
-bool read_file(const std::string& path, std::string& text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  text = ss.str();
-  return true;
-}
 
 // croq check FILE.co [--json] [--define N=V]... [--entry NAME]
 int run_check(const std::vector<std::string>& args) {
