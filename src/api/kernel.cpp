@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstring>
 #include <future>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 
@@ -32,20 +33,29 @@ int pointer_alignment(const TensorView& v) {
   return address == 0 || lowest >= 16 ? 16 : static_cast<int>(lowest);
 }
 
+// Per parameter, a bit per dimension that is a dynamic dim.
+using DynamicMask = std::vector<std::uint32_t>;
+
+bool is_dynamic(const DynamicMask& mask, std::size_t arg, int dim) {
+  return arg < mask.size() && dim < 32 && (mask[arg] >> dim & 1u) != 0;
+}
+
 // The signature key: dtype, shape and pointer alignment class of every
-// tensor, kind of every scalar, and the device (its architecture picks the
-// cubin). Appended to `key`, which callers keep on the stack for the hot path.
+// tensor (dynamic dims as -1), kind of every scalar, and the device (its
+// architecture picks the cubin). Appended to `key`, which callers keep on
+// the stack for the hot path.
 template <typename Key>
-void append_signature_key(std::span<const Arg> args, int device, Key& key) {
+void append_signature_key(std::span<const Arg> args, const DynamicMask& dynamic, int device, Key& key) {
   key.append(reinterpret_cast<const char*>(&device), sizeof device);
-  for (const Arg& a : args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const Arg& a = args[i];
     if (a.kind() == Arg::Kind::tensor) {
       const TensorView& v = a.view();
       key.push_back('t');
       key.push_back(static_cast<char>(v.dtype));
       key.push_back(static_cast<char>(pointer_alignment(v)));
       for (int d = 0; d < v.shape.rank(); ++d) {
-        auto extent = static_cast<std::int64_t>(v.shape[d]);
+        auto extent = is_dynamic(dynamic, i, d) ? std::int64_t{-1} : static_cast<std::int64_t>(v.shape[d]);
         key.append(reinterpret_cast<const char*>(&extent), sizeof extent);
       }
     } else {
@@ -55,14 +65,16 @@ void append_signature_key(std::span<const Arg> args, int device, Key& key) {
   }
 }
 
-std::vector<codegen::ArgSignature> signature_of(std::span<const Arg> args) {
+std::vector<codegen::ArgSignature> signature_of(std::span<const Arg> args, const DynamicMask& dynamic) {
   std::vector<codegen::ArgSignature> sig;
-  for (const Arg& a : args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const Arg& a = args[i];
     codegen::ArgSignature s;
     if (a.kind() == Arg::Kind::tensor) {
       s.dtype = a.view().dtype;
       s.align_bytes = pointer_alignment(a.view());
-      for (int d = 0; d < a.view().shape.rank(); ++d) s.shape.push_back(static_cast<std::int64_t>(a.view().shape[d]));
+      for (int d = 0; d < a.view().shape.rank(); ++d)
+        s.shape.push_back(is_dynamic(dynamic, i, d) ? -1 : static_cast<std::int64_t>(a.view().shape[d]));
     } else {
       s.is_tensor = false;
       s.is_integer = a.kind() == Arg::Kind::integer;
@@ -126,6 +138,9 @@ class KernelImpl {
   const frontend::ast::Function* function = nullptr;
   CompileOptions options;
   std::string source_hash;
+  // Dynamic dims: where each is read, and which argument dims they are.
+  std::map<std::string, std::vector<codegen::DimSource>> dynamic_sources;
+  DynamicMask dynamic_mask;
 
   // Specializations by argument signature; a future so concurrent callers
   // of a new signature wait for one compile instead of starting their own.
@@ -161,7 +176,7 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_vie
     memo = Memo{id, std::string(key), spec};
     return spec;
   }
-  std::vector<codegen::ArgSignature> sig = signature_of(args);
+  std::vector<codegen::ArgSignature> sig = signature_of(args, dynamic_mask);
   try {
     auto spec = std::make_shared<Specialization>();
     int max_shared = 227 * 1024;
@@ -173,7 +188,10 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_vie
       if (arch.empty() && !support::env_string("CROQ_ARCH"))
         arch = jit::arch_for_compute_capability(info.cc_major, info.cc_minor);
     }
-    spec->generated = codegen::generate_cuda(*program, *function, sig, max_shared);
+    // Check every argument with its real extents first, so messages show
+    // them rather than the `?` that stands for a dynamic dim in `sig`.
+    if (!options.dynamic_dims.empty()) codegen::bind_dims(*program, *function, signature_of(args, {}));
+    spec->generated = codegen::generate_cuda(*program, *function, sig, max_shared, options.dynamic_dims);
     for (const Diagnostic& w : spec->generated.warnings)
       support::log().warn("{}", render_diagnostics({w}, program->source, program->source_name));
     jit::JitRequest request;
@@ -233,8 +251,26 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
                           std::to_string(args[i].view().device) + " but the kernel runs on device " +
                           std::to_string(device));
 
+  // Every occurrence of a dynamic dim must agree (the key cannot check it).
+  for (const auto& [name, where] : impl_->dynamic_sources) {
+    if (where.front().argument >= static_cast<int>(args.size())) break;  // arity is checked by codegen
+    const Arg& first = args[where.front().argument];
+    if (first.kind() != Arg::Kind::tensor || first.view().shape.rank() <= where.front().dim) continue;
+    std::int64_t value = first.view().shape[where.front().dim];
+    for (const codegen::DimSource& w : where) {
+      if (w.argument >= static_cast<int>(args.size())) break;
+      const Arg& a = args[w.argument];
+      if (a.kind() != Arg::Kind::tensor || a.view().shape.rank() <= w.dim) continue;
+      if (static_cast<std::int64_t>(a.view().shape[w.dim]) != value)
+        throw ArgumentError("argument " + std::to_string(w.argument + 1) + " '" + params[w.argument].name +
+                            "': dimension " + std::to_string(w.dim) + " is " + name + ", bound to " +
+                            std::to_string(value) + " by argument " + std::to_string(where.front().argument + 1) +
+                            " '" + params[where.front().argument].name + "', but got " + a.view().str());
+    }
+  }
+
   KeyBuffer key;
-  append_signature_key(args, device, key);
+  append_signature_key(args, impl_->dynamic_mask, device, key);
   auto spec = impl_->specialization(key.view(), args, device);
   const codegen::GeneratedKernel& gen = spec->generated;
 
@@ -248,9 +284,29 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
       if (args[i].kind() == Arg::Kind::tensor && args[i].view().memory == MemoryKind::host)
         staged[i] = Tensor::copy_of(args[i].view(), MemoryKind::device, device);
   }
+  auto dim_value = [&](const codegen::DimSource& w) {
+    return static_cast<std::int64_t>(args[w.argument].view().shape[w.dim]);
+  };
+  jit::LaunchConfig launch = gen.launch;
+  if (gen.runtime_grid.dynamic()) {
+    const codegen::RuntimeGrid& g = gen.runtime_grid;
+    std::int64_t total = g.factor;
+    for (const auto& t : g.terms) {
+      std::int64_t v = dim_value(t.source);
+      total *= t.ceil ? (v + t.divisor - 1) / t.divisor : v / t.divisor;
+    }
+    std::int64_t blocks = (total + g.per_block - 1) / g.per_block;
+    if (blocks > 0x7fffffff)
+      throw ArgumentError("`" + name() + "`: the dynamic dims ask for " + std::to_string(blocks) +
+                          " blocks, more than a grid holds (2^31 - 1)");
+    launch.grid = {static_cast<unsigned>(blocks), 1, 1};
+  }
   Tensor output;
   if (gen.has_output) {
-    Shape shape(gen.output_shape.begin(), gen.output_shape.end());
+    std::vector<std::int64_t> dims = gen.output_shape;
+    for (std::size_t d = 0; d < dims.size(); ++d)
+      if (dims[d] < 0) dims[d] = dim_value(gen.output_dim_sources[d]);
+    Shape shape(dims.begin(), dims.end());
     output = Tensor::empty(gen.output_dtype, shape, MemoryKind::device, device);
     if (gen.output_needs_zero)
       CROQ_CU(cuMemsetD8Async, reinterpret_cast<CUdeviceptr>(output.data()), 0, output.bytes(), stream);
@@ -280,6 +336,9 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
       if (kp.kind == codegen::KernelParam::Kind::tensor) {
         void* ptr = host_mode && staged[kp.argument].defined() ? staged[kp.argument].data() : a.view().data;
         bits = reinterpret_cast<std::uint64_t>(ptr);
+      } else if (kp.kind == codegen::KernelParam::Kind::dim) {
+        std::int64_t v = dim_value(kp.dim);
+        std::memcpy(&bits, &v, sizeof v);
       } else if (kp.kind == codegen::KernelParam::Kind::integer) {
         std::int64_t v = a.integer();
         std::memcpy(&bits, &v, sizeof v);
@@ -291,7 +350,8 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
     slots[p] = bits;
     pointers[p] = &slots[p];
   }
-  jit::launch(*spec->compiled, gen.launch, pointers, stream, device);
+  // An empty grid (a dynamic dim of 0) has nothing to do.
+  if (launch.grid[0] > 0) jit::launch(*spec->compiled, launch, pointers, stream, device);
 
   if (!host_mode) return output;
   CROQ_CU(cuStreamSynchronize, stream);
@@ -307,10 +367,11 @@ Kernel compile(std::string_view source, const CompileOptions& options) {
   impl->function = &frontend::select_entry(*impl->program, options, impl->program->source);
   for (const Diagnostic& w : impl->program->warnings)
     support::log().warn("{}", render_diagnostics({w}, impl->program->source, options.source_name));
-  if (!options.dynamic_dims.empty())
-    throw CompileError({Diagnostic{Severity::error, "dynamic dims (CompileOptions::dynamic_dims) are not supported yet",
-                                   0, 0, 1, ""}},
-                       std::string(source), options.source_name);
+  impl->dynamic_sources = codegen::dynamic_dim_sources(*impl->program, *impl->function, options.dynamic_dims);
+  impl->dynamic_mask.assign(impl->function->params.size(), 0);
+  for (const auto& [name, where] : impl->dynamic_sources)
+    for (const codegen::DimSource& w : where)
+      if (w.dim < 32) impl->dynamic_mask[w.argument] |= 1u << w.dim;
   support::Hasher128 h;
   h.field(source);
   impl->source_hash = h.digest().hex();

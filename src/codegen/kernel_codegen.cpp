@@ -45,7 +45,8 @@ using namespace frontend::ast;
 
 std::string shape_text(DType t, const std::vector<std::int64_t>& dims) {
   std::string s = std::string(dtype_name(t)) + " [";
-  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  // A dynamic dim (-1) prints as `?`.
+  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + (dims[i] < 0 ? "?" : std::to_string(dims[i]));
   return s + "]";
 }
 
@@ -81,7 +82,8 @@ std::string typed(DType t, const std::string& value) {
 struct Buffer {
   std::string name;
   DType dtype = DType::f32;
-  std::vector<std::int64_t> dims;
+  std::vector<std::int64_t> dims;        // -1: a dynamic dim
+  std::vector<std::string> dim_names;    // the dynamic dim's name where dims[d] is -1
   enum class Space { global, shared, local } space = Space::global;
   int argument = -1;  // call argument it comes from; -2: the output; -1: none
   // Proven alignment of the base pointer in bytes: shared buffers start on
@@ -105,6 +107,14 @@ struct View {
   std::vector<std::int64_t> step;
 };
 
+// A runtime integer derived from a dynamic dim: dim, cdiv(dim, divisor) or
+// dim / divisor. Enough to size a grid or bound a loop at launch.
+struct DynamicCount {
+  std::string dim;
+  std::int64_t divisor = 1;
+  bool ceil = false;
+};
+
 struct Value {
   enum class Kind { scalar, index, view, shape, future, tuple } kind = Kind::scalar;
   std::string text;
@@ -113,7 +123,9 @@ struct Value {
   std::int64_t multiple = 1;  // integers: the value is a known multiple of this (0: it is 0)
   bool is_float = false;
   View view;               // view / future
-  std::vector<std::int64_t> dims;  // shape
+  std::vector<std::int64_t> dims;  // shape (-1: a dynamic dim)
+  std::vector<std::string> dim_names;  // shape: names of the -1 dims
+  std::optional<DynamicCount> dynamic;  // scalars computed from a dynamic dim
   std::vector<Value> elements;     // tuple
   std::string guard;               // element refs: condition for a valid access
   std::shared_ptr<Buffer> element_of;  // element refs: the buffer they address
@@ -140,6 +152,12 @@ std::string mul_text(const std::string& a, std::int64_t k) {
   if (k == 0 || is_zero(a)) return "0";
   if (k == 1) return a;
   return "(" + a + " * " + std::to_string(k) + ")";
+}
+
+// A buffer extent as CUDA text: the number, or the dynamic dim's parameter.
+std::string dim_text(const Buffer& b, std::size_t d) {
+  if (b.dims[d] >= 0) return std::to_string(b.dims[d]);
+  return "dim_" + b.dim_names[d];
 }
 
 std::int64_t origin_multiple(const View& v, std::size_t d) {
@@ -170,8 +188,10 @@ enum class Scope { kernel, block, thread };
 class Codegen {
  public:
   Codegen(const Program& program, const Function& fn, const std::vector<ArgSignature>& args,
-          std::map<std::string, std::int64_t> dims, int max_shared)
-      : program_(program), fn_(fn), args_(args), dims_(std::move(dims)), max_shared_(max_shared) {}
+          std::map<std::string, std::int64_t> dims, int max_shared,
+          std::map<std::string, std::vector<DimSource>> dynamic)
+      : program_(program), fn_(fn), args_(args), dims_(std::move(dims)), max_shared_(max_shared),
+        dynamic_(std::move(dynamic)) {}
 
   GeneratedKernel run();
 
@@ -197,7 +217,10 @@ class Codegen {
   Value span_as(const Expr& e, const Member& m, const Value& obj);
   Value element_ref(const Expr& e, const Value& target, const ExprList& args);
   std::int64_t const_int(const Expr& e, const char* what);
-  std::vector<std::int64_t> shape_of(const Expr& e);
+  // Dynamic dims are refused unless `names` is given (it gets their names).
+  std::vector<std::int64_t> shape_of(const Expr& e, std::vector<std::string>* names = nullptr);
+  // Parallel counts and loop bounds: constants, or counts of a dynamic dim.
+  std::vector<Value> counts_of(const Expr& e, const char* what);
   std::vector<Value> index_args(const ExprList& args);
 
   // --- statements
@@ -232,6 +255,7 @@ class Codegen {
   const std::vector<ArgSignature>& args_;
   std::map<std::string, std::int64_t> dims_;
   int max_shared_;
+  std::map<std::string, std::vector<DimSource>> dynamic_;
 
   Emitter out_;
   std::vector<std::map<std::string, Value>> symbols_;
@@ -281,10 +305,14 @@ std::shared_ptr<Buffer> Codegen::allocate(const std::string& base, DType t, std:
 std::string Codegen::address(const View& v, const std::vector<std::string>& idx) const {
   std::string linear = "0";
   std::int64_t stride = 1;
+  std::string dynamic_stride;  // product of the dynamic extents inside dimension d
   for (int d = static_cast<int>(v.extent.size()) - 1; d >= 0; --d) {
     std::string coord = add_text(v.origin[d], idx[d]);
-    linear = add_text(linear, mul_text(coord, stride));
-    stride *= v.buffer->dims[d];
+    std::string term = mul_text(coord, stride);
+    if (!dynamic_stride.empty() && !is_zero(term)) term = "(" + term + " * " + dynamic_stride + ")";
+    linear = add_text(linear, term);
+    if (v.buffer->dims[d] >= 0) stride *= v.buffer->dims[d];
+    else dynamic_stride += (dynamic_stride.empty() ? "" : " * ") + dim_text(*v.buffer, d);
   }
   return v.buffer->name + "[" + linear + "]";
 }
@@ -340,24 +368,78 @@ std::int64_t Codegen::const_int(const Expr& e, const char* what) {
   return *v.constant;
 }
 
-std::vector<std::int64_t> Codegen::shape_of(const Expr& e) {
+std::vector<std::int64_t> Codegen::shape_of(const Expr& e, std::vector<std::string>* names) {
   Value v = expr(e);
+  std::vector<std::int64_t> dims;
+  std::vector<std::string> dim_names;
   switch (v.kind) {
-    case Value::Kind::shape: return v.dims;
-    case Value::Kind::view: case Value::Kind::future: return v.view.extent;
-    case Value::Kind::scalar:
-      if (v.constant) return {*v.constant};
+    case Value::Kind::shape:
+      dims = v.dims;
+      dim_names = v.dim_names;
       break;
-    default: break;
+    case Value::Kind::view: case Value::Kind::future:
+      dims = v.view.extent;
+      for (std::size_t d = 0; d < dims.size(); ++d)
+        dim_names.push_back(dims[d] < 0 && d < v.view.buffer->dim_names.size() ? v.view.buffer->dim_names[d] : "");
+      break;
+    case Value::Kind::scalar:
+      if (v.constant) {
+        if (names) *names = {""};
+        return {*v.constant};
+      }
+      if (v.dynamic && v.dynamic->divisor == 1) {
+        dims = {-1};
+        dim_names = {v.dynamic->dim};
+        break;
+      }
+      [[fallthrough]];
+    default:
+      fail_at(program_, e.location, "expected a shape such as `[M, N]` or `x.span`, got `" +
+                                        frontend::print_expression(e) + "`");
   }
-  fail_at(program_, e.location, "expected a shape such as `[M, N]` or `x.span`, got `" +
-                                    frontend::print_expression(e) + "`");
+  dim_names.resize(dims.size());
+  for (std::size_t d = 0; d < dims.size(); ++d)
+    if (dims[d] < 0 && !names)
+      fail_at(program_, e.location, "this shape involves the dynamic dim `" + dim_names[d] +
+                                        "`, but it must be known when the kernel is compiled",
+              "remove `" + dim_names[d] + "` from CompileOptions::dynamic_dims, or use a constant tile shape");
+  if (names) *names = dim_names;
+  return dims;
+}
+
+std::vector<Value> Codegen::counts_of(const Expr& e, const char* what) {
+  std::vector<Value> counts;
+  auto add = [&](const Expr& part) {
+    Value v = expr(part);
+    if (v.kind == Value::Kind::shape || v.kind == Value::Kind::view || v.kind == Value::Kind::future) {
+      for (auto d : shape_of(part)) counts.push_back(scalar_const(d));
+      return;
+    }
+    if (v.kind == Value::Kind::scalar && (v.constant || v.dynamic)) {
+      counts.push_back(v);
+      return;
+    }
+    fail_at(program_, part.location, std::string(what) + " must be a constant or computed from a dynamic dim "
+                                     "(`M`, `cdiv(M, 64)`, `M / 64`), got `" + frontend::print_expression(part) + "`");
+  };
+  if (const auto* list = std::get_if<ShapeList>(&e.node)) {
+    for (const auto& d : list->dims) add(*d);
+  } else {
+    add(e);
+  }
+  return counts;
 }
 
 Value Codegen::name_value(const Expr& e, const Name& n) {
   if (const Value* v = lookup(n.name)) return *v;
   auto dim = dims_.find(n.name);
   if (dim != dims_.end()) return scalar_const(dim->second);
+  if (dynamic_.count(n.name)) {
+    Value v;
+    v.text = "dim_" + n.name;
+    v.dynamic = DynamicCount{n.name, 1, false};
+    return v;
+  }
   auto def = program_.defines.find(n.name);
   if (def != program_.defines.end() && def->second.value) {
     if (auto* i = std::get_if<std::int64_t>(&*def->second.value)) return scalar_const(*i);
@@ -394,17 +476,18 @@ Value Codegen::element_ref(const Expr& e, const Value& target, const ExprList& a
   for (std::size_t d = 0; d < idx.size(); ++d) {
     if (idx[d].kind != Value::Kind::scalar && idx[d].kind != Value::Kind::index)
       fail_at(program_, args[std::min(d, args.size() - 1)]->location, "an index must be an integer");
-    if (idx[d].constant && (*idx[d].constant < 0 || *idx[d].constant >= v.extent[d]))
+    if (idx[d].constant && (*idx[d].constant < 0 || (v.extent[d] >= 0 && *idx[d].constant >= v.extent[d])))
       fail_at(program_, args[std::min(d, args.size() - 1)]->location,
               "index " + std::to_string(*idx[d].constant) + " is out of range for dimension " + std::to_string(d) +
                   " of extent " + std::to_string(v.extent[d]));
     texts.push_back(idx[d].text);
     // In range by construction when the index cannot exceed the window and
     // the window stays inside the buffer; otherwise guard at run time.
-    bool bounded = idx[d].constant || (idx[d].kind == Value::Kind::index && idx[d].count <= v.extent[d]);
+    bool bounded = v.extent[d] >= 0 && (idx[d].constant || (idx[d].kind == Value::Kind::index && idx[d].count > 0 &&
+                                                             idx[d].count <= v.extent[d]));
     if (!(bounded && v.exact)) {
       std::string coord = add_text(v.origin[d], idx[d].text);
-      guard += (guard.empty() ? "" : " && ") + coord + " < " + std::to_string(v.buffer->dims[d]);
+      guard += (guard.empty() ? "" : " && ") + coord + " < " + dim_text(*v.buffer, d);
     }
   }
   Value r;
@@ -434,16 +517,26 @@ Value Codegen::member(const Expr& e, const Member& m) {
   switch (m.kind) {
     case MemberKind::span: {
       need_view("span");
+      auto name_of = [&](std::size_t d) {
+        return obj.view.extent[d] < 0 && d < obj.view.buffer->dim_names.size() ? obj.view.buffer->dim_names[d] : "";
+      };
       if (!m.has_args) {
         Value r;
         r.kind = Value::Kind::shape;
         r.dims = obj.view.extent;
+        for (std::size_t d = 0; d < r.dims.size(); ++d) r.dim_names.push_back(name_of(d));
         return r;
       }
       std::int64_t i = const_int(*m.args.at(0), "the dimension of `.span(i)`");
       if (i < 0 || i >= static_cast<std::int64_t>(obj.view.extent.size()))
         fail_at(program_, e.location, "`.span(" + std::to_string(i) + ")` on a rank-" +
                                           std::to_string(obj.view.extent.size()) + " tensor");
+      if (obj.view.extent[i] < 0) {
+        Value r;
+        r.text = "dim_" + name_of(i);
+        r.dynamic = DynamicCount{name_of(i), 1, false};
+        return r;
+      }
       return scalar_const(obj.view.extent[i]);
     }
     case MemberKind::data:
@@ -467,9 +560,10 @@ Value Codegen::member(const Expr& e, const Member& m) {
           offsets.push_back(mul_text(idx[d].text, step));
           multiples.push_back(idx[d].multiple * step);
           // The last tile may reach past the parent: guard unless tiles divide it.
-          std::int64_t parent = v.buffer->dims[d];
-          if (!(idx[d].kind == Value::Kind::index && (idx[d].count - 1) * step + v.extent[d] <= parent) &&
-              !(idx[d].constant && *idx[d].constant * step + v.extent[d] <= parent))
+          std::int64_t parent = v.buffer->dims[d];  // -1 when dynamic: never provably inside
+          if (!(idx[d].kind == Value::Kind::index && idx[d].count > 0 && parent >= 0 &&
+                (idx[d].count - 1) * step + v.extent[d] <= parent) &&
+              !(idx[d].constant && parent >= 0 && *idx[d].constant * step + v.extent[d] <= parent))
             v.exact = false;
         }
         return place(offsets, multiples);
@@ -492,6 +586,11 @@ Value Codegen::member(const Expr& e, const Member& m) {
           fail_at(program_, m.args[d]->location, "`chunkat` takes parallel or loop indices (or `_`), got `" +
                                                      frontend::print_expression(*m.args[d]) + "`",
                   "use `subspan(...).at(...)` for tiles of an explicit size");
+        if (v.extent[d] < 0)
+          fail_at(program_, m.args[d]->location, "`chunkat` splits dimension " + std::to_string(d) +
+                                                     ", the dynamic dim `" + v.buffer->dim_names[d] +
+                                                     "`, into chunks whose size must be known at compile time",
+                  "use `subspan(T, ...).at(...)` with a constant tile extent");
         std::int64_t chunk = (v.extent[d] + idx.count - 1) / idx.count;
         if (v.extent[d] % idx.count != 0) v.exact = false;
         shift_origin(v, d, mul_text(idx.text, chunk), idx.multiple * chunk);
@@ -534,7 +633,8 @@ Value Codegen::member(const Expr& e, const Member& m) {
       for (std::size_t d = 0; d < idx.size(); ++d) {
         offsets.push_back(idx[d].text);
         multiples.push_back(idx[d].multiple);
-        if (!(idx[d].constant && *idx[d].constant + obj.view.extent[d] <= obj.view.buffer->dims[d]))
+        if (!(idx[d].constant && obj.view.buffer->dims[d] >= 0 &&
+              *idx[d].constant + obj.view.extent[d] <= obj.view.buffer->dims[d]))
           obj.view.exact = false;  // a runtime offset: guard every access
       }
       return place(offsets, multiples);
@@ -559,6 +659,10 @@ Value Codegen::span_as(const Expr& e, const Member& m, const Value& obj) {
     dims.insert(dims.end(), part.begin(), part.end());
   }
   const View& v = obj.view;
+  for (std::size_t d = 0; d < v.extent.size(); ++d)
+    if (v.extent[d] < 0)
+      fail_at(program_, e.location, "`.span_as` needs the element count at compile time, but dimension " +
+                                        std::to_string(d) + " is the dynamic dim `" + v.buffer->dim_names[d] + "`");
   auto count = [](const std::vector<std::int64_t>& d) {
     std::int64_t n = 1;
     for (auto x : d) n *= x;
@@ -644,12 +748,14 @@ Value Codegen::binary(const Expr& e, const Binary& b) {
     return scalar_const(v);
   }
   out.text = "(" + l.text + " " + ops.at(b.op) + " " + r.text + ")";
+  if (b.op == BinaryOp::div && l.dynamic && l.dynamic->divisor == 1 && r.constant && *r.constant > 0)
+    out.dynamic = DynamicCount{l.dynamic->dim, *r.constant, false};
   if (!out.is_float) {
     if (b.op == BinaryOp::mul) out.multiple = l.multiple * r.multiple;
     else if (b.op == BinaryOp::add || b.op == BinaryOp::sub) out.multiple = std::gcd(l.multiple, r.multiple);
   }
   // An index plus a constant offset is still bounded (used for halo reads).
-  if (l.kind == Value::Kind::index && r.constant && (b.op == BinaryOp::add || b.op == BinaryOp::sub)) {
+  if (l.kind == Value::Kind::index && l.count > 0 && r.constant && (b.op == BinaryOp::add || b.op == BinaryOp::sub)) {
     out.kind = Value::Kind::index;
     out.count = b.op == BinaryOp::add ? l.count + *r.constant : l.count;
   }
@@ -661,7 +767,11 @@ Value Codegen::binary(const Expr& e, const Binary& b) {
   }
   if (!l.guard.empty() || !r.guard.empty()) {
     // A guarded element read inside arithmetic reads as zero out of range.
-    auto guarded = [](const Value& v) { return v.guard.empty() ? v.text : "((" + v.guard + ") ? " + v.text + " : decltype(" + v.text + ")(0))"; };
+    auto guarded = [](const Value& v) {
+      if (v.guard.empty()) return v.text;
+      std::string zero = v.element_of ? typed(v.element_of->dtype, "0") : "0";
+      return "((" + v.guard + ") ? " + v.text + " : " + zero + ")";
+    };
     out.text = "(" + guarded(l) + " " + ops.at(b.op) + " " + guarded(r) + ")";
   }
   return out;
@@ -717,6 +827,8 @@ Value Codegen::expr(const Expr& e) {
         if (a.constant && b.constant && *b.constant != 0) return scalar_const((*a.constant + *b.constant - 1) / *b.constant);
         Value out;
         out.text = "((" + a.text + " + " + b.text + " - 1) / " + b.text + ")";
+        if (a.dynamic && a.dynamic->divisor == 1 && b.constant && *b.constant > 0)
+          out.dynamic = DynamicCount{a.dynamic->dim, *b.constant, true};
         return out;
       }
       fail_at(program_, e.location, "calls are not supported yet by libcroqjit codegen (`" +
@@ -727,8 +839,10 @@ Value Codegen::expr(const Expr& e) {
       Value v;
       v.kind = Value::Kind::shape;
       for (const auto& d : n.dims) {
-        std::vector<std::int64_t> part = shape_of(*d);  // [a.span, 4] flattens a.span
+        std::vector<std::string> names;
+        std::vector<std::int64_t> part = shape_of(*d, &names);  // [a.span, 4] flattens a.span
         v.dims.insert(v.dims.end(), part.begin(), part.end());
+        v.dim_names.insert(v.dim_names.end(), names.begin(), names.end());
       }
       return v;
     } else if constexpr (std::is_same_v<T, ITuple>) {
@@ -765,9 +879,13 @@ void Codegen::declaration(const Stmt& s, const Declaration& d) {
   if (t.kind == TypeKind::element && t.has_shape) {
     DType dtype;
     if (!parse_dtype(t.name, dtype)) fail_at(program_, t.location, "element type `" + t.name + "` is not supported yet");
+    // Only the returned tensor may have dynamic extents (the runtime sizes it).
+    bool returned = t.storage != Storage::shared && t.storage != Storage::local && d.declarators.size() == 1 &&
+                    d.declarators[0].name == output_name_;
     std::vector<std::int64_t> dims;
     for (const auto& dim : t.shape) {
-      auto part = shape_of(*dim);
+      std::vector<std::string> names;
+      auto part = shape_of(*dim, returned ? &names : nullptr);
       dims.insert(dims.end(), part.begin(), part.end());
     }
     for (const Declarator& decl : d.declarators) {
@@ -867,16 +985,31 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     return;
   }
   const ParallelLevel& lv = p.levels[level_index];
-  // The counts: `by 8`, `by [8, 16]`, or a shape expression.
-  std::vector<std::int64_t> counts = shape_of(*lv.count);
-  if (!lv.indices.empty() && lv.indices.size() != counts.size())
-    fail_at(program_, lv.location, std::to_string(lv.indices.size()) + " indices but " + std::to_string(counts.size()) +
-                                       " counts after `by`");
+  // The counts: `by 8`, `by [8, 16]`, or a shape expression; a count
+  // computed from a dynamic dim is a runtime value (count 0 below).
+  std::vector<Value> count_values = counts_of(*lv.count, "a parallel count");
+  std::vector<std::int64_t> counts;
+  std::vector<std::string> count_texts;
+  if (!lv.indices.empty() && lv.indices.size() != count_values.size())
+    fail_at(program_, lv.location, std::to_string(lv.indices.size()) + " indices but " +
+                                       std::to_string(count_values.size()) + " counts after `by`");
   std::int64_t total = 1;
-  for (auto c : counts) {
-    if (c <= 0) fail_at(program_, lv.count->location, "a parallel count must be positive, got " + std::to_string(c));
-    total *= c;
+  std::string total_text;  // the runtime part of the total, as CUDA text
+  RuntimeGrid runtime;
+  for (const Value& c : count_values) {
+    counts.push_back(c.constant ? *c.constant : 0);
+    count_texts.push_back(c.text);
+    if (!c.constant) {
+      const std::vector<DimSource>& where = dynamic_.at(c.dynamic->dim);
+      runtime.terms.push_back({where.front(), c.dynamic->divisor, c.dynamic->ceil});
+      total_text += (total_text.empty() ? "" : " * ") + c.text;
+      continue;
+    }
+    if (*c.constant <= 0)
+      fail_at(program_, lv.count->location, "a parallel count must be positive, got " + std::to_string(*c.constant));
+    total *= *c.constant;
   }
+  if (!total_text.empty()) total_text = "(" + (total == 1 ? total_text : total_text + " * " + std::to_string(total)) + ")";
   // Where this level runs.
   SpaceSpecifier space = lv.space;
   bool nested_below = level_index + 1 < p.levels.size() || contains_parallel(*p.body);
@@ -897,6 +1030,10 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     fail_at(program_, lv.location, "parallel levels inside a thread level are not supported");
   if ((mapping == Mapping::grid || mapping == Mapping::flat) && grid_set_)
     fail_at(program_, lv.location, "only one block-level parallel statement per kernel is supported yet");
+  if (mapping == Mapping::threads && !total_text.empty())
+    fail_at(program_, lv.count->location, "the thread count of a block must be known at compile time, but `" +
+                                              frontend::print_expression(*lv.count) + "` depends on a dynamic dim",
+            "size the grid (the outermost level) with the dynamic dim instead");
 
   std::string linear = fresh("lin");
   Scope saved_scope = scope_;
@@ -908,16 +1045,22 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   if (mapping == Mapping::grid) {
     grid_ = total;
     grid_set_ = true;
+    runtime.factor = total;
+    if (runtime.dynamic()) result_.runtime_grid = runtime;
     out_.line("const int " + linear + " = blockIdx.x;");
     scope_ = Scope::block;
   } else if (mapping == Mapping::flat) {
-    std::int64_t threads = std::min<std::int64_t>(total, 256);
+    std::int64_t threads = total_text.empty() ? std::min<std::int64_t>(total, 256) : 256;
     grid_ = (total + threads - 1) / threads;
     grid_set_ = true;
     block_threads_ = std::max(block_threads_, threads);
-    out_.line("const int " + linear + " = blockIdx.x * " + std::to_string(threads) + " + threadIdx.x;");
-    if (grid_ * threads != total) {
-      out_.line("if (" + linear + " < " + std::to_string(total) + ") {");
+    runtime.factor = total;
+    runtime.per_block = threads;
+    if (runtime.dynamic()) result_.runtime_grid = runtime;
+    if (total_text.empty()) out_.line("const int " + linear + " = blockIdx.x * " + std::to_string(threads) + " + threadIdx.x;");
+    else out_.line("const long long " + linear + " = (long long)blockIdx.x * " + std::to_string(threads) + " + threadIdx.x;");
+    if (!total_text.empty() || grid_ * threads != total) {
+      out_.line("if (" + linear + " < " + (total_text.empty() ? std::to_string(total) : total_text) + ") {");
       out_.indent();
       guarded = true;
     }
@@ -938,20 +1081,24 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   }
   push();
   // Row-major decomposition, last index fastest.
-  std::int64_t inner = 1;
+  std::int64_t inner_const = 1;
+  std::string inner_dynamic;  // runtime factors of the inner counts
   for (int d = static_cast<int>(counts.size()) - 1; d >= 0; --d) {
     if (!lv.indices.empty()) {
       std::string name = fresh(lv.indices[d].name);
-      std::string text = inner == 1 ? linear : "(" + linear + " / " + std::to_string(inner) + ")";
-      if (d > 0) text = "(" + text + " % " + std::to_string(counts[d]) + ")";
+      std::string inner = std::to_string(inner_const);
+      if (!inner_dynamic.empty()) inner = inner_const == 1 ? inner_dynamic : "(" + inner_dynamic + " * " + inner + ")";
+      std::string text = inner == "1" ? linear : "(" + linear + " / " + inner + ")";
+      if (d > 0) text = "(" + text + " % " + count_texts[d] + ")";
       out_.line("const int " + name + " = " + text + ";");
       Value v;
       v.kind = Value::Kind::index;
       v.text = name;
-      v.count = counts[d];
+      v.count = counts[d];  // 0: a runtime count
       define(lv.indices[d].name, v);
     }
-    inner *= counts[d];
+    if (counts[d] > 0) inner_const *= counts[d];
+    else inner_dynamic += (inner_dynamic.empty() ? "" : " * ") + count_texts[d];
   }
   parallel(s, p, level_index + 1);
   pop();
@@ -969,7 +1116,7 @@ void Codegen::loop(const Stmt& s, const Loop& l) {
   if (l.kind != LoopKind::foreach_)
     fail_at(program_, s.location, "`with` and `apply` loops are not supported yet by libcroqjit codegen");
   if (!l.bound) fail_at(program_, s.location, "`foreach` without `in` bounds is not supported yet");
-  std::vector<std::int64_t> bounds = shape_of(*l.bound);
+  std::vector<Value> bounds = counts_of(*l.bound, "a loop bound");
   if (l.indices.size() != bounds.size())
     fail_at(program_, l.bound->location, std::to_string(l.indices.size()) + " loop indices but the bound has " +
                                              std::to_string(bounds.size()) + " dimensions");
@@ -979,13 +1126,13 @@ void Codegen::loop(const Stmt& s, const Loop& l) {
   for (std::size_t d = 0; d < bounds.size(); ++d) {
     if (l.indices[d].range) fail_at(program_, l.indices[d].name.location, "range loops are not supported yet");
     std::string name = fresh(l.indices[d].name.name);
-    out_.line("for (int " + name + " = 0; " + name + " < " + std::to_string(bounds[d]) + "; ++" + name + ") {");
+    out_.line("for (int " + name + " = 0; " + name + " < " + bounds[d].text + "; ++" + name + ") {");
     out_.indent();
     ++opened;
     Value v;
     v.kind = Value::Kind::index;
     v.text = name;
-    v.count = bounds[d];
+    v.count = bounds[d].constant ? *bounds[d].constant : 0;  // 0: a runtime bound
     define(l.indices[d].name.name, v);
   }
   block(*l.body);
@@ -1047,7 +1194,7 @@ std::string in_buffer(const View& v, const std::vector<std::string>& idx) {
   std::string ok;
   if (v.exact) return ok;
   for (std::size_t d = 0; d < v.extent.size(); ++d)
-    ok += (ok.empty() ? "" : " && ") + add_text(v.origin[d], idx[d]) + " < " + std::to_string(v.buffer->dims[d]);
+    ok += (ok.empty() ? "" : " && ") + add_text(v.origin[d], idx[d]) + " < " + dim_text(*v.buffer, d);
   return ok;
 }
 
@@ -1206,6 +1353,15 @@ void Codegen::copy(const Stmt& s, const Copy& c) {
   if (src.kind != Value::Kind::view || src.view.pending != View::Pending::none)
     fail_at(program_, c.source->location, "the source of a copy must be a tensor or a placed tile, got `" +
                                               frontend::print_expression(*c.source) + "`");
+  auto require_static = [&](const View& v, const Expr& where) {
+    for (std::size_t d = 0; d < v.extent.size(); ++d)
+      if (v.extent[d] < 0)
+        fail_at(program_, where.location, "the copied tile's extent in dimension " + std::to_string(d) +
+                                              " is the dynamic dim `" + v.buffer->dim_names[d] +
+                                              "`; a copy's shape must be known at compile time",
+                "copy tiles of a constant size, e.g. `subspan(64, ...).at(...)`");
+  };
+  require_static(src.view, *c.source);
   std::vector<std::int64_t> perm;
   std::vector<std::int64_t> dst_extent = src.view.extent;
   if (c.op == CopyOp::transp) {
@@ -1251,6 +1407,7 @@ void Codegen::copy(const Stmt& s, const Copy& c) {
     if (d.kind != Value::Kind::view || d.view.pending != View::Pending::none)
       fail_at(program_, c.destination->location, "the destination of a copy must be a tensor or a placed tile");
     dst = d.view;
+    require_static(dst, *c.destination);
     // A destination larger than the source tile (never smaller) takes the
     // tile in its leading corner; `.zfill` zeroes the rest.
     bool larger = false, fits = dst.extent.size() == dst_extent.size();
@@ -1412,6 +1569,9 @@ GeneratedKernel Codegen::run() {
       buf->name = "arg_" + p.name;
       buf->dtype = a.dtype;
       buf->dims = a.shape;
+      buf->dim_names.resize(a.shape.size());
+      for (std::size_t d = 0; d < a.shape.size(); ++d)
+        if (a.shape[d] < 0) buf->dim_names[d] = std::get<Name>(p.type.shape[d]->node).name;
       buf->argument = static_cast<int>(i);
       buf->align_bytes = a.align_bytes;
       if (a.dtype == DType::f16) needs_half_ = true;
@@ -1431,14 +1591,30 @@ GeneratedKernel Codegen::run() {
     result_.params.push_back(kp);
     define(p.name, v);
   }
+  // Dynamic dims follow the arguments, as `long long dim_NAME`.
+  for (const auto& [name, where] : dynamic_) {
+    KernelParam kp;
+    kp.kind = KernelParam::Kind::dim;
+    kp.name = name;
+    kp.dim = where.front();
+    kp.argument = kp.dim.argument;
+    result_.params.push_back(kp);
+    signature.push_back("const long long dim_" + name);
+  }
   // A shaped return type: the runtime allocates the output and passes it last.
   if (fn_.return_type.kind == TypeKind::element && fn_.return_type.has_shape) {
     if (!parse_dtype(fn_.return_type.name, result_.output_dtype))
       fail_at(program_, fn_.return_type.location, "element type `" + fn_.return_type.name + "` is not supported yet");
+    std::vector<std::string> output_dim_names;
     for (const auto& d : fn_.return_type.shape) {
-      auto part = shape_of(*d);
+      std::vector<std::string> names;
+      auto part = shape_of(*d, &names);
       result_.output_shape.insert(result_.output_shape.end(), part.begin(), part.end());
+      output_dim_names.insert(output_dim_names.end(), names.begin(), names.end());
     }
+    for (std::size_t d = 0; d < output_dim_names.size(); ++d)
+      result_.output_dim_sources.push_back(result_.output_shape[d] < 0 ? dynamic_.at(output_dim_names[d]).front()
+                                                                       : DimSource{});
     result_.has_output = true;
     output_name_ = returned_name(*fn_.body);
     if (output_name_.empty())
@@ -1447,11 +1623,12 @@ GeneratedKernel Codegen::run() {
     output_->name = "croq_output";
     output_->dtype = result_.output_dtype;
     output_->dims = result_.output_shape;
+    output_->dim_names = output_dim_names;
     output_->argument = -2;
     if (result_.output_dtype == DType::f16) needs_half_ = true;
     if (result_.output_dtype == DType::bf16) needs_bf16_ = true;
     signature.push_back(std::string(cuda_type(result_.output_dtype)) + "* __restrict__ croq_output");
-    result_.params.push_back(KernelParam{KernelParam::Kind::output, -1, output_name_});
+    result_.params.push_back(KernelParam{KernelParam::Kind::output, -1, output_name_, {}});
   }
 
   out_.indent();
@@ -1473,7 +1650,11 @@ GeneratedKernel Codegen::run() {
     src << " " << (a.is_tensor ? shape_text(a.dtype, a.shape) : (a.is_integer ? "int" : "float"));
     if (a.is_tensor && a.align_bytes < 16) src << " (data aligned to " << a.align_bytes << " bytes)";
   }
-  src << "\n// grid " << grid_ << ", block " << block_threads_ << ", shared memory " << shared_bytes_ << " bytes\n";
+  if (!dynamic_.empty()) {
+    src << "\n// dynamic dims (? above; kernel parameters):";
+    for (const auto& [name, where] : dynamic_) src << " " << name;
+  }
+  src << "\n// grid " << (result_.runtime_grid.dynamic() ? std::string("computed at launch") : std::to_string(grid_)) << ", block " << block_threads_ << ", shared memory " << shared_bytes_ << " bytes\n";
   if (needs_half_) src << "#include <cuda_fp16.h>\n";
   if (needs_bf16_) src << "#include <cuda_bf16.h>\n";
   if (needs_fp8_) src << "#include <cuda_fp8.h>\n";
@@ -1522,6 +1703,7 @@ std::map<std::string, std::int64_t> bind_dims(const Program& program, const Func
       throw ArgumentError(who + ": expected " + describe(p) + ", got " + got);
     for (std::size_t d = 0; d < a.shape.size(); ++d) {
       const Expr& dim = *p.type.shape[d];
+      if (a.shape[d] < 0) continue;  // a dynamic dim: checked at launch
       std::optional<std::int64_t> want;
       if (const auto* lit = std::get_if<IntegerLiteral>(&dim.node)) want = static_cast<std::int64_t>(lit->value);
       else if (const auto* n = std::get_if<Name>(&dim.node)) {
@@ -1543,10 +1725,34 @@ std::map<std::string, std::int64_t> bind_dims(const Program& program, const Func
   return dims;
 }
 
+std::map<std::string, std::vector<DimSource>> dynamic_dim_sources(const Program& program, const Function& fn,
+                                                                 const std::vector<std::string>& dynamic_dims) {
+  std::map<std::string, std::vector<DimSource>> sources;
+  for (const std::string& name : dynamic_dims) {
+    std::vector<DimSource>& where = sources[name];
+    for (std::size_t i = 0; i < fn.params.size(); ++i) {
+      const Parameter& p = fn.params[i];
+      if (!p.type.has_shape) continue;
+      for (std::size_t d = 0; d < p.type.shape.size(); ++d) {
+        const auto* n = std::get_if<Name>(&p.type.shape[d]->node);
+        if (n && n->name == name) where.push_back({static_cast<int>(i), static_cast<int>(d)});
+      }
+    }
+    std::string why;
+    if (program.defines.count(name)) why = "it is a #define constant";
+    else if (where.empty()) why = "no tensor parameter of `" + fn.name + "` has it as a dimension";
+    if (!why.empty())
+      fail_at(program, fn.location, "CompileOptions::dynamic_dims names `" + name + "`, but " + why,
+              "dynamic dims must be symbolic dims of the parameters, such as M in `f32 [M, K] a`");
+  }
+  return sources;
+}
+
 GeneratedKernel generate_cuda(const Program& program, const Function& fn, const std::vector<ArgSignature>& args,
-                              int max_shared_bytes) {
+                              int max_shared_bytes, const std::vector<std::string>& dynamic_dims) {
   auto dims = bind_dims(program, fn, args);
-  return Codegen(program, fn, args, std::move(dims), max_shared_bytes).run();
+  auto dynamic = dynamic_dim_sources(program, fn, dynamic_dims);
+  return Codegen(program, fn, args, std::move(dims), max_shared_bytes, std::move(dynamic)).run();
 }
 
 }  // namespace croq::codegen

@@ -3,7 +3,11 @@
 // Codegen is a walk over the AST of one __co__ function with every symbolic
 // dim bound to a number (the specialization). Shapes, tile extents and
 // parallel counts are therefore compile-time constants in the emitted code;
-// only indices are runtime values.
+// only indices are runtime values. The exception is a dynamic dim
+// (CompileOptions::dynamic_dims): it stays a kernel parameter, so one cubin
+// serves every value; it may size the grid, bound loops and guard tails, but
+// anything that needs a constant (tile extents, chunkat, local shapes) is a
+// CompileError naming it.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +26,7 @@ namespace croq::codegen {
 struct ArgSignature {
   bool is_tensor = true;
   DType dtype = DType::f32;
-  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> shape;  // -1: a dynamic dim, known only at launch
   bool is_integer = false;  // scalars: integer or floating
   // Tensors: the largest power of two (at most 16) dividing the data
   // pointer's address, as the kernel will see it. Part of the signature so
@@ -31,11 +35,35 @@ struct ArgSignature {
   friend bool operator==(const ArgSignature&, const ArgSignature&) = default;
 };
 
+// Where a dynamic dim's value is read at launch: extent `dim` of call
+// argument `argument` (argument -1: not dynamic).
+struct DimSource {
+  int argument = -1;
+  int dim = -1;
+  friend bool operator==(const DimSource&, const DimSource&) = default;
+};
+
 // One parameter of the generated __global__ function, in order.
 struct KernelParam {
-  enum class Kind { tensor, output, integer, floating } kind = Kind::tensor;
+  enum class Kind { tensor, output, integer, floating, dim } kind = Kind::tensor;
   int argument = -1;  // which call argument (-1 for the output)
   std::string name;
+  DimSource dim;      // Kind::dim: the dynamic dim's value (a long long)
+};
+
+// A grid whose size depends on dynamic dims: blocks =
+// cdiv(factor * prod(terms), per_block), each term cdiv(dim, divisor) or
+// dim / divisor. No terms: LaunchConfig::grid is the whole story.
+struct RuntimeGrid {
+  struct Term {
+    DimSource source;
+    std::int64_t divisor = 1;
+    bool ceil = false;
+  };
+  std::int64_t factor = 1;
+  std::int64_t per_block = 1;
+  std::vector<Term> terms;
+  bool dynamic() const { return !terms.empty(); }
 };
 
 struct GeneratedKernel {
@@ -45,7 +73,9 @@ struct GeneratedKernel {
   std::vector<KernelParam> params;
   bool has_output = false;
   DType output_dtype = DType::f32;
-  std::vector<std::int64_t> output_shape;
+  std::vector<std::int64_t> output_shape;      // -1 where a dynamic dim goes
+  std::vector<DimSource> output_dim_sources;   // per output dim, for the -1 entries
+  RuntimeGrid runtime_grid;
   bool output_needs_zero = false;       // the body reads the output before writing it
   std::vector<bool> argument_written;   // per call argument: the kernel stores into it
   std::vector<Diagnostic> warnings;
@@ -53,13 +83,24 @@ struct GeneratedKernel {
 
 // Binds symbolic dims from the arguments and checks literal dims; throws
 // ArgumentError naming the argument and both shapes.
+// Extents given as -1 in `args` are dynamic dims and stay unbound.
 std::map<std::string, std::int64_t> bind_dims(const frontend::ast::Program& program,
                                               const frontend::ast::Function& fn,
                                               const std::vector<ArgSignature>& args);
 
 // Throws CompileError (with locations) for constructs it cannot lower or
 // that do not check against the bound shapes.
+// `dynamic_dims` names the symbolic dims that stay runtime parameters; their
+// extents are -1 in `args`.
 GeneratedKernel generate_cuda(const frontend::ast::Program& program, const frontend::ast::Function& fn,
-                              const std::vector<ArgSignature>& args, int max_shared_bytes);
+                              const std::vector<ArgSignature>& args, int max_shared_bytes,
+                              const std::vector<std::string>& dynamic_dims = {});
+
+// Where each dynamic dim is read at launch (its first occurrence among the
+// tensor parameters), and every occurrence (for the consistency check).
+// Throws CompileError when a name is not a symbolic dim of a tensor parameter.
+std::map<std::string, std::vector<DimSource>> dynamic_dim_sources(const frontend::ast::Program& program,
+                                                                 const frontend::ast::Function& fn,
+                                                                 const std::vector<std::string>& dynamic_dims);
 
 }  // namespace croq::codegen

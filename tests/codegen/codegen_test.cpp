@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "codegen/codegen_test_util.hpp"
 #include "codegen/kernel_codegen.hpp"
 #include "croq/error.hpp"
 #include "frontend/frontend.hpp"
@@ -32,12 +33,7 @@ std::string sample_source(const std::string& sample) {
   return text.substr(begin + 7, end - begin - 7);
 }
 
-ArgSignature tensor(DType t, std::vector<std::int64_t> shape) {
-  ArgSignature a;
-  a.dtype = t;
-  a.shape = std::move(shape);
-  return a;
-}
+using test::tensor;
 
 GeneratedKernel generate(const std::string& source, const std::vector<ArgSignature>& args,
                          const std::string& name = "sample.co") {
