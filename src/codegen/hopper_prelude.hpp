@@ -1,0 +1,72 @@
+// The Hopper (sm_90a) device prelude: CUDA C++ text that generated kernels
+// paste at their top. It wraps the PTX that the Hopper path needs (mbarrier,
+// TMA bulk tensor copies, WGMMA, setmaxnreg) in small readable functions of
+// namespace croq_dev, so that codegen emits calls instead of inline asm.
+//
+// The text needs nothing but NVRTC's own headers (<cuda_fp16.h>,
+// <cuda_bf16.h>); it declares the TMA descriptor type itself:
+//
+//   struct alignas(64) croq_tensor_map { unsigned long long opaque[16]; };
+//
+// which is bit-identical to the driver's CUtensorMap. Kernels take it as
+// `const __grid_constant__ croq_tensor_map map` and pass `&map` to
+// croq_dev::tma_load_Nd / tma_store_Nd.
+//
+// API of the text (all __device__ __forceinline__ unless marked constexpr,
+// which are __host__ __device__):
+//   addresses   smem_addr(p), warp_idx(), warpgroup_idx(), elect_one_sync(),
+//               lane_is_zero(), named_barrier_sync/arrive(id, threads)
+//   cluster     cluster_ctarank(), cluster_nctarank(), cluster_arrive(),
+//               cluster_wait(), cluster_sync(), map_shared_rank(addr, rank)
+//   mbarrier    mbar_init(bar, count), fence_barrier_init(), mbar_arrive(bar),
+//               mbar_arrive_cluster(bar, rank), mbar_arrive_cluster_release(bar, rank),
+//               mbar_arrive_expect_tx(bar, bytes), mbar_expect_tx(bar, bytes),
+//               mbar_try_wait(bar, phase), mbar_wait(bar, phase),
+//               mbar_wait_cluster(bar, phase)
+//   proxy       fence_proxy_async_shared()
+//   TMA         tma_load_{1..5}d(dst, map, bar, c0, ...),
+//               tma_load_multicast_{1..5}d(dst, map, bar, cta_mask, c0, ...),
+//               tma_store_{1..5}d(map, src, c0, ...), bulk_commit_group(),
+//               bulk_wait_group<N>(), bulk_wait_group_read<N>(),
+//               tma_prefetch_descriptor(map), bulk_load(dst, src, bytes, bar)
+//   swizzle     constexpr swizzle_offset(linear, span),
+//               swizzle_tile_offset(row, byte_in_row, row_bytes, span),
+//               swizzle_element<T>(row, col, row_elems, span)
+//   descriptors constexpr smem_desc_encode(addr, lbo, sbo, span),
+//               constexpr desc_advance(desc, bytes), make_smem_desc(p, lbo, sbo, span),
+//               make_kmajor_desc<Span>(tile), make_kmajor_desc_k<Span>(tile, rows, k_byte),
+//               make_kmajor_desc_interleaved(tile, lbo, sbo)
+//   WGMMA       wgmma_fence() (= warpgroup_arrive()), wgmma_commit_group(),
+//               wgmma_wait_group<N>(), fence_accum(d),
+//               wgmma_m64nNk16<N, AB>(float (&d)[N/2], desc_a, desc_b, scale_d)
+//                 AB = __half or __nv_bfloat16, f32 accumulate;
+//               wgmma_m64nNk16<N, __half>(unsigned (&d)[N/4], ...) f16 accumulate
+//               (both operands K-major in shared memory, N = 8, 16, ..., 256)
+//   fragments   constexpr accum_row(t, i), accum_col(t, i),
+//               for_each_accum_pair<N>(d, f), store_accum_global<N>(d, C, ld, rows, cols),
+//               store_accum_shared<N>(d, tile, ld)
+//   registers   setmaxnreg_inc<R>(), setmaxnreg_dec<R>()
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace croq::codegen {
+
+// The prelude's CUDA C++ text (built once; the view stays valid for the
+// process's lifetime). Safe to paste more than once: it is include-guarded.
+std::string_view hopper_prelude();
+
+// Whether croq_dev::wgmma_m64nNk16<n, ...> exists in the prelude (n a
+// multiple of 8 from 8 to 256, as the PTX ISA allows for 16-bit inputs).
+constexpr bool hopper_wgmma_has_n(int n) { return n >= 8 && n <= 256 && n % 8 == 0; }
+
+// Host mirror of croq_dev::swizzle_offset: where byte `linear` of a tile
+// (whose base is aligned to 8 * span bytes) lands under TMA swizzle `span`
+// (0 = none, 32, 64, 128 bytes): the 16-byte chunk index (bits 4..) is XORed
+// with the 128-byte row index (bits 7..), log2(span / 16) bits of each.
+constexpr std::uint32_t hopper_swizzle_offset(std::uint32_t linear, std::uint32_t span) {
+  return span < 32 ? linear : linear ^ (((linear >> 7) & (span / 16 - 1)) << 4);
+}
+
+}  // namespace croq::codegen
