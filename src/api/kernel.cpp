@@ -16,6 +16,7 @@
 #include "jit/driver.hpp"
 #include "jit/jit_compiler.hpp"
 #include "jit/launcher.hpp"
+#include "jit/tensor_map.hpp"
 #include "support/hash.hpp"
 #include "support/env.hpp"
 #include "support/log.hpp"
@@ -192,6 +193,16 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_vie
     // them rather than the `?` that stands for a dynamic dim in `sig`.
     if (!options.dynamic_dims.empty()) codegen::bind_dims(*program, *function, signature_of(args, {}));
     spec->generated = codegen::generate_cuda(*program, *function, sig, max_shared, options.dynamic_dims);
+    if (spec->generated.needs_sm90) {
+      // sm_90a, sm_100a, ...: the number after "sm_" is the compute capability.
+      std::string resolved = jit::resolve_arch(arch);
+      int cc = std::atoi(resolved.c_str() + (resolved.rfind("sm_", 0) == 0 ? 3 : 0));
+      if (cc < 90) {
+        Diagnostic d = *spec->generated.needs_sm90;
+        d.message += " (compiling for " + resolved + ")";
+        throw CompileError({d}, program->source, program->source_name);
+      }
+    }
     for (const Diagnostic& w : spec->generated.warnings)
       support::log().warn("{}", render_diagnostics({w}, program->source, program->source_name));
     jit::JitRequest request;
@@ -326,8 +337,33 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
     slots = heap_slots.data();
     pointers = heap_pointers.data();
   }
+  // TMA descriptors, encoded from the real tensors (cached by jit::encoded_tensor_map).
+  constexpr std::size_t kInlineMaps = 8;
+  std::array<CUtensorMap, kInlineMaps> inline_maps;
+  std::vector<CUtensorMap> heap_maps;
+  std::size_t map_count = 0;
+  for (const auto& kp : gen.params) map_count += kp.kind == codegen::KernelParam::Kind::tensor_map;
+  CUtensorMap* maps = inline_maps.data();
+  if (map_count > kInlineMaps) {
+    heap_maps.resize(map_count);
+    maps = heap_maps.data();
+  }
+  std::size_t next_map = 0;
   for (std::size_t p = 0; p < gen.params.size(); ++p) {
     const codegen::KernelParam& kp = gen.params[p];
+    if (kp.kind == codegen::KernelParam::Kind::tensor_map) {
+      const TensorView& v = args[kp.argument].view();
+      jit::TensorMapSpec spec_map;
+      spec_map.dtype = v.dtype;
+      spec_map.base = host_mode && staged[kp.argument].defined() ? staged[kp.argument].data() : v.data;
+      for (int d = 0; d < v.shape.rank(); ++d) spec_map.dims.push_back(static_cast<std::int64_t>(v.shape[d]));
+      spec_map.box = kp.box;
+      spec_map.swizzle_bytes = kp.swizzle_bytes;
+      spec_map.what = "argument " + std::to_string(kp.argument + 1) + " '" + params[kp.argument].name + "' (" + kp.name + ")";
+      maps[next_map] = jit::encoded_tensor_map(spec_map);
+      pointers[p] = &maps[next_map++];
+      continue;
+    }
     std::uint64_t bits = 0;
     if (kp.kind == codegen::KernelParam::Kind::output) {
       bits = reinterpret_cast<std::uint64_t>(output.data());

@@ -85,6 +85,13 @@ struct Buffer {
   // 128-byte boundaries, the runtime allocates outputs (256-byte aligned),
   // arguments carry theirs in the signature; local arrays only their type's.
   int align_bytes = 16;
+  // Shared tiles only: the TMA swizzle span of their layout (0: plain
+  // row-major), set by the first `.swiz<N>` copy into them; -1: not yet known.
+  int swizzle = -1;
+  // `shared T [..] name[slots]`: `slots` tiles of `dims`, each starting on
+  // a multiple of `slot_elems` elements (0: not an array).
+  std::int64_t slots = 0;
+  std::int64_t slot_elems = 0;
 };
 
 // A rectangular window into a buffer: element (i...) is buffer element
@@ -100,6 +107,7 @@ struct View {
   // subspan(...) / view(...) wait for .at / .step / .from to place them.
   enum class Pending { none, subspan, view } pending = Pending::none;
   std::vector<std::int64_t> step;
+  std::string slot;  // arrays: which tile (CUDA text); empty: not selected yet
 };
 
 // A runtime integer derived from a dynamic dim: dim, cdiv(dim, divisor) or
@@ -110,8 +118,29 @@ struct DynamicCount {
   bool ceil = false;
 };
 
+// `shared event e[N]`: N mbarriers in shared memory, and each thread's
+// expected phase bit per barrier (bit i of `phase`).
+struct Event {
+  std::string name;    // the barrier array in the CUDA text
+  std::string phase;   // the per-thread phase bits
+  std::int64_t offset = 0;    // byte offset in shared memory
+  std::int64_t count = 1;
+  std::string arrivals;       // arrivals per phase (CUDA text), from the trigger sites; empty: none seen yet
+  SourceLocation first_trigger;
+};
+
+// A WGMMA accumulator (`mc = mma.fill.f32 0.0f`): a warpgroup's 64 x n
+// tile, n known from the first mma that uses it.
+struct Accumulator {
+  std::string name;
+  DType dtype = DType::f32;  // f32 or f16
+  std::string fill;          // the initial value
+  std::int64_t n = 0;
+  std::string token;         // placeholder for the declaration, replaced once n is known
+};
+
 struct Value {
-  enum class Kind { scalar, index, view, shape, future, tuple } kind = Kind::scalar;
+  enum class Kind { scalar, index, view, shape, future, tuple, event, accumulator, operand } kind = Kind::scalar;
   std::string text;
   std::optional<std::int64_t> constant;
   std::int64_t count = 0;  // index: how many values it takes (#p)
@@ -125,6 +154,11 @@ struct Value {
   std::string guard;               // element refs: condition for a valid access
   std::shared_ptr<Buffer> element_of;  // element refs: the buffer they address
   bool is_async = false;               // futures
+  std::shared_ptr<Event> event;        // events (and TMA futures: their barrier)
+  std::string event_index;             // events: which barrier of the array
+  std::shared_ptr<Accumulator> acc;    // accumulators
+  int swizzle = 0;                     // operands: the span mma.load was told
+  bool zfill = false;                  // views: `.zfill` on a copy's source
 };
 
 inline Value scalar_const(std::int64_t v) {
@@ -180,6 +214,9 @@ struct Padding {
 
 enum class Scope { kernel, block, thread };
 
+// The byte span of `.swiz<N>` (0, 32, 64, 128); CompileError otherwise.
+int swizzle_span(const Program& program, const Modifier& m);
+
 class Codegen {
  public:
   Codegen(const Program& program, const Function& fn, const std::vector<ArgSignature>& args,
@@ -226,6 +263,24 @@ class Codegen {
   void parallel(const Stmt& s, const Parallel& p, std::size_t level);
   void loop(const Stmt& s, const Loop& l);
   void copy(const Stmt& s, const Copy& c);
+
+  // --- Hopper (hopper_codegen.cpp)
+  void event_declaration(const Stmt& s, const Declaration& d);
+  void wait_statement(const Stmt& s, const Wait& w);
+  void trigger_statement(const Stmt& s, const Trigger& t);
+  void inthreads_async(const Stmt& s, const InThreads& t);
+  void tma_copy(const Stmt& s, const Copy& c);
+  void mma_statement(const Stmt& s, const Mma& m);
+  Value subscript(const Expr& e, const Subscript& sub);
+  Value event_value(const Expr& e, const char* what);
+  void arrive(const Value& ev, const SourceLocation& where);
+  void complete_pending_mma();
+  std::string tile_pointer(const View& v);
+  std::string tensor_map_param(const View& global, const std::vector<std::int64_t>& box, int swizzle,
+                               const SourceLocation& where);
+  void emit_barrier();
+  bool uses_hopper(const Stmt& s) const;
+  std::string finish_hopper_text(std::string body);
   void emit_copy(const View& src, const View& dst, bool zfill, const std::vector<std::int64_t>& perm);
   Padding padding(const Copy& c, const std::vector<std::int64_t>& extent);
   void emit_pad(const View& src, const View& dst, const Padding& pad);
@@ -241,7 +296,7 @@ class Codegen {
   bool contains_parallel(const Stmt& s) const;
   bool uses_shared(const Stmt& s) const;
   std::shared_ptr<Buffer> allocate(const std::string& base, DType t, std::vector<std::int64_t> dims,
-                                   Buffer::Space space);
+                                   Buffer::Space space, std::int64_t slots = 0);
   std::string address(const View& v, const std::vector<std::string>& idx) const;
   void mark_written(const Buffer& b);
 
@@ -257,6 +312,37 @@ class Codegen {
   int counter_ = 0;
   Scope scope_ = Scope::kernel;
   std::string thread_id_ = "threadIdx.x";  // what the next thread-space level splits
+
+  // The threads running the current statements, for cooperative copies,
+  // barriers and single-thread work: the whole block, or (inside
+  // inthreads.async) a contiguous range of warpgroups.
+  struct ThreadSet {
+    std::string tid = "threadIdx.x";   // 0-based thread index within the set
+    std::string count = "blockDim.x";  // its size as CUDA text
+    std::int64_t threads = 0;          // its size; 0: the whole block
+    int barrier_id = 0;                // named barrier (0: __syncthreads)
+  } set_;
+  // Single-index `: group` / `: group-4` levels enclosing the statements,
+  // innermost last (inthreads.async conditions select among them).
+  struct GroupLevel {
+    std::string index;
+    std::int64_t count = 0, unit = 0;
+  };
+  std::vector<GroupLevel> group_levels_;
+  int next_barrier_id_ = 1;
+  // The statements of the innermost block and the position being lowered
+  // (tma.copy looks ahead for the `trigger` that completes it).
+  const StmtList* block_statements_ = nullptr;
+  std::size_t block_position_ = 0;
+  bool hopper_ = false;        // the kernel uses T3/T4: prelude, 1024-byte smem alignment
+  bool pending_mma_ = false;   // wgmma issued and not yet waited for
+  std::vector<std::shared_ptr<Event>> events_;
+  std::vector<std::shared_ptr<Accumulator>> accumulators_;
+  std::vector<std::string> tensor_map_keys_;  // one kernel parameter per distinct map
+  std::int64_t region_threads_[2] = {0, 0};  // inthreads.async threads: producers, consumers
+  bool register_split_ = false;
+  std::vector<std::string> extra_signature_;  // kernel parameters found in the body (tensor maps)
+  std::vector<std::shared_ptr<Event>> private_barriers_;  // completion barriers of tma.copy
 
   GeneratedKernel result_;
   std::int64_t grid_ = 1;

@@ -16,6 +16,7 @@
 #include "codegen/kernel_codegen.hpp"
 
 #include "codegen/codegen_internal.hpp"
+#include "codegen/hopper_prelude.hpp"
 
 namespace croq::codegen::detail {
 
@@ -26,7 +27,7 @@ void Codegen::line_directive(const SourceLocation& loc) {
 }
 
 std::shared_ptr<Buffer> Codegen::allocate(const std::string& base, DType t, std::vector<std::int64_t> dims,
-                                          Buffer::Space space) {
+                                          Buffer::Space space, std::int64_t slots) {
   auto b = std::make_shared<Buffer>();
   b->name = fresh(base);
   b->dtype = t;
@@ -37,8 +38,18 @@ std::shared_ptr<Buffer> Codegen::allocate(const std::string& base, DType t, std:
   if (t == DType::f16) needs_half_ = true;
   if (t == DType::bf16) needs_bf16_ = true;
   if (space == Buffer::Space::shared) {
-    std::int64_t offset = (shared_bytes_ + 127) / 128 * 128;  // 128-byte aligned (16 B vectors, swizzle atoms)
-    shared_bytes_ = offset + n * static_cast<std::int64_t>(dtype_size(t));
+    // 128-byte aligned (16 B vectors); Hopper kernels align tiles to 1024
+    // bytes, the period of the 128B swizzle that TMA and WGMMA use.
+    const std::int64_t align = hopper_ ? 1024 : 128;
+    std::int64_t offset = (shared_bytes_ + align - 1) / align * align;
+    std::int64_t bytes = n * static_cast<std::int64_t>(dtype_size(t));
+    if (slots > 0) {
+      b->slots = slots;
+      std::int64_t slot_bytes = (bytes + align - 1) / align * align;
+      b->slot_elems = slot_bytes / static_cast<std::int64_t>(dtype_size(t));
+      bytes = slot_bytes * slots;
+    }
+    shared_bytes_ = offset + bytes;
     out_.line(std::string(cuda_type(t)) + "* " + b->name + " = reinterpret_cast<" + cuda_type(t) +
               "*>(croq_smem + " + std::to_string(offset) + ");");
   } else if (space == Buffer::Space::local) {
@@ -60,6 +71,12 @@ std::string Codegen::address(const View& v, const std::vector<std::string>& idx)
     if (v.buffer->dims[d] >= 0) stride *= v.buffer->dims[d];
     else dynamic_stride += (dynamic_stride.empty() ? "" : " * ") + dim_text(*v.buffer, d);
   }
+  if (v.buffer->swizzle > 0) {  // the TMA layout: 16-byte chunks permuted within each 8-row atom
+    const std::string elem = std::to_string(dtype_size(v.buffer->dtype));
+    linear = "(croq_dev::swizzle_offset((unsigned)(" + linear + ") * " + elem + "u, " + std::to_string(v.buffer->swizzle) +
+             "u) / " + elem + "u)";
+  }
+  if (v.buffer->slots > 0) linear = add_text(mul_text(v.slot.empty() ? "0" : v.slot, v.buffer->slot_elems), linear);
   return v.buffer->name + "[" + linear + "]";
 }
 
@@ -388,6 +405,10 @@ Value Codegen::member(const Expr& e, const Member& m) {
     case MemberKind::span_as:
       need_view("span_as");
       return span_as(e, m, obj);
+    case MemberKind::zfill:  // `src.zfill => dst`: the same as dma.copy.zfill
+      need_view("zfill");
+      obj.zfill = true;
+      return obj;
     default:
       fail_at(program_, e.location, "`." + m.name + "` is not supported yet by libcroqjit codegen");
   }
@@ -596,6 +617,8 @@ Value Codegen::expr(const Expr& e) {
       v.kind = Value::Kind::tuple;
       for (const auto& el : n.elements) v.elements.push_back(expr(*el));
       return v;
+    } else if constexpr (std::is_same_v<T, Subscript>) {
+      return subscript(e, n);
     } else if constexpr (std::is_same_v<T, ElementCount>) {
       std::int64_t count = 1;
       for (auto d : shape_of(*n.operand)) count *= d;
@@ -611,7 +634,12 @@ Value Codegen::expr(const Expr& e) {
 void Codegen::block(const Stmt& s) {
   if (const auto* b = std::get_if<Block>(&s.node)) {
     push();
-    for (const auto& c : b->statements) stmt(*c);
+    const StmtList* saved_list = block_statements_;
+    std::size_t saved_position = block_position_;
+    block_statements_ = &b->statements;
+    for (block_position_ = 0; block_position_ < b->statements.size(); ++block_position_) stmt(*b->statements[block_position_]);
+    block_statements_ = saved_list;
+    block_position_ = saved_position;
     pop();
   } else {
     push();
@@ -622,6 +650,10 @@ void Codegen::block(const Stmt& s) {
 
 void Codegen::declaration(const Stmt& s, const Declaration& d) {
   const TypeRef& t = d.type;
+  if (t.kind == TypeKind::event) {
+    event_declaration(s, d);
+    return;
+  }
   if (t.kind == TypeKind::element && t.has_shape) {
     DType dtype;
     if (!parse_dtype(t.name, dtype)) fail_at(program_, t.location, "element type `" + t.name + "` is not supported yet");
@@ -635,9 +667,15 @@ void Codegen::declaration(const Stmt& s, const Declaration& d) {
       dims.insert(dims.end(), part.begin(), part.end());
     }
     for (const Declarator& decl : d.declarators) {
-      if (decl.array_size) fail_at(program_, decl.location, "buffer arrays are not supported yet by libcroqjit codegen");
+      std::int64_t slots = 0;
+      if (decl.array_size) {
+        if (t.storage != Storage::shared)
+          fail_at(program_, decl.location, "arrays of buffers live in shared memory (a ring of stages)");
+        slots = const_int(*decl.array_size, "the number of buffers");
+        if (slots < 1) fail_at(program_, decl.array_size->location, "an array of buffers needs at least one");
+      }
       std::shared_ptr<Buffer> buf;
-      if (t.storage == Storage::shared) buf = allocate(decl.name, dtype, dims, Buffer::Space::shared);
+      if (t.storage == Storage::shared) buf = allocate(decl.name, dtype, dims, Buffer::Space::shared, slots);
       else if (t.storage == Storage::local) buf = allocate(decl.name, dtype, dims, Buffer::Space::local);
       else if (decl.name == output_name_) {
         if (dtype != result_.output_dtype || dims != result_.output_shape)
@@ -704,6 +742,22 @@ void Codegen::assignment(const Stmt& s, const Assignment& a) {
       define(n->name, value);
       return;
     }
+    // `stage = iv_k % STAGES;` declares an immutable scalar (the tutorials' form).
+    if ((value.kind == Value::Kind::scalar || value.kind == Value::Kind::index) && value.guard.empty()) {
+      if (value.constant) {
+        define(n->name, scalar_const(*value.constant));
+        return;
+      }
+      std::string name = fresh(n->name);
+      line_directive(s.location);
+      out_.line(std::string(value.is_float ? "const float " : "const int ") + name + " = " + value.text + ";");
+      Value v;
+      v.text = name;
+      v.is_float = value.is_float;
+      v.multiple = value.multiple;
+      define(n->name, v);
+      return;
+    }
   }
   Value target = expr(*a.target);
   Value value = expr(*a.value);
@@ -719,7 +773,7 @@ void Codegen::assignment(const Stmt& s, const Assignment& a) {
     if (target.element_of->argument == -2 && a.op != AssignOp::assign) result_.output_needs_zero = true;
     // Block scope: every thread runs this statement; one store is enough.
     if (scope_ != Scope::thread && target.element_of->space != Buffer::Space::local)
-      guard = guard.empty() ? "threadIdx.x == 0" : "threadIdx.x == 0 && " + guard;
+      guard = guard.empty() ? set_.tid + " == 0" : set_.tid + " == 0 && " + guard;
   }
   line_directive(s.location);
   out_.line(guard.empty() ? code : "if (" + guard + ") " + code);
@@ -788,12 +842,14 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   out_.indent();
   line_directive(lv.location);
   bool guarded = false;
+  bool pushed_group = false;
   if (mapping == Mapping::grid) {
     grid_ = total;
     grid_set_ = true;
     runtime.factor = total;
     if (runtime.dynamic()) result_.runtime_grid = runtime;
     out_.line("const int " + linear + " = blockIdx.x;");
+    if (hopper_) out_.line("@@HOPPER_PROLOGUE@@");  // mbarrier initialization, filled in at the end
     scope_ = Scope::block;
   } else if (mapping == Mapping::flat) {
     std::int64_t threads = total_text.empty() ? std::min<std::int64_t>(total, 256) : 256;
@@ -822,6 +878,10 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     out_.line("if (" + linear + " < " + std::to_string(total) + ") {");
     out_.indent();
     guarded = true;
+    if (unit > 1 && counts.size() == 1 && lv.indices.size() == 1 && thread_id_ == "threadIdx.x") {
+      group_levels_.push_back({lv.indices[0].name, total, unit});
+      pushed_group = true;
+    }
     if (unit > 1) thread_id_ = "(" + thread_id_ + ") % " + std::to_string(unit);
     scope_ = unit == 1 ? Scope::thread : scope_;
   }
@@ -848,6 +908,7 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   }
   parallel(s, p, level_index + 1);
   pop();
+  if (pushed_group) group_levels_.pop_back();
   if (guarded) {
     out_.dedent();
     out_.line("}");
@@ -954,7 +1015,7 @@ std::vector<std::string> Codegen::open_element_loop(const View& dst, const std::
   for (auto x : space) n *= x;
   bool cooperative = scope_ == Scope::block && dst.buffer->space != Buffer::Space::local;
   std::string e = fresh("e");
-  if (cooperative) out_.line("for (int " + e + " = threadIdx.x; " + e + " < " + std::to_string(n) + "; " + e + " += blockDim.x) {");
+  if (cooperative) out_.line("for (int " + e + " = " + set_.tid + "; " + e + " < " + std::to_string(n) + "; " + e + " += " + set_.count + ") {");
   else out_.line("for (int " + e + " = 0; " + e + " < " + std::to_string(n) + "; ++" + e + ") {");
   out_.indent();
   std::vector<std::string> idx(space.size());
@@ -1082,19 +1143,23 @@ void Codegen::warn(const Stmt& s, const std::string& message, const std::string&
 }
 
 void Codegen::copy(const Stmt& s, const Copy& c) {
-  if (c.engine == Engine::tma)
-    fail_at(program_, c.op_location, "tma.copy is not supported yet by libcroqjit codegen (Hopper path)",
-            "use dma.copy");
+  if (c.engine == Engine::tma) {
+    tma_copy(s, c);
+    return;
+  }
   if (c.op != CopyOp::copy && c.op != CopyOp::transp && c.op != CopyOp::pad)
     fail_at(program_, c.op_location, "dma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit codegen");
   bool zfill = false, async = false;
+  const Modifier* swiz = nullptr;
   for (const Modifier& m : c.modifiers) {
     if (m.name == "zfill") zfill = true;
     else if (m.name == "async") async = true;
+    else if (m.name == "swiz") swiz = &m;
     else fail_at(program_, m.location, "`." + m.name + "` on dma.copy is not supported yet by libcroqjit codegen");
   }
   if (!c.after.empty()) fail_at(program_, s.location, "`after` is not supported yet by libcroqjit codegen");
   Value src = expr(*c.source);
+  zfill = zfill || src.zfill;
   if (src.kind == Value::Kind::future) src.kind = Value::Kind::view;
   if (src.kind != Value::Kind::view || src.view.pending != View::Pending::none)
     fail_at(program_, c.source->location, "the source of a copy must be a tensor or a placed tile, got `" +
@@ -1138,7 +1203,7 @@ void Codegen::copy(const Stmt& s, const Copy& c) {
   View dst;
   if (c.destination_storage == Storage::shared || c.destination_storage == Storage::local) {
     if (scope_ == Scope::kernel) fail_at(program_, s.location, "a copy into shared or local memory must be inside a parallel level");
-    if (c.destination_storage == Storage::shared && scope_ == Scope::block) { out_.barrier(); }
+    if (c.destination_storage == Storage::shared && scope_ == Scope::block) emit_barrier();
     auto buf = allocate(c.future ? "future" : "tile", src.view.buffer->dtype, dst_extent,
                         c.destination_storage == Storage::shared ? Buffer::Space::shared : Buffer::Space::local);
     dst.buffer = buf;
@@ -1174,14 +1239,29 @@ void Codegen::copy(const Stmt& s, const Copy& c) {
                                                      std::string(dtype_name(src.view.buffer->dtype)) + " to " +
                                                      std::string(dtype_name(dst.buffer->dtype)) + ")");
     mark_written(*dst.buffer);
-    if (scope_ == Scope::block) out_.barrier();
+    if (scope_ == Scope::block) emit_barrier();
   } else {
     fail_at(program_, s.location, "a copy needs a destination after `=>`");
+  }
+  if (swiz) {  // the TMA layout, written by threads
+    int span = swizzle_span(program_, *swiz);
+    if (dst.buffer->space != Buffer::Space::shared)
+      fail_at(program_, swiz->location, "`.swiz<N>` lays out a tile in shared memory; the destination is not shared");
+    const std::int64_t row_bytes = dst.buffer->dims.back() * static_cast<std::int64_t>(dtype_size(dst.buffer->dtype));
+    if (span > 0 && row_bytes != span)
+      fail_at(program_, swiz->location, "dma.copy.swiz<" + std::to_string(span) + "> needs tile rows of exactly " +
+                                            std::to_string(span) + " bytes, got " + std::to_string(row_bytes),
+              "match the innermost tile extent to the swizzle span");
+    if (dst.buffer->swizzle >= 0 && dst.buffer->swizzle != span)
+      fail_at(program_, swiz->location, "this copy writes the tile with swizzle " + std::to_string(span) +
+                                            " but it was written with swizzle " + std::to_string(dst.buffer->swizzle) + " before");
+    dst.buffer->swizzle = span;
+    if (!hopper_) fail_at(program_, swiz->location, "internal: swizzled copy outside a Hopper kernel");
   }
   line_directive(s.location);
   if (pad) emit_pad(src.view, dst, *pad);
   else emit_copy(src.view, dst, zfill, perm);
-  if (scope_ == Scope::block && dst.buffer->space == Buffer::Space::shared) out_.barrier();
+  if (scope_ == Scope::block && dst.buffer->space == Buffer::Space::shared) emit_barrier();
   if (c.future) {
     const auto* name = std::get_if<Name>(&c.future->node);
     if (!name) fail_at(program_, c.future->location, "a copy's future must be a plain name");
@@ -1238,7 +1318,10 @@ void Codegen::stmt(const Stmt& s) {
       }
       out_.line("}");
     } else if constexpr (std::is_same_v<T, InThreads>) {
-      if (n.is_async) fail_at(program_, s.location, "inthreads.async is not supported yet by libcroqjit codegen");
+      if (n.is_async) {
+        inthreads_async(s, n);
+        return;
+      }
       Value c = expr(*n.condition);
       out_.line("if (" + c.text + ") {");
       out_.indent();
@@ -1248,21 +1331,14 @@ void Codegen::stmt(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, Copy>) {
       copy(s, n);
     } else if constexpr (std::is_same_v<T, Wait>) {
-      for (const auto& t : n.targets) {
-        Value f = expr(*t);
-        if (f.kind != Value::Kind::future)
-          fail_at(program_, t->location, "`wait` takes the future of an asynchronous copy, got `" +
-                                             frontend::print_expression(*t) + "`");
-        if (!f.is_async)
-          fail_at(program_, t->location, "waiting on a synchronous copy: `" + frontend::print_expression(*t) +
-                                             "` was not started with `.async`", "remove the `wait`, or add `.async` to the copy");
-      }
-      // Copies complete in program order here; the barrier keeps the
-      // block's view of shared memory consistent.
-      if (scope_ == Scope::block) out_.barrier();
+      wait_statement(s, n);
+    } else if constexpr (std::is_same_v<T, Trigger>) {
+      trigger_statement(s, n);
+    } else if constexpr (std::is_same_v<T, Mma>) {
+      mma_statement(s, n);
     } else if constexpr (std::is_same_v<T, Sync>) {
       if (n.scope != "shared") fail_at(program_, s.location, "sync." + n.scope + " is not supported yet by libcroqjit codegen");
-      out_.barrier();
+      emit_barrier();
     } else if constexpr (std::is_same_v<T, Return>) {
       if (!n.value) return;
       const auto* name = std::get_if<Name>(&n.value->node);
@@ -1380,9 +1456,16 @@ GeneratedKernel Codegen::run() {
   out_.indent();
   const auto* body = std::get_if<Block>(&fn_.body->node);
   if (!body) fail_at(program_, fn_.location, "the function has no body");
-  for (const auto& st : body->statements) stmt(*st);
+  hopper_ = uses_hopper(*fn_.body);
+  if (hopper_) needs_half_ = needs_bf16_ = true;  // the prelude uses both
+  block(*fn_.body);
   out_.dedent();
   pop();
+  std::string body_text = hopper_ ? finish_hopper_text(out_.text()) : out_.text();
+  signature.insert(signature.end(), extra_signature_.begin(), extra_signature_.end());
+  // Hopper kernels align the dynamic shared memory base to 1024 bytes at run
+  // time (TMA's 128B swizzle needs it), which may cost up to 1024 bytes.
+  if (hopper_ && shared_bytes_ > 0) shared_bytes_ += 1024;
 
   if (shared_bytes_ > max_shared_)
     fail_at(program_, fn_.location, "`" + fn_.name + "` needs " + std::to_string(shared_bytes_) +
@@ -1404,12 +1487,20 @@ GeneratedKernel Codegen::run() {
   if (needs_half_) src << "#include <cuda_fp16.h>\n";
   if (needs_bf16_) src << "#include <cuda_bf16.h>\n";
   if (needs_fp8_) src << "#include <cuda_fp8.h>\n";
+  if (hopper_) src << hopper_prelude();
   for (const auto& dc : program_.device_code) src << dc.text << "\n";
-  src << "\nextern \"C\" __global__ void __launch_bounds__(" << block_threads_ << ") " << result_.entry << "(";
+  // Warp-specialized kernels run one block per SM (setmaxnreg needs the cap).
+  src << "\nextern \"C\" __global__ void __launch_bounds__(" << block_threads_ << (hopper_ ? ", 1" : "") << ") "
+      << result_.entry << "(";
   for (std::size_t i = 0; i < signature.size(); ++i) src << (i ? ", " : "") << signature[i];
   src << ") {\n";
-  if (shared_bytes_ > 0) src << "  extern __shared__ __align__(128) unsigned char croq_smem[];\n";
-  src << out_.text() << "}\n";
+  if (shared_bytes_ > 0 && hopper_) {
+    src << "  extern __shared__ __align__(1024) unsigned char croq_smem_raw[];\n"
+        << "  unsigned char* croq_smem = reinterpret_cast<unsigned char*>((reinterpret_cast<unsigned long long>(croq_smem_raw) + 1023) & ~1023ull);\n";
+  } else if (shared_bytes_ > 0) {
+    src << "  extern __shared__ __align__(128) unsigned char croq_smem[];\n";
+  }
+  src << body_text << "}\n";
 
   result_.cuda_source = src.str();
   result_.launch.grid = {static_cast<unsigned>(grid_), 1, 1};

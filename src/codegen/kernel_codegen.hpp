@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,10 +46,15 @@ struct DimSource {
 
 // One parameter of the generated __global__ function, in order.
 struct KernelParam {
-  enum class Kind { tensor, output, integer, floating, dim } kind = Kind::tensor;
+  enum class Kind { tensor, output, integer, floating, dim, tensor_map } kind = Kind::tensor;
   int argument = -1;  // which call argument (-1 for the output)
   std::string name;
   DimSource dim;      // Kind::dim: the dynamic dim's value (a long long)
+  // Kind::tensor_map: a TMA descriptor of argument `argument`, encoded at
+  // launch from the real tensor with this box (outermost first) and swizzle
+  // span in bytes; `name` says where it is used, for messages.
+  std::vector<std::uint32_t> box;
+  int swizzle_bytes = 0;
 };
 
 // A grid whose size depends on dynamic dims: blocks =
@@ -79,6 +85,9 @@ struct GeneratedKernel {
   bool output_needs_zero = false;       // the body reads the output before writing it
   std::vector<bool> argument_written;   // per call argument: the kernel stores into it
   std::vector<Diagnostic> warnings;
+  // Set when the kernel uses Hopper-only instructions (TMA, WGMMA): the
+  // error to raise when compiling for an older architecture.
+  std::optional<Diagnostic> needs_sm90;
 };
 
 // Binds symbolic dims from the arguments and checks literal dims; throws

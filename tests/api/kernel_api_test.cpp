@@ -125,8 +125,8 @@ INSTANTIATE_TEST_SUITE_P(
                          4, 10, "waiting on a synchronous copy: `t` was not started with `.async`"},
         CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block\n    parallel j by 2048 : thread\n      a.at(0, 0) = j;\n}\n",
                          3, 14, "this parallel level needs 2048 threads in a block; a block has at most 1024"},
-        CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block {\n    t = tma.copy a => shared;\n  }\n}\n",
-                         3, 13, "tma.copy is not supported yet by libcroqjit codegen (Hopper path)"},
+        CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block {\n    t = tma.copy.swiz<128> a => shared;\n  }\n}\n",
+                         3, 28, "tma.copy.swiz<128> needs tile rows of exactly 128 bytes (32 s32), got 256"},
         CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 64\n    a.at(i, q) = 1;\n}\n", 3, 13,
                          "unknown name `q`"},
         CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block {\n    t = dma.copy a.chunkat(i, _) => shared;\n"
