@@ -339,6 +339,16 @@ class Codegen {
   std::vector<std::shared_ptr<Event>> events_;
   std::vector<std::shared_ptr<Accumulator>> accumulators_;
   std::vector<std::string> tensor_map_keys_;  // one kernel parameter per distinct map
+  // foreach loops being lowered, innermost last: a trigger at the end of a
+  // loop body may defer its release by one iteration (wgmma pipelining).
+  struct LoopContext {
+    const StmtList* body = nullptr;
+    std::string id;
+    std::string pre, post;  // text placed before and after the loop
+    bool deferred = false;
+  };
+  std::vector<LoopContext> loops_;
+  std::vector<std::pair<std::string, std::string>> loop_texts_;  // token -> text
   std::int64_t region_threads_[2] = {0, 0};  // inthreads.async threads: producers, consumers
   bool register_split_ = false;
   std::vector<std::string> extra_signature_;  // kernel parameters found in the body (tensor maps)

@@ -218,6 +218,40 @@ void Codegen::arrive(const Value& ev, const SourceLocation& where) {
 
 void Codegen::trigger_statement(const Stmt& s, const Trigger& t) {
   if (!t.after.empty()) fail_at(program_, s.location, "`trigger ... after` is not supported yet by libcroqjit codegen");
+  // `wait full[s]; mma ...; trigger empty[s];` closing a loop body: keep the
+  // last wgmma group in flight and release the previous iteration's stage
+  // instead (the stage this trigger names is released one iteration later,
+  // or after the loop). Needs a ring of at least two events.
+  if (pending_mma_ && !loops_.empty() && block_statements_ == loops_.back().body &&
+      block_position_ + 1 == block_statements_->size() && t.targets.size() == 1) {
+    Value ev = event_value(*t.targets[0], "`trigger`");
+    if (ev.event->count >= 2 && !loops_.back().deferred) {
+      LoopContext& loop = loops_.back();
+      const std::string held = loop.id + "_held";  // the stage whose release is pending
+      line_directive(s.location);
+      out_.line("croq_dev::wgmma_wait_group<1>();  // the previous group is done: release its stage");
+      Value previous = ev;
+      previous.event_index = held;
+      out_.line("if (" + held + " >= 0) {");
+      out_.indent();
+      arrive(previous, t.targets[0]->location);
+      out_.dedent();
+      out_.line("}");
+      out_.line(held + " = " + ev.event_index + ";");
+      Emitter saved = std::move(out_);
+      out_ = Emitter();
+      out_.line("croq_dev::wgmma_wait_group<0>();");
+      out_.line("if (" + held + " >= 0) {");
+      arrive(previous, t.targets[0]->location);
+      out_.line("}");
+      loop.post = out_.text();
+      out_ = std::move(saved);
+      if (!loop.post.empty() && loop.post.back() == '\n') loop.post.pop_back();
+      loop.pre = "int " + held + " = -1;";
+      loop.deferred = true;
+      return;
+    }
+  }
   complete_pending_mma();  // the buffers the trigger releases may still be read by wgmma
   line_directive(s.location);
   for (const auto& target : t.targets) arrive(event_value(*target, "`trigger`"), target->location);
@@ -659,6 +693,7 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
       auto acc = accumulator(*m.operands[0]);
       if (acc->n == 0) fail_at(program_, s.location, "mma.store of an accumulator that no mma has written");
       complete_pending_mma();
+      out_.line("croq_dev::fence_accum(" + acc->name + ");  // read the accumulator only after the wait");
       Value d = expr(*m.operands[1]);
       if (d.kind != Value::Kind::view || d.view.pending != View::Pending::none || d.view.extent.size() != 2)
         fail_at(program_, m.operands[1]->location, "mma.store writes a 2-D tile of shared or global memory");
@@ -729,6 +764,7 @@ std::string Codegen::finish_hopper_text(std::string body) {
       register_split_ = true;
     }
   }
+  for (const auto& [token, text] : loop_texts_) replace(token, text);
   replace("@@SETMAXNREG_DEC@@", dec);
   replace("@@SETMAXNREG_INC@@", inc);
   // Barrier initialization, once per block before any use.

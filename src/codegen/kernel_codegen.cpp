@@ -929,6 +929,8 @@ void Codegen::loop(const Stmt& s, const Loop& l) {
                                              std::to_string(bounds.size()) + " dimensions");
   push();
   line_directive(s.location);
+  const std::string loop_id = hopper_ ? fresh("loop") : "";
+  if (hopper_) out_.line("@@PRE_" + loop_id + "@@");
   int opened = 0;
   for (std::size_t d = 0; d < bounds.size(); ++d) {
     if (l.indices[d].range) fail_at(program_, l.indices[d].name.location, "range loops are not supported yet");
@@ -942,10 +944,22 @@ void Codegen::loop(const Stmt& s, const Loop& l) {
     v.count = bounds[d].constant ? *bounds[d].constant : 0;  // 0: a runtime bound
     define(l.indices[d].name.name, v);
   }
+  if (hopper_) {
+    const auto* body = std::get_if<Block>(&l.body->node);
+    loops_.push_back({body ? &body->statements : nullptr, loop_id, "", "", false});
+  }
   block(*l.body);
   for (int i = 0; i < opened; ++i) {
     out_.dedent();
     out_.line("}");
+  }
+  if (hopper_) {
+    LoopContext done = loops_.back();
+    loops_.pop_back();
+    out_.line("@@POST_" + loop_id + "@@");
+    loop_texts_.push_back({"@@PRE_" + loop_id + "@@", done.pre});
+    loop_texts_.push_back({"@@POST_" + loop_id + "@@", done.post});
+    if (done.deferred) pending_mma_ = false;  // the text after the loop waits for every group
   }
   pop();
 }
