@@ -125,6 +125,9 @@ namespace detail {
 struct Specialization {
   codegen::GeneratedKernel generated;
   std::shared_ptr<const jit::CompiledKernel> compiled;
+  // Per parameter: how a TMA descriptor's errors name it (empty for other
+  // kinds). Built once here so a launch formats no strings.
+  std::vector<std::string> tensor_map_names;
 };
 
 class KernelImpl {
@@ -214,6 +217,11 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_vie
     request.launch = spec->generated.launch;
     request.croq_source_hash = source_hash;
     spec->compiled = jit::JitCompiler::global().compile(request);
+    for (const codegen::KernelParam& kp : spec->generated.params)
+      spec->tensor_map_names.push_back(kp.kind == codegen::KernelParam::Kind::tensor_map
+                                           ? "argument " + std::to_string(kp.argument + 1) + " '" +
+                                                 function->params[kp.argument].name + "' (" + kp.name + ")"
+                                           : std::string());
     std::shared_ptr<const Specialization> done = spec;
     promise.set_value(done);
     memo = Memo{id, std::string(key), done};
@@ -353,13 +361,15 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
     const codegen::KernelParam& kp = gen.params[p];
     if (kp.kind == codegen::KernelParam::Kind::tensor_map) {
       const TensorView& v = args[kp.argument].view();
-      jit::TensorMapSpec spec_map;
+      // Reused per thread: after the first launch, filling it allocates nothing.
+      thread_local jit::TensorMapSpec spec_map;
       spec_map.dtype = v.dtype;
       spec_map.base = host_mode && staged[kp.argument].defined() ? staged[kp.argument].data() : v.data;
+      spec_map.dims.clear();
       for (int d = 0; d < v.shape.rank(); ++d) spec_map.dims.push_back(static_cast<std::int64_t>(v.shape[d]));
-      spec_map.box = kp.box;
+      spec_map.box.assign(kp.box.begin(), kp.box.end());
       spec_map.swizzle_bytes = kp.swizzle_bytes;
-      spec_map.what = "argument " + std::to_string(kp.argument + 1) + " '" + params[kp.argument].name + "' (" + kp.name + ")";
+      spec_map.what.assign(spec->tensor_map_names[p]);
       maps[next_map] = jit::encoded_tensor_map(spec_map);
       pointers[p] = &maps[next_map++];
       continue;
