@@ -17,32 +17,10 @@
 namespace croq::codegen {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// The Croqtile source embedded in a sample as R"croq( ... )croq".
-std::string sample_source(const std::string& sample) {
-  std::string text = read_file(std::string(CROQ_SAMPLES_DIR) + "/" + sample + ".cpp");
-  std::size_t begin = text.find("R\"croq(");
-  std::size_t end = text.find(")croq\"");
-  EXPECT_NE(begin, std::string::npos) << sample;
-  return text.substr(begin + 7, end - begin - 7);
-}
-
+using test::generate;
+using test::read_file;
+using test::sample_source;
 using test::tensor;
-
-GeneratedKernel generate(const std::string& source, const std::vector<ArgSignature>& args,
-                         const std::string& name = "sample.co") {
-  CompileOptions options;
-  options.source_name = name;
-  auto program = frontend::parse_program(source, options);
-  const auto& fn = frontend::select_entry(*program, options, program->source);
-  return generate_cuda(*program, fn, args, 227 * 1024);
-}
 
 struct SampleCase {
   std::string sample;

@@ -1,10 +1,17 @@
 // Shared by the codegen tests.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "codegen/kernel_codegen.hpp"
+#include "croq/options.hpp"
+#include "frontend/frontend.hpp"
 
 namespace croq::codegen::test {
 
@@ -14,6 +21,34 @@ inline ArgSignature tensor(DType t, std::vector<std::int64_t> shape) {
   a.dtype = t;
   a.shape = std::move(shape);
   return a;
+}
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The Croqtile source embedded in samples/<sample>.cpp as R"croq( ... )croq".
+inline std::string sample_source(const std::string& sample) {
+  std::string text = read_file(std::string(CROQ_SAMPLES_DIR) + "/" + sample + ".cpp");
+  std::size_t begin = text.find("R\"croq(");
+  std::size_t end = text.find(")croq\"");
+  EXPECT_NE(begin, std::string::npos) << sample;
+  EXPECT_NE(end, std::string::npos) << sample;
+  if (begin == std::string::npos || end == std::string::npos) return {};
+  return text.substr(begin + 7, end - begin - 7);
+}
+
+// Parses `source` and generates its entry function for `args`.
+inline GeneratedKernel generate(const std::string& source, const std::vector<ArgSignature>& args,
+                                const std::string& name = "sample.co") {
+  CompileOptions options;
+  options.source_name = name;
+  auto program = frontend::parse_program(source, options);
+  const auto& fn = frontend::select_entry(*program, options, program->source);
+  return generate_cuda(*program, fn, args, 227 * 1024);
 }
 
 }  // namespace croq::codegen::test
