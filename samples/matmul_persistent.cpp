@@ -2,12 +2,11 @@
 // tiles in L2-friendly groups; a producer warpgroup streams A and B with TMA
 // through 4 stages, two consumer warpgroups run WGMMA (fp32 accumulate).
 // Checks C = A * B^T (A [M, K], B [N, K], f16) against a host reference on
-// random data: relative Frobenius error <= 1e-2, for square, non-square and
-// tile-tail shapes.
-#include <cmath>
-#include <iostream>
-
+// random data (samples/gemm_check.hpp): relative Frobenius error <= 1e-2, for
+// square, non-square and tile-tail shapes.
 #include <croq/croq.hpp>
+
+#include "gemm_check.hpp"
 
 static const char* kSource = R"croq(
 #define BM 128
@@ -67,40 +66,6 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
 
 int main() {
   auto matmul = croq::compile(kSource);  // the one added line
-  std::string why;
-  if (!croq::cuda_available(&why)) {
-    std::cout << "matmul_persistent: compiled `" << matmul.name() << "`, but running it needs a CUDA GPU (" << why << ")\n";
-    return 0;
-  }
-  const int shapes[][3] = {
-      {512, 512, 512},
-      {384, 768, 256},
-      {300, 520, 200}};
-  for (const auto& s : shapes) {
-    const int m = s[0], n = s[1], k = s[2];
-    auto lhs = croq::make_spandata<croq::f16>(m, k);
-    auto rhs = croq::make_spandata<croq::f16>(n, k);
-    auto out = croq::make_spandata<croq::f16>(m, n);
-    lhs.fill_random(-1, 1);
-    rhs.fill_random(-1, 1);
-    out.fill_random(1e4, 2e4);  // poison: every element must be written
-
-    matmul(lhs.view(), rhs.view(), out.view());
-
-    auto at = [](auto& t, int i, int j) { return double(float(static_cast<croq::f16&>(t[i][j]))); };
-    double err = 0, norm = 0;
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j) {
-        double ref = 0;
-        for (int x = 0; x < k; ++x) ref += at(lhs, i, x) * at(rhs, j, x);
-        double d = at(out, i, j) - ref;
-        err += d * d;
-        norm += ref * ref;
-      }
-    double rel = std::sqrt(err / norm);
-    std::cout << "matmul_persistent: [" << m << ", " << k << "] x [" << n << ", " << k << "]^T: relative Frobenius error "
-              << rel << "\n";
-    croq::croq_assert(rel <= 1e-2, "relative Frobenius error above 1e-2");
-  }
-  std::cout << "Test Passed\n";
+  const GemmShape shapes[] = {{512, 512, 512}, {384, 768, 256}, {300, 520, 200}};
+  return run_gemm_sample("matmul_persistent", matmul, shapes);
 }
