@@ -1,28 +1,28 @@
 // GEMM benchmark: the persistent warp-specialized Croqtile GEMM of
 // samples/matmul_persistent.cpp, f16 and bf16 inputs (fp32 accumulate),
-// on device tensors; median time of 20 launches after warm-up, TFLOP/s.
+// on device tensors; median time of 20 CUDA-event-timed launches after 3
+// warm-up launches (bench/launch_timing.hpp), TFLOP/s.
 // bench/gemm_reference.py measures torch.matmul (cuBLAS) on the same shapes
 // in the same device run; scripts/gpu-check.sh prints the ratios.
 //   gemm_bench [--json FILE]
-#include <cuda.h>
-
-#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <regex>
 #include <sstream>
-#include <vector>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "croq/croq.hpp"
-#include "jit/driver.hpp"
+#include "launch_timing.hpp"
 
 #ifndef CROQ_SAMPLES_DIR
 #define CROQ_SAMPLES_DIR "samples"
 #endif
 
 namespace {
+
+constexpr int kWarmup = 3, kRuns = 20;
 
 std::string kernel_source(const std::string& element) {
   std::ifstream in(std::string(CROQ_SAMPLES_DIR) + "/matmul_persistent.cpp");
@@ -34,17 +34,17 @@ std::string kernel_source(const std::string& element) {
   return std::regex_replace(src, std::regex("\\bf16\\b"), element);
 }
 
-croq::Tensor random_device_tensor(croq::DType t, std::size_t rows, std::size_t cols) {
-  croq::Tensor host = croq::Tensor::empty(t, croq::Shape{rows, cols}, croq::MemoryKind::host);
-  std::mt19937 rng(rows * 31 + cols);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  auto* p = static_cast<unsigned short*>(host.data());
-  for (std::size_t i = 0; i < rows * cols; ++i) {
-    float v = dist(rng);
-    if (t == croq::DType::f16) p[i] = croq::f16(v).bits;
-    else p[i] = croq::bf16(v).bits;
-  }
+// A [rows, cols] device tensor of uniform values in [-1, 1), reproducible per shape.
+template <typename T>
+croq::Tensor random_device_tensor(std::size_t rows, std::size_t cols) {
+  auto host = croq::make_spandata<T>(rows, cols);
+  host.fill_random(-1, 1, rows * 31 + cols);
   return croq::Tensor::copy_of(host.view(), croq::MemoryKind::device);
+}
+
+croq::Tensor random_device_tensor(croq::DType t, std::size_t rows, std::size_t cols) {
+  return t == croq::DType::f16 ? random_device_tensor<croq::f16>(rows, cols)
+                               : random_device_tensor<croq::bf16>(rows, cols);
 }
 
 }  // namespace
@@ -58,7 +58,6 @@ int main(int argc, char** argv) {
     std::cout << "gemm_bench: needs a CUDA GPU (" << why << ")\n";
     return 0;
   }
-  using namespace croq::jit;
   nlohmann::json results = nlohmann::json::array();
   const int shapes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {128, 8192, 8192}};
   for (const char* element : {"f16", "bf16"}) {
@@ -68,28 +67,10 @@ int main(int argc, char** argv) {
       const std::size_t m = s[0], n = s[1], kk = s[2];
       croq::Tensor a = random_device_tensor(t, m, kk), b = random_device_tensor(t, n, kk);
       croq::Tensor c = croq::Tensor::empty(t, croq::Shape{m, n}, croq::MemoryKind::device);
-      for (int i = 0; i < 3; ++i) k(a, b, c);
-      CROQ_CU(cuCtxSynchronize);
-      CUevent start, stop;
-      CROQ_CU(cuEventCreate, &start, 0);
-      CROQ_CU(cuEventCreate, &stop, 0);
-      std::vector<double> ms;
-      for (int i = 0; i < 20; ++i) {
-        CROQ_CU(cuEventRecord, start, nullptr);
-        k(a, b, c);
-        CROQ_CU(cuEventRecord, stop, nullptr);
-        CROQ_CU(cuEventSynchronize, stop);
-        float t_ms = 0;
-        CROQ_CU(cuEventElapsedTime, &t_ms, start, stop);
-        ms.push_back(t_ms);
-      }
-      CROQ_CU(cuEventDestroy, start);
-      CROQ_CU(cuEventDestroy, stop);
-      std::sort(ms.begin(), ms.end());
-      double median = ms[ms.size() / 2];
-      double tflops = 2.0 * m * n * kk / (median * 1e-3) / 1e12;
-      std::cout << "  croq GEMM " << element << " " << m << "x" << n << "x" << kk << ": " << median << " ms, " << tflops
-                << " TFLOP/s\n";
+      const double median = croq::bench::median_event_ms([&] { k(a, b, c); }, kWarmup, kRuns);
+      const double tflops = 2.0 * m * n * kk / (median * 1e-3) / 1e12;
+      std::cout << "  croq GEMM " << element << " " << m << "x" << n << "x" << kk << ": median " << median
+                << " ms, " << tflops << " TFLOP/s\n";
       results.push_back({{"dtype", element}, {"m", m}, {"n", n}, {"k", kk}, {"ms", median}, {"tflops", tflops}});
     }
   }

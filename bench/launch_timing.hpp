@@ -1,5 +1,6 @@
 // Shared by the benchmarks: host time per enqueue of two launch paths,
-// measured in alternating rounds so drift affects both alike.
+// measured in alternating rounds so drift affects both alike, and the
+// median device time of one launch measured with CUDA events.
 #pragma once
 
 #include <algorithm>
@@ -42,6 +43,35 @@ inline LaunchComparison compare_launch_paths(const std::function<void()>& refere
     cand.push_back(round(candidate));
   }
   return {median(ref), median(cand)};
+}
+
+// Median device time in ms of `launch_once` (work enqueued on the default
+// stream): `warmup` untimed launches, then `runs` launches, each between two
+// CUDA events recorded on the default stream and synchronized before the next.
+// The device's context must be current (any device allocation makes it so).
+inline double median_event_ms(const std::function<void()>& launch_once, int warmup = 3, int runs = 20) {
+  for (int i = 0; i < warmup; ++i) launch_once();
+  CROQ_CU(cuCtxSynchronize);
+  struct Events {  // destroyed even when a launch throws
+    CUevent start = nullptr, stop = nullptr;
+    ~Events() {
+      if (start) jit::driver().cuEventDestroy(start);
+      if (stop) jit::driver().cuEventDestroy(stop);
+    }
+  } ev;
+  CROQ_CU(cuEventCreate, &ev.start, 0);
+  CROQ_CU(cuEventCreate, &ev.stop, 0);
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    CROQ_CU(cuEventRecord, ev.start, nullptr);
+    launch_once();
+    CROQ_CU(cuEventRecord, ev.stop, nullptr);
+    CROQ_CU(cuEventSynchronize, ev.stop);
+    float elapsed = 0;
+    CROQ_CU(cuEventElapsedTime, &elapsed, ev.start, ev.stop);
+    ms.push_back(elapsed);
+  }
+  return median(ms);
 }
 
 }  // namespace croq::bench
