@@ -42,6 +42,6 @@ if [ $run_bench = 1 ]; then
   echo "== reference (torch, Triton) in the same run"
   python3 "$root/bench/reference.py" > "$out/reference.json" 2> "$out/reference.err" || cat "$out/reference.err"
   [ -f "$out/e2e_bench.json" ] && python3 "$root/bench/compare.py" "$out/e2e_bench.json" "$out/reference.json"
-  [ -f "$out/gemm_bench.json" ] && python3 "$root/bench/gemm_reference.py" "$out/gemm_bench.json"
+  [ -f "$out/gemm_bench.json" ] && python3 "$root/bench/gemm_reference.py" "$out/gemm_bench.json" --json "$out/gemm_reference.json"
 fi
 exit $status
