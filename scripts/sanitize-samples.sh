@@ -6,7 +6,8 @@
 #   scripts/sanitize-samples.sh BUILD_DIR [SAMPLE...]
 #
 # Logs go to $OUT (default ./out). The disk cache is off so every kernel is
-# compiled and launched under the tool.
+# compiled and launched under the tool. SANITIZE_TOOLS picks the tools
+# (default: memcheck racecheck synccheck).
 set -uo pipefail
 build=${1:?usage: sanitize-samples.sh BUILD_DIR [SAMPLE...]}
 shift
@@ -18,7 +19,7 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 
 status=0
 for s in "${samples[@]}"; do
-  for tool in memcheck racecheck synccheck; do
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
     log="$out/sanitize-$s-$tool.log"
     CROQ_CACHE=0 "$sanitizer" --tool "$tool" --error-exitcode 99 "$build/samples/$s" > "$log" 2>&1
     rc=$?
