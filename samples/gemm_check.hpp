@@ -20,12 +20,15 @@ struct GemmShape {
   int m, n, k;
 };
 
-// ||out - lhs * rhs^T|| / ||lhs * rhs^T|| over host f16 tensors.
-inline double gemm_relative_error(const croq::spandata<croq::f16>& lhs, const croq::spandata<croq::f16>& rhs,
-                                  const croq::spandata<croq::f16>& out) {
+// ||out - lhs * rhs^T|| / ||lhs * rhs^T|| over host f16 (or bf16) tensors.
+template <typename T>
+double gemm_relative_error(const croq::spandata<T>& lhs, const croq::spandata<T>& rhs,
+                           const croq::spandata<T>& out) {
   const std::size_t m = lhs.shape()[0], k = lhs.shape()[1], n = rhs.shape()[0];
-  auto widen = [](const croq::spandata<croq::f16>& t) {  // f16 -> float -> double
-    return std::vector<double>(t.data(), t.data() + t.size());
+  auto widen = [](const croq::spandata<T>& t) {  // T -> float -> double
+    std::vector<double> wide(t.size());
+    for (std::size_t i = 0; i < t.size(); ++i) wide[i] = float(t.data()[i]);
+    return wide;
   };
   const std::vector<double> a = widen(lhs), b = widen(rhs), c = widen(out);
   double err = 0, norm = 0;
