@@ -152,7 +152,8 @@ def main():
         m, n, k = r["m"], r["n"], r["k"]
         a = torch.rand(m, k, device="cuda", dtype=dt) - 0.5
         b = torch.rand(n, k, device="cuda", dtype=dt) - 0.5
-        row = {"dtype": r["dtype"], "m": m, "n": n, "k": k, "croq_ms": r["ms"], "croq_tflops": r["tflops"]}
+        row = {"dtype": r["dtype"], "m": m, "n": n, "k": k, "croq_ms": r["ms"], "croq_tflops": r["tflops"],
+               "croq_config": r.get("config")}
 
         torch_ms = median_ms(lambda: torch.matmul(a, b.t()))
         row["cublas_ms"] = torch_ms
