@@ -19,6 +19,12 @@ struct CompileOptions {
   // Target architecture, e.g. "sm_90a". Empty: the CROQ_ARCH environment
   // variable if set, else the current device's (compute capability 9.0 ->
   // sm_90a), else sm_90a when no device is present.
+  // sm_XY compiles a cubin for exactly that architecture. compute_XY (e.g.
+  // "compute_80") compiles PTX only; the driver compiles it for the device
+  // when the kernel is first loaded, so compute_80 code also runs on newer
+  // GPUs (sm_90). Codegen follows the number: from 90 mma.* is WGMMA and
+  // tma.copy is available; sm_80..sm_89 and compute_80..compute_89 lower
+  // mma.* to mma.sync and refuse tma.copy.
   std::string arch;
   // Which __co__ function to compile when the source has several.
   std::string entry;

@@ -16,6 +16,7 @@
 #include "jit/driver.hpp"
 #include "jit/jit_compiler.hpp"
 #include "jit/launcher.hpp"
+#include "jit/nvrtc_compiler.hpp"
 #include "jit/tensor_map.hpp"
 #include "support/hash.hpp"
 #include "support/env.hpp"
@@ -195,11 +196,15 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_vie
     // Check every argument with its real extents first, so messages show
     // them rather than the `?` that stands for a dynamic dim in `sig`.
     if (!options.dynamic_dims.empty()) codegen::bind_dims(*program, *function, signature_of(args, {}));
-    spec->generated = codegen::generate_cuda(*program, *function, sig, max_shared, options.dynamic_dims);
+    // Codegen targets the resolved arch (mma is WGMMA from sm_90, mma.sync
+    // on sm_80..sm_89 and compute_80). The arch is fixed per device for this
+    // kernel (options, CROQ_ARCH or the device), so the key's device
+    // separates the arches.
+    const std::string resolved = jit::resolve_arch(arch);
+    const int cc = jit::arch_number(resolved);  // sm_90a, compute_80, ...: the number after the prefix
+    spec->generated = codegen::generate_cuda(*program, *function, sig, max_shared, options.dynamic_dims,
+                                             cc > 0 ? cc : 90);  // malformed: the jit names it below
     if (spec->generated.needs_sm90) {
-      // sm_90a, sm_100a, ...: the number after "sm_" is the compute capability.
-      std::string resolved = jit::resolve_arch(arch);
-      int cc = std::atoi(resolved.c_str() + (resolved.rfind("sm_", 0) == 0 ? 3 : 0));
       if (cc < 90) {
         Diagnostic d = *spec->generated.needs_sm90;
         d.message += " (compiling for " + resolved + ")";

@@ -125,7 +125,8 @@ const Subcommand kSubcommands[] = {
      "  --shape N=V     bind the symbolic dim N (repeat for each dim)\n"
      "  --define N=V    define N as if by #define (overrides the source)\n"
      "  --entry NAME    the __co__ function, when the file has several\n"
-     "  --arch A        target architecture (default: CROQ_ARCH, the device's, or sm_90a)\n",
+     "  --arch A        target architecture (default: CROQ_ARCH, the device's, or sm_90a);\n"
+     "                  compute_XY emits PTX only\n",
      croq::cli::run_compile},
     {"run", "FILE.co [--arg NAME=FILE.npy]... [--random SEED] [--shape N=V]... [--out result.npy]",
      "run a __co__ function on the GPU with NumPy inputs (or random data) and save the result",

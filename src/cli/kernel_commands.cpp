@@ -124,11 +124,20 @@ int run_compile(const std::vector<std::string>& args) {
     } else {
       const auto& fn = frontend::select_entry(*program, k.compile, k.source);
       auto sig = signature_for(*program, fn, k.shapes, {});
-      auto gen = codegen::generate_cuda(*program, fn, sig, 227 * 1024);
+      // The CUDA depends on the target (mma is WGMMA from sm_90, mma.sync below).
+      const std::string arch = jit::resolve_arch(k.compile.arch);
+      const int target = jit::arch_number(arch);
+      auto gen = codegen::generate_cuda(*program, fn, sig, 227 * 1024, {}, target > 0 ? target : 90);
+      if (gen.needs_sm90 && target > 0 && target < 90) {
+        Diagnostic d = *gen.needs_sm90;
+        d.message += " (compiling for " + arch + ")";
+        throw CompileError({d}, program->source, program->source_name);
+      }
       for (const Diagnostic& w : gen.warnings) std::cerr << render_diagnostics({w}, k.source, k.path);
       text = gen.cuda_source;
+      if (emit == "cubin" && jit::is_virtual_arch(arch))
+        return usage_error("compile: " + arch + " is a virtual architecture (PTX only); use --emit ptx or an sm_XY arch");
       if (emit != "cuda") {
-        std::string arch = jit::resolve_arch(k.compile.arch);
         auto out = jit::nvrtc_compile(gen.cuda_source, k.path + ".cu", gen.entry, {arch, k.compile.debug_line_info, {}});
         text = emit == "ptx" ? out.ptx : std::string(out.cubin.begin(), out.cubin.end());
       }

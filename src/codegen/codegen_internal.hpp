@@ -221,9 +221,9 @@ class Codegen {
  public:
   Codegen(const Program& program, const Function& fn, const std::vector<ArgSignature>& args,
           std::map<std::string, std::int64_t> dims, int max_shared,
-          std::map<std::string, std::vector<DimSource>> dynamic)
+          std::map<std::string, std::vector<DimSource>> dynamic, int target_sm = 90)
       : program_(program), fn_(fn), args_(args), dims_(std::move(dims)), max_shared_(max_shared),
-        dynamic_(std::move(dynamic)) {}
+        dynamic_(std::move(dynamic)), target_sm_(target_sm) {}
 
   GeneratedKernel run();
 
@@ -271,6 +271,7 @@ class Codegen {
   void inthreads_async(const Stmt& s, const InThreads& t);
   void tma_copy(const Stmt& s, const Copy& c);
   void mma_statement(const Stmt& s, const Mma& m);
+  std::string target_name() const { return "sm_" + std::to_string(target_sm_); }
   Value subscript(const Expr& e, const Subscript& sub);
   Value event_value(const Expr& e, const char* what);
   void arrive(const Value& ev, const SourceLocation& where);
@@ -306,6 +307,9 @@ class Codegen {
   std::map<std::string, std::int64_t> dims_;
   int max_shared_;
   std::map<std::string, std::vector<DimSource>> dynamic_;
+  // The compute capability compiled for (90: sm_90a; 80, 86, 89: mma lowers
+  // to mma.sync and the Hopper-only constructs are refused).
+  int target_sm_ = 90;
 
   Emitter out_;
   std::vector<std::map<std::string, Value>> symbols_;

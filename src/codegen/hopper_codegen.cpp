@@ -27,6 +27,14 @@
 //     whose span equals their row bytes; it lowers to K/16 wgmma m64nNk16.
 //     mma.commit (and any trigger, wait or mma.store after an mma) waits for
 //     the issued wgmma groups.
+//   * Below sm_90 (target 80..89: sm_80, sm_86, sm_89, compute_80) the same
+//     mma statements lower to mma.sync m16n8k16: warp w of the warpgroup
+//     computes rows 16w..16w+15 from ldmatrix loads of the shared tiles,
+//     addressed through the tile's swizzle; tiles may also be unswizzled.
+//     The accumulator keeps WGMMA's fragment layout, so fill and store are
+//     shared. mma.sync is synchronous: nothing stays in flight. Events use
+//     the sm_80 mbarrier subset (init, arrive, test_wait.parity); tma.copy
+//     and register reallocation (setmaxnreg) are sm_90 only.
 #include "codegen/codegen_internal.hpp"
 #include "codegen/hopper_prelude.hpp"
 
@@ -118,6 +126,8 @@ std::string Codegen::tile_pointer(const View& v) {
 // ---- events ----------------------------------------------------------------
 
 void Codegen::event_declaration(const Stmt& s, const Declaration& d) {
+  if (target_sm_ < 80)
+    fail_at(program_, s.location, "events are mbarriers, which need sm_80 or newer (compiling for " + target_name() + ")");
   if (d.type.storage != Storage::shared)
     fail_at(program_, d.type.location, "events live in shared memory: declare them `shared event`");
   if (scope_ != Scope::block || set_.threads != 0)
@@ -545,7 +555,13 @@ void Codegen::tma_copy(const Stmt& s, const Copy& c) {
 // ---- WGMMA ----------------------------------------------------------------------
 
 void Codegen::mma_statement(const Stmt& s, const Mma& m) {
-  if (!result_.needs_sm90)
+  // From sm_90 mma is WGMMA; sm_80..sm_89 lower it to mma.sync (m16n8k16
+  // with bf16 needs sm_80).
+  const bool wgmma = target_sm_ >= 90;
+  if (target_sm_ < 80)
+    fail_at(program_, s.location, "mma lowers to WGMMA on sm_90a and to mma.sync m16n8k16 on sm_80 to sm_89; "
+                                  "compiling for " + target_name() + " has neither");
+  if (wgmma && !result_.needs_sm90)
     result_.needs_sm90 = Diagnostic{Severity::error, "mma lowers to WGMMA, which needs sm_90a (Hopper)", s.location.line,
                                     s.location.column, std::max(1, s.location.length), ""};
   line_directive(s.location);
@@ -619,7 +635,9 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
       for (const Modifier& mod : m.modifiers)
         fail_at(program_, mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit codegen");
       if (set_.threads % 128 != 0)
-        fail_at(program_, s.location, "WGMMA runs on whole warpgroups: put the mma inside `parallel p by N : group-4`");
+        fail_at(program_, s.location, wgmma ? "WGMMA runs on whole warpgroups: put the mma inside `parallel p by N : group-4`"
+                                            : "mma runs on whole warpgroups (4 warps of 16 rows each): put the mma inside "
+                                              "`parallel p by N : group-4`");
       auto acc = accumulator(*m.operands[0]);
       View tiles[2];
       int spans[2];
@@ -638,11 +656,20 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
         if (v.view.extent.size() != 2)
           fail_at(program_, e.location, "an mma operand is a 2-D tile, got rank " + std::to_string(v.view.extent.size()));
         const std::int64_t row_bytes = v.view.buffer->dims.back() * static_cast<std::int64_t>(dtype_size(v.view.buffer->dtype));
-        if (v.swizzle == 0 || row_bytes != v.swizzle)
+        if (wgmma && (v.swizzle == 0 || row_bytes != v.swizzle))
           fail_at(program_, e.location, "WGMMA reads K-major tiles whose rows are one swizzle span: copy the tile with "
                                         ".swiz<" + std::to_string(row_bytes == 32 || row_bytes == 64 || row_bytes == 128 ? row_bytes : 128) +
                                         "> (rows of " + std::to_string(row_bytes) + " bytes here) and load it with the same swizzle");
-        if (origin_multiple(v.view, 0) % 8 != 0)
+        // mma.sync reads rows with ldmatrix: any swizzle or none, but 16-byte
+        // aligned rows, and a swizzled tile's rows are one span.
+        if (!wgmma && v.swizzle > 0 && row_bytes != v.swizzle)
+          fail_at(program_, e.location, "a swizzled mma operand's rows must be one swizzle span: the tile is read as .swiz<" +
+                                            std::to_string(v.swizzle) + "> but its rows are " + std::to_string(row_bytes) +
+                                            " bytes", "copy the tile with .swiz<N> where N is its row size in bytes, or without a swizzle");
+        if (!wgmma && row_bytes % 16 != 0)
+          fail_at(program_, e.location, "mma.sync loads operand rows with ldmatrix, which needs rows of a multiple of 16 bytes; "
+                                        "the tile's rows are " + std::to_string(row_bytes) + " bytes");
+        if ((wgmma || v.swizzle > 0) && origin_multiple(v.view, 0) % 8 != 0)
           fail_at(program_, e.location, "an mma operand must start on a multiple of 8 rows of its tile");
         if (origin_multiple(v.view, 1) % 16 != 0 || v.view.extent[1] % 16 != 0)
           fail_at(program_, e.location, "an mma operand's K range must start and end on multiples of 16 elements");
@@ -653,12 +680,13 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
       const View& b = tiles[1];
       DType t = a.buffer->dtype;
       if (t != b.buffer->dtype || (t != DType::f16 && t != DType::bf16))
-        fail_at(program_, s.location, "WGMMA multiplies f16 or bf16 tiles (both the same), got " +
+        fail_at(program_, s.location, std::string(wgmma ? "WGMMA" : "mma.sync") + " multiplies f16 or bf16 tiles (both the same), got " +
                                           std::string(dtype_name(t)) + " and " + std::string(dtype_name(b.buffer->dtype)));
       if (acc->dtype == DType::f16 && t != DType::f16)
         fail_at(program_, s.location, "an f16 accumulator takes f16 inputs; use mma.fill.f32 for bf16");
       if (a.extent[0] != 64)
-        fail_at(program_, m.operands[1]->location, "one warpgroup's mma takes 64 rows of lhs (WGMMA m64), got " +
+        fail_at(program_, m.operands[1]->location, std::string("one warpgroup's mma takes 64 rows of lhs (") +
+                                                      (wgmma ? "WGMMA m64" : "16 per warp") + "), got " +
                                                       std::to_string(a.extent[0]),
                 "give each consumer warpgroup its own 64 rows, e.g. lhs_s.subspan(64, K).at(p - 1, 0)");
       if (a.extent[1] != b.extent[1])
@@ -666,11 +694,23 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
                                           std::to_string(b.extent[1]) + " (mma.row.row takes rhs as [N, K])");
       const std::int64_t n = b.extent[0];
       if (!hopper_wgmma_has_n(static_cast<int>(n)))
-        fail_at(program_, m.operands[2]->location, "WGMMA's N (rhs rows) must be a multiple of 8 up to 256, got " + std::to_string(n));
+        fail_at(program_, m.operands[2]->location, std::string(wgmma ? "WGMMA's" : "mma's") +
+                                                      " N (rhs rows) must be a multiple of 8 up to 256, got " + std::to_string(n));
       if (acc->n != 0 && acc->n != n)
         fail_at(program_, s.location, "the accumulator is 64 x " + std::to_string(acc->n) + " but this mma makes 64 x " + std::to_string(n));
       acc->n = n;
       const std::string ab = cuda_type(t);
+      if (!wgmma) {
+        // One warpgroup, K / 16 k-steps of N / 8 m16n8k16 per warp, operands
+        // through ldmatrix at their swizzled addresses; synchronous.
+        auto pitch = [](const View& v) {
+          return std::to_string(v.buffer->dims.back() * static_cast<std::int64_t>(dtype_size(v.buffer->dtype))) + "u";
+        };
+        out_.line("croq_dev::mma_sync_m64nNkK<" + std::to_string(n) + ", " + std::to_string(a.extent[1]) + ", " +
+                  std::to_string(spans[0]) + "u, " + std::to_string(spans[1]) + "u, " + ab + ">(" + acc->name + ", " +
+                  tile_pointer(a) + ", " + pitch(a) + ", " + tile_pointer(b) + ", " + pitch(b) + ");");
+        return;
+      }
       out_.line("{");
       out_.indent();
       out_.line("croq_dev::fence_accum(" + acc->name + ");");
@@ -752,10 +792,11 @@ std::string Codegen::finish_hopper_text(std::string body) {
   }
   // Producers (no mma) give registers to consumers when the block is split
   // into both and they are whole warpgroups: 40 per producer thread, the
-  // rest of the 64K register file shared by the consumers.
+  // rest of the 64K register file shared by the consumers. (setmaxnreg is
+  // sm_90; below it the split keeps the launch's register count.)
   std::string dec, inc;
   std::int64_t producers = region_threads_[0], consumers = region_threads_[1];
-  if (producers > 0 && consumers > 0 && producers + consumers == block_threads_) {
+  if (producers > 0 && consumers > 0 && producers + consumers == block_threads_ && target_sm_ >= 90) {
     std::int64_t per_consumer = (65536 - producers * 40) / consumers / 8 * 8;
     per_consumer = std::min<std::int64_t>(per_consumer, 240);
     if (per_consumer > 65536 / block_threads_) {

@@ -21,6 +21,17 @@ constexpr std::string_view kHead = R"CUDA(
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
+// CROQ_DEV_SM90: whether the Hopper-only parts (clusters, elect.sync, TMA,
+// expect_tx / try_wait barriers, proxy fences, WGMMA, setmaxnreg) are
+// compiled. Below sm_90 (sm_80..sm_89, or compute_80 PTX) they are left out;
+// the mbarrier subset of sm_80, the swizzle and fragment helpers and the
+// mma.sync path stay, so the same text compiles for both.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define CROQ_DEV_SM90 0
+#else
+#define CROQ_DEV_SM90 1
+#endif
+
 #ifndef CROQ_TENSOR_MAP_DEFINED
 #define CROQ_TENSOR_MAP_DEFINED
 // The driver's CUtensorMap (NVRTC has no <cuda.h>): 128 opaque bytes encoded
@@ -59,6 +70,7 @@ __device__ __forceinline__ int warpgroup_idx() {
 
 __device__ __forceinline__ bool lane_is_zero() { return (threadIdx.x & 31u) == 0; }
 
+#if CROQ_DEV_SM90
 // True in exactly one active lane of the (fully active) warp: the way to pick
 // the thread that issues TMA or arms a barrier without a divergent lane test.
 __device__ __forceinline__ bool elect_one_sync() {
@@ -72,6 +84,7 @@ __device__ __forceinline__ bool elect_one_sync() {
       : "=r"(elected));
   return elected != 0;
 }
+#endif  // CROQ_DEV_SM90
 
 // Barrier among `threads` threads (a multiple of 32) on hardware barrier `id`
 // (1..15; 0 is __syncthreads): syncs a subset, e.g. the consumer warpgroups.
@@ -85,8 +98,9 @@ __device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+#if CROQ_DEV_SM90
 // ---------------------------------------------------------------------------
-// Clusters
+// Clusters (sm_90)
 // ---------------------------------------------------------------------------
 
 __device__ __forceinline__ u32 cluster_ctarank() {
@@ -122,6 +136,7 @@ __device__ __forceinline__ u32 map_shared_rank(u32 addr, u32 rank) {
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(out) : "r"(addr), "r"(rank));
   return out;
 }
+#endif  // CROQ_DEV_SM90
 
 // ---------------------------------------------------------------------------
 // mbarrier: 64-bit barriers in shared memory. A phase completes when its
@@ -129,15 +144,29 @@ __device__ __forceinline__ u32 map_shared_rank(u32 addr, u32 rank) {
 // then the phase parity flips. Waiters name the parity they wait for.
 // ---------------------------------------------------------------------------
 
+// Below sm_90 only init, arrive and test_wait.parity exist (sm_80, in their
+// plain `.shared` forms); the transaction-count and cluster forms, try_wait
+// and fence.mbarrier_init are sm_90, and codegen refuses what needs them.
+
 // One thread initializes; `count` = arrivals per phase.
 __device__ __forceinline__ void mbar_init(u64* bar, u32 count) {
+#if CROQ_DEV_SM90
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count) : "memory");
+#else
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count) : "memory");
+#endif
 }
 
 // Makes the inits visible to the async proxy (TMA's complete_tx) and to the
 // cluster; follow it with __syncthreads() or cluster_sync() before first use.
+// (sm_80: no async proxy and no cluster; the barrier that follows publishes
+// the inits to the block.)
 __device__ __forceinline__ void fence_barrier_init() {
+#if CROQ_DEV_SM90
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#else
+  asm volatile("" ::: "memory");
+#endif
 }
 
 // One arrival (release at CTA scope).
@@ -145,10 +174,16 @@ __device__ __forceinline__ void mbar_arrive(u64* bar) {
   asm volatile(
       "{\n"
       ".reg .b64 state;\n"
+#if CROQ_DEV_SM90
       "mbarrier.arrive.shared::cta.b64 state, [%0];\n"
+#else
+      "mbarrier.arrive.shared.b64 state, [%0];\n"
+#endif
       "}\n" ::"r"(smem_addr(bar))
       : "memory");
 }
+
+#if CROQ_DEV_SM90
 
 // One arrival on the barrier at the same offset in CTA `rank` of the cluster:
 // consumers freeing a stage that a peer's multicast TMA writes. Default
@@ -187,16 +222,22 @@ __device__ __forceinline__ void mbar_expect_tx(u64* bar, u32 bytes) {
   asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes)
                : "memory");
 }
+#endif  // CROQ_DEV_SM90
 
 // Whether the phase of parity `phase` has completed (acquire at CTA scope).
 // try_wait blocks for a hardware-chosen while before answering false, so a
-// loop on it does not hammer shared memory.
+// loop on it does not hammer shared memory. (sm_80: test_wait, which
+// answers at once.)
 __device__ __forceinline__ bool mbar_try_wait(u64* bar, u32 phase) {
   u32 done;
   asm volatile(
       "{\n"
       ".reg .pred p;\n"
+#if CROQ_DEV_SM90
       "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+#else
+      "mbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n"
+#endif
       "selp.u32 %0, 1, 0, p;\n"
       "}\n"
       : "=r"(done)
@@ -213,6 +254,7 @@ __device__ __forceinline__ void mbar_wait(u64* bar, u32 phase) {
   }
 }
 
+#if CROQ_DEV_SM90
 // mbar_wait with acquire at cluster scope: pairs with
 // mbar_arrive_cluster_release when data written by the peer must be seen.
 // (A producer waiting for peers to free a stage needs only mbar_wait.)
@@ -292,6 +334,11 @@ __device__ __forceinline__ void bulk_wait_group_read() {
 // tma_store_Nd(map, src, c0, ...): writes shared `src` to the box at (c0, ...);
 //   fence_proxy_async_shared() + a barrier among the writers first, then
 //   bulk_commit_group() and bulk_wait_group_read<0>() before reusing `src`.
+)CUDA";
+
+// Closes the sm_90 region that runs from mbar_wait_cluster through the
+// generated TMA functions.
+constexpr std::string_view kEndSm90 = R"CUDA(#endif  // CROQ_DEV_SM90
 )CUDA";
 
 constexpr std::string_view kMiddle = R"CUDA(
@@ -390,6 +437,7 @@ __device__ __forceinline__ u64 make_kmajor_desc_interleaved(const void* tile, u3
 //                                           // shared tiles they read
 // ---------------------------------------------------------------------------
 
+#if CROQ_DEV_SM90
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 
 // CUTLASS's name for the same fence.
@@ -404,6 +452,8 @@ template <int N>
 __device__ __forceinline__ void wgmma_wait_group() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
+
+#endif  // CROQ_DEV_SM90
 
 // The compiler sees a wgmma's accumulators as written when it is issued, not
 // when wait_group returns; pinning each register here (an empty volatile asm
@@ -420,6 +470,7 @@ __device__ __forceinline__ void fence_accum(u32 (&d)[R]) {
   for (int i = 0; i < R; ++i) asm volatile("" : "+r"(d[i])::"memory");
 }
 
+#if CROQ_DEV_SM90
 namespace detail {
 // wgmma_ss<N, Kind>::run: one m64nNk16 with both operands in shared memory,
 // both K-major (imm-trans-a = imm-trans-b = 0), scale-a = scale-b = 1;
@@ -457,6 +508,7 @@ __device__ __forceinline__ void wgmma_m64nNk16(u32 (&d)[N / 4], u64 desc_a, u64 
                 "f16 accumulation takes f16 inputs");
   detail::wgmma_ss<N, detail::f16_f16>::run(d, desc_a, desc_b, scale_d);
 }
+#endif  // CROQ_DEV_SM90
 
 // ---------------------------------------------------------------------------
 // Accumulator fragments of m64nNk16 (f32 form, register i of N/2) for thread
@@ -528,12 +580,155 @@ __device__ __forceinline__ void store_accum_shared(const D& d, T* tile, int ld) 
 }
 
 // ---------------------------------------------------------------------------
+// mma.sync (sm_80 and newer): how the mma.* statements lower below sm_90.
+// The Croqtile meaning is unchanged: one warpgroup computes a 64 x N tile
+// from lhs [64, K] and rhs [N, K], both K-major in shared memory. Warp w of
+// the warpgroup takes rows 16w..16w+15 and runs m16n8k16 over each n8 block
+// of N and k16 slice of K. The accumulator is the array WGMMA uses, in the
+// same fragment layout (accum_row / accum_col): for n8 block j, d[4j..4j+3]
+// are the m16n8k16 C/D registers (rows g and g+8 with g = lane / 4, columns
+// 2 * (lane % 4) and +1); f16 accumulators hold the same pairs packed in
+// d[2j] and d[2j+1]. So mma.fill, fence_accum and store_accum_* serve both.
+// Operands come from shared memory through ldmatrix, which hands lane l row
+// l / 4, columns 2 * (l % 4) and +1 of each 8 x 8 matrix: for A those are the
+// m16n8k16 A registers directly, and a [N, K] rhs is what .row.col wants for
+// B (no transpose).
+// ---------------------------------------------------------------------------
+
+// Shared address of byte `k_byte` of row `row` of a K-major tile whose
+// unswizzled element (0, 0) sits at shared address `base`, rows `pitch`
+// bytes apart, written with swizzle `span` (0, 32, 64, 128). The swizzle
+// acts on the absolute address, as TMA applies it, so the tile must be
+// aligned to 8 * span bytes and `base` must start a multiple of 8 rows.
+__device__ __forceinline__ u32 kmajor_addr(u32 base, u32 row, u32 k_byte, u32 pitch, u32 span) {
+  return swizzle_offset(base + row * pitch + k_byte, span);
+}
+
+// ldmatrix: lanes 8q..8q+7 give the row addresses (16 bytes each, 16-byte
+// aligned) of 8 x 8 b16 matrix q; matrix q arrives in r[q].
+__device__ __forceinline__ void ldmatrix_x4(u32 (&r)[4], u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr)
+               : "memory");
+}
+__device__ __forceinline__ void ldmatrix_x2(u32 (&r)[2], u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(addr)
+               : "memory");
+}
+
+namespace detail {
+// One m16n8k16: D += A * B with A the 4 registers of a 16 x 16 row-major
+// block, B the 2 registers (k 0-7, k 8-15) of a 16 x 8 column-major block;
+// f32 accumulators for AB = __half or __nv_bfloat16 (PTX type T).
+template <typename AB>
+struct mma_sync_op;
+#define CROQ_MMA_SYNC_F32(AB, T)                                                                      \
+  template <>                                                                                       \
+  struct mma_sync_op<AB> {                                                                          \
+    static __device__ __forceinline__ void f32(float& d0, float& d1, float& d2, float& d3,          \
+                                               const u32 (&a)[4], u32 b0, u32 b1) {                 \
+      asm("mma.sync.aligned.m16n8k16.row.col.f32." T "." T ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, " \
+          "{%8, %9}, {%0, %1, %2, %3};\n"                                                            \
+          : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)                                                  \
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));                          \
+    }                                                                                               \
+  }
+CROQ_MMA_SYNC_F32(__half, "f16");
+CROQ_MMA_SYNC_F32(__nv_bfloat16, "bf16");
+#undef CROQ_MMA_SYNC_F32
+
+// The same with f16 accumulators (f16 inputs): two registers of two halves.
+__device__ __forceinline__ void mma_sync_f16(u32& d0, u32& d1, const u32 (&a)[4], u32 b0, u32 b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
+      : "+r"(d0), "+r"(d1)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+template <typename T>
+__host__ __device__ constexpr bool mma_sync_is_half() {
+  return false;
+}
+template <>
+__host__ __device__ constexpr bool mma_sync_is_half<__half>() {
+  return true;
+}
+
+// The n8 block j of one k16 step: accumulate into the f32 or f16 registers.
+template <typename AB>
+__device__ __forceinline__ void mma_sync_block(float* d, int j, const u32 (&a)[4], u32 b0, u32 b1) {
+  mma_sync_op<AB>::f32(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3], a, b0, b1);
+}
+template <typename AB>
+__device__ __forceinline__ void mma_sync_block(u32* d, int j, const u32 (&a)[4], u32 b0, u32 b1) {
+  static_assert(mma_sync_is_half<AB>(), "f16 accumulation takes f16 inputs");
+  mma_sync_f16(d[2 * j], d[2 * j + 1], a, b0, b1);
+}
+
+// D[64 x N] += A[64 x K] * B[N x K]^T for one warpgroup; D is float[N/2] or
+// (f16 accumulate) u32[N/4].
+template <int N, int K, u32 SpanA, u32 SpanB, typename AB, typename D>
+__device__ __forceinline__ void mma_sync_tile(D* d, const void* a, u32 a_pitch, const void* b, u32 b_pitch) {
+  static_assert(N >= 8 && N <= 256 && N % 8 == 0, "N is a multiple of 8 up to 256");
+  static_assert(K >= 16 && K % 16 == 0, "K is a multiple of 16");
+  const u32 lane = threadIdx.x & 31u;
+  const u32 warp = (threadIdx.x >> 5) & 3u;  // within the warpgroup
+  const u32 quad = lane >> 3;                 // which 8 x 8 matrix this lane addresses
+  // A (x4): matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15)
+  // of the warp's 16 rows; B (x4): (block j, k 0-7), (block j, k 8-15), (block j+1, k 0-7),
+  // (block j+1, k 8-15). B (x2, a last odd block): lanes 0-15 as the first two.
+  const u32 a_row = 16u * warp + (lane & 7u) + 8u * (quad & 1u);
+  const u32 a_k = 16u * (quad >> 1);
+  const u32 b_row = (lane & 7u) + 8u * (quad >> 1);
+  const u32 b_k = 16u * (quad & 1u);
+  const u32 a_base = smem_addr(a), b_base = smem_addr(b);
+#pragma unroll
+  for (int k16 = 0; k16 < K / 16; ++k16) {
+    const u32 k_byte = 32u * static_cast<u32>(k16);
+    u32 fa[4];
+    ldmatrix_x4(fa, kmajor_addr(a_base, a_row, k_byte + a_k, a_pitch, SpanA));
+#pragma unroll
+    for (int j = 0; j + 1 < N / 8; j += 2) {
+      u32 fb[4];
+      ldmatrix_x4(fb, kmajor_addr(b_base, 8u * j + b_row, k_byte + b_k, b_pitch, SpanB));
+      mma_sync_block<AB>(d, j, fa, fb[0], fb[1]);
+      mma_sync_block<AB>(d, j + 1, fa, fb[2], fb[3]);
+    }
+    if constexpr ((N / 8) % 2 == 1) {
+      u32 fb[2];
+      ldmatrix_x2(fb, kmajor_addr(b_base, 8u * (N / 8 - 1) + (lane & 7u), k_byte + b_k, b_pitch, SpanB));
+      mma_sync_block<AB>(d, N / 8 - 1, fa, fb[0], fb[1]);
+    }
+  }
+}
+}  // namespace detail
+
+// One warpgroup's mma.row.row: d (float[N/2], or u32[N/4] for f16
+// accumulation with f16 inputs) += A * B^T, A = `a` [64 x K] and B = `b`
+// [N x K], K-major in shared memory, rows `a_pitch` / `b_pitch` bytes apart
+// (a multiple of 16; the span itself when swizzled), written with swizzle
+// SpanA / SpanB (0 = none, 32, 64, 128). AB = __half or __nv_bfloat16.
+template <int N, int K, u32 SpanA, u32 SpanB, typename AB>
+__device__ __forceinline__ void mma_sync_m64nNkK(float (&d)[N / 2], const void* a, u32 a_pitch, const void* b,
+                                                 u32 b_pitch) {
+  detail::mma_sync_tile<N, K, SpanA, SpanB, AB>(d, a, a_pitch, b, b_pitch);
+}
+template <int N, int K, u32 SpanA, u32 SpanB, typename AB>
+__device__ __forceinline__ void mma_sync_m64nNkK(u32 (&d)[N / 4], const void* a, u32 a_pitch, const void* b,
+                                                 u32 b_pitch) {
+  detail::mma_sync_tile<N, K, SpanA, SpanB, AB>(d, a, a_pitch, b, b_pitch);
+}
+
+// ---------------------------------------------------------------------------
 // Register reallocation between warpgroups (warp-specialized kernels): the
 // producer gives registers back (dec), consumers take them (inc). R in
 // 24..256, a multiple of 8; every warp of the warpgroup executes it. The
 // kernel needs a register cap at entry: __launch_bounds__(threads, 1).
 // ---------------------------------------------------------------------------
 
+#if CROQ_DEV_SM90
 template <int R>
 __device__ __forceinline__ void setmaxnreg_inc() {
   static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg takes 24..256 in steps of 8");
@@ -545,6 +740,7 @@ __device__ __forceinline__ void setmaxnreg_dec() {
   static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg takes 24..256 in steps of 8");
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
 }
+#endif  // CROQ_DEV_SM90
 
 }  // namespace croq_dev
 #endif  // CROQ_HOPPER_PRELUDE_INCLUDED
@@ -646,6 +842,7 @@ std::string wgmma_functions() {
 std::string build_prelude() {
   std::string text(kHead);
   text += tma_functions();
+  text += kEndSm90;
   text += kMiddle;
   text += wgmma_functions();
   text += kTail;

@@ -1,6 +1,7 @@
-// The Hopper (sm_90a) device prelude: CUDA C++ text that generated kernels
-// paste at their top. It wraps the PTX that the Hopper path needs (mbarrier,
-// TMA bulk tensor copies, WGMMA, setmaxnreg) in small readable functions of
+// The Hopper (sm_90a) device prelude, which also compiles for sm_80..sm_89:
+// CUDA C++ text that generated kernels paste at their top. It wraps the PTX
+// that the Hopper path needs (mbarrier, TMA bulk tensor copies, WGMMA,
+// setmaxnreg; mma.sync below sm_90) in small readable functions of
 // namespace croq_dev, so that codegen emits calls instead of inline asm.
 //
 // The text needs nothing but NVRTC's own headers (<cuda_fp16.h>,
@@ -45,7 +46,17 @@
 //   fragments   constexpr accum_row(t, i), accum_col(t, i),
 //               for_each_accum_pair<N>(d, f), store_accum_global<N>(d, C, ld, rows, cols),
 //               store_accum_shared<N>(d, tile, ld)
+//   mma.sync    kmajor_addr(base, row, k_byte, pitch, span), ldmatrix_x4/x2(r, addr),
+//               mma_sync_m64nNkK<N, K, SpanA, SpanB, AB>(d, a, a_pitch, b, b_pitch):
+//               one warpgroup's 64 x N tile with m16n8k16 (sm_80+), d the same
+//               array and fragment layout as wgmma_m64nNk16's
 //   registers   setmaxnreg_inc<R>(), setmaxnreg_dec<R>()
+//
+// Compiled below sm_90 (__CUDA_ARCH__ < 900: sm_80..sm_89, compute_80 PTX),
+// the text leaves out what only Hopper has (CROQ_DEV_SM90 is 0): clusters,
+// elect_one_sync, the expect_tx and cluster forms of mbarrier, try_wait
+// (mbar_try_wait / mbar_wait use test_wait.parity there), proxy fences, TMA
+// and bulk copies, WGMMA and setmaxnreg. Everything else is the same.
 #pragma once
 
 #include <cstdint>

@@ -1604,10 +1604,10 @@ std::map<std::string, std::vector<DimSource>> dynamic_dim_sources(const Program&
 }
 
 GeneratedKernel generate_cuda(const Program& program, const Function& fn, const std::vector<ArgSignature>& args,
-                              int max_shared_bytes, const std::vector<std::string>& dynamic_dims) {
+                              int max_shared_bytes, const std::vector<std::string>& dynamic_dims, int target_sm) {
   auto dims = bind_dims(program, fn, args);
   auto dynamic = dynamic_dim_sources(program, fn, dynamic_dims);
-  return Codegen(program, fn, args, std::move(dims), max_shared_bytes, std::move(dynamic)).run();
+  return Codegen(program, fn, args, std::move(dims), max_shared_bytes, std::move(dynamic), target_sm).run();
 }
 
 }  // namespace croq::codegen

@@ -86,7 +86,8 @@ struct GeneratedKernel {
   std::vector<bool> argument_written;   // per call argument: the kernel stores into it
   std::vector<Diagnostic> warnings;
   // Set when the kernel uses Hopper-only instructions (TMA, WGMMA): the
-  // error to raise when compiling for an older architecture.
+  // error to raise when compiling for an older architecture. (Generated for
+  // a target below 90, mma lowers to mma.sync and does not set it.)
   std::optional<Diagnostic> needs_sm90;
 };
 
@@ -101,9 +102,14 @@ std::map<std::string, std::int64_t> bind_dims(const frontend::ast::Program& prog
 // that do not check against the bound shapes.
 // `dynamic_dims` names the symbolic dims that stay runtime parameters; their
 // extents are -1 in `args`.
+// `target_sm` is the compute capability compiled for (jit::arch_number of
+// the arch: 90 for sm_90a, 80 for sm_80 or compute_80). From 90 the mma.*
+// statements lower to WGMMA; from 80 to 89 to mma.sync m16n8k16 with the
+// same meaning, and the Hopper-only constructs (tma.copy) set needs_sm90;
+// below 80 mma and events are a CompileError.
 GeneratedKernel generate_cuda(const frontend::ast::Program& program, const frontend::ast::Function& fn,
                               const std::vector<ArgSignature>& args, int max_shared_bytes,
-                              const std::vector<std::string>& dynamic_dims = {});
+                              const std::vector<std::string>& dynamic_dims = {}, int target_sm = 90);
 
 // Where each dynamic dim is read at launch (its first occurrence among the
 // tensor parameters), and every occurrence (for the consistency check).

@@ -1,4 +1,5 @@
-// A compiled kernel: its cubin, how to launch it, and its loaded functions.
+// A compiled kernel: its cubin (or PTX), how to launch it, and its loaded
+// functions.
 #pragma once
 
 #include <cuda.h>
@@ -33,9 +34,13 @@ enum class CacheSource { compiled, memory, disk };
 struct CompiledKernel {
   support::Hash128 key;
   std::string entry;          // the symbol launched
-  std::string arch;           // sm_90a
+  std::string arch;           // sm_90a, or compute_80 for a PTX image
+  // The image the driver loads: a cubin, or for a virtual architecture
+  // (compute_XY, image_is_ptx) the PTX text with its terminating NUL, which
+  // the driver compiles for the device at load time.
   std::vector<char> cubin;
-  std::string ptx;            // empty when not kept
+  bool image_is_ptx = false;
+  std::string ptx;            // empty when not kept (always kept for a PTX image)
   LaunchConfig launch;        // default launch shape recorded with the cubin
   CacheSource source = CacheSource::compiled;  // where this process got it from
 

@@ -121,6 +121,13 @@ std::string DiskCache::check_entry(const std::string& key_hex, const StoredKerne
     return "cubin is " + std::to_string(stored.cubin.size()) + " bytes, metadata says " + std::to_string(size);
   std::string sum = support::hex64(support::checksum64(stored.cubin.data(), stored.cubin.size()));
   if (m.value("cubin_xxh3_64", std::string()) != sum) return "cubin checksum mismatch";
+  // The image is a cubin unless the metadata says PTX (compute_XY targets);
+  // the driver reads PTX up to its NUL, which must be the last byte.
+  const std::string image = m.value("image", std::string("cubin"));
+  if (image != "cubin" && image != "ptx") return "unknown image kind `" + image + "`";
+  if (image == "ptx" && (stored.cubin.empty() || stored.cubin.back() != '\0' ||
+                         std::find(stored.cubin.begin(), stored.cubin.end(), '\0') != stored.cubin.end() - 1))
+    return "PTX image is not one NUL-terminated text";
   return {};
 }
 

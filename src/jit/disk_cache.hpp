@@ -1,4 +1,7 @@
 // The on-disk layer of the kernel cache: <dir>/<key>.cubin + <key>.json.
+// The .cubin file holds the image the driver loads: a cubin, or the PTX text
+// (NUL-terminated) of a compute_XY target, which the metadata's "image"
+// field marks ("ptx"; absent or "cubin" otherwise).
 //
 // Writes are atomic (temp file + rename in the same directory, under an
 // flock on <dir>/.lock) and never replace a valid entry, so concurrent
@@ -35,7 +38,7 @@ struct DiskCacheSettings {
 };
 
 struct StoredKernel {
-  std::vector<char> cubin;
+  std::vector<char> cubin;  // the image: cubin, or NUL-terminated PTX
   nlohmann::json metadata;  // see README "Cache layout"
 };
 

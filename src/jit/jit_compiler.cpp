@@ -37,9 +37,9 @@ void dump_artifacts(const JitRequest& req, const CompiledKernel& k) {
     if (!out) support::log().warn("CROQ_DUMP_DIR: could not write {}", path);
   };
   write(stem + ".cu", req.cuda_source.data(), req.cuda_source.size());
-  write(stem + ".cubin", k.cubin.data(), k.cubin.size());
+  if (!k.image_is_ptx) write(stem + ".cubin", k.cubin.data(), k.cubin.size());
   if (!k.ptx.empty()) write(stem + ".ptx", k.ptx.data(), k.ptx.size());
-  support::log().info("dumped {}.cu/.cubin{}", stem, k.ptx.empty() ? "" : "/.ptx");
+  support::log().info("dumped {}.cu{}{}", stem, k.image_is_ptx ? "" : "/.cubin", k.ptx.empty() ? "" : "/.ptx");
 }
 
 }  // namespace
@@ -138,6 +138,8 @@ std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, 
   kernel->launch = req.launch;
   if (auto stored = disk_.load(key)) {
     kernel->cubin = std::move(stored->cubin);
+    kernel->image_is_ptx = stored->metadata.value("image", std::string("cubin")) == "ptx";
+    if (kernel->image_is_ptx) kernel->ptx.assign(kernel->cubin.data());  // verified NUL-terminated
     kernel->entry = stored->metadata.value("entry", req.entry);
     kernel->source = CacheSource::disk;
     {
@@ -157,7 +159,13 @@ std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, 
     ++stats_.nvrtc_compiles;
   }
   support::log().debug("nvrtc: compiled {} for {} in {:.1f} ms", req.entry, arch, ms);
-  kernel->cubin = std::move(out.cubin);
+  kernel->image_is_ptx = is_virtual_arch(arch);
+  if (kernel->image_is_ptx) {  // the driver loads PTX as a NUL-terminated string
+    kernel->cubin.assign(out.ptx.begin(), out.ptx.end());
+    kernel->cubin.push_back('\0');
+  } else {
+    kernel->cubin = std::move(out.cubin);
+  }
   kernel->ptx = std::move(out.ptx);
   kernel->entry = out.lowered_entry;
   kernel->source = CacheSource::compiled;
@@ -170,6 +178,7 @@ std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, 
       {"entry", kernel->entry},
       {"source_name", req.source_name},
       {"arch", arch},
+      {"image", kernel->image_is_ptx ? "ptx" : "cubin"},
       {"nvrtc_version", nvrtc_version()},
       {"nvrtc_flags", nvrtc_flags({arch, req.line_info, {}})},
       {"created", iso_time_now()},

@@ -1,4 +1,6 @@
-// The jit front door: CUDA text -> cached CompiledKernel.
+// The jit front door: CUDA text -> cached CompiledKernel. For a virtual
+// architecture (compute_XY) the cached image is the PTX, which the driver
+// compiles for the device when the kernel is first loaded.
 //
 // Lookup order: in-process map, then the disk cache, then NVRTC. Requests
 // for the same key from several threads compile once (the others wait).

@@ -1,5 +1,6 @@
 #include "jit/launcher.hpp"
 
+#include <cstdint>
 #include <string>
 
 #include "croq/error.hpp"
@@ -42,7 +43,23 @@ CUfunction load_function(const CompiledKernel& kernel, int device) {
   if (fn != nullptr) return fn;
   make_current(device);
   CUmodule module = nullptr;
-  CROQ_CU(cuModuleLoadData, &module, kernel.cubin.data());
+  if (kernel.image_is_ptx) {
+    // The driver compiles the PTX for this device; keep its log for errors.
+    char log[4096] = {};
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void* values[] = {log, reinterpret_cast<void*>(static_cast<std::uintptr_t>(sizeof log))};
+    CUresult r = driver().cuModuleLoadDataEx(&module, kernel.cubin.data(), 2, options, values);
+    if (r != CUDA_SUCCESS) {
+      const char* name = nullptr;
+      driver().cuGetErrorName(r, &name);
+      throw CudaError("cuModuleLoadDataEx", static_cast<int>(r),
+                      std::string(name ? name : "CUDA error " + std::to_string(static_cast<int>(r))) +
+                          " while the driver compiled the " + kernel.arch + " PTX of " + kernel.entry +
+                          (log[0] ? std::string(": ") + log : std::string()));
+    }
+  } else {
+    CROQ_CU(cuModuleLoadData, &module, kernel.cubin.data());
+  }
   CUresult r = driver().cuModuleGetFunction(&fn, module, kernel.entry.c_str());
   if (r != CUDA_SUCCESS) {
     driver().cuModuleUnload(module);
@@ -50,7 +67,8 @@ CUfunction load_function(const CompiledKernel& kernel, int device) {
   }
   kernel.modules[device] = module;
   kernel.functions[device].store(fn, std::memory_order_release);
-  support::log().debug("loaded {} ({} bytes of cubin) on device {}", kernel.entry, kernel.cubin.size(), device);
+  support::log().debug("loaded {} ({} bytes of {}) on device {}", kernel.entry, kernel.cubin.size(),
+                       kernel.image_is_ptx ? "PTX" : "cubin", device);
   return fn;
 }
 

@@ -3,6 +3,7 @@
 #include <nvrtc.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
@@ -111,11 +112,22 @@ std::vector<std::string> nvrtc_supported_archs() {
   return out;
 }
 
+bool is_virtual_arch(const std::string& arch) { return arch.rfind("compute_", 0) == 0; }
+
+int arch_number(const std::string& arch) {
+  std::size_t prefix = arch.rfind("sm_", 0) == 0 ? 3 : is_virtual_arch(arch) ? 8 : 0;
+  return std::atoi(arch.c_str() + prefix);
+}
+
 void validate_arch(const std::string& arch) {
+  // compute_XY names the same XY as sm_XY (PTX instead of a cubin).
+  const std::size_t prefix = arch.rfind("sm_", 0) == 0 ? 3 : is_virtual_arch(arch) ? 8 : 0;
   std::string base = arch;
-  bool well_formed = arch.rfind("sm_", 0) == 0 && arch.size() > 3;
+  bool well_formed = prefix > 0 && arch.size() > prefix;
   if (well_formed && (base.back() == 'a' || base.back() == 'f')) base.pop_back();
-  if (well_formed) well_formed = base.size() > 3 && base.find_first_not_of("0123456789", 3) == std::string::npos;
+  if (well_formed)
+    well_formed = base.size() > prefix && base.find_first_not_of("0123456789", prefix) == std::string::npos;
+  if (well_formed) base = "sm_" + base.substr(prefix);
   std::string supported;
   for (const auto& a : nvrtc_supported_archs()) {
     if (a == base && well_formed) return;
@@ -173,10 +185,12 @@ NvrtcOutput nvrtc_compile(const std::string& cuda_source, const std::string& sou
     fail(cuda_source, source_name, "entry `" + entry + "` is not a __global__ function of " + source_name);
   out.lowered_entry = lowered;
 
-  std::size_t cubin_size = 0;
-  check_nvrtc(nvrtcGetCUBINSize(program, &cubin_size), "nvrtcGetCUBINSize", cuda_source, source_name);
-  out.cubin.resize(cubin_size);
-  check_nvrtc(nvrtcGetCUBIN(program, out.cubin.data()), "nvrtcGetCUBIN", cuda_source, source_name);
+  if (!is_virtual_arch(options.arch)) {  // compute_XY: PTX only
+    std::size_t cubin_size = 0;
+    check_nvrtc(nvrtcGetCUBINSize(program, &cubin_size), "nvrtcGetCUBINSize", cuda_source, source_name);
+    out.cubin.resize(cubin_size);
+    check_nvrtc(nvrtcGetCUBIN(program, out.cubin.data()), "nvrtcGetCUBIN", cuda_source, source_name);
+  }
   std::size_t ptx_size = 0;
   if (nvrtcGetPTXSize(program, &ptx_size) == NVRTC_SUCCESS && ptx_size > 1) {
     out.ptx.resize(ptx_size);

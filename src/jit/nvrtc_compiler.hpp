@@ -1,4 +1,5 @@
-// CUDA C++ text -> cubin (and PTX) through NVRTC.
+// CUDA C++ text -> cubin (and PTX) through NVRTC. A virtual architecture
+// (compute_XY) gives PTX only, which the driver compiles at module load.
 #pragma once
 
 #include <cstdint>
@@ -8,13 +9,13 @@
 namespace croq::jit {
 
 struct NvrtcOptions {
-  std::string arch = "sm_90a";      // a real architecture: sm_XY or sm_XYa
+  std::string arch = "sm_90a";      // sm_XY, sm_XYa, or compute_XY (PTX only)
   bool line_info = false;           // -lineinfo
   std::vector<std::string> extra;   // further NVRTC flags
 };
 
 struct NvrtcOutput {
-  std::vector<char> cubin;
+  std::vector<char> cubin;    // empty for a virtual architecture (compute_XY)
   std::string ptx;
   std::string log;            // warnings, when the compile succeeded
   std::string lowered_entry;  // the entry's symbol in the cubin
@@ -33,7 +34,15 @@ std::string nvrtc_version();
 // Architectures this NVRTC can target, as "sm_75", "sm_90", ...
 std::vector<std::string> nvrtc_supported_archs();
 // Throws CompileError when `arch` is malformed or unsupported by this NVRTC.
+// Accepts sm_XY, sm_XYa, sm_XYf and compute_XY(a|f) for the XY NVRTC lists.
 void validate_arch(const std::string& arch);
+// Whether `arch` is a virtual architecture (compute_XY...): NVRTC then emits
+// PTX only, and the driver compiles it for the device when it loads it.
+bool is_virtual_arch(const std::string& arch);
+// The compute capability as a number: 90 for sm_90a, 80 for compute_80, 86
+// for sm_86; what follows "sm_" / "compute_" read as an integer (0 when it
+// is not a number).
+int arch_number(const std::string& arch);
 // How many times nvrtc_compile ran NVRTC in this process (tests use it to
 // prove cache hits).
 std::uint64_t nvrtc_invocations();

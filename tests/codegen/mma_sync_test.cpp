@@ -1,0 +1,297 @@
+// mma.* below sm_90: generated for targets 80..89 the same statements lower
+// to mma.sync m16n8k16 fed by ldmatrix, and the CUDA compiles with NVRTC for
+// sm_80 (sm_86, sm_89 where NVRTC has them) and to PTX for compute_80; for
+// sm_90a the same source is WGMMA. Covers f16 / bf16 inputs, f32 / f16
+// accumulators, 128/64/32-byte swizzles and unswizzled tiles, tails
+// (.zfill), two consumer warpgroups, events on sm_80, and the errors that
+// stay: tma.copy needs sm_90, the shape rules, targets below sm_80.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "codegen/codegen_test_util.hpp"
+#include "codegen/hopper_prelude.hpp"
+#include "common/mma_sync_sources.hpp"
+#include "croq/croq.hpp"
+#include "jit/nvrtc_compiler.hpp"
+
+namespace croq::codegen {
+namespace {
+
+using croq::test::MmaSyncGemm;
+using test::tensor;
+
+bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+bool nvrtc_has(const std::string& arch) {
+  auto archs = jit::nvrtc_supported_archs();
+  return std::find(archs.begin(), archs.end(), arch) != archs.end();
+}
+
+DType dtype_of(const std::string& name) {
+  DType t = DType::f32;
+  EXPECT_TRUE(parse_dtype(name, t)) << name;
+  return t;
+}
+
+// Generates `source` for target `target_sm` and the tail shape M = 300,
+// N = 200, K = 136 (every tile edge is partial).
+GeneratedKernel generate_for(const std::string& source, const std::string& in, const std::string& out, int target_sm,
+                             std::int64_t m = 300, std::int64_t n = 200, std::int64_t k = 136) {
+  CompileOptions options;
+  options.source_name = "mma_sync.co";
+  auto program = frontend::parse_program(source, options);
+  const auto& fn = frontend::select_entry(*program, options, program->source);
+  return generate_cuda(*program, fn, {tensor(dtype_of(in), {m, k}), tensor(dtype_of(in), {n, k}), tensor(dtype_of(out), {m, n})},
+                       227 * 1024, {}, target_sm);
+}
+
+jit::NvrtcOutput compile(const GeneratedKernel& k, const std::string& arch) {
+  try {
+    return jit::nvrtc_compile(k.cuda_source, "mma_sync.cu", k.entry, {arch, false, {}});
+  } catch (const CompileError& e) {
+    ADD_FAILURE() << "NVRTC rejected the kernel for " << arch << ":\n" << e.what() << "\n" << k.cuda_source;
+    return {};
+  }
+}
+
+// The PTX type suffix of the m16n8k16 the case lowers to.
+std::string mma_types(const MmaSyncGemm& c) {
+  return c.acc == "f16" ? ".f16.f16.f16.f16" : ".f32." + c.in + "." + c.in + ".f32";
+}
+
+class MmaSync : public ::testing::TestWithParam<MmaSyncGemm> {};
+
+TEST_P(MmaSync, Sm80PtxUsesMmaSyncAndLdmatrix) {
+  const MmaSyncGemm& c = GetParam();
+  GeneratedKernel k = generate_for(c.source(), c.in, c.out, 80);
+  EXPECT_FALSE(k.needs_sm90) << "dma.copy + mma runs below sm_90";
+  EXPECT_TRUE(contains(k.cuda_source, "croq_dev::mma_sync_m64nNkK<" + std::to_string(c.tile_n) + ", " +
+                                          std::to_string(c.k_step()) + ", " + std::to_string(c.span) + "u, " +
+                                          std::to_string(c.span) + "u, "))
+      << k.cuda_source;
+  EXPECT_FALSE(contains(k.cuda_source, "croq_dev::wgmma_")) << k.cuda_source;
+  jit::NvrtcOutput out = compile(k, "sm_80");
+  ASSERT_FALSE(out.cubin.empty());
+  const std::string& ptx = out.ptx;
+  EXPECT_TRUE(contains(ptx, "mma.sync.aligned.m16n8k16.row.col" + mma_types(c))) << "no m16n8k16" << mma_types(c);
+  EXPECT_TRUE(contains(ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
+  EXPECT_EQ(contains(ptx, "ldmatrix.sync.aligned.m8n8.x2.shared.b16"), (c.tile_n / 8) % 2 == 1)
+      << "x2 loads only the last of an odd number of n8 blocks";
+  EXPECT_FALSE(contains(ptx, "wgmma"));
+  EXPECT_FALSE(contains(ptx, "cp.async.bulk"));
+  EXPECT_FALSE(contains(ptx, "setmaxnreg"));
+  EXPECT_FALSE(contains(ptx, "ld.local")) << "the accumulator must stay in registers";
+}
+
+TEST_P(MmaSync, ComputeCapability86And89Compile) {
+  const MmaSyncGemm& c = GetParam();
+  for (const std::string arch : {"sm_86", "sm_89"}) {
+    if (!nvrtc_has(arch)) continue;
+    GeneratedKernel k = generate_for(c.source(), c.in, c.out, jit::arch_number(arch));
+    jit::NvrtcOutput out = compile(k, arch);
+    EXPECT_FALSE(out.cubin.empty()) << arch;
+    EXPECT_TRUE(contains(out.ptx, "mma.sync.aligned.m16n8k16")) << arch;
+  }
+}
+
+TEST_P(MmaSync, Compute80IsPtxOnly) {
+  const MmaSyncGemm& c = GetParam();
+  GeneratedKernel k = generate_for(c.source(), c.in, c.out, jit::arch_number("compute_80"));
+  jit::NvrtcOutput out = compile(k, "compute_80");
+  EXPECT_TRUE(out.cubin.empty()) << "a virtual architecture has no cubin";
+  EXPECT_TRUE(contains(out.ptx, ".target sm_80"));
+  EXPECT_TRUE(contains(out.ptx, "mma.sync.aligned.m16n8k16.row.col" + mma_types(c)));
+}
+
+// WGMMA needs swizzled tiles whose rows are one span; those cases lower to
+// wgmma for sm_90a from the very same source.
+TEST_P(MmaSync, Sm90aPtxUsesWgmma) {
+  const MmaSyncGemm& c = GetParam();
+  if (c.span == 0 || c.k_step() * 2 != c.span) GTEST_SKIP() << "WGMMA takes swizzled tiles of one span per row only";
+  GeneratedKernel k = generate_for(c.source(), c.in, c.out, 90);
+  EXPECT_TRUE(k.needs_sm90);
+  jit::NvrtcOutput out = compile(k, "sm_90a");
+  EXPECT_TRUE(contains(out.ptx, "wgmma.mma_async.sync.aligned.m64n" + std::to_string(c.tile_n) + "k16"));
+  EXPECT_FALSE(contains(out.ptx, "mma.sync.aligned.m16n8k16"));
+  EXPECT_FALSE(contains(out.ptx, "ldmatrix"));
+}
+
+MmaSyncGemm gemm(std::string in, std::string out, std::string acc, int span, int tile_k = 0, int tile_n = 128,
+                 int groups = 1, bool direct = false) {
+  MmaSyncGemm g;
+  g.in = std::move(in);
+  g.out = std::move(out);
+  g.acc = std::move(acc);
+  g.span = span;
+  g.tile_k = tile_k;
+  g.tile_n = tile_n;
+  g.groups = groups;
+  g.direct = direct;
+  return g;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Gemm, MmaSync,
+    ::testing::Values(gemm("f16", "f16", "f32", 128), gemm("bf16", "bf16", "f32", 128), gemm("f16", "f32", "f16", 128),
+                      gemm("f16", "f16", "f32", 64), gemm("bf16", "f32", "f32", 32), gemm("f16", "f16", "f32", 0),
+                      gemm("bf16", "bf16", "f32", 0, 48, 40), gemm("f16", "f16", "f16", 128, 0, 128, 2),
+                      gemm("bf16", "bf16", "f32", 64, 0, 72, 2, true)),
+    [](const auto& info) { return info.param.name(); });
+
+// ---- events on sm_80 --------------------------------------------------------------
+
+// A producer warpgroup stages tiles with dma.copy.swiz<128> through two
+// stages guarded by events; two consumer warpgroups multiply 64 rows each.
+const char* kPipelined = R"croq(
+__co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, N] output) {
+  parallel {block_m, block_n} by [cdiv(M, 128), cdiv(N, 128)] : block {
+    shared event full[2], empty[2] = ready;
+    shared f16 [128, 64] lhs_s[2];
+    shared f16 [128, 64] rhs_s[2];
+    parallel p by 3 : group-4 {
+      inthreads.async (p == 0) {
+        foreach {iv_k} in [cdiv(K, 64)] {
+          stage = iv_k % 2;
+          wait empty[stage];
+          dma.copy.swiz<128> lhs.subspan(128, 64).at(block_m, iv_k).zfill => lhs_s[stage];
+          dma.copy.swiz<128> rhs.subspan(128, 64).at(block_n, iv_k).zfill => rhs_s[stage];
+          trigger full[stage];
+        }
+      }
+      inthreads.async (p >= 1) {
+        mc = mma.fill.f32 0.0f;
+        foreach {iv_k} in [cdiv(K, 64)] {
+          stage = iv_k % 2;
+          wait full[stage];
+          mma.row.row mc, lhs_s[stage].subspan(64, 64).at(p - 1, 0), rhs_s[stage];
+          trigger empty[stage];
+        }
+        mma.store mc, output.subspan(128, 128).at(block_m, block_n).subspan(64, 128).at(p - 1, 0);
+      }
+    }
+  }
+}
+)croq";
+
+TEST(MmaSyncEvents, PipelineCompilesForSm80WithTheSm80MbarrierSubset) {
+  GeneratedKernel k = generate_for(kPipelined, "f16", "f16", 80);
+  EXPECT_FALSE(k.needs_sm90);
+  EXPECT_FALSE(contains(k.cuda_source, "croq_dev::setmaxnreg")) << "register reallocation is sm_90 only";
+  jit::NvrtcOutput out = compile(k, "sm_80");
+  const std::string& ptx = out.ptx;
+  EXPECT_TRUE(contains(ptx, "mbarrier.init.shared.b64"));
+  EXPECT_TRUE(contains(ptx, "mbarrier.arrive.shared.b64"));
+  EXPECT_TRUE(contains(ptx, "mbarrier.test_wait.parity.shared.b64"));
+  EXPECT_FALSE(contains(ptx, "try_wait"));
+  EXPECT_FALSE(contains(ptx, "fence.mbarrier_init"));
+  EXPECT_FALSE(contains(ptx, "setmaxnreg"));
+  EXPECT_TRUE(contains(ptx, "mma.sync.aligned.m16n8k16"));
+
+  // The same kernel for sm_90a keeps try_wait, setmaxnreg and WGMMA.
+  GeneratedKernel hopper = generate_for(kPipelined, "f16", "f16", 90);
+  EXPECT_TRUE(contains(hopper.cuda_source, "croq_dev::setmaxnreg_dec<40>();"));
+  jit::NvrtcOutput h = compile(hopper, "sm_90a");
+  EXPECT_TRUE(contains(h.ptx, "mbarrier.try_wait.parity.shared::cta.b64"));
+  EXPECT_TRUE(contains(h.ptx, "setmaxnreg.dec.sync.aligned.u32 40"));
+  EXPECT_TRUE(contains(h.ptx, "wgmma.mma_async"));
+}
+
+// ---- the prelude alone ----------------------------------------------------------
+
+TEST(MmaSyncPrelude, CompilesForSm80WithoutHopperInstructions) {
+  std::string source = std::string(hopper_prelude()) +
+                       "extern \"C\" __global__ void probe(float* out) {\n"
+                       "  __shared__ __align__(1024) __half a[64 * 64];\n"
+                       "  __shared__ __align__(1024) __half b[64 * 64];\n"
+                       "  float d[32];\n"
+                       "  for (int i = 0; i < 32; ++i) d[i] = 0.0f;\n"
+                       "  croq_dev::mma_sync_m64nNkK<64, 64, 128u, 128u, __half>(d, a, 128u, b, 128u);\n"
+                       "  croq_dev::store_accum_global<64>(d, out, 64, 64, 64);\n"
+                       "}\n";
+  for (const std::string arch : {"sm_80", "compute_80", "sm_90a"}) {
+    jit::NvrtcOutput out;
+    ASSERT_NO_THROW(out = jit::nvrtc_compile(source, "prelude_sm80.cu", "probe", {arch, false, {}})) << arch;
+    EXPECT_TRUE(contains(out.ptx, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")) << arch;
+    EXPECT_FALSE(contains(out.ptx, "wgmma.")) << arch;
+  }
+}
+
+// ---- errors ---------------------------------------------------------------------
+
+std::string first_error(const std::string& source, int target_sm, const std::string& in = "f16",
+                        const std::string& out = "f16") {
+  try {
+    generate_for(source, in, out, target_sm);
+  } catch (const CompileError& e) {
+    return e.diagnostics().empty() ? std::string(e.what()) : e.diagnostics()[0].message;
+  }
+  return "no error";
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(MmaSyncErrors, ShapeRulesStayBelowSm90) {
+  const std::string base = gemm("f16", "f16", "f32", 128).source();
+  // 32 rows of lhs for one warpgroup.
+  EXPECT_EQ(first_error(replaced(base, "ma = mma.load.swiz<128> a.data;", "ma = mma.load.swiz<128> a.data.subspan(32, 64).at(0, 0);"), 80),
+            "one warpgroup's mma takes 64 rows of lhs (16 per warp), got 32");
+  // K not a multiple of 16 (unswizzled, so the tile may be 40 wide).
+  EXPECT_EQ(first_error(gemm("f16", "f16", "f32", 0, 40).source(), 80),
+            "an mma operand's K range must start and end on multiples of 16 elements");
+  // N past 256.
+  EXPECT_EQ(first_error(gemm("f16", "f16", "f32", 128, 0, 264).source(), 80),
+            "mma's N (rhs rows) must be a multiple of 8 up to 256, got 264");
+  // f16 accumulator with bf16 inputs.
+  EXPECT_EQ(first_error(gemm("bf16", "f32", "f16", 128).source(), 80, "bf16", "f32"),
+            "an f16 accumulator takes f16 inputs; use mma.fill.f32 for bf16");
+  // mma.load's swizzle must match the copy's (unchanged from sm_90).
+  EXPECT_EQ(first_error(replaced(base, "mb = mma.load.swiz<128> b.data;", "mb = mma.load b.data;"), 80),
+            "mma.load does not match the tile's layout: it was copied with .swiz<128>");
+  // An unswizzled tile for WGMMA is still the WGMMA message on sm_90.
+  EXPECT_NE(first_error(gemm("f16", "f16", "f32", 0).source(), 90).find("WGMMA reads K-major tiles whose rows are one swizzle span"),
+            std::string::npos);
+  EXPECT_EQ(first_error(gemm("f16", "f16", "f32", 0).source(), 80), "no error");
+}
+
+TEST(MmaSyncErrors, TargetsBelowSm80AreRefused) {
+  EXPECT_EQ(first_error(gemm("f16", "f16", "f32", 128).source(), 75),
+            "mma lowers to WGMMA on sm_90a and to mma.sync m16n8k16 on sm_80 to sm_89; compiling for sm_75 has neither");
+  EXPECT_EQ(first_error(kPipelined, 75), "events are mbarriers, which need sm_80 or newer (compiling for sm_75)");
+}
+
+// tma.copy stays sm_90 only: through the public API the specialization
+// names the arch (before any device is needed).
+TEST(MmaSyncErrors, TmaCopyNeedsSm90) {
+  const char* source = R"croq(
+__co__ void f(global f16 [M, K] lhs, global f16 [M, K] out) {
+  parallel bm by cdiv(M, 64) : block {
+    a = tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, 0) => shared;
+    dma.copy a.data => out.subspan(64, 64).at(bm, 0);
+  }
+}
+)croq";
+  for (const std::string arch : {"sm_80", "compute_80"}) {
+    CompileOptions options;
+    options.arch = arch;
+    Kernel k = croq::compile(source, options);
+    auto lhs = make_spandata<f16>(128, 64);
+    auto out = make_spandata<f16>(128, 64);
+    try {
+      k(lhs.view(), out.view());
+      ADD_FAILURE() << "expected a CompileError for " << arch;
+    } catch (const CompileError& e) {
+      ASSERT_FALSE(e.diagnostics().empty());
+      EXPECT_EQ(e.diagnostics()[0].message, "tma.copy needs sm_90 (Hopper); use dma.copy (compiling for " + arch + ")");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace croq::codegen

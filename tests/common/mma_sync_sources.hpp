@@ -1,0 +1,65 @@
+// Croqtile GEMM kernels for the mma.sync path (mma.* below sm_90), shared by
+// tests/codegen/mma_sync_test.cpp (NVRTC) and tests/gpu/mma_sync_gpu_test.cpp
+// (run through the public API with arch compute_80).
+//
+// All compute C = A * B^T with A [M, K] and B [N, K] (K-major) in the input
+// type and C [M, N] in the output type, like samples/matmul_wgmma but with
+// the tiles staged by dma.copy (optionally .swiz<N>) instead of tma.copy.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+namespace croq::test {
+
+struct MmaSyncGemm {
+  std::string in = "f16";   // f16 or bf16
+  std::string out = "f16";  // f32, f16 or bf16
+  std::string acc = "f32";  // mma.fill.f32 / mma.fill.f16 (f16 inputs only)
+  int span = 128;           // .swiz<span> on the copies and mma.load; 0: no swizzle
+  int tile_k = 0;           // K per step; 0: one swizzle span of the input (64 when unswizzled)
+  int tile_n = 128;         // N per block (a multiple of 8)
+  int groups = 1;           // consumer warpgroups per block, 64 rows each
+  bool direct = false;      // pass the shared tiles to mma directly (no mma.load)
+
+  int k_step() const { return tile_k ? tile_k : span ? span / 2 : 64; }
+
+  std::string name() const {
+    return in + "_" + out + "_acc" + acc + "_swiz" + std::to_string(span) + "_k" + std::to_string(k_step()) + "_n" +
+           std::to_string(tile_n) + "_g" + std::to_string(groups) + (direct ? "_direct" : "");
+  }
+
+  std::string source() const {
+    const std::string swiz = span ? ".swiz<" + std::to_string(span) + ">" : "";
+    const std::string rows = std::to_string(64 * groups), tn = std::to_string(tile_n), tk = std::to_string(k_step());
+    std::string s = "__co__ void matmul(global " + in + " [M, K] lhs, global " + in + " [N, K] rhs, global " + out +
+                    " [M, N] output) {\n"
+                    "  parallel {block_m, block_n} by [cdiv(M, " + rows + "), cdiv(N, " + tn + ")] : block {\n"
+                    "    parallel p by " + std::to_string(groups) + " : group-4 {\n"
+                    "      mc = mma.fill." + acc + " 0.0f;\n"
+                    "      foreach {iv_k} in [cdiv(K, " + tk + ")] {\n"
+                    "        a = dma.copy" + swiz + " lhs.subspan(" + rows + ", " + tk + ").at(block_m, iv_k).zfill => shared;\n"
+                    "        b = dma.copy" + swiz + " rhs.subspan(" + tn + ", " + tk + ").at(block_n, iv_k).zfill => shared;\n";
+    const std::string lhs = groups == 1 ? "a.data" : "a.data.subspan(64, " + tk + ").at(p, 0)";
+    if (direct) {
+      s += "        mma.row.row mc, " + lhs + ", b.data;\n";
+    } else {
+      s += "        ma = mma.load" + swiz + " " + lhs + ";\n"
+           "        mb = mma.load" + swiz + " b.data;\n"
+           "        mma.row.row mc, ma, mb;\n";
+    }
+    s += "        mma.commit;\n"
+         "      }\n"
+         "      mma.store mc, output.subspan(" + rows + ", " + tn + ").at(block_m, block_n)" +
+         (groups == 1 ? "" : ".subspan(64, " + tn + ").at(p, 0)") + ";\n"
+         "    }\n"
+         "  }\n"
+         "}\n";
+    return s;
+  }
+};
+
+// gtest prints parameters with this instead of their bytes.
+inline void PrintTo(const MmaSyncGemm& g, std::ostream* os) { *os << g.name(); }
+
+}  // namespace croq::test

@@ -1,0 +1,138 @@
+// compute_XY targets: NVRTC emits PTX only, the jit caches the PTX as the
+// kernel's image (NUL-terminated, marked "image": "ptx" in the metadata) and
+// the driver compiles it at load time. Checks arch validation and parsing,
+// the compiled and disk-cached images, and the cache's validation of them.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/process.hpp"
+#include "croq/error.hpp"
+#include "jit/jit_compiler.hpp"
+#include "jit/nvrtc_compiler.hpp"
+#include "support/hash.hpp"
+
+namespace croq::jit {
+namespace {
+
+namespace fs = std::filesystem;
+using croq::test::TempDir;
+
+JitRequest saxpy_for(const std::string& arch) {
+  std::ifstream in(CROQ_TEST_DATA_DIR "/jit/saxpy.cu");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  JitRequest r;
+  r.cuda_source = ss.str();
+  r.entry = "saxpy";
+  r.arch = arch;
+  r.source_name = "saxpy.cu";
+  return r;
+}
+
+DiskCacheSettings cache_in(const fs::path& dir) {
+  DiskCacheSettings s;
+  s.dir = dir;
+  return s;
+}
+
+std::string error_of(const std::string& arch) {
+  try {
+    validate_arch(arch);
+  } catch (const CompileError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(PtxImage, ArchNamesAndNumbers) {
+  EXPECT_TRUE(is_virtual_arch("compute_80"));
+  EXPECT_FALSE(is_virtual_arch("sm_80"));
+  EXPECT_EQ(arch_number("sm_90a"), 90);
+  EXPECT_EQ(arch_number("sm_86"), 86);
+  EXPECT_EQ(arch_number("compute_80"), 80);
+  EXPECT_EQ(arch_number("compute_90a"), 90);
+  EXPECT_EQ(arch_number("garbage"), 0);
+
+  EXPECT_EQ(error_of("compute_80"), "accepted");
+  EXPECT_EQ(error_of("compute_90a"), "accepted");
+  EXPECT_NE(error_of("compute_").find("malformed architecture `compute_`: expected sm_XY or sm_XYa"), std::string::npos);
+  EXPECT_NE(error_of("compute_8x").find("malformed architecture `compute_8x`"), std::string::npos);
+  EXPECT_NE(error_of("compute80").find("malformed architecture `compute80`"), std::string::npos);
+  EXPECT_NE(error_of("compute_35").find("unsupported architecture `compute_35`: NVRTC"), std::string::npos);
+}
+
+TEST(PtxImage, NvrtcGivesPtxAndNoCubin) {
+  JitRequest r = saxpy_for("compute_80");
+  NvrtcOutput out = nvrtc_compile(r.cuda_source, r.source_name, r.entry, {"compute_80", false, {}});
+  EXPECT_TRUE(out.cubin.empty());
+  EXPECT_NE(out.ptx.find(".target sm_80"), std::string::npos) << out.ptx;
+  EXPECT_EQ(nvrtc_flags({"compute_80", false, {}})[0], "-arch=compute_80");
+}
+
+TEST(PtxImage, CompiledAndDiskCachedImageIsNulTerminatedPtx) {
+  TempDir dir;
+  std::string key;
+  std::string ptx;
+  {
+    JitCompiler jit(cache_in(dir.path()));
+    auto k = jit.compile(saxpy_for("compute_80"));
+    EXPECT_EQ(k->source, CacheSource::compiled);
+    EXPECT_TRUE(k->image_is_ptx);
+    EXPECT_EQ(k->arch, "compute_80");
+    ASSERT_FALSE(k->cubin.empty());
+    EXPECT_EQ(k->cubin.back(), '\0');
+    EXPECT_EQ(std::string(k->cubin.data()), k->ptx);
+    EXPECT_NE(k->ptx.find(".entry saxpy"), std::string::npos);
+    key = k->key.hex();
+    ptx = k->ptx;
+
+    std::ifstream in(dir.path() / (key + ".json"));
+    auto meta = nlohmann::json::parse(in);
+    EXPECT_EQ(meta["arch"], "compute_80");
+    EXPECT_EQ(meta["image"], "ptx");
+    EXPECT_EQ(meta["cubin_bytes"], k->cubin.size());
+
+    // An sm_ target keeps its cubin and says so; the keys differ.
+    auto real = jit.compile(saxpy_for("sm_80"));
+    EXPECT_FALSE(real->image_is_ptx);
+    EXPECT_NE(real->key.hex(), key);
+    std::ifstream real_in(dir.path() / (real->key.hex() + ".json"));
+    EXPECT_EQ(nlohmann::json::parse(real_in)["image"], "cubin");
+  }
+  JitCompiler fresh(cache_in(dir.path()));
+  auto again = fresh.compile(saxpy_for("compute_80"));
+  EXPECT_EQ(again->source, CacheSource::disk);
+  EXPECT_EQ(fresh.stats().nvrtc_compiles, 0u);
+  EXPECT_TRUE(again->image_is_ptx);
+  EXPECT_EQ(again->ptx, ptx);
+  EXPECT_EQ(again->key.hex(), key);
+}
+
+// A PTX entry must be exactly one NUL-terminated text (the driver reads it
+// up to the NUL), even when size and checksum agree with the metadata.
+TEST(PtxImage, CacheRejectsAPtxImageWithoutItsNul) {
+  auto entry = [](const std::string& bytes, const std::string& image) {
+    StoredKernel s;
+    s.cubin.assign(bytes.begin(), bytes.end());
+    s.metadata = {{"format_version", kCacheFormatVersion},
+                  {"key", std::string(32, 'a')},
+                  {"image", image},
+                  {"cubin_bytes", s.cubin.size()},
+                  {"cubin_xxh3_64", support::hex64(support::checksum64(s.cubin.data(), s.cubin.size()))}};
+    return s;
+  };
+  const std::string key(32, 'a');
+  EXPECT_EQ(DiskCache::check_entry(key, entry(std::string(".version 9.0\n") + '\0', "ptx")), "");
+  EXPECT_EQ(DiskCache::check_entry(key, entry(".version 9.0\n", "ptx")), "PTX image is not one NUL-terminated text");
+  EXPECT_EQ(DiskCache::check_entry(key, entry(std::string("a\0b", 3) + '\0', "ptx")),
+            "PTX image is not one NUL-terminated text");
+  EXPECT_EQ(DiskCache::check_entry(key, entry("cubin bytes", "cubin")), "");
+  EXPECT_EQ(DiskCache::check_entry(key, entry("cubin bytes", "fatbin")), "unknown image kind `fatbin`");
+}
+
+}  // namespace
+}  // namespace croq::jit
