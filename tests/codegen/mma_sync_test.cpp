@@ -19,6 +19,8 @@
 namespace croq::codegen {
 namespace {
 
+using croq::test::kMmaSyncPipelined;
+using croq::test::mma_sync_gemm;
 using croq::test::MmaSyncGemm;
 using test::tensor;
 
@@ -118,65 +120,13 @@ TEST_P(MmaSync, Sm90aPtxUsesWgmma) {
   EXPECT_FALSE(contains(out.ptx, "ldmatrix"));
 }
 
-MmaSyncGemm gemm(std::string in, std::string out, std::string acc, int span, int tile_k = 0, int tile_n = 128,
-                 int groups = 1, bool direct = false) {
-  MmaSyncGemm g;
-  g.in = std::move(in);
-  g.out = std::move(out);
-  g.acc = std::move(acc);
-  g.span = span;
-  g.tile_k = tile_k;
-  g.tile_n = tile_n;
-  g.groups = groups;
-  g.direct = direct;
-  return g;
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    Gemm, MmaSync,
-    ::testing::Values(gemm("f16", "f16", "f32", 128), gemm("bf16", "bf16", "f32", 128), gemm("f16", "f32", "f16", 128),
-                      gemm("f16", "f16", "f32", 64), gemm("bf16", "f32", "f32", 32), gemm("f16", "f16", "f32", 0),
-                      gemm("bf16", "bf16", "f32", 0, 48, 40), gemm("f16", "f16", "f16", 128, 0, 128, 2),
-                      gemm("bf16", "bf16", "f32", 64, 0, 72, 2, true)),
-    [](const auto& info) { return info.param.name(); });
+INSTANTIATE_TEST_SUITE_P(Gemm, MmaSync, ::testing::ValuesIn(croq::test::mma_sync_gemm_cases()),
+                         [](const auto& info) { return info.param.name(); });
 
 // ---- events on sm_80 --------------------------------------------------------------
 
-// A producer warpgroup stages tiles with dma.copy.swiz<128> through two
-// stages guarded by events; two consumer warpgroups multiply 64 rows each.
-const char* kPipelined = R"croq(
-__co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, N] output) {
-  parallel {block_m, block_n} by [cdiv(M, 128), cdiv(N, 128)] : block {
-    shared event full[2], empty[2] = ready;
-    shared f16 [128, 64] lhs_s[2];
-    shared f16 [128, 64] rhs_s[2];
-    parallel p by 3 : group-4 {
-      inthreads.async (p == 0) {
-        foreach {iv_k} in [cdiv(K, 64)] {
-          stage = iv_k % 2;
-          wait empty[stage];
-          dma.copy.swiz<128> lhs.subspan(128, 64).at(block_m, iv_k).zfill => lhs_s[stage];
-          dma.copy.swiz<128> rhs.subspan(128, 64).at(block_n, iv_k).zfill => rhs_s[stage];
-          trigger full[stage];
-        }
-      }
-      inthreads.async (p >= 1) {
-        mc = mma.fill.f32 0.0f;
-        foreach {iv_k} in [cdiv(K, 64)] {
-          stage = iv_k % 2;
-          wait full[stage];
-          mma.row.row mc, lhs_s[stage].subspan(64, 64).at(p - 1, 0), rhs_s[stage];
-          trigger empty[stage];
-        }
-        mma.store mc, output.subspan(128, 128).at(block_m, block_n).subspan(64, 128).at(p - 1, 0);
-      }
-    }
-  }
-}
-)croq";
-
 TEST(MmaSyncEvents, PipelineCompilesForSm80WithTheSm80MbarrierSubset) {
-  GeneratedKernel k = generate_for(kPipelined, "f16", "f16", 80);
+  GeneratedKernel k = generate_for(kMmaSyncPipelined, "f16", "f16", 80);
   EXPECT_FALSE(k.needs_sm90);
   EXPECT_FALSE(contains(k.cuda_source, "croq_dev::setmaxnreg")) << "register reallocation is sm_90 only";
   jit::NvrtcOutput out = compile(k, "sm_80");
@@ -190,7 +140,7 @@ TEST(MmaSyncEvents, PipelineCompilesForSm80WithTheSm80MbarrierSubset) {
   EXPECT_TRUE(contains(ptx, "mma.sync.aligned.m16n8k16"));
 
   // The same kernel for sm_90a keeps try_wait, setmaxnreg and WGMMA.
-  GeneratedKernel hopper = generate_for(kPipelined, "f16", "f16", 90);
+  GeneratedKernel hopper = generate_for(kMmaSyncPipelined, "f16", "f16", 90);
   EXPECT_TRUE(contains(hopper.cuda_source, "croq_dev::setmaxnreg_dec<40>();"));
   jit::NvrtcOutput h = compile(hopper, "sm_90a");
   EXPECT_TRUE(contains(h.ptx, "mbarrier.try_wait.parity.shared::cta.b64"));
@@ -238,32 +188,32 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 }
 
 TEST(MmaSyncErrors, ShapeRulesStayBelowSm90) {
-  const std::string base = gemm("f16", "f16", "f32", 128).source();
+  const std::string base = mma_sync_gemm("f16", "f16", "f32", 128).source();
   // 32 rows of lhs for one warpgroup.
   EXPECT_EQ(first_error(replaced(base, "ma = mma.load.swiz<128> a.data;", "ma = mma.load.swiz<128> a.data.subspan(32, 64).at(0, 0);"), 80),
             "one warpgroup's mma takes 64 rows of lhs (16 per warp), got 32");
   // K not a multiple of 16 (unswizzled, so the tile may be 40 wide).
-  EXPECT_EQ(first_error(gemm("f16", "f16", "f32", 0, 40).source(), 80),
+  EXPECT_EQ(first_error(mma_sync_gemm("f16", "f16", "f32", 0, 40).source(), 80),
             "an mma operand's K range must start and end on multiples of 16 elements");
   // N past 256.
-  EXPECT_EQ(first_error(gemm("f16", "f16", "f32", 128, 0, 264).source(), 80),
+  EXPECT_EQ(first_error(mma_sync_gemm("f16", "f16", "f32", 128, 0, 264).source(), 80),
             "mma's N (rhs rows) must be a multiple of 8 up to 256, got 264");
   // f16 accumulator with bf16 inputs.
-  EXPECT_EQ(first_error(gemm("bf16", "f32", "f16", 128).source(), 80, "bf16", "f32"),
+  EXPECT_EQ(first_error(mma_sync_gemm("bf16", "f32", "f16", 128).source(), 80, "bf16", "f32"),
             "an f16 accumulator takes f16 inputs; use mma.fill.f32 for bf16");
   // mma.load's swizzle must match the copy's (unchanged from sm_90).
   EXPECT_EQ(first_error(replaced(base, "mb = mma.load.swiz<128> b.data;", "mb = mma.load b.data;"), 80),
             "mma.load does not match the tile's layout: it was copied with .swiz<128>");
   // An unswizzled tile for WGMMA is still the WGMMA message on sm_90.
-  EXPECT_NE(first_error(gemm("f16", "f16", "f32", 0).source(), 90).find("WGMMA reads K-major tiles whose rows are one swizzle span"),
+  EXPECT_NE(first_error(mma_sync_gemm("f16", "f16", "f32", 0).source(), 90).find("WGMMA reads K-major tiles whose rows are one swizzle span"),
             std::string::npos);
-  EXPECT_EQ(first_error(gemm("f16", "f16", "f32", 0).source(), 80), "no error");
+  EXPECT_EQ(first_error(mma_sync_gemm("f16", "f16", "f32", 0).source(), 80), "no error");
 }
 
 TEST(MmaSyncErrors, TargetsBelowSm80AreRefused) {
-  EXPECT_EQ(first_error(gemm("f16", "f16", "f32", 128).source(), 75),
+  EXPECT_EQ(first_error(mma_sync_gemm("f16", "f16", "f32", 128).source(), 75),
             "mma lowers to WGMMA on sm_90a and to mma.sync m16n8k16 on sm_80 to sm_89; compiling for sm_75 has neither");
-  EXPECT_EQ(first_error(kPipelined, 75), "events are mbarriers, which need sm_80 or newer (compiling for sm_75)");
+  EXPECT_EQ(first_error(kMmaSyncPipelined, 75), "events are mbarriers, which need sm_80 or newer (compiling for sm_75)");
 }
 
 // tma.copy stays sm_90 only: through the public API the specialization

@@ -9,6 +9,8 @@
 
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace croq::test {
 
@@ -58,6 +60,69 @@ struct MmaSyncGemm {
     return s;
   }
 };
+
+inline MmaSyncGemm mma_sync_gemm(std::string in, std::string out, std::string acc, int span, int tile_k = 0,
+                                 int tile_n = 128, int groups = 1, bool direct = false) {
+  MmaSyncGemm g;
+  g.in = std::move(in);
+  g.out = std::move(out);
+  g.acc = std::move(acc);
+  g.span = span;
+  g.tile_k = tile_k;
+  g.tile_n = tile_n;
+  g.groups = groups;
+  g.direct = direct;
+  return g;
+}
+
+// f16 and bf16 inputs, f32 and f16 accumulators, 128/64/32-byte swizzles and
+// unswizzled tiles (one 48 wide with an odd count of n8 blocks), two
+// consumer warpgroups, shared tiles passed to mma directly.
+inline std::vector<MmaSyncGemm> mma_sync_gemm_cases() {
+  return {mma_sync_gemm("f16", "f16", "f32", 128),
+          mma_sync_gemm("bf16", "bf16", "f32", 128),
+          mma_sync_gemm("f16", "f32", "f16", 128),
+          mma_sync_gemm("f16", "f16", "f32", 64),
+          mma_sync_gemm("bf16", "f32", "f32", 32),
+          mma_sync_gemm("f16", "f16", "f32", 0),
+          mma_sync_gemm("bf16", "bf16", "f32", 0, 48, 40),
+          mma_sync_gemm("f16", "f16", "f16", 128, 0, 128, 2),
+          mma_sync_gemm("bf16", "bf16", "f32", 64, 0, 72, 2, true)};
+}
+
+// Warp-specialized, through events on two stages: warpgroup 0 stages
+// 128 x 64 tiles of lhs and rhs with dma.copy.swiz<128>, warpgroups 1 and 2
+// multiply 64 rows each (f16 in and out, f32 accumulate).
+inline const char* const kMmaSyncPipelined = R"croq(
+__co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, N] output) {
+  parallel {block_m, block_n} by [cdiv(M, 128), cdiv(N, 128)] : block {
+    shared event full[2], empty[2] = ready;
+    shared f16 [128, 64] lhs_s[2];
+    shared f16 [128, 64] rhs_s[2];
+    parallel p by 3 : group-4 {
+      inthreads.async (p == 0) {
+        foreach {iv_k} in [cdiv(K, 64)] {
+          stage = iv_k % 2;
+          wait empty[stage];
+          dma.copy.swiz<128> lhs.subspan(128, 64).at(block_m, iv_k).zfill => lhs_s[stage];
+          dma.copy.swiz<128> rhs.subspan(128, 64).at(block_n, iv_k).zfill => rhs_s[stage];
+          trigger full[stage];
+        }
+      }
+      inthreads.async (p >= 1) {
+        mc = mma.fill.f32 0.0f;
+        foreach {iv_k} in [cdiv(K, 64)] {
+          stage = iv_k % 2;
+          wait full[stage];
+          mma.row.row mc, lhs_s[stage].subspan(64, 64).at(p - 1, 0), rhs_s[stage];
+          trigger empty[stage];
+        }
+        mma.store mc, output.subspan(128, 128).at(block_m, block_n).subspan(64, 128).at(p - 1, 0);
+      }
+    }
+  }
+}
+)croq";
 
 // gtest prints parameters with this instead of their bytes.
 inline void PrintTo(const MmaSyncGemm& g, std::ostream* os) { *os << g.name(); }
