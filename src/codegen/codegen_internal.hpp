@@ -23,8 +23,6 @@ namespace croq::codegen::detail {
 
 using namespace frontend::ast;
 
-using namespace frontend::ast;
-
 // ------------------------------------------------------------------ errors
 
 [[noreturn]] inline void fail_at(const Program& program, const SourceLocation& loc, const std::string& message,
@@ -36,6 +34,22 @@ using namespace frontend::ast;
   d.length = std::max(1, loc.length);
   d.hint = hint;
   throw CompileError({d}, program.source, program.source_name);
+}
+
+// An expression as the user wrote it, for messages: its text in the
+// program's source (each run of whitespace as one space); the AST's printed
+// form where the parser kept no text.
+inline std::string source_text(const Program& program, const Expr& e) {
+  if (e.source_begin < 0 || e.source_end <= e.source_begin || static_cast<std::size_t>(e.source_end) > program.source.size())
+    return frontend::print_expression(e);
+  std::string text;
+  for (int i = e.source_begin; i < e.source_end; ++i) {
+    const char c = program.source[static_cast<std::size_t>(i)];
+    const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    if (!space) text += c;
+    else if (!text.empty() && text.back() != ' ') text += ' ';
+  }
+  return text;
 }
 
 inline std::string shape_text(DType t, const std::vector<std::int64_t>& dims) {
@@ -242,6 +256,7 @@ class Codegen {
   std::string fresh(const std::string& base) { return base + "_" + std::to_string(counter_++); }
 
   // --- expressions
+  std::string source_text(const Expr& e) const { return detail::source_text(program_, e); }
   Value expr(const Expr& e);
   Value name_value(const Expr& e, const Name& n);
   Value member(const Expr& e, const Member& m);

@@ -59,7 +59,7 @@ int swizzle_span(const Program& program, const Modifier& m) {
     case 2: case 64: return 64;
     case 3: case 128: return 128;
     default:
-      fail_at(program, m.location, "`.swiz<" + (n < 0 ? frontend::print_expression(*m.template_args[0]) : std::to_string(n)) +
+      fail_at(program, m.location, "`.swiz<" + (n < 0 ? source_text(program, *m.template_args[0]) : std::to_string(n)) +
                                        ">` is not a swizzle mode",
               "use swiz<0..3> (none, 32B, 64B, 128B) or the byte span swiz<32|64|128>");
   }
@@ -163,12 +163,12 @@ void Codegen::event_declaration(const Stmt& s, const Declaration& d) {
 Value Codegen::event_value(const Expr& e, const char* what) {
   Value v = expr(e);
   if (v.kind != Value::Kind::event)
-    fail_at(program_, e.location, std::string(what) + " takes an event, got `" + frontend::print_expression(e) + "`");
+    fail_at(program_, e.location, std::string(what) + " takes an event, got `" + source_text(e) + "`");
   if (v.event_index.empty()) {
     if (v.event->count != 1)
-      fail_at(program_, e.location, "`" + frontend::print_expression(e) + "` is an array of " +
+      fail_at(program_, e.location, "`" + source_text(e) + "` is an array of " +
                                         std::to_string(v.event->count) + " events; say which one, e.g. `" +
-                                        frontend::print_expression(e) + "[i]`");
+                                        source_text(e) + "[i]`");
     v.event_index = "0";
   }
   return v;
@@ -186,7 +186,7 @@ Value Codegen::subscript(const Expr& e, const Subscript& sub) {
                                                                                         : 0;
   if (count == 0 || (obj.kind == Value::Kind::event && !obj.event_index.empty()) ||
       (obj.kind == Value::Kind::view && !obj.view.slot.empty()))
-    fail_at(program_, e.location, "`" + frontend::print_expression(*sub.object) +
+    fail_at(program_, e.location, "`" + source_text(*sub.object) +
                                       "` is not an array of buffers or events; use `.at(...)` for elements");
   if (idx.constant && (*idx.constant < 0 || *idx.constant >= count))
     fail_at(program_, sub.indices[0]->location, "index " + std::to_string(*idx.constant) + " is out of range for " +
@@ -282,9 +282,9 @@ void Codegen::wait_statement(const Stmt& s, const Wait& w) {
     }
     if (f.kind != Value::Kind::future)
       fail_at(program_, t->location, "`wait` takes the future of an asynchronous copy or an event, got `" +
-                                         frontend::print_expression(*t) + "`");
+                                         source_text(*t) + "`");
     if (!f.is_async)
-      fail_at(program_, t->location, "waiting on a synchronous copy: `" + frontend::print_expression(*t) +
+      fail_at(program_, t->location, "waiting on a synchronous copy: `" + source_text(*t) +
                                          "` was not started with `.async`", "remove the `wait`, or add `.async` to the copy");
     if (f.event) {  // a TMA copy: its private barrier
       out_.line("croq_dev::mbar_wait(&" + f.event->name + "[0], " + f.event->phase + " & 1u);");
@@ -456,7 +456,7 @@ void Codegen::tma_copy(const Stmt& s, const Copy& c) {
         fail_at(program_, c.destination->location, "tma.copy loads into shared memory");
       tile = d.view;
       if (tile.buffer->slots > 0 && tile.slot.empty())
-        fail_at(program_, c.destination->location, "`" + frontend::print_expression(*c.destination) +
+        fail_at(program_, c.destination->location, "`" + source_text(*c.destination) +
                                                        "` is an array of buffers; say which one, e.g. `[stage]`");
       bool whole = tile.extent == tile.buffer->dims;
       for (const auto& o : tile.origin) whole = whole && is_zero(o);
@@ -573,7 +573,7 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
   auto accumulator = [&](const Expr& e) {
     Value v = expr(e);
     if (v.kind != Value::Kind::accumulator)
-      fail_at(program_, e.location, "expected an accumulator from `mma.fill`, got `" + frontend::print_expression(e) + "`");
+      fail_at(program_, e.location, "expected an accumulator from `mma.fill`, got `" + source_text(e) + "`");
     return v.acc;
   };
   switch (m.op) {
@@ -649,10 +649,10 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
           v.swizzle = std::max(0, v.view.buffer->swizzle);  // direct operand: the tile's own layout
         } else if (v.kind != Value::Kind::operand) {
           fail_at(program_, e.location, "an mma operand is a shared tile or the result of mma.load, got `" +
-                                            frontend::print_expression(e) + "`");
+                                            source_text(e) + "`");
         }
         if (v.view.buffer->slots > 0 && v.view.slot.empty())
-          fail_at(program_, e.location, "`" + frontend::print_expression(e) + "` is an array of buffers; say which one");
+          fail_at(program_, e.location, "`" + source_text(e) + "` is an array of buffers; say which one");
         if (v.view.extent.size() != 2)
           fail_at(program_, e.location, "an mma operand is a 2-D tile, got rank " + std::to_string(v.view.extent.size()));
         const std::int64_t row_bytes = v.view.buffer->dims.back() * static_cast<std::int64_t>(dtype_size(v.view.buffer->dtype));

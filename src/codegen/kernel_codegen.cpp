@@ -125,9 +125,9 @@ std::int64_t Codegen::const_int(const Expr& e, const char* what) {
   Value v = expr(e);
   if (v.kind == Value::Kind::index && v.count > 0 && !v.constant)
     fail_at(program_, e.location, std::string(what) + " must be known when the kernel is specialized; `" +
-                                      frontend::print_expression(e) + "` is a runtime index");
+                                      source_text(e) + "` is a runtime index");
   if (!v.constant) fail_at(program_, e.location, std::string(what) + " must be a constant, got `" +
-                                                     frontend::print_expression(e) + "`");
+                                                     source_text(e) + "`");
   return *v.constant;
 }
 
@@ -158,7 +158,7 @@ std::vector<std::int64_t> Codegen::shape_of(const Expr& e, std::vector<std::stri
       [[fallthrough]];
     default:
       fail_at(program_, e.location, "expected a shape such as `[M, N]` or `x.span`, got `" +
-                                        frontend::print_expression(e) + "`");
+                                        source_text(e) + "`");
   }
   dim_names.resize(dims.size());
   for (std::size_t d = 0; d < dims.size(); ++d)
@@ -183,7 +183,7 @@ std::vector<Value> Codegen::counts_of(const Expr& e, const char* what) {
       return;
     }
     fail_at(program_, part.location, std::string(what) + " must be a constant or computed from a dynamic dim "
-                                     "(`M`, `cdiv(M, 64)`, `M / 64`), got `" + frontend::print_expression(part) + "`");
+                                     "(`M`, `cdiv(M, 64)`, `M / 64`), got `" + source_text(part) + "`");
   };
   if (const auto* list = std::get_if<ShapeList>(&e.node)) {
     for (const auto& d : list->dims) add(*d);
@@ -266,7 +266,7 @@ Value Codegen::member(const Expr& e, const Member& m) {
   auto need_view = [&](const char* op) {
     if (obj.kind != Value::Kind::view && obj.kind != Value::Kind::future)
       fail_at(program_, e.location, std::string("`.") + op + "` needs a tensor, got `" +
-                                        frontend::print_expression(*m.object) + "`");
+                                        source_text(*m.object) + "`");
   };
   auto place = [&](const std::vector<std::string>& offsets, const std::vector<std::int64_t>& multiples) {
     View v = obj.view;
@@ -305,7 +305,7 @@ Value Codegen::member(const Expr& e, const Member& m) {
     case MemberKind::data:
       if (obj.kind != Value::Kind::future)
         fail_at(program_, e.location, "`.data` needs the future of a copy, got `" +
-                                          frontend::print_expression(*m.object) + "`");
+                                          source_text(*m.object) + "`");
       obj.kind = Value::Kind::view;
       return obj;
     case MemberKind::at: {
@@ -347,7 +347,7 @@ Value Codegen::member(const Expr& e, const Member& m) {
         Value idx = expr(*m.args[d]);
         if (idx.kind != Value::Kind::index || idx.count <= 0)
           fail_at(program_, m.args[d]->location, "`chunkat` takes parallel or loop indices (or `_`), got `" +
-                                                     frontend::print_expression(*m.args[d]) + "`",
+                                                     source_text(*m.args[d]) + "`",
                   "use `subspan(...).at(...)` for tiles of an explicit size");
         if (v.extent[d] < 0)
           fail_at(program_, m.args[d]->location, "`chunkat` splits dimension " + std::to_string(d) +
@@ -468,7 +468,7 @@ Value Codegen::binary(const Expr& e, const Binary& b) {
   if (b.op == BinaryOp::compose) {
     if (r.kind != Value::Kind::index || r.count <= 0)
       fail_at(program_, b.rhs->location, "the right side of `#` must be a bounded index (a parallel or loop "
-                                         "variable), got `" + frontend::print_expression(*b.rhs) + "`");
+                                         "variable), got `" + source_text(*b.rhs) + "`");
     Value out;
     out.kind = Value::Kind::index;
     out.text = add_text(mul_text(l.text, r.count), r.text);
@@ -563,7 +563,7 @@ Value Codegen::expr(const Expr& e) {
         Value v = expr(*n.operand);
         if (v.kind != Value::Kind::index || v.count <= 0)
           fail_at(program_, e.location, "`#` gives the extent of a parallel or loop index; `" +
-                                            frontend::print_expression(*n.operand) + "` is not one");
+                                            source_text(*n.operand) + "` is not one");
         return scalar_const(v.count);
       }
       Value v = expr(*n.operand);
@@ -599,7 +599,7 @@ Value Codegen::expr(const Expr& e) {
         return out;
       }
       fail_at(program_, e.location, "calls are not supported yet by libcroqjit codegen (`" +
-                                        frontend::print_expression(*n.callee) + "`)");
+                                        source_text(*n.callee) + "`)");
     } else if constexpr (std::is_same_v<T, Member>) {
       return member(e, n);
     } else if constexpr (std::is_same_v<T, ShapeList>) {
@@ -762,7 +762,7 @@ void Codegen::assignment(const Stmt& s, const Assignment& a) {
   Value target = expr(*a.target);
   Value value = expr(*a.value);
   if (target.kind != Value::Kind::scalar || target.constant)
-    fail_at(program_, a.target->location, "cannot assign to `" + frontend::print_expression(*a.target) + "`",
+    fail_at(program_, a.target->location, "cannot assign to `" + source_text(*a.target) + "`",
             "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar");
   std::string value_text = value.guard.empty() ? value.text
                                                : "((" + value.guard + ") ? " + value.text + " : decltype(" + value.text + ")(0))";
@@ -832,7 +832,7 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     fail_at(program_, lv.location, "only one block-level parallel statement per kernel is supported yet");
   if (mapping == Mapping::threads && !total_text.empty())
     fail_at(program_, lv.count->location, "the thread count of a block must be known at compile time, but `" +
-                                              frontend::print_expression(*lv.count) + "` depends on a dynamic dim",
+                                              source_text(*lv.count) + "` depends on a dynamic dim",
             "size the grid (the outermost level) with the dynamic dim instead");
 
   std::string linear = fresh("lin");
@@ -1118,7 +1118,7 @@ Padding Codegen::padding(const Copy& c, const std::vector<std::int64_t>& extent)
   Value value = expr(*c.op_args[3]);
   if (value.kind != Value::Kind::scalar || !value.guard.empty() || (!value.constant && !value.is_float))
     fail_at(program_, c.op_args[3]->location, "the padding value must be a number, got `" +
-                                                  frontend::print_expression(*c.op_args[3]) + "`");
+                                                  source_text(*c.op_args[3]) + "`");
   p.value = value.text;
   return p;
 }
@@ -1177,7 +1177,7 @@ void Codegen::copy(const Stmt& s, const Copy& c) {
   if (src.kind == Value::Kind::future) src.kind = Value::Kind::view;
   if (src.kind != Value::Kind::view || src.view.pending != View::Pending::none)
     fail_at(program_, c.source->location, "the source of a copy must be a tensor or a placed tile, got `" +
-                                              frontend::print_expression(*c.source) + "`");
+                                              source_text(*c.source) + "`");
   auto require_static = [&](const View& v, const Expr& where) {
     for (std::size_t d = 0; d < v.extent.size(); ++d)
       if (v.extent[d] < 0)
@@ -1535,10 +1535,10 @@ std::map<std::string, std::int64_t> bind_dims(const Program& program, const Func
     throw ArgumentError("`" + fn.name + "` takes " + std::to_string(fn.params.size()) + " argument" +
                         (fn.params.size() == 1 ? "" : "s") + ", got " + std::to_string(args.size()));
   std::map<std::string, std::int64_t> dims;
-  auto describe = [](const Parameter& p) {
+  auto describe = [&](const Parameter& p) {
     std::string s = p.type.name + " [";
     for (std::size_t i = 0; i < p.type.shape.size(); ++i)
-      s += (i ? ", " : "") + frontend::print_expression(*p.type.shape[i]);
+      s += (i ? ", " : "") + source_text(program, *p.type.shape[i]);
     return s + "]";
   };
   for (std::size_t i = 0; i < args.size(); ++i) {

@@ -154,6 +154,10 @@ struct Range {
 
 struct Expr {
   SourceLocation location;
+  // The expression's whole text in Program::source: bytes [source_begin,
+  // source_end), parentheses included; -1 where the parser did not record it.
+  int source_begin = -1;
+  int source_end = -1;
   std::variant<IntegerLiteral, FloatLiteral, BoolLiteral, StringLiteral, Name, Wildcard, Unary,
                Binary, Conditional, Call, Convert, Member, Subscript, ITuple, ShapeList,
                ElementCount, Range>

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 
 namespace croq::frontend {
 
@@ -102,6 +103,22 @@ SourceLocation Parser::location_from(const Token& first) const {
   if (last.line == first.line && last.offset >= first.offset)
     loc.length = std::max(1, last.offset + last.length() - first.offset);
   return loc;
+}
+
+void Parser::set_extent(Expr& e, int begin) const {
+  if (pos_ == 0) return;
+  const Token& last = tokens_[pos_ - 1];
+  int end = last.offset + last.length();
+  // A token expanded from a define stands where the define's name is written
+  // (its text is the define's value, elsewhere).
+  if (static_cast<std::size_t>(last.offset) > source_.size() || last.text.data() != source_.data() + last.offset) {
+    std::size_t at = static_cast<std::size_t>(last.offset);
+    while (at < source_.size() && (std::isalnum(static_cast<unsigned char>(source_[at])) || source_[at] == '_')) ++at;
+    end = static_cast<int>(at);
+  }
+  if (begin < 0 || end <= begin || static_cast<std::size_t>(end) > source_.size()) return;
+  e.source_begin = begin;
+  e.source_end = end;
 }
 
 // ------------------------------------------------------------------ errors

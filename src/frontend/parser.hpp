@@ -48,6 +48,8 @@ class Parser {
   bool accept_colon();           // `:`, splitting `::`
   ast::SourceLocation location(const Token& t) const;
   ast::SourceLocation location_from(const Token& first) const;  // first .. previous token
+  // Records e's text in the source: from byte `begin` to the end of the previous token.
+  void set_extent(ast::Expr& e, int begin) const;
 
   // ---- errors (parser.cpp)
   void report(const Token& at, std::string message, std::string hint = {});

@@ -51,6 +51,7 @@ ExprList Parser::parse_expression_list() {
 
 // conditional = binary [ "?" expr ":" conditional ]
 ExprPtr Parser::parse_conditional() {
+  const int begin = peek().offset;
   ExprPtr condition = parse_binary(0);
   if (!at_punct("?")) return condition;
   NestingGuard guard(*this, peek());
@@ -61,11 +62,14 @@ ExprPtr Parser::parse_conditional() {
   node.then_value = parse_expression();
   if (!accept_colon()) fail(peek(), "expected `:` in the conditional expression, found " + describe(peek()));
   node.else_value = parse_conditional();
-  return make_expr(loc, std::move(node));
+  ExprPtr e = make_expr(loc, std::move(node));
+  set_extent(*e, begin);
+  return e;
 }
 
 // binary = unary { binary_op unary }   (precedence climbing over the table above)
 ExprPtr Parser::parse_binary(int min_precedence) {
+  const int begin = peek().offset;
   ExprPtr lhs = parse_unary();
   while (peek().kind == TokenKind::punct) {
     const Token& t = peek();
@@ -80,6 +84,7 @@ ExprPtr Parser::parse_binary(int min_precedence) {
     ExprPtr rhs = parse_binary(found->precedence);
     SourceLocation loc = lhs->location;
     lhs = make_expr(loc, Binary{found->op, std::move(lhs), std::move(rhs)});
+    set_extent(*lhs, begin);
   }
   return lhs;
 }
@@ -97,8 +102,11 @@ ExprPtr Parser::parse_unary() {
     for (const auto& [text, op] : ops) {
       if (t.text == text) {
         advance();
+        const SourceLocation loc = location(t);
         ExprPtr operand = parse_unary();
-        return make_expr(location(t), Unary{op, std::move(operand)});
+        ExprPtr e = make_expr(loc, Unary{op, std::move(operand)});
+        set_extent(*e, loc.offset);
+        return e;
       }
     }
   }
@@ -107,8 +115,10 @@ ExprPtr Parser::parse_unary() {
 
 // postfix = primary { "." IDENT [ "(" [ args ] ")" ] | "(" [ args ] ")" | "[" args "]" | "++" | "--" }
 ExprPtr Parser::parse_postfix() {
+  const int begin = peek().offset;
   ExprPtr e = parse_primary();
   while (true) {
+    set_extent(*e, begin);
     const Token& t = peek();
     if (at_punct(".")) {
       count_operand(t);
@@ -319,7 +329,9 @@ ExprPtr Parser::parse_call_argument() {
   };
   range.end = part();
   if (accept_colon()) range.stride = part();
-  return make_expr(location(first), std::move(range));
+  ExprPtr e = make_expr(location(first), std::move(range));
+  set_extent(*e, e->location.offset);
+  return e;
 }
 
 // range = "(" argument ")"   as in `foreach y(1::)`

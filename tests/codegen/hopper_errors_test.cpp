@@ -125,6 +125,12 @@ std::vector<ErrorCase> swizzle_and_event_cases() {
        5, 20, "`full` is an array of 4 events; say which one, e.g. `full[i]`"},
       {"TriggerOfABuffer", shell("    shared f16 [64, 64] lhs_s;\n    trigger lhs_s;\n"), 4, 13,
        "`trigger` takes an event, got `lhs_s`"},
+      // Messages quote expressions as written.
+      {"TriggerOfABufferOfAnArray", shell("    shared f16 [64, 64] lhs_s[2];\n    trigger lhs_s[0];\n"), 4, 13,
+       "`trigger` takes an event, got `lhs_s[0]`"},
+      {"WaitOnAnExpressionSpanningDefines",
+       "#define STAGE 16\n" + shell("    wait (bm + 2) * STAGE;\n"), 4, 11,
+       "`wait` takes the future of an asynchronous copy or an event, got `(bm + 2) * STAGE`"},
       {"WaitOnAnIndex", shell("    wait bm;\n"), 3, 10,
        "`wait` takes the future of an asynchronous copy or an event, got `bm`"},
       {"AsyncBoundToABuffer",
@@ -288,6 +294,8 @@ std::vector<ErrorCase> mma_cases() {
       // mma.row.row: the operands
       {"MmaOperandInGlobal", warpgroup("      mma.row.row mc, lhs, b.data;\n"), 7, 23,
        "an mma operand is a shared tile or the result of mma.load, got `lhs`"},
+      {"MmaOperandIsAGlobalTile", warpgroup("      mma.row.row mc, lhs.subspan(64,\n         64).at(bm, 0), b.data;\n"), 8, 14,
+       "an mma operand is a shared tile or the result of mma.load, got `lhs.subspan(64, 64).at(bm, 0)`"},
       {"MmaOperandIsABufferArray",
        warpgroup("      shared f16 [64, 64] lhs_s[2];\n      tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, 0) => lhs_s[0];\n"
                  "      mma.row.row mc, lhs_s, b.data;\n"),
