@@ -340,7 +340,13 @@ class Codegen {
     std::string count = "blockDim.x";  // its size as CUDA text
     std::int64_t threads = 0;          // its size; 0: the whole block
     int barrier_id = 0;                // named barrier (0: __syncthreads)
+    std::int64_t first = 0;            // its first thread in the block (with `threads`)
   } set_;
+  // Each warpgroup of an enclosing `parallel p by N : group-4` runs the
+  // statements (the innermost thread-space level splits the block into warpgroups).
+  bool in_warpgroup_ = false;
+  // mma.* need whole warpgroups: a region of them, or each of a group-4 level.
+  bool on_whole_warpgroups() const;
   // Single-index `: group` / `: group-4` levels enclosing the statements,
   // innermost last (inthreads.async conditions select among them).
   struct GroupLevel {

@@ -300,7 +300,14 @@ void Codegen::wait_statement(const Stmt& s, const Wait& w) {
 
 // ---- warp specialization ----------------------------------------------------
 
+bool Codegen::on_whole_warpgroups() const {
+  if (scope_ != Scope::block) return false;
+  if (set_.threads > 0) return set_.threads % 128 == 0 && set_.first % 128 == 0;
+  return in_warpgroup_;
+}
+
 void Codegen::inthreads_async(const Stmt& s, const InThreads& t) {
+  if (set_.threads > 0) fail_at(program_, s.location, "inthreads.async regions do not nest");
   if (group_levels_.empty())
     fail_at(program_, s.location, "inthreads.async selects warpgroups: put it inside `parallel p by N : group-4` "
                                   "(or `: group`) and test `p`");
@@ -316,12 +323,16 @@ void Codegen::inthreads_async(const Stmt& s, const InThreads& t) {
                                                    "` (it selects whole thread groups)");
     if (*c.constant) chosen.push_back(v);
   }
-  if (chosen.empty()) return;  // no thread runs it
+  if (chosen.empty())
+    fail_at(program_, t.condition->location, "the inthreads.async condition selects no `" + level.index + "` in 0.." +
+                                                 std::to_string(level.count - 1));
   for (std::size_t i = 1; i < chosen.size(); ++i)
     if (chosen[i] != chosen[i - 1] + 1)
       fail_at(program_, t.condition->location, "the inthreads.async condition must select a contiguous range of `" +
                                                    level.index + "`");
-  if (next_barrier_id_ > 15) fail_at(program_, s.location, "too many inthreads.async regions (16 named barriers)");
+  if (next_barrier_id_ > 15)
+    fail_at(program_, s.location, "at most 15 inthreads.async regions in a block (named barriers 1..15; barrier 0 is "
+                                  "the block barrier)");
   Value c = expr(*t.condition);
   line_directive(s.location);
   out_.line("if (" + c.text + ") {");
@@ -331,6 +342,7 @@ void Codegen::inthreads_async(const Stmt& s, const InThreads& t) {
   set_.count = std::to_string(set_.threads);
   std::int64_t first = chosen.front() * level.unit;
   set_.tid = first == 0 ? "threadIdx.x" : "(threadIdx.x - " + std::to_string(first) + ")";
+  set_.first = first;
   set_.barrier_id = next_barrier_id_++;
   // Register reallocation is decided when the whole kernel is known.
   if (level.unit % 128 == 0) {
@@ -570,6 +582,13 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
       fail_at(program_, s.location, "mma." + std::string(mma_op_name(m.op)) + " takes " + std::to_string(n) +
                                         " operand" + (n == 1 ? "" : "s") + ", got " + std::to_string(m.operands.size()));
   };
+  // fill, mma and store work on a warpgroup's accumulator fragments.
+  auto require_warpgroups = [&](const std::string& op) {
+    if (!on_whole_warpgroups())
+      fail_at(program_, s.location, (wgmma ? "WGMMA runs on whole warpgroups: put the "
+                                           : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +
+                                        op + " inside `parallel p by N : group-4`");
+  };
   auto accumulator = [&](const Expr& e) {
     Value v = expr(e);
     if (v.kind != Value::Kind::accumulator)
@@ -581,6 +600,7 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
       operand_count(1);
       const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr;
       if (!name) fail_at(program_, s.location, "mma.fill makes an accumulator: `acc = mma.fill.f32 0.0f;`");
+      require_warpgroups("mma.fill");
       auto acc = std::make_shared<Accumulator>();
       for (const Modifier& mod : m.modifiers) {
         if (mod.name == "f32") acc->dtype = DType::f32;
@@ -634,10 +654,7 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
                                       "(lhs [M, K], rhs [N, K], both K contiguous)");
       for (const Modifier& mod : m.modifiers)
         fail_at(program_, mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit codegen");
-      if (set_.threads % 128 != 0)
-        fail_at(program_, s.location, wgmma ? "WGMMA runs on whole warpgroups: put the mma inside `parallel p by N : group-4`"
-                                            : "mma runs on whole warpgroups (4 warps of 16 rows each): put the mma inside "
-                                              "`parallel p by N : group-4`");
+      require_warpgroups("mma");
       auto acc = accumulator(*m.operands[0]);
       View tiles[2];
       int spans[2];
@@ -730,6 +747,7 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
     }
     case MmaOp::store: {
       operand_count(2);
+      require_warpgroups("mma.store");
       auto acc = accumulator(*m.operands[0]);
       if (acc->n == 0) fail_at(program_, s.location, "mma.store of an accumulator that no mma has written");
       complete_pending_mma();

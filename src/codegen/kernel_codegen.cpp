@@ -837,6 +837,7 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
 
   std::string linear = fresh("lin");
   Scope saved_scope = scope_;
+  const bool saved_in_warpgroup = in_warpgroup_;
   std::string saved_tid = thread_id_;
   out_.line("{");
   out_.indent();
@@ -882,6 +883,7 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
       group_levels_.push_back({lv.indices[0].name, total, unit});
       pushed_group = true;
     }
+    in_warpgroup_ = unit == 128 && thread_id_ == "threadIdx.x";
     if (unit > 1) thread_id_ = "(" + thread_id_ + ") % " + std::to_string(unit);
     scope_ = unit == 1 ? Scope::thread : scope_;
   }
@@ -916,6 +918,7 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   out_.dedent();
   out_.line("}");
   scope_ = saved_scope;
+  in_warpgroup_ = saved_in_warpgroup;
   thread_id_ = saved_tid;
 }
 

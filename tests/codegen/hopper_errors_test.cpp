@@ -173,7 +173,14 @@ std::vector<ErrorCase> inthreads_cases() {
        shell("    parallel p by 4 : group-4 {\n      inthreads.async (p == 0 || p == 2) { sync.shared; }\n    }\n"), 4, 24,
        "the inthreads.async condition must select a contiguous range of `p`"},
       {"InthreadsAsyncRegionsOverNamedBarriers", inthreads_regions(16), 19, 7,
-       "too many inthreads.async regions (16 named barriers)"},
+       "at most 15 inthreads.async regions in a block (named barriers 1..15; barrier 0 is the block barrier)"},
+      {"InthreadsAsyncNested",
+       shell("    parallel p by 2 : group-4 {\n      inthreads.async (p == 0) {\n"
+             "        inthreads.async (p == 0) { sync.shared; }\n      }\n    }\n"),
+       5, 9, "inthreads.async regions do not nest"},
+      {"InthreadsAsyncConditionSelectsNothing",
+       shell("    parallel p by 2 : group-4 {\n      inthreads.async (p == 5) { sync.shared; }\n    }\n"), 4, 24,
+       "the inthreads.async condition selects no `p` in 0..1"},
   };
 }
 
@@ -288,6 +295,14 @@ std::vector<ErrorCase> mma_cases() {
              "        a = tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, 0) => shared;\n"
              "        b = tma.copy.swiz<128> rhs.subspan(128, 64).at(bn, 0) => shared;\n"
              "        mma.row.row mc, a.data, b.data;\n      }\n    }\n"),
+       5, 9, "WGMMA runs on whole warpgroups: put the mma.fill inside `parallel p by N : group-4`"},
+      {"MmaFillAtBlockScope", shell("    mc = mma.fill.f32 0.0f;\n"), 3, 5,
+       "WGMMA runs on whole warpgroups: put the mma.fill inside `parallel p by N : group-4`"},
+      {"MmaFillInWarpsAcrossTwoWarpgroups",
+       shell("    parallel w by 8 : group {\n      inthreads.async (w >= 2 && w < 6) {\n        mc = mma.fill.f32 0.0f;\n"
+             "      }\n    }\n"),
+       5, 9, "WGMMA runs on whole warpgroups: put the mma.fill inside `parallel p by N : group-4`"},
+      {"MmaInAThreadLevel", warpgroup("      parallel t by 64 : thread {\n        mma.row.row mc, a.data, b.data;\n      }\n"),
        8, 9, "WGMMA runs on whole warpgroups: put the mma inside `parallel p by N : group-4`"},
       {"MmaIntoATile", warpgroup("      mma.row.row a, a.data, b.data;\n"), 7, 19,
        "expected an accumulator from `mma.fill`, got `a`"},
@@ -345,6 +360,9 @@ std::vector<ErrorCase> mma_cases() {
       // mma.store
       {"MmaStoreOfAnUnwrittenAccumulator", warpgroup("      mma.store mc, out.subspan(64, 128).at(bm, bn);\n"), 7, 7,
        "mma.store of an accumulator that no mma has written"},
+      {"MmaStoreInAThreadLevel",
+       warpgroup(mma + "      parallel t by 128 : thread {\n        mma.store mc, out.subspan(64, 128).at(bm, bn);\n      }\n"),
+       9, 9, "WGMMA runs on whole warpgroups: put the mma.store inside `parallel p by N : group-4`"},
       {"MmaStoreWithoutADestination", warpgroup(mma + "      mma.store mc;\n"), 8, 7, "mma.store takes 2 operands, got 1"},
       {"MmaStoreOfATile", warpgroup(mma + "      mma.store b, out.subspan(64, 128).at(bm, bn);\n"), 8, 17,
        "expected an accumulator from `mma.fill`, got `b`"},

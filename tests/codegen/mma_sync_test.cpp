@@ -208,6 +208,9 @@ TEST(MmaSyncErrors, ShapeRulesStayBelowSm90) {
   EXPECT_NE(first_error(mma_sync_gemm("f16", "f16", "f32", 0).source(), 90).find("WGMMA reads K-major tiles whose rows are one swizzle span"),
             std::string::npos);
   EXPECT_EQ(first_error(mma_sync_gemm("f16", "f16", "f32", 0).source(), 80), "no error");
+  // Warps are not warpgroups: the accumulator is a warpgroup's.
+  EXPECT_EQ(first_error(replaced(base, "parallel p by 1 : group-4", "parallel p by 4 : group"), 80),
+            "mma runs on whole warpgroups (4 warps of 16 rows each): put the mma.fill inside `parallel p by N : group-4`");
 }
 
 TEST(MmaSyncErrors, TargetsBelowSm80AreRefused) {
