@@ -168,6 +168,7 @@ struct Value {
   std::string guard;               // element refs: condition for a valid access
   std::shared_ptr<Buffer> element_of;  // element refs: the buffer they address
   bool is_async = false;               // futures
+  std::string bound_event;             // futures of `.async<e>` copies: the event as written
   std::shared_ptr<Event> event;        // events (and TMA futures: their barrier)
   std::string event_index;             // events: which barrier of the array
   std::shared_ptr<Accumulator> acc;    // accumulators
@@ -288,6 +289,8 @@ class Codegen {
   void mma_statement(const Stmt& s, const Mma& m);
   std::string target_name() const { return "sm_" + std::to_string(target_sm_); }
   Value subscript(const Expr& e, const Subscript& sub);
+  // `lhs_s` names an array of buffers where one buffer is needed.
+  [[noreturn]] void fail_buffer_array(const Expr& e);
   Value event_value(const Expr& e, const char* what);
   void arrive(const Value& ev, const SourceLocation& where);
   void complete_pending_mma();

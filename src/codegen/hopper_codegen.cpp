@@ -38,6 +38,8 @@
 #include "codegen/codegen_internal.hpp"
 #include "codegen/hopper_prelude.hpp"
 
+#include <cctype>
+
 namespace croq::codegen::detail {
 
 // `.swiz<N>`: 0..3 name the hardware modes (none, 32B, 64B, 128B); 32, 64
@@ -90,6 +92,28 @@ void walk_statements(const Stmt& s, F&& f) {
   }, s.node);
 }
 
+// The storage word after a copy's `=>` (`=> local`), for messages about it;
+// the statement where it cannot be found.
+SourceLocation destination_storage_location(const Program& program, const Stmt& s, const Copy& c) {
+  const std::string& src = program.source;
+  const std::size_t start = static_cast<std::size_t>(std::max(0, s.location.offset));
+  std::size_t from = c.source && c.source->source_end > 0 ? static_cast<std::size_t>(c.source->source_end) : start;
+  std::size_t at = src.find("=>", from);
+  if (from < start || at == std::string::npos) return s.location;
+  at += 2;
+  while (at < src.size() && (src[at] == ' ' || src[at] == '\t' || src[at] == '\n' || src[at] == '\r')) ++at;
+  std::size_t end = at;
+  while (end < src.size() && (std::isalnum(static_cast<unsigned char>(src[end])) || src[end] == '_')) ++end;
+  if (end == at) return s.location;
+  SourceLocation loc;
+  loc.line = s.location.line + static_cast<int>(std::count(src.begin() + start, src.begin() + at, '\n'));
+  const std::size_t line_start = src.rfind('\n', at - 1);
+  loc.column = static_cast<int>(line_start == std::string::npos ? at + 1 : at - line_start);
+  loc.offset = static_cast<int>(at);
+  loc.length = static_cast<int>(end - at);
+  return loc;
+}
+
 bool contains_mma(const Stmt& s) {
   bool found = false;
   walk_statements(s, [&](const Stmt& st) { found = found || std::holds_alternative<Mma>(st.node); });
@@ -136,7 +160,7 @@ void Codegen::event_declaration(const Stmt& s, const Declaration& d) {
     auto ev = std::make_shared<Event>();
     ev->count = decl.array_size ? const_int(*decl.array_size, "the number of events") : 1;
     if (ev->count < 1 || ev->count > 32)
-      fail_at(program_, decl.location, "an event array holds 1 to 32 events, got " + std::to_string(ev->count));
+      fail_at(program_, ev->count < 1 ? decl.array_size->location : decl.location, "an event array holds 1 to 32 events, got " + std::to_string(ev->count));
     bool ready = false;
     if (decl.init != Declarator::Init::none) {
       const auto* name = decl.init_values.size() == 1 ? std::get_if<Name>(&decl.init_values[0]->node) : nullptr;
@@ -181,6 +205,8 @@ Value Codegen::subscript(const Expr& e, const Subscript& sub) {
   Value idx = expr(*sub.indices[0]);
   if (idx.kind != Value::Kind::scalar && idx.kind != Value::Kind::index)
     fail_at(program_, sub.indices[0]->location, "an array index must be an integer");
+  if (idx.is_float)
+    fail_at(program_, sub.indices[0]->location, "an array index must be an integer, got " + source_text(*sub.indices[0]));
   std::int64_t count = obj.kind == Value::Kind::event ? obj.event->count
                        : (obj.kind == Value::Kind::view && obj.view.buffer->slots > 0) ? obj.view.buffer->slots
                                                                                         : 0;
@@ -194,6 +220,11 @@ Value Codegen::subscript(const Expr& e, const Subscript& sub) {
   if (obj.kind == Value::Kind::event) obj.event_index = idx.text;
   else obj.view.slot = idx.text;
   return obj;
+}
+
+void Codegen::fail_buffer_array(const Expr& e) {
+  const std::string name = source_text(e);
+  fail_at(program_, e.location, "`" + name + "` is an array of buffers; say which one, e.g. `" + name + "[stage]`");
 }
 
 void Codegen::complete_pending_mma() {
@@ -283,6 +314,10 @@ void Codegen::wait_statement(const Stmt& s, const Wait& w) {
     if (f.kind != Value::Kind::future)
       fail_at(program_, t->location, "`wait` takes the future of an asynchronous copy or an event, got `" +
                                          source_text(*t) + "`");
+    if (!f.bound_event.empty())
+      fail_at(program_, t->location, "`" + source_text(*t) + "` completes on event `" + f.bound_event +
+                                         "` (it was started with `.async<" + f.bound_event + ">`); wait on the event: `wait " +
+                                         f.bound_event + ";`");
     if (!f.is_async)
       fail_at(program_, t->location, "waiting on a synchronous copy: `" + source_text(*t) +
                                          "` was not started with `.async`", "remove the `wait`, or add `.async` to the copy");
@@ -365,9 +400,13 @@ void Codegen::inthreads_async(const Stmt& s, const InThreads& t) {
 std::string Codegen::tensor_map_param(const View& global, const std::vector<std::int64_t>& box, int swizzle,
                                       const SourceLocation& where) {
   const Buffer& b = *global.buffer;
+  if (b.argument == -2)
+    fail_at(program_, where, "tma.copy reads and writes tensors passed as arguments; " +
+                                 (output_name_.empty() ? std::string("the returned tensor is not one")
+                                                       : "`" + output_name_ + "` is the kernel's returned tensor"),
+            "use dma.copy, or pass it as an argument");
   if (b.argument < 0)
-    fail_at(program_, where, "tma.copy reads and writes tensors passed as arguments; `" + b.name +
-                                 "` is not one", "use dma.copy");
+    fail_at(program_, where, "tma.copy reads and writes tensors passed as arguments", "use dma.copy");
   std::string key = std::to_string(b.argument) + ":" + std::to_string(swizzle);
   for (auto x : box) key += ":" + std::to_string(x);
   for (std::size_t i = 0; i < tensor_map_keys_.size(); ++i)
@@ -423,6 +462,10 @@ void Codegen::tma_copy(const Stmt& s, const Copy& c) {
     if (d.kind != Value::Kind::view || d.view.buffer->space != Buffer::Space::global)
       fail_at(program_, c.destination->location, "a tma.copy from shared memory writes a tile of a global tensor");
     global = d.view;
+    if (tile.buffer->dtype != global.buffer->dtype)
+      fail_at(program_, c.destination->location, "copy between different element types (" +
+                                                     std::string(dtype_name(tile.buffer->dtype)) + " to " +
+                                                     std::string(dtype_name(global.buffer->dtype)) + ")");
   } else {
     global = src.view;
     if (global.buffer->space != Buffer::Space::global)
@@ -443,7 +486,7 @@ void Codegen::tma_copy(const Stmt& s, const Copy& c) {
   for (std::size_t d = 0; d < box.size(); ++d)
     if (box[d] < 1 || box[d] > 256)
       fail_at(program_, c.source->location, "a TMA box extent must be 1..256; dimension " + std::to_string(d) + " is " +
-                                                std::to_string(box[d]), "split the tile into several copies");
+                                                std::to_string(box[d]), box[d] > 256 ? "split the tile into several copies" : "");
   const std::int64_t row_bytes = box.back() * elem;
   if (span == 0 && row_bytes % 16 != 0)
     fail_at(program_, c.source->location, "the innermost TMA box extent must be a multiple of 16 bytes; it is " +
@@ -467,9 +510,7 @@ void Codegen::tma_copy(const Stmt& s, const Copy& c) {
       if (d.kind != Value::Kind::view || d.view.buffer->space != Buffer::Space::shared)
         fail_at(program_, c.destination->location, "tma.copy loads into shared memory");
       tile = d.view;
-      if (tile.buffer->slots > 0 && tile.slot.empty())
-        fail_at(program_, c.destination->location, "`" + source_text(*c.destination) +
-                                                       "` is an array of buffers; say which one, e.g. `[stage]`");
+      if (tile.buffer->slots > 0 && tile.slot.empty()) fail_buffer_array(*c.destination);
       bool whole = tile.extent == tile.buffer->dims;
       for (const auto& o : tile.origin) whole = whole && is_zero(o);
       if (!whole || tile.extent != box)
@@ -477,10 +518,13 @@ void Codegen::tma_copy(const Stmt& s, const Copy& c) {
                                                        shape_text(global.buffer->dtype, box) + "; the destination is " +
                                                        shape_text(tile.buffer->dtype, tile.extent));
     } else {
-      fail_at(program_, s.location, "a copy needs a destination after `=>`");
+      fail_at(program_, destination_storage_location(program_, s, c),
+              "tma.copy loads into shared memory; use `=> shared` or a shared buffer");
     }
     if (tile.buffer->dtype != global.buffer->dtype)
-      fail_at(program_, s.location, "copy between different element types");
+      fail_at(program_, c.destination->location, "copy between different element types (" +
+                                                     std::string(dtype_name(global.buffer->dtype)) + " to " +
+                                                     std::string(dtype_name(tile.buffer->dtype)) + ")");
     if (tile.buffer->swizzle >= 0 && tile.buffer->swizzle != span)
       fail_at(program_, c.op_location, "this copy writes the tile with swizzle " + std::to_string(span) +
                                            " but it was written with swizzle " + std::to_string(tile.buffer->swizzle) + " before");
@@ -560,6 +604,7 @@ void Codegen::tma_copy(const Stmt& s, const Copy& c) {
     f.view = tile;
     f.is_async = async && !bound;
     if (f.is_async) f.event = ev.event;
+    if (bound) f.bound_event = source_text(*bound->template_args[0]);
     define(name->name, f);
   }
 }
@@ -629,6 +674,7 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
       if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
       if (v.kind != Value::Kind::view || v.view.buffer->space != Buffer::Space::shared)
         fail_at(program_, m.operands[0]->location, "mma.load reads a tile in shared memory");
+      if (v.view.buffer->slots > 0 && v.view.slot.empty()) fail_buffer_array(*m.operands[0]);
       int span = 0;
       for (const Modifier& mod : m.modifiers) {
         if (mod.name == "swiz") span = swizzle_span(program_, mod);
@@ -668,8 +714,7 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
           fail_at(program_, e.location, "an mma operand is a shared tile or the result of mma.load, got `" +
                                             source_text(e) + "`");
         }
-        if (v.view.buffer->slots > 0 && v.view.slot.empty())
-          fail_at(program_, e.location, "`" + source_text(e) + "` is an array of buffers; say which one");
+        if (v.view.buffer->slots > 0 && v.view.slot.empty()) fail_buffer_array(e);
         if (v.view.extent.size() != 2)
           fail_at(program_, e.location, "an mma operand is a 2-D tile, got rank " + std::to_string(v.view.extent.size()));
         const std::int64_t row_bytes = v.view.buffer->dims.back() * static_cast<std::int64_t>(dtype_size(v.view.buffer->dtype));
@@ -756,8 +801,7 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
       if (d.kind != Value::Kind::view || d.view.pending != View::Pending::none || d.view.extent.size() != 2)
         fail_at(program_, m.operands[1]->location, "mma.store writes a 2-D tile of shared or global memory");
       View& v = d.view;
-      if (v.buffer->slots > 0 && v.slot.empty())
-        fail_at(program_, m.operands[1]->location, "the destination is an array of buffers; say which one");
+      if (v.buffer->slots > 0 && v.slot.empty()) fail_buffer_array(*m.operands[1]);
       if (v.extent[0] != 64 || v.extent[1] != acc->n)
         fail_at(program_, m.operands[1]->location, "the accumulator is 64 x " + std::to_string(acc->n) +
                                                        " but the destination tile is " + shape_text(v.buffer->dtype, v.extent));

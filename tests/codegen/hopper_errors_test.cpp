@@ -42,6 +42,13 @@ std::string warpgroup(const std::string& tail) {
                tail + "    }\n");
 }
 
+// A kernel that returns `result`, f16 [128, 64], from `lhs` of the same
+// shape; `body` runs in its block level and starts on line 4.
+std::string returning(const std::string& body) {
+  return "__co__ f16 [128, 64] f(global f16 [128, 64] lhs) {\n  f16 [128, 64] result;\n  parallel b by 2 : block {\n" +
+         body + "  }\n  return result;\n}\n";
+}
+
 // A block with `regions` producer regions of one warpgroup each.
 std::string inthreads_regions(int regions) {
   std::string body = "    parallel p by 2 : group-4 {\n";
@@ -113,6 +120,7 @@ std::vector<ErrorCase> swizzle_and_event_cases() {
       {"EventInsideInthreads",
        shell("    parallel p by 2 : group-4 {\n      inthreads.async (p == 0) {\n        shared event e;\n      }\n    }\n"), 5,
        9, "declare events at block scope (inside the `: block` level, outside inthreads)"},
+      {"EventArrayOfNone", shell("    shared event full[0];\n"), 3, 23, "an event array holds 1 to 32 events, got 0"},
       {"EventArrayTooLarge", shell("    shared event full[33];\n"), 3, 18, "an event array holds 1 to 32 events, got 33"},
       {"EventInitializedToAValue", shell("    shared event full[4] = 1;\n"), 3, 18,
        "an event can only be initialized `= ready`"},
@@ -146,6 +154,11 @@ std::vector<ErrorCase> swizzle_and_event_cases() {
        "index 4 is out of range for 4 elements"},
       {"EventIndexIsAnEvent", shell("    shared event full[4], empty[4];\n    trigger full[empty[0]];\n"), 4, 18,
        "an array index must be an integer"},
+      {"EventIndexIsAFloat", shell("    shared event full[4];\n    trigger full[1.5];\n"), 4, 18,
+       "an array index must be an integer, got 1.5"},
+      {"BufferIndexIsAFloat",
+       shell("    shared f16 [64, 64] s[2];\n    tma.copy lhs.subspan(64, 64).at(bm, 0) => s[1.5];\n"), 4, 49,
+       "an array index must be an integer, got 1.5"},
       {"SubscriptOfATensor", shell("    trigger lhs[0];\n"), 3, 13,
        "`lhs` is not an array of buffers or events; use `.at(...)` for elements"},
       {"TriggerAfter", shell("    shared event full[4], empty[4];\n    trigger full[0] after empty[0];\n"), 4, 5,
@@ -156,6 +169,11 @@ std::vector<ErrorCase> swizzle_and_event_cases() {
              "      inthreads.async (p >= 1) { trigger full[0]; }\n    }\n"),
        6, 42, "event `full` is triggered by a different set of threads here than at 5:42",
        "trigger an event from one kind of thread group (one warpgroup region, or the whole block)"},
+      {"WaitOnACopyBoundToAnEvent",
+       shell("    shared event full[2];\n    shared f16 [64, 64] lhs_s;\n"
+             "    f = tma.copy.async<full[0]> lhs.subspan(64, 64).at(bm, 0) => lhs_s;\n    wait f;\n"),
+       6, 10,
+       "`f` completes on event `full[0]` (it was started with `.async<full[0]>`); wait on the event: `wait full[0];`"},
       {"WaitOnASynchronousTmaCopy", shell("    t = tma.copy lhs.subspan(64, 64).at(bm, 0) => shared;\n    wait t;\n"), 4,
        10, "waiting on a synchronous copy: `t` was not started with `.async`",
        "remove the `wait`, or add `.async` to the copy"},
@@ -215,6 +233,22 @@ std::vector<ErrorCase> tma_cases() {
       {"TmaStoreShapeMismatch",
        shell("    shared f16 [64, 64] lhs_s;\n    tma.copy lhs_s => lhs.subspan(32, 64).at(bm, 0);\n"), 4, 43,
        "tma.copy destination has shape f16 [32, 64] but the source tile has f16 [64, 64]"},
+      {"TmaOfTheReturnedTensor", returning("    t = tma.copy result.subspan(64, 64).at(b, 0) => shared;\n"), 4, 13, "tma.copy reads and writes tensors passed as arguments; `result` is the kernel's returned tensor",
+       "use dma.copy, or pass it as an argument", {tensor(DType::f16, {128, 64})}},
+      {"TmaStoreIntoTheReturnedTensor",
+       returning("    t = tma.copy lhs.subspan(64, 64).at(b, 0) => shared;\n"
+                 "    tma.copy t.data => result.subspan(64, 64).at(b, 0);\n"),
+       5, 9, "tma.copy reads and writes tensors passed as arguments; `result` is the kernel's returned tensor",
+       "use dma.copy, or pass it as an argument", {tensor(DType::f16, {128, 64})}},
+      {"TmaIntoLocal", shell("    t = tma.copy " + lhs_tile + " => local;\n"), 3, 51,
+       "tma.copy loads into shared memory; use `=> shared` or a shared buffer"},
+      {"TmaIntoAnotherElementType", shell("    shared f32 [64, 64] lhs_s;\n    tma.copy " + lhs_tile + " => lhs_s;\n"), 4, 47,
+       "copy between different element types (f16 to f32)"},
+      {"TmaStoreIntoAnotherElementType",
+       shell("    shared f32 [64, 64] out_s;\n    tma.copy out_s => lhs.subspan(64, 64).at(bm, 0);\n"), 4, 43,
+       "copy between different element types (f32 to f16)"},
+      {"TmaBoxExtentOf0", shell("    t = tma.copy rhs.view(0, 64).from(0, 0) => shared;\n"), 3, 34,
+       "a TMA box extent must be 1..256; dimension 0 is 0"},
       {"TmaBoxOfRank6",
        "__co__ void f(global f16 [2, 2, 2, 2, 2, 64] x) {\n  parallel b by 2 : block {\n    t = tma.copy x => shared;\n  }\n}\n",
        3, 18, "a TMA box has 1 to 5 dimensions, got 6", "", {tensor(DType::f16, {2, 2, 2, 2, 2, 64})}},
@@ -233,7 +267,7 @@ std::vector<ErrorCase> tma_cases() {
       {"TmaLoadIntoGlobal", shell("    tma.copy " + lhs_tile + " => rhs.subspan(64, 64).at(bn, 0);\n"), 3, 67,
        "tma.copy loads into shared memory"},
       {"TmaIntoABufferArray", shell("    shared f16 [64, 64] lhs_s[2];\n    tma.copy " + lhs_tile + " => lhs_s;\n"), 4, 47,
-       "`lhs_s` is an array of buffers; say which one, e.g. `[stage]`"},
+       "`lhs_s` is an array of buffers; say which one, e.g. `lhs_s[stage]`"},
       {"TmaIntoALargerBuffer",
        shell("    shared f16 [64, 64] lhs_s;\n    tma.copy lhs.subspan(32, 64).at(bm, 0) => lhs_s;\n"), 4, 47,
        "tma.copy fills a whole shared buffer of the box's shape f16 [32, 64]; the destination is f16 [64, 64]"},
@@ -314,7 +348,11 @@ std::vector<ErrorCase> mma_cases() {
       {"MmaOperandIsABufferArray",
        warpgroup("      shared f16 [64, 64] lhs_s[2];\n      tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, 0) => lhs_s[0];\n"
                  "      mma.row.row mc, lhs_s, b.data;\n"),
-       9, 23, "`lhs_s` is an array of buffers; say which one"},
+       9, 23, "`lhs_s` is an array of buffers; say which one, e.g. `lhs_s[stage]`"},
+      {"MmaLoadOfABufferArray",
+       warpgroup("      shared f16 [64, 64] lhs_s[2];\n      tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, 0) => lhs_s[0];\n"
+                 "      ma = mma.load.swiz<128> lhs_s;\n"),
+       9, 31, "`lhs_s` is an array of buffers; say which one, e.g. `lhs_s[stage]`"},
       {"MmaOperandOfRank3", warpgroup("      shared f16 [2, 64, 64] cube_s;\n      mma.row.row mc, cube_s, b.data;\n"), 8, 23,
        "an mma operand is a 2-D tile, got rank 3"},
       {"MmaOperandNotSwizzled",
@@ -369,7 +407,7 @@ std::vector<ErrorCase> mma_cases() {
       {"MmaStoreIntoAnUnplacedTile", warpgroup(mma + "      mma.store mc, out.subspan(64, 128);\n"), 8, 25,
        "mma.store writes a 2-D tile of shared or global memory"},
       {"MmaStoreIntoABufferArray", warpgroup("      shared f32 [64, 128] out_s[2];\n" + mma + "      mma.store mc, out_s;\n"),
-       9, 21, "the destination is an array of buffers; say which one"},
+       9, 21, "`out_s` is an array of buffers; say which one, e.g. `out_s[stage]`"},
       {"MmaStoreShapeMismatch", warpgroup(mma + "      mma.store mc, out.subspan(64, 64).at(bm, bn);\n"), 8, 41,
        "the accumulator is 64 x 128 but the destination tile is f32 [64, 64]"},
       {"MmaStoreIntoS32", warpgroup("      shared s32 [64, 128] out_s;\n" + mma + "      mma.store mc, out_s;\n"), 9, 21,
