@@ -277,6 +277,7 @@ class Codegen {
   void declaration(const Stmt& s, const Declaration& d);
   void assignment(const Stmt& s, const Assignment& a);
   void parallel(const Stmt& s, const Parallel& p, std::size_t level);
+  std::int64_t cluster_size(const Parallel& p, std::size_t level);
   void loop(const Stmt& s, const Loop& l);
   void copy(const Stmt& s, const Copy& c);
 
@@ -385,6 +386,13 @@ class Codegen {
   GeneratedKernel result_;
   std::int64_t grid_ = 1;
   bool grid_set_ = false;
+  // `: cluster` (the outermost level, followed by its `: block` level):
+  // blocks per cluster (0: no cluster level), the cluster count's constant
+  // part and runtime terms; `cluster_open_` between the two levels.
+  std::int64_t cluster_blocks_ = 0;
+  std::int64_t clusters_ = 1;
+  RuntimeGrid cluster_runtime_;
+  bool cluster_open_ = false;
   std::int64_t block_threads_ = 1;
   std::int64_t shared_bytes_ = 0;
   bool needs_half_ = false, needs_bf16_ = false, needs_fp8_ = false;

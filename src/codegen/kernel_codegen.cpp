@@ -779,6 +779,40 @@ void Codegen::assignment(const Stmt& s, const Assignment& a) {
   out_.line(guard.empty() ? code : "if (" + guard + ") " + code);
 }
 
+// The blocks per cluster of the `: cluster` level p.levels[level]: the count
+// of the `: block` level that must follow it, as the next level of the same
+// statement or the first level of the sole statement of its body.
+std::int64_t Codegen::cluster_size(const Parallel& p, std::size_t level) {
+  const ParallelLevel& lv = p.levels[level];
+  const ParallelLevel* next = nullptr;
+  if (level + 1 < p.levels.size()) {
+    next = &p.levels[level + 1];
+  } else {
+    const Stmt* body = p.body.get();
+    if (const auto* b = std::get_if<Block>(&body->node)) body = b->statements.size() == 1 ? b->statements[0].get() : nullptr;
+    if (body)
+      if (const auto* inner = std::get_if<Parallel>(&body->node)) next = &inner->levels.front();
+  }
+  if (!next || next->space != SpaceSpecifier::block)
+    fail_at(program_, lv.location, "a `: cluster` level must be directly followed by a `: block` level",
+            "write `parallel c by C : cluster, b by B : block { ... }`, or a `: block` level as the only "
+            "statement of the cluster level");
+  std::int64_t blocks = 1;
+  for (const Value& c : counts_of(*next->count, "a parallel count")) {
+    if (!c.constant)
+      fail_at(program_, next->count->location, "the number of blocks in a cluster must be known at compile time, but `" +
+                                                  frontend::print_expression(*next->count) + "` depends on a dynamic dim",
+              "size the `: cluster` level with the dynamic dim instead");
+    if (*c.constant <= 0)
+      fail_at(program_, next->count->location, "a parallel count must be positive, got " + std::to_string(*c.constant));
+    blocks *= *c.constant;
+  }
+  if (blocks > 8)
+    fail_at(program_, next->count->location, "a cluster holds at most 8 blocks, got " + std::to_string(blocks),
+            "8 is the portable cluster size");
+  return blocks;
+}
+
 void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index) {
   if (level_index == p.levels.size()) {
     block(*p.body);
@@ -813,22 +847,24 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   // Where this level runs.
   SpaceSpecifier space = lv.space;
   bool nested_below = level_index + 1 < p.levels.size() || contains_parallel(*p.body);
-  enum class Mapping { grid, threads, flat } mapping;
+  enum class Mapping { cluster, grid, threads, flat } mapping;
   if (space == SpaceSpecifier::block) mapping = Mapping::grid;
   else if (space == SpaceSpecifier::thread || space == SpaceSpecifier::group || space == SpaceSpecifier::group4)
     mapping = Mapping::threads;
   else if (space == SpaceSpecifier::cluster)
-    fail_at(program_, lv.location, "`: cluster` is not supported yet by libcroqjit codegen");
+    mapping = Mapping::cluster;
   else if (scope_ == Scope::kernel)
     mapping = (nested_below || uses_shared(*p.body)) ? Mapping::grid : Mapping::flat;
   else
     mapping = Mapping::threads;
 
+  if (mapping == Mapping::cluster && (scope_ != Scope::kernel || cluster_open_))
+    fail_at(program_, lv.location, "a `: cluster` level must be the outermost parallel level");
   if (mapping == Mapping::grid && scope_ != Scope::kernel)
     fail_at(program_, lv.location, "a `: block` level must be the outermost parallel level");
   if (mapping == Mapping::threads && scope_ == Scope::thread && space != SpaceSpecifier::thread)
     fail_at(program_, lv.location, "parallel levels inside a thread level are not supported");
-  if ((mapping == Mapping::grid || mapping == Mapping::flat) && grid_set_)
+  if (mapping != Mapping::threads && grid_set_)
     fail_at(program_, lv.location, "only one block-level parallel statement per kernel is supported yet");
   if (mapping == Mapping::threads && !total_text.empty())
     fail_at(program_, lv.count->location, "the thread count of a block must be known at compile time, but `" +
@@ -844,7 +880,29 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   line_directive(lv.location);
   bool guarded = false;
   bool pushed_group = false;
-  if (mapping == Mapping::grid) {
+  if (mapping == Mapping::cluster) {
+    // Clusters are contiguous runs of cluster_blocks_ blocks along x: the
+    // cluster index is blockIdx.x / size, the block's rank in it the rest.
+    cluster_blocks_ = cluster_size(p, level_index);
+    clusters_ = total;
+    cluster_runtime_ = runtime;
+    cluster_open_ = true;
+    if (!result_.needs_sm90)
+      result_.needs_sm90 = Diagnostic{Severity::error, "`: cluster` needs sm_90 (Hopper)", lv.location.line,
+                                      lv.location.column, std::max(1, lv.location.length), ""};
+    out_.line("const int " + linear + " = blockIdx.x / " + std::to_string(cluster_blocks_) + ";");
+  } else if (mapping == Mapping::grid && cluster_open_) {
+    // The blocks of one cluster: the grid is clusters x blocks per cluster.
+    cluster_open_ = false;
+    grid_ = clusters_ * total;
+    grid_set_ = true;
+    runtime = cluster_runtime_;
+    runtime.factor = clusters_ * total;
+    if (runtime.dynamic()) result_.runtime_grid = runtime;
+    out_.line("const int " + linear + " = blockIdx.x % " + std::to_string(total) + ";");
+    if (hopper_) out_.line("@@HOPPER_PROLOGUE@@");  // mbarrier initialization, filled in at the end
+    scope_ = Scope::block;
+  } else if (mapping == Mapping::grid) {
     grid_ = total;
     grid_set_ = true;
     runtime.factor = total;
@@ -1500,7 +1558,9 @@ GeneratedKernel Codegen::run() {
     src << "\n// dynamic dims (? above; kernel parameters):";
     for (const auto& [name, where] : dynamic_) src << " " << name;
   }
-  src << "\n// grid " << (result_.runtime_grid.dynamic() ? std::string("computed at launch") : std::to_string(grid_)) << ", block " << block_threads_ << ", shared memory " << shared_bytes_ << " bytes\n";
+  src << "\n// grid " << (result_.runtime_grid.dynamic() ? std::string("computed at launch") : std::to_string(grid_)) << ", block " << block_threads_ << ", shared memory " << shared_bytes_ << " bytes";
+  if (cluster_blocks_ > 0) src << ", clusters of " << cluster_blocks_ << " blocks";
+  src << "\n";
   if (needs_half_) src << "#include <cuda_fp16.h>\n";
   if (needs_bf16_) src << "#include <cuda_bf16.h>\n";
   if (needs_fp8_) src << "#include <cuda_fp8.h>\n";
@@ -1523,6 +1583,7 @@ GeneratedKernel Codegen::run() {
   result_.launch.grid = {static_cast<unsigned>(grid_), 1, 1};
   result_.launch.block = {static_cast<unsigned>(block_threads_), 1, 1};
   result_.launch.shared_bytes = static_cast<unsigned>(shared_bytes_);
+  if (cluster_blocks_ > 0) result_.launch.cluster = {static_cast<unsigned>(cluster_blocks_), 1, 1};
   return result_;
 }
 
