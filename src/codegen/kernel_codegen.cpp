@@ -10,6 +10,9 @@
 //     shared memory; otherwise it is "flat": one thread per instance, 256
 //     threads per block. An unannotated level inside a block level becomes
 //     `: thread`.
+//   * An outermost `: cluster` level groups the blocks of the `: block` level
+//     that directly follows it: the grid is clusters x blocks per cluster
+//     (<= 8), cluster = blockIdx.x / B, block rank = blockIdx.x % B.
 // Statements at block scope run on every thread of the block (uniform
 // control flow); their stores are done by thread 0. Copies into shared
 // memory are cooperative over all threads and fenced by __syncthreads().
