@@ -1,0 +1,237 @@
+// `: cluster` levels on an sm_90 device (tests/common/cluster_sources.hpp):
+//  * every element written from the cluster and block indices, exact, the
+//    output poisoned first, for several cluster sizes (1..8), multi-index
+//    levels and a dynamic cluster count;
+//  * the launch really is a cluster launch: the generated kernel, with a
+//    probe added at its entry, records %cluster_ctarank, %cluster_nctarank
+//    and %clusterid.x per block, which must equal blockIdx.x % B, B and
+//    blockIdx.x / B (the indices codegen derives from blockIdx.x), and the
+//    driver refuses the same launch with a grid that is not a whole number
+//    of clusters;
+//  * samples/matmul_wgmma's GEMM with row tiles paired into 2-block
+//    clusters, against a double host reference (relative Frobenius error
+//    <= 1e-2), square, non-square and tail shapes, static and dynamic M.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen/codegen_test_util.hpp"
+#include "common/cluster_sources.hpp"
+#include "common/process.hpp"
+#include "croq/croq.hpp"
+#include "gpu_test_util.hpp"
+#include "jit/jit_compiler.hpp"
+#include "jit/launcher.hpp"
+
+namespace croq {
+namespace {
+
+using croq::test::DeviceBuffer;
+
+// Thread block clusters need compute capability 9.0.
+#define CROQ_REQUIRE_SM90()                                                                         \
+  do {                                                                                              \
+    CROQ_REQUIRE_GPU();                                                                             \
+    if (jit::device_info(0).cc_major < 9) GTEST_SKIP() << "thread block clusters need sm_90 (Hopper)"; \
+  } while (0)
+
+constexpr std::int32_t kPoison = -7;
+
+Kernel compile_named(const std::string& source, const std::string& name, std::vector<std::string> dynamic = {}) {
+  CompileOptions options;
+  options.source_name = name + ".co";
+  options.dynamic_dims = std::move(dynamic);
+  return compile(source, options);
+}
+
+// Runs the [C, B, T] kernel and checks out[c][b][t] == c * 10000 + b * 100 + t.
+void expect_ids(Kernel& kernel, std::int64_t clusters, std::int64_t blocks, std::int64_t threads) {
+  SCOPED_TRACE(std::to_string(clusters) + " clusters of " + std::to_string(blocks) + " blocks of " +
+               std::to_string(threads) + " threads");
+  auto out = make_spandata<s32>(clusters, blocks, threads);
+  out.fill(kPoison);
+  kernel(out.view());
+  std::size_t wrong = 0;
+  for (std::int64_t c = 0; c < clusters; ++c)
+    for (std::int64_t b = 0; b < blocks; ++b)
+      for (std::int64_t t = 0; t < threads; ++t) {
+        const std::int32_t got = out.data()[(c * blocks + b) * threads + t];
+        const std::int64_t want = c * 10000 + b * 100 + t;
+        if (got != want && wrong++ < 8) ADD_FAILURE() << "out[" << c << "][" << b << "][" << t << "] = " << got << ", want " << want;
+      }
+  EXPECT_EQ(wrong, 0u);
+}
+
+TEST(ClusterGpu, EveryElementFromClusterAndBlockIndex) {
+  CROQ_REQUIRE_SM90();
+  Kernel kernel = compile_named(test::kClusterIds, "cluster_ids");
+  const std::int64_t shapes[][3] = {{4, 2, 32}, {3, 8, 64}, {1, 1, 32}, {7, 4, 128}, {5, 3, 96}, {132, 8, 32}, {250, 2, 256}};
+  for (const auto& s : shapes) expect_ids(kernel, s[0], s[1], s[2]);
+}
+
+TEST(ClusterGpu, DynamicClusterCount) {
+  CROQ_REQUIRE_SM90();
+  Kernel kernel = compile_named(test::kClusterIds, "cluster_ids_dynamic", {"C"});
+  for (std::int64_t clusters : {1, 5, 33, 300}) expect_ids(kernel, clusters, 4, 64);
+}
+
+TEST(ClusterGpu, MultiIndexLevelsCommaForm) {
+  CROQ_REQUIRE_SM90();
+  Kernel kernel = compile_named(test::kClusterIds2d, "cluster_ids2d");
+  const std::int64_t shapes[][5] = {{2, 3, 2, 2, 32}, {3, 2, 4, 2, 64}, {5, 7, 1, 8, 32}, {1, 1, 2, 1, 32}};
+  for (const auto& s : shapes) {
+    const std::int64_t cm_n = s[0], cn_n = s[1], bx_n = s[2], by_n = s[3], t_n = s[4];
+    SCOPED_TRACE("[" + std::to_string(cm_n) + ", " + std::to_string(cn_n) + "] clusters of [" + std::to_string(bx_n) +
+                 ", " + std::to_string(by_n) + "] blocks");
+    auto out = make_spandata<s32>(cm_n, cn_n, bx_n, by_n, t_n);
+    out.fill(kPoison);
+    kernel(out.view());
+    std::size_t wrong = 0, i = 0;
+    for (std::int64_t cm = 0; cm < cm_n; ++cm)
+      for (std::int64_t cn = 0; cn < cn_n; ++cn)
+        for (std::int64_t bx = 0; bx < bx_n; ++bx)
+          for (std::int64_t by = 0; by < by_n; ++by)
+            for (std::int64_t t = 0; t < t_n; ++t, ++i) {
+              const std::int64_t want = cm * 1000000 + cn * 10000 + bx * 1000 + by * 100 + t;
+              if (out.data()[i] != want && wrong++ < 8)
+                ADD_FAILURE() << "element " << i << " = " << out.data()[i] << ", want " << want;
+            }
+    EXPECT_EQ(wrong, 0u);
+  }
+}
+
+// The generated kernel with a probe at its entry: thread 0 of each block
+// stores the hardware's cluster rank, cluster size and cluster id.
+std::string with_cluster_probe(std::string cuda) {
+  const std::string signature_end = "int* __restrict__ arg_out) {\n";
+  const std::size_t at = cuda.find(signature_end);
+  if (at == std::string::npos) return {};
+  cuda.replace(at, signature_end.size(),
+               "int* __restrict__ arg_out, unsigned* croq_probe) {\n"
+               "  if (threadIdx.x == 0) {\n"
+               "    unsigned rank, size, id;\n"
+               "    asm volatile(\"mov.u32 %0, %%cluster_ctarank;\" : \"=r\"(rank));\n"
+               "    asm volatile(\"mov.u32 %0, %%cluster_nctarank;\" : \"=r\"(size));\n"
+               "    asm volatile(\"mov.u32 %0, %%clusterid.x;\" : \"=r\"(id));\n"
+               "    croq_probe[3 * blockIdx.x] = rank;\n"
+               "    croq_probe[3 * blockIdx.x + 1] = size;\n"
+               "    croq_probe[3 * blockIdx.x + 2] = id;\n"
+               "  }\n");
+  return cuda;
+}
+
+TEST(ClusterGpu, LaunchIsAClusterLaunchMatchingTheIndexArithmetic) {
+  CROQ_REQUIRE_SM90();
+  croq::test::TempDir dir;
+  jit::DiskCacheSettings settings;
+  settings.dir = dir.path();
+  jit::JitCompiler jit(settings);
+  const std::int64_t shapes[][3] = {{6, 2, 32}, {5, 8, 64}, {9, 3, 32}, {4, 1, 32}};
+  for (const auto& s : shapes) {
+    const std::int64_t clusters = s[0], blocks = s[1], threads = s[2];
+    SCOPED_TRACE(std::to_string(clusters) + " clusters of " + std::to_string(blocks) + " blocks");
+    codegen::GeneratedKernel gen =
+        codegen::test::generate(test::kClusterIds, {codegen::test::tensor(DType::s32, {clusters, blocks, threads})});
+    ASSERT_EQ(gen.launch.cluster, (std::array<unsigned, 3>{static_cast<unsigned>(blocks), 1, 1}));
+    jit::JitRequest request;
+    request.cuda_source = with_cluster_probe(gen.cuda_source);
+    ASSERT_FALSE(request.cuda_source.empty()) << gen.cuda_source;
+    request.entry = gen.entry;
+    request.launch = gen.launch;
+    auto kernel = jit.compile(request);
+
+    const std::size_t grid = static_cast<std::size_t>(clusters * blocks), n = grid * threads;
+    DeviceBuffer out(n * 4), probe(grid * 3 * 4);
+    out.poison();
+    probe.poison();
+    CUdeviceptr out_ptr = out.ptr(), probe_ptr = probe.ptr();
+    void* args[] = {&out_ptr, &probe_ptr};
+    jit::launch(*kernel, gen.launch, args, nullptr, 0);
+    CROQ_CU(cuCtxSynchronize);
+    std::vector<std::uint32_t> p = probe.download<std::uint32_t>(grid * 3);
+    for (std::size_t block = 0; block < grid; ++block) {
+      EXPECT_EQ(p[3 * block], static_cast<std::uint32_t>(block % blocks)) << "%cluster_ctarank of block " << block;
+      EXPECT_EQ(p[3 * block + 1], static_cast<std::uint32_t>(blocks)) << "%cluster_nctarank of block " << block;
+      EXPECT_EQ(p[3 * block + 2], static_cast<std::uint32_t>(block / blocks)) << "%clusterid.x of block " << block;
+    }
+    std::vector<std::int32_t> o = out.download<std::int32_t>(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t t = i % threads, b = (i / threads) % blocks, c = i / threads / blocks;
+      ASSERT_EQ(o[i], static_cast<std::int32_t>(c * 10000 + b * 100 + t)) << "element " << i;
+    }
+
+    // A grid that is not a whole number of clusters is refused: the
+    // cluster dimension does reach the driver.
+    if (blocks > 1) {
+      jit::LaunchConfig ragged = gen.launch;
+      ragged.grid[0] += 1;
+      EXPECT_THROW(jit::launch(*kernel, ragged, args, nullptr, 0), CudaError);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- GEMM
+
+struct GemmShape {
+  int m, n, k;
+};
+const GemmShape kGemmShapes[] = {{256, 256, 256}, {192, 384, 128}, {300, 200, 136}};
+
+// C = A * B^T on fresh random f16 data with a poisoned C: the relative
+// Frobenius error against a double reference.
+double gemm_error(Kernel& kernel, const GemmShape& s, std::uint64_t seed) {
+  auto lhs = make_spandata<f16>(s.m, s.k);
+  auto rhs = make_spandata<f16>(s.n, s.k);
+  auto out = make_spandata<f16>(s.m, s.n);
+  lhs.fill_random(-1, 1, seed);
+  rhs.fill_random(-1, 1, seed + 1);
+  out.fill_random(1e4, 2e4, seed + 2);
+  kernel(lhs.view(), rhs.view(), out.view());
+  auto at = [](spandata<f16>& t, std::size_t i) { return static_cast<double>(static_cast<float>(t.data()[i])); };
+  double err = 0, norm = 0;
+  for (int i = 0; i < s.m; ++i)
+    for (int j = 0; j < s.n; ++j) {
+      double ref = 0;
+      for (int x = 0; x < s.k; ++x) ref += at(lhs, std::size_t(i) * s.k + x) * at(rhs, std::size_t(j) * s.k + x);
+      const double d = at(out, std::size_t(i) * s.n + j) - ref;
+      err += d * d;
+      norm += ref * ref;
+    }
+  return std::sqrt(err / norm);
+}
+
+void expect_accurate(Kernel& kernel) {
+  std::uint64_t seed = 77;
+  for (const GemmShape& s : kGemmShapes) {
+    SCOPED_TRACE("[" + std::to_string(s.m) + ", " + std::to_string(s.k) + "] x [" + std::to_string(s.n) + ", " +
+                 std::to_string(s.k) + "]^T");
+    const double rel = gemm_error(kernel, s, seed);
+    EXPECT_LE(rel, 1e-2) << "relative Frobenius error";
+    EXPECT_TRUE(std::isfinite(rel));
+    seed += 3;
+  }
+}
+
+TEST(ClusterGpu, WgmmaGemmInTwoBlockClusters) {
+  CROQ_REQUIRE_SM90();
+  Kernel kernel = compile_named(test::cluster_gemm_source(false), "cluster_gemm");
+  expect_accurate(kernel);
+}
+
+TEST(ClusterGpu, WgmmaGemmInTwoBlockClustersCommaForm) {
+  CROQ_REQUIRE_SM90();
+  Kernel kernel = compile_named(test::cluster_gemm_source(true), "cluster_gemm_comma");
+  expect_accurate(kernel);
+}
+
+TEST(ClusterGpu, WgmmaGemmInTwoBlockClustersDynamicM) {
+  CROQ_REQUIRE_SM90();
+  Kernel kernel = compile_named(test::cluster_gemm_source(false), "cluster_gemm_dynamic", {"M"});
+  expect_accurate(kernel);
+}
+
+}  // namespace
+}  // namespace croq
