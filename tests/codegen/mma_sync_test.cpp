@@ -108,10 +108,22 @@ TEST_P(MmaSync, Compute80IsPtxOnly) {
 }
 
 // WGMMA needs swizzled tiles whose rows are one span; those cases lower to
-// wgmma for sm_90a from the very same source.
+// wgmma for sm_90a from the very same source, the others are a CompileError
+// there that says how to copy the tile.
 TEST_P(MmaSync, Sm90aPtxUsesWgmma) {
   const MmaSyncGemm& c = GetParam();
-  if (c.span == 0 || c.k_step() * 2 != c.span) GTEST_SKIP() << "WGMMA takes swizzled tiles of one span per row only";
+  if (c.span == 0 || c.k_step() * 2 != c.span) {
+    try {
+      generate_for(c.source(), c.in, c.out, 90);
+      ADD_FAILURE() << "an unswizzled mma operand must be refused on sm_90a";
+    } catch (const CompileError& e) {
+      ASSERT_FALSE(e.diagnostics().empty());
+      EXPECT_NE(e.diagnostics()[0].message.find("WGMMA reads K-major tiles whose rows are one swizzle span"),
+                std::string::npos)
+          << e.diagnostics()[0].message;
+    }
+    return;
+  }
   GeneratedKernel k = generate_for(c.source(), c.in, c.out, 90);
   EXPECT_TRUE(k.needs_sm90);
   jit::NvrtcOutput out = compile(k, "sm_90a");
