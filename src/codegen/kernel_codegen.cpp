@@ -267,6 +267,10 @@ Value Codegen::element_ref(const Expr& e, const Value& target, const ExprList& a
 Value Codegen::member(const Expr& e, const Member& m) {
   Value obj = expr(*m.object);
   auto need_view = [&](const char* op) {
+    if (obj.kind == Value::Kind::event && std::string_view(op) == "at")
+      fail_at(program_, e.location, "`" + source_text(*m.object) + ".at(...)` (ordered event arrival) is not supported yet by "
+                                    "libcroqjit codegen",
+              "index the event array instead: `" + source_text(*m.object) + "[i]`");
     if (obj.kind != Value::Kind::view && obj.kind != Value::Kind::future)
       fail_at(program_, e.location, std::string("`.") + op + "` needs a tensor, got `" +
                                         source_text(*m.object) + "`");

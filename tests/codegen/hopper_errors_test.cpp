@@ -163,6 +163,9 @@ std::vector<ErrorCase> swizzle_and_event_cases() {
        "`lhs` is not an array of buffers or events; use `.at(...)` for elements"},
       {"TriggerAfter", shell("    shared event full[4], empty[4];\n    trigger full[0] after empty[0];\n"), 4, 5,
        "`trigger ... after` is not supported yet by libcroqjit codegen"},
+      {"EventAtOrder", shell("    shared event full[4];\n    trigger full.at(0);\n"), 4, 18,
+       "`full.at(...)` (ordered event arrival) is not supported yet by libcroqjit codegen",
+       "index the event array instead: `full[i]`"},
       {"TriggerSetsDisagree",
        shell("    shared event full[2];\n    parallel p by 3 : group-4 {\n"
              "      inthreads.async (p == 0) { trigger full[0]; }\n"
