@@ -13,7 +13,7 @@ import sys
 
 import torch
 
-WARMUP, RUNS = 3, 20
+WARMUP, RUNS, BATCH = 3, 20, 10
 
 try:
     import triton
@@ -81,7 +81,10 @@ except Exception as exc:  # report, do not hide
 
 
 def median_ms(fn):
-    """Median of RUNS calls of fn, each between two CUDA events, after WARMUP calls."""
+    """Median over RUNS samples of the mean time of one fn call, each sample
+    BATCH back-to-back calls between two CUDA events, after WARMUP calls
+    (as bench/launch_timing.hpp does for croq): the host enqueues while the
+    device runs, so this is device time, not Python launch overhead."""
     for _ in range(WARMUP):
         fn()
     torch.cuda.synchronize()
@@ -89,10 +92,11 @@ def median_ms(fn):
     for _ in range(RUNS):
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         s.record()
-        fn()
+        for _ in range(BATCH):
+            fn()
         e.record()
         e.synchronize()
-        times.append(s.elapsed_time(e))
+        times.append(s.elapsed_time(e) / BATCH)
     times.sort()
     return times[len(times) // 2]
 

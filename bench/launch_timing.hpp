@@ -45,11 +45,14 @@ inline LaunchComparison compare_launch_paths(const std::function<void()>& refere
   return {median(ref), median(cand)};
 }
 
-// Median device time in ms of `launch_once` (work enqueued on the default
-// stream): `warmup` untimed launches, then `runs` launches, each between two
-// CUDA events recorded on the default stream and synchronized before the next.
-// The device's context must be current (any device allocation makes it so).
-inline double median_event_ms(const std::function<void()>& launch_once, int warmup = 3, int runs = 20) {
+// Median device time in ms of one `launch_once` (work enqueued on the
+// default stream): `warmup` untimed launches, then `runs` samples, each the
+// mean over `batch` back-to-back launches between two CUDA events. Batching
+// lets the host enqueue while the device runs, so a sample is device time,
+// not host launch overhead plus device time. The device's context must be
+// current (any device allocation makes it so).
+inline double median_event_ms(const std::function<void()>& launch_once, int warmup = 3, int runs = 20,
+                              int batch = 10) {
   for (int i = 0; i < warmup; ++i) launch_once();
   CROQ_CU(cuCtxSynchronize);
   struct Events {  // destroyed even when a launch throws
@@ -64,12 +67,12 @@ inline double median_event_ms(const std::function<void()>& launch_once, int warm
   std::vector<double> ms;
   for (int i = 0; i < runs; ++i) {
     CROQ_CU(cuEventRecord, ev.start, nullptr);
-    launch_once();
+    for (int b = 0; b < batch; ++b) launch_once();
     CROQ_CU(cuEventRecord, ev.stop, nullptr);
     CROQ_CU(cuEventSynchronize, ev.stop);
     float elapsed = 0;
     CROQ_CU(cuEventElapsedTime, &elapsed, ev.start, ev.stop);
-    ms.push_back(elapsed);
+    ms.push_back(static_cast<double>(elapsed) / batch);
   }
   return median(ms);
 }

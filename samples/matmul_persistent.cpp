@@ -3,7 +3,8 @@
 // through 4 stages, two consumer warpgroups run WGMMA (fp32 accumulate).
 // Checks C = A * B^T (A [M, K], B [N, K], f16) against a host reference on
 // random data (samples/gemm_check.hpp): relative Frobenius error <= 1e-2, for
-// square, non-square and tile-tail shapes.
+// square, non-square and tile-tail shapes, and one with more tiles (162)
+// than blocks (132), so each block walks several tiles.
 #include <croq/croq.hpp>
 
 #include "gemm_check.hpp"
@@ -66,6 +67,6 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
 
 int main() {
   auto matmul = croq::compile(kSource);  // the one added line
-  const GemmShape shapes[] = {{512, 512, 512}, {384, 768, 256}, {300, 520, 200}};
+  const GemmShape shapes[] = {{512, 512, 512}, {384, 768, 256}, {300, 520, 200}, {2304, 2304, 192}};
   return run_gemm_sample("matmul_persistent", matmul, shapes);
 }

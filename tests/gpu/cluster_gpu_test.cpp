@@ -23,6 +23,7 @@
 #include "common/process.hpp"
 #include "croq/croq.hpp"
 #include "gpu_test_util.hpp"
+#include "../../samples/gemm_check.hpp"
 #include "jit/jit_compiler.hpp"
 #include "jit/launcher.hpp"
 
@@ -175,14 +176,11 @@ TEST(ClusterGpu, LaunchIsAClusterLaunchMatchingTheIndexArithmetic) {
 
 // ---------------------------------------------------------------- GEMM
 
-struct GemmShape {
-  int m, n, k;
-};
 const GemmShape kGemmShapes[] = {{256, 256, 256}, {192, 384, 128}, {300, 200, 136}};
 
-// C = A * B^T on fresh random f16 data with a poisoned C: the relative
-// Frobenius error against a double reference.
-double gemm_error(Kernel& kernel, const GemmShape& s, std::uint64_t seed) {
+// C = A * B^T on fresh random f16 data with a poisoned C, checked against a
+// double reference (samples/gemm_check.hpp).
+GemmCheck gemm_check(Kernel& kernel, const GemmShape& s, std::uint64_t seed) {
   auto lhs = make_spandata<f16>(s.m, s.k);
   auto rhs = make_spandata<f16>(s.n, s.k);
   auto out = make_spandata<f16>(s.m, s.n);
@@ -190,17 +188,7 @@ double gemm_error(Kernel& kernel, const GemmShape& s, std::uint64_t seed) {
   rhs.fill_random(-1, 1, seed + 1);
   out.fill_random(1e4, 2e4, seed + 2);
   kernel(lhs.view(), rhs.view(), out.view());
-  auto at = [](spandata<f16>& t, std::size_t i) { return static_cast<double>(static_cast<float>(t.data()[i])); };
-  double err = 0, norm = 0;
-  for (int i = 0; i < s.m; ++i)
-    for (int j = 0; j < s.n; ++j) {
-      double ref = 0;
-      for (int x = 0; x < s.k; ++x) ref += at(lhs, std::size_t(i) * s.k + x) * at(rhs, std::size_t(j) * s.k + x);
-      const double d = at(out, std::size_t(i) * s.n + j) - ref;
-      err += d * d;
-      norm += ref * ref;
-    }
-  return std::sqrt(err / norm);
+  return check_gemm(lhs, rhs, out);
 }
 
 void expect_accurate(Kernel& kernel) {
@@ -208,9 +196,8 @@ void expect_accurate(Kernel& kernel) {
   for (const GemmShape& s : kGemmShapes) {
     SCOPED_TRACE("[" + std::to_string(s.m) + ", " + std::to_string(s.k) + "] x [" + std::to_string(s.n) + ", " +
                  std::to_string(s.k) + "]^T");
-    const double rel = gemm_error(kernel, s, seed);
-    EXPECT_LE(rel, 1e-2) << "relative Frobenius error";
-    EXPECT_TRUE(std::isfinite(rel));
+    const GemmCheck check = gemm_check(kernel, s, seed);
+    EXPECT_TRUE(check.passed()) << describe(check);
     seed += 3;
   }
 }

@@ -15,6 +15,7 @@
 #include "common/mma_sync_sources.hpp"
 #include "croq/croq.hpp"
 #include "gpu_test_util.hpp"
+#include "../../samples/gemm_check.hpp"
 
 namespace croq {
 namespace {
@@ -28,22 +29,12 @@ using croq::test::MmaSyncGemm;
     if (jit::device_info(0).cc_major < 8) GTEST_SKIP() << "mma.sync m16n8k16 needs sm_80 or newer"; \
   } while (0)
 
-struct Shape {
-  int m, n, k;
-};
-const Shape kShapes[] = {{256, 256, 256}, {192, 384, 128}, {300, 200, 136}};
-
-template <typename T>
-std::vector<double> as_doubles(spandata<T>& s, std::size_t n) {
-  std::vector<double> out(n);
-  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<double>(static_cast<float>(s.data()[i]));
-  return out;
-}
+const GemmShape kShapes[] = {{256, 256, 256}, {192, 384, 128}, {300, 200, 136}};
 
 // Runs `kernel` on fresh random A [m, k], B [n, k] and a poisoned C [m, n];
-// returns the relative Frobenius error of C against A * B^T in double.
+// checks C against A * B^T in double (samples/gemm_check.hpp).
 template <typename In, typename Out>
-double gemm_error(Kernel& kernel, const Shape& s, std::uint64_t seed) {
+GemmCheck gemm_check(Kernel& kernel, const GemmShape& s, std::uint64_t seed) {
   auto lhs = make_spandata<In>(s.m, s.k);
   auto rhs = make_spandata<In>(s.n, s.k);
   auto out = make_spandata<Out>(s.m, s.n);
@@ -51,26 +42,14 @@ double gemm_error(Kernel& kernel, const Shape& s, std::uint64_t seed) {
   rhs.fill_random(-1, 1, seed + 1);
   out.fill_random(1e4, 2e4, seed + 2);  // poison: every element must be written
   kernel(lhs.view(), rhs.view(), out.view());
-  const std::vector<double> a = as_doubles(lhs, std::size_t(s.m) * s.k);
-  const std::vector<double> b = as_doubles(rhs, std::size_t(s.n) * s.k);
-  const std::vector<double> c = as_doubles(out, std::size_t(s.m) * s.n);
-  double err = 0, norm = 0;
-  for (int i = 0; i < s.m; ++i)
-    for (int j = 0; j < s.n; ++j) {
-      double ref = 0;
-      for (int x = 0; x < s.k; ++x) ref += a[std::size_t(i) * s.k + x] * b[std::size_t(j) * s.k + x];
-      const double d = c[std::size_t(i) * s.n + j] - ref;
-      err += d * d;
-      norm += ref * ref;
-    }
-  return std::sqrt(err / norm);
+  return check_gemm(lhs, rhs, out);
 }
 
 template <typename In>
-double gemm_error_for(const std::string& out, Kernel& kernel, const Shape& s, std::uint64_t seed) {
-  if (out == "f32") return gemm_error<In, float>(kernel, s, seed);
-  if (out == "bf16") return gemm_error<In, bf16>(kernel, s, seed);
-  return gemm_error<In, f16>(kernel, s, seed);
+GemmCheck gemm_check_for(const std::string& out, Kernel& kernel, const GemmShape& s, std::uint64_t seed) {
+  if (out == "f32") return gemm_check<In, float>(kernel, s, seed);
+  if (out == "bf16") return gemm_check<In, bf16>(kernel, s, seed);
+  return gemm_check<In, f16>(kernel, s, seed);
 }
 
 Kernel compile_for_compute80(const std::string& source, const std::string& name) {
@@ -82,12 +61,12 @@ Kernel compile_for_compute80(const std::string& source, const std::string& name)
 
 void expect_accurate(Kernel& kernel, const std::string& in, const std::string& out) {
   std::uint64_t seed = 1234;
-  for (const Shape& s : kShapes) {
+  for (const GemmShape& s : kShapes) {
     SCOPED_TRACE("[" + std::to_string(s.m) + ", " + std::to_string(s.k) + "] x [" + std::to_string(s.n) + ", " +
                  std::to_string(s.k) + "]^T");
-    const double rel = in == "bf16" ? gemm_error_for<bf16>(out, kernel, s, seed) : gemm_error_for<f16>(out, kernel, s, seed);
-    EXPECT_LE(rel, 1e-2) << "relative Frobenius error";
-    EXPECT_TRUE(std::isfinite(rel));
+    const GemmCheck check =
+        in == "bf16" ? gemm_check_for<bf16>(out, kernel, s, seed) : gemm_check_for<f16>(out, kernel, s, seed);
+    EXPECT_TRUE(check.passed()) << describe(check);
     seed += 3;
   }
 }
