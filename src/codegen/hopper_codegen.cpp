@@ -685,6 +685,9 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
                                           " does not match the tile's layout: it was copied with " +
                                           (v.view.buffer->swizzle ? ".swiz<" + std::to_string(v.view.buffer->swizzle) + ">" : std::string("no swizzle")),
                 "use the same .swiz<N> on the copy and on mma.load");
+      // The first use fixes the tile's layout, so a copy written later in the
+      // source (a consumer region before the producer's) must match it.
+      if (v.view.buffer->swizzle < 0) v.view.buffer->swizzle = span;
       v.kind = Value::Kind::operand;
       v.swizzle = span;
       define(name->name, v);
@@ -710,6 +713,10 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
         if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
         if (v.kind == Value::Kind::view && v.view.buffer->space == Buffer::Space::shared) {
           v.swizzle = std::max(0, v.view.buffer->swizzle);  // direct operand: the tile's own layout
+          // Not copied yet in the source (a consumer region written before
+          // the producer's): it is read unswizzled, so fix that layout and a
+          // later copy with a swizzle is an error rather than wrong results.
+          if (v.view.buffer->swizzle < 0) v.view.buffer->swizzle = v.swizzle;
         } else if (v.kind != Value::Kind::operand) {
           fail_at(program_, e.location, "an mma operand is a shared tile or the result of mma.load, got `" +
                                             source_text(e) + "`");

@@ -225,6 +225,64 @@ TEST(MmaSyncErrors, ShapeRulesStayBelowSm90) {
             "mma runs on whole warpgroups (4 warps of 16 rows each): put the mma.fill inside `parallel p by N : group-4`");
 }
 
+// kMmaSyncPipelined with the consumer region written before the producer's
+// and the copies' swizzle `swiz` (".swiz<128>" or "").
+std::string consumer_first(const std::string& swiz) {
+  return std::string(R"croq(__co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, N] output) {
+  parallel {block_m, block_n} by [cdiv(M, 128), cdiv(N, 128)] : block {
+    shared event full[2], empty[2] = ready;
+    shared f16 [128, 64] lhs_s[2];
+    shared f16 [128, 64] rhs_s[2];
+    parallel p by 3 : group-4 {
+      inthreads.async (p >= 1) {
+        mc = mma.fill.f32 0.0f;
+        foreach {iv_k} in [cdiv(K, 64)] {
+          stage = iv_k % 2;
+          wait full[stage];
+          mma.row.row mc, lhs_s[stage].subspan(64, 64).at(p - 1, 0), rhs_s[stage];
+          trigger empty[stage];
+        }
+        mma.store mc, output.subspan(128, 128).at(block_m, block_n).subspan(64, 128).at(p - 1, 0);
+      }
+      inthreads.async (p == 0) {
+        foreach {iv_k} in [cdiv(K, 64)] {
+          stage = iv_k % 2;
+          wait empty[stage];
+          dma.copy)croq") + swiz + R"croq( lhs.subspan(128, 64).at(block_m, iv_k).zfill => lhs_s[stage];
+          dma.copy)croq" + swiz + R"croq( rhs.subspan(128, 64).at(block_n, iv_k).zfill => rhs_s[stage];
+          trigger full[stage];
+        }
+      }
+    }
+  }
+}
+)croq";
+}
+
+// An mma that reads a shared tile before the copy that fills it (in source
+// order) fixes the tile's layout as unswizzled: a later swizzled copy is the
+// layout error, not a kernel that reads the tile with the wrong layout.
+TEST(MmaSyncErrors, ConsumerBeforeProducerFixesTheLayout) {
+  try {
+    generate_for(consumer_first(".swiz<128>"), "f16", "f16", 80);
+    ADD_FAILURE() << "a swizzled copy after an unswizzled read must be refused";
+  } catch (const CompileError& e) {
+    ASSERT_EQ(e.diagnostics().size(), 1u);
+    EXPECT_EQ(e.diagnostics()[0].message, "this copy writes the tile with swizzle 128 but it was written with swizzle 0 before");
+    EXPECT_EQ(e.diagnostics()[0].line, 21);  // the first dma.copy.swiz<128>
+    EXPECT_EQ(e.diagnostics()[0].column, 20);  // at `swiz<128>`
+  }
+  // The same with mma.load: its (missing) swizzle fixes the layout too.
+  const std::string loaded = replaced(consumer_first(".swiz<128>"),
+                                      "mma.row.row mc, lhs_s[stage].subspan(64, 64).at(p - 1, 0), rhs_s[stage];",
+                                      "ma = mma.load lhs_s[stage].subspan(64, 64).at(p - 1, 0); mma.row.row mc, ma, rhs_s[stage];");
+  EXPECT_EQ(first_error(loaded, 80), "this copy writes the tile with swizzle 128 but it was written with swizzle 0 before");
+  // Unswizzled copies agree with the unswizzled read: that compiles.
+  GeneratedKernel k = generate_for(consumer_first(""), "f16", "f16", 80);
+  EXPECT_TRUE(contains(k.cuda_source, "croq_dev::mma_sync_m64nNkK<128, 64, 0u, 0u, __half>")) << k.cuda_source;
+  EXPECT_FALSE(compile(k, "sm_80").cubin.empty());
+}
+
 TEST(MmaSyncErrors, TargetsBelowSm80AreRefused) {
   EXPECT_EQ(first_error(mma_sync_gemm("f16", "f16", "f32", 128).source(), 75),
             "mma lowers to WGMMA on sm_90a and to mma.sync m16n8k16 on sm_80 to sm_89; compiling for sm_75 has neither");
