@@ -228,35 +228,15 @@ TEST(MmaSyncErrors, ShapeRulesStayBelowSm90) {
 // kMmaSyncPipelined with the consumer region written before the producer's
 // and the copies' swizzle `swiz` (".swiz<128>" or "").
 std::string consumer_first(const std::string& swiz) {
-  return std::string(R"croq(__co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, N] output) {
-  parallel {block_m, block_n} by [cdiv(M, 128), cdiv(N, 128)] : block {
-    shared event full[2], empty[2] = ready;
-    shared f16 [128, 64] lhs_s[2];
-    shared f16 [128, 64] rhs_s[2];
-    parallel p by 3 : group-4 {
-      inthreads.async (p >= 1) {
-        mc = mma.fill.f32 0.0f;
-        foreach {iv_k} in [cdiv(K, 64)] {
-          stage = iv_k % 2;
-          wait full[stage];
-          mma.row.row mc, lhs_s[stage].subspan(64, 64).at(p - 1, 0), rhs_s[stage];
-          trigger empty[stage];
-        }
-        mma.store mc, output.subspan(128, 128).at(block_m, block_n).subspan(64, 128).at(p - 1, 0);
-      }
-      inthreads.async (p == 0) {
-        foreach {iv_k} in [cdiv(K, 64)] {
-          stage = iv_k % 2;
-          wait empty[stage];
-          dma.copy)croq") + swiz + R"croq( lhs.subspan(128, 64).at(block_m, iv_k).zfill => lhs_s[stage];
-          dma.copy)croq" + swiz + R"croq( rhs.subspan(128, 64).at(block_n, iv_k).zfill => rhs_s[stage];
-          trigger full[stage];
-        }
-      }
-    }
-  }
-}
-)croq";
+  std::string text = kMmaSyncPipelined;
+  const std::size_t producer = text.find("      inthreads.async (p == 0)");
+  const std::size_t consumer = text.find("      inthreads.async (p >= 1)");
+  const std::size_t end = text.rfind("    }\n  }\n}");
+  text = text.substr(0, producer) + text.substr(consumer, end - consumer) + text.substr(producer, consumer - producer) +
+         text.substr(end);
+  for (std::size_t at = text.find(".swiz<128>"); at != std::string::npos; at = text.find(".swiz<128>", at + swiz.size()))
+    text.replace(at, 10, swiz);
+  return text;
 }
 
 // An mma that reads a shared tile before the copy that fills it (in source
@@ -269,7 +249,7 @@ TEST(MmaSyncErrors, ConsumerBeforeProducerFixesTheLayout) {
   } catch (const CompileError& e) {
     ASSERT_EQ(e.diagnostics().size(), 1u);
     EXPECT_EQ(e.diagnostics()[0].message, "this copy writes the tile with swizzle 128 but it was written with swizzle 0 before");
-    EXPECT_EQ(e.diagnostics()[0].line, 21);  // the first dma.copy.swiz<128>
+    EXPECT_EQ(e.diagnostics()[0].line, 22);  // the first dma.copy.swiz<128>
     EXPECT_EQ(e.diagnostics()[0].column, 20);  // at `swiz<128>`
   }
   // The same with mma.load: its (missing) swizzle fixes the layout too.
