@@ -22,9 +22,10 @@ struct CompileOptions {
   // sm_XY compiles a cubin for exactly that architecture. compute_XY (e.g.
   // "compute_80") compiles PTX only; the driver compiles it for the device
   // when the kernel is first loaded, so compute_80 code also runs on newer
-  // GPUs (sm_90). Codegen follows the number: from 90 mma.* is WGMMA and
-  // tma.copy is available; sm_80..sm_89 and compute_80..compute_89 lower
-  // mma.* to mma.sync and refuse tma.copy.
+  // GPUs (sm_90). Codegen follows the arch: on sm_90a / compute_90a mma.*
+  // is WGMMA; every other arch from 80 (sm_80..sm_89, and sm_90 / compute_90
+  // without the 'a', sm_100, sm_120, which have no WGMMA) lowers mma.* to
+  // mma.sync. tma.copy needs 90 or newer; below it is refused.
   std::string arch;
   // Which __co__ function to compile when the source has several.
   std::string entry;

@@ -196,21 +196,12 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_vie
     // Check every argument with its real extents first, so messages show
     // them rather than the `?` that stands for a dynamic dim in `sig`.
     if (!options.dynamic_dims.empty()) codegen::bind_dims(*program, *function, signature_of(args, {}));
-    // Codegen targets the resolved arch (mma is WGMMA from sm_90, mma.sync
-    // on sm_80..sm_89 and compute_80). The arch is fixed per device for this
+    // Codegen targets the resolved arch (mma is WGMMA on sm_90a, mma.sync on
+    // the other archs from sm_80). The arch is fixed per device for this
     // kernel (options, CROQ_ARCH or the device), so the key's device
     // separates the arches.
-    const std::string resolved = jit::resolve_arch(arch);
-    const int cc = jit::arch_number(resolved);  // sm_90a, compute_80, ...: the number after the prefix
-    spec->generated = codegen::generate_cuda(*program, *function, sig, max_shared, options.dynamic_dims,
-                                             cc > 0 ? cc : 90);  // malformed: the jit names it below
-    if (spec->generated.needs_sm90) {
-      if (cc < 90) {
-        Diagnostic d = *spec->generated.needs_sm90;
-        d.message += " (compiling for " + resolved + ")";
-        throw CompileError({d}, program->source, program->source_name);
-      }
-    }
+    spec->generated = codegen::generate_cuda_for_arch(*program, *function, sig, max_shared, options.dynamic_dims,
+                                                      jit::resolve_arch(arch));
     for (const Diagnostic& w : spec->generated.warnings)
       support::log().warn("{}", render_diagnostics({w}, program->source, program->source_name));
     jit::JitRequest request;

@@ -124,15 +124,9 @@ int run_compile(const std::vector<std::string>& args) {
     } else {
       const auto& fn = frontend::select_entry(*program, k.compile, k.source);
       auto sig = signature_for(*program, fn, k.shapes, {});
-      // The CUDA depends on the target (mma is WGMMA from sm_90, mma.sync below).
+      // The CUDA depends on the target (mma is WGMMA on sm_90a, mma.sync elsewhere).
       const std::string arch = jit::resolve_arch(k.compile.arch);
-      const int target = jit::arch_number(arch);
-      auto gen = codegen::generate_cuda(*program, fn, sig, 227 * 1024, {}, target > 0 ? target : 90);
-      if (gen.needs_sm90 && target > 0 && target < 90) {
-        Diagnostic d = *gen.needs_sm90;
-        d.message += " (compiling for " + arch + ")";
-        throw CompileError({d}, program->source, program->source_name);
-      }
+      auto gen = codegen::generate_cuda_for_arch(*program, fn, sig, 227 * 1024, {}, arch);
       for (const Diagnostic& w : gen.warnings) std::cerr << render_diagnostics({w}, k.source, k.path);
       text = gen.cuda_source;
       if (emit == "cubin" && jit::is_virtual_arch(arch))

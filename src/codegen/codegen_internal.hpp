@@ -236,9 +236,9 @@ class Codegen {
  public:
   Codegen(const Program& program, const Function& fn, const std::vector<ArgSignature>& args,
           std::map<std::string, std::int64_t> dims, int max_shared,
-          std::map<std::string, std::vector<DimSource>> dynamic, int target_sm = 90)
+          std::map<std::string, std::vector<DimSource>> dynamic, Target target = {})
       : program_(program), fn_(fn), args_(args), dims_(std::move(dims)), max_shared_(max_shared),
-        dynamic_(std::move(dynamic)), target_sm_(target_sm) {}
+        dynamic_(std::move(dynamic)), target_sm_(target.sm), target_wgmma_(target.wgmma && target.sm >= 90) {}
 
   GeneratedKernel run();
 
@@ -329,6 +329,7 @@ class Codegen {
   // The compute capability compiled for (90: sm_90a; 80, 86, 89: mma lowers
   // to mma.sync and the Hopper-only constructs are refused).
   int target_sm_ = 90;
+  bool target_wgmma_ = true;  // sm_90a / compute_90a: WGMMA and setmaxnreg
 
   Emitter out_;
   std::vector<std::map<std::string, Value>> symbols_;

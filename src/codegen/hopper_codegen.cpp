@@ -27,14 +27,15 @@
 //     whose span equals their row bytes; it lowers to K/16 wgmma m64nNk16.
 //     mma.commit (and any trigger, wait or mma.store after an mma) waits for
 //     the issued wgmma groups.
-//   * Below sm_90 (target 80..89: sm_80, sm_86, sm_89, compute_80) the same
-//     mma statements lower to mma.sync m16n8k16: warp w of the warpgroup
+//   * On every target but sm_90a from 80 (sm_80..sm_89, compute_80, and
+//     sm_90 / compute_90 without the 'a', sm_100, sm_120, which have no
+//     WGMMA) the same mma statements lower to mma.sync m16n8k16: warp w of the warpgroup
 //     computes rows 16w..16w+15 from ldmatrix loads of the shared tiles,
 //     addressed through the tile's swizzle; tiles may also be unswizzled.
 //     The accumulator keeps WGMMA's fragment layout, so fill and store are
 //     shared. mma.sync is synchronous: nothing stays in flight. Events use
-//     the sm_80 mbarrier subset (init, arrive, test_wait.parity); tma.copy
-//     and register reallocation (setmaxnreg) are sm_90 only.
+//     the sm_80 mbarrier subset below 90 (init, arrive, test_wait.parity);
+//     tma.copy needs 90, register reallocation (setmaxnreg) sm_90a.
 #include "codegen/codegen_internal.hpp"
 #include "codegen/hopper_prelude.hpp"
 
@@ -612,9 +613,10 @@ void Codegen::tma_copy(const Stmt& s, const Copy& c) {
 // ---- WGMMA ----------------------------------------------------------------------
 
 void Codegen::mma_statement(const Stmt& s, const Mma& m) {
-  // From sm_90 mma is WGMMA; sm_80..sm_89 lower it to mma.sync (m16n8k16
-  // with bf16 needs sm_80).
-  const bool wgmma = target_sm_ >= 90;
+  // On sm_90a mma is WGMMA; every other target from sm_80 (sm_90 without
+  // the 'a', sm_100, sm_120 too) lowers it to mma.sync (m16n8k16 with bf16
+  // needs sm_80).
+  const bool wgmma = target_wgmma_;
   if (target_sm_ < 80)
     fail_at(program_, s.location, "mma lowers to WGMMA on sm_90a and to mma.sync m16n8k16 on sm_80 to sm_89; "
                                   "compiling for " + target_name() + " has neither");
@@ -862,10 +864,10 @@ std::string Codegen::finish_hopper_text(std::string body) {
   // Producers (no mma) give registers to consumers when the block is split
   // into both and they are whole warpgroups: 40 per producer thread, the
   // rest of the 64K register file shared by the consumers. (setmaxnreg is
-  // sm_90; below it the split keeps the launch's register count.)
+  // sm_90a; elsewhere the split keeps the launch's register count.)
   std::string dec, inc;
   std::int64_t producers = region_threads_[0], consumers = region_threads_[1];
-  if (producers > 0 && consumers > 0 && producers + consumers == block_threads_ && target_sm_ >= 90) {
+  if (producers > 0 && consumers > 0 && producers + consumers == block_threads_ && target_wgmma_) {
     std::int64_t per_consumer = (65536 - producers * 40) / consumers / 8 * 8;
     per_consumer = std::min<std::int64_t>(per_consumer, 240);
     if (per_consumer > 65536 / block_threads_) {

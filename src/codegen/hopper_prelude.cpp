@@ -31,6 +31,14 @@ constexpr std::string_view kHead = R"CUDA(
 #else
 #define CROQ_DEV_SM90 1
 #endif
+// CROQ_DEV_SM90A: whether WGMMA and setmaxnreg are compiled. They belong to
+// the arch-specific feature set of 9.0 (sm_90a / compute_90a, where NVRTC
+// defines __CUDA_ARCH_FEAT_SM90_ALL), not to sm_90, sm_100 or sm_120.
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define CROQ_DEV_SM90A 1
+#else
+#define CROQ_DEV_SM90A 0
+#endif
 
 #ifndef CROQ_TENSOR_MAP_DEFINED
 #define CROQ_TENSOR_MAP_DEFINED
@@ -437,7 +445,7 @@ __device__ __forceinline__ u64 make_kmajor_desc_interleaved(const void* tile, u3
 //                                           // shared tiles they read
 // ---------------------------------------------------------------------------
 
-#if CROQ_DEV_SM90
+#if CROQ_DEV_SM90A
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 
 // CUTLASS's name for the same fence.
@@ -453,7 +461,7 @@ __device__ __forceinline__ void wgmma_wait_group() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
 
-#endif  // CROQ_DEV_SM90
+#endif  // CROQ_DEV_SM90A
 
 // The compiler sees a wgmma's accumulators as written when it is issued, not
 // when wait_group returns; pinning each register here (an empty volatile asm
@@ -470,7 +478,7 @@ __device__ __forceinline__ void fence_accum(u32 (&d)[R]) {
   for (int i = 0; i < R; ++i) asm volatile("" : "+r"(d[i])::"memory");
 }
 
-#if CROQ_DEV_SM90
+#if CROQ_DEV_SM90A
 namespace detail {
 // wgmma_ss<N, Kind>::run: one m64nNk16 with both operands in shared memory,
 // both K-major (imm-trans-a = imm-trans-b = 0), scale-a = scale-b = 1;
@@ -508,7 +516,7 @@ __device__ __forceinline__ void wgmma_m64nNk16(u32 (&d)[N / 4], u64 desc_a, u64 
                 "f16 accumulation takes f16 inputs");
   detail::wgmma_ss<N, detail::f16_f16>::run(d, desc_a, desc_b, scale_d);
 }
-#endif  // CROQ_DEV_SM90
+#endif  // CROQ_DEV_SM90A
 
 // ---------------------------------------------------------------------------
 // Accumulator fragments of m64nNk16 (f32 form, register i of N/2) for thread
@@ -728,7 +736,7 @@ __device__ __forceinline__ void mma_sync_m64nNkK(u32 (&d)[N / 4], const void* a,
 // kernel needs a register cap at entry: __launch_bounds__(threads, 1).
 // ---------------------------------------------------------------------------
 
-#if CROQ_DEV_SM90
+#if CROQ_DEV_SM90A
 template <int R>
 __device__ __forceinline__ void setmaxnreg_inc() {
   static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg takes 24..256 in steps of 8");
@@ -740,7 +748,7 @@ __device__ __forceinline__ void setmaxnreg_dec() {
   static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg takes 24..256 in steps of 8");
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
 }
-#endif  // CROQ_DEV_SM90
+#endif  // CROQ_DEV_SM90A
 
 }  // namespace croq_dev
 #endif  // CROQ_HOPPER_PRELUDE_INCLUDED

@@ -18,8 +18,11 @@
 // memory are cooperative over all threads and fenced by __syncthreads().
 #include "codegen/kernel_codegen.hpp"
 
+#include <cstdlib>
+
 #include "codegen/codegen_internal.hpp"
 #include "codegen/hopper_prelude.hpp"
+#include "jit/nvrtc_compiler.hpp"
 
 namespace croq::codegen::detail {
 
@@ -1675,10 +1678,31 @@ std::map<std::string, std::vector<DimSource>> dynamic_dim_sources(const Program&
 }
 
 GeneratedKernel generate_cuda(const Program& program, const Function& fn, const std::vector<ArgSignature>& args,
-                              int max_shared_bytes, const std::vector<std::string>& dynamic_dims, int target_sm) {
+                              int max_shared_bytes, const std::vector<std::string>& dynamic_dims, Target target) {
   auto dims = bind_dims(program, fn, args);
   auto dynamic = dynamic_dim_sources(program, fn, dynamic_dims);
-  return Codegen(program, fn, args, std::move(dims), max_shared_bytes, std::move(dynamic), target_sm).run();
+  return Codegen(program, fn, args, std::move(dims), max_shared_bytes, std::move(dynamic), target).run();
+}
+
+Target target_of_arch(const std::string& arch) {
+  const std::size_t prefix = arch.rfind("sm_", 0) == 0 ? 3 : arch.rfind("compute_", 0) == 0 ? 8 : 0;
+  const std::string number = arch.substr(std::min(prefix, arch.size()));
+  // Only the arch-specific feature set of 9.0 has wgmma and setmaxnreg.
+  return Target(std::atoi(number.c_str()), number == "90a");
+}
+
+GeneratedKernel generate_cuda_for_arch(const Program& program, const Function& fn, const std::vector<ArgSignature>& args,
+                                       int max_shared_bytes, const std::vector<std::string>& dynamic_dims,
+                                       const std::string& arch) {
+  jit::validate_arch(arch);  // "sm90a" is malformed, not an arch below 90
+  const Target target = target_of_arch(arch);
+  GeneratedKernel generated = generate_cuda(program, fn, args, max_shared_bytes, dynamic_dims, target);
+  if (generated.needs_sm90 && target.sm < 90) {
+    Diagnostic d = *generated.needs_sm90;
+    d.message += " (compiling for " + arch + ")";
+    throw CompileError({d}, program.source, program.source_name);
+  }
+  return generated;
 }
 
 }  // namespace croq::codegen

@@ -91,6 +91,30 @@ struct GeneratedKernel {
   std::optional<Diagnostic> needs_sm90;
 };
 
+// What codegen compiles for: the arch number and whether the target has the
+// sm_90a feature set (WGMMA, setmaxnreg). A bare number is that arch with
+// WGMMA exactly when it is 90 (the default, sm_90a).
+struct Target {
+  int sm = 90;
+  bool wgmma = true;
+  Target() = default;
+  Target(int sm_number) : sm(sm_number), wgmma(sm_number == 90) {}  // NOLINT: implicit on purpose
+  Target(int sm_number, bool has_wgmma) : sm(sm_number), wgmma(has_wgmma) {}
+};
+
+// The codegen target of a well-formed architecture name (sm_XY[a|f] or
+// compute_XY[a|f], see jit::validate_arch).
+Target target_of_arch(const std::string& arch);
+
+// generate_cuda for the resolved architecture name `arch` (what the
+// CompileOptions / --arch asked for, after jit::resolve_arch): a malformed
+// or unsupported name is jit::validate_arch's CompileError, and a kernel
+// that needs sm_90 compiled for an older arch is needs_sm90's error with
+// " (compiling for ARCH)" appended.
+GeneratedKernel generate_cuda_for_arch(const frontend::ast::Program& program, const frontend::ast::Function& fn,
+                                       const std::vector<ArgSignature>& args, int max_shared_bytes,
+                                       const std::vector<std::string>& dynamic_dims, const std::string& arch);
+
 // Binds symbolic dims from the arguments and checks literal dims; throws
 // ArgumentError naming the argument and both shapes.
 // Extents given as -1 in `args` are dynamic dims and stay unbound.
@@ -102,14 +126,16 @@ std::map<std::string, std::int64_t> bind_dims(const frontend::ast::Program& prog
 // that do not check against the bound shapes.
 // `dynamic_dims` names the symbolic dims that stay runtime parameters; their
 // extents are -1 in `args`.
-// `target_sm` is the compute capability compiled for (jit::arch_number of
-// the arch: 90 for sm_90a, 80 for sm_80 or compute_80). From 90 the mma.*
-// statements lower to WGMMA; from 80 to 89 to mma.sync m16n8k16 with the
-// same meaning, and the Hopper-only constructs (tma.copy) set needs_sm90;
+// `target` is the architecture compiled for (target_of_arch): its number
+// (90 for sm_90a, 80 for sm_80 or compute_80) and whether it has WGMMA and
+// setmaxnreg (sm_90a and compute_90a only). With WGMMA the mma.* statements
+// lower to it; on every other target from 80 (sm_80..sm_89, sm_90 without
+// the 'a', sm_100, sm_120, ...) to mma.sync m16n8k16 with the same meaning.
+// Below 90 the Hopper-only constructs (tma.copy, clusters) set needs_sm90;
 // below 80 mma and events are a CompileError.
 GeneratedKernel generate_cuda(const frontend::ast::Program& program, const frontend::ast::Function& fn,
                               const std::vector<ArgSignature>& args, int max_shared_bytes,
-                              const std::vector<std::string>& dynamic_dims = {}, int target_sm = 90);
+                              const std::vector<std::string>& dynamic_dims = {}, Target target = {});
 
 // Where each dynamic dim is read at launch (its first occurrence among the
 // tensor parameters), and every occurrence (for the consistency check).

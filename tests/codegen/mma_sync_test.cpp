@@ -39,7 +39,7 @@ DType dtype_of(const std::string& name) {
 
 // Generates `source` for target `target_sm` and the tail shape M = 300,
 // N = 200, K = 136 (every tile edge is partial).
-GeneratedKernel generate_for(const std::string& source, const std::string& in, const std::string& out, int target_sm,
+GeneratedKernel generate_for(const std::string& source, const std::string& in, const std::string& out, Target target_sm,
                              std::int64_t m = 300, std::int64_t n = 200, std::int64_t k = 136) {
   CompileOptions options;
   options.source_name = "mma_sync.co";
@@ -105,6 +105,30 @@ TEST_P(MmaSync, Compute80IsPtxOnly) {
   EXPECT_TRUE(out.cubin.empty()) << "a virtual architecture has no cubin";
   EXPECT_TRUE(contains(out.ptx, ".target sm_80"));
   EXPECT_TRUE(contains(out.ptx, "mma.sync.aligned.m16n8k16.row.col" + mma_types(c)));
+}
+
+// Only sm_90a / compute_90a have WGMMA: sm_90 and compute_90 without the
+// 'a', and the newer archs (sm_100a, sm_120) lower mma.* to mma.sync, which
+// runs on all of them; sm_90a stays WGMMA.
+TEST_P(MmaSync, ArchsFrom90WithoutSm90aFeaturesUseMmaSync) {
+  const MmaSyncGemm& c = GetParam();
+  for (const std::string arch : {"sm_90", "compute_90", "sm_100a", "compute_100a", "sm_120"}) {
+    if (!nvrtc_has("sm_" + std::to_string(jit::arch_number(arch)))) continue;
+    const Target target = target_of_arch(arch);
+    EXPECT_FALSE(target.wgmma) << arch;
+    GeneratedKernel k = generate_for(c.source(), c.in, c.out, target);
+    EXPECT_FALSE(k.needs_sm90) << arch;
+    EXPECT_FALSE(contains(k.cuda_source, "croq_dev::wgmma_")) << arch;
+    jit::NvrtcOutput out = compile(k, arch);
+    EXPECT_EQ(out.cubin.empty(), jit::is_virtual_arch(arch)) << arch;
+    EXPECT_TRUE(contains(out.ptx, "mma.sync.aligned.m16n8k16.row.col" + mma_types(c))) << arch;
+    EXPECT_FALSE(contains(out.ptx, "wgmma")) << arch;
+    EXPECT_FALSE(contains(out.ptx, "setmaxnreg")) << arch;
+  }
+  const Target sm90a = target_of_arch("sm_90a");
+  EXPECT_TRUE(sm90a.wgmma);
+  EXPECT_EQ(sm90a.sm, 90);
+  EXPECT_TRUE(target_of_arch("compute_90a").wgmma);
 }
 
 // WGMMA needs swizzled tiles whose rows are one span; those cases lower to
@@ -237,6 +261,27 @@ std::string consumer_first(const std::string& swiz) {
   for (std::size_t at = text.find(".swiz<128>"); at != std::string::npos; at = text.find(".swiz<128>", at + swiz.size()))
     text.replace(at, 10, swiz);
   return text;
+}
+
+// The warp-specialized pipeline (events, producer and consumer warpgroups)
+// on sm_90 without the 'a' and the newer archs: mma.sync, the sm_90 barrier
+// forms, and no register reallocation (setmaxnreg is sm_90a's); sm_90a keeps
+// WGMMA and setmaxnreg.
+TEST(MmaSyncEvents, PipelineOnArchsWithoutSm90aFeatures) {
+  for (const std::string arch : {"sm_90", "compute_90", "sm_100a", "sm_120"}) {
+    if (!nvrtc_has("sm_" + std::to_string(jit::arch_number(arch)))) continue;
+    GeneratedKernel k = generate_for(kMmaSyncPipelined, "f16", "f16", target_of_arch(arch));
+    EXPECT_FALSE(contains(k.cuda_source, "croq_dev::setmaxnreg_")) << arch;
+    jit::NvrtcOutput out = compile(k, arch);
+    EXPECT_TRUE(contains(out.ptx, "mma.sync.aligned.m16n8k16")) << arch;
+    EXPECT_FALSE(contains(out.ptx, "wgmma")) << arch;
+    EXPECT_FALSE(contains(out.ptx, "setmaxnreg")) << arch;
+  }
+  GeneratedKernel k = generate_for(kMmaSyncPipelined, "f16", "f16", target_of_arch("sm_90a"));
+  EXPECT_TRUE(contains(k.cuda_source, "croq_dev::setmaxnreg_inc<")) << k.cuda_source;
+  jit::NvrtcOutput out = compile(k, "sm_90a");
+  EXPECT_TRUE(contains(out.ptx, "wgmma.mma_async"));
+  EXPECT_TRUE(contains(out.ptx, "setmaxnreg.inc"));
 }
 
 // An mma that reads a shared tile before the copy that fills it (in source
