@@ -136,7 +136,7 @@ void validate_arch(const std::string& arch) {
   std::string why = well_formed ? "unsupported architecture `" + arch + "`: NVRTC " + nvrtc_version() +
                                       " targets " + supported
                                 : "malformed architecture `" + arch +
-                                      "`: expected sm_XY or sm_XYa (for example sm_90a)";
+                                      "`: expected sm_XY, sm_XYa, compute_XY or compute_XYa (for example sm_90a)";
   throw CompileError({Diagnostic{Severity::error, why, 0, 0, 1, ""}}, "", "<options>");
 }
 

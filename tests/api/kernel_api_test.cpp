@@ -147,5 +147,29 @@ TEST(KernelApi, SharedMemoryOverTheLimitIsAnError) {
   EXPECT_NE(e.find("`f` needs 1048576 bytes of shared memory per block for this specialization"), std::string::npos) << e;
 }
 
+// A malformed arch is named as such before codegen, not taken for an arch
+// below sm_90 (which would report that tma.copy needs sm_90).
+TEST(KernelApi, MalformedArchIsNamedBeforeCodegen) {
+  const char* source = R"croq(
+__co__ void copy(global f32 [N] x, global f32 [N] y) {
+  parallel b by cdiv(N, 128) : block {
+    t = tma.copy x.subspan(128).at(b) => shared;
+    dma.copy t.data => y.subspan(128).at(b);
+  }
+}
+)croq";
+  Kernel k = croq::compile(source, CompileOptions{.arch = "sm90a"});
+  auto x = make_spandata<float>(256);
+  auto y = make_spandata<float>(256);
+  try {
+    k(x.view(), y.view());
+    ADD_FAILURE() << "expected a CompileError for sm90a";
+  } catch (const CompileError& e) {
+    ASSERT_EQ(e.diagnostics().size(), 1u);
+    EXPECT_EQ(e.diagnostics()[0].message,
+              "malformed architecture `sm90a`: expected sm_XY, sm_XYa, compute_XY or compute_XYa (for example sm_90a)");
+  }
+}
+
 }  // namespace
 }  // namespace croq

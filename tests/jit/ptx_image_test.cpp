@@ -59,7 +59,8 @@ TEST(PtxImage, ArchNamesAndNumbers) {
 
   EXPECT_EQ(error_of("compute_80"), "accepted");
   EXPECT_EQ(error_of("compute_90a"), "accepted");
-  EXPECT_NE(error_of("compute_").find("malformed architecture `compute_`: expected sm_XY or sm_XYa"), std::string::npos);
+  EXPECT_NE(error_of("compute_").find("malformed architecture `compute_`: expected sm_XY, sm_XYa, compute_XY or compute_XYa (for example sm_90a)"),
+            std::string::npos);
   EXPECT_NE(error_of("compute_8x").find("malformed architecture `compute_8x`"), std::string::npos);
   EXPECT_NE(error_of("compute80").find("malformed architecture `compute80`"), std::string::npos);
   EXPECT_NE(error_of("compute_35").find("unsupported architecture `compute_35`: NVRTC"), std::string::npos);
