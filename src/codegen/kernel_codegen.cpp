@@ -811,7 +811,7 @@ std::int64_t Codegen::cluster_size(const Parallel& p, std::size_t level) {
   for (const Value& c : counts_of(*next->count, "a parallel count")) {
     if (!c.constant)
       fail_at(program_, next->count->location, "the number of blocks in a cluster must be known at compile time, but `" +
-                                                  frontend::print_expression(*next->count) + "` depends on a dynamic dim",
+                                                  source_text(*next->count) + "` depends on a dynamic dim",
               "size the `: cluster` level with the dynamic dim instead");
     if (*c.constant <= 0)
       fail_at(program_, next->count->location, "a parallel count must be positive, got " + std::to_string(*c.constant));

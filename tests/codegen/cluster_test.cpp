@@ -279,6 +279,13 @@ std::vector<ErrorCase> error_cases() {
       {"DynamicBlocksPerCluster", croq::test::kClusterIds, 3, 19,
        "the number of blocks in a cluster must be known at compile time, but `B` depends on a dynamic dim",
        "size the `: cluster` level with the dynamic dim instead", {tensor(DType::s32, {2, -1, 32})}, {"B"}},
+      {"DynamicBlocksPerClusterQuotesTheSource",
+       [] {
+         std::string text = croq::test::kClusterIds;
+         return text.replace(text.find("by B : block"), 12, "by (B  / 1) : block");
+       }(),
+       3, 20, "the number of blocks in a cluster must be known at compile time, but `(B / 1)` depends on a dynamic dim",
+       "size the `: cluster` level with the dynamic dim instead", {tensor(DType::s32, {2, -1, 32})}, {"B"}},
       {"ZeroBlocks", croq::test::kClusterIds, 3, 19, "a parallel count must be positive, got 0", "",
        {tensor(DType::s32, {2, 0, 32})}},
       {"SecondGridStatement",
