@@ -6,6 +6,7 @@
 
 #include <array>
 #include <atomic>
+#include <filesystem>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -43,6 +44,9 @@ struct CompiledKernel {
   std::string ptx;            // empty when not kept (always kept for a PTX image)
   LaunchConfig launch;        // default launch shape recorded with the cubin
   CacheSource source = CacheSource::compiled;  // where this process got it from
+  // The disk cache directory holding this image's entry; empty when the
+  // cache is in memory only. A PTX image the driver refuses is deleted there.
+  std::filesystem::path cache_dir;
 
   // One loaded module + function per device, filled on first launch there.
   mutable std::array<std::atomic<CUfunction>, kMaxLoadedDevices> functions{};

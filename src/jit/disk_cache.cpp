@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "croq/error.hpp"
+#include "jit/nvrtc_compiler.hpp"
 #include "support/env.hpp"
 #include "support/log.hpp"
 
@@ -125,6 +126,11 @@ std::string DiskCache::check_entry(const std::string& key_hex, const StoredKerne
   // the driver reads PTX up to its NUL, which must be the last byte.
   const std::string image = m.value("image", std::string("cubin"));
   if (image != "cubin" && image != "ptx") return "unknown image kind `" + image + "`";
+  // A PTX image belongs to a virtual arch (compute_XY) and a cubin to a
+  // real one: the launcher loads it by the image kind.
+  const std::string arch = m.value("arch", std::string());
+  if ((image == "ptx") != is_virtual_arch(arch))
+    return "image kind `" + image + "` does not match architecture `" + arch + "`";
   if (image == "ptx" && (stored.cubin.empty() || stored.cubin.back() != '\0' ||
                          std::find(stored.cubin.begin(), stored.cubin.end(), '\0') != stored.cubin.end() - 1))
     return "PTX image is not one NUL-terminated text";
@@ -144,6 +150,16 @@ std::optional<StoredKernel> DiskCache::read_entry(const std::string& key, std::s
   *why = check_entry(key, out);
   if (!why->empty()) return std::nullopt;
   return out;
+}
+
+void DiskCache::discard(const std::filesystem::path& dir, const std::string& key_hex, const std::string& why) {
+  DirectoryLock lock(dir);
+  if (!lock.held()) return;
+  std::error_code ec;
+  if (!fs::exists(dir / (key_hex + ".json"), ec)) return;
+  support::log().warn("kernel cache entry {} in {} is not loadable ({}); deleting it", key_hex, dir.string(), why);
+  fs::remove(dir / (key_hex + ".json"), ec);
+  fs::remove(dir / (key_hex + ".cubin"), ec);
 }
 
 void DiskCache::remove_entry(const std::string& key) const {

@@ -72,6 +72,11 @@ class DiskCache {
   std::uint64_t prune(std::uint64_t max_bytes);  // returns bytes removed
   std::size_t clear();                           // returns entries removed
 
+  // Deletes the entry of `key_hex` in `dir` under the directory lock, with a
+  // warning saying `why` (an image the driver refused to load: a later
+  // process rebuilds it instead of loading it again).
+  static void discard(const std::filesystem::path& dir, const std::string& key_hex, const std::string& why);
+
   // Why `stored` does not match its metadata, or empty when it does.
   static std::string check_entry(const std::string& key_hex, const StoredKernel& stored);
 

@@ -136,6 +136,7 @@ std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, 
   kernel->key = key;
   kernel->arch = arch;
   kernel->launch = req.launch;
+  if (disk_.enabled()) kernel->cache_dir = disk_.dir();
   if (auto stored = disk_.load(key)) {
     kernel->cubin = std::move(stored->cubin);
     kernel->image_is_ptx = stored->metadata.value("image", std::string("cubin")) == "ptx";

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "croq/error.hpp"
+#include "jit/disk_cache.hpp"
 #include "jit/driver.hpp"
 #include "support/log.hpp"
 
@@ -52,10 +53,11 @@ CUfunction load_function(const CompiledKernel& kernel, int device) {
     if (r != CUDA_SUCCESS) {
       const char* name = nullptr;
       driver().cuGetErrorName(r, &name);
-      throw CudaError("cuModuleLoadDataEx", static_cast<int>(r),
-                      std::string(name ? name : "CUDA error " + std::to_string(static_cast<int>(r))) +
-                          " while the driver compiled the " + kernel.arch + " PTX of " + kernel.entry +
-                          (log[0] ? std::string(": ") + log : std::string()));
+      const std::string what = std::string(name ? name : "CUDA error " + std::to_string(static_cast<int>(r))) +
+                               " while the driver compiled the " + kernel.arch + " PTX of " + kernel.entry;
+      // Not served again from the disk cache: a later process rebuilds it.
+      if (!kernel.cache_dir.empty()) DiskCache::discard(kernel.cache_dir, kernel.key.hex(), what);
+      throw CudaError("cuModuleLoadDataEx", static_cast<int>(r), what + (log[0] ? std::string(": ") + log : std::string()));
     }
   } else {
     CROQ_CU(cuModuleLoadData, &module, kernel.cubin.data());

@@ -116,11 +116,13 @@ TEST(PtxImage, CompiledAndDiskCachedImageIsNulTerminatedPtx) {
 // A PTX entry must be exactly one NUL-terminated text (the driver reads it
 // up to the NUL), even when size and checksum agree with the metadata.
 TEST(PtxImage, CacheRejectsAPtxImageWithoutItsNul) {
-  auto entry = [](const std::string& bytes, const std::string& image) {
+  auto entry = [](const std::string& bytes, const std::string& image, std::string arch = "") {
+    if (arch.empty()) arch = image == "ptx" ? "compute_80" : "sm_80";
     StoredKernel s;
     s.cubin.assign(bytes.begin(), bytes.end());
     s.metadata = {{"format_version", kCacheFormatVersion},
                   {"key", std::string(32, 'a')},
+                  {"arch", arch},
                   {"image", image},
                   {"cubin_bytes", s.cubin.size()},
                   {"cubin_xxh3_64", support::hex64(support::checksum64(s.cubin.data(), s.cubin.size()))}};
@@ -133,6 +135,39 @@ TEST(PtxImage, CacheRejectsAPtxImageWithoutItsNul) {
             "PTX image is not one NUL-terminated text");
   EXPECT_EQ(DiskCache::check_entry(key, entry("cubin bytes", "cubin")), "");
   EXPECT_EQ(DiskCache::check_entry(key, entry("cubin bytes", "fatbin")), "unknown image kind `fatbin`");
+  // The image kind follows the arch: PTX for compute_XY, a cubin for sm_XY.
+  EXPECT_EQ(DiskCache::check_entry(key, entry(std::string(".version 9.0\n") + '\0', "ptx", "sm_90a")),
+            "image kind `ptx` does not match architecture `sm_90a`");
+  EXPECT_EQ(DiskCache::check_entry(key, entry("cubin bytes", "cubin", "compute_80")),
+            "image kind `cubin` does not match architecture `compute_80`");
+  EXPECT_EQ(DiskCache::check_entry(key, entry(std::string(".version 9.0\n") + '\0', "ptx", "compute_90a")), "");
+}
+
+// A mismatched entry on disk is deleted and rebuilt, not loaded.
+TEST(PtxImage, CacheRebuildsAnEntryWhoseImageKindDisagreesWithItsArch) {
+  TempDir dir;
+  std::string key;
+  {
+    JitCompiler jit(cache_in(dir.path()));
+    key = jit.compile(saxpy_for("compute_80"))->key.hex();
+  }
+  const auto meta_path = dir.path() / (key + ".json");
+  nlohmann::json meta;
+  {
+    std::ifstream in(meta_path);
+    meta = nlohmann::json::parse(in);
+  }
+  meta["image"] = "cubin";
+  {
+    std::ofstream out(meta_path);
+    out << meta.dump(2);
+  }
+  JitCompiler fresh(cache_in(dir.path()));
+  auto again = fresh.compile(saxpy_for("compute_80"));
+  EXPECT_EQ(again->source, CacheSource::compiled);
+  EXPECT_EQ(fresh.stats().nvrtc_compiles, 1u);
+  EXPECT_TRUE(again->image_is_ptx);
+  EXPECT_EQ(again->cache_dir, dir.path());
 }
 
 }  // namespace
