@@ -303,13 +303,7 @@ TEST_P(ClusterErrors, ExactMessageHintAndLocation) {
     generate_dynamic(c.source, c.args, c.dynamic_dims);
     FAIL() << "compiled without an error:\n" << c.source;
   } catch (const CompileError& e) {
-    ASSERT_EQ(e.diagnostics().size(), 1u) << e.what();
-    const Diagnostic& d = e.diagnostics()[0];
-    EXPECT_EQ(d.severity, Severity::error);
-    EXPECT_EQ(d.message, c.message) << e.what();
-    EXPECT_EQ(d.hint, c.hint) << e.what();
-    EXPECT_EQ(d.line, c.line) << e.what();
-    EXPECT_EQ(d.column, c.column) << e.what();
+    test::expect_single_error(e, c);
   }
 }
 

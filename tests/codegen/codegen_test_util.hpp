@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codegen/kernel_codegen.hpp"
+#include "croq/error.hpp"
 #include "croq/options.hpp"
 #include "frontend/frontend.hpp"
 
@@ -49,6 +50,19 @@ inline GeneratedKernel generate(const std::string& source, const std::vector<Arg
   auto program = frontend::parse_program(source, options);
   const auto& fn = frontend::select_entry(*program, options, program->source);
   return generate_cuda(*program, fn, args, 227 * 1024);
+}
+
+// A misuse case's CompileError: exactly one error diagnostic with the
+// case's message, hint, line and column (any type with those members).
+template <typename Case>
+void expect_single_error(const CompileError& e, const Case& c) {
+  ASSERT_EQ(e.diagnostics().size(), 1u) << e.what();
+  const Diagnostic& d = e.diagnostics()[0];
+  EXPECT_EQ(d.severity, Severity::error);
+  EXPECT_EQ(d.message, c.message) << e.what();
+  EXPECT_EQ(d.hint, c.hint) << e.what();
+  EXPECT_EQ(d.line, c.line) << e.what();
+  EXPECT_EQ(d.column, c.column) << e.what();
 }
 
 }  // namespace croq::codegen::test

@@ -92,14 +92,7 @@ class HopperErrors : public ::testing::TestWithParam<ErrorCase> {};
 
 TEST_P(HopperErrors, ExactMessageHintAndLocation) {
   const ErrorCase& c = GetParam();
-  CompileError e = error_of(c);
-  ASSERT_EQ(e.diagnostics().size(), 1u) << e.what();
-  const Diagnostic& d = e.diagnostics()[0];
-  EXPECT_EQ(d.severity, Severity::error);
-  EXPECT_EQ(d.message, c.message) << e.what();
-  EXPECT_EQ(d.hint, c.hint) << e.what();
-  EXPECT_EQ(d.line, c.line) << e.what();
-  EXPECT_EQ(d.column, c.column) << e.what();
+  test::expect_single_error(error_of(c), c);
 }
 
 std::vector<ErrorCase> swizzle_and_event_cases() {
