@@ -452,4 +452,17 @@ std::string print_ast(const Program& program) { return Printer().program(program
 
 std::string print_expression(const Expr& expr) { return Printer().expr_text(expr); }
 
+std::string source_text(const Program& program, const Expr& e) {
+  if (e.source_begin < 0 || e.source_end <= e.source_begin || static_cast<std::size_t>(e.source_end) > program.source.size())
+    return print_expression(e);
+  std::string text;
+  for (int i = e.source_begin; i < e.source_end; ++i) {
+    const char c = program.source[static_cast<std::size_t>(i)];
+    const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    if (!space) text += c;
+    else if (!text.empty() && text.back() != ' ') text += ' ';
+  }
+  return text;
+}
+
 }  // namespace croq::frontend

@@ -26,5 +26,9 @@ const ast::Function& select_entry(const ast::Program& program, const CompileOpti
 // The AST printer used by golden tests and `croq compile --emit ast`.
 std::string print_ast(const ast::Program& program);
 std::string print_expression(const ast::Expr& expr);
+// An expression as the user wrote it, for messages: its text in the
+// program's source (each run of whitespace as one space); the printed form
+// where the parser kept no text.
+std::string source_text(const ast::Program& program, const ast::Expr& expr);
 
 }  // namespace croq::frontend

@@ -1,0 +1,88 @@
+// The kernel ABI: how a call's arguments become the parameters of a
+// generated __global__ function and its launch shape. Lowering produces it,
+// the runtime consumes it; both sides agree on nothing else. Plain data, so
+// every layer may include it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "croq/dtype.hpp"
+
+namespace croq::abi {
+
+// One argument as the call site saw it (the specialization signature).
+struct ArgSignature {
+  bool is_tensor = true;
+  DType dtype = DType::f32;
+  std::vector<std::int64_t> shape;  // -1: a dynamic dim, known only at launch
+  bool is_integer = false;  // scalars: integer or floating
+  // Tensors: the largest power of two (at most 16) dividing the data
+  // pointer's address, as the kernel will see it. Part of the signature so
+  // a misaligned pointer gets a variant without 16-byte vector accesses.
+  int align_bytes = 16;
+  friend bool operator==(const ArgSignature&, const ArgSignature&) = default;
+};
+
+// Where a dynamic dim's value is read at launch: extent `dim` of call
+// argument `argument` (argument -1: not dynamic).
+struct DimSource {
+  int argument = -1;
+  int dim = -1;
+  friend bool operator==(const DimSource&, const DimSource&) = default;
+};
+
+// One parameter of the generated __global__ function, in order.
+struct KernelParam {
+  enum class Kind { tensor, output, integer, floating, dim, tensor_map } kind = Kind::tensor;
+  int argument = -1;  // which call argument (-1 for the output)
+  std::string name;
+  DimSource dim;      // Kind::dim: the dynamic dim's value (a long long)
+  // Kind::tensor_map: a TMA descriptor of argument `argument`, encoded at
+  // launch from the real tensor with this box (outermost first) and swizzle
+  // span in bytes; `name` says where it is used, for messages.
+  std::vector<std::uint32_t> box;
+  int swizzle_bytes = 0;
+};
+
+// A grid whose size depends on dynamic dims: blocks =
+// cdiv(factor * prod(terms), per_block), each term cdiv(dim, divisor) or
+// dim / divisor. No terms: LaunchConfig::grid is the whole story.
+struct RuntimeGrid {
+  struct Term {
+    DimSource source;
+    std::int64_t divisor = 1;
+    bool ceil = false;
+  };
+  std::int64_t factor = 1;
+  std::int64_t per_block = 1;
+  std::vector<Term> terms;
+  bool dynamic() const { return !terms.empty(); }
+};
+
+// Grid, block, dynamic shared memory and (optional) cluster shape.
+struct LaunchConfig {
+  std::array<unsigned, 3> grid{1, 1, 1};
+  std::array<unsigned, 3> block{1, 1, 1};
+  unsigned shared_bytes = 0;               // dynamic shared memory per block
+  std::array<unsigned, 3> cluster{0, 0, 0};  // all zero: no cluster launch
+  bool has_cluster() const { return cluster[0] * cluster[1] * cluster[2] != 0; }
+};
+
+// Everything the runtime needs to launch one generated kernel.
+struct KernelAbi {
+  std::string entry;  // the __global__ symbol
+  LaunchConfig launch;
+  std::vector<KernelParam> params;
+  RuntimeGrid runtime_grid;
+  bool has_output = false;
+  DType output_dtype = DType::f32;
+  std::vector<std::int64_t> output_shape;      // -1 where a dynamic dim goes
+  std::vector<DimSource> output_dim_sources;   // per output dim, for the -1 entries
+  bool output_needs_zero = false;       // the body reads the output before writing it
+  std::vector<bool> argument_written;   // per call argument: the kernel stores into it
+};
+
+}  // namespace croq::abi

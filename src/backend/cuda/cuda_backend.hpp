@@ -1,0 +1,22 @@
+// The CUDA backend: prints a kernel that the passes have finished as CUDA
+// C++ for NVRTC. It decides nothing: layouts, barrier counts, instructions,
+// vector widths and the shared-memory layout are already in the IR.
+#pragma once
+
+#include <string>
+
+#include "ir/ir.hpp"
+
+namespace croq::backend::cuda {
+
+// The kernel's CUDA C++ text; also completes kernel.abi.launch (grid,
+// block, shared bytes, cluster) from the kernel's launch shape.
+std::string emit_kernel(ir::Kernel& kernel);
+
+// `text` safe inside a C string literal in a #line directive: quotes and
+// backslashes escaped, control and non-ASCII bytes replaced by '?'.
+std::string escape_for_line_directive(const std::string& text);
+// `text` safe in a // comment: one line, no trailing backslash.
+std::string sanitize_for_comment(const std::string& text);
+
+}  // namespace croq::backend::cuda

@@ -1,0 +1,70 @@
+// The CUDA backend's printer, shared by emit_kernel.cpp (the kernel,
+// statements and expressions), emit_copy.cpp (copy loops) and
+// emit_ops.cpp (events, TMA, MMA). Not an interface.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "backend/cuda/cuda_backend.hpp"
+#include "ir/ir.hpp"
+
+namespace croq::backend::cuda {
+
+const char* cuda_type(DType t);
+const char* cuda_type(const ir::Type& t);
+// `value` converted to the element type: float(0), static_cast<unsigned char>(0).
+std::string typed(DType t, const std::string& value);
+std::string add_text(const std::string& a, const std::string& b);
+std::string mul_text(const std::string& a, std::int64_t k);
+
+class Printer {
+ public:
+  explicit Printer(const ir::Kernel& kernel) : kernel_(kernel), next_name_(kernel.next_name) {}
+
+  std::string body_text(const ir::Stmt& body);
+
+  // Expressions.
+  std::string expr(const ir::ExprRef& e) const;
+  // buffer[linear] for coordinates given as text, through the buffer's layout.
+  std::string element(int buffer, const std::string& slot, const std::vector<std::string>& coords) const;
+  std::string dim_text(int buffer, std::size_t d) const;
+
+ private:
+  void line(const std::string& text);
+  void raw(const std::string& text);
+  void indent() { ++depth_; }
+  void dedent() { --depth_; }
+  std::string fresh(const std::string& base) { return base + "_" + std::to_string(next_name_++); }
+
+  void stmt(const ir::Stmt& s);
+  void list(const ir::StmtList& body);
+  void braced_body(const ir::StmtPtr& body);  // the inside of { ... } already opened
+
+  // emit_copy.cpp
+  void copy(const ir::CopyTiles& c);
+  std::vector<std::string> open_element_loop(const ir::CopyTiles& c, const std::vector<std::int64_t>& space,
+                                             std::int64_t vec, std::int64_t inner_begin);
+  void copy_loop(const ir::CopyTiles& c, std::int64_t vec, std::int64_t inner_begin, std::int64_t inner_count);
+  void pad(const ir::CopyTiles& c);
+  std::string tile_element(const ir::Tile& t, const std::vector<std::string>& idx) const;
+  std::string in_buffer(const ir::Tile& t, const std::vector<std::string>& idx) const;
+
+  // emit_ops.cpp
+  void barrier_prologue(const ir::BarrierPrologue& p);
+  void arrive(const ir::Arrive& a);
+  void wait_event(const ir::WaitEvent& w);
+  void tma_load(const ir::TmaLoad& t);
+  void tma_store(const ir::TmaStore& t);
+  void mma_fill(const ir::MmaFill& f);
+  void mma(const ir::Mma& m);
+  void mma_store(const ir::MmaStore& m);
+  std::string event_slot(int event, const ir::ExprRef& index) const;
+
+  const ir::Kernel& kernel_;
+  std::string out_;
+  int depth_ = 0;
+  int next_name_ = 0;
+};
+
+}  // namespace croq::backend::cuda

@@ -1,0 +1,312 @@
+// The kernel's text: header, parameters, shared memory, statements and
+// expressions.
+#include <sstream>
+
+#include "backend/cuda/cuda_printer.hpp"
+#include "codegen/hopper_prelude.hpp"
+
+namespace croq::backend::cuda {
+
+const char* cuda_type(DType t) {
+  switch (t) {
+    case DType::s8: return "signed char";
+    case DType::u8: return "unsigned char";
+    case DType::s16: return "short";
+    case DType::u16: return "unsigned short";
+    case DType::s32: return "int";
+    case DType::u32: return "unsigned int";
+    case DType::s64: return "long long";
+    case DType::u64: return "unsigned long long";
+    case DType::f16: return "__half";
+    case DType::bf16: return "__nv_bfloat16";
+    case DType::f32: return "float";
+    case DType::f64: return "double";
+    case DType::f8_e4m3: return "__nv_fp8_e4m3";
+    case DType::f8_e5m2: return "__nv_fp8_e5m2";
+  }
+  return "int";
+}
+
+const char* cuda_type(const ir::Type& t) {
+  switch (t.kind) {
+    case ir::Type::Kind::i32: return "int";
+    case ir::Type::Kind::i64: return "long long";
+    case ir::Type::Kind::u32: return "unsigned";
+    case ir::Type::Kind::f32: return "float";
+    case ir::Type::Kind::f64: return "double";
+    case ir::Type::Kind::boolean: return "bool";
+    case ir::Type::Kind::element: return cuda_type(t.dtype);
+  }
+  return "int";
+}
+
+std::string typed(DType t, const std::string& value) {
+  std::string type = cuda_type(t);
+  if (type.find(' ') != std::string::npos) return "static_cast<" + type + ">(" + value + ")";
+  return type + "(" + value + ")";
+}
+
+std::string add_text(const std::string& a, const std::string& b) {
+  if (a == "0") return b;
+  if (b == "0") return a;
+  return "(" + a + " + " + b + ")";
+}
+
+std::string mul_text(const std::string& a, std::int64_t k) {
+  if (k == 0 || a == "0") return "0";
+  if (k == 1) return a;
+  return "(" + a + " * " + std::to_string(k) + ")";
+}
+
+std::string escape_for_line_directive(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') out += '\\', out += static_cast<char>(c);
+    else if (c < 0x20 || c >= 0x7f) out += '?';
+    else out += static_cast<char>(c);
+  }
+  return out;
+}
+
+std::string sanitize_for_comment(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) out += (c < 0x20 || c >= 0x7f || c == '\\') ? '?' : static_cast<char>(c);
+  return out;
+}
+
+// ---- expressions -------------------------------------------------------------
+
+std::string Printer::dim_text(int buffer, std::size_t d) const {
+  const ir::Extent& x = kernel_.buffers[static_cast<std::size_t>(buffer)].dims[d];
+  return x.is_dynamic() ? "dim_" + x.dim : std::to_string(x.value);
+}
+
+std::string Printer::element(int buffer, const std::string& slot, const std::vector<std::string>& coords) const {
+  const ir::Buffer& b = kernel_.buffers[static_cast<std::size_t>(buffer)];
+  std::string linear = "0";
+  std::int64_t stride = 1;
+  std::string dynamic_stride;  // product of the dynamic extents inside dimension d
+  for (std::size_t d = coords.size(); d-- > 0;) {
+    std::string term = mul_text(coords[d], stride);
+    if (!dynamic_stride.empty() && term != "0") term = "(" + term + " * " + dynamic_stride + ")";
+    linear = add_text(linear, term);
+    if (!b.dims[d].is_dynamic()) stride *= b.dims[d].value;
+    else dynamic_stride += (dynamic_stride.empty() ? "" : " * ") + dim_text(buffer, d);
+  }
+  if (b.swizzle > 0) {  // the TMA layout: 16-byte chunks permuted within each 8-row atom
+    const std::string elem = std::to_string(dtype_size(b.dtype));
+    linear = "(croq_dev::swizzle_offset((unsigned)(" + linear + ") * " + elem + "u, " + std::to_string(b.swizzle) +
+             "u) / " + elem + "u)";
+  }
+  if (b.slots > 0) linear = add_text(mul_text(slot.empty() ? "0" : slot, b.slot_elems), linear);
+  return b.name + "[" + linear + "]";
+}
+
+std::string Printer::expr(const ir::ExprRef& e) const {
+  switch (e->kind) {
+    case ir::ExprKind::int_const: return std::to_string(e->value);
+    case ir::ExprKind::float_literal: case ir::ExprKind::var: case ir::ExprKind::special: return e->text;
+    case ir::ExprKind::unary: return "(" + e->op + expr(e->operands[0]) + ")";
+    case ir::ExprKind::binary: return "(" + expr(e->operands[0]) + " " + e->op + " " + expr(e->operands[1]) + ")";
+    case ir::ExprKind::select:
+      return "(" + expr(e->operands[0]) + " ? " + expr(e->operands[1]) + " : " + expr(e->operands[2]) + ")";
+    case ir::ExprKind::element: {
+      std::vector<std::string> coords;
+      for (std::size_t i = 1; i < e->operands.size(); ++i) coords.push_back(expr(e->operands[i]));
+      return element(e->buffer, e->operands[0] ? expr(e->operands[0]) : "", coords);
+    }
+    case ir::ExprKind::address_of: return "(&" + expr(e->operands[0]) + ")";
+    case ir::ExprKind::typed_zero: return typed(e->type.dtype, e->text);
+    case ir::ExprKind::zero_like: return "decltype(" + expr(e->operands[0]) + ")(0)";
+    case ir::ExprKind::convert: return std::string("(") + cuda_type(e->type) + ")(" + expr(e->operands[0]) + ")";
+  }
+  return "0";
+}
+
+// ---- statements ----------------------------------------------------------------
+
+void Printer::line(const std::string& text) {
+  out_.append(static_cast<std::size_t>(depth_) * 2, ' ');
+  out_ += text;
+  out_ += '\n';
+}
+
+void Printer::raw(const std::string& text) {  // preprocessor lines stay in column 0
+  out_ += text;
+  out_ += '\n';
+}
+
+void Printer::list(const ir::StmtList& body) {
+  for (const auto& s : body) stmt(*s);
+}
+
+void Printer::braced_body(const ir::StmtPtr& body) {
+  indent();
+  if (body) stmt(*body);
+  dedent();
+}
+
+std::string Printer::body_text(const ir::Stmt& body) {
+  indent();
+  stmt(body);
+  dedent();
+  return out_;
+}
+
+void Printer::stmt(const ir::Stmt& s) {
+  std::visit([&](const auto& n) {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, ir::Seq>) {
+      if (n.braces) {
+        line("{");
+        indent();
+      }
+      list(n.body);
+      if (n.braces) {
+        dedent();
+        line("}");
+      }
+    } else if constexpr (std::is_same_v<T, ir::Let>) {
+      line(std::string(n.is_const ? "const " : "") + cuda_type(n.type) + " " + n.name + " = " + (n.init ? expr(n.init) : "0") + ";");
+    } else if constexpr (std::is_same_v<T, ir::Assign>) {
+      std::string code = expr(n.target) + " " + n.op + " " + expr(n.value) + ";";
+      line(n.guard ? "if (" + expr(n.guard) + ") " + code : code);
+    } else if constexpr (std::is_same_v<T, ir::Eval>) {
+      line(expr(n.value) + ";");
+    } else if constexpr (std::is_same_v<T, ir::For>) {
+      if (n.unroll) line("#pragma unroll");
+      line(std::string("for (") + cuda_type(n.type) + " " + n.var + " = " + expr(n.begin) + "; " + n.var + " < " +
+           expr(n.end) + "; " + (n.step ? n.var + " += " + expr(n.step) : "++" + n.var) + ") {");
+      braced_body(n.body);
+      line("}");
+    } else if constexpr (std::is_same_v<T, ir::If>) {
+      line("if (" + expr(n.condition) + ") {");
+      braced_body(n.then_branch);
+      if (n.else_branch) {
+        line("} else {");
+        braced_body(n.else_branch);
+      }
+      line("}");
+    } else if constexpr (std::is_same_v<T, ir::While>) {
+      line("while (" + expr(n.condition) + ") {");
+      braced_body(n.body);
+      line("}");
+    } else if constexpr (std::is_same_v<T, ir::LineMark>) {
+      raw("#line " + std::to_string(n.line) + " \"" + escape_for_line_directive(kernel_.source_name) + "\"");
+    } else if constexpr (std::is_same_v<T, ir::Comment>) {
+      line("// " + sanitize_for_comment(n.text));
+    } else if constexpr (std::is_same_v<T, ir::Trap>) {
+      line("if (!(" + expr(n.condition) + ")) __trap();");
+    } else if constexpr (std::is_same_v<T, ir::Region>) {
+      stmt(*n.body);
+    } else if constexpr (std::is_same_v<T, ir::Barrier>) {
+      if (n.set.threads == 0) line("__syncthreads();");
+      else line("croq_dev::named_barrier_sync(" + std::to_string(n.set.barrier_id) + ", " + std::to_string(n.set.threads) + ");");
+    } else if constexpr (std::is_same_v<T, ir::CopyTiles>) {
+      copy(n);
+    } else if constexpr (std::is_same_v<T, ir::AllocShared>) {
+      const ir::Buffer& b = kernel_.buffers[static_cast<std::size_t>(n.buffer)];
+      line(std::string(cuda_type(b.dtype)) + "* " + b.name + " = reinterpret_cast<" + cuda_type(b.dtype) +
+           "*>(croq_smem + " + std::to_string(b.smem_offset) + ");");
+    } else if constexpr (std::is_same_v<T, ir::DeclareLocal>) {
+      const ir::Buffer& b = kernel_.buffers[static_cast<std::size_t>(n.buffer)];
+      std::int64_t count = 1;
+      for (const auto& d : b.dims) count *= d.value;
+      line(std::string(cuda_type(b.dtype)) + " " + b.name + "[" + std::to_string(count) + "];");
+    } else if constexpr (std::is_same_v<T, ir::DeclareEvent>) {
+      const ir::Event& e = kernel_.events[static_cast<std::size_t>(n.event)];
+      line("unsigned long long* " + e.name + " = reinterpret_cast<unsigned long long*>(croq_smem + " +
+           std::to_string(e.smem_offset) + ");");
+      // `ready`: expect the phase before the first, which a fresh barrier reports complete.
+      line("unsigned " + e.phase + " = " + (e.ready ? "0xffffffffu" : "0u") + ";");
+    } else if constexpr (std::is_same_v<T, ir::BarrierPrologue>) {
+      barrier_prologue(n);
+    } else if constexpr (std::is_same_v<T, ir::Arrive>) {
+      arrive(n);
+    } else if constexpr (std::is_same_v<T, ir::WaitEvent>) {
+      wait_event(n);
+    } else if constexpr (std::is_same_v<T, ir::TmaLoad>) {
+      tma_load(n);
+    } else if constexpr (std::is_same_v<T, ir::TmaStore>) {
+      tma_store(n);
+    } else if constexpr (std::is_same_v<T, ir::FenceProxyAsync>) {
+      line("croq_dev::fence_proxy_async_shared();  // make the tile's generic-proxy writes visible to TMA");
+    } else if constexpr (std::is_same_v<T, ir::MmaFill>) {
+      mma_fill(n);
+    } else if constexpr (std::is_same_v<T, ir::Mma>) {
+      mma(n);
+    } else if constexpr (std::is_same_v<T, ir::MmaWait>) {
+      line("croq_dev::wgmma_wait_group<" + std::to_string(n.pending) + ">();" + (n.note.empty() ? "" : "  // " + n.note));
+    } else if constexpr (std::is_same_v<T, ir::MmaStore>) {
+      mma_store(n);
+    } else if constexpr (std::is_same_v<T, ir::MmaCommit>) {
+      // Completed by the WGMMA-completion pass: nothing left to print.
+    } else if constexpr (std::is_same_v<T, ir::SetMaxNReg>) {
+      line(n.increase ? "croq_dev::setmaxnreg_inc<" + std::to_string(n.registers) + ">();  // consumer: take the producers' registers"
+                      : "croq_dev::setmaxnreg_dec<" + std::to_string(n.registers) + ">();  // producer: give registers to the consumers");
+    } else if constexpr (std::is_same_v<T, ir::WarpgroupRegion>) {
+      line("if (" + expr(n.condition) + ") {");
+      braced_body(n.body);
+      line("}");
+    }
+  }, s.node);
+}
+
+// ---- the kernel ----------------------------------------------------------------
+
+std::string emit_kernel(ir::Kernel& kernel) {
+  Printer printer(kernel);
+  const std::string body = printer.body_text(*kernel.body);
+
+  std::vector<std::string> signature;
+  for (const ir::Param& p : kernel.params) {
+    using Kind = abi::KernelParam::Kind;
+    switch (p.kind) {
+      case Kind::tensor: case Kind::output:
+        signature.push_back(std::string(cuda_type(p.type)) + "* __restrict__ " + p.name);
+        break;
+      case Kind::integer: signature.push_back("long long " + p.name); break;
+      case Kind::floating: signature.push_back("double " + p.name); break;
+      case Kind::dim: signature.push_back("const long long " + p.name); break;
+      case Kind::tensor_map: signature.push_back("const __grid_constant__ croq_tensor_map " + p.name); break;
+    }
+  }
+  std::ostringstream src;
+  src << "// Generated by libcroqjit from " << sanitize_for_comment(kernel.source_name) << ": `" << kernel.function
+      << "` for" << sanitize_for_comment(kernel.description) << "\n";
+  std::string dynamic_dims;
+  for (const ir::Param& p : kernel.params)
+    if (p.kind == abi::KernelParam::Kind::dim) dynamic_dims += " " + p.name.substr(4);  // dim_NAME
+  if (!dynamic_dims.empty()) src << "// dynamic dims (? above; kernel parameters):" << dynamic_dims << "\n";
+  src << "// grid " << (kernel.abi.runtime_grid.dynamic() ? std::string("computed at launch") : std::to_string(kernel.grid))
+      << ", block " << kernel.block_threads << ", shared memory " << kernel.shared_bytes << " bytes";
+  if (kernel.cluster_blocks > 0) src << ", clusters of " << kernel.cluster_blocks << " blocks";
+  src << "\n";
+  if (kernel.needs_half) src << "#include <cuda_fp16.h>\n";
+  if (kernel.needs_bf16) src << "#include <cuda_bf16.h>\n";
+  if (kernel.needs_fp8) src << "#include <cuda_fp8.h>\n";
+  if (kernel.hopper) src << codegen::hopper_prelude();
+  for (const auto& dc : kernel.device_code) src << dc << "\n";
+  // Warp-specialized kernels run one block per SM (setmaxnreg needs the cap).
+  src << "\nextern \"C\" __global__ void __launch_bounds__(" << kernel.block_threads << (kernel.hopper ? ", 1" : "")
+      << ") " << kernel.entry << "(";
+  for (std::size_t i = 0; i < signature.size(); ++i) src << (i ? ", " : "") << signature[i];
+  src << ") {\n";
+  if (kernel.shared_bytes > 0 && kernel.hopper) {
+    src << "  extern __shared__ __align__(1024) unsigned char croq_smem_raw[];\n"
+        << "  unsigned char* croq_smem = reinterpret_cast<unsigned char*>((reinterpret_cast<unsigned long long>(croq_smem_raw) + 1023) & ~1023ull);\n";
+  } else if (kernel.shared_bytes > 0) {
+    src << "  extern __shared__ __align__(128) unsigned char croq_smem[];\n";
+  }
+  src << body << "}\n";
+
+  abi::LaunchConfig& launch = kernel.abi.launch;
+  launch.grid = {static_cast<unsigned>(kernel.grid), 1, 1};
+  launch.block = {static_cast<unsigned>(kernel.block_threads), 1, 1};
+  launch.shared_bytes = static_cast<unsigned>(kernel.shared_bytes);
+  if (kernel.cluster_blocks > 0) launch.cluster = {static_cast<unsigned>(kernel.cluster_blocks), 1, 1};
+  kernel.abi.entry = kernel.entry;
+  return src.str();
+}
+
+}  // namespace croq::backend::cuda

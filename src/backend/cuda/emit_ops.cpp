@@ -1,0 +1,151 @@
+// Events, TMA and MMA operations as calls into the device prelude
+// (croq_dev::..., see codegen/hopper_prelude.hpp), which wraps the PTX.
+#include "backend/cuda/cuda_printer.hpp"
+#include "ir/builder.hpp"
+
+namespace croq::backend::cuda {
+
+std::string Printer::event_slot(int event, const ir::ExprRef& index) const {
+  return "&" + kernel_.events[static_cast<std::size_t>(event)].name + "[" + expr(index) + "]";
+}
+
+void Printer::barrier_prologue(const ir::BarrierPrologue& p) {
+  if (p.init.empty()) {
+    line("// no barriers");
+    return;
+  }
+  // Barrier initialization, once per block before any use.
+  line("if (threadIdx.x == 0) {");
+  indent();
+  for (int id : p.init) {
+    const ir::Event& e = kernel_.events[static_cast<std::size_t>(id)];
+    const std::string arrivals = e.arrivals_whole_block ? "blockDim.x" : std::to_string(e.arrivals > 0 ? e.arrivals : 1);
+    line("for (int i = 0; i < " + std::to_string(e.count) +
+         "; ++i) croq_dev::mbar_init(reinterpret_cast<unsigned long long*>(croq_smem + " + std::to_string(e.smem_offset) +
+         ") + i, " + arrivals + ");");
+  }
+  line("croq_dev::fence_barrier_init();");
+  dedent();
+  line("}");
+  line("__syncthreads();");
+  for (int id : p.private_events) {
+    const ir::Event& e = kernel_.events[static_cast<std::size_t>(id)];
+    line("unsigned long long* " + e.name + " = reinterpret_cast<unsigned long long*>(croq_smem + " +
+         std::to_string(e.smem_offset) + ");");
+    line("unsigned " + e.phase + " = 0u;");
+  }
+}
+
+void Printer::arrive(const ir::Arrive& a) {
+  const std::string bar = event_slot(a.event, a.index);
+  if (a.per_warp) {  // one arrival per warp: lane 0, once the warp is done
+    line("__syncwarp();");
+    line("if ((" + expr(a.set.tid) + " & 31) == 0) croq_dev::mbar_arrive(" + bar + ");");
+  } else {
+    line("croq_dev::mbar_arrive(" + bar + ");");
+  }
+}
+
+void Printer::wait_event(const ir::WaitEvent& w) {
+  const ir::Event& e = kernel_.events[static_cast<std::size_t>(w.event)];
+  if (ir::is_zero(w.index)) {
+    line("croq_dev::mbar_wait(&" + e.name + "[0], " + e.phase + " & 1u);");
+    line(e.phase + " ^= 1u;");
+    return;
+  }
+  const std::string i = expr(w.index);
+  line("croq_dev::mbar_wait(&" + e.name + "[" + i + "], (" + e.phase + " >> (" + i + ")) & 1u);");
+  line(e.phase + " ^= 1u << (" + i + ");");
+}
+
+namespace {
+
+std::string coordinates(const Printer& p, const std::vector<ir::ExprRef>& coords) {
+  std::string out;
+  for (const auto& c : coords) out += ", " + p.expr(c);
+  return out;
+}
+
+}  // namespace
+
+void Printer::tma_load(const ir::TmaLoad& t) {
+  const std::string bar = event_slot(t.event, t.event_index);
+  const std::string& map = kernel_.params[static_cast<std::size_t>(t.map)].name;
+  line("if (" + expr(t.leader) + ") {");
+  line(std::string("  croq_dev::") + (t.arrive ? "mbar_arrive_expect_tx(" : "mbar_expect_tx(") + bar + ", " +
+       std::to_string(t.bytes) + ");");
+  line("  croq_dev::tma_load_" + std::to_string(t.coords.size()) + "d(" + expr(t.destination) + ", &" + map + ", " + bar +
+       coordinates(*this, t.coords) + ");");
+  line("}");
+}
+
+void Printer::tma_store(const ir::TmaStore& t) {
+  const std::string& map = kernel_.params[static_cast<std::size_t>(t.map)].name;
+  line("if (" + expr(t.leader) + ") {");
+  line("  croq_dev::tma_store_" + std::to_string(t.coords.size()) + "d(&" + map + ", " + expr(t.source) +
+       coordinates(*this, t.coords) + ");");
+  line("  croq_dev::bulk_commit_group();");
+  line("  croq_dev::bulk_wait_group<0>();");
+  line("}");
+}
+
+void Printer::mma_fill(const ir::MmaFill& f) {
+  const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(f.accumulator)];
+  if (acc.n == 0) {  // never multiplied: nothing to hold
+    line("// " + acc.name + ": accumulator without an mma");
+    return;
+  }
+  if (acc.dtype == DType::f32) {
+    const std::string regs = std::to_string(acc.n / 2);
+    line("float " + acc.name + "[" + regs + "];");
+    line("for (int i = 0; i < " + regs + "; ++i) " + acc.name + "[i] = " + expr(acc.fill) + ";");
+  } else {
+    const std::string regs = std::to_string(acc.n / 4);
+    line("unsigned " + acc.name + "[" + regs + "];");
+    line("{ const __half2 v = __float2half2_rn(" + expr(acc.fill) + "); for (int i = 0; i < " + regs + "; ++i) " + acc.name +
+         "[i] = *reinterpret_cast<const unsigned*>(&v); }");
+  }
+}
+
+void Printer::mma(const ir::Mma& m) {
+  const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(m.accumulator)];
+  const std::string ab = cuda_type(m.input);
+  const std::string n = std::to_string(acc.n);
+  if (m.instruction == ir::MmaInstruction::mma_sync) {
+    // One warpgroup, K / 16 k-steps of N / 8 m16n8k16 per warp, operands
+    // through ldmatrix at their swizzled addresses; synchronous.
+    line("croq_dev::mma_sync_m64nNkK<" + n + ", " + std::to_string(m.k) + ", " + std::to_string(m.a.swizzle) + "u, " +
+         std::to_string(m.b.swizzle) + "u, " + ab + ">(" + acc.name + ", " + expr(m.a.address) + ", " +
+         std::to_string(m.a.pitch) + "u, " + expr(m.b.address) + ", " + std::to_string(m.b.pitch) + "u);");
+    return;
+  }
+  line("{");
+  indent();
+  line("croq_dev::fence_accum(" + acc.name + ");");
+  line("croq_dev::wgmma_fence();");
+  line("const unsigned long long desc_a = croq_dev::make_kmajor_desc<" + std::to_string(m.a.swizzle) + ">(" +
+       expr(m.a.address) + ");");
+  line("const unsigned long long desc_b = croq_dev::make_kmajor_desc<" + std::to_string(m.b.swizzle) + ">(" +
+       expr(m.b.address) + ");");
+  line("#pragma unroll");
+  line("for (int k16 = 0; k16 < " + std::to_string(m.k / 16) + "; ++k16)");
+  line("  croq_dev::wgmma_m64nNk16<" + n + ", " + ab + ">(" + acc.name +
+       ", croq_dev::desc_advance(desc_a, k16 * 32), croq_dev::desc_advance(desc_b, k16 * 32));");
+  line("croq_dev::wgmma_commit_group();");
+  line("croq_dev::fence_accum(" + acc.name + ");");
+  dedent();
+  line("}");
+}
+
+void Printer::mma_store(const ir::MmaStore& m) {
+  const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(m.accumulator)];
+  const std::string n = std::to_string(acc.n);
+  line("croq_dev::fence_accum(" + acc.name + ");  // read the accumulator only after the wait");
+  if (m.space == ir::Space::shared)
+    line("croq_dev::store_accum_shared<" + n + ">(" + acc.name + ", " + expr(m.destination) + ", " + expr(m.leading) + ");");
+  else
+    line("croq_dev::store_accum_global<" + n + ">(" + acc.name + ", " + expr(m.destination) + ", " + expr(m.leading) + ", " +
+         expr(m.rows) + ", " + expr(m.cols) + ");");
+}
+
+}  // namespace croq::backend::cuda

@@ -1,0 +1,35 @@
+// Binding: a call's argument signature against a __co__ function's
+// parameters. Each symbolic dim gets the extent of the first argument that
+// has it (or stays a dynamic dim), and every literal or repeated dim must
+// agree; a mismatch is an ArgumentError that names the argument, the dim and
+// both shapes.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "abi/kernel_abi.hpp"
+#include "frontend/ast.hpp"
+#include "lower/lower.hpp"
+
+namespace croq::bind {
+
+// Throws ArgumentError (arity, tensor vs scalar, dtype, rank, extents).
+// Extents given as -1 in `args` are dynamic dims and stay unbound.
+std::map<std::string, std::int64_t> bind_dims(const frontend::ast::Program& program, const frontend::ast::Function& fn,
+                                              const std::vector<abi::ArgSignature>& args);
+
+// Where each dynamic dim is read at launch (its first occurrence among the
+// tensor parameters), and every occurrence (for the consistency check).
+// Throws CompileError when a name is not a symbolic dim of a tensor parameter.
+std::map<std::string, std::vector<abi::DimSource>> dynamic_dim_sources(const frontend::ast::Program& program,
+                                                                     const frontend::ast::Function& fn,
+                                                                     const std::vector<std::string>& dynamic_dims);
+
+// Both, as the input of lowering.
+lower::BoundFunction bind_function(const frontend::ast::Program& program, const frontend::ast::Function& fn,
+                                   const std::vector<abi::ArgSignature>& args,
+                                   const std::vector<std::string>& dynamic_dims);
+
+}  // namespace croq::bind

@@ -1,0 +1,162 @@
+#include "ir/builder.hpp"
+
+#include <utility>
+
+namespace croq::ir {
+
+bool Type::is_float() const {
+  switch (kind) {
+    case Kind::f32: case Kind::f64: return true;
+    case Kind::element: return croq::is_floating(dtype);
+    default: return false;
+  }
+}
+
+namespace {
+
+ExprRef make(ExprKind kind, Type type, std::vector<ExprRef> operands = {}) {
+  auto e = std::make_shared<Expr>();
+  e->kind = kind;
+  e->type = type;
+  e->operands = std::move(operands);
+  return e;
+}
+
+// The type of `a op b` under C++'s usual arithmetic conversions, as far as
+// generated code needs them.
+Type common_type(const Type& a, const Type& b) {
+  if (a.is_float() || b.is_float()) {
+    if (a.kind == Type::Kind::element && a.is_float()) return a;
+    if (b.kind == Type::Kind::element && b.is_float()) return b;
+    return a.is_float() ? a : b;
+  }
+  if (a.kind == Type::Kind::i64 || b.kind == Type::Kind::i64) return Type::i64();
+  if (a.kind == Type::Kind::element) return a;
+  if (b.kind == Type::Kind::element) return b;
+  return a.kind == Type::Kind::u32 || b.kind == Type::Kind::u32 ? Type{Type::Kind::u32, DType::u32} : Type::i32();
+}
+
+bool is_comparison(const std::string& op) {
+  return op == "<" || op == ">" || op == "<=" || op == ">=" || op == "==" || op == "!=" || op == "&&" || op == "||";
+}
+
+}  // namespace
+
+ExprRef int_const(std::int64_t v, Type t) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::int_const;
+  e->type = t;
+  e->value = v;
+  return e;
+}
+
+ExprRef float_literal(const std::string& text) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::float_literal;
+  e->type = Type::f32();
+  e->text = text;
+  return e;
+}
+
+ExprRef var(const std::string& name, Type t) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::var;
+  e->type = t;
+  e->text = name;
+  return e;
+}
+
+ExprRef special(const std::string& name) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::special;
+  e->type = Type{Type::Kind::u32, DType::u32};
+  e->text = name;
+  return e;
+}
+
+ExprRef unary(const std::string& op, ExprRef operand) {
+  Type t = op == "!" ? Type::boolean() : operand->type;
+  auto e = std::const_pointer_cast<Expr>(make(ExprKind::unary, t, {std::move(operand)}));
+  e->op = op;
+  return e;
+}
+
+ExprRef binary(const std::string& op, ExprRef lhs, ExprRef rhs) {
+  Type t = is_comparison(op) ? Type::boolean() : (op == "<<" || op == ">>") ? lhs->type : common_type(lhs->type, rhs->type);
+  auto e = std::const_pointer_cast<Expr>(make(ExprKind::binary, t, {std::move(lhs), std::move(rhs)}));
+  e->op = op;
+  return e;
+}
+
+ExprRef select(ExprRef condition, ExprRef then_value, ExprRef else_value) {
+  Type t = common_type(then_value->type, else_value->type);
+  return make(ExprKind::select, t, {std::move(condition), std::move(then_value), std::move(else_value)});
+}
+
+ExprRef element(int buffer, DType dtype, ExprRef slot, std::vector<ExprRef> coords) {
+  std::vector<ExprRef> operands;
+  operands.push_back(std::move(slot));
+  for (auto& c : coords) operands.push_back(std::move(c));
+  auto e = std::const_pointer_cast<Expr>(make(ExprKind::element, Type::element(dtype), std::move(operands)));
+  e->buffer = buffer;
+  return e;
+}
+
+ExprRef address_of(ExprRef element) {
+  Type t = element->type;
+  return make(ExprKind::address_of, t, {std::move(element)});
+}
+
+ExprRef typed_zero(DType t, const std::string& value) {
+  auto e = std::const_pointer_cast<Expr>(make(ExprKind::typed_zero, Type::element(t)));
+  e->text = value;
+  return e;
+}
+
+ExprRef zero_like(ExprRef e) {
+  Type t = e->type;
+  return make(ExprKind::zero_like, t, {std::move(e)});
+}
+
+ExprRef convert(ExprRef e, Type t) { return make(ExprKind::convert, t, {std::move(e)}); }
+
+bool is_const(const ExprRef& e, std::int64_t* value) {
+  if (!e || e->kind != ExprKind::int_const) return false;
+  if (value) *value = e->value;
+  return true;
+}
+
+bool is_zero(const ExprRef& e) {
+  std::int64_t v = 0;
+  return is_const(e, &v) && v == 0;
+}
+
+ExprRef add(ExprRef a, ExprRef b) {
+  if (is_zero(a)) return b;
+  if (is_zero(b)) return a;
+  return binary("+", std::move(a), std::move(b));
+}
+
+ExprRef mul(ExprRef a, std::int64_t k) {
+  if (k == 0 || is_zero(a)) return int_const(0);
+  if (k == 1) return a;
+  return binary("*", std::move(a), int_const(k));
+}
+
+ExprRef all_of(ExprRef a, ExprRef b) {
+  if (!a) return b;
+  if (!b) return a;
+  return binary("&&", std::move(a), std::move(b));
+}
+
+ExprRef less(ExprRef a, ExprRef b) { return binary("<", std::move(a), std::move(b)); }
+
+}  // namespace croq::ir
+
+namespace croq::ir {
+
+void fail(SourcePos where, std::string message, std::string hint) {
+  throw SourceError{where, std::move(message), std::move(hint)};
+}
+
+}  // namespace croq::ir

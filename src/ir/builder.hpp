@@ -1,0 +1,39 @@
+// Constructors for IR expressions. The arithmetic ones fold the identities
+// that keep generated index math short (x + 0, x * 1, x * 0) and nothing
+// else; constant folding of source values happens in lowering, where an
+// overflow can be reported at its source location.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "ir/ir.hpp"
+
+namespace croq::ir {
+
+ExprRef int_const(std::int64_t v, Type t = Type::i32());
+ExprRef float_literal(const std::string& text);
+ExprRef var(const std::string& name, Type t = Type::i32());
+ExprRef special(const std::string& name);  // threadIdx.x, blockIdx.x, blockDim.x
+ExprRef unary(const std::string& op, ExprRef operand);
+ExprRef binary(const std::string& op, ExprRef lhs, ExprRef rhs);
+ExprRef select(ExprRef condition, ExprRef then_value, ExprRef else_value);
+ExprRef element(int buffer, DType dtype, ExprRef slot, std::vector<ExprRef> coords);
+ExprRef address_of(ExprRef element);
+ExprRef typed_zero(DType t, const std::string& value = "0");
+ExprRef zero_like(ExprRef e);
+ExprRef convert(ExprRef e, Type t);
+
+// a + b, dropping a zero side.
+ExprRef add(ExprRef a, ExprRef b);
+// a * k for a constant k: 0 when either is zero, a when k is 1.
+ExprRef mul(ExprRef a, std::int64_t k);
+// a && b, where a null side is "true".
+ExprRef all_of(ExprRef a, ExprRef b);
+ExprRef less(ExprRef a, ExprRef b);
+
+bool is_zero(const ExprRef& e);
+bool is_const(const ExprRef& e, std::int64_t* value = nullptr);
+
+}  // namespace croq::ir

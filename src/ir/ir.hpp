@@ -1,0 +1,404 @@
+// The tile IR: one specialized __co__ function after lowering, before CUDA.
+//
+// A Kernel is structured statements over typed scalar expressions, plus the
+// tile-level operations that the passes and the backend decide how to run:
+// cooperative copies, TMA copies, events (mbarriers), barriers, and MMA
+// operations that are abstract over the instruction until a pass selects
+// one for the target. Buffers carry their memory space and layout (shared
+// offset, swizzle, ring slots), which passes fill in; the backend only
+// prints what the IR says. Expressions are immutable and shared; statements
+// are owned by their parent and rewritten in place by passes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "abi/kernel_abi.hpp"
+#include "croq/dtype.hpp"
+#include "croq/error.hpp"
+
+namespace croq::ir {
+
+// Where a statement or operation came from in the Croqtile source.
+struct SourcePos {
+  int line = 0;
+  int column = 0;
+  int length = 1;
+};
+
+// ------------------------------------------------------------------ types
+
+// Scalar types of expressions: the index and control types of generated
+// code, and element types of tensors.
+struct Type {
+  enum class Kind { i32, i64, u32, f32, f64, boolean, element } kind = Kind::i32;
+  DType dtype = DType::s32;  // Kind::element only
+  static Type i32() { return {Kind::i32, DType::s32}; }
+  static Type i64() { return {Kind::i64, DType::s64}; }
+  static Type f32() { return {Kind::f32, DType::f32}; }
+  static Type boolean() { return {Kind::boolean, DType::u8}; }
+  static Type element(DType t) { return {Kind::element, t}; }
+  bool is_float() const;
+  friend bool operator==(const Type&, const Type&) = default;
+};
+
+// ------------------------------------------------------------ expressions
+
+struct Expr;
+using ExprRef = std::shared_ptr<const Expr>;
+
+enum class ExprKind {
+  int_const,      // value
+  float_literal,  // text: a validated C++ floating literal ("0.0f", "1e-3")
+  var,            // text: a local variable or kernel parameter
+  special,        // text: threadIdx.x, blockIdx.x, blockDim.x
+  unary,          // op, operands[0]
+  binary,         // op, operands[0..1]
+  select,         // operands: condition, then, else
+  element,        // buffer element: buffer, operands: slot (or null), coords...
+  address_of,     // &element: operands[0] is an element
+  typed_zero,     // dtype's zero (typed literal): text is the value ("0")
+  zero_like,      // decltype(operands[0])(0)
+  convert,        // operands[0] converted to `type` (a C-style cast)
+};
+
+struct Expr {
+  ExprKind kind = ExprKind::int_const;
+  Type type;
+  std::int64_t value = 0;
+  std::string text;
+  std::string op;  // unary/binary operator as C++ spells it
+  int buffer = -1;  // element: Kernel::buffers index
+  std::vector<ExprRef> operands;
+};
+
+// ------------------------------------------------------------------ data
+
+enum class Space { global, shared, local };
+
+// A dimension's extent: a constant, or a dynamic dim (a kernel parameter).
+struct Extent {
+  std::int64_t value = -1;  // -1: dynamic
+  std::string dim;          // the dynamic dim's name
+  bool is_dynamic() const { return value < 0; }
+};
+
+struct Buffer {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<Extent> dims;
+  Space space = Space::global;
+  int argument = -1;  // call argument it comes from; -2: the output; -1: none
+  // Proven alignment of the base pointer in bytes.
+  int align_bytes = 16;
+  // Shared tiles: the TMA swizzle span (0: row-major; -1: not fixed yet,
+  // read as row-major), a ring of `slots` tiles each `slot_elems` elements
+  // apart (0: not an array), and the byte offset in dynamic shared memory
+  // (set by the shared-memory layout pass; -1 until then).
+  int swizzle = -1;
+  std::int64_t slots = 0;
+  std::int64_t slot_elems = 0;
+  std::int64_t smem_offset = -1;
+  // Another view of buffer `alias_of`'s storage with other dims (span_as):
+  // same name and memory, allocated once.
+  int alias_of = -1;
+};
+
+// `shared event e[N]`: N mbarriers, and each thread's expected phase bits.
+struct Event {
+  std::string source_name;  // as the source names it, for messages
+  std::string name;   // the barrier array
+  std::string phase;  // the per-thread phase bits
+  std::int64_t count = 1;
+  bool ready = false;
+  // TMA completion barriers that no source event names: one arrival, set up
+  // with the other barriers and placed after every other shared object.
+  bool is_private = false;
+  std::int64_t smem_offset = -1;
+  // Arrivals per phase, from the trigger sites (the event-arrivals pass):
+  // a number, or every thread of the block (blockDim.x); 0: none seen.
+  std::int64_t arrivals = 0;
+  bool arrivals_whole_block = false;
+  SourcePos first_trigger;
+};
+
+// A warpgroup's WGMMA-layout accumulator: 64 x n, n from the mma writing it.
+struct Accumulator {
+  std::string name;
+  DType dtype = DType::f32;
+  ExprRef fill;
+  std::int64_t n = 0;
+};
+
+// The threads that run a statement together: the whole block, or (inside
+// inthreads.async) `threads` threads from `first` with named barrier `barrier_id`.
+struct ThreadSet {
+  std::int64_t threads = 0;  // 0: the whole block
+  std::int64_t first = 0;
+  int barrier_id = 0;
+  ExprRef tid;    // 0-based thread index within the set
+  ExprRef count;  // its size
+};
+
+// A rectangular window of a buffer: element i is buffer element
+// origin + i (in slot `slot` of a ring).
+struct Tile {
+  int buffer = -1;
+  ExprRef slot;  // null: not a ring
+  std::vector<ExprRef> origin;
+  std::vector<std::int64_t> origin_multiple;  // known divisors of origin (0: exactly 0)
+  std::vector<std::int64_t> extent;
+  bool exact = true;  // never reaches past the buffer
+};
+
+// ------------------------------------------------------------- statements
+
+struct Stmt;
+using StmtPtr = std::unique_ptr<Stmt>;
+using StmtList = std::vector<StmtPtr>;
+
+struct Seq {
+  StmtList body;
+  bool braces = false;  // a C++ scope of its own
+};
+struct Let {
+  std::string name;
+  Type type;
+  bool is_const = true;
+  ExprRef init;  // null: zero
+};
+struct Assign {
+  ExprRef target;  // a var or an element
+  std::string op = "=";
+  ExprRef value;
+  ExprRef guard;   // null: unconditional
+};
+struct Eval {
+  ExprRef value;
+};
+struct For {
+  std::string var;
+  Type type = Type::i32();
+  ExprRef begin, end;
+  ExprRef step;  // null: ++var
+  StmtPtr body;
+  bool unroll = false;
+};
+struct If {
+  ExprRef condition;
+  StmtPtr then_branch;
+  StmtPtr else_branch;  // may be null
+};
+struct While {
+  ExprRef condition;
+  StmtPtr body;
+};
+struct LineMark {  // #line: the source line of what follows
+  int line = 0;
+};
+struct Comment {
+  std::string text;  // generated text only, never user input
+};
+struct Trap {      // assert: stop the kernel when the condition is false
+  ExprRef condition;
+};
+
+// How a parallel level maps onto the hardware.
+enum class Mapping { cluster, grid, threads, flat };
+struct Region {  // one parallel level: its indices are Lets in the body
+  Mapping mapping = Mapping::grid;
+  std::int64_t unit = 1;  // threads per index (32: group, 128: group-4)
+  StmtPtr body;           // braced
+};
+
+struct Barrier {  // every thread of the set waits for the others
+  ThreadSet set;
+};
+
+// dma.copy / dma.transp / dma.pad from `src` into `dst`, by the threads of
+// `set` cooperatively (one thread per element, strided) or by each thread.
+struct Padding {
+  std::vector<std::int64_t> low, high, mid;
+  ExprRef value;
+};
+struct CopyTiles {
+  Tile src, dst;
+  bool zfill = false;
+  std::vector<std::int64_t> perm;  // empty: identity; else dst index of each src dim
+  std::optional<Padding> pad;
+  bool cooperative = false;
+  ThreadSet set;
+  std::int64_t vector = 0;  // elements per access (the copy-vectorization pass); 0: undecided
+};
+
+struct AllocShared {  // the pointer to a shared buffer, at its first use
+  int buffer = -1;
+};
+struct DeclareLocal {  // a local array
+  int buffer = -1;
+};
+
+// Events (mbarriers).
+struct DeclareEvent {
+  int event = -1;
+};
+struct BarrierPrologue {  // the block's barrier set-up, filled by the event pass
+  std::vector<int> init;            // events initialized here
+  std::vector<int> private_events;  // private TMA barriers declared here
+  bool hopper = false;              // print a placeholder comment when empty
+};
+struct Arrive {
+  int event = -1;
+  ExprRef index;
+  ThreadSet set;
+  bool per_warp = false;  // lane 0 of each warp arrives, after __syncwarp
+  SourcePos where;
+  // The trigger is the last statement of a loop body and names one event:
+  // with WGMMA in flight its release may be deferred by one iteration.
+  bool ends_loop_body = false;
+};
+struct WaitEvent {
+  int event = -1;
+  ExprRef index;
+};
+
+// TMA.
+struct TmaLoad {
+  int map = -1;        // Kernel::params index of the tensor map
+  ExprRef destination;  // address of the shared tile
+  std::vector<ExprRef> coords;  // innermost first
+  int event = -1;
+  ExprRef event_index;
+  std::int64_t bytes = 0;
+  bool arrive = false;  // a private barrier: the issuing thread arrives too
+  ExprRef leader;       // the issuing thread's condition
+};
+struct TmaStore {
+  int map = -1;
+  ExprRef source;
+  std::vector<ExprRef> coords;
+  ExprRef leader;
+};
+struct FenceProxyAsync {};
+
+// MMA, abstract until the instruction-selection pass.
+enum class MmaInstruction { unselected, wgmma, mma_sync };
+struct MmaFill {
+  int accumulator = -1;
+};
+struct MmaOperand {
+  ExprRef address;        // the tile's first element
+  std::int64_t pitch = 0;  // bytes per row of the buffer
+  int swizzle = 0;
+  Tile tile;
+  SourcePos where;
+};
+struct Mma {
+  int accumulator = -1;
+  MmaOperand a, b;
+  DType input = DType::f16;
+  std::int64_t k = 0;
+  MmaInstruction instruction = MmaInstruction::unselected;
+  SourcePos where;
+};
+struct MmaWait {  // wait until at most `pending` WGMMA groups are in flight
+  int pending = 0;
+  std::string note;  // why, for readers of the CUDA
+};
+struct MmaStore {
+  int accumulator = -1;
+  ExprRef destination;
+  ExprRef leading;  // elements per row of the destination buffer
+  Space space = Space::shared;
+  ExprRef rows, cols;  // global stores: the valid part (tails)
+};
+struct MmaCommit {};  // a point where every WGMMA group must be complete
+struct SetMaxNReg {
+  bool increase = false;
+  int registers = 0;
+};
+// Warp-specialized region of inthreads.async: warpgroups [first, first +
+// threads) run `body`; `mma` says whether it multiplies (a consumer).
+struct WarpgroupRegion {
+  ExprRef condition;
+  ThreadSet set;
+  bool whole_warpgroups = false;  // a `: group-4` level's warpgroups (registers can move)
+  bool mma = false;
+  StmtPtr body;
+};
+
+struct Stmt {
+  SourcePos where;
+  std::variant<Seq, Let, Assign, Eval, For, If, While, LineMark, Comment, Trap, Region, Barrier, CopyTiles,
+               AllocShared, DeclareLocal, DeclareEvent, BarrierPrologue, Arrive, WaitEvent, TmaLoad, TmaStore,
+               FenceProxyAsync, MmaFill, Mma, MmaWait, MmaStore, MmaCommit, SetMaxNReg, WarpgroupRegion>
+      node;
+};
+
+template <typename Node>
+StmtPtr make_stmt(Node node, SourcePos where = {}) {
+  auto s = std::make_unique<Stmt>();
+  s->where = where;
+  s->node = std::move(node);
+  return s;
+}
+
+// ------------------------------------------------------------------ kernel
+
+struct Param {
+  abi::KernelParam::Kind kind = abi::KernelParam::Kind::tensor;
+  std::string name;  // the CUDA parameter's name
+  Type type;         // tensors: the element type
+  int buffer = -1;   // tensors and the output: their buffer
+};
+
+struct Kernel {
+  SourcePos where;          // the function's name, for messages about the whole kernel
+  std::string entry;        // the __global__ symbol
+  std::string function;     // the __co__ function's name
+  std::string source_name;  // for #line: sanitized by lowering
+  std::string description;  // header comment lines (generated text only)
+  std::vector<Param> params;
+  std::vector<Buffer> buffers;
+  std::vector<Event> events;
+  std::vector<Accumulator> accumulators;
+  std::vector<std::string> device_code;  // __device__ helpers pasted before the kernel
+  StmtPtr body;  // a Seq
+
+  // Launch shape: the grid (constant part; runtime terms in abi), threads
+  // per block, blocks per cluster (0: none), and shared bytes (the layout pass).
+  std::int64_t grid = 1;
+  std::int64_t block_threads = 1;
+  std::int64_t cluster_blocks = 0;
+  std::int64_t shared_bytes = 0;
+  bool hopper = false;  // the device prelude and 1024-byte shared alignment
+  bool needs_half = false, needs_bf16 = false, needs_fp8 = false;
+  // The first construct that needs sm_90 (TMA, clusters, WGMMA), if any.
+  std::optional<Diagnostic> needs_sm90;
+  int next_name = 0;  // fresh names: base + "_" + counter
+
+  // What the runtime needs (filled along the way; entry/launch by the backend).
+  abi::KernelAbi abi;
+
+  std::string fresh(const std::string& base) { return base + "_" + std::to_string(next_name++); }
+};
+
+// A specialized program: its kernels in launch order.
+struct Module {
+  std::vector<Kernel> kernels;
+};
+
+// A rule violated in a later stage (a pass), at a source position; the
+// pipeline turns it into a CompileError with the program's source.
+struct SourceError {
+  SourcePos where;
+  std::string message;
+  std::string hint;
+};
+[[noreturn]] void fail(SourcePos where, std::string message, std::string hint = "");
+
+}  // namespace croq::ir

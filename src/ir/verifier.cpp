@@ -1,0 +1,181 @@
+// The IR verifier (see printer.hpp): run by the pipeline in debug builds
+// and by the tests after lowering and after the passes.
+#include <regex>
+
+#include "ir/printer.hpp"
+#include "ir/walk.hpp"
+
+namespace croq::ir {
+
+namespace {
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+bool is_float_literal(const std::string& s) {
+  static const std::regex pattern(R"(([0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)([eE][+-]?[0-9]+)?[fF]?)");
+  return std::regex_match(s, pattern);
+}
+
+class Verifier {
+ public:
+  Verifier(const Kernel& k, VerifyStage stage) : k_(k), stage_(stage) {}
+
+  std::vector<std::string> run() {
+    for (std::size_t i = 0; i < k_.buffers.size(); ++i) {
+      const Buffer& b = k_.buffers[i];
+      if (!is_identifier(b.name)) error("buffer " + std::to_string(i) + " has no identifier name: `" + b.name + "`");
+      if (b.alias_of >= static_cast<int>(k_.buffers.size())) error("buffer `" + b.name + "` aliases a missing buffer");
+      for (const Extent& d : b.dims)
+        if (d.is_dynamic() && !is_identifier(d.dim)) error("buffer `" + b.name + "` has a dynamic dim without a name");
+    }
+    for (const Event& e : k_.events)
+      if (!is_identifier(e.name) || !is_identifier(e.phase)) error("event `" + e.name + "` has no identifier name");
+    for (const Param& p : k_.params)
+      if (!is_identifier(p.name)) error("parameter `" + p.name + "` is not an identifier");
+    if (!is_identifier(k_.entry)) error("entry `" + k_.entry + "` is not an identifier");
+    if (k_.params.size() != k_.abi.params.size()) error("the IR and the ABI disagree on the parameters");
+    for (const Accumulator& a : k_.accumulators) expr(a.fill);
+    if (!k_.body || !std::holds_alternative<Seq>(k_.body->node)) {
+      error("the kernel body is not a statement list");
+      return errors_;
+    }
+    for_each_stmt(*k_.body, [&](const Stmt& s) { stmt(s); });
+    return errors_;
+  }
+
+ private:
+  void error(const std::string& what) { errors_.push_back(what); }
+
+  void buffer_ref(int id, const char* what) {
+    if (id < 0 || id >= static_cast<int>(k_.buffers.size())) error(std::string(what) + " names buffer " + std::to_string(id));
+  }
+  void event_ref(int id, const char* what) {
+    if (id < 0 || id >= static_cast<int>(k_.events.size())) error(std::string(what) + " names event " + std::to_string(id));
+    else if (stage_ == VerifyStage::final && k_.events[static_cast<std::size_t>(id)].smem_offset < 0)
+      error("event `" + k_.events[static_cast<std::size_t>(id)].name + "` has no shared-memory offset");
+  }
+  void accumulator_ref(int id, const char* what) {
+    if (id < 0 || id >= static_cast<int>(k_.accumulators.size()))
+      error(std::string(what) + " names accumulator " + std::to_string(id));
+  }
+
+  void expr(const ExprRef& e) {
+    if (!e) return;
+    static const std::size_t arity[] = {0, 0, 0, 0, 1, 2, 3, 0, 1, 0, 1, 1};
+    const auto kind = static_cast<std::size_t>(e->kind);
+    if (e->kind != ExprKind::element && e->operands.size() != arity[kind])
+      error("an expression has " + std::to_string(e->operands.size()) + " operands");
+    switch (e->kind) {
+      case ExprKind::var:
+        if (!is_identifier(e->text)) error("variable `" + e->text + "` is not an identifier");
+        break;
+      case ExprKind::special:
+        if (e->text != "threadIdx.x" && e->text != "blockIdx.x" && e->text != "blockDim.x")
+          error("unknown special register `" + e->text + "`");
+        break;
+      case ExprKind::float_literal:
+        if (!is_float_literal(e->text)) error("`" + e->text + "` is not a floating literal");
+        break;
+      case ExprKind::typed_zero:
+        if (e->text.empty() || e->text.find_first_not_of("0123456789") != std::string::npos)
+          error("typed literal `" + e->text + "` is not a number");
+        break;
+      case ExprKind::element:
+        buffer_ref(e->buffer, "an element");
+        if (e->buffer >= 0 && e->buffer < static_cast<int>(k_.buffers.size()) &&
+            e->operands.size() != k_.buffers[static_cast<std::size_t>(e->buffer)].dims.size() + 1)
+          error("an element of `" + k_.buffers[static_cast<std::size_t>(e->buffer)].name + "` has the wrong rank");
+        break;
+      default: break;
+    }
+    for (const auto& o : e->operands) expr(o);
+  }
+
+  void tile(const Tile& t) {
+    buffer_ref(t.buffer, "a tile");
+    expr(t.slot);
+    if (t.origin.size() != t.extent.size()) error("a tile's origin and extent differ in rank");
+    for (const auto& o : t.origin) expr(o);
+  }
+
+  void stmt(const Stmt& s) {
+    std::visit([&](const auto& n) {
+      using T = std::decay_t<decltype(n)>;
+      if constexpr (std::is_same_v<T, Let>) {
+        if (!is_identifier(n.name)) error("`" + n.name + "` is not an identifier");
+        expr(n.init);
+      } else if constexpr (std::is_same_v<T, Assign>) {
+        expr(n.target);
+        expr(n.value);
+        expr(n.guard);
+        if (n.target && n.target->kind != ExprKind::var && n.target->kind != ExprKind::element)
+          error("an assignment's target is neither a variable nor an element");
+      } else if constexpr (std::is_same_v<T, Eval>) {
+        expr(n.value);
+      } else if constexpr (std::is_same_v<T, For>) {
+        if (!is_identifier(n.var)) error("loop variable `" + n.var + "` is not an identifier");
+        expr(n.begin);
+        expr(n.end);
+        expr(n.step);
+      } else if constexpr (std::is_same_v<T, If> || std::is_same_v<T, While> || std::is_same_v<T, Trap>) {
+        expr(n.condition);
+      } else if constexpr (std::is_same_v<T, CopyTiles>) {
+        tile(n.src);
+        tile(n.dst);
+        if (stage_ == VerifyStage::final && n.vector < 1) error("a copy has no access width");
+      } else if constexpr (std::is_same_v<T, AllocShared>) {
+        buffer_ref(n.buffer, "alloc");
+        if (stage_ == VerifyStage::final && n.buffer >= 0 && n.buffer < static_cast<int>(k_.buffers.size()) &&
+            k_.buffers[static_cast<std::size_t>(n.buffer)].smem_offset < 0)
+          error("shared buffer `" + k_.buffers[static_cast<std::size_t>(n.buffer)].name + "` has no offset");
+      } else if constexpr (std::is_same_v<T, DeclareLocal>) {
+        buffer_ref(n.buffer, "local");
+      } else if constexpr (std::is_same_v<T, DeclareEvent>) {
+        event_ref(n.event, "event declaration");
+      } else if constexpr (std::is_same_v<T, BarrierPrologue>) {
+        if (stage_ == VerifyStage::final && n.init.size() != k_.events.size()) error("the barrier prologue misses events");
+      } else if constexpr (std::is_same_v<T, Arrive>) {
+        event_ref(n.event, "arrive");
+        expr(n.index);
+      } else if constexpr (std::is_same_v<T, WaitEvent>) {
+        event_ref(n.event, "wait");
+        expr(n.index);
+      } else if constexpr (std::is_same_v<T, TmaLoad> || std::is_same_v<T, TmaStore>) {
+        if (n.map < 0 || n.map >= static_cast<int>(k_.params.size()) ||
+            k_.params[static_cast<std::size_t>(n.map)].kind != abi::KernelParam::Kind::tensor_map)
+          error("a TMA copy names no tensor map");
+        for (const auto& c : n.coords) expr(c);
+        if constexpr (std::is_same_v<T, TmaLoad>) event_ref(n.event, "tma.load");
+      } else if constexpr (std::is_same_v<T, MmaFill>) {
+        accumulator_ref(n.accumulator, "mma.fill");
+      } else if constexpr (std::is_same_v<T, Mma>) {
+        accumulator_ref(n.accumulator, "mma");
+        tile(n.a.tile);
+        tile(n.b.tile);
+        if (stage_ == VerifyStage::final && n.instruction == MmaInstruction::unselected) error("an mma has no instruction");
+      } else if constexpr (std::is_same_v<T, MmaStore>) {
+        accumulator_ref(n.accumulator, "mma.store");
+        expr(n.destination);
+      } else if constexpr (std::is_same_v<T, MmaCommit>) {
+        if (stage_ == VerifyStage::final) error("an mma completion point was left for the backend");
+      } else if constexpr (std::is_same_v<T, WarpgroupRegion>) {
+        expr(n.condition);
+      }
+    }, s.node);
+  }
+
+  const Kernel& k_;
+  VerifyStage stage_;
+  std::vector<std::string> errors_;
+};
+
+}  // namespace
+
+std::vector<std::string> verify(const Kernel& kernel, VerifyStage stage) { return Verifier(kernel, stage).run(); }
+
+}  // namespace croq::ir

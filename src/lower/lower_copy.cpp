@@ -1,0 +1,195 @@
+// Lowering of dma.copy, dma.transp and dma.pad into CopyTiles operations
+// (the backend prints their element loops; the vectorization pass picks the
+// access width).
+#include "lower/lowering.hpp"
+#include "support/checked_int.hpp"
+
+namespace croq::lower::detail {
+
+namespace {
+
+constexpr const char* redundant_zfill = "`.zfill` is redundant: the source tile always covers the destination";
+
+}  // namespace
+
+void Lowerer::require_static(const View& v, const Expr& where) {
+  for (std::size_t d = 0; d < v.extent.size(); ++d)
+    if (v.extent[d] < 0)
+      fail(where.location, "the copied tile's extent in dimension " + std::to_string(d) + " is the dynamic dim `" +
+                               dim_name(v.buffer, d) + "`; a copy's shape must be known at compile time",
+           "copy tiles of a constant size, e.g. `subspan(64, ...).at(...)`");
+}
+
+// dma.pad<low, high, mid, value>: per dimension, `low` elements before the
+// source, `high` after it and `mid` between neighbouring source elements,
+// all holding `value`; the padded extent is low + high + n + (n - 1) * mid.
+ir::Padding Lowerer::padding(const Copy& c, const std::vector<std::int64_t>& extent) {
+  const std::size_t rank = extent.size();
+  if (c.op_args.size() != 4)
+    fail(c.op_location, "dma.pad takes <low, high, mid, value>, got " + std::to_string(c.op_args.size()) +
+                            " template argument" + (c.op_args.size() == 1 ? "" : "s"));
+  static const char* const names[] = {"low", "high", "mid"};
+  ir::Padding p;
+  std::vector<std::int64_t>* parts[] = {&p.low, &p.high, &p.mid};
+  for (int k = 0; k < 3; ++k) {
+    const Expr& arg = *c.op_args[k];
+    std::vector<const Expr*> elements;
+    if (const auto* t = std::get_if<ITuple>(&arg.node)) {
+      for (const auto& el : t->elements) elements.push_back(el.get());
+    } else {
+      elements.push_back(&arg);
+    }
+    if (elements.size() != rank)
+      fail(arg.location, std::string("dma.pad on a rank-") + std::to_string(rank) + " tile takes " + std::to_string(rank) +
+                             " `" + names[k] + "` padding" + (rank == 1 ? "" : "s") + ", got " +
+                             std::to_string(elements.size()));
+    for (const Expr* el : elements) {
+      std::int64_t v = const_int(*el, "a padding");
+      if (v < 0) fail(el->location, std::string("`") + names[k] + "` padding must not be negative, got " + std::to_string(v));
+      parts[k]->push_back(v);
+    }
+  }
+  Value value = expr(*c.op_args[3]);
+  if (value.kind != Value::Kind::scalar || value.guard || (!value.constant && !value.is_float))
+    fail(c.op_args[3]->location, "the padding value must be a number, got `" + source_text(*c.op_args[3]) + "`");
+  p.value = value.expr;
+  return p;
+}
+
+void Lowerer::copy(const Stmt& s, const Copy& c) {
+  if (c.engine == Engine::tma) {
+    tma_copy(s, c);
+    return;
+  }
+  if (c.op != CopyOp::copy && c.op != CopyOp::transp && c.op != CopyOp::pad)
+    fail(c.op_location, "dma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit codegen");
+  bool zfill = false, async = false;
+  const Modifier* swiz = nullptr;
+  for (const Modifier& m : c.modifiers) {
+    if (m.name == "zfill") zfill = true;
+    else if (m.name == "async") async = true;
+    else if (m.name == "swiz") swiz = &m;
+    else fail(m.location, "`." + m.name + "` on dma.copy is not supported yet by libcroqjit codegen");
+  }
+  if (!c.after.empty()) fail(s.location, "`after` is not supported yet by libcroqjit codegen");
+  Value src = expr(*c.source);
+  zfill = zfill || src.zfill;
+  if (src.kind == Value::Kind::future) src.kind = Value::Kind::view;
+  if (src.kind != Value::Kind::view || src.view.pending != View::Pending::none)
+    fail(c.source->location, "the source of a copy must be a tensor or a placed tile, got `" + source_text(*c.source) + "`");
+  require_static(src.view, *c.source);
+  const DType src_dtype = buffer(src.view.buffer).dtype;
+  std::vector<std::int64_t> perm;
+  std::vector<std::int64_t> dst_extent = src.view.extent;
+  if (c.op == CopyOp::transp) {
+    for (const auto& a : c.op_args) perm.push_back(const_int(*a, "a transp<> dimension"));
+    std::vector<bool> seen(perm.size());
+    if (perm.size() != dst_extent.size())
+      fail(c.op_location, "dma.transp on a rank-" + std::to_string(dst_extent.size()) + " tile takes " +
+                              std::to_string(dst_extent.size()) + " dimensions, got " + std::to_string(perm.size()));
+    for (auto p : perm) {
+      if (p < 0 || p >= static_cast<std::int64_t>(perm.size()) || seen[p])
+        fail(c.op_location, "dma.transp<...> must be a permutation of 0.." + std::to_string(perm.size() - 1));
+      seen[p] = true;
+    }
+    // dst dim d takes src dim perm[d]; src dim perm[d] reads dst index d.
+    std::vector<std::int64_t> inverse(perm.size());
+    for (std::size_t d = 0; d < perm.size(); ++d) {
+      dst_extent[d] = src.view.extent[perm[d]];
+      inverse[perm[d]] = static_cast<std::int64_t>(d);
+    }
+    perm = inverse;
+  }
+  std::optional<ir::Padding> pad;
+  if (c.op == CopyOp::pad) {
+    pad = padding(c, src.view.extent);
+    for (std::size_t d = 0; d < dst_extent.size(); ++d) {
+      using namespace support;
+      const std::int64_t n = src.view.extent[d];
+      CheckedInt gaps = checked_mul(n - 1, pad->mid[d]);
+      CheckedInt total = gaps.ok() ? checked_add(pad->low[d], pad->high[d]) : gaps;
+      if (total.ok()) total = checked_add(total.value, n);
+      if (total.ok()) total = checked_add(total.value, gaps.value);
+      if (!total.ok()) fail(c.op_location, "the padded tile's extent in dimension " + std::to_string(d) + " " + describe(total.fault));
+      dst_extent[d] = total.value;
+    }
+  }
+  View dst;
+  if (c.destination_storage == Storage::shared || c.destination_storage == Storage::local) {
+    if (scope_ == Scope::kernel) fail(s.location, "a copy into shared or local memory must be inside a parallel level");
+    if (c.destination_storage == Storage::shared && scope_ == Scope::block) emit_barrier();
+    int id = allocate(c.future ? "future" : "tile", src_dtype, dst_extent,
+                      c.destination_storage == Storage::shared ? ir::Space::shared : ir::Space::local);
+    dst = whole(id);
+    if (zfill && src.view.exact) warn(s, redundant_zfill);
+    if (!src.view.exact && !zfill)
+      warn(s, "the source tile can reach past its tensor; elements past the end are filled with zero",
+           "add `.zfill` to say so");
+  } else if (c.destination) {
+    Value d = expr(*c.destination);
+    if (d.kind != Value::Kind::view || d.view.pending != View::Pending::none)
+      fail(c.destination->location, "the destination of a copy must be a tensor or a placed tile");
+    dst = d.view;
+    require_static(dst, *c.destination);
+    const DType dst_dtype = buffer(dst.buffer).dtype;
+    // A destination larger than the source tile (never smaller) takes the
+    // tile in its leading corner; `.zfill` zeroes the rest.
+    bool larger = false, fits = dst.extent.size() == dst_extent.size();
+    for (std::size_t i = 0; fits && i < dst_extent.size(); ++i) {
+      fits = dst.extent[i] >= dst_extent[i];
+      larger = larger || dst.extent[i] > dst_extent[i];
+    }
+    if (!fits || (larger && pad))
+      fail(c.destination->location, "copy destination has shape " + shape_text(dst_dtype, dst.extent) +
+                                        " but the source tile has " + shape_text(src_dtype, dst_extent));
+    if (larger && !zfill)
+      warn(s, "the destination " + shape_text(dst_dtype, dst.extent) + " is larger than the source tile " +
+                  shape_text(src_dtype, dst_extent) + "; without `.zfill` the elements it does not cover keep undefined values",
+           "add `.zfill` to fill them with zero");
+    if (zfill && !larger && src.view.exact) warn(s, redundant_zfill);
+    if (dst_dtype != src_dtype)
+      fail(c.destination->location, "copy between different element types (" + std::string(dtype_name(src_dtype)) + " to " +
+                                        std::string(dtype_name(dst_dtype)) + ")");
+    mark_written(dst.buffer);
+    if (scope_ == Scope::block) emit_barrier();
+  } else {
+    fail(s.location, "a copy needs a destination after `=>`");
+  }
+  if (swiz) {  // the TMA layout, written by threads
+    int span = swizzle_span(*swiz);
+    ir::Buffer& b = buffer(dst.buffer);
+    if (b.space != ir::Space::shared)
+      fail(swiz->location, "`.swiz<N>` lays out a tile in shared memory; the destination is not shared");
+    const std::int64_t row_bytes = b.dims.back().value * static_cast<std::int64_t>(dtype_size(b.dtype));
+    if (span > 0 && row_bytes != span)
+      fail(swiz->location, "dma.copy.swiz<" + std::to_string(span) + "> needs tile rows of exactly " + std::to_string(span) +
+                               " bytes, got " + std::to_string(row_bytes),
+           "match the innermost tile extent to the swizzle span");
+    if (b.swizzle >= 0 && b.swizzle != span)
+      fail(swiz->location, "this copy writes the tile with swizzle " + std::to_string(span) +
+                               " but it was written with swizzle " + std::to_string(b.swizzle) + " before");
+    b.swizzle = span;
+  }
+  line_mark(s.location);
+  ir::CopyTiles op;
+  op.src = tile_of(src.view);
+  op.dst = tile_of(dst);
+  op.zfill = zfill;
+  op.perm = perm;
+  op.pad = pad;
+  op.cooperative = scope_ == Scope::block && buffer(dst.buffer).space != ir::Space::local;
+  op.set = set_;
+  emit_node(std::move(op), s.location);
+  if (scope_ == Scope::block && buffer(dst.buffer).space == ir::Space::shared) emit_barrier();
+  if (c.future) {
+    const auto* name = std::get_if<Name>(&c.future->node);
+    if (!name) fail(c.future->location, "a copy's future must be a plain name");
+    Value f;
+    f.kind = Value::Kind::future;
+    f.view = dst;
+    f.is_async = async;
+    define(name->name, f);
+  }
+}
+
+}  // namespace croq::lower::detail

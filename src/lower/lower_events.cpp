@@ -1,0 +1,266 @@
+// Lowering of events (mbarriers), wait and trigger, arrays of buffers and
+// events, and warp specialization (inthreads.async).
+//
+// Rules we implement (README "Hopper path"):
+//   * `shared event e[N]` is N mbarriers. `trigger e[i]` is an arrival by
+//     every warp of the threads running it (one arrival per thread when the
+//     set is not whole warps); the barrier's count is fixed by the trigger
+//     sites, which must agree (the event-arrivals pass). `wait e[i]` spins on
+//     the phase each thread expects and then flips it, so a ring of stages
+//     needs no phase arithmetic in the source. `= ready` starts every
+//     barrier as if it had completed once (the first wait passes).
+//   * inthreads.async (cond) runs its body on the warpgroups of the enclosing
+//     `parallel p by N : group-4` that satisfy cond (a contiguous range);
+//     barriers inside use a named barrier of those threads only.
+#include "frontend/ast.hpp"
+#include "lower/lowering.hpp"
+
+namespace croq::lower::detail {
+
+namespace {
+
+template <typename F>
+void walk_statements(const Stmt& s, F&& f) {
+  f(s);
+  std::visit([&](const auto& n) {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, Block>) {
+      for (const auto& c : n.statements) walk_statements(*c, f);
+    } else if constexpr (std::is_same_v<T, Parallel> || std::is_same_v<T, Loop> || std::is_same_v<T, While> ||
+                         std::is_same_v<T, InThreads>) {
+      if (n.body) walk_statements(*n.body, f);
+    } else if constexpr (std::is_same_v<T, If>) {
+      walk_statements(*n.then_branch, f);
+      if (n.else_branch) walk_statements(*n.else_branch, f);
+    }
+  }, s.node);
+}
+
+bool contains_mma(const Stmt& s) {
+  bool found = false;
+  walk_statements(s, [&](const Stmt& st) { found = found || std::holds_alternative<Mma>(st.node); });
+  return found;
+}
+
+}  // namespace
+
+bool Lowerer::uses_hopper(const Stmt& s) const {
+  bool found = false;
+  walk_statements(s, [&](const Stmt& st) {
+    if (const auto* c = std::get_if<Copy>(&st.node))
+      found = found || c->engine == Engine::tma || find_modifier(c->modifiers, "swiz") != nullptr;
+    else if (std::holds_alternative<Mma>(st.node))
+      found = true;
+    else if (const auto* d = std::get_if<Declaration>(&st.node))
+      found = found || d->type.kind == TypeKind::event;
+    else if (const auto* t = std::get_if<InThreads>(&st.node))
+      found = found || t->is_async;
+  });
+  return found;
+}
+
+void Lowerer::emit_barrier() { emit_node(ir::Barrier{set_}); }
+
+bool Lowerer::on_whole_warpgroups() const {
+  if (scope_ != Scope::block) return false;
+  if (set_.threads > 0) return set_.threads % 128 == 0 && set_.first % 128 == 0;
+  return in_warpgroup_;
+}
+
+// `.swiz<N>`: 0..3 name the hardware modes (none, 32B, 64B, 128B); 32, 64
+// and 128 are the byte spans themselves.
+int Lowerer::swizzle_span(const Modifier& m) {
+  if (m.template_args.size() != 1) fail(m.location, "`.swiz<N>` takes one argument");
+  const auto* lit = std::get_if<IntegerLiteral>(&m.template_args[0]->node);
+  std::int64_t n = lit && lit->value < 1024 ? static_cast<std::int64_t>(lit->value) : -1;
+  if (!lit) {
+    if (const auto* name = std::get_if<Name>(&m.template_args[0]->node)) {
+      auto def = program_.defines.find(name->name);
+      if (def != program_.defines.end() && def->second.value && std::holds_alternative<std::int64_t>(*def->second.value))
+        n = std::get<std::int64_t>(*def->second.value);
+    }
+  }
+  switch (n) {
+    case 0: return 0;
+    case 1: case 32: return 32;
+    case 2: case 64: return 64;
+    case 3: case 128: return 128;
+    default:
+      fail(m.location, "`.swiz<" + (n < 0 ? source_text(*m.template_args[0]) : std::to_string(n)) +
+                           ">` is not a swizzle mode",
+           "use swiz<0..3> (none, 32B, 64B, 128B) or the byte span swiz<32|64|128>");
+  }
+}
+
+void Lowerer::event_declaration(const Stmt& s, const Declaration& d) {
+  if (!target_.mbarrier())
+    fail(s.location, "events are mbarriers, which need sm_80 or newer (compiling for " + target_.arch + ")");
+  if (d.type.storage != Storage::shared) fail(d.type.location, "events live in shared memory: declare them `shared event`");
+  if (scope_ != Scope::block || set_.threads != 0)
+    fail(s.location, "declare events at block scope (inside the `: block` level, outside inthreads)");
+  for (const Declarator& decl : d.declarators) {
+    ir::Event ev;
+    ev.source_name = decl.name;
+    ev.count = decl.array_size ? const_int(*decl.array_size, "the number of events") : 1;
+    if (ev.count < 1 || ev.count > 32)
+      fail(ev.count < 1 ? decl.array_size->location : decl.location,
+           "an event array holds 1 to 32 events, got " + std::to_string(ev.count));
+    if (decl.init != Declarator::Init::none) {
+      const auto* name = decl.init_values.size() == 1 ? std::get_if<Name>(&decl.init_values[0]->node) : nullptr;
+      if (!name || name->name != "ready") fail(decl.location, "an event can only be initialized `= ready`");
+      ev.ready = true;
+    }
+    ev.name = fresh(decl.name);
+    ev.phase = ev.name + "_phase";
+    kernel_.events.push_back(ev);
+    const int id = static_cast<int>(kernel_.events.size()) - 1;
+    emit_node(ir::DeclareEvent{id}, s.location);
+    Value v;
+    v.kind = Value::Kind::event;
+    v.event = id;
+    define(decl.name, v);
+  }
+}
+
+Value Lowerer::event_value(const Expr& e, const char* what) {
+  Value v = expr(e);
+  if (v.kind != Value::Kind::event) fail(e.location, std::string(what) + " takes an event, got `" + source_text(e) + "`");
+  if (!v.event_index) {
+    if (kernel_.events[static_cast<std::size_t>(v.event)].count != 1)
+      fail(e.location, "`" + source_text(e) + "` is an array of " +
+                           std::to_string(kernel_.events[static_cast<std::size_t>(v.event)].count) +
+                           " events; say which one, e.g. `" + source_text(e) + "[i]`");
+    v.event_index = ir::int_const(0);
+  }
+  return v;
+}
+
+Value Lowerer::subscript(const Expr& e, const Subscript& sub) {
+  Value obj = expr(*sub.object);
+  if (sub.indices.size() != 1) fail(e.location, "`[...]` selects one element of an array of buffers or events");
+  Value idx = expr(*sub.indices[0]);
+  if (idx.kind != Value::Kind::scalar && idx.kind != Value::Kind::index)
+    fail(sub.indices[0]->location, "an array index must be an integer");
+  if (idx.is_float)
+    fail(sub.indices[0]->location, "an array index must be an integer, got " + source_text(*sub.indices[0]));
+  std::int64_t count = obj.kind == Value::Kind::event ? kernel_.events[static_cast<std::size_t>(obj.event)].count
+                       : (obj.kind == Value::Kind::view && buffer(obj.view.buffer).slots > 0) ? buffer(obj.view.buffer).slots
+                                                                                             : 0;
+  if (count == 0 || (obj.kind == Value::Kind::event && obj.event_index) || (obj.kind == Value::Kind::view && obj.view.slot))
+    fail(e.location, "`" + source_text(*sub.object) + "` is not an array of buffers or events; use `.at(...)` for elements");
+  if (idx.constant && (*idx.constant < 0 || *idx.constant >= count))
+    fail(sub.indices[0]->location, "index " + std::to_string(*idx.constant) + " is out of range for " +
+                                       std::to_string(count) + " elements");
+  if (obj.kind == Value::Kind::event) obj.event_index = idx.expr;
+  else obj.view.slot = idx.expr;
+  return obj;
+}
+
+void Lowerer::fail_buffer_array(const Expr& e) {
+  const std::string name = source_text(e);
+  fail(e.location, "`" + name + "` is an array of buffers; say which one, e.g. `" + name + "[stage]`");
+}
+
+void Lowerer::arrive(const Value& ev, const SourceLocation& where) {
+  // One arrival per warp when the running threads are whole warps.
+  ir::Arrive a;
+  a.event = ev.event;
+  a.index = ev.event_index;
+  a.set = set_;
+  a.per_warp = set_.threads > 0 && set_.threads % 32 == 0;
+  a.where = pos(where);
+  emit_node(std::move(a), where);
+}
+
+void Lowerer::trigger_statement(const Stmt& s, const Trigger& t) {
+  if (!t.after.empty()) fail(s.location, "`trigger ... after` is not supported yet by libcroqjit codegen");
+  line_mark(s.location);
+  // `... trigger empty[s];` closing a loop body may release its stage one
+  // iteration late while WGMMA still reads it (the mma-completion pass).
+  const bool ends_loop_body = !loop_bodies_.empty() && block_statements_ == loop_bodies_.back() &&
+                              block_position_ + 1 == block_statements_->size() && t.targets.size() == 1;
+  for (const auto& target : t.targets) {
+    arrive(event_value(*target, "`trigger`"), target->location);
+    std::get<ir::Arrive>(out_.back()->back()->node).ends_loop_body = ends_loop_body;
+  }
+}
+
+void Lowerer::wait_statement(const Stmt& s, const Wait& w) {
+  emit_node(ir::MmaCommit{});  // what the wait guards may still be read by WGMMA
+  line_mark(s.location);
+  bool waited_dma = false;
+  for (const auto& t : w.targets) {
+    Value f = expr(*t);
+    if (f.kind == Value::Kind::event) {
+      Value ev = event_value(*t, "`wait`");
+      emit_node(ir::WaitEvent{ev.event, ev.event_index}, t->location);
+      continue;
+    }
+    if (f.kind != Value::Kind::future)
+      fail(t->location, "`wait` takes the future of an asynchronous copy or an event, got `" + source_text(*t) + "`");
+    if (!f.bound_event.empty())
+      fail(t->location, "`" + source_text(*t) + "` completes on event `" + f.bound_event + "` (it was started with `.async<" +
+                            f.bound_event + ">`); wait on the event: `wait " + f.bound_event + ";`");
+    if (!f.is_async)
+      fail(t->location, "waiting on a synchronous copy: `" + source_text(*t) + "` was not started with `.async`",
+           "remove the `wait`, or add `.async` to the copy");
+    if (f.event >= 0) {  // a TMA copy: its private barrier
+      emit_node(ir::WaitEvent{f.event, ir::int_const(0)}, t->location);
+    } else {
+      waited_dma = true;
+    }
+  }
+  // dma copies complete in program order here; the barrier keeps the
+  // block's view of shared memory consistent.
+  if (waited_dma && scope_ == Scope::block) emit_barrier();
+}
+
+void Lowerer::inthreads_async(const Stmt& s, const InThreads& t) {
+  if (set_.threads > 0) fail(s.location, "inthreads.async regions do not nest");
+  if (group_levels_.empty())
+    fail(s.location, "inthreads.async selects warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`");
+  const GroupLevel level = group_levels_.back();
+  std::vector<std::int64_t> chosen;
+  for (std::int64_t v = 0; v < level.count; ++v) {
+    push();
+    define(level.index, scalar_const(v));
+    Value c = expr(*t.condition);
+    pop();
+    if (!c.constant)
+      fail(t.condition->location, "the inthreads.async condition must depend only on `" + level.index +
+                                      "` (it selects whole thread groups)");
+    if (*c.constant) chosen.push_back(v);
+  }
+  if (chosen.empty())
+    fail(t.condition->location, "the inthreads.async condition selects no `" + level.index + "` in 0.." +
+                                    std::to_string(level.count - 1));
+  for (std::size_t i = 1; i < chosen.size(); ++i)
+    if (chosen[i] != chosen[i - 1] + 1)
+      fail(t.condition->location, "the inthreads.async condition must select a contiguous range of `" + level.index + "`");
+  if (next_barrier_id_ > 15)
+    fail(s.location, "at most 15 inthreads.async regions in a block (named barriers 1..15; barrier 0 is the block barrier)");
+  Value c = expr(*t.condition);
+  line_mark(s.location);
+  const ir::ThreadSet saved = set_;
+  set_.threads = static_cast<std::int64_t>(chosen.size()) * level.unit;
+  set_.count = ir::int_const(set_.threads);
+  const std::int64_t first = chosen.front() * level.unit;
+  set_.tid = first == 0 ? ir::special("threadIdx.x") : ir::binary("-", ir::special("threadIdx.x"), ir::int_const(first));
+  set_.first = first;
+  set_.barrier_id = next_barrier_id_++;
+  ir::WarpgroupRegion region;
+  region.condition = c.expr;
+  region.set = set_;
+  region.whole_warpgroups = level.unit % 128 == 0;
+  region.mma = contains_mma(*t.body);
+  try {
+    region.body = ir::make_stmt(ir::Seq{collect([&] { block(*t.body); }), false});
+  } catch (...) {
+    set_ = saved;
+    throw;
+  }
+  set_ = saved;
+  emit_node(std::move(region), s.location);
+}
+
+}  // namespace croq::lower::detail

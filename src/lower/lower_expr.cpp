@@ -1,0 +1,585 @@
+// Lowering of expressions: names, arithmetic (constants folded with overflow
+// checks), views (chunkat, subspan/view + at/step/from, span_as) and
+// element references with their tail guards.
+#include <numeric>
+
+#include "frontend/frontend.hpp"
+#include "lower/lowering.hpp"
+#include "support/checked_int.hpp"
+
+namespace croq::lower::detail {
+
+namespace {
+
+// A known divisor of a product; 1 (nothing known) when it would overflow.
+std::int64_t multiple_product(std::int64_t a, std::int64_t b) {
+  auto r = support::checked_mul(a, b);
+  return r.ok() ? r.value : 1;
+}
+
+std::int64_t multiple_gcd(std::int64_t a, std::int64_t b) {
+  if (a == std::numeric_limits<std::int64_t>::min() || b == std::numeric_limits<std::int64_t>::min()) return 1;
+  return std::gcd(a, b);
+}
+
+}  // namespace
+
+Value scalar_const(std::int64_t v) {
+  Value r;
+  r.expr = ir::int_const(v);
+  r.constant = v;
+  r.multiple = v == std::numeric_limits<std::int64_t>::min() ? 1 : (v < 0 ? -v : v);
+  return r;
+}
+
+std::string shape_text(DType t, const std::vector<std::int64_t>& dims) {
+  std::string s = std::string(dtype_name(t)) + " [";
+  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
+  return s + "]";
+}
+
+std::int64_t Lowerer::const_int(const Expr& e, const char* what) {
+  Value v = expr(e);
+  if (v.kind == Value::Kind::index && v.count > 0 && !v.constant)
+    fail(e.location, std::string(what) + " must be known when the kernel is specialized; `" + source_text(e) +
+                         "` is a runtime index");
+  if (!v.constant) fail(e.location, std::string(what) + " must be a constant, got `" + source_text(e) + "`");
+  return *v.constant;
+}
+
+std::vector<std::int64_t> Lowerer::shape_of(const Expr& e, std::vector<std::string>* names) {
+  Value v = expr(e);
+  std::vector<std::int64_t> dims;
+  std::vector<std::string> dim_names;
+  switch (v.kind) {
+    case Value::Kind::shape:
+      dims = v.dims;
+      dim_names = v.dim_names;
+      break;
+    case Value::Kind::view: case Value::Kind::future:
+      dims = v.view.extent;
+      for (std::size_t d = 0; d < dims.size(); ++d) dim_names.push_back(dims[d] < 0 ? dim_name(v.view.buffer, d) : "");
+      break;
+    case Value::Kind::scalar:
+      if (v.constant) {
+        if (names) *names = {""};
+        return {*v.constant};
+      }
+      if (v.dynamic && v.dynamic->divisor == 1) {
+        dims = {-1};
+        dim_names = {v.dynamic->dim};
+        break;
+      }
+      [[fallthrough]];
+    default:
+      fail(e.location, "expected a shape such as `[M, N]` or `x.span`, got `" + source_text(e) + "`");
+  }
+  dim_names.resize(dims.size());
+  for (std::size_t d = 0; d < dims.size(); ++d)
+    if (dims[d] < 0 && !names)
+      fail(e.location, "this shape involves the dynamic dim `" + dim_names[d] +
+                           "`, but it must be known when the kernel is compiled",
+           "remove `" + dim_names[d] + "` from CompileOptions::dynamic_dims, or use a constant tile shape");
+  if (names) *names = dim_names;
+  return dims;
+}
+
+std::vector<Value> Lowerer::counts_of(const Expr& e, const char* what) {
+  std::vector<Value> counts;
+  auto add = [&](const Expr& part) {
+    Value v = expr(part);
+    if (v.kind == Value::Kind::shape || v.kind == Value::Kind::view || v.kind == Value::Kind::future) {
+      for (auto d : shape_of(part)) counts.push_back(scalar_const(d));
+      return;
+    }
+    if (v.kind == Value::Kind::scalar && (v.constant || v.dynamic)) {
+      counts.push_back(v);
+      return;
+    }
+    fail(part.location, std::string(what) + " must be a constant or computed from a dynamic dim "
+                        "(`M`, `cdiv(M, 64)`, `M / 64`), got `" + source_text(part) + "`");
+  };
+  if (const auto* list = std::get_if<ShapeList>(&e.node)) {
+    for (const auto& d : list->dims) add(*d);
+  } else {
+    add(e);
+  }
+  return counts;
+}
+
+Value Lowerer::name_value(const Expr& e, const Name& n) {
+  if (const Value* v = lookup(n.name)) return *v;
+  auto dim = dims_.find(n.name);
+  if (dim != dims_.end()) return scalar_const(dim->second);
+  if (dynamic_.count(n.name)) {
+    Value v;
+    v.expr = ir::var("dim_" + n.name, ir::Type::i64());
+    v.dynamic = DynamicCount{n.name, 1, false};
+    return v;
+  }
+  auto def = program_.defines.find(n.name);
+  if (def != program_.defines.end() && def->second.value) {
+    if (auto* i = std::get_if<std::int64_t>(&*def->second.value)) return scalar_const(*i);
+    Value f;
+    f.expr = ir::float_literal(def->second.text);
+    f.is_float = true;
+    return f;
+  }
+  fail(e.location, "unknown name `" + n.name + "`");
+}
+
+std::vector<Value> Lowerer::index_args(const ExprList& args) {
+  std::vector<Value> out;
+  for (const auto& a : args) {
+    Value v = expr(*a);
+    if (v.kind == Value::Kind::tuple) {
+      for (auto& el : v.elements) out.push_back(el);
+    } else {
+      out.push_back(std::move(v));
+    }
+  }
+  return out;
+}
+
+Value Lowerer::element_ref(const Expr& e, const Value& target, const ExprList& args) {
+  const View& v = target.view;
+  std::vector<Value> idx = index_args(args);
+  if (idx.size() != v.extent.size())
+    fail(e.location, "`.at` on a rank-" + std::to_string(v.extent.size()) + " tensor takes " +
+                         std::to_string(v.extent.size()) + " indices, got " + std::to_string(idx.size()));
+  std::vector<ExprRef> coords;
+  ExprRef guard;
+  for (std::size_t d = 0; d < idx.size(); ++d) {
+    const Expr& where = *args[std::min(d, args.size() - 1)];
+    if (idx[d].kind != Value::Kind::scalar && idx[d].kind != Value::Kind::index)
+      fail(where.location, "an index must be an integer");
+    if (idx[d].constant && (*idx[d].constant < 0 || (v.extent[d] >= 0 && *idx[d].constant >= v.extent[d])))
+      fail(where.location, "index " + std::to_string(*idx[d].constant) + " is out of range for dimension " +
+                               std::to_string(d) + " of extent " + std::to_string(v.extent[d]));
+    coords.push_back(idx[d].expr);
+    // In range by construction when the index cannot exceed the window and
+    // the window stays inside the buffer; otherwise guard at run time.
+    bool bounded = v.extent[d] >= 0 && (idx[d].constant || (idx[d].kind == Value::Kind::index && idx[d].count > 0 &&
+                                                             idx[d].count <= v.extent[d]));
+    if (!(bounded && v.exact)) guard = ir::all_of(guard, ir::less(ir::add(v.origin[d], idx[d].expr), dim_expr(v.buffer, d)));
+  }
+  Value r;
+  r.expr = element_at(v, coords);
+  r.guard = guard;
+  r.element_of = v.buffer;
+  r.is_float = is_floating(buffer(v.buffer).dtype);
+  return r;
+}
+
+Value Lowerer::member(const Expr& e, const Member& m) {
+  Value obj = expr(*m.object);
+  if (obj.kind == Value::Kind::event && m.kind == MemberKind::at)
+    fail(e.location, "`" + source_text(*m.object) + ".at(...)` (ordered event arrival) is not supported yet by "
+                     "libcroqjit codegen",
+         "index the event array instead: `" + source_text(*m.object) + "[i]`");
+  const bool view_op = m.kind == MemberKind::span || m.kind == MemberKind::at || m.kind == MemberKind::chunkat ||
+                       m.kind == MemberKind::subspan || m.kind == MemberKind::view || m.kind == MemberKind::span_as ||
+                       m.kind == MemberKind::zfill;
+  if (view_op && obj.kind != Value::Kind::view && obj.kind != Value::Kind::future)
+    fail(e.location, "`." + m.name + "` needs a tensor, got `" + source_text(*m.object) + "`");
+  switch (m.kind) {
+    case MemberKind::span: {
+      auto name_of = [&](std::size_t d) { return obj.view.extent[d] < 0 ? dim_name(obj.view.buffer, d) : ""; };
+      if (!m.has_args) {
+        Value r;
+        r.kind = Value::Kind::shape;
+        r.dims = obj.view.extent;
+        for (std::size_t d = 0; d < r.dims.size(); ++d) r.dim_names.push_back(name_of(d));
+        return r;
+      }
+      std::int64_t i = const_int(*m.args.at(0), "the dimension of `.span(i)`");
+      if (i < 0 || i >= static_cast<std::int64_t>(obj.view.extent.size()))
+        fail(e.location, "`.span(" + std::to_string(i) + ")` on a rank-" + std::to_string(obj.view.extent.size()) +
+                             " tensor");
+      if (obj.view.extent[i] < 0) {
+        Value r;
+        r.expr = ir::var("dim_" + name_of(i), ir::Type::i64());
+        r.dynamic = DynamicCount{name_of(i), 1, false};
+        return r;
+      }
+      return scalar_const(obj.view.extent[i]);
+    }
+    case MemberKind::data:
+      if (obj.kind != Value::Kind::future)
+        fail(e.location, "`.data` needs the future of a copy, got `" + source_text(*m.object) + "`");
+      obj.kind = Value::Kind::view;
+      return obj;
+    case MemberKind::span_as:
+      return span_as(e, m, obj);
+    case MemberKind::zfill:  // `src.zfill => dst`: the same as dma.copy.zfill
+      obj.zfill = true;
+      return obj;
+    case MemberKind::at: case MemberKind::chunkat: case MemberKind::subspan: case MemberKind::view:
+    case MemberKind::step: case MemberKind::from:
+      return view_member(e, m, std::move(obj));
+    default:
+      fail(e.location, "`." + m.name + "` is not supported yet by libcroqjit codegen");
+  }
+}
+
+// The view operations: .at (elements, or subspan tiles), .chunkat,
+// .subspan/.view (pending until placed), .step and .from.
+Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
+  auto place = [&](const std::vector<ExprRef>& offsets, const std::vector<std::int64_t>& multiples) {
+    View v = obj.view;
+    for (std::size_t d = 0; d < v.extent.size(); ++d) {
+      std::int64_t before = ir::is_zero(v.origin[d]) ? 0 : (d < v.origin_multiple.size() ? v.origin_multiple[d] : 1);
+      if (v.origin_multiple.size() < v.origin.size()) v.origin_multiple.resize(v.origin.size(), 1);
+      for (std::size_t i = 0; i < v.origin.size(); ++i)
+        if (ir::is_zero(v.origin[i])) v.origin_multiple[i] = 0;
+      v.origin[d] = ir::add(v.origin[d], offsets[d]);
+      v.origin_multiple[d] = ir::is_zero(offsets[d]) ? before : multiple_gcd(before, multiples[d]);
+    }
+    v.pending = View::Pending::none;
+    Value r;
+    r.kind = Value::Kind::view;
+    r.view = v;
+    return r;
+  };
+  auto checked = [&](support::CheckedInt r, const SourceLocation& where, const std::string& what) {
+    if (!r.ok()) fail(where, what + " " + support::describe(r.fault));
+    return r.value;
+  };
+  switch (m.kind) {
+    case MemberKind::at: {
+      if (obj.view.pending == View::Pending::subspan) {
+        std::vector<Value> idx = index_args(m.args);
+        if (idx.size() != obj.view.extent.size())
+          fail(e.location, "`.at` after `subspan` takes " + std::to_string(obj.view.extent.size()) +
+                               " tile coordinates, got " + std::to_string(idx.size()));
+        std::vector<ExprRef> offsets;
+        std::vector<std::int64_t> multiples;
+        View& v = obj.view;
+        for (std::size_t d = 0; d < idx.size(); ++d) {
+          std::int64_t step = v.step.empty() ? v.extent[d] : v.step[d];
+          offsets.push_back(ir::mul(idx[d].expr, step));
+          multiples.push_back(multiple_product(idx[d].multiple, step));
+          // The last tile may reach past the parent: guard unless tiles divide it.
+          std::int64_t parent = dim_value(v.buffer, d);  // -1 when dynamic: never provably inside
+          auto last_end = [&](std::int64_t tile) {
+            auto start = support::checked_mul(tile, step);
+            auto end = start.ok() ? support::checked_add(start.value, v.extent[d]) : start;
+            return end.ok() ? end.value : std::numeric_limits<std::int64_t>::max();
+          };
+          if (!(idx[d].kind == Value::Kind::index && idx[d].count > 0 && parent >= 0 && last_end(idx[d].count - 1) <= parent) &&
+              !(idx[d].constant && parent >= 0 && last_end(*idx[d].constant) <= parent))
+            v.exact = false;
+        }
+        return place(offsets, multiples);
+      }
+      if (obj.view.pending != View::Pending::none) fail(e.location, "`.view(...)` must be placed with `.from(...)`");
+      return element_ref(e, obj, m.args);
+    }
+    case MemberKind::chunkat: {
+      if (m.args.size() != obj.view.extent.size())
+        fail(e.location, "`.chunkat` on a rank-" + std::to_string(obj.view.extent.size()) + " tensor takes " +
+                             std::to_string(obj.view.extent.size()) + " arguments, got " + std::to_string(m.args.size()));
+      View v = obj.view;
+      std::vector<ExprRef> offsets(v.extent.size(), ir::int_const(0));
+      std::vector<std::int64_t> multiples(v.extent.size(), 0);
+      for (std::size_t d = 0; d < m.args.size(); ++d) {
+        if (std::holds_alternative<Wildcard>(m.args[d]->node)) continue;
+        Value idx = expr(*m.args[d]);
+        if (idx.kind != Value::Kind::index || idx.count <= 0)
+          fail(m.args[d]->location, "`chunkat` takes parallel or loop indices (or `_`), got `" + source_text(*m.args[d]) + "`",
+               "use `subspan(...).at(...)` for tiles of an explicit size");
+        if (v.extent[d] < 0)
+          fail(m.args[d]->location, "`chunkat` splits dimension " + std::to_string(d) + ", the dynamic dim `" +
+                                        dim_name(v.buffer, d) + "`, into chunks whose size must be known at compile time",
+               "use `subspan(T, ...).at(...)` with a constant tile extent");
+        std::int64_t chunk = checked(support::checked_cdiv(v.extent[d], idx.count), m.args[d]->location, "the chunk size");
+        if (v.extent[d] % idx.count != 0) v.exact = false;
+        offsets[d] = ir::mul(idx.expr, chunk);
+        multiples[d] = multiple_product(idx.multiple, chunk);
+        v.extent[d] = chunk;
+      }
+      obj.view = v;
+      return place(offsets, multiples);
+    }
+    case MemberKind::subspan:
+    case MemberKind::view: {
+      if (m.args.size() != obj.view.extent.size())
+        fail(e.location, "`." + m.name + "` on a rank-" + std::to_string(obj.view.extent.size()) + " tensor takes " +
+                             std::to_string(obj.view.extent.size()) + " extents, got " + std::to_string(m.args.size()));
+      Value r = obj;
+      r.kind = Value::Kind::view;
+      for (std::size_t d = 0; d < m.args.size(); ++d) {
+        r.view.extent[d] = const_int(*m.args[d], "a tile extent");
+        if (r.view.extent[d] < 0)
+          fail(m.args[d]->location, "a tile extent must not be negative, got " + std::to_string(r.view.extent[d]));
+      }
+      r.view.pending = m.kind == MemberKind::view ? View::Pending::view : View::Pending::subspan;
+      return r;
+    }
+    case MemberKind::step: {
+      if (obj.view.pending != View::Pending::subspan) fail(e.location, "`.step(...)` follows `.subspan(...)`");
+      obj.view.step.clear();
+      for (const auto& a : m.args) obj.view.step.push_back(const_int(*a, "a step"));
+      if (obj.view.step.size() != obj.view.extent.size())
+        fail(e.location, "`.step` takes " + std::to_string(obj.view.extent.size()) + " steps, got " +
+                             std::to_string(obj.view.step.size()));
+      return obj;
+    }
+    case MemberKind::from: {
+      if (obj.view.pending != View::Pending::view) fail(e.location, "`.from(...)` follows `.view(...)`");
+      std::vector<Value> idx = index_args(m.args);
+      if (idx.size() != obj.view.extent.size())
+        fail(e.location, "`.from` takes " + std::to_string(obj.view.extent.size()) + " offsets, got " +
+                             std::to_string(idx.size()));
+      std::vector<ExprRef> offsets;
+      std::vector<std::int64_t> multiples;
+      for (std::size_t d = 0; d < idx.size(); ++d) {
+        offsets.push_back(idx[d].expr);
+        multiples.push_back(idx[d].multiple);
+        std::int64_t parent = dim_value(obj.view.buffer, d);
+        auto end = idx[d].constant ? support::checked_add(*idx[d].constant, obj.view.extent[d]) : support::CheckedInt{};
+        if (!(idx[d].constant && parent >= 0 && end.ok() && *idx[d].constant >= 0 && end.value <= parent))
+          obj.view.exact = false;  // a runtime offset: guard every access
+      }
+      return place(offsets, multiples);
+    }
+    default:
+      fail(e.location, "`." + m.name + "` is not supported yet by libcroqjit codegen");
+  }
+}
+
+// x.span_as([d0, d1, ...]): the same elements, in the same row-major order,
+// seen with another shape. No data moves, so `x` must be a whole buffer
+// (every element of a contiguous block) and the element counts must agree.
+Value Lowerer::span_as(const Expr& e, const Member& m, const Value& obj) {
+  if (m.args.empty()) fail(e.location, "`.span_as` takes the new shape, such as `.span_as([rows, cols])`");
+  std::vector<std::int64_t> dims;
+  for (const auto& a : m.args) {
+    std::vector<std::int64_t> part = shape_of(*a);
+    dims.insert(dims.end(), part.begin(), part.end());
+  }
+  const View& v = obj.view;
+  for (std::size_t d = 0; d < v.extent.size(); ++d)
+    if (v.extent[d] < 0)
+      fail(e.location, "`.span_as` needs the element count at compile time, but dimension " + std::to_string(d) +
+                           " is the dynamic dim `" + dim_name(v.buffer, d) + "`");
+  auto shape_list = [](const std::vector<std::int64_t>& d) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+    return s + "]";
+  };
+  for (auto d : dims)
+    if (d <= 0) fail(m.args[0]->location, "`.span_as` needs positive extents, got " + shape_list(dims));
+  auto count = support::checked_product(dims), before = support::checked_product(v.extent);
+  if (!count) fail(m.args[0]->location, "`.span_as(" + shape_list(dims) + ")` has more elements than a 64-bit count holds");
+  if (!before || *count != *before)
+    fail(e.location, "`.span_as(" + shape_list(dims) + ")` has " + std::to_string(*count) +
+                         " elements but the tensor it reinterprets has " + (before ? std::to_string(*before) : "more") +
+                         " (" + shape_list(v.extent) + ")",
+         "the element count must stay the same");
+  std::vector<std::int64_t> buffer_dims;
+  for (std::size_t d = 0; d < buffer(v.buffer).dims.size(); ++d) buffer_dims.push_back(dim_value(v.buffer, d));
+  bool is_whole = v.extent == buffer_dims && v.pending == View::Pending::none;
+  for (const auto& o : v.origin) is_whole = is_whole && ir::is_zero(o);
+  if (!is_whole)
+    fail(e.location, "`.span_as` reinterprets a whole buffer, not a window into a larger tensor",
+         "copy the tile first, then reinterpret its `.data`");
+  ir::Buffer alias = buffer(v.buffer);
+  alias.alias_of = buffer(v.buffer).alias_of >= 0 ? buffer(v.buffer).alias_of : v.buffer;
+  alias.dims.clear();
+  for (auto d : dims) alias.dims.push_back(ir::Extent{d, ""});
+  kernel_.buffers.push_back(std::move(alias));
+  Value r = obj;
+  r.view = whole(static_cast<int>(kernel_.buffers.size()) - 1);
+  r.view.slot = v.slot;
+  return r;
+}
+
+Value Lowerer::fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c) {
+  using namespace support;
+  CheckedInt r;
+  switch (op) {
+    case BinaryOp::mul: r = checked_mul(a, c); break;
+    case BinaryOp::div: r = checked_div(a, c); break;
+    case BinaryOp::mod: r = checked_mod(a, c); break;
+    case BinaryOp::add: r = checked_add(a, c); break;
+    case BinaryOp::sub: r = checked_sub(a, c); break;
+    case BinaryOp::shl: r = checked_shl(a, c); break;
+    case BinaryOp::shr: r = checked_shr(a, c); break;
+    case BinaryOp::lt: r = {a < c}; break;
+    case BinaryOp::gt: r = {a > c}; break;
+    case BinaryOp::le: r = {a <= c}; break;
+    case BinaryOp::ge: r = {a >= c}; break;
+    case BinaryOp::eq: r = {a == c}; break;
+    case BinaryOp::ne: r = {a != c}; break;
+    case BinaryOp::bit_and: r = {a & c}; break;
+    case BinaryOp::bit_xor: r = {a ^ c}; break;
+    case BinaryOp::bit_or: r = {a | c}; break;
+    case BinaryOp::logical_and: r = {a && c}; break;
+    case BinaryOp::logical_or: r = {a || c}; break;
+    default: break;
+  }
+  if (!r.ok())
+    fail(e.location, "`" + source_text(e) + "` " + describe(r.fault) + " (" + std::to_string(a) + " " +
+                         binary_op_name(op) + " " + std::to_string(c) + ")");
+  return scalar_const(r.value);
+}
+
+Value Lowerer::binary(const Expr& e, const Binary& b) {
+  Value l = expr(*b.lhs), r = expr(*b.rhs);
+  if (b.op == BinaryOp::compose) {
+    if (r.kind != Value::Kind::index || r.count <= 0)
+      fail(b.rhs->location, "the right side of `#` must be a bounded index (a parallel or loop variable), got `" +
+                                source_text(*b.rhs) + "`");
+    Value out;
+    out.kind = Value::Kind::index;
+    out.expr = ir::add(ir::mul(l.expr, r.count), r.expr);
+    auto count = support::checked_mul(l.kind == Value::Kind::index ? l.count : 1, r.count);
+    if (!count.ok()) fail(e.location, "`" + source_text(e) + "` " + support::describe(count.fault));
+    out.count = count.value;
+    out.multiple = multiple_gcd(multiple_product(l.multiple, r.count), r.multiple);
+    return out;
+  }
+  for (const Value* v : {&l, &r})
+    if (v->kind == Value::Kind::view || v->kind == Value::Kind::future || v->kind == Value::Kind::shape)
+      fail(e.location, "arithmetic on a whole tensor or shape is not supported; index it with `.at`");
+  if (l.constant && r.constant) return fold(e, b.op, *l.constant, *r.constant);
+  Value out;
+  out.is_float = l.is_float || r.is_float;
+  const std::string op = binary_op_name(b.op);
+  // A guarded element read inside arithmetic reads as zero out of range.
+  auto operand = [&](const Value& v) {
+    return guarded(v, v.element_of >= 0 ? ir::typed_zero(buffer(v.element_of).dtype) : ir::int_const(0));
+  };
+  out.expr = ir::binary(op, operand(l), operand(r));
+  if (b.op == BinaryOp::div && l.dynamic && l.dynamic->divisor == 1 && r.constant && *r.constant > 0)
+    out.dynamic = DynamicCount{l.dynamic->dim, *r.constant, false};
+  if (!out.is_float) {
+    if (b.op == BinaryOp::mul) out.multiple = multiple_product(l.multiple, r.multiple);
+    else if (b.op == BinaryOp::add || b.op == BinaryOp::sub) out.multiple = multiple_gcd(l.multiple, r.multiple);
+  }
+  // An index plus a constant offset is still bounded (used for halo reads).
+  if (l.kind == Value::Kind::index && l.count > 0 && r.constant && (b.op == BinaryOp::add || b.op == BinaryOp::sub)) {
+    auto count = b.op == BinaryOp::add ? support::checked_add(l.count, *r.constant) : support::CheckedInt{l.count};
+    if (count.ok()) {
+      out.kind = Value::Kind::index;
+      out.count = count.value;
+    }
+  }
+  // The sum of two bounded indices is bounded too (stencil taps: i + di).
+  if (l.kind == Value::Kind::index && r.kind == Value::Kind::index && l.count > 0 && r.count > 0 &&
+      b.op == BinaryOp::add) {
+    auto count = support::checked_add(l.count, r.count - 1);
+    if (count.ok()) {
+      out.kind = Value::Kind::index;
+      out.count = count.value;
+    }
+  }
+  return out;
+}
+
+ExprRef Lowerer::guarded(const Value& v, ExprRef zero) const {
+  if (!v.guard) return v.expr;
+  return ir::select(v.guard, v.expr, std::move(zero));
+}
+
+Value Lowerer::unary(const Expr& e, const Unary& n) {
+  Value v = expr(*n.operand);
+  if (n.op == UnaryOp::extent) {
+    if (v.kind != Value::Kind::index || v.count <= 0)
+      fail(e.location, "`#` gives the extent of a parallel or loop index; `" + source_text(*n.operand) + "` is not one");
+    return scalar_const(v.count);
+  }
+  if (v.constant && n.op == UnaryOp::negate) {
+    auto r = support::checked_neg(*v.constant);
+    if (!r.ok()) fail(e.location, "`" + source_text(e) + "` " + support::describe(r.fault));
+    return scalar_const(r.value);
+  }
+  if (v.constant && n.op == UnaryOp::logical_not) return scalar_const(!*v.constant);
+  if (v.constant && n.op == UnaryOp::plus) return v;
+  const char* op = n.op == UnaryOp::negate ? "-" : n.op == UnaryOp::plus ? "+" : n.op == UnaryOp::logical_not ? "!"
+                   : n.op == UnaryOp::bit_not ? "~" : nullptr;
+  if (!op) fail(e.location, "this operator is not supported yet by libcroqjit codegen");
+  Value out;
+  out.expr = ir::unary(op, guarded(v, ir::int_const(0)));
+  out.is_float = v.is_float;
+  return out;
+}
+
+Value Lowerer::call(const Expr& e, const Call& n) {
+  const auto* callee = std::get_if<Name>(&n.callee->node);
+  if (callee && callee->name == "cdiv" && n.args.size() == 2) {
+    Value a = expr(*n.args[0]), b = expr(*n.args[1]);
+    if (a.constant && b.constant) {
+      auto r = support::checked_cdiv(*a.constant, *b.constant);
+      if (!r.ok()) fail(e.location, "`" + source_text(e) + "` " + support::describe(r.fault));
+      return scalar_const(r.value);
+    }
+    Value out;
+    out.expr = ir::binary("/", ir::binary("-", ir::binary("+", a.expr, b.expr), ir::int_const(1)), b.expr);
+    if (a.dynamic && a.dynamic->divisor == 1 && b.constant && *b.constant > 0)
+      out.dynamic = DynamicCount{a.dynamic->dim, *b.constant, true};
+    return out;
+  }
+  fail(e.location, "calls are not supported yet by libcroqjit codegen (`" + source_text(*n.callee) + "`)");
+}
+
+Value Lowerer::expr(const Expr& e) {
+  return std::visit([&](const auto& n) -> Value {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, IntegerLiteral>) {
+      if (n.value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        fail(e.location, "the integer literal `" + n.spelling + "` does not fit in a 64-bit signed integer");
+      return scalar_const(static_cast<std::int64_t>(n.value));
+    } else if constexpr (std::is_same_v<T, FloatLiteral>) {
+      Value v;
+      v.expr = ir::float_literal(n.spelling);
+      v.is_float = true;
+      return v;
+    } else if constexpr (std::is_same_v<T, BoolLiteral>) {
+      return scalar_const(n.value ? 1 : 0);
+    } else if constexpr (std::is_same_v<T, Name>) {
+      return name_value(e, n);
+    } else if constexpr (std::is_same_v<T, Unary>) {
+      return unary(e, n);
+    } else if constexpr (std::is_same_v<T, Binary>) {
+      return binary(e, n);
+    } else if constexpr (std::is_same_v<T, Conditional>) {
+      Value c = expr(*n.condition), a = expr(*n.then_value), b = expr(*n.else_value);
+      if (c.constant) return *c.constant ? a : b;
+      Value out;
+      out.expr = ir::select(c.expr, a.expr, b.expr);
+      out.is_float = a.is_float || b.is_float;
+      return out;
+    } else if constexpr (std::is_same_v<T, Call>) {
+      return call(e, n);
+    } else if constexpr (std::is_same_v<T, Member>) {
+      return member(e, n);
+    } else if constexpr (std::is_same_v<T, ShapeList>) {
+      Value v;
+      v.kind = Value::Kind::shape;
+      for (const auto& d : n.dims) {
+        std::vector<std::string> names;
+        std::vector<std::int64_t> part = shape_of(*d, &names);  // [a.span, 4] flattens a.span
+        v.dims.insert(v.dims.end(), part.begin(), part.end());
+        v.dim_names.insert(v.dim_names.end(), names.begin(), names.end());
+      }
+      return v;
+    } else if constexpr (std::is_same_v<T, ITuple>) {
+      Value v;
+      v.kind = Value::Kind::tuple;
+      for (const auto& el : n.elements) v.elements.push_back(expr(*el));
+      return v;
+    } else if constexpr (std::is_same_v<T, Subscript>) {
+      return subscript(e, n);
+    } else if constexpr (std::is_same_v<T, ElementCount>) {
+      auto count = support::checked_product(shape_of(*n.operand));
+      if (!count) fail(e.location, "`" + source_text(e) + "` overflows a 64-bit signed integer");
+      return scalar_const(*count);
+    } else {
+      fail(e.location, "this expression is not supported yet by libcroqjit codegen");
+    }
+  }, e.node);
+}
+
+}  // namespace croq::lower::detail

@@ -1,0 +1,210 @@
+// Lowering of mma.fill / mma.load / mma.row.row / mma.commit / mma.store.
+//
+// mma.row.row acc, a, b: a is [64, K] (one warpgroup's rows), b is [N, K],
+// both K-major tiles in shared memory. The Mma operation stays abstract; the
+// instruction-selection pass picks WGMMA (sm_90a) or mma.sync (sm_80 and
+// every other target from 80) and checks the operand layouts it needs. The
+// accumulator keeps WGMMA's fragment layout either way, so fill and store
+// are shared.
+#include "lower/lowering.hpp"
+
+namespace croq::lower::detail {
+
+void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
+  if (!target_.mma_sync())
+    fail(s.location, "mma lowers to WGMMA on sm_90a and to mma.sync m16n8k16 on sm_80 to sm_89; compiling for " +
+                         target_.arch + " has neither");
+  line_mark(s.location);
+  auto operand_count = [&](std::size_t n) {
+    if (m.operands.size() != n)
+      fail(s.location, "mma." + std::string(mma_op_name(m.op)) + " takes " + std::to_string(n) + " operand" +
+                           (n == 1 ? "" : "s") + ", got " + std::to_string(m.operands.size()));
+  };
+  switch (m.op) {
+    case MmaOp::fill: {
+      operand_count(1);
+      const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr;
+      if (!name) fail(s.location, "mma.fill makes an accumulator: `acc = mma.fill.f32 0.0f;`");
+      if (!on_whole_warpgroups())
+        fail(s.location, std::string(target_.wgmma() ? "WGMMA runs on whole warpgroups: put the "
+                                                     : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +
+                             "mma.fill inside `parallel p by N : group-4`");
+      ir::Accumulator acc;
+      for (const Modifier& mod : m.modifiers) {
+        if (mod.name == "f32") acc.dtype = DType::f32;
+        else if (mod.name == "f16") acc.dtype = DType::f16;
+        else fail(mod.location, "mma.fill takes `.f32` or `.f16` (the accumulator type), got `." + mod.name + "`");
+      }
+      Value fill = expr(*m.operands[0]);
+      if (fill.kind != Value::Kind::scalar) fail(m.operands[0]->location, "mma.fill takes the initial value, such as 0.0f");
+      acc.fill = fill.expr;
+      acc.name = fresh(name->name);
+      kernel_.accumulators.push_back(acc);
+      const int id = static_cast<int>(kernel_.accumulators.size()) - 1;
+      emit_node(ir::MmaFill{id}, s.location);
+      Value v;
+      v.kind = Value::Kind::accumulator;
+      v.accumulator = id;
+      define(name->name, v);
+      return;
+    }
+    case MmaOp::load: {
+      operand_count(1);
+      const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr;
+      if (!name) fail(s.location, "mma.load names its operand: `a = mma.load tile;`");
+      Value v = expr(*m.operands[0]);
+      if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
+      if (v.kind != Value::Kind::view || buffer(v.view.buffer).space != ir::Space::shared)
+        fail(m.operands[0]->location, "mma.load reads a tile in shared memory");
+      if (buffer(v.view.buffer).slots > 0 && !v.view.slot) fail_buffer_array(*m.operands[0]);
+      int span = 0;
+      for (const Modifier& mod : m.modifiers) {
+        if (mod.name == "swiz") span = swizzle_span(mod);
+        else fail(mod.location, "`." + mod.name + "` on mma.load is not supported yet");
+      }
+      ir::Buffer& b = buffer(v.view.buffer);
+      if (b.swizzle >= 0 && b.swizzle != span)
+        fail(s.location, "mma.load" + (span ? ".swiz<" + std::to_string(span) + ">" : std::string()) +
+                             " does not match the tile's layout: it was copied with " +
+                             (b.swizzle ? ".swiz<" + std::to_string(b.swizzle) + ">" : std::string("no swizzle")),
+             "use the same .swiz<N> on the copy and on mma.load");
+      // The first use fixes the tile's layout, so a copy written later in the
+      // source (a consumer region before the producer's) must match it.
+      if (b.swizzle < 0) b.swizzle = span;
+      v.kind = Value::Kind::operand;
+      v.swizzle = span;
+      define(name->name, v);
+      return;
+    }
+    case MmaOp::commit:
+      emit_node(ir::MmaCommit{}, s.location);
+      return;
+    case MmaOp::multiply:
+      mma_multiply(s, m);
+      return;
+    case MmaOp::store:
+      mma_store(s, m);
+      return;
+  }
+}
+
+void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
+  const bool wgmma = target_.wgmma();  // for the wording of messages only
+  if (m.operands.size() != 3) fail(s.location, "mma." + std::string(mma_op_name(m.op)) + " takes 3 operands, got " +
+                                                   std::to_string(m.operands.size()));
+  if (m.layout != "row.row")
+    fail(s.location, "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row "
+                     "(lhs [M, K], rhs [N, K], both K contiguous)");
+  for (const Modifier& mod : m.modifiers)
+    fail(mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit codegen");
+  if (!on_whole_warpgroups())
+    fail(s.location, std::string(wgmma ? "WGMMA runs on whole warpgroups: put the "
+                                       : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +
+                         "mma inside `parallel p by N : group-4`");
+  Value acc_value = expr(*m.operands[0]);
+  if (acc_value.kind != Value::Kind::accumulator)
+    fail(m.operands[0]->location, "expected an accumulator from `mma.fill`, got `" + source_text(*m.operands[0]) + "`");
+  ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(acc_value.accumulator)];
+  ir::MmaOperand operands[2];
+  View tiles[2];
+  for (int i = 0; i < 2; ++i) {
+    const Expr& e = *m.operands[1 + i];
+    Value v = expr(e);
+    if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
+    if (v.kind == Value::Kind::view && buffer(v.view.buffer).space == ir::Space::shared) {
+      ir::Buffer& b = buffer(v.view.buffer);
+      v.swizzle = std::max(0, b.swizzle);  // direct operand: the tile's own layout
+      // Not copied yet in the source (a consumer region written before the
+      // producer's): it is read unswizzled, so fix that layout and a later
+      // copy with a swizzle is an error rather than wrong results.
+      if (b.swizzle < 0) b.swizzle = v.swizzle;
+    } else if (v.kind != Value::Kind::operand) {
+      fail(e.location, "an mma operand is a shared tile or the result of mma.load, got `" + source_text(e) + "`");
+    }
+    if (buffer(v.view.buffer).slots > 0 && !v.view.slot) fail_buffer_array(e);
+    if (v.view.extent.size() != 2) fail(e.location, "an mma operand is a 2-D tile, got rank " + std::to_string(v.view.extent.size()));
+    const ir::Buffer& b = buffer(v.view.buffer);
+    tiles[i] = v.view;
+    operands[i].address = tile_address(v.view);
+    operands[i].pitch = b.dims.back().value * static_cast<std::int64_t>(dtype_size(b.dtype));
+    operands[i].swizzle = v.swizzle;
+    operands[i].tile = tile_of(v.view);
+    operands[i].where = pos(e.location);
+  }
+  const View& a = tiles[0];
+  const View& b = tiles[1];
+  const DType t = buffer(a.buffer).dtype;
+  if (t != buffer(b.buffer).dtype || (t != DType::f16 && t != DType::bf16))
+    fail(s.location, std::string(wgmma ? "WGMMA" : "mma.sync") + " multiplies f16 or bf16 tiles (both the same), got " +
+                         std::string(dtype_name(t)) + " and " + std::string(dtype_name(buffer(b.buffer).dtype)));
+  if (acc.dtype == DType::f16 && t != DType::f16)
+    fail(s.location, "an f16 accumulator takes f16 inputs; use mma.fill.f32 for bf16");
+  if (a.extent[0] != 64)
+    fail(m.operands[1]->location, std::string("one warpgroup's mma takes 64 rows of lhs (") +
+                                      (wgmma ? "WGMMA m64" : "16 per warp") + "), got " + std::to_string(a.extent[0]),
+         "give each consumer warpgroup its own 64 rows, e.g. lhs_s.subspan(64, K).at(p - 1, 0)");
+  if (a.extent[1] != b.extent[1])
+    fail(s.location, "lhs has K = " + std::to_string(a.extent[1]) + " but rhs has K = " + std::to_string(b.extent[1]) +
+                         " (mma.row.row takes rhs as [N, K])");
+  const std::int64_t n = b.extent[0];
+  if (!target::mma_n_supported(n))
+    fail(m.operands[2]->location, std::string(wgmma ? "WGMMA's" : "mma's") +
+                                      " N (rhs rows) must be a multiple of 8 up to 256, got " + std::to_string(n));
+  if (acc.n != 0 && acc.n != n)
+    fail(s.location, "the accumulator is 64 x " + std::to_string(acc.n) + " but this mma makes 64 x " + std::to_string(n));
+  acc.n = n;
+  ir::Mma op;
+  op.accumulator = acc_value.accumulator;
+  op.a = operands[0];
+  op.b = operands[1];
+  op.input = t;
+  op.k = a.extent[1];
+  op.where = pos(s.location);
+  emit_node(std::move(op), s.location);
+}
+
+void Lowerer::mma_store(const Stmt& s, const Mma& m) {
+  if (m.operands.size() != 2) fail(s.location, "mma.store takes 2 operands, got " + std::to_string(m.operands.size()));
+  if (!on_whole_warpgroups())
+    fail(s.location, std::string(target_.wgmma() ? "WGMMA runs on whole warpgroups: put the "
+                                                 : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +
+                         "mma.store inside `parallel p by N : group-4`");
+  Value acc_value = expr(*m.operands[0]);
+  if (acc_value.kind != Value::Kind::accumulator)
+    fail(m.operands[0]->location, "expected an accumulator from `mma.fill`, got `" + source_text(*m.operands[0]) + "`");
+  const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(acc_value.accumulator)];
+  if (acc.n == 0) fail(s.location, "mma.store of an accumulator that no mma has written");
+  Value d = expr(*m.operands[1]);
+  if (d.kind != Value::Kind::view || d.view.pending != View::Pending::none || d.view.extent.size() != 2)
+    fail(m.operands[1]->location, "mma.store writes a 2-D tile of shared or global memory");
+  View& v = d.view;
+  ir::Buffer& b = buffer(v.buffer);
+  if (b.slots > 0 && !v.slot) fail_buffer_array(*m.operands[1]);
+  if (v.extent[0] != 64 || v.extent[1] != acc.n)
+    fail(m.operands[1]->location, "the accumulator is 64 x " + std::to_string(acc.n) + " but the destination tile is " +
+                                      shape_text(b.dtype, v.extent));
+  if (b.dtype != DType::f32 && b.dtype != DType::f16 && b.dtype != DType::bf16)
+    fail(m.operands[1]->location, "mma.store writes f32, f16 or bf16 tiles");
+  ir::MmaStore op;
+  op.accumulator = acc_value.accumulator;
+  op.destination = tile_address(v);
+  op.leading = dim_expr(v.buffer, 1);
+  op.space = b.space;
+  if (b.space == ir::Space::shared) {
+    if (b.swizzle > 0) fail(m.operands[1]->location, "mma.store into a swizzled shared tile is not supported yet");
+    b.swizzle = 0;
+  } else if (b.space == ir::Space::global) {
+    op.rows = ir::int_const(64);
+    op.cols = ir::int_const(acc.n);
+    if (!v.exact) {
+      op.rows = ir::convert(ir::binary("-", dim_expr(v.buffer, 0), v.origin[0]), ir::Type::i32());
+      op.cols = ir::convert(ir::binary("-", dim_expr(v.buffer, 1), v.origin[1]), ir::Type::i32());
+    }
+    mark_written(v.buffer);
+  } else {
+    fail(m.operands[1]->location, "mma.store writes shared or global memory");
+  }
+  emit_node(std::move(op), s.location);
+}
+
+}  // namespace croq::lower::detail

@@ -1,0 +1,266 @@
+// Parallel mapping (documented in README "Parallel mapping"):
+//   * `: block` levels become the (flattened, 1-D) grid; `: thread`,
+//     `: group` (32 threads) and `: group-4` (128 threads) levels become the
+//     threads of a block. Multi-index levels decompose row-major, last index
+//     fastest, so neighbouring threads touch neighbouring elements.
+//   * A level without a space specifier at the top of the function becomes
+//     `: block` when it contains another parallel level or stages data in
+//     shared memory; otherwise it is "flat": one thread per instance, 256
+//     threads per block. An unannotated level inside a block level becomes
+//     `: thread`.
+//   * An outermost `: cluster` level groups the blocks of the `: block` level
+//     that directly follows it: the grid is clusters x blocks per cluster
+//     (<= 8), cluster = blockIdx.x / B, block rank = blockIdx.x % B.
+// Statements at block scope run on every thread of the block (uniform
+// control flow); their stores are done by thread 0. Copies into shared
+// memory are cooperative over all threads and fenced by barriers.
+#include "lower/lowering.hpp"
+#include "support/checked_int.hpp"
+
+namespace croq::lower::detail {
+
+bool Lowerer::contains_parallel(const Stmt& s) const {
+  bool found = false;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
+    if (found) return;
+    std::visit([&](const auto& n) {
+      using T = std::decay_t<decltype(n)>;
+      if constexpr (std::is_same_v<T, Parallel>) found = true;
+      else if constexpr (std::is_same_v<T, Block>) { for (const auto& c : n.statements) walk(*c); }
+      else if constexpr (std::is_same_v<T, Loop> || std::is_same_v<T, While> || std::is_same_v<T, InThreads>) { if (n.body) walk(*n.body); }
+      else if constexpr (std::is_same_v<T, If>) { walk(*n.then_branch); if (n.else_branch) walk(*n.else_branch); }
+    }, st.node);
+  };
+  walk(s);
+  return found;
+}
+
+bool Lowerer::uses_shared(const Stmt& s) const {
+  bool found = false;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
+    if (found) return;
+    std::visit([&](const auto& n) {
+      using T = std::decay_t<decltype(n)>;
+      if constexpr (std::is_same_v<T, Copy>) { if (n.destination_storage == Storage::shared) found = true; }
+      else if constexpr (std::is_same_v<T, Declaration>) { if (n.type.storage == Storage::shared) found = true; }
+      else if constexpr (std::is_same_v<T, Sync>) found = true;
+      else if constexpr (std::is_same_v<T, Block>) { for (const auto& c : n.statements) walk(*c); }
+      else if constexpr (std::is_same_v<T, Loop> || std::is_same_v<T, While> || std::is_same_v<T, InThreads> ||
+                         std::is_same_v<T, Parallel>) { if (n.body) walk(*n.body); }
+      else if constexpr (std::is_same_v<T, If>) { walk(*n.then_branch); if (n.else_branch) walk(*n.else_branch); }
+    }, st.node);
+  };
+  walk(s);
+  return found;
+}
+
+// The blocks per cluster of the `: cluster` level p.levels[level]: the count
+// of the `: block` level that must follow it, as the next level of the same
+// statement or the first level of the sole statement of its body.
+std::int64_t Lowerer::cluster_size(const Parallel& p, std::size_t level) {
+  const ParallelLevel& lv = p.levels[level];
+  const ParallelLevel* next = nullptr;
+  if (level + 1 < p.levels.size()) {
+    next = &p.levels[level + 1];
+  } else {
+    const Stmt* body = p.body.get();
+    if (const auto* b = std::get_if<Block>(&body->node)) body = b->statements.size() == 1 ? b->statements[0].get() : nullptr;
+    if (body)
+      if (const auto* inner = std::get_if<Parallel>(&body->node)) next = &inner->levels.front();
+  }
+  if (!next || next->space != SpaceSpecifier::block)
+    fail(lv.location, "a `: cluster` level must be directly followed by a `: block` level",
+         "write `parallel c by C : cluster, b by B : block { ... }`, or a `: block` level as the only "
+         "statement of the cluster level");
+  std::int64_t blocks = 1;
+  for (const Value& c : counts_of(*next->count, "a parallel count")) {
+    if (!c.constant)
+      fail(next->count->location, "the number of blocks in a cluster must be known at compile time, but `" +
+                                      source_text(*next->count) + "` depends on a dynamic dim",
+           "size the `: cluster` level with the dynamic dim instead");
+    if (*c.constant <= 0) fail(next->count->location, "a parallel count must be positive, got " + std::to_string(*c.constant));
+    auto product = support::checked_mul(blocks, *c.constant);
+    blocks = product.ok() ? product.value : std::numeric_limits<std::int64_t>::max();
+  }
+  if (blocks > 8)
+    fail(next->count->location, "a cluster holds at most 8 blocks, got " + std::to_string(blocks),
+         "8 is the portable cluster size");
+  return blocks;
+}
+
+void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index) {
+  if (level_index == p.levels.size()) {
+    block(*p.body);
+    return;
+  }
+  const ParallelLevel& lv = p.levels[level_index];
+  // The counts: `by 8`, `by [8, 16]`, or a shape expression; a count
+  // computed from a dynamic dim is a runtime value (count 0 below).
+  std::vector<Value> count_values = counts_of(*lv.count, "a parallel count");
+  std::vector<std::int64_t> counts;
+  if (!lv.indices.empty() && lv.indices.size() != count_values.size())
+    fail(lv.location, std::to_string(lv.indices.size()) + " indices but " + std::to_string(count_values.size()) +
+                          " counts after `by`");
+  std::int64_t total = 1;
+  ExprRef runtime_total;  // the runtime part of the total
+  abi::RuntimeGrid runtime;
+  for (const Value& c : count_values) {
+    counts.push_back(c.constant ? *c.constant : 0);
+    if (!c.constant) {
+      const std::vector<abi::DimSource>& where = dynamic_.at(c.dynamic->dim);
+      runtime.terms.push_back({where.front(), c.dynamic->divisor, c.dynamic->ceil});
+      runtime_total = runtime_total ? ir::binary("*", runtime_total, c.expr) : c.expr;
+      continue;
+    }
+    if (*c.constant <= 0) fail(lv.count->location, "a parallel count must be positive, got " + std::to_string(*c.constant));
+    auto product = support::checked_mul(total, *c.constant);
+    if (!product.ok())
+      fail(lv.count->location, "this parallel level has more instances than a 64-bit count holds");
+    total = product.value;
+  }
+  if (runtime_total && total != 1) runtime_total = ir::binary("*", runtime_total, ir::int_const(total));
+  // Where this level runs.
+  SpaceSpecifier space = lv.space;
+  bool nested_below = level_index + 1 < p.levels.size() || contains_parallel(*p.body);
+  ir::Mapping mapping;
+  if (space == SpaceSpecifier::block) mapping = ir::Mapping::grid;
+  else if (space == SpaceSpecifier::thread || space == SpaceSpecifier::group || space == SpaceSpecifier::group4)
+    mapping = ir::Mapping::threads;
+  else if (space == SpaceSpecifier::cluster) mapping = ir::Mapping::cluster;
+  else if (scope_ == Scope::kernel) mapping = (nested_below || uses_shared(*p.body)) ? ir::Mapping::grid : ir::Mapping::flat;
+  else mapping = ir::Mapping::threads;
+
+  if (mapping == ir::Mapping::cluster && (scope_ != Scope::kernel || cluster_open_))
+    fail(lv.location, "a `: cluster` level must be the outermost parallel level");
+  if (mapping == ir::Mapping::grid && scope_ != Scope::kernel)
+    fail(lv.location, "a `: block` level must be the outermost parallel level");
+  if (mapping == ir::Mapping::threads && scope_ == Scope::thread && space != SpaceSpecifier::thread)
+    fail(lv.location, "parallel levels inside a thread level are not supported");
+  if (mapping != ir::Mapping::threads && grid_set_)
+    fail(lv.location, "only one block-level parallel statement per kernel is supported yet");
+  if (mapping == ir::Mapping::threads && runtime_total)
+    fail(lv.count->location, "the thread count of a block must be known at compile time, but `" + source_text(*lv.count) +
+                                 "` depends on a dynamic dim",
+         "size the grid (the outermost level) with the dynamic dim instead");
+
+  const std::string linear = fresh("lin");
+  ExprRef linear_var = ir::var(linear);
+  const Scope saved_scope = scope_;
+  const bool saved_in_warpgroup = in_warpgroup_;
+  const ExprRef saved_tid = thread_id_;
+  bool pushed_group = false;
+  std::int64_t unit = 1;
+  ExprRef guard;
+  ir::StmtList region;
+  out_.push_back(&region);
+  line_mark(lv.location);
+  auto let_linear = [&](ExprRef value, ir::Type type = ir::Type::i32()) {
+    linear_var = ir::var(linear, type);
+    emit_node(ir::Let{linear, type, true, std::move(value)});
+  };
+  if (mapping == ir::Mapping::cluster) {
+    // Clusters are contiguous runs of B blocks along x: the cluster index is
+    // blockIdx.x / B, the block's rank in it the rest.
+    if (!kernel_.needs_sm90) kernel_.needs_sm90 = Diagnostic{Severity::error, "`: cluster` needs sm_90 (Hopper)", lv.location.line,
+                                                             lv.location.column, std::max(1, lv.location.length), ""};
+    if (!target_.clusters()) fail(lv.location, kernel_.needs_sm90->message + " (compiling for " + target_.arch + ")");
+    kernel_.cluster_blocks = cluster_size(p, level_index);
+    clusters_ = total;
+    cluster_runtime_ = runtime;
+    cluster_open_ = true;
+    let_linear(ir::binary("/", ir::special("blockIdx.x"), ir::int_const(kernel_.cluster_blocks)));
+  } else if (mapping == ir::Mapping::grid) {
+    const bool in_cluster = cluster_open_;
+    if (in_cluster) {  // the blocks of one cluster: the grid is clusters x blocks per cluster
+      cluster_open_ = false;
+      runtime = cluster_runtime_;
+      runtime.factor = clusters_ * total;
+      kernel_.grid = clusters_ * total;
+      let_linear(ir::binary("%", ir::special("blockIdx.x"), ir::int_const(total)));
+    } else {
+      runtime.factor = total;
+      kernel_.grid = total;
+      let_linear(ir::special("blockIdx.x"));
+    }
+    grid_set_ = true;
+    if (runtime.dynamic()) kernel_.abi.runtime_grid = runtime;
+    if (kernel_.hopper) emit_node(ir::BarrierPrologue{{}, {}, true});  // filled by the event pass
+    scope_ = Scope::block;
+  } else if (mapping == ir::Mapping::flat) {
+    std::int64_t threads = runtime_total ? 256 : std::min<std::int64_t>(total, 256);
+    kernel_.grid = total / threads + (total % threads != 0);
+    grid_set_ = true;
+    kernel_.block_threads = std::max(kernel_.block_threads, threads);
+    runtime.factor = total;
+    runtime.per_block = threads;
+    if (runtime.dynamic()) kernel_.abi.runtime_grid = runtime;
+    ExprRef block_start = ir::binary("*", ir::special("blockIdx.x"), ir::int_const(threads));
+    if (!runtime_total) {
+      let_linear(ir::binary("+", block_start, ir::special("threadIdx.x")));
+    } else {
+      block_start = ir::binary("*", ir::convert(ir::special("blockIdx.x"), ir::Type::i64()), ir::int_const(threads));
+      let_linear(ir::binary("+", block_start, ir::special("threadIdx.x")), ir::Type::i64());
+    }
+    if (runtime_total || kernel_.grid * threads != total)
+      guard = ir::less(linear_var, runtime_total ? runtime_total : ir::int_const(total));
+    scope_ = Scope::thread;
+  } else {
+    unit = space == SpaceSpecifier::group ? 32 : space == SpaceSpecifier::group4 ? 128 : 1;
+    auto needed = support::checked_mul(total, unit);
+    if (!needed.ok() || needed.value > 1024)
+      fail(lv.location, "this parallel level needs " + (needed.ok() ? std::to_string(needed.value) : std::string("too many")) +
+                            " threads in a block; a block has at most 1024");
+    const bool top = thread_id_->kind == ir::ExprKind::special;
+    if (top) kernel_.block_threads = std::max(kernel_.block_threads, needed.value);
+    let_linear(unit == 1 ? thread_id_ : ir::binary("/", thread_id_, ir::int_const(unit)));
+    guard = ir::less(linear_var, ir::int_const(total));
+    if (unit > 1 && counts.size() == 1 && lv.indices.size() == 1 && top) {
+      group_levels_.push_back({lv.indices[0].name, total, unit});
+      pushed_group = true;
+    }
+    in_warpgroup_ = unit == 128 && top;
+    if (unit > 1) thread_id_ = ir::binary("%", thread_id_, ir::int_const(unit));
+    if (unit == 1) scope_ = Scope::thread;
+  }
+  // The indices, then the next level, inside the guard if there is one.
+  ir::StmtList inner;
+  out_.push_back(&inner);
+  push();
+  std::int64_t inner_const = 1;
+  ExprRef inner_dynamic;  // runtime factors of the inner counts
+  for (int d = static_cast<int>(counts.size()) - 1; d >= 0; --d) {
+    if (!lv.indices.empty()) {
+      std::string name = fresh(lv.indices[d].name);
+      ExprRef inner_count = ir::int_const(inner_const);
+      if (inner_dynamic) inner_count = inner_const == 1 ? inner_dynamic : ir::binary("*", inner_dynamic, inner_count);
+      ExprRef value = ir::is_const(inner_count) && inner_const == 1 && !inner_dynamic ? linear_var
+                                                                                       : ir::binary("/", linear_var, inner_count);
+      if (d > 0) value = ir::binary("%", value, count_values[d].expr);
+      emit_node(ir::Let{name, ir::Type::i32(), true, value});
+      Value v;
+      v.kind = Value::Kind::index;
+      v.expr = ir::var(name);
+      v.count = counts[d];  // 0: a runtime count
+      define(lv.indices[d].name, v);
+    }
+    if (counts[d] > 0) {
+      auto product = support::checked_mul(inner_const, counts[d]);
+      inner_const = product.ok() ? product.value : inner_const;
+    } else {
+      inner_dynamic = inner_dynamic ? ir::binary("*", inner_dynamic, count_values[d].expr) : count_values[d].expr;
+    }
+  }
+  parallel(s, p, level_index + 1);
+  pop();
+  out_.pop_back();
+  if (guard) emit_node(ir::If{guard, ir::make_stmt(ir::Seq{std::move(inner), false}), nullptr});
+  else for (auto& st : inner) emit(std::move(st));
+  out_.pop_back();
+  emit_node(ir::Region{mapping, unit, braced(std::move(region))}, lv.location);
+  if (pushed_group) group_levels_.pop_back();
+  scope_ = saved_scope;
+  in_warpgroup_ = saved_in_warpgroup;
+  thread_id_ = saved_tid;
+}
+
+}  // namespace croq::lower::detail

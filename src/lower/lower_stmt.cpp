@@ -1,0 +1,531 @@
+// Lowering of statements, declarations and the kernel's parameters.
+#include "lower/lowering.hpp"
+#include "support/checked_int.hpp"
+
+namespace croq::lower::detail {
+
+Lowerer::Lowerer(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings)
+    : program_(*bound.program),
+      fn_(*bound.function),
+      args_(bound.args),
+      dims_(bound.dims),
+      dynamic_(bound.dynamic),
+      target_(target),
+      warnings_(warnings) {
+  thread_id_ = ir::special("threadIdx.x");
+  set_.tid = ir::special("threadIdx.x");
+  set_.count = ir::special("blockDim.x");
+}
+
+void Lowerer::fail(const SourceLocation& loc, const std::string& message, const std::string& hint) const {
+  Diagnostic d;
+  d.message = message;
+  d.line = loc.line;
+  d.column = loc.column;
+  d.length = std::max(1, loc.length);
+  d.hint = hint;
+  throw CompileError({d}, program_.source, program_.source_name);
+}
+
+const Value* Lowerer::lookup(const std::string& name) const {
+  for (auto it = symbols_.rbegin(); it != symbols_.rend(); ++it) {
+    auto f = it->find(name);
+    if (f != it->end()) return &f->second;
+  }
+  return nullptr;
+}
+
+ir::StmtList Lowerer::collect(const std::function<void()>& body) {
+  ir::StmtList list;
+  out_.push_back(&list);
+  try {
+    body();
+  } catch (...) {
+    out_.pop_back();
+    throw;
+  }
+  out_.pop_back();
+  return list;
+}
+
+ir::StmtPtr Lowerer::braced(ir::StmtList body) { return ir::make_stmt(ir::Seq{std::move(body), true}); }
+
+void Lowerer::line_mark(const SourceLocation& loc) {
+  if (loc.line > 0) emit_node(ir::LineMark{loc.line});
+}
+
+void Lowerer::warn(const Stmt& s, const std::string& message, const std::string& hint) {
+  warnings_.push_back(Diagnostic{Severity::warning, message, s.location.line, s.location.column,
+                                 std::max(1, s.location.length), hint});
+}
+
+void Lowerer::note_dtype(DType t) {
+  if (t == DType::f16) kernel_.needs_half = true;
+  if (t == DType::bf16) kernel_.needs_bf16 = true;
+  if (t == DType::f8_e4m3 || t == DType::f8_e5m2) kernel_.needs_fp8 = true;
+}
+
+void Lowerer::mark_written(int id) {
+  const ir::Buffer& b = buffer(id);
+  int root = b.alias_of >= 0 ? b.alias_of : id;
+  int argument = buffer(root).argument;
+  if (argument >= 0) kernel_.abi.argument_written[static_cast<std::size_t>(argument)] = true;
+}
+
+ExprRef Lowerer::dim_expr(int id, std::size_t d) const {
+  const ir::Extent& x = buffer(id).dims[d];
+  return x.is_dynamic() ? ir::var("dim_" + x.dim, ir::Type::i64()) : ir::int_const(x.value);
+}
+
+std::int64_t Lowerer::dim_value(int id, std::size_t d) const { return buffer(id).dims[d].value; }
+
+std::string Lowerer::dim_name(int id, std::size_t d) const {
+  return d < buffer(id).dims.size() ? buffer(id).dims[d].dim : "";
+}
+
+View Lowerer::whole(int id) const {
+  View v;
+  v.buffer = id;
+  for (std::size_t d = 0; d < buffer(id).dims.size(); ++d) {
+    v.extent.push_back(dim_value(id, d));
+    v.origin.push_back(ir::int_const(0));
+  }
+  return v;
+}
+
+ir::Tile Lowerer::tile_of(const View& v) const {
+  ir::Tile t;
+  t.buffer = v.buffer;
+  t.slot = v.slot;
+  t.origin = v.origin;
+  t.extent = v.extent;
+  t.exact = v.exact;
+  for (std::size_t d = 0; d < v.origin.size(); ++d)
+    t.origin_multiple.push_back(ir::is_zero(v.origin[d]) ? 0 : d < v.origin_multiple.size() ? v.origin_multiple[d] : 1);
+  return t;
+}
+
+ExprRef Lowerer::element_at(const View& v, const std::vector<ExprRef>& idx) const {
+  std::vector<ExprRef> coords;
+  for (std::size_t d = 0; d < idx.size(); ++d) coords.push_back(ir::add(v.origin[d], idx[d]));
+  return ir::element(v.buffer, buffer(v.buffer).dtype, v.slot, std::move(coords));
+}
+
+ExprRef Lowerer::tile_address(const View& v) const {
+  return ir::address_of(element_at(v, std::vector<ExprRef>(v.extent.size(), ir::int_const(0))));
+}
+
+int Lowerer::allocate(const std::string& base, DType t, std::vector<std::int64_t> dims, ir::Space space,
+                      std::int64_t slots) {
+  ir::Buffer b;
+  b.name = fresh(base);
+  b.dtype = t;
+  for (auto d : dims) b.dims.push_back(ir::Extent{d, ""});
+  b.space = space;
+  b.slots = slots;
+  if (space == ir::Space::shared) b.align_bytes = kernel_.hopper ? 1024 : 128;
+  if (space == ir::Space::local) b.align_bytes = static_cast<int>(dtype_size(t));
+  note_dtype(t);
+  kernel_.buffers.push_back(std::move(b));
+  int id = static_cast<int>(kernel_.buffers.size()) - 1;
+  if (space == ir::Space::shared) emit_node(ir::AllocShared{id});
+  else if (space == ir::Space::local) emit_node(ir::DeclareLocal{id});
+  return id;
+}
+
+// ---- statements --------------------------------------------------------------
+
+void Lowerer::block(const Stmt& s) {
+  push();
+  if (const auto* b = std::get_if<Block>(&s.node)) {
+    const StmtList* saved_list = block_statements_;
+    std::size_t saved_position = block_position_;
+    block_statements_ = &b->statements;
+    for (block_position_ = 0; block_position_ < b->statements.size(); ++block_position_)
+      stmt(*b->statements[block_position_]);
+    block_statements_ = saved_list;
+    block_position_ = saved_position;
+  } else {
+    stmt(s);
+  }
+  pop();
+}
+
+void Lowerer::declaration(const Stmt& s, const Declaration& d) {
+  const TypeRef& t = d.type;
+  if (t.kind == TypeKind::event) {
+    event_declaration(s, d);
+    return;
+  }
+  if (t.kind == TypeKind::element && t.has_shape) {
+    DType dtype;
+    if (!parse_dtype(t.name, dtype)) fail(t.location, "element type `" + t.name + "` is not supported yet");
+    // Only the returned tensor may have dynamic extents (the runtime sizes it).
+    bool returned = t.storage != Storage::shared && t.storage != Storage::local && d.declarators.size() == 1 &&
+                    d.declarators[0].name == output_name_;
+    std::vector<std::int64_t> dims;
+    for (const auto& dim : t.shape) {
+      std::vector<std::string> names;
+      auto part = shape_of(*dim, returned ? &names : nullptr);
+      dims.insert(dims.end(), part.begin(), part.end());
+    }
+    for (std::size_t i = 0; i < dims.size(); ++i)
+      if (dims[i] == 0 || dims[i] < -1) fail(t.location, "a tensor extent must be positive, got " + std::to_string(dims[i]));
+    for (const Declarator& decl : d.declarators) {
+      std::int64_t slots = 0;
+      if (decl.array_size) {
+        if (t.storage != Storage::shared) fail(decl.location, "arrays of buffers live in shared memory (a ring of stages)");
+        slots = const_int(*decl.array_size, "the number of buffers");
+        if (slots < 1) fail(decl.array_size->location, "an array of buffers needs at least one");
+      }
+      int id = -1;
+      if (t.storage == Storage::shared || t.storage == Storage::local) {
+        auto bytes = support::checked_product(dims);
+        if (bytes) bytes = support::checked_mul(*bytes, static_cast<std::int64_t>(dtype_size(dtype))).ok()
+                               ? std::optional<std::int64_t>(*bytes * static_cast<std::int64_t>(dtype_size(dtype)))
+                               : std::nullopt;
+        if (!bytes) fail(t.location, "`" + decl.name + "` " + shape_text(dtype, dims) + " is too large");
+        id = allocate(decl.name, dtype, dims, t.storage == Storage::shared ? ir::Space::shared : ir::Space::local, slots);
+      } else if (decl.name == output_name_) {
+        if (dtype != kernel_.abi.output_dtype || dims != kernel_.abi.output_shape)
+          fail(decl.location, "`" + decl.name + "` is declared " + shape_text(dtype, dims) + " but the function returns " +
+                                  shape_text(kernel_.abi.output_dtype, kernel_.abi.output_shape));
+        id = output_;
+      } else {
+        fail(decl.location, "global tensors other than the returned one are not supported yet",
+             "declare it `shared` or `local`, or return it");
+      }
+      Value v;
+      v.kind = Value::Kind::view;
+      v.view = whole(id);
+      define(decl.name, v);
+    }
+    return;
+  }
+  if (t.kind == TypeKind::int_ || t.kind == TypeKind::bool_ || t.kind == TypeKind::auto_ ||
+      (t.kind == TypeKind::element && !t.has_shape)) {
+    scalar_declaration(d);
+    return;
+  }
+  fail(s.location, "this declaration is not supported yet by libcroqjit codegen");
+}
+
+void Lowerer::scalar_declaration(const Declaration& d) {
+  const TypeRef& t = d.type;
+  for (const Declarator& decl : d.declarators) {
+    ir::Type type = t.kind == TypeKind::bool_ ? ir::Type::boolean() : ir::Type::i32();
+    if (t.kind == TypeKind::element) {
+      DType dt;
+      if (!parse_dtype(t.name, dt)) fail(t.location, "element type `" + t.name + "` is not supported yet");
+      note_dtype(dt);
+      type = ir::Type::element(dt);
+    }
+    Value init;
+    bool has_init = !decl.init_values.empty();
+    if (has_init) init = expr(*decl.init_values[0]);
+    if (t.kind == TypeKind::auto_) type = has_init && init.is_float ? ir::Type::f32() : ir::Type::i32();
+    // Immutable integers with a constant value stay compile-time constants.
+    if (!t.is_mutable && has_init && init.constant && t.kind != TypeKind::element) {
+      define(decl.name, scalar_const(*init.constant));
+      continue;
+    }
+    std::string name = fresh(decl.name);
+    // `int`/`bool` are immutable unless `mutable`; element-typed scalars are
+    // accumulators and stay assignable.
+    bool is_const = !t.is_mutable && t.kind != TypeKind::element;
+    emit_node(ir::Let{name, type, is_const, has_init ? init.expr : nullptr});
+    Value v;
+    v.expr = ir::var(name, type);
+    v.is_float = init.is_float || t.kind == TypeKind::element;
+    define(decl.name, v);
+  }
+}
+
+void Lowerer::assignment(const Stmt& s, const Assignment& a) {
+  // `name = <tensor expression>;` names a view (`tile_2d = f.data.span_as([8, 16]);`).
+  if (const auto* n = std::get_if<Name>(&a.target->node);
+      n && a.op == AssignOp::assign && !lookup(n->name) && !dims_.count(n->name) && !program_.defines.count(n->name)) {
+    Value value = expr(*a.value);
+    if (value.kind == Value::Kind::view || value.kind == Value::Kind::future) {
+      define(n->name, value);
+      return;
+    }
+    // `stage = iv_k % STAGES;` declares an immutable scalar (the tutorials' form).
+    if ((value.kind == Value::Kind::scalar || value.kind == Value::Kind::index) && !value.guard) {
+      if (value.constant) {
+        define(n->name, scalar_const(*value.constant));
+        return;
+      }
+      std::string name = fresh(n->name);
+      line_mark(s.location);
+      ir::Type type = value.is_float ? ir::Type::f32() : ir::Type::i32();
+      emit_node(ir::Let{name, type, true, value.expr}, s.location);
+      Value v;
+      v.expr = ir::var(name, type);
+      v.is_float = value.is_float;
+      v.multiple = value.multiple;
+      define(n->name, v);
+      return;
+    }
+  }
+  Value target = expr(*a.target);
+  Value value = expr(*a.value);
+  if (target.kind != Value::Kind::scalar || target.constant)
+    fail(a.target->location, "cannot assign to `" + source_text(*a.target) + "`",
+         "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar");
+  ExprRef value_expr = value.guard ? ir::select(value.guard, value.expr, ir::zero_like(value.expr)) : value.expr;
+  ExprRef guard = target.guard;
+  if (target.element_of >= 0) {
+    mark_written(target.element_of);
+    if (buffer(target.element_of).argument == -2 && a.op != AssignOp::assign) kernel_.abi.output_needs_zero = true;
+    // Block scope: every thread runs this statement; one store is enough.
+    if (scope_ != Scope::thread && buffer(target.element_of).space != ir::Space::local)
+      guard = ir::all_of(ir::binary("==", set_.tid, ir::int_const(0)), guard);
+  }
+  line_mark(s.location);
+  emit_node(ir::Assign{target.expr, assign_op_name(a.op), value_expr, guard}, s.location);
+}
+
+void Lowerer::loop(const Stmt& s, const Loop& l) {
+  if (l.kind != LoopKind::foreach_) fail(s.location, "`with` and `apply` loops are not supported yet by libcroqjit codegen");
+  if (!l.bound) fail(s.location, "`foreach` without `in` bounds is not supported yet");
+  std::vector<Value> bounds = counts_of(*l.bound, "a loop bound");
+  if (l.indices.size() != bounds.size())
+    fail(l.bound->location, std::to_string(l.indices.size()) + " loop indices but the bound has " +
+                                std::to_string(bounds.size()) + " dimensions");
+  push();
+  line_mark(s.location);
+  std::vector<std::string> names;
+  for (std::size_t d = 0; d < bounds.size(); ++d) {
+    if (l.indices[d].range) fail(l.indices[d].name.location, "range loops are not supported yet");
+    names.push_back(fresh(l.indices[d].name.name));
+    Value v;
+    v.kind = Value::Kind::index;
+    v.expr = ir::var(names.back());
+    v.count = bounds[d].constant ? *bounds[d].constant : 0;  // 0: a runtime bound
+    define(l.indices[d].name.name, v);
+  }
+  const auto* body_block = std::get_if<Block>(&l.body->node);
+  loop_bodies_.push_back(body_block ? &body_block->statements : nullptr);
+  ir::StmtList body;
+  try {
+    body = collect([&] { block(*l.body); });
+  } catch (...) {
+    loop_bodies_.pop_back();
+    throw;
+  }
+  loop_bodies_.pop_back();
+  for (std::size_t d = bounds.size(); d-- > 0;) {
+    ir::For f;
+    f.var = names[d];
+    f.begin = ir::int_const(0);
+    f.end = bounds[d].expr;
+    f.body = ir::make_stmt(ir::Seq{std::move(body), false});
+    body.clear();
+    body.push_back(ir::make_stmt(std::move(f), pos(s.location)));
+  }
+  for (auto& st : body) emit(std::move(st));
+  pop();
+}
+
+void Lowerer::stmt(const Stmt& s) {
+  std::visit([&](const auto& n) {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, Block>) {
+      emit(braced(collect([&] { block(s); })));
+    } else if constexpr (std::is_same_v<T, Declaration>) {
+      line_mark(s.location);
+      declaration(s, n);
+    } else if constexpr (std::is_same_v<T, Assignment>) {
+      assignment(s, n);
+    } else if constexpr (std::is_same_v<T, ExprStatement>) {
+      Value v = expr(*n.expr);
+      line_mark(s.location);
+      emit_node(ir::Eval{v.expr}, s.location);
+    } else if constexpr (std::is_same_v<T, Parallel>) {
+      parallel(s, n, 0);
+    } else if constexpr (std::is_same_v<T, Loop>) {
+      loop(s, n);
+    } else if constexpr (std::is_same_v<T, While>) {
+      Value c = expr(*n.condition);
+      line_mark(s.location);
+      ir::StmtList body = collect([&] { block(*n.body); });
+      emit_node(ir::While{c.expr, ir::make_stmt(ir::Seq{std::move(body), false})}, s.location);
+    } else if constexpr (std::is_same_v<T, If>) {
+      Value c = expr(*n.condition);
+      line_mark(s.location);
+      ir::StmtList then_body = collect([&] { block(*n.then_branch); });
+      ir::StmtPtr else_stmt;
+      if (n.else_branch) else_stmt = ir::make_stmt(ir::Seq{collect([&] { block(*n.else_branch); }), false});
+      emit_node(ir::If{c.expr, ir::make_stmt(ir::Seq{std::move(then_body), false}), std::move(else_stmt)}, s.location);
+    } else if constexpr (std::is_same_v<T, InThreads>) {
+      if (n.is_async) {
+        inthreads_async(s, n);
+        return;
+      }
+      Value c = expr(*n.condition);
+      ir::StmtList body = collect([&] { block(*n.body); });
+      emit_node(ir::If{c.expr, ir::make_stmt(ir::Seq{std::move(body), false}), nullptr}, s.location);
+    } else if constexpr (std::is_same_v<T, Copy>) {
+      copy(s, n);
+    } else if constexpr (std::is_same_v<T, Wait>) {
+      wait_statement(s, n);
+    } else if constexpr (std::is_same_v<T, Trigger>) {
+      trigger_statement(s, n);
+    } else if constexpr (std::is_same_v<T, Mma>) {
+      mma_statement(s, n);
+    } else if constexpr (std::is_same_v<T, Sync>) {
+      if (n.scope != "shared") fail(s.location, "sync." + n.scope + " is not supported yet by libcroqjit codegen");
+      emit_barrier();
+    } else if constexpr (std::is_same_v<T, Return>) {
+      if (!n.value) return;
+      const auto* name = std::get_if<Name>(&n.value->node);
+      if (!name || name->name != output_name_)
+        fail(n.value->location, "only a tensor declared in the function can be returned");
+    } else if constexpr (std::is_same_v<T, Assert>) {
+      Value c = expr(*n.condition);
+      if (c.constant) {
+        if (!*c.constant) fail(s.location, "assertion is false for this specialization");
+      } else {
+        emit_node(ir::Trap{c.expr}, s.location);
+      }
+    } else {
+      fail(s.location, "this statement is not supported yet by libcroqjit codegen");
+    }
+  }, s.node);
+}
+
+// ---- the kernel ----------------------------------------------------------------
+
+namespace {
+
+std::string returned_name(const Stmt& body) {
+  std::string found;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
+    if (const auto* r = std::get_if<Return>(&st.node)) {
+      if (r->value)
+        if (const auto* n = std::get_if<Name>(&r->value->node)) found = n->name;
+    } else if (const auto* b = std::get_if<Block>(&st.node)) {
+      for (const auto& c : b->statements) walk(*c);
+    }
+  };
+  walk(body);
+  return found;
+}
+
+}  // namespace
+
+void Lowerer::setup_parameters() {
+  for (std::size_t i = 0; i < fn_.params.size(); ++i) {
+    const Parameter& p = fn_.params[i];
+    const abi::ArgSignature& a = args_[i];
+    abi::KernelParam kp;
+    kp.argument = static_cast<int>(i);
+    kp.name = p.name;
+    ir::Param param;
+    param.name = "arg_" + p.name;
+    Value v;
+    if (a.is_tensor) {
+      kp.kind = abi::KernelParam::Kind::tensor;
+      ir::Buffer b;
+      b.name = param.name;
+      b.dtype = a.dtype;
+      for (std::size_t d = 0; d < a.shape.size(); ++d)
+        b.dims.push_back(ir::Extent{a.shape[d], a.shape[d] < 0 ? std::get<Name>(p.type.shape[d]->node).name : ""});
+      b.argument = static_cast<int>(i);
+      b.align_bytes = a.align_bytes;
+      note_dtype(a.dtype);
+      kernel_.buffers.push_back(std::move(b));
+      param.buffer = static_cast<int>(kernel_.buffers.size()) - 1;
+      param.type = ir::Type::element(a.dtype);
+      v.kind = Value::Kind::view;
+      v.view = whole(param.buffer);
+    } else {
+      kp.kind = a.is_integer ? abi::KernelParam::Kind::integer : abi::KernelParam::Kind::floating;
+      param.type = a.is_integer ? ir::Type::i64() : ir::Type{ir::Type::Kind::f64, DType::f64};
+      v.expr = ir::var(param.name, param.type);
+      v.is_float = !a.is_integer;
+    }
+    param.kind = kp.kind;
+    kernel_.params.push_back(param);
+    kernel_.abi.params.push_back(kp);
+    define(p.name, v);
+  }
+  // Dynamic dims follow the arguments, as `long long dim_NAME`.
+  for (const auto& [name, where] : dynamic_) {
+    abi::KernelParam kp;
+    kp.kind = abi::KernelParam::Kind::dim;
+    kp.name = name;
+    kp.dim = where.front();
+    kp.argument = kp.dim.argument;
+    kernel_.abi.params.push_back(kp);
+    kernel_.params.push_back(ir::Param{kp.kind, "dim_" + name, ir::Type::i64(), -1});
+  }
+}
+
+void Lowerer::setup_output() {
+  // A shaped return type: the runtime allocates the output and passes it last.
+  if (fn_.return_type.kind != TypeKind::element || !fn_.return_type.has_shape) return;
+  abi::KernelAbi& abi = kernel_.abi;
+  if (!parse_dtype(fn_.return_type.name, abi.output_dtype))
+    fail(fn_.return_type.location, "element type `" + fn_.return_type.name + "` is not supported yet");
+  std::vector<std::string> output_dim_names;
+  for (const auto& d : fn_.return_type.shape) {
+    std::vector<std::string> names;
+    auto part = shape_of(*d, &names);
+    abi.output_shape.insert(abi.output_shape.end(), part.begin(), part.end());
+    output_dim_names.insert(output_dim_names.end(), names.begin(), names.end());
+  }
+  for (std::size_t d = 0; d < abi.output_shape.size(); ++d) {
+    if (abi.output_shape[d] == 0 || abi.output_shape[d] < -1)
+      fail(fn_.return_type.location, "a tensor extent must be positive, got " + std::to_string(abi.output_shape[d]));
+    abi.output_dim_sources.push_back(abi.output_shape[d] < 0 ? dynamic_.at(output_dim_names[d]).front() : abi::DimSource{});
+  }
+  abi.has_output = true;
+  output_name_ = returned_name(*fn_.body);
+  if (output_name_.empty()) fail(fn_.return_type.location, "the function returns a tensor but has no `return NAME;`");
+  ir::Buffer b;
+  b.name = "croq_output";
+  b.dtype = abi.output_dtype;
+  for (std::size_t d = 0; d < abi.output_shape.size(); ++d) b.dims.push_back(ir::Extent{abi.output_shape[d], output_dim_names[d]});
+  b.argument = -2;
+  note_dtype(abi.output_dtype);
+  kernel_.buffers.push_back(std::move(b));
+  output_ = static_cast<int>(kernel_.buffers.size()) - 1;
+  kernel_.params.push_back(ir::Param{abi::KernelParam::Kind::output, "croq_output", ir::Type::element(abi.output_dtype), output_});
+  abi.params.push_back(abi::KernelParam{abi::KernelParam::Kind::output, -1, output_name_, {}});
+}
+
+ir::Kernel Lowerer::run() {
+  kernel_.abi.argument_written.assign(args_.size(), false);
+  kernel_.function = fn_.name;
+  kernel_.entry = "croq_" + fn_.name;
+  kernel_.abi.entry = kernel_.entry;
+  kernel_.source_name = program_.source_name;
+  kernel_.where = pos(fn_.location);
+  for (const auto& a : args_) {
+    kernel_.description += " " + (a.is_tensor ? shape_text(a.dtype, a.shape) : (a.is_integer ? "int" : "float"));
+    if (a.is_tensor && a.align_bytes < 16) kernel_.description += " (data aligned to " + std::to_string(a.align_bytes) + " bytes)";
+  }
+  for (const auto& dc : program_.device_code) kernel_.device_code.push_back(dc.text);
+  push();
+  setup_parameters();
+  setup_output();
+  if (!std::get_if<Block>(&fn_.body->node)) fail(fn_.location, "the function has no body");
+  kernel_.hopper = uses_hopper(*fn_.body);
+  if (kernel_.hopper) kernel_.needs_half = kernel_.needs_bf16 = true;  // the prelude uses both
+  ir::StmtList body = collect([&] { block(*fn_.body); });
+  kernel_.body = ir::make_stmt(ir::Seq{std::move(body), false});
+  pop();
+  return std::move(kernel_);
+}
+
+}  // namespace croq::lower::detail
+
+namespace croq::lower {
+
+ir::Kernel lower_function(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings) {
+  return detail::Lowerer(bound, target, warnings).run();
+}
+
+}  // namespace croq::lower

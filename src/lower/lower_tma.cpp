@@ -1,0 +1,251 @@
+// Lowering of tma.copy (TMA loads and stores).
+//
+// A global => shared copy is issued by thread 0 of the running set and
+// completes on an mbarrier: the event of `.async<e[i]>`, else the event of
+// the `trigger` that follows it (only other tma.copy statements between),
+// else a private barrier that the set waits on at once (synchronous) or at
+// `wait f` (`f = tma.copy.async ...`). Out-of-bounds box elements read as
+// zero (this is `.zfill`). shared => global stores go through the
+// bulk-async proxy and complete before the set goes on.
+#include <cctype>
+
+#include "lower/lowering.hpp"
+#include "support/checked_int.hpp"
+
+namespace croq::lower::detail {
+
+namespace {
+
+// The storage word after a copy's `=>` (`=> local`), for messages about it;
+// the statement where it cannot be found.
+SourceLocation destination_storage_location(const Program& program, const Stmt& s, const Copy& c) {
+  const std::string& src = program.source;
+  const std::size_t start = static_cast<std::size_t>(std::max(0, s.location.offset));
+  std::size_t from = c.source && c.source->source_end > 0 ? static_cast<std::size_t>(c.source->source_end) : start;
+  std::size_t at = src.find("=>", from);
+  if (from < start || at == std::string::npos) return s.location;
+  at += 2;
+  while (at < src.size() && (src[at] == ' ' || src[at] == '\t' || src[at] == '\n' || src[at] == '\r')) ++at;
+  std::size_t end = at;
+  while (end < src.size() && (std::isalnum(static_cast<unsigned char>(src[end])) || src[end] == '_')) ++end;
+  if (end == at) return s.location;
+  SourceLocation loc;
+  loc.line = s.location.line + static_cast<int>(std::count(src.begin() + start, src.begin() + at, '\n'));
+  const std::size_t line_start = src.rfind('\n', at - 1);
+  loc.column = static_cast<int>(line_start == std::string::npos ? at + 1 : at - line_start);
+  loc.offset = static_cast<int>(at);
+  loc.length = static_cast<int>(end - at);
+  return loc;
+}
+
+}  // namespace
+
+int Lowerer::tensor_map_param(const View& global, const std::vector<std::int64_t>& box, int swizzle,
+                              const SourceLocation& where) {
+  const ir::Buffer& b = buffer(global.buffer);
+  if (b.argument == -2)
+    fail(where, "tma.copy reads and writes tensors passed as arguments; " +
+                    (output_name_.empty() ? std::string("the returned tensor is not one")
+                                          : "`" + output_name_ + "` is the kernel's returned tensor"),
+         "use dma.copy, or pass it as an argument");
+  if (b.argument < 0) fail(where, "tma.copy reads and writes tensors passed as arguments", "use dma.copy");
+  std::string key = std::to_string(b.argument) + ":" + std::to_string(swizzle);
+  for (auto x : box) key += ":" + std::to_string(x);
+  for (std::size_t i = 0; i < tensor_map_keys_.size(); ++i)
+    if (tensor_map_keys_[i] == key) {
+      for (std::size_t p = 0, seen = 0; p < kernel_.params.size(); ++p)
+        if (kernel_.params[p].kind == abi::KernelParam::Kind::tensor_map && seen++ == i) return static_cast<int>(p);
+    }
+  const std::string name = "croq_tmap_" + std::to_string(tensor_map_keys_.size());
+  tensor_map_keys_.push_back(key);
+  abi::KernelParam kp;
+  kp.kind = abi::KernelParam::Kind::tensor_map;
+  kp.argument = b.argument;
+  kp.name = "tma.copy of '" + fn_.params[static_cast<std::size_t>(b.argument)].name + "' at " + std::to_string(where.line) +
+            ":" + std::to_string(where.column);
+  for (auto x : box) kp.box.push_back(static_cast<std::uint32_t>(x));
+  kp.swizzle_bytes = swizzle;
+  kernel_.abi.params.push_back(kp);
+  kernel_.params.push_back(ir::Param{kp.kind, name, ir::Type::element(b.dtype), -1});
+  return static_cast<int>(kernel_.params.size()) - 1;
+}
+
+void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
+  if (!kernel_.needs_sm90)
+    kernel_.needs_sm90 = Diagnostic{Severity::error, "tma.copy needs sm_90 (Hopper); use dma.copy", c.op_location.line,
+                                    c.op_location.column, std::max(1, c.op_location.length), ""};
+  if (!target_.tma()) fail(c.op_location, kernel_.needs_sm90->message + " (compiling for " + target_.arch + ")");
+  if (c.op != CopyOp::copy && c.op != CopyOp::load)
+    fail(c.op_location, "tma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit codegen");
+  if (!c.after.empty()) fail(s.location, "`after` is not supported yet by libcroqjit codegen");
+  int span = 0;
+  bool zfill = false, async = false;
+  const Modifier* bound = nullptr;
+  for (const Modifier& m : c.modifiers) {
+    if (m.name == "swiz") span = swizzle_span(m);
+    else if (m.name == "zfill") zfill = true;
+    else if (m.name == "async") {
+      async = true;
+      if (m.has_template_args) bound = &m;
+    } else {
+      fail(m.location, "`." + m.name + "` on tma.copy is not supported yet by libcroqjit codegen");
+    }
+  }
+  if (scope_ != Scope::block) fail(s.location, "tma.copy runs at block or warpgroup scope, not inside a thread-level parallel");
+  Value src = expr(*c.source);
+  zfill = zfill || src.zfill;
+  if (src.kind == Value::Kind::future) src.kind = Value::Kind::view;
+  if (src.kind != Value::Kind::view || src.view.pending != View::Pending::none)
+    fail(c.source->location, "the source of a copy must be a tensor or a placed tile");
+  const bool store = buffer(src.view.buffer).space == ir::Space::shared;
+  View tile;    // the shared side
+  View global;  // the global side
+  if (store) {
+    tile = src.view;
+    if (!c.destination) fail(s.location, "a tma.copy from shared memory needs a global destination");
+    Value d = expr(*c.destination);
+    if (d.kind != Value::Kind::view || buffer(d.view.buffer).space != ir::Space::global)
+      fail(c.destination->location, "a tma.copy from shared memory writes a tile of a global tensor");
+    global = d.view;
+    if (buffer(tile.buffer).dtype != buffer(global.buffer).dtype)
+      fail(c.destination->location, "copy between different element types (" +
+                                        std::string(dtype_name(buffer(tile.buffer).dtype)) + " to " +
+                                        std::string(dtype_name(buffer(global.buffer).dtype)) + ")");
+  } else {
+    global = src.view;
+    if (buffer(global.buffer).space != ir::Space::global)
+      fail(c.source->location, "tma.copy moves tiles between global and shared memory");
+  }
+  const DType dtype = buffer(global.buffer).dtype;
+  for (std::size_t d = 0; d < global.extent.size(); ++d)
+    if (global.extent[d] < 0)
+      fail(c.source->location, "a TMA box must be known on the host; dimension " + std::to_string(d) +
+                                   " is the dynamic dim `" + dim_name(global.buffer, d) + "`",
+           "copy a constant tile, e.g. subspan(64, ...).at(...), or use dma.copy");
+  std::vector<std::int64_t> box = store ? tile.extent : global.extent;
+  if (store && box != global.extent)
+    fail(c.destination->location, "tma.copy destination has shape " + shape_text(dtype, global.extent) +
+                                      " but the source tile has " + shape_text(buffer(tile.buffer).dtype, box));
+  if (box.empty() || box.size() > 5)
+    fail(c.source->location, "a TMA box has 1 to 5 dimensions, got " + std::to_string(box.size()));
+  const std::int64_t elem = static_cast<std::int64_t>(dtype_size(dtype));
+  for (std::size_t d = 0; d < box.size(); ++d)
+    if (box[d] < 1 || box[d] > 256)
+      fail(c.source->location, "a TMA box extent must be 1..256; dimension " + std::to_string(d) + " is " +
+                                   std::to_string(box[d]),
+           box[d] > 256 ? "split the tile into several copies" : "");
+  const std::int64_t row_bytes = box.back() * elem;
+  if (span == 0 && row_bytes % 16 != 0)
+    fail(c.source->location, "the innermost TMA box extent must be a multiple of 16 bytes; it is " +
+                                 std::to_string(box.back()) + " x " + std::to_string(elem) + " = " +
+                                 std::to_string(row_bytes) + " bytes");
+  if (span > 0 && row_bytes != span)
+    fail(c.source->location, "tma.copy.swiz<" + std::to_string(span) + "> needs tile rows of exactly " +
+                                 std::to_string(span) + " bytes (" + std::to_string(span / elem) + " " +
+                                 std::string(dtype_name(dtype)) + "), got " + std::to_string(row_bytes),
+         "match the innermost tile extent to the swizzle span");
+  if (zfill && global.exact && !store) warn(s, "`.zfill` is redundant: the source tile always covers the destination");
+
+  if (!store) {
+    if (c.destination_storage == Storage::shared) {
+      tile = whole(allocate(c.future ? "future" : "tile", dtype, box, ir::Space::shared));
+    } else if (c.destination) {
+      Value d = expr(*c.destination);
+      if (d.kind != Value::Kind::view || buffer(d.view.buffer).space != ir::Space::shared)
+        fail(c.destination->location, "tma.copy loads into shared memory");
+      tile = d.view;
+      if (buffer(tile.buffer).slots > 0 && !tile.slot) fail_buffer_array(*c.destination);
+      std::vector<std::int64_t> tile_dims;
+      for (std::size_t i = 0; i < buffer(tile.buffer).dims.size(); ++i) tile_dims.push_back(dim_value(tile.buffer, i));
+      bool whole_buffer = tile.extent == tile_dims;
+      for (const auto& o : tile.origin) whole_buffer = whole_buffer && ir::is_zero(o);
+      if (!whole_buffer || tile.extent != box)
+        fail(c.destination->location, "tma.copy fills a whole shared buffer of the box's shape " + shape_text(dtype, box) +
+                                          "; the destination is " + shape_text(buffer(tile.buffer).dtype, tile.extent));
+    } else {
+      fail(destination_storage_location(program_, s, c), "tma.copy loads into shared memory; use `=> shared` or a shared buffer");
+    }
+    ir::Buffer& tb = buffer(tile.buffer);
+    if (tb.dtype != dtype)
+      fail(c.destination->location, "copy between different element types (" + std::string(dtype_name(dtype)) + " to " +
+                                        std::string(dtype_name(tb.dtype)) + ")");
+    if (tb.swizzle >= 0 && tb.swizzle != span)
+      fail(c.op_location, "this copy writes the tile with swizzle " + std::to_string(span) +
+                              " but it was written with swizzle " + std::to_string(tb.swizzle) + " before");
+    tb.swizzle = span;
+  } else if (buffer(tile.buffer).swizzle > 0 && buffer(tile.buffer).swizzle != span) {
+    fail(c.op_location, "the tile is laid out with swizzle " + std::to_string(buffer(tile.buffer).swizzle) +
+                            "; the store must say `.swiz<" + std::to_string(buffer(tile.buffer).swizzle) + ">`");
+  }
+
+  const int map = tensor_map_param(global, box, span, c.op_location);
+  std::vector<ExprRef> coords;  // innermost first
+  for (std::size_t d = box.size(); d-- > 0;) coords.push_back(ir::convert(global.origin[d], ir::Type::i32()));
+  const ExprRef leader = ir::binary("==", tid(), ir::int_const(0));
+  if (store) {
+    emit_node(ir::MmaCommit{});  // WGMMA may still write the tile
+    line_mark(s.location);
+    emit_node(ir::FenceProxyAsync{});
+    emit_barrier();
+    emit_node(ir::TmaStore{map, tile_address(tile), coords, leader}, s.location);
+    emit_barrier();
+    mark_written(global.buffer);
+    return;
+  }
+  line_mark(s.location);
+  auto product = support::checked_product(box);
+  const std::int64_t bytes = *product * elem;  // box extents are at most 256 in at most 5 dims
+  // Which barrier completes the copy.
+  Value ev;
+  if (bound) {
+    if (bound->template_args.size() != 1) fail(bound->location, "`.async<e>` names one event");
+    ev = event_value(*bound->template_args[0], "`.async<...>`");
+  } else if (!async && block_statements_) {
+    for (std::size_t i = block_position_ + 1; i < block_statements_->size(); ++i) {
+      const Stmt& next = *(*block_statements_)[i];
+      if (const auto* cp = std::get_if<Copy>(&next.node); cp && cp->engine == Engine::tma && !find_modifier(cp->modifiers, "async"))
+        continue;
+      if (const auto* tr = std::get_if<Trigger>(&next.node); tr && tr->targets.size() == 1 && tr->after.empty())
+        ev = event_value(*tr->targets[0], "`trigger`");
+      break;
+    }
+  }
+  ir::TmaLoad load;
+  load.map = map;
+  load.destination = tile_address(tile);
+  load.coords = coords;
+  load.bytes = bytes;
+  load.leader = leader;
+  if (ev.event >= 0) {
+    load.event = ev.event;
+    load.event_index = ev.event_index;
+    emit_node(std::move(load), s.location);
+  } else {
+    // A private barrier: one arrival (the issuing thread's), plus the bytes.
+    ir::Event priv;
+    priv.source_name = "tma.copy";
+    priv.name = fresh("tma_bar");
+    priv.phase = priv.name + "_phase";
+    priv.is_private = true;
+    kernel_.events.push_back(priv);
+    ev.event = static_cast<int>(kernel_.events.size()) - 1;
+    load.event = ev.event;
+    load.event_index = ir::int_const(0);
+    load.arrive = true;
+    emit_node(std::move(load), s.location);
+    if (!async) emit_node(ir::WaitEvent{ev.event, ir::int_const(0)}, s.location);
+  }
+  if (c.future) {
+    const auto* name = std::get_if<Name>(&c.future->node);
+    if (!name) fail(c.future->location, "a copy's future must be a plain name");
+    Value f;
+    f.kind = Value::Kind::future;
+    f.view = tile;
+    f.is_async = async && !bound;
+    if (f.is_async) f.event = ev.event;
+    if (bound) f.bound_event = source_text(*bound->template_args[0]);
+    define(name->name, f);
+  }
+}
+
+}  // namespace croq::lower::detail

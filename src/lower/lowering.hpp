@@ -1,0 +1,226 @@
+// The lowering's internal state, shared by the files that implement it:
+// lower_expr.cpp (expressions and views), lower_stmt.cpp (statements and
+// the kernel), lower_parallel.cpp (parallel mapping), lower_copy.cpp (dma
+// copies), lower_events.cpp (events, waits, warp specialization),
+// lower_tma.cpp and lower_mma.cpp. Not an interface.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frontend/frontend.hpp"
+#include "ir/builder.hpp"
+#include "lower/lower.hpp"
+
+namespace croq::lower::detail {
+
+using namespace frontend::ast;
+using ir::ExprRef;
+
+// A rectangular window into a buffer: element (i...) is buffer element
+// (origin + i...). `exact`: the window never reaches past the buffer.
+struct View {
+  int buffer = -1;
+  std::vector<ExprRef> origin;
+  // origin[d] is a known multiple of origin_multiple[d] (0: the origin is
+  // exactly 0; a missing entry: nothing is known unless origin[d] is 0).
+  std::vector<std::int64_t> origin_multiple;
+  std::vector<std::int64_t> extent;  // -1: a dynamic dim
+  bool exact = true;
+  // subspan(...) / view(...) wait for .at / .step / .from to place them.
+  enum class Pending { none, subspan, view } pending = Pending::none;
+  std::vector<std::int64_t> step;
+  ExprRef slot;  // arrays of buffers: which one; null: not selected yet
+};
+
+// A runtime integer derived from a dynamic dim: dim, cdiv(dim, divisor) or
+// dim / divisor. Enough to size a grid or bound a loop at launch.
+struct DynamicCount {
+  std::string dim;
+  std::int64_t divisor = 1;
+  bool ceil = false;
+};
+
+struct Value {
+  enum class Kind { scalar, index, view, shape, future, tuple, event, accumulator, operand } kind = Kind::scalar;
+  ExprRef expr;
+  std::optional<std::int64_t> constant;
+  std::int64_t count = 0;     // index: how many values it takes (#p); 0: a runtime count
+  std::int64_t multiple = 1;  // integers: a known multiple of this (0: it is 0)
+  bool is_float = false;
+  View view;                           // view / future / operand
+  std::vector<std::int64_t> dims;      // shape (-1: a dynamic dim)
+  std::vector<std::string> dim_names;  // shape: names of the -1 dims
+  std::optional<DynamicCount> dynamic;  // scalars computed from a dynamic dim
+  std::vector<Value> elements;          // tuple
+  ExprRef guard;                        // element refs: condition for a valid access
+  int element_of = -1;                  // element refs: the buffer they address
+  bool is_async = false;                // futures
+  std::string bound_event;              // futures of `.async<e>` copies: the event as written
+  int event = -1;                       // events (and TMA futures: their barrier)
+  ExprRef event_index;                  // events: which barrier of the array
+  int accumulator = -1;                 // accumulators
+  int swizzle = 0;                      // operands: the span mma.load was told
+  bool zfill = false;                   // views: `.zfill` on a copy's source
+};
+
+Value scalar_const(std::int64_t v);
+
+std::string shape_text(DType t, const std::vector<std::int64_t>& dims);
+
+enum class Scope { kernel, block, thread };
+
+class Lowerer {
+ public:
+  Lowerer(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings);
+  ir::Kernel run();
+
+  // Errors, with the bound dims that the construct at `loc` mentions.
+  [[noreturn]] void fail(const SourceLocation& loc, const std::string& message, const std::string& hint = "") const;
+
+ private:
+  // --- symbols
+  void push() { symbols_.emplace_back(); }
+  void pop() { symbols_.pop_back(); }
+  void define(const std::string& name, Value v) { symbols_.back()[name] = std::move(v); }
+  const Value* lookup(const std::string& name) const;
+  std::string fresh(const std::string& base) { return kernel_.fresh(base); }
+
+  // --- emitting statements into the innermost open list
+  void emit(ir::StmtPtr s) { out_.back()->push_back(std::move(s)); }
+  template <typename Node>
+  void emit_node(Node n, const SourceLocation& loc = {}) { emit(ir::make_stmt(std::move(n), pos(loc))); }
+  // Runs `body` collecting what it emits into a new list.
+  ir::StmtList collect(const std::function<void()>& body);
+  ir::StmtPtr braced(ir::StmtList body);
+  void line_mark(const SourceLocation& loc);
+  static ir::SourcePos pos(const SourceLocation& loc) { return {loc.line, loc.column, std::max(1, loc.length)}; }
+
+  // --- expressions (lower_expr.cpp)
+  std::string source_text(const Expr& e) const { return frontend::source_text(program_, e); }
+  Value expr(const Expr& e);
+  Value name_value(const Expr& e, const Name& n);
+  Value member(const Expr& e, const Member& m);
+  Value view_member(const Expr& e, const Member& m, Value obj);
+  Value binary(const Expr& e, const Binary& b);
+  Value fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c);
+  Value unary(const Expr& e, const Unary& u);
+  Value call(const Expr& e, const Call& c);
+  Value span_as(const Expr& e, const Member& m, const Value& obj);
+  Value element_ref(const Expr& e, const Value& target, const ExprList& args);
+  std::int64_t const_int(const Expr& e, const char* what);
+  // Dynamic dims are refused unless `names` is given (it gets their names).
+  std::vector<std::int64_t> shape_of(const Expr& e, std::vector<std::string>* names = nullptr);
+  // Parallel counts and loop bounds: constants, or counts of a dynamic dim.
+  std::vector<Value> counts_of(const Expr& e, const char* what);
+  std::vector<Value> index_args(const ExprList& args);
+  ExprRef guarded(const Value& v, ExprRef zero) const;
+
+  // --- statements (lower_stmt.cpp)
+  void stmt(const Stmt& s);
+  void block(const Stmt& s);
+  void declaration(const Stmt& s, const Declaration& d);
+  void scalar_declaration(const Declaration& d);
+  void assignment(const Stmt& s, const Assignment& a);
+  void loop(const Stmt& s, const Loop& l);
+  void setup_parameters();
+  void setup_output();
+
+  // --- parallel levels (lower_parallel.cpp)
+  void parallel(const Stmt& s, const Parallel& p, std::size_t level);
+  std::int64_t cluster_size(const Parallel& p, std::size_t level);
+
+  // --- copies (lower_copy.cpp)
+  void copy(const Stmt& s, const Copy& c);
+  ir::Padding padding(const Copy& c, const std::vector<std::int64_t>& extent);
+  void require_static(const View& v, const Expr& where);
+
+  // --- events, waits, warp specialization (lower_events.cpp)
+  void event_declaration(const Stmt& s, const Declaration& d);
+  void wait_statement(const Stmt& s, const Wait& w);
+  void trigger_statement(const Stmt& s, const Trigger& t);
+  void inthreads_async(const Stmt& s, const InThreads& t);
+  Value subscript(const Expr& e, const Subscript& sub);
+  Value event_value(const Expr& e, const char* what);
+  void arrive(const Value& ev, const SourceLocation& where);
+  [[noreturn]] void fail_buffer_array(const Expr& e);
+  void emit_barrier();
+  bool on_whole_warpgroups() const;
+  int swizzle_span(const Modifier& m);
+
+  // --- TMA and MMA (lower_tma.cpp, lower_mma.cpp)
+  void tma_copy(const Stmt& s, const Copy& c);
+  int tensor_map_param(const View& global, const std::vector<std::int64_t>& box, int swizzle, const SourceLocation& where);
+  void mma_statement(const Stmt& s, const Mma& m);
+  void mma_multiply(const Stmt& s, const Mma& m);
+  void mma_store(const Stmt& s, const Mma& m);
+
+  // --- helpers
+  bool contains_parallel(const Stmt& s) const;
+  bool uses_shared(const Stmt& s) const;
+  bool uses_hopper(const Stmt& s) const;
+  int allocate(const std::string& base, DType t, std::vector<std::int64_t> dims, ir::Space space, std::int64_t slots = 0);
+  ir::Buffer& buffer(int id) { return kernel_.buffers[static_cast<std::size_t>(id)]; }
+  const ir::Buffer& buffer(int id) const { return kernel_.buffers[static_cast<std::size_t>(id)]; }
+  ExprRef dim_expr(int buffer, std::size_t d) const;  // an extent: a number or the dynamic dim
+  std::int64_t dim_value(int buffer, std::size_t d) const;  // -1 when dynamic
+  std::string dim_name(int buffer, std::size_t d) const;
+  View whole(int buffer) const;
+  ir::Tile tile_of(const View& v) const;
+  ExprRef element_at(const View& v, const std::vector<ExprRef>& idx) const;
+  ExprRef tile_address(const View& v) const;
+  ExprRef tid() const { return set_.tid; }
+  void mark_written(int buffer);
+  void warn(const Stmt& s, const std::string& message, const std::string& hint = "");
+  void note_dtype(DType t);
+
+  const Program& program_;
+  const Function& fn_;
+  const std::vector<abi::ArgSignature>& args_;
+  std::map<std::string, std::int64_t> dims_;
+  std::map<std::string, std::vector<abi::DimSource>> dynamic_;
+  const target::Target& target_;
+  std::vector<Diagnostic>& warnings_;
+
+  ir::Kernel kernel_;
+  std::vector<ir::StmtList*> out_;
+  std::vector<std::map<std::string, Value>> symbols_;
+  Scope scope_ = Scope::kernel;
+  ExprRef thread_id_;  // what the next thread-space level splits
+
+  // The threads running the current statements, for cooperative copies,
+  // barriers and single-thread work: the whole block, or (inside
+  // inthreads.async) a contiguous range of warpgroups.
+  ir::ThreadSet set_;
+  // Each warpgroup of an enclosing `parallel p by N : group-4` runs the statements.
+  bool in_warpgroup_ = false;
+  // Single-index `: group` / `: group-4` levels enclosing the statements,
+  // innermost last (inthreads.async conditions select among them).
+  struct GroupLevel {
+    std::string index;
+    std::int64_t count = 0, unit = 0;
+  };
+  std::vector<GroupLevel> group_levels_;
+  int next_barrier_id_ = 1;
+  // The statements of the innermost block and the position being lowered
+  // (tma.copy looks ahead for the `trigger` that completes it).
+  const StmtList* block_statements_ = nullptr;
+  std::size_t block_position_ = 0;
+  std::vector<const StmtList*> loop_bodies_;  // the body blocks of enclosing foreach loops
+  std::vector<std::string> tensor_map_keys_;  // one kernel parameter per distinct map
+  bool grid_set_ = false;
+  // `: cluster` (the outermost level, followed by its `: block` level): the
+  // cluster count's constant part and runtime terms; `cluster_open_` between the two.
+  std::int64_t clusters_ = 1;
+  abi::RuntimeGrid cluster_runtime_;
+  bool cluster_open_ = false;
+  std::string output_name_;
+  int output_ = -1;
+};
+
+}  // namespace croq::lower::detail

@@ -1,0 +1,187 @@
+// Event arrivals, copy vectorization, barrier clean-up and the shared-memory
+// layout (see passes.hpp).
+#include "ir/builder.hpp"
+#include "ir/walk.hpp"
+#include "passes/passes.hpp"
+#include "support/checked_int.hpp"
+
+namespace croq::passes {
+
+namespace {
+
+std::int64_t origin_multiple(const ir::Tile& t, std::size_t d) {
+  return d < t.origin_multiple.size() ? t.origin_multiple[d] : 1;
+}
+
+// The widest vector (in elements) that moves whole rows of the copy with
+// naturally aligned accesses on both sides, or 1 for the scalar path. A row
+// starts at a multiple of the vector when the innermost origin and every
+// outer stride (multiples of the innermost buffer extent) are multiples of
+// it and both base pointers are aligned to its size. Guarded windows,
+// zero-filled, padded or permuted copies and local arrays take the scalar path.
+std::int64_t vector_width(const ir::Kernel& kernel, const ir::CopyTiles& c) {
+  if (c.pad) return 1;
+  for (std::size_t d = 0; d < c.perm.size(); ++d)
+    if (c.perm[d] != static_cast<std::int64_t>(d)) return 1;
+  const ir::Tile& src = c.src;
+  const ir::Tile& dst = c.dst;
+  if (!src.exact || !dst.exact || src.extent != dst.extent || dst.extent.empty()) return 1;
+  const ir::Buffer& sb = kernel.buffers[static_cast<std::size_t>(src.buffer)];
+  const ir::Buffer& db = kernel.buffers[static_cast<std::size_t>(dst.buffer)];
+  if (sb.space == ir::Space::local || db.space == ir::Space::local) return 1;
+  const std::size_t last = dst.extent.size() - 1;
+  const std::int64_t elem = static_cast<std::int64_t>(dtype_size(db.dtype));
+  const std::int64_t row = dst.extent[last];
+  std::int64_t with_tail = 1;
+  for (std::int64_t bytes : {16, 8, 4}) {
+    std::int64_t v = bytes / elem;
+    if (v < 2 || row < v) continue;
+    bool aligned = true;
+    for (const auto* side : {&src, &dst}) {
+      const ir::Buffer& b = kernel.buffers[static_cast<std::size_t>(side->buffer)];
+      std::int64_t inner = b.dims[last].value;  // -1 (dynamic): never a known multiple
+      if (b.align_bytes < bytes || origin_multiple(*side, last) % v != 0 || (last > 0 && (inner < 0 || inner % v != 0)))
+        aligned = false;
+    }
+    if (!aligned) continue;
+    if (row % v == 0) return v;
+    if (with_tail == 1) with_tail = v;  // whole vectors, then a scalar tail per row
+  }
+  return with_tail;
+}
+
+// Whether `s` prints nothing at all (so barriers around it are adjacent).
+bool prints_nothing(const ir::Stmt& s) {
+  if (std::holds_alternative<ir::LineMark>(s.node)) return true;
+  if (const auto* seq = std::get_if<ir::Seq>(&s.node)) return !seq->braces && seq->body.empty();
+  return false;
+}
+
+bool is_block_barrier(const ir::Stmt& s) {
+  const auto* b = std::get_if<ir::Barrier>(&s.node);
+  return b && b->set.threads == 0;
+}
+
+void dedupe_barriers(ir::StmtList& list) {
+  bool last_was_barrier = false;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    ir::Stmt& s = *list[i];
+    if (prints_nothing(s)) continue;
+    if (is_block_barrier(s)) {
+      if (last_was_barrier) {
+        list.erase(list.begin() + static_cast<std::ptrdiff_t>(i--));
+        continue;
+      }
+      last_was_barrier = true;
+      continue;
+    }
+    last_was_barrier = false;
+    if (auto* seq = std::get_if<ir::Seq>(&s.node)) dedupe_barriers(seq->body);
+    for (ir::StmtPtr* b : ir::nested_bodies(s)) dedupe_barriers(std::get<ir::Seq>((*b)->node).body);
+  }
+}
+
+std::int64_t align_up(std::int64_t value, std::int64_t align, const ir::Kernel& kernel) {
+  auto r = support::checked_add(value, align - 1);
+  if (!r.ok()) ir::fail(kernel.where, "`" + kernel.function + "` needs more shared memory than a 64-bit size holds");
+  return r.value / align * align;
+}
+
+}  // namespace
+
+void count_event_arrivals(ir::Kernel& kernel) {
+  ir::for_each<ir::Arrive>(*kernel.body, [&](ir::Arrive& a, ir::Stmt&) {
+    ir::Event& e = kernel.events[static_cast<std::size_t>(a.event)];
+    const bool whole_block = a.set.threads == 0;
+    const std::int64_t arrivals = whole_block ? 0 : a.per_warp ? a.set.threads / 32 : a.set.threads;
+    if (e.arrivals == 0 && !e.arrivals_whole_block) {
+      e.arrivals = arrivals;
+      e.arrivals_whole_block = whole_block;
+      e.first_trigger = a.where;
+    } else if (e.arrivals != arrivals || e.arrivals_whole_block != whole_block) {
+      ir::fail(a.where, "event `" + e.source_name + "` is triggered by a different set of threads here than at " +
+                            std::to_string(e.first_trigger.line) + ":" + std::to_string(e.first_trigger.column),
+               "trigger an event from one kind of thread group (one warpgroup region, or the whole block)");
+    }
+  });
+  for (ir::Event& e : kernel.events)
+    if (e.is_private) e.arrivals = 1;
+  // Every barrier is initialized once per block, before any use.
+  ir::for_each<ir::BarrierPrologue>(*kernel.body, [&](ir::BarrierPrologue& p, ir::Stmt&) {
+    p.init.clear();
+    p.private_events.clear();
+    for (std::size_t i = 0; i < kernel.events.size(); ++i) {
+      p.init.push_back(static_cast<int>(i));
+      if (kernel.events[i].is_private) p.private_events.push_back(static_cast<int>(i));
+    }
+  });
+}
+
+void vectorize_copies(ir::Kernel& kernel) {
+  ir::for_each<ir::CopyTiles>(*kernel.body, [&](ir::CopyTiles& c, ir::Stmt&) { c.vector = vector_width(kernel, c); });
+}
+
+void remove_redundant_barriers(ir::Kernel& kernel) { dedupe_barriers(std::get<ir::Seq>(kernel.body->node).body); }
+
+void lay_out_shared_memory(ir::Kernel& kernel, std::int64_t max_shared_bytes) {
+  // 128-byte aligned tiles (16-byte vectors); Hopper kernels align them to
+  // 1024 bytes, the period of the 128B swizzle that TMA and WGMMA use.
+  const std::int64_t align = kernel.hopper ? 1024 : 128;
+  std::int64_t bytes = 0;
+  auto too_large = [&] {
+    ir::fail(kernel.where, "`" + kernel.function + "` needs more shared memory than a 64-bit size holds");
+  };
+  ir::for_each_stmt(*kernel.body, [&](ir::Stmt& s) {
+    if (auto* a = std::get_if<ir::AllocShared>(&s.node)) {
+      ir::Buffer& b = kernel.buffers[static_cast<std::size_t>(a->buffer)];
+      std::vector<std::int64_t> dims;
+      for (const auto& d : b.dims) dims.push_back(d.value);
+      auto count = support::checked_product(dims);
+      const auto elem = static_cast<std::int64_t>(dtype_size(b.dtype));
+      auto size = count ? support::checked_mul(*count, elem) : support::CheckedInt{0, support::ArithmeticFault::overflow};
+      if (!size.ok()) too_large();
+      const std::int64_t offset = align_up(bytes, align, kernel);
+      std::int64_t total = size.value;
+      if (b.slots > 0) {
+        const std::int64_t slot_bytes = align_up(size.value, align, kernel);
+        b.slot_elems = slot_bytes / elem;
+        auto ring = support::checked_mul(slot_bytes, b.slots);
+        if (!ring.ok()) too_large();
+        total = ring.value;
+      }
+      b.smem_offset = offset;
+      auto end = support::checked_add(offset, total);
+      if (!end.ok()) too_large();
+      bytes = end.value;
+    } else if (auto* d = std::get_if<ir::DeclareEvent>(&s.node)) {
+      ir::Event& e = kernel.events[static_cast<std::size_t>(d->event)];
+      e.smem_offset = align_up(bytes, 8, kernel);
+      bytes = e.smem_offset + 8 * e.count;
+    }
+  });
+  for (ir::Event& e : kernel.events)
+    if (e.is_private) {
+      e.smem_offset = align_up(bytes, 8, kernel);
+      bytes = e.smem_offset + 8;
+    }
+  for (std::size_t i = 0; i < kernel.buffers.size(); ++i) {  // views share their buffer's storage
+    ir::Buffer& b = kernel.buffers[i];
+    if (b.alias_of >= 0 && b.space == ir::Space::shared) {
+      const ir::Buffer& root = kernel.buffers[static_cast<std::size_t>(b.alias_of)];
+      b.smem_offset = root.smem_offset;
+      b.slot_elems = root.slot_elems;
+      b.slots = root.slots;
+    }
+  }
+  // Hopper kernels align the dynamic shared memory base to 1024 bytes at run
+  // time (TMA's 128B swizzle needs it), which may cost up to 1024 bytes.
+  if (kernel.hopper && bytes > 0) bytes += 1024;
+  kernel.shared_bytes = bytes;
+  if (bytes > max_shared_bytes)
+    ir::fail(kernel.where, "`" + kernel.function + "` needs " + std::to_string(bytes) +
+                               " bytes of shared memory per block for this specialization; the device allows " +
+                               std::to_string(max_shared_bytes),
+             "use smaller tiles");
+}
+
+}  // namespace croq::passes

@@ -1,0 +1,174 @@
+// MMA instruction selection and WGMMA completion (see passes.hpp).
+#include <algorithm>
+
+#include "ir/builder.hpp"
+#include "ir/walk.hpp"
+#include "passes/passes.hpp"
+
+namespace croq::passes {
+
+namespace {
+
+void check_operand(const ir::Kernel& kernel, const ir::MmaOperand& op, bool wgmma) {
+  const std::int64_t row_bytes = op.pitch;
+  if (wgmma && (op.swizzle == 0 || row_bytes != op.swizzle))
+    ir::fail(op.where, "WGMMA reads K-major tiles whose rows are one swizzle span: copy the tile with .swiz<" +
+                           std::to_string(row_bytes == 32 || row_bytes == 64 || row_bytes == 128 ? row_bytes : 128) +
+                           "> (rows of " + std::to_string(row_bytes) + " bytes here) and load it with the same swizzle");
+  // mma.sync reads rows with ldmatrix: any swizzle or none, but 16-byte
+  // aligned rows, and a swizzled tile's rows are one span.
+  if (!wgmma && op.swizzle > 0 && row_bytes != op.swizzle)
+    ir::fail(op.where, "a swizzled mma operand's rows must be one swizzle span: the tile is read as .swiz<" +
+                           std::to_string(op.swizzle) + "> but its rows are " + std::to_string(row_bytes) + " bytes",
+             "copy the tile with .swiz<N> where N is its row size in bytes, or without a swizzle");
+  if (!wgmma && row_bytes % 16 != 0)
+    ir::fail(op.where, "mma.sync loads operand rows with ldmatrix, which needs rows of a multiple of 16 bytes; "
+                       "the tile's rows are " + std::to_string(row_bytes) + " bytes");
+  if ((wgmma || op.swizzle > 0) && op.tile.origin_multiple[0] % 8 != 0)
+    ir::fail(op.where, "an mma operand must start on a multiple of 8 rows of its tile");
+  if (op.tile.origin_multiple[1] % 16 != 0 || op.tile.extent[1] % 16 != 0)
+    ir::fail(op.where, "an mma operand's K range must start and end on multiples of 16 elements");
+  (void)kernel;
+}
+
+// The WGMMA completion state along program order.
+struct Completion {
+  ir::Kernel& kernel;
+  bool pending = false;
+
+  ir::StmtPtr wait(int groups, const std::string& note = "") { return ir::make_stmt(ir::MmaWait{groups, note}); }
+
+  // `trigger e[i]` ending a loop body while a group is in flight: wait for
+  // all but the newest group, release the stage the previous iteration
+  // used, and remember this one; after the loop, release the last.
+  bool defer_release(ir::StmtList& list, std::size_t at, ir::For& loop, ir::StmtList& after_loop_pre,
+                     ir::StmtList& after_loop_post) {
+    auto& arrive = std::get<ir::Arrive>(list[at]->node);
+    if (!arrive.ends_loop_body || kernel.events[static_cast<std::size_t>(arrive.event)].count < 2) return false;
+    for (std::size_t j = at + 1; j < list.size(); ++j)
+      if (!std::holds_alternative<ir::LineMark>(list[j]->node)) return false;
+    (void)loop;
+    const std::string held = kernel.fresh("loop") + "_held";
+    const ir::ExprRef held_var = ir::var(held);
+    auto release_previous = [&] {
+      ir::Arrive previous = arrive;
+      previous.index = held_var;
+      ir::StmtList body;
+      body.push_back(ir::make_stmt(std::move(previous), list[at]->where));
+      return ir::make_stmt(ir::If{ir::binary(">=", held_var, ir::int_const(0)),
+                                  ir::make_stmt(ir::Seq{std::move(body), false}), nullptr});
+    };
+    ir::StmtList replacement;
+    replacement.push_back(wait(1, "the previous group is done: release its stage"));
+    replacement.push_back(release_previous());
+    replacement.push_back(ir::make_stmt(ir::Assign{held_var, "=", arrive.index, nullptr}));
+    after_loop_pre.push_back(ir::make_stmt(ir::Let{held, ir::Type::i32(), false, ir::int_const(-1)}));
+    after_loop_post.push_back(wait(0));
+    after_loop_post.push_back(release_previous());
+    list.erase(list.begin() + static_cast<std::ptrdiff_t>(at));
+    list.insert(list.begin() + static_cast<std::ptrdiff_t>(at), std::make_move_iterator(replacement.begin()),
+                std::make_move_iterator(replacement.end()));
+    return true;
+  }
+
+  // Walks `list` in program order; `loop` is the For whose body it is.
+  void walk(ir::StmtList& list, ir::For* loop, ir::StmtList* pre, ir::StmtList* post, bool* deferred) {
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      ir::Stmt& s = *list[i];
+      if (auto* mma = std::get_if<ir::Mma>(&s.node)) {
+        if (mma->instruction == ir::MmaInstruction::wgmma) pending = true;
+      } else if (std::holds_alternative<ir::MmaCommit>(s.node)) {
+        if (pending) {
+          list[i] = wait(0);
+          pending = false;
+        } else {
+          list.erase(list.begin() + static_cast<std::ptrdiff_t>(i--));
+        }
+      } else if (std::holds_alternative<ir::MmaStore>(s.node)) {
+        if (pending) {
+          list.insert(list.begin() + static_cast<std::ptrdiff_t>(i++), wait(0));
+          pending = false;
+        }
+      } else if (std::holds_alternative<ir::Arrive>(s.node)) {
+        if (!pending) continue;
+        if (loop && !*deferred && defer_release(list, i, *loop, *pre, *post)) {
+          *deferred = true;
+          i += 2;  // past the replacement
+          continue;
+        }
+        list.insert(list.begin() + static_cast<std::ptrdiff_t>(i++), wait(0));
+        pending = false;
+      } else if (auto* f = std::get_if<ir::For>(&s.node)) {
+        ir::StmtList loop_pre, loop_post;
+        bool loop_deferred = false;
+        walk(std::get<ir::Seq>(f->body->node).body, f, &loop_pre, &loop_post, &loop_deferred);
+        if (loop_deferred) {
+          pending = false;  // the text after the loop waits for every group
+          const auto n_pre = static_cast<std::ptrdiff_t>(loop_pre.size());
+          list.insert(list.begin() + static_cast<std::ptrdiff_t>(i), std::make_move_iterator(loop_pre.begin()),
+                      std::make_move_iterator(loop_pre.end()));
+          i += static_cast<std::size_t>(n_pre);  // the loop again
+          list.insert(list.begin() + static_cast<std::ptrdiff_t>(i + 1), std::make_move_iterator(loop_post.begin()),
+                      std::make_move_iterator(loop_post.end()));
+          i += loop_post.size();
+        }
+      } else if (auto* region = std::get_if<ir::WarpgroupRegion>(&s.node)) {
+        const bool saved = pending;
+        pending = false;
+        auto& body = std::get<ir::Seq>(region->body->node).body;
+        bool none = false;
+        walk(body, nullptr, nullptr, nullptr, &none);
+        if (pending) body.push_back(wait(0));
+        pending = saved;
+      } else if (auto* seq = std::get_if<ir::Seq>(&s.node)) {
+        walk(seq->body, nullptr, nullptr, nullptr, deferred);
+      } else {
+        for (ir::StmtPtr* b : ir::nested_bodies(s)) {
+          bool none = false;
+          walk(std::get<ir::Seq>((*b)->node).body, nullptr, nullptr, nullptr, &none);
+        }
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void select_mma_instructions(ir::Kernel& kernel, const target::Target& target) {
+  ir::for_each<ir::Mma>(*kernel.body, [&](ir::Mma& mma, ir::Stmt& s) {
+    const bool wgmma = target.wgmma();
+    mma.instruction = wgmma ? ir::MmaInstruction::wgmma : ir::MmaInstruction::mma_sync;
+    check_operand(kernel, mma.a, wgmma);
+    check_operand(kernel, mma.b, wgmma);
+    if (wgmma && !kernel.needs_sm90)
+      kernel.needs_sm90 = Diagnostic{Severity::error, "mma lowers to WGMMA, which needs sm_90a (Hopper)", s.where.line,
+                                     s.where.column, s.where.length, ""};
+  });
+}
+
+void complete_mma_groups(ir::Kernel& kernel) {
+  Completion c{kernel};
+  bool none = false;
+  c.walk(std::get<ir::Seq>(kernel.body->node).body, nullptr, nullptr, nullptr, &none);
+}
+
+void reallocate_registers(ir::Kernel& kernel, const target::Target& target) {
+  // Producers (no mma) give registers to consumers when the block is split
+  // into both and they are whole warpgroups: 40 per producer thread, the
+  // rest of the 64K register file shared by the consumers.
+  if (!target.setmaxnreg()) return;
+  std::int64_t producers = 0, consumers = 0;
+  ir::for_each<ir::WarpgroupRegion>(*kernel.body, [&](ir::WarpgroupRegion& r, ir::Stmt&) {
+    if (r.whole_warpgroups) (r.mma ? consumers : producers) += r.set.threads;
+  });
+  if (producers == 0 || consumers == 0 || producers + consumers != kernel.block_threads) return;
+  std::int64_t per_consumer = std::min<std::int64_t>((65536 - producers * 40) / consumers / 8 * 8, 240);
+  if (per_consumer <= 65536 / kernel.block_threads) return;
+  ir::for_each<ir::WarpgroupRegion>(*kernel.body, [&](ir::WarpgroupRegion& r, ir::Stmt&) {
+    if (!r.whole_warpgroups) return;
+    auto& body = std::get<ir::Seq>(r.body->node).body;
+    body.insert(body.begin(), ir::make_stmt(ir::SetMaxNReg{r.mma, static_cast<int>(r.mma ? per_consumer : 40)}));
+  });
+}
+
+}  // namespace croq::passes

@@ -1,0 +1,42 @@
+// Specialization: a checked __co__ function and one call signature ->
+// CUDA text and its kernel ABI, through the middle end:
+//   bind (dims against the signature) -> lower (tile IR) -> passes -> backend.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "abi/kernel_abi.hpp"
+#include "croq/error.hpp"
+#include "frontend/ast.hpp"
+#include "target/target.hpp"
+
+namespace croq::pipeline {
+
+struct GeneratedKernel {
+  std::string cuda_source;
+  abi::KernelAbi abi;
+  std::vector<Diagnostic> warnings;
+  // The first construct that needs sm_90 (TMA, clusters, WGMMA), if any.
+  std::optional<Diagnostic> needs_sm90;
+  std::string ir;  // the IR after the passes, when asked for
+};
+
+struct GenerateOptions {
+  std::int64_t max_shared_bytes = 227 * 1024;
+  std::vector<std::string> dynamic_dims;
+  bool keep_ir = false;
+  // Run the IR verifier after lowering and after the passes (always in
+  // debug builds and tests); a violation is an internal error.
+  bool verify_ir = false;
+};
+
+// Throws ArgumentError for a signature that does not fit the parameters and
+// CompileError (with source locations) for what cannot be lowered.
+GeneratedKernel generate(const frontend::ast::Program& program, const frontend::ast::Function& function,
+                         const std::vector<abi::ArgSignature>& args, const target::Target& target,
+                         const GenerateOptions& options = {});
+
+}  // namespace croq::pipeline
