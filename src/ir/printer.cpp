@@ -141,6 +141,15 @@ class Dumper {
           s += " perm";
           for (auto p : n.perm) s += " " + std::to_string(p);
         }
+        if (n.pad) {
+          auto list = [](const std::vector<std::int64_t>& v) {
+            std::string t = "[";
+            for (std::size_t i = 0; i < v.size(); ++i) t += (i ? ", " : "") + std::to_string(v[i]);
+            return t + "]";
+          };
+          s += " low " + list(n.pad->low) + " high " + list(n.pad->high) + " mid " + list(n.pad->mid) + " value " +
+               expr(n.pad->value);
+        }
         s += n.cooperative ? " by " + threads(n.set) : " by each thread";
         if (n.zfill) s += " zfill";
         s += " vector " + std::to_string(n.vector);

@@ -13,22 +13,20 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "abi/kernel_abi.hpp"
 #include "support/hash.hpp"
+
+namespace croq::abi {
+// The launch shape as kept in the cache's metadata.
+void to_json(nlohmann::json& j, const LaunchConfig& c);
+void from_json(const nlohmann::json& j, LaunchConfig& c);
+}  // namespace croq::abi
 
 namespace croq::jit {
 
 inline constexpr int kMaxLoadedDevices = 16;
 
-// Grid, block, dynamic shared memory and (optional) cluster shape.
-struct LaunchConfig {
-  std::array<unsigned, 3> grid{1, 1, 1};
-  std::array<unsigned, 3> block{1, 1, 1};
-  unsigned shared_bytes = 0;               // dynamic shared memory per block
-  std::array<unsigned, 3> cluster{0, 0, 0};  // all zero: no cluster launch
-  bool has_cluster() const { return cluster[0] * cluster[1] * cluster[2] != 0; }
-};
-void to_json(nlohmann::json& j, const LaunchConfig& c);
-void from_json(const nlohmann::json& j, LaunchConfig& c);
+using LaunchConfig = abi::LaunchConfig;
 
 enum class CacheSource { compiled, memory, disk };
 

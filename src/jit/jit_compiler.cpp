@@ -44,6 +44,10 @@ void dump_artifacts(const JitRequest& req, const CompiledKernel& k) {
 
 }  // namespace
 
+}  // namespace croq::jit
+
+namespace croq::abi {
+
 void to_json(nlohmann::json& j, const LaunchConfig& c) {
   j = nlohmann::json{{"grid", c.grid}, {"block", c.block}, {"shared_bytes", c.shared_bytes}};
   if (c.has_cluster()) j["cluster"] = c.cluster;
@@ -56,6 +60,10 @@ void from_json(const nlohmann::json& j, LaunchConfig& c) {
   c.cluster = j.contains("cluster") ? j.at("cluster").get<std::array<unsigned, 3>>()
                                     : std::array<unsigned, 3>{0, 0, 0};
 }
+
+}  // namespace croq::abi
+
+namespace croq::jit {
 
 std::string arch_for_compute_capability(int major, int minor) {
   std::string arch = "sm_" + std::to_string(major * 10 + minor);

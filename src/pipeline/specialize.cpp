@@ -39,7 +39,7 @@ GeneratedKernel generate(const frontend::ast::Program& program, const frontend::
     if (verify) check_ir(program, kernel, ir::VerifyStage::final);
     out.cuda_source = backend::cuda::emit_kernel(kernel);
     if (options.keep_ir) out.ir = ir::print_kernel(kernel);
-    out.abi = std::move(kernel.abi);
+    static_cast<abi::KernelAbi&>(out) = std::move(kernel.abi);
     out.needs_sm90 = kernel.needs_sm90;
   } catch (const ir::SourceError& e) {
     throw CompileError({Diagnostic{Severity::error, e.message, e.where.line, e.where.column, e.where.length, e.hint}},

@@ -15,9 +15,10 @@
 
 namespace croq::pipeline {
 
-struct GeneratedKernel {
+// The CUDA text and the kernel ABI (entry, launch, parameters, output) of
+// one specialization.
+struct GeneratedKernel : abi::KernelAbi {
   std::string cuda_source;
-  abi::KernelAbi abi;
   std::vector<Diagnostic> warnings;
   // The first construct that needs sm_90 (TMA, clusters, WGMMA), if any.
   std::optional<Diagnostic> needs_sm90;

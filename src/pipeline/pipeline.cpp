@@ -1,0 +1,80 @@
+#include "pipeline/pipeline.hpp"
+
+#include <mutex>
+
+#include "bind/bind.hpp"
+#include "frontend/frontend.hpp"
+#include "jit/driver.hpp"
+#include "jit/jit_compiler.hpp"
+#include "jit/nvrtc_compiler.hpp"
+#include "support/env.hpp"
+#include "support/hash.hpp"
+#include "support/log.hpp"
+
+namespace croq::pipeline {
+
+std::shared_ptr<const CheckedProgram> check(std::string_view source, const CompileOptions& options) {
+  auto checked = std::make_shared<CheckedProgram>();
+  checked->options = options;
+  checked->program = frontend::parse_program(source, options);
+  checked->function = &frontend::select_entry(*checked->program, options, checked->program->source);
+  for (const Diagnostic& w : checked->program->warnings)
+    support::log().warn("{}", render_diagnostics({w}, checked->program->source, checked->program->source_name));
+  checked->dynamic_sources = bind::dynamic_dim_sources(*checked->program, *checked->function, options.dynamic_dims);
+  support::Hasher128 h;
+  h.field(source);
+  checked->source_hash = h.digest().hex();
+  return checked;
+}
+
+TargetChoice choose_target(const std::string& requested, int device) {
+  TargetChoice choice;
+  std::string arch = requested == "auto" ? std::string() : requested;
+  if (arch.empty())
+    if (auto env = support::env_string("CROQ_ARCH"); env && *env != "auto") arch = *env;
+  std::string why;
+  const bool has_device = jit::driver_available(&why) && device >= 0 && jit::device_count() > device;
+  if (has_device) {
+    const jit::DeviceInfo& info = jit::device_info(device);
+    choice.max_shared_bytes = info.max_shared_per_block_optin;
+    if (arch.empty()) arch = target::arch_for_compute_capability(info.cc_major, info.cc_minor);
+  }
+  if (arch.empty()) {
+    static std::once_flag once;
+    std::call_once(once, [&] {
+      support::log().info("no CUDA device ({}); compiling for sm_90a (set CROQ_ARCH to choose)", why);
+    });
+    arch = "sm_90a";
+  }
+  choice.target = target::parse_target(arch);  // a malformed name, before NVRTC's list
+  jit::validate_arch(arch);
+  return choice;
+}
+
+GeneratedKernel generate(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args,
+                         const TargetChoice& target, bool keep_ir) {
+  GenerateOptions options;
+  options.max_shared_bytes = target.max_shared_bytes;
+  options.dynamic_dims = checked.options.dynamic_dims;
+  options.keep_ir = keep_ir;
+  return generate(*checked.program, *checked.function, args, target.target, options);
+}
+
+Built build(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args, const TargetChoice& target) {
+  Built built;
+  built.generated = generate(checked, args, target);
+  for (const Diagnostic& w : built.generated.warnings)
+    support::log().warn("{}", render_diagnostics({w}, checked.program->source, checked.program->source_name));
+  jit::JitRequest request;
+  request.cuda_source = built.generated.cuda_source;
+  request.entry = built.generated.entry;
+  request.source_name = checked.program->source_name + ".cu";
+  request.arch = target.target.arch;
+  request.line_info = checked.options.debug_line_info;
+  request.launch = built.generated.launch;
+  request.croq_source_hash = checked.source_hash;
+  built.compiled = jit::JitCompiler::global().compile(request);
+  return built;
+}
+
+}  // namespace croq::pipeline

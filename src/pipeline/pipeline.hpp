@@ -1,0 +1,65 @@
+// The one pipeline from Croqtile source to a loaded kernel image, used by
+// the public API (croq::compile / Kernel), the croq command, the benchmarks
+// and the tests:
+//
+//   check(source)            parse, pick the entry, resolve dynamic dims
+//   choose_target(arch)      CompileOptions::arch / CROQ_ARCH / the device
+//   generate(...)            bind -> lower -> passes -> CUDA (specialize.hpp)
+//   build(...)               NVRTC through the two-layer cache (jit)
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "abi/kernel_abi.hpp"
+#include "croq/options.hpp"
+#include "frontend/ast.hpp"
+#include "jit/compiled_kernel.hpp"
+#include "pipeline/specialize.hpp"
+#include "target/target.hpp"
+
+namespace croq::pipeline {
+
+// A program that passed every check that needs no argument shapes.
+struct CheckedProgram {
+  std::unique_ptr<frontend::ast::Program> program;
+  const frontend::ast::Function* function = nullptr;  // the entry
+  CompileOptions options;
+  // Dynamic dims: where each is read at launch, and every occurrence.
+  std::map<std::string, std::vector<abi::DimSource>> dynamic_sources;
+  std::string source_hash;  // XXH3-128 of the source text (hex)
+};
+
+// Throws CompileError with every error found. Warnings are logged.
+std::shared_ptr<const CheckedProgram> check(std::string_view source, const CompileOptions& options);
+
+// What a specialization compiles for, and the device limit it must fit.
+struct TargetChoice {
+  target::Target target;
+  std::int64_t max_shared_bytes = 227 * 1024;
+};
+
+// `requested` is CompileOptions::arch: "" or "auto" means CROQ_ARCH, else
+// the architecture of `device` (when a driver and that device are present),
+// else sm_90a. The shared-memory limit is the device's when there is one.
+// Throws CompileError for a malformed arch or one this NVRTC cannot target.
+TargetChoice choose_target(const std::string& requested, int device);
+
+// A specialization: generated code and its compiled image.
+struct Built {
+  GeneratedKernel generated;
+  std::shared_ptr<const jit::CompiledKernel> compiled;
+};
+
+// Generates (pipeline::generate) and compiles through the JIT cache.
+// Warnings are logged once, when the code is generated.
+Built build(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args, const TargetChoice& target);
+
+// generate() for a checked program (its entry, options and dynamic dims).
+GeneratedKernel generate(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args,
+                         const TargetChoice& target, bool keep_ir = false);
+
+}  // namespace croq::pipeline
