@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "croq/error.hpp"
+#include "support/format.hpp"
 
 namespace croq {
 
@@ -18,6 +19,8 @@ const char* severity_name(Severity s) {
 }
 
 namespace {
+
+using support::group_digits;
 
 // The text of 1-based line `line` of `source`, without its newline.
 std::string_view source_line(const std::string& source, int line) {
@@ -34,24 +37,83 @@ std::string_view source_line(const std::string& source, int line) {
   return text;
 }
 
+// Bounds on what one error report may contain, so that a huge input (a
+// 2 MB identifier, 10,000 functions) gives a readable message.
+constexpr std::size_t kMaxQuotedBytes = 120;     // one `quoted` span of a message
+constexpr std::size_t kMaxMessageBytes = 2000;   // a message or a hint
+constexpr std::size_t kMaxExcerptBytes = 160;    // the source line above the caret
+constexpr std::size_t kExcerptLeadBytes = 60;    // of it, before the caret
+constexpr std::size_t kMaxDiagnostics = 200;     // per report; a note counts the rest
+
+// Shortens long `quoted` spans, then the whole text.
+std::string bounded_text(const std::string& text) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t open = text.find('`', i);
+    std::size_t close = open == std::string::npos ? std::string::npos : text.find('`', open + 1);
+    if (close == std::string::npos) {
+      out.append(text, i, std::string::npos);
+      break;
+    }
+    out.append(text, i, open + 1 - i);
+    std::size_t span = close - open - 1;
+    if (span > kMaxQuotedBytes) out.append(text, open + 1, kMaxQuotedBytes - 20).append("...");
+    else out.append(text, open + 1, span);
+    out.push_back('`');
+    i = close + 1;
+  }
+  if (out.size() > kMaxMessageBytes) {
+    std::size_t cut = out.size() - (kMaxMessageBytes - 100);
+    out.resize(kMaxMessageBytes - 100);
+    out += "... (" + group_digits(cut) + " more bytes)";
+  }
+  return out;
+}
+
+// At most kMaxDiagnostics, with bounded texts, and a note for the rest.
+std::vector<Diagnostic> bounded(const std::vector<Diagnostic>& diags) {
+  std::vector<Diagnostic> out;
+  for (std::size_t i = 0; i < diags.size() && i < kMaxDiagnostics; ++i) {
+    const Diagnostic& d = diags[i];
+    out.push_back(Diagnostic{d.severity, bounded_text(d.message), d.line, d.column, d.length, bounded_text(d.hint)});
+  }
+  if (diags.size() > kMaxDiagnostics) {
+    Diagnostic note;
+    note.severity = Severity::note;
+    note.message = group_digits(diags.size() - kMaxDiagnostics) + " more diagnostics not shown";
+    out.push_back(std::move(note));
+  }
+  return out;
+}
+
+// The source line with a caret under the diagnostic's span; a long line is
+// cut to a window around the caret.
+void render_excerpt(std::ostringstream& out, const Diagnostic& d, std::string_view text) {
+  std::size_t col = std::min(static_cast<std::size_t>(std::max(d.column, 1)) - 1, text.size());
+  std::size_t start = 0, end = text.size();
+  if (text.size() > kMaxExcerptBytes) {
+    start = col > kExcerptLeadBytes ? col - kExcerptLeadBytes : 0;
+    end = std::min(text.size(), start + kMaxExcerptBytes);
+  }
+  std::string lead = start > 0 ? "..." : "";
+  out << "    " << lead << text.substr(start, end - start) << (end < text.size() ? "..." : "") << '\n';
+  // Keep tabs in the caret line so the caret stays under the span.
+  std::string pad(lead.size(), ' ');
+  for (std::size_t i = start; i < col; ++i) pad += text[i] == '\t' ? '\t' : ' ';
+  std::size_t avail = end > col ? end - col : 1;
+  std::size_t len = std::clamp<std::size_t>(static_cast<std::size_t>(std::max(d.length, 1)), 1, avail);
+  out << "    " << pad << '^' << std::string(len - 1, '~') << '\n';
+}
+
 void render_one(std::ostringstream& out, const Diagnostic& d, const std::string& source,
                 const std::string& source_name) {
-  out << source_name;
+  out << (source_name.size() > kMaxQuotedBytes ? source_name.substr(0, kMaxQuotedBytes) + "..." : source_name);
   if (d.line > 0) out << ':' << d.line << ':' << std::max(d.column, 1);
   out << ": " << severity_name(d.severity) << ": " << d.message << '\n';
   if (d.line > 0) {
     std::string_view text = source_line(source, d.line);
-    if (!text.empty()) {
-      out << "    " << text << '\n';
-      // Keep tabs in the caret line so the caret stays under the span.
-      std::string pad;
-      int col = std::max(d.column, 1);
-      for (int i = 0; i + 1 < col; ++i)
-        pad += (static_cast<std::size_t>(i) < text.size() && text[i] == '\t') ? '\t' : ' ';
-      int avail = std::max(1, static_cast<int>(text.size()) - (col - 1));
-      int len = std::clamp(d.length, 1, avail);
-      out << "    " << pad << '^' << std::string(static_cast<std::size_t>(len - 1), '~') << '\n';
-    }
+    if (!text.empty()) render_excerpt(out, d, text);
   }
   if (!d.hint.empty()) out << "  hint: " << d.hint << '\n';
 }
@@ -67,14 +129,14 @@ std::string render_for_what(const std::vector<Diagnostic>& diags, const std::str
 std::string render_diagnostics(const std::vector<Diagnostic>& diags, const std::string& source,
                                const std::string& source_name) {
   std::ostringstream out;
-  for (const Diagnostic& d : diags) render_one(out, d, source, source_name);
+  for (const Diagnostic& d : bounded(diags)) render_one(out, d, source, source_name);
   return out.str();
 }
 
 CompileError::CompileError(std::vector<Diagnostic> diagnostics, std::string source,
                            std::string source_name)
     : Error(render_for_what(diagnostics, source, source_name)),
-      diagnostics_(std::move(diagnostics)),
+      diagnostics_(bounded(diagnostics)),
       source_(std::move(source)),
       source_name_(std::move(source_name)) {}
 

@@ -45,6 +45,35 @@ TEST(CompileError, JsonCarriesEveryField) {
   EXPECT_EQ(d["hint"], "h");
 }
 
+TEST(CompileError, LongSourceLinesShowAWindowAroundTheCaret) {
+  std::string src = std::string(1000, 'a') + " bad " + std::string(1000, 'b') + "\n";
+  CompileError e({Diagnostic{Severity::error, "here", 1, 1002, 3, ""}}, src, "x");
+  // 60 bytes before the caret, 160 in all.
+  std::string expected_line = "    ..." + std::string(59, 'a') + " bad " + std::string(96, 'b') + "...\n";
+  std::string expected_caret = "    " + std::string(3 + 60, ' ') + "^~~\n";
+  EXPECT_EQ(std::string(e.what()), "x:1:1002: error: here\n" + expected_line + expected_caret);
+  // A span longer than the window stops at its end.
+  CompileError whole({Diagnostic{Severity::error, "all", 1, 1, 5000, ""}}, src, "x");
+  EXPECT_EQ(std::string(whole.what()), "x:1:1: error: all\n    " + std::string(160, 'a') + "...\n    ^" +
+                                           std::string(159, '~') + "\n");
+}
+
+TEST(CompileError, QuotedTextMessagesAndCountsAreBounded) {
+  std::string name(10000, 'n');
+  std::vector<Diagnostic> many(1000, Diagnostic{Severity::error, "unknown `" + name + "`", 0, 0, 1, "`" + name + "`?"});
+  CompileError e(many, "", "x");
+  ASSERT_EQ(e.diagnostics().size(), 201u);
+  EXPECT_EQ(e.diagnostics()[0].message, "unknown `" + std::string(100, 'n') + "...`");
+  EXPECT_EQ(e.diagnostics()[0].hint, "`" + std::string(100, 'n') + "...`?");
+  EXPECT_EQ(e.diagnostics().back().severity, Severity::note);
+  EXPECT_EQ(e.diagnostics().back().message, "800 more diagnostics not shown");
+  EXPECT_LT(std::string(e.what()).size(), 200u * 300u);
+  EXPECT_LT(e.to_json().size(), 200u * 400u);
+  // Unquoted text is cut as a whole.
+  CompileError plain({Diagnostic{Severity::error, std::string(100000, 'z'), 0, 0, 1, ""}}, "", "x");
+  EXPECT_EQ(plain.diagnostics()[0].message, std::string(1900, 'z') + "... (98,100 more bytes)");
+}
+
 TEST(CudaError, NamesTheCall) {
   CudaError e("cuLaunchKernel", 1, "CUDA_ERROR_INVALID_VALUE (invalid argument)");
   EXPECT_EQ(e.call(), "cuLaunchKernel");
