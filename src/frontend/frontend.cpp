@@ -4,28 +4,75 @@
 
 #include <algorithm>
 
+#include "frontend/constant_check.hpp"
 #include "frontend/lexer.hpp"
+#include "frontend/limits.hpp"
 #include "frontend/parser.hpp"
 #include "frontend/preprocess.hpp"
 
 namespace croq::frontend {
 
+namespace {
+
+Diagnostic note(std::string message) {
+  Diagnostic d;
+  d.severity = Severity::note;
+  d.message = std::move(message);
+  return d;
+}
+
+// Sorted by place, unlocated ones last, at most kMaxDiagnostics errors and
+// warnings and a note counting the rest.
+void order_and_bound(std::vector<Diagnostic>& diagnostics, std::size_t already_dropped) {
+  std::stable_sort(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    if (a.line == 0 || b.line == 0) return a.line != 0 && b.line == 0;
+    return a.line != b.line ? a.line < b.line : a.column < b.column;
+  });
+  // Notes (the parser's "stopping after 50 errors") are not counted.
+  std::size_t dropped = already_dropped, kept = 0;
+  auto past_limit = [&](const Diagnostic& d) {
+    if (d.severity == Severity::note) return false;
+    if (kept < limits::kMaxDiagnostics) {
+      ++kept;
+      return false;
+    }
+    ++dropped;
+    return true;
+  };
+  diagnostics.erase(std::remove_if(diagnostics.begin(), diagnostics.end(), past_limit), diagnostics.end());
+  if (dropped > 0)
+    diagnostics.push_back(note("too many diagnostics: " + limits::group_digits(dropped) + " more not shown"));
+}
+
+}  // namespace
+
 std::unique_ptr<ast::Program> parse_program(std::string_view source, const CompileOptions& options) {
+  if (source.size() > limits::kMaxSourceBytes) {
+    Diagnostic d = note("");
+    d.severity = Severity::error;
+    d.message = "the source is " + limits::group_digits(source.size()) + " bytes; the limit is " +
+                limits::group_digits(limits::kMaxSourceBytes) + " bytes (16 MiB)";
+    throw CompileError({d}, std::string(), options.source_name);
+  }
   auto program = std::make_unique<ast::Program>();
   program->source = std::string(source);
   program->source_name = options.source_name;
 
   std::vector<Diagnostic> diagnostics;
-  std::vector<Token> tokens = tokenize(program->source, diagnostics);
+  bool complete = true;
+  std::vector<Token> tokens = tokenize(program->source, diagnostics, limits::kMaxTokens, complete);
+  if (!complete) throw CompileError(std::move(diagnostics), program->source, options.source_name);
   PreprocessedTokens pre = preprocess(tokens, options.defines, diagnostics);
+  std::vector<Token>().swap(tokens);
   program->defines = std::move(pre.defines);
-  Parser parser(std::move(pre.tokens), program->source, diagnostics);
-  parser.parse(*program);
+  std::size_t dropped = pre.dropped_diagnostics;
+  if (!pre.fatal) {
+    Parser parser(std::move(pre.tokens), program->source, diagnostics);
+    parser.parse(*program);
+    dropped += check_constants(*program, diagnostics);
+  }
 
-  std::stable_sort(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
-    if (a.line == 0 || b.line == 0) return a.line != 0 && b.line == 0;  // unlocated notes last
-    return a.line != b.line ? a.line < b.line : a.column < b.column;
-  });
+  order_and_bound(diagnostics, dropped);
   bool has_error = std::any_of(diagnostics.begin(), diagnostics.end(),
                                [](const Diagnostic& d) { return d.severity == Severity::error; });
   if (has_error) throw CompileError(std::move(diagnostics), program->source, options.source_name);
@@ -33,12 +80,14 @@ std::unique_ptr<ast::Program> parse_program(std::string_view source, const Compi
   return program;
 }
 
+// "`a`, `b`, ... and 9,990 more": long lists are cut.
 static std::string function_list(const ast::Program& program) {
+  constexpr std::size_t kShown = 10;
   std::string names;
-  for (const ast::Function& f : program.functions) {
-    if (!names.empty()) names += ", ";
-    names += "`" + f.name + "`";
-  }
+  for (std::size_t i = 0; i < program.functions.size() && i < kShown; ++i)
+    names += (i ? ", " : "") + quote(program.functions[i].name, 80);
+  if (program.functions.size() > kShown)
+    names += " and " + limits::group_digits(program.functions.size() - kShown) + " more";
   return names;
 }
 
@@ -54,7 +103,7 @@ const ast::Function& select_entry(const ast::Program& program, const CompileOpti
     throw error("no __co__ function in the source", "a kernel starts with `__co__`");
   if (!options.entry.empty()) {
     if (const ast::Function* f = program.find_function(options.entry)) return *f;
-    throw error("no __co__ function named `" + options.entry + "`; the source defines " + function_list(program),
+    throw error("no __co__ function named " + quote(options.entry, 80) + "; the source defines " + function_list(program),
                 "set CompileOptions::entry to one of them");
   }
   if (program.functions.size() > 1)

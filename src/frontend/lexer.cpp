@@ -3,8 +3,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
+
+#include "support/format.hpp"
 
 namespace croq::frontend {
 namespace {
@@ -27,15 +31,27 @@ constexpr std::string_view kPunct1 = "+-*/%=<>!~&|^?:;,.()[]{}#";
 
 class Lexer {
  public:
-  Lexer(std::string_view source, std::vector<Diagnostic>& diagnostics)
-      : src_(source), diags_(diagnostics) {}
+  Lexer(std::string_view source, std::vector<Diagnostic>& diagnostics, std::size_t max_tokens)
+      : src_(source), diags_(diagnostics), max_tokens_(max_tokens) {}
+
+  bool complete() const { return !over_limit_; }
 
   std::vector<Token> run() {
     std::vector<Token> tokens;
-    tokens.reserve(src_.size() / 4 + 1);
+    tokens.reserve(std::min(src_.size() / 4, max_tokens_) + 1);
     while (true) {
       bool space = skip_space_and_comments();
       if (stopped_ || pos_ >= src_.size()) break;
+      if (tokens.size() == max_tokens_) {
+        over_limit_ = true;
+        Diagnostic d;
+        d.message = "the source has more than " + support::group_digits(max_tokens_) + " tokens, the limit";
+        d.hint = "a Croqtile source this large is generated or corrupt; split it, or keep host code elsewhere";
+        d.line = line_;
+        d.column = column();
+        diags_.push_back(d);
+        break;
+      }
       Token t = next_token();
       t.space_before = space;
       t.at_line_start = line_start_;
@@ -246,6 +262,8 @@ class Lexer {
 
   std::string_view src_;
   std::vector<Diagnostic>& diags_;
+  std::size_t max_tokens_;
+  bool over_limit_ = false;
   size_t pos_ = 0;
   size_t line_begin_ = 0;
   int line_ = 1;
@@ -256,7 +274,15 @@ class Lexer {
 }  // namespace
 
 std::vector<Token> tokenize(std::string_view source, std::vector<Diagnostic>& diagnostics) {
-  return Lexer(source, diagnostics).run();
+  return Lexer(source, diagnostics, SIZE_MAX).run();
+}
+
+std::vector<Token> tokenize(std::string_view source, std::vector<Diagnostic>& diagnostics, std::size_t max_tokens,
+                            bool& complete) {
+  Lexer lexer(source, diagnostics, max_tokens);
+  std::vector<Token> tokens = lexer.run();
+  complete = lexer.complete();
+  return tokens;
 }
 
 std::string_view literal_suffix(std::string_view spelling, bool floating) {
@@ -274,8 +300,12 @@ std::string_view literal_suffix(std::string_view spelling, bool floating) {
   return spelling.substr(i);
 }
 
-std::optional<std::uint64_t> integer_value(std::string_view spelling) {
-  std::string_view digits = spelling.substr(0, spelling.size() - literal_suffix(spelling, false).size());
+namespace {
+
+enum class DigitsStatus { ok, malformed, too_large };
+
+// The digits of an integer literal (prefix included, suffix excluded).
+DigitsStatus integer_digits_value(std::string_view digits, std::uint64_t& value) {
   unsigned base = 10;
   if (digits.size() > 1 && digits[0] == '0') {
     if (digits[1] == 'x' || digits[1] == 'X') {
@@ -288,20 +318,72 @@ std::optional<std::uint64_t> integer_value(std::string_view spelling) {
       base = 8;
     }
   }
-  if (digits.empty()) return std::nullopt;
-  std::uint64_t value = 0;
+  if (digits.empty()) return DigitsStatus::malformed;
+  value = 0;
+  bool too_large = false;
   for (char c : digits) {
     if (c == '\'') continue;
     unsigned d;
     if (c >= '0' && c <= '9') d = c - '0';
     else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
     else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
-    else return std::nullopt;
-    if (d >= base) return std::nullopt;
-    if (value > (UINT64_MAX - d) / base) return std::nullopt;
-    value = value * base + d;
+    else return DigitsStatus::malformed;
+    if (d >= base) return DigitsStatus::malformed;
+    if (value > (UINT64_MAX - d) / base) too_large = true;
+    else value = value * base + d;
   }
+  return too_large ? DigitsStatus::too_large : DigitsStatus::ok;
+}
+
+// u, l, ll in either order and case (not lL): what C++ accepts on integers.
+bool valid_integer_suffix(std::string_view suffix) {
+  if (!suffix.empty() && (suffix.front() == 'u' || suffix.front() == 'U')) suffix.remove_prefix(1);
+  else if (!suffix.empty() && (suffix.back() == 'u' || suffix.back() == 'U')) suffix.remove_suffix(1);
+  return suffix.empty() || suffix == "l" || suffix == "L" || suffix == "ll" || suffix == "LL";
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> integer_value(std::string_view spelling) {
+  std::uint64_t value = 0;
+  std::string_view digits = spelling.substr(0, spelling.size() - literal_suffix(spelling, false).size());
+  if (integer_digits_value(digits, value) != DigitsStatus::ok) return std::nullopt;
   return value;
+}
+
+std::optional<LiteralProblem> integer_literal_problem(std::string_view spelling) {
+  std::string_view suffix = literal_suffix(spelling, false);
+  std::uint64_t value = 0;
+  switch (integer_digits_value(spelling.substr(0, spelling.size() - suffix.size()), value)) {
+    case DigitsStatus::malformed: return LiteralProblem{"invalid integer literal " + quote(spelling), ""};
+    case DigitsStatus::too_large: value = UINT64_MAX; break;
+    case DigitsStatus::ok: break;
+  }
+  if (!valid_integer_suffix(suffix))
+    return LiteralProblem{"integer literal " + quote(spelling) + " has the unknown suffix " + quote(suffix),
+                          "integer suffixes are `u`, `l`, `ll` and their combinations (`10u`, `10ull`)"};
+  if (value > static_cast<std::uint64_t>(INT64_MAX))
+    return LiteralProblem{"integer literal " + quote(spelling) + " does not fit in a 64-bit signed integer",
+                          "the largest is 9223372036854775807; write the smallest as `(-9223372036854775807 - 1)`"};
+  return std::nullopt;
+}
+
+std::optional<LiteralProblem> floating_literal_problem(std::string_view spelling) {
+  std::string_view suffix = literal_suffix(spelling, true);
+  if (!suffix.empty() && suffix != "f" && suffix != "F")
+    return LiteralProblem{"floating literal " + quote(spelling) + " has the unknown suffix " + quote(suffix),
+                          "a floating literal takes `f` (float) or no suffix (double)"};
+  bool hex = spelling.size() > 1 && spelling[0] == '0' && (spelling[1] == 'x' || spelling[1] == 'X');
+  if (hex && spelling.find_first_of("pP") == std::string_view::npos)
+    return LiteralProblem{"hexadecimal floating literal " + quote(spelling) + " needs a `p` exponent",
+                          "write the power of two after `p`, as in `0x1.8p0`"};
+  double value = floating_value(spelling);
+  bool is_float = !suffix.empty();
+  if (!std::isfinite(value) || (is_float && std::fabs(value) > std::numeric_limits<float>::max()))
+    return LiteralProblem{"floating literal " + quote(spelling) + " is out of range for " +
+                              (is_float ? "float" : "double"),
+                          is_float ? "the largest float is about 3.4e38" : "the largest double is about 1.8e308"};
+  return std::nullopt;
 }
 
 double floating_value(std::string_view spelling) {
@@ -323,10 +405,15 @@ Diagnostic error_at(const Token& token, std::string message, std::string hint) {
 
 std::string describe(const Token& token) {
   if (token.kind == TokenKind::end_of_file) return "end of file";
-  std::string text(token.text.substr(0, 40));
-  for (char& c : text)
+  return quote(token.text);
+}
+
+std::string quote(std::string_view text, std::size_t max_bytes) {
+  std::string shown(text.substr(0, max_bytes));
+  for (char& c : shown)
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
-  return "`" + text + "`";
+  if (text.size() > max_bytes) shown += "...";
+  return "`" + shown + "`";
 }
 
 }  // namespace croq::frontend

@@ -46,12 +46,26 @@ struct Token {
 // an unterminated block comment is reported in `diagnostics` and ends the
 // token stream. The last token is always end_of_file.
 std::vector<Token> tokenize(std::string_view source, std::vector<Diagnostic>& diagnostics);
+// The same, stopping with an error after `max_tokens` tokens; `complete` is
+// false when it did.
+std::vector<Token> tokenize(std::string_view source, std::vector<Diagnostic>& diagnostics, std::size_t max_tokens,
+                            bool& complete);
 
 // The value of an integer literal (hex, binary, octal, ' separators,
 // u/l suffixes); nullopt when it does not fit in 64 bits or is malformed.
 std::optional<std::uint64_t> integer_value(std::string_view spelling);
 // The value of a floating literal, suffix ignored.
 double floating_value(std::string_view spelling);
+
+// Why a numeric literal cannot be used: malformed, an unknown suffix (which
+// would reach the generated CUDA as a user-defined literal), an integer
+// above INT64_MAX, a float that is infinite in its type. nullopt when fine.
+struct LiteralProblem {
+  std::string message;
+  std::string hint;
+};
+std::optional<LiteralProblem> integer_literal_problem(std::string_view spelling);
+std::optional<LiteralProblem> floating_literal_problem(std::string_view spelling);
 // The suffix letters of a numeric literal: "f" for 0.0f, "u" for 1u.
 std::string_view literal_suffix(std::string_view spelling, bool floating);
 
@@ -60,5 +74,7 @@ Diagnostic error_at(const Token& token, std::string message, std::string hint = 
 
 // How a token reads in a message: `=>`, `shared`, "end of file".
 std::string describe(const Token& token);
+// Source text in backquotes for a message, shortened past `max_bytes`.
+std::string quote(std::string_view text, std::size_t max_bytes = 40);
 
 }  // namespace croq::frontend

@@ -279,10 +279,13 @@ void Parser::parse_top_level(Program& program) {
 }
 
 // Whether `template <...>` at the cursor is followed by __co__ / __co_device__.
+// The look-ahead is bounded: host code is skipped one token at a time, so an
+// unbounded scan from every `template` would make `template<template<...`
+// quadratic; no template header of a __co__ function is that long.
 bool Parser::template_introduces_function(size_t& after) const {
   if (!peek(1).is("<")) return false;
   int depth = 0;
-  for (size_t i = 1; pos_ + i < tokens_.size(); ++i) {
+  for (size_t i = 1; pos_ + i < tokens_.size() && i <= kMaxTemplateHeaderTokens; ++i) {
     const Token& t = peek(i);
     if (t.kind == TokenKind::end_of_file || t.is(";") || t.is("{")) return false;
     if (t.is("<")) ++depth;

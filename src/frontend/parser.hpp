@@ -22,6 +22,7 @@ class Parser {
   static constexpr size_t kMaxErrors = 50;
   static constexpr int kMaxNesting = 160;
   static constexpr int kMaxOperands = 4096;  // per statement; keeps trees shallow enough to walk recursively
+  static constexpr size_t kMaxTemplateHeaderTokens = 64;  // `template <...>` before __co__ (about 15 parameters)
 
   Parser(std::vector<Token> tokens, std::string_view source, std::vector<Diagnostic>& diagnostics);
 

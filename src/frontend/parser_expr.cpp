@@ -176,14 +176,21 @@ ExprPtr Parser::parse_primary() {
   switch (t.kind) {
     case TokenKind::integer: {
       advance();
-      std::optional<std::uint64_t> v = integer_value(t.text);
-      if (!v) fail(t, "invalid integer literal " + describe(t));
-      return make_expr(loc, IntegerLiteral{std::string(t.text), *v, std::string(literal_suffix(t.text, false))});
+      // A literal the language cannot use is reported and read as 0, so parsing goes on.
+      std::uint64_t value = 0;
+      if (auto problem = integer_literal_problem(t.text)) report(t, problem->message, problem->hint);
+      else value = integer_value(t.text).value_or(0);
+      return make_expr(loc, IntegerLiteral{std::string(t.text), value, std::string(literal_suffix(t.text, false))});
     }
-    case TokenKind::floating:
+    case TokenKind::floating: {
       advance();
+      if (auto problem = floating_literal_problem(t.text)) {
+        report(t, problem->message, problem->hint);
+        return make_expr(loc, FloatLiteral{"0.0", 0.0, ""});
+      }
       return make_expr(loc, FloatLiteral{std::string(t.text), floating_value(t.text),
                                          std::string(literal_suffix(t.text, true))});
+    }
     case TokenKind::string:
     case TokenKind::character:
       advance();

@@ -5,8 +5,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <string_view>
+
+#include "frontend/limits.hpp"
+#include "frontend/preprocess_expr.hpp"
 
 namespace croq::frontend {
 namespace {
@@ -38,139 +43,22 @@ std::string join_text(const std::vector<Token>& tokens) {
   return text;
 }
 
-// Integer constant expressions of #if lines and define values, C rules:
-// cond ? a : b, ||, &&, |, ^, &, == !=, < > <= >=, << >>, + -, * / %, unary.
-class ConstantEvaluator {
- public:
-  explicit ConstantEvaluator(const std::vector<Token>& tokens) : t_(tokens) {}
-
-  // nullopt when the tokens are not a well-formed constant expression.
-  std::optional<std::int64_t> evaluate() {
-    std::int64_t v = conditional(0);
-    if (failed_ || i_ != t_.size()) return std::nullopt;
-    return v;
-  }
-  const std::string& error() const { return error_; }
-  size_t error_index() const { return std::min(i_, t_.empty() ? 0 : t_.size() - 1); }
-
- private:
-  bool at(std::string_view s) const { return i_ < t_.size() && t_[i_].is(s) && t_[i_].kind == TokenKind::punct; }
-  void fail(std::string msg) {
-    if (!failed_) error_ = std::move(msg);
-    failed_ = true;
-  }
-
-  std::int64_t conditional(int depth) {
-    std::int64_t c = binary(0, depth);
-    if (!at("?")) return c;
-    ++i_;
-    std::int64_t a = conditional(depth + 1);
-    if (!at(":")) {
-      fail("expected `:` in the conditional expression");
-      return 0;
-    }
-    ++i_;
-    std::int64_t b = conditional(depth + 1);
-    return c ? a : b;
-  }
-
-  static int precedence(std::string_view op) {
-    static constexpr std::array<std::pair<std::string_view, int>, 18> table = {{
-        {"||", 1}, {"&&", 2}, {"|", 3}, {"^", 4}, {"&", 5}, {"==", 6}, {"!=", 6},
-        {"<", 7}, {">", 7}, {"<=", 7}, {">=", 7}, {"<<", 8}, {">>", 8},
-        {"+", 9}, {"-", 9}, {"*", 10}, {"/", 10}, {"%", 10}}};
-    for (const auto& [name, p] : table)
-      if (name == op) return p;
-    return 0;
-  }
-
-  std::int64_t binary(int min_precedence, int depth) {
-    std::int64_t lhs = unary(depth);
-    while (i_ < t_.size() && t_[i_].kind == TokenKind::punct && !failed_) {
-      std::string_view op = t_[i_].text;
-      int p = precedence(op);
-      if (p == 0 || p <= min_precedence) break;
-      ++i_;
-      std::int64_t rhs = binary(p, depth + 1);
-      lhs = apply(op, lhs, rhs);
-    }
-    return lhs;
-  }
-
-  std::int64_t apply(std::string_view op, std::int64_t a, std::int64_t b) {
-    auto ua = static_cast<std::uint64_t>(a), ub = static_cast<std::uint64_t>(b);
-    if ((op == "/" || op == "%") && b == 0) {
-      fail("division by zero in a constant expression");
-      return 0;
-    }
-    if (op == "||") return a || b;
-    if (op == "&&") return a && b;
-    if (op == "|") return a | b;
-    if (op == "^") return a ^ b;
-    if (op == "&") return a & b;
-    if (op == "==") return a == b;
-    if (op == "!=") return a != b;
-    if (op == "<") return a < b;
-    if (op == ">") return a > b;
-    if (op == "<=") return a <= b;
-    if (op == ">=") return a >= b;
-    if (op == "<<") return static_cast<std::int64_t>(ua << (ub & 63));
-    if (op == ">>") return a >> (ub & 63);
-    if (op == "+") return static_cast<std::int64_t>(ua + ub);
-    if (op == "-") return static_cast<std::int64_t>(ua - ub);
-    if (op == "*") return static_cast<std::int64_t>(ua * ub);
-    if (a == INT64_MIN && b == -1) return op == "/" ? a : 0;
-    if (op == "/") return a / b;
-    return a % b;
-  }
-
-  std::int64_t unary(int depth) {
-    if (depth > 200) {
-      fail("constant expression nested too deeply");
-      return 0;
-    }
-    if (i_ >= t_.size()) {
-      fail("expected a value, found end of line");
-      return 0;
-    }
-    const Token& t = t_[i_];
-    if (t.kind == TokenKind::punct) {
-      if (t.text == "(") {
-        ++i_;
-        std::int64_t v = conditional(depth + 1);
-        if (!at(")")) {
-          fail("expected `)` in the constant expression");
-          return 0;
-        }
-        ++i_;
-        return v;
-      }
-      ++i_;
-      if (t.text == "-") return static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(unary(depth + 1)));
-      if (t.text == "+") return unary(depth + 1);
-      if (t.text == "!") return !unary(depth + 1);
-      if (t.text == "~") return ~unary(depth + 1);
-      --i_;
-    }
-    if (t.kind == TokenKind::integer) {
-      ++i_;
-      std::optional<std::uint64_t> v = integer_value(t.text);
-      if (!v) fail("invalid integer literal " + describe(t));
-      return static_cast<std::int64_t>(v.value_or(0));
-    }
-    if (t.kind == TokenKind::identifier) {  // names left after expansion are 0, as in C
-      ++i_;
-      return t.text == "true" ? 1 : 0;
-    }
-    fail("expected a value, found " + describe(t));
-    return 0;
-  }
-
-  const std::vector<Token>& t_;
-  size_t i_ = 0;
-  bool failed_ = false;
-  std::string error_;
+// One use of a define being expanded, with its share of the budget.
+struct Expansion {
+  Expansion(const Token& use, bool quiet_problems) : site(use), quiet(quiet_problems) {}
+  const Token& site;  // the name as written: expanded tokens take its location
+  bool quiet;         // computing a define's value: problems only mean "not a constant"
+  std::size_t tokens = 0;
+  std::vector<std::string_view> active;  // defines being expanded; stops self-reference
+  bool too_large = false;
+  std::string_view too_deep;  // the define left unexpanded at the nesting limit
 };
+
+bool is_identifier_text(std::string_view name) {
+  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
 
 class Preprocessor {
  public:
@@ -183,7 +71,7 @@ class Preprocessor {
     out_.tokens.reserve(in_.size());
     size_t end = in_.size() - 1;  // the end_of_file token
     size_t pos = 0;
-    while (pos < end) {
+    while (pos < end && !out_.fatal) {
       if (is_directive(pos)) {
         size_t next = line_end(pos);
         directive(pos, next);
@@ -192,15 +80,15 @@ class Preprocessor {
         continue;
       }
       if (active()) {
-        std::vector<std::string_view> expanding;
-        emit(in_[pos], in_[pos], expanding);
+        emit_source(in_[pos]);
         follows_directive_ = false;
       }
       ++pos;
     }
-    for (const Conditional& c : conditionals_)
-      diags_.push_back(error_at(c.where, "unterminated `#" + std::string(c.where.text) + "`: no matching `#endif`",
-                                "add `#endif` at the end of the conditional block"));
+    if (!out_.fatal)
+      for (const Conditional& c : conditionals_)
+        report(error_at(c.where, "unterminated `#" + std::string(c.where.text) + "`: no matching `#endif`",
+                        "add `#endif` at the end of the conditional block"));
     Token eof = in_.back();
     eof.follows_directive = follows_directive_;
     out_.tokens.push_back(eof);
@@ -209,6 +97,12 @@ class Preprocessor {
 
  private:
   bool active() const { return conditionals_.empty() || conditionals_.back().active; }
+
+  // Keeps at most kMaxDiagnostics; the rest are only counted.
+  void report(Diagnostic d) {
+    if (diags_.size() < limits::kMaxDiagnostics) diags_.push_back(std::move(d));
+    else ++out_.dropped_diagnostics;
+  }
 
   bool is_directive(size_t pos) const {
     const Token& hash = in_[pos];
@@ -227,17 +121,9 @@ class Preprocessor {
 
   void install_option_defines() {
     for (const auto& [name, value] : options_) {
-      std::string text;
-      if (const auto* i = std::get_if<std::int64_t>(&value)) {
-        text = *i < 0 ? "(" + std::to_string(*i) + ")" : std::to_string(*i);
-      } else {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.17g", std::get<double>(value));
-        text = buf;
-        if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
-        if (text[0] == '-') text = "(" + text + ")";
-      }
-      out_.storage.push_back(std::make_unique<std::string>(text));
+      std::optional<std::string> text = option_text(name, value);
+      if (!text) continue;
+      out_.storage.push_back(std::make_unique<std::string>(*text));
       std::vector<Diagnostic> ignored;
       std::vector<Token> body = tokenize(*out_.storage.back(), ignored);
       body.pop_back();
@@ -247,40 +133,136 @@ class Preprocessor {
       macros_[name] = std::move(m);
       ast::Define d;
       d.name = name;
-      d.text = text;
+      d.text = *text;
       d.value = value;
       d.from_options = true;
       out_.defines[name] = d;
     }
   }
 
-  // Expands object-like defines recursively; `expanding` stops self-reference.
-  void emit(const Token& t, const Token& site, std::vector<std::string_view>& expanding) {
-    if (t.is_identifier()) {
-      auto it = macros_.find(t.text);
-      if (it != macros_.end() && !it->second.function_like &&
-          std::find(expanding.begin(), expanding.end(), t.text) == expanding.end() &&
-          expanding.size() < 64) {
-        expanding.push_back(t.text);
-        bool first = true;
-        for (const Token& b : it->second.body) {
-          Token copy = b;
-          copy.line = site.line;
-          copy.column = site.column;
-          copy.offset = site.offset;
-          copy.at_line_start = first && site.at_line_start;
-          copy.space_before = first ? site.space_before : b.space_before;
-          emit(copy, site, expanding);
-          first = false;
-        }
-        expanding.pop_back();
-        return;
-      }
+  // The source text of an option define, or nullopt (reported) when the name
+  // is not an identifier or the value is not a finite number.
+  std::optional<std::string> option_text(const std::string& name, const DefineValue& value) {
+    auto refuse = [&](std::string why, std::string hint) {
+      Diagnostic d;
+      d.message = "the define " + quote(name) + " (CompileOptions::defines, --define) " + why;
+      d.hint = std::move(hint);
+      report(std::move(d));
+      return std::nullopt;
+    };
+    if (!is_identifier_text(name))
+      return refuse("is not a name", "a define's name is a letter or `_` followed by letters, digits and `_`");
+    if (const auto* i = std::get_if<std::int64_t>(&value)) {
+      if (*i == INT64_MIN) return "(-9223372036854775807 - 1)";  // the literal 9223372036854775808 does not fit
+      return *i < 0 ? "(" + std::to_string(*i) + ")" : std::to_string(*i);
     }
+    double v = std::get<double>(value);
+    if (!std::isfinite(v)) {
+      std::string spelled = std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+      return refuse("is " + spelled + ", not a finite number", "give an integer or a finite floating value");
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    std::string text = buf;
+    if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+    if (text[0] == '-') text = "(" + text + ")";
+    return text;
+  }
+
+  // The define `t` names, when it expands here (object-like, not already being expanded).
+  const Macro* expandable(const Token& t, const std::vector<std::string_view>& active) const {
+    if (!t.is_identifier()) return nullptr;
+    auto it = macros_.find(t.text);
+    if (it == macros_.end() || it->second.function_like) return nullptr;
+    if (std::find(active.begin(), active.end(), t.text) != active.end()) return nullptr;
+    return &it->second;
+  }
+
+  void push(const Token& t) {
     Token copy = t;
     copy.follows_directive = follows_directive_;
     follows_directive_ = false;
     out_.tokens.push_back(copy);
+  }
+
+  // A token of the source text in an active region.
+  void emit_source(const Token& t) {
+    if (expandable(t, {})) expand_use(t, false);
+    else push(t);
+  }
+
+  // Expands one use of a define into out_.tokens within the limits of
+  // limits.hpp. Returns false when a limit was hit: nothing is emitted then
+  // (a too deep chain keeps its unexpanded name), and unless `quiet` it is
+  // an error naming the define.
+  bool expand_use(const Token& site, bool quiet) {
+    std::size_t before = out_.tokens.size();
+    Expansion e(site, quiet);
+    expand(site, e);
+    if (budget_exhausted_) {
+      out_.tokens.resize(before);
+      if (!out_.fatal)
+        report(error_at(site, "defines expand to more than " + limits::group_digits(limits::kMaxExpandedTokens) +
+                                  " tokens in this source; stopped at " + quote(site.text),
+                        "define values directly instead of through other defines"));
+      out_.fatal = true;
+      return false;
+    }
+    if (e.too_large) {
+      out_.tokens.resize(before);
+      if (quiet) return false;
+      report(error_at(site, "the expansion of " + quote(site.text) + " grows past " +
+                                limits::group_digits(limits::kMaxTokensPerDefineUse) +
+                                " tokens (the limit for one use of a define)",
+                      "a define that uses another define more than once doubles at every level; define the value "
+                      "directly"));
+      out_.fatal = true;  // what follows would only be errors about the missing tokens
+      return false;
+    }
+    if (!e.too_deep.empty()) {
+      if (!quiet)
+        report(error_at(site, "the expansion of " + quote(site.text) + " goes through more than " +
+                                  std::to_string(limits::kMaxDefineNesting) + " nested defines; " +
+                                  quote(e.too_deep) + " is not expanded",
+                        "shorten the chain of `#define`s"));
+      return false;
+    }
+    return true;
+  }
+
+  // `t` itself when it is no define (located at the use), else its expansion.
+  void expand(const Token& t, Expansion& e) {
+    if (e.too_large || budget_exhausted_) return;
+    if (++e.tokens > limits::kMaxTokensPerDefineUse) {
+      e.too_large = true;
+      return;
+    }
+    if (++expanded_tokens_ > limits::kMaxExpandedTokens) {
+      budget_exhausted_ = true;
+      return;
+    }
+    const Macro* macro = expandable(t, e.active);
+    if (macro && e.active.size() >= limits::kMaxDefineNesting) {
+      if (e.too_deep.empty()) e.too_deep = t.text;
+      macro = nullptr;
+    }
+    if (!macro) {
+      push(t);
+      return;
+    }
+    e.active.push_back(t.text);
+    bool first = true;
+    for (const Token& b : macro->body) {
+      Token copy = b;
+      copy.line = e.site.line;
+      copy.column = e.site.column;
+      copy.offset = e.site.offset;
+      copy.at_line_start = first && e.site.at_line_start;
+      copy.space_before = first ? e.site.space_before : b.space_before;
+      expand(copy, e);
+      first = false;
+    }
+    e.active.pop_back();
   }
 
   // tokens [begin, end) are `# name args...`
@@ -291,13 +273,13 @@ class Preprocessor {
     size_t args = begin + 2;
     if (d == "ifdef" || d == "ifndef") {
       bool defined = args < end && in_[args].is_identifier() && is_defined(in_[args].text);
-      if (args >= end) diags_.push_back(error_at(name, "expected a name after `#" + std::string(d) + "`"));
+      if (args >= end) report(error_at(name, "expected a name after `#" + std::string(d) + "`"));
       push_conditional(name, d == "ifdef" ? defined : !defined);
     } else if (d == "if") {
       push_conditional(name, active() && condition(name, args, end));
     } else if (d == "elif" || d == "elifdef" || d == "elifndef") {
       if (conditionals_.empty() || conditionals_.back().seen_else) {
-        diags_.push_back(error_at(name, conditionals_.empty() ? "`#" + std::string(d) + "` without `#if`"
+        report(error_at(name, conditionals_.empty() ? "`#" + std::string(d) + "` without `#if`"
                                                               : "`#" + std::string(d) + "` after `#else`"));
         return;
       }
@@ -311,7 +293,7 @@ class Preprocessor {
       c.taken = c.taken || value;
     } else if (d == "else") {
       if (conditionals_.empty() || conditionals_.back().seen_else) {
-        diags_.push_back(error_at(name, conditionals_.empty() ? "`#else` without `#if`" : "`#else` after `#else`"));
+        report(error_at(name, conditionals_.empty() ? "`#else` without `#if`" : "`#else` after `#else`"));
         return;
       }
       Conditional& c = conditionals_.back();
@@ -320,7 +302,7 @@ class Preprocessor {
       c.taken = true;
     } else if (d == "endif") {
       if (conditionals_.empty()) {
-        diags_.push_back(error_at(name, "`#endif` without `#if`", "remove it, or add the matching `#if`"));
+        report(error_at(name, "`#endif` without `#if`", "remove it, or add the matching `#if`"));
         return;
       }
       conditionals_.pop_back();
@@ -341,7 +323,7 @@ class Preprocessor {
       std::vector<Token> text(in_.begin() + args, in_.begin() + end);
       Diagnostic diag = error_at(name, "#" + std::string(d) + ": " + join_text(text));
       if (d == "warning") diag.severity = Severity::warning;
-      diags_.push_back(std::move(diag));
+      report(std::move(diag));
     }
     // #include, #pragma and the other host directives are the host compiler's business.
   }
@@ -357,45 +339,58 @@ class Preprocessor {
     conditionals_.push_back(c);
   }
 
+  // The tokens [begin, end) with their defines expanded, as they are in the
+  // output: for #if lines and define values. False when a limit was hit.
+  bool expand_tokens(const std::vector<Token>& tokens, size_t begin, size_t end, std::vector<Token>& expanded,
+                     bool quiet, bool handle_defined) {
+    size_t before = out_.tokens.size();
+    bool saved = follows_directive_;
+    bool ok = true;
+    for (size_t i = begin; i < end && ok; ++i) {
+      const Token& t = tokens[i];
+      if (handle_defined && t.is("defined")) {  // `defined X`, `defined(X)` before expansion
+        bool paren = i + 1 < end && tokens[i + 1].is("(");
+        size_t name = i + (paren ? 2 : 1);
+        Token one = t;
+        one.kind = TokenKind::integer;
+        one.text = name < end && tokens[name].is_identifier() && is_defined(tokens[name].text) ? "1" : "0";
+        out_.tokens.push_back(one);
+        i = name + (paren ? 1 : 0);
+        continue;
+      }
+      if (expandable(t, {})) ok = expand_use(t, quiet);
+      else push(t);
+    }
+    expanded.assign(out_.tokens.begin() + before, out_.tokens.end());
+    out_.tokens.resize(before);
+    follows_directive_ = saved;
+    return ok;
+  }
+
   // Evaluates an #if / #elif line: `defined X` first, then expansion, then arithmetic.
   bool condition(const Token& directive, size_t begin, size_t end) {
     std::vector<Token> expanded;
-    for (size_t i = begin; i < end; ++i) {
-      if (in_[i].is("defined")) {
-        bool paren = i + 1 < end && in_[i + 1].is("(");
-        size_t n = i + (paren ? 2 : 1);
-        Token one = in_[i];
-        one.kind = TokenKind::integer;
-        one.text = n < end && in_[n].is_identifier() && is_defined(in_[n].text) ? "1" : "0";
-        expanded.push_back(one);
-        i = n + (paren ? 1 : 0);
-        continue;
-      }
-      size_t before = out_.tokens.size();
-      std::vector<std::string_view> expanding;
-      emit(in_[i], in_[i], expanding);
-      expanded.insert(expanded.end(), out_.tokens.begin() + before, out_.tokens.end());
-      out_.tokens.resize(before);
-    }
+    if (!expand_tokens(in_, begin, end, expanded, false, true)) return false;
+    std::string where = "`#" + std::string(directive.text) + "`";
     if (expanded.empty()) {
-      diags_.push_back(error_at(directive, "expected an expression after `#" + std::string(directive.text) + "`"));
+      report(error_at(directive, "expected an expression after " + where));
       return false;
     }
-    ConstantEvaluator eval(expanded);
-    std::optional<std::int64_t> v = eval.evaluate();
-    if (!v) {
-      std::string msg = eval.error().empty() ? "unexpected " + describe(expanded[eval.error_index()]) + " in `#" +
-                                                   std::string(directive.text) + "` expression"
-                                             : eval.error();
-      diags_.push_back(error_at(expanded[eval.error_index()], msg));
+    ConstantResult r = evaluate_constant(expanded);
+    if (!r.value) {
+      std::string msg = r.error.empty() ? "unexpected " + describe(expanded[r.error_token]) + " in " + where +
+                                              " expression"
+                        : r.arithmetic_fault ? r.error + " in the " + where + " condition"
+                                             : r.error;
+      report(error_at(expanded[r.error_token], msg, r.hint));
       return false;
     }
-    return *v != 0;
+    return *r.value != 0;
   }
 
   void define(const Token& directive, size_t begin, size_t end) {
     if (begin >= end || !in_[begin].is_identifier()) {
-      diags_.push_back(error_at(begin < end ? in_[begin] : directive,
+      report(error_at(begin < end ? in_[begin] : directive,
                                 "expected a name after `#define`, found " +
                                     (begin < end ? describe(in_[begin]) : std::string("end of line"))));
       return;
@@ -427,6 +422,7 @@ class Preprocessor {
     out_.defines[key] = std::move(d);
   }
 
+  // The number a define's body stands for, when it is one.
   std::optional<DefineValue> constant_value(const std::vector<Token>& body) {
     if (body.empty()) return std::nullopt;
     // A float literal, maybe negated or parenthesized.
@@ -434,22 +430,15 @@ class Preprocessor {
     while (i < n && body[i].is("(") && body[n - 1].is(")")) ++i, --n;
     bool negative = i < n && body[i].is("-");
     if (i + negative + 1 == n && body[i + negative].kind == TokenKind::floating) {
+      if (floating_literal_problem(body[i + negative].text)) return std::nullopt;  // reported where it is used
       double v = floating_value(body[i + negative].text);
       return negative ? -v : v;
     }
     std::vector<Token> expanded;
-    std::vector<std::string_view> expanding;
-    size_t before = out_.tokens.size();
-    bool saved = follows_directive_;
-    for (const Token& t : body) emit(t, t, expanding);
-    expanded.assign(out_.tokens.begin() + before, out_.tokens.end());
-    out_.tokens.resize(before);
-    follows_directive_ = saved;
+    if (!expand_tokens(body, 0, body.size(), expanded, true, false)) return std::nullopt;
     for (const Token& t : expanded)
       if (t.is_identifier() || t.kind == TokenKind::floating) return std::nullopt;
-    ConstantEvaluator eval(expanded);
-    if (auto v = eval.evaluate()) return *v;
-    return std::nullopt;
+    return evaluate_constant(expanded).value;
   }
 
   const std::vector<Token>& in_;
@@ -459,6 +448,8 @@ class Preprocessor {
   std::vector<Conditional> conditionals_;
   PreprocessedTokens out_;
   bool follows_directive_ = false;
+  std::size_t expanded_tokens_ = 0;  // by all define expansions, against kMaxExpandedTokens
+  bool budget_exhausted_ = false;
 };
 
 }  // namespace

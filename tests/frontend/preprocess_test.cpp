@@ -107,7 +107,7 @@ TEST(Preprocess, Errors) {
   EXPECT_EQ(p.diags[0].column, 2);
   EXPECT_EQ(p.diags[1].message, "expected an expression after `#if`");
   EXPECT_EQ(p.diags[1].line, 2);
-  EXPECT_EQ(p.diags[2].message, "division by zero in a constant expression");
+  EXPECT_EQ(p.diags[2].message, "`1 / 0` divides by zero in the `#if` condition");
   EXPECT_EQ(p.diags[2].line, 4);
   EXPECT_EQ(p.diags[3].message, "`#else` without `#if`");
   EXPECT_EQ(p.diags[4].message, "unterminated `#ifdef`: no matching `#endif`");

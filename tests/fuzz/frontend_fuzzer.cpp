@@ -3,6 +3,7 @@
 // croq::CompileError is a bug. See README.md for how to run it.
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.defines["M"] = std::int64_t{64};
     options.defines["HALF"] = 0.5;
     options.defines["NEG"] = std::int64_t{-3};
+    options.defines["LOWEST"] = INT64_MIN;
+  }
+  // When set, values the preprocessor must refuse (with an error, not a crash).
+  if (size > 0 && (data[0] & 2)) {
+    options.defines["NOT_A_NUMBER"] = std::numeric_limits<double>::quiet_NaN();
+    options.defines["bad name"] = std::int64_t{1};
   }
   try {
     auto program = croq::frontend::parse_program(source, options);
