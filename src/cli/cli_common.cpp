@@ -1,9 +1,13 @@
 #include "cli/cli_common.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <limits>
+#include <string_view>
 
 #include "croq/error.hpp"
 #include "frontend/frontend.hpp"
@@ -15,20 +19,68 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
-bool read_file(const std::string& path, std::string& text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  text = ss.str();
-  return true;
+namespace {
+
+bool is_name(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// A whole decimal or 0x-hex integer with an optional sign.
+std::optional<std::int64_t> parse_integer(const std::string& text, bool& out_of_range) {
+  out_of_range = false;
+  if (text.empty()) return std::nullopt;
+  std::size_t i = text[0] == '-' || text[0] == '+' ? 1 : 0;
+  bool hex = text.size() > i + 2 && text[i] == '0' && (text[i + 1] == 'x' || text[i + 1] == 'X');
+  std::string_view digits = std::string_view(text).substr(i + (hex ? 2 : 0));
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [&](char c) {
+        return hex ? std::isxdigit(static_cast<unsigned char>(c)) != 0 : std::isdigit(static_cast<unsigned char>(c)) != 0;
+      }))
+    return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(text.c_str(), &end, hex ? 16 : 10);
+  if (errno == ERANGE) out_of_range = true;
+  return static_cast<std::int64_t>(v);
+}
+
+// A decimal floating literal: digits with a `.` or an exponent, optional f/F.
+bool is_decimal_float(const std::string& text) {
+  std::size_t i = text[0] == '-' || text[0] == '+' ? 1 : 0;
+  std::size_t digits = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i, ++digits;
+  bool point = i < text.size() && text[i] == '.';
+  if (point) ++i;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i, ++digits;
+  if (digits == 0) return false;
+  bool exponent = i < text.size() && (text[i] == 'e' || text[i] == 'E');
+  if (exponent) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    std::size_t exponent_digits = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i, ++exponent_digits;
+    if (exponent_digits == 0) return false;
+  }
+  if (!point && !exponent) return false;
+  if (i < text.size() && (text[i] == 'f' || text[i] == 'F')) ++i;
+  return i == text.size();
+}
+
+}  // namespace
+
+std::optional<std::int64_t> parse_integer_option(const std::string& text) {
+  bool out_of_range = false;
+  std::optional<std::int64_t> v = text.empty() ? std::nullopt : parse_integer(text, out_of_range);
+  if (out_of_range) return std::nullopt;
+  return v;
 }
 
 bool parse_define(const std::string& spec, CompileOptions& options, std::string& error) {
   size_t eq = spec.find('=');
   std::string name = spec.substr(0, eq);
-  if (name.empty()) {
-    error = "--define needs NAME=VALUE, got `" + spec + "`";
+  if (!is_name(name)) {
+    error = name.empty() ? "--define needs NAME=VALUE, got `" + spec + "`"
+                         : "--define: `" + name + "` is not a name (a letter or `_`, then letters, digits, `_`)";
     return false;
   }
   if (eq == std::string::npos) {
@@ -36,31 +88,49 @@ bool parse_define(const std::string& spec, CompileOptions& options, std::string&
     return true;
   }
   std::string value = spec.substr(eq + 1);
-  const char* begin = value.c_str();
-  char* end = nullptr;
-  long long i = std::strtoll(begin, &end, 0);
-  if (!value.empty() && *end == '\0') {
-    options.defines[name] = static_cast<std::int64_t>(i);
+  if (value.empty()) {
+    error = "--define " + name + ": the value is empty";
+    return false;
+  }
+  bool out_of_range = false;
+  if (std::optional<std::int64_t> i = parse_integer(value, out_of_range)) {
+    if (out_of_range) {
+      error = "--define " + name + ": `" + value + "` does not fit in a 64-bit signed integer";
+      return false;
+    }
+    options.defines[name] = *i;
     return true;
   }
-  double d = std::strtod(begin, &end);
-  if (!value.empty() && (*end == '\0' || ((*end == 'f' || *end == 'F') && end[1] == '\0'))) {
+  if (is_decimal_float(value)) {
+    double d = std::strtod(value.c_str(), nullptr);  // 1e999 is inf; 1e-999 is 0
+    bool is_float = value.back() == 'f' || value.back() == 'F';
+    if (!std::isfinite(d) ||
+        (is_float && std::fabs(d) > std::numeric_limits<float>::max())) {
+      error = "--define " + name + ": `" + value + "` is out of range for " + (is_float ? "float" : "double");
+      return false;
+    }
     options.defines[name] = d;
     return true;
   }
-  error = "--define " + name + ": `" + value + "` is not a number";
+  error = "--define " + name + ": `" + value +
+          "` is not a number (an integer such as 128 or 0x80, or a finite float such as 0.5 or 1e-3f)";
   return false;
 }
 
 bool parse_shape(const std::string& spec, std::map<std::string, std::int64_t>& shapes, std::string& error) {
   size_t eq = spec.find('=');
-  char* end = nullptr;
-  long long v = eq == std::string::npos ? 0 : std::strtoll(spec.c_str() + eq + 1, &end, 0);
-  if (eq == std::string::npos || eq == 0 || end == spec.c_str() + eq + 1 || *end != '\0' || v <= 0) {
+  bool out_of_range = false;
+  std::optional<std::int64_t> v;
+  if (eq != std::string::npos && eq + 1 < spec.size()) v = parse_integer(spec.substr(eq + 1), out_of_range);
+  if (out_of_range) {
+    error = "--shape " + spec.substr(0, eq) + ": `" + spec.substr(eq + 1) + "` does not fit in a 64-bit signed integer";
+    return false;
+  }
+  if (eq == std::string::npos || !is_name(spec.substr(0, eq)) || !v || *v <= 0) {
     error = "--shape needs NAME=POSITIVE_INTEGER, got `" + spec + "`";
     return false;
   }
-  shapes[spec.substr(0, eq)] = v;
+  shapes[spec.substr(0, eq)] = *v;
   return true;
 }
 

@@ -20,9 +20,12 @@ constexpr int kExitErrors = 1;
 constexpr int kExitUsage = 2;
 
 int usage_error(const std::string& message);
-bool read_file(const std::string& path, std::string& text);
-// --define NAME=VALUE: integers (decimal or 0x hex) and floats; NAME alone is 1.
+// --define NAME=VALUE: integers (decimal or 0x hex, 64-bit) and finite
+// decimal floats (1.5, 1e-3, 0.5f); NAME alone is 1. Anything else (inf,
+// nan, 1e999, 1.5_x, a bad name) is refused with the reason in `error`.
 bool parse_define(const std::string& spec, CompileOptions& options, std::string& error);
+// A whole decimal or 0x-hex 64-bit integer (sign allowed); nullopt otherwise.
+std::optional<std::int64_t> parse_integer_option(const std::string& text);
 // --shape NAME=VALUE
 bool parse_shape(const std::string& spec, std::map<std::string, std::int64_t>& shapes, std::string& error);
 

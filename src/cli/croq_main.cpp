@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/cli_common.hpp"
+#include "cli/file_io.hpp"
 #include "cli/kernel_commands.hpp"
 #include "croq/error.hpp"
 #include "croq/options.hpp"
@@ -22,7 +23,7 @@ using croq::cli::kExitErrors;
 using croq::cli::kExitOk;
 using croq::cli::kExitUsage;
 using croq::cli::parse_define;
-using croq::cli::read_file;
+using croq::cli::read_source;
 using croq::cli::usage_error;
 
 struct Subcommand {
@@ -74,13 +75,7 @@ int run_check(const std::vector<std::string>& args) {
   }
   if (path.empty()) return usage_error("check: missing input file");
   std::string source;
-  if (path == "-") {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    source = ss.str();
-  } else if (!read_file(path, source)) {
-    return usage_error("cannot read `" + path + "`");
-  }
+  if (std::string problem = read_source(path, source); !problem.empty()) return usage_error(problem);
   options.source_name = path == "-" ? "<stdin>" : path;
 
   try {
@@ -154,6 +149,26 @@ void print_help() {
                "run `croq <command> --help` for a command's options\n";
 }
 
+// Runs a subcommand; what it prints must reach standard output, and nothing
+// it throws may end the process without a message.
+int run_guarded(const Subcommand& s, const std::vector<std::string>& args) {
+  int status = kExitErrors;
+  try {
+    status = s.run(args);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "croq " << s.name << ": out of memory\n";
+    status = kExitErrors;
+  } catch (const std::exception& e) {
+    std::cerr << "croq " << s.name << ": " << e.what() << "\n";
+    status = kExitErrors;
+  }
+  if (std::string problem = croq::cli::flush_stdout(); !problem.empty()) {
+    std::cerr << "croq " << s.name << ": " << problem << "\n";
+    if (status == kExitOk) status = kExitErrors;
+  }
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -175,7 +190,7 @@ int main(int argc, char** argv) {
         return kExitOk;
       }
     }
-    return s.run(rest);
+    return run_guarded(s, rest);
   }
   return usage_error("unknown command `" + args[0] + "`");
 }

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "cli/cli_common.hpp"
+#include "cli/file_io.hpp"
 #include "cli/npy.hpp"
 #include "croq/croq.hpp"
 #include "frontend/frontend.hpp"
@@ -48,7 +49,7 @@ bool parse_common(ArgReader& r, KernelOptions& k, int& status) {
 
 int load_source(KernelOptions& k) {
   if (k.path.empty()) return usage_error("missing input file");
-  if (!read_file(k.path, k.source)) return usage_error("cannot read `" + k.path + "`");
+  if (std::string problem = read_source(k.path, k.source); !problem.empty()) return usage_error(problem);
   k.compile.source_name = k.path;
   return kExitOk;
 }
@@ -139,9 +140,10 @@ int run_compile(const std::vector<std::string>& args) {
     if (output.empty()) {
       std::cout << text;
     } else {
-      std::ofstream out(output, std::ios::binary);
-      out << text;
-      if (!out) return usage_error("cannot write `" + output + "`");
+      if (std::string problem = write_file(output, {text}); !problem.empty()) {
+        std::cerr << "croq compile: " << problem << "\n";
+        return kExitErrors;
+      }
     }
     return kExitOk;
   } catch (const Error& e) {
@@ -165,7 +167,9 @@ int run_run(const std::vector<std::string>& args) {
       if (eq == std::string::npos || eq == 0) return usage_error("--arg needs NAME=FILE.npy, got `" + v + "`");
       inputs[v.substr(0, eq)] = v.substr(eq + 1);
     } else if (r.value("--random", v)) {
-      seed = std::strtoull(v.c_str(), nullptr, 0);
+      std::optional<std::int64_t> n = parse_integer_option(v);
+      if (!n || *n < 0) return usage_error("--random needs a non-negative integer seed, got `" + v + "`");
+      seed = static_cast<std::uint64_t>(*n);
     } else if (r.value("--out", v)) {
       out_path = v;
     } else if (r.missing_value()) {
@@ -230,7 +234,11 @@ int run_bench(const std::vector<std::string>& args) {
   for (ArgReader r(args); !r.done(); r.next()) {
     std::string v;
     if (parse_common(r, k, status)) { if (status) return status; continue; }
-    if (r.value("--reps", v)) reps = std::max(1, std::atoi(v.c_str()));
+    if (r.value("--reps", v)) {
+      std::optional<std::int64_t> n = parse_integer_option(v);
+      if (!n || *n < 1 || *n > 1000000) return usage_error("--reps needs an integer from 1 to 1000000, got `" + v + "`");
+      reps = static_cast<int>(*n);
+    }
     else if (r.value("--flops", v)) flops = std::strtod(v.c_str(), nullptr);
     else if (r.missing_value()) return usage_error(r.current() + " needs a value");
     else return usage_error("bench: unexpected argument `" + r.current() + "`");

@@ -1,10 +1,15 @@
 #include "cli/npy.hpp"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <vector>
 
+#include "cli/file_io.hpp"
 #include "croq/error.hpp"
+#include "support/checked_int.hpp"
 
 namespace croq::cli {
 namespace {
@@ -48,6 +53,7 @@ std::string npy_descr(DType dtype) {
 }
 
 Tensor read_npy(const std::string& path) {
+  if (std::string problem = input_file_problem(path); !problem.empty()) throw Error(problem);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open");
   char magic[8];
@@ -85,13 +91,27 @@ Tensor read_npy(const std::string& path) {
     std::size_t j = shape_text.find_first_of(",)", i);
     std::string part = shape_text.substr(i, j - i);
     part.erase(0, part.find_first_not_of(' '));
+    while (!part.empty() && part.back() == ' ') part.pop_back();
     if (!part.empty()) {
-      if (part.find_first_not_of("0123456789") != std::string::npos) bad(path, "malformed shape " + shape_text);
+      if (part.find_first_not_of("0123456789") != std::string::npos || part.size() > 18)
+        bad(path, "malformed shape " + shape_text);
       shape.push_back(std::stoull(part));
     }
     if (j == std::string::npos) break;
     i = j + 1;
   }
+  // The data must be there before it is allocated: a header may claim any shape.
+  std::vector<std::int64_t> extents(shape.begin(), shape.end());
+  std::optional<std::int64_t> elements = support::checked_product(extents);
+  support::CheckedInt bytes{0, support::ArithmeticFault::overflow};
+  if (elements) bytes = support::checked_mul(*elements, static_cast<std::int64_t>(dtype_size(entry->dtype)));
+  if (!bytes.ok()) bad(path, "shape " + shape_text + " has more bytes than fit in 64 bits");
+  std::error_code ec;
+  std::uintmax_t file_bytes = std::filesystem::file_size(path, ec);
+  std::streamoff offset = in.tellg();
+  if (!ec && offset >= 0 && static_cast<std::uintmax_t>(bytes.value) > file_bytes - static_cast<std::uintmax_t>(offset))
+    bad(path, "data ends before " + std::to_string(bytes.value) + " bytes of " + std::string(dtype_name(entry->dtype)) +
+                  " " + shape.str());
   Tensor t = Tensor::empty(entry->dtype, shape, MemoryKind::host);
   if (!in.read(static_cast<char*>(t.data()), static_cast<std::streamsize>(t.bytes())))
     bad(path, "data ends before " + std::to_string(t.bytes()) + " bytes of " + std::string(dtype_name(entry->dtype)) +
@@ -110,14 +130,10 @@ void write_npy(const std::string& path, const Tensor& tensor) {
   std::size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error(path + ": cannot open for writing");
-  out.write("\x93NUMPY\x01\x00", 8);
-  unsigned char len[2] = {static_cast<unsigned char>(header.size() & 0xff), static_cast<unsigned char>(header.size() >> 8)};
-  out.write(reinterpret_cast<const char*>(len), 2);
-  out << header;
-  out.write(static_cast<const char*>(host.data()), static_cast<std::streamsize>(host.bytes()));
-  if (!out) throw Error(path + ": write failed");
+  const char len[2] = {static_cast<char>(header.size() & 0xff), static_cast<char>(header.size() >> 8)};
+  std::string problem = write_file(path, {std::string_view("\x93NUMPY\x01\x00", 8), std::string_view(len, 2), header,
+                                          std::string_view(static_cast<const char*>(host.data()), host.bytes())});
+  if (!problem.empty()) throw Error(problem);
 }
 
 }  // namespace croq::cli

@@ -1,0 +1,28 @@
+// Reading the croq command's input files and writing its output files, with
+// every failure turned into a message: a directory, a file over the source
+// limit (/dev/zero), a full disk (/dev/full), a failed close.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+namespace croq::cli {
+
+// Reads a source file, or standard input for "-", of at most
+// frontend::limits::kMaxSourceBytes. Returns "" or why it cannot be read.
+std::string read_source(const std::string& path, std::string& text);
+
+// Why `path` cannot be opened as an input file ("" when it can): missing,
+// a directory, unreadable.
+std::string input_file_problem(const std::string& path);
+
+// Writes the pieces to `path` (created or truncated), checking every write
+// and the close. Returns "" or why it failed; a regular file left partly
+// written is removed.
+std::string write_file(const std::string& path, std::initializer_list<std::string_view> pieces);
+
+// Flushes standard output; "" or why the output was lost (a full disk, a closed pipe).
+std::string flush_stdout();
+
+}  // namespace croq::cli
