@@ -1,0 +1,85 @@
+# shellcheck shell=bash disable=SC2034  # its variables are for the scripts that source it
+# Shared by scripts/sample.sh and scripts/test.sh (sourced, not run):
+# find the CUDA toolkit, install what is missing, configure and build.
+# Each step does nothing when its work is already done.
+set -euo pipefail
+
+croq_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+croq_build=${CROQ_BUILD_DIR:-$croq_root/build}
+croq_jobs=${CROQ_JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+# Debian packages: what the library, samples and tests build with, and
+# clang with libFuzzer for the fuzz smoke test (ctest skips it without them).
+croq_build_packages=(cmake ninja-build g++ libspdlog-dev nlohmann-json3-dev libxxhash-dev libgtest-dev)
+croq_fuzz_packages=(clang libclang-rt-14-dev)
+
+croq_die() {
+  printf '\n' >&2
+  printf '%s\n' "$@" >&2
+  exit 1
+}
+
+# ensure_debian_packages PKG...: installs the missing ones with apt-get when
+# running as root; otherwise prints the apt-get line to run and stops.
+ensure_debian_packages() {
+  command -v dpkg-query > /dev/null || {
+    echo "Not a Debian system: install the equivalents of $* yourself (CMake names what it cannot find)."
+    return 0
+  }
+  local missing=() p
+  for p in "$@"; do
+    [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    croq_die "Missing Debian packages: ${missing[*]}" \
+      "Install them, then run this command again:" "" \
+      "  sudo apt-get install ${missing[*]}" ""
+  fi
+  echo "Installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# find_cuda_toolkit: sets croq_cuda to the toolkit's root, from CUDA_HOME or
+# CUDA_PATH if set, else nvcc on PATH, else /usr/local/cuda.
+find_cuda_toolkit() {
+  local candidates=() var nvcc dir
+  for var in CUDA_HOME CUDA_PATH; do
+    if [ -n "${!var:-}" ]; then
+      [ -f "${!var}/include/nvrtc.h" ] || croq_die \
+        "$var=${!var} does not hold a CUDA toolkit: ${!var}/include/nvrtc.h is missing." \
+        "Point $var at the toolkit's root (the folder with bin/nvcc and include/nvrtc.h), or unset it."
+      candidates+=("${!var}")
+    fi
+  done
+  if nvcc=$(command -v nvcc); then
+    candidates+=("$(dirname "$(dirname "$(readlink -f "$nvcc")")")")
+  fi
+  candidates+=(/usr/local/cuda)
+  for dir in "${candidates[@]}"; do
+    if [ -f "$dir/include/nvrtc.h" ] && [ -f "$dir/include/cuda.h" ]; then
+      croq_cuda=$dir
+      return 0
+    fi
+  done
+  croq_die "No CUDA toolkit found: libcroqjit needs NVRTC and the CUDA headers (nvrtc.h, cuda.h)." \
+    "Looked at: \$CUDA_HOME, \$CUDA_PATH, nvcc on PATH, /usr/local/cuda." \
+    "Install NVIDIA's CUDA toolkit (https://developer.nvidia.com/cuda-downloads;" \
+    "no GPU or driver is needed to build), then run this command again. If it is" \
+    "not in /usr/local/cuda, set CUDA_HOME to its root (the folder with bin/nvcc)," \
+    "e.g. CUDA_HOME=/opt/cuda-13.0 $0"
+}
+
+# configure_and_build TARGET...: configures the build folder once with the
+# toolkit find_cuda_toolkit found (later builds re-run CMake themselves when
+# needed), then builds incrementally (TARGET `all` for everything).
+configure_and_build() {
+  if [ ! -f "$croq_build/build.ninja" ] && [ ! -f "$croq_build/Makefile" ]; then
+    local generator=()
+    [ -f "$croq_build/CMakeCache.txt" ] || generator=(-G Ninja)
+    cmake -S "$croq_root" -B "$croq_build" "${generator[@]}" -DCUDAToolkit_ROOT="$croq_cuda"
+  fi
+  cmake --build "$croq_build" -j "$croq_jobs" --target "$@"
+}
