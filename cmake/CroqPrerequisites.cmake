@@ -59,7 +59,15 @@ macro(croq_find_dependencies)
       "Give the toolkit's root (the folder with bin/nvcc and include/nvrtc.h) "
       "or its bin/nvcc, or leave it unset to use $CUDA_PATH, nvcc on PATH or /usr/local/cuda.")
   endif()
+  # CMake 3.25.0 and 3.25.1 (Debian 12's) FindCUDAToolkit fail on a toolkit
+  # without libnvToolsExt (CUDA 13) when the project requires CMake >= 3.25:
+  # they mark the missing CUDA::nvToolsExt deprecated. Below 3.25 they don't.
+  set(croq_required_cmake ${CMAKE_MINIMUM_REQUIRED_VERSION})
+  if(CMAKE_VERSION VERSION_LESS 3.26)
+    set(CMAKE_MINIMUM_REQUIRED_VERSION 3.24)
+  endif()
   find_package(CUDAToolkit QUIET)  # NVRTC and cuda.h; libcuda is loaded at run time
+  set(CMAKE_MINIMUM_REQUIRED_VERSION ${croq_required_cmake})
   find_path(CROQ_CUDA_HEADERS NAMES nvrtc.h HINTS ${CUDAToolkit_INCLUDE_DIRS} NO_DEFAULT_PATH)
   find_path(CROQ_CUDA_DRIVER_HEADER NAMES cuda.h HINTS ${CUDAToolkit_INCLUDE_DIRS} NO_DEFAULT_PATH)
   if(NOT CUDAToolkit_FOUND OR NOT TARGET CUDA::nvrtc OR NOT CROQ_CUDA_HEADERS OR NOT CROQ_CUDA_DRIVER_HEADER)
