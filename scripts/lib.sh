@@ -37,9 +37,14 @@ ensure_debian_packages() {
       "  sudo apt-get install ${missing[*]}" ""
   fi
   echo "Installing Debian packages: ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  local log
+  log=$(mktemp)
+  if ! { apt-get update && DEBIAN_FRONTEND=noninteractive \
+           apt-get install -y --no-install-recommends "${missing[@]}"; } > "$log" 2>&1; then
+    tail -n 20 "$log" >&2
+    croq_die "apt-get failed (full output: $log)."
+  fi
+  rm -f "$log"
 }
 
 # find_cuda_toolkit: sets croq_cuda to the toolkit's root, from CUDA_HOME or
