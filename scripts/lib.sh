@@ -77,10 +77,33 @@ find_cuda_toolkit() {
     "e.g. CUDA_HOME=/opt/cuda-13.0 $0"
 }
 
+# NVRTC dlopens libnvrtc-builtins, which only the loader's path finds: when
+# the toolkit's library folder is not on it (a runfile install without an
+# ld.so.conf entry, say), this run adds it to LD_LIBRARY_PATH and says so.
+put_cuda_libraries_on_loader_path() {
+  local dir="" candidate known ldconfig
+  for candidate in "$croq_cuda/lib64" "$croq_cuda/lib" "$croq_cuda"/targets/*/lib; do
+    if [ -e "$candidate/libnvrtc.so" ]; then dir=$candidate; break; fi
+  done
+  [ -n "$dir" ] || return 0  # a distribution layout: the system's path has it
+  ldconfig=$(PATH=$PATH:/sbin:/usr/sbin command -v ldconfig || true)
+  if [ -n "$ldconfig" ]; then
+    while read -r known; do
+      [ "$(readlink -f "$(dirname "$known")")" = "$(readlink -f "$dir")" ] && return 0
+    done < <("$ldconfig" -p | sed -n 's/^\s*libnvrtc-builtins\.so\..* => //p')
+  fi
+  case ":${LD_LIBRARY_PATH:-}:" in *":$dir:"*) return 0 ;; esac
+  echo "note: $dir is not on the dynamic loader's path, so NVRTC would not find"
+  echo "libnvrtc-builtins; this run puts it on LD_LIBRARY_PATH. For your own programs:"
+  echo "  echo $dir | sudo tee /etc/ld.so.conf.d/cuda.conf && sudo ldconfig"
+  export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+}
+
 # configure_and_build TARGET...: configures the build folder once with the
 # toolkit find_cuda_toolkit found (later builds re-run CMake themselves when
 # needed), then builds incrementally (TARGET `all` for everything).
 configure_and_build() {
+  put_cuda_libraries_on_loader_path
   if [ ! -f "$croq_build/build.ninja" ] && [ ! -f "$croq_build/Makefile" ]; then
     local generator=()
     [ -f "$croq_build/CMakeCache.txt" ] || generator=(-G Ninja)
