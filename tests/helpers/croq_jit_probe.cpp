@@ -34,15 +34,21 @@ int main(int argc, char** argv) {
     else if (a == "--define-tag") tag = next();
     else { std::cerr << "unknown argument " << a << "\n"; return 2; }
   }
+  // Read the source first: `nobody` may not reach a checkout in a private
+  // (0700) directory.
+  std::ifstream in(source_path);
+  if (!in) {
+    std::cerr << "cannot read " << source_path << "\n";
+    return 2;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
   // Root ignores permission bits; drop to `nobody` so a read-only
   // directory is really read-only for this process.
   if (as_nobody && ::getuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) {
     std::perror("setuid(nobody)");
     return 3;
   }
-  std::ifstream in(source_path);
-  std::stringstream text;
-  text << in.rdbuf();
   croq::jit::JitRequest request;
   request.cuda_source = text.str() + (tag.empty() ? "" : "\n// " + tag + "\n");
   request.entry = entry;
