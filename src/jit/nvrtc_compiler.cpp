@@ -77,6 +77,17 @@ std::vector<Diagnostic> parse_log(const std::string& log, const std::string& sou
   return out;
 }
 
+// sm_XY for a well-formed sm_XY[a|f] or compute_XY[a|f] (compute_XY names
+// the same XY as sm_XY: PTX instead of a cubin); empty when malformed.
+std::string arch_base(const std::string& arch) {
+  const std::size_t prefix = arch.rfind("sm_", 0) == 0 ? 3 : arch.rfind("compute_", 0) == 0 ? 8 : 0;
+  if (prefix == 0 || arch.size() <= prefix) return {};
+  std::string digits = arch.substr(prefix);
+  if (digits.back() == 'a' || digits.back() == 'f') digits.pop_back();
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return {};
+  return "sm_" + digits;
+}
+
 }  // namespace
 
 std::string cuda_include_dir() {
@@ -119,24 +130,19 @@ int arch_number(const std::string& arch) {
   return std::atoi(arch.c_str() + prefix);
 }
 
+bool is_well_formed_arch(const std::string& arch) { return !arch_base(arch).empty(); }
+
 void validate_arch(const std::string& arch) {
-  // compute_XY names the same XY as sm_XY (PTX instead of a cubin).
-  const std::size_t prefix = arch.rfind("sm_", 0) == 0 ? 3 : is_virtual_arch(arch) ? 8 : 0;
-  std::string base = arch;
-  bool well_formed = prefix > 0 && arch.size() > prefix;
-  if (well_formed && (base.back() == 'a' || base.back() == 'f')) base.pop_back();
-  if (well_formed)
-    well_formed = base.size() > prefix && base.find_first_not_of("0123456789", prefix) == std::string::npos;
-  if (well_formed) base = "sm_" + base.substr(prefix);
+  const std::string base = arch_base(arch);
   std::string supported;
   for (const auto& a : nvrtc_supported_archs()) {
-    if (a == base && well_formed) return;
+    if (a == base) return;
     supported += (supported.empty() ? "" : ", ") + a;
   }
-  std::string why = well_formed ? "unsupported architecture `" + arch + "`: NVRTC " + nvrtc_version() +
-                                      " targets " + supported
-                                : "malformed architecture `" + arch +
-                                      "`: expected sm_XY, sm_XYa, compute_XY or compute_XYa (for example sm_90a)";
+  std::string why = !base.empty() ? "unsupported architecture `" + arch + "`: NVRTC " + nvrtc_version() +
+                                        " targets " + supported
+                                  : "malformed architecture `" + arch +
+                                        "`: expected sm_XY, sm_XYa, compute_XY or compute_XYa (for example sm_90a)";
   throw CompileError({Diagnostic{Severity::error, why, 0, 0, 1, ""}}, "", "<options>");
 }
 

@@ -36,6 +36,9 @@ std::vector<std::string> nvrtc_supported_archs();
 // Throws CompileError when `arch` is malformed or unsupported by this NVRTC.
 // Accepts sm_XY, sm_XYa, sm_XYf and compute_XY(a|f) for the XY NVRTC lists.
 void validate_arch(const std::string& arch);
+// Whether `arch` has the shape validate_arch accepts (sm_XY, sm_XYa, sm_XYf,
+// compute_XY[a|f]), without asking NVRTC which XY it supports.
+bool is_well_formed_arch(const std::string& arch);
 // Whether `arch` is a virtual architecture (compute_XY...): NVRTC then emits
 // PTX only, and the driver compiles it for the device when it loads it.
 bool is_virtual_arch(const std::string& arch);

@@ -96,5 +96,21 @@ TEST(Environment, UnknownLogLevelWarnsAndKeepsWarnings) {
   EXPECT_EQ(err.find("[debug]"), std::string::npos) << err;
 }
 
+TEST(Environment, CacheOffSpellingsTurnTheDiskCacheOff) {
+  for (const char* off : {"no", "false", "off", "OFF", "No"}) {
+    TempDir parent, logs;
+    const std::string dir = (parent.path() / "cache").string();
+    auto r = run_process({kProbe, "--source", kSaxpyPath, "--entry", "saxpy"},
+                         {{"CROQ_CACHE_DIR", dir}, {"CROQ_CACHE", off}}, logs.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["disk_enabled"], false) << off;
+    EXPECT_FALSE(std::filesystem::exists(dir)) << off;
+  }
+  std::string err = probe_stderr({{"CROQ_CACHE", "maybe"}});
+  EXPECT_NE(err.find("CROQ_CACHE=maybe is not a yes/no value (1/true/yes/on or 0/false/no/off); using on"),
+            std::string::npos)
+      << err;
+}
+
 }  // namespace
 }  // namespace croq::support
