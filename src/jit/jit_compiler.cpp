@@ -183,7 +183,7 @@ std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, 
   }
 
   auto started = std::chrono::steady_clock::now();
-  NvrtcOutput out = nvrtc_compile(req.cuda_source, req.source_name, req.entry, {arch, req.line_info, {}});
+  NvrtcOutput out = nvrtc_compile(req.cuda_source, req.source_name, req.entry, {arch, req.line_info, {}}, req.origin);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   {
     std::lock_guard<std::mutex> lock(mutex_);
