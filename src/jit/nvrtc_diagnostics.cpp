@@ -332,6 +332,15 @@ class IncludeScanner {
   std::vector<Diagnostic> out_;
 };
 
+// A #line file name as the generator may have written it: bytes it cannot
+// put in a string literal (controls, non-ASCII) become '?'.
+std::string line_directive_name(const std::string& name) {
+  std::string out = name;
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+  return out;
+}
+
 // The 1-based column in the user's line `user` of `column` in generated
 // line `generated`, when the generated line is text copied from it; 0 when
 // it is not (generated code that merely carries the user's #line).
@@ -401,7 +410,7 @@ CompileError located_compile_error(std::vector<Diagnostic> diagnostics, const st
     if (d.line < 1 || static_cast<std::size_t>(d.line) > src_lines.size()) continue;
     const Presumed& where = presumed[d.line - 1];
     int column = 0;
-    if (where.name == origin.name && where.line >= 1 && static_cast<std::size_t>(where.line) <= user_lines.size())
+    if (line_directive_name(where.name) == line_directive_name(origin.name) && where.line >= 1 && static_cast<std::size_t>(where.line) <= user_lines.size())
       column = column_in_user_line(src_lines[d.line - 1], d.column, user_lines[where.line - 1]);
     if (column > 0) {
       d.line = where.line;

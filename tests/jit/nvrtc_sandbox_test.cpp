@@ -138,6 +138,14 @@ TEST(NvrtcSandbox, ErrorsInCopiedLinesPointAtTheUsersSource) {
   EXPECT_NE(std::string(e.what()).find("  return v + undefined_in_user_code;"), std::string::npos) << e.what();
 }
 
+// The generator may replace bytes a #line name cannot hold by '?'.
+TEST(NvrtcSandbox, ErrorsInCopiedLinesMapWhateverTheNameEscaping) {
+  const std::string user = "__device__ int twice(int v) {\n  return v + missing_name;\n}\n";
+  const std::string cuda = "#line 1 \"k??rnel?.co\"\n" + user + kKernel;
+  CompileError e = compile_error(cuda, {"k\xc3\xa9rnel\n.co", user});
+  expect_first_error_at(e, "k\xc3\xa9rnel\n.co", 2, 14, "identifier \"missing_name\" is undefined");
+}
+
 TEST(NvrtcSandbox, ErrorsInGeneratedLinesPointAtTheGeneratedText) {
   const std::string user = "line one\nline two\n__co__ void f() { x = 1; }\n";
   // Line 3 of the user's file became generated code NVRTC rejects.
