@@ -28,9 +28,10 @@ DIR, else $CROQ_CACHE_DIR, else $XDG_CACHE_HOME/croq, else ~/.cache/croq.
 commands:
   ls                    one line per entry: key, entry, arch, size, age
   stats                 entries, total bytes, oldest and newest use
-  verify [--remove]     check every entry's checksum; --remove deletes bad ones
+  verify [--remove]     check every entry's metadata and checksum; --remove
+                        deletes bad ones (and says which it could not)
   prune --max-bytes N   evict least recently used entries until <= N bytes
-                        (N accepts K, M, G suffixes)
+                        (N accepts K, M, G, T suffixes)
   clear                 delete every entry
 
 exit status: 0 ok, 1 verify found bad entries or an operation failed, 2 usage
@@ -52,28 +53,42 @@ std::string human_age(std::int64_t last_used) {
   return std::to_string(s / 86400) + "d";
 }
 
-std::uint64_t parse_bytes(const std::string& text) {
-  // Reuse the environment parser's rules (and its error message).
-  ::setenv("CROQ_CACHE_TOOL_BYTES", text.c_str(), 1);
-  return croq::support::env_bytes("CROQ_CACHE_TOOL_BYTES").value_or(0);
+// JSON text for the terminal: invalid UTF-8 in a path is replaced, not
+// thrown about.
+std::string json_text(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// What `ls` shows for an entry without valid metadata.
+std::string entry_label(const CacheEntryInfo& e) {
+  if (e.metadata) return e.metadata->entry;
+  return e.readable ? "(corrupt)" : "(unreadable)";
 }
 
 int cmd_ls(DiskCache& cache, bool json) {
   auto entries = cache.list();
   if (json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& e : entries)
-      out.push_back({{"key", e.key}, {"bytes", e.bytes}, {"last_used", e.last_used}, {"metadata", e.metadata}});
-    std::cout << out.dump(2) << "\n";
+    for (const auto& e : entries) {
+      nlohmann::json item{{"key", e.key}, {"bytes", e.bytes}, {"last_used", e.last_used},
+                          {"metadata", e.metadata ? e.metadata->to_json() : nlohmann::json()}};
+      if (!e.problem.empty()) item["problem"] = e.problem;
+      if (!e.readable) item["readable"] = false;
+      out.push_back(std::move(item));
+    }
+    std::cout << json_text(out) << "\n";
     return 0;
   }
   std::printf("%-32s  %-24s  %-8s  %8s  %6s\n", "KEY", "ENTRY", "ARCH", "SIZE", "AGE");
   for (const auto& e : entries) {
-    std::string entry = e.metadata.is_object() ? e.metadata.value("entry", "?") : "(no metadata)";
-    std::string arch = e.metadata.is_object() ? e.metadata.value("arch", "?") : "?";
-    std::printf("%-32s  %-24s  %-8s  %8s  %6s\n", e.key.c_str(), entry.c_str(), arch.c_str(),
-                human_bytes(e.bytes).c_str(), human_age(e.last_used).c_str());
+    std::string arch = e.metadata ? e.metadata->arch : "?";
+    std::string size = e.readable ? human_bytes(e.bytes) : "?";
+    std::string age = e.readable ? human_age(e.last_used) : "?";
+    std::printf("%-32s  %-24s  %-8s  %8s  %6s\n", e.key.c_str(), entry_label(e).c_str(), arch.c_str(), size.c_str(),
+                age.c_str());
   }
+  for (const auto& e : entries)
+    if (!e.readable) std::fprintf(stderr, "croq-cache: %s: %s\n", e.key.c_str(), e.problem.c_str());
   return 0;
 }
 
@@ -81,20 +96,24 @@ int cmd_stats(DiskCache& cache, bool json) {
   auto entries = cache.list();
   std::uint64_t bytes = 0;
   std::int64_t oldest = 0, newest = 0;
+  std::size_t unreadable = 0;
   for (const auto& e : entries) {
+    unreadable += !e.readable;
+    if (!e.readable) continue;  // size and last use unknown
     bytes += e.bytes;
     if (oldest == 0 || e.last_used < oldest) oldest = e.last_used;
     newest = std::max(newest, e.last_used);
   }
   if (json) {
-    std::cout << nlohmann::json{{"dir", cache.dir().string()}, {"entries", entries.size()}, {"bytes", bytes},
-                                {"oldest_use", oldest}, {"newest_use", newest}}.dump(2)
+    std::cout << json_text({{"dir", cache.dir().string()}, {"entries", entries.size()}, {"bytes", bytes},
+                            {"unreadable_entries", unreadable}, {"oldest_use", oldest}, {"newest_use", newest}})
               << "\n";
     return 0;
   }
   std::printf("directory: %s\nentries:   %zu\nbytes:     %llu (%s)\n", cache.dir().c_str(), entries.size(),
               static_cast<unsigned long long>(bytes), human_bytes(bytes).c_str());
-  if (!entries.empty())
+  if (unreadable > 0) std::printf("unreadable: %zu entries (their bytes are not counted)\n", unreadable);
+  if (newest > 0)
     std::printf("last used: newest %s ago, oldest %s ago\n", human_age(newest).c_str(), human_age(oldest).c_str());
   return 0;
 }
@@ -102,9 +121,19 @@ int cmd_stats(DiskCache& cache, bool json) {
 int cmd_verify(DiskCache& cache, bool json, bool remove) {
   auto result = cache.verify(remove);
   if (json) {
-    std::cout << nlohmann::json{{"valid", result.valid}, {"bad", result.bad}, {"removed", remove}}.dump(2) << "\n";
+    nlohmann::json bad = nlohmann::json::array();
+    for (const auto& b : result.bad) {
+      nlohmann::json item{{"key", b.key}, {"reason", b.reason}};
+      if (remove) item["removed"] = b.removed;
+      if (!b.remove_error.empty()) item["remove_error"] = b.remove_error;
+      bad.push_back(std::move(item));
+    }
+    std::cout << json_text({{"valid", result.valid}, {"bad", bad}}) << "\n";
   } else {
-    for (const auto& b : result.bad) std::printf("bad: %s%s\n", b.c_str(), remove ? " (removed)" : "");
+    for (const auto& b : result.bad) {
+      std::string outcome = !remove ? "" : b.removed ? " (removed)" : " (not removed: " + b.remove_error + ")";
+      std::printf("bad: %s: %s%s\n", b.key.c_str(), b.reason.c_str(), outcome.c_str());
+    }
     std::printf("%zu valid, %zu bad\n", result.valid, result.bad.size());
   }
   return result.bad.empty() ? 0 : 1;
@@ -138,7 +167,7 @@ int main(int argc, char** argv) {
     if (command == "verify") return cmd_verify(cache, json, remove);
     if (command == "prune") {
       if (max_bytes.empty()) { std::cerr << "croq-cache: prune needs --max-bytes N\n"; return 2; }
-      std::uint64_t removed = cache.prune(parse_bytes(max_bytes));
+      std::uint64_t removed = cache.prune(croq::support::parse_byte_count(max_bytes, "--max-bytes"));
       std::printf("removed %s\n", human_bytes(removed).c_str());
       return 0;
     }
@@ -150,6 +179,9 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const croq::Error& e) {
     std::cerr << "croq-cache: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {  // a bug, but report it rather than abort
+    std::cerr << "croq-cache: internal error: " << e.what() << "\n";
     return 1;
   }
 }

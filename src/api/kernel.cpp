@@ -212,6 +212,7 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_vie
     request.line_info = options.debug_line_info;
     request.launch = spec->generated.launch;
     request.croq_source_hash = source_hash;
+    request.origin = {program->source_name, program->source};
     spec->compiled = jit::JitCompiler::global().compile(request);
     for (const codegen::KernelParam& kp : spec->generated.params)
       spec->tensor_map_names.push_back(kp.kind == codegen::KernelParam::Kind::tensor_map

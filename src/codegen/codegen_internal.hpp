@@ -310,6 +310,7 @@ class Codegen {
   void emit_copy_loop(const View& src, const View& dst, bool zfill, const std::vector<std::int64_t>& perm,
                       std::int64_t vec, std::int64_t inner_begin, std::int64_t inner_count);
   void line_directive(const SourceLocation& loc);
+  std::string line_directive_text(const SourceLocation& loc) const;
   void warn(const Stmt& s, const std::string& message, const std::string& hint = "");
 
   // --- helpers

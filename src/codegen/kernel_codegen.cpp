@@ -29,7 +29,11 @@ namespace croq::codegen::detail {
 // ---- helpers ---------------------------------------------------------------
 
 void Codegen::line_directive(const SourceLocation& loc) {
-  if (loc.line > 0) out_.raw("#line " + std::to_string(loc.line) + " \"" + program_.source_name + "\"");
+  if (loc.line > 0) out_.raw(line_directive_text(loc));
+}
+
+std::string Codegen::line_directive_text(const SourceLocation& loc) const {
+  return "#line " + std::to_string(loc.line) + " \"" + program_.source_name + "\"";
 }
 
 std::shared_ptr<Buffer> Codegen::allocate(const std::string& base, DType t, std::vector<std::int64_t> dims,
@@ -1575,7 +1579,9 @@ GeneratedKernel Codegen::run() {
   if (needs_bf16_) src << "#include <cuda_bf16.h>\n";
   if (needs_fp8_) src << "#include <cuda_fp8.h>\n";
   if (hopper_) src << hopper_prelude();
-  for (const auto& dc : program_.device_code) src << dc.text << "\n";
+  // A #line before pasted __device__ code: NVRTC errors in it are the user's.
+  for (const auto& dc : program_.device_code)
+    src << (dc.location.line > 0 ? line_directive_text(dc.location) + "\n" : "") << dc.text << "\n";
   // Warp-specialized kernels run one block per SM (setmaxnreg needs the cap).
   src << "\nextern \"C\" __global__ void __launch_bounds__(" << block_threads_ << (hopper_ ? ", 1" : "") << ") "
       << result_.entry << "(";

@@ -1,11 +1,17 @@
 #include "jit/jit_compiler.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 
 #include "croq/error.hpp"
+#include "jit/cache_files.hpp"
 #include "jit/driver.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "support/env.hpp"
@@ -23,23 +29,39 @@ std::string iso_time_now() {
   return buf;
 }
 
-// CROQ_DUMP_DIR: keep the generated CUDA, PTX and cubin for inspection.
+// A file-name stem made only of [A-Za-z0-9_] (anything else becomes `_`),
+// at most 64 characters: names the library writes never come from text
+// that could hold `/`, `..` or control characters.
+std::string file_stem(const std::string& text) {
+  std::string out;
+  for (char c : text.substr(0, 64))
+    out += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+  return out.empty() ? "kernel" : out;
+}
+
+// CROQ_DUMP_DIR: keep the generated CUDA, PTX and cubin for inspection,
+// written like cache files (temp file + rename: a link planted at a dump
+// name is replaced, not written through).
 void dump_artifacts(const JitRequest& req, const CompiledKernel& k) {
   static const auto dir = support::env_string("CROQ_DUMP_DIR");
   if (!dir) return;
-  namespace fs = std::filesystem;
   std::error_code ec;
-  fs::create_directories(*dir, ec);
-  std::string stem = (fs::path(*dir) / (k.entry + "-" + k.key.hex().substr(0, 12))).string();
-  auto write = [&](const std::string& path, const char* data, std::size_t size) {
-    std::ofstream out(path, std::ios::binary);
-    out.write(data, static_cast<std::streamsize>(size));
-    if (!out) support::log().warn("CROQ_DUMP_DIR: could not write {}", path);
+  std::filesystem::create_directories(*dir, ec);
+  int dir_fd = ::open(dir->c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) {
+    support::log().warn("CROQ_DUMP_DIR: cannot open {}: {}", *dir, std::strerror(errno));
+    return;
+  }
+  const std::string stem = file_stem(k.entry) + "-" + k.key.hex().substr(0, 12);
+  auto write = [&](const std::string& ext, const char* data, std::size_t size) {
+    if (int err = write_file_atomically(dir_fd, stem + ext, data, size, 0644); err != 0)
+      support::log().warn("CROQ_DUMP_DIR: could not write {}/{}{}: {}", *dir, stem, ext, std::strerror(err));
   };
-  write(stem + ".cu", req.cuda_source.data(), req.cuda_source.size());
-  if (!k.image_is_ptx) write(stem + ".cubin", k.cubin.data(), k.cubin.size());
-  if (!k.ptx.empty()) write(stem + ".ptx", k.ptx.data(), k.ptx.size());
-  support::log().info("dumped {}.cu{}{}", stem, k.image_is_ptx ? "" : "/.cubin", k.ptx.empty() ? "" : "/.ptx");
+  write(".cu", req.cuda_source.data(), req.cuda_source.size());
+  if (!k.image_is_ptx) write(".cubin", k.cubin.data(), k.cubin.size());
+  if (!k.ptx.empty()) write(".ptx", k.ptx.data(), k.ptx.size());
+  ::close(dir_fd);
+  support::log().info("dumped {}/{}.cu{}{}", *dir, stem, k.image_is_ptx ? "" : "/.cubin", k.ptx.empty() ? "" : "/.ptx");
 }
 
 }  // namespace
@@ -147,9 +169,9 @@ std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, 
   if (disk_.enabled()) kernel->cache_dir = disk_.dir();
   if (auto stored = disk_.load(key)) {
     kernel->cubin = std::move(stored->cubin);
-    kernel->image_is_ptx = stored->metadata.value("image", std::string("cubin")) == "ptx";
+    kernel->image_is_ptx = stored->metadata.image_is_ptx;
     if (kernel->image_is_ptx) kernel->ptx.assign(kernel->cubin.data());  // verified NUL-terminated
-    kernel->entry = stored->metadata.value("entry", req.entry);
+    kernel->entry = stored->metadata.entry;  // verified to be a symbol name
     kernel->source = CacheSource::disk;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -161,7 +183,7 @@ std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, 
   }
 
   auto started = std::chrono::steady_clock::now();
-  NvrtcOutput out = nvrtc_compile(req.cuda_source, req.source_name, req.entry, {arch, req.line_info, {}});
+  NvrtcOutput out = nvrtc_compile(req.cuda_source, req.source_name, req.entry, {arch, req.line_info, {}}, req.origin);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -181,22 +203,20 @@ std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, 
 
   StoredKernel stored;
   stored.cubin = kernel->cubin;
-  stored.metadata = {
-      {"format_version", kCacheFormatVersion},
-      {"key", key.hex()},
-      {"entry", kernel->entry},
-      {"source_name", req.source_name},
-      {"arch", arch},
-      {"image", kernel->image_is_ptx ? "ptx" : "cubin"},
-      {"nvrtc_version", nvrtc_version()},
-      {"nvrtc_flags", nvrtc_flags({arch, req.line_info, {}})},
-      {"created", iso_time_now()},
-      {"compile_ms", ms},
-      {"cubin_bytes", kernel->cubin.size()},
-      {"cubin_xxh3_64", support::hex64(support::checksum64(kernel->cubin.data(), kernel->cubin.size()))},
-      {"launch", req.launch},
-  };
-  if (!req.croq_source_hash.empty()) stored.metadata["croq_source_xxh3_128"] = req.croq_source_hash;
+  CacheMetadata& meta = stored.metadata;
+  meta.key = key.hex();
+  meta.entry = kernel->entry;
+  meta.source_name = req.source_name;
+  meta.arch = arch;
+  meta.image_is_ptx = kernel->image_is_ptx;
+  meta.nvrtc_version = nvrtc_version();
+  meta.nvrtc_flags = nvrtc_flags({arch, req.line_info, {}});
+  meta.created = iso_time_now();
+  meta.compile_ms = ms;
+  meta.cubin_bytes = kernel->cubin.size();
+  meta.cubin_xxh3_64 = support::hex64(support::checksum64(kernel->cubin.data(), kernel->cubin.size()));
+  meta.launch = req.launch;
+  meta.croq_source_xxh3_128 = req.croq_source_hash;
   disk_.store(key, stored);
   dump_artifacts(req, *kernel);
   return kernel;

@@ -15,6 +15,7 @@
 
 #include "jit/compiled_kernel.hpp"
 #include "jit/disk_cache.hpp"
+#include "jit/nvrtc_diagnostics.hpp"
 
 namespace croq::jit {
 
@@ -26,6 +27,7 @@ struct JitRequest {
   bool line_info = false;
   LaunchConfig launch;            // recorded in the metadata
   std::string croq_source_hash;   // hex XXH3 of the Croqtile source, when there is one
+  SourceOrigin origin;            // the source the #line directives name (NVRTC errors in copied lines)
 };
 
 struct JitStats {

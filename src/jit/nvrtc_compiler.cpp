@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "croq/error.hpp"
+#include "jit/nvrtc_diagnostics.hpp"
 #include "support/env.hpp"
 #include "support/log.hpp"
 
@@ -24,57 +25,15 @@ void check_nvrtc(nvrtcResult r, const char* call, const std::string& source, con
   if (r != NVRTC_SUCCESS) fail(source, name, std::string(call) + " failed: " + nvrtcGetErrorString(r));
 }
 
-// Finds where the caret line points inside the echoed source line that
-// NVRTC prints under each message; returns a 1-based column or 0.
-int caret_column(const std::string& echoed, const std::string& caret, const std::string& actual) {
-  std::size_t caret_pos = caret.find('^');
-  if (caret_pos == std::string::npos) return 0;
-  std::size_t first = echoed.find_first_not_of(' ');
-  std::size_t actual_first = actual.find_first_not_of(" \t");
-  if (first == std::string::npos || actual_first == std::string::npos || caret_pos < first) return 0;
-  return static_cast<int>(actual_first + (caret_pos - first)) + 1;
-}
-
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-// Turns NVRTC's log ("name(12): error: ...", echoed line, caret) into
-// diagnostics located in the CUDA text.
-std::vector<Diagnostic> parse_log(const std::string& log, const std::string& source,
-                                  const std::string& name) {
-  std::vector<Diagnostic> out;
-  std::vector<std::string> lines = split_lines(log);
-  std::vector<std::string> src_lines = split_lines(source);
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string& l = lines[i];
-    std::size_t open = l.find('(');
-    std::size_t close = l.find("): ", open == std::string::npos ? 0 : open);
-    if (open == std::string::npos || close == std::string::npos) continue;
-    std::string number = l.substr(open + 1, close - open - 1);
-    if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::string rest = l.substr(close + 3);
-    Diagnostic d;
-    if (rest.rfind("error: ", 0) == 0) { d.severity = Severity::error; rest = rest.substr(7); }
-    else if (rest.rfind("warning", 0) == 0) { d.severity = Severity::warning; rest = rest.substr(rest.find(": ") + 2); }
-    else if (rest.rfind("remark", 0) == 0) continue;
-    else { d.severity = Severity::error; }
-    d.message = rest;
-    d.line = std::stoi(number);
-    d.column = 1;
-    if (i + 2 < lines.size() && d.line >= 1 && static_cast<std::size_t>(d.line) <= src_lines.size()) {
-      int col = caret_column(lines[i + 1], lines[i + 2], src_lines[d.line - 1]);
-      if (col > 0) d.column = col;
-    }
-    out.push_back(std::move(d));
-  }
-  if (out.empty() || std::none_of(out.begin(), out.end(),
-                                  [](const Diagnostic& d) { return d.severity == Severity::error; }))
-    out.push_back(Diagnostic{Severity::error, "NVRTC failed to compile " + name + ":\n" + log, 0, 0, 1, ""});
-  return out;
+// sm_XY for a well-formed sm_XY[a|f] or compute_XY[a|f] (compute_XY names
+// the same XY as sm_XY: PTX instead of a cubin); empty when malformed.
+std::string arch_base(const std::string& arch) {
+  const std::size_t prefix = arch.rfind("sm_", 0) == 0 ? 3 : arch.rfind("compute_", 0) == 0 ? 8 : 0;
+  if (prefix == 0 || arch.size() <= prefix) return {};
+  std::string digits = arch.substr(prefix);
+  if (digits.back() == 'a' || digits.back() == 'f') digits.pop_back();
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return {};
+  return "sm_" + digits;
 }
 
 }  // namespace
@@ -119,29 +78,27 @@ int arch_number(const std::string& arch) {
   return std::atoi(arch.c_str() + prefix);
 }
 
+bool is_well_formed_arch(const std::string& arch) { return !arch_base(arch).empty(); }
+
 void validate_arch(const std::string& arch) {
-  // compute_XY names the same XY as sm_XY (PTX instead of a cubin).
-  const std::size_t prefix = arch.rfind("sm_", 0) == 0 ? 3 : is_virtual_arch(arch) ? 8 : 0;
-  std::string base = arch;
-  bool well_formed = prefix > 0 && arch.size() > prefix;
-  if (well_formed && (base.back() == 'a' || base.back() == 'f')) base.pop_back();
-  if (well_formed)
-    well_formed = base.size() > prefix && base.find_first_not_of("0123456789", prefix) == std::string::npos;
-  if (well_formed) base = "sm_" + base.substr(prefix);
+  const std::string base = arch_base(arch);
   std::string supported;
   for (const auto& a : nvrtc_supported_archs()) {
-    if (a == base && well_formed) return;
+    if (a == base) return;
     supported += (supported.empty() ? "" : ", ") + a;
   }
-  std::string why = well_formed ? "unsupported architecture `" + arch + "`: NVRTC " + nvrtc_version() +
-                                      " targets " + supported
-                                : "malformed architecture `" + arch +
-                                      "`: expected sm_XY, sm_XYa, compute_XY or compute_XYa (for example sm_90a)";
+  std::string why = !base.empty() ? "unsupported architecture `" + arch + "`: NVRTC " + nvrtc_version() +
+                                        " targets " + supported
+                                  : "malformed architecture `" + arch +
+                                        "`: expected sm_XY, sm_XYa, compute_XY or compute_XYa (for example sm_90a)";
   throw CompileError({Diagnostic{Severity::error, why, 0, 0, 1, ""}}, "", "<options>");
 }
 
 std::vector<std::string> nvrtc_flags(const NvrtcOptions& options) {
-  std::vector<std::string> flags{"-arch=" + options.arch, "-std=c++17", "-default-device"};
+  // NVRTC reads only CUDA headers: not the directory of the source (the
+  // process's working directory), only the toolkit's include directory;
+  // unsafe_include_diagnostics refuses paths that would leave it.
+  std::vector<std::string> flags{"-arch=" + options.arch, "-std=c++17", "-default-device", "--no-source-include"};
   if (options.line_info) flags.push_back("-lineinfo");
   std::string include = cuda_include_dir();
   if (!include.empty()) flags.push_back("-I" + include);
@@ -152,8 +109,10 @@ std::vector<std::string> nvrtc_flags(const NvrtcOptions& options) {
 std::uint64_t nvrtc_invocations() { return invocations.load(); }
 
 NvrtcOutput nvrtc_compile(const std::string& cuda_source, const std::string& source_name,
-                          const std::string& entry, const NvrtcOptions& options) {
+                          const std::string& entry, const NvrtcOptions& options, const SourceOrigin& origin) {
   validate_arch(options.arch);
+  if (auto unsafe = unsafe_include_diagnostics(cuda_source); !unsafe.empty())
+    throw located_compile_error(std::move(unsafe), cuda_source, source_name, origin);
   invocations.fetch_add(1);
   nvrtcProgram program = nullptr;
   check_nvrtc(nvrtcCreateProgram(&program, cuda_source.c_str(), source_name.c_str(), 0, nullptr, nullptr),
@@ -177,7 +136,7 @@ NvrtcOutput nvrtc_compile(const std::string& cuda_source, const std::string& sou
     out.log.resize(log_size - 1);
   }
   if (compiled != NVRTC_SUCCESS)
-    throw CompileError(parse_log(out.log, cuda_source, source_name), cuda_source, source_name);
+    throw located_compile_error(parse_nvrtc_log(out.log, cuda_source, source_name), cuda_source, source_name, origin);
   if (!out.log.empty()) support::log().info("nvrtc: {}", out.log);
 
   const char* lowered = nullptr;

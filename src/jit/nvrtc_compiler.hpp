@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "jit/nvrtc_diagnostics.hpp"
+
 namespace croq::jit {
 
 struct NvrtcOptions {
@@ -23,9 +25,11 @@ struct NvrtcOutput {
 
 // Compiles `cuda_source` and looks up `entry` (an extern "C" name or a C++
 // name expression). Throws CompileError whose diagnostics carry NVRTC's
-// messages with the line and column in the CUDA text.
+// messages with the line and column in the CUDA text, or in `origin` (the
+// source its #line directives name) for lines copied from it. Includes
+// that could read host files are refused before NVRTC runs.
 NvrtcOutput nvrtc_compile(const std::string& cuda_source, const std::string& source_name,
-                          const std::string& entry, const NvrtcOptions& options);
+                          const std::string& entry, const NvrtcOptions& options, const SourceOrigin& origin = {});
 
 // The exact flags passed to NVRTC for these options (part of the cache key).
 std::vector<std::string> nvrtc_flags(const NvrtcOptions& options);
@@ -36,6 +40,9 @@ std::vector<std::string> nvrtc_supported_archs();
 // Throws CompileError when `arch` is malformed or unsupported by this NVRTC.
 // Accepts sm_XY, sm_XYa, sm_XYf and compute_XY(a|f) for the XY NVRTC lists.
 void validate_arch(const std::string& arch);
+// Whether `arch` has the shape validate_arch accepts (sm_XY, sm_XYa, sm_XYf,
+// compute_XY[a|f]), without asking NVRTC which XY it supports.
+bool is_well_formed_arch(const std::string& arch);
 // Whether `arch` is a virtual architecture (compute_XY...): NVRTC then emits
 // PTX only, and the driver compiles it for the device when it loads it.
 bool is_virtual_arch(const std::string& arch);

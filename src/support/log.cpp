@@ -6,14 +6,32 @@
 
 namespace croq::support {
 
+std::optional<spdlog::level::level_enum> parse_log_level(std::string_view text) {
+  // Not spdlog::level::from_str: it maps every unknown name to `off`, which
+  // silently hid all warnings behind a typo.
+  const std::string v = lower_ascii(text);
+  if (v == "trace") return spdlog::level::trace;
+  if (v == "debug") return spdlog::level::debug;
+  if (v == "info") return spdlog::level::info;
+  if (v == "warn" || v == "warning") return spdlog::level::warn;
+  if (v == "error" || v == "err") return spdlog::level::err;
+  if (v == "critical") return spdlog::level::critical;
+  if (v == "off") return spdlog::level::off;
+  return std::nullopt;
+}
+
 spdlog::logger& log() {
   static std::shared_ptr<spdlog::logger> logger = [] {
     // An application may have registered its own "croq" logger first.
     if (auto existing = spdlog::get("croq")) return existing;
     auto made = spdlog::stderr_color_mt("croq");
     made->set_pattern("[croq] [%l] %v");
-    std::string level = env_string("CROQ_LOG_LEVEL").value_or("warn");
-    made->set_level(spdlog::level::from_str(level));
+    const auto text = env_string("CROQ_LOG_LEVEL");
+    const auto level = text ? parse_log_level(*text) : spdlog::level::warn;
+    made->set_level(level.value_or(spdlog::level::warn));
+    if (!level)
+      made->warn("CROQ_LOG_LEVEL={} is not a level (trace, debug, info, warn, error, critical, off); using warn",
+                 *text);
     return made;
   }();
   return *logger;

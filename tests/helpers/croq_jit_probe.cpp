@@ -4,7 +4,10 @@
 // Tests start it as a separate process to observe the disk cache.
 //
 //   croq_jit_probe --source F.cu --entry NAME [--arch sm_90a] [--repeat N]
-//                  [--as-nobody] [--define-tag TEXT]
+//                  [--without-bypass] [--define-tag TEXT]
+//
+// --without-bypass: enforce permission bits even for root (privileges.hpp),
+// after reading the source, so the probe needs no access to the test tree.
 #include <unistd.h>
 
 #include <cstdio>
@@ -18,11 +21,12 @@
 
 #include "croq/error.hpp"
 #include "jit/jit_compiler.hpp"
+#include "privileges.hpp"
 
 int main(int argc, char** argv) {
   std::string source_path, entry, arch = "sm_90a", tag;
   int repeat = 1;
-  bool as_nobody = false;
+  bool without_bypass = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -30,23 +34,21 @@ int main(int argc, char** argv) {
     else if (a == "--entry") entry = next();
     else if (a == "--arch") arch = next();
     else if (a == "--repeat") repeat = std::stoi(next());
-    else if (a == "--as-nobody") as_nobody = true;
+    else if (a == "--without-bypass") without_bypass = true;
     else if (a == "--define-tag") tag = next();
     else { std::cerr << "unknown argument " << a << "\n"; return 2; }
   }
-  // Read the source first: `nobody` may not reach a checkout in a private
-  // (0700) directory.
   std::ifstream in(source_path);
+  std::stringstream text;
+  text << in.rdbuf();
   if (!in) {
     std::cerr << "cannot read " << source_path << "\n";
     return 2;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  // Root ignores permission bits; drop to `nobody` so a read-only
-  // directory is really read-only for this process.
-  if (as_nobody && ::getuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) {
-    std::perror("setuid(nobody)");
+  // Root ignores permission bits; without the bypass a read-only directory
+  // is really read-only for this process.
+  if (without_bypass && !croq::test::drop_permission_bypass()) {
+    std::perror("dropping CAP_DAC_OVERRIDE");
     return 3;
   }
   croq::jit::JitRequest request;

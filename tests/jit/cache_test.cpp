@@ -221,9 +221,11 @@ TEST(KernelCache, ReadOnlyDirectoryWorksMemoryOnly) {
   ::chmod(dir.c_str(), 0555);
   std::map<std::string, std::string> env{{"CROQ_CACHE_DIR", dir.string()}, {"CROQ_CACHE", ""},
                                          {"CROQ_LOG_LEVEL", "warn"}, {"HOME", "/nonexistent"}};
-  // --as-nobody: root would ignore the permission bits.
+  // --without-bypass: root would ignore the permission bits. The probe reads
+  // its source first, so it needs no access to the test tree (which may be
+  // a root-only clone).
   std::vector<std::string> argv{kProbe, "--source", kSaxpyPath, "--entry", "saxpy", "--repeat", "3",
-                                "--as-nobody", "--define-tag", "ro"};
+                                "--without-bypass", "--define-tag", "ro"};
   auto r = run_process(argv, env, logs.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto out = nlohmann::json::parse(r.out);
@@ -362,8 +364,18 @@ TEST(DiskCacheSettings, ReadsTheEnvironment) {
   ::unsetenv("XDG_CACHE_HOME");
   ::setenv("HOME", "/home/someone", 1);
   EXPECT_EQ(DiskCacheSettings::from_environment().dir, fs::path("/home/someone/.cache/croq"));
+  for (const char* off : {"0", "false", "no", "off", "OFF", "No", "False"}) {
+    ::setenv("CROQ_CACHE", off, 1);
+    EXPECT_FALSE(DiskCacheSettings::from_environment().enabled) << off;
+  }
+  for (const char* on : {"1", "true", "yes", "on", "ON", "Yes"}) {
+    ::setenv("CROQ_CACHE", on, 1);
+    EXPECT_TRUE(DiskCacheSettings::from_environment().enabled) << on;
+  }
+  ::setenv("CROQ_CACHE", "maybe", 1);  // warned about, default kept
+  EXPECT_TRUE(DiskCacheSettings::from_environment().enabled);
+  EXPECT_FALSE(DiskCacheSettings::from_environment().shared);
   ::setenv("CROQ_CACHE", "0", 1);
-  EXPECT_FALSE(DiskCacheSettings::from_environment().enabled);
   ::setenv("CROQ_CACHE_MAX_BYTES", "lots", 1);
   try {
     DiskCacheSettings::from_environment();

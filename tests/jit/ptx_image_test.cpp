@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cache_test_util.hpp"
 #include "common/process.hpp"
 #include "croq/error.hpp"
 #include "jit/jit_compiler.hpp"
@@ -20,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using croq::test::TempDir;
+using croq::jit::test::cache_in;
 
 JitRequest saxpy_for(const std::string& arch) {
   std::ifstream in(CROQ_TEST_DATA_DIR "/jit/saxpy.cu");
@@ -31,12 +33,6 @@ JitRequest saxpy_for(const std::string& arch) {
   r.arch = arch;
   r.source_name = "saxpy.cu";
   return r;
-}
-
-DiskCacheSettings cache_in(const fs::path& dir) {
-  DiskCacheSettings s;
-  s.dir = dir;
-  return s;
 }
 
 std::string error_of(const std::string& arch) {
@@ -116,31 +112,36 @@ TEST(PtxImage, CompiledAndDiskCachedImageIsNulTerminatedPtx) {
 // A PTX entry must be exactly one NUL-terminated text (the driver reads it
 // up to the NUL), even when size and checksum agree with the metadata.
 TEST(PtxImage, CacheRejectsAPtxImageWithoutItsNul) {
-  auto entry = [](const std::string& bytes, const std::string& image, std::string arch = "") {
+  const std::string key(32, 'a');
+  // Why an entry of `bytes` with this image kind and arch is refused: the
+  // metadata reader's verdict, then the image check's ("" when accepted).
+  auto problem = [&](const std::string& bytes, const std::string& image, std::string arch = "") {
     if (arch.empty()) arch = image == "ptx" ? "compute_80" : "sm_80";
+    const nlohmann::json meta{{"format_version", kCacheFormatVersion},
+                              {"key", key},
+                              {"entry", "saxpy"},
+                              {"arch", arch},
+                              {"image", image},
+                              {"cubin_bytes", bytes.size()},
+                              {"cubin_xxh3_64", support::hex64(support::checksum64(bytes.data(), bytes.size()))}};
+    ParsedMetadata parsed = parse_cache_metadata(meta.dump());
+    if (!parsed.metadata) return parsed.problem;
     StoredKernel s;
     s.cubin.assign(bytes.begin(), bytes.end());
-    s.metadata = {{"format_version", kCacheFormatVersion},
-                  {"key", std::string(32, 'a')},
-                  {"arch", arch},
-                  {"image", image},
-                  {"cubin_bytes", s.cubin.size()},
-                  {"cubin_xxh3_64", support::hex64(support::checksum64(s.cubin.data(), s.cubin.size()))}};
-    return s;
+    s.metadata = *parsed.metadata;
+    return DiskCache::check_entry(key, s);
   };
-  const std::string key(32, 'a');
-  EXPECT_EQ(DiskCache::check_entry(key, entry(std::string(".version 9.0\n") + '\0', "ptx")), "");
-  EXPECT_EQ(DiskCache::check_entry(key, entry(".version 9.0\n", "ptx")), "PTX image is not one NUL-terminated text");
-  EXPECT_EQ(DiskCache::check_entry(key, entry(std::string("a\0b", 3) + '\0', "ptx")),
-            "PTX image is not one NUL-terminated text");
-  EXPECT_EQ(DiskCache::check_entry(key, entry("cubin bytes", "cubin")), "");
-  EXPECT_EQ(DiskCache::check_entry(key, entry("cubin bytes", "fatbin")), "unknown image kind `fatbin`");
+  EXPECT_EQ(problem(std::string(".version 9.0\n") + '\0', "ptx"), "");
+  EXPECT_EQ(problem(".version 9.0\n", "ptx"), "PTX image is not one NUL-terminated text");
+  EXPECT_EQ(problem(std::string("a\0b", 3) + '\0', "ptx"), "PTX image is not one NUL-terminated text");
+  EXPECT_EQ(problem("cubin bytes", "cubin"), "");
+  EXPECT_EQ(problem("cubin bytes", "fatbin"), "unknown image kind `fatbin`");
   // The image kind follows the arch: PTX for compute_XY, a cubin for sm_XY.
-  EXPECT_EQ(DiskCache::check_entry(key, entry(std::string(".version 9.0\n") + '\0', "ptx", "sm_90a")),
+  EXPECT_EQ(problem(std::string(".version 9.0\n") + '\0', "ptx", "sm_90a"),
             "image kind `ptx` does not match architecture `sm_90a`");
-  EXPECT_EQ(DiskCache::check_entry(key, entry("cubin bytes", "cubin", "compute_80")),
+  EXPECT_EQ(problem("cubin bytes", "cubin", "compute_80"),
             "image kind `cubin` does not match architecture `compute_80`");
-  EXPECT_EQ(DiskCache::check_entry(key, entry(std::string(".version 9.0\n") + '\0', "ptx", "compute_90a")), "");
+  EXPECT_EQ(problem(std::string(".version 9.0\n") + '\0', "ptx", "compute_90a"), "");
 }
 
 // A mismatched entry on disk is deleted and rebuilt, not loaded.

@@ -1,0 +1,60 @@
+// The metadata of a kernel cache entry (<key>.json): one validating reader
+// for the library and the croq-cache tool. Metadata is untrusted input (a
+// crash, a disk error or another program may have written it): the reader
+// bounds its size and nesting before parsing, checks the type and range of
+// every field, and never throws; whatever fails is a corrupt entry.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "jit/compiled_kernel.hpp"
+
+namespace croq::jit {
+
+// Bump when the entry layout or metadata meaning changes: old entries then
+// become misses (the version is part of every key).
+inline constexpr int kCacheFormatVersion = 1;
+
+// Metadata files are a few hundred bytes; anything larger is not ours.
+inline constexpr std::size_t kMaxMetadataBytes = 64 * 1024;
+// Cubins and PTX of one kernel; larger images are not loaded.
+inline constexpr std::uint64_t kMaxImageBytes = 1ull << 30;
+
+struct CacheMetadata {
+  // Required.
+  std::string key;                  // 32 lowercase hex digits: the entry's name
+  std::string entry;                // the symbol launched: [A-Za-z_][A-Za-z0-9_]*
+  std::string arch;                 // sm_XY[a|f] or compute_XY[a|f]
+  bool image_is_ptx = false;        // "image": "ptx" (compute_XY) or "cubin" (default)
+  std::uint64_t cubin_bytes = 0;    // size of <key>.cubin
+  std::string cubin_xxh3_64;        // 16 lowercase hex digits
+  // Descriptive; type-checked when present.
+  std::string source_name;
+  std::string nvrtc_version;
+  std::vector<std::string> nvrtc_flags;
+  std::string created;              // ISO 8601 UTC
+  double compile_ms = 0;
+  std::optional<LaunchConfig> launch;
+  std::string croq_source_xxh3_128; // empty when absent
+
+  nlohmann::json to_json() const;
+};
+
+struct ParsedMetadata {
+  std::optional<CacheMetadata> metadata;
+  std::string problem;  // why there is none
+};
+
+// Parses and validates <key>.json text. Never throws.
+ParsedMetadata parse_cache_metadata(std::string_view text);
+
+// Whether `s` is a cache key: 32 lowercase hex digits.
+bool is_cache_key(std::string_view s);
+
+}  // namespace croq::jit
