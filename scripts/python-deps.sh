@@ -4,16 +4,15 @@
 # scikit-build-core, pytest and numpy. CMake configured into BUILD_DIR picks
 # this venv's interpreter, so the Python tests join ctest (label `python`).
 #
-#   scripts/python-deps.sh [BUILD_DIR]     (default: build)
+#   scripts/python-deps.sh [BUILD_DIR]     (default: ./build, relative to the current directory)
 #
 # Prints the venv's python on stdout. Idempotent: a venv that already has
 # the packages is reused without touching the network. Exits 1 with a
 # message on stderr when no usable python3 (with venv and headers) exists;
 # callers that treat the Python package as optional may ignore that.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}
-case "$build" in /*) ;; *) build="$root/$build" ;; esac
+case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
 venv="$build/python-venv"
 python=${PYTHON:-python3}
 packages=(nanobind scikit-build-core pytest numpy)
@@ -42,9 +41,12 @@ if ! "$python" -c 'import sysconfig, os, sys; sys.exit(0 if os.path.exists(os.pa
 fi
 mkdir -p "$build"
 if [ ! -x "$venv/bin/python" ]; then
-  # --system-site-packages lets a machine's own torch / cupy / triton (the
-  # GPU machine has them, and no network) serve the GPU tests.
-  if ! "$python" -m venv --system-site-packages "$venv" >&2; then
+  # --system-site-packages lets a machine's own packages serve: the GPU
+  # machine has torch, CuPy, Triton, nanobind, ... and no network. Without
+  # ensurepip (Debian's python3-venv) the venv still works with the
+  # system's pip, if any.
+  if ! "$python" -m venv --system-site-packages "$venv" >/dev/null 2>&1 &&
+     ! { rm -rf "$venv"; "$python" -m venv --system-site-packages --without-pip "$venv" >&2; }; then
     rm -rf "$venv"
     echo "python-deps: '$python -m venv' failed (Debian: python3-venv)" >&2
     exit 1
@@ -52,7 +54,7 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 if ! have_packages; then
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${packages[@]}" >&2 || {
-    echo "python-deps: pip could not install ${packages[*]}" >&2
+    echo "python-deps: pip could not install ${packages[*]} into $venv" >&2
     exit 1
   }
 fi

@@ -34,9 +34,9 @@ AllocatedResult torch_result(const CallArguments& call, const croq::CallInfo& in
                               " has no torch equivalent in this torch version");
   nb::object shape = shape_tuple(info.result_shape);
   // first_tensor.new_empty(shape, dtype=...): same device, torch's allocator.
+  // (No PY_VECTORCALL_ARGUMENTS_OFFSET: args[-1] is not ours to lend.)
   PyObject* args[] = {call.first_tensor, shape.ptr(), dtype};
-  nb::object tensor = nb::steal(PyObject_VectorcallMethod(new_empty, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET,
-                                                          dtype_keyword));
+  nb::object tensor = nb::steal(PyObject_VectorcallMethod(new_empty, args, 2, dtype_keyword));
   if (!tensor.is_valid()) throw nb::python_error();
   nb::object pointer = nb::steal(PyObject_CallMethodNoArgs(tensor.ptr(), data_ptr));
   if (!pointer.is_valid()) throw nb::python_error();

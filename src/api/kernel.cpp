@@ -112,11 +112,12 @@ class KeyBuffer {
 void check_argument(const Arg& a, std::size_t i, const std::string& param, bool describing) {
   if (a.kind() != Arg::Kind::tensor) return;
   const TensorView& v = a.view();
-  std::string who = "argument " + std::to_string(i + 1) + " '" + param + "'";
-  if (v.data == nullptr && v.numel() > 0 && !describing) throw ArgumentError(who + ": null data pointer");
-  if (!v.is_contiguous()) throw ArgumentError(who + ": " + v.str() + " is not contiguous (row-major); pass a contiguous copy");
+  // Named only on failure: this runs on every launch.
+  auto who = [&] { return "argument " + std::to_string(i + 1) + " '" + param + "'"; };
+  if (v.data == nullptr && v.numel() > 0 && !describing) throw ArgumentError(who() + ": null data pointer");
+  if (!v.is_contiguous()) throw ArgumentError(who() + ": " + v.str() + " is not contiguous (row-major); pass a contiguous copy");
   if (reinterpret_cast<std::uintptr_t>(v.data) % dtype_size(v.dtype) != 0)
-    throw ArgumentError(who + ": data pointer " + std::to_string(reinterpret_cast<std::uintptr_t>(v.data)) +
+    throw ArgumentError(who() + ": data pointer " + std::to_string(reinterpret_cast<std::uintptr_t>(v.data)) +
                         " is not aligned to its " + std::to_string(dtype_size(v.dtype)) + "-byte elements");
 }
 
