@@ -28,6 +28,7 @@ def test_cupy_stream(cupy):
     add = croqjit.compile(ADD)
     a = cupy.random.standard_normal((64, 64), dtype=cupy.float32)
     b = cupy.random.standard_normal((64, 64), dtype=cupy.float32)
+    cupy.cuda.runtime.deviceSynchronize()  # a non-blocking stream does not wait for the default one
     stream = cupy.cuda.Stream(non_blocking=True)
     with stream:
         out = add(a, b)  # CuPy's current stream

@@ -30,17 +30,17 @@ def test_prepared_call_is_captured_and_replayed(torch):
 def test_in_place_kernel_in_a_graph_with_other_work(torch):
     into = croqjit.compile(ADD_INTO)
     scale = croqjit.compile(SCALE)
-    a, b, c = (torch.empty(5000, device="cuda") for _ in range(3))
+    a, b, c, e = (torch.empty(5000, device="cuda") for _ in range(4))
     into(a, b, c)  # a first call prepares as well
-    scale.prepare(c, c, 2.0)
+    scale.prepare(c, e, 2.0)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         into(a, b, c)
-        scale(c, c, 2.0)
-        d = c + 1
+        scale(c, e, 2.0)
+        d = e + 1
     for _ in range(2):
         a.normal_(), b.normal_()
-        c.fill_(float("nan"))
+        c.fill_(float("nan")), e.fill_(float("nan"))
         graph.replay()
         torch.cuda.synchronize()
         torch.testing.assert_close(d, (a + b) * 2 + 1, rtol=1e-6, atol=1e-6)
