@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "croq/options.hpp"
 #include "croq/spandata.hpp"
@@ -41,6 +43,26 @@ class Arg {
   double floating_ = 0;
 };
 
+// A parameter of the __co__ function, as declared.
+struct ParamInfo {
+  std::string name;
+  bool is_tensor = false;
+  std::string type;           // element or scalar type as written: "f32", "int"
+  int rank = 0;               // tensors: number of dims
+  std::vector<bool> dynamic;  // tensors, per dim: one of CompileOptions::dynamic_dims
+};
+
+// What a call with a given argument signature does (Kernel::prepare).
+struct CallInfo {
+  bool has_result = false;
+  DType result_dtype = DType::f32;
+  Shape result_shape;  // dynamic dims take their values from the arguments
+  // Per result dim: {argument, dim} whose extent it is when it is a dynamic
+  // dim, else {-1, -1} (a constant of the specialization).
+  std::vector<std::pair<int, int>> result_extent_sources;
+  std::vector<bool> argument_written;  // per argument: the kernel stores into it
+};
+
 namespace detail { class KernelImpl; }
 
 // A compiled Croqtile function. Calling it specializes the function for the
@@ -62,8 +84,17 @@ class Kernel {
   }
   Tensor launch(std::span<const Arg> args, const LaunchOptions& options = {}) const;
 
+  // Checks the arguments, specializes and compiles for their signature and
+  // loads the kernel on the device, without launching: a later launch with
+  // the same signature only enqueues (as CUDA graph capture needs). Tensor
+  // views may have no data (data == nullptr) when only their dtype and shape
+  // matter. Without a CUDA device it compiles and does not load.
+  CallInfo prepare(std::span<const Arg> args, const LaunchOptions& options = {}) const;
+
   bool valid() const { return impl_ != nullptr; }
   const std::string& name() const;  // the __co__ function's name
+  std::vector<ParamInfo> params() const;
+  bool returns_tensor() const;  // whether calls return a result tensor
 
  private:
   std::shared_ptr<detail::KernelImpl> impl_;

@@ -11,6 +11,8 @@ struct CUstream_st;  // the CUDA driver's stream type; CUstream is CUstream_st*
 
 namespace croq {
 
+struct TensorView;
+
 using DefineValue = std::variant<std::int64_t, double>;
 
 struct CompileOptions {
@@ -37,9 +39,18 @@ struct CompileOptions {
   std::string source_name = "<source>";
 };
 
+// While `stream` is being captured into a CUDA graph, a launch only
+// enqueues the kernel: one that would compile or load a module (a signature
+// not prepare()d), stage host arguments or allocate its result (no
+// `output`) throws CudaError instead of breaking the capture.
 struct LaunchOptions {
   CUstream_st* stream = nullptr;  // nullptr: the legacy default stream
   int device = -1;                // -1: the device of the current context, else 0
+  // Where the result goes, instead of a fresh allocation: a contiguous
+  // tensor of the result's dtype and shape (Kernel::prepare tells them), in
+  // the launch device's memory (host memory when the arguments are host
+  // data). The launch then returns an empty Tensor. nullptr: allocate it.
+  const TensorView* output = nullptr;
 };
 
 }  // namespace croq

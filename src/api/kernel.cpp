@@ -108,15 +108,67 @@ class KeyBuffer {
   std::string spilled_;
 };
 
-void check_argument(const Arg& a, std::size_t i, const std::string& param) {
+// `describing`: the call only prepares, so views without data are fine.
+void check_argument(const Arg& a, std::size_t i, const std::string& param, bool describing) {
   if (a.kind() != Arg::Kind::tensor) return;
   const TensorView& v = a.view();
-  std::string who = "argument " + std::to_string(i + 1) + " '" + param + "'";
-  if (v.data == nullptr && v.numel() > 0) throw ArgumentError(who + ": null data pointer");
-  if (!v.is_contiguous()) throw ArgumentError(who + ": " + v.str() + " is not contiguous (row-major); pass a contiguous copy");
+  // Named only on failure: this runs on every launch.
+  auto who = [&] { return "argument " + std::to_string(i + 1) + " '" + param + "'"; };
+  if (v.data == nullptr && v.numel() > 0 && !describing) throw ArgumentError(who() + ": null data pointer");
+  if (!v.is_contiguous()) throw ArgumentError(who() + ": " + v.str() + " is not contiguous (row-major); pass a contiguous copy");
   if (reinterpret_cast<std::uintptr_t>(v.data) % dtype_size(v.dtype) != 0)
-    throw ArgumentError(who + ": data pointer " + std::to_string(reinterpret_cast<std::uintptr_t>(v.data)) +
+    throw ArgumentError(who() + ": data pointer " + std::to_string(reinterpret_cast<std::uintptr_t>(v.data)) +
                         " is not aligned to its " + std::to_string(dtype_size(v.dtype)) + "-byte elements");
+}
+
+// "f32 [1024] (device 0), int": how messages name a call's signature.
+std::string describe_arguments(std::span<const Arg> args) {
+  std::string out;
+  for (const Arg& a : args) {
+    if (!out.empty()) out += ", ";
+    out += a.kind() == Arg::Kind::tensor ? a.view().str() : a.kind() == Arg::Kind::integer ? "int" : "float";
+  }
+  return out;
+}
+
+// The result's extents: the specialization's, with dynamic dims read from
+// the arguments.
+Shape result_shape_of(const codegen::GeneratedKernel& gen, std::span<const Arg> args) {
+  Shape shape;
+  for (std::size_t d = 0; d < gen.output_shape.size(); ++d) {
+    const codegen::DimSource& w = gen.output_dim_sources[d];
+    shape.push_back(gen.output_shape[d] >= 0 ? static_cast<std::size_t>(gen.output_shape[d])
+                                             : args[w.argument].view().shape[w.dim]);
+  }
+  return shape;
+}
+
+// Throws instead of doing `what` (work that is not a kernel launch) while
+// `stream` is being captured into a CUDA graph, which that work would break.
+void refuse_during_capture(CUstream stream, int device, const std::string& kernel, const std::string& what,
+                           const std::string& instead) {
+  if (!jit::stream_capturing(stream, device)) return;
+  throw CudaError("cuStreamIsCapturing", CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                  "`" + kernel + "`: " + what + " while the stream is being captured into a CUDA graph would break "
+                  "the capture; " + instead);
+}
+
+// The caller's LaunchOptions::output must be exactly the result's tensor.
+void check_output(const TensorView& out, DType dtype, const Shape& shape, MemoryKind memory, int device,
+                  const std::string& kernel) {
+  std::string who = "`" + kernel + "`: LaunchOptions::output " + out.str();
+  std::string want = std::string(dtype_name(dtype)) + " " + shape.str();
+  if (out.dtype != dtype || !(out.shape == shape)) throw ArgumentError(who + " does not fit the result, " + want);
+  if (out.memory != memory)
+    throw ArgumentError(who + " must be in " + (memory == MemoryKind::host ? "host memory, as the arguments are"
+                                                                            : "device memory, as the arguments are"));
+  if (memory == MemoryKind::device && out.device != device)
+    throw ArgumentError(who + " is not on the kernel's device " + std::to_string(device));
+  if (out.data == nullptr && out.numel() > 0) throw ArgumentError(who + ": null data pointer");
+  if (!out.is_contiguous()) throw ArgumentError(who + " is not contiguous (row-major)");
+  if (reinterpret_cast<std::uintptr_t>(out.data) % dtype_size(out.dtype) != 0)
+    throw ArgumentError(who + ": data pointer is not aligned to its " + std::to_string(dtype_size(out.dtype)) +
+                        "-byte elements");
 }
 
 }  // namespace
@@ -147,9 +199,20 @@ class KernelImpl {
   std::map<std::string, std::vector<codegen::DimSource>> dynamic_sources;
   DynamicMask dynamic_mask;
 
+  // What a call needs before anything runs: the arguments checked, the
+  // device, whether host data is staged, and the signature's specialization.
+  struct ResolvedCall {
+    int device = 0;
+    bool host_mode = false;
+    std::shared_ptr<const Specialization> spec;
+  };
+  ResolvedCall resolve(std::span<const Arg> args, const LaunchOptions& options, bool describing);
+
   // Specializations by argument signature; a future so concurrent callers
   // of a new signature wait for one compile instead of starting their own.
-  std::shared_ptr<const Specialization> specialization(std::string_view key, std::span<const Arg> args, int device);
+  // A new signature is refused while `stream` is being captured.
+  std::shared_ptr<const Specialization> specialization(std::string_view key, std::span<const Arg> args, int device,
+                                                       CUstream stream);
 
  private:
   std::mutex mutex_;
@@ -157,7 +220,7 @@ class KernelImpl {
 };
 
 std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_view key, std::span<const Arg> args,
-                                                                 int device) {
+                                                                 int device, CUstream stream) {
   // Hot path: the calling thread's last signature for this kernel, with no
   // lock and no allocation.
   struct Memo {
@@ -173,8 +236,14 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_vie
   {
     std::unique_lock<std::mutex> lock(mutex_);
     auto it = table_.find(std::string(key));
-    if (it != table_.end()) existing = it->second;
-    else table_.emplace(std::string(key), promise.get_future().share());
+    if (it != table_.end()) {
+      existing = it->second;
+    } else {
+      refuse_during_capture(stream, device, function->name,
+                            "compiling a new signature (" + describe_arguments(args) + ")",
+                            "call prepare() with the same arguments before capturing");
+      table_.emplace(std::string(key), promise.get_future().share());
+    }
   }
   if (existing.valid()) {
     auto spec = existing.get();  // waits while another thread specializes
@@ -242,15 +311,13 @@ bool cuda_available(std::string* why) {
   return ok;
 }
 
-const std::string& Kernel::name() const {
-  static const std::string empty;
-  return impl_ ? impl_->function->name : empty;
-}
+namespace detail {
 
-Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) const {
-  if (!impl_) throw Error("croq::Kernel: calling an empty kernel (use croq::compile)");
-  const auto& params = impl_->function->params;
-  for (std::size_t i = 0; i < args.size() && i < params.size(); ++i) check_argument(args[i], i, params[i].name);
+KernelImpl::ResolvedCall KernelImpl::resolve(std::span<const Arg> args, const LaunchOptions& options,
+                                             bool describing) {
+  const auto& params = function->params;
+  for (std::size_t i = 0; i < args.size() && i < params.size(); ++i)
+    check_argument(args[i], i, params[i].name, describing);
 
   bool host_mode = false;
   int device = options.device;
@@ -268,7 +335,7 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
                           std::to_string(device));
 
   // Every occurrence of a dynamic dim must agree (the key cannot check it).
-  for (const auto& [name, where] : impl_->dynamic_sources) {
+  for (const auto& [name, where] : dynamic_sources) {
     if (where.front().argument >= static_cast<int>(args.size())) break;  // arity is checked by codegen
     const Arg& first = args[where.front().argument];
     if (first.kind() != Arg::Kind::tensor || first.view().shape.rank() <= where.front().dim) continue;
@@ -286,11 +353,40 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
   }
 
   KeyBuffer key;
-  append_signature_key(args, impl_->dynamic_mask, device, key);
-  auto spec = impl_->specialization(key.view(), args, device);
+  append_signature_key(args, dynamic_mask, device, key);
+  return ResolvedCall{device, host_mode, specialization(key.view(), args, device, options.stream)};
+}
+
+}  // namespace detail
+
+const std::string& Kernel::name() const {
+  static const std::string empty;
+  return impl_ ? impl_->function->name : empty;
+}
+
+Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) const {
+  if (!impl_) throw Error("croq::Kernel: calling an empty kernel (use croq::compile)");
+  const auto call = impl_->resolve(args, options, false);
+  const int device = call.device;
+  const bool host_mode = call.host_mode;
+  const auto& spec = call.spec;
   const codegen::GeneratedKernel& gen = spec->generated;
+  const Shape result_shape = gen.has_output ? result_shape_of(gen, args) : Shape();
 
   CUstream stream = options.stream;
+  // Work other than the launch itself would break a CUDA graph capture.
+  if (host_mode) refuse_during_capture(stream, device, name(), "copying host arguments", "pass device tensors");
+  else if (gen.has_output && options.output == nullptr)
+    refuse_during_capture(stream, device, name(), "allocating the result", "pass LaunchOptions::output");
+  if (!jit::is_loaded(*spec->compiled, device))
+    refuse_during_capture(stream, device, name(), "loading the kernel's module",
+                          "call prepare() with the same arguments before capturing");
+  if (options.output != nullptr) {
+    if (!gen.has_output)
+      throw ArgumentError("`" + name() + "`: LaunchOptions::output is given, but the function returns no tensor");
+    check_output(*options.output, gen.output_dtype, result_shape,
+                 host_mode ? MemoryKind::host : MemoryKind::device, device, name());
+  }
   // Host data goes to the device for the call and written arguments come back.
   std::vector<Tensor> staged;
   if (host_mode) {
@@ -317,15 +413,20 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
                           " blocks, more than a grid holds (2^31 - 1)");
     launch.grid = {static_cast<unsigned>(blocks), 1, 1};
   }
+  // The result goes to the caller's output when given (staged through the
+  // device for host arguments), else to a fresh device tensor.
   Tensor output;
+  void* output_data = nullptr;
   if (gen.has_output) {
-    std::vector<std::int64_t> dims = gen.output_shape;
-    for (std::size_t d = 0; d < dims.size(); ++d)
-      if (dims[d] < 0) dims[d] = dim_value(gen.output_dim_sources[d]);
-    Shape shape(dims.begin(), dims.end());
-    output = Tensor::empty(gen.output_dtype, shape, MemoryKind::device, device);
-    if (gen.output_needs_zero)
-      CROQ_CU(cuMemsetD8Async, reinterpret_cast<CUdeviceptr>(output.data()), 0, output.bytes(), stream);
+    if (options.output != nullptr && !host_mode) {
+      output_data = options.output->data;
+    } else {
+      output = Tensor::empty(gen.output_dtype, result_shape, MemoryKind::device, device);
+      output_data = output.data();
+    }
+    std::size_t bytes = result_shape.numel() * dtype_size(gen.output_dtype);
+    if (gen.output_needs_zero && bytes > 0)
+      CROQ_CU(cuMemsetD8Async, reinterpret_cast<CUdeviceptr>(output_data), 0, bytes, stream);
   }
 
   // Parameter values live in `slots`; the driver reads them through `pointers`.
@@ -373,7 +474,7 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
     }
     std::uint64_t bits = 0;
     if (kp.kind == codegen::KernelParam::Kind::output) {
-      bits = reinterpret_cast<std::uint64_t>(output.data());
+      bits = reinterpret_cast<std::uint64_t>(output_data);
     } else {
       const Arg& a = args[kp.argument];
       if (kp.kind == codegen::KernelParam::Kind::tensor) {
@@ -400,7 +501,56 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
   CROQ_CU(cuStreamSynchronize, stream);
   for (std::size_t i = 0; i < args.size(); ++i)
     if (staged[i].defined() && gen.argument_written[i]) staged[i].copy_to(args[i].view());
-  return gen.has_output ? output.to_host() : Tensor();
+  if (!gen.has_output) return Tensor();
+  if (options.output == nullptr) return output.to_host();
+  output.copy_to(*options.output);
+  return Tensor();
+}
+
+CallInfo Kernel::prepare(std::span<const Arg> args, const LaunchOptions& options) const {
+  if (!impl_) throw Error("croq::Kernel: preparing an empty kernel (use croq::compile)");
+  const auto call = impl_->resolve(args, options, true);
+  const codegen::GeneratedKernel& gen = call.spec->generated;
+  if (jit::driver_available() && call.device < jit::device_count()) {
+    if (!jit::is_loaded(*call.spec->compiled, call.device))
+      refuse_during_capture(options.stream, call.device, name(), "loading the kernel's module",
+                            "call prepare() before capturing");
+    jit::make_current(call.device);
+    jit::prepare_function(*call.spec->compiled, gen.launch, call.device);
+  }
+  CallInfo info;
+  info.has_result = gen.has_output;
+  if (gen.has_output) {
+    info.result_dtype = gen.output_dtype;
+    info.result_shape = result_shape_of(gen, args);
+    for (std::size_t d = 0; d < gen.output_shape.size(); ++d)
+      info.result_extent_sources.push_back(gen.output_shape[d] < 0 ? std::pair{gen.output_dim_sources[d].argument,
+                                                                               gen.output_dim_sources[d].dim}
+                                                                    : std::pair{-1, -1});
+  }
+  info.argument_written = gen.argument_written;
+  return info;
+}
+
+std::vector<ParamInfo> Kernel::params() const {
+  std::vector<ParamInfo> out;
+  if (!impl_) return out;
+  for (std::size_t i = 0; i < impl_->function->params.size(); ++i) {
+    const frontend::ast::Parameter& p = impl_->function->params[i];
+    ParamInfo info;
+    info.name = p.name;
+    info.is_tensor = p.type.has_shape;
+    info.type = p.type.name;
+    info.rank = static_cast<int>(p.type.shape.size());
+    for (int d = 0; info.is_tensor && d < info.rank; ++d) info.dynamic.push_back(is_dynamic(impl_->dynamic_mask, i, d));
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+bool Kernel::returns_tensor() const {
+  return impl_ && impl_->function->return_type.kind == frontend::ast::TypeKind::element &&
+         impl_->function->return_type.has_shape;
 }
 
 Kernel compile(std::string_view source, const CompileOptions& options) {

@@ -144,6 +144,15 @@ int current_device() {
   return static_cast<int>(dev);
 }
 
+bool stream_capturing(CUstream stream, int device) {
+  if (!driver_available() || device < 0 || device >= device_count()) return false;
+  make_current(device);
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUresult r = driver().cuStreamIsCapturing(stream, &status);
+  if (r == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT || r == CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) return true;
+  return r == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 const DeviceInfo& device_info(int device) {
   static std::array<std::unique_ptr<DeviceInfo>, kMaxDevices> infos;
   static std::mutex mutex;

@@ -18,6 +18,7 @@ namespace croq::jit {
   X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)              \
   X(cuMemcpyDtoDAsync) X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemsetD32) X(cuMemsetD32Async)              \
   X(cuPointerGetAttribute) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)   \
+  X(cuStreamIsCapturing)                                                                 \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)              \
   X(cuEventElapsedTime) X(cuTensorMapEncodeTiled)
 
@@ -46,6 +47,12 @@ CUcontext make_current(int device);
 // The device of the calling thread's current context; 0 when there is none
 // or no driver at all (so argument checks still run before a launch fails).
 int current_device();
+
+// Whether work enqueued on `stream` now would join a CUDA graph capture:
+// the stream is capturing, or it is the legacy stream while a capture
+// forbids using it. False without a driver. Needs `device`'s context, which
+// it makes current.
+bool stream_capturing(CUstream stream, int device);
 
 struct DeviceInfo {
   int ordinal = 0;

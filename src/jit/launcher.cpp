@@ -74,12 +74,22 @@ CUfunction load_function(const CompiledKernel& kernel, int device) {
   return fn;
 }
 
-void launch(const CompiledKernel& kernel, const LaunchConfig& c, void** args, CUstream stream, int device) {
-  check_device(device);
-  make_current(device);
+CUfunction prepare_function(const CompiledKernel& kernel, const LaunchConfig& c, int device) {
   CUfunction fn = load_function(kernel, device);
   if (c.shared_bytes > kDefaultSharedLimit && kernel.shared_bytes_set[device] < c.shared_bytes)
     ensure_shared_limit(kernel, fn, c.shared_bytes, device);
+  return fn;
+}
+
+bool is_loaded(const CompiledKernel& kernel, int device) {
+  return device >= 0 && device < kMaxLoadedDevices &&
+         kernel.functions[device].load(std::memory_order_acquire) != nullptr;
+}
+
+void launch(const CompiledKernel& kernel, const LaunchConfig& c, void** args, CUstream stream, int device) {
+  check_device(device);
+  make_current(device);
+  CUfunction fn = prepare_function(kernel, c, device);
   const DriverApi& api = driver();
   if (!c.has_cluster()) {
     CUresult r = api.cuLaunchKernel(fn, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1], c.block[2],

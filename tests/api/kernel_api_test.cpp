@@ -2,6 +2,7 @@
 // (errors are reported before any device work).
 #include <gtest/gtest.h>
 
+#include "common/error_text.hpp"
 #include "croq/croq.hpp"
 
 namespace croq {
@@ -25,15 +26,7 @@ const char* kMatmul = R"(__co__ s32 [128, 256] matmul(s32 [128, 256] lhs, s32 [2
 }
 )";
 
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using test::error_of;
 
 TEST(KernelApi, CompileNamesTheFunction) {
   Kernel k = compile(kAdd);

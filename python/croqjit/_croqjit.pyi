@@ -1,0 +1,106 @@
+# Type stubs for croqjit._croqjit, the nanobind extension (python/src).
+from typing import Any, Mapping, Optional, Sequence, Tuple, Union
+
+__version__: str
+
+class Error(Exception):
+    """Base class of every croqjit error."""
+
+class CompileError(Error):
+    """The source did not compile; str() shows each problem with a caret."""
+
+    diagnostics: list[Diagnostic]
+    source_name: str
+    json: str
+
+class ArgumentError(Error):
+    """A kernel was called with arguments that do not fit its signature."""
+
+class CudaError(Error):
+    """A CUDA driver call failed, or no driver is present."""
+
+    call: str
+    code: int
+
+class CacheError(Error):
+    """The on-disk kernel cache could not be used."""
+
+class Diagnostic:
+    """One message about the source; str() renders the line and a caret."""
+
+    @property
+    def severity(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def column(self) -> int: ...
+    @property
+    def length(self) -> int: ...
+    @property
+    def hint(self) -> str: ...
+
+class ParamInfo:
+    """A parameter of the kernel's __co__ function, as declared."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def is_tensor(self) -> bool: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def rank(self) -> int: ...
+    @property
+    def dynamic(self) -> Tuple[bool, ...]: ...
+
+class CallInfo:
+    """What a call with a given argument signature returns and writes."""
+
+    @property
+    def has_result(self) -> bool: ...
+    @property
+    def result_dtype(self) -> Optional[str]: ...
+    @property
+    def result_shape(self) -> Optional[Tuple[int, ...]]: ...
+    @property
+    def result_extent_sources(self) -> Optional[Tuple[Tuple[int, int], ...]]: ...
+    @property
+    def written(self) -> Tuple[bool, ...]: ...
+
+class TensorSpec:
+    """A tensor described by dtype and shape only, for Kernel.prepare."""
+
+    def __init__(self, shape: Sequence[int], dtype: Any, device: Optional[int] = None) -> None: ...
+    @property
+    def shape(self) -> Tuple[int, ...]: ...
+    @property
+    def dtype(self) -> str: ...
+    @property
+    def device(self) -> Optional[int]: ...
+
+class Kernel:
+    """A compiled Croqtile function; call it with tensors and scalars."""
+
+    def __call__(self, *args: Any, stream: Any = None) -> Any: ...
+    def prepare(self, *args: Any, stream: Any = None) -> CallInfo: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def params(self) -> list[ParamInfo]: ...
+    @property
+    def returns_tensor(self) -> bool: ...
+
+def compile(
+    source: str,
+    *,
+    entry: Optional[str] = None,
+    defines: Optional[Mapping[str, Union[int, float]]] = None,
+    arch: Optional[str] = None,
+    dynamic_dims: Union[str, Sequence[str], None] = None,
+    source_name: Optional[str] = None,
+    debug_line_info: bool = False,
+) -> Kernel: ...
+def cuda_available() -> bool: ...
+def cuda_unavailable_reason() -> str: ...

@@ -1,0 +1,104 @@
+#include "errors.hpp"
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+#include <vector>
+
+#include "croq/error.hpp"
+
+namespace croqpy {
+namespace {
+
+// One diagnostic and its rendered text (source line and caret).
+struct PyDiagnostic {
+  croq::Diagnostic diagnostic;
+  std::string rendered;
+};
+
+struct ExceptionTypes {
+  PyObject* error = nullptr;
+  PyObject* compile_error = nullptr;
+  PyObject* argument_error = nullptr;
+  PyObject* cuda_error = nullptr;
+  PyObject* cache_error = nullptr;
+};
+ExceptionTypes types;
+
+PyObject* new_exception_type(nb::module_& m, const char* name, PyObject* base, const char* doc) {
+  std::string qualified = std::string("croqjit.") + name;
+  PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, base, nullptr);
+  if (type == nullptr) throw nb::python_error();
+  m.attr(name) = nb::borrow(type);  // the module and `types` both keep it
+  return type;
+}
+
+// Raises `type(message)` with extra attributes set on the instance.
+void raise_with(PyObject* type, const char* message, const std::vector<std::pair<const char*, nb::object>>& attributes) {
+  nb::object text = nb::steal(PyUnicode_FromString(message));
+  nb::object instance = nb::steal(PyObject_CallOneArg(type, text.ptr()));
+  if (!instance.is_valid()) return;  // the constructor's error stays set
+  for (const auto& [name, value] : attributes)
+    if (PyObject_SetAttrString(instance.ptr(), name, value.ptr()) != 0) return;
+  PyErr_SetObject(type, instance.ptr());
+}
+
+void raise_compile_error(const croq::CompileError& e) {
+  nb::list diagnostics;
+  for (const croq::Diagnostic& d : e.diagnostics())
+    diagnostics.append(nb::cast(PyDiagnostic{d, croq::render_diagnostics({d}, e.source(), e.source_name())}));
+  raise_with(types.compile_error, e.what(),
+             {{"diagnostics", diagnostics},
+              {"source_name", nb::cast(e.source_name())},
+              {"json", nb::cast(e.to_json())}});
+}
+
+void translate(const std::exception_ptr& p, void*) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const croq::CompileError& e) {
+    raise_compile_error(e);
+  } catch (const croq::ArgumentError& e) {
+    PyErr_SetString(types.argument_error, e.what());
+  } catch (const croq::CudaError& e) {
+    raise_with(types.cuda_error, e.what(), {{"call", nb::cast(e.call())}, {"code", nb::cast(e.code())}});
+  } catch (const croq::CacheError& e) {
+    PyErr_SetString(types.cache_error, e.what());
+  } catch (const croq::Error& e) {
+    PyErr_SetString(types.error, e.what());
+  }
+}
+
+}  // namespace
+
+void register_errors(nb::module_& m) {
+  types.error = new_exception_type(m, "Error", PyExc_Exception, "Base class of every croqjit error.");
+  types.compile_error = new_exception_type(
+      m, "CompileError", types.error,
+      "The source did not compile. .diagnostics lists each problem (line, column, message, hint); "
+      "str() of the error or of a diagnostic shows the source line with a caret.");
+  types.argument_error = new_exception_type(
+      m, "ArgumentError", types.error, "A kernel was called with arguments that do not fit its signature.");
+  types.cuda_error = new_exception_type(
+      m, "CudaError", types.error,
+      "A CUDA driver call failed or no driver is present. .call names the driver function, .code is its CUresult.");
+  types.cache_error = new_exception_type(m, "CacheError", types.error, "The on-disk kernel cache could not be used.");
+
+  nb::class_<PyDiagnostic>(m, "Diagnostic", "One message about the source: where, what, and a hint.")
+      .def_prop_ro("severity", [](const PyDiagnostic& d) { return std::string(croq::severity_name(d.diagnostic.severity)); })
+      .def_prop_ro("message", [](const PyDiagnostic& d) { return d.diagnostic.message; })
+      .def_prop_ro("line", [](const PyDiagnostic& d) { return d.diagnostic.line; })
+      .def_prop_ro("column", [](const PyDiagnostic& d) { return d.diagnostic.column; })
+      .def_prop_ro("length", [](const PyDiagnostic& d) { return d.diagnostic.length; })
+      .def_prop_ro("hint", [](const PyDiagnostic& d) { return d.diagnostic.hint; })
+      .def("__str__", [](const PyDiagnostic& d) { return d.rendered; })
+      .def("__repr__", [](const PyDiagnostic& d) {
+        return "<Diagnostic " + std::to_string(d.diagnostic.line) + ":" + std::to_string(d.diagnostic.column) + " " +
+               croq::severity_name(d.diagnostic.severity) + ": " + d.diagnostic.message + ">";
+      });
+
+  nb::register_exception_translator(translate);
+}
+
+}  // namespace croqpy

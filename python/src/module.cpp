@@ -1,0 +1,230 @@
+// croqjit._croqjit: the Python binding of libcroqjit. compile() gives a
+// Kernel; calling it converts the arguments without copying (arguments.cpp),
+// picks the stream, lets the arguments' framework allocate the result
+// (results.cpp) and launches with the GIL released.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+#include <utility>
+
+#include "arguments.hpp"
+#include "croq/croq.hpp"
+#include "errors.hpp"
+#include "frameworks.hpp"
+#include "results.hpp"
+
+namespace croqpy {
+namespace {
+
+using namespace nb::literals;
+
+struct Kernel {
+  croq::Kernel kernel;
+  std::vector<croq::ParamInfo> params;
+  bool returns_tensor = false;
+};
+
+// The call's stream= keyword (None when absent); no other keyword exists.
+nb::handle stream_keyword(const nb::kwargs& kwargs) {
+  nb::handle stream = nb::none();
+  for (auto [key, value] : kwargs) {
+    if (PyUnicode_Check(key.ptr()) && PyUnicode_CompareWithASCIIString(key.ptr(), "stream") == 0) stream = value;
+    else throw nb::type_error(("unexpected keyword argument " + nb::cast<std::string>(nb::repr(key)) +
+                               "; kernel arguments are positional, and stream= is the only keyword").c_str());
+  }
+  return stream;
+}
+
+struct PreparedCall {
+  CallArguments arguments;
+  croq::LaunchOptions options;
+};
+
+PreparedCall convert_call(const Kernel& k, const nb::args& args, const nb::kwargs& kwargs) {
+  nb::handle stream = stream_keyword(kwargs);
+  PyObject* const* items = reinterpret_cast<PyTupleObject*>(args.ptr())->ob_item;
+  PreparedCall call{convert_arguments(items, args.size(), k.params), {}};
+  call.options.stream = resolve_stream(stream, call.arguments);
+  call.options.device = call.arguments.device;
+  return call;
+}
+
+croq::CallInfo prepare(const Kernel& k, const PreparedCall& call) {
+  nb::gil_scoped_release release;
+  return k.kernel.prepare(call.arguments.args, call.options);
+}
+
+// Read-only NumPy arrays may be read, not written (their memory may be
+// truly read-only: np.frombuffer over bytes).
+void check_read_only(const Kernel& k, const PreparedCall& call) {
+  croq::CallInfo info = prepare(k, call);
+  for (std::size_t i : call.arguments.read_only)
+    if (i < info.argument_written.size() && info.argument_written[i])
+      throw croq::ArgumentError("argument " + std::to_string(i + 1) + " '" + k.params[i].name +
+                                "': the kernel writes it, but the NumPy array is read-only");
+}
+
+nb::object call_kernel(const Kernel& k, nb::args args, nb::kwargs kwargs) {
+  PreparedCall call = convert_call(k, args, kwargs);
+  if (!call.arguments.read_only.empty()) check_read_only(k, call);
+  const Framework framework = call.arguments.framework;
+  if (k.returns_tensor && !call.arguments.host && (framework == Framework::torch || framework == Framework::cupy)) {
+    std::optional<AllocatedResult> result = allocate_result(call.arguments, prepare(k, call));
+    if (result) {
+      call.options.output = &result->view;
+      {
+        nb::gil_scoped_release release;
+        k.kernel.launch(call.arguments.args, call.options);
+      }
+      return std::move(result->tensor);
+    }
+  }
+  croq::Tensor result;
+  {
+    nb::gil_scoped_release release;
+    result = k.kernel.launch(call.arguments.args, call.options);
+  }
+  return wrap_result(std::move(result), framework);
+}
+
+croq::Shape shape_from(nb::handle sequence) {
+  croq::Shape shape;
+  for (nb::handle extent : sequence) {
+    long long v = PyLong_AsLongLong(extent.ptr());
+    if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+    if (v < 0) throw nb::value_error("a shape's extents must not be negative");
+    shape.push_back(static_cast<std::size_t>(v));  // throws croq::Error past rank 8
+  }
+  return shape;
+}
+
+// Any range (extents, flags, pairs) as a Python tuple.
+template <typename Range>
+nb::tuple as_tuple(const Range& range) {
+  nb::list out;
+  for (const auto& item : range) out.append(nb::cast(item));
+  return nb::tuple(out);
+}
+
+croq::CompileOptions compile_options(std::optional<std::string> entry, std::optional<nb::dict> defines,
+                                     std::optional<std::string> arch, nb::handle dynamic_dims,
+                                     std::optional<std::string> source_name, bool debug_line_info) {
+  croq::CompileOptions options;
+  if (entry) options.entry = *entry;
+  if (arch) options.arch = *arch;
+  if (source_name) options.source_name = *source_name;
+  options.debug_line_info = debug_line_info;
+  if (defines)
+    for (auto [key, value] : *defines) {
+      std::string name = nb::cast<std::string>(key);
+      if (PyLong_Check(value.ptr())) options.defines[name] = nb::cast<std::int64_t>(value);
+      else if (PyFloat_Check(value.ptr())) options.defines[name] = nb::cast<double>(value);
+      else throw nb::type_error(("defines['" + name + "'] must be an int or a float").c_str());
+    }
+  if (PyUnicode_Check(dynamic_dims.ptr())) options.dynamic_dims.push_back(nb::cast<std::string>(dynamic_dims));
+  else if (!dynamic_dims.is_none())
+    for (nb::handle name : dynamic_dims) options.dynamic_dims.push_back(nb::cast<std::string>(name));
+  return options;
+}
+
+Kernel compile(const std::string& source, const croq::CompileOptions& options) {
+  Kernel k;
+  {
+    nb::gil_scoped_release release;
+    k.kernel = croq::compile(source, options);
+  }
+  k.params = k.kernel.params();
+  k.returns_tensor = k.kernel.returns_tensor();
+  return k;
+}
+
+void bind_kernel(nb::module_& m) {
+  nb::class_<croq::ParamInfo>(m, "ParamInfo", "A parameter of the kernel's __co__ function, as declared.")
+      .def_ro("name", &croq::ParamInfo::name)
+      .def_ro("is_tensor", &croq::ParamInfo::is_tensor)
+      .def_ro("type", &croq::ParamInfo::type, "element or scalar type as written: 'f32', 'int'")
+      .def_ro("rank", &croq::ParamInfo::rank)
+      .def_prop_ro("dynamic", [](const croq::ParamInfo& p) { return as_tuple(p.dynamic); },
+                   "per dim: whether it is one of the dynamic_dims")
+      .def("__repr__", [](const croq::ParamInfo& p) {
+        return "<ParamInfo " + p.name + ": " + p.type + (p.is_tensor ? " tensor of rank " + std::to_string(p.rank) : "") + ">";
+      });
+
+  nb::class_<croq::CallInfo>(m, "CallInfo", "What a call with a given argument signature returns and writes.")
+      .def_ro("has_result", &croq::CallInfo::has_result)
+      .def_prop_ro("result_dtype", [](const croq::CallInfo& c) -> nb::object {
+        return c.has_result ? nb::cast(std::string(croq::dtype_name(c.result_dtype))) : nb::none();
+      })
+      .def_prop_ro("result_shape", [](const croq::CallInfo& c) -> nb::object {
+        return c.has_result ? nb::object(as_tuple(c.result_shape)) : nb::none();
+      })
+      .def_prop_ro("result_extent_sources", [](const croq::CallInfo& c) -> nb::object {
+        return c.has_result ? nb::object(as_tuple(c.result_extent_sources)) : nb::none();
+      }, "per result dim: (argument, dim) whose extent it is when it is a dynamic dim, else (-1, -1)")
+      .def_prop_ro("written", [](const croq::CallInfo& c) { return as_tuple(c.argument_written); },
+                   "per argument: whether the kernel stores into it")
+      .def("__repr__", [](const croq::CallInfo& c) {
+        return c.has_result ? "<CallInfo result " + std::string(croq::dtype_name(c.result_dtype)) + " " +
+                                  c.result_shape.str() + ">"
+                            : std::string("<CallInfo no result>");
+      });
+
+  nb::class_<TensorSpec>(m, "TensorSpec", "A tensor described by dtype and shape only, for Kernel.prepare.")
+      .def("__init__", [](TensorSpec* self, nb::handle shape, nb::handle dtype, std::optional<int> device) {
+        new (self) TensorSpec{dtype_from_object(dtype), shape_from(shape), device.value_or(-1)};
+      }, "shape"_a, "dtype"_a, "device"_a = nb::none())
+      .def_prop_ro("shape", [](const TensorSpec& s) { return as_tuple(s.shape); })
+      .def_prop_ro("dtype", [](const TensorSpec& s) { return std::string(croq::dtype_name(s.dtype)); })
+      .def_prop_ro("device", [](const TensorSpec& s) -> nb::object {
+        return s.device >= 0 ? nb::cast(s.device) : nb::none();
+      })
+      .def("__repr__", [](const TensorSpec& s) {
+        return "TensorSpec(" + s.shape.str() + ", '" + std::string(croq::dtype_name(s.dtype)) + "'" +
+               (s.device >= 0 ? ", device=" + std::to_string(s.device) : std::string()) + ")";
+      });
+
+  nb::class_<Kernel>(m, "Kernel", "A compiled Croqtile function; call it with tensors and scalars.")
+      .def("__call__", &call_kernel)
+      .def("prepare", [](const Kernel& k, nb::args args, nb::kwargs kwargs) {
+        return prepare(k, convert_call(k, args, kwargs));
+      })
+      .def_prop_ro("name", [](const Kernel& k) { return k.kernel.name(); })
+      .def_ro("params", &Kernel::params)
+      .def_ro("returns_tensor", &Kernel::returns_tensor)
+      .def("__repr__", [](const Kernel& k) {
+        std::string text = "<croqjit.Kernel " + k.kernel.name() + "(";
+        for (std::size_t i = 0; i < k.params.size(); ++i) text += (i ? ", " : "") + k.params[i].name;
+        return text + ")>";
+      });
+
+  m.def("compile", [](const std::string& source, std::optional<std::string> entry, std::optional<nb::dict> defines,
+                      std::optional<std::string> arch, nb::handle dynamic_dims, std::optional<std::string> source_name,
+                      bool debug_line_info) {
+    return compile(source, compile_options(std::move(entry), std::move(defines), std::move(arch), dynamic_dims,
+                                           std::move(source_name), debug_line_info));
+  }, "source"_a, nb::kw_only(), "entry"_a = nb::none(), "defines"_a = nb::none(), "arch"_a = nb::none(),
+        "dynamic_dims"_a = nb::none(), "source_name"_a = nb::none(), "debug_line_info"_a = false,
+        "Parses and checks Croqtile source; raises CompileError with diagnostics when it is not valid.");
+}
+
+}  // namespace
+}  // namespace croqpy
+
+NB_MODULE(_croqjit, m) {
+  m.doc() = "libcroqjit's Python binding; use the croqjit package.";
+  // Kernels registered as torch custom ops live in torch's registry until
+  // the interpreter exits, which nanobind would report as leaks.
+  nanobind::set_leak_warnings(false);
+  croqpy::register_errors(m);
+  croqpy::bind_kernel(m);
+  m.def("cuda_available", [] { return croq::cuda_available(); }, "Whether a CUDA driver and device are present.");
+  m.def("cuda_unavailable_reason", [] {
+    std::string why;
+    return croq::cuda_available(&why) ? std::string() : why;
+  }, "Why kernels cannot run here; empty when they can.");
+  m.attr("__version__") = CROQJIT_PYTHON_VERSION;
+}

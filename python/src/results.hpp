@@ -1,0 +1,30 @@
+// A call's result as the arguments' framework's own tensor: torch and CuPy
+// allocate it themselves (their caching allocator and memory pool, CUDA
+// graph pools included), and results the library allocated (host results,
+// other DLPack producers) are handed over without a copy.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <optional>
+
+#include "arguments.hpp"
+#include "croq/kernel.hpp"
+
+namespace croqpy {
+
+struct AllocatedResult {
+  nb::object tensor;        // what the call returns
+  croq::TensorView view;    // where the kernel writes it
+};
+
+// The result allocated by torch (on the first tensor's device, with
+// torch's current stream) or CuPy; nullopt for other frameworks, whose
+// results the library allocates.
+std::optional<AllocatedResult> allocate_result(const CallArguments& call, const croq::CallInfo& info);
+
+// A library-allocated result (host or device) as a NumPy array, torch
+// tensor, CuPy array or bare DLPack-capable ndarray, sharing its memory.
+nb::object wrap_result(croq::Tensor result, Framework framework);
+
+}  // namespace croqpy
