@@ -1525,7 +1525,14 @@ void Codegen::copy(const Stmt& s, const Copy& c) {
   }
 }
 
+// Each expression is capped (kMaxExpressionText), but many statements of
+// large ones could still add up to a kernel no compiler gets through.
+constexpr std::size_t kMaxKernelText = std::size_t{4} << 20;
+
 void Codegen::stmt(const Stmt& s) {
+  if (out_.text().size() > kMaxKernelText)
+    fail_at(program_, s.location, "the kernel's CUDA passes " + std::to_string(kMaxKernelText >> 20) +
+                                      " MiB before this statement", "split the function, or simplify its expressions");
   std::visit([&](const auto& n) {
     using T = std::decay_t<decltype(n)>;
     if constexpr (std::is_same_v<T, Block>) {

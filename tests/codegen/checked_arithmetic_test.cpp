@@ -166,6 +166,19 @@ TEST(CheckedArithmetic, RunawayExpressionTextIsRefused) {
   EXPECT_EQ(e->diagnostics().at(0).line, 3);
 }
 
+// Statements of expressions just below that cap add up: the kernel's text
+// is capped too, at the statement that passes it.
+TEST(CheckedArithmetic, RunawayKernelTextIsRefused) {
+  std::string index = "i";
+  for (int k = 0; k < 11; ++k) index = "a.at(i + " + index + ")";
+  std::string body;
+  for (int k = 0; k < 60; ++k) body += "    a.at(i) = " + index + ";\n";
+  std::optional<CompileError> e = error_of("__co__ void f(u8 [N] a) {\n  parallel i by N {\n" + body + "  }\n}\n");
+  ASSERT_TRUE(e);
+  EXPECT_NE(std::string(e->what()).find("the kernel's CUDA passes 4 MiB"), std::string::npos) << e->what();
+  EXPECT_GT(e->diagnostics().at(0).line, 3);
+}
+
 // Parameter dims are evaluated checked: `[4/0]`, `[-4]` and `[1<<64]` are
 // CompileErrors at the dim (the frontend may report them first), never a
 // division or shift on the bad value.
