@@ -10,6 +10,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "api/launch_grid.hpp"
+#include "api/tensor_size.hpp"
 #include "codegen/kernel_codegen.hpp"
 #include "croq/error.hpp"
 #include "frontend/frontend.hpp"
@@ -18,6 +20,7 @@
 #include "jit/launcher.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "jit/tensor_map.hpp"
+#include "support/checked_int.hpp"
 #include "support/hash.hpp"
 #include "support/env.hpp"
 #include "support/log.hpp"
@@ -114,7 +117,14 @@ void check_argument(const Arg& a, std::size_t i, const std::string& param, bool 
   const TensorView& v = a.view();
   // Named only on failure: this runs on every launch.
   auto who = [&] { return "argument " + std::to_string(i + 1) + " '" + param + "'"; };
-  if (v.data == nullptr && v.numel() > 0 && !describing) throw ArgumentError(who() + ": null data pointer");
+  // Extents become int64 in the signature and index arithmetic: the size in
+  // bytes must have an int64 value (and so must every extent).
+  const std::optional<std::int64_t> bytes = detail::tensor_bytes(v.dtype, v.shape);
+  if (!bytes) throw ArgumentError(who() + ": " + v.str() + " holds more bytes than a 64-bit size can count (2^63 - 1)");
+  for (std::size_t extent : v.shape)
+    if (extent > static_cast<std::size_t>(INT64_MAX))
+      throw ArgumentError(who() + ": " + v.str() + " has an extent past 2^63 - 1");
+  if (v.data == nullptr && *bytes > 0 && !describing) throw ArgumentError(who() + ": null data pointer");
   if (!v.is_contiguous()) throw ArgumentError(who() + ": " + v.str() + " is not contiguous (row-major); pass a contiguous copy");
   if (reinterpret_cast<std::uintptr_t>(v.data) % dtype_size(v.dtype) != 0)
     throw ArgumentError(who() + ": data pointer " + std::to_string(reinterpret_cast<std::uintptr_t>(v.data)) +
@@ -300,6 +310,25 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_vie
   }
 }
 
+unsigned runtime_grid_blocks(const codegen::RuntimeGrid& g,
+                             const std::function<std::int64_t(const codegen::DimSource&)>& dim_value,
+                             const std::string& kernel) {
+  constexpr std::int64_t kMaxGrid = 0x7fffffff;
+  support::CheckedInt total{g.factor};
+  for (const auto& t : g.terms) {
+    const std::int64_t v = dim_value(t.source);  // an extent: an int64 (check_argument)
+    const support::CheckedInt term = t.ceil ? support::checked_cdiv(v, t.divisor) : support::checked_div(v, t.divisor);
+    total = total.ok() && term.ok() ? support::checked_mul(total.value, term.value)
+                                    : support::CheckedInt{0, support::ArithmeticFault::overflow};
+  }
+  const support::CheckedInt blocks = total.ok() ? support::checked_cdiv(total.value, g.per_block) : total;
+  if (blocks.ok() && blocks.value <= kMaxGrid) return static_cast<unsigned>(blocks.value);
+  if (g.grid_stride) return static_cast<unsigned>(kMaxGrid);
+  throw ArgumentError("`" + kernel + "`: the dynamic dims ask for " +
+                      (blocks.ok() ? std::to_string(blocks.value) : std::string("more than 2^63")) +
+                      " blocks, more than a grid holds (2^31 - 1)");
+}
+
 }  // namespace detail
 
 
@@ -400,19 +429,7 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
     return static_cast<std::int64_t>(args[w.argument].view().shape[w.dim]);
   };
   jit::LaunchConfig launch = gen.launch;
-  if (gen.runtime_grid.dynamic()) {
-    const codegen::RuntimeGrid& g = gen.runtime_grid;
-    std::int64_t total = g.factor;
-    for (const auto& t : g.terms) {
-      std::int64_t v = dim_value(t.source);
-      total *= t.ceil ? (v + t.divisor - 1) / t.divisor : v / t.divisor;
-    }
-    std::int64_t blocks = (total + g.per_block - 1) / g.per_block;
-    if (blocks > 0x7fffffff)
-      throw ArgumentError("`" + name() + "`: the dynamic dims ask for " + std::to_string(blocks) +
-                          " blocks, more than a grid holds (2^31 - 1)");
-    launch.grid = {static_cast<unsigned>(blocks), 1, 1};
-  }
+  if (gen.runtime_grid.dynamic()) launch.grid = {detail::runtime_grid_blocks(gen.runtime_grid, dim_value, name()), 1, 1};
   // The result goes to the caller's output when given (staged through the
   // device for host arguments), else to a fresh device tensor.
   Tensor output;
@@ -464,7 +481,14 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
       spec_map.dtype = v.dtype;
       spec_map.base = host_mode && staged[kp.argument].defined() ? staged[kp.argument].data() : v.data;
       spec_map.dims.clear();
-      for (int d = 0; d < v.shape.rank(); ++d) spec_map.dims.push_back(static_cast<std::int64_t>(v.shape[d]));
+      for (int d = 0; d < v.shape.rank(); ++d) {
+        // The kernel's TMA coordinates are 32-bit signed (codegen refuses
+        // such static extents; a dynamic dim is known only now).
+        if (v.shape[d] > 0x7fffffffu)
+          throw ArgumentError(spec->tensor_map_names[p] + ": " + v.str() + " has a dimension of 2^31 elements or more, "
+                              "which tma.copy cannot address (32-bit coordinates)");
+        spec_map.dims.push_back(static_cast<std::int64_t>(v.shape[d]));
+      }
       spec_map.box.assign(kp.box.begin(), kp.box.end());
       spec_map.swizzle_bytes = kp.swizzle_bytes;
       spec_map.what.assign(spec->tensor_map_names[p]);

@@ -1,10 +1,13 @@
 // Shapes, views, and owning host/device tensors.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
+#include "api/tensor_size.hpp"
 #include "croq/error.hpp"
 #include "croq/tensor.hpp"
 #include "jit/driver.hpp"
+#include "support/checked_int.hpp"
 
 namespace croq {
 
@@ -18,10 +21,32 @@ void Shape::push_back(std::size_t d) {
   dims_[static_cast<std::size_t>(rank_++)] = d;
 }
 
-std::size_t Shape::numel() const {
-  std::size_t n = 1;
-  for (int i = 0; i < rank_; ++i) n *= dims_[static_cast<std::size_t>(i)];
+std::optional<std::int64_t> detail::tensor_bytes(DType dtype, const Shape& shape) {
+  for (std::size_t d : shape)
+    if (d == 0) return 0;
+  std::int64_t n = static_cast<std::int64_t>(dtype_size(dtype));
+  for (std::size_t d : shape) {
+    if (d > static_cast<std::size_t>(INT64_MAX)) return std::nullopt;
+    support::CheckedInt next = support::checked_mul(n, static_cast<std::int64_t>(d));
+    if (!next.ok()) return std::nullopt;
+    n = next.value;
+  }
   return n;
+}
+
+std::size_t detail::tensor_bytes_or_throw(DType dtype, const Shape& shape, const std::string& what) {
+  std::optional<std::int64_t> n = tensor_bytes(dtype, shape);
+  if (!n)
+    throw ArgumentError(what + ": " + std::string(dtype_name(dtype)) + " " + shape.str() +
+                        " holds more bytes than a 64-bit size can count (2^63 - 1)");
+  return static_cast<std::size_t>(*n);
+}
+
+// Element counts must have int64 values (kernels index with them).
+std::size_t Shape::numel() const {
+  std::optional<std::int64_t> n = detail::tensor_bytes(DType::u8, *this);
+  if (!n) throw ArgumentError("croq::Shape " + str() + ": the element count does not fit in 64 bits");
+  return static_cast<std::size_t>(*n);
 }
 
 std::string Shape::str() const {
@@ -44,10 +69,14 @@ TensorView TensorView::contiguous(void* data, DType dtype, Shape shape, MemoryKi
   v.shape = shape;
   v.memory = memory;
   v.device = device;
+  detail::tensor_bytes_or_throw(dtype, shape, "croq::TensorView");
+  // Each stride is then an int64, except past an extent of 0 (an empty
+  // tensor, where no stride is ever used): those are 0.
   std::int64_t stride = 1;
   for (int i = shape.rank() - 1; i >= 0; --i) {
     v.strides[static_cast<std::size_t>(i)] = stride;
-    stride *= static_cast<std::int64_t>(shape[static_cast<std::size_t>(i)]);
+    support::CheckedInt next = support::checked_mul(stride, static_cast<std::int64_t>(shape[static_cast<std::size_t>(i)]));
+    stride = next.ok() ? next.value : 0;
   }
   return v;
 }
@@ -55,8 +84,12 @@ TensorView TensorView::contiguous(void* data, DType dtype, Shape shape, MemoryKi
 bool TensorView::is_contiguous() const {
   std::int64_t stride = 1;
   for (int i = shape.rank() - 1; i >= 0; --i) {
-    if (shape[static_cast<std::size_t>(i)] != 1 && strides[static_cast<std::size_t>(i)] != stride) return false;
-    stride *= static_cast<std::int64_t>(shape[static_cast<std::size_t>(i)]);
+    const std::size_t extent = shape[static_cast<std::size_t>(i)];
+    if (extent != 1 && strides[static_cast<std::size_t>(i)] != stride) return false;
+    // A stride past int64 matches no view; the shape is empty or too large.
+    support::CheckedInt next = support::checked_mul(stride, static_cast<std::int64_t>(std::min<std::size_t>(extent, INT64_MAX)));
+    if (!next.ok()) return detail::tensor_bytes(dtype, shape) == std::int64_t{0};
+    stride = next.value;
   }
   return true;
 }
@@ -156,7 +189,7 @@ Tensor Tensor::empty(DType dtype, Shape shape, MemoryKind memory, int device) {
   auto storage = std::make_shared<Storage>();
   storage->memory = memory;
   storage->device = device;
-  std::size_t bytes = shape.numel() * dtype_size(dtype);
+  std::size_t bytes = detail::tensor_bytes_or_throw(dtype, shape, "croq::Tensor::empty");
   std::size_t alloc = bytes == 0 ? 1 : bytes;
   if (memory == MemoryKind::host) {
     // 64-byte alignment keeps vector loads on copies and host kernels happy.
@@ -192,7 +225,7 @@ void check_same_layout(const TensorView& a, const TensorView& b, const char* wha
 
 // Copies between any combination of host and device memory (synchronous).
 void copy_bytes(const TensorView& dst, const TensorView& src) {
-  std::size_t bytes = src.bytes();
+  std::size_t bytes = detail::tensor_bytes_or_throw(src.dtype, src.shape, "croq::Tensor copy");
   if (bytes == 0) return;
   bool dst_dev = dst.memory == MemoryKind::device, src_dev = src.memory == MemoryKind::device;
   if (!dst_dev && !src_dev) { std::memcpy(dst.data, src.data, bytes); return; }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -16,8 +17,10 @@
 #include <vector>
 
 #include "codegen/cuda_emitter.hpp"
+#include "codegen/cuda_text.hpp"
 #include "codegen/kernel_codegen.hpp"
 #include "frontend/frontend.hpp"
+#include "support/checked_int.hpp"
 
 namespace croq::codegen::detail {
 
@@ -52,11 +55,15 @@ inline std::string source_text(const Program& program, const Expr& e) {
   return text;
 }
 
-inline std::string shape_text(DType t, const std::vector<std::int64_t>& dims) {
-  std::string s = std::string(dtype_name(t)) + " [";
-  // A dynamic dim (-1) prints as `?`.
+// "[128, 256]"; a dynamic dim (-1) prints as `?`.
+inline std::string shape_list(const std::vector<std::int64_t>& dims) {
+  std::string s = "[";
   for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + (dims[i] < 0 ? "?" : std::to_string(dims[i]));
   return s + "]";
+}
+
+inline std::string shape_text(DType t, const std::vector<std::int64_t>& dims) {
+  return std::string(dtype_name(t)) + " " + shape_list(dims);
 }
 
 inline const char* cuda_type(DType t) {
@@ -176,11 +183,26 @@ struct Value {
   bool zfill = false;                  // views: `.zfill` on a copy's source
 };
 
+// |v|, or 2^62 for INT64_MIN (whose magnitude has no int64): what a
+// constant is known to be a multiple of.
+inline std::int64_t magnitude_multiple(std::int64_t v) {
+  if (v == std::numeric_limits<std::int64_t>::min()) return std::int64_t{1} << 62;
+  return v < 0 ? -v : v;
+}
+
+// The known multiple of a product of values that are multiples of `a` and
+// `b`; nothing (1) when that overflows.
+inline std::int64_t multiple_product(std::int64_t a, std::int64_t b) {
+  support::CheckedInt r = support::checked_mul(a, b);
+  return r.ok() && r.value >= 0 ? r.value : 1;
+}
+
 inline Value scalar_const(std::int64_t v) {
   Value r;
-  r.text = std::to_string(v);
+  // INT64_MIN has no literal (9223372036854775808 is not a signed value).
+  r.text = v == std::numeric_limits<std::int64_t>::min() ? "(-9223372036854775807LL - 1)" : std::to_string(v);
   r.constant = v;
-  r.multiple = v < 0 ? -v : v;
+  r.multiple = magnitude_multiple(v);
   return r;
 }
 
@@ -192,10 +214,72 @@ inline std::string add_text(const std::string& a, const std::string& b) {
   return "(" + a + " + " + b + ")";
 }
 
+// The value of CUDA text that is a plain decimal integer ("42", "-7").
+inline std::optional<std::int64_t> integer_text(const std::string& s) {
+  const std::size_t digits = !s.empty() && s[0] == '-' ? 1 : 0;
+  if (s.size() == digits || s.size() > 19 + digits) return std::nullopt;
+  std::int64_t v = 0;
+  for (std::size_t i = digits; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return std::nullopt;
+    support::CheckedInt shifted = support::checked_mul(v, 10);
+    support::CheckedInt next = shifted.ok() ? support::checked_add(shifted.value, s[i] - '0') : shifted;
+    if (!next.ok()) return std::nullopt;
+    v = next.value;
+  }
+  return digits ? -v : v;
+}
+
+// a * k as CUDA text. Constant products are folded (a literal above 2^31
+// is a 64-bit literal in C++), so a product of constants never overflows
+// `int` in the generated code.
 inline std::string mul_text(const std::string& a, std::int64_t k) {
   if (k == 0 || is_zero(a)) return "0";
   if (k == 1) return a;
+  if (std::optional<std::int64_t> v = integer_text(a)) {
+    support::CheckedInt product = support::checked_mul(*v, k);
+    if (product.ok()) return std::to_string(product.value);
+  }
   return "(" + a + " * " + std::to_string(k) + ")";
+}
+
+// The sum of non-negative terms, or nothing when it overflows (INT64_MAX
+// terms, tile_end's "overflowed", count as overflow).
+inline std::optional<std::int64_t> checked_sum(std::initializer_list<std::int64_t> terms) {
+  std::int64_t sum = 0;
+  for (std::int64_t t : terms) {
+    support::CheckedInt next = support::checked_add(sum, t);
+    if (!next.ok() || t == INT64_MAX) return std::nullopt;
+    sum = next.value;
+  }
+  return sum;
+}
+
+// The product of the extents with each 0 counted as 1: the largest stride
+// index arithmetic forms over a buffer of these extents, even an empty
+// one. Nothing when it overflows.
+inline std::optional<std::int64_t> stride_product(const std::vector<std::int64_t>& extents) {
+  std::int64_t p = 1;
+  for (std::int64_t e : extents) {
+    support::CheckedInt next = support::checked_mul(p, std::max<std::int64_t>(e, 1));
+    if (!next.ok()) return std::nullopt;
+    p = next.value;
+  }
+  return p;
+}
+
+// Elements of a tensor with these (non-negative) extents; INT64_MAX when
+// the product overflows (a tensor that size needs 64-bit indices anyway).
+inline std::int64_t element_count(const std::vector<std::int64_t>& extents) {
+  if (std::find(extents.begin(), extents.end(), 0) != extents.end()) return 0;
+  return support::checked_product(extents).value_or(INT64_MAX);
+}
+
+// Where tile `i` of `extent` elements placed every `step` elements ends
+// (i * step + extent); INT64_MAX, past any buffer, when that overflows.
+inline std::int64_t tile_end(std::int64_t i, std::int64_t step, std::int64_t extent) {
+  support::CheckedInt start = support::checked_mul(i, step);
+  support::CheckedInt end = start.ok() ? support::checked_add(start.value, extent) : start;
+  return end.ok() ? end.value : INT64_MAX;
 }
 
 // A buffer extent as CUDA text: the number, or the dynamic dim's parameter.
@@ -232,13 +316,26 @@ enum class Scope { kernel, block, thread };
 // The byte span of `.swiz<N>` (0, 32, 64, 128); CompileError otherwise.
 int swizzle_span(const Program& program, const Modifier& m);
 
+// Thrown by a Codegen with 32-bit indices that meets an extent, count or
+// coordinate past 2^31 - 1; generate_cuda catches it and starts over with
+// 64-bit indices. Never leaves codegen.
+struct NeedsWideIndices {};
+
+inline constexpr std::int64_t kInt32Max = 0x7fffffff;
+// The most blocks a launch has along x (the grid is one-dimensional).
+inline constexpr std::int64_t kMaxGridBlocks = 0x7fffffff;
+
 class Codegen {
  public:
+  // `wide`: index arithmetic in 64 bits (`long long`), for kernels whose
+  // extents, counts or coordinates may pass 2^31 - 1; otherwise `int`, and
+  // such a value throws NeedsWideIndices.
   Codegen(const Program& program, const Function& fn, const std::vector<ArgSignature>& args,
           std::map<std::string, std::int64_t> dims, int max_shared,
-          std::map<std::string, std::vector<DimSource>> dynamic, Target target = {})
+          std::map<std::string, std::vector<DimSource>> dynamic, Target target = {}, bool wide = false)
       : program_(program), fn_(fn), args_(args), dims_(std::move(dims)), max_shared_(max_shared),
-        dynamic_(std::move(dynamic)), target_sm_(target.sm), target_wgmma_(target.wgmma && target.sm >= 90) {}
+        dynamic_(std::move(dynamic)), target_sm_(target.sm), target_wgmma_(target.wgmma && target.sm >= 90),
+        wide_(wide), source_name_literal_(cuda_string_literal(program.source_name)) {}
 
   GeneratedKernel run();
 
@@ -254,17 +351,37 @@ class Codegen {
     }
     return nullptr;
   }
-  std::string fresh(const std::string& base) { return base + "_" + std::to_string(counter_++); }
+  // A unique CUDA name for a user's or codegen's `base`: base_N. Bases that
+  // could meet a name codegen emits unnumbered (arg_P, dim_D, croq_*) or a
+  // reserved one (_X, __x) get a `u` in front, so no two names collide.
+  std::string fresh(const std::string& base) {
+    const bool clash = base.rfind("arg_", 0) == 0 || base.rfind("dim_", 0) == 0 || base.rfind("croq_", 0) == 0 ||
+                       base.rfind('_', 0) == 0;
+    return (clash ? "u" + base : base) + "_" + std::to_string(counter_++);
+  }
 
   // --- expressions
   std::string source_text(const Expr& e) const { return detail::source_text(program_, e); }
-  Value expr(const Expr& e);
+  Value expr(const Expr& e);        // expr_value, refusing runaway text
+  Value expr_value(const Expr& e);
   Value name_value(const Expr& e, const Name& n);
   Value member(const Expr& e, const Member& m);
   Value binary(const Expr& e, const Binary& b);
+  std::int64_t fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c);
+  // `e` has no 64-bit value: `values` shows the operation that failed.
+  [[noreturn]] void fail_arithmetic(const Expr& e, support::ArithmeticFault fault, const std::string& values);
   Value span_as(const Expr& e, const Member& m, const Value& obj);
   Value element_ref(const Expr& e, const Value& target, const ExprList& args);
   std::int64_t const_int(const Expr& e, const char* what);
+  std::int64_t non_negative_int(const Expr& e, const char* what);  // const_int, and not negative
+  // Index arithmetic: the type of index variables, and `text * k` for a
+  // tile origin (in 64 bits when wide, whatever the type of `text`).
+  const char* index_type() const { return wide_ ? "long long" : "int"; }
+  std::string scaled_text(const std::string& text, std::int64_t k) const;
+  // Values up to `largest` need 64-bit indices: restart wide unless already.
+  void fit_index(std::int64_t largest) const {
+    if (!wide_ && largest > kInt32Max) throw NeedsWideIndices{};
+  }
   // Dynamic dims are refused unless `names` is given (it gets their names).
   std::vector<std::int64_t> shape_of(const Expr& e, std::vector<std::string>* names = nullptr);
   // Parallel counts and loop bounds: constants, or counts of a dynamic dim.
@@ -304,6 +421,13 @@ class Codegen {
   void emit_copy(const View& src, const View& dst, bool zfill, const std::vector<std::int64_t>& perm);
   Padding padding(const Copy& c, const std::vector<std::int64_t>& extent);
   void emit_pad(const View& src, const View& dst, const Padding& pad);
+  // The type of a copy loop's counter and coordinates: the loop runs over
+  // `space` and its coordinates stay below `extent` (both with products
+  // known to fit in 64 bits).
+  static const char* element_index_type(const std::vector<std::int64_t>& space, const std::vector<std::int64_t>& extent) {
+    const bool wide = element_count(space) > kInt32Max || element_count(extent) > kInt32Max;
+    return wide ? "long long" : "int";
+  }
   std::vector<std::string> open_element_loop(const View& dst, const std::vector<std::int64_t>& space, std::int64_t vec,
                                              std::int64_t inner_begin);
   std::int64_t vector_width(const View& src, const View& dst, const std::vector<std::int64_t>& perm) const;
@@ -316,8 +440,9 @@ class Codegen {
   // --- helpers
   bool contains_parallel(const Stmt& s) const;
   bool uses_shared(const Stmt& s) const;
+  // `where`: the statement or declarator that asks for it, for errors.
   std::shared_ptr<Buffer> allocate(const std::string& base, DType t, std::vector<std::int64_t> dims,
-                                   Buffer::Space space, std::int64_t slots = 0);
+                                   Buffer::Space space, const SourceLocation& where, std::int64_t slots = 0);
   std::string address(const View& v, const std::vector<std::string>& idx) const;
   void mark_written(const Buffer& b);
 
@@ -331,6 +456,8 @@ class Codegen {
   // to mma.sync and the Hopper-only constructs are refused).
   int target_sm_ = 90;
   bool target_wgmma_ = true;  // sm_90a / compute_90a: WGMMA and setmaxnreg
+  bool wide_ = false;         // 64-bit index arithmetic
+  std::string source_name_literal_;  // the source name as a CUDA string literal, for #line
 
   Emitter out_;
   std::vector<std::map<std::string, Value>> symbols_;
@@ -386,8 +513,9 @@ class Codegen {
   std::vector<std::shared_ptr<Event>> private_barriers_;  // completion barriers of tma.copy
 
   GeneratedKernel result_;
-  std::int64_t grid_ = 1;
+  std::int64_t grid_ = 1;  // the launch's blocks
   bool grid_set_ = false;
+  bool grid_stride_ = false;  // the outermost level loops over more instances than the grid has
   // `: cluster` (the outermost level, followed by its `: block` level):
   // blocks per cluster (0: no cluster level), the cluster count's constant
   // part and runtime terms; `cluster_open_` between the two levels.

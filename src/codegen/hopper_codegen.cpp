@@ -70,12 +70,6 @@ int swizzle_span(const Program& program, const Modifier& m) {
 
 namespace {
 
-std::string product_text(const std::vector<std::int64_t>& v) {
-  std::int64_t n = 1;
-  for (auto x : v) n *= x;
-  return std::to_string(n);
-}
-
 template <typename F>
 void walk_statements(const Stmt& s, F&& f) {
   f(s);
@@ -477,6 +471,13 @@ void Codegen::tma_copy(const Stmt& s, const Copy& c) {
       fail_at(program_, c.source->location, "a TMA box must be known on the host; dimension " + std::to_string(d) +
                                                 " is the dynamic dim `" + global.buffer->dim_names[d] + "`",
               "copy a constant tile, e.g. subspan(64, ...).at(...), or use dma.copy");
+  // TMA coordinates are 32-bit signed (dynamic dims are checked at launch).
+  for (std::size_t d = 0; d < global.buffer->dims.size(); ++d)
+    if (global.buffer->dims[d] > kInt32Max)
+      fail_at(program_, c.source->location, "tma.copy addresses tiles with 32-bit coordinates, but dimension " +
+                                                std::to_string(d) + " of the tensor has " +
+                                                std::to_string(global.buffer->dims[d]) + " elements",
+              "use dma.copy for tensors with a dimension of 2^31 elements or more");
   std::vector<std::int64_t> box = store ? tile.extent : global.extent;
   if (store && box != global.extent)
     fail_at(program_, c.destination->location, "tma.copy destination has shape " + shape_text(global.buffer->dtype, global.extent) +
@@ -502,7 +503,7 @@ void Codegen::tma_copy(const Stmt& s, const Copy& c) {
 
   if (!store) {
     if (c.destination_storage == Storage::shared) {
-      auto buf = allocate(c.future ? "future" : "tile", global.buffer->dtype, box, Buffer::Space::shared);
+      auto buf = allocate(c.future ? "future" : "tile", global.buffer->dtype, box, Buffer::Space::shared, s.location);
       tile.buffer = buf;
       tile.extent = box;
       tile.origin.assign(box.size(), "0");
@@ -537,7 +538,15 @@ void Codegen::tma_copy(const Stmt& s, const Copy& c) {
 
   std::string map = tensor_map_param(global, box, span, c.op_location);
   std::string coords;
-  for (int d = static_cast<int>(box.size()) - 1; d >= 0; --d) coords += ", (int)" + (is_zero(global.origin[d]) ? std::string("0") : "(" + global.origin[d] + ")");
+  for (int d = static_cast<int>(box.size()) - 1; d >= 0; --d) {
+    const std::string origin = "(" + global.origin[d] + ")";
+    // 64-bit kernels saturate: a coordinate past 2^31 - 1 is past every
+    // dimension (checked above), and TMA fills it with zeros instead of
+    // reading the tile the truncated value would name.
+    if (is_zero(global.origin[d])) coords += ", (int)0";
+    else if (wide_) coords += ", (int)(" + origin + " < 2147483647LL ? " + origin + " : 2147483647LL)";
+    else coords += ", (int)" + origin;
+  }
   const std::string rank = std::to_string(box.size());
   const std::string leader = "if (" + set_.tid + " == 0)";
   line_directive(s.location);
@@ -555,7 +564,7 @@ void Codegen::tma_copy(const Stmt& s, const Copy& c) {
     return;
   }
 
-  const std::string bytes = std::to_string(std::stoll(product_text(box)) * elem);
+  const std::string bytes = std::to_string(*support::checked_product(box) * elem);  // box extents are 1..256, rank <= 5
   // Which barrier completes the copy.
   Value ev;
   if (bound) {
@@ -764,7 +773,7 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
         fail_at(program_, s.location, "lhs has K = " + std::to_string(a.extent[1]) + " but rhs has K = " +
                                           std::to_string(b.extent[1]) + " (mma.row.row takes rhs as [N, K])");
       const std::int64_t n = b.extent[0];
-      if (!hopper_wgmma_has_n(static_cast<int>(n)))
+      if (n < 8 || n > 256 || !hopper_wgmma_has_n(static_cast<int>(n)))
         fail_at(program_, m.operands[2]->location, std::string(wgmma ? "WGMMA's" : "mma's") +
                                                       " N (rhs rows) must be a multiple of 8 up to 256, got " + std::to_string(n));
       if (acc->n != 0 && acc->n != n)
@@ -827,8 +836,14 @@ void Codegen::mma_statement(const Stmt& s, const Mma& m) {
       } else if (v.buffer->space == Buffer::Space::global) {
         std::string rows = "64", cols = n;
         if (!v.exact) {
-          rows = "(int)(" + dim_text(*v.buffer, 0) + " - " + v.origin[0] + ")";
-          cols = "(int)(" + dim_text(*v.buffer, 1) + " - " + v.origin[1] + ")";
+          // What is left of the tensor from the tile's origin; 64-bit
+          // kernels clamp it to the tile first so the int cannot wrap.
+          auto left = [&](int d, const std::string& tile) {
+            const std::string rest = "(" + dim_text(*v.buffer, d) + " - " + v.origin[d] + ")";
+            return wide_ ? "(int)(" + rest + " < " + tile + " ? " + rest + " : " + tile + ")" : "(int)" + rest;
+          };
+          rows = left(0, "64");
+          cols = left(1, n);
         }
         out_.line("croq_dev::store_accum_global<" + n + ">(" + acc->name + ", " + tile_pointer(v) + ", " +
                   dim_text(*v.buffer, 1) + ", " + rows + ", " + cols + ");");

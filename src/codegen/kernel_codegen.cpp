@@ -22,6 +22,7 @@
 
 #include "codegen/codegen_internal.hpp"
 #include "codegen/hopper_prelude.hpp"
+#include "codegen/signature_check.hpp"
 #include "jit/nvrtc_compiler.hpp"
 
 namespace croq::codegen::detail {
@@ -33,38 +34,62 @@ void Codegen::line_directive(const SourceLocation& loc) {
 }
 
 std::string Codegen::line_directive_text(const SourceLocation& loc) const {
-  return "#line " + std::to_string(loc.line) + " \"" + program_.source_name + "\"";
+  return "#line " + std::to_string(loc.line) + " " + source_name_literal_;
 }
 
+// Bytes of memory on the device side that no buffer can reach: sizes past
+// this are refused before their arithmetic could overflow.
+constexpr std::int64_t kUnreachableBytes = std::int64_t{1} << 40;
+// What a thread's local memory holds at most (CUDA's per-thread limit).
+constexpr std::int64_t kLocalBytesLimit = 512 * 1024;
+
 std::shared_ptr<Buffer> Codegen::allocate(const std::string& base, DType t, std::vector<std::int64_t> dims,
-                                          Buffer::Space space, std::int64_t slots) {
+                                          Buffer::Space space, const SourceLocation& where, std::int64_t slots) {
   auto b = std::make_shared<Buffer>();
   b->name = fresh(base);
   b->dtype = t;
   b->dims = std::move(dims);
   b->space = space;
-  std::int64_t n = 1;
-  for (auto d : b->dims) n *= d;
+  const std::int64_t elem = static_cast<std::int64_t>(dtype_size(t));
+  const std::optional<std::int64_t> n = support::checked_product(b->dims);
+  const support::CheckedInt total = n ? support::checked_mul(*n, elem) : support::CheckedInt{0, support::ArithmeticFault::overflow};
+  const char* kind = space == Buffer::Space::shared ? "shared" : "local";
+  if (!total.ok() || total.value > kUnreachableBytes)
+    fail_at(program_, where, std::string("this ") + kind + " buffer, " + shape_text(t, b->dims) + ", is larger than any device memory");
   if (t == DType::f16) needs_half_ = true;
   if (t == DType::bf16) needs_bf16_ = true;
   if (space == Buffer::Space::shared) {
     // 128-byte aligned (16 B vectors); Hopper kernels align tiles to 1024
-    // bytes, the period of the 128B swizzle that TMA and WGMMA use.
+    // bytes, the period of the 128B swizzle that TMA and WGMMA use. Every
+    // term stays below 2^41 (kUnreachableBytes), so nothing here overflows.
     const std::int64_t align = hopper_ ? 1024 : 128;
     std::int64_t offset = (shared_bytes_ + align - 1) / align * align;
-    std::int64_t bytes = n * static_cast<std::int64_t>(dtype_size(t));
+    std::int64_t bytes = total.value;
     if (slots > 0) {
       b->slots = slots;
       std::int64_t slot_bytes = (bytes + align - 1) / align * align;
-      b->slot_elems = slot_bytes / static_cast<std::int64_t>(dtype_size(t));
-      bytes = slot_bytes * slots;
+      b->slot_elems = slot_bytes / elem;
+      support::CheckedInt ring = support::checked_mul(slot_bytes, slots);
+      if (!ring.ok() || ring.value > kUnreachableBytes)
+        fail_at(program_, where, "this ring of " + std::to_string(slots) + " shared buffers " + shape_text(t, b->dims) +
+                                     " is larger than any device memory");
+      bytes = ring.value;
     }
+    if (offset + bytes > kUnreachableBytes)
+      fail_at(program_, where, "`" + fn_.name + "` needs more than " + std::to_string(kUnreachableBytes) +
+                                   " bytes of shared memory per block; the device allows " + std::to_string(max_shared_));
     shared_bytes_ = offset + bytes;
     out_.line(std::string(cuda_type(t)) + "* " + b->name + " = reinterpret_cast<" + cuda_type(t) +
               "*>(croq_smem + " + std::to_string(offset) + ");");
   } else if (space == Buffer::Space::local) {
-    b->align_bytes = static_cast<int>(dtype_size(t));
-    out_.line(std::string(cuda_type(t)) + " " + b->name + "[" + std::to_string(n) + "];");
+    if (total.value > kLocalBytesLimit)
+      fail_at(program_, where, "this local buffer, " + shape_text(t, b->dims) + ", needs " + std::to_string(total.value) +
+                                   " bytes per thread; a thread's local memory holds at most " +
+                                   std::to_string(kLocalBytesLimit),
+              "stage large tiles in shared memory or split them");
+    b->align_bytes = static_cast<int>(elem);
+    // An empty tile still declares one element: C++ has no zero-length arrays.
+    out_.line(std::string(cuda_type(t)) + " " + b->name + "[" + std::to_string(std::max<std::int64_t>(*n, 1)) + "];");
   }
   return b;
 }
@@ -75,7 +100,7 @@ std::string Codegen::address(const View& v, const std::vector<std::string>& idx)
   std::string dynamic_stride;  // product of the dynamic extents inside dimension d
   for (int d = static_cast<int>(v.extent.size()) - 1; d >= 0; --d) {
     std::string coord = add_text(v.origin[d], idx[d]);
-    std::string term = mul_text(coord, stride);
+    std::string term = scaled_text(coord, stride);
     if (!dynamic_stride.empty() && !is_zero(term)) term = "(" + term + " * " + dynamic_stride + ")";
     linear = add_text(linear, term);
     if (v.buffer->dims[d] >= 0) stride *= v.buffer->dims[d];
@@ -141,6 +166,17 @@ std::int64_t Codegen::const_int(const Expr& e, const char* what) {
   return *v.constant;
 }
 
+std::int64_t Codegen::non_negative_int(const Expr& e, const char* what) {
+  std::int64_t v = const_int(e, what);
+  if (v < 0) fail_at(program_, e.location, std::string(what) + " must not be negative, got " + std::to_string(v));
+  return v;
+}
+
+std::string Codegen::scaled_text(const std::string& text, std::int64_t k) const {
+  if (!wide_ || k == 1 || is_zero(text) || integer_text(text)) return mul_text(text, k);
+  return "((long long)(" + text + ") * " + std::to_string(k) + ")";
+}
+
 std::vector<std::int64_t> Codegen::shape_of(const Expr& e, std::vector<std::string>* names) {
   Value v = expr(e);
   std::vector<std::int64_t> dims;
@@ -157,6 +193,10 @@ std::vector<std::int64_t> Codegen::shape_of(const Expr& e, std::vector<std::stri
       break;
     case Value::Kind::scalar:
       if (v.constant) {
+        // -1 would read as a dynamic dim below.
+        if (*v.constant < 0)
+          fail_at(program_, e.location, "a shape extent must not be negative; `" + source_text(e) + "` is " +
+                                            std::to_string(*v.constant));
         if (names) *names = {""};
         return {*v.constant};
       }
@@ -334,14 +374,21 @@ Value Codegen::member(const Expr& e, const Member& m) {
         View& v = obj.view;
         for (std::size_t d = 0; d < idx.size(); ++d) {
           std::int64_t step = v.step.empty() ? v.extent[d] : v.step[d];
-          offsets.push_back(mul_text(idx[d].text, step));
-          multiples.push_back(idx[d].multiple * step);
+          offsets.push_back(scaled_text(idx[d].text, step));
+          multiples.push_back(multiple_product(idx[d].multiple, step));
           // The last tile may reach past the parent: guard unless tiles divide it.
           std::int64_t parent = v.buffer->dims[d];  // -1 when dynamic: never provably inside
-          if (!(idx[d].kind == Value::Kind::index && idx[d].count > 0 && parent >= 0 &&
-                (idx[d].count - 1) * step + v.extent[d] <= parent) &&
-              !(idx[d].constant && parent >= 0 && *idx[d].constant * step + v.extent[d] <= parent))
-            v.exact = false;
+          std::optional<std::int64_t> last;         // the largest tile coordinate, when known
+          if (idx[d].constant && *idx[d].constant < 0)
+            fail_at(program_, m.args[std::min(d, m.args.size() - 1)]->location,
+                    "tile coordinate " + std::to_string(*idx[d].constant) + " is negative");
+          if (idx[d].kind == Value::Kind::index && idx[d].count > 0) last = idx[d].count - 1;
+          else if (idx[d].constant) last = *idx[d].constant;
+          if (last && tile_end(*last, step, v.extent[d]) == INT64_MAX)
+            fail_arithmetic(*m.args[std::min(d, m.args.size() - 1)], support::ArithmeticFault::overflow,
+                            "tile " + std::to_string(*last) + " of " + std::to_string(step) + " elements ends past 2^63 - 1");
+          if (last) fit_index(tile_end(*last, step, v.extent[d]));
+          if (!(last && parent >= 0 && tile_end(*last, step, v.extent[d]) <= parent)) v.exact = false;
         }
         return place(offsets, multiples);
       }
@@ -368,9 +415,10 @@ Value Codegen::member(const Expr& e, const Member& m) {
                                                      ", the dynamic dim `" + v.buffer->dim_names[d] +
                                                      "`, into chunks whose size must be known at compile time",
                   "use `subspan(T, ...).at(...)` with a constant tile extent");
-        std::int64_t chunk = (v.extent[d] + idx.count - 1) / idx.count;
+        std::int64_t chunk = support::checked_cdiv(v.extent[d], idx.count).value;  // both positive: no fault
+        fit_index(tile_end(idx.count, chunk, 0));
         if (v.extent[d] % idx.count != 0) v.exact = false;
-        shift_origin(v, d, mul_text(idx.text, chunk), idx.multiple * chunk);
+        shift_origin(v, d, scaled_text(idx.text, chunk), multiple_product(idx.multiple, chunk));
         v.extent[d] = chunk;
       }
       Value r;
@@ -388,15 +436,18 @@ Value Codegen::member(const Expr& e, const Member& m) {
                                           std::to_string(m.args.size()));
       Value r = obj;
       r.kind = Value::Kind::view;
-      for (std::size_t d = 0; d < m.args.size(); ++d) r.view.extent[d] = const_int(*m.args[d], "a tile extent");
+      for (std::size_t d = 0; d < m.args.size(); ++d) r.view.extent[d] = non_negative_int(*m.args[d], "a tile extent");
       r.view.pending = m.kind == MemberKind::view ? View::Pending::view : View::Pending::subspan;
       return r;
     }
     case MemberKind::step: {
       if (obj.view.pending != View::Pending::subspan)
         fail_at(program_, e.location, "`.step(...)` follows `.subspan(...)`");
+      if (m.args.size() != obj.view.extent.size())
+        fail_at(program_, e.location, "`.step` on a rank-" + std::to_string(obj.view.extent.size()) + " tile takes " +
+                                          std::to_string(obj.view.extent.size()) + " steps, got " + std::to_string(m.args.size()));
       obj.view.step.clear();
-      for (const auto& a : m.args) obj.view.step.push_back(const_int(*a, "a step"));
+      for (const auto& a : m.args) obj.view.step.push_back(non_negative_int(*a, "a step"));
       return obj;
     }
     case MemberKind::from: {
@@ -408,10 +459,13 @@ Value Codegen::member(const Expr& e, const Member& m) {
       std::vector<std::string> offsets;
       std::vector<std::int64_t> multiples;
       for (std::size_t d = 0; d < idx.size(); ++d) {
+        if (idx[d].constant && *idx[d].constant < 0)
+          fail_at(program_, m.args[std::min(d, m.args.size() - 1)]->location,
+                  "`.from` offset " + std::to_string(*idx[d].constant) + " is negative");
         offsets.push_back(idx[d].text);
         multiples.push_back(idx[d].multiple);
         if (!(idx[d].constant && obj.view.buffer->dims[d] >= 0 &&
-              *idx[d].constant + obj.view.extent[d] <= obj.view.buffer->dims[d]))
+              tile_end(*idx[d].constant, 1, obj.view.extent[d]) <= obj.view.buffer->dims[d]))
           obj.view.exact = false;  // a runtime offset: guard every access
       }
       return place(offsets, multiples);
@@ -444,21 +498,15 @@ Value Codegen::span_as(const Expr& e, const Member& m, const Value& obj) {
     if (v.extent[d] < 0)
       fail_at(program_, e.location, "`.span_as` needs the element count at compile time, but dimension " +
                                         std::to_string(d) + " is the dynamic dim `" + v.buffer->dim_names[d] + "`");
-  auto count = [](const std::vector<std::int64_t>& d) {
-    std::int64_t n = 1;
-    for (auto x : d) n *= x;
-    return n;
-  };
-  auto shape_list = [](const std::vector<std::int64_t>& d) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
-    return s + "]";
-  };
   for (auto d : dims)
     if (d <= 0) fail_at(program_, m.args[0]->location, "`.span_as` needs positive extents, got " + shape_list(dims));
-  if (count(dims) != count(v.extent))
-    fail_at(program_, e.location, "`.span_as(" + shape_list(dims) + ")` has " + std::to_string(count(dims)) +
-                                      " elements but the tensor it reinterprets has " + std::to_string(count(v.extent)) +
+  const std::optional<std::int64_t> count = support::checked_product(dims);
+  if (!count) fail_arithmetic(e, support::ArithmeticFault::overflow, "the product of " + shape_list(dims));
+  const std::optional<std::int64_t> before = support::checked_product(v.extent);
+  if (!before) fail_arithmetic(e, support::ArithmeticFault::overflow, "the product of " + shape_list(v.extent));
+  if (*count != *before)
+    fail_at(program_, e.location, "`.span_as(" + shape_list(dims) + ")` has " + std::to_string(*count) +
+                                      " elements but the tensor it reinterprets has " + std::to_string(*before) +
                                       " (" + shape_list(v.extent) + ")",
             "the element count must stay the same");
   bool whole = v.extent == v.buffer->dims && v.pending == View::Pending::none;
@@ -477,6 +525,46 @@ Value Codegen::span_as(const Expr& e, const Member& m, const Value& obj) {
   return r;
 }
 
+// A binary operation on two constants (literals, #defines, bound dims),
+// checked: overflow, INT64_MIN / -1, division by zero and bad shifts are
+// CompileErrors at `e` instead of undefined behaviour or SIGFPE.
+std::int64_t Codegen::fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c) {
+  using namespace support;
+  CheckedInt v;
+  switch (op) {
+    case BinaryOp::mul: v = checked_mul(a, c); break;
+    case BinaryOp::div: v = checked_div(a, c); break;
+    case BinaryOp::mod: v = checked_mod(a, c); break;
+    case BinaryOp::add: v = checked_add(a, c); break;
+    case BinaryOp::sub: v = checked_sub(a, c); break;
+    case BinaryOp::shl: v = checked_shl(a, c); break;
+    case BinaryOp::shr: v = checked_shr(a, c); break;
+    case BinaryOp::lt: v = {a < c}; break;
+    case BinaryOp::gt: v = {a > c}; break;
+    case BinaryOp::le: v = {a <= c}; break;
+    case BinaryOp::ge: v = {a >= c}; break;
+    case BinaryOp::eq: v = {a == c}; break;
+    case BinaryOp::ne: v = {a != c}; break;
+    case BinaryOp::bit_and: v = {a & c}; break;
+    case BinaryOp::bit_xor: v = {a ^ c}; break;
+    case BinaryOp::bit_or: v = {a | c}; break;
+    case BinaryOp::logical_and: v = {a && c}; break;
+    case BinaryOp::logical_or: v = {a || c}; break;
+    default: fail_at(program_, e.location, "this operator is not supported yet by libcroqjit codegen");
+  }
+  static const std::map<BinaryOp, const char*> symbols = {{BinaryOp::mul, "*"}, {BinaryOp::div, "/"}, {BinaryOp::mod, "%"},
+                                                          {BinaryOp::add, "+"}, {BinaryOp::sub, "-"}, {BinaryOp::shl, "<<"},
+                                                          {BinaryOp::shr, ">>"}};
+  if (!v.ok())
+    fail_arithmetic(e, v.fault, std::to_string(a) + " " + symbols.at(op) + " " + std::to_string(c));
+  return v.value;
+}
+
+void Codegen::fail_arithmetic(const Expr& e, support::ArithmeticFault fault, const std::string& values) {
+  fail_at(program_, e.location, "`" + source_text(e) + "` " + support::describe(fault) + " (" + values + ")",
+          "integer arithmetic on constants and shapes is evaluated in 64 bits when the kernel is specialized");
+}
+
 Value Codegen::binary(const Expr& e, const Binary& b) {
   Value l = expr(*b.lhs), r = expr(*b.rhs);
   if (b.op == BinaryOp::compose) {
@@ -486,8 +574,12 @@ Value Codegen::binary(const Expr& e, const Binary& b) {
     Value out;
     out.kind = Value::Kind::index;
     out.text = add_text(mul_text(l.text, r.count), r.text);
-    out.count = (l.kind == Value::Kind::index ? l.count : 1) * r.count;
-    out.multiple = std::gcd(l.multiple * r.count, r.multiple);
+    const std::int64_t outer = l.kind == Value::Kind::index ? l.count : 1;
+    support::CheckedInt count = support::checked_mul(outer, r.count);
+    if (!count.ok())
+      fail_arithmetic(e, count.fault, "the index takes " + std::to_string(outer) + " * " + std::to_string(r.count) + " values");
+    out.count = count.value;
+    out.multiple = std::gcd(multiple_product(l.multiple, r.count), r.multiple);
     return out;
   }
   static const std::map<BinaryOp, const char*> ops = {
@@ -501,50 +593,35 @@ Value Codegen::binary(const Expr& e, const Binary& b) {
       fail_at(program_, e.location, "arithmetic on a whole tensor or shape is not supported; index it with `.at`");
   Value out;
   out.is_float = l.is_float || r.is_float;
-  if (l.constant && r.constant) {
-    std::int64_t a = *l.constant, c = *r.constant;
-    if ((b.op == BinaryOp::div || b.op == BinaryOp::mod) && c == 0) fail_at(program_, e.location, "division by zero");
-    std::int64_t v = 0;
-    switch (b.op) {
-      case BinaryOp::mul: v = a * c; break;
-      case BinaryOp::div: v = a / c; break;
-      case BinaryOp::mod: v = a % c; break;
-      case BinaryOp::add: v = a + c; break;
-      case BinaryOp::sub: v = a - c; break;
-      case BinaryOp::shl: v = a << c; break;
-      case BinaryOp::shr: v = a >> c; break;
-      case BinaryOp::lt: v = a < c; break;
-      case BinaryOp::gt: v = a > c; break;
-      case BinaryOp::le: v = a <= c; break;
-      case BinaryOp::ge: v = a >= c; break;
-      case BinaryOp::eq: v = a == c; break;
-      case BinaryOp::ne: v = a != c; break;
-      case BinaryOp::bit_and: v = a & c; break;
-      case BinaryOp::bit_xor: v = a ^ c; break;
-      case BinaryOp::bit_or: v = a | c; break;
-      case BinaryOp::logical_and: v = a && c; break;
-      case BinaryOp::logical_or: v = a || c; break;
-      default: break;
-    }
-    return scalar_const(v);
-  }
+  if (l.constant && r.constant) return scalar_const(fold(e, b.op, *l.constant, *r.constant));
+  if (!out.is_float && r.constant && *r.constant == 0 && (b.op == BinaryOp::div || b.op == BinaryOp::mod))
+    fail_at(program_, e.location, "`" + source_text(e) + "` " + support::describe(support::ArithmeticFault::divide_by_zero));
   out.text = "(" + l.text + " " + ops.at(b.op) + " " + r.text + ")";
   if (b.op == BinaryOp::div && l.dynamic && l.dynamic->divisor == 1 && r.constant && *r.constant > 0)
     out.dynamic = DynamicCount{l.dynamic->dim, *r.constant, false};
   if (!out.is_float) {
-    if (b.op == BinaryOp::mul) out.multiple = l.multiple * r.multiple;
+    if (b.op == BinaryOp::mul) out.multiple = multiple_product(l.multiple, r.multiple);
     else if (b.op == BinaryOp::add || b.op == BinaryOp::sub) out.multiple = std::gcd(l.multiple, r.multiple);
   }
-  // An index plus a constant offset is still bounded (used for halo reads).
+  // An index plus a constant offset is still bounded (used for halo reads):
+  // below count + c for i + c, below count - c for i - c (c < 0); a bound
+  // that overflows bounds nothing.
   if (l.kind == Value::Kind::index && l.count > 0 && r.constant && (b.op == BinaryOp::add || b.op == BinaryOp::sub)) {
-    out.kind = Value::Kind::index;
-    out.count = b.op == BinaryOp::add ? l.count + *r.constant : l.count;
+    const std::int64_t growth = b.op == BinaryOp::add ? *r.constant : -std::max<std::int64_t>(*r.constant, -INT64_MAX);
+    support::CheckedInt bound = support::checked_add(l.count, std::max<std::int64_t>(growth, 0));
+    if (bound.ok()) {
+      out.kind = Value::Kind::index;
+      out.count = bound.value;
+    }
   }
   // The sum of two bounded indices is bounded too (stencil taps: i + di).
   if (l.kind == Value::Kind::index && r.kind == Value::Kind::index && l.count > 0 && r.count > 0 &&
       b.op == BinaryOp::add) {
-    out.kind = Value::Kind::index;
-    out.count = l.count + r.count - 1;
+    support::CheckedInt bound = support::checked_add(l.count, r.count - 1);
+    if (bound.ok()) {
+      out.kind = Value::Kind::index;
+      out.count = bound.value;
+    }
   }
   if (!l.guard.empty() || !r.guard.empty()) {
     // A guarded element read inside arithmetic reads as zero out of range.
@@ -558,10 +635,26 @@ Value Codegen::binary(const Expr& e, const Binary& b) {
   return out;
 }
 
+// Guarded reads repeat their index in the guard, so nesting them (a.at(i +
+// a.at(i + ...))) doubles the text at each level: past this an expression
+// is refused instead of exhausting memory.
+constexpr std::size_t kMaxExpressionText = std::size_t{1} << 20;
+
 Value Codegen::expr(const Expr& e) {
+  Value v = expr_value(e);
+  if (v.text.size() + v.guard.size() > kMaxExpressionText)
+    fail_at(program_, e.location, "this expression generates more than " + std::to_string(kMaxExpressionText >> 20) +
+                                      " MiB of CUDA (each guarded element read inside an index repeats the index)",
+            "nest fewer element reads inside indices");
+  return v;
+}
+
+Value Codegen::expr_value(const Expr& e) {
   return std::visit([&](const auto& n) -> Value {
     using T = std::decay_t<decltype(n)>;
     if constexpr (std::is_same_v<T, IntegerLiteral>) {
+      if (n.value > static_cast<std::uint64_t>(INT64_MAX))
+        fail_at(program_, e.location, "the integer literal `" + n.spelling + "` does not fit in a 64-bit signed integer");
       return scalar_const(static_cast<std::int64_t>(n.value));
     } else if constexpr (std::is_same_v<T, FloatLiteral>) {
       Value v;
@@ -581,7 +674,11 @@ Value Codegen::expr(const Expr& e) {
         return scalar_const(v.count);
       }
       Value v = expr(*n.operand);
-      if (v.constant && n.op == UnaryOp::negate) return scalar_const(-*v.constant);
+      if (v.constant && n.op == UnaryOp::negate) {
+        support::CheckedInt negated = support::checked_neg(*v.constant);
+        if (!negated.ok()) fail_arithmetic(e, negated.fault, "-(" + std::to_string(*v.constant) + ")");
+        return scalar_const(negated.value);
+      }
       if (v.constant && n.op == UnaryOp::logical_not) return scalar_const(!*v.constant);
       if (v.constant && n.op == UnaryOp::plus) return v;
       static const std::map<UnaryOp, const char*> ops = {{UnaryOp::negate, "-"}, {UnaryOp::plus, "+"},
@@ -605,7 +702,13 @@ Value Codegen::expr(const Expr& e) {
       const auto* callee = std::get_if<Name>(&n.callee->node);
       if (callee && callee->name == "cdiv" && n.args.size() == 2) {
         Value a = expr(*n.args[0]), b = expr(*n.args[1]);
-        if (a.constant && b.constant && *b.constant != 0) return scalar_const((*a.constant + *b.constant - 1) / *b.constant);
+        if (b.constant && *b.constant == 0 && !b.is_float)
+          fail_at(program_, e.location, "`" + source_text(e) + "` " + support::describe(support::ArithmeticFault::divide_by_zero));
+        if (a.constant && b.constant) {
+          support::CheckedInt q = support::checked_cdiv(*a.constant, *b.constant);
+          if (!q.ok()) fail_arithmetic(e, q.fault, "cdiv(" + std::to_string(*a.constant) + ", " + std::to_string(*b.constant) + ")");
+          return scalar_const(q.value);
+        }
         Value out;
         out.text = "((" + a.text + " + " + b.text + " - 1) / " + b.text + ")";
         if (a.dynamic && a.dynamic->divisor == 1 && b.constant && *b.constant > 0)
@@ -634,9 +737,10 @@ Value Codegen::expr(const Expr& e) {
     } else if constexpr (std::is_same_v<T, Subscript>) {
       return subscript(e, n);
     } else if constexpr (std::is_same_v<T, ElementCount>) {
-      std::int64_t count = 1;
-      for (auto d : shape_of(*n.operand)) count *= d;
-      return scalar_const(count);
+      std::vector<std::int64_t> dims = shape_of(*n.operand);
+      std::optional<std::int64_t> count = support::checked_product(dims);
+      if (!count) fail_arithmetic(e, support::ArithmeticFault::overflow, "the product of " + shape_list(dims));
+      return scalar_const(*count);
     } else {
       fail_at(program_, e.location, "this expression is not supported yet by libcroqjit codegen");
     }
@@ -689,8 +793,8 @@ void Codegen::declaration(const Stmt& s, const Declaration& d) {
         if (slots < 1) fail_at(program_, decl.array_size->location, "an array of buffers needs at least one");
       }
       std::shared_ptr<Buffer> buf;
-      if (t.storage == Storage::shared) buf = allocate(decl.name, dtype, dims, Buffer::Space::shared, slots);
-      else if (t.storage == Storage::local) buf = allocate(decl.name, dtype, dims, Buffer::Space::local);
+      if (t.storage == Storage::shared) buf = allocate(decl.name, dtype, dims, Buffer::Space::shared, decl.location, slots);
+      else if (t.storage == Storage::local) buf = allocate(decl.name, dtype, dims, Buffer::Space::local, decl.location);
       else if (decl.name == output_name_) {
         if (dtype != result_.output_dtype || dims != result_.output_shape)
           fail_at(program_, decl.location, "`" + decl.name + "` is declared " + shape_text(dtype, dims) +
@@ -722,7 +826,7 @@ void Codegen::declaration(const Stmt& s, const Declaration& d) {
       Value init;
       bool has_init = !decl.init_values.empty();
       if (has_init) init = expr(*decl.init_values[0]);
-      if (t.kind == TypeKind::auto_) ctype = has_init && init.is_float ? "float" : "int";
+      if (t.kind == TypeKind::auto_) ctype = has_init && init.is_float ? "float" : index_type();
       // Immutable integers with a constant value stay compile-time constants.
       if (!t.is_mutable && has_init && init.constant && t.kind != TypeKind::element) {
         define(decl.name, scalar_const(*init.constant));
@@ -764,7 +868,7 @@ void Codegen::assignment(const Stmt& s, const Assignment& a) {
       }
       std::string name = fresh(n->name);
       line_directive(s.location);
-      out_.line(std::string(value.is_float ? "const float " : "const int ") + name + " = " + value.text + ";");
+      out_.line(std::string("const ") + (value.is_float ? "float" : index_type()) + " " + name + " = " + value.text + ";");
       Value v;
       v.text = name;
       v.is_float = value.is_float;
@@ -819,11 +923,13 @@ std::int64_t Codegen::cluster_size(const Parallel& p, std::size_t level) {
               "size the `: cluster` level with the dynamic dim instead");
     if (*c.constant <= 0)
       fail_at(program_, next->count->location, "a parallel count must be positive, got " + std::to_string(*c.constant));
-    blocks *= *c.constant;
+    support::CheckedInt product = support::checked_mul(blocks, *c.constant);
+    if (!product.ok() || product.value > 8)
+      fail_at(program_, next->count->location, "a cluster holds at most 8 blocks, got " +
+                                                  (product.ok() ? std::to_string(product.value) : source_text(*next->count)),
+              "8 is the portable cluster size");
+    blocks = product.value;
   }
-  if (blocks > 8)
-    fail_at(program_, next->count->location, "a cluster holds at most 8 blocks, got " + std::to_string(blocks),
-            "8 is the portable cluster size");
   return blocks;
 }
 
@@ -855,7 +961,11 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     }
     if (*c.constant <= 0)
       fail_at(program_, lv.count->location, "a parallel count must be positive, got " + std::to_string(*c.constant));
-    total *= *c.constant;
+    support::CheckedInt product = support::checked_mul(total, *c.constant);
+    if (!product.ok())
+      fail_arithmetic(*lv.count, product.fault, "the level's total count, " + std::to_string(total) + " * " +
+                                                    std::to_string(*c.constant));
+    total = product.value;
   }
   if (!total_text.empty()) total_text = "(" + (total == 1 ? total_text : total_text + " * " + std::to_string(total)) + ")";
   // Where this level runs.
@@ -892,7 +1002,8 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   out_.line("{");
   out_.indent();
   line_directive(lv.location);
-  bool guarded = false;
+  bool guarded = false;           // an `if` or `for` to close after the body
+  bool barrier_at_close = false;  // a block-index loop: fence shared memory before the next index
   bool pushed_group = false;
   if (mapping == Mapping::cluster) {
     // Clusters are contiguous runs of cluster_blocks_ blocks along x: the
@@ -908,10 +1019,15 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   } else if (mapping == Mapping::grid && cluster_open_) {
     // The blocks of one cluster: the grid is clusters x blocks per cluster.
     cluster_open_ = false;
-    grid_ = clusters_ * total;
+    support::CheckedInt blocks = support::checked_mul(clusters_, total);
+    if (!blocks.ok() || blocks.value > kMaxGridBlocks)
+      fail_at(program_, lv.location, "this launch needs " + std::to_string(clusters_) + " clusters of " + std::to_string(total) +
+                                         " blocks, more than a grid holds (2^31 - 1 blocks)",
+              "give each block more work");
+    grid_ = blocks.value;
     grid_set_ = true;
     runtime = cluster_runtime_;
-    runtime.factor = clusters_ * total;
+    runtime.factor = grid_;
     if (runtime.dynamic()) result_.runtime_grid = runtime;
     out_.line("const int " + linear + " = blockIdx.x % " + std::to_string(total) + ";");
     if (hopper_) out_.line("@@HOPPER_PROLOGUE@@");  // mbarrier initialization, filled in at the end
@@ -921,31 +1037,70 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     grid_set_ = true;
     runtime.factor = total;
     if (runtime.dynamic()) result_.runtime_grid = runtime;
-    out_.line("const int " + linear + " = blockIdx.x;");
+    // A grid holds 2^31 - 1 blocks: more (or a runtime count) loop over
+    // block indices, except in Hopper kernels, whose barriers are set up
+    // once per block.
+    if (hopper_ && total > kMaxGridBlocks)
+      fail_at(program_, lv.location, "this level needs " + std::to_string(total) + " blocks, more than a grid holds (2^31 - 1); "
+                                         "kernels with events, TMA or mma cannot loop over block indices",
+              "give each block more work");
+    if (!hopper_ && (total > kMaxGridBlocks || runtime.dynamic())) {
+      fit_index(INT64_MAX);
+      grid_ = std::min(total, kMaxGridBlocks);
+      result_.runtime_grid.grid_stride = true;
+      grid_stride_ = true;
+      const std::string end = total_text.empty() ? std::to_string(total) : total_text;
+      out_.line("for (long long " + linear + " = blockIdx.x; " + linear + " < " + end + "; " + linear + " += gridDim.x) {");
+      out_.indent();
+      guarded = true;
+      barrier_at_close = true;  // the next block index reuses shared memory
+    } else {
+      fit_index(total);
+      out_.line(std::string("const ") + index_type() + " " + linear + " = blockIdx.x;");
+    }
     if (hopper_) out_.line("@@HOPPER_PROLOGUE@@");  // mbarrier initialization, filled in at the end
     scope_ = Scope::block;
   } else if (mapping == Mapping::flat) {
-    std::int64_t threads = total_text.empty() ? std::min<std::int64_t>(total, 256) : 256;
-    grid_ = (total + threads - 1) / threads;
+    const std::int64_t threads = total_text.empty() ? std::min<std::int64_t>(total, 256) : 256;
+    const std::int64_t blocks = support::checked_cdiv(total, threads).value;  // both positive: no fault
+    grid_ = blocks;
     grid_set_ = true;
     block_threads_ = std::max(block_threads_, threads);
     runtime.factor = total;
     runtime.per_block = threads;
     if (runtime.dynamic()) result_.runtime_grid = runtime;
-    if (total_text.empty()) out_.line("const int " + linear + " = blockIdx.x * " + std::to_string(threads) + " + threadIdx.x;");
-    else out_.line("const long long " + linear + " = (long long)blockIdx.x * " + std::to_string(threads) + " + threadIdx.x;");
-    if (!total_text.empty() || grid_ * threads != total) {
-      out_.line("if (" + linear + " < " + (total_text.empty() ? std::to_string(total) : total_text) + ") {");
+    const std::string end = total_text.empty() ? std::to_string(total) : total_text;
+    const std::string first = "(long long)blockIdx.x * " + std::to_string(threads) + " + threadIdx.x";
+    if (!total_text.empty() || blocks > kMaxGridBlocks) {
+      // Instances past what one pass of the grid covers loop.
+      fit_index(INT64_MAX);
+      grid_ = std::min(blocks, kMaxGridBlocks);
+      result_.runtime_grid.grid_stride = true;
+      grid_stride_ = true;
+      out_.line("for (long long " + linear + " = " + first + "; " + linear + " < " + end + "; " + linear +
+                " += (long long)gridDim.x * " + std::to_string(threads) + ") {");
       out_.indent();
       guarded = true;
+    } else {
+      fit_index(blocks * threads);  // the last block's threads count past `total`
+      if (wide_) out_.line("const long long " + linear + " = " + first + ";");
+      else out_.line("const int " + linear + " = blockIdx.x * " + std::to_string(threads) + " + threadIdx.x;");
+      if (grid_ * threads != total) {
+        out_.line("if (" + linear + " < " + end + ") {");
+        out_.indent();
+        guarded = true;
+      }
     }
     scope_ = Scope::thread;
   } else {
     std::int64_t unit = space == SpaceSpecifier::group ? 32 : space == SpaceSpecifier::group4 ? 128 : 1;
-    std::int64_t needed = total * unit;
-    if (needed > 1024)
-      fail_at(program_, lv.location, "this parallel level needs " + std::to_string(needed) +
+    support::CheckedInt needed_threads = support::checked_mul(total, unit);
+    if (!needed_threads.ok() || needed_threads.value > 1024)
+      fail_at(program_, lv.location, "this parallel level needs " +
+                                         (needed_threads.ok() ? std::to_string(needed_threads.value)
+                                                              : std::to_string(total) + " x " + std::to_string(unit)) +
                                          " threads in a block; a block has at most 1024");
+    const std::int64_t needed = needed_threads.value;
     if (thread_id_ == "threadIdx.x") block_threads_ = std::max(block_threads_, needed);
     out_.line("const int " + linear + " = " + (unit == 1 ? thread_id_ : "(" + thread_id_ + ") / " + std::to_string(unit)) + ";");
     out_.line("if (" + linear + " < " + std::to_string(total) + ") {");
@@ -970,7 +1125,8 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
       if (!inner_dynamic.empty()) inner = inner_const == 1 ? inner_dynamic : "(" + inner_dynamic + " * " + inner + ")";
       std::string text = inner == "1" ? linear : "(" + linear + " / " + inner + ")";
       if (d > 0) text = "(" + text + " % " + count_texts[d] + ")";
-      out_.line("const int " + name + " = " + text + ";");
+      // Thread indices are below 1024; block and flat ones take the index type.
+      out_.line(std::string("const ") + (mapping == Mapping::threads ? "int" : index_type()) + " " + name + " = " + text + ";");
       Value v;
       v.kind = Value::Kind::index;
       v.text = name;
@@ -984,6 +1140,7 @@ void Codegen::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   pop();
   if (pushed_group) group_levels_.pop_back();
   if (guarded) {
+    if (barrier_at_close) out_.barrier();
     out_.dedent();
     out_.line("}");
   }
@@ -1010,7 +1167,8 @@ void Codegen::loop(const Stmt& s, const Loop& l) {
   for (std::size_t d = 0; d < bounds.size(); ++d) {
     if (l.indices[d].range) fail_at(program_, l.indices[d].name.location, "range loops are not supported yet");
     std::string name = fresh(l.indices[d].name.name);
-    out_.line("for (int " + name + " = 0; " + name + " < " + bounds[d].text + "; ++" + name + ") {");
+    if (bounds[d].constant) fit_index(*bounds[d].constant);
+    out_.line(std::string("for (") + index_type() + " " + name + " = 0; " + name + " < " + bounds[d].text + "; ++" + name + ") {");
     out_.indent();
     ++opened;
     Value v;
@@ -1100,12 +1258,12 @@ std::string in_buffer(const View& v, const std::vector<std::string>& idx) {
 // memory at block scope the loop is strided over the block's threads.
 std::vector<std::string> Codegen::open_element_loop(const View& dst, const std::vector<std::int64_t>& space,
                                                     std::int64_t vec, std::int64_t inner_begin) {
-  std::int64_t n = 1;
-  for (auto x : space) n *= x;
+  const std::int64_t n = *support::checked_product(space);  // at most the copy's elements, checked in copy()
+  const std::string type = element_index_type(space, dst.extent);
   bool cooperative = scope_ == Scope::block && dst.buffer->space != Buffer::Space::local;
   std::string e = fresh("e");
-  if (cooperative) out_.line("for (int " + e + " = " + set_.tid + "; " + e + " < " + std::to_string(n) + "; " + e + " += " + set_.count + ") {");
-  else out_.line("for (int " + e + " = 0; " + e + " < " + std::to_string(n) + "; ++" + e + ") {");
+  if (cooperative) out_.line("for (" + type + " " + e + " = " + set_.tid + "; " + e + " < " + std::to_string(n) + "; " + e + " += " + set_.count + ") {");
+  else out_.line("for (" + type + " " + e + " = 0; " + e + " < " + std::to_string(n) + "; ++" + e + ") {");
   out_.indent();
   std::vector<std::string> idx(space.size());
   std::int64_t inner = 1;
@@ -1114,7 +1272,7 @@ std::vector<std::string> Codegen::open_element_loop(const View& dst, const std::
     std::string t = inner == 1 ? e : "(" + e + " / " + std::to_string(inner) + ")";
     if (d > 0) t = "(" + t + " % " + std::to_string(space[d]) + ")";
     if (d == static_cast<int>(space.size()) - 1) t = add_text(std::to_string(inner_begin), mul_text(t, vec));
-    out_.line("const int " + idx[d] + " = " + t + ";");
+    out_.line("const " + type + " " + idx[d] + " = " + t + ";");
     inner *= space[d];
   }
   return idx;
@@ -1187,6 +1345,8 @@ Padding Codegen::padding(const Copy& c, const std::vector<std::int64_t>& extent)
     for (const Expr* el : elements) {
       std::int64_t v = const_int(*el, "a padding");
       if (v < 0) fail_at(program_, el->location, std::string("`") + names[k] + "` padding must not be negative, got " + std::to_string(v));
+      if (v > kInt32Max)
+        fail_at(program_, el->location, std::string("`") + names[k] + "` padding must be below 2^31, got " + std::to_string(v));
       parts[k]->push_back(v);
     }
   }
@@ -1207,7 +1367,7 @@ void Codegen::emit_pad(const View& src, const View& dst, const Padding& pad) {
     std::string shifted = pad.low[d] ? "(" + dst_idx[d] + " - " + std::to_string(pad.low[d]) + ")" : dst_idx[d];
     src_idx[d] = fresh("s");
     std::int64_t pitch = pad.mid[d] + 1;
-    out_.line("const int " + src_idx[d] + " = " + (pitch == 1 ? shifted : shifted + " / " + std::to_string(pitch)) + ";");
+    out_.line(std::string("const ") + element_index_type(dst.extent, dst.extent) + " " + src_idx[d] + " = " + (pitch == 1 ? shifted : shifted + " / " + std::to_string(pitch)) + ";");
     if (pad.low[d]) also((pitch == 1 ? src_idx[d] : shifted) + " >= 0");
     if (pitch > 1) also(shifted + " % " + std::to_string(pitch) + " == 0");
     if (pad.high[d] || pitch > 1) also(src_idx[d] + " < " + std::to_string(src.extent[d]));
@@ -1286,15 +1446,20 @@ void Codegen::copy(const Stmt& s, const Copy& c) {
   std::optional<Padding> pad;
   if (c.op == CopyOp::pad) {
     pad = padding(c, src.view.extent);
-    for (std::size_t d = 0; d < dst_extent.size(); ++d)
-      dst_extent[d] = pad->low[d] + pad->high[d] + src.view.extent[d] + (src.view.extent[d] - 1) * pad->mid[d];
+    for (std::size_t d = 0; d < dst_extent.size(); ++d) {
+      const std::int64_t n = src.view.extent[d];
+      std::optional<std::int64_t> padded = checked_sum({pad->low[d], pad->high[d], n, tile_end(std::max<std::int64_t>(n - 1, 0), pad->mid[d], 0)});
+      if (!padded)
+        fail_at(program_, c.op_location, "the padded extent of dimension " + std::to_string(d) + " overflows a 64-bit signed integer");
+      dst_extent[d] = *padded;
+    }
   }
   View dst;
   if (c.destination_storage == Storage::shared || c.destination_storage == Storage::local) {
     if (scope_ == Scope::kernel) fail_at(program_, s.location, "a copy into shared or local memory must be inside a parallel level");
     if (c.destination_storage == Storage::shared && scope_ == Scope::block) emit_barrier();
     auto buf = allocate(c.future ? "future" : "tile", src.view.buffer->dtype, dst_extent,
-                        c.destination_storage == Storage::shared ? Buffer::Space::shared : Buffer::Space::local);
+                        c.destination_storage == Storage::shared ? Buffer::Space::shared : Buffer::Space::local, s.location);
     dst.buffer = buf;
     dst.extent = dst_extent;
     dst.origin.assign(dst_extent.size(), "0");
@@ -1347,6 +1512,8 @@ void Codegen::copy(const Stmt& s, const Copy& c) {
     dst.buffer->swizzle = span;
     if (!hopper_) fail_at(program_, swiz->location, "internal: swizzled copy outside a Hopper kernel");
   }
+  if (!support::checked_product(dst.extent))
+    fail_at(program_, s.location, "this copy's destination tile " + shape_list(dst.extent) + " has more elements than fit in 64 bits");
   line_directive(s.location);
   if (pad) emit_pad(src.view, dst, *pad);
   else emit_copy(src.view, dst, zfill, perm);
@@ -1362,7 +1529,14 @@ void Codegen::copy(const Stmt& s, const Copy& c) {
   }
 }
 
+// Each expression is capped (kMaxExpressionText), but many statements of
+// large ones could still add up to a kernel no compiler gets through.
+constexpr std::size_t kMaxKernelText = std::size_t{4} << 20;
+
 void Codegen::stmt(const Stmt& s) {
+  if (out_.text().size() > kMaxKernelText)
+    fail_at(program_, s.location, "the kernel's CUDA passes " + std::to_string(kMaxKernelText >> 20) +
+                                      " MiB before this statement", "split the function, or simplify its expressions");
   std::visit([&](const auto& n) {
     using T = std::decay_t<decltype(n)>;
     if constexpr (std::is_same_v<T, Block>) {
@@ -1462,9 +1636,25 @@ std::string returned_name(const Stmt& body) {
   return found;
 }
 
+// The __global__ function's name: croq_<function>, unless that is a name the
+// Hopper prelude defines at namespace scope.
+std::string entry_name(const std::string& function) {
+  const std::string entry = "croq_" + function;
+  return entry == "croq_dev" || entry == "croq_tensor_map" ? entry + "_kernel" : entry;
+}
+
 GeneratedKernel Codegen::run() {
+  // Names from the source become CUDA names (croq_F, arg_P, dim_D, N_k): the
+  // parser only makes identifiers, but an AST from elsewhere must not smuggle
+  // other text into the kernel.
+  auto require_identifier = [&](const std::string& name, const SourceLocation& where) {
+    if (!is_cuda_identifier(name)) fail_at(program_, where, "`" + name + "` is not a valid name");
+  };
+  require_identifier(fn_.name, fn_.location);
+  for (const Parameter& p : fn_.params) require_identifier(p.name, p.location);
+  for (const auto& [name, where] : dynamic_) require_identifier(name, fn_.location);
   result_.argument_written.assign(args_.size(), false);
-  result_.entry = "croq_" + fn_.name;
+  result_.entry = entry_name(fn_.name);
   push();
   std::vector<std::string> signature;
   for (std::size_t i = 0; i < fn_.params.size(); ++i) {
@@ -1523,6 +1713,14 @@ GeneratedKernel Codegen::run() {
       result_.output_shape.insert(result_.output_shape.end(), part.begin(), part.end());
       output_dim_names.insert(output_dim_names.end(), names.begin(), names.end());
     }
+    std::vector<std::int64_t> known;  // the output's static extents; dynamic ones are checked at launch
+    for (auto x : result_.output_shape)
+      if (x >= 0) known.push_back(x);
+    fit_index(element_count(known));
+    known.push_back(static_cast<std::int64_t>(dtype_size(result_.output_dtype)));
+    if (!stride_product(known))
+      fail_at(program_, fn_.return_type.location, "the returned tensor, " + shape_text(result_.output_dtype, result_.output_shape) +
+                                                     ", holds more bytes than a 64-bit size can count (2^63 - 1)");
     for (std::size_t d = 0; d < output_dim_names.size(); ++d)
       result_.output_dim_sources.push_back(result_.output_shape[d] < 0 ? dynamic_.at(output_dim_names[d]).front()
                                                                        : DimSource{});
@@ -1563,7 +1761,7 @@ GeneratedKernel Codegen::run() {
             "use smaller tiles");
 
   std::ostringstream src;
-  src << "// Generated by libcroqjit from " << program_.source_name << ": `" << fn_.name << "` for";
+  src << "// Generated by libcroqjit from " << cuda_comment_text(program_.source_name) << ": `" << fn_.name << "` for";
   for (const auto& a : args_) {
     src << " " << (a.is_tensor ? shape_text(a.dtype, a.shape) : (a.is_integer ? "int" : "float"));
     if (a.is_tensor && a.align_bytes < 16) src << " (data aligned to " << a.align_bytes << " bytes)";
@@ -1572,7 +1770,9 @@ GeneratedKernel Codegen::run() {
     src << "\n// dynamic dims (? above; kernel parameters):";
     for (const auto& [name, where] : dynamic_) src << " " << name;
   }
-  src << "\n// grid " << (result_.runtime_grid.dynamic() ? std::string("computed at launch") : std::to_string(grid_)) << ", block " << block_threads_ << ", shared memory " << shared_bytes_ << " bytes";
+  src << "\n// grid " << (result_.runtime_grid.dynamic() ? std::string("computed at launch") : std::to_string(grid_))
+      << (grid_stride_ ? " (looping over block indices)" : "") << ", block " << block_threads_ << ", shared memory "
+      << shared_bytes_ << " bytes";
   if (cluster_blocks_ > 0) src << ", clusters of " << cluster_blocks_ << " blocks";
   src << "\n";
   if (needs_half_) src << "#include <cuda_fp16.h>\n";
@@ -1637,24 +1837,18 @@ std::map<std::string, std::int64_t> bind_dims(const Program& program, const Func
     if (a.dtype != expected || a.shape.size() != p.type.shape.size())
       throw ArgumentError(who + ": expected " + describe(p) + ", got " + got);
     for (std::size_t d = 0; d < a.shape.size(); ++d) {
-      const Expr& dim = *p.type.shape[d];
+      const ParameterDim dim = parameter_dim(program, *p.type.shape[d]);
       if (a.shape[d] < 0) continue;  // a dynamic dim: checked at launch
-      std::optional<std::int64_t> want;
-      if (const auto* lit = std::get_if<IntegerLiteral>(&dim.node)) want = static_cast<std::int64_t>(lit->value);
-      else if (const auto* n = std::get_if<Name>(&dim.node)) {
-        auto def = program.defines.find(n->name);
-        if (def != program.defines.end() && def->second.value && std::holds_alternative<std::int64_t>(*def->second.value))
-          want = std::get<std::int64_t>(*def->second.value);
-        else if (auto b = dims.find(n->name); b != dims.end()) {
-          if (b->second != a.shape[d])
-            throw ArgumentError(who + ": dimension " + std::to_string(d) + " is " + n->name + ", bound to " +
-                                std::to_string(b->second) + " by an earlier argument, but got " + got);
-        } else {
-          dims[n->name] = a.shape[d];
-        }
-      }
-      if (want && *want != a.shape[d])
+      if (dim.constant && *dim.constant != a.shape[d])
         throw ArgumentError(who + ": expected " + describe(p) + ", got " + got);
+      if (dim.constant) continue;
+      if (auto b = dims.find(dim.name); b != dims.end()) {
+        if (b->second != a.shape[d])
+          throw ArgumentError(who + ": dimension " + std::to_string(d) + " is " + dim.name + ", bound to " +
+                              std::to_string(b->second) + " by an earlier argument, but got " + got);
+      } else {
+        dims[dim.name] = a.shape[d];
+      }
     }
   }
   return dims;
@@ -1687,7 +1881,19 @@ GeneratedKernel generate_cuda(const Program& program, const Function& fn, const 
                               int max_shared_bytes, const std::vector<std::string>& dynamic_dims, Target target) {
   auto dims = bind_dims(program, fn, args);
   auto dynamic = dynamic_dim_sources(program, fn, dynamic_dims);
-  return Codegen(program, fn, args, std::move(dims), max_shared_bytes, std::move(dynamic), target).run();
+  check_argument_extents(program, fn, args, dynamic_dims);
+  // 32-bit index arithmetic unless a tensor may hold 2^31 elements or more;
+  // codegen starts over in 64 bits when a count or coordinate turns out to.
+  bool wide = !dynamic.empty();
+  for (const ArgSignature& a : args)
+    if (a.is_tensor) wide = wide || element_count(a.shape) > kInt32Max;
+  if (!wide) {
+    try {
+      return Codegen(program, fn, args, dims, max_shared_bytes, dynamic, target, false).run();
+    } catch (const NeedsWideIndices&) {
+    }
+  }
+  return Codegen(program, fn, args, std::move(dims), max_shared_bytes, std::move(dynamic), target, true).run();
 }
 
 Target target_of_arch(const std::string& arch) {

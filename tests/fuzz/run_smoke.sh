@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Fuzz smoke test (ctest label `fuzz`): builds the frontend fuzzer with clang
-# in its own build folder and runs it for a while on a copy of the corpus.
-#   run_smoke.sh REPO_DIR WORK_DIR [SECONDS]
-# Exits 77 (ctest SKIP_RETURN_CODE) when clang++ with libFuzzer is missing.
+# Fuzz smoke test (ctest label `fuzz`): builds a fuzzer with clang in its own
+# build folder and runs it for a while on a fresh copy of its seed corpus.
+#   run_smoke.sh REPO_DIR WORK_DIR [SECONDS] [FUZZER]
+# FUZZER is croq_frontend_fuzzer (default) or croq_compiler_fuzzer.
+# Exits 77 (ctest SKIP_RETURN_CODE) when clang++ with libFuzzer, or what the
+# fuzzer needs to build, is missing.
 set -euo pipefail
 repo=$1
 work=$2
 seconds=${3:-60}
+fuzzer=${4:-croq_frontend_fuzzer}
 clang=${CROQ_FUZZ_CXX:-$(command -v clang++ || true)}
 
 if [[ -z "$clang" ]]; then
@@ -22,11 +25,29 @@ if ! "$clang" -fsanitize=fuzzer "$probe" -o "$work/probe" > "$work/probe.log" 2>
   exit 77
 fi
 
-cmake -S "$repo/tests/fuzz" -B "$work/build" -G Ninja -DCMAKE_CXX_COMPILER="$clang" -DCMAKE_BUILD_TYPE= > "$work/configure.log"
-cmake --build "$work/build" -j 2 > "$work/build.log"
+cmake -S "$repo/tests/fuzz" -B "$work/build" -G Ninja -DCMAKE_CXX_COMPILER="$clang" -DCMAKE_BUILD_TYPE= > "$work/configure.log" 2>&1
+if ! grep -q "^build $fuzzer:" "$work/build/build.ninja"; then
+  echo "fuzz smoke: $fuzzer is not configured here (see $work/configure.log); skipping"
+  exit 77
+fi
+cmake --build "$work/build" -j 2 --target "$fuzzer" > "$work/build-$fuzzer.log"
 
-rm -rf "$work/corpus" "$work/artifacts"
-mkdir -p "$work/corpus" "$work/artifacts"
-cp "$repo"/tests/data/frontend/corpus/*.co "$repo"/tests/data/frontend/golden/*.co "$work/corpus/"
-"$work/build/croq_frontend_fuzzer" "$work/corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-  -artifact_prefix="$work/artifacts/" -print_final_stats=1 2>&1 | tail -n 8
+corpus="$work/corpus-$fuzzer"
+artifacts="$work/artifacts-$fuzzer"
+rm -rf "$corpus" "$artifacts"
+mkdir -p "$corpus" "$artifacts"
+cp "$repo"/tests/data/frontend/corpus/*.co "$repo"/tests/data/frontend/golden/*.co "$corpus/"
+if [[ "$fuzzer" == croq_compiler_fuzzer ]]; then
+  # The samples' kernels and the CLI's too; every seed ends in the 8
+  # configuration bytes (zeros: sm_90a, every symbolic dim 256).
+  for sample in "$repo"/samples/*.cpp; do
+    sed -n '/R"croq(/,/)croq"/p' "$sample" | sed -e '1s/.*R"croq(//' -e '$s/)croq".*//' > "$corpus/sample_$(basename "$sample" .cpp).co"
+  done
+  cp "$repo"/tests/data/cli/*.co "$corpus/"
+  for seed in "$corpus"/*; do
+    [[ -s "$seed" ]] || { rm -f "$seed"; continue; }
+    head -c 8 /dev/zero >> "$seed"
+  done
+fi
+"$work/build/$fuzzer" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  -artifact_prefix="$artifacts/" -print_final_stats=1 2>&1 | tail -n 8

@@ -1,10 +1,15 @@
-# Included by tests/CMakeLists.txt. `fuzz_frontend_smoke` builds the libFuzzer
-# target with clang in a separate folder and runs it for 60 seconds; it is
-# skipped (not failed) when clang++ or libFuzzer is not installed.
+# Included by tests/CMakeLists.txt. `fuzz_frontend_smoke` and
+# `fuzz_compiler_smoke` build their libFuzzer target with clang in a shared
+# folder (one at a time: RESOURCE_LOCK) and run it for 60 seconds; they are
+# skipped (not failed) when clang++, libFuzzer or the target's dependencies
+# are not installed.
 find_program(CROQ_BASH bash)
 if(CROQ_BASH)
-  add_test(NAME fuzz_frontend_smoke
-    COMMAND ${CROQ_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/run_smoke.sh
-      ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/fuzz_smoke 60)
-  set_tests_properties(fuzz_frontend_smoke PROPERTIES LABELS fuzz SKIP_RETURN_CODE 77 TIMEOUT 900)
+  foreach(fuzzer frontend compiler)
+    add_test(NAME fuzz_${fuzzer}_smoke
+      COMMAND ${CROQ_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/run_smoke.sh
+        ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/fuzz_smoke 60 croq_${fuzzer}_fuzzer)
+    set_tests_properties(fuzz_${fuzzer}_smoke PROPERTIES
+      LABELS fuzz SKIP_RETURN_CODE 77 TIMEOUT 900 RESOURCE_LOCK croq_fuzz_build)
+  endforeach()
 endif()

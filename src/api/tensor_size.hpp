@@ -1,0 +1,21 @@
+// The byte size of a tensor, checked: the api's one place that multiplies
+// extents from users. Internal to src/api.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "croq/tensor.hpp"
+
+namespace croq::detail {
+
+// Element count times element size, or nothing when a step has no int64
+// value. An extent of 0 makes it 0 whatever the others are.
+std::optional<std::int64_t> tensor_bytes(DType dtype, const Shape& shape);
+
+// tensor_bytes, or an ArgumentError saying that `what` (e.g. "croq::Tensor")
+// is too large.
+std::size_t tensor_bytes_or_throw(DType dtype, const Shape& shape, const std::string& what);
+
+}  // namespace croq::detail
