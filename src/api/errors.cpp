@@ -38,7 +38,9 @@ void render_one(std::ostringstream& out, const Diagnostic& d, const std::string&
                 const std::string& source_name) {
   out << source_name;
   if (d.line > 0) out << ':' << d.line << ':' << std::max(d.column, 1);
-  out << ": " << severity_name(d.severity) << ": " << d.message << '\n';
+  out << ": " << severity_name(d.severity) << ": " << d.message;
+  if (!d.rule.empty()) out << " [" << d.rule << ']';
+  out << '\n';
   if (d.line > 0) {
     std::string_view text = source_line(source, d.line);
     if (!text.empty()) {
@@ -53,6 +55,7 @@ void render_one(std::ostringstream& out, const Diagnostic& d, const std::string&
       out << "    " << pad << '^' << std::string(static_cast<std::size_t>(len - 1), '~') << '\n';
     }
   }
+  for (const std::string& note : d.notes) out << "  note: " << note << '\n';
   if (!d.hint.empty()) out << "  hint: " << d.hint << '\n';
 }
 
@@ -89,6 +92,8 @@ std::string CompileError::to_json() const {
                      {"column", d.column},
                      {"length", d.length}};
     if (!d.hint.empty()) j["hint"] = d.hint;
+    if (!d.rule.empty()) j["rule"] = d.rule;
+    if (!d.notes.empty()) j["notes"] = d.notes;
     out["diagnostics"].push_back(std::move(j));
   }
   return out.dump(2);
