@@ -18,7 +18,7 @@
 #include "jit/launcher.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "jit/tensor_map.hpp"
-#include "sema/sema.hpp"
+#include "pipeline/pipeline.hpp"
 #include "support/hash.hpp"
 #include "support/env.hpp"
 #include "support/log.hpp"
@@ -413,13 +413,7 @@ Kernel compile(std::string_view source, const CompileOptions& options) {
     support::log().warn("{}", render_diagnostics({w}, impl->program->source, options.source_name));
   // Every shape-independent error now, before any call; the arch rules too
   // when the options name the arch (else they wait for the device's).
-  sema::Options checks;
-  if (!options.arch.empty()) {
-    jit::validate_arch(options.arch);
-    const codegen::Target target = codegen::target_of_arch(options.arch);
-    checks.target = sema::Target{options.arch, target.sm, target.wgmma};
-  }
-  impl->checked = sema::check(*impl->program, {impl->function}, checks);
+  impl->checked = pipeline::check_semantics(*impl->program, *impl->function, options);
   impl->dynamic_sources = codegen::dynamic_dim_sources(*impl->program, *impl->function, options.dynamic_dims);
   impl->dynamic_mask.assign(impl->function->params.size(), 0);
   for (const auto& [name, where] : impl->dynamic_sources)

@@ -155,7 +155,7 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
 }
 
 void Checker::tma_copy(const Stmt& s, const Copy& c) {
-  if (options_.target && options_.target->sm < 90 && !needs_sm90_reported_) {
+  if (options_.target && !options_.target->tma() && !needs_sm90_reported_) {
     needs_sm90_reported_ = true;
     fail(Rule::needs_sm90, c.op_location, "tma.copy needs sm_90 (Hopper); use dma.copy (compiling for " +
                                               options_.target->arch + ")");

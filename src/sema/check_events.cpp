@@ -5,10 +5,10 @@
 namespace croq::sema::detail {
 
 void Checker::event_declaration(const Stmt& s, const Declaration& d) {
-  if (options_.target && options_.target->sm < 80 && !needs_sm80_reported_) {
+  if (options_.target && !options_.target->mbarrier() && !needs_sm80_reported_) {
     needs_sm80_reported_ = true;
     fail(Rule::needs_sm80, s.location,
-         "events are mbarriers, which need sm_80 or newer (compiling for sm_" + std::to_string(options_.target->sm) + ")");
+         "events are mbarriers, which need sm_80 or newer (compiling for " + options_.target->arch + ")");
   }
   if (d.type.storage != Storage::shared)
     fail(Rule::event_not_shared, d.type.location, "events live in shared memory: declare them `shared event`");

@@ -31,11 +31,11 @@ Accumulator* Checker::accumulator(const Expr& e) {
 }
 
 void Checker::mma(const Stmt& s, const Mma& m) {
-  if (options_.target && options_.target->sm < 80 && !needs_sm80_reported_) {
+  if (options_.target && !options_.target->mma_sync() && !needs_sm80_reported_) {
     needs_sm80_reported_ = true;
     fail(Rule::needs_sm80, s.location,
-         "mma lowers to WGMMA on sm_90a and to mma.sync m16n8k16 on sm_80 to sm_89; compiling for sm_" +
-             std::to_string(options_.target->sm) + " has neither");
+         "mma lowers to WGMMA on sm_90a and to mma.sync m16n8k16 on sm_80 to sm_89; compiling for " +
+             options_.target->arch + " has neither");
   }
   const std::size_t operands[] = {1, 1, 3, 0, 2};  // fill, load, multiply, commit, store
   const std::size_t n = operands[static_cast<int>(m.op)];

@@ -144,7 +144,7 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
            "put every block-level statement in one `parallel ... : block`");
     if (mapping == Mapping::cluster) {
       cluster_blocks(p, level_index);
-      if (options_.target && options_.target->sm < 90 && !needs_sm90_reported_) {
+      if (options_.target && !options_.target->clusters() && !needs_sm90_reported_) {
         needs_sm90_reported_ = true;
         fail(Rule::needs_sm90, lv.location, "`: cluster` needs sm_90 (Hopper) (compiling for " + options_.target->arch + ")");
       }

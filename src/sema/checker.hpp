@@ -51,7 +51,7 @@ class Checker {
   }
   std::string text(const Expr& e) const;                // as the user wrote it
   std::vector<std::string> notes_of(const Type& t) const;  // how `t` was derived, when it comes from a name
-  bool wgmma() const { return !options_.target || options_.target->wgmma; }
+  bool wgmma() const { return !options_.target || options_.target->wgmma(); }
 
   // ---- symbols (checker.cpp)
   void push() { scopes_.emplace_back(); }

@@ -23,19 +23,15 @@
 #include "croq/error.hpp"
 #include "frontend/ast.hpp"
 #include "sema/types.hpp"
+#include "target/target.hpp"
 
 namespace croq::sema {
 
-// The target, when CompileOptions::arch names it: its arch rules are then
-// checked here instead of at the first call.
-struct Target {
-  std::string arch;    // as given ("sm_80", "compute_90a")
-  int sm = 90;         // 80 for sm_80 and compute_80
-  bool wgmma = true;   // sm_90a / compute_90a: WGMMA and setmaxnreg
-};
-
 struct Options {
-  std::optional<Target> target;
+  // The target, when CompileOptions::arch names it: its arch rules (tma.copy
+  // and clusters need sm_90, events and mma sm_80) are then checked here
+  // instead of when a specialization is generated for the device's arch.
+  std::optional<target::Target> target;
   int max_errors = 50;  // then one note says the rest were not reported
 };
 

@@ -29,7 +29,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const croq::CompileError&) {
     }
     croq::sema::Options checks;
-    if (size > 0 && (data[0] & 2)) checks.target = croq::sema::Target{"sm_80", 80, false};
+    if (size > 0 && (data[0] & 2)) {  // sm_80: the arch rules too
+      checks.target = croq::target::Target{};
+      checks.target->arch = "sm_80";
+      checks.target->sm = 80;
+      checks.target->suffix = 0;
+    }
     try {
       (void)croq::sema::check(*program, {}, checks);
     } catch (const croq::CompileError& e) {

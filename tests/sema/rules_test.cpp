@@ -23,10 +23,7 @@ std::vector<RuleCase> all_cases() {
 // The target rules need CompileOptions::arch: sm_XY, as croq::compile builds it.
 Options options_for(const RuleCase& c) {
   Options o;
-  if (!c.arch.empty()) {
-    const int sm = std::stoi(c.arch.substr(3));
-    o.target = Target{c.arch, sm, c.arch == "sm_90a"};
-  }
+  if (!c.arch.empty()) o.target = target::parse_target(c.arch);
   return o;
 }
 

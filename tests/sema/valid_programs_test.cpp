@@ -43,10 +43,10 @@ std::vector<std::pair<std::string, std::string>> embedded_kernels(const std::fil
 // Sema for every arch codegen supports: the target rules must not fire either.
 void expect_clean(const std::string& what, const std::string& source) {
   SCOPED_TRACE(what);
-  for (const std::optional<Target>& target :
-       {std::optional<Target>{}, std::optional<Target>{Target{"sm_90a", 90, true}}}) {
+  for (const std::optional<target::Target>& arch :
+       {std::optional<target::Target>{}, std::optional<target::Target>{target::parse_target("sm_90a")}}) {
     Options options;
-    options.target = target;
+    options.target = arch;
     auto e = sema_error(source, options, what);
     EXPECT_FALSE(e.has_value()) << (e ? e->what() : "");
   }
@@ -76,7 +76,7 @@ TEST(ValidPrograms, SharedTestKernels) {
 // mma.sync targets (no WGMMA) accept the same kernels.
 TEST(ValidPrograms, MmaSyncKernelsOnSm80) {
   Options sm80;
-  sm80.target = Target{"sm_80", 80, false};
+  sm80.target = target::parse_target("sm_80");
   for (const auto& g : croq::test::mma_sync_gemm_cases()) {
     auto e = sema_error(g.source(), sm80, g.name());
     EXPECT_FALSE(e.has_value()) << (e ? e->what() : "");
