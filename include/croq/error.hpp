@@ -23,6 +23,11 @@ struct Diagnostic {
   int column = 0;
   int length = 1;    // bytes the caret underlines
   std::string hint;  // optional: "did you mean `=>`?"
+  // Semantic checks: the violated rule's stable id ("chunkat-arity"), and
+  // how the checker derived what it reports ("`lhs` is parameter 1: f16
+  // [M, K], rank 2"), one line each. Empty for other diagnostics.
+  std::string rule;
+  std::vector<std::string> notes;
 };
 
 // "error" / "warning" / "note".
@@ -33,6 +38,8 @@ const char* severity_name(Severity s);
 //       a = dma.copy x shared;
 //                      ^~~~~~
 //     hint: did you mean `=>`?
+// A diagnostic with a rule names it after the message (`... [chunkat-arity]`)
+// and prints its notes as `  note: ...` lines before the hint.
 std::string render_diagnostics(const std::vector<Diagnostic>& diags, const std::string& source,
                                const std::string& source_name);
 
@@ -47,7 +54,8 @@ class CompileError : public Error {
   const std::string& source() const { return source_; }
   const std::string& source_name() const { return source_name_; }
   // Machine-readable form: {"source": name, "diagnostics": [{severity,
-  // message, line, column, length, hint}, ...]}.
+  // message, line, column, length, hint, rule, notes}, ...]} (hint, rule and
+  // notes only when present).
   std::string to_json() const;
 
  private:

@@ -110,11 +110,14 @@ void render_one(std::ostringstream& out, const Diagnostic& d, const std::string&
                 const std::string& source_name) {
   out << (source_name.size() > kMaxQuotedBytes ? source_name.substr(0, kMaxQuotedBytes) + "..." : source_name);
   if (d.line > 0) out << ':' << d.line << ':' << std::max(d.column, 1);
-  out << ": " << severity_name(d.severity) << ": " << d.message << '\n';
+  out << ": " << severity_name(d.severity) << ": " << d.message;
+  if (!d.rule.empty()) out << " [" << d.rule << ']';
+  out << '\n';
   if (d.line > 0) {
     std::string_view text = source_line(source, d.line);
     if (!text.empty()) render_excerpt(out, d, text);
   }
+  for (const std::string& note : d.notes) out << "  note: " << note << '\n';
   if (!d.hint.empty()) out << "  hint: " << d.hint << '\n';
 }
 
@@ -151,6 +154,8 @@ std::string CompileError::to_json() const {
                      {"column", d.column},
                      {"length", d.length}};
     if (!d.hint.empty()) j["hint"] = d.hint;
+    if (!d.rule.empty()) j["rule"] = d.rule;
+    if (!d.notes.empty()) j["notes"] = d.notes;
     out["diagnostics"].push_back(std::move(j));
   }
   return out.dump(2);

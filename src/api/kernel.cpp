@@ -20,6 +20,7 @@
 #include "jit/launcher.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "jit/tensor_map.hpp"
+#include "pipeline/pipeline.hpp"
 #include "support/checked_int.hpp"
 #include "support/hash.hpp"
 #include "support/env.hpp"
@@ -203,6 +204,7 @@ class KernelImpl {
 
   std::unique_ptr<frontend::ast::Program> program;
   const frontend::ast::Function* function = nullptr;
+  sema::CheckedProgram checked;  // what sema proved about `function`, for later stages
   CompileOptions options;
   std::string source_hash;
   // Dynamic dims: where each is read, and which argument dims they are.
@@ -584,6 +586,9 @@ Kernel compile(std::string_view source, const CompileOptions& options) {
   impl->function = &frontend::select_entry(*impl->program, options, impl->program->source);
   for (const Diagnostic& w : impl->program->warnings)
     support::log().warn("{}", render_diagnostics({w}, impl->program->source, options.source_name));
+  // Every shape-independent error now, before any call; the arch rules too
+  // when the options name the arch (else they wait for the device's).
+  impl->checked = pipeline::check_semantics(*impl->program, *impl->function, options);
   impl->dynamic_sources = codegen::dynamic_dim_sources(*impl->program, *impl->function, options.dynamic_dims);
   impl->dynamic_mask.assign(impl->function->params.size(), 0);
   for (const auto& [name, where] : impl->dynamic_sources)

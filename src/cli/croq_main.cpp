@@ -16,6 +16,7 @@
 #include "croq/error.hpp"
 #include "croq/options.hpp"
 #include "frontend/frontend.hpp"
+#include "sema/sema.hpp"
 
 namespace {
 
@@ -80,7 +81,10 @@ int run_check(const std::vector<std::string>& args) {
 
   try {
     auto program = croq::frontend::parse_program(source, options);
-    if (!options.entry.empty()) croq::frontend::select_entry(*program, options, source);
+    // Every __co__ function, or just the entry when one is named.
+    std::vector<const croq::frontend::ast::Function*> functions;
+    if (!options.entry.empty()) functions.push_back(&croq::frontend::select_entry(*program, options, source));
+    croq::sema::check(*program, functions);
     if (json) {
       // A CompileError is the one JSON form of diagnostics; here it carries warnings only.
       nlohmann::json out = nlohmann::json::parse(
@@ -106,11 +110,11 @@ int run_check(const std::vector<std::string>& args) {
 
 const Subcommand kSubcommands[] = {
     {"check", "FILE.co [--json] [--define N=V]... [--entry NAME]",
-     "parse a Croqtile source file (host code included) and report its diagnostics",
+     "parse and check a Croqtile source file (host code included) and report its diagnostics",
      "  --json          print diagnostics as JSON on stdout\n"
      "  --define N=V    define N (integer or float) as if by #define; overrides the\n"
      "                  source's #define N (also -DN=V)\n"
-     "  --entry NAME    also check that the __co__ function NAME exists\n"
+     "  --entry NAME    check only the __co__ function NAME (default: every one)\n"
      "  FILE may be `-` for standard input.\n",
      run_check},
     {"compile", "FILE.co [--emit ast|cuda|ptx|cubin] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A]",

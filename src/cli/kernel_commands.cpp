@@ -16,6 +16,7 @@
 #include "jit/driver.hpp"
 #include "jit/jit_compiler.hpp"
 #include "jit/nvrtc_compiler.hpp"
+#include "sema/sema.hpp"
 
 namespace croq::cli {
 namespace {
@@ -124,6 +125,7 @@ int run_compile(const std::vector<std::string>& args) {
       text = frontend::print_ast(*program);
     } else {
       const auto& fn = frontend::select_entry(*program, k.compile, k.source);
+      sema::check(*program, {&fn});
       auto sig = signature_for(*program, fn, k.shapes, {});
       // The CUDA depends on the target (mma is WGMMA on sm_90a, mma.sync elsewhere).
       const std::string arch = jit::resolve_arch(k.compile.arch);

@@ -268,6 +268,7 @@ struct Copy {
   std::vector<Modifier> modifiers;
   ExprPtr source;                           // null for dma.any
   Storage destination_storage = Storage::none;  // `=> shared`
+  SourceLocation destination_storage_location;  // of the word after `=>`
   ExprPtr destination;                      // `=> buffer`; null with a storage
   ExprList after;                           // `after f0, f1`
 };

@@ -316,6 +316,7 @@ StmtPtr Parser::parse_copy(ExprPtr future, const Token& first) {
     if ((at_word("shared") || at_word("local") || at_word("global")) &&
         (peek(1).is(";") || peek(1).is("after"))) {
       const Token& storage = advance();
+      copy.destination_storage_location = location(storage);
       copy.destination_storage = storage.text == "shared" ? Storage::shared
                                  : storage.text == "local" ? Storage::local
                                                            : Storage::global;

@@ -20,11 +20,22 @@ std::shared_ptr<const CheckedProgram> check(std::string_view source, const Compi
   checked->function = &frontend::select_entry(*checked->program, options, checked->program->source);
   for (const Diagnostic& w : checked->program->warnings)
     support::log().warn("{}", render_diagnostics({w}, checked->program->source, checked->program->source_name));
+  checked->semantics = check_semantics(*checked->program, *checked->function, options);
   checked->dynamic_sources = bind::dynamic_dim_sources(*checked->program, *checked->function, options.dynamic_dims);
   support::Hasher128 h;
   h.field(source);
   checked->source_hash = h.digest().hex();
   return checked;
+}
+
+sema::CheckedProgram check_semantics(const frontend::ast::Program& program, const frontend::ast::Function& fn,
+                                     const CompileOptions& options) {
+  sema::Options checks;
+  if (!options.arch.empty() && options.arch != "auto") {
+    checks.target = target::parse_target(options.arch);  // a malformed name, before NVRTC's list
+    jit::validate_arch(options.arch);
+  }
+  return sema::check(program, {&fn}, checks);
 }
 
 TargetChoice choose_target(const std::string& requested, int device) {

@@ -2,7 +2,8 @@
 // the public API (croq::compile / Kernel), the croq command, the benchmarks
 // and the tests:
 //
-//   check(source)            parse, pick the entry, resolve dynamic dims
+//   check(source)            parse, pick the entry, sema (every shape-independent
+//                            rule), resolve dynamic dims
 //   choose_target(arch)      CompileOptions::arch / CROQ_ARCH / the device
 //   generate(...)            bind -> lower -> passes -> CUDA (specialize.hpp)
 //   build(...)               NVRTC through the two-layer cache (jit)
@@ -19,6 +20,7 @@
 #include "frontend/ast.hpp"
 #include "jit/compiled_kernel.hpp"
 #include "pipeline/specialize.hpp"
+#include "sema/sema.hpp"
 #include "target/target.hpp"
 
 namespace croq::pipeline {
@@ -31,10 +33,16 @@ struct CheckedProgram {
   // Dynamic dims: where each is read at launch, and every occurrence.
   std::map<std::string, std::vector<abi::DimSource>> dynamic_sources;
   std::string source_hash;  // XXH3-128 of the source text (hex)
+  sema::CheckedProgram semantics;  // what sema proved about `function`
 };
 
 // Throws CompileError with every error found. Warnings are logged.
 std::shared_ptr<const CheckedProgram> check(std::string_view source, const CompileOptions& options);
+
+// sema::check of `fn`, with the arch rules when options.arch names the
+// target (a malformed or unsupported arch is then a CompileError too).
+sema::CheckedProgram check_semantics(const frontend::ast::Program& program, const frontend::ast::Function& fn,
+                                     const CompileOptions& options);
 
 // What a specialization compiles for, and the device limit it must fit.
 struct TargetChoice {

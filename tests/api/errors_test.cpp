@@ -74,6 +74,30 @@ TEST(CompileError, QuotedTextMessagesAndCountsAreBounded) {
   EXPECT_EQ(plain.diagnostics()[0].message, std::string(1900, 'z') + "... (98,100 more bytes)");
 }
 
+// A semantic diagnostic names its rule after the message and lists its
+// notes before the hint; JSON keeps both as fields (absent when empty).
+TEST(CompileError, RendersRuleAndNotes) {
+  std::string src = "__co__ void f(s32 [8, 8] a) {\n  a.at(0) = 1;\n}\n";
+  Diagnostic d{Severity::error, "`.at` on a rank-2 tensor takes 2 indices, got 1", 2, 5, 2, "one index per dimension"};
+  d.rule = "at-arity";
+  d.notes = {"`a` is parameter 1: s32 [8, 8], a global tensor of rank 2", "second note"};
+  CompileError e({d}, src, "k.co");
+  EXPECT_EQ(std::string(e.what()),
+            "k.co:2:5: error: `.at` on a rank-2 tensor takes 2 indices, got 1 [at-arity]\n"
+            "      a.at(0) = 1;\n"
+            "        ^~\n"
+            "  note: `a` is parameter 1: s32 [8, 8], a global tensor of rank 2\n"
+            "  note: second note\n"
+            "  hint: one index per dimension\n");
+  auto j = nlohmann::json::parse(e.to_json())["diagnostics"][0];
+  EXPECT_EQ(j["rule"], "at-arity");
+  EXPECT_EQ(j["notes"], nlohmann::json({"`a` is parameter 1: s32 [8, 8], a global tensor of rank 2", "second note"}));
+  EXPECT_EQ(j["message"], "`.at` on a rank-2 tensor takes 2 indices, got 1");
+  auto plain = nlohmann::json::parse(CompileError({Diagnostic{Severity::error, "m", 1, 1, 1, ""}}, "", "s").to_json());
+  EXPECT_FALSE(plain["diagnostics"][0].contains("rule"));
+  EXPECT_FALSE(plain["diagnostics"][0].contains("notes"));
+}
+
 TEST(CudaError, NamesTheCall) {
   CudaError e("cuLaunchKernel", 1, "CUDA_ERROR_INVALID_VALUE (invalid argument)");
   EXPECT_EQ(e.call(), "cuLaunchKernel");

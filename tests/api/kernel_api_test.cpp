@@ -81,27 +81,36 @@ TEST(KernelApi, NonContiguousAndMisalignedViewsAreRejected) {
   EXPECT_NE(e.find("is not aligned to its 4-byte elements"), std::string::npos) << e;
 }
 
-// Specialization-time errors carry the Croqtile line and column.
+// Source errors carry the Croqtile line and column. Those that do not
+// depend on the argument shapes are raised by croq::compile (sema, with the
+// rule's id); the others at the first call, when codegen binds the shapes.
+enum class Raised { at_compile, at_call };
+
 struct CodegenErrorCase {
   std::string source;
   int line, column;
   std::string message;
+  Raised when = Raised::at_compile;
 };
 
 class CodegenErrors : public ::testing::TestWithParam<CodegenErrorCase> {};
 
 TEST_P(CodegenErrors, ReportMessageAndLocation) {
   const auto& c = GetParam();
-  Kernel k = compile(c.source);
   auto a = make_spandata<s32>(64, 64);
+  Raised raised = Raised::at_compile;
   try {
+    Kernel k = compile(c.source);
+    raised = Raised::at_call;
     k(a.view());
     FAIL() << "expected a CompileError";
   } catch (const CompileError& e) {
     ASSERT_FALSE(e.diagnostics().empty());
+    EXPECT_EQ(raised, c.when) << e.what();
     EXPECT_EQ(e.diagnostics()[0].message, c.message);
     EXPECT_EQ(e.diagnostics()[0].line, c.line);
     EXPECT_EQ(e.diagnostics()[0].column, c.column);
+    EXPECT_EQ(e.diagnostics()[0].rule.empty(), raised == Raised::at_call) << e.what();
   }
 }
 
@@ -111,7 +120,7 @@ INSTANTIATE_TEST_SUITE_P(
         CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 64\n    a.at(i, i, i) = 1;\n}\n", 3, 7,
                          "`.at` on a rank-2 tensor takes 2 indices, got 3"},
         CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 64\n    a.at(i, 70) = 1;\n}\n", 3, 13,
-                         "index 70 is out of range for dimension 1 of extent 64"},
+                         "index 70 is out of range for dimension 1 of extent 64", Raised::at_call},
         CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 4 : block {\n    t = dma.copy a.chunkat(i, 3) => shared;\n  }\n}\n",
                          3, 31, "`chunkat` takes parallel or loop indices (or `_`), got `3`"},
         CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block {\n    t = dma.copy a => shared;\n    wait t;\n  }\n}\n",
@@ -119,12 +128,12 @@ INSTANTIATE_TEST_SUITE_P(
         CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block\n    parallel j by 2048 : thread\n      a.at(0, 0) = j;\n}\n",
                          3, 14, "this parallel level needs 2048 threads in a block; a block has at most 1024"},
         CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block {\n    t = tma.copy.swiz<128> a => shared;\n  }\n}\n",
-                         3, 28, "tma.copy.swiz<128> needs tile rows of exactly 128 bytes (32 s32), got 256"},
+                         3, 28, "tma.copy.swiz<128> needs tile rows of exactly 128 bytes (32 s32), got 256", Raised::at_call},
         CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 64\n    a.at(i, q) = 1;\n}\n", 3, 13,
                          "unknown name `q`"},
         CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block {\n    t = dma.copy a.chunkat(i, _) => shared;\n"
                          "    u = t.data.span_as([64, 31]);\n  }\n}\n",
-                         4, 16, "`.span_as([64, 31])` has 1984 elements but the tensor it reinterprets has 2048 ([32, 64])"},
+                         4, 16, "`.span_as([64, 31])` has 1984 elements but the tensor it reinterprets has 2048 ([32, 64])", Raised::at_call},
         CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block {\n    t = dma.copy a.chunkat(i, _) => shared;\n"
                          "    a.at(0, 0) = t.data.span_as([2, 32, 32]).at(0, 0);\n  }\n}\n",
                          4, 46, "`.at` on a rank-3 tensor takes 3 indices, got 2"},
@@ -140,7 +149,7 @@ TEST(KernelApi, SharedMemoryOverTheLimitIsAnError) {
   EXPECT_NE(e.find("`f` needs 1048576 bytes of shared memory per block for this specialization"), std::string::npos) << e;
 }
 
-// A malformed arch is named as such before codegen, not taken for an arch
+// A malformed arch is named as such by croq::compile, not taken for an arch
 // below sm_90 (which would report that tma.copy needs sm_90).
 TEST(KernelApi, MalformedArchIsNamedBeforeCodegen) {
   const char* source = R"croq(
@@ -151,16 +160,73 @@ __co__ void copy(global f32 [N] x, global f32 [N] y) {
   }
 }
 )croq";
-  Kernel k = croq::compile(source, CompileOptions{.arch = "sm90a"});
-  auto x = make_spandata<float>(256);
-  auto y = make_spandata<float>(256);
   try {
-    k(x.view(), y.view());
+    croq::compile(source, CompileOptions{.arch = "sm90a"});
     ADD_FAILURE() << "expected a CompileError for sm90a";
   } catch (const CompileError& e) {
     ASSERT_EQ(e.diagnostics().size(), 1u);
     EXPECT_EQ(e.diagnostics()[0].message,
               "malformed architecture `sm90a`: expected sm_XY, sm_XYa, compute_XY or compute_XYa (for example sm_90a)");
+  }
+}
+
+// croq::compile checks the function before any call and reports every
+// shape-independent error at once, each with its rule.
+TEST(KernelApi, CompileReportsEverySemanticError) {
+  const char* source = R"croq(__co__ void f(s32 [64, 64] a, f32 [64, 64] b) {
+  parallel i by 2 : block {
+    t = dma.copy a.chunkat(i) => shared;
+    dma.copy a.chunkat(i, _) => b.chunkat(i, _);
+    wait t;
+  }
+}
+)croq";
+  try {
+    croq::compile(source);
+    FAIL() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    ASSERT_EQ(e.diagnostics().size(), 2u) << e.what();
+    EXPECT_EQ(e.diagnostics()[0].rule, "chunkat-arity");
+    EXPECT_EQ(e.diagnostics()[0].line, 3);
+    EXPECT_EQ(e.diagnostics()[1].rule, "copy-element-type");
+    EXPECT_EQ(e.diagnostics()[1].message, "copy between different element types (s32 to f32)");
+    EXPECT_EQ(e.diagnostics()[1].line, 4);
+    EXPECT_NE(std::string(e.what()).find("[copy-element-type]"), std::string::npos) << e.what();
+  }
+}
+
+// What libcroqjit cannot run yet is refused by croq::compile, naming it.
+TEST(KernelApi, CompileRefusesUnsupportedConstructs) {
+  try {
+    croq::compile("__co__ void f(s32 [8] a) {\n  with i in [8] { }\n}\n");
+    FAIL() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    ASSERT_EQ(e.diagnostics().size(), 1u) << e.what();
+    EXPECT_EQ(e.diagnostics()[0].message, "`with` and `apply` loops are not supported yet by libcroqjit");
+    EXPECT_EQ(e.diagnostics()[0].rule, "unsupported-loop");
+  }
+}
+
+// Arch rules run at compile when the options name the arch; otherwise at
+// the first call, for the device's arch.
+TEST(KernelApi, ArchRulesAtCompileWhenTheArchIsGiven) {
+  const char* source = R"croq(__co__ void f(global f16 [128, 64] x, global f16 [128, 64] y) {
+  parallel b by 2 : block {
+    t = tma.copy x.subspan(64, 64).at(b, 0) => shared;
+    dma.copy t.data => y.subspan(64, 64).at(b, 0);
+  }
+}
+)croq";
+  EXPECT_NO_THROW(croq::compile(source));
+  EXPECT_NO_THROW(croq::compile(source, CompileOptions{.arch = "sm_90a"}));
+  try {
+    croq::compile(source, CompileOptions{.arch = "sm_86"});
+    FAIL() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    ASSERT_EQ(e.diagnostics().size(), 1u) << e.what();
+    EXPECT_EQ(e.diagnostics()[0].message, "tma.copy needs sm_90 (Hopper); use dma.copy (compiling for sm_86)");
+    EXPECT_EQ(e.diagnostics()[0].rule, "needs-sm90");
+    EXPECT_EQ(e.diagnostics()[0].line, 3);
   }
 }
 

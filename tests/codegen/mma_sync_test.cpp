@@ -314,8 +314,8 @@ TEST(MmaSyncErrors, TargetsBelowSm80AreRefused) {
   EXPECT_EQ(first_error(kMmaSyncPipelined, 75), "events are mbarriers, which need sm_80 or newer (compiling for sm_75)");
 }
 
-// tma.copy stays sm_90 only: through the public API the specialization
-// names the arch (before any device is needed).
+// tma.copy stays sm_90 only: through the public API croq::compile names the
+// arch (the options give it; no device is needed).
 TEST(MmaSyncErrors, TmaCopyNeedsSm90) {
   const char* source = R"croq(
 __co__ void f(global f16 [M, K] lhs, global f16 [M, K] out) {
@@ -328,11 +328,8 @@ __co__ void f(global f16 [M, K] lhs, global f16 [M, K] out) {
   for (const std::string arch : {"sm_80", "compute_80"}) {
     CompileOptions options;
     options.arch = arch;
-    Kernel k = croq::compile(source, options);
-    auto lhs = make_spandata<f16>(128, 64);
-    auto out = make_spandata<f16>(128, 64);
     try {
-      k(lhs.view(), out.view());
+      croq::compile(source, options);
       ADD_FAILURE() << "expected a CompileError for " << arch;
     } catch (const CompileError& e) {
       ASSERT_FALSE(e.diagnostics().empty());

@@ -71,6 +71,27 @@ TEST_F(CroqCheck, JsonOutput) {
   EXPECT_NE(ok.output.find("\"tiled_add_2d\""), std::string::npos) << ok.output;
 }
 
+// `croq check` runs sema on every function: all errors, with rule ids.
+TEST_F(CroqCheck, ReportsSemanticErrorsOfEveryFunction) {
+  auto path = write_temp("sema.co",
+                         "__co__ void a(s32 [8, 8] x) {\n  parallel i by 8\n    x.at(i) = 1;\n}\n"
+                         "__co__ void b(s32 [8] x) {\n  parallel i by 8\n    x.at(i) = q;\n}\n");
+  CommandResult r = run("check " + path.string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find(":3:7: error: `.at` on a rank-2 tensor takes 2 indices, got 1 [at-arity]"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("  note: `x` is parameter 1: s32 [8, 8], a global tensor of rank 2"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find(":7:15: error: unknown name `q` [unknown-name]"), std::string::npos) << r.output;
+  CommandResult only_a = run("check --entry a " + path.string());
+  EXPECT_EQ(only_a.status, 1);
+  EXPECT_EQ(only_a.output.find("unknown name"), std::string::npos) << only_a.output;
+  CommandResult json = run("check --json " + path.string());
+  EXPECT_EQ(json.status, 1);
+  EXPECT_NE(json.output.find("\"rule\": \"at-arity\""), std::string::npos) << json.output;
+  EXPECT_NE(json.output.find("\"notes\": ["), std::string::npos) << json.output;
+}
+
 TEST_F(CroqCheck, DefinesOverrideAndEntry) {
   auto path = write_temp("defines.co",
                          "#define USE_A 1\n#if USE_A\n__co__ void a() { }\n#else\n__co__ void b() { }\n#endif\n");

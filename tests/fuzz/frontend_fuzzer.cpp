@@ -1,6 +1,7 @@
-// libFuzzer target: arbitrary bytes through the lexer, the preprocessor and
-// the parser. Any crash, hang, sanitizer report or exception other than
-// croq::CompileError is a bug. See README.md for how to run it.
+// libFuzzer target: arbitrary bytes through the lexer, the preprocessor, the
+// parser and the semantic checker (with and without a target arch). Any
+// crash, hang, sanitizer report or exception other than croq::CompileError
+// is a bug. See README.md for how to run it.
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -9,6 +10,7 @@
 
 #include "croq/error.hpp"
 #include "frontend/frontend.hpp"
+#include "sema/sema.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view source(reinterpret_cast<const char*>(data), size);
@@ -32,6 +34,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
       (void)croq::frontend::select_entry(*program, options, program->source);
     } catch (const croq::CompileError&) {
+    }
+    croq::sema::Options checks;
+    if (size > 0 && (data[0] & 2)) {  // sm_80: the arch rules too
+      checks.target = croq::target::Target{};
+      checks.target->arch = "sm_80";
+      checks.target->sm = 80;
+      checks.target->suffix = 0;
+    }
+    try {
+      (void)croq::sema::check(*program, {}, checks);
+    } catch (const croq::CompileError& e) {
+      (void)e.to_json();
     }
   } catch (const croq::CompileError& e) {
     (void)croq::render_diagnostics(e.diagnostics(), e.source(), e.source_name());

@@ -1,0 +1,249 @@
+// Copies: dma.copy / dma.transp / dma.pad and tma.copy. Element types,
+// ranks, memory spaces, modifiers, swizzle layouts (in source order, as
+// codegen fixes them) and where a copy may run; tile extents and TMA box
+// limits are checked per call.
+#include "sema/checker.hpp"
+
+namespace croq::sema::detail {
+
+// `.swiz<N>`: 0..3 name the modes (none, 32B, 64B, 128B); 32, 64 and 128
+// are the byte spans themselves.
+int Checker::swizzle_span(const Modifier& m) {
+  const Expr* arg = m.template_args.size() == 1 ? m.template_args[0].get() : nullptr;
+  const auto* lit = arg ? std::get_if<IntegerLiteral>(&arg->node) : nullptr;
+  const std::int64_t n = lit ? static_cast<std::int64_t>(lit->value) : -1;
+  switch (n) {
+    case 0: return 0;
+    case 1: case 32: return 32;
+    case 2: case 64: return 64;
+    case 3: case 128: return 128;
+    default:
+      fail(Rule::swizzle_mode, m.location,
+           "`.swiz<" + (n < 0 && arg ? text(*arg) : std::to_string(n)) + ">` is not a swizzle mode",
+           "use swiz<0..3> (none, 32B, 64B, 128B) or the byte span swiz<32|64|128>");
+  }
+}
+
+void Checker::copy(const Stmt& s, const Copy& c) {
+  if (c.engine == Engine::tma) tma_copy(s, c);
+  else dma_copy(s, c);
+}
+
+Type Checker::copy_source(const Copy& c) {
+  Type src = expr(*c.source);
+  require_ok(src);
+  if (!src.is_tile() || src.pending != Pending::none)
+    fail(Rule::copy_source, c.source->location,
+         "the source of a copy must be a tensor or a placed tile" +
+             (c.engine == Engine::dma ? ", got `" + text(*c.source) + "`" : std::string()),
+         src.pending != Pending::none ? "place it with `.at(...)` (after subspan) or `.from(...)` (after view)" : "",
+         notes_of(src));
+  src.kind = Kind::tensor;
+  return src;
+}
+
+void Checker::transpose(const Copy& c, int rank) {
+  std::vector<std::optional<std::int64_t>> perm;
+  for (const auto& a : c.op_args) perm.push_back(constant(*a, "a transp<> dimension"));
+  if (static_cast<int>(perm.size()) != rank)
+    fail(Rule::transp_arity, c.op_location,
+         "dma.transp on a rank-" + std::to_string(rank) + " tile takes " + std::to_string(rank) + " dimensions, got " +
+             std::to_string(perm.size()));
+  std::vector<bool> seen(perm.size());
+  for (const auto& p : perm) {
+    if (!p) continue;
+    if (*p < 0 || *p >= rank || seen[static_cast<std::size_t>(*p)])
+      fail(Rule::transp_permutation, c.op_location,
+           "dma.transp<...> must be a permutation of 0.." + std::to_string(rank - 1));
+    seen[static_cast<std::size_t>(*p)] = true;
+  }
+}
+
+// dma.pad<low, high, mid, value>: one low, high and mid padding per dimension.
+void Checker::padding(const Copy& c, int rank) {
+  static const char* const names[] = {"low", "high", "mid"};
+  for (std::size_t k = 0; k < 3 && k < c.op_args.size(); ++k) {
+    const Expr& arg = *c.op_args[k];
+    std::vector<const Expr*> elements;
+    if (const auto* t = std::get_if<ITuple>(&arg.node)) {
+      for (const auto& el : t->elements) elements.push_back(el.get());
+    } else {
+      elements.push_back(&arg);
+    }
+    if (static_cast<int>(elements.size()) != rank)
+      fail(Rule::pad_arity, arg.location,
+           "dma.pad on a rank-" + std::to_string(rank) + " tile takes " + std::to_string(rank) + " `" + names[k] +
+               "` padding" + (rank == 1 ? "" : "s") + ", got " + std::to_string(elements.size()));
+    for (const Expr* el : elements) {
+      auto v = constant(*el, "a padding");
+      if (v && *v < 0)
+        fail(Rule::pad_negative, el->location,
+             std::string("`") + names[k] + "` padding must not be negative, got " + std::to_string(*v));
+    }
+  }
+  if (c.op_args.size() < 4) return;  // the parser reports it
+  const Expr& value_expr = *c.op_args[3];
+  Type value = expr(value_expr);
+  require_ok(value);
+  if (value.kind != Kind::scalar || (!value.is_float() && value.known == Known::at_run_time))
+    fail(Rule::pad_value, value_expr.location, "the padding value must be a number, got `" + text(value_expr) + "`", "",
+         notes_of(value));
+}
+
+void Checker::require_copy_types(const Expr& where, const char* engine, const Type& from, const Type& dst) {
+  if (dst.rank != from.rank)
+    fail(Rule::copy_rank, where.location,
+         std::string(engine) + " destination has rank " + std::to_string(dst.rank) + " but the source tile has rank " +
+             std::to_string(from.rank),
+         "", notes_of(dst));
+  if (dst.buffer->dtype != from.buffer->dtype)
+    fail(Rule::copy_element_type, where.location,
+         "copy between different element types (" + std::string(dtype_name(from.buffer->dtype)) + " to " +
+             std::string(dtype_name(dst.buffer->dtype)) + ")",
+         "", notes_of(dst));
+}
+
+void Checker::dma_copy(const Stmt& s, const Copy& c) {
+  if (c.op != CopyOp::copy && c.op != CopyOp::transp && c.op != CopyOp::pad)
+    fail(Rule::unsupported_copy, c.op_location,
+         "dma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit");
+  const Modifier* swiz = nullptr;
+  bool async = false;
+  for (const Modifier& m : c.modifiers) {
+    if (m.name == "async") async = true;
+    else if (m.name == "swiz") swiz = &m;
+    else if (m.name != "zfill")
+      fail(Rule::unsupported_modifier, m.location, "`." + m.name + "` on dma.copy is not supported yet by libcroqjit");
+  }
+  if (!c.after.empty())
+    fail(Rule::unsupported_after, s.location, "`after` is not supported yet by libcroqjit",
+         "wait for the future first: `wait f;`, then copy");
+  Type src = copy_source(c);
+  if (c.op == CopyOp::transp) transpose(c, src.rank);
+  if (c.op == CopyOp::pad) padding(c, src.rank);
+  Type dst;
+  if (c.destination_storage == Storage::shared || c.destination_storage == Storage::local) {
+    if (scope_ == Scope::kernel)
+      fail(Rule::copy_outside_parallel, s.location, "a copy into shared or local memory must be inside a parallel level");
+    dst.kind = Kind::tensor;
+    dst.rank = src.rank;
+    dst.buffer = new_buffer(c.future ? "future" : "tile", src.buffer->dtype, src.rank,
+                            c.destination_storage == Storage::shared ? Space::shared : Space::local, s.location);
+  } else if (c.destination) {
+    dst = expr(*c.destination);
+    require_ok(dst);
+    if (dst.kind != Kind::tensor || dst.pending != Pending::none)
+      fail(Rule::copy_destination, c.destination->location, "the destination of a copy must be a tensor or a placed tile", "",
+           notes_of(dst));
+    require_copy_types(*c.destination, "copy", src, dst);
+  } else {
+    fail(Rule::copy_destination, c.destination_storage_location.line ? c.destination_storage_location : s.location,
+         "a copy needs a destination after `=>`", "name a global tensor, or `shared` / `local` for a new buffer");
+  }
+  if (swiz) {
+    const int span = swizzle_span(*swiz);
+    if (dst.buffer->space != Space::shared)
+      fail(Rule::swizzle_needs_shared, swiz->location,
+           "`.swiz<N>` lays out a tile in shared memory; the destination is not shared");
+    if (dst.buffer->swizzle >= 0 && dst.buffer->swizzle != span)
+      fail(Rule::swizzle_layout, swiz->location,
+           "this copy writes the tile with swizzle " + std::to_string(span) + " but it was written with swizzle " +
+               std::to_string(dst.buffer->swizzle) + " before");
+    dst.buffer->swizzle = span;
+  }
+  bind_future(c, dst, async, nullptr);
+}
+
+void Checker::tma_copy(const Stmt& s, const Copy& c) {
+  if (options_.target && !options_.target->tma() && !needs_sm90_reported_) {
+    needs_sm90_reported_ = true;
+    fail(Rule::needs_sm90, c.op_location, "tma.copy needs sm_90 (Hopper); use dma.copy (compiling for " +
+                                              options_.target->arch + ")");
+  }
+  if (c.op != CopyOp::copy && c.op != CopyOp::load)
+    fail(Rule::unsupported_copy, c.op_location,
+         "tma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit");
+  if (!c.after.empty())
+    fail(Rule::unsupported_after, s.location, "`after` is not supported yet by libcroqjit",
+         "wait for the future first: `wait f;`, then copy");
+  int span = 0;
+  bool async = false;
+  const Modifier* bound = nullptr;
+  for (const Modifier& m : c.modifiers) {
+    if (m.name == "swiz") {
+      span = swizzle_span(m);
+    } else if (m.name == "async") {
+      async = true;
+      if (m.has_template_args) bound = &m;
+    } else if (m.name != "zfill") {
+      fail(Rule::unsupported_modifier, m.location, "`." + m.name + "` on tma.copy is not supported yet by libcroqjit");
+    }
+  }
+  if (scope_ != Scope::block)
+    fail(Rule::tma_scope, s.location, "tma.copy runs at block or warpgroup scope, not inside a thread-level parallel");
+  Type src = copy_source(c);
+  const bool store = src.buffer->space == Space::shared;
+  Type tile, global;
+  if (store) {
+    tile = src;
+    if (!c.destination) fail(Rule::tma_direction, s.location, "a tma.copy from shared memory needs a global destination");
+    global = expr(*c.destination);
+    require_ok(global);
+    if (!global.is_tile() || global.kind == Kind::future || global.buffer->space != Space::global)
+      fail(Rule::tma_direction, c.destination->location, "a tma.copy from shared memory writes a tile of a global tensor", "",
+           notes_of(global));
+    require_copy_types(*c.destination, "tma.copy", tile, global);
+  } else {
+    global = src;
+    if (global.buffer->space != Space::global)
+      fail(Rule::tma_direction, c.source->location, "tma.copy moves tiles between global and shared memory", "",
+           notes_of(global));
+  }
+  if (global.rank < 1 || global.rank > 5)
+    fail(Rule::tma_box_rank, c.source->location, "a TMA box has 1 to 5 dimensions, got " + std::to_string(global.rank), "",
+         notes_of(global));
+  if (!store) {
+    if (c.destination_storage == Storage::shared) {
+      tile.kind = Kind::tensor;
+      tile.rank = global.rank;
+      tile.buffer = new_buffer(c.future ? "future" : "tile", global.buffer->dtype, global.rank, Space::shared, s.location);
+    } else if (c.destination) {
+      tile = expr(*c.destination);
+      require_ok(tile);
+      if (!tile.is_tile() || tile.kind == Kind::future || tile.buffer->space != Space::shared)
+        fail(Rule::tma_direction, c.destination->location, "tma.copy loads into shared memory", "", notes_of(tile));
+      require_selected(*c.destination, tile);
+      require_copy_types(*c.destination, "tma.copy", global, tile);
+    } else {
+      fail(Rule::tma_direction, c.destination_storage_location.line ? c.destination_storage_location : s.location,
+           "tma.copy loads into shared memory; use `=> shared` or a shared buffer");
+    }
+    if (tile.buffer->swizzle >= 0 && tile.buffer->swizzle != span)
+      fail(Rule::swizzle_layout, c.op_location,
+           "this copy writes the tile with swizzle " + std::to_string(span) + " but it was written with swizzle " +
+               std::to_string(tile.buffer->swizzle) + " before");
+    tile.buffer->swizzle = span;
+  } else if (tile.buffer->swizzle > 0 && tile.buffer->swizzle != span) {
+    fail(Rule::swizzle_layout, c.op_location,
+         "the tile is laid out with swizzle " + std::to_string(tile.buffer->swizzle) + "; the store must say `.swiz<" +
+             std::to_string(tile.buffer->swizzle) + ">`",
+         "a store reads the tile with the layout it was written with");
+  }
+  // TMA descriptors are encoded on the host from the arguments.
+  if (global.buffer->returned)
+    fail(Rule::tma_argument, c.op_location,
+         "tma.copy reads and writes tensors passed as arguments; `" + out_.returned + "` is the kernel's returned tensor",
+         "use dma.copy, or pass it as an argument");
+  if (global.buffer->parameter < 0)
+    fail(Rule::tma_argument, c.op_location, "tma.copy reads and writes tensors passed as arguments", "use dma.copy");
+  if (store) return;  // a store has no future to wait for
+  const Expr* bound_event = nullptr;
+  if (bound) {
+    if (bound->template_args.size() != 1) fail(Rule::async_event, bound->location, "`.async<e>` names one event");
+    event_value(*bound->template_args[0], "`.async<...>`");
+    bound_event = bound->template_args[0].get();
+  }
+  bind_future(c, tile, async && !bound, bound_event);
+}
+
+}  // namespace croq::sema::detail

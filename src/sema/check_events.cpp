@@ -1,0 +1,120 @@
+// Events and futures (README "Hopper path"): `shared event e[N]`, `trigger`,
+// `wait`, and the futures of copies.
+#include "sema/checker.hpp"
+
+namespace croq::sema::detail {
+
+void Checker::event_declaration(const Stmt& s, const Declaration& d) {
+  if (options_.target && !options_.target->mbarrier() && !needs_sm80_reported_) {
+    needs_sm80_reported_ = true;
+    fail(Rule::needs_sm80, s.location,
+         "events are mbarriers, which need sm_80 or newer (compiling for " + options_.target->arch + ")");
+  }
+  if (d.type.storage != Storage::shared)
+    fail(Rule::event_not_shared, d.type.location, "events live in shared memory: declare them `shared event`");
+  if (scope_ != Scope::block || region_.active)
+    fail(Rule::event_scope, s.location, "declare events at block scope (inside the `: block` level, outside inthreads)");
+  for (const Declarator& decl : d.declarators) {
+    EventArray& ev = out_.events.emplace_back();
+    ev.name = decl.name;
+    ev.is_array = decl.array_size != nullptr;
+    ev.count = decl.array_size ? constant(*decl.array_size, "the number of events") : std::optional<std::int64_t>(1);
+    if (ev.count && (*ev.count < 1 || *ev.count > 32))
+      fail(Rule::event_count, *ev.count < 1 ? decl.array_size->location : decl.location,
+           "an event array holds 1 to 32 events, got " + std::to_string(*ev.count));
+    if (decl.init != Declarator::Init::none) {
+      const auto* name = decl.init_values.size() == 1 ? std::get_if<Name>(&decl.init_values[0]->node) : nullptr;
+      if (!name || name->name != "ready")
+        fail(Rule::event_init, decl.location, "an event can only be initialized `= ready`",
+             "`= ready` makes the first wait pass; leave it out otherwise");
+    }
+    Type t;
+    t.kind = Kind::event;
+    t.event = &ev;
+    define(decl.name, t, Origin::declaration, decl.location);
+  }
+}
+
+Type Checker::event_value(const Expr& e, const char* what) {
+  Type v = expr(e);
+  require_ok(v);
+  if (v.kind != Kind::event)
+    fail(Rule::event_expected, e.location, std::string(what) + " takes an event, got `" + text(e) + "`", "", notes_of(v));
+  if (!v.event_selected && v.event->count && *v.event->count != 1)
+    fail(Rule::event_array_unselected, e.location,
+         "`" + text(e) + "` is an array of " + std::to_string(*v.event->count) + " events; say which one, e.g. `" +
+             text(e) + "[i]`",
+         "", notes_of(v));
+  return v;
+}
+
+void Checker::wait_statement(const Wait& w) {
+  for (const auto& target : w.targets) {
+    Type f = expr(*target);
+    require_ok(f);
+    if (f.kind == Kind::event) {
+      event_value(*target, "`wait`");
+      continue;
+    }
+    if (f.kind != Kind::future)
+      fail(Rule::wait_operand, target->location,
+           "`wait` takes the future of an asynchronous copy or an event, got `" + text(*target) + "`", "", notes_of(f));
+    if (f.bound_event) {
+      const std::string event = text(*f.bound_event);
+      fail(Rule::wait_on_bound_future, target->location,
+           "`" + text(*target) + "` completes on event `" + event + "` (it was started with `.async<" + event +
+               ">`); wait on the event: `wait " + event + ";`",
+           "", notes_of(f));
+    }
+    if (!f.async)
+      fail(Rule::wait_on_sync_copy, target->location,
+           "waiting on a synchronous copy: `" + text(*target) + "` was not started with `.async`",
+           "remove the `wait`, or add `.async` to the copy", notes_of(f));
+  }
+}
+
+void Checker::trigger_statement(const Stmt& s, const Trigger& t) {
+  if (!t.after.empty())
+    fail(Rule::unsupported_after, s.location, "`trigger ... after` is not supported yet by libcroqjit",
+         "trigger the event after the statement it waits for");
+  for (const auto& target : t.targets) arrive(event_value(*target, "`trigger`"), target->location);
+}
+
+// The arrivals a trigger adds to an event's phase: one per warp of the
+// threads running it (one per thread when they are not whole warps). Every
+// trigger of an event must agree, since they fix the barrier's count.
+void Checker::arrive(const Type& ev, const SourceLocation& where) {
+  std::string arrivals = "blockDim.x";
+  if (region_.active) {
+    if (!region_.threads) return;  // known per specialization
+    const std::int64_t n = *region_.threads;
+    arrivals = std::to_string(n % 32 == 0 ? n / 32 : n);
+  }
+  EventArray& e = *ev.event;
+  if (e.arrivals.empty()) {
+    e.arrivals = arrivals;
+    e.first_trigger = where;
+  } else if (e.arrivals != arrivals) {
+    fail(Rule::trigger_thread_sets, where,
+         "event `" + e.name + "` is triggered by a different set of threads here than at " +
+             std::to_string(e.first_trigger.line) + ":" + std::to_string(e.first_trigger.column),
+         "trigger an event from one kind of thread group (one warpgroup region, or the whole block)");
+  }
+}
+
+// A copy's future: its tile, whether it is asynchronous, and the event that
+// completes it when `.async<e>` names one.
+void Checker::bind_future(const Copy& c, Type tile, bool async, const Expr* bound_event) {
+  if (!c.future) return;
+  const auto* name = std::get_if<Name>(&c.future->node);
+  if (!name) fail(Rule::future_name, c.future->location, "a copy's future must be a plain name");
+  tile.kind = Kind::future;
+  tile.async = async;
+  tile.bound_event = bound_event;
+  tile.engine = c.engine;
+  tile.zfill = false;
+  define(name->name, tile, Origin::copy_future, c.future->location,
+         std::string(c.engine == Engine::tma ? "tma." : "dma.") + copy_op_name(c.op));
+}
+
+}  // namespace croq::sema::detail

@@ -1,0 +1,404 @@
+// Expressions: names, literals, arithmetic, calls, and the constant rules
+// (values that must be known when the kernel is specialized, shapes,
+// parallel counts and loop bounds).
+#include "frontend/parser.hpp"
+#include "sema/checker.hpp"
+#include "support/checked_int.hpp"
+
+namespace croq::sema::detail {
+
+namespace {
+
+Type known_int(std::int64_t v, Number number = Number::int_) {
+  Type t;
+  t.kind = Kind::scalar;
+  t.number = number;
+  t.known = Known::now;
+  t.value = v;
+  return t;
+}
+
+// When a value computed from `a` and `b` is known.
+Known later(Known a, Known b) { return static_cast<Known>(std::max(static_cast<int>(a), static_cast<int>(b))); }
+
+// An index's values are known only on the device.
+Known known_of(const Type& t) { return t.kind == Kind::scalar ? t.known : Known::at_run_time; }
+
+const char* unsupported_operator(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::pre_increment: case UnaryOp::post_increment: return "`++`";
+    case UnaryOp::pre_decrement: case UnaryOp::post_decrement: return "`--`";
+    case UnaryOp::address_of: return "`&` (address of)";
+    case UnaryOp::dereference: return "`*` (dereference)";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+Type Checker::expr(const Expr& e) {
+  return std::visit([&](const auto& n) -> Type {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, IntegerLiteral>) {
+      return known_int(static_cast<std::int64_t>(n.value));
+    } else if constexpr (std::is_same_v<T, FloatLiteral>) {
+      Type t;  // never an integer constant, as in codegen
+      t.kind = Kind::scalar;
+      t.number = Number::float_;
+      return t;
+    } else if constexpr (std::is_same_v<T, BoolLiteral>) {
+      return known_int(n.value ? 1 : 0, Number::bool_);
+    } else if constexpr (std::is_same_v<T, Name>) {
+      return name(e, n);
+    } else if constexpr (std::is_same_v<T, Unary>) {
+      return unary(e, n);
+    } else if constexpr (std::is_same_v<T, Binary>) {
+      return binary(e, n);
+    } else if constexpr (std::is_same_v<T, Conditional>) {
+      return conditional(n);
+    } else if constexpr (std::is_same_v<T, Call>) {
+      return call(e, n);
+    } else if constexpr (std::is_same_v<T, Member>) {
+      return member(e, n);
+    } else if constexpr (std::is_same_v<T, Subscript>) {
+      return subscript(e, n);
+    } else if constexpr (std::is_same_v<T, ShapeList>) {
+      Type t;
+      t.kind = Kind::shape;
+      for (const auto& d : n.dims)
+        for (const auto& dim : shape_dims(*d)) t.elements.push_back(dim ? known_int(*dim) : Type{});
+      t.rank = static_cast<int>(t.elements.size());
+      return t;
+    } else if constexpr (std::is_same_v<T, ITuple>) {
+      Type t;
+      t.kind = Kind::tuple;
+      for (const auto& el : n.elements) t.elements.push_back(expr(*el));
+      return t;
+    } else if constexpr (std::is_same_v<T, ElementCount>) {
+      std::int64_t count = 1;
+      bool known = true;
+      for (const auto& d : shape_dims(*n.operand)) {
+        auto product = d ? support::checked_mul(count, *d) : support::CheckedInt{0, support::ArithmeticFault::overflow};
+        known = known && product.ok();
+        count = product.value;
+      }
+      Type t = known_int(count);
+      if (!known) t.known = Known::at_specialization;
+      return t;
+    } else if constexpr (std::is_same_v<T, Wildcard>) {
+      fail(Rule::wildcard_outside_chunkat, e.location, "`_` (keep a dimension whole) is only an argument of `chunkat`");
+    } else if constexpr (std::is_same_v<T, Convert>) {
+      fail(Rule::unsupported_expression, e.location, "conversions (`__to<" + n.target + ">`) are not supported yet by libcroqjit");
+    } else if constexpr (std::is_same_v<T, Range>) {
+      fail(Rule::unsupported_expression, e.location, "ranges (`start:end:stride`) are not supported yet by libcroqjit");
+    } else {  // StringLiteral
+      fail(Rule::unsupported_expression, e.location, "string literals are not supported yet by libcroqjit",
+           "strings appear only in `assert(cond, \"message\")`");
+    }
+  }, e.node);
+}
+
+Type Checker::name(const Expr& e, const Name& n) {
+  const Symbol* s = lookup(n.name);
+  if (!s) {
+    // Defines the preprocessor did not expand (option defines of names it kept).
+    auto def = program_.defines.find(n.name);
+    if (def != program_.defines.end() && def->second.value) {
+      if (const auto* i = std::get_if<std::int64_t>(&*def->second.value)) return known_int(*i);
+      Type f;
+      f.kind = Kind::scalar;
+      f.number = Number::float_;
+      return f;
+    }
+    std::vector<std::string_view> visible;
+    for (const auto& scope : scopes_)
+      for (const auto& entry : scope) visible.push_back(entry.first);
+    for (const auto& entry : symbolic_dims_) visible.push_back(entry.first);
+    // One- and two-letter names are each one edit from many others: no guess.
+    std::string guess = n.name.size() > 2 ? frontend::closest_name(n.name, visible) : "";
+    fail(Rule::unknown_name, e.location, "unknown name `" + n.name + "`", guess.empty() ? "" : "did you mean `" + guess + "`?");
+  }
+  if (!trial_) out_.resolved[&e] = s;
+  if (s->type.kind == Kind::unsupported)
+    fail(Rule::unsupported_index_tuple, e.location,
+         "`" + n.name + "` names a tuple of indices, which is not supported yet by libcroqjit as a value",
+         "use its indices (" + s->detail + ") directly", notes_of(s->type));
+  return s->type;
+}
+
+Type Checker::unary(const Expr& e, const Unary& u) {
+  if (const char* op = unsupported_operator(u.op))
+    fail(Rule::unsupported_operator, e.location, std::string(op) + " is not supported yet by libcroqjit",
+         "write the update as its own assignment, e.g. `x += 1;`");
+  Type v = expr(*u.operand);
+  require_ok(v);
+  if (u.op == UnaryOp::extent) {
+    if (v.kind != Kind::index)
+      fail(Rule::extent_needs_index, e.location,
+           "`#` gives the extent of a parallel or loop index; `" + text(*u.operand) + "` is not one", "", notes_of(v));
+    if (v.count) return known_int(*v.count);
+    Type t;
+    t.kind = Kind::scalar;
+    t.known = Known::at_specialization;
+    return t;
+  }
+  if (!v.is_number()) {
+    if (v.kind == Kind::tensor || v.kind == Kind::future || v.kind == Kind::shape)
+      fail(Rule::arithmetic_on_tensor, e.location, "arithmetic on a whole tensor or shape is not supported; index it with `.at`",
+           "", notes_of(v));
+    fail(Rule::arithmetic_operand, u.operand->location,
+         "`" + text(*u.operand) + "` is " + kind_phrase(v.kind) + "; arithmetic takes numbers", "", notes_of(v));
+  }
+  require_not_fp8(*u.operand, v, "arithmetic");
+  Type out;
+  out.kind = Kind::scalar;
+  out.number = v.number == Number::float_ ? Number::float_ : Number::int_;
+  out.known = known_of(v);
+  if (out.known == Known::now) {
+    switch (u.op) {
+      case UnaryOp::negate: {
+        auto r = support::checked_neg(v.value);
+        if (!r.ok())
+          fail(Rule::constant_arithmetic, e.location, "`" + text(e) + "` " + support::describe(r.fault));
+        out.value = r.value;
+        break;
+      }
+      case UnaryOp::logical_not: out.value = !v.value; break;
+      case UnaryOp::bit_not: out.value = ~v.value; break;
+      default: out.value = v.value; break;
+    }
+  }
+  return out;
+}
+
+Type Checker::binary(const Expr& e, const Binary& b) {
+  Type l = expr(*b.lhs);
+  Type r = expr(*b.rhs);
+  require_ok(l);
+  require_ok(r);
+  if (b.op == BinaryOp::compose) {
+    if (r.kind != Kind::index)
+      fail(Rule::compose_needs_index, b.rhs->location,
+           "the right side of `#` must be a bounded index (a parallel or loop variable), got `" + text(*b.rhs) + "`", "",
+           notes_of(r));
+    if (!l.is_number())
+      fail(Rule::arithmetic_operand, b.lhs->location,
+           "`" + text(*b.lhs) + "` is " + kind_phrase(l.kind) + "; `#` composes a tile index with an index", "", notes_of(l));
+    Type out;
+    out.kind = Kind::index;
+    std::optional<std::int64_t> outer = l.kind == Kind::index ? l.count : std::optional<std::int64_t>(1);
+    if (outer && r.count) {
+      auto product = support::checked_mul(*outer, *r.count);
+      if (product.ok()) out.count = product.value;
+    }
+    return out;
+  }
+  for (const auto* side : {&l, &r}) {
+    if (side->is_number()) continue;
+    if (side->kind == Kind::tensor || side->kind == Kind::future || side->kind == Kind::shape)
+      fail(Rule::arithmetic_on_tensor, e.location, "arithmetic on a whole tensor or shape is not supported; index it with `.at`",
+           "", notes_of(*side));
+    const Expr& operand = side == &l ? *b.lhs : *b.rhs;
+    fail(Rule::arithmetic_operand, operand.location,
+         "`" + text(operand) + "` is " + kind_phrase(side->kind) + "; arithmetic takes numbers", "", notes_of(*side));
+  }
+  require_not_fp8(*b.lhs, l, "arithmetic");
+  require_not_fp8(*b.rhs, r, "arithmetic");
+  Type out;
+  out.kind = Kind::scalar;
+  out.number = l.is_float() || r.is_float() ? Number::float_ : Number::int_;
+  out.known = later(known_of(l), known_of(r));
+  if (out.number == Number::float_) out.known = Known::at_run_time;
+  if (out.known == Known::now) {
+    using namespace support;
+    const std::int64_t a = l.value, c = r.value;
+    CheckedInt v;
+    switch (b.op) {
+      case BinaryOp::mul: v = checked_mul(a, c); break;
+      case BinaryOp::div: v = checked_div(a, c); break;
+      case BinaryOp::mod: v = checked_mod(a, c); break;
+      case BinaryOp::add: v = checked_add(a, c); break;
+      case BinaryOp::sub: v = checked_sub(a, c); break;
+      case BinaryOp::shl: v = checked_shl(a, c); break;
+      case BinaryOp::shr: v = checked_shr(a, c); break;
+      case BinaryOp::lt: v.value = a < c; break;
+      case BinaryOp::gt: v.value = a > c; break;
+      case BinaryOp::le: v.value = a <= c; break;
+      case BinaryOp::ge: v.value = a >= c; break;
+      case BinaryOp::eq: v.value = a == c; break;
+      case BinaryOp::ne: v.value = a != c; break;
+      case BinaryOp::bit_and: v.value = a & c; break;
+      case BinaryOp::bit_xor: v.value = a ^ c; break;
+      case BinaryOp::bit_or: v.value = a | c; break;
+      case BinaryOp::logical_and: v.value = a && c; break;
+      case BinaryOp::logical_or: v.value = a || c; break;
+      default: break;
+    }
+    if (v.fault == ArithmeticFault::divide_by_zero) fail(Rule::constant_arithmetic, e.location, "division by zero");
+    if (!v.ok()) fail(Rule::constant_arithmetic, e.location, "`" + text(e) + "` " + describe(v.fault));
+    out.value = v.value;
+    return out;
+  }
+  // An index plus or minus a constant is still bounded (halo reads), and so
+  // is the sum of two indices (stencil taps).
+  const bool constant_rhs = r.kind == Kind::scalar && r.known != Known::at_run_time && !r.is_float();
+  if (l.kind == Kind::index && constant_rhs && (b.op == BinaryOp::add || b.op == BinaryOp::sub)) {
+    out.kind = Kind::index;
+    out.count = l.count;
+    if (b.op == BinaryOp::add) {
+      auto sum = l.count && r.known == Known::now ? support::checked_add(*l.count, r.value)
+                                                   : support::CheckedInt{0, support::ArithmeticFault::overflow};
+      out.count = sum.ok() ? std::optional<std::int64_t>(sum.value) : std::nullopt;
+    }
+  } else if (l.kind == Kind::index && r.kind == Kind::index && b.op == BinaryOp::add) {
+    out.kind = Kind::index;
+    out.count = l.count && r.count ? std::optional<std::int64_t>(*l.count + *r.count - 1) : std::nullopt;
+  }
+  return out;
+}
+
+Type Checker::conditional(const Conditional& c) {
+  Type cond = expr(*c.condition);
+  Type a = expr(*c.then_value);
+  Type b = expr(*c.else_value);
+  require_ok(cond);
+  require_ok(a);
+  require_ok(b);
+  if (cond.known_now()) return cond.value ? a : b;
+  if (!cond.is_number())
+    fail(Rule::condition_not_a_number, c.condition->location,
+         "`" + text(*c.condition) + "` is " + kind_phrase(cond.kind) + "; a condition is a number or a comparison", "",
+         notes_of(cond));
+  for (const auto* side : {&a, &b})
+    if (!side->is_number()) {
+      const Expr& operand = side == &a ? *c.then_value : *c.else_value;
+      fail(Rule::arithmetic_operand, operand.location,
+           "`" + text(operand) + "` is " + kind_phrase(side->kind) + "; `?:` chooses between numbers", "", notes_of(*side));
+    }
+  require_not_fp8(*c.condition, cond, "a condition");
+  Type out;
+  out.kind = Kind::scalar;
+  out.number = a.is_float() || b.is_float() ? Number::float_ : Number::int_;
+  out.known = out.number == Number::float_ ? Known::at_run_time : later(known_of(cond), later(known_of(a), known_of(b)));
+  return out;
+}
+
+Type Checker::call(const Expr& e, const Call& c) {
+  const auto* callee = std::get_if<Name>(&c.callee->node);
+  if (!callee || callee->name != "cdiv")
+    fail(Rule::unsupported_call, e.location, "calls are not supported yet by libcroqjit (`" + text(*c.callee) + "`)",
+         "`cdiv(a, b)` is the one function an expression can call");
+  if (c.args.size() != 2)
+    fail(Rule::cdiv_arity, e.location, "`cdiv` takes 2 arguments (a, b), got " + std::to_string(c.args.size()));
+  Type a = expr(*c.args[0]);
+  Type b = expr(*c.args[1]);
+  require_ok(a);
+  require_ok(b);
+  for (const auto* side : {&a, &b})
+    if (!side->is_number() || side->is_float()) {
+      const Expr& operand = side == &a ? *c.args[0] : *c.args[1];
+      fail(Rule::arithmetic_operand, operand.location,
+           "`" + text(operand) + "` is " + (side->is_float() ? std::string("a float") : kind_phrase(side->kind)) +
+               "; `cdiv` takes integers",
+           "", notes_of(*side));
+    }
+  Type out;
+  out.kind = Kind::scalar;
+  out.known = later(known_of(a), known_of(b));
+  if (out.known == Known::now) {
+    auto q = support::checked_cdiv(a.value, b.value);
+    if (q.fault == support::ArithmeticFault::divide_by_zero) fail(Rule::constant_arithmetic, e.location, "division by zero");
+    if (!q.ok()) fail(Rule::constant_arithmetic, e.location, "`" + text(e) + "` " + support::describe(q.fault));
+    out.value = q.value;
+  }
+  return out;
+}
+
+void Checker::require_not_fp8(const Expr& e, const Type& t, const char* use) {
+  if (t.is_fp8_element())
+    fail(Rule::unsupported_fp8_arithmetic, e.location,
+         "`" + text(e) + "` is an " + std::string(dtype_name(t.buffer->dtype)) + " element; using one in " + use +
+             " is not supported yet by libcroqjit",
+         "fp8 data moves with copies and element-to-element assignments of the same type; compute in f16 or f32",
+         notes_of(t));
+}
+
+// ---- constants ---------------------------------------------------------------
+
+std::optional<std::int64_t> Checker::constant(const Expr& e, const char* what) {
+  Type v = expr(e);
+  require_ok(v);
+  if (v.kind == Kind::index)
+    fail(Rule::constant_required, e.location,
+         std::string(what) + " must be known when the kernel is specialized; `" + text(e) + "` is a runtime index", "",
+         notes_of(v));
+  if (v.kind != Kind::scalar || v.is_float() || v.known == Known::at_run_time)
+    fail(Rule::constant_required, e.location, std::string(what) + " must be a constant, got `" + text(e) + "`", "",
+         notes_of(v));
+  if (v.known == Known::now) return v.value;
+  return std::nullopt;
+}
+
+std::vector<std::optional<std::int64_t>> Checker::shape_dims(const Expr& e) {
+  Type v = expr(e);
+  require_ok(v);
+  std::vector<std::optional<std::int64_t>> dims;
+  switch (v.kind) {
+    case Kind::shape:
+      for (const Type& d : v.elements) dims.push_back(d.known_now() ? std::optional<std::int64_t>(d.value) : std::nullopt);
+      return dims;
+    case Kind::tensor:
+    case Kind::future:
+      dims.resize(static_cast<std::size_t>(v.rank));
+      return dims;
+    case Kind::scalar:
+      if (!v.is_float() && v.known == Known::now) return {v.value};
+      if (!v.is_float() && v.known == Known::at_specialization) return {std::nullopt};
+      [[fallthrough]];
+    default:
+      fail(Rule::shape_expected, e.location, "expected a shape such as `[M, N]` or `x.span`, got `" + text(e) + "`", "",
+           notes_of(v));
+  }
+}
+
+std::vector<Count> Checker::counts(const Expr& e, const char* what) {
+  std::vector<Count> out;
+  auto add = [&](const Expr& part) {
+    Type v = expr(part);
+    require_ok(v);
+    if (v.kind == Kind::shape || v.kind == Kind::tensor || v.kind == Kind::future) {
+      for (const auto& d : shape_dims(part)) out.push_back(d ? Count{Known::now, *d} : Count{});
+      return;
+    }
+    if (v.kind == Kind::scalar && !v.is_float() && v.known != Known::at_run_time) {
+      out.push_back(Count{v.known, v.value});
+      return;
+    }
+    fail(Rule::count_not_constant, part.location,
+         std::string(what) + " must be a constant or computed from a dynamic dim (`M`, `cdiv(M, 64)`, `M / 64`), got `" +
+             text(part) + "`",
+         "", notes_of(v));
+  };
+  if (const auto* list = std::get_if<ShapeList>(&e.node)) {
+    for (const auto& d : list->dims) add(*d);
+  } else {
+    add(e);
+  }
+  return out;
+}
+
+std::vector<Type> Checker::index_args(const ExprList& args) {
+  std::vector<Type> out;
+  for (const auto& a : args) {
+    Type v = expr(*a);
+    require_ok(v);
+    if (v.kind == Kind::tuple) {
+      for (auto& el : v.elements) out.push_back(std::move(el));
+    } else {
+      out.push_back(std::move(v));
+    }
+  }
+  return out;
+}
+
+}  // namespace croq::sema::detail

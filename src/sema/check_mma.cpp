@@ -1,0 +1,174 @@
+// mma.fill / mma.load / mma.row.row / mma.commit / mma.store (README "Hopper
+// path"): operand kinds, element types, ranks, whole warpgroups, the
+// accumulator's life and the operand layouts. The tile extents (64 rows, a
+// common K, N up to 256, swizzle spans matching row bytes) are checked per call.
+#include "sema/checker.hpp"
+
+namespace croq::sema::detail {
+
+namespace {
+
+bool mma_input_type(DType t) { return t == DType::f16 || t == DType::bf16; }
+
+}  // namespace
+
+void Checker::require_warpgroups(const Stmt& s, const std::string& op) {
+  if (!on_whole_warpgroups())
+    fail(Rule::mma_warpgroups, s.location,
+         (wgmma() ? "WGMMA runs on whole warpgroups: put the "
+                  : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +
+             op + " inside `parallel p by N : group-4`",
+         region_.active ? "an inthreads.async region must select whole warpgroups (multiples of 128 threads)" : "");
+}
+
+Accumulator* Checker::accumulator(const Expr& e) {
+  Type v = expr(e);
+  require_ok(v);
+  if (v.kind != Kind::accumulator)
+    fail(Rule::accumulator_expected, e.location, "expected an accumulator from `mma.fill`, got `" + text(e) + "`", "",
+         notes_of(v));
+  return v.accumulator;
+}
+
+void Checker::mma(const Stmt& s, const Mma& m) {
+  if (options_.target && !options_.target->mma_sync() && !needs_sm80_reported_) {
+    needs_sm80_reported_ = true;
+    fail(Rule::needs_sm80, s.location,
+         "mma lowers to WGMMA on sm_90a and to mma.sync m16n8k16 on sm_80 to sm_89; compiling for " +
+             options_.target->arch + " has neither");
+  }
+  const std::size_t operands[] = {1, 1, 3, 0, 2};  // fill, load, multiply, commit, store
+  const std::size_t n = operands[static_cast<int>(m.op)];
+  if (m.op != MmaOp::commit && m.operands.size() != n)
+    fail(Rule::mma_operand_count, s.location,
+         "mma." + std::string(mma_op_name(m.op)) + " takes " + std::to_string(n) + " operand" + (n == 1 ? "" : "s") +
+             ", got " + std::to_string(m.operands.size()));
+  switch (m.op) {
+    case MmaOp::fill: return mma_fill(s, m);
+    case MmaOp::load: return mma_load(s, m);
+    case MmaOp::multiply: return mma_multiply(s, m);
+    case MmaOp::store: return mma_store(s, m);
+    case MmaOp::commit: return;
+  }
+}
+
+void Checker::mma_fill(const Stmt& s, const Mma& m) {
+  const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr;
+  if (!name) fail(Rule::mma_result, s.location, "mma.fill makes an accumulator: `acc = mma.fill.f32 0.0f;`");
+  require_warpgroups(s, "mma.fill");
+  DType dtype = DType::f32;
+  for (const Modifier& mod : m.modifiers) {
+    if (mod.name == "f32") dtype = DType::f32;
+    else if (mod.name == "f16") dtype = DType::f16;
+    else
+      fail(Rule::mma_fill_type, mod.location,
+           "mma.fill takes `.f32` or `.f16` (the accumulator type), got `." + mod.name + "`");
+  }
+  Type fill = expr(*m.operands[0]);
+  require_ok(fill);
+  if (fill.kind != Kind::scalar)
+    fail(Rule::mma_fill_value, m.operands[0]->location, "mma.fill takes the initial value, such as 0.0f", "", notes_of(fill));
+  require_not_fp8(*m.operands[0], fill, "mma.fill");
+  Accumulator& acc = out_.accumulators.emplace_back();
+  acc.name = name->name;
+  acc.dtype = dtype;
+  Type t;
+  t.kind = Kind::accumulator;
+  t.accumulator = &acc;
+  define(name->name, t, Origin::mma_result, m.result->location, "mma.fill");
+}
+
+void Checker::mma_load(const Stmt& s, const Mma& m) {
+  const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr;
+  if (!name) fail(Rule::mma_result, s.location, "mma.load names its operand: `a = mma.load tile;`");
+  const Expr& tile_expr = *m.operands[0];
+  Type v = expr(tile_expr);
+  require_ok(v);
+  if (!v.is_tile() || v.buffer->space != Space::shared)
+    fail(Rule::mma_operand_kind, tile_expr.location, "mma.load reads a tile in shared memory", "", notes_of(v));
+  require_selected(tile_expr, v);
+  int span = 0;
+  for (const Modifier& mod : m.modifiers) {
+    if (mod.name == "swiz") span = swizzle_span(mod);
+    else fail(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma.load is not supported yet by libcroqjit");
+  }
+  Buffer& b = *v.buffer;
+  if (b.swizzle >= 0 && b.swizzle != span)
+    fail(Rule::swizzle_layout, s.location,
+         "mma.load" + (span ? ".swiz<" + std::to_string(span) + ">" : std::string()) +
+             " does not match the tile's layout: it was copied with " +
+             (b.swizzle ? ".swiz<" + std::to_string(b.swizzle) + ">" : std::string("no swizzle")),
+         "use the same .swiz<N> on the copy and on mma.load", notes_of(v));
+  // The first use fixes the tile's layout; a later copy must match it.
+  if (b.swizzle < 0) b.swizzle = span;
+  v.kind = Kind::operand;
+  v.swizzle = span;
+  define(name->name, v, Origin::mma_result, m.result->location, "mma.load");
+}
+
+// One operand of mma.row.row: a shared tile (read with its own layout) or
+// an mma.load result, of rank 2. Returns its element type.
+DType Checker::mma_operand(const Expr& e) {
+  Type v = expr(e);
+  require_ok(v);
+  if (v.is_tile() && v.buffer->space == Space::shared) {
+    // Not copied yet in the source (a consumer region before the producer's):
+    // read unswizzled, so that layout is fixed now.
+    if (v.buffer->swizzle < 0) v.buffer->swizzle = 0;
+  } else if (v.kind != Kind::operand) {
+    fail(Rule::mma_operand_kind, e.location, "an mma operand is a shared tile or the result of mma.load, got `" + text(e) + "`",
+         "", notes_of(v));
+  }
+  require_selected(e, v);
+  if (v.rank != 2)
+    fail(Rule::mma_operand_rank, e.location, "an mma operand is a 2-D tile, got rank " + std::to_string(v.rank), "",
+         notes_of(v));
+  return v.buffer->dtype;
+}
+
+void Checker::mma_multiply(const Stmt& s, const Mma& m) {
+  if (m.layout != "row.row")
+    fail(Rule::unsupported_mma_layout, s.location,
+         "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)");
+  for (const Modifier& mod : m.modifiers)
+    fail(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
+  require_warpgroups(s, "mma");
+  Accumulator* acc = accumulator(*m.operands[0]);
+  const DType a = mma_operand(*m.operands[1]);
+  const DType b = mma_operand(*m.operands[2]);
+  if (a != b || !mma_input_type(a))
+    fail(Rule::mma_element_types, s.location,
+         std::string(wgmma() ? "WGMMA" : "mma.sync") + " multiplies f16 or bf16 tiles (both the same), got " +
+             std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)));
+  if (acc->dtype == DType::f16 && a != DType::f16)
+    fail(Rule::mma_element_types, s.location, "an f16 accumulator takes f16 inputs; use mma.fill.f32 for bf16");
+  acc->written = true;
+}
+
+void Checker::mma_store(const Stmt& s, const Mma& m) {
+  require_warpgroups(s, "mma.store");
+  Accumulator* acc = accumulator(*m.operands[0]);
+  if (!acc->written)
+    fail(Rule::mma_store_unwritten, s.location, "mma.store of an accumulator that no mma has written",
+         "multiply into it first: `mma.row.row " + text(*m.operands[0]) + ", a, b;`");
+  const Expr& dst_expr = *m.operands[1];
+  Type d = expr(dst_expr);
+  require_ok(d);
+  if (d.kind != Kind::tensor || d.pending != Pending::none || d.rank != 2)
+    fail(Rule::mma_store_destination, dst_expr.location, "mma.store writes a 2-D tile of shared or global memory", "",
+         notes_of(d));
+  require_selected(dst_expr, d);
+  Buffer& b = *d.buffer;
+  if (b.dtype != DType::f32 && b.dtype != DType::f16 && b.dtype != DType::bf16)
+    fail(Rule::mma_store_destination, dst_expr.location, "mma.store writes f32, f16 or bf16 tiles", "", notes_of(d));
+  if (b.space == Space::shared) {
+    if (b.swizzle > 0)
+      fail(Rule::mma_store_swizzled, dst_expr.location, "mma.store into a swizzled shared tile is not supported yet",
+           "store into an unswizzled tile, then copy it with the swizzle");
+    b.swizzle = 0;
+  } else if (b.space == Space::local) {
+    fail(Rule::mma_store_destination, dst_expr.location, "mma.store writes shared or global memory", "", notes_of(d));
+  }
+}
+
+}  // namespace croq::sema::detail

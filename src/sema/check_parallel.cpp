@@ -1,0 +1,305 @@
+// Parallel levels (README "Parallel mapping"), clusters and inthreads.async
+// regions: where each level runs, the counts that are constants in the
+// source, and which warpgroups a region selects.
+#include "sema/checker.hpp"
+#include "support/checked_int.hpp"
+
+namespace croq::sema::detail {
+
+namespace {
+
+template <typename F>
+void walk(const Stmt& s, F&& visit) {
+  if (visit(s)) return;
+  std::visit([&](const auto& n) {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, Block>) {
+      for (const auto& c : n.statements) walk(*c, visit);
+    } else if constexpr (std::is_same_v<T, Loop> || std::is_same_v<T, While> || std::is_same_v<T, InThreads> ||
+                         std::is_same_v<T, Parallel>) {
+      if (n.body) walk(*n.body, visit);
+    } else if constexpr (std::is_same_v<T, If>) {
+      walk(*n.then_branch, visit);
+      if (n.else_branch) walk(*n.else_branch, visit);
+    }
+  }, s.node);
+}
+
+bool contains_parallel(const Stmt& s) {
+  bool found = false;
+  walk(s, [&](const Stmt& st) { return found = found || std::holds_alternative<Parallel>(st.node); });
+  return found;
+}
+
+// Stages data in shared memory: an unannotated top level then maps to blocks.
+bool uses_shared(const Stmt& s) {
+  bool found = false;
+  walk(s, [&](const Stmt& st) {
+    if (const auto* c = std::get_if<Copy>(&st.node)) found = found || c->destination_storage == Storage::shared;
+    else if (const auto* d = std::get_if<Declaration>(&st.node)) found = found || d->type.storage == Storage::shared;
+    else if (std::holds_alternative<Sync>(st.node)) found = true;
+    return found;
+  });
+  return found;
+}
+
+std::string space_text(const ParallelLevel& lv) {
+  return lv.space == SpaceSpecifier::none ? "parallel level" : "`: " + std::string(space_name(lv.space)) + "` level";
+}
+
+}  // namespace
+
+// The `: block` level that must follow a `: cluster` level: the next level
+// of the statement, or the first level of the sole statement of its body.
+// Returns the blocks per cluster when they are constants.
+std::optional<std::int64_t> Checker::cluster_blocks(const Parallel& p, std::size_t level) {
+  const ParallelLevel& lv = p.levels[level];
+  const ParallelLevel* next = nullptr;
+  if (level + 1 < p.levels.size()) {
+    next = &p.levels[level + 1];
+  } else {
+    const Stmt* body = p.body.get();
+    if (const auto* b = std::get_if<Block>(&body->node)) body = b->statements.size() == 1 ? b->statements[0].get() : nullptr;
+    if (body)
+      if (const auto* inner = std::get_if<Parallel>(&body->node)) next = &inner->levels.front();
+  }
+  if (!next || next->space != SpaceSpecifier::block)
+    fail(Rule::cluster_needs_block, lv.location, "a `: cluster` level must be directly followed by a `: block` level",
+         "write `parallel c by C : cluster, b by B : block { ... }`, or a `: block` level as the only statement of the "
+         "cluster level");
+  std::int64_t blocks = 1;
+  for (const Count& c : counts(*next->count, "a parallel count")) {
+    if (c.known != Known::now || c.value <= 0) return std::nullopt;  // the block level reports a count below 1
+    auto product = support::checked_mul(blocks, c.value);
+    blocks = product.ok() ? product.value : 9;
+  }
+  if (blocks > 8)
+    fail(Rule::cluster_size, next->count->location, "a cluster holds at most 8 blocks, got " + std::to_string(blocks),
+         "8 is the portable cluster size");
+  return blocks;
+}
+
+void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index) {
+  if (level_index == p.levels.size()) {
+    nested(*p.body);
+    return;
+  }
+  const ParallelLevel& lv = p.levels[level_index];
+  std::vector<Count> count_values;
+  std::int64_t total = 1;  // the product of the counts, when total_known
+  bool total_known = true;
+  try {
+    count_values = counts(*lv.count, "a parallel count");
+    if (!lv.indices.empty() && lv.indices.size() != count_values.size())
+      fail(Rule::parallel_index_count, lv.location,
+           std::to_string(lv.indices.size()) + " indices but " + std::to_string(count_values.size()) + " counts after `by`");
+    for (const Count& c : count_values) {
+      if (c.known != Known::now) {
+        total_known = false;
+        continue;
+      }
+      if (c.value <= 0)
+        fail(Rule::parallel_count, lv.count->location, "a parallel count must be positive, got " + std::to_string(c.value));
+      if (total_known) {
+        auto product = support::checked_mul(total, c.value);
+        total_known = product.ok();
+        total = product.value;
+      }
+    }
+  } catch (const Abort&) {
+    total_known = false;
+    count_values.assign(lv.indices.size(), Count{});
+  }
+  // Where the level runs.
+  const bool nested_below = level_index + 1 < p.levels.size() || contains_parallel(*p.body);
+  Mapping mapping;
+  switch (lv.space) {
+    case SpaceSpecifier::block: mapping = Mapping::grid; break;
+    case SpaceSpecifier::thread: case SpaceSpecifier::group: case SpaceSpecifier::group4: mapping = Mapping::threads; break;
+    case SpaceSpecifier::cluster: mapping = Mapping::cluster; break;
+    default:
+      mapping = scope_ != Scope::kernel ? Mapping::threads
+                : (nested_below || uses_shared(*p.body)) ? Mapping::grid
+                                                         : Mapping::flat;
+  }
+  out_.mappings[&lv] = mapping;
+  const std::int64_t unit = lv.space == SpaceSpecifier::group ? 32 : lv.space == SpaceSpecifier::group4 ? 128 : 1;
+  const Scope saved_scope = scope_;
+  const bool saved_in_warpgroup = in_warpgroup_, saved_thread_split = thread_split_;
+  bool pushed_group = false;
+  // The `: block` level of a cluster level that had an error: reported already.
+  const bool after_bad_cluster = mapping == Mapping::grid && cluster_open_ && cluster_error_;
+  cluster_error_ = false;
+  try {
+    if (after_bad_cluster) throw Abort{};
+    if (mapping == Mapping::cluster && (scope_ != Scope::kernel || cluster_open_))
+      fail(Rule::cluster_outermost, lv.location, "a `: cluster` level must be the outermost parallel level");
+    if (mapping == Mapping::grid && scope_ != Scope::kernel)
+      fail(Rule::block_outermost, lv.location, "a `: block` level must be the outermost parallel level",
+           "an unannotated level inside a block level runs on its threads; say `: thread` or `: group-4`");
+    if (mapping == Mapping::threads && scope_ == Scope::thread && lv.space != SpaceSpecifier::thread)
+      fail(Rule::thread_level_nesting, lv.location, "parallel levels inside a thread level are not supported");
+    if (mapping != Mapping::threads && grid_set_)
+      fail(Rule::one_grid, lv.location, "only one block-level parallel statement per kernel is supported yet",
+           "put every block-level statement in one `parallel ... : block`");
+    if (mapping == Mapping::cluster) {
+      cluster_blocks(p, level_index);
+      if (options_.target && !options_.target->clusters() && !needs_sm90_reported_) {
+        needs_sm90_reported_ = true;
+        fail(Rule::needs_sm90, lv.location, "`: cluster` needs sm_90 (Hopper) (compiling for " + options_.target->arch + ")");
+      }
+    }
+    if (mapping == Mapping::threads && total_known && total > 1024 / unit) {
+      auto needed = support::checked_mul(total, unit);
+      fail(Rule::block_thread_limit, lv.location,
+           "this parallel level needs " + (needed.ok() ? std::to_string(needed.value) : std::string("more than 2^63")) +
+               " threads in a block; a block has at most 1024");
+    }
+  } catch (const Abort&) {
+    cluster_error_ = mapping == Mapping::cluster;
+  }
+  switch (mapping) {
+    case Mapping::cluster:
+      cluster_open_ = true;
+      break;
+    case Mapping::grid:
+      cluster_open_ = false;
+      grid_set_ = true;
+      scope_ = Scope::block;
+      break;
+    case Mapping::flat:
+      grid_set_ = true;
+      scope_ = Scope::thread;
+      break;
+    case Mapping::threads:
+      if (unit > 1 && count_values.size() == 1 && lv.indices.size() == 1 && !thread_split_) {
+        group_levels_.push_back({lv.indices[0].name,
+                                 count_values[0].known == Known::now ? std::optional<std::int64_t>(count_values[0].value)
+                                                                      : std::nullopt,
+                                 unit});
+        pushed_group = true;
+      }
+      in_warpgroup_ = unit == 128 && !thread_split_;
+      if (unit > 1) thread_split_ = true;
+      if (unit == 1) scope_ = Scope::thread;
+      break;
+  }
+  push();
+  std::string names;
+  for (std::size_t d = 0; d < lv.indices.size(); ++d) {
+    Type t;
+    t.kind = Kind::index;
+    if (d < count_values.size() && count_values[d].known == Known::now) t.count = count_values[d].value;
+    define(lv.indices[d].name, t, Origin::parallel_index, lv.indices[d].location, space_text(lv));
+    names += (d ? ", `" : "`") + lv.indices[d].name + "`";
+  }
+  if (lv.tuple_name) {
+    Type t;
+    t.kind = Kind::unsupported;
+    define(lv.tuple_name->name, t, Origin::index_tuple, lv.tuple_name->location, names);
+  }
+  parallel(s, p, level_index + 1);
+  pop();
+  if (pushed_group) group_levels_.pop_back();
+  scope_ = saved_scope;
+  in_warpgroup_ = saved_in_warpgroup;
+  thread_split_ = saved_thread_split;
+}
+
+bool Checker::on_whole_warpgroups() const {
+  if (scope_ != Scope::block) return false;
+  if (region_.active) return !region_.threads || (*region_.threads % 128 == 0 && *region_.first % 128 == 0);
+  return in_warpgroup_;
+}
+
+namespace {
+
+// Binds the group index to one value while a condition is evaluated.
+class Probe {
+ public:
+  Probe(Checker& c, const std::string& name, Type value) : c_(c) {
+    symbol_.name = name;
+    symbol_.type = std::move(value);
+    symbol_.origin = Origin::parallel_index;
+    c_.scopes_.push_back({{name, &symbol_}});
+    c_.trial_ = true;
+  }
+  ~Probe() {
+    c_.trial_ = false;
+    c_.scopes_.pop_back();
+  }
+  Probe(const Probe&) = delete;
+  Probe& operator=(const Probe&) = delete;
+
+ private:
+  Checker& c_;
+  Symbol symbol_;
+};
+
+}  // namespace
+
+void Checker::inthreads_async(const Stmt& s, const InThreads& t) {
+  Region region;
+  region.active = true;
+  try {
+    if (region_.active) fail(Rule::inthreads_nested, s.location, "inthreads.async regions do not nest");
+    if (group_levels_.empty())
+      fail(Rule::inthreads_needs_group, s.location,
+           "inthreads.async selects warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`");
+    const GroupLevel level = group_levels_.back();
+    // The condition may use only the group index: evaluate it for each value.
+    auto selects = [&](Type value) -> std::optional<bool> {
+      Probe probe(*this, level.index, std::move(value));
+      Type c = expr(*t.condition);
+      require_ok(c);
+      if (!c.is_number())
+        fail(Rule::condition_not_a_number, t.condition->location,
+             "`" + text(*t.condition) + "` is " + kind_phrase(c.kind) + "; an inthreads.async condition is a comparison");
+      if (c.known == Known::at_run_time || c.is_float())
+        fail(Rule::inthreads_condition, t.condition->location,
+             "the inthreads.async condition must depend only on `" + level.index + "` (it selects whole thread groups)");
+      if (c.known != Known::now) return std::nullopt;
+      return c.value != 0;
+    };
+    std::vector<std::int64_t> chosen;
+    bool known = level.count.has_value() && *level.count <= 1024;
+    for (std::int64_t v = 0; known && v < *level.count; ++v) {
+      Type value;
+      value.kind = Kind::scalar;
+      value.known = Known::now;
+      value.value = v;
+      auto selected = selects(value);
+      if (!selected) known = false;
+      else if (*selected) chosen.push_back(v);
+    }
+    if (!level.count) {
+      Type value;
+      value.kind = Kind::scalar;
+      value.known = Known::at_specialization;
+      selects(value);
+    }
+    if (known && chosen.empty())
+      fail(Rule::inthreads_selection, t.condition->location,
+           "the inthreads.async condition selects no `" + level.index + "` in 0.." + std::to_string(*level.count - 1));
+    for (std::size_t i = 1; known && i < chosen.size(); ++i)
+      if (chosen[i] != chosen[i - 1] + 1)
+        fail(Rule::inthreads_selection, t.condition->location,
+             "the inthreads.async condition must select a contiguous range of `" + level.index + "`");
+    if (regions_ >= 15)
+      fail(Rule::inthreads_limit, s.location,
+           "at most 15 inthreads.async regions in a block (named barriers 1..15; barrier 0 is the block barrier)");
+    ++regions_;
+    expr(*t.condition);  // resolves its names
+    if (known) {
+      region.threads = static_cast<std::int64_t>(chosen.size()) * level.unit;
+      region.first = chosen.front() * level.unit;
+    }
+  } catch (const Abort&) {
+  }
+  const Region saved = region_;
+  region_ = region;
+  nested(*t.body);
+  region_ = saved;
+}
+
+}  // namespace croq::sema::detail

@@ -1,0 +1,372 @@
+// Statements: the walk with its per-statement recovery, declarations,
+// assignments, loops, conditions, returns, and the statements libcroqjit
+// cannot run yet.
+#include "sema/checker.hpp"
+
+namespace croq::sema::detail {
+
+namespace {
+
+// The Croqtile spelling of a statement libcroqjit does not run yet.
+const char* unsupported_statement(const Stmt& s) {
+  return std::visit([](const auto& n) -> const char* {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, Break>) return "`break`";
+    else if constexpr (std::is_same_v<T, Continue>) return "`continue`";
+    else if constexpr (std::is_same_v<T, CallStatement>) return "`call`";
+    else if constexpr (std::is_same_v<T, Swap>) return "`swap`";
+    else if constexpr (std::is_same_v<T, Yield>) return "`yield`";
+    else if constexpr (std::is_same_v<T, Asm>) return "`__asm__`";
+    else return nullptr;
+  }, s.node);
+}
+
+std::string dtype_text(DType t) { return std::string(dtype_name(t)); }
+
+// `(x)` as `x`: the parentheses of `if (...)` are syntax, not part of the value.
+std::string without_parentheses(std::string text) {
+  while (text.size() >= 2 && text.front() == '(' && text.back() == ')') {
+    int depth = 0;
+    std::size_t close = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+      if (depth == 0) {
+        close = i;
+        break;
+      }
+    }
+    if (close != text.size() - 1) break;
+    text = text.substr(1, text.size() - 2);
+  }
+  return text;
+}
+
+}  // namespace
+
+void Checker::nested(const Stmt& s) {
+  push();
+  if (const auto* b = std::get_if<Block>(&s.node)) {
+    for (const auto& c : b->statements) statement(*c);
+  } else {
+    statement(s);
+  }
+  pop();
+}
+
+void Checker::statement(const Stmt& s) {
+  try {
+    statement_node(s);
+  } catch (const Abort&) {
+    define_poisoned(s);
+  }
+}
+
+void Checker::statement_node(const Stmt& s) {
+  std::visit([&](const auto& n) {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, Block>) {
+      nested(s);
+    } else if constexpr (std::is_same_v<T, Declaration>) {
+      declaration(s, n);
+    } else if constexpr (std::is_same_v<T, Assignment>) {
+      assignment(s, n);
+    } else if constexpr (std::is_same_v<T, ExprStatement>) {
+      expr(*n.expr);
+    } else if constexpr (std::is_same_v<T, Parallel>) {
+      parallel(s, n, 0);
+    } else if constexpr (std::is_same_v<T, Loop>) {
+      loop(s, n);
+    } else if constexpr (std::is_same_v<T, While>) {
+      body_after_condition(*n.condition, "`while`", *n.body);
+    } else if constexpr (std::is_same_v<T, If>) {
+      body_after_condition(*n.condition, "`if`", *n.then_branch);
+      if (n.else_branch) nested(*n.else_branch);
+    } else if constexpr (std::is_same_v<T, InThreads>) {
+      if (n.is_async) inthreads_async(s, n);
+      else body_after_condition(*n.condition, "`inthreads`", *n.body);
+    } else if constexpr (std::is_same_v<T, Copy>) {
+      copy(s, n);
+    } else if constexpr (std::is_same_v<T, Wait>) {
+      wait_statement(n);
+    } else if constexpr (std::is_same_v<T, Trigger>) {
+      trigger_statement(s, n);
+    } else if constexpr (std::is_same_v<T, Mma>) {
+      mma(s, n);
+    } else if constexpr (std::is_same_v<T, Sync>) {
+      if (n.scope != "shared")
+        fail(Rule::unsupported_statement, s.location, "`sync." + n.scope + "` is not supported yet by libcroqjit",
+             "`sync.shared` is the barrier libcroqjit lowers");
+    } else if constexpr (std::is_same_v<T, Return>) {
+      return_statement(n);
+    } else if constexpr (std::is_same_v<T, Assert>) {
+      Type c = condition(*n.condition, n.is_static ? "`static_assert`" : "`assert`");
+      if (c.known_now() && c.value == 0)
+        fail(Rule::assertion_false, s.location, "this assertion is always false", "", {});
+    } else {
+      fail(Rule::unsupported_statement, s.location,
+           std::string(unsupported_statement(s)) + " is not supported yet by libcroqjit");
+    }
+  }, s.node);
+}
+
+Type Checker::condition(const Expr& e, const char* what) {
+  Type c = expr(e);
+  require_ok(c);
+  if (!c.is_number())
+    fail(Rule::condition_not_a_number, e.location,
+         "`" + without_parentheses(text(e)) + "` is " + kind_phrase(c.kind) + "; the condition of " + what +
+             " is a number or a comparison",
+         "",
+         notes_of(c));
+  require_not_fp8(e, c, "a condition");
+  return c;
+}
+
+// The body is checked even when its condition had an error.
+void Checker::body_after_condition(const Expr& cond, const char* what, const Stmt& body) {
+  try {
+    condition(cond, what);
+  } catch (const Abort&) {
+  }
+  nested(body);
+}
+
+void Checker::define_poisoned(const Stmt& s) {
+  auto poison = [&](const Expr* e) {
+    if (const auto* n = e ? std::get_if<Name>(&e->node) : nullptr)
+      if (!lookup(n->name)) define(n->name, Type{}, Origin::binding, e->location);
+  };
+  if (const auto* d = std::get_if<Declaration>(&s.node)) {
+    for (const Declarator& decl : d->declarators) define(decl.name, Type{}, Origin::declaration, decl.location);
+  } else if (const auto* c = std::get_if<Copy>(&s.node)) {
+    if (const auto* n = c->future ? std::get_if<Name>(&c->future->node) : nullptr)
+      define(n->name, Type{}, Origin::copy_future, c->future->location);
+  } else if (const auto* m = std::get_if<Mma>(&s.node)) {
+    if (const auto* n = m->result ? std::get_if<Name>(&m->result->node) : nullptr)
+      define(n->name, Type{}, Origin::mma_result, m->result->location);
+  } else if (const auto* a = std::get_if<Assignment>(&s.node)) {
+    poison(a->target.get());
+  }
+}
+
+// ---- declarations ------------------------------------------------------------------
+
+void Checker::declaration(const Stmt& s, const Declaration& d) {
+  const TypeRef& t = d.type;
+  if (t.kind == TypeKind::event) return event_declaration(s, d);
+  if (t.kind == TypeKind::element && t.has_shape) return tensor_declaration(s, d);
+  if (t.kind == TypeKind::int_ || t.kind == TypeKind::bool_ || t.kind == TypeKind::auto_ || t.kind == TypeKind::element)
+    return scalar_declaration(d);
+  const std::string what = t.kind == TypeKind::ituple   ? "`ituple` declarations are"
+                           : t.kind == TypeKind::mdspan ? "`mdspan` (named shape) declarations are"
+                           : t.kind == TypeKind::void_  ? "`void` declarations are"
+                                                        : "declarations of type `" + t.name + "` are";
+  fail(Rule::unsupported_declaration, t.location, what + " not supported yet by libcroqjit");
+}
+
+void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
+  const TypeRef& t = d.type;
+  DType dtype;
+  if (!parse_dtype(t.name, dtype))
+    fail(Rule::unsupported_element_type, t.location, "element type `" + t.name + "` is not supported yet");
+  int rank = 0;
+  for (const auto& dim : t.shape) rank += static_cast<int>(shape_dims(*dim).size());
+  (void)s;
+  for (const Declarator& decl : d.declarators) {
+    Type v;
+    v.kind = Kind::tensor;
+    v.rank = rank;
+    std::optional<std::int64_t> slots;
+    if (decl.array_size) {
+      if (t.storage != Storage::shared)
+        fail(Rule::buffer_array_not_shared, decl.location, "arrays of buffers live in shared memory (a ring of stages)",
+             "declare it `shared " + t.name + " [...] " + decl.name + "[N];`");
+      slots = constant(*decl.array_size, "the number of buffers");
+      if (slots && *slots < 1)
+        fail(Rule::buffer_array_empty, decl.array_size->location, "an array of buffers needs at least one");
+    }
+    if (t.storage == Storage::shared || t.storage == Storage::local) {
+      v.buffer = new_buffer(decl.name, dtype, rank, t.storage == Storage::shared ? Space::shared : Space::local, decl.location);
+      v.buffer->is_array = decl.array_size != nullptr;
+      v.buffer->slots = slots;
+    } else if (has_output_ && decl.name == out_.returned) {
+      if (dtype != output_dtype_ || rank != output_rank_)
+        fail(Rule::returned_declaration, decl.location,
+             "`" + decl.name + "` is declared " + dtype_text(dtype) + " of rank " + std::to_string(rank) +
+                 " but the function returns " + dtype_text(output_dtype_) + " of rank " + std::to_string(output_rank_),
+             "declare the returned tensor with the function's return type");
+      v.buffer = new_buffer(decl.name, dtype, rank, Space::global, decl.location);
+      v.buffer->returned = true;
+    } else {
+      fail(Rule::unsupported_global_tensor, decl.location, "global tensors other than the returned one are not supported yet",
+           "declare it `shared` or `local`, or return it");
+    }
+    define(decl.name, v, Origin::declaration, decl.location);
+  }
+}
+
+void Checker::scalar_declaration(const Declaration& d) {
+  const TypeRef& t = d.type;
+  Number number = t.kind == TypeKind::bool_ ? Number::bool_ : Number::int_;
+  if (t.kind == TypeKind::element) {
+    DType dtype;
+    if (!parse_dtype(t.name, dtype))
+      fail(Rule::unsupported_element_type, t.location, "element type `" + t.name + "` is not supported yet");
+    number = is_floating(dtype) ? Number::float_ : Number::int_;
+  }
+  for (const Declarator& decl : d.declarators) {
+    Type init;
+    const bool has_init = !decl.init_values.empty();
+    if (has_init) {
+      init = expr(*decl.init_values[0]);
+      require_ok(init);
+      if (!init.is_number())
+        fail(Rule::declaration_init, decl.init_values[0]->location,
+             "`" + text(*decl.init_values[0]) + "` is " + kind_phrase(init.kind) + "; `" + decl.name +
+                 "` is a scalar and takes a number",
+             "", notes_of(init));
+    }
+    // fp8 scalars hold an element of their type, and nothing else.
+    const bool fp8 = t.kind == TypeKind::element && (t.name == "f8_e4m3" || t.name == "f8_e5m2");
+    const bool same_fp8 = has_init && init.is_fp8_element() && dtype_name(init.buffer->dtype) == t.name;
+    if (has_init && init.is_fp8_element() && !same_fp8)
+      require_not_fp8(*decl.init_values[0], init, "the initialization of another type");
+    if (fp8 && !same_fp8)
+      fail(Rule::unsupported_fp8_arithmetic, decl.location,
+           "`" + decl.name + "` is an " + t.name + " scalar; initializing it from anything but an " + t.name +
+               " element is not supported yet by libcroqjit",
+           "fp8 data moves with copies and element-to-element assignments of the same type; compute in f16 or f32");
+    Type v;
+    v.kind = Kind::scalar;
+    v.number = t.kind == TypeKind::auto_ ? (init.is_float() ? Number::float_ : Number::int_) : number;
+    // Immutable integers with a constant value stay constants; element-typed
+    // scalars are accumulators and stay assignable.
+    if (!t.is_mutable && has_init && init.kind == Kind::scalar && !init.is_float() &&
+        init.known != Known::at_run_time && t.kind != TypeKind::element) {
+      v.known = init.known;
+      v.value = init.value;
+    }
+    v.immutable = !t.is_mutable && t.kind != TypeKind::element;
+    if (fp8) {  // behaves as the element it holds
+      v.element = true;
+      v.buffer = init.buffer;
+    }
+    define(decl.name, v, Origin::declaration, decl.location);
+  }
+}
+
+// ---- assignments -----------------------------------------------------------------
+
+void Checker::assignment(const Stmt& s, const Assignment& a) {
+  // `name = <value>;` with a new name binds it (`tile = f.data.span_as(...)`,
+  // `stage = iv_k % STAGES`).
+  const auto* n = std::get_if<Name>(&a.target->node);
+  if (n && a.op == AssignOp::assign && !lookup(n->name) && !program_.defines.count(n->name)) {
+    Type value = expr(*a.value);
+    require_ok(value);
+    if (value.is_tile()) {
+      define(n->name, value, Origin::binding, a.target->location);
+      return;
+    }
+    if (value.is_number()) {
+      require_not_fp8(*a.value, value, "a binding (the name is a float)");
+      Type v;
+      v.kind = Kind::scalar;
+      v.number = value.is_float() ? Number::float_ : Number::int_;
+      if (value.kind == Kind::scalar && !value.element) {
+        v.known = value.known;
+        v.value = value.value;
+      }
+      v.immutable = true;
+      define(n->name, v, Origin::binding, a.target->location);
+      return;
+    }
+    fail(Rule::unsupported_binding, a.target->location,
+         "`" + n->name + " = " + text(*a.value) + "` names " + kind_phrase(value.kind) +
+             ", which is not supported yet by libcroqjit",
+         "use the expression where it is needed", notes_of(value));
+  }
+  Type target = expr(*a.target);
+  Type value = expr(*a.value);
+  require_ok(target);
+  require_ok(value);
+  if (target.kind != Kind::scalar || target.known != Known::at_run_time)
+    fail(Rule::assign_target, a.target->location, "cannot assign to `" + text(*a.target) + "`",
+         "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar", notes_of(target));
+  if (target.immutable && n)
+    fail(Rule::assign_target, a.target->location, "cannot assign to `" + text(*a.target) + "`: it is immutable",
+         "declare it `mutable`, e.g. `mutable int " + n->name + " = ...;`", notes_of(target));
+  if (!value.is_number())
+    fail(Rule::assign_value, a.value->location,
+         "`" + text(*a.value) + "` is " + kind_phrase(value.kind) + "; only numbers can be assigned",
+         value.is_tile() ? "index it with `.at(...)`, or copy tiles with `dma.copy src => dst;`" : "", notes_of(value));
+  // fp8: `x.at(i) = y.at(j)` between elements of one fp8 type, nothing else.
+  if (target.is_fp8_element() || value.is_fp8_element()) {
+    if (!target.is_fp8_element()) require_not_fp8(*a.value, value, "an assignment to another type");
+    if (!value.is_fp8_element()) require_not_fp8(*a.target, target, "an assignment of a non-fp8 value");
+    if (target.buffer->dtype != value.buffer->dtype) require_not_fp8(*a.value, value, "an assignment to another type");
+    if (a.op != AssignOp::assign) require_not_fp8(*a.target, target, "a compound assignment");
+  }
+  (void)s;
+}
+
+// ---- loops ------------------------------------------------------------------------
+
+void Checker::loop(const Stmt& s, const Loop& l) {
+  if (l.kind != LoopKind::foreach_)
+    fail(Rule::unsupported_loop, s.location, "`with` and `apply` loops are not supported yet by libcroqjit",
+         "write the loop as `foreach`");
+  if (!l.bound) fail(Rule::unsupported_loop, s.location, "`foreach` without `in` bounds is not supported yet by libcroqjit");
+  std::vector<Count> bounds;
+  try {
+    bounds = counts(*l.bound, "a loop bound");
+    if (l.indices.size() != bounds.size())
+      fail(Rule::loop_index_count, l.bound->location,
+           std::to_string(l.indices.size()) + " loop indices but the bound has " + std::to_string(bounds.size()) +
+               " dimensions");
+  } catch (const Abort&) {
+    bounds.assign(l.indices.size(), Count{});
+  }
+  push();
+  std::string names;
+  for (std::size_t d = 0; d < l.indices.size(); ++d) {
+    const LoopIndex& index = l.indices[d];
+    names += (d ? ", `" : "`") + index.name.name + "`";
+    if (index.range) {
+      try {
+        fail(Rule::unsupported_loop, index.name.location, "range loops (`" + index.name.name + "(start:end:stride)`) "
+             "are not supported yet by libcroqjit", "write `foreach " + index.name.name + " in [N]` and offset the index");
+      } catch (const Abort&) {
+      }
+    }
+    Type t;
+    t.kind = Kind::index;
+    if (d < bounds.size() && bounds[d].known == Known::now) t.count = bounds[d].value;
+    define(index.name.name, t, Origin::loop_index, index.name.location, "foreach");
+  }
+  if (l.tuple_name) {
+    Type t;
+    t.kind = Kind::unsupported;
+    define(l.tuple_name->name, t, Origin::index_tuple, l.tuple_name->location, names);
+  }
+  nested(*l.body);
+  pop();
+}
+
+// ---- return ------------------------------------------------------------------------
+
+void Checker::return_statement(const Return& r) {
+  if (!r.value) return;
+  const auto* n = std::get_if<Name>(&r.value->node);
+  if (!n || !has_output_ || n->name != out_.returned)
+    fail(Rule::return_value, r.value->location, "only a tensor declared in the function can be returned",
+         has_output_ ? "" : "give the function a tensor return type, e.g. `__co__ s32 [M, N] f(...)`");
+  Type v = expr(*r.value);
+  require_ok(v);
+  if (!v.is_tile() || !v.buffer || !v.buffer->returned)
+    fail(Rule::return_value, r.value->location, "only a tensor declared in the function can be returned",
+         "declare it in the function body, e.g. `" + std::string(dtype_name(output_dtype_)) + " [...] " + n->name + ";`",
+         notes_of(v));
+}
+
+}  // namespace croq::sema::detail

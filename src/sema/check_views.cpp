@@ -1,0 +1,252 @@
+// Views and element access: .at, .chunkat, .subspan/.step, .view/.from,
+// .span, .span_as, .data, .zfill, and `[i]` on arrays of buffers or events.
+// Ranks are checked here; extents (tiles that fit, indices in range) are
+// bound per call.
+#include "sema/checker.hpp"
+
+namespace croq::sema::detail {
+
+namespace {
+
+std::string rank_text(int rank) { return "rank-" + std::to_string(rank); }
+
+// A placement coordinate that is not the constant 0 makes a window.
+bool moves_origin(const Type& t) { return !(t.known_now() && t.value == 0); }
+
+}  // namespace
+
+void Checker::require_selected(const Expr& e, const Type& t) {
+  if ((t.is_tile() || t.kind == Kind::operand) && t.buffer && t.buffer->is_array && !t.slot_selected) {
+    const std::string name = text(e);
+    fail(Rule::buffer_array_unselected, e.location,
+         "`" + name + "` is an array of buffers; say which one, e.g. `" + name + "[stage]`", "", notes_of(t));
+  }
+}
+
+Type Checker::element(const Expr& e, const Type& target, const ExprList& args) {
+  std::vector<Type> idx = index_args(args);
+  if (static_cast<int>(idx.size()) != target.rank)
+    fail(Rule::at_arity, e.location,
+         "`.at` on a " + rank_text(target.rank) + " tensor takes " + std::to_string(target.rank) + " indices, got " +
+             std::to_string(idx.size()),
+         "", notes_of(target));
+  for (std::size_t d = 0; d < idx.size(); ++d) {
+    const Expr& where = *args[std::min(d, args.size() - 1)];
+    require_ok(idx[d]);
+    if (!idx[d].is_number()) fail(Rule::index_not_integer, where.location, "an index must be an integer", "", notes_of(idx[d]));
+    if (idx[d].is_float())
+      fail(Rule::index_not_integer, where.location, "an index must be an integer, got `" + text(where) + "`", "",
+           notes_of(idx[d]));
+    if (idx[d].known_now() && idx[d].value < 0)
+      fail(Rule::index_negative, where.location,
+           "index " + std::to_string(idx[d].value) + " is out of range for dimension " + std::to_string(d) +
+               " (indices start at 0)");
+  }
+  Type r;
+  r.kind = Kind::scalar;
+  r.element = true;
+  r.number = target.buffer && is_floating(target.buffer->dtype) ? Number::float_ : Number::int_;
+  r.buffer = target.buffer;
+  r.from = target.from;
+  return r;
+}
+
+Type Checker::member(const Expr& e, const Member& m) {
+  Type obj = expr(*m.object);
+  require_ok(obj);
+  if (m.kind == MemberKind::data) {
+    if (obj.kind != Kind::future)
+      fail(Rule::data_needs_future, e.location, "`.data` needs the future of a copy, got `" + text(*m.object) + "`", "",
+           notes_of(obj));
+    obj.kind = Kind::tensor;
+    return obj;
+  }
+  if (m.kind == MemberKind::step) {
+    if (!obj.is_tile() || obj.pending != Pending::subspan)
+      fail(Rule::step_needs_subspan, e.location, "`.step(...)` follows `.subspan(...)`");
+    if (static_cast<int>(m.args.size()) != obj.rank)
+      fail(Rule::step_arity, e.location,
+           "`.step` on a " + rank_text(obj.rank) + " tile takes " + std::to_string(obj.rank) + " steps, got " +
+               std::to_string(m.args.size()),
+           "", notes_of(obj));
+    for (const auto& a : m.args) constant(*a, "a step");
+    return obj;
+  }
+  if (m.kind == MemberKind::from) {
+    if (!obj.is_tile() || obj.pending != Pending::view) fail(Rule::from_needs_view, e.location, "`.from(...)` follows `.view(...)`");
+    std::vector<Type> idx = index_args(m.args);
+    if (static_cast<int>(idx.size()) != obj.rank)
+      fail(Rule::from_arity, e.location,
+           "`.from` takes " + std::to_string(obj.rank) + " offsets, got " + std::to_string(idx.size()), "", notes_of(obj));
+    for (std::size_t d = 0; d < idx.size(); ++d) {
+      require_ok(idx[d]);
+      if (!idx[d].is_number() || idx[d].is_float())
+        fail(Rule::index_not_integer, m.args[std::min(d, m.args.size() - 1)]->location, "an offset must be an integer", "",
+             notes_of(idx[d]));
+      obj.window = obj.window || moves_origin(idx[d]);
+    }
+    obj.kind = Kind::tensor;
+    obj.pending = Pending::none;
+    return obj;
+  }
+  if (m.kind == MemberKind::other)
+    fail(Rule::unsupported_member, e.location, "`." + m.name + "` is not supported yet by libcroqjit");
+  // The members below need a tensor (or a future, standing for its tile).
+  if (obj.kind == Kind::event && m.kind == MemberKind::at)
+    fail(Rule::unsupported_event_at, e.location,
+         "`" + text(*m.object) + ".at(...)` (ordered event arrival) is not supported yet by libcroqjit",
+         "index the event array instead: `" + text(*m.object) + "[i]`");
+  if (!obj.is_tile())
+    fail(Rule::member_needs_tensor, e.location, "`." + m.name + "` needs a tensor, got `" + text(*m.object) + "`", "",
+         notes_of(obj));
+  return view_member(e, m, std::move(obj));
+}
+
+Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
+  switch (m.kind) {
+    case MemberKind::span: {
+      if (!m.has_args) {
+        Type r;
+        r.kind = Kind::shape;
+        r.rank = obj.rank;
+        r.elements.resize(static_cast<std::size_t>(obj.rank));
+        for (Type& d : r.elements) {
+          d.kind = Kind::scalar;
+          d.known = Known::at_specialization;
+        }
+        r.from = obj.from;
+        return r;
+      }
+      if (m.args.size() != 1)
+        fail(Rule::span_arity, e.location, "`.span(i)` takes one dimension, got " + std::to_string(m.args.size()));
+      auto i = constant(*m.args[0], "the dimension of `.span(i)`");
+      if (i && (*i < 0 || *i >= obj.rank))
+        fail(Rule::span_dimension, e.location,
+             "`.span(" + std::to_string(*i) + ")` on a " + rank_text(obj.rank) + " tensor", "dimensions count from 0",
+             notes_of(obj));
+      Type r;
+      r.kind = Kind::scalar;
+      r.known = Known::at_specialization;
+      return r;
+    }
+    case MemberKind::at: {
+      if (obj.pending == Pending::subspan) {
+        std::vector<Type> idx = index_args(m.args);
+        if (static_cast<int>(idx.size()) != obj.rank)
+          fail(Rule::at_arity, e.location,
+               "`.at` after `subspan` takes " + std::to_string(obj.rank) + " tile coordinates, got " +
+                   std::to_string(idx.size()),
+               "", notes_of(obj));
+        for (std::size_t d = 0; d < idx.size(); ++d) {
+          require_ok(idx[d]);
+          if (!idx[d].is_number() || idx[d].is_float())
+            fail(Rule::index_not_integer, m.args[std::min(d, m.args.size() - 1)]->location,
+                 "a tile coordinate must be an integer", "", notes_of(idx[d]));
+          obj.window = obj.window || moves_origin(idx[d]);
+        }
+        obj.kind = Kind::tensor;
+        obj.pending = Pending::none;
+        return obj;
+      }
+      if (obj.pending != Pending::none) fail(Rule::view_needs_from, e.location, "`.view(...)` must be placed with `.from(...)`");
+      return element(e, obj, m.args);
+    }
+    case MemberKind::chunkat: {
+      if (static_cast<int>(m.args.size()) != obj.rank)
+        fail(Rule::chunkat_arity, e.location,
+             "`.chunkat` on a " + rank_text(obj.rank) + " tensor takes " + std::to_string(obj.rank) + " arguments, got " +
+                 std::to_string(m.args.size()),
+             "", notes_of(obj));
+      for (const auto& a : m.args) {
+        if (std::holds_alternative<Wildcard>(a->node)) continue;
+        Type idx = expr(*a);
+        require_ok(idx);
+        if (idx.kind != Kind::index)
+          fail(Rule::chunkat_needs_index, a->location,
+               "`chunkat` takes parallel or loop indices (or `_`), got `" + text(*a) + "`",
+               "use `subspan(...).at(...)` for tiles of an explicit size", notes_of(idx));
+        obj.window = true;
+      }
+      obj.kind = Kind::tensor;
+      return obj;
+    }
+    case MemberKind::subspan:
+    case MemberKind::view: {
+      if (static_cast<int>(m.args.size()) != obj.rank)
+        fail(Rule::subspan_arity, e.location,
+             "`." + m.name + "` on a " + rank_text(obj.rank) + " tensor takes " + std::to_string(obj.rank) +
+                 " extents, got " + std::to_string(m.args.size()),
+             "", notes_of(obj));
+      for (const auto& a : m.args) constant(*a, "a tile extent");
+      obj.kind = Kind::tensor;
+      obj.pending = m.kind == MemberKind::view ? Pending::view : Pending::subspan;
+      return obj;
+    }
+    case MemberKind::span_as:
+      return span_as(e, m, obj);
+    case MemberKind::zfill:  // `src.zfill => dst`: as dma.copy.zfill
+      obj.zfill = true;
+      return obj;
+    default:
+      fail(Rule::unsupported_member, e.location, "`." + m.name + "` is not supported yet by libcroqjit");
+  }
+}
+
+// x.span_as([d0, d1, ...]): the same elements seen with another shape; `x`
+// must be a whole buffer (the element count is checked per call).
+Type Checker::span_as(const Expr& e, const Member& m, const Type& obj) {
+  if (m.args.empty())
+    fail(Rule::span_as_shape, e.location, "`.span_as` takes the new shape, such as `.span_as([rows, cols])`");
+  std::vector<std::optional<std::int64_t>> dims;
+  for (const auto& a : m.args) {
+    auto part = shape_dims(*a);
+    dims.insert(dims.end(), part.begin(), part.end());
+  }
+  bool all_known = true, positive = true;
+  std::string list = "[";
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    all_known = all_known && dims[i].has_value();
+    positive = positive && (!dims[i] || *dims[i] > 0);
+    list += (i ? ", " : "") + (dims[i] ? std::to_string(*dims[i]) : std::string("?"));
+  }
+  if (all_known && !positive)
+    fail(Rule::span_as_shape, m.args[0]->location, "`.span_as` needs positive extents, got " + list + "]");
+  if (obj.window || obj.pending != Pending::none)
+    fail(Rule::span_as_window, e.location, "`.span_as` reinterprets a whole buffer, not a window into a larger tensor",
+         "copy the tile first, then reinterpret its `.data`", notes_of(obj));
+  Type r = obj;
+  // A new buffer with the same storage, as codegen makes one: its layout is tracked apart.
+  Buffer& b = out_.buffers.emplace_back(*obj.buffer);
+  b.rank = static_cast<int>(dims.size());
+  r.buffer = &b;
+  r.rank = b.rank;
+  return r;
+}
+
+Type Checker::subscript(const Expr& e, const Subscript& s) {
+  Type obj = expr(*s.object);
+  require_ok(obj);
+  if (s.indices.size() != 1)
+    fail(Rule::subscript_arity, e.location, "`[...]` selects one element of an array of buffers or events");
+  const Expr& index = *s.indices[0];
+  Type idx = expr(index);
+  require_ok(idx);
+  if (!idx.is_number()) fail(Rule::array_index_not_integer, index.location, "an array index must be an integer", "", notes_of(idx));
+  if (idx.is_float())
+    fail(Rule::array_index_not_integer, index.location, "an array index must be an integer, got " + text(index));
+  const bool event = obj.kind == Kind::event;
+  const bool buffers = obj.kind == Kind::tensor && obj.buffer && obj.buffer->is_array;
+  if ((!event && !buffers) || (event && obj.event_selected) || (buffers && obj.slot_selected))
+    fail(Rule::not_an_array, e.location,
+         "`" + text(*s.object) + "` is not an array of buffers or events; use `.at(...)` for elements", "", notes_of(obj));
+  std::optional<std::int64_t> count = event ? obj.event->count : obj.buffer->slots;
+  if (idx.known_now() && count && (idx.value < 0 || idx.value >= *count))
+    fail(Rule::array_index_range, index.location,
+         "index " + std::to_string(idx.value) + " is out of range for " + std::to_string(*count) + " elements", "",
+         notes_of(obj));
+  if (event) obj.event_selected = true;
+  else obj.slot_selected = true;
+  return obj;
+}
+
+}  // namespace croq::sema::detail

@@ -1,0 +1,223 @@
+// sema::check: runs the Checker over each function, collects the
+// diagnostics of all of them and throws one CompileError. Also the
+// checker's diagnostics, symbols and the function-level rules (parameters,
+// the returned tensor).
+#include <algorithm>
+
+#include "frontend/frontend.hpp"
+#include "frontend/parser.hpp"
+#include "sema/checker.hpp"
+
+namespace croq::sema {
+
+const CheckedFunction* CheckedProgram::find(const std::string& name) const {
+  for (const auto& f : functions)
+    if (f->function->name == name) return f.get();
+  return nullptr;
+}
+
+namespace detail {
+
+Checker::Checker(const Program& program, const Function& fn, const Options& options, CheckedFunction& out,
+                 std::vector<Diagnostic>& diagnostics, int& errors)
+    : program_(program), fn_(fn), options_(options), out_(out), diagnostics_(diagnostics), errors_(errors) {}
+
+// ---- diagnostics ---------------------------------------------------------------
+
+void Checker::fail(Rule rule, const SourceLocation& at, std::string message, std::string hint,
+                   std::vector<std::string> notes) {
+  Diagnostic d;
+  d.message = std::move(message);
+  d.line = at.line;
+  d.column = at.column;
+  d.length = std::max(1, at.length);
+  d.hint = std::move(hint);
+  d.rule = rule_id(rule);
+  d.notes = std::move(notes);
+  diagnostics_.push_back(std::move(d));
+  if (++errors_ >= options_.max_errors) throw Stop{};
+  throw Abort{};
+}
+
+std::string Checker::text(const Expr& e) const { return frontend::source_text(program_, e); }
+
+std::vector<std::string> Checker::notes_of(const Type& t) const {
+  if (!t.from) return {};
+  return {describe(*t.from)};
+}
+
+// ---- symbols ---------------------------------------------------------------------
+
+Symbol* Checker::define(const std::string& name, Type type, Origin origin, const SourceLocation& where,
+                        std::string detail) {
+  Symbol& s = out_.symbols.emplace_back();
+  s.name = name;
+  s.type = std::move(type);
+  s.origin = origin;
+  s.where = where;
+  s.detail = std::move(detail);
+  s.type.from = &s;
+  auto& scope = scopes_.back();
+  for (auto& entry : scope)
+    if (entry.first == name) {  // a redefinition in the same scope replaces the name, as in codegen
+      entry.second = &s;
+      return &s;
+    }
+  scope.emplace_back(name, &s);
+  return &s;
+}
+
+const Symbol* Checker::lookup(const std::string& name) const {
+  for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope)
+    for (const auto& entry : *scope)
+      if (entry.first == name) return entry.second;
+  for (const auto& entry : symbolic_dims_)
+    if (entry.first == name) return entry.second;
+  return nullptr;
+}
+
+Buffer* Checker::new_buffer(std::string name, DType dtype, int rank, Space space, const SourceLocation& where) {
+  Buffer& b = out_.buffers.emplace_back();
+  b.name = std::move(name);
+  b.dtype = dtype;
+  b.rank = rank;
+  b.space = space;
+  b.where = where;
+  return &b;
+}
+
+// ---- the function ----------------------------------------------------------------
+
+namespace {
+
+// The name in `return NAME;` among the function's top-level statements (as
+// codegen finds it).
+std::string returned_name(const Stmt& body) {
+  std::string found;
+  auto walk = [&](auto&& self, const Stmt& st) -> void {
+    if (const auto* r = std::get_if<Return>(&st.node)) {
+      if (r->value)
+        if (const auto* n = std::get_if<Name>(&r->value->node)) found = n->name;
+    } else if (const auto* b = std::get_if<Block>(&st.node)) {
+      for (const auto& c : b->statements) self(self, *c);
+    }
+  };
+  walk(walk, body);
+  return found;
+}
+
+// The type of a parameter as written: "f16 [M, K]".
+std::string parameter_text(const Program& program, const Parameter& p) {
+  std::string s = p.type.name;
+  if (!p.type.has_shape) return s;
+  s += " [";
+  for (std::size_t i = 0; i < p.type.shape.size(); ++i)
+    s += (i ? ", " : "") + frontend::source_text(program, *p.type.shape[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+void Checker::run() {
+  push();
+  for (std::size_t i = 0; i < fn_.params.size(); ++i) {
+    const Parameter& p = fn_.params[i];
+    Type t;
+    try {
+      if (p.type.has_shape) {
+        DType dtype;
+        if (!parse_dtype(p.type.name, dtype))
+          fail(Rule::unsupported_element_type, p.type.location, "element type `" + p.type.name + "` is not supported yet");
+        t.kind = Kind::tensor;
+        t.rank = static_cast<int>(p.type.shape.size());
+        t.buffer = new_buffer(p.name, dtype, t.rank, Space::global, p.location);
+        t.buffer->parameter = static_cast<int>(i);
+      } else {
+        t.kind = Kind::scalar;
+        DType dtype;
+        t.number = p.type.kind == TypeKind::int_    ? Number::int_
+                   : p.type.kind == TypeKind::bool_ ? Number::bool_
+                   : p.type.kind == TypeKind::element && parse_dtype(p.type.name, dtype)
+                       ? (is_floating(dtype) ? Number::float_ : Number::int_)
+                       : Number::unknown;
+      }
+    } catch (const Abort&) {
+    }
+    define(p.name, t, Origin::parameter, p.location, parameter_text(program_, p))->parameter = static_cast<int>(i);
+    // Symbolic dims: names among the extents, bound by the first argument that has them.
+    for (std::size_t d = 0; p.type.has_shape && d < p.type.shape.size(); ++d) {
+      const auto* n = std::get_if<Name>(&p.type.shape[d]->node);
+      if (!n) continue;
+      auto known = std::find_if(symbolic_dims_.begin(), symbolic_dims_.end(), [&](const auto& e) { return e.first == n->name; });
+      if (known != symbolic_dims_.end()) {
+        out_.resolved[p.type.shape[d].get()] = known->second;
+        continue;
+      }
+      Type dim;
+      dim.kind = Kind::scalar;
+      dim.known = Known::at_specialization;
+      Symbol& sym = out_.symbols.emplace_back();
+      sym.name = n->name;
+      sym.type = dim;
+      sym.type.from = &sym;
+      sym.origin = Origin::symbolic_dim;
+      sym.where = p.type.shape[d]->location;
+      sym.parameter = static_cast<int>(i);
+      sym.detail = p.name;
+      symbolic_dims_.emplace_back(n->name, &sym);
+      out_.resolved[p.type.shape[d].get()] = &sym;
+    }
+  }
+  const TypeRef& ret = fn_.return_type;
+  if (ret.kind == TypeKind::element && ret.has_shape) {
+    try {
+      if (!parse_dtype(ret.name, output_dtype_))
+        fail(Rule::unsupported_element_type, ret.location, "element type `" + ret.name + "` is not supported yet");
+      for (const auto& d : ret.shape) output_rank_ += static_cast<int>(shape_dims(*d).size());
+      has_output_ = true;
+      out_.returned = returned_name(*fn_.body);
+      if (out_.returned.empty())
+        fail(Rule::missing_return, ret.location, "the function returns a tensor but has no `return NAME;`",
+             "declare the result, e.g. `" + ret.name + " [...] output;`, and end with `return output;`");
+    } catch (const Abort&) {
+    }
+  }
+  if (fn_.body) nested(*fn_.body);
+  pop();
+}
+
+}  // namespace detail
+
+CheckedProgram check(const frontend::ast::Program& program, const std::vector<const frontend::ast::Function*>& functions,
+                     const Options& options) {
+  CheckedProgram checked;
+  checked.program = &program;
+  std::vector<Diagnostic> diagnostics;
+  int errors = 0;
+  std::vector<const frontend::ast::Function*> selected = functions;
+  if (selected.empty())
+    for (const auto& f : program.functions) selected.push_back(&f);
+  try {
+    for (const frontend::ast::Function* fn : selected) {
+      auto out = std::make_unique<CheckedFunction>();
+      out->function = fn;
+      detail::Checker(program, *fn, options, *out, diagnostics, errors).run();
+      checked.functions.push_back(std::move(out));
+    }
+  } catch (const detail::Stop&) {
+    Diagnostic d;
+    d.severity = Severity::note;
+    d.message = "stopped after " + std::to_string(errors) + " errors; fix these and check again";
+    diagnostics.push_back(std::move(d));
+  }
+  if (errors > 0) {
+    std::stable_sort(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
+      if (a.line == 0 || b.line == 0) return a.line != 0 && b.line == 0;  // unlocated notes last
+      return a.line != b.line ? a.line < b.line : a.column < b.column;
+    });
+    throw CompileError(std::move(diagnostics), program.source, program.source_name);
+  }
+  return checked;
+}
+
+}  // namespace croq::sema

@@ -1,0 +1,182 @@
+// The checker of one __co__ function: a walk over its AST in source order
+// that types every expression (types.hpp) and reports the violated rule at
+// the first error of each statement, then goes on with the next statement.
+// Its state mirrors what codegen tracks on the same walk (scopes, parallel
+// mapping, inthreads regions, tile layouts), so that a rule that depends
+// on order (a tile's swizzle, an accumulator written before its store)
+// sees what codegen will see. Not a public interface; the rules are split
+// by area into check_*.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sema/rules.hpp"
+#include "sema/sema.hpp"
+
+namespace croq::sema::detail {
+
+using namespace frontend::ast;
+
+// Thrown after a statement's first error has been reported (or when an
+// operand already had one): the checker resumes at the next statement.
+struct Abort {};
+// Thrown when the error limit is reached.
+struct Stop {};
+
+enum class Scope { kernel, block, thread };
+
+// A parallel count or loop bound: a constant now, or a value known once
+// the kernel is specialized (a symbolic dim, an extent).
+struct Count {
+  Known known = Known::at_specialization;
+  std::int64_t value = 0;
+};
+
+class Checker {
+ public:
+  Checker(const Program& program, const Function& fn, const Options& options, CheckedFunction& out,
+          std::vector<Diagnostic>& diagnostics, int& errors);
+  void run();
+
+  // ---- diagnostics (checker.cpp)
+  [[noreturn]] void fail(Rule rule, const SourceLocation& at, std::string message, std::string hint = {},
+                         std::vector<std::string> notes = {});
+  // Abandons the statement when `t` already has a diagnostic.
+  void require_ok(const Type& t) const {
+    if (t.is_error()) throw Abort{};
+  }
+  std::string text(const Expr& e) const;                // as the user wrote it
+  std::vector<std::string> notes_of(const Type& t) const;  // how `t` was derived, when it comes from a name
+  bool wgmma() const { return !options_.target || options_.target->wgmma(); }
+
+  // ---- symbols (checker.cpp)
+  void push() { scopes_.emplace_back(); }
+  void pop() { scopes_.pop_back(); }
+  Symbol* define(const std::string& name, Type type, Origin origin, const SourceLocation& where,
+                 std::string detail = {});
+  const Symbol* lookup(const std::string& name) const;
+  Buffer* new_buffer(std::string name, DType dtype, int rank, Space space, const SourceLocation& where);
+
+  // ---- expressions (check_expressions.cpp)
+  Type expr(const Expr& e);
+  Type name(const Expr& e, const Name& n);
+  Type unary(const Expr& e, const Unary& u);
+  Type binary(const Expr& e, const Binary& b);
+  Type call(const Expr& e, const Call& c);
+  Type conditional(const Conditional& c);
+  // codegen's const_int: a value known at specialization; returns it when known now.
+  std::optional<std::int64_t> constant(const Expr& e, const char* what);
+  // codegen's shape_of: the dims of a shape operand, each known now or not.
+  std::vector<std::optional<std::int64_t>> shape_dims(const Expr& e);
+  // codegen's counts_of: parallel counts and loop bounds.
+  std::vector<Count> counts(const Expr& e, const char* what);
+  // fp8 elements only move (copies, `x.at(i) = y.at(j)` of the same type):
+  // CUDA's fp8 types convert explicitly only.
+  void require_not_fp8(const Expr& e, const Type& t, const char* use);
+  // Arguments of `.at` / `.from`: tuples flattened.
+  std::vector<Type> index_args(const ExprList& args);
+
+  // ---- views and element access (check_views.cpp)
+  Type member(const Expr& e, const Member& m);
+  Type subscript(const Expr& e, const Subscript& s);
+  Type element(const Expr& e, const Type& target, const ExprList& args);
+  Type span_as(const Expr& e, const Member& m, const Type& obj);
+  Type view_member(const Expr& e, const Member& m, Type obj);
+  // An array of buffers used where one buffer is needed.
+  void require_selected(const Expr& e, const Type& t);
+
+  // ---- statements (check_statements.cpp)
+  void statement(const Stmt& s);
+  void nested(const Stmt& s);  // a body: its own scope
+  void statement_node(const Stmt& s);
+  void declaration(const Stmt& s, const Declaration& d);
+  void tensor_declaration(const Stmt& s, const Declaration& d);
+  void scalar_declaration(const Declaration& d);
+  void assignment(const Stmt& s, const Assignment& a);
+  void loop(const Stmt& s, const Loop& l);
+  void return_statement(const Return& r);
+  Type condition(const Expr& e, const char* what);
+  void body_after_condition(const Expr& cond, const char* what, const Stmt& body);
+  // Names a failed statement would have defined, as errors (no cascades).
+  void define_poisoned(const Stmt& s);
+
+  // ---- parallel levels and inthreads (check_parallel.cpp)
+  void parallel(const Stmt& s, const Parallel& p, std::size_t level);
+  std::optional<std::int64_t> cluster_blocks(const Parallel& p, std::size_t level);
+  void inthreads_async(const Stmt& s, const InThreads& t);
+  bool on_whole_warpgroups() const;
+
+  // ---- copies (check_copies.cpp)
+  void copy(const Stmt& s, const Copy& c);
+  void dma_copy(const Stmt& s, const Copy& c);
+  void tma_copy(const Stmt& s, const Copy& c);
+  void transpose(const Copy& c, int rank);
+  void padding(const Copy& c, int rank);
+  Type copy_source(const Copy& c);
+  void bind_future(const Copy& c, Type tile, bool async, const Expr* bound_event);
+  // The destination `dst` (at `where`) of a copy from a tile of `from`: same rank and element type.
+  void require_copy_types(const Expr& where, const char* engine, const Type& from, const Type& dst);
+  int swizzle_span(const Modifier& m);
+
+  // ---- events and futures (check_events.cpp)
+  void event_declaration(const Stmt& s, const Declaration& d);
+  Type event_value(const Expr& e, const char* what);
+  void wait_statement(const Wait& w);
+  void trigger_statement(const Stmt& s, const Trigger& t);
+  void arrive(const Type& event, const SourceLocation& where);
+
+  // ---- mma (check_mma.cpp)
+  void mma(const Stmt& s, const Mma& m);
+  void mma_fill(const Stmt& s, const Mma& m);
+  void mma_load(const Stmt& s, const Mma& m);
+  void mma_multiply(const Stmt& s, const Mma& m);
+  void mma_store(const Stmt& s, const Mma& m);
+  Accumulator* accumulator(const Expr& e);
+  void require_warpgroups(const Stmt& s, const std::string& op);
+  DType mma_operand(const Expr& e);
+
+  // ---- state
+  const Program& program_;
+  const Function& fn_;
+  const Options& options_;
+  CheckedFunction& out_;
+  std::vector<Diagnostic>& diagnostics_;
+  int& errors_;
+
+  std::vector<std::vector<std::pair<std::string, const Symbol*>>> scopes_;
+  std::vector<std::pair<std::string, const Symbol*>> symbolic_dims_;  // after every scope, as codegen binds them
+  bool trial_ = false;  // evaluating an inthreads.async condition per index: record no resolutions
+
+  // The function's returned tensor (a shaped return type).
+  bool has_output_ = false;
+  DType output_dtype_ = DType::f32;
+  int output_rank_ = 0;
+
+  // Where the statements run (codegen's scope, thread split and thread set).
+  Scope scope_ = Scope::kernel;
+  bool thread_split_ = false;  // inside a `: group` / `: group-4` level: the next level splits its threads
+  bool in_warpgroup_ = false;  // each warpgroup of a group-4 level runs the statements
+  struct Region {              // inside inthreads.async
+    bool active = false;
+    std::optional<std::int64_t> threads, first;  // when the selection is known now
+  } region_;
+  struct GroupLevel {
+    std::string index;
+    std::optional<std::int64_t> count;
+    std::int64_t unit = 0;
+  };
+  std::vector<GroupLevel> group_levels_;
+  bool grid_set_ = false;
+  bool cluster_open_ = false;
+  bool cluster_error_ = false;  // the open cluster level had an error
+  int regions_ = 0;  // inthreads.async regions so far (each takes a named barrier)
+  // One "needs sm_90" / "needs sm_80" per function, at the first construct.
+  bool needs_sm90_reported_ = false;
+  bool needs_sm80_reported_ = false;
+};
+
+}  // namespace croq::sema::detail

@@ -1,0 +1,72 @@
+// The semantic checker: runs once per croq::compile (and `croq check`) on
+// the AST, before any call, and reports every error that does not depend on
+// the argument shapes. What it proves is recorded in a CheckedProgram that
+// later stages may rely on: each name resolved to a symbol of a known kind
+// (tensor of dtype/rank/space, bounded index, scalar, future, event,
+// accumulator, mma operand, shape), and how each parallel level maps.
+//
+// Types are shape-independent: ranks, element types, memory spaces, kinds
+// and values that are constants in the source; never tensor extents (those
+// are bound per call, by codegen today, by sema::bind later).
+//
+// The rules live in one file per area (check_*.cpp); rules.def lists them
+// with their stable ids.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "croq/error.hpp"
+#include "frontend/ast.hpp"
+#include "sema/types.hpp"
+#include "target/target.hpp"
+
+namespace croq::sema {
+
+struct Options {
+  // The target, when CompileOptions::arch names it: its arch rules (tma.copy
+  // and clusters need sm_90, events and mma sm_80) are then checked here
+  // instead of when a specialization is generated for the device's arch.
+  std::optional<target::Target> target;
+  int max_errors = 50;  // then one note says the rest were not reported
+};
+
+// How a parallel level runs (README "Parallel mapping").
+enum class Mapping { cluster, grid, threads, flat };
+
+// One checked __co__ function. Symbols, buffers, events and accumulators
+// are owned here; the maps point into them (the object is not copyable).
+struct CheckedFunction {
+  const frontend::ast::Function* function = nullptr;
+  std::deque<Symbol> symbols;  // parameters, symbolic dims, then definitions in source order
+  std::deque<Buffer> buffers;
+  std::deque<EventArray> events;
+  std::deque<Accumulator> accumulators;
+  // Every Name expression of the body, shapes and return type -> what it names.
+  std::unordered_map<const frontend::ast::Expr*, const Symbol*> resolved;
+  std::unordered_map<const frontend::ast::ParallelLevel*, Mapping> mappings;
+  std::string returned;  // the name of the returned tensor; empty when none
+
+  CheckedFunction() = default;
+  CheckedFunction(const CheckedFunction&) = delete;
+  CheckedFunction& operator=(const CheckedFunction&) = delete;
+};
+
+struct CheckedProgram {
+  const frontend::ast::Program* program = nullptr;
+  std::vector<std::unique_ptr<CheckedFunction>> functions;
+  const CheckedFunction* find(const std::string& name) const;
+};
+
+// Checks `functions` of `program` (all of them when empty). Throws
+// croq::CompileError with every error found (each with its rule id, notes
+// and hint), sorted by position; recovers after each statement.
+CheckedProgram check(const frontend::ast::Program& program,
+                     const std::vector<const frontend::ast::Function*>& functions = {},
+                     const Options& options = {});
+
+}  // namespace croq::sema

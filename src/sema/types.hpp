@@ -1,0 +1,147 @@
+// Sema's shape-independent types: what kind of value an expression is,
+// with the facts that hold for every call (element type, rank, memory
+// space, constant values), never the extents of tensors.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "croq/dtype.hpp"
+#include "frontend/ast.hpp"
+
+namespace croq::sema {
+
+enum class Kind : std::uint8_t {
+  error,        // an expression that already has a diagnostic: accepted everywhere, silently
+  scalar,       // int, float or bool value
+  index,        // a bounded index: a parallel or loop variable, `a # b`, `i + 1`
+  tensor,       // a tensor, a tile of one, or a buffer
+  shape,        // x.span, [M, N]
+  future,       // the result of a copy
+  event,        // shared event e[N]
+  accumulator,  // mma.fill's result
+  operand,      // mma.load's result
+  tuple,        // {a, b}
+  unsupported,  // a name the language has but libcroqjit cannot use yet (an index tuple)
+};
+
+enum class Number : std::uint8_t { int_, float_, bool_, unknown };
+
+// When a scalar's value is known: now (a constant of the source), once the
+// kernel is specialized (symbolic dims), or only on the device.
+enum class Known : std::uint8_t { now, at_specialization, at_run_time };
+
+enum class Space : std::uint8_t { global, shared, local };
+
+// subspan(...) and view(...) wait for .at / .from to place them.
+enum class Pending : std::uint8_t { none, subspan, view };
+
+// Storage of a tensor: a parameter, the returned tensor, a declaration, or
+// the destination a copy allocates. Tiles and views point at their buffer.
+struct Buffer {
+  std::string name;
+  DType dtype = DType::f32;
+  int rank = 0;
+  Space space = Space::global;
+  int parameter = -1;     // 0-based parameter index; -1: not a parameter
+  bool returned = false;  // the function's returned tensor
+  bool is_array = false;  // shared T [..] name[N]: a ring of N buffers
+  std::optional<std::int64_t> slots;  // N when it is a constant
+  // Shared tiles: the byte span of the `.swiz<N>` layout its first writer
+  // or reader fixed (0: plain); -1: not fixed yet. Tracked in source order,
+  // as codegen does.
+  int swizzle = -1;
+  frontend::ast::SourceLocation where;
+};
+
+// shared event e[N]
+struct EventArray {
+  std::string name;
+  bool is_array = false;
+  std::optional<std::int64_t> count;  // N when it is a constant (1 without [N])
+  // Arrivals per phase as the first trigger fixed them ("4", "blockDim.x").
+  std::string arrivals;
+  frontend::ast::SourceLocation first_trigger;
+};
+
+// acc = mma.fill.f32 0.0f
+struct Accumulator {
+  std::string name;
+  DType dtype = DType::f32;
+  bool written = false;  // an mma has accumulated into it (in source order)
+};
+
+struct Symbol;
+
+struct Type {
+  Kind kind = Kind::error;
+  // scalar and index
+  Number number = Number::int_;
+  Known known = Known::at_run_time;
+  std::int64_t value = 0;   // known == now (bool: 0 or 1)
+  bool element = false;     // read from a tensor element
+  bool immutable = false;   // a named scalar declared without `mutable` (a `const` in CUDA)
+  // index: how many values it takes, when that is a constant
+  std::optional<std::int64_t> count;
+  Known count_known = Known::at_specialization;
+  // tensor, future, operand: the tile
+  Buffer* buffer = nullptr;
+  int rank = 0;             // also shape
+  Pending pending = Pending::none;
+  bool window = false;      // placed inside a larger tensor (chunkat, .at of a subspan, .from)
+  bool slot_selected = false;
+  bool zfill = false;
+  // future
+  bool async = false;
+  frontend::ast::Engine engine = frontend::ast::Engine::dma;
+  const frontend::ast::Expr* bound_event = nullptr;  // .async<e>
+  // event
+  EventArray* event = nullptr;
+  bool event_selected = false;
+  // accumulator
+  Accumulator* accumulator = nullptr;
+  // operand: the span mma.load was told
+  int swizzle = 0;
+  // tuple
+  std::vector<Type> elements;
+  // The named symbol this value was derived from, for notes.
+  const Symbol* from = nullptr;
+
+  bool is_error() const { return kind == Kind::error; }
+  bool is_tile() const { return kind == Kind::tensor || kind == Kind::future; }
+  bool is_number() const { return kind == Kind::scalar || kind == Kind::index; }
+  bool is_float() const { return kind == Kind::scalar && number == Number::float_; }
+  // An element of an f8_e4m3 / f8_e5m2 tensor (element reads keep their buffer).
+  bool is_fp8_element() const {
+    return kind == Kind::scalar && element && buffer &&
+           (buffer->dtype == DType::f8_e4m3 || buffer->dtype == DType::f8_e5m2);
+  }
+  bool known_now() const { return kind == Kind::scalar && known == Known::now; }
+};
+
+// Where a symbol came from, for the derivation notes.
+enum class Origin : std::uint8_t {
+  parameter, symbolic_dim, declaration, copy_future, mma_result, parallel_index, loop_index, binding, index_tuple,
+};
+
+struct Symbol {
+  std::string name;
+  Type type;
+  Origin origin = Origin::declaration;
+  frontend::ast::SourceLocation where;
+  int parameter = -1;          // parameters and symbolic dims: which parameter (0-based)
+  std::string detail;          // parameters: the type as written; loops/levels: the statement kind
+};
+
+// "f16", or "an unknown element type".
+std::string dtype_text(const Buffer& b);
+// "s32 tensor of rank 2 in global memory", "int constant 4", "event array", ...
+std::string describe(const Type& t);
+// "`lhs` is parameter 1, global f16 [M, K] (rank 2)" and the like.
+std::string describe(const Symbol& s);
+// `what` with its article: "an index", "a future".
+std::string kind_phrase(Kind k);
+
+}  // namespace croq::sema

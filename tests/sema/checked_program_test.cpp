@@ -1,0 +1,204 @@
+// What sema records for later stages (resolved names, symbol kinds,
+// parallel mappings), how it recovers after an error, and how its
+// diagnostics render (rule id, derivation notes, JSON).
+#include <nlohmann/json.hpp>
+
+#include "sema/rules.hpp"
+#include "sema_test_util.hpp"
+
+namespace croq::sema::test {
+namespace {
+
+using namespace frontend::ast;
+
+const char* kMatmulDma = R"croq(
+__co__ s32 [128, 256] matmul(s32 [128, 256] lhs, s32 [256, 256] rhs) {
+  s32 [lhs.span(0), rhs.span(1)] output;
+  parallel {px, py} by [8, 16] : block {
+    foreach {tile_k} in [16] {
+      lhs_load = dma.copy lhs.chunkat(px, tile_k) => shared;
+      rhs_load = dma.copy.async rhs.chunkat(tile_k, py) => shared;
+      wait rhs_load;
+      parallel {qx, qy} by [16, 16] : thread {
+        foreach k in [256 / #tile_k]
+          output.at(px#qx, py#qy) += lhs_load.data.at(qx, k) * rhs_load.data.at(k, qy);
+      }
+    }
+  }
+  return output;
+}
+)croq";
+
+struct Checked {
+  std::unique_ptr<Program> program;
+  CheckedProgram checked;
+};
+
+Checked check_source(const std::string& source) {
+  Checked c;
+  c.program = frontend::parse_program(source, {});
+  c.checked = check(*c.program);
+  return c;
+}
+
+// The symbol the first Name expression spelled `name` resolves to.
+const Symbol* resolved(const CheckedFunction& f, const std::string& name) {
+  for (const auto& [expr, symbol] : f.resolved)
+    if (const auto* n = std::get_if<Name>(&expr->node); n && n->name == name) return symbol;
+  return nullptr;
+}
+
+TEST(CheckedProgram, ResolvesEveryNameToItsKind) {
+  Checked c = check_source(kMatmulDma);
+  const CheckedFunction* f = c.checked.find("matmul");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->returned, "output");
+
+  const Symbol* lhs = resolved(*f, "lhs");
+  ASSERT_NE(lhs, nullptr);
+  EXPECT_EQ(lhs->origin, Origin::parameter);
+  EXPECT_EQ(lhs->type.kind, Kind::tensor);
+  EXPECT_EQ(lhs->type.rank, 2);
+  EXPECT_EQ(lhs->type.buffer->dtype, DType::s32);
+  EXPECT_EQ(lhs->type.buffer->space, Space::global);
+  EXPECT_EQ(lhs->type.buffer->parameter, 0);
+
+  const Symbol* output = resolved(*f, "output");
+  ASSERT_NE(output, nullptr);
+  EXPECT_TRUE(output->type.buffer->returned);
+
+  const Symbol* tile_k = resolved(*f, "tile_k");
+  ASSERT_NE(tile_k, nullptr);
+  EXPECT_EQ(tile_k->type.kind, Kind::index);
+  EXPECT_EQ(tile_k->type.count, 16);
+
+  const Symbol* load = resolved(*f, "lhs_load");
+  ASSERT_NE(load, nullptr);
+  EXPECT_EQ(load->type.kind, Kind::future);
+  EXPECT_FALSE(load->type.async);
+  EXPECT_EQ(load->type.buffer->space, Space::shared);
+  EXPECT_TRUE(resolved(*f, "rhs_load")->type.async);
+
+  // Every name in the body resolves.
+  std::size_t names = 0;
+  for (const auto& [expr, symbol] : f->resolved) {
+    ASSERT_NE(symbol, nullptr);
+    ++names;
+  }
+  EXPECT_GE(names, 20u);
+}
+
+TEST(CheckedProgram, RecordsParallelMappings) {
+  Checked c = check_source(kMatmulDma);
+  const CheckedFunction* f = c.checked.find("matmul");
+  std::vector<Mapping> mappings;
+  for (const auto& [level, mapping] : f->mappings) mappings.push_back(mapping);
+  ASSERT_EQ(mappings.size(), 2u);
+  EXPECT_EQ(std::count(mappings.begin(), mappings.end(), Mapping::grid), 1);
+  EXPECT_EQ(std::count(mappings.begin(), mappings.end(), Mapping::threads), 1);
+}
+
+// fp8 data moves: copies and element-to-element assignments of one type.
+TEST(CheckedProgram, Fp8ElementsMove) {
+  auto e = sema_error(
+      "__co__ void f(f8_e4m3 [64, 64] a, f8_e4m3 [64, 64] b) {\n"
+      "  parallel p by 2 : block {\n"
+      "    t = dma.copy a.chunkat(p, _) => shared;\n"
+      "    parallel i by 32 : thread {\n"
+      "      foreach j in [64] {\n"
+      "        f8_e4m3 v = t.data.at(i, j);\n"
+      "        b.at(p # i, j) = v;\n"
+      "      }\n"
+      "    }\n"
+      "  }\n"
+      "}\n");
+  EXPECT_FALSE(e.has_value()) << (e ? e->what() : "");
+}
+
+TEST(CheckedProgram, EveryFunctionOrTheSelectedOnes) {
+  const std::string two = "__co__ void a(s32 [8] x) { x.at(q) = 1; }\n__co__ void b(s32 [8] x) { x.at(r) = 1; }\n";
+  auto all = sema_error(two);
+  ASSERT_TRUE(all.has_value());
+  ASSERT_EQ(all->diagnostics().size(), 2u);
+  EXPECT_EQ(all->diagnostics()[0].message, "unknown name `q`");
+  EXPECT_EQ(all->diagnostics()[1].message, "unknown name `r`");
+  auto program = frontend::parse_program(two, {});
+  try {
+    check(*program, {program->find_function("b")});
+    FAIL() << "expected an error in b";
+  } catch (const CompileError& e) {
+    ASSERT_EQ(e.diagnostics().size(), 1u);
+    EXPECT_EQ(e.diagnostics()[0].message, "unknown name `r`");
+  }
+}
+
+// After an error the checker goes on with the next statement, and what the
+// failed statement would have defined raises nothing more.
+TEST(Recovery, OneErrorPerBadStatementAndNoCascades) {
+  auto e = sema_error(blk("    t = dma.copy lhs.chunkat(bm) => shared;\n"      // line 3: chunkat-arity
+                          "    wait t;\n"                                       // t: poisoned, silent
+                          "    u = dma.copy t.data => shared;\n"                // silent
+                          "    shared event e[40];\n"                           // line 6: event-count
+                          "    trigger e[0];\n"                                 // e: poisoned, silent
+                          "    parallel q by 0 : group-4 {\n"                   // line 8: parallel-count
+                          "      a.at(q, zz) = 1;\n"                            // line 9: unknown-name, body still checked
+                          "    }\n"));
+  ASSERT_TRUE(e.has_value());
+  std::vector<std::string> rules;
+  std::vector<int> lines;
+  for (const Diagnostic& d : e->diagnostics()) {
+    rules.push_back(d.rule);
+    lines.push_back(d.line);
+  }
+  EXPECT_EQ(rules, (std::vector<std::string>{"chunkat-arity", "event-count", "parallel-count", "unknown-name"})) << e->what();
+  EXPECT_EQ(lines, (std::vector<int>{3, 6, 8, 9}));
+}
+
+TEST(Recovery, StopsAfterTheErrorLimit) {
+  std::string body;
+  for (int i = 0; i < 60; ++i) body += "    a.at(bm, q" + std::to_string(i) + ") = 1;\n";
+  Options options;
+  options.max_errors = 50;
+  auto e = sema_error(blk(body), options);
+  ASSERT_TRUE(e.has_value());
+  ASSERT_EQ(e->diagnostics().size(), 51u);
+  EXPECT_EQ(e->diagnostics().back().severity, Severity::note);
+  EXPECT_EQ(e->diagnostics().back().message, "stopped after 50 errors; fix these and check again");
+  EXPECT_EQ(e->diagnostics().back().line, 0);
+}
+
+TEST(Diagnostics, RenderRuleNotesAndHint) {
+  auto e = sema_error(blk("    t = dma.copy lhs.chunkat(bm) => shared;\n"), {}, "k.co");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(std::string(e->what()),
+            "k.co:3:22: error: `.chunkat` on a rank-2 tensor takes 2 arguments, got 1 [chunkat-arity]\n"
+            "        t = dma.copy lhs.chunkat(bm) => shared;\n"
+            "                         ^~~~~~~\n"
+            "  note: `lhs` is parameter 1: f16 [M, K], a global tensor of rank 2\n");
+  auto json = nlohmann::json::parse(e->to_json());
+  const auto& d = json["diagnostics"][0];
+  EXPECT_EQ(d["rule"], "chunkat-arity");
+  EXPECT_EQ(d["message"], "`.chunkat` on a rank-2 tensor takes 2 arguments, got 1");
+  ASSERT_EQ(d["notes"].size(), 1u);
+  EXPECT_EQ(d["notes"][0], "`lhs` is parameter 1: f16 [M, K], a global tensor of rank 2");
+  EXPECT_FALSE(d.contains("hint"));
+}
+
+TEST(Diagnostics, NotesDescribeWhereAValueComesFrom) {
+  auto notes = [](const std::string& source) {
+    auto e = sema_error(source);
+    return e && !e->diagnostics().empty() ? e->diagnostics()[0].notes : std::vector<std::string>{};
+  };
+  EXPECT_EQ(notes(blk("    wait bm;\n")),
+            (std::vector<std::string>{"`bm` is an index of the `: block` level at 2:13"}));
+  EXPECT_EQ(notes(blk("    t = dma.copy.async lhs.subspan(64, 64).at(bm, 0) => shared;\n    trigger t;\n")),
+            (std::vector<std::string>{"`t` is the future of an asynchronous dma copy into a shared f16 tensor of rank 2 "
+                                      "(the dma.copy at 3:5)"}));
+  EXPECT_EQ(notes(blk("    shared event e[4];\n    e.chunkat(bm);\n")),
+            (std::vector<std::string>{"`e` is declared at 3:18: an array of 4 events"}));
+  EXPECT_EQ(notes(fn("  parallel i by n\n    a.at(i, 0) = 1;\n")),
+            (std::vector<std::string>{"`n` is parameter 6: int, a value known only on the device"}));
+}
+
+}  // namespace
+}  // namespace croq::sema::test

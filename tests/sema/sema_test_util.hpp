@@ -1,0 +1,86 @@
+// Shared by the sema tests: kernel shells for rule cases, and running sema
+// on a source the way croq::compile does (parse, then check).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "croq/error.hpp"
+#include "frontend/frontend.hpp"
+#include "sema/sema.hpp"
+
+namespace croq::sema::test {
+
+// A kernel with tensors of several element types and ranks; `body` starts on line 2.
+inline std::string fn(const std::string& body) {
+  return "__co__ void f(global f16 [M, K] lhs, global f16 [N, K] rhs, global f32 [M, N] out, s32 [64, 64] a, "
+         "bf16 [M, K] lhs_b, int n) {\n" +
+         body + "}\n";
+}
+
+// `body` inside a block level over {bm, bn}; starts on line 3.
+inline std::string blk(const std::string& body) {
+  return fn("  parallel {bm, bn} by [2, 4] : block {\n" + body + "  }\n");
+}
+
+// `body` inside one warpgroup with an f32 accumulator `mc` and two 128B
+// swizzled shared tiles, ta [64, 64] and tb [128, 64]; starts on line 7.
+inline std::string wg(const std::string& body) {
+  return blk("    parallel p by 1 : group-4 {\n"
+             "      mc = mma.fill.f32 0.0f;\n"
+             "      ta = tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, 0) => shared;\n"
+             "      tb = tma.copy.swiz<128> rhs.subspan(128, 64).at(bn, 0) => shared;\n" +
+             body + "    }\n");
+}
+
+// One rule violation: the only diagnostic its source gets.
+struct RuleCase {
+  std::string name;     // test name
+  std::string rule;     // the rule id
+  std::string source;
+  int line = 0;
+  std::string at;       // the caret's column is where this text starts on `line`
+  std::string message;
+  std::string hint = "";
+  std::string arch = "";  // CompileOptions::arch, for the target rules
+};
+
+inline void PrintTo(const RuleCase& c, std::ostream* os) { *os << c.name; }
+
+// The CompileError sema raises for `source` (all functions), or none.
+inline std::optional<CompileError> sema_error(const std::string& source, const Options& options = {},
+                                              const std::string& name = "rules.co") {
+  CompileOptions parse;
+  parse.source_name = name;
+  auto program = frontend::parse_program(source, parse);
+  try {
+    check(*program, {}, options);
+  } catch (const CompileError& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
+// The text of 1-based line `line` of `source`.
+inline std::string line_of(const std::string& source, int line) {
+  std::size_t start = 0;
+  for (int l = 1; l < line && start != std::string::npos; ++l) {
+    start = source.find('\n', start);
+    if (start != std::string::npos) ++start;
+  }
+  if (start == std::string::npos) return {};
+  return source.substr(start, source.find('\n', start) - start);
+}
+
+// Every case, from the files of this folder (one function per area).
+std::vector<RuleCase> expression_cases();
+std::vector<RuleCase> statement_cases();
+std::vector<RuleCase> parallel_cases();
+std::vector<RuleCase> copy_cases();
+std::vector<RuleCase> event_and_mma_cases();
+std::vector<RuleCase> unsupported_cases();
+
+}  // namespace croq::sema::test

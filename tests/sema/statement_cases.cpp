@@ -1,0 +1,130 @@
+// Rule cases: the function's result, declarations, assignments, loops,
+// assertions, parallel levels and inthreads.async.
+#include "sema_test_util.hpp"
+
+namespace croq::sema::test {
+
+namespace {
+
+// A block split into `regions` inthreads.async regions of one warpgroup each.
+std::string inthreads_regions(int regions) {
+  std::string body = "    parallel p by 2 : group-4 {\n";
+  for (int i = 0; i < regions; ++i) body += "      inthreads.async (p == 0) { sync.shared; }\n";
+  return blk(body + "    }\n");
+}
+
+}  // namespace
+
+std::vector<RuleCase> statement_cases() {
+  return {
+      {"TensorFunctionWithoutReturn", "missing-return",
+       "__co__ s32 [64, 64] f(s32 [64, 64] a) {\n  parallel i by 64\n    a.at(i, 0) = 1;\n}\n", 1, "s32 [64, 64] f",
+       "the function returns a tensor but has no `return NAME;`",
+       "declare the result, e.g. `s32 [...] output;`, and end with `return output;`"},
+      {"ReturnFromAVoidFunction", "return-value", "__co__ void f(s32 [64, 64] a) {\n  return a;\n}\n", 2, "a;",
+       "only a tensor declared in the function can be returned",
+       "give the function a tensor return type, e.g. `__co__ s32 [M, N] f(...)`"},
+      {"ReturnOfAParameter", "return-value", "__co__ s32 [64, 64] f(s32 [64, 64] a) {\n  return a;\n}\n", 2, "a;",
+       "only a tensor declared in the function can be returned", "declare it in the function body, e.g. `s32 [...] a;`"},
+      {"ReturnOfAnotherName", "return-value",
+       "__co__ s32 [M, N] f(s32 [M, N] a) {\n  s32 [a.span] out;\n  if (M > 4) { return a; }\n  return out;\n}\n", 3,
+       "a;", "only a tensor declared in the function can be returned"},
+      {"ReturnedTensorOfAnotherType", "returned-declaration",
+       "__co__ s32 [M, N] f(s32 [M, N] a) {\n  f32 [a.span] out;\n  parallel {i, j} by [M, N]\n    out.at(i, j) = 1;\n"
+       "  return out;\n}\n",
+       2, "out;", "`out` is declared f32 of rank 2 but the function returns s32 of rank 2",
+       "declare the returned tensor with the function's return type"},
+      {"GlobalScratchTensor", "unsupported-global-tensor", fn("  global s32 [8] scratch;\n"), 2, "scratch",
+       "global tensors other than the returned one are not supported yet", "declare it `shared` or `local`, or return it"},
+      {"LocalBufferArray", "buffer-array-not-shared", blk("    local f32 [4] acc[2];\n"), 3, "acc",
+       "arrays of buffers live in shared memory (a ring of stages)", "declare it `shared f32 [...] acc[N];`"},
+      {"EmptyBufferArray", "buffer-array-empty", blk("    shared f32 [4] acc[0];\n"), 3, "0]",
+       "an array of buffers needs at least one"},
+      {"BufferArrayOfRuntimeSize", "constant-required", blk("    shared f32 [4] acc[n];\n"), 3, "n]",
+       "the number of buffers must be a constant, got `n`"},
+      {"ScalarInitializedWithATensor", "declaration-init", fn("  int x = lhs;\n"), 2, "lhs;",
+       "`lhs` is a tensor; `x` is a scalar and takes a number"},
+      {"AssignToAnIndex", "assign-target", fn("  parallel i by 8\n    i = 1;\n"), 3, "i = 1", "cannot assign to `i`",
+       "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar"},
+      {"AssignToASymbolicDim", "assign-target", fn("  M = 3;\n"), 2, "M", "cannot assign to `M`",
+       "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar"},
+      {"AssignToATensor", "assign-target", fn("  a += 1;\n"), 2, "a", "cannot assign to `a`",
+       "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar"},
+      {"AssignToAnImmutableScalar", "assign-target", fn("  int x = n;\n  x = 2;\n"), 3, "x = 2",
+       "cannot assign to `x`: it is immutable", "declare it `mutable`, e.g. `mutable int x = ...;`"},
+      {"AssignToABoundName", "assign-target",
+       fn("  parallel i by 8 {\n    s = i % 2;\n    s += 1;\n    a.at(i, s) = 1;\n  }\n"), 4, "s +=",
+       "cannot assign to `s`: it is immutable", "declare it `mutable`, e.g. `mutable int s = ...;`"},
+      {"AssignATensor", "assign-value", fn("  parallel i by 8\n    a.at(i, 0) = lhs;\n"), 3, "lhs;",
+       "`lhs` is a tensor; only numbers can be assigned",
+       "index it with `.at(...)`, or copy tiles with `dma.copy src => dst;`"},
+      {"LoopWithMoreIndicesThanBounds", "loop-index-count", fn("  foreach {i, j} in [4]\n    a.at(i, j) = 1;\n"), 2, "[4]",
+       "2 loop indices but the bound has 1 dimensions"},
+      {"AssertionAlwaysFalse", "assertion-false", fn("  assert(1 == 2, \"never\");\n"), 2, "assert",
+       "this assertion is always false"},
+      {"StaticAssertionOfATensor", "condition-not-a-number", fn("  static_assert(lhs, \"x\");\n"), 2, "lhs",
+       "`lhs` is a tensor; the condition of `static_assert` is a number or a comparison"},
+  };
+}
+
+std::vector<RuleCase> parallel_cases() {
+  return {
+      {"TwoIndicesOneCount", "parallel-index-count", fn("  parallel {i, j} by 8\n    a.at(i, j) = 1;\n"), 2, "{i, j}",
+       "2 indices but 1 counts after `by`"},
+      {"IndicesAgainstAShape", "parallel-index-count", fn("  parallel i by a.span\n    a.at(i, 0) = 1;\n"), 2, "i by",
+       "1 indices but 2 counts after `by`"},
+      {"ZeroCount", "parallel-count", fn("  parallel i by 0\n    a.at(i, 0) = 1;\n"), 2, "0", "a parallel count must be positive, got 0"},
+      {"NegativeCount", "parallel-count", fn("  parallel {i, j} by [4, 2 - 3]\n    a.at(i, j) = 1;\n"), 2, "[4",
+       "a parallel count must be positive, got -1"},
+      {"TooManyThreads", "block-thread-limit",
+       fn("  parallel i by 2 : block\n    parallel j by 2048 : thread\n      a.at(0, 0) = j;\n"), 3, "j by",
+       "this parallel level needs 2048 threads in a block; a block has at most 1024"},
+      {"TooManyWarpgroups", "block-thread-limit", fn("  parallel i by 2 : block\n    parallel g by 9 : group-4 { }\n"), 3,
+       "g by", "this parallel level needs 1152 threads in a block; a block has at most 1024"},
+      {"BlockInsideBlock", "block-outermost", fn("  parallel i by 2 : block\n    parallel j by 2 : block\n      a.at(i, j) = 1;\n"),
+       3, "j by", "a `: block` level must be the outermost parallel level",
+       "an unannotated level inside a block level runs on its threads; say `: thread` or `: group-4`"},
+      {"ClusterInsideBlock", "cluster-outermost",
+       fn("  parallel i by 2 : block\n    parallel c by 2 : cluster\n      parallel b by 2 : block\n        a.at(0, 0) = 1;\n"), 3,
+       "c by", "a `: cluster` level must be the outermost parallel level"},
+      {"ClusterWithoutABlockLevel", "cluster-needs-block",
+       fn("  parallel c by 2 : cluster\n    parallel t by 32 : thread\n      a.at(c, t) = 1;\n"), 2, "c by",
+       "a `: cluster` level must be directly followed by a `: block` level",
+       "write `parallel c by C : cluster, b by B : block { ... }`, or a `: block` level as the only statement of the "
+       "cluster level"},
+      {"ClusterOf16Blocks", "cluster-size", fn("  parallel c by 2 : cluster, b by 16 : block\n    a.at(c, b) = 1;\n"), 2,
+       "16", "a cluster holds at most 8 blocks, got 16", "8 is the portable cluster size"},
+      {"ClusterOfZeroBlocks", "parallel-count", fn("  parallel c by 2 : cluster, b by 0 : block\n    a.at(c, b) = 1;\n"), 2,
+       "0 :", "a parallel count must be positive, got 0"},
+      {"WarpsInsideAThreadLevel", "thread-level-nesting",
+       fn("  parallel i by 2 : block\n    parallel t by 32 : thread\n      parallel w by 2 : group\n        a.at(t, w) = 1;\n"),
+       4, "w by", "parallel levels inside a thread level are not supported"},
+      {"TwoGrids", "one-grid",
+       fn("  parallel i by 2 : block\n    a.at(i, 0) = 1;\n  parallel j by 2 : block\n    a.at(j, 0) = 1;\n"), 4, "j by",
+       "only one block-level parallel statement per kernel is supported yet",
+       "put every block-level statement in one `parallel ... : block`"},
+      {"InthreadsAsyncWithoutAGroupLevel", "inthreads-needs-group", blk("    inthreads.async (bm == 0) { sync.shared; }\n"), 3,
+       "inthreads",
+       "inthreads.async selects warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`"},
+      {"InthreadsAsyncNested", "inthreads-nested",
+       blk("    parallel p by 2 : group-4 {\n      inthreads.async (p == 0) {\n        inthreads.async (p == 0) { sync.shared; }\n"
+           "      }\n    }\n"),
+       5, "inthreads", "inthreads.async regions do not nest"},
+      {"InthreadsConditionOnAnotherIndex", "inthreads-condition",
+       blk("    parallel p by 4 : group-4 {\n      inthreads.async (p == bn) { sync.shared; }\n    }\n"), 4, "p == bn",
+       "the inthreads.async condition must depend only on `p` (it selects whole thread groups)"},
+      {"InthreadsConditionOnAScalar", "inthreads-condition",
+       blk("    parallel p by K : group-4 {\n      inthreads.async (p < n) { sync.shared; }\n    }\n"), 4, "p < n",
+       "the inthreads.async condition must depend only on `p` (it selects whole thread groups)"},
+      {"InthreadsSelectsNothing", "inthreads-selection",
+       blk("    parallel p by 2 : group-4 {\n      inthreads.async (p == 5) { sync.shared; }\n    }\n"), 4, "p == 5",
+       "the inthreads.async condition selects no `p` in 0..1"},
+      {"InthreadsSelectsAGap", "inthreads-selection",
+       blk("    parallel p by 4 : group-4 {\n      inthreads.async (p == 0 || p == 2) { sync.shared; }\n    }\n"), 4,
+       "p == 0", "the inthreads.async condition must select a contiguous range of `p`"},
+      {"SixteenInthreadsRegions", "inthreads-limit", inthreads_regions(16), 19, "inthreads",
+       "at most 15 inthreads.async regions in a block (named barriers 1..15; barrier 0 is the block barrier)"},
+  };
+}
+
+}  // namespace croq::sema::test

@@ -1,0 +1,96 @@
+// No false positives: every kernel the project runs (the samples, the
+// benchmarks, the kernels of tests/common and the valid .co files of
+// tests/data) passes sema without a diagnostic, for every target arch.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/cluster_sources.hpp"
+#include "common/mma_sync_sources.hpp"
+#include "sema_test_util.hpp"
+
+namespace croq::sema::test {
+namespace {
+
+std::string read(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Every raw string literal holding a __co__ function (R"croq(...)croq",
+// R"(...)") in the .cpp files of `dir`, by file.
+std::vector<std::pair<std::string, std::string>> embedded_kernels(const std::filesystem::path& dir) {
+  std::vector<std::pair<std::string, std::string>> kernels;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".cpp") continue;
+    const std::string text = read(entry.path());
+    for (std::size_t at = text.find("R\""); at != std::string::npos; at = text.find("R\"", at + 1)) {
+      const std::size_t open = text.find('(', at);
+      if (open == std::string::npos || open - at > 18) continue;
+      const std::string close = ")" + text.substr(at + 2, open - at - 2) + "\"";
+      const std::size_t end = text.find(close, open);
+      if (end == std::string::npos) break;
+      std::string body = text.substr(open + 1, end - open - 1);
+      if (body.find("__co__") != std::string::npos) kernels.emplace_back(entry.path().filename().string(), body);
+      at = end;
+    }
+  }
+  return kernels;
+}
+
+// Sema for every arch codegen supports: the target rules must not fire either.
+void expect_clean(const std::string& what, const std::string& source) {
+  SCOPED_TRACE(what);
+  for (const std::optional<target::Target>& arch :
+       {std::optional<target::Target>{}, std::optional<target::Target>{target::parse_target("sm_90a")}}) {
+    Options options;
+    options.target = arch;
+    auto e = sema_error(source, options, what);
+    EXPECT_FALSE(e.has_value()) << (e ? e->what() : "");
+  }
+}
+
+TEST(ValidPrograms, Samples) {
+  auto kernels = embedded_kernels(CROQ_SAMPLES_DIR);
+  EXPECT_GE(kernels.size(), 10u);
+  for (const auto& [file, source] : kernels) expect_clean(file, source);
+}
+
+TEST(ValidPrograms, Benchmarks) {
+  auto kernels = embedded_kernels(std::filesystem::path(CROQ_SAMPLES_DIR) / ".." / "bench");
+  EXPECT_GE(kernels.size(), 2u);
+  for (const auto& [file, source] : kernels) expect_clean(file, source);
+}
+
+TEST(ValidPrograms, SharedTestKernels) {
+  expect_clean("kClusterIds", croq::test::kClusterIds);
+  expect_clean("kClusterIds2d", croq::test::kClusterIds2d);
+  expect_clean("cluster_gemm_source(comma)", croq::test::cluster_gemm_source(true));
+  expect_clean("cluster_gemm_source(nested)", croq::test::cluster_gemm_source(false));
+  expect_clean("kMmaSyncPipelined", croq::test::kMmaSyncPipelined);
+  for (const auto& g : croq::test::mma_sync_gemm_cases()) expect_clean(g.name(), g.source());
+}
+
+// mma.sync targets (no WGMMA) accept the same kernels.
+TEST(ValidPrograms, MmaSyncKernelsOnSm80) {
+  Options sm80;
+  sm80.target = target::parse_target("sm_80");
+  for (const auto& g : croq::test::mma_sync_gemm_cases()) {
+    auto e = sema_error(g.source(), sm80, g.name());
+    EXPECT_FALSE(e.has_value()) << (e ? e->what() : "");
+  }
+  auto e = sema_error(croq::test::kMmaSyncPipelined, sm80);
+  EXPECT_FALSE(e.has_value()) << (e ? e->what() : "");
+}
+
+TEST(ValidPrograms, DataFiles) {
+  const std::filesystem::path data(CROQ_TEST_DATA_DIR);
+  for (const char* file : {"cli/add.co", "frontend/corpus/ch2_tiled_add.co", "frontend/corpus/ch3_matmul.co",
+                           "frontend/bench_200_lines.co"})
+    expect_clean(file, read(data / file));
+}
+
+}  // namespace
+}  // namespace croq::sema::test
