@@ -71,12 +71,24 @@ std::string bounded_text(const std::string& text) {
   return out;
 }
 
+// Derivation notes kept per diagnostic.
+constexpr std::size_t kMaxNotes = 20;
+
 // At most kMaxDiagnostics, with bounded texts, and a note for the rest.
 std::vector<Diagnostic> bounded(const std::vector<Diagnostic>& diags) {
   std::vector<Diagnostic> out;
   for (std::size_t i = 0; i < diags.size() && i < kMaxDiagnostics; ++i) {
-    const Diagnostic& d = diags[i];
-    out.push_back(Diagnostic{d.severity, bounded_text(d.message), d.line, d.column, d.length, bounded_text(d.hint)});
+    Diagnostic d = diags[i];
+    d.message = bounded_text(d.message);
+    d.hint = bounded_text(d.hint);
+    d.rule = bounded_text(d.rule);
+    if (d.notes.size() > kMaxNotes) {
+      const std::size_t rest = d.notes.size() - kMaxNotes;
+      d.notes.resize(kMaxNotes);
+      d.notes.push_back(group_digits(rest) + " more notes not shown");
+    }
+    for (std::string& note : d.notes) note = bounded_text(note);
+    out.push_back(std::move(d));
   }
   if (diags.size() > kMaxDiagnostics) {
     Diagnostic note;

@@ -36,7 +36,7 @@ class ConstantChecker {
 
   // ------------------------------------------------------------ reporting
 
-  void report(const Expr& e, std::string message, std::string hint = {}) {
+  void report(const Expr& e, std::string message, std::string hint = {}, std::string rule = {}) {
     if (diags_.size() >= limits::kMaxDiagnostics) {
       ++dropped_;
       return;
@@ -44,6 +44,7 @@ class ConstantChecker {
     Diagnostic d;
     d.message = std::move(message);
     d.hint = std::move(hint);
+    d.rule = std::move(rule);
     d.line = e.location.line;
     d.column = e.location.column;
     d.length = std::max(1, e.location.length);
@@ -72,7 +73,9 @@ class ConstantChecker {
     std::string written = text_of(e, values);
     std::string message = fault_message(quote_text(written), f);
     if (!values.empty() && without_spaces(written) != without_spaces(values)) message += " (" + values + ")";
-    report(e, message, f == ArithmeticFault::overflow ? "integer constants are 64-bit signed integers" : "");
+    // The same rule as sema's: folding here only finds the fault first.
+    report(e, message, f == ArithmeticFault::overflow ? "integer constants are 64-bit signed integers" : "",
+           "constant-arithmetic");
   }
 
   static std::string without_spaces(std::string text) {
@@ -257,7 +260,8 @@ class ConstantChecker {
     for (const auto& [assign, binary] : compound) {
       std::optional<ArithmeticFault> f = v && n.op == assign ? divisor_or_shift_fault(binary, *v) : std::nullopt;
       if (f)
-        report(*n.value, fault_message(std::string(assign_op_name(assign)) + " " + quote_text(text_of(*n.value, "")), *f));
+        report(*n.value, fault_message(std::string(assign_op_name(assign)) + " " + quote_text(text_of(*n.value, "")), *f),
+               "", "constant-arithmetic");
     }
   }
   void stmt_node(const ExprStatement& n) { expr(n.expr); }

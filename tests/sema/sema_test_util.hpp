@@ -55,8 +55,9 @@ inline std::optional<CompileError> sema_error(const std::string& source, const O
                                               const std::string& name = "rules.co") {
   CompileOptions parse;
   parse.source_name = name;
-  auto program = frontend::parse_program(source, parse);
   try {
+    // Constant faults are found while parsing (the same rule ids).
+    auto program = frontend::parse_program(source, parse);
     check(*program, {}, options);
   } catch (const CompileError& e) {
     return e;
