@@ -12,6 +12,9 @@ croq_jobs=${CROQ_JOBS:-$(nproc 2>/dev/null || echo 2)}
 # clang with libFuzzer for the fuzz smoke test (ctest skips it without them).
 croq_build_packages=(cmake ninja-build g++ libspdlog-dev nlohmann-json3-dev libxxhash-dev libgtest-dev)
 croq_fuzz_packages=(clang libclang-rt-14-dev)
+# The croqjit Python package's build and tests (its own packages come from
+# PyPI into a venv: scripts/python-deps.sh).
+croq_python_packages=(python3-dev python3-venv)
 
 croq_die() {
   printf '\n' >&2
@@ -97,6 +100,15 @@ put_cuda_libraries_on_loader_path() {
   echo "libnvrtc-builtins; this run puts it on LD_LIBRARY_PATH. For your own programs:"
   echo "  echo $dir | sudo tee /etc/ld.so.conf.d/cuda.conf && sudo ldconfig"
   export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+}
+
+# ensure_python_venv: the venv the Python package builds and tests with
+# (BUILD/python-venv, picked up by CMake). Without it, or without PyPI, the
+# C++ suite still runs and the Python tests are left out, said loudly.
+ensure_python_venv() {
+  if ! "$croq_root/scripts/python-deps.sh" "$croq_build" > /dev/null; then
+    echo "warning: the croqjit Python package and its tests are left out of this run (see above)." >&2
+  fi
 }
 
 # configure_and_build TARGET...: configures the build folder once with the
