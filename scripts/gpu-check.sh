@@ -15,6 +15,10 @@ run_bench=1
 [ "${1:-}" = "--no-bench" ] && run_bench=0
 
 export CPATH="$root/.devdeps/include${CPATH:+:$CPATH}"
+# The GPU machine's default CXX (/opt/gcc) links libstdc++ statically into
+# shared objects, which the Python package refuses (python/CMakeLists.txt);
+# its system g++ links it dynamically.
+if [ -x /usr/bin/g++ ] && [ "${CXX:-}" != /usr/bin/g++ ]; then export CC=/usr/bin/gcc CXX=/usr/bin/g++; fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/gpu.txt" 2>&1
 cat "$out/gpu.txt"
 

@@ -283,11 +283,25 @@ CUstream_st* stream_handle(nb::handle stream) {
                         "__cuda_stream__, got " + type_name(obj)).c_str());
 }
 
+// Host arguments name no stream. When torch has CUDA up, the call goes on
+// torch's current stream: inside torch.cuda.graph that is the capturing
+// stream, so staging the host data is refused there instead of breaking the
+// capture from the legacy stream.
+CUstream_st* host_call_stream() {
+  PyObject* torch = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");  // borrowed
+  if (torch == nullptr) return nullptr;
+  // A stand-in module (or a torch without CUDA) has no torch.cuda to ask.
+  if (!nb::hasattr(torch, "cuda")) return nullptr;
+  nb::object cuda = nb::borrow(torch).attr("cuda");
+  if (!nb::hasattr(cuda, "is_initialized") || !nb::cast<bool>(cuda.attr("is_initialized")())) return nullptr;
+  return stream_handle(cuda.attr("current_stream")());
+}
+
 }  // namespace
 
 CUstream_st* resolve_stream(nb::handle stream, const CallArguments& call) {
   if (!stream.is_none()) return stream_handle(stream);
-  if (call.device < 0) return nullptr;
+  if (call.device < 0) return host_call_stream();
   if (call.framework == Framework::torch) {
     const TorchApi* torch = torch_api();
     if (torch->current_raw_stream != nullptr) {

@@ -113,7 +113,8 @@ nb::object wrap_result(croq::Tensor result, Framework framework) {
   if (framework == Framework::torch) return export_array<nb::pytorch>(*kept, owner);
   if (framework == Framework::cupy && !host) return export_array<nb::cupy>(*kept, owner);
   if (host && framework != Framework::dlpack) return export_array<nb::numpy>(*kept, owner);
-  return export_array<>(*kept, owner);
+  // Any other producer gets an object with __dlpack__ and __dlpack_device__.
+  return export_array<nb::array_api>(*kept, owner);
 }
 
 }  // namespace croqpy
