@@ -102,11 +102,19 @@ put_cuda_libraries_on_loader_path() {
   export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 }
 
+# Cache settings the build folder must have (-DNAME=VALUE); configure_and_build
+# configures again when one is missing (e.g. a folder first configured by
+# sample.sh, before the Python venv existed).
+croq_cmake_args=()
+
 # ensure_python_venv: the venv the Python package builds and tests with
-# (BUILD/python-venv, picked up by CMake). Without it, or without PyPI, the
-# C++ suite still runs and the Python tests are left out, said loudly.
+# (BUILD/python-venv). Without it, or without PyPI, the C++ suite still
+# runs and the Python tests are left out, said loudly.
 ensure_python_venv() {
-  if ! "$croq_root/scripts/python-deps.sh" "$croq_build" > /dev/null; then
+  local python
+  if python=$("$croq_root/scripts/python-deps.sh" "$croq_build"); then
+    croq_cmake_args+=("-DPython_EXECUTABLE=$python")
+  else
     echo "warning: the croqjit Python package and its tests are left out of this run (see above)." >&2
   fi
 }
@@ -116,10 +124,18 @@ ensure_python_venv() {
 # needed), then builds incrementally (TARGET `all` for everything).
 configure_and_build() {
   put_cuda_libraries_on_loader_path
-  if [ ! -f "$croq_build/build.ninja" ] && [ ! -f "$croq_build/Makefile" ]; then
+  local configure=0 arg name
+  [ -f "$croq_build/build.ninja" ] || [ -f "$croq_build/Makefile" ] || configure=1
+  for arg in "${croq_cmake_args[@]}"; do
+    name=${arg#-D}
+    name=${name%%=*}
+    grep -qxF -- "$name:FILEPATH=${arg#*=}" "$croq_build/CMakeCache.txt" 2> /dev/null ||
+      grep -qxF -- "$name:UNINITIALIZED=${arg#*=}" "$croq_build/CMakeCache.txt" 2> /dev/null || configure=1
+  done
+  if [ $configure = 1 ]; then
     local generator=()
     [ -f "$croq_build/CMakeCache.txt" ] || generator=(-G Ninja)
-    cmake -S "$croq_root" -B "$croq_build" "${generator[@]}" -DCUDAToolkit_ROOT="$croq_cuda"
+    cmake -S "$croq_root" -B "$croq_build" "${generator[@]}" -DCUDAToolkit_ROOT="$croq_cuda" "${croq_cmake_args[@]}"
   fi
   cmake --build "$croq_build" -j "$croq_jobs" --target "$@"
 }
