@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# How much of Croqtile's own test suite `croq check` agrees with: each .co
+# file under tests/{parse,check,infer,gpu,cpu} of a Croqtile checkout is
+# expected to be rejected when one of its `// RUN:` lines runs the compiler
+# under `not`, accepted otherwise (preprocessing-only files are left out).
+#
+#   scripts/conformance.sh CROQTILE [--croq PATH] [--out DIR]
+#
+# CROQTILE is a Croqtile checkout or a bare git directory (its HEAD is read).
+# Prints one line per folder (accepted of expected-accepted, rejected of
+# expected-rejected) and writes the disagreeing files, with croq's first
+# diagnostic, to DIR/false-rejects.txt and DIR/false-accepts.txt (default
+# ./conformance-out). Read the files to learn the language; never copy them.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+repo=${1:?usage: scripts/conformance.sh CROQTILE [--croq PATH] [--out DIR]}
+shift
+croq=$root/build/croq
+out=$PWD/conformance-out
+while [ $# -gt 0 ]; do
+  case $1 in
+    --croq) croq=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ -x "$croq" ] || { echo "no croq at $croq: build first (scripts/test.sh or cmake --build build --target croq)" >&2; exit 2; }
+if git -C "$repo" rev-parse --git-dir > /dev/null 2>&1; then
+  git_dir=$(git -C "$repo" rev-parse --absolute-git-dir)
+else
+  git_dir=$repo  # a bare repository
+fi
+revision=$(git --git-dir="$git_dir" rev-parse --short HEAD)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$out"
+: > "$out/false-rejects.txt"
+: > "$out/false-accepts.txt"
+
+declare -A want_accept got_accept want_reject got_reject
+folders=(parse check infer gpu cpu)
+for folder in "${folders[@]}"; do
+  want_accept[$folder]=0 got_accept[$folder]=0 want_reject[$folder]=0 got_reject[$folder]=0
+done
+
+while IFS= read -r path; do
+  folder=$(cut -d/ -f2 <<< "$path")
+  file="$work/$(tr '/' '_' <<< "$path")"
+  git --git-dir="$git_dir" show "HEAD:$path" > "$file"
+  runs=$(grep -E '^[[:space:]]*//[[:space:]]*RUN:' "$file" || true)
+  [ -n "$runs" ] || continue
+  # Preprocessing only (-E): nothing for a checker to say.
+  if ! grep -qvE 'RUN:.*[[:space:]]-E([[:space:]]|$)' <<< "$runs"; then continue; fi
+  expect=accept
+  grep -qE 'RUN:[[:space:]]*not[[:space:]]+(choreo|cocc)' <<< "$runs" && expect=reject
+  if first=$(timeout 20 "$croq" check "$file" 2>&1 > /dev/null); then verdict=accept; else verdict=reject; fi
+  first=$(grep -m1 -E 'error|fatal|timed out' <<< "$first" || true)
+  if [ "$expect" = accept ]; then
+    want_accept[$folder]=$((want_accept[$folder] + 1))
+    if [ "$verdict" = accept ]; then got_accept[$folder]=$((got_accept[$folder] + 1))
+    else printf '%s\t%s\n' "$path" "${first#"$work/"}" >> "$out/false-rejects.txt"; fi
+  else
+    want_reject[$folder]=$((want_reject[$folder] + 1))
+    if [ "$verdict" = reject ]; then got_reject[$folder]=$((got_reject[$folder] + 1))
+    else printf '%s\n' "$path" >> "$out/false-accepts.txt"; fi
+  fi
+done < <(git --git-dir="$git_dir" ls-tree -r --name-only HEAD tests | grep -E "^tests/($(IFS='|'; echo "${folders[*]}"))/.*\.co$")
+
+printf 'Croqtile %s: `croq check` against the expectations of its tests\n' "$revision"
+printf '%-8s %22s %22s\n' folder "accepted / should be" "rejected / should be"
+ta=0 tA=0 tr=0 tR=0
+for folder in "${folders[@]}"; do
+  printf '%-8s %14d / %-5d %14d / %-5d\n' "$folder" "${got_accept[$folder]}" "${want_accept[$folder]}" \
+    "${got_reject[$folder]}" "${want_reject[$folder]}"
+  ta=$((ta + got_accept[$folder])) tA=$((tA + want_accept[$folder]))
+  tr=$((tr + got_reject[$folder])) tR=$((tR + want_reject[$folder]))
+done
+printf '%-8s %14d / %-5d %14d / %-5d\n' total "$ta" "$tA" "$tr" "$tR"
+echo "disagreements: $out/false-rejects.txt, $out/false-accepts.txt"
