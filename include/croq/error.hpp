@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,12 @@ enum class Severity { error, warning, note };
 // One message about a source text. Lines and columns are 1-based; column
 // counts bytes. line == 0 means the message has no location.
 struct Diagnostic {
+  Diagnostic() = default;
+  Diagnostic(Severity severity, std::string message, int line = 0, int column = 0, int length = 1,
+             std::string hint = {}, std::string rule = {}, std::vector<std::string> notes = {})
+      : severity(severity), message(std::move(message)), line(line), column(column), length(length),
+        hint(std::move(hint)), rule(std::move(rule)), notes(std::move(notes)) {}
+
   Severity severity = Severity::error;
   std::string message;
   int line = 0;

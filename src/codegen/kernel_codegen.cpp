@@ -1737,7 +1737,7 @@ GeneratedKernel Codegen::run() {
     if (result_.output_dtype == DType::f16) needs_half_ = true;
     if (result_.output_dtype == DType::bf16) needs_bf16_ = true;
     signature.push_back(std::string(cuda_type(result_.output_dtype)) + "* __restrict__ croq_output");
-    result_.params.push_back(KernelParam{KernelParam::Kind::output, -1, output_name_, {}});
+    result_.params.push_back(KernelParam{KernelParam::Kind::output, -1, output_name_, {}, {}, 0});
   }
 
   out_.indent();

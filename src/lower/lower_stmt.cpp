@@ -493,7 +493,7 @@ void Lowerer::setup_output() {
   kernel_.buffers.push_back(std::move(b));
   output_ = static_cast<int>(kernel_.buffers.size()) - 1;
   kernel_.params.push_back(ir::Param{abi::KernelParam::Kind::output, "croq_output", ir::Type::element(abi.output_dtype), output_});
-  abi.params.push_back(abi::KernelParam{abi::KernelParam::Kind::output, -1, output_name_, {}});
+  abi.params.push_back(abi::KernelParam{abi::KernelParam::Kind::output, -1, output_name_, {}, {}, 0});
 }
 
 ir::Kernel Lowerer::run() {
