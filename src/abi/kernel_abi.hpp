@@ -59,6 +59,10 @@ struct RuntimeGrid {
   std::int64_t factor = 1;
   std::int64_t per_block = 1;
   std::vector<Term> terms;
+  // The kernel loops over block indices (grid-stride), so a launch of up to
+  // 2^31 - 1 blocks covers any count; otherwise more blocks than a grid
+  // holds is an error at launch.
+  bool grid_stride = false;
   bool dynamic() const { return !terms.empty(); }
 };
 

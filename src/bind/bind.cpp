@@ -1,7 +1,7 @@
 #include "bind/bind.hpp"
 
 #include "frontend/frontend.hpp"
-#include "support/checked_int.hpp"
+#include "bind/signature_check.hpp"
 
 namespace croq::bind {
 
@@ -9,13 +9,7 @@ using namespace frontend::ast;
 
 namespace {
 
-std::string shape_text(DType t, const std::vector<std::int64_t>& dims) {
-  std::string s = std::string(dtype_name(t)) + " [";
-  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
-  return s + "]";
-}
-
-std::map<std::string, std::int64_t> bind(const Program& program, const Function& fn,
+std::map<std::string, std::int64_t> bind_signature(const Program& program, const Function& fn,
                                          const std::vector<abi::ArgSignature>& args,
                                          std::map<std::string, abi::DimSource>* sources) {
   if (args.size() != fn.params.size())
@@ -42,26 +36,18 @@ std::map<std::string, std::int64_t> bind(const Program& program, const Function&
     if (a.dtype != expected || a.shape.size() != p.type.shape.size())
       throw ArgumentError(who + ": expected " + describe(p) + ", got " + got);
     for (std::size_t d = 0; d < a.shape.size(); ++d) {
-      const Expr& dim = *p.type.shape[d];
+      const ParameterDim dim = parameter_dim(program, *p.type.shape[d]);
       if (a.shape[d] < 0) continue;  // a dynamic dim: checked at launch
-      std::optional<std::int64_t> want;
-      if (const auto* lit = std::get_if<IntegerLiteral>(&dim.node)) {
-        want = lit->value <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
-                   ? static_cast<std::int64_t>(lit->value) : -1;
-      } else if (const auto* n = std::get_if<Name>(&dim.node)) {
-        auto def = program.defines.find(n->name);
-        if (def != program.defines.end() && def->second.value && std::holds_alternative<std::int64_t>(*def->second.value))
-          want = std::get<std::int64_t>(*def->second.value);
-        else if (auto b = dims.find(n->name); b != dims.end()) {
-          if (b->second != a.shape[d])
-            throw ArgumentError(who + ": dimension " + std::to_string(d) + " is " + n->name + ", bound to " +
-                                std::to_string(b->second) + " by an earlier argument, but got " + got);
-        } else {
-          dims[n->name] = a.shape[d];
-          if (sources) (*sources)[n->name] = abi::DimSource{static_cast<int>(i), static_cast<int>(d)};
-        }
+      if (dim.constant && *dim.constant != a.shape[d]) throw ArgumentError(who + ": expected " + describe(p) + ", got " + got);
+      if (dim.constant) continue;
+      if (auto b = dims.find(dim.name); b != dims.end()) {
+        if (b->second != a.shape[d])
+          throw ArgumentError(who + ": dimension " + std::to_string(d) + " is " + dim.name + ", bound to " +
+                              std::to_string(b->second) + " by an earlier argument, but got " + got);
+      } else {
+        dims[dim.name] = a.shape[d];
+        if (sources) (*sources)[dim.name] = abi::DimSource{static_cast<int>(i), static_cast<int>(d)};
       }
-      if (want && *want != a.shape[d]) throw ArgumentError(who + ": expected " + describe(p) + ", got " + got);
     }
   }
   return dims;
@@ -71,7 +57,7 @@ std::map<std::string, std::int64_t> bind(const Program& program, const Function&
 
 std::map<std::string, std::int64_t> bind_dims(const Program& program, const Function& fn,
                                               const std::vector<abi::ArgSignature>& args) {
-  return bind(program, fn, args, nullptr);
+  return bind_signature(program, fn, args, nullptr);
 }
 
 std::map<std::string, std::vector<abi::DimSource>> dynamic_dim_sources(const Program& program, const Function& fn,
@@ -109,8 +95,9 @@ lower::BoundFunction bind_function(const Program& program, const Function& fn, c
   bound.program = &program;
   bound.function = &fn;
   bound.args = args;
-  bound.dims = bind(program, fn, args, &bound.dim_sources);
+  bound.dims = bind_signature(program, fn, args, &bound.dim_sources);
   bound.dynamic = dynamic_dim_sources(program, fn, dynamic_dims);
+  check_argument_extents(program, fn, args, dynamic_dims);
   return bound;
 }
 

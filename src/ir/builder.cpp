@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "support/checked_int.hpp"
+
 namespace croq::ir {
 
 bool Type::is_float() const {
@@ -140,6 +142,11 @@ ExprRef add(ExprRef a, ExprRef b) {
 ExprRef mul(ExprRef a, std::int64_t k) {
   if (k == 0 || is_zero(a)) return int_const(0);
   if (k == 1) return a;
+  std::int64_t v = 0;
+  // A product of constants is folded (a value past 2^31 prints as a 64-bit
+  // literal), so it never overflows `int` in the generated code.
+  if (is_const(a, &v))
+    if (support::CheckedInt product = support::checked_mul(v, k); product.ok()) return int_const(product.value, a->type);
   return binary("*", std::move(a), int_const(k));
 }
 

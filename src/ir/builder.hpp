@@ -15,7 +15,7 @@ namespace croq::ir {
 ExprRef int_const(std::int64_t v, Type t = Type::i32());
 ExprRef float_literal(const std::string& text);
 ExprRef var(const std::string& name, Type t = Type::i32());
-ExprRef special(const std::string& name);  // threadIdx.x, blockIdx.x, blockDim.x
+ExprRef special(const std::string& name);  // threadIdx.x, blockIdx.x, blockDim.x, gridDim.x
 ExprRef unary(const std::string& op, ExprRef operand);
 ExprRef binary(const std::string& op, ExprRef lhs, ExprRef rhs);
 ExprRef select(ExprRef condition, ExprRef then_value, ExprRef else_value);
@@ -27,7 +27,8 @@ ExprRef convert(ExprRef e, Type t);
 
 // a + b, dropping a zero side.
 ExprRef add(ExprRef a, ExprRef b);
-// a * k for a constant k: 0 when either is zero, a when k is 1.
+// a * k for a constant k: 0 when either is zero, a when k is 1, the product
+// when a is a constant too (and it fits in 64 bits).
 ExprRef mul(ExprRef a, std::int64_t k);
 // a && b, where a null side is "true".
 ExprRef all_of(ExprRef a, ExprRef b);

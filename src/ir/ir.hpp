@@ -55,7 +55,7 @@ enum class ExprKind {
   int_const,      // value
   float_literal,  // text: a validated C++ floating literal ("0.0f", "1e-3")
   var,            // text: a local variable or kernel parameter
-  special,        // text: threadIdx.x, blockIdx.x, blockDim.x
+  special,        // text: threadIdx.x, blockIdx.x, blockDim.x, gridDim.x
   unary,          // op, operands[0]
   binary,         // op, operands[0..1]
   select,         // operands: condition, then, else
@@ -366,7 +366,13 @@ struct Kernel {
   std::vector<Buffer> buffers;
   std::vector<Event> events;
   std::vector<Accumulator> accumulators;
-  std::vector<std::string> device_code;  // __device__ helpers pasted before the kernel
+  // __device__ helpers pasted before the kernel, with the source line they
+  // start on (0: unknown), so NVRTC errors in them are the user's.
+  struct DeviceCode {
+    int line = 0;
+    std::string text;
+  };
+  std::vector<DeviceCode> device_code;
   StmtPtr body;  // a Seq
 
   // Launch shape: the grid (constant part; runtime terms in abi), threads
@@ -379,12 +385,24 @@ struct Kernel {
   bool needs_half = false, needs_bf16 = false, needs_fp8 = false;
   // The first construct that needs sm_90 (TMA, clusters, WGMMA), if any.
   std::optional<Diagnostic> needs_sm90;
+  // Index arithmetic: i32, or i64 when tensors, counts or coordinates may
+  // pass 2^31 - 1 (the backend scales addresses in this type).
+  Type index = Type::i32();
+  // The outermost level loops over more block indices than the grid has.
+  bool grid_stride = false;
   int next_name = 0;  // fresh names: base + "_" + counter
 
   // What the runtime needs (filled along the way; entry/launch by the backend).
   abi::KernelAbi abi;
 
-  std::string fresh(const std::string& base) { return base + "_" + std::to_string(next_name++); }
+  // A unique CUDA name for a user's or lowering's `base`: base_N. Bases that
+  // could meet a name the backend emits unnumbered (arg_P, dim_D, croq_*) or
+  // a reserved one (_X, __x) get a `u` in front, so no two names collide.
+  std::string fresh(const std::string& base) {
+    const bool clash = base.rfind("arg_", 0) == 0 || base.rfind("dim_", 0) == 0 || base.rfind("croq_", 0) == 0 ||
+                       base.rfind('_', 0) == 0;
+    return (clash ? "u" + base : base) + "_" + std::to_string(next_name++);
+  }
 };
 
 // A specialized program: its kernels in launch order.

@@ -75,7 +75,7 @@ class Verifier {
         if (!is_identifier(e->text)) error("variable `" + e->text + "` is not an identifier");
         break;
       case ExprKind::special:
-        if (e->text != "threadIdx.x" && e->text != "blockIdx.x" && e->text != "blockDim.x")
+        if (e->text != "threadIdx.x" && e->text != "blockIdx.x" && e->text != "blockDim.x" && e->text != "gridDim.x")
           error("unknown special register `" + e->text + "`");
         break;
       case ExprKind::float_literal:

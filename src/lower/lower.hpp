@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -31,10 +32,17 @@ struct BoundFunction {
   std::map<std::string, std::vector<abi::DimSource>> dynamic;
 };
 
+// The length of an expression as the backend prints it: lowering refuses
+// expressions past 1 MiB of text (nested guarded reads double it per level).
+using ExpressionTextSize = std::function<std::size_t(const ir::Kernel&, const ir::ExprRef&)>;
+
+// 32-bit index arithmetic unless a tensor may hold 2^31 elements or more
+// (or a dim is dynamic); lowering starts over in 64 bits when a count or
+// coordinate turns out to need them.
 // Throws CompileError (with the source location, and the bound dims that
 // the failing construct involves) for what cannot be lowered for `target`.
 // Warnings (redundant or missing .zfill, ...) are appended to `warnings`.
 ir::Kernel lower_function(const BoundFunction& bound, const target::Target& target,
-                          std::vector<Diagnostic>& warnings);
+                          std::vector<Diagnostic>& warnings, const ExpressionTextSize& text_size = {});
 
 }  // namespace croq::lower

@@ -46,6 +46,8 @@ ir::Padding Lowerer::padding(const Copy& c, const std::vector<std::int64_t>& ext
     for (const Expr* el : elements) {
       std::int64_t v = const_int(*el, "a padding");
       if (v < 0) fail(el->location, std::string("`") + names[k] + "` padding must not be negative, got " + std::to_string(v));
+      if (v > kInt32Max)
+        fail(el->location, std::string("`") + names[k] + "` padding must be below 2^31, got " + std::to_string(v));
       parts[k]->push_back(v);
     }
   }
@@ -104,14 +106,18 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
   if (c.op == CopyOp::pad) {
     pad = padding(c, src.view.extent);
     for (std::size_t d = 0; d < dst_extent.size(); ++d) {
-      using namespace support;
+      // low + high + n + (n - 1) * mid; a gap term of INT64_MAX is tile_end's overflow.
       const std::int64_t n = src.view.extent[d];
-      CheckedInt gaps = checked_mul(n - 1, pad->mid[d]);
-      CheckedInt total = gaps.ok() ? checked_add(pad->low[d], pad->high[d]) : gaps;
-      if (total.ok()) total = checked_add(total.value, n);
-      if (total.ok()) total = checked_add(total.value, gaps.value);
-      if (!total.ok()) fail(c.op_location, "the padded tile's extent in dimension " + std::to_string(d) + " " + describe(total.fault));
-      dst_extent[d] = total.value;
+      std::int64_t padded = 0;
+      bool overflow = false;
+      for (std::int64_t term : {pad->low[d], pad->high[d], n, tile_end(std::max<std::int64_t>(n - 1, 0), pad->mid[d], 0)}) {
+        const support::CheckedInt next = support::checked_add(padded, term);
+        overflow = overflow || !next.ok() || term == INT64_MAX;
+        padded = next.value;
+      }
+      if (overflow)
+        fail(c.op_location, "the padded extent of dimension " + std::to_string(d) + " overflows a 64-bit signed integer");
+      dst_extent[d] = padded;
     }
   }
   View dst;
@@ -119,7 +125,7 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
     if (scope_ == Scope::kernel) fail(s.location, "a copy into shared or local memory must be inside a parallel level");
     if (c.destination_storage == Storage::shared && scope_ == Scope::block) emit_barrier();
     int id = allocate(c.future ? "future" : "tile", src_dtype, dst_extent,
-                      c.destination_storage == Storage::shared ? ir::Space::shared : ir::Space::local);
+                      c.destination_storage == Storage::shared ? ir::Space::shared : ir::Space::local, s.location);
     dst = whole(id);
     if (zfill && src.view.exact) warn(s, redundant_zfill);
     if (!src.view.exact && !zfill)
@@ -170,6 +176,8 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
                                " but it was written with swizzle " + std::to_string(b.swizzle) + " before");
     b.swizzle = span;
   }
+  if (!support::checked_product(dst.extent))
+    fail(s.location, "this copy's destination tile " + shape_list(dst.extent) + " has more elements than fit in 64 bits");
   line_mark(s.location);
   ir::CopyTiles op;
   op.src = tile_of(src.view);

@@ -22,20 +22,36 @@ std::int64_t multiple_gcd(std::int64_t a, std::int64_t b) {
   return std::gcd(a, b);
 }
 
+// Guarded reads repeat their index in the guard, so nesting them (a.at(i +
+// a.at(i + ...))) doubles the text at each level: past this an expression
+// is refused instead of exhausting memory.
+constexpr std::size_t kMaxExpressionText = std::size_t{1} << 20;
+
 }  // namespace
 
 Value scalar_const(std::int64_t v) {
   Value r;
   r.expr = ir::int_const(v);
   r.constant = v;
-  r.multiple = v == std::numeric_limits<std::int64_t>::min() ? 1 : (v < 0 ? -v : v);
+  // |v|, or 2^62 for INT64_MIN (whose magnitude has no int64).
+  r.multiple = v == std::numeric_limits<std::int64_t>::min() ? std::int64_t{1} << 62 : (v < 0 ? -v : v);
   return r;
 }
 
-std::string shape_text(DType t, const std::vector<std::int64_t>& dims) {
-  std::string s = std::string(dtype_name(t)) + " [";
-  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
+std::string shape_list(const std::vector<std::int64_t>& dims) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + (dims[i] < 0 ? "?" : std::to_string(dims[i]));
   return s + "]";
+}
+
+std::int64_t tile_end(std::int64_t i, std::int64_t step, std::int64_t extent) {
+  support::CheckedInt start = support::checked_mul(i, step);
+  support::CheckedInt end = start.ok() ? support::checked_add(start.value, extent) : start;
+  return end.ok() ? end.value : INT64_MAX;
+}
+
+std::string shape_text(DType t, const std::vector<std::int64_t>& dims) {
+  return std::string(dtype_name(t)) + " " + shape_list(dims);
 }
 
 std::int64_t Lowerer::const_int(const Expr& e, const char* what) {
@@ -45,6 +61,22 @@ std::int64_t Lowerer::const_int(const Expr& e, const char* what) {
                          "` is a runtime index");
   if (!v.constant) fail(e.location, std::string(what) + " must be a constant, got `" + source_text(e) + "`");
   return *v.constant;
+}
+
+std::int64_t Lowerer::non_negative_int(const Expr& e, const char* what) {
+  std::int64_t v = const_int(e, what);
+  if (v < 0) fail(e.location, std::string(what) + " must not be negative, got " + std::to_string(v));
+  return v;
+}
+
+void Lowerer::fail_arithmetic(const Expr& e, support::ArithmeticFault fault, const std::string& values) const {
+  fail(e.location, "`" + source_text(e) + "` " + support::describe(fault) + " (" + values + ")",
+       "integer arithmetic on constants and shapes is evaluated in 64 bits when the kernel is specialized");
+}
+
+ExprRef Lowerer::scaled(const ExprRef& e, std::int64_t k) const {
+  if (!wide_ || k == 1 || ir::is_const(e)) return ir::mul(e, k);
+  return ir::binary("*", ir::convert(e, ir::Type::i64()), ir::int_const(k));
 }
 
 std::vector<std::int64_t> Lowerer::shape_of(const Expr& e, std::vector<std::string>* names) {
@@ -62,6 +94,9 @@ std::vector<std::int64_t> Lowerer::shape_of(const Expr& e, std::vector<std::stri
       break;
     case Value::Kind::scalar:
       if (v.constant) {
+        // -1 would read as a dynamic dim below.
+        if (*v.constant < 0)
+          fail(e.location, "a shape extent must not be negative; `" + source_text(e) + "` is " + std::to_string(*v.constant));
         if (names) *names = {""};
         return {*v.constant};
       }
@@ -241,10 +276,6 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
     r.view = v;
     return r;
   };
-  auto checked = [&](support::CheckedInt r, const SourceLocation& where, const std::string& what) {
-    if (!r.ok()) fail(where, what + " " + support::describe(r.fault));
-    return r.value;
-  };
   switch (m.kind) {
     case MemberKind::at: {
       if (obj.view.pending == View::Pending::subspan) {
@@ -257,18 +288,21 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
         View& v = obj.view;
         for (std::size_t d = 0; d < idx.size(); ++d) {
           std::int64_t step = v.step.empty() ? v.extent[d] : v.step[d];
-          offsets.push_back(ir::mul(idx[d].expr, step));
+          offsets.push_back(scaled(idx[d].expr, step));
           multiples.push_back(multiple_product(idx[d].multiple, step));
           // The last tile may reach past the parent: guard unless tiles divide it.
           std::int64_t parent = dim_value(v.buffer, d);  // -1 when dynamic: never provably inside
-          auto last_end = [&](std::int64_t tile) {
-            auto start = support::checked_mul(tile, step);
-            auto end = start.ok() ? support::checked_add(start.value, v.extent[d]) : start;
-            return end.ok() ? end.value : std::numeric_limits<std::int64_t>::max();
-          };
-          if (!(idx[d].kind == Value::Kind::index && idx[d].count > 0 && parent >= 0 && last_end(idx[d].count - 1) <= parent) &&
-              !(idx[d].constant && parent >= 0 && last_end(*idx[d].constant) <= parent))
-            v.exact = false;
+          std::optional<std::int64_t> last;               // the largest tile coordinate, when known
+          const Expr& where = *m.args[std::min(d, m.args.size() - 1)];
+          if (idx[d].constant && *idx[d].constant < 0)
+            fail(where.location, "tile coordinate " + std::to_string(*idx[d].constant) + " is negative");
+          if (idx[d].kind == Value::Kind::index && idx[d].count > 0) last = idx[d].count - 1;
+          else if (idx[d].constant) last = *idx[d].constant;
+          if (last && tile_end(*last, step, v.extent[d]) == INT64_MAX)
+            fail_arithmetic(where, support::ArithmeticFault::overflow,
+                            "tile " + std::to_string(*last) + " of " + std::to_string(step) + " elements ends past 2^63 - 1");
+          if (last) fit_index(tile_end(*last, step, v.extent[d]));
+          if (!(last && parent >= 0 && tile_end(*last, step, v.extent[d]) <= parent)) v.exact = false;
         }
         return place(offsets, multiples);
       }
@@ -292,9 +326,10 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
           fail(m.args[d]->location, "`chunkat` splits dimension " + std::to_string(d) + ", the dynamic dim `" +
                                         dim_name(v.buffer, d) + "`, into chunks whose size must be known at compile time",
                "use `subspan(T, ...).at(...)` with a constant tile extent");
-        std::int64_t chunk = checked(support::checked_cdiv(v.extent[d], idx.count), m.args[d]->location, "the chunk size");
+        std::int64_t chunk = support::checked_cdiv(v.extent[d], idx.count).value;  // both positive: no fault
+        fit_index(tile_end(idx.count, chunk, 0));
         if (v.extent[d] % idx.count != 0) v.exact = false;
-        offsets[d] = ir::mul(idx.expr, chunk);
+        offsets[d] = scaled(idx.expr, chunk);
         multiples[d] = multiple_product(idx.multiple, chunk);
         v.extent[d] = chunk;
       }
@@ -308,21 +343,17 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
                              std::to_string(obj.view.extent.size()) + " extents, got " + std::to_string(m.args.size()));
       Value r = obj;
       r.kind = Value::Kind::view;
-      for (std::size_t d = 0; d < m.args.size(); ++d) {
-        r.view.extent[d] = const_int(*m.args[d], "a tile extent");
-        if (r.view.extent[d] < 0)
-          fail(m.args[d]->location, "a tile extent must not be negative, got " + std::to_string(r.view.extent[d]));
-      }
+      for (std::size_t d = 0; d < m.args.size(); ++d) r.view.extent[d] = non_negative_int(*m.args[d], "a tile extent");
       r.view.pending = m.kind == MemberKind::view ? View::Pending::view : View::Pending::subspan;
       return r;
     }
     case MemberKind::step: {
       if (obj.view.pending != View::Pending::subspan) fail(e.location, "`.step(...)` follows `.subspan(...)`");
+      if (m.args.size() != obj.view.extent.size())
+        fail(e.location, "`.step` on a rank-" + std::to_string(obj.view.extent.size()) + " tile takes " +
+                             std::to_string(obj.view.extent.size()) + " steps, got " + std::to_string(m.args.size()));
       obj.view.step.clear();
-      for (const auto& a : m.args) obj.view.step.push_back(const_int(*a, "a step"));
-      if (obj.view.step.size() != obj.view.extent.size())
-        fail(e.location, "`.step` takes " + std::to_string(obj.view.extent.size()) + " steps, got " +
-                             std::to_string(obj.view.step.size()));
+      for (const auto& a : m.args) obj.view.step.push_back(non_negative_int(*a, "a step"));
       return obj;
     }
     case MemberKind::from: {
@@ -334,11 +365,13 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
       std::vector<ExprRef> offsets;
       std::vector<std::int64_t> multiples;
       for (std::size_t d = 0; d < idx.size(); ++d) {
+        if (idx[d].constant && *idx[d].constant < 0)
+          fail(m.args[std::min(d, m.args.size() - 1)]->location,
+               "`.from` offset " + std::to_string(*idx[d].constant) + " is negative");
         offsets.push_back(idx[d].expr);
         multiples.push_back(idx[d].multiple);
         std::int64_t parent = dim_value(obj.view.buffer, d);
-        auto end = idx[d].constant ? support::checked_add(*idx[d].constant, obj.view.extent[d]) : support::CheckedInt{};
-        if (!(idx[d].constant && parent >= 0 && end.ok() && *idx[d].constant >= 0 && end.value <= parent))
+        if (!(idx[d].constant && parent >= 0 && tile_end(*idx[d].constant, 1, obj.view.extent[d]) <= parent))
           obj.view.exact = false;  // a runtime offset: guard every access
       }
       return place(offsets, multiples);
@@ -363,19 +396,16 @@ Value Lowerer::span_as(const Expr& e, const Member& m, const Value& obj) {
     if (v.extent[d] < 0)
       fail(e.location, "`.span_as` needs the element count at compile time, but dimension " + std::to_string(d) +
                            " is the dynamic dim `" + dim_name(v.buffer, d) + "`");
-  auto shape_list = [](const std::vector<std::int64_t>& d) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
-    return s + "]";
-  };
   for (auto d : dims)
     if (d <= 0) fail(m.args[0]->location, "`.span_as` needs positive extents, got " + shape_list(dims));
-  auto count = support::checked_product(dims), before = support::checked_product(v.extent);
-  if (!count) fail(m.args[0]->location, "`.span_as(" + shape_list(dims) + ")` has more elements than a 64-bit count holds");
-  if (!before || *count != *before)
+  const std::optional<std::int64_t> count = support::checked_product(dims);
+  if (!count) fail_arithmetic(e, support::ArithmeticFault::overflow, "the product of " + shape_list(dims));
+  const std::optional<std::int64_t> before = support::checked_product(v.extent);
+  if (!before) fail_arithmetic(e, support::ArithmeticFault::overflow, "the product of " + shape_list(v.extent));
+  if (*count != *before)
     fail(e.location, "`.span_as(" + shape_list(dims) + ")` has " + std::to_string(*count) +
-                         " elements but the tensor it reinterprets has " + (before ? std::to_string(*before) : "more") +
-                         " (" + shape_list(v.extent) + ")",
+                         " elements but the tensor it reinterprets has " + std::to_string(*before) + " (" +
+                         shape_list(v.extent) + ")",
          "the element count must stay the same");
   std::vector<std::int64_t> buffer_dims;
   for (std::size_t d = 0; d < buffer(v.buffer).dims.size(); ++d) buffer_dims.push_back(dim_value(v.buffer, d));
@@ -417,11 +447,9 @@ Value Lowerer::fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c) 
     case BinaryOp::bit_or: r = {a | c}; break;
     case BinaryOp::logical_and: r = {a && c}; break;
     case BinaryOp::logical_or: r = {a || c}; break;
-    default: break;
+    default: fail(e.location, "this operator is not supported yet by libcroqjit codegen");
   }
-  if (!r.ok())
-    fail(e.location, "`" + source_text(e) + "` " + describe(r.fault) + " (" + std::to_string(a) + " " +
-                         binary_op_name(op) + " " + std::to_string(c) + ")");
+  if (!r.ok()) fail_arithmetic(e, r.fault, std::to_string(a) + " " + binary_op_name(op) + " " + std::to_string(c));
   return scalar_const(r.value);
 }
 
@@ -434,8 +462,10 @@ Value Lowerer::binary(const Expr& e, const Binary& b) {
     Value out;
     out.kind = Value::Kind::index;
     out.expr = ir::add(ir::mul(l.expr, r.count), r.expr);
-    auto count = support::checked_mul(l.kind == Value::Kind::index ? l.count : 1, r.count);
-    if (!count.ok()) fail(e.location, "`" + source_text(e) + "` " + support::describe(count.fault));
+    const std::int64_t outer = l.kind == Value::Kind::index ? l.count : 1;
+    auto count = support::checked_mul(outer, r.count);
+    if (!count.ok())
+      fail_arithmetic(e, count.fault, "the index takes " + std::to_string(outer) + " * " + std::to_string(r.count) + " values");
     out.count = count.value;
     out.multiple = multiple_gcd(multiple_product(l.multiple, r.count), r.multiple);
     return out;
@@ -446,6 +476,8 @@ Value Lowerer::binary(const Expr& e, const Binary& b) {
   if (l.constant && r.constant) return fold(e, b.op, *l.constant, *r.constant);
   Value out;
   out.is_float = l.is_float || r.is_float;
+  if (!out.is_float && r.constant && *r.constant == 0 && (b.op == BinaryOp::div || b.op == BinaryOp::mod))
+    fail(e.location, "`" + source_text(e) + "` " + support::describe(support::ArithmeticFault::divide_by_zero));
   const std::string op = binary_op_name(b.op);
   // A guarded element read inside arithmetic reads as zero out of range.
   auto operand = [&](const Value& v) {
@@ -458,9 +490,12 @@ Value Lowerer::binary(const Expr& e, const Binary& b) {
     if (b.op == BinaryOp::mul) out.multiple = multiple_product(l.multiple, r.multiple);
     else if (b.op == BinaryOp::add || b.op == BinaryOp::sub) out.multiple = multiple_gcd(l.multiple, r.multiple);
   }
-  // An index plus a constant offset is still bounded (used for halo reads).
+  // An index plus a constant offset is still bounded (used for halo reads):
+  // below count + c for i + c, below count - c for i - c (c < 0); a bound
+  // that overflows bounds nothing.
   if (l.kind == Value::Kind::index && l.count > 0 && r.constant && (b.op == BinaryOp::add || b.op == BinaryOp::sub)) {
-    auto count = b.op == BinaryOp::add ? support::checked_add(l.count, *r.constant) : support::CheckedInt{l.count};
+    const std::int64_t growth = b.op == BinaryOp::add ? *r.constant : -std::max<std::int64_t>(*r.constant, -INT64_MAX);
+    auto count = support::checked_add(l.count, std::max<std::int64_t>(growth, 0));
     if (count.ok()) {
       out.kind = Value::Kind::index;
       out.count = count.value;
@@ -492,7 +527,7 @@ Value Lowerer::unary(const Expr& e, const Unary& n) {
   }
   if (v.constant && n.op == UnaryOp::negate) {
     auto r = support::checked_neg(*v.constant);
-    if (!r.ok()) fail(e.location, "`" + source_text(e) + "` " + support::describe(r.fault));
+    if (!r.ok()) fail_arithmetic(e, r.fault, "-(" + std::to_string(*v.constant) + ")");
     return scalar_const(r.value);
   }
   if (v.constant && n.op == UnaryOp::logical_not) return scalar_const(!*v.constant);
@@ -510,9 +545,12 @@ Value Lowerer::call(const Expr& e, const Call& n) {
   const auto* callee = std::get_if<Name>(&n.callee->node);
   if (callee && callee->name == "cdiv" && n.args.size() == 2) {
     Value a = expr(*n.args[0]), b = expr(*n.args[1]);
+    if (b.constant && *b.constant == 0 && !b.is_float)
+      fail(e.location, "`" + source_text(e) + "` " + support::describe(support::ArithmeticFault::divide_by_zero));
     if (a.constant && b.constant) {
       auto r = support::checked_cdiv(*a.constant, *b.constant);
-      if (!r.ok()) fail(e.location, "`" + source_text(e) + "` " + support::describe(r.fault));
+      if (!r.ok())
+        fail_arithmetic(e, r.fault, "cdiv(" + std::to_string(*a.constant) + ", " + std::to_string(*b.constant) + ")");
       return scalar_const(r.value);
     }
     Value out;
@@ -525,6 +563,18 @@ Value Lowerer::call(const Expr& e, const Call& n) {
 }
 
 Value Lowerer::expr(const Expr& e) {
+  Value v = expr_value(e);
+  if (text_size_ && v.expr) {
+    const std::size_t size = text_size_(kernel_, v.expr) + (v.guard ? text_size_(kernel_, v.guard) : 0);
+    if (size > kMaxExpressionText)
+      fail(e.location, "this expression generates more than " + std::to_string(kMaxExpressionText >> 20) +
+                           " MiB of CUDA (each guarded element read inside an index repeats the index)",
+           "nest fewer element reads inside indices");
+  }
+  return v;
+}
+
+Value Lowerer::expr_value(const Expr& e) {
   return std::visit([&](const auto& n) -> Value {
     using T = std::decay_t<decltype(n)>;
     if constexpr (std::is_same_v<T, IntegerLiteral>) {
@@ -573,8 +623,9 @@ Value Lowerer::expr(const Expr& e) {
     } else if constexpr (std::is_same_v<T, Subscript>) {
       return subscript(e, n);
     } else if constexpr (std::is_same_v<T, ElementCount>) {
-      auto count = support::checked_product(shape_of(*n.operand));
-      if (!count) fail(e.location, "`" + source_text(e) + "` overflows a 64-bit signed integer");
+      std::vector<std::int64_t> dims = shape_of(*n.operand);
+      std::optional<std::int64_t> count = support::checked_product(dims);
+      if (!count) fail_arithmetic(e, support::ArithmeticFault::overflow, "the product of " + shape_list(dims));
       return scalar_const(*count);
     } else {
       fail(e.location, "this expression is not supported yet by libcroqjit codegen");

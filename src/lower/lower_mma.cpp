@@ -197,8 +197,15 @@ void Lowerer::mma_store(const Stmt& s, const Mma& m) {
     op.rows = ir::int_const(64);
     op.cols = ir::int_const(acc.n);
     if (!v.exact) {
-      op.rows = ir::convert(ir::binary("-", dim_expr(v.buffer, 0), v.origin[0]), ir::Type::i32());
-      op.cols = ir::convert(ir::binary("-", dim_expr(v.buffer, 1), v.origin[1]), ir::Type::i32());
+      // What is left of the tensor from the tile's origin; 64-bit kernels
+      // clamp it to the tile first so the int cannot wrap.
+      auto left = [&](std::size_t d, std::int64_t tile) {
+        const ExprRef rest = ir::binary("-", dim_expr(v.buffer, d), v.origin[d]);
+        const ExprRef clamped = wide_ ? ir::select(ir::less(rest, ir::int_const(tile)), rest, ir::int_const(tile)) : rest;
+        return ir::convert(clamped, ir::Type::i32());
+      };
+      op.rows = left(0, 64);
+      op.cols = left(1, acc.n);
     }
     mark_written(v.buffer);
   } else {

@@ -80,11 +80,12 @@ std::int64_t Lowerer::cluster_size(const Parallel& p, std::size_t level) {
            "size the `: cluster` level with the dynamic dim instead");
     if (*c.constant <= 0) fail(next->count->location, "a parallel count must be positive, got " + std::to_string(*c.constant));
     auto product = support::checked_mul(blocks, *c.constant);
-    blocks = product.ok() ? product.value : std::numeric_limits<std::int64_t>::max();
+    if (!product.ok() || product.value > 8)
+      fail(next->count->location, "a cluster holds at most 8 blocks, got " +
+                                      (product.ok() ? std::to_string(product.value) : source_text(*next->count)),
+           "8 is the portable cluster size");
+    blocks = product.value;
   }
-  if (blocks > 8)
-    fail(next->count->location, "a cluster holds at most 8 blocks, got " + std::to_string(blocks),
-         "8 is the portable cluster size");
   return blocks;
 }
 
@@ -115,7 +116,8 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     if (*c.constant <= 0) fail(lv.count->location, "a parallel count must be positive, got " + std::to_string(*c.constant));
     auto product = support::checked_mul(total, *c.constant);
     if (!product.ok())
-      fail(lv.count->location, "this parallel level has more instances than a 64-bit count holds");
+      fail_arithmetic(*lv.count, product.fault, "the level's total count, " + std::to_string(total) + " * " +
+                                                    std::to_string(*c.constant));
     total = product.value;
   }
   if (runtime_total && total != 1) runtime_total = ir::binary("*", runtime_total, ir::int_const(total));
@@ -151,6 +153,11 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   bool pushed_group = false;
   std::int64_t unit = 1;
   ExprRef guard;
+  // A grid-stride loop over the level's instances (grids past 2^31 - 1
+  // blocks, or counts known only at launch): `linear` from `loop_begin`
+  // below `loop_end`, stepping `loop_step`.
+  ExprRef loop_begin, loop_end, loop_step;
+  bool barrier_at_close = false;  // a block-index loop: fence shared memory before the next index
   ir::StmtList region;
   out_.push_back(&region);
   line_mark(lv.location);
@@ -173,42 +180,78 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     const bool in_cluster = cluster_open_;
     if (in_cluster) {  // the blocks of one cluster: the grid is clusters x blocks per cluster
       cluster_open_ = false;
+      auto blocks = support::checked_mul(clusters_, total);
+      if (!blocks.ok() || blocks.value > kMaxGridBlocks)
+        fail(lv.location, "this launch needs " + std::to_string(clusters_) + " clusters of " + std::to_string(total) +
+                              " blocks, more than a grid holds (2^31 - 1 blocks)",
+             "give each block more work");
       runtime = cluster_runtime_;
-      runtime.factor = clusters_ * total;
-      kernel_.grid = clusters_ * total;
+      runtime.factor = blocks.value;
+      kernel_.grid = blocks.value;
+      grid_set_ = true;
+      if (runtime.dynamic()) kernel_.abi.runtime_grid = runtime;
       let_linear(ir::binary("%", ir::special("blockIdx.x"), ir::int_const(total)));
     } else {
       runtime.factor = total;
       kernel_.grid = total;
-      let_linear(ir::special("blockIdx.x"));
+      grid_set_ = true;
+      if (runtime.dynamic()) kernel_.abi.runtime_grid = runtime;
+      // A grid holds 2^31 - 1 blocks: more (or a runtime count) loop over
+      // block indices, except in Hopper kernels, whose barriers are set up
+      // once per block.
+      if (kernel_.hopper && total > kMaxGridBlocks)
+        fail(lv.location, "this level needs " + std::to_string(total) + " blocks, more than a grid holds (2^31 - 1); "
+                          "kernels with events, TMA or mma cannot loop over block indices",
+             "give each block more work");
+      if (!kernel_.hopper && (total > kMaxGridBlocks || runtime.dynamic())) {
+        fit_index(INT64_MAX);
+        kernel_.grid = std::min(total, kMaxGridBlocks);
+        kernel_.abi.runtime_grid.grid_stride = kernel_.grid_stride = true;
+        loop_begin = ir::special("blockIdx.x");
+        loop_end = runtime_total ? runtime_total : ir::int_const(total);
+        loop_step = ir::special("gridDim.x");
+        barrier_at_close = true;  // the next block index reuses shared memory
+      } else {
+        fit_index(total);
+        let_linear(ir::special("blockIdx.x"), index_type());
+      }
     }
-    grid_set_ = true;
-    if (runtime.dynamic()) kernel_.abi.runtime_grid = runtime;
     if (kernel_.hopper) emit_node(ir::BarrierPrologue{{}, {}, true});  // filled by the event pass
     scope_ = Scope::block;
   } else if (mapping == ir::Mapping::flat) {
-    std::int64_t threads = runtime_total ? 256 : std::min<std::int64_t>(total, 256);
-    kernel_.grid = total / threads + (total % threads != 0);
+    const std::int64_t threads = runtime_total ? 256 : std::min<std::int64_t>(total, 256);
+    const std::int64_t blocks = support::checked_cdiv(total, threads).value;  // both positive: no fault
+    kernel_.grid = blocks;
     grid_set_ = true;
     kernel_.block_threads = std::max(kernel_.block_threads, threads);
     runtime.factor = total;
     runtime.per_block = threads;
     if (runtime.dynamic()) kernel_.abi.runtime_grid = runtime;
-    ExprRef block_start = ir::binary("*", ir::special("blockIdx.x"), ir::int_const(threads));
-    if (!runtime_total) {
-      let_linear(ir::binary("+", block_start, ir::special("threadIdx.x")));
+    const ExprRef end = runtime_total ? runtime_total : ir::int_const(total);
+    const ExprRef first = ir::binary(
+        "+", ir::binary("*", ir::convert(ir::special("blockIdx.x"), ir::Type::i64()), ir::int_const(threads)),
+        ir::special("threadIdx.x"));
+    if (runtime_total || blocks > kMaxGridBlocks) {
+      // Instances past what one pass of the grid covers loop.
+      fit_index(INT64_MAX);
+      kernel_.grid = std::min(blocks, kMaxGridBlocks);
+      kernel_.abi.runtime_grid.grid_stride = kernel_.grid_stride = true;
+      loop_begin = first;
+      loop_end = end;
+      loop_step = ir::binary("*", ir::convert(ir::special("gridDim.x"), ir::Type::i64()), ir::int_const(threads));
     } else {
-      block_start = ir::binary("*", ir::convert(ir::special("blockIdx.x"), ir::Type::i64()), ir::int_const(threads));
-      let_linear(ir::binary("+", block_start, ir::special("threadIdx.x")), ir::Type::i64());
+      fit_index(blocks * threads);  // the last block's threads count past `total`
+      if (wide_) let_linear(first, ir::Type::i64());
+      else let_linear(ir::binary("+", ir::binary("*", ir::special("blockIdx.x"), ir::int_const(threads)), ir::special("threadIdx.x")));
+      if (kernel_.grid * threads != total) guard = ir::less(linear_var, end);
     }
-    if (runtime_total || kernel_.grid * threads != total)
-      guard = ir::less(linear_var, runtime_total ? runtime_total : ir::int_const(total));
     scope_ = Scope::thread;
   } else {
     unit = space == SpaceSpecifier::group ? 32 : space == SpaceSpecifier::group4 ? 128 : 1;
     auto needed = support::checked_mul(total, unit);
     if (!needed.ok() || needed.value > 1024)
-      fail(lv.location, "this parallel level needs " + (needed.ok() ? std::to_string(needed.value) : std::string("too many")) +
+      fail(lv.location, "this parallel level needs " +
+                            (needed.ok() ? std::to_string(needed.value) : std::to_string(total) + " x " + std::to_string(unit)) +
                             " threads in a block; a block has at most 1024");
     const bool top = thread_id_->kind == ir::ExprKind::special;
     if (top) kernel_.block_threads = std::max(kernel_.block_threads, needed.value);
@@ -222,7 +265,8 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     if (unit > 1) thread_id_ = ir::binary("%", thread_id_, ir::int_const(unit));
     if (unit == 1) scope_ = Scope::thread;
   }
-  // The indices, then the next level, inside the guard if there is one.
+  if (loop_begin) linear_var = ir::var(linear, ir::Type::i64());
+  // The indices, then the next level, inside the guard or loop if there is one.
   ir::StmtList inner;
   out_.push_back(&inner);
   push();
@@ -236,10 +280,12 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
       ExprRef value = ir::is_const(inner_count) && inner_const == 1 && !inner_dynamic ? linear_var
                                                                                        : ir::binary("/", linear_var, inner_count);
       if (d > 0) value = ir::binary("%", value, count_values[d].expr);
-      emit_node(ir::Let{name, ir::Type::i32(), true, value});
+      // Thread indices are below 1024; block and flat ones take the index type.
+      const ir::Type type = mapping == ir::Mapping::threads ? ir::Type::i32() : index_type();
+      emit_node(ir::Let{name, type, true, value});
       Value v;
       v.kind = Value::Kind::index;
-      v.expr = ir::var(name);
+      v.expr = ir::var(name, type);
       v.count = counts[d];  // 0: a runtime count
       define(lv.indices[d].name, v);
     }
@@ -252,9 +298,22 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   }
   parallel(s, p, level_index + 1);
   pop();
+  if (barrier_at_close) emit_node(ir::Barrier{set_});
   out_.pop_back();
-  if (guard) emit_node(ir::If{guard, ir::make_stmt(ir::Seq{std::move(inner), false}), nullptr});
-  else for (auto& st : inner) emit(std::move(st));
+  if (loop_begin) {
+    ir::For f;
+    f.var = linear;
+    f.type = ir::Type::i64();
+    f.begin = loop_begin;
+    f.end = loop_end;
+    f.step = loop_step;
+    f.body = ir::make_stmt(ir::Seq{std::move(inner), false});
+    emit_node(std::move(f));
+  } else if (guard) {
+    emit_node(ir::If{guard, ir::make_stmt(ir::Seq{std::move(inner), false}), nullptr});
+  } else {
+    for (auto& st : inner) emit(std::move(st));
+  }
   out_.pop_back();
   emit_node(ir::Region{mapping, unit, braced(std::move(region))}, lv.location);
   if (pushed_group) group_levels_.pop_back();

@@ -4,14 +4,17 @@
 
 namespace croq::lower::detail {
 
-Lowerer::Lowerer(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings)
+Lowerer::Lowerer(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings, bool wide,
+                 const ExpressionTextSize& text_size)
     : program_(*bound.program),
       fn_(*bound.function),
       args_(bound.args),
       dims_(bound.dims),
       dynamic_(bound.dynamic),
       target_(target),
-      warnings_(warnings) {
+      warnings_(warnings),
+      wide_(wide),
+      text_size_(text_size) {
   thread_id_ = ir::special("threadIdx.x");
   set_.tid = ir::special("threadIdx.x");
   set_.count = ir::special("blockDim.x");
@@ -115,8 +118,32 @@ ExprRef Lowerer::tile_address(const View& v) const {
   return ir::address_of(element_at(v, std::vector<ExprRef>(v.extent.size(), ir::int_const(0))));
 }
 
+// Bytes of memory on the device side that no buffer can reach: sizes past
+// this are refused before their arithmetic could overflow.
+constexpr std::int64_t kUnreachableBytes = std::int64_t{1} << 40;
+// What a thread's local memory holds at most (CUDA's per-thread limit).
+constexpr std::int64_t kLocalBytesLimit = 512 * 1024;
+
 int Lowerer::allocate(const std::string& base, DType t, std::vector<std::int64_t> dims, ir::Space space,
-                      std::int64_t slots) {
+                      const SourceLocation& where, std::int64_t slots) {
+  const std::int64_t elem = static_cast<std::int64_t>(dtype_size(t));
+  const std::optional<std::int64_t> n = support::checked_product(dims);
+  const support::CheckedInt total = n ? support::checked_mul(*n, elem) : support::CheckedInt{0, support::ArithmeticFault::overflow};
+  const char* kind = space == ir::Space::shared ? "shared" : "local";
+  if (!total.ok() || total.value > kUnreachableBytes)
+    fail(where, std::string("this ") + kind + " buffer, " + shape_text(t, dims) + ", is larger than any device memory");
+  if (space == ir::Space::shared && slots > 0) {
+    // Every term stays below 2^41 (kUnreachableBytes): nothing here overflows.
+    const std::int64_t align = kernel_.hopper ? 1024 : 128;
+    const support::CheckedInt ring = support::checked_mul((total.value + align - 1) / align * align, slots);
+    if (!ring.ok() || ring.value > kUnreachableBytes)
+      fail(where, "this ring of " + std::to_string(slots) + " shared buffers " + shape_text(t, dims) +
+                      " is larger than any device memory");
+  }
+  if (space == ir::Space::local && total.value > kLocalBytesLimit)
+    fail(where, "this local buffer, " + shape_text(t, dims) + ", needs " + std::to_string(total.value) +
+                    " bytes per thread; a thread's local memory holds at most " + std::to_string(kLocalBytesLimit),
+         "stage large tiles in shared memory or split them");
   ir::Buffer b;
   b.name = fresh(base);
   b.dtype = t;
@@ -128,7 +155,7 @@ int Lowerer::allocate(const std::string& base, DType t, std::vector<std::int64_t
   note_dtype(t);
   kernel_.buffers.push_back(std::move(b));
   int id = static_cast<int>(kernel_.buffers.size()) - 1;
-  if (space == ir::Space::shared) emit_node(ir::AllocShared{id});
+  if (space == ir::Space::shared) emit_node(ir::AllocShared{id}, where);
   else if (space == ir::Space::local) emit_node(ir::DeclareLocal{id});
   return id;
 }
@@ -169,8 +196,6 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
       auto part = shape_of(*dim, returned ? &names : nullptr);
       dims.insert(dims.end(), part.begin(), part.end());
     }
-    for (std::size_t i = 0; i < dims.size(); ++i)
-      if (dims[i] == 0 || dims[i] < -1) fail(t.location, "a tensor extent must be positive, got " + std::to_string(dims[i]));
     for (const Declarator& decl : d.declarators) {
       std::int64_t slots = 0;
       if (decl.array_size) {
@@ -180,12 +205,8 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
       }
       int id = -1;
       if (t.storage == Storage::shared || t.storage == Storage::local) {
-        auto bytes = support::checked_product(dims);
-        if (bytes) bytes = support::checked_mul(*bytes, static_cast<std::int64_t>(dtype_size(dtype))).ok()
-                               ? std::optional<std::int64_t>(*bytes * static_cast<std::int64_t>(dtype_size(dtype)))
-                               : std::nullopt;
-        if (!bytes) fail(t.location, "`" + decl.name + "` " + shape_text(dtype, dims) + " is too large");
-        id = allocate(decl.name, dtype, dims, t.storage == Storage::shared ? ir::Space::shared : ir::Space::local, slots);
+        id = allocate(decl.name, dtype, dims, t.storage == Storage::shared ? ir::Space::shared : ir::Space::local,
+                      decl.location, slots);
       } else if (decl.name == output_name_) {
         if (dtype != kernel_.abi.output_dtype || dims != kernel_.abi.output_shape)
           fail(decl.location, "`" + decl.name + "` is declared " + shape_text(dtype, dims) + " but the function returns " +
@@ -223,7 +244,7 @@ void Lowerer::scalar_declaration(const Declaration& d) {
     Value init;
     bool has_init = !decl.init_values.empty();
     if (has_init) init = expr(*decl.init_values[0]);
-    if (t.kind == TypeKind::auto_) type = has_init && init.is_float ? ir::Type::f32() : ir::Type::i32();
+    if (t.kind == TypeKind::auto_) type = has_init && init.is_float ? ir::Type::f32() : index_type();
     // Immutable integers with a constant value stay compile-time constants.
     if (!t.is_mutable && has_init && init.constant && t.kind != TypeKind::element) {
       define(decl.name, scalar_const(*init.constant));
@@ -258,7 +279,7 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
       }
       std::string name = fresh(n->name);
       line_mark(s.location);
-      ir::Type type = value.is_float ? ir::Type::f32() : ir::Type::i32();
+      ir::Type type = value.is_float ? ir::Type::f32() : index_type();
       emit_node(ir::Let{name, type, true, value.expr}, s.location);
       Value v;
       v.expr = ir::var(name, type);
@@ -299,9 +320,10 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
   for (std::size_t d = 0; d < bounds.size(); ++d) {
     if (l.indices[d].range) fail(l.indices[d].name.location, "range loops are not supported yet");
     names.push_back(fresh(l.indices[d].name.name));
+    if (bounds[d].constant) fit_index(*bounds[d].constant);
     Value v;
     v.kind = Value::Kind::index;
-    v.expr = ir::var(names.back());
+    v.expr = ir::var(names.back(), index_type());
     v.count = bounds[d].constant ? *bounds[d].constant : 0;  // 0: a runtime bound
     define(l.indices[d].name.name, v);
   }
@@ -318,6 +340,7 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
   for (std::size_t d = bounds.size(); d-- > 0;) {
     ir::For f;
     f.var = names[d];
+    f.type = index_type();
     f.begin = ir::int_const(0);
     f.end = bounds[d].expr;
     f.body = ir::make_stmt(ir::Seq{std::move(body), false});
@@ -476,9 +499,15 @@ void Lowerer::setup_output() {
     abi.output_shape.insert(abi.output_shape.end(), part.begin(), part.end());
     output_dim_names.insert(output_dim_names.end(), names.begin(), names.end());
   }
+  std::vector<std::int64_t> known;  // the output's static extents; dynamic ones are checked at launch
+  for (auto x : abi.output_shape)
+    if (x >= 0) known.push_back(x);
+  fit_index(element_count(known));
+  known.push_back(static_cast<std::int64_t>(dtype_size(abi.output_dtype)));
+  if (!support::stride_product(known))
+    fail(fn_.return_type.location, "the returned tensor, " + shape_text(abi.output_dtype, abi.output_shape) +
+                                       ", holds more bytes than a 64-bit size can count (2^63 - 1)");
   for (std::size_t d = 0; d < abi.output_shape.size(); ++d) {
-    if (abi.output_shape[d] == 0 || abi.output_shape[d] < -1)
-      fail(fn_.return_type.location, "a tensor extent must be positive, got " + std::to_string(abi.output_shape[d]));
     abi.output_dim_sources.push_back(abi.output_shape[d] < 0 ? dynamic_.at(output_dim_names[d]).front() : abi::DimSource{});
   }
   abi.has_output = true;
@@ -496,10 +525,42 @@ void Lowerer::setup_output() {
   abi.params.push_back(abi::KernelParam{abi::KernelParam::Kind::output, -1, output_name_, {}, {}, 0});
 }
 
+namespace {
+
+// The __global__ function's name: croq_<function>, unless that is a name the
+// Hopper prelude defines at namespace scope.
+std::string entry_name(const std::string& function) {
+  const std::string entry = "croq_" + function;
+  return entry == "croq_dev" || entry == "croq_tensor_map" ? entry + "_kernel" : entry;
+}
+
+// [A-Za-z_][A-Za-z0-9_]*: what the frontend lexes as an identifier.
+bool is_identifier(const std::string& name) {
+  if (name.empty()) return false;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    if (!letter && !(i > 0 && c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 ir::Kernel Lowerer::run() {
+  // Names from the source become CUDA names (croq_F, arg_P, dim_D, N_k): the
+  // parser only makes identifiers, but an AST from elsewhere must not smuggle
+  // other text into the kernel.
+  auto require_identifier = [&](const std::string& name, const SourceLocation& where) {
+    if (!is_identifier(name)) fail(where, "`" + name + "` is not a valid name");
+  };
+  require_identifier(fn_.name, fn_.location);
+  for (const Parameter& p : fn_.params) require_identifier(p.name, p.location);
+  for (const auto& [name, where] : dynamic_) require_identifier(name, fn_.location);
   kernel_.abi.argument_written.assign(args_.size(), false);
   kernel_.function = fn_.name;
-  kernel_.entry = "croq_" + fn_.name;
+  kernel_.entry = entry_name(fn_.name);
+  kernel_.index = index_type();
   kernel_.abi.entry = kernel_.entry;
   kernel_.source_name = program_.source_name;
   kernel_.where = pos(fn_.location);
@@ -507,7 +568,7 @@ ir::Kernel Lowerer::run() {
     kernel_.description += " " + (a.is_tensor ? shape_text(a.dtype, a.shape) : (a.is_integer ? "int" : "float"));
     if (a.is_tensor && a.align_bytes < 16) kernel_.description += " (data aligned to " + std::to_string(a.align_bytes) + " bytes)";
   }
-  for (const auto& dc : program_.device_code) kernel_.device_code.push_back(dc.text);
+  for (const auto& dc : program_.device_code) kernel_.device_code.push_back({dc.location.line, dc.text});
   push();
   setup_parameters();
   setup_output();
@@ -524,8 +585,21 @@ ir::Kernel Lowerer::run() {
 
 namespace croq::lower {
 
-ir::Kernel lower_function(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings) {
-  return detail::Lowerer(bound, target, warnings).run();
+ir::Kernel lower_function(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings,
+                          const ExpressionTextSize& text_size) {
+  bool wide = !bound.dynamic.empty();
+  for (const abi::ArgSignature& a : bound.args)
+    if (a.is_tensor) wide = wide || detail::element_count(a.shape) > detail::kInt32Max;
+  if (!wide) {
+    std::vector<Diagnostic> narrow_warnings;
+    try {
+      ir::Kernel kernel = detail::Lowerer(bound, target, narrow_warnings, false, text_size).run();
+      warnings.insert(warnings.end(), narrow_warnings.begin(), narrow_warnings.end());
+      return kernel;
+    } catch (const detail::NeedsWideIndices&) {
+    }
+  }
+  return detail::Lowerer(bound, target, warnings, true, text_size).run();
 }
 
 }  // namespace croq::lower

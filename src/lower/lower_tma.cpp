@@ -122,6 +122,12 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
       fail(c.source->location, "a TMA box must be known on the host; dimension " + std::to_string(d) +
                                    " is the dynamic dim `" + dim_name(global.buffer, d) + "`",
            "copy a constant tile, e.g. subspan(64, ...).at(...), or use dma.copy");
+  // TMA coordinates are 32-bit signed (dynamic dims are checked at launch).
+  for (std::size_t d = 0; d < global.extent.size(); ++d)
+    if (dim_value(global.buffer, d) > kInt32Max)
+      fail(c.source->location, "tma.copy addresses tiles with 32-bit coordinates, but dimension " + std::to_string(d) +
+                                   " of the tensor has " + std::to_string(dim_value(global.buffer, d)) + " elements",
+           "use dma.copy for tensors with a dimension of 2^31 elements or more");
   std::vector<std::int64_t> box = store ? tile.extent : global.extent;
   if (store && box != global.extent)
     fail(c.destination->location, "tma.copy destination has shape " + shape_text(dtype, global.extent) +
@@ -148,7 +154,7 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
 
   if (!store) {
     if (c.destination_storage == Storage::shared) {
-      tile = whole(allocate(c.future ? "future" : "tile", dtype, box, ir::Space::shared));
+      tile = whole(allocate(c.future ? "future" : "tile", dtype, box, ir::Space::shared, s.location));
     } else if (c.destination) {
       Value d = expr(*c.destination);
       if (d.kind != Value::Kind::view || buffer(d.view.buffer).space != ir::Space::shared)
@@ -180,7 +186,17 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
 
   const int map = tensor_map_param(global, box, span, c.op_location);
   std::vector<ExprRef> coords;  // innermost first
-  for (std::size_t d = box.size(); d-- > 0;) coords.push_back(ir::convert(global.origin[d], ir::Type::i32()));
+  for (std::size_t d = box.size(); d-- > 0;) {
+    // 64-bit kernels saturate: a coordinate past 2^31 - 1 is past every
+    // dimension (checked above), and TMA fills it with zeros instead of
+    // reading the tile the truncated value would name.
+    ExprRef origin = global.origin[d];
+    if (wide_ && !ir::is_zero(origin)) {
+      const ExprRef limit = ir::convert(ir::int_const(kInt32Max), ir::Type::i64());
+      origin = ir::select(ir::less(origin, limit), origin, limit);
+    }
+    coords.push_back(ir::convert(origin, ir::Type::i32()));
+  }
   const ExprRef leader = ir::binary("==", tid(), ir::int_const(0));
   if (store) {
     emit_node(ir::MmaCommit{});  // WGMMA may still write the tile

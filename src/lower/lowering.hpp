@@ -16,6 +16,7 @@
 #include "frontend/frontend.hpp"
 #include "ir/builder.hpp"
 #include "lower/lower.hpp"
+#include "support/checked_int.hpp"
 
 namespace croq::lower::detail {
 
@@ -72,12 +73,32 @@ struct Value {
 Value scalar_const(std::int64_t v);
 
 std::string shape_text(DType t, const std::vector<std::int64_t>& dims);
+// "[128, 256]"; a dynamic dim (-1) prints as `?`.
+std::string shape_list(const std::vector<std::int64_t>& dims);
+
+// Thrown by a Lowerer with 32-bit indices that meets an extent, count or
+// coordinate past 2^31 - 1; lower_function catches it and starts over with
+// 64-bit indices. Never leaves lowering.
+struct NeedsWideIndices {};
+
+inline constexpr std::int64_t kInt32Max = 0x7fffffff;
+// The most blocks a launch has along x (the grid is one-dimensional).
+inline constexpr std::int64_t kMaxGridBlocks = 0x7fffffff;
+
+using support::element_count;
+// Where tile `i` of `extent` elements placed every `step` elements ends
+// (i * step + extent); INT64_MAX, past any buffer, when that overflows.
+std::int64_t tile_end(std::int64_t i, std::int64_t step, std::int64_t extent);
 
 enum class Scope { kernel, block, thread };
 
 class Lowerer {
  public:
-  Lowerer(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings);
+  // `wide`: index arithmetic in 64 bits, for kernels whose extents, counts
+  // or coordinates may pass 2^31 - 1; otherwise 32 bits, and such a value
+  // throws NeedsWideIndices. `text_size` measures expressions as CUDA.
+  Lowerer(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings, bool wide,
+          const ExpressionTextSize& text_size);
   ir::Kernel run();
 
   // Errors, with the bound dims that the construct at `loc` mentions.
@@ -103,7 +124,8 @@ class Lowerer {
 
   // --- expressions (lower_expr.cpp)
   std::string source_text(const Expr& e) const { return frontend::source_text(program_, e); }
-  Value expr(const Expr& e);
+  Value expr(const Expr& e);  // expr_value, refusing runaway text
+  Value expr_value(const Expr& e);
   Value name_value(const Expr& e, const Name& n);
   Value member(const Expr& e, const Member& m);
   Value view_member(const Expr& e, const Member& m, Value obj);
@@ -114,6 +136,17 @@ class Lowerer {
   Value span_as(const Expr& e, const Member& m, const Value& obj);
   Value element_ref(const Expr& e, const Value& target, const ExprList& args);
   std::int64_t const_int(const Expr& e, const char* what);
+  std::int64_t non_negative_int(const Expr& e, const char* what);  // const_int, and not negative
+  // `e` has no 64-bit value: `values` shows the operation that failed.
+  [[noreturn]] void fail_arithmetic(const Expr& e, support::ArithmeticFault fault, const std::string& values) const;
+  // Index arithmetic: the type of index variables, and `e * k` for a tile
+  // origin (in 64 bits when wide, whatever the type of `e`).
+  ir::Type index_type() const { return wide_ ? ir::Type::i64() : ir::Type::i32(); }
+  ExprRef scaled(const ExprRef& e, std::int64_t k) const;
+  // Values up to `largest` need 64-bit indices: restart wide unless already.
+  void fit_index(std::int64_t largest) const {
+    if (!wide_ && largest > kInt32Max) throw NeedsWideIndices{};
+  }
   // Dynamic dims are refused unless `names` is given (it gets their names).
   std::vector<std::int64_t> shape_of(const Expr& e, std::vector<std::string>* names = nullptr);
   // Parallel counts and loop bounds: constants, or counts of a dynamic dim.
@@ -164,7 +197,9 @@ class Lowerer {
   bool contains_parallel(const Stmt& s) const;
   bool uses_shared(const Stmt& s) const;
   bool uses_hopper(const Stmt& s) const;
-  int allocate(const std::string& base, DType t, std::vector<std::int64_t> dims, ir::Space space, std::int64_t slots = 0);
+  // `where`: the statement or declarator that asks for it, for errors.
+  int allocate(const std::string& base, DType t, std::vector<std::int64_t> dims, ir::Space space,
+               const SourceLocation& where, std::int64_t slots = 0);
   ir::Buffer& buffer(int id) { return kernel_.buffers[static_cast<std::size_t>(id)]; }
   const ir::Buffer& buffer(int id) const { return kernel_.buffers[static_cast<std::size_t>(id)]; }
   ExprRef dim_expr(int buffer, std::size_t d) const;  // an extent: a number or the dynamic dim
@@ -186,6 +221,9 @@ class Lowerer {
   std::map<std::string, std::vector<abi::DimSource>> dynamic_;
   const target::Target& target_;
   std::vector<Diagnostic>& warnings_;
+  const bool wide_;
+  const ExpressionTextSize& text_size_;
+  std::int64_t shared_reach_ = 0;  // shared bytes of the tiles so far, aligned (limit checks only)
 
   ir::Kernel kernel_;
   std::vector<ir::StmtList*> out_;

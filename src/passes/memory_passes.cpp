@@ -152,6 +152,11 @@ void lay_out_shared_memory(ir::Kernel& kernel, std::int64_t max_shared_bytes) {
       b.smem_offset = offset;
       auto end = support::checked_add(offset, total);
       if (!end.ok()) too_large();
+      // Past this no device holds the tiles: refused at the one that passes it.
+      constexpr std::int64_t kUnreachableBytes = std::int64_t{1} << 40;
+      if (end.value > kUnreachableBytes)
+        ir::fail(s.where, "`" + kernel.function + "` needs more than " + std::to_string(kUnreachableBytes) +
+                              " bytes of shared memory per block; the device allows " + std::to_string(max_shared_bytes));
       bytes = end.value;
     } else if (auto* d = std::get_if<ir::DeclareEvent>(&s.node)) {
       ir::Event& e = kernel.events[static_cast<std::size_t>(d->event)];

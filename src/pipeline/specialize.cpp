@@ -33,7 +33,7 @@ GeneratedKernel generate(const frontend::ast::Program& program, const frontend::
   GeneratedKernel out;
   lower::BoundFunction bound = bind::bind_function(program, function, args, options.dynamic_dims);
   try {
-    ir::Kernel kernel = lower::lower_function(bound, target, out.warnings);
+    ir::Kernel kernel = lower::lower_function(bound, target, out.warnings, backend::cuda::expression_text_size);
     if (verify) check_ir(program, kernel, ir::VerifyStage::lowered);
     passes::run_passes(kernel, target, options.max_shared_bytes);
     if (verify) check_ir(program, kernel, ir::VerifyStage::final);

@@ -101,4 +101,27 @@ std::optional<std::int64_t> checked_product(const Range& extents) {
   return p;
 }
 
+// Elements of a tensor with these (non-negative) extents; INT64_MAX when
+// the product overflows (a tensor that size needs 64-bit indices anyway).
+template <typename Range>
+std::int64_t element_count(const Range& extents) {
+  for (auto e : extents)
+    if (e == 0) return 0;
+  return checked_product(extents).value_or(std::numeric_limits<std::int64_t>::max());
+}
+
+// The product of the extents with each 0 counted as 1: the largest stride
+// index arithmetic forms over a buffer of these extents, even an empty one.
+// Nothing when it overflows.
+template <typename Range>
+std::optional<std::int64_t> stride_product(const Range& extents) {
+  std::int64_t p = 1;
+  for (auto e : extents) {
+    auto r = checked_mul(p, e > 0 ? static_cast<std::int64_t>(e) : std::int64_t{1});
+    if (!r.ok()) return std::nullopt;
+    p = r.value;
+  }
+  return p;
+}
+
 }  // namespace croq::support

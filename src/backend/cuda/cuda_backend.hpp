@@ -11,7 +11,11 @@ namespace croq::backend::cuda {
 
 // The kernel's CUDA C++ text; also completes kernel.abi.launch (grid,
 // block, shared bytes, cluster) from the kernel's launch shape.
+// Throws ir::SourceError at the statement where the text passes 4 MiB.
 std::string emit_kernel(ir::Kernel& kernel);
+
+// The length of `e` printed as CUDA (lowering caps it).
+std::size_t expression_text_size(const ir::Kernel& kernel, const ir::ExprRef& e);
 
 // `text` safe inside a C string literal in a #line directive: quotes and
 // backslashes escaped, control and non-ASCII bytes replaced by '?'.

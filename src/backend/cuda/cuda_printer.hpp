@@ -17,6 +17,8 @@ const char* cuda_type(const ir::Type& t);
 std::string typed(DType t, const std::string& value);
 std::string add_text(const std::string& a, const std::string& b);
 std::string mul_text(const std::string& a, std::int64_t k);
+// `#line N "name"`, the name escaped for the literal.
+std::string line_directive(int line, const std::string& source_name);
 
 class Printer {
  public:
@@ -29,6 +31,7 @@ class Printer {
   // buffer[linear] for coordinates given as text, through the buffer's layout.
   std::string element(int buffer, const std::string& slot, const std::vector<std::string>& coords) const;
   std::string dim_text(int buffer, std::size_t d) const;
+  std::string scaled_text(const std::string& a, std::int64_t k) const;
 
  private:
   void line(const std::string& text);

@@ -3,8 +3,20 @@
 // access where the vectorization pass found that aligned, tail guards where
 // a tile can reach past its tensor, and the padding of dma.pad.
 #include "backend/cuda/cuda_printer.hpp"
+#include "support/checked_int.hpp"
 
 namespace croq::backend::cuda {
+
+namespace {
+
+// The type of a copy loop's counter and coordinates: the loop runs over
+// `space` and its coordinates stay below `extent`.
+const char* element_index_type(const std::vector<std::int64_t>& space, const std::vector<std::int64_t>& extent) {
+  const bool wide = support::element_count(space) > 0x7fffffff || support::element_count(extent) > 0x7fffffff;
+  return wide ? "long long" : "int";
+}
+
+}  // namespace
 
 std::string Printer::tile_element(const ir::Tile& t, const std::vector<std::string>& idx) const {
   std::vector<std::string> coords;
@@ -46,14 +58,14 @@ void Printer::copy(const ir::CopyTiles& c) {
 // `vec` and offset by `inner_begin`); the caller closes it.
 std::vector<std::string> Printer::open_element_loop(const ir::CopyTiles& c, const std::vector<std::int64_t>& space,
                                                     std::int64_t vec, std::int64_t inner_begin) {
-  std::int64_t n = 1;
-  for (auto x : space) n *= x;
+  const std::int64_t n = *support::checked_product(space);  // at most the copy's elements, checked in lowering
+  const std::string type = element_index_type(space, c.dst.extent);
   const std::string e = fresh("e");
   if (c.cooperative)
-    line("for (int " + e + " = " + expr(c.set.tid) + "; " + e + " < " + std::to_string(n) + "; " + e + " += " +
+    line("for (" + type + " " + e + " = " + expr(c.set.tid) + "; " + e + " < " + std::to_string(n) + "; " + e + " += " +
          expr(c.set.count) + ") {");
   else
-    line("for (int " + e + " = 0; " + e + " < " + std::to_string(n) + "; ++" + e + ") {");
+    line("for (" + type + " " + e + " = 0; " + e + " < " + std::to_string(n) + "; ++" + e + ") {");
   indent();
   std::vector<std::string> idx(space.size());
   std::int64_t inner = 1;
@@ -62,7 +74,7 @@ std::vector<std::string> Printer::open_element_loop(const ir::CopyTiles& c, cons
     std::string t = inner == 1 ? e : "(" + e + " / " + std::to_string(inner) + ")";
     if (d > 0) t = "(" + t + " % " + std::to_string(space[d]) + ")";
     if (d + 1 == space.size()) t = add_text(std::to_string(inner_begin), mul_text(t, vec));
-    line("const int " + idx[d] + " = " + t + ";");
+    line("const " + type + " " + idx[d] + " = " + t + ";");
     inner *= space[d];
   }
   return idx;
@@ -127,7 +139,7 @@ void Printer::pad(const ir::CopyTiles& c) {
     std::string shifted = pad.low[d] ? "(" + dst_idx[d] + " - " + std::to_string(pad.low[d]) + ")" : dst_idx[d];
     src_idx[d] = fresh("s");
     const std::int64_t pitch = pad.mid[d] + 1;
-    line("const int " + src_idx[d] + " = " + (pitch == 1 ? shifted : shifted + " / " + std::to_string(pitch)) + ";");
+    line(std::string("const ") + element_index_type(dst.extent, dst.extent) + " " + src_idx[d] + " = " + (pitch == 1 ? shifted : shifted + " / " + std::to_string(pitch)) + ";");
     if (pad.low[d]) also((pitch == 1 ? src_idx[d] : shifted) + " >= 0");
     if (pitch > 1) also(shifted + " % " + std::to_string(pitch) + " == 0");
     if (pad.high[d] || pitch > 1) also(src_idx[d] + " < " + std::to_string(src.extent[d]));

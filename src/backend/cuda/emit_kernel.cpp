@@ -1,9 +1,12 @@
 // The kernel's text: header, parameters, shared memory, statements and
 // expressions.
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include "backend/cuda/cuda_printer.hpp"
 #include "codegen/hopper_prelude.hpp"
+#include "support/checked_int.hpp"
 
 namespace croq::backend::cuda {
 
@@ -52,10 +55,43 @@ std::string add_text(const std::string& a, const std::string& b) {
   return "(" + a + " + " + b + ")";
 }
 
+namespace {
+
+// The value of CUDA text that is a plain decimal integer ("42", "-7").
+std::optional<std::int64_t> integer_text(const std::string& s) {
+  const std::size_t digits = !s.empty() && s[0] == '-' ? 1 : 0;
+  if (s.size() == digits || s.size() > 19 + digits) return std::nullopt;
+  std::int64_t v = 0;
+  for (std::size_t i = digits; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return std::nullopt;
+    support::CheckedInt shifted = support::checked_mul(v, 10);
+    support::CheckedInt next = shifted.ok() ? support::checked_add(shifted.value, s[i] - '0') : shifted;
+    if (!next.ok()) return std::nullopt;
+    v = next.value;
+  }
+  return digits ? -v : v;
+}
+
+// Each expression is capped in lowering, but many statements of large ones
+// could still add up to a kernel no compiler gets through.
+constexpr std::size_t kMaxKernelText = std::size_t{4} << 20;
+
+}  // namespace
+
+// Constant products are folded (a literal above 2^31 is a 64-bit literal in
+// C++), so a product of constants never overflows `int` in the generated code.
 std::string mul_text(const std::string& a, std::int64_t k) {
   if (k == 0 || a == "0") return "0";
   if (k == 1) return a;
+  if (std::optional<std::int64_t> v = integer_text(a))
+    if (support::CheckedInt product = support::checked_mul(*v, k); product.ok()) return std::to_string(product.value);
   return "(" + a + " * " + std::to_string(k) + ")";
+}
+
+// `a * k` for an index term: in 64 bits when the kernel's indices are.
+std::string Printer::scaled_text(const std::string& a, std::int64_t k) const {
+  if (kernel_.index.kind != ir::Type::Kind::i64 || k == 1 || a == "0" || integer_text(a)) return mul_text(a, k);
+  return "((long long)(" + a + ") * " + std::to_string(k) + ")";
 }
 
 std::string escape_for_line_directive(const std::string& text) {
@@ -66,6 +102,10 @@ std::string escape_for_line_directive(const std::string& text) {
     else out += static_cast<char>(c);
   }
   return out;
+}
+
+std::string line_directive(int line, const std::string& source_name) {
+  return "#line " + std::to_string(line) + " \"" + escape_for_line_directive(source_name) + "\"";
 }
 
 std::string sanitize_for_comment(const std::string& text) {
@@ -87,7 +127,7 @@ std::string Printer::element(int buffer, const std::string& slot, const std::vec
   std::int64_t stride = 1;
   std::string dynamic_stride;  // product of the dynamic extents inside dimension d
   for (std::size_t d = coords.size(); d-- > 0;) {
-    std::string term = mul_text(coords[d], stride);
+    std::string term = scaled_text(coords[d], stride);
     if (!dynamic_stride.empty() && term != "0") term = "(" + term + " * " + dynamic_stride + ")";
     linear = add_text(linear, term);
     if (!b.dims[d].is_dynamic()) stride *= b.dims[d].value;
@@ -104,7 +144,9 @@ std::string Printer::element(int buffer, const std::string& slot, const std::vec
 
 std::string Printer::expr(const ir::ExprRef& e) const {
   switch (e->kind) {
-    case ir::ExprKind::int_const: return std::to_string(e->value);
+    case ir::ExprKind::int_const:
+      // INT64_MIN has no literal (9223372036854775808 is not a signed value).
+      return e->value == std::numeric_limits<std::int64_t>::min() ? "(-9223372036854775807LL - 1)" : std::to_string(e->value);
     case ir::ExprKind::float_literal: case ir::ExprKind::var: case ir::ExprKind::special: return e->text;
     case ir::ExprKind::unary: return "(" + e->op + expr(e->operands[0]) + ")";
     case ir::ExprKind::binary: return "(" + expr(e->operands[0]) + " " + e->op + " " + expr(e->operands[1]) + ")";
@@ -154,6 +196,9 @@ std::string Printer::body_text(const ir::Stmt& body) {
 }
 
 void Printer::stmt(const ir::Stmt& s) {
+  if (s.where.line > 0 && out_.size() > kMaxKernelText)
+    ir::fail(s.where, "the kernel's CUDA passes " + std::to_string(kMaxKernelText >> 20) + " MiB before this statement",
+             "split the function, or simplify its expressions");
   std::visit([&](const auto& n) {
     using T = std::decay_t<decltype(n)>;
     if constexpr (std::is_same_v<T, ir::Seq>) {
@@ -192,7 +237,7 @@ void Printer::stmt(const ir::Stmt& s) {
       braced_body(n.body);
       line("}");
     } else if constexpr (std::is_same_v<T, ir::LineMark>) {
-      raw("#line " + std::to_string(n.line) + " \"" + escape_for_line_directive(kernel_.source_name) + "\"");
+      raw(line_directive(n.line, kernel_.source_name));
     } else if constexpr (std::is_same_v<T, ir::Comment>) {
       line("// " + sanitize_for_comment(n.text));
     } else if constexpr (std::is_same_v<T, ir::Trap>) {
@@ -210,9 +255,10 @@ void Printer::stmt(const ir::Stmt& s) {
            "*>(croq_smem + " + std::to_string(b.smem_offset) + ");");
     } else if constexpr (std::is_same_v<T, ir::DeclareLocal>) {
       const ir::Buffer& b = kernel_.buffers[static_cast<std::size_t>(n.buffer)];
-      std::int64_t count = 1;
+      std::int64_t count = 1;  // at most the local limit: checked in lowering
       for (const auto& d : b.dims) count *= d.value;
-      line(std::string(cuda_type(b.dtype)) + " " + b.name + "[" + std::to_string(count) + "];");
+      // An empty tile still declares one element: C++ has no zero-length arrays.
+      line(std::string(cuda_type(b.dtype)) + " " + b.name + "[" + std::to_string(std::max<std::int64_t>(count, 1)) + "];");
     } else if constexpr (std::is_same_v<T, ir::DeclareEvent>) {
       const ir::Event& e = kernel_.events[static_cast<std::size_t>(n.event)];
       line("unsigned long long* " + e.name + " = reinterpret_cast<unsigned long long*>(croq_smem + " +
@@ -279,14 +325,17 @@ std::string emit_kernel(ir::Kernel& kernel) {
     if (p.kind == abi::KernelParam::Kind::dim) dynamic_dims += " " + p.name.substr(4);  // dim_NAME
   if (!dynamic_dims.empty()) src << "// dynamic dims (? above; kernel parameters):" << dynamic_dims << "\n";
   src << "// grid " << (kernel.abi.runtime_grid.dynamic() ? std::string("computed at launch") : std::to_string(kernel.grid))
-      << ", block " << kernel.block_threads << ", shared memory " << kernel.shared_bytes << " bytes";
+      << (kernel.grid_stride ? " (looping over block indices)" : "") << ", block " << kernel.block_threads
+      << ", shared memory " << kernel.shared_bytes << " bytes";
   if (kernel.cluster_blocks > 0) src << ", clusters of " << kernel.cluster_blocks << " blocks";
   src << "\n";
   if (kernel.needs_half) src << "#include <cuda_fp16.h>\n";
   if (kernel.needs_bf16) src << "#include <cuda_bf16.h>\n";
   if (kernel.needs_fp8) src << "#include <cuda_fp8.h>\n";
   if (kernel.hopper) src << codegen::hopper_prelude();
-  for (const auto& dc : kernel.device_code) src << dc << "\n";
+  // A #line before pasted __device__ code: NVRTC errors in it are the user's.
+  for (const auto& dc : kernel.device_code)
+    src << (dc.line > 0 ? line_directive(dc.line, kernel.source_name) + "\n" : "") << dc.text << "\n";
   // Warp-specialized kernels run one block per SM (setmaxnreg needs the cap).
   src << "\nextern \"C\" __global__ void __launch_bounds__(" << kernel.block_threads << (kernel.hopper ? ", 1" : "")
       << ") " << kernel.entry << "(";
@@ -308,5 +357,7 @@ std::string emit_kernel(ir::Kernel& kernel) {
   kernel.abi.entry = kernel.entry;
   return src.str();
 }
+
+std::size_t expression_text_size(const ir::Kernel& kernel, const ir::ExprRef& e) { return Printer(kernel).expr(e).size(); }
 
 }  // namespace croq::backend::cuda
