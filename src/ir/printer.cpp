@@ -207,6 +207,8 @@ class Dumper {
     out_ << "kernel " << k_.entry << ": grid " << k_.grid << (k_.abi.runtime_grid.dynamic() ? " (runtime)" : "") << ", block "
          << k_.block_threads << ", shared " << k_.shared_bytes << " bytes";
     if (k_.cluster_blocks) out_ << ", clusters of " << k_.cluster_blocks;
+    if (k_.grid_stride) out_ << ", looping over block indices";
+    if (k_.index.kind == Type::Kind::i64) out_ << ", 64-bit indices";
     out_ << "\n";
     for (std::size_t i = 0; i < k_.params.size(); ++i) out_ << "  param " << k_.params[i].name << "\n";
     for (const Buffer& b : k_.buffers) {
