@@ -239,7 +239,7 @@ void Lowerer::inthreads_async(const Stmt& s, const InThreads& t) {
       fail(t.condition->location, "the inthreads.async condition must select a contiguous range of `" + level.index + "`");
   if (next_barrier_id_ > 15)
     fail(s.location, "at most 15 inthreads.async regions in a block (named barriers 1..15; barrier 0 is the block barrier)");
-  Value c = expr(*t.condition);
+  Value c = require_scalar(expr(*t.condition), *t.condition);
   line_mark(s.location);
   const ir::ThreadSet saved = set_;
   set_.threads = static_cast<std::int64_t>(chosen.size()) * level.unit;

@@ -69,6 +69,11 @@ std::int64_t Lowerer::non_negative_int(const Expr& e, const char* what) {
   return v;
 }
 
+const Value& Lowerer::require_scalar(const Value& v, const Expr& e) const {
+  if (!v.expr) fail(e.location, "expected a number, an index or an element here, got `" + source_text(e) + "`");
+  return v;
+}
+
 void Lowerer::fail_arithmetic(const Expr& e, support::ArithmeticFault fault, const std::string& values) const {
   fail(e.location, "`" + source_text(e) + "` " + support::describe(fault) + " (" + values + ")",
        "integer arithmetic on constants and shapes is evaluated in 64 bits when the kernel is specialized");
@@ -459,6 +464,7 @@ Value Lowerer::binary(const Expr& e, const Binary& b) {
     if (r.kind != Value::Kind::index || r.count <= 0)
       fail(b.rhs->location, "the right side of `#` must be a bounded index (a parallel or loop variable), got `" +
                                 source_text(*b.rhs) + "`");
+    require_scalar(l, *b.lhs);
     Value out;
     out.kind = Value::Kind::index;
     out.expr = ir::add(ir::mul(l.expr, r.count), r.expr);
@@ -473,6 +479,8 @@ Value Lowerer::binary(const Expr& e, const Binary& b) {
   for (const Value* v : {&l, &r})
     if (v->kind == Value::Kind::view || v->kind == Value::Kind::future || v->kind == Value::Kind::shape)
       fail(e.location, "arithmetic on a whole tensor or shape is not supported; index it with `.at`");
+  require_scalar(l, *b.lhs);
+  require_scalar(r, *b.rhs);
   if (l.constant && r.constant) return fold(e, b.op, *l.constant, *r.constant);
   Value out;
   out.is_float = l.is_float || r.is_float;
@@ -520,6 +528,7 @@ ExprRef Lowerer::guarded(const Value& v, ExprRef zero) const {
 
 Value Lowerer::unary(const Expr& e, const Unary& n) {
   Value v = expr(*n.operand);
+  if (n.op != UnaryOp::extent) require_scalar(v, *n.operand);
   if (n.op == UnaryOp::extent) {
     if (v.kind != Value::Kind::index || v.count <= 0)
       fail(e.location, "`#` gives the extent of a parallel or loop index; `" + source_text(*n.operand) + "` is not one");
@@ -544,7 +553,7 @@ Value Lowerer::unary(const Expr& e, const Unary& n) {
 Value Lowerer::call(const Expr& e, const Call& n) {
   const auto* callee = std::get_if<Name>(&n.callee->node);
   if (callee && callee->name == "cdiv" && n.args.size() == 2) {
-    Value a = expr(*n.args[0]), b = expr(*n.args[1]);
+    Value a = require_scalar(expr(*n.args[0]), *n.args[0]), b = require_scalar(expr(*n.args[1]), *n.args[1]);
     if (b.constant && *b.constant == 0 && !b.is_float)
       fail(e.location, "`" + source_text(e) + "` " + support::describe(support::ArithmeticFault::divide_by_zero));
     if (a.constant && b.constant) {
@@ -595,7 +604,8 @@ Value Lowerer::expr_value(const Expr& e) {
     } else if constexpr (std::is_same_v<T, Binary>) {
       return binary(e, n);
     } else if constexpr (std::is_same_v<T, Conditional>) {
-      Value c = expr(*n.condition), a = expr(*n.then_value), b = expr(*n.else_value);
+      Value c = require_scalar(expr(*n.condition), *n.condition);
+      Value a = require_scalar(expr(*n.then_value), *n.then_value), b = require_scalar(expr(*n.else_value), *n.else_value);
       if (c.constant) return *c.constant ? a : b;
       Value out;
       out.expr = ir::select(c.expr, a.expr, b.expr);

@@ -243,7 +243,7 @@ void Lowerer::scalar_declaration(const Declaration& d) {
     }
     Value init;
     bool has_init = !decl.init_values.empty();
-    if (has_init) init = expr(*decl.init_values[0]);
+    if (has_init) init = require_scalar(expr(*decl.init_values[0]), *decl.init_values[0]);
     if (t.kind == TypeKind::auto_) type = has_init && init.is_float ? ir::Type::f32() : index_type();
     // Immutable integers with a constant value stay compile-time constants.
     if (!t.is_mutable && has_init && init.constant && t.kind != TypeKind::element) {
@@ -290,7 +290,7 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
     }
   }
   Value target = expr(*a.target);
-  Value value = expr(*a.value);
+  Value value = require_scalar(expr(*a.value), *a.value);
   if (target.kind != Value::Kind::scalar || target.constant)
     fail(a.target->location, "cannot assign to `" + source_text(*a.target) + "`",
          "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar");
@@ -362,7 +362,7 @@ void Lowerer::stmt(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, Assignment>) {
       assignment(s, n);
     } else if constexpr (std::is_same_v<T, ExprStatement>) {
-      Value v = expr(*n.expr);
+      Value v = require_scalar(expr(*n.expr), *n.expr);
       line_mark(s.location);
       emit_node(ir::Eval{v.expr}, s.location);
     } else if constexpr (std::is_same_v<T, Parallel>) {
@@ -370,12 +370,12 @@ void Lowerer::stmt(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, Loop>) {
       loop(s, n);
     } else if constexpr (std::is_same_v<T, While>) {
-      Value c = expr(*n.condition);
+      Value c = require_scalar(expr(*n.condition), *n.condition);
       line_mark(s.location);
       ir::StmtList body = collect([&] { block(*n.body); });
       emit_node(ir::While{c.expr, ir::make_stmt(ir::Seq{std::move(body), false})}, s.location);
     } else if constexpr (std::is_same_v<T, If>) {
-      Value c = expr(*n.condition);
+      Value c = require_scalar(expr(*n.condition), *n.condition);
       line_mark(s.location);
       ir::StmtList then_body = collect([&] { block(*n.then_branch); });
       ir::StmtPtr else_stmt;
@@ -386,7 +386,7 @@ void Lowerer::stmt(const Stmt& s) {
         inthreads_async(s, n);
         return;
       }
-      Value c = expr(*n.condition);
+      Value c = require_scalar(expr(*n.condition), *n.condition);
       ir::StmtList body = collect([&] { block(*n.body); });
       emit_node(ir::If{c.expr, ir::make_stmt(ir::Seq{std::move(body), false}), nullptr}, s.location);
     } else if constexpr (std::is_same_v<T, Copy>) {
@@ -406,7 +406,7 @@ void Lowerer::stmt(const Stmt& s) {
       if (!name || name->name != output_name_)
         fail(n.value->location, "only a tensor declared in the function can be returned");
     } else if constexpr (std::is_same_v<T, Assert>) {
-      Value c = expr(*n.condition);
+      Value c = require_scalar(expr(*n.condition), *n.condition);
       if (c.constant) {
         if (!*c.constant) fail(s.location, "assertion is false for this specialization");
       } else {

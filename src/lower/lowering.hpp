@@ -137,6 +137,9 @@ class Lowerer {
   Value element_ref(const Expr& e, const Value& target, const ExprList& args);
   std::int64_t const_int(const Expr& e, const char* what);
   std::int64_t non_negative_int(const Expr& e, const char* what);  // const_int, and not negative
+  // `v`, the value of `e`, has a scalar expression (not a tile, shape,
+  // tuple, event or accumulator); CompileError at `e` otherwise.
+  const Value& require_scalar(const Value& v, const Expr& e) const;
   // `e` has no 64-bit value: `values` shows the operation that failed.
   [[noreturn]] void fail_arithmetic(const Expr& e, support::ArithmeticFault fault, const std::string& values) const;
   // Index arithmetic: the type of index variables, and `e * k` for a tile

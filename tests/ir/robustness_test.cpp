@@ -179,6 +179,16 @@ TEST(SourceNames, UserNamesStayApartFromGeneratedOnes) {
   EXPECT_TRUE(contains(k.cuda_source, "int ucroq_output_")) << k.cuda_source;
 }
 
+// Arithmetic on a tile is refused where it is written (it used to reach
+// the builder as an expression without a value).
+TEST(Operands, ArithmeticOnATileIsACompileError) {
+  std::optional<CompileError> e = error_of("  parallel p by 1 : block { a.at(0) = -a; }", 16);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->diagnostics().at(0).message, "expected a number, an index or an element here, got `a`");
+  EXPECT_EQ(e->diagnostics().at(0).line, 2);
+  EXPECT_EQ(e->diagnostics().at(0).column, 40);
+}
+
 // ---- arithmetic faults and impossible sizes ----------------------------------------------
 
 struct Fault {
