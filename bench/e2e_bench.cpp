@@ -12,12 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "codegen/kernel_codegen.hpp"
 #include "croq/croq.hpp"
-#include "frontend/frontend.hpp"
 #include "jit/driver.hpp"
 #include "jit/jit_compiler.hpp"
 #include "jit/launcher.hpp"
+#include "pipeline/pipeline.hpp"
 #include "launch_timing.hpp"
 
 using Clock = std::chrono::steady_clock;
@@ -64,13 +63,13 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]) == "--json") json_path = argv[i + 1];
   nlohmann::json out;
 
-  // Cold compile: parse + specialize + codegen + NVRTC, no cache (CROQ_CACHE=0
+  // Cold compile: parse + check + generate + NVRTC, no cache (CROQ_CACHE=0
   // is set by the caller; new M each round also defeats the memory layer).
   {
     std::vector<double> ms;
     for (int round = 0; round < 6; ++round) {
       // Timed: compile (parse) + the first call with device tensors, which
-      // specializes (codegen + NVRTC + module load) and launches.
+      // specializes (generate + NVRTC + module load) and launches.
       std::string why;
       if (!cuda_available(&why)) {
         out["cold_compile"] = "skipped: " + why;
@@ -141,19 +140,11 @@ int main(int argc, char** argv) {
     CROQ_CU(cuCtxSynchronize);
     // The very function the Kernel launches: same generated CUDA, same
     // request, so the jit's memory layer hands back the same loaded cubin.
-    CompileOptions options;
-    auto program = frontend::parse_program(kScaleSource, options);
-    const auto& fn_ast = frontend::select_entry(*program, options, program->source);
-    codegen::ArgSignature sig;
+    auto checked = pipeline::check(kScaleSource, CompileOptions{});
+    abi::ArgSignature sig;
     sig.shape = {32};
-    auto gen = codegen::generate_cuda(*program, fn_ast, {sig, sig}, 227 * 1024);
-    jit::JitRequest request;
-    request.cuda_source = gen.cuda_source;
-    request.entry = gen.entry;
-    request.source_name = program->source_name + ".cu";
-    request.launch = gen.launch;
     auto stats_before = jit::JitCompiler::global().stats();
-    auto same_kernel = jit::JitCompiler::global().compile(request);
+    auto same_kernel = pipeline::build(*checked, {sig, sig}, pipeline::choose_target("", 0)).compiled;
     if (jit::JitCompiler::global().stats().memory_hits != stats_before.memory_hits + 1) {
       std::fprintf(stderr, "e2e_bench: raw reference is not the Kernel's own cubin\n");
       return 1;

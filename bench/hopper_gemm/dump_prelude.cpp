@@ -1,10 +1,10 @@
-// Writes croq::codegen::hopper_prelude() to stdout, so that the reference
+// Writes croq::backend::cuda::hopper_prelude() to stdout, so that the reference
 // GEMM (gemm.cu) compiles against exactly the text generated kernels get.
 #include <iostream>
 
-#include "codegen/hopper_prelude.hpp"
+#include "backend/cuda/hopper_prelude.hpp"
 
 int main() {
-  std::cout << croq::codegen::hopper_prelude();
+  std::cout << croq::backend::cuda::hopper_prelude();
   return 0;
 }

@@ -1,6 +1,6 @@
 // Hand-written Hopper GEMM built only from the croq device prelude
 // (croq_dev::*, pasted in as croq_hopper_prelude.cuh by run.sh), in the shape
-// codegen will emit for a warp-specialized matmul:
+// the compiler should emit for a warp-specialized matmul:
 //
 //   C[M, N] = A[M, K] * B[N, K]^T   (f16 or bf16 in, fp32 accumulate, C in A's type)
 //

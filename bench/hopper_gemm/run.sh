@@ -3,8 +3,8 @@
 #
 #   bench/hopper_gemm/run.sh [variant ...]     (gemm_bench list: the variants)
 #
-# 1. writes croq::codegen::hopper_prelude() to build-hopper-gemm/croq_hopper_prelude.cuh
-#    (a tiny host program, so the kernel uses exactly the text codegen pastes);
+# 1. writes croq::backend::cuda::hopper_prelude() to build-hopper-gemm/croq_hopper_prelude.cuh
+#    (a tiny host program, so the kernel uses exactly the text the backend pastes);
 # 2. nvcc -arch sm_90a gemm.cu (+ cuBLAS for the reference and the ratio);
 # 3. runs each variant in its own process under a timeout (a hang in one
 #    variant costs only that one), logging to $OUT (default build-hopper-gemm).
@@ -17,7 +17,7 @@ mkdir -p "$build" "$out"
 cuda=${CUDA_HOME:-/usr/local/cuda}
 nvcc=$cuda/bin/nvcc
 
-g++ -std=c++20 -O1 -I "$root/src" "$here/dump_prelude.cpp" "$root/src/codegen/hopper_prelude.cpp" \
+g++ -std=c++20 -O1 -I "$root/src" "$here/dump_prelude.cpp" "$root/src/backend/cuda/hopper_prelude.cpp" \
   -o "$build/dump_prelude" || exit 1
 "$build/dump_prelude" > "$build/croq_hopper_prelude.cuh" || exit 1
 

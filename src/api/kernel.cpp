@@ -1,30 +1,20 @@
 // croq::compile and croq::Kernel: parse once, specialize per argument
-// signature (codegen + jit, cached), then pack arguments and launch.
+// signature (the pipeline: generate + jit, cached), then pack arguments and launch.
 #include "croq/kernel.hpp"
 
-#include <array>
 #include <atomic>
 #include <cstring>
 #include <future>
-#include <map>
 #include <mutex>
 #include <unordered_map>
 
-#include "api/launch_grid.hpp"
+#include "api/launch_args.hpp"
 #include "api/tensor_size.hpp"
-#include "codegen/kernel_codegen.hpp"
+#include "bind/bind.hpp"
 #include "croq/error.hpp"
-#include "frontend/frontend.hpp"
 #include "jit/driver.hpp"
-#include "jit/jit_compiler.hpp"
 #include "jit/launcher.hpp"
-#include "jit/nvrtc_compiler.hpp"
-#include "jit/tensor_map.hpp"
 #include "pipeline/pipeline.hpp"
-#include "support/checked_int.hpp"
-#include "support/hash.hpp"
-#include "support/env.hpp"
-#include "support/log.hpp"
 
 namespace croq {
 namespace {
@@ -71,11 +61,11 @@ void append_signature_key(std::span<const Arg> args, const DynamicMask& dynamic,
   }
 }
 
-std::vector<codegen::ArgSignature> signature_of(std::span<const Arg> args, const DynamicMask& dynamic) {
-  std::vector<codegen::ArgSignature> sig;
+std::vector<abi::ArgSignature> signature_of(std::span<const Arg> args, const DynamicMask& dynamic) {
+  std::vector<abi::ArgSignature> sig;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const Arg& a = args[i];
-    codegen::ArgSignature s;
+    abi::ArgSignature s;
     if (a.kind() == Arg::Kind::tensor) {
       s.dtype = a.view().dtype;
       s.align_bytes = pointer_alignment(a.view());
@@ -142,18 +132,6 @@ std::string describe_arguments(std::span<const Arg> args) {
   return out;
 }
 
-// The result's extents: the specialization's, with dynamic dims read from
-// the arguments.
-Shape result_shape_of(const codegen::GeneratedKernel& gen, std::span<const Arg> args) {
-  Shape shape;
-  for (std::size_t d = 0; d < gen.output_shape.size(); ++d) {
-    const codegen::DimSource& w = gen.output_dim_sources[d];
-    shape.push_back(gen.output_shape[d] >= 0 ? static_cast<std::size_t>(gen.output_shape[d])
-                                             : args[w.argument].view().shape[w.dim]);
-  }
-  return shape;
-}
-
 // Throws instead of doing `what` (work that is not a kernel launch) while
 // `stream` is being captured into a CUDA graph, which that work would break.
 void refuse_during_capture(CUstream stream, int device, const std::string& kernel, const std::string& what,
@@ -187,7 +165,7 @@ void check_output(const TensorView& out, DType dtype, const Shape& shape, Memory
 namespace detail {
 
 struct Specialization {
-  codegen::GeneratedKernel generated;
+  pipeline::GeneratedKernel generated;
   std::shared_ptr<const jit::CompiledKernel> compiled;
   // Per parameter: how a TMA descriptor's errors name it (empty for other
   // kinds). Built once here so a launch formats no strings.
@@ -202,14 +180,10 @@ class KernelImpl {
   const std::uint64_t id;
   static inline std::atomic<std::uint64_t> next_id{1};
 
-  std::unique_ptr<frontend::ast::Program> program;
-  const frontend::ast::Function* function = nullptr;
-  sema::CheckedProgram checked;  // what sema proved about `function`, for later stages
-  CompileOptions options;
-  std::string source_hash;
-  // Dynamic dims: where each is read, and which argument dims they are.
-  std::map<std::string, std::vector<codegen::DimSource>> dynamic_sources;
-  DynamicMask dynamic_mask;
+  // The program, its entry, what sema proved and where dynamic dims are read.
+  std::shared_ptr<const pipeline::CheckedProgram> checked;
+  const frontend::ast::Function* function = nullptr;  // checked->function
+  DynamicMask dynamic_mask;  // which argument dims are dynamic dims
 
   // What a call needs before anything runs: the arguments checked, the
   // device, whether host data is staged, and the signature's specialization.
@@ -262,41 +236,21 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_vie
     memo = Memo{id, std::string(key), spec};
     return spec;
   }
-  std::vector<codegen::ArgSignature> sig = signature_of(args, dynamic_mask);
+  std::vector<abi::ArgSignature> sig = signature_of(args, dynamic_mask);
   try {
     auto spec = std::make_shared<Specialization>();
-    int max_shared = 227 * 1024;
-    std::string arch = options.arch;
-    std::string why;
-    if (jit::driver_available(&why) && jit::device_count() > device) {
-      const jit::DeviceInfo& info = jit::device_info(device);
-      max_shared = info.max_shared_per_block_optin;
-      if (arch.empty() && !support::env_string("CROQ_ARCH"))
-        arch = jit::arch_for_compute_capability(info.cc_major, info.cc_minor);
-    }
+    // The arch is fixed per device for this kernel (options, CROQ_ARCH or
+    // the device), so the key's device separates the arches.
+    const pipeline::TargetChoice target = pipeline::choose_target(checked->options.arch, device);
     // Check every argument with its real extents first, so messages show
     // them rather than the `?` that stands for a dynamic dim in `sig`.
-    if (!options.dynamic_dims.empty()) codegen::bind_dims(*program, *function, signature_of(args, {}));
-    // Codegen targets the resolved arch (mma is WGMMA on sm_90a, mma.sync on
-    // the other archs from sm_80). The arch is fixed per device for this
-    // kernel (options, CROQ_ARCH or the device), so the key's device
-    // separates the arches.
-    spec->generated = codegen::generate_cuda_for_arch(*program, *function, sig, max_shared, options.dynamic_dims,
-                                                      jit::resolve_arch(arch));
-    for (const Diagnostic& w : spec->generated.warnings)
-      support::log().warn("{}", render_diagnostics({w}, program->source, program->source_name));
-    jit::JitRequest request;
-    request.cuda_source = spec->generated.cuda_source;
-    request.entry = spec->generated.entry;
-    request.source_name = program->source_name + ".cu";
-    request.arch = arch;
-    request.line_info = options.debug_line_info;
-    request.launch = spec->generated.launch;
-    request.croq_source_hash = source_hash;
-    request.origin = {program->source_name, program->source};
-    spec->compiled = jit::JitCompiler::global().compile(request);
-    for (const codegen::KernelParam& kp : spec->generated.params)
-      spec->tensor_map_names.push_back(kp.kind == codegen::KernelParam::Kind::tensor_map
+    if (!checked->options.dynamic_dims.empty())
+      bind::bind_dims(*checked->program, *function, signature_of(args, {}));
+    pipeline::Built built = pipeline::build(*checked, sig, target);
+    spec->generated = std::move(built.generated);
+    spec->compiled = std::move(built.compiled);
+    for (const abi::KernelParam& kp : spec->generated.params)
+      spec->tensor_map_names.push_back(kp.kind == abi::KernelParam::Kind::tensor_map
                                            ? "argument " + std::to_string(kp.argument + 1) + " '" +
                                                  function->params[kp.argument].name + "' (" + kp.name + ")"
                                            : std::string());
@@ -310,25 +264,6 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_vie
     table_.erase(std::string(key));
     throw;
   }
-}
-
-unsigned runtime_grid_blocks(const codegen::RuntimeGrid& g,
-                             const std::function<std::int64_t(const codegen::DimSource&)>& dim_value,
-                             const std::string& kernel) {
-  constexpr std::int64_t kMaxGrid = 0x7fffffff;
-  support::CheckedInt total{g.factor};
-  for (const auto& t : g.terms) {
-    const std::int64_t v = dim_value(t.source);  // an extent: an int64 (check_argument)
-    const support::CheckedInt term = t.ceil ? support::checked_cdiv(v, t.divisor) : support::checked_div(v, t.divisor);
-    total = total.ok() && term.ok() ? support::checked_mul(total.value, term.value)
-                                    : support::CheckedInt{0, support::ArithmeticFault::overflow};
-  }
-  const support::CheckedInt blocks = total.ok() ? support::checked_cdiv(total.value, g.per_block) : total;
-  if (blocks.ok() && blocks.value <= kMaxGrid) return static_cast<unsigned>(blocks.value);
-  if (g.grid_stride) return static_cast<unsigned>(kMaxGrid);
-  throw ArgumentError("`" + kernel + "`: the dynamic dims ask for " +
-                      (blocks.ok() ? std::to_string(blocks.value) : std::string("more than 2^63")) +
-                      " blocks, more than a grid holds (2^31 - 1)");
 }
 
 }  // namespace detail
@@ -366,12 +301,12 @@ KernelImpl::ResolvedCall KernelImpl::resolve(std::span<const Arg> args, const La
                           std::to_string(device));
 
   // Every occurrence of a dynamic dim must agree (the key cannot check it).
-  for (const auto& [name, where] : dynamic_sources) {
-    if (where.front().argument >= static_cast<int>(args.size())) break;  // arity is checked by codegen
+  for (const auto& [name, where] : checked->dynamic_sources) {
+    if (where.front().argument >= static_cast<int>(args.size())) break;  // arity is checked by bind
     const Arg& first = args[where.front().argument];
     if (first.kind() != Arg::Kind::tensor || first.view().shape.rank() <= where.front().dim) continue;
     std::int64_t value = first.view().shape[where.front().dim];
-    for (const codegen::DimSource& w : where) {
+    for (const abi::DimSource& w : where) {
       if (w.argument >= static_cast<int>(args.size())) break;
       const Arg& a = args[w.argument];
       if (a.kind() != Arg::Kind::tensor || a.view().shape.rank() <= w.dim) continue;
@@ -401,8 +336,8 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
   const int device = call.device;
   const bool host_mode = call.host_mode;
   const auto& spec = call.spec;
-  const codegen::GeneratedKernel& gen = spec->generated;
-  const Shape result_shape = gen.has_output ? result_shape_of(gen, args) : Shape();
+  const pipeline::GeneratedKernel& gen = spec->generated;
+  const Shape result_shape = gen.has_output ? detail::result_shape_of(gen, args) : Shape();
 
   CUstream stream = options.stream;
   // Work other than the launch itself would break a CUDA graph capture.
@@ -427,11 +362,7 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
       if (args[i].kind() == Arg::Kind::tensor && args[i].view().memory == MemoryKind::host)
         staged[i] = Tensor::copy_of(args[i].view(), MemoryKind::device, device);
   }
-  auto dim_value = [&](const codegen::DimSource& w) {
-    return static_cast<std::int64_t>(args[w.argument].view().shape[w.dim]);
-  };
-  jit::LaunchConfig launch = gen.launch;
-  if (gen.runtime_grid.dynamic()) launch.grid = {detail::runtime_grid_blocks(gen.runtime_grid, dim_value, name()), 1, 1};
+  const abi::LaunchConfig launch = detail::launch_config_of(gen, args, name());
   // The result goes to the caller's output when given (staged through the
   // device for host arguments), else to a fresh device tensor.
   Tensor output;
@@ -448,80 +379,9 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
       CROQ_CU(cuMemsetD8Async, reinterpret_cast<CUdeviceptr>(output_data), 0, bytes, stream);
   }
 
-  // Parameter values live in `slots`; the driver reads them through `pointers`.
-  constexpr std::size_t kInlineParams = 32;
-  std::array<std::uint64_t, kInlineParams> inline_slots;
-  std::array<void*, kInlineParams> inline_pointers;
-  std::vector<std::uint64_t> heap_slots;
-  std::vector<void*> heap_pointers;
-  std::uint64_t* slots = inline_slots.data();
-  void** pointers = inline_pointers.data();
-  if (gen.params.size() > kInlineParams) {
-    heap_slots.resize(gen.params.size());
-    heap_pointers.resize(gen.params.size());
-    slots = heap_slots.data();
-    pointers = heap_pointers.data();
-  }
-  // TMA descriptors, encoded from the real tensors (cached by jit::encoded_tensor_map).
-  constexpr std::size_t kInlineMaps = 8;
-  std::array<CUtensorMap, kInlineMaps> inline_maps;
-  std::vector<CUtensorMap> heap_maps;
-  std::size_t map_count = 0;
-  for (const auto& kp : gen.params) map_count += kp.kind == codegen::KernelParam::Kind::tensor_map;
-  CUtensorMap* maps = inline_maps.data();
-  if (map_count > kInlineMaps) {
-    heap_maps.resize(map_count);
-    maps = heap_maps.data();
-  }
-  std::size_t next_map = 0;
-  for (std::size_t p = 0; p < gen.params.size(); ++p) {
-    const codegen::KernelParam& kp = gen.params[p];
-    if (kp.kind == codegen::KernelParam::Kind::tensor_map) {
-      const TensorView& v = args[kp.argument].view();
-      // Reused per thread: after the first launch, filling it allocates nothing.
-      thread_local jit::TensorMapSpec spec_map;
-      spec_map.dtype = v.dtype;
-      spec_map.base = host_mode && staged[kp.argument].defined() ? staged[kp.argument].data() : v.data;
-      spec_map.dims.clear();
-      for (int d = 0; d < v.shape.rank(); ++d) {
-        // The kernel's TMA coordinates are 32-bit signed (codegen refuses
-        // such static extents; a dynamic dim is known only now).
-        if (v.shape[d] > 0x7fffffffu)
-          throw ArgumentError(spec->tensor_map_names[p] + ": " + v.str() + " has a dimension of 2^31 elements or more, "
-                              "which tma.copy cannot address (32-bit coordinates)");
-        spec_map.dims.push_back(static_cast<std::int64_t>(v.shape[d]));
-      }
-      spec_map.box.assign(kp.box.begin(), kp.box.end());
-      spec_map.swizzle_bytes = kp.swizzle_bytes;
-      spec_map.what.assign(spec->tensor_map_names[p]);
-      maps[next_map] = jit::encoded_tensor_map(spec_map);
-      pointers[p] = &maps[next_map++];
-      continue;
-    }
-    std::uint64_t bits = 0;
-    if (kp.kind == codegen::KernelParam::Kind::output) {
-      bits = reinterpret_cast<std::uint64_t>(output_data);
-    } else {
-      const Arg& a = args[kp.argument];
-      if (kp.kind == codegen::KernelParam::Kind::tensor) {
-        void* ptr = host_mode && staged[kp.argument].defined() ? staged[kp.argument].data() : a.view().data;
-        bits = reinterpret_cast<std::uint64_t>(ptr);
-      } else if (kp.kind == codegen::KernelParam::Kind::dim) {
-        std::int64_t v = dim_value(kp.dim);
-        std::memcpy(&bits, &v, sizeof v);
-      } else if (kp.kind == codegen::KernelParam::Kind::integer) {
-        std::int64_t v = a.integer();
-        std::memcpy(&bits, &v, sizeof v);
-      } else {
-        double v = a.kind() == Arg::Kind::floating ? a.floating() : static_cast<double>(a.integer());
-        std::memcpy(&bits, &v, sizeof v);
-      }
-    }
-    slots[p] = bits;
-    pointers[p] = &slots[p];
-  }
+  detail::LaunchArgs parameters(gen, args, staged, spec->tensor_map_names, output_data);
   // An empty grid (a dynamic dim of 0) has nothing to do.
-  if (launch.grid[0] > 0) jit::launch(*spec->compiled, launch, pointers, stream, device);
+  if (launch.grid[0] > 0) jit::launch(*spec->compiled, launch, parameters.pointers(), stream, device);
 
   if (!host_mode) return output;
   CROQ_CU(cuStreamSynchronize, stream);
@@ -536,7 +396,7 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
 CallInfo Kernel::prepare(std::span<const Arg> args, const LaunchOptions& options) const {
   if (!impl_) throw Error("croq::Kernel: preparing an empty kernel (use croq::compile)");
   const auto call = impl_->resolve(args, options, true);
-  const codegen::GeneratedKernel& gen = call.spec->generated;
+  const pipeline::GeneratedKernel& gen = call.spec->generated;
   if (jit::driver_available() && call.device < jit::device_count()) {
     if (!jit::is_loaded(*call.spec->compiled, call.device))
       refuse_during_capture(options.stream, call.device, name(), "loading the kernel's module",
@@ -548,7 +408,7 @@ CallInfo Kernel::prepare(std::span<const Arg> args, const LaunchOptions& options
   info.has_result = gen.has_output;
   if (gen.has_output) {
     info.result_dtype = gen.output_dtype;
-    info.result_shape = result_shape_of(gen, args);
+    info.result_shape = detail::result_shape_of(gen, args);
     for (std::size_t d = 0; d < gen.output_shape.size(); ++d)
       info.result_extent_sources.push_back(gen.output_shape[d] < 0 ? std::pair{gen.output_dim_sources[d].argument,
                                                                                gen.output_dim_sources[d].dim}
@@ -581,22 +441,14 @@ bool Kernel::returns_tensor() const {
 
 Kernel compile(std::string_view source, const CompileOptions& options) {
   auto impl = std::make_shared<detail::KernelImpl>();
-  impl->options = options;
-  impl->program = frontend::parse_program(source, options);
-  impl->function = &frontend::select_entry(*impl->program, options, impl->program->source);
-  for (const Diagnostic& w : impl->program->warnings)
-    support::log().warn("{}", render_diagnostics({w}, impl->program->source, options.source_name));
   // Every shape-independent error now, before any call; the arch rules too
   // when the options name the arch (else they wait for the device's).
-  impl->checked = pipeline::check_semantics(*impl->program, *impl->function, options);
-  impl->dynamic_sources = codegen::dynamic_dim_sources(*impl->program, *impl->function, options.dynamic_dims);
+  impl->checked = pipeline::check(source, options);
+  impl->function = impl->checked->function;
   impl->dynamic_mask.assign(impl->function->params.size(), 0);
-  for (const auto& [name, where] : impl->dynamic_sources)
-    for (const codegen::DimSource& w : where)
+  for (const auto& [name, where] : impl->checked->dynamic_sources)
+    for (const abi::DimSource& w : where)
       if (w.dim < 32) impl->dynamic_mask[w.argument] |= 1u << w.dim;
-  support::Hasher128 h;
-  h.field(source);
-  impl->source_hash = h.digest().hex();
   return Kernel(std::move(impl));
 }
 

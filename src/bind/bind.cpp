@@ -97,7 +97,7 @@ lower::BoundFunction bind_function(const Program& program, const Function& fn, c
   bound.args = args;
   bound.dims = bind_signature(program, fn, args, &bound.dim_sources);
   bound.dynamic = dynamic_dim_sources(program, fn, dynamic_dims);
-  check_argument_extents(program, fn, args, dynamic_dims);
+  check_argument_extents(fn, args, dynamic_dims);
   return bound;
 }
 

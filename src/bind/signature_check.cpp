@@ -87,7 +87,7 @@ ParameterDim parameter_dim(const Program& program, const Expr& dim) {
   return {v, ""};
 }
 
-void check_argument_extents(const Program& program, const Function& fn, const std::vector<abi::ArgSignature>& args,
+void check_argument_extents(const Function& fn, const std::vector<abi::ArgSignature>& args,
                             const std::vector<std::string>& dynamic_dims) {
   for (std::size_t i = 0; i < std::min(args.size(), fn.params.size()); ++i) {
     const Parameter& p = fn.params[i];

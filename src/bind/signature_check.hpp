@@ -28,7 +28,7 @@ ParameterDim parameter_dim(const frontend::ast::Program& program, const frontend
 // ArgumentError naming the argument: an extent below 0 other than a dynamic
 // dim's -1, a -1 where the parameter's dim is not one of `dynamic_dims`, or
 // a tensor whose element count times element size has no 64-bit value.
-void check_argument_extents(const frontend::ast::Program& program, const frontend::ast::Function& fn,
+void check_argument_extents(const frontend::ast::Function& fn,
                             const std::vector<abi::ArgSignature>& args, const std::vector<std::string>& dynamic_dims);
 
 // "s32 [128, ?]": a dtype and extents, a dynamic one (-1) as `?`.

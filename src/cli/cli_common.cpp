@@ -150,7 +150,7 @@ bool ArgReader::value(const char* flag, std::string& out) {
 
 bool ArgReader::missing_value() const { return i_ + 1 == args_.size() && args_[i_].rfind("--", 0) == 0; }
 
-std::vector<codegen::ArgSignature> signature_for(const frontend::ast::Program& program,
+std::vector<abi::ArgSignature> signature_for(const frontend::ast::Program& program,
                                                  const frontend::ast::Function& fn,
                                                  const std::map<std::string, std::int64_t>& shapes,
                                                  const std::map<std::size_t, TensorView>& given) {
@@ -163,10 +163,10 @@ std::vector<codegen::ArgSignature> signature_for(const frontend::ast::Program& p
       if (const auto* n = std::get_if<Name>(&p.type.shape[d]->node); n && !program.defines.count(n->name))
         bound.emplace(n->name, static_cast<std::int64_t>(view.shape[d]));
   }
-  std::vector<codegen::ArgSignature> sig;
+  std::vector<abi::ArgSignature> sig;
   for (std::size_t i = 0; i < fn.params.size(); ++i) {
     const Parameter& p = fn.params[i];
-    codegen::ArgSignature a;
+    abi::ArgSignature a;
     if (!p.type.has_shape) {
       a.is_tensor = false;
       DType scalar_type;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/kernel_codegen.hpp"
+#include "abi/kernel_abi.hpp"
 #include "croq/options.hpp"
 #include "croq/tensor.hpp"
 #include "frontend/ast.hpp"
@@ -49,7 +49,7 @@ class ArgReader {
 // The argument signature of `fn` for the given tensors (by parameter index;
 // missing ones get the parameter's dtype and a shape from literals, defines
 // and `shapes`). Throws croq::Error naming the dim that is still unknown.
-std::vector<codegen::ArgSignature> signature_for(const frontend::ast::Program& program,
+std::vector<abi::ArgSignature> signature_for(const frontend::ast::Program& program,
                                                  const frontend::ast::Function& fn,
                                                  const std::map<std::string, std::int64_t>& shapes,
                                                  const std::map<std::size_t, TensorView>& given);

@@ -117,9 +117,10 @@ const Subcommand kSubcommands[] = {
      "  --entry NAME    check only the __co__ function NAME (default: every one)\n"
      "  FILE may be `-` for standard input.\n",
      run_check},
-    {"compile", "FILE.co [--emit ast|cuda|ptx|cubin] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A]",
-     "specialize a __co__ function for given shapes and print its AST, CUDA, PTX or cubin",
-     "  --emit KIND     ast, cuda (default), ptx, or cubin (cubin needs -o)\n"
+    {"compile", "FILE.co [--emit ast|ir|cuda|ptx|cubin] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A]",
+     "specialize a __co__ function for given shapes and print its AST, IR, CUDA, PTX or cubin",
+     "  --emit KIND     ast, ir (the tile IR after the passes), cuda (default),\n"
+     "                  ptx, or cubin (cubin needs -o)\n"
      "  -o FILE         write the output to FILE instead of standard output\n"
      "  --shape N=V     bind the symbolic dim N (repeat for each dim)\n"
      "  --define N=V    define N as if by #define (overrides the source)\n"

@@ -14,9 +14,7 @@
 #include "croq/croq.hpp"
 #include "frontend/frontend.hpp"
 #include "jit/driver.hpp"
-#include "jit/jit_compiler.hpp"
-#include "jit/nvrtc_compiler.hpp"
-#include "sema/sema.hpp"
+#include "pipeline/pipeline.hpp"
 
 namespace croq::cli {
 namespace {
@@ -55,13 +53,13 @@ int load_source(KernelOptions& k) {
   return kExitOk;
 }
 
-std::string shape_list(const codegen::ArgSignature& a) {
+std::string shape_list(const abi::ArgSignature& a) {
   std::string s = std::string(dtype_name(a.dtype)) + " [";
   for (std::size_t i = 0; i < a.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(a.shape[i]);
   return s + "]";
 }
 
-Tensor random_tensor(const codegen::ArgSignature& a, std::mt19937_64& rng) {
+Tensor random_tensor(const abi::ArgSignature& a, std::mt19937_64& rng) {
   Shape shape(a.shape.begin(), a.shape.end());
   Tensor t = Tensor::empty(a.dtype, shape, MemoryKind::host);
   std::size_t n = t.numel();
@@ -101,7 +99,7 @@ void print_summary(const std::string& label, const Tensor& t) {
 
 }  // namespace
 
-// croq compile FILE.co [--emit ast|cuda|ptx|cubin] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A]
+// croq compile FILE.co [--emit ast|ir|cuda|ptx|cubin] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A]
 int run_compile(const std::vector<std::string>& args) {
   KernelOptions k;
   std::string emit = "cuda", output;
@@ -114,28 +112,30 @@ int run_compile(const std::vector<std::string>& args) {
     else if (r.missing_value()) return usage_error(r.current() + " needs a value");
     else return usage_error("compile: unexpected argument `" + r.current() + "`");
   }
-  if (emit != "ast" && emit != "cuda" && emit != "ptx" && emit != "cubin")
-    return usage_error("compile: --emit takes ast, cuda, ptx or cubin, got `" + emit + "`");
+  if (emit != "ast" && emit != "ir" && emit != "cuda" && emit != "ptx" && emit != "cubin")
+    return usage_error("compile: --emit takes ast, ir, cuda, ptx or cubin, got `" + emit + "`");
   if (emit == "cubin" && output.empty()) return usage_error("compile: --emit cubin needs -o FILE (it is binary)");
   if ((status = load_source(k))) return status;
   try {
-    auto program = frontend::parse_program(k.source, k.compile);
     std::string text;
     if (emit == "ast") {
-      text = frontend::print_ast(*program);
+      text = frontend::print_ast(*frontend::parse_program(k.source, k.compile));
     } else {
-      const auto& fn = frontend::select_entry(*program, k.compile, k.source);
-      sema::check(*program, {&fn});
-      auto sig = signature_for(*program, fn, k.shapes, {});
-      // The CUDA depends on the target (mma is WGMMA on sm_90a, mma.sync elsewhere).
-      const std::string arch = jit::resolve_arch(k.compile.arch);
-      auto gen = codegen::generate_cuda_for_arch(*program, fn, sig, 227 * 1024, {}, arch);
-      for (const Diagnostic& w : gen.warnings) std::cerr << render_diagnostics({w}, k.source, k.path);
-      text = gen.cuda_source;
-      if (emit == "cubin" && jit::is_virtual_arch(arch))
+      // The same stages as croq::compile and a call: check, target, generate.
+      auto checked = pipeline::check(k.source, k.compile);
+      auto sig = signature_for(*checked->program, *checked->function, k.shapes, {});
+      const pipeline::TargetChoice target = pipeline::choose_target(k.compile.arch, 0);
+      const std::string& arch = target.target.arch;
+      if (emit == "cubin" && target.target.is_virtual)
         return usage_error("compile: " + arch + " is a virtual architecture (PTX only); use --emit ptx or an sm_XY arch");
-      if (emit != "cuda") {
-        auto out = jit::nvrtc_compile(gen.cuda_source, k.path + ".cu", gen.entry, {arch, k.compile.debug_line_info, {}});
+      auto gen = pipeline::generate(*checked, sig, target, emit == "ir");
+      for (const Diagnostic& w : gen.warnings) std::cerr << render_diagnostics({w}, k.source, k.path);
+      if (emit == "cuda") {
+        text = gen.cuda_source;
+      } else if (emit == "ir") {
+        text = gen.ir;
+      } else {
+        auto out = pipeline::compile_image(*checked, gen, target);
         text = emit == "ptx" ? out.ptx : std::string(out.cubin.begin(), out.cubin.end());
       }
     }

@@ -375,7 +375,7 @@ struct Function {
   StmtPtr body;                          // a Block
 };
 
-// A __device__ helper (or __cok__ block) kept verbatim for codegen to paste.
+// A __device__ helper (or __cok__ block) kept verbatim for the backend to paste.
 struct DeviceCode {
   SourceLocation location;
   std::string name;  // the function's name; empty for a __cok__ block

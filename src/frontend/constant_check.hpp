@@ -1,7 +1,7 @@
 // A pass over the parsed program that needs no types or shapes: integer
 // arithmetic on constants is folded with checked operations, so overflow,
 // INT64_MIN / -1 (and % -1), division by zero and shifts outside 0..63 are
-// errors at the expression, before codegen or NVRTC see it. Division by a
+// errors at the expression, before lowering or NVRTC see it. Division by a
 // constant zero and shifts by a constant out of range are errors whatever
 // the other operand is. Dims of parameter, return and declared shapes that
 // are constants must be positive, and their product must fit in 64 bits.

@@ -32,6 +32,12 @@ struct BoundFunction {
   std::map<std::string, std::vector<abi::DimSource>> dynamic;
 };
 
+// How the values on source line `line` were derived, for the notes of a
+// shape-dependent error: each bound dim it names ("K = 136 from argument 2
+// 'rhs', dim 1") or dynamic dim, then each integer #define it names
+// ("TILE_K = 64 (#define at line 3)"). Empty when it names no dim.
+std::vector<std::string> derivation_notes(const BoundFunction& bound, int line);
+
 // The length of an expression as the backend prints it: lowering refuses
 // expressions past 1 MiB of text (nested guarded reads double it per level).
 using ExpressionTextSize = std::function<std::size_t(const ir::Kernel&, const ir::ExprRef&)>;

@@ -64,16 +64,16 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
     return;
   }
   if (c.op != CopyOp::copy && c.op != CopyOp::transp && c.op != CopyOp::pad)
-    fail(c.op_location, "dma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit codegen");
+    fail(c.op_location, "dma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit");
   bool zfill = false, async = false;
   const Modifier* swiz = nullptr;
   for (const Modifier& m : c.modifiers) {
     if (m.name == "zfill") zfill = true;
     else if (m.name == "async") async = true;
     else if (m.name == "swiz") swiz = &m;
-    else fail(m.location, "`." + m.name + "` on dma.copy is not supported yet by libcroqjit codegen");
+    else fail(m.location, "`." + m.name + "` on dma.copy is not supported yet by libcroqjit");
   }
-  if (!c.after.empty()) fail(s.location, "`after` is not supported yet by libcroqjit codegen");
+  if (!c.after.empty()) fail(s.location, "`after` is not supported yet by libcroqjit");
   Value src = expr(*c.source);
   zfill = zfill || src.zfill;
   if (src.kind == Value::Kind::future) src.kind = Value::Kind::view;

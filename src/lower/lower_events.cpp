@@ -173,7 +173,7 @@ void Lowerer::arrive(const Value& ev, const SourceLocation& where) {
 }
 
 void Lowerer::trigger_statement(const Stmt& s, const Trigger& t) {
-  if (!t.after.empty()) fail(s.location, "`trigger ... after` is not supported yet by libcroqjit codegen");
+  if (!t.after.empty()) fail(s.location, "`trigger ... after` is not supported yet by libcroqjit");
   line_mark(s.location);
   // `... trigger empty[s];` closing a loop body may release its stage one
   // iteration late while WGMMA still reads it (the mma-completion pass).

@@ -215,7 +215,7 @@ Value Lowerer::member(const Expr& e, const Member& m) {
   Value obj = expr(*m.object);
   if (obj.kind == Value::Kind::event && m.kind == MemberKind::at)
     fail(e.location, "`" + source_text(*m.object) + ".at(...)` (ordered event arrival) is not supported yet by "
-                     "libcroqjit codegen",
+                     "libcroqjit",
          "index the event array instead: `" + source_text(*m.object) + "[i]`");
   const bool view_op = m.kind == MemberKind::span || m.kind == MemberKind::at || m.kind == MemberKind::chunkat ||
                        m.kind == MemberKind::subspan || m.kind == MemberKind::view || m.kind == MemberKind::span_as ||
@@ -258,7 +258,7 @@ Value Lowerer::member(const Expr& e, const Member& m) {
     case MemberKind::step: case MemberKind::from:
       return view_member(e, m, std::move(obj));
     default:
-      fail(e.location, "`." + m.name + "` is not supported yet by libcroqjit codegen");
+      fail(e.location, "`." + m.name + "` is not supported yet by libcroqjit");
   }
 }
 
@@ -382,7 +382,7 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
       return place(offsets, multiples);
     }
     default:
-      fail(e.location, "`." + m.name + "` is not supported yet by libcroqjit codegen");
+      fail(e.location, "`." + m.name + "` is not supported yet by libcroqjit");
   }
 }
 
@@ -452,7 +452,7 @@ Value Lowerer::fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c) 
     case BinaryOp::bit_or: r = {a | c}; break;
     case BinaryOp::logical_and: r = {a && c}; break;
     case BinaryOp::logical_or: r = {a || c}; break;
-    default: fail(e.location, "this operator is not supported yet by libcroqjit codegen");
+    default: fail(e.location, "this operator is not supported yet by libcroqjit");
   }
   if (!r.ok()) fail_arithmetic(e, r.fault, std::to_string(a) + " " + binary_op_name(op) + " " + std::to_string(c));
   return scalar_const(r.value);
@@ -543,7 +543,7 @@ Value Lowerer::unary(const Expr& e, const Unary& n) {
   if (v.constant && n.op == UnaryOp::plus) return v;
   const char* op = n.op == UnaryOp::negate ? "-" : n.op == UnaryOp::plus ? "+" : n.op == UnaryOp::logical_not ? "!"
                    : n.op == UnaryOp::bit_not ? "~" : nullptr;
-  if (!op) fail(e.location, "this operator is not supported yet by libcroqjit codegen");
+  if (!op) fail(e.location, "this operator is not supported yet by libcroqjit");
   Value out;
   out.expr = ir::unary(op, guarded(v, ir::int_const(0)));
   out.is_float = v.is_float;
@@ -568,7 +568,7 @@ Value Lowerer::call(const Expr& e, const Call& n) {
       out.dynamic = DynamicCount{a.dynamic->dim, *b.constant, true};
     return out;
   }
-  fail(e.location, "calls are not supported yet by libcroqjit codegen (`" + source_text(*n.callee) + "`)");
+  fail(e.location, "calls are not supported yet by libcroqjit (`" + source_text(*n.callee) + "`)");
 }
 
 Value Lowerer::expr(const Expr& e) {
@@ -638,7 +638,7 @@ Value Lowerer::expr_value(const Expr& e) {
       if (!count) fail_arithmetic(e, support::ArithmeticFault::overflow, "the product of " + shape_list(dims));
       return scalar_const(*count);
     } else {
-      fail(e.location, "this expression is not supported yet by libcroqjit codegen");
+      fail(e.location, "this expression is not supported yet by libcroqjit");
     }
   }, e.node);
 }

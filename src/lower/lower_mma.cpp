@@ -96,7 +96,7 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
     fail(s.location, "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row "
                      "(lhs [M, K], rhs [N, K], both K contiguous)");
   for (const Modifier& mod : m.modifiers)
-    fail(mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit codegen");
+    fail(mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
   if (!on_whole_warpgroups())
     fail(s.location, std::string(wgmma ? "WGMMA runs on whole warpgroups: put the "
                                        : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +

@@ -1,6 +1,7 @@
 // Lowering of statements, declarations and the kernel's parameters.
 #include "lower/lowering.hpp"
 #include "support/checked_int.hpp"
+#include "support/format.hpp"
 
 namespace croq::lower::detail {
 
@@ -11,6 +12,7 @@ Lowerer::Lowerer(const BoundFunction& bound, const target::Target& target, std::
       args_(bound.args),
       dims_(bound.dims),
       dynamic_(bound.dynamic),
+      bound_(bound),
       target_(target),
       warnings_(warnings),
       wide_(wide),
@@ -27,6 +29,7 @@ void Lowerer::fail(const SourceLocation& loc, const std::string& message, const 
   d.column = loc.column;
   d.length = std::max(1, loc.length);
   d.hint = hint;
+  d.notes = derivation_notes(bound_, loc.line);
   throw CompileError({d}, program_.source, program_.source_name);
 }
 
@@ -228,7 +231,7 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
     scalar_declaration(d);
     return;
   }
-  fail(s.location, "this declaration is not supported yet by libcroqjit codegen");
+  fail(s.location, "this declaration is not supported yet by libcroqjit");
 }
 
 void Lowerer::scalar_declaration(const Declaration& d) {
@@ -308,7 +311,7 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
 }
 
 void Lowerer::loop(const Stmt& s, const Loop& l) {
-  if (l.kind != LoopKind::foreach_) fail(s.location, "`with` and `apply` loops are not supported yet by libcroqjit codegen");
+  if (l.kind != LoopKind::foreach_) fail(s.location, "`with` and `apply` loops are not supported yet by libcroqjit");
   if (!l.bound) fail(s.location, "`foreach` without `in` bounds is not supported yet");
   std::vector<Value> bounds = counts_of(*l.bound, "a loop bound");
   if (l.indices.size() != bounds.size())
@@ -398,7 +401,7 @@ void Lowerer::stmt(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, Mma>) {
       mma_statement(s, n);
     } else if constexpr (std::is_same_v<T, Sync>) {
-      if (n.scope != "shared") fail(s.location, "sync." + n.scope + " is not supported yet by libcroqjit codegen");
+      if (n.scope != "shared") fail(s.location, "sync." + n.scope + " is not supported yet by libcroqjit");
       emit_barrier();
     } else if constexpr (std::is_same_v<T, Return>) {
       if (!n.value) return;
@@ -413,7 +416,7 @@ void Lowerer::stmt(const Stmt& s) {
         emit_node(ir::Trap{c.expr}, s.location);
       }
     } else {
-      fail(s.location, "this statement is not supported yet by libcroqjit codegen");
+      fail(s.location, "this statement is not supported yet by libcroqjit");
     }
   }, s.node);
 }
@@ -534,17 +537,6 @@ std::string entry_name(const std::string& function) {
   return entry == "croq_dev" || entry == "croq_tensor_map" ? entry + "_kernel" : entry;
 }
 
-// [A-Za-z_][A-Za-z0-9_]*: what the frontend lexes as an identifier.
-bool is_identifier(const std::string& name) {
-  if (name.empty()) return false;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-    if (!letter && !(i > 0 && c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 ir::Kernel Lowerer::run() {
@@ -552,7 +544,7 @@ ir::Kernel Lowerer::run() {
   // parser only makes identifiers, but an AST from elsewhere must not smuggle
   // other text into the kernel.
   auto require_identifier = [&](const std::string& name, const SourceLocation& where) {
-    if (!is_identifier(name)) fail(where, "`" + name + "` is not a valid name");
+    if (!support::is_identifier(name)) fail(where, "`" + name + "` is not a valid name");
   };
   require_identifier(fn_.name, fn_.location);
   for (const Parameter& p : fn_.params) require_identifier(p.name, p.location);

@@ -76,8 +76,8 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
                                     c.op_location.column, std::max(1, c.op_location.length), ""};
   if (!target_.tma()) fail(c.op_location, kernel_.needs_sm90->message + " (compiling for " + target_.arch + ")");
   if (c.op != CopyOp::copy && c.op != CopyOp::load)
-    fail(c.op_location, "tma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit codegen");
-  if (!c.after.empty()) fail(s.location, "`after` is not supported yet by libcroqjit codegen");
+    fail(c.op_location, "tma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit");
+  if (!c.after.empty()) fail(s.location, "`after` is not supported yet by libcroqjit");
   int span = 0;
   bool zfill = false, async = false;
   const Modifier* bound = nullptr;
@@ -88,7 +88,7 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
       async = true;
       if (m.has_template_args) bound = &m;
     } else {
-      fail(m.location, "`." + m.name + "` on tma.copy is not supported yet by libcroqjit codegen");
+      fail(m.location, "`." + m.name + "` on tma.copy is not supported yet by libcroqjit");
     }
   }
   if (scope_ != Scope::block) fail(s.location, "tma.copy runs at block or warpgroup scope, not inside a thread-level parallel");

@@ -222,6 +222,7 @@ class Lowerer {
   const std::vector<abi::ArgSignature>& args_;
   std::map<std::string, std::int64_t> dims_;
   std::map<std::string, std::vector<abi::DimSource>> dynamic_;
+  const BoundFunction& bound_;  // for the derivation notes of errors
   const target::Target& target_;
   std::vector<Diagnostic>& warnings_;
   const bool wide_;

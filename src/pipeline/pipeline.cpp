@@ -71,21 +71,39 @@ GeneratedKernel generate(const CheckedProgram& checked, const std::vector<abi::A
   return generate(*checked.program, *checked.function, args, target.target, options);
 }
 
+namespace {
+
+// The JIT's view of a generated kernel: its text, entry and launch, named
+// after the user's source so NVRTC errors can be mapped back to it.
+jit::JitRequest jit_request(const CheckedProgram& checked, const GeneratedKernel& generated,
+                            const TargetChoice& target) {
+  jit::JitRequest request;
+  request.cuda_source = generated.cuda_source;
+  request.entry = generated.entry;
+  request.source_name = checked.program->source_name + ".cu";
+  request.arch = target.target.arch;
+  request.line_info = checked.options.debug_line_info;
+  request.launch = generated.launch;
+  request.croq_source_hash = checked.source_hash;
+  request.origin = {checked.program->source_name, checked.program->source};
+  return request;
+}
+
+}  // namespace
+
 Built build(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args, const TargetChoice& target) {
   Built built;
   built.generated = generate(checked, args, target);
   for (const Diagnostic& w : built.generated.warnings)
     support::log().warn("{}", render_diagnostics({w}, checked.program->source, checked.program->source_name));
-  jit::JitRequest request;
-  request.cuda_source = built.generated.cuda_source;
-  request.entry = built.generated.entry;
-  request.source_name = checked.program->source_name + ".cu";
-  request.arch = target.target.arch;
-  request.line_info = checked.options.debug_line_info;
-  request.launch = built.generated.launch;
-  request.croq_source_hash = checked.source_hash;
-  built.compiled = jit::JitCompiler::global().compile(request);
+  built.compiled = jit::JitCompiler::global().compile(jit_request(checked, built.generated, target));
   return built;
+}
+
+jit::NvrtcOutput compile_image(const CheckedProgram& checked, const GeneratedKernel& generated,
+                               const TargetChoice& target) {
+  const jit::JitRequest r = jit_request(checked, generated, target);
+  return jit::nvrtc_compile(r.cuda_source, r.source_name, r.entry, {r.arch, r.line_info, {}}, r.origin);
 }
 
 }  // namespace croq::pipeline

@@ -19,6 +19,7 @@
 #include "croq/options.hpp"
 #include "frontend/ast.hpp"
 #include "jit/compiled_kernel.hpp"
+#include "jit/nvrtc_compiler.hpp"
 #include "pipeline/specialize.hpp"
 #include "sema/sema.hpp"
 #include "target/target.hpp"
@@ -65,6 +66,11 @@ struct Built {
 // Generates (pipeline::generate) and compiles through the JIT cache.
 // Warnings are logged once, when the code is generated.
 Built build(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args, const TargetChoice& target);
+
+// NVRTC on generated code, without the cache (croq compile --emit ptx|cubin);
+// NVRTC errors in copied device code point at the user's source.
+jit::NvrtcOutput compile_image(const CheckedProgram& checked, const GeneratedKernel& generated,
+                               const TargetChoice& target);
 
 // generate() for a checked program (its entry, options and dynamic dims).
 GeneratedKernel generate(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args,

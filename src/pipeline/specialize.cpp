@@ -42,7 +42,8 @@ GeneratedKernel generate(const frontend::ast::Program& program, const frontend::
     static_cast<abi::KernelAbi&>(out) = std::move(kernel.abi);
     out.needs_sm90 = kernel.needs_sm90;
   } catch (const ir::SourceError& e) {
-    throw CompileError({Diagnostic{Severity::error, e.message, e.where.line, e.where.column, e.where.length, e.hint}},
+    throw CompileError({Diagnostic{Severity::error, e.message, e.where.line, e.where.column, e.where.length, e.hint, "",
+                                   lower::derivation_notes(bound, e.where.line)}},
                        program.source, program.source_name);
   }
   return out;

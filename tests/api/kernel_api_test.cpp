@@ -83,7 +83,7 @@ TEST(KernelApi, NonContiguousAndMisalignedViewsAreRejected) {
 
 // Source errors carry the Croqtile line and column. Those that do not
 // depend on the argument shapes are raised by croq::compile (sema, with the
-// rule's id); the others at the first call, when codegen binds the shapes.
+// rule's id); the others at the first call, when bind and lowering see the shapes.
 enum class Raised { at_compile, at_call };
 
 struct CodegenErrorCase {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "api/launch_grid.hpp"
+#include "api/launch_args.hpp"
 #include "croq/croq.hpp"
 
 namespace croq {
@@ -62,13 +62,13 @@ TEST(LargeShape, KernelArgumentsPast64BitSizesAreArgumentErrors) {
 }
 
 TEST(LargeShape, RuntimeGridIsChecked) {
-  codegen::RuntimeGrid grid;
+  abi::RuntimeGrid grid;
   grid.factor = 256;
   grid.per_block = 256;
-  grid.terms.push_back({codegen::DimSource{0, 0}, 1, false});
-  grid.terms.push_back({codegen::DimSource{1, 0}, 64, true});
+  grid.terms.push_back({abi::DimSource{0, 0}, 1, false});
+  grid.terms.push_back({abi::DimSource{1, 0}, 64, true});
   auto dims = [](std::int64_t m, std::int64_t n) {
-    return [=](const codegen::DimSource& d) { return d.argument == 0 ? m : n; };
+    return [=](const abi::DimSource& d) { return d.argument == 0 ? m : n; };
   };
   // 256 * M * cdiv(N, 64) / 256 blocks.
   EXPECT_EQ(detail::runtime_grid_blocks(grid, dims(1000, 65), "k"), 2000u);

@@ -59,7 +59,7 @@ TEST(Npy, BadFilesAreNamed) {
   EXPECT_THROW(read_npy((dir.path() / "missing.npy").string()), Error);
 }
 
-TEST(CroqCompile, EmitsCudaPtxCubinAndAst) {
+TEST(CroqCompile, EmitsCudaPtxCubinIrAndAst) {
   TempDir dir;
   auto cuda = run_process({kCroq, "compile", kAdd, "--shape", "M=100", "--shape", "N=300"}, {}, dir.path());
   ASSERT_EQ(cuda.exit_code, 0) << cuda.err;
@@ -83,6 +83,14 @@ TEST(CroqCompile, EmitsCudaPtxCubinAndAst) {
   auto ast = run_process({kCroq, "compile", kAdd, "--emit", "ast"}, {}, dir.path());
   ASSERT_EQ(ast.exit_code, 0) << ast.err;
   EXPECT_NE(ast.out.find("add"), std::string::npos);
+
+  // The tile IR after the passes: the kernel, its buffers and the flat region.
+  auto ir = run_process({kCroq, "compile", kAdd, "--emit", "ir", "--shape", "M=8", "--shape", "N=8"}, {}, dir.path());
+  ASSERT_EQ(ir.exit_code, 0) << ir.err;
+  EXPECT_EQ(ir.out.rfind("kernel croq_add: grid 1, block 64, shared 0 bytes\n", 0), 0u) << ir.out;
+  EXPECT_NE(ir.out.find("  buffer arg_lhs: global f32 [8, 8]\n"), std::string::npos) << ir.out;
+  EXPECT_NE(ir.out.find("  region flat:\n"), std::string::npos) << ir.out;
+  EXPECT_NE(ir.out.find("croq_output[i_2, j_1] = (arg_lhs[i_2, j_1] + arg_rhs[i_2, j_1])"), std::string::npos) << ir.out;
 }
 
 TEST(CroqCompile, ErrorsAreClear) {
@@ -92,7 +100,7 @@ TEST(CroqCompile, ErrorsAreClear) {
   EXPECT_EQ(missing.err, "parameter 'lhs' has the symbolic dim N; give it with --shape N=N\n");
   auto bad_emit = run_process({kCroq, "compile", kAdd, "--emit", "sass"}, {}, dir.path());
   EXPECT_EQ(bad_emit.exit_code, 2);
-  EXPECT_NE(bad_emit.err.find("--emit takes ast, cuda, ptx or cubin, got `sass`"), std::string::npos);
+  EXPECT_NE(bad_emit.err.find("--emit takes ast, ir, cuda, ptx or cubin, got `sass`"), std::string::npos);
   auto cubin_stdout = run_process({kCroq, "compile", kAdd, "--emit", "cubin"}, {}, dir.path());
   EXPECT_EQ(cubin_stdout.exit_code, 2);
   auto bad_shape = run_process({kCroq, "compile", kAdd, "--shape", "M=-3"}, {}, dir.path());

@@ -5,7 +5,7 @@
 //  * the launch really is a cluster launch: the generated kernel, with a
 //    probe added at its entry, records %cluster_ctarank, %cluster_nctarank
 //    and %clusterid.x per block, which must equal blockIdx.x % B, B and
-//    blockIdx.x / B (the indices codegen derives from blockIdx.x), and the
+//    blockIdx.x / B (the indices lowering derives from blockIdx.x), and the
 //    driver refuses the same launch with a grid that is not a whole number
 //    of clusters;
 //  * samples/matmul_wgmma's GEMM with row tiles paired into 2-block
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/codegen_test_util.hpp"
+#include "specialize/specialize_test_util.hpp"
 #include "common/cluster_sources.hpp"
 #include "common/process.hpp"
 #include "croq/croq.hpp"
@@ -134,8 +134,8 @@ TEST(ClusterGpu, LaunchIsAClusterLaunchMatchingTheIndexArithmetic) {
   for (const auto& s : shapes) {
     const std::int64_t clusters = s[0], blocks = s[1], threads = s[2];
     SCOPED_TRACE(std::to_string(clusters) + " clusters of " + std::to_string(blocks) + " blocks");
-    codegen::GeneratedKernel gen =
-        codegen::test::generate(test::kClusterIds, {codegen::test::tensor(DType::s32, {clusters, blocks, threads})});
+    pipeline::GeneratedKernel gen =
+        pipeline::test::generate(test::kClusterIds, {pipeline::test::tensor(DType::s32, {clusters, blocks, threads})});
     ASSERT_EQ(gen.launch.cluster, (std::array<unsigned, 3>{static_cast<unsigned>(blocks), 1, 1}));
     jit::JitRequest request;
     request.cuda_source = with_cluster_probe(gen.cuda_source);

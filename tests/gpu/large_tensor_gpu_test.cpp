@@ -1,6 +1,6 @@
 // Tensors past 2^31 elements on the device: u8 [2^31 + 4099] (and a 2-D
 // shape of as many elements) through element-wise kernels of every mapping
-// codegen has (flat, tiled through shared memory, one block per element
+// lowering has (flat, tiled through shared memory, one block per element
 // with more blocks than a grid holds, static and dynamic extents), against
 // a host reference on random data, the output poisoned first, every
 // element compared (the tail included). About 6.5 GB of device memory.

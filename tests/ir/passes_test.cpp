@@ -5,6 +5,8 @@
 #include <regex>
 
 #include "backend/cuda/cuda_backend.hpp"
+#include "backend/cuda/cuda_text.hpp"
+#include "support/format.hpp"
 #include "common/mma_sync_sources.hpp"
 #include "ir/builder.hpp"
 #include "ir/ir_test_util.hpp"
@@ -215,10 +217,17 @@ TEST(Verifier, ReportsBrokenKernels) {
 // ---- the backend ---------------------------------------------------------------------------------
 
 TEST(Backend, UserTextCannotLeaveLineDirectivesOrComments) {
-  EXPECT_EQ(backend::cuda::escape_for_line_directive("a\"\n#define threadIdx blockIdx"),
-            "a\\\"?#define threadIdx blockIdx");
-  EXPECT_EQ(backend::cuda::escape_for_line_directive("dir\\name.co"), "dir\\\\name.co");
-  EXPECT_EQ(backend::cuda::sanitize_for_comment("x\\\n#include </etc/passwd>"), "x??#include </etc/passwd>");
+  using backend::cuda::cuda_comment_text;
+  using backend::cuda::cuda_string_literal;
+  EXPECT_EQ(cuda_string_literal("a\"\n#define threadIdx blockIdx"), "\"a\\\"\\012#define threadIdx blockIdx\"");
+  EXPECT_EQ(cuda_string_literal("dir\\name.co"), "\"dir\\\\name.co\"");
+  EXPECT_EQ(cuda_string_literal("a\"b\\c?\n\x01\xff"), "\"a\\\"b\\\\c\\?\\012\\001\\377\"");
+  EXPECT_EQ(cuda_comment_text("x\\\n#include </etc/passwd>"), "x\\134\\012#include </etc/passwd>");
+  EXPECT_EQ(cuda_comment_text("a\\b\nc*/"), "a\\134b\\012c*/");
+  EXPECT_TRUE(support::is_identifier("_x1"));
+  EXPECT_FALSE(support::is_identifier("1x"));
+  EXPECT_FALSE(support::is_identifier("a b"));
+  EXPECT_FALSE(support::is_identifier(""));
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ std::vector<std::pair<std::string, std::string>> embedded_kernels(const std::fil
   return kernels;
 }
 
-// Sema for every arch codegen supports: the target rules must not fire either.
+// Sema for every arch lowering supports: the target rules must not fire either.
 void expect_clean(const std::string& what, const std::string& source) {
   SCOPED_TRACE(what);
   for (const std::optional<target::Target>& arch :

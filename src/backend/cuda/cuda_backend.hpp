@@ -17,10 +17,4 @@ std::string emit_kernel(ir::Kernel& kernel);
 // The length of `e` printed as CUDA (lowering caps it).
 std::size_t expression_text_size(const ir::Kernel& kernel, const ir::ExprRef& e);
 
-// `text` safe inside a C string literal in a #line directive: quotes and
-// backslashes escaped, control and non-ASCII bytes replaced by '?'.
-std::string escape_for_line_directive(const std::string& text);
-// `text` safe in a // comment: one line, no trailing backslash.
-std::string sanitize_for_comment(const std::string& text);
-
 }  // namespace croq::backend::cuda

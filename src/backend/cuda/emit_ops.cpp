@@ -1,5 +1,5 @@
 // Events, TMA and MMA operations as calls into the device prelude
-// (croq_dev::..., see codegen/hopper_prelude.hpp), which wraps the PTX.
+// (croq_dev::..., see backend/cuda/hopper_prelude.hpp), which wraps the PTX.
 #include "backend/cuda/cuda_printer.hpp"
 #include "ir/builder.hpp"
 

@@ -1,4 +1,4 @@
-// Integer arithmetic on source values during codegen (constant folding,
+// Integer arithmetic on source values during specialization (constant folding,
 // shapes, counts, tile arithmetic, parameter dims) is checked: overflow,
 // INT64_MIN / -1, division by zero and bad shifts are CompileErrors at the
 // expression, never SIGFPE or undefined behaviour, and every value that
@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "codegen/codegen_test_util.hpp"
-#include "codegen/kernel_codegen.hpp"
+#include "specialize/specialize_test_util.hpp"
+#include "pipeline/specialize.hpp"
 #include "croq/error.hpp"
 
-namespace croq::codegen {
+namespace croq::pipeline {
 namespace {
 
 using test::generate;
@@ -22,7 +22,7 @@ using test::tensor;
 
 constexpr const char* kInt64Min = "(-9223372036854775807-1)";
 
-// The error codegen reports for `source` with one u8 [N] argument, or
+// The error specialization reports for `source` with one u8 [N] argument, or
 // nothing when it generates.
 std::optional<CompileError> error_of(const std::string& source, std::int64_t n = 16) {
   try {
@@ -206,26 +206,5 @@ TEST(CheckedArithmetic, BadParameterDimsAreCompileErrors) {
                ArgumentError);
 }
 
-// Argument extents must be sizes: negative ones, a -1 where no dynamic dim
-// stands, and tensors with more bytes than an int64 counts are
-// ArgumentErrors naming the argument.
-TEST(CheckedArithmetic, ArgumentExtentsAreCheckedBeforeCodegen) {
-  const std::string source = "__co__ void f(s32 [M, N] a) {\n  parallel {i, j} by [M, N] a.at(i, j) = 1;\n}\n";
-  auto message = [&](std::vector<std::int64_t> shape) -> std::string {
-    try {
-      generate(source, {tensor(DType::s32, std::move(shape))});
-    } catch (const ArgumentError& e) {
-      return e.what();
-    }
-    return "";
-  };
-  EXPECT_NE(message({std::int64_t{1} << 62, 8}).find("argument 1 'a': s32 [4611686018427387904, 8] holds more bytes"),
-            std::string::npos);
-  EXPECT_NE(message({std::int64_t{1} << 32, std::int64_t{1} << 32}).find("holds more bytes than a 64-bit size can count"),
-            std::string::npos);
-  EXPECT_NE(message({-5, 8}).find("negative extent -5"), std::string::npos);
-  EXPECT_NE(message({-1, 8}).find("is not a dynamic dim"), std::string::npos);
-}
-
 }  // namespace
-}  // namespace croq::codegen
+}  // namespace croq::pipeline

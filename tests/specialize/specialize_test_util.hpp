@@ -1,4 +1,5 @@
-// Shared by the codegen tests.
+// Shared by the specialization tests: Croqtile source and a call signature
+// through pipeline::generate (bind, lower, passes, CUDA backend).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,12 +10,20 @@
 #include <utility>
 #include <vector>
 
-#include "codegen/kernel_codegen.hpp"
+#include "pipeline/specialize.hpp"
 #include "croq/error.hpp"
 #include "croq/options.hpp"
 #include "frontend/frontend.hpp"
 
-namespace croq::codegen::test {
+namespace croq::pipeline {
+// The kernel ABI's types by their short names, as the tests spell them.
+using abi::ArgSignature;
+using abi::DimSource;
+using abi::KernelParam;
+using abi::RuntimeGrid;
+}  // namespace croq::pipeline
+
+namespace croq::pipeline::test {
 
 // A tensor argument of the given dtype and shape (-1: a dynamic dim).
 inline ArgSignature tensor(DType t, std::vector<std::int64_t> shape) {
@@ -42,6 +51,18 @@ inline std::string sample_source(const std::string& sample) {
   return text.substr(begin + 7, end - begin - 7);
 }
 
+// pipeline::generate for `arch` with the IR verifier on.
+inline GeneratedKernel generate_cuda(const frontend::ast::Program& program, const frontend::ast::Function& fn,
+                                     const std::vector<ArgSignature>& args, std::int64_t max_shared_bytes,
+                                     const std::vector<std::string>& dynamic_dims = {},
+                                     const std::string& arch = "sm_90a") {
+  GenerateOptions options;
+  options.max_shared_bytes = max_shared_bytes;
+  options.dynamic_dims = dynamic_dims;
+  options.verify_ir = true;
+  return pipeline::generate(program, fn, args, target::parse_target(arch), options);
+}
+
 // Parses `source` and generates its entry function for `args`.
 inline GeneratedKernel generate(const std::string& source, const std::vector<ArgSignature>& args,
                                 const std::string& name = "sample.co") {
@@ -65,4 +86,4 @@ void expect_single_error(const CompileError& e, const Case& c) {
   EXPECT_EQ(d.column, c.column) << e.what();
 }
 
-}  // namespace croq::codegen::test
+}  // namespace croq::pipeline::test

@@ -2,7 +2,7 @@
 // CUDA C++ text that generated kernels paste at their top. It wraps the PTX
 // that the Hopper path needs (mbarrier, TMA bulk tensor copies, WGMMA,
 // setmaxnreg; mma.sync below sm_90) in small readable functions of
-// namespace croq_dev, so that codegen emits calls instead of inline asm.
+// namespace croq_dev, so that the backend emits calls instead of inline asm.
 //
 // The text needs nothing but NVRTC's own headers (<cuda_fp16.h>,
 // <cuda_bf16.h>); it declares the TMA descriptor type itself:
@@ -62,15 +62,11 @@
 #include <cstdint>
 #include <string_view>
 
-namespace croq::codegen {
+namespace croq::backend::cuda {
 
 // The prelude's CUDA C++ text (built once; the view stays valid for the
 // process's lifetime). Safe to paste more than once: it is include-guarded.
 std::string_view hopper_prelude();
-
-// Whether croq_dev::wgmma_m64nNk16<n, ...> exists in the prelude (n a
-// multiple of 8 from 8 to 256, as the PTX ISA allows for 16-bit inputs).
-constexpr bool hopper_wgmma_has_n(int n) { return n >= 8 && n <= 256 && n % 8 == 0; }
 
 // Host mirror of croq_dev::swizzle_offset: where byte `linear` of a tile
 // (whose base is aligned to 8 * span bytes) lands under TMA swizzle `span`
@@ -80,4 +76,4 @@ constexpr std::uint32_t hopper_swizzle_offset(std::uint32_t linear, std::uint32_
   return span < 32 ? linear : linear ^ (((linear >> 7) & (span / 16 - 1)) << 4);
 }
 
-}  // namespace croq::codegen
+}  // namespace croq::backend::cuda

@@ -13,11 +13,11 @@
 #include <regex>
 #include <string>
 
-#include "codegen/codegen_test_util.hpp"
+#include "specialize/specialize_test_util.hpp"
 #include "common/process.hpp"
 #include "jit/nvrtc_compiler.hpp"
 
-namespace croq::codegen {
+namespace croq::pipeline {
 namespace {
 
 using test::generate;
@@ -116,4 +116,4 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return case_name(info.param); });
 
 }  // namespace
-}  // namespace croq::codegen
+}  // namespace croq::pipeline

@@ -9,11 +9,14 @@
 #include <set>
 #include <string>
 
-#include "codegen/hopper_prelude.hpp"
+#include "backend/cuda/hopper_prelude.hpp"
 #include "croq/error.hpp"
 #include "jit/nvrtc_compiler.hpp"
+#include "target/target.hpp"
 
-namespace croq::codegen {
+namespace croq::pipeline {
+using backend::cuda::hopper_prelude;
+using backend::cuda::hopper_swizzle_offset;
 namespace {
 
 jit::NvrtcOutput compile(const std::string& body, const std::string& entry) {
@@ -30,7 +33,7 @@ jit::NvrtcOutput compile(const std::string& body, const std::string& entry) {
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
-// A producer/consumer kernel in the shape codegen emits: one warpgroup loads
+// A producer/consumer kernel in the shape the backend emits: one warpgroup loads
 // with TMA, two consume with WGMMA of several N and both input types, then
 // store the accumulators and TMA-store a shared tile.
 const char* kPipelineKernel = R"CUDA(
@@ -264,15 +267,16 @@ TEST(HopperPrelude, DeviceHelpersAgreeWithHostFormulas) {
   EXPECT_FALSE(out.cubin.empty());
 }
 
+// croq_dev::wgmma_m64nNk16<n, ...> exists for the N the target accepts.
 TEST(HopperPrelude, WgmmaExtents) {
-  EXPECT_TRUE(hopper_wgmma_has_n(8));
-  EXPECT_TRUE(hopper_wgmma_has_n(96));
-  EXPECT_TRUE(hopper_wgmma_has_n(256));
-  EXPECT_FALSE(hopper_wgmma_has_n(0));
-  EXPECT_FALSE(hopper_wgmma_has_n(12));
-  EXPECT_FALSE(hopper_wgmma_has_n(264));
+  EXPECT_TRUE(target::mma_n_supported(8));
+  EXPECT_TRUE(target::mma_n_supported(96));
+  EXPECT_TRUE(target::mma_n_supported(256));
+  EXPECT_FALSE(target::mma_n_supported(0));
+  EXPECT_FALSE(target::mma_n_supported(12));
+  EXPECT_FALSE(target::mma_n_supported(264));
   EXPECT_TRUE(contains(std::string(hopper_prelude()), "struct alignas(64) croq_tensor_map"));
 }
 
 }  // namespace
-}  // namespace croq::codegen
+}  // namespace croq::pipeline

@@ -5,8 +5,8 @@ extern "C" __global__ void __launch_bounds__(256) croq_ele_add(int* __restrict__
 #line 3 "ele_add.co"
   {
 #line 5 "ele_add.co"
-    const int lin_0 = blockIdx.x * 256 + threadIdx.x;
-    if (lin_0 < 30000) {
+    const int lin_0 = ((blockIdx.x * 256) + threadIdx.x);
+    if ((lin_0 < 30000)) {
       const int j_1 = (lin_0 % 300);
       const int i_2 = (lin_0 / 300);
 #line 6 "ele_add.co"

@@ -11,28 +11,28 @@ extern "C" __global__ void __launch_bounds__(1) croq_window_sums(float* __restri
     __syncthreads();
     float* future_2 = reinterpret_cast<float*>(croq_smem + 0);
 #line 9 "view_from.co"
-    for (int e_3 = threadIdx.x; e_3 < 3072; e_3 += blockDim.x) {
-      const int i_4 = (e_3 % 64);
-      const int i_5 = (e_3 / 64);
-      future_2[(i_4 + (i_5 * 64))] = (((w_1 * 40) + i_5) < 300 && (3 + i_4) < 70) ? arg_input[((3 + i_4) + (((w_1 * 40) + i_5) * 70))] : float(0);
+    for (int e_8 = threadIdx.x; e_8 < 3072; e_8 += blockDim.x) {
+      const int i_9 = (e_8 % 64);
+      const int i_10 = (e_8 / 64);
+      future_2[(i_9 + (i_10 * 64))] = (((w_1 * 40) + i_10) < 300 && (3 + i_9) < 70) ? arg_input[((3 + i_9) + (((w_1 * 40) + i_10) * 70))] : float(0);
     }
     __syncthreads();
     {
 #line 10 "view_from.co"
-      const int lin_6 = threadIdx.x;
-      if (lin_6 < 1) {
-        const int t_7 = lin_6;
+      const int lin_3 = threadIdx.x;
+      if ((lin_3 < 1)) {
+        const int t_4 = lin_3;
 #line 11 "view_from.co"
-        float acc_8 = 0.0f;
+        float acc_5 = 0.0f;
 #line 12 "view_from.co"
-        for (int i_9 = 0; i_9 < 48; ++i_9) {
-          for (int j_10 = 0; j_10 < 64; ++j_10) {
+        for (int i_6 = 0; i_6 < 48; ++i_6) {
+          for (int j_7 = 0; j_7 < 64; ++j_7) {
 #line 13 "view_from.co"
-            acc_8 = (acc_8 + future_2[(j_10 + (i_9 * 64))]);
+            acc_5 = (acc_5 + future_2[(j_7 + (i_6 * 64))]);
           }
         }
 #line 14 "view_from.co"
-        croq_output[w_1] = acc_8;
+        croq_output[w_1] = acc_5;
       }
     }
   }

@@ -1,13 +1,12 @@
 // User text that reaches generated CUDA: source names in `#line` directives
-// and comments, and identifiers. Nothing a user writes may end a literal or a
-// comment early, start a preprocessor line, or name something the generated
-// code or CUDA already defines.
+// and comments. Nothing a user writes may end a literal or a
+// comment early or start a preprocessor line.
 #pragma once
 
 #include <string>
 #include <string_view>
 
-namespace croq::codegen {
+namespace croq::backend::cuda {
 
 // `text` as a C string literal, quotes included: printable ASCII stays (with
 // `"`, `\` and `?` escaped), every other byte, newlines and non-ASCII
@@ -19,7 +18,4 @@ std::string cuda_string_literal(std::string_view text);
 // next one into the comment).
 std::string cuda_comment_text(std::string_view text);
 
-// [A-Za-z_][A-Za-z0-9_]*: what the frontend lexes as an identifier.
-bool is_cuda_identifier(std::string_view name);
-
-}  // namespace croq::codegen
+}  // namespace croq::backend::cuda

@@ -3,15 +3,16 @@
 // and uses that need a constant are CompileErrors naming the dim.
 #include <gtest/gtest.h>
 
-#include "codegen/codegen_test_util.hpp"
-#include "codegen/kernel_codegen.hpp"
+#include "specialize/specialize_test_util.hpp"
+#include "pipeline/specialize.hpp"
 #include "croq/error.hpp"
 #include "frontend/frontend.hpp"
 #include "jit/nvrtc_compiler.hpp"
 
-namespace croq::codegen {
+namespace croq::pipeline {
 namespace {
 
+using test::generate_cuda;
 using test::tensor;
 
 GeneratedKernel generate(const std::string& source, const std::vector<ArgSignature>& args,
@@ -124,4 +125,4 @@ INSTANTIATE_TEST_SUITE_P(
                          {"M", "K"}, 1, 13, "CompileOptions::dynamic_dims names `K`, but no tensor parameter of `f` has it"}));
 
 }  // namespace
-}  // namespace croq::codegen
+}  // namespace croq::pipeline

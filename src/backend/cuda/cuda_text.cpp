@@ -1,6 +1,6 @@
-#include "codegen/cuda_text.hpp"
+#include "backend/cuda/cuda_text.hpp"
 
-namespace croq::codegen {
+namespace croq::backend::cuda {
 namespace {
 
 bool printable(unsigned char c) { return c >= 0x20 && c < 0x7f; }
@@ -39,14 +39,4 @@ std::string cuda_string_literal(std::string_view text) {
 // A backslash as \134, so none can end the line and splice the next one into the comment.
 std::string cuda_comment_text(std::string_view text) { return escape(text, "", "\\"); }
 
-bool is_cuda_identifier(std::string_view name) {
-  if (name.empty()) return false;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-    if (!letter && !(i > 0 && c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
-
-}  // namespace croq::codegen
+}  // namespace croq::backend::cuda

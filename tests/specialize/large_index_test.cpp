@@ -8,16 +8,17 @@
 #include <string>
 #include <vector>
 
-#include "codegen/codegen_test_util.hpp"
-#include "codegen/kernel_codegen.hpp"
+#include "specialize/specialize_test_util.hpp"
+#include "pipeline/specialize.hpp"
 #include "common/large_tensor_kernels.hpp"
 #include "croq/error.hpp"
 #include "frontend/frontend.hpp"
 #include "jit/nvrtc_compiler.hpp"
 
-namespace croq::codegen {
+namespace croq::pipeline {
 namespace {
 
+using test::generate_cuda;
 using test::tensor;
 
 constexpr std::int64_t kLarge = (std::int64_t{1} << 31) + 4099;
@@ -44,7 +45,7 @@ std::vector<ArgSignature> three(std::vector<std::int64_t> shape) {
 
 TEST(LargeIndex, SmallTensorsKeep32BitIndices) {
   GeneratedKernel k = generate(kLargeFlatAdd, three({1000}));
-  EXPECT_TRUE(has(k, "const int lin_0 = blockIdx.x * 256 + threadIdx.x;")) << k.cuda_source;
+  EXPECT_TRUE(has(k, "const int lin_0 = ((blockIdx.x * 256) + threadIdx.x);")) << k.cuda_source;
   EXPECT_FALSE(has(k, "long long")) << k.cuda_source;
 }
 
@@ -52,9 +53,9 @@ TEST(LargeIndex, SmallTensorsKeep32BitIndices) {
 // is 64-bit, and so is every index derived from it.
 TEST(LargeIndex, FlatLevelPast2To31Indexes64Bit) {
   GeneratedKernel k = generate(kLargeFlatAdd, three({kLarge}));
-  EXPECT_TRUE(has(k, "const long long lin_0 = (long long)blockIdx.x * 256 + threadIdx.x;")) << k.cuda_source;
+  EXPECT_TRUE(has(k, "const long long lin_0 = (((long long)(blockIdx.x) * 256) + threadIdx.x);")) << k.cuda_source;
   EXPECT_TRUE(has(k, "const long long i_1 = lin_0;")) << k.cuda_source;
-  EXPECT_TRUE(has(k, "if (lin_0 < 2147487747)")) << k.cuda_source;
+  EXPECT_TRUE(has(k, "if ((lin_0 < 2147487747))")) << k.cuda_source;
   EXPECT_FALSE(has(k, "const int")) << k.cuda_source;
   EXPECT_EQ(k.launch.grid, (std::array<unsigned, 3>{8388625, 1, 1}));
 }
@@ -93,18 +94,18 @@ TEST(LargeIndex, FlatLevelPastTheGridLimitLoops) {
 )";
   GeneratedKernel k = generate(source, {tensor(DType::u8, {1 << 20})});
   EXPECT_EQ(k.launch.grid, (std::array<unsigned, 3>{0x7fffffff, 1, 1}));
-  EXPECT_TRUE(has(k, "lin_0 < 1099511627776; lin_0 += (long long)gridDim.x * 256) {")) << k.cuda_source;
+  EXPECT_TRUE(has(k, "lin_0 < 1099511627776; lin_0 += ((long long)(gridDim.x) * 256)) {")) << k.cuda_source;
 }
 
 // Dynamic dims can pass 2^31 at any call: 64-bit indices, and grids that
 // loop so the launch can cap the block count.
 TEST(LargeIndex, DynamicDimsIndex64BitAndLoop) {
   GeneratedKernel k = generate(kLargeFlatAdd, three({-1}), {"N"});
-  EXPECT_TRUE(has(k, "for (long long lin_0 = (long long)blockIdx.x * 256 + threadIdx.x; lin_0 < (dim_N);")) << k.cuda_source;
+  EXPECT_TRUE(has(k, "for (long long lin_0 = (((long long)(blockIdx.x) * 256) + threadIdx.x); lin_0 < dim_N;")) << k.cuda_source;
   EXPECT_TRUE(k.runtime_grid.dynamic());
   EXPECT_TRUE(k.runtime_grid.grid_stride);
   k = generate(kLargeBlockAdd, three({-1}), {"N"});
-  EXPECT_TRUE(has(k, "for (long long lin_0 = blockIdx.x; lin_0 < (dim_N); lin_0 += gridDim.x) {")) << k.cuda_source;
+  EXPECT_TRUE(has(k, "for (long long lin_0 = blockIdx.x; lin_0 < dim_N; lin_0 += gridDim.x) {")) << k.cuda_source;
   EXPECT_TRUE(k.runtime_grid.grid_stride);
 }
 
@@ -171,4 +172,4 @@ TEST(LargeIndex, UnlaunchableGridsAreCompileErrors) {
 }
 
 }  // namespace
-}  // namespace croq::codegen
+}  // namespace croq::pipeline

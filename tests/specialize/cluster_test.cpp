@@ -12,17 +12,18 @@
 #include <string>
 #include <vector>
 
-#include "codegen/codegen_test_util.hpp"
+#include "specialize/specialize_test_util.hpp"
 #include "common/cluster_sources.hpp"
 #include "common/process.hpp"
 #include "croq/croq.hpp"
 #include "jit/jit_compiler.hpp"
 #include "jit/nvrtc_compiler.hpp"
 
-namespace croq::codegen {
+namespace croq::pipeline {
 namespace {
 
 using test::generate;
+using test::generate_cuda;
 using test::tensor;
 
 CompileOptions options(const std::string& name = "cluster.co") {
@@ -66,10 +67,10 @@ TEST_P(ClusterLaunch, GridIsClustersTimesBlocksAndClusterDimsAreTheBlocks) {
   const std::string b = std::to_string(s.blocks);
   std::smatch m;
   ASSERT_TRUE(std::regex_search(k.cuda_source, m,
-                                std::regex("const int (lin_\\d+) = blockIdx\\.x / " + b + ";\\n\\s*const int c_\\d+ = \\1;")))
+                                std::regex("const int (lin_\\d+) = \\(blockIdx\\.x / " + b + "\\);\\n\\s*const int c_\\d+ = \\1;")))
       << k.cuda_source;
   ASSERT_TRUE(std::regex_search(k.cuda_source, m,
-                                std::regex("const int (lin_\\d+) = blockIdx\\.x % " + b + ";\\n\\s*const int b_\\d+ = \\1;")))
+                                std::regex("const int (lin_\\d+) = \\(blockIdx\\.x % " + b + "\\);\\n\\s*const int b_\\d+ = \\1;")))
       << k.cuda_source;
   EXPECT_NE(k.cuda_source.find("clusters of " + b + " blocks"), std::string::npos);
   // NVRTC accepts it for sm_90a.
@@ -93,12 +94,12 @@ TEST(Cluster, MultiIndexLevelsDecomposeRowMajorLastIndexFastest) {
   EXPECT_EQ(k.launch.block, dims(32));
   std::smatch m;
   EXPECT_TRUE(std::regex_search(k.cuda_source, m,
-                                std::regex("const int (lin_\\d+) = blockIdx\\.x / 4;\\n\\s*"
+                                std::regex("const int (lin_\\d+) = \\(blockIdx\\.x / 4\\);\\n\\s*"
                                            "const int cn_\\d+ = \\(\\1 % 3\\);\\n\\s*"
                                            "const int cm_\\d+ = \\(\\1 / 3\\);")))
       << k.cuda_source;
   EXPECT_TRUE(std::regex_search(k.cuda_source, m,
-                                std::regex("const int (lin_\\d+) = blockIdx\\.x % 4;\\n\\s*"
+                                std::regex("const int (lin_\\d+) = \\(blockIdx\\.x % 4\\);\\n\\s*"
                                            "const int by_\\d+ = \\(\\1 % 2\\);\\n\\s*"
                                            "const int bx_\\d+ = \\(\\1 / 2\\);")))
       << k.cuda_source;
@@ -117,8 +118,8 @@ TEST(Cluster, DynamicClusterCountSizesTheGridAtLaunch) {
   EXPECT_EQ(k.runtime_grid.terms[0].divisor, 1);
   EXPECT_FALSE(k.runtime_grid.terms[0].ceil);
   EXPECT_EQ(k.launch.cluster, dims(4));
-  EXPECT_NE(k.cuda_source.find("= blockIdx.x / 4;"), std::string::npos);
-  EXPECT_NE(k.cuda_source.find("= blockIdx.x % 4;"), std::string::npos);
+  EXPECT_NE(k.cuda_source.find("= (blockIdx.x / 4);"), std::string::npos);
+  EXPECT_NE(k.cuda_source.find("= (blockIdx.x % 4);"), std::string::npos);
   jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "ids.cu", k.entry, {"sm_90a", false, {}});
   EXPECT_FALSE(out.cubin.empty());
 
@@ -174,7 +175,7 @@ TEST_P(ClusterGemm, CompilesForSm90aWithTmaAndWgmma) {
   EXPECT_EQ(k.needs_sm90->line, 5);
   // Row tile cm # b = cm * 2 + b, with b the block's rank in its cluster.
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(k.cuda_source, m, std::regex("const int (lin_\\d+) = blockIdx\\.x % 2;")));
+  ASSERT_TRUE(std::regex_search(k.cuda_source, m, std::regex("const int (lin_\\d+) = \\(blockIdx\\.x % 2\\);")));
   EXPECT_TRUE(std::regex_search(k.cuda_source, std::regex("\\(\\(cm_\\d+ \\* 2\\) \\+ b_\\d+\\)"))) << k.cuda_source;
   jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "cluster_gemm.cu", k.entry, {"sm_90a", false, {}});
   ASSERT_FALSE(out.cubin.empty());
@@ -327,4 +328,4 @@ TEST(ClusterErrorsApi, Sm80SaysClusterNeedsSm90) {
 }
 
 }  // namespace
-}  // namespace croq::codegen
+}  // namespace croq::pipeline

@@ -10,18 +10,21 @@
 #include <algorithm>
 #include <string>
 
-#include "codegen/codegen_test_util.hpp"
-#include "codegen/hopper_prelude.hpp"
+#include "specialize/specialize_test_util.hpp"
+#include "backend/cuda/hopper_prelude.hpp"
 #include "common/mma_sync_sources.hpp"
 #include "croq/croq.hpp"
 #include "jit/nvrtc_compiler.hpp"
 
-namespace croq::codegen {
+namespace croq::pipeline {
 namespace {
+
+using backend::cuda::hopper_prelude;
 
 using croq::test::kMmaSyncPipelined;
 using croq::test::mma_sync_gemm;
 using croq::test::MmaSyncGemm;
+using test::generate_cuda;
 using test::tensor;
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
@@ -37,16 +40,22 @@ DType dtype_of(const std::string& name) {
   return t;
 }
 
-// Generates `source` for target `target_sm` and the tail shape M = 300,
+// Generates `source` for `arch` and the tail shape M = 300,
 // N = 200, K = 136 (every tile edge is partial).
-GeneratedKernel generate_for(const std::string& source, const std::string& in, const std::string& out, Target target_sm,
+GeneratedKernel generate_for(const std::string& source, const std::string& in, const std::string& out, const std::string& arch,
                              std::int64_t m = 300, std::int64_t n = 200, std::int64_t k = 136) {
   CompileOptions options;
   options.source_name = "mma_sync.co";
   auto program = frontend::parse_program(source, options);
   const auto& fn = frontend::select_entry(*program, options, program->source);
   return generate_cuda(*program, fn, {tensor(dtype_of(in), {m, k}), tensor(dtype_of(in), {n, k}), tensor(dtype_of(out), {m, n})},
-                       227 * 1024, {}, target_sm);
+                       227 * 1024, {}, arch);
+}
+
+// The same for compute capability `sm` (sm_90a for 90, else sm_XY).
+GeneratedKernel generate_for(const std::string& source, const std::string& in, const std::string& out, int sm,
+                             std::int64_t m = 300, std::int64_t n = 200, std::int64_t k = 136) {
+  return generate_for(source, in, out, sm == 90 ? "sm_90a" : "sm_" + std::to_string(sm), m, n, k);
 }
 
 jit::NvrtcOutput compile(const GeneratedKernel& k, const std::string& arch) {
@@ -91,7 +100,7 @@ TEST_P(MmaSync, ComputeCapability86And89Compile) {
   const MmaSyncGemm& c = GetParam();
   for (const std::string arch : {"sm_86", "sm_89"}) {
     if (!nvrtc_has(arch)) continue;
-    GeneratedKernel k = generate_for(c.source(), c.in, c.out, jit::arch_number(arch));
+    GeneratedKernel k = generate_for(c.source(), c.in, c.out, arch);
     jit::NvrtcOutput out = compile(k, arch);
     EXPECT_FALSE(out.cubin.empty()) << arch;
     EXPECT_TRUE(contains(out.ptx, "mma.sync.aligned.m16n8k16")) << arch;
@@ -100,7 +109,7 @@ TEST_P(MmaSync, ComputeCapability86And89Compile) {
 
 TEST_P(MmaSync, Compute80IsPtxOnly) {
   const MmaSyncGemm& c = GetParam();
-  GeneratedKernel k = generate_for(c.source(), c.in, c.out, jit::arch_number("compute_80"));
+  GeneratedKernel k = generate_for(c.source(), c.in, c.out, "compute_80");
   jit::NvrtcOutput out = compile(k, "compute_80");
   EXPECT_TRUE(out.cubin.empty()) << "a virtual architecture has no cubin";
   EXPECT_TRUE(contains(out.ptx, ".target sm_80"));
@@ -114,9 +123,8 @@ TEST_P(MmaSync, ArchsFrom90WithoutSm90aFeaturesUseMmaSync) {
   const MmaSyncGemm& c = GetParam();
   for (const std::string arch : {"sm_90", "compute_90", "sm_100a", "compute_100a", "sm_120"}) {
     if (!nvrtc_has("sm_" + std::to_string(jit::arch_number(arch)))) continue;
-    const Target target = target_of_arch(arch);
-    EXPECT_FALSE(target.wgmma) << arch;
-    GeneratedKernel k = generate_for(c.source(), c.in, c.out, target);
+    EXPECT_FALSE(target::parse_target(arch).wgmma()) << arch;
+    GeneratedKernel k = generate_for(c.source(), c.in, c.out, arch);
     EXPECT_FALSE(k.needs_sm90) << arch;
     EXPECT_FALSE(contains(k.cuda_source, "croq_dev::wgmma_")) << arch;
     jit::NvrtcOutput out = compile(k, arch);
@@ -125,10 +133,10 @@ TEST_P(MmaSync, ArchsFrom90WithoutSm90aFeaturesUseMmaSync) {
     EXPECT_FALSE(contains(out.ptx, "wgmma")) << arch;
     EXPECT_FALSE(contains(out.ptx, "setmaxnreg")) << arch;
   }
-  const Target sm90a = target_of_arch("sm_90a");
-  EXPECT_TRUE(sm90a.wgmma);
+  const target::Target sm90a = target::parse_target("sm_90a");
+  EXPECT_TRUE(sm90a.wgmma());
   EXPECT_EQ(sm90a.sm, 90);
-  EXPECT_TRUE(target_of_arch("compute_90a").wgmma);
+  EXPECT_TRUE(target::parse_target("compute_90a").wgmma());
 }
 
 // WGMMA needs swizzled tiles whose rows are one span; those cases lower to
@@ -270,14 +278,14 @@ std::string consumer_first(const std::string& swiz) {
 TEST(MmaSyncEvents, PipelineOnArchsWithoutSm90aFeatures) {
   for (const std::string arch : {"sm_90", "compute_90", "sm_100a", "sm_120"}) {
     if (!nvrtc_has("sm_" + std::to_string(jit::arch_number(arch)))) continue;
-    GeneratedKernel k = generate_for(kMmaSyncPipelined, "f16", "f16", target_of_arch(arch));
+    GeneratedKernel k = generate_for(kMmaSyncPipelined, "f16", "f16", arch);
     EXPECT_FALSE(contains(k.cuda_source, "croq_dev::setmaxnreg_")) << arch;
     jit::NvrtcOutput out = compile(k, arch);
     EXPECT_TRUE(contains(out.ptx, "mma.sync.aligned.m16n8k16")) << arch;
     EXPECT_FALSE(contains(out.ptx, "wgmma")) << arch;
     EXPECT_FALSE(contains(out.ptx, "setmaxnreg")) << arch;
   }
-  GeneratedKernel k = generate_for(kMmaSyncPipelined, "f16", "f16", target_of_arch("sm_90a"));
+  GeneratedKernel k = generate_for(kMmaSyncPipelined, "f16", "f16", "sm_90a");
   EXPECT_TRUE(contains(k.cuda_source, "croq_dev::setmaxnreg_inc<")) << k.cuda_source;
   jit::NvrtcOutput out = compile(k, "sm_90a");
   EXPECT_TRUE(contains(out.ptx, "wgmma.mma_async"));
@@ -339,4 +347,4 @@ __co__ void f(global f16 [M, K] lhs, global f16 [M, K] out) {
 }
 
 }  // namespace
-}  // namespace croq::codegen
+}  // namespace croq::pipeline

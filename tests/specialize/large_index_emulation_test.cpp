@@ -12,14 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "codegen/codegen_test_util.hpp"
-#include "codegen/kernel_codegen.hpp"
+#include "specialize/specialize_test_util.hpp"
+#include "pipeline/specialize.hpp"
 #include "common/large_tensor_kernels.hpp"
 #include "common/process.hpp"
 #include "frontend/frontend.hpp"
 
-namespace croq::codegen {
+namespace croq::pipeline {
 namespace {
+
+using test::generate_cuda;
 
 constexpr std::int64_t kLarge = (std::int64_t{1} << 31) + 4099;
 
@@ -160,4 +162,4 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return info.param.name; });
 
 }  // namespace
-}  // namespace croq::codegen
+}  // namespace croq::pipeline

@@ -12,14 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "codegen/codegen_test_util.hpp"
-#include "codegen/cuda_text.hpp"
-#include "codegen/kernel_codegen.hpp"
+#include "specialize/specialize_test_util.hpp"
+#include "backend/cuda/cuda_text.hpp"
+#include "pipeline/specialize.hpp"
 #include "common/process.hpp"
 #include "jit/nvrtc_compiler.hpp"
 
-namespace croq::codegen {
+namespace croq::pipeline {
 namespace {
+
+using backend::cuda::cuda_comment_text;
 
 using test::generate;
 using test::tensor;
@@ -44,7 +46,7 @@ const std::vector<std::string>& hostile_names() {
       "trailing backslash\\",
       "line\\\ncontinued",
       "comment */ end /* start",
-      "??/ trigraph ??=",
+      "?\?/ trigraph ?\?=",
       "carriage\rreturn",
       std::string("nul\0byte", 8),
       "caf\xc3\xa9 \xff\xfe",
@@ -54,7 +56,7 @@ const std::vector<std::string>& hostile_names() {
 }
 
 // The C string literal `text` (quotes included) decoded, or "<malformed>"
-// when it is not exactly one literal using the escapes codegen writes.
+// when it is not exactly one literal using the escapes the backend writes.
 std::string decode_literal(const std::string& text) {
   if (text.size() < 2 || text.front() != '"' || text.back() != '"') return "<malformed>";
   const std::string body = text.substr(1, text.size() - 2);
@@ -126,16 +128,7 @@ TEST(SourceName, HostileNamesThroughTheApiStayEscapedText) {
   }
 }
 
-TEST(SourceName, StringLiteralAndCommentEscapes) {
-  EXPECT_EQ(cuda_string_literal("a\"b\\c?\n\x01\xff"), "\"a\\\"b\\\\c\\?\\012\\001\\377\"");
-  EXPECT_EQ(cuda_comment_text("a\\b\nc*/"), "a\\134b\\012c*/");
-  EXPECT_TRUE(is_cuda_identifier("_x1"));
-  EXPECT_FALSE(is_cuda_identifier("1x"));
-  EXPECT_FALSE(is_cuda_identifier("a b"));
-  EXPECT_FALSE(is_cuda_identifier(""));
-}
-
-// User names that look like codegen's own (arg_*, dim_*, croq_*, reserved
+// User names that look like generated ones (arg_*, dim_*, croq_*, reserved
 // _X) get a distinct prefix, and a function named after a prelude type
 // still compiles.
 TEST(SourceName, UserNamesCannotCollideWithGeneratedOnes) {
@@ -191,4 +184,4 @@ TEST(SourceName, HostileDirectoryThroughTheCli) {
 }
 
 }  // namespace
-}  // namespace croq::codegen
+}  // namespace croq::pipeline

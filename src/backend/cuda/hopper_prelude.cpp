@@ -7,11 +7,11 @@
 // PTX references: the PTX ISA sections on mbarrier, cp.async.bulk.tensor,
 // wgmma.mma_async (matrix descriptor format, register fragments of D),
 // setmaxnreg and elect.sync.
-#include "codegen/hopper_prelude.hpp"
+#include "backend/cuda/hopper_prelude.hpp"
 
 #include <string>
 
-namespace croq::codegen {
+namespace croq::backend::cuda {
 namespace {
 
 constexpr std::string_view kHead = R"CUDA(
@@ -154,7 +154,7 @@ __device__ __forceinline__ u32 map_shared_rank(u32 addr, u32 rank) {
 
 // Below sm_90 only init, arrive and test_wait.parity exist (sm_80, in their
 // plain `.shared` forms); the transaction-count and cluster forms, try_wait
-// and fence.mbarrier_init are sm_90, and codegen refuses what needs them.
+// and fence.mbarrier_init are sm_90, and lowering refuses what needs them.
 
 // One thread initializes; `count` = arrivals per phase.
 __device__ __forceinline__ void mbar_init(u64* bar, u32 count) {
@@ -864,4 +864,4 @@ std::string_view hopper_prelude() {
   return text;
 }
 
-}  // namespace croq::codegen
+}  // namespace croq::backend::cuda

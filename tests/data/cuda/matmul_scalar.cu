@@ -5,7 +5,7 @@ extern "C" __global__ void __launch_bounds__(256) croq_matmul(int* __restrict__ 
 #line 3 "matmul_scalar.co"
   {
 #line 5 "matmul_scalar.co"
-    const int lin_0 = blockIdx.x * 256 + threadIdx.x;
+    const int lin_0 = ((blockIdx.x * 256) + threadIdx.x);
     const int q_1 = (lin_0 % 64);
     const int p_2 = (lin_0 / 64);
 #line 6 "matmul_scalar.co"

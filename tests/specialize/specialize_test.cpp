@@ -1,6 +1,6 @@
 // Codegen golden tests: each sample's kernel, specialized for the shapes
 // its host code uses, must produce exactly the reviewed CUDA in
-// tests/data/codegen/<sample>.cu (CROQ_UPDATE_GOLDEN=1 rewrites them) and
+// tests/data/cuda/<sample>.cu (CROQ_UPDATE_GOLDEN=1 rewrites them) and
 // that CUDA must compile with NVRTC for sm_90a.
 #include <gtest/gtest.h>
 
@@ -8,13 +8,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "codegen/codegen_test_util.hpp"
-#include "codegen/kernel_codegen.hpp"
+#include "specialize/specialize_test_util.hpp"
+#include "pipeline/specialize.hpp"
 #include "croq/error.hpp"
 #include "frontend/frontend.hpp"
 #include "jit/nvrtc_compiler.hpp"
 
-namespace croq::codegen {
+namespace croq::pipeline {
 namespace {
 
 using test::generate;
@@ -34,7 +34,7 @@ class SampleCodegen : public ::testing::TestWithParam<SampleCase> {};
 TEST_P(SampleCodegen, MatchesGoldenAndCompiles) {
   const SampleCase& c = GetParam();
   GeneratedKernel k = generate(sample_source(c.sample), c.args, c.sample + ".co");
-  std::string golden_path = std::string(CROQ_TEST_DATA_DIR) + "/codegen/" + c.sample + ".cu";
+  std::string golden_path = std::string(CROQ_TEST_DATA_DIR) + "/cuda/" + c.sample + ".cu";
   if (std::getenv("CROQ_UPDATE_GOLDEN")) std::ofstream(golden_path) << k.cuda_source;
   EXPECT_EQ(k.cuda_source, read_file(golden_path)) << "regenerate with CROQ_UPDATE_GOLDEN=1 and review the diff";
   EXPECT_EQ(k.launch.grid, c.grid);
@@ -236,4 +236,4 @@ TEST(ZfillCodegen, LargerDestinationIsZeroedOnlyWithZfill) {
 }
 
 }  // namespace
-}  // namespace croq::codegen
+}  // namespace croq::pipeline

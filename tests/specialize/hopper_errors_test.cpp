@@ -2,21 +2,22 @@
 // tma.copy, .swiz<N>, inthreads.async and mma.* misuses each have a minimal
 // kernel here, and the test asserts the exact message, hint, line and column
 // of the first diagnostic. The kernels are specialized with
-// codegen::generate_cuda for sm_90a (no GPU needed); the sm_80 refusal of
+// pipeline::generate for sm_90a (no GPU needed); the sm_80 refusal of
 // tma.copy goes through croq::compile, as a user meets it.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "codegen/codegen_test_util.hpp"
-#include "codegen/kernel_codegen.hpp"
+#include "specialize/specialize_test_util.hpp"
+#include "pipeline/specialize.hpp"
 #include "croq/croq.hpp"
 #include "frontend/frontend.hpp"
 
-namespace croq::codegen {
+namespace croq::pipeline {
 namespace {
 
+using test::generate_cuda;
 using test::tensor;
 
 // Most kernels are a body inside this shell; the body starts on line 3.
@@ -155,9 +156,9 @@ std::vector<ErrorCase> swizzle_and_event_cases() {
       {"SubscriptOfATensor", shell("    trigger lhs[0];\n"), 3, 13,
        "`lhs` is not an array of buffers or events; use `.at(...)` for elements"},
       {"TriggerAfter", shell("    shared event full[4], empty[4];\n    trigger full[0] after empty[0];\n"), 4, 5,
-       "`trigger ... after` is not supported yet by libcroqjit codegen"},
+       "`trigger ... after` is not supported yet by libcroqjit"},
       {"EventAtOrder", shell("    shared event full[4];\n    trigger full.at(0);\n"), 4, 18,
-       "`full.at(...)` (ordered event arrival) is not supported yet by libcroqjit codegen",
+       "`full.at(...)` (ordered event arrival) is not supported yet by libcroqjit",
        "index the event array instead: `full[i]`"},
       {"TriggerSetsDisagree",
        shell("    shared event full[2];\n    parallel p by 3 : group-4 {\n"
@@ -202,13 +203,13 @@ std::vector<ErrorCase> tma_cases() {
   const std::string lhs_tile = "lhs.subspan(64, 64).at(bm, 0)";
   return {
       {"TmaTranspose", shell("    t = tma.transp<1, 0> " + lhs_tile + " => shared;\n"), 3, 13,
-       "tma.transp is not supported yet by libcroqjit codegen"},
+       "tma.transp is not supported yet by libcroqjit"},
       {"TmaUnknownModifier", shell("    t = tma.copy.swiz<128>.evict " + lhs_tile + " => shared;\n"), 3, 28,
-       "`.evict` on tma.copy is not supported yet by libcroqjit codegen"},
+       "`.evict` on tma.copy is not supported yet by libcroqjit"},
       {"TmaAfter",
        shell("    shared f16 [64, 64] lhs_s;\n    f = dma.copy.async " + lhs_tile + " => shared;\n"
              "    tma.copy lhs.subspan(64, 64).at(bm, 0) => lhs_s after f;\n"),
-       5, 5, "`after` is not supported yet by libcroqjit codegen"},
+       5, 5, "`after` is not supported yet by libcroqjit"},
       {"TmaInAThreadLevel",
        shell("    shared f16 [64, 64] lhs_s;\n    parallel t by 64 : thread {\n      tma.copy " + lhs_tile +
              " => lhs_s;\n    }\n"),
@@ -319,7 +320,7 @@ std::vector<ErrorCase> mma_cases() {
       {"MmaRowCol", warpgroup("      mma.row.col mc, a.data, b.data;\n"), 7, 7,
        "mma.row.col is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"},
       {"MmaUnknownModifier", warpgroup("      mma.row.row.sp mc, a.data, b.data;\n"), 7, 19,
-       "`.sp` on mma is not supported yet by libcroqjit codegen"},
+       "`.sp` on mma is not supported yet by libcroqjit"},
       {"MmaInAWarp",
        shell("    parallel w by 4 : group {\n      inthreads.async (w == 0) {\n        mc = mma.fill.f32 0.0f;\n"
              "        a = tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, 0) => shared;\n"
@@ -490,4 +491,4 @@ INSTANTIATE_TEST_SUITE_P(
                  4, 9}));
 
 }  // namespace
-}  // namespace croq::codegen
+}  // namespace croq::pipeline

@@ -1,0 +1,128 @@
+#include "api/launch_args.hpp"
+
+#include <cstring>
+
+#include "croq/error.hpp"
+#include "jit/tensor_map.hpp"
+#include "support/checked_int.hpp"
+
+namespace croq::detail {
+namespace {
+
+std::int64_t dim_of(std::span<const Arg> args, const abi::DimSource& w) {
+  return static_cast<std::int64_t>(args[static_cast<std::size_t>(w.argument)].view().shape[w.dim]);
+}
+
+}  // namespace
+
+unsigned runtime_grid_blocks(const abi::RuntimeGrid& g,
+                             const std::function<std::int64_t(const abi::DimSource&)>& dim_value,
+                             const std::string& kernel) {
+  constexpr std::int64_t kMaxGrid = 0x7fffffff;
+  support::CheckedInt total{g.factor};
+  for (const auto& t : g.terms) {
+    const std::int64_t v = dim_value(t.source);  // an extent: an int64 (check_argument)
+    const support::CheckedInt term = t.ceil ? support::checked_cdiv(v, t.divisor) : support::checked_div(v, t.divisor);
+    total = total.ok() && term.ok() ? support::checked_mul(total.value, term.value)
+                                    : support::CheckedInt{0, support::ArithmeticFault::overflow};
+  }
+  const support::CheckedInt blocks = total.ok() ? support::checked_cdiv(total.value, g.per_block) : total;
+  if (blocks.ok() && blocks.value <= kMaxGrid) return static_cast<unsigned>(blocks.value);
+  if (g.grid_stride) return static_cast<unsigned>(kMaxGrid);
+  throw ArgumentError("`" + kernel + "`: the dynamic dims ask for " +
+                      (blocks.ok() ? std::to_string(blocks.value) : std::string("more than 2^63")) +
+                      " blocks, more than a grid holds (2^31 - 1)");
+}
+
+abi::LaunchConfig launch_config_of(const abi::KernelAbi& abi, std::span<const Arg> args, const std::string& kernel) {
+  abi::LaunchConfig launch = abi.launch;
+  if (abi.runtime_grid.dynamic())
+    launch.grid = {runtime_grid_blocks(abi.runtime_grid, [&](const abi::DimSource& w) { return dim_of(args, w); },
+                                       kernel),
+                   1, 1};
+  return launch;
+}
+
+Shape result_shape_of(const abi::KernelAbi& abi, std::span<const Arg> args) {
+  Shape shape;
+  for (std::size_t d = 0; d < abi.output_shape.size(); ++d)
+    shape.push_back(abi.output_shape[d] >= 0 ? static_cast<std::size_t>(abi.output_shape[d])
+                                             : static_cast<std::size_t>(dim_of(args, abi.output_dim_sources[d])));
+  return shape;
+}
+
+LaunchArgs::LaunchArgs(const abi::KernelAbi& abi, std::span<const Arg> args, std::span<const Tensor> staged,
+                       const std::vector<std::string>& tensor_map_names, void* output) {
+  const std::size_t count = abi.params.size();
+  std::uint64_t* slots = inline_slots_.data();
+  pointers_ = inline_pointers_.data();
+  if (count > kInlineParams) {
+    heap_slots_.resize(count);
+    heap_pointers_.resize(count);
+    slots = heap_slots_.data();
+    pointers_ = heap_pointers_.data();
+  }
+  std::size_t map_count = 0;
+  for (const auto& kp : abi.params) map_count += kp.kind == abi::KernelParam::Kind::tensor_map;
+  CUtensorMap* maps = inline_maps_.data();
+  if (map_count > kInlineMaps) {
+    heap_maps_.resize(map_count);
+    maps = heap_maps_.data();
+  }
+  // A tensor's device data: its staged copy for host arguments.
+  auto data_of = [&](int argument) -> void* {
+    const auto i = static_cast<std::size_t>(argument);
+    return i < staged.size() && staged[i].defined() ? staged[i].data() : args[i].view().data;
+  };
+  std::size_t next_map = 0;
+  for (std::size_t p = 0; p < count; ++p) {
+    const abi::KernelParam& kp = abi.params[p];
+    if (kp.kind == abi::KernelParam::Kind::tensor_map) {
+      const TensorView& v = args[static_cast<std::size_t>(kp.argument)].view();
+      // Reused per thread: after the first launch, filling it allocates nothing.
+      thread_local jit::TensorMapSpec spec_map;
+      spec_map.dtype = v.dtype;
+      spec_map.base = data_of(kp.argument);
+      spec_map.dims.clear();
+      for (int d = 0; d < v.shape.rank(); ++d) {
+        // The kernel's TMA coordinates are 32-bit signed (lowering refuses
+        // such static extents; a dynamic dim is known only now).
+        if (v.shape[d] > 0x7fffffffu)
+          throw ArgumentError(tensor_map_names[p] + ": " + v.str() + " has a dimension of 2^31 elements or more, "
+                              "which tma.copy cannot address (32-bit coordinates)");
+        spec_map.dims.push_back(static_cast<std::int64_t>(v.shape[d]));
+      }
+      spec_map.box.assign(kp.box.begin(), kp.box.end());
+      spec_map.swizzle_bytes = kp.swizzle_bytes;
+      spec_map.what.assign(tensor_map_names[p]);
+      maps[next_map] = jit::encoded_tensor_map(spec_map);
+      pointers_[p] = &maps[next_map++];
+      continue;
+    }
+    std::uint64_t bits = 0;
+    switch (kp.kind) {
+      case abi::KernelParam::Kind::output: bits = reinterpret_cast<std::uint64_t>(output); break;
+      case abi::KernelParam::Kind::tensor: bits = reinterpret_cast<std::uint64_t>(data_of(kp.argument)); break;
+      case abi::KernelParam::Kind::dim: {
+        const std::int64_t v = dim_of(args, kp.dim);
+        std::memcpy(&bits, &v, sizeof v);
+        break;
+      }
+      case abi::KernelParam::Kind::integer: {
+        const std::int64_t v = args[static_cast<std::size_t>(kp.argument)].integer();
+        std::memcpy(&bits, &v, sizeof v);
+        break;
+      }
+      default: {  // floating
+        const Arg& a = args[static_cast<std::size_t>(kp.argument)];
+        const double v = a.kind() == Arg::Kind::floating ? a.floating() : static_cast<double>(a.integer());
+        std::memcpy(&bits, &v, sizeof v);
+        break;
+      }
+    }
+    slots[p] = bits;
+    pointers_[p] = &slots[p];
+  }
+}
+
+}  // namespace croq::detail

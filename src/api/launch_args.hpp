@@ -1,0 +1,64 @@
+// The kernel ABI (abi::KernelAbi) decoded against one call's arguments:
+// the result's shape, the grid of a launch sized by dynamic dims, and the
+// __global__ function's parameter values with their TMA descriptors.
+// Internal to src/api; src/api/kernel.cpp owns the rest of a launch.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "abi/kernel_abi.hpp"
+#include "croq/kernel.hpp"
+#include "jit/driver.hpp"
+
+namespace croq::detail {
+
+// The blocks to launch for `grid`, each dim's value from `dim_value`. A
+// kernel that loops over block indices (grid.grid_stride) takes at most
+// 2^31 - 1 blocks whatever the count; for any other kernel a count past
+// that, or one with no 64-bit value, is an ArgumentError naming `kernel`.
+unsigned runtime_grid_blocks(const abi::RuntimeGrid& grid,
+                             const std::function<std::int64_t(const abi::DimSource&)>& dim_value,
+                             const std::string& kernel);
+
+// The launch shape for this call: the ABI's, with a runtime grid computed
+// from the arguments' dynamic dims.
+abi::LaunchConfig launch_config_of(const abi::KernelAbi& abi, std::span<const Arg> args, const std::string& kernel);
+
+// The result's extents: the ABI's, with dynamic dims read from the arguments.
+Shape result_shape_of(const abi::KernelAbi& abi, std::span<const Arg> args);
+
+// The parameter values of one launch, in the ABI's order, and the pointers
+// the driver reads them through (cuLaunchKernel's kernelParams). Up to 32
+// parameters and 8 TMA descriptors live inline, so a launch allocates
+// nothing; pointers() points into the object, which therefore stays put.
+class LaunchArgs {
+ public:
+  // `staged`: per argument, the device copy of a host tensor (or an
+  // undefined Tensor: the argument's own data). `tensor_map_names`: per
+  // parameter, how a TMA descriptor's errors name it. `output`: the
+  // result's device memory (when the kernel returns a tensor).
+  LaunchArgs(const abi::KernelAbi& abi, std::span<const Arg> args, std::span<const Tensor> staged,
+             const std::vector<std::string>& tensor_map_names, void* output);
+  LaunchArgs(const LaunchArgs&) = delete;
+  LaunchArgs& operator=(const LaunchArgs&) = delete;
+
+  void** pointers() { return pointers_; }
+
+ private:
+  static constexpr std::size_t kInlineParams = 32;
+  static constexpr std::size_t kInlineMaps = 8;
+  std::array<std::uint64_t, kInlineParams> inline_slots_;
+  std::array<void*, kInlineParams> inline_pointers_;
+  std::array<CUtensorMap, kInlineMaps> inline_maps_;
+  std::vector<std::uint64_t> heap_slots_;
+  std::vector<void*> heap_pointers_;
+  std::vector<CUtensorMap> heap_maps_;
+  void** pointers_ = nullptr;
+};
+
+}  // namespace croq::detail
