@@ -17,7 +17,7 @@ mkdir -p "$build" "$out"
 cuda=${CUDA_HOME:-/usr/local/cuda}
 nvcc=$cuda/bin/nvcc
 
-g++ -std=c++20 -O1 -I "$root/src" "$here/dump_prelude.cpp" "$root/src/backend/cuda/hopper_prelude.cpp" \
+g++ -std=c++20 -O1 -I "$root/src" "$here/dump_prelude.cpp" "$root/src/backend/cuda/hopper_prelude.cpp" "$root/src/backend/cuda/hopper_prelude_accumulators.cpp" \
   -o "$build/dump_prelude" || exit 1
 "$build/dump_prelude" > "$build/croq_hopper_prelude.cuh" || exit 1
 
