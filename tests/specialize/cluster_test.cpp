@@ -66,12 +66,12 @@ TEST_P(ClusterLaunch, GridIsClustersTimesBlocksAndClusterDimsAreTheBlocks) {
   // Cluster index and block rank, then the thread level.
   const std::string b = std::to_string(s.blocks);
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(k.cuda_source, m,
-                                std::regex("const int (lin_\\d+) = \\(blockIdx\\.x / " + b + "\\);\\n\\s*const int c_\\d+ = \\1;")))
-      << k.cuda_source;
-  ASSERT_TRUE(std::regex_search(k.cuda_source, m,
-                                std::regex("const int (lin_\\d+) = \\(blockIdx\\.x % " + b + "\\);\\n\\s*const int b_\\d+ = \\1;")))
-      << k.cuda_source;
+  ASSERT_TRUE(std::regex_search(k.ir, m,
+                                std::regex("let i32 (lin_\\d+) = \\(blockIdx\\.x / " + b + "\\)\\n\\s*let i32 c_\\d+ = \\1\\n")))
+      << k.ir;
+  ASSERT_TRUE(std::regex_search(k.ir, m,
+                                std::regex("let i32 (lin_\\d+) = \\(blockIdx\\.x % " + b + "\\)\\n\\s*let i32 b_\\d+ = \\1\\n")))
+      << k.ir;
   EXPECT_NE(k.cuda_source.find("clusters of " + b + " blocks"), std::string::npos);
   // NVRTC accepts it for sm_90a.
   jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "ids.cu", k.entry, {"sm_90a", false, {}});
@@ -93,16 +93,16 @@ TEST(Cluster, MultiIndexLevelsDecomposeRowMajorLastIndexFastest) {
   EXPECT_EQ(k.launch.cluster, dims(4));
   EXPECT_EQ(k.launch.block, dims(32));
   std::smatch m;
-  EXPECT_TRUE(std::regex_search(k.cuda_source, m,
-                                std::regex("const int (lin_\\d+) = \\(blockIdx\\.x / 4\\);\\n\\s*"
-                                           "const int cn_\\d+ = \\(\\1 % 3\\);\\n\\s*"
-                                           "const int cm_\\d+ = \\(\\1 / 3\\);")))
-      << k.cuda_source;
-  EXPECT_TRUE(std::regex_search(k.cuda_source, m,
-                                std::regex("const int (lin_\\d+) = \\(blockIdx\\.x % 4\\);\\n\\s*"
-                                           "const int by_\\d+ = \\(\\1 % 2\\);\\n\\s*"
-                                           "const int bx_\\d+ = \\(\\1 / 2\\);")))
-      << k.cuda_source;
+  EXPECT_TRUE(std::regex_search(k.ir, m,
+                                std::regex("let i32 (lin_\\d+) = \\(blockIdx\\.x / 4\\)\\n\\s*"
+                                           "let i32 cn_\\d+ = \\(\\1 % 3\\)\\n\\s*"
+                                           "let i32 cm_\\d+ = \\(\\1 / 3\\)\\n")))
+      << k.ir;
+  EXPECT_TRUE(std::regex_search(k.ir, m,
+                                std::regex("let i32 (lin_\\d+) = \\(blockIdx\\.x % 4\\)\\n\\s*"
+                                           "let i32 by_\\d+ = \\(\\1 % 2\\)\\n\\s*"
+                                           "let i32 bx_\\d+ = \\(\\1 / 2\\)\\n")))
+      << k.ir;
   jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "ids2d.cu", k.entry, {"sm_90a", false, {}});
   EXPECT_FALSE(out.cubin.empty());
 }
@@ -118,8 +118,8 @@ TEST(Cluster, DynamicClusterCountSizesTheGridAtLaunch) {
   EXPECT_EQ(k.runtime_grid.terms[0].divisor, 1);
   EXPECT_FALSE(k.runtime_grid.terms[0].ceil);
   EXPECT_EQ(k.launch.cluster, dims(4));
-  EXPECT_NE(k.cuda_source.find("= (blockIdx.x / 4);"), std::string::npos);
-  EXPECT_NE(k.cuda_source.find("= (blockIdx.x % 4);"), std::string::npos);
+  EXPECT_NE(k.ir.find(" = (blockIdx.x / 4)\n"), std::string::npos) << k.ir;
+  EXPECT_NE(k.ir.find(" = (blockIdx.x % 4)\n"), std::string::npos) << k.ir;
   jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "ids.cu", k.entry, {"sm_90a", false, {}});
   EXPECT_FALSE(out.cubin.empty());
 
@@ -175,7 +175,7 @@ TEST_P(ClusterGemm, CompilesForSm90aWithTmaAndWgmma) {
   EXPECT_EQ(k.needs_sm90->line, 5);
   // Row tile cm # b = cm * 2 + b, with b the block's rank in its cluster.
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(k.cuda_source, m, std::regex("const int (lin_\\d+) = \\(blockIdx\\.x % 2\\);")));
+  ASSERT_TRUE(std::regex_search(k.ir, m, std::regex("let i32 (lin_\\d+) = \\(blockIdx\\.x % 2\\)\\n"))) << k.ir;
   EXPECT_TRUE(std::regex_search(k.cuda_source, std::regex("\\(\\(cm_\\d+ \\* 2\\) \\+ b_\\d+\\)"))) << k.cuda_source;
   jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "cluster_gemm.cu", k.entry, {"sm_90a", false, {}});
   ASSERT_FALSE(out.cubin.empty());

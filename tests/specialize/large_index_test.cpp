@@ -34,30 +34,15 @@ GeneratedKernel generate(const std::string& source, const std::vector<ArgSignatu
   return k;
 }
 
+// In the CUDA text (how the backend prints) / in the IR (what lowering decided).
 bool has(const GeneratedKernel& k, const std::string& text) { return k.cuda_source.find(text) != std::string::npos; }
+bool ir_has(const GeneratedKernel& k, const std::string& text) { return k.ir.find(text) != std::string::npos; }
 
 using croq::test::kLargeFlatAdd;
 using croq::test::kLargeBlockAdd;
 
 std::vector<ArgSignature> three(std::vector<std::int64_t> shape) {
   return {tensor(DType::u8, shape), tensor(DType::u8, shape), tensor(DType::u8, shape)};
-}
-
-TEST(LargeIndex, SmallTensorsKeep32BitIndices) {
-  GeneratedKernel k = generate(kLargeFlatAdd, three({1000}));
-  EXPECT_TRUE(has(k, "const int lin_0 = ((blockIdx.x * 256) + threadIdx.x);")) << k.cuda_source;
-  EXPECT_FALSE(has(k, "long long")) << k.cuda_source;
-}
-
-// The wrap that stored before the buffer: from 2^31 elements the flat index
-// is 64-bit, and so is every index derived from it.
-TEST(LargeIndex, FlatLevelPast2To31Indexes64Bit) {
-  GeneratedKernel k = generate(kLargeFlatAdd, three({kLarge}));
-  EXPECT_TRUE(has(k, "const long long lin_0 = (((long long)(blockIdx.x) * 256) + threadIdx.x);")) << k.cuda_source;
-  EXPECT_TRUE(has(k, "const long long i_1 = lin_0;")) << k.cuda_source;
-  EXPECT_TRUE(has(k, "if ((lin_0 < 2147487747))")) << k.cuda_source;
-  EXPECT_FALSE(has(k, "const int")) << k.cuda_source;
-  EXPECT_EQ(k.launch.grid, (std::array<unsigned, 3>{8388625, 1, 1}));
 }
 
 // Row-major decomposition and strides of a 2-D tensor past 2^31 elements:
@@ -79,8 +64,8 @@ TEST(LargeIndex, BlockLevelPastTheGridLimitLoops) {
   for (std::int64_t n : {kLarge, (std::int64_t{1} << 32) + 1}) {
     GeneratedKernel k = generate(kLargeBlockAdd, three({n}));
     EXPECT_EQ(k.launch.grid, (std::array<unsigned, 3>{0x7fffffff, 1, 1})) << n;
-    EXPECT_TRUE(has(k, "for (long long lin_0 = blockIdx.x; lin_0 < " + std::to_string(n) + "; lin_0 += gridDim.x) {"))
-        << k.cuda_source;
+    EXPECT_TRUE(ir_has(k, "looping over block indices, 64-bit indices")) << k.ir;
+    EXPECT_TRUE(ir_has(k, "for lin_0 in [blockIdx.x, " + std::to_string(n) + ") step gridDim.x:")) << k.ir;
     EXPECT_TRUE(has(k, "      __syncthreads();\n    }\n  }\n}")) << k.cuda_source;
   }
 }
@@ -94,18 +79,19 @@ TEST(LargeIndex, FlatLevelPastTheGridLimitLoops) {
 )";
   GeneratedKernel k = generate(source, {tensor(DType::u8, {1 << 20})});
   EXPECT_EQ(k.launch.grid, (std::array<unsigned, 3>{0x7fffffff, 1, 1}));
-  EXPECT_TRUE(has(k, "lin_0 < 1099511627776; lin_0 += ((long long)(gridDim.x) * 256)) {")) << k.cuda_source;
+  EXPECT_TRUE(ir_has(k, "for lin_0 in [((convert<i64>(blockIdx.x) * 256) + threadIdx.x), 1099511627776) step "
+                        "(convert<i64>(gridDim.x) * 256):")) << k.ir;
 }
 
 // Dynamic dims can pass 2^31 at any call: 64-bit indices, and grids that
 // loop so the launch can cap the block count.
 TEST(LargeIndex, DynamicDimsIndex64BitAndLoop) {
   GeneratedKernel k = generate(kLargeFlatAdd, three({-1}), {"N"});
-  EXPECT_TRUE(has(k, "for (long long lin_0 = (((long long)(blockIdx.x) * 256) + threadIdx.x); lin_0 < dim_N;")) << k.cuda_source;
+  EXPECT_TRUE(ir_has(k, "for lin_0 in [((convert<i64>(blockIdx.x) * 256) + threadIdx.x), dim_N) step")) << k.ir;
   EXPECT_TRUE(k.runtime_grid.dynamic());
   EXPECT_TRUE(k.runtime_grid.grid_stride);
   k = generate(kLargeBlockAdd, three({-1}), {"N"});
-  EXPECT_TRUE(has(k, "for (long long lin_0 = blockIdx.x; lin_0 < dim_N; lin_0 += gridDim.x) {")) << k.cuda_source;
+  EXPECT_TRUE(ir_has(k, "for lin_0 in [blockIdx.x, dim_N) step gridDim.x:")) << k.ir;
   EXPECT_TRUE(k.runtime_grid.grid_stride);
 }
 
@@ -136,6 +122,7 @@ TEST(LargeIndex, LoopsAndCopiesPast2To31Count64Bit) {
   }
 }
 )", {tensor(DType::u8, {kLarge})});
+  EXPECT_TRUE(ir_has(k, "64-bit indices")) << k.ir;
   EXPECT_TRUE(has(k, "for (long long i_")) << k.cuda_source;
   k = generate(R"(__co__ void f(u8 [N] a, u8 [N] b) {
   parallel p by 1 : block {
@@ -143,6 +130,7 @@ TEST(LargeIndex, LoopsAndCopiesPast2To31Count64Bit) {
   }
 }
 )", {tensor(DType::u8, {kLarge}), tensor(DType::u8, {kLarge})});
+  EXPECT_TRUE(ir_has(k, "64-bit indices")) << k.ir;
   EXPECT_FALSE(has(k, "for (int ")) << k.cuda_source;
   EXPECT_FALSE(has(k, "const int ")) << k.cuda_source;
 }

@@ -51,7 +51,8 @@ inline std::string sample_source(const std::string& sample) {
   return text.substr(begin + 7, end - begin - 7);
 }
 
-// pipeline::generate for `arch` with the IR verifier on.
+// pipeline::generate for `arch` with the IR verifier on, keeping the IR
+// (GeneratedKernel::ir) for tests of lowering decisions.
 inline GeneratedKernel generate_cuda(const frontend::ast::Program& program, const frontend::ast::Function& fn,
                                      const std::vector<ArgSignature>& args, std::int64_t max_shared_bytes,
                                      const std::vector<std::string>& dynamic_dims = {},
@@ -60,6 +61,7 @@ inline GeneratedKernel generate_cuda(const frontend::ast::Program& program, cons
   options.max_shared_bytes = max_shared_bytes;
   options.dynamic_dims = dynamic_dims;
   options.verify_ir = true;
+  options.keep_ir = true;
   return pipeline::generate(program, fn, args, target::parse_target(arch), options);
 }
 
