@@ -89,9 +89,9 @@ std::map<std::string, std::vector<abi::DimSource>> dynamic_dim_sources(const Pro
   return sources;
 }
 
-lower::BoundFunction bind_function(const Program& program, const Function& fn, const std::vector<abi::ArgSignature>& args,
+BoundFunction bind_function(const Program& program, const Function& fn, const std::vector<abi::ArgSignature>& args,
                                    const std::vector<std::string>& dynamic_dims) {
-  lower::BoundFunction bound;
+  BoundFunction bound;
   bound.program = &program;
   bound.function = &fn;
   bound.args = args;

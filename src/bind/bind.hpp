@@ -11,9 +11,20 @@
 
 #include "abi/kernel_abi.hpp"
 #include "frontend/ast.hpp"
-#include "lower/lower.hpp"
 
 namespace croq::bind {
+
+// A __co__ function specialized for one call signature: the input of lowering.
+struct BoundFunction {
+  const frontend::ast::Program* program = nullptr;
+  const frontend::ast::Function* function = nullptr;
+  std::vector<abi::ArgSignature> args;
+  std::map<std::string, std::int64_t> dims;  // symbolic dim -> its value
+  std::map<std::string, abi::DimSource> dim_sources;  // where each bound dim came from
+  // Dynamic dims: where each is read at launch (first) and every occurrence.
+  std::map<std::string, std::vector<abi::DimSource>> dynamic;
+};
+
 
 // Throws ArgumentError (arity, tensor vs scalar, dtype, rank, extents).
 // Extents given as -1 in `args` are dynamic dims and stay unbound.
@@ -28,8 +39,14 @@ std::map<std::string, std::vector<abi::DimSource>> dynamic_dim_sources(const fro
                                                                      const std::vector<std::string>& dynamic_dims);
 
 // Both, as the input of lowering.
-lower::BoundFunction bind_function(const frontend::ast::Program& program, const frontend::ast::Function& fn,
+BoundFunction bind_function(const frontend::ast::Program& program, const frontend::ast::Function& fn,
                                    const std::vector<abi::ArgSignature>& args,
                                    const std::vector<std::string>& dynamic_dims);
+
+// How the values on source line `line` were derived, for the notes of a
+// shape-dependent error: each bound dim it names ("K = 136 from argument 2
+// 'rhs', dim 1") or dynamic dim, then each integer #define it names
+// ("TILE_K = 64 (#define at line 3)"). Empty when it names no dim.
+std::vector<std::string> derivation_notes(const BoundFunction& bound, int line);
 
 }  // namespace croq::bind

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "abi/kernel_abi.hpp"
+#include "bind/bind.hpp"
 #include "croq/error.hpp"
 #include "frontend/ast.hpp"
 #include "ir/ir.hpp"
@@ -22,21 +23,8 @@
 
 namespace croq::lower {
 
-struct BoundFunction {
-  const frontend::ast::Program* program = nullptr;
-  const frontend::ast::Function* function = nullptr;
-  std::vector<abi::ArgSignature> args;
-  std::map<std::string, std::int64_t> dims;  // symbolic dim -> its value
-  std::map<std::string, abi::DimSource> dim_sources;  // where each bound dim came from
-  // Dynamic dims: where each is read at launch (first) and every occurrence.
-  std::map<std::string, std::vector<abi::DimSource>> dynamic;
-};
+using bind::BoundFunction;
 
-// How the values on source line `line` were derived, for the notes of a
-// shape-dependent error: each bound dim it names ("K = 136 from argument 2
-// 'rhs', dim 1") or dynamic dim, then each integer #define it names
-// ("TILE_K = 64 (#define at line 3)"). Empty when it names no dim.
-std::vector<std::string> derivation_notes(const BoundFunction& bound, int line);
 
 // The length of an expression as the backend prints it: lowering refuses
 // expressions past 1 MiB of text (nested guarded reads double it per level).

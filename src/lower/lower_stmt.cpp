@@ -29,7 +29,7 @@ void Lowerer::fail(const SourceLocation& loc, const std::string& message, const 
   d.column = loc.column;
   d.length = std::max(1, loc.length);
   d.hint = hint;
-  d.notes = derivation_notes(bound_, loc.line);
+  d.notes = bind::derivation_notes(bound_, loc.line);
   throw CompileError({d}, program_.source, program_.source_name);
 }
 

@@ -31,7 +31,7 @@ GeneratedKernel generate(const frontend::ast::Program& program, const frontend::
   const bool verify = options.verify_ir;
 #endif
   GeneratedKernel out;
-  lower::BoundFunction bound = bind::bind_function(program, function, args, options.dynamic_dims);
+  bind::BoundFunction bound = bind::bind_function(program, function, args, options.dynamic_dims);
   try {
     ir::Kernel kernel = lower::lower_function(bound, target, out.warnings, backend::cuda::expression_text_size);
     if (verify) check_ir(program, kernel, ir::VerifyStage::lowered);
@@ -43,7 +43,7 @@ GeneratedKernel generate(const frontend::ast::Program& program, const frontend::
     out.needs_sm90 = kernel.needs_sm90;
   } catch (const ir::SourceError& e) {
     throw CompileError({Diagnostic{Severity::error, e.message, e.where.line, e.where.column, e.where.length, e.hint, "",
-                                   lower::derivation_notes(bound, e.where.line)}},
+                                   bind::derivation_notes(bound, e.where.line)}},
                        program.source, program.source_name);
   }
   return out;

@@ -4,9 +4,9 @@
 #include <set>
 #include <string_view>
 
-#include "lower/lower.hpp"
+#include "bind/bind.hpp"
 
-namespace croq::lower {
+namespace croq::bind {
 namespace {
 
 // Line `line` (1-based) of `text`; empty past the end.
@@ -73,4 +73,4 @@ std::vector<std::string> derivation_notes(const BoundFunction& bound, int line) 
   return dims;
 }
 
-}  // namespace croq::lower
+}  // namespace croq::bind
