@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
     abi::ArgSignature sig;
     sig.shape = {32};
     auto stats_before = jit::JitCompiler::global().stats();
-    auto same_kernel = pipeline::build(*checked, {sig, sig}, pipeline::choose_target("", 0)).compiled;
+    auto same_kernel = pipeline::build(*checked, {sig, sig}, pipeline::choose_target("", 0)).compiled.at(0);
     if (jit::JitCompiler::global().stats().memory_hits != stats_before.memory_hits + 1) {
       std::fprintf(stderr, "e2e_bench: raw reference is not the Kernel's own cubin\n");
       return 1;

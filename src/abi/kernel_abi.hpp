@@ -36,8 +36,8 @@ struct DimSource {
 
 // One parameter of the generated __global__ function, in order.
 struct KernelParam {
-  enum class Kind { tensor, output, integer, floating, dim, tensor_map } kind = Kind::tensor;
-  int argument = -1;  // which call argument (-1 for the output)
+  enum class Kind { tensor, output, integer, floating, dim, tensor_map, scratch } kind = Kind::tensor;
+  int argument = -1;  // which call argument (-1 for the output); Kind::scratch: which KernelAbi::scratch
   std::string name;
   DimSource dim;      // Kind::dim: the dynamic dim's value (a long long)
   // Kind::tensor_map: a TMA descriptor of argument `argument`, encoded at
@@ -76,6 +76,15 @@ struct LaunchConfig {
 };
 
 // Everything the runtime needs to launch one generated kernel.
+// A `global` tensor declared at function scope that is not returned: device
+// memory the runtime allocates for one call (stream-ordered) and passes to
+// every kernel of the program, in declaration order.
+struct ScratchBuffer {
+  std::string name;  // as the source names it
+  DType dtype = DType::f32;
+  std::vector<std::int64_t> shape;
+};
+
 struct KernelAbi {
   std::string entry;  // the __global__ symbol
   LaunchConfig launch;
@@ -87,6 +96,7 @@ struct KernelAbi {
   std::vector<DimSource> output_dim_sources;   // per output dim, for the -1 entries
   bool output_needs_zero = false;       // the body reads the output before writing it
   std::vector<bool> argument_written;   // per call argument: the kernel stores into it
+  std::vector<ScratchBuffer> scratch;   // the program's global buffers (the same in each of its kernels)
 };
 
 }  // namespace croq::abi

@@ -165,11 +165,19 @@ void check_output(const TensorView& out, DType dtype, const Shape& shape, Memory
 namespace detail {
 
 struct Specialization {
-  pipeline::GeneratedKernel generated;
-  std::shared_ptr<const jit::CompiledKernel> compiled;
-  // Per parameter: how a TMA descriptor's errors name it (empty for other
-  // kinds). Built once here so a launch formats no strings.
-  std::vector<std::string> tensor_map_names;
+  // One kernel of the program, in launch order.
+  struct Part {
+    pipeline::GeneratedKernel generated;
+    std::shared_ptr<const jit::CompiledKernel> compiled;
+    // Per parameter: how a TMA descriptor's errors name it (empty for other
+    // kinds). Built once here so a launch formats no strings.
+    std::vector<std::string> tensor_map_names;
+  };
+  std::vector<Part> parts;
+  // The program as a call sees it: the output and scratch buffers (every
+  // kernel declares the same), the arguments any kernel writes, and whether
+  // any reads the output before writing it.
+  abi::KernelAbi program;
 };
 
 class KernelImpl {
@@ -247,13 +255,21 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_vie
     if (!checked->options.dynamic_dims.empty())
       bind::bind_dims(*checked->program, *function, signature_of(args, {}));
     pipeline::Built built = pipeline::build(*checked, sig, target);
-    spec->generated = std::move(built.generated);
-    spec->compiled = std::move(built.compiled);
-    for (const abi::KernelParam& kp : spec->generated.params)
-      spec->tensor_map_names.push_back(kp.kind == abi::KernelParam::Kind::tensor_map
-                                           ? "argument " + std::to_string(kp.argument + 1) + " '" +
-                                                 function->params[kp.argument].name + "' (" + kp.name + ")"
-                                           : std::string());
+    for (std::size_t k = 0; k < built.generated.kernels.size(); ++k) {
+      Specialization::Part part{std::move(built.generated.kernels[k]), std::move(built.compiled[k]), {}};
+      for (const abi::KernelParam& kp : part.generated.params)
+        part.tensor_map_names.push_back(kp.kind == abi::KernelParam::Kind::tensor_map
+                                            ? "argument " + std::to_string(kp.argument + 1) + " '" +
+                                                  function->params[kp.argument].name + "' (" + kp.name + ")"
+                                            : std::string());
+      spec->parts.push_back(std::move(part));
+    }
+    spec->program = spec->parts.front().generated;
+    for (const Specialization::Part& part : spec->parts) {
+      spec->program.output_needs_zero = spec->program.output_needs_zero || part.generated.output_needs_zero;
+      for (std::size_t i = 0; i < part.generated.argument_written.size(); ++i)
+        if (part.generated.argument_written[i]) spec->program.argument_written[i] = true;
+    }
     std::shared_ptr<const Specialization> done = spec;
     promise.set_value(done);
     memo = Memo{id, std::string(key), done};
@@ -336,7 +352,7 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
   const int device = call.device;
   const bool host_mode = call.host_mode;
   const auto& spec = call.spec;
-  const pipeline::GeneratedKernel& gen = spec->generated;
+  const abi::KernelAbi& gen = spec->program;
   const Shape result_shape = gen.has_output ? detail::result_shape_of(gen, args) : Shape();
 
   CUstream stream = options.stream;
@@ -344,9 +360,12 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
   if (host_mode) refuse_during_capture(stream, device, name(), "copying host arguments", "pass device tensors");
   else if (gen.has_output && options.output == nullptr)
     refuse_during_capture(stream, device, name(), "allocating the result", "pass LaunchOptions::output");
-  if (!jit::is_loaded(*spec->compiled, device))
-    refuse_during_capture(stream, device, name(), "loading the kernel's module",
-                          "call prepare() with the same arguments before capturing");
+  for (const auto& part : spec->parts)
+    if (!jit::is_loaded(*part.compiled, device))
+      refuse_during_capture(stream, device, name(), "loading the kernel's module",
+                            "call prepare() with the same arguments before capturing");
+  if (!gen.scratch.empty())
+    refuse_during_capture(stream, device, name(), "allocating the program's global buffers", "call it outside the capture");
   if (options.output != nullptr) {
     if (!gen.has_output)
       throw ArgumentError("`" + name() + "`: LaunchOptions::output is given, but the function returns no tensor");
@@ -362,7 +381,6 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
       if (args[i].kind() == Arg::Kind::tensor && args[i].view().memory == MemoryKind::host)
         staged[i] = Tensor::copy_of(args[i].view(), MemoryKind::device, device);
   }
-  const abi::LaunchConfig launch = detail::launch_config_of(gen, args, name());
   // The result goes to the caller's output when given (staged through the
   // device for host arguments), else to a fresh device tensor.
   Tensor output;
@@ -379,9 +397,14 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
       CROQ_CU(cuMemsetD8Async, reinterpret_cast<CUdeviceptr>(output_data), 0, bytes, stream);
   }
 
-  detail::LaunchArgs parameters(gen, args, staged, spec->tensor_map_names, output_data);
-  // An empty grid (a dynamic dim of 0) has nothing to do.
-  if (launch.grid[0] > 0) jit::launch(*spec->compiled, launch, parameters.pointers(), stream, device);
+  // The program's global buffers live for this call, in stream order.
+  detail::ScratchBuffers scratch(gen.scratch, stream, device);
+  for (const auto& part : spec->parts) {
+    const abi::LaunchConfig launch = detail::launch_config_of(part.generated, args, name());
+    detail::LaunchArgs parameters(part.generated, args, staged, part.tensor_map_names, output_data, scratch.pointers());
+    // An empty grid (a dynamic dim of 0) has nothing to do.
+    if (launch.grid[0] > 0) jit::launch(*part.compiled, launch, parameters.pointers(), stream, device);
+  }
 
   if (!host_mode) return output;
   CROQ_CU(cuStreamSynchronize, stream);
@@ -396,13 +419,14 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
 CallInfo Kernel::prepare(std::span<const Arg> args, const LaunchOptions& options) const {
   if (!impl_) throw Error("croq::Kernel: preparing an empty kernel (use croq::compile)");
   const auto call = impl_->resolve(args, options, true);
-  const pipeline::GeneratedKernel& gen = call.spec->generated;
+  const abi::KernelAbi& gen = call.spec->program;
   if (jit::driver_available() && call.device < jit::device_count()) {
-    if (!jit::is_loaded(*call.spec->compiled, call.device))
-      refuse_during_capture(options.stream, call.device, name(), "loading the kernel's module",
-                            "call prepare() before capturing");
+    for (const auto& part : call.spec->parts)
+      if (!jit::is_loaded(*part.compiled, call.device))
+        refuse_during_capture(options.stream, call.device, name(), "loading the kernel's module",
+                              "call prepare() before capturing");
     jit::make_current(call.device);
-    jit::prepare_function(*call.spec->compiled, gen.launch, call.device);
+    for (const auto& part : call.spec->parts) jit::prepare_function(*part.compiled, part.generated.launch, call.device);
   }
   CallInfo info;
   info.has_result = gen.has_output;

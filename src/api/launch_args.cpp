@@ -52,7 +52,8 @@ Shape result_shape_of(const abi::KernelAbi& abi, std::span<const Arg> args) {
 }
 
 LaunchArgs::LaunchArgs(const abi::KernelAbi& abi, std::span<const Arg> args, std::span<const Tensor> staged,
-                       const std::vector<std::string>& tensor_map_names, void* output) {
+                       const std::vector<std::string>& tensor_map_names, void* output,
+                       std::span<void* const> scratch) {
   const std::size_t count = abi.params.size();
   std::uint64_t* slots = inline_slots_.data();
   pointers_ = inline_pointers_.data();
@@ -102,6 +103,9 @@ LaunchArgs::LaunchArgs(const abi::KernelAbi& abi, std::span<const Arg> args, std
     std::uint64_t bits = 0;
     switch (kp.kind) {
       case abi::KernelParam::Kind::output: bits = reinterpret_cast<std::uint64_t>(output); break;
+      case abi::KernelParam::Kind::scratch:
+        bits = reinterpret_cast<std::uint64_t>(scratch[static_cast<std::size_t>(kp.argument)]);
+        break;
       case abi::KernelParam::Kind::tensor: bits = reinterpret_cast<std::uint64_t>(data_of(kp.argument)); break;
       case abi::KernelParam::Kind::dim: {
         const std::int64_t v = dim_of(args, kp.dim);
@@ -123,6 +127,38 @@ LaunchArgs::LaunchArgs(const abi::KernelAbi& abi, std::span<const Arg> args, std
     slots[p] = bits;
     pointers_[p] = &slots[p];
   }
+}
+
+ScratchBuffers::ScratchBuffers(const std::vector<abi::ScratchBuffer>& buffers, CUstream stream, int device)
+    : stream_(stream) {
+  if (buffers.empty()) return;
+  jit::make_current(device);
+  for (const abi::ScratchBuffer& b : buffers) {
+    // Extents and byte size were checked when the kernel was lowered.
+    std::size_t bytes = dtype_size(b.dtype);
+    for (std::int64_t d : b.shape) bytes *= static_cast<std::size_t>(d);
+    CUdeviceptr p = 0;
+    if (bytes > 0) {
+      try {
+        CROQ_CU(cuMemAllocAsync, &p, bytes, stream_);
+        CROQ_CU(cuMemsetD8Async, p, 0, bytes, stream_);
+      } catch (...) {
+        if (p) jit::driver().cuMemFreeAsync(p, stream_);
+        release();
+        throw;
+      }
+    }
+    pointers_.push_back(reinterpret_cast<void*>(p));
+  }
+}
+
+ScratchBuffers::~ScratchBuffers() { release(); }
+
+void ScratchBuffers::release() {
+  // Errors freeing are not reported: a destructor has no one to tell.
+  for (void* p : pointers_)
+    if (p) jit::driver().cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(p), stream_);
+  pointers_.clear();
 }
 
 }  // namespace croq::detail

@@ -42,8 +42,9 @@ class LaunchArgs {
   // undefined Tensor: the argument's own data). `tensor_map_names`: per
   // parameter, how a TMA descriptor's errors name it. `output`: the
   // result's device memory (when the kernel returns a tensor).
+  // `scratch`: the program's global buffers (ScratchBuffers::pointers()).
   LaunchArgs(const abi::KernelAbi& abi, std::span<const Arg> args, std::span<const Tensor> staged,
-             const std::vector<std::string>& tensor_map_names, void* output);
+             const std::vector<std::string>& tensor_map_names, void* output, std::span<void* const> scratch = {});
   LaunchArgs(const LaunchArgs&) = delete;
   LaunchArgs& operator=(const LaunchArgs&) = delete;
 
@@ -59,6 +60,23 @@ class LaunchArgs {
   std::vector<void*> heap_pointers_;
   std::vector<CUtensorMap> heap_maps_;
   void** pointers_ = nullptr;
+};
+
+// A program's global buffers (abi::KernelAbi::scratch) for one call:
+// allocated zeroed on `stream` at construction, freed on it at destruction
+// (after the kernels queued in between), so nothing waits for the GPU.
+class ScratchBuffers {
+ public:
+  ScratchBuffers(const std::vector<abi::ScratchBuffer>& buffers, CUstream stream, int device);
+  ~ScratchBuffers();
+  ScratchBuffers(const ScratchBuffers&) = delete;
+  ScratchBuffers& operator=(const ScratchBuffers&) = delete;
+  std::span<void* const> pointers() const { return pointers_; }
+
+ private:
+  void release();
+  CUstream stream_;
+  std::vector<void*> pointers_;
 };
 
 }  // namespace croq::detail

@@ -128,15 +128,21 @@ int run_compile(const std::vector<std::string>& args) {
       const std::string& arch = target.target.arch;
       if (emit == "cubin" && target.target.is_virtual)
         return usage_error("compile: " + arch + " is a virtual architecture (PTX only); use --emit ptx or an sm_XY arch");
-      auto gen = pipeline::generate(*checked, sig, target, emit == "ir");
-      for (const Diagnostic& w : gen.warnings) std::cerr << render_diagnostics({w}, k.source, k.path);
-      if (emit == "cuda") {
-        text = gen.cuda_source;
-      } else if (emit == "ir") {
-        text = gen.ir;
-      } else {
-        auto out = pipeline::compile_image(*checked, gen, target);
-        text = emit == "ptx" ? out.ptx : std::string(out.cubin.begin(), out.cubin.end());
+      auto generated = pipeline::generate(*checked, sig, target, emit == "ir");
+      if (emit == "cubin" && generated.kernels.size() > 1)
+        return usage_error("compile: `" + checked->function->name + "` is a program of " +
+                           std::to_string(generated.kernels.size()) + " kernels (one cubin each); use --emit ptx");
+      // A program's kernels, in launch order.
+      for (const pipeline::GeneratedKernel& gen : generated.kernels) {
+        for (const Diagnostic& w : gen.warnings) std::cerr << render_diagnostics({w}, k.source, k.path);
+        if (emit == "cuda") {
+          text += gen.cuda_source;
+        } else if (emit == "ir") {
+          text += gen.ir;
+        } else {
+          auto out = pipeline::compile_image(*checked, gen, target);
+          text += emit == "ptx" ? out.ptx : std::string(out.cubin.begin(), out.cubin.end());
+        }
       }
     }
     if (output.empty()) {

@@ -144,4 +144,11 @@ const Modifier* find_modifier(const std::vector<Modifier>& modifiers, std::strin
   return nullptr;
 }
 
+int kernel_count(const Function& fn) {
+  int count = 0;
+  if (const auto* b = fn.body ? std::get_if<Block>(&fn.body->node) : nullptr)
+    for (const auto& st : b->statements) count += std::holds_alternative<Parallel>(st->node);
+  return count > 1 ? count : 1;
+}
+
 }  // namespace croq::frontend::ast

@@ -423,6 +423,11 @@ const char* mma_op_name(MmaOp op);            // "fill"
 MemberKind member_kind(const std::string& name);
 bool is_element_type_name(std::string_view name);
 
+// How many kernels `fn` launches: one per top-level parallel statement of
+// its body, at least one. With several, the function is a program: its
+// kernels run in order and share its function-scope declarations.
+int kernel_count(const Function& fn);
+
 // The modifier called `name`, or null.
 const Modifier* find_modifier(const std::vector<Modifier>& modifiers, std::string_view name);
 

@@ -36,7 +36,14 @@ using ExpressionTextSize = std::function<std::size_t(const ir::Kernel&, const ir
 // Throws CompileError (with the source location, and the bound dims that
 // the failing construct involves) for what cannot be lowered for `target`.
 // Warnings (redundant or missing .zfill, ...) are appended to `warnings`.
+// A function is a program of kernel_count() kernels, one per top-level
+// parallel statement (one when it has none or one); `kernel` picks which to
+// lower. Each kernel has the function-scope declarations; `global` ones
+// (other than the returned tensor) are scratch buffers of the program
+// (abi::KernelAbi::scratch). Other statements between the kernels (host
+// code) are a CompileError.
+int kernel_count(const frontend::ast::Function& fn);
 ir::Kernel lower_function(const BoundFunction& bound, const target::Target& target,
-                          std::vector<Diagnostic>& warnings, const ExpressionTextSize& text_size = {});
+                          std::vector<Diagnostic>& warnings, const ExpressionTextSize& text_size = {}, int kernel = 0);
 
 }  // namespace croq::lower

@@ -6,13 +6,15 @@
 namespace croq::lower::detail {
 
 Lowerer::Lowerer(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings, bool wide,
-                 const ExpressionTextSize& text_size)
+                 const ExpressionTextSize& text_size, int kernel)
     : program_(*bound.program),
       fn_(*bound.function),
       args_(bound.args),
       dims_(bound.dims),
       dynamic_(bound.dynamic),
       bound_(bound),
+      kernel_index_(kernel),
+      kernel_count_(frontend::ast::kernel_count(*bound.function)),
       target_(target),
       warnings_(warnings),
       wide_(wide),
@@ -171,8 +173,10 @@ void Lowerer::block(const Stmt& s) {
     const StmtList* saved_list = block_statements_;
     std::size_t saved_position = block_position_;
     block_statements_ = &b->statements;
+    const bool program_level = &s == fn_.body.get() && kernel_count_ > 1;
     for (block_position_ = 0; block_position_ < b->statements.size(); ++block_position_)
-      stmt(*b->statements[block_position_]);
+      if (!program_level || in_this_kernel(*b->statements[block_position_]))
+        stmt(*b->statements[block_position_]);
     block_statements_ = saved_list;
     block_position_ = saved_position;
   } else {
@@ -215,9 +219,11 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
           fail(decl.location, "`" + decl.name + "` is declared " + shape_text(dtype, dims) + " but the function returns " +
                                   shape_text(kernel_.abi.output_dtype, kernel_.abi.output_shape));
         id = output_;
+      } else if (t.storage == Storage::global && scope_ == Scope::kernel) {
+        id = scratch_buffer(decl.name, dtype, dims, decl.location);
       } else {
         fail(decl.location, "global tensors other than the returned one are not supported yet",
-             "declare it `shared` or `local`, or return it");
+             "declare it `global` at function scope, `shared` or `local`, or return it");
       }
       Value v;
       v.kind = Value::Kind::view;
@@ -489,6 +495,29 @@ void Lowerer::setup_parameters() {
   }
 }
 
+int Lowerer::scratch_buffer(const std::string& name, DType dtype, const std::vector<std::int64_t>& dims,
+                            const SourceLocation& where) {
+  std::vector<std::int64_t> known = dims;  // shape_of refused dynamic dims
+  fit_index(element_count(known));
+  known.push_back(static_cast<std::int64_t>(dtype_size(dtype)));
+  if (!support::stride_product(known))
+    fail(where, "the global buffer `" + name + "`, " + shape_text(dtype, dims) +
+                    ", holds more bytes than a 64-bit size can count (2^63 - 1)");
+  abi::KernelAbi& abi = kernel_.abi;
+  ir::Buffer b;
+  b.name = "croq_global_" + name;
+  b.dtype = dtype;
+  for (std::int64_t d : dims) b.dims.push_back(ir::Extent{d, ""});
+  b.align_bytes = 256;  // a fresh device allocation
+  note_dtype(dtype);
+  kernel_.buffers.push_back(std::move(b));
+  const int id = static_cast<int>(kernel_.buffers.size()) - 1;
+  kernel_.params.push_back(ir::Param{abi::KernelParam::Kind::scratch, kernel_.buffers.back().name, ir::Type::element(dtype), id});
+  abi.params.push_back(abi::KernelParam{abi::KernelParam::Kind::scratch, static_cast<int>(abi.scratch.size()), name, {}, {}, 0});
+  abi.scratch.push_back(abi::ScratchBuffer{name, dtype, dims});
+  return id;
+}
+
 void Lowerer::setup_output() {
   // A shaped return type: the runtime allocates the output and passes it last.
   if (fn_.return_type.kind != TypeKind::element || !fn_.return_type.has_shape) return;
@@ -528,6 +557,13 @@ void Lowerer::setup_output() {
   abi.params.push_back(abi::KernelParam{abi::KernelParam::Kind::output, -1, output_name_, {}, {}, 0});
 }
 
+bool Lowerer::in_this_kernel(const Stmt& s) {
+  if (std::holds_alternative<Parallel>(s.node)) return top_parallels_seen_++ == kernel_index_;
+  if (std::holds_alternative<Declaration>(s.node) || std::holds_alternative<Return>(s.node)) return true;
+  fail(s.location, "statements between the kernels of a program (host code) are not supported yet",
+       "a function with several top-level parallel statements may hold only declarations and `return` besides them");
+}
+
 namespace {
 
 // The __global__ function's name: croq_<function>, unless that is a name the
@@ -551,7 +587,7 @@ ir::Kernel Lowerer::run() {
   for (const auto& [name, where] : dynamic_) require_identifier(name, fn_.location);
   kernel_.abi.argument_written.assign(args_.size(), false);
   kernel_.function = fn_.name;
-  kernel_.entry = entry_name(fn_.name);
+  kernel_.entry = entry_name(fn_.name) + (kernel_count_ > 1 ? "_" + std::to_string(kernel_index_) : "");
   kernel_.index = index_type();
   kernel_.abi.entry = kernel_.entry;
   kernel_.source_name = program_.source_name;
@@ -577,21 +613,23 @@ ir::Kernel Lowerer::run() {
 
 namespace croq::lower {
 
+int kernel_count(const frontend::ast::Function& fn) { return frontend::ast::kernel_count(fn); }
+
 ir::Kernel lower_function(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings,
-                          const ExpressionTextSize& text_size) {
+                          const ExpressionTextSize& text_size, int kernel) {
   bool wide = !bound.dynamic.empty();
   for (const abi::ArgSignature& a : bound.args)
     if (a.is_tensor) wide = wide || detail::element_count(a.shape) > detail::kInt32Max;
   if (!wide) {
     std::vector<Diagnostic> narrow_warnings;
     try {
-      ir::Kernel kernel = detail::Lowerer(bound, target, narrow_warnings, false, text_size).run();
+      ir::Kernel k = detail::Lowerer(bound, target, narrow_warnings, false, text_size, kernel).run();
       warnings.insert(warnings.end(), narrow_warnings.begin(), narrow_warnings.end());
-      return kernel;
+      return k;
     } catch (const detail::NeedsWideIndices&) {
     }
   }
-  return detail::Lowerer(bound, target, warnings, true, text_size).run();
+  return detail::Lowerer(bound, target, warnings, true, text_size, kernel).run();
 }
 
 }  // namespace croq::lower

@@ -97,8 +97,9 @@ class Lowerer {
   // `wide`: index arithmetic in 64 bits, for kernels whose extents, counts
   // or coordinates may pass 2^31 - 1; otherwise 32 bits, and such a value
   // throws NeedsWideIndices. `text_size` measures expressions as CUDA.
+  // `kernel`: which of the function's kernel_count() kernels to lower.
   Lowerer(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings, bool wide,
-          const ExpressionTextSize& text_size);
+          const ExpressionTextSize& text_size, int kernel = 0);
   ir::Kernel run();
 
   // Errors, with the bound dims that the construct at `loc` mentions.
@@ -119,6 +120,12 @@ class Lowerer {
   // Runs `body` collecting what it emits into a new list.
   ir::StmtList collect(const std::function<void()>& body);
   ir::StmtPtr braced(ir::StmtList body);
+  // In a program of several kernels: whether top-level statement `s` belongs
+  // to this kernel (its parallel statement, the declarations, `return`).
+  bool in_this_kernel(const Stmt& s);
+  // A `global` tensor at function scope: a kernel parameter the runtime allocates per call.
+  int scratch_buffer(const std::string& name, DType dtype, const std::vector<std::int64_t>& dims,
+                     const SourceLocation& where);
   void line_mark(const SourceLocation& loc);
   static ir::SourcePos pos(const SourceLocation& loc) { return {loc.line, loc.column, std::max(1, loc.length)}; }
 
@@ -223,6 +230,9 @@ class Lowerer {
   std::map<std::string, std::int64_t> dims_;
   std::map<std::string, std::vector<abi::DimSource>> dynamic_;
   const BoundFunction& bound_;  // for the derivation notes of errors
+  const int kernel_index_;      // which top-level parallel statement this kernel runs
+  const int kernel_count_;      // how many the function has (at least 1)
+  int top_parallels_seen_ = 0;
   const target::Target& target_;
   std::vector<Diagnostic>& warnings_;
   const bool wide_;

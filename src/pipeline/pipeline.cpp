@@ -62,13 +62,13 @@ TargetChoice choose_target(const std::string& requested, int device) {
   return choice;
 }
 
-GeneratedKernel generate(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args,
-                         const TargetChoice& target, bool keep_ir) {
+GeneratedProgram generate(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args,
+                          const TargetChoice& target, bool keep_ir) {
   GenerateOptions options;
   options.max_shared_bytes = target.max_shared_bytes;
   options.dynamic_dims = checked.options.dynamic_dims;
   options.keep_ir = keep_ir;
-  return generate(*checked.program, *checked.function, args, target.target, options);
+  return generate_program(*checked.program, *checked.function, args, target.target, options);
 }
 
 namespace {
@@ -94,9 +94,11 @@ jit::JitRequest jit_request(const CheckedProgram& checked, const GeneratedKernel
 Built build(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args, const TargetChoice& target) {
   Built built;
   built.generated = generate(checked, args, target);
-  for (const Diagnostic& w : built.generated.warnings)
-    support::log().warn("{}", render_diagnostics({w}, checked.program->source, checked.program->source_name));
-  built.compiled = jit::JitCompiler::global().compile(jit_request(checked, built.generated, target));
+  for (const GeneratedKernel& kernel : built.generated.kernels) {
+    for (const Diagnostic& w : kernel.warnings)
+      support::log().warn("{}", render_diagnostics({w}, checked.program->source, checked.program->source_name));
+    built.compiled.push_back(jit::JitCompiler::global().compile(jit_request(checked, kernel, target)));
+  }
   return built;
 }
 

@@ -57,13 +57,14 @@ struct TargetChoice {
 // Throws CompileError for a malformed arch or one this NVRTC cannot target.
 TargetChoice choose_target(const std::string& requested, int device);
 
-// A specialization: generated code and its compiled image.
+// A specialization: the generated kernels and their compiled images, in
+// launch order.
 struct Built {
-  GeneratedKernel generated;
-  std::shared_ptr<const jit::CompiledKernel> compiled;
+  GeneratedProgram generated;
+  std::vector<std::shared_ptr<const jit::CompiledKernel>> compiled;
 };
 
-// Generates (pipeline::generate) and compiles through the JIT cache.
+// Generates (pipeline::generate_program) and compiles each kernel through the JIT cache.
 // Warnings are logged once, when the code is generated.
 Built build(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args, const TargetChoice& target);
 
@@ -72,8 +73,8 @@ Built build(const CheckedProgram& checked, const std::vector<abi::ArgSignature>&
 jit::NvrtcOutput compile_image(const CheckedProgram& checked, const GeneratedKernel& generated,
                                const TargetChoice& target);
 
-// generate() for a checked program (its entry, options and dynamic dims).
-GeneratedKernel generate(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args,
-                         const TargetChoice& target, bool keep_ir = false);
+// generate_program() for a checked program (its entry, options and dynamic dims).
+GeneratedProgram generate(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args,
+                          const TargetChoice& target, bool keep_ir = false);
 
 }  // namespace croq::pipeline

@@ -25,6 +25,12 @@ struct GeneratedKernel : abi::KernelAbi {
   std::string ir;  // the IR after the passes, when asked for
 };
 
+// A function's kernels (lower::kernel_count), launched in this order on one
+// stream; they share the arguments, the output and the scratch buffers.
+struct GeneratedProgram {
+  std::vector<GeneratedKernel> kernels;
+};
+
 struct GenerateOptions {
   std::int64_t max_shared_bytes = 227 * 1024;
   std::vector<std::string> dynamic_dims;
@@ -36,6 +42,11 @@ struct GenerateOptions {
 
 // Throws ArgumentError for a signature that does not fit the parameters and
 // CompileError (with source locations) for what cannot be lowered.
+GeneratedProgram generate_program(const frontend::ast::Program& program, const frontend::ast::Function& function,
+                                  const std::vector<abi::ArgSignature>& args, const target::Target& target,
+                                  const GenerateOptions& options = {});
+
+// generate_program for a function of one kernel (an Error for more).
 GeneratedKernel generate(const frontend::ast::Program& program, const frontend::ast::Function& function,
                          const std::vector<abi::ArgSignature>& args, const target::Target& target,
                          const GenerateOptions& options = {});

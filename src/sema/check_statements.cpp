@@ -46,7 +46,24 @@ std::string without_parentheses(std::string text) {
 void Checker::nested(const Stmt& s) {
   push();
   if (const auto* b = std::get_if<Block>(&s.node)) {
-    for (const auto& c : b->statements) statement(*c);
+    // A program (several top-level parallel statements): each is a kernel of
+    // its own, and only declarations and `return` may stand between them.
+    const bool program = &s == fn_.body.get() && kernel_count(fn_) > 1;
+    for (const auto& c : b->statements) {
+      if (program && std::holds_alternative<Parallel>(c->node)) {
+        grid_set_ = false;
+      } else if (program && !std::holds_alternative<Declaration>(c->node) && !std::holds_alternative<Return>(c->node)) {
+        try {
+          fail(Rule::program_host_statement, c->location,
+               "statements between the kernels of a program (host code) are not supported yet",
+               "a function with several top-level parallel statements may hold only declarations and `return` "
+               "besides them");
+        } catch (const Abort&) {
+        }
+        continue;
+      }
+      statement(*c);
+    }
   } else {
     statement(s);
   }
@@ -197,9 +214,12 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
              "declare the returned tensor with the function's return type");
       v.buffer = new_buffer(decl.name, dtype, rank, Space::global, decl.location);
       v.buffer->returned = true;
+    } else if (t.storage == Storage::global && scope_ == Scope::kernel) {
+      // A buffer of the program, allocated by the runtime for each call.
+      v.buffer = new_buffer(decl.name, dtype, rank, Space::global, decl.location);
     } else {
       fail(Rule::unsupported_global_tensor, decl.location, "global tensors other than the returned one are not supported yet",
-           "declare it `shared` or `local`, or return it");
+           "declare it `global` at function scope, `shared` or `local`, or return it");
     }
     define(decl.name, v, Origin::declaration, decl.location);
   }

@@ -294,7 +294,7 @@ std::string emit_kernel(ir::Kernel& kernel) {
   for (const ir::Param& p : kernel.params) {
     using Kind = abi::KernelParam::Kind;
     switch (p.kind) {
-      case Kind::tensor: case Kind::output:
+      case Kind::tensor: case Kind::output: case Kind::scratch:
         signature.push_back(std::string(cuda_type(p.type)) + "* __restrict__ " + p.name);
         break;
       case Kind::integer: signature.push_back("long long " + p.name); break;

@@ -1,0 +1,114 @@
+// A function with several top-level parallel statements is a program: one
+// kernel per statement, launched in order, sharing the arguments, the
+// output and its `global` function-scope buffers (scratch).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "jit/nvrtc_compiler.hpp"
+#include "specialize/specialize_test_util.hpp"
+
+namespace croq::pipeline {
+namespace {
+
+using test::tensor;
+
+const char* const kTwoKernels =
+    "__co__ f32 [N] twice(f32 [N] a, f32 [N] b) {\n"
+    "  global f32 [N] tmp;\n"
+    "  f32 [N] out;\n"
+    "  parallel i by N\n"
+    "    tmp.at(i) = a.at(i) + b.at(i);\n"
+    "  parallel j by N\n"
+    "    out.at(j) = tmp.at(N - 1 - j) * 2.0 + a.at(j);\n"
+    "  return out;\n"
+    "}\n";
+
+GeneratedProgram generate_program_of(const std::string& source, const std::vector<ArgSignature>& args) {
+  CompileOptions options;
+  options.source_name = "program.co";
+  auto program = frontend::parse_program(source, options);
+  const auto& fn = frontend::select_entry(*program, options, program->source);
+  GenerateOptions generate;
+  generate.verify_ir = true;
+  generate.keep_ir = true;
+  return generate_program(*program, fn, args, target::parse_target("sm_90a"), generate);
+}
+
+TEST(Program, OneKernelPerTopLevelParallelSharingTheGlobalBuffer) {
+  GeneratedProgram p = generate_program_of(kTwoKernels, {tensor(DType::f32, {1000}), tensor(DType::f32, {1000})});
+  ASSERT_EQ(p.kernels.size(), 2u);
+  EXPECT_EQ(p.kernels[0].entry, "croq_twice_0");
+  EXPECT_EQ(p.kernels[1].entry, "croq_twice_1");
+  for (const GeneratedKernel& k : p.kernels) {
+    ASSERT_EQ(k.scratch.size(), 1u);
+    EXPECT_EQ(k.scratch[0].name, "tmp");
+    EXPECT_EQ(k.scratch[0].dtype, DType::f32);
+    EXPECT_EQ(k.scratch[0].shape, (std::vector<std::int64_t>{1000}));
+    EXPECT_TRUE(k.has_output);
+    // a, b, the output and the scratch buffer, each kernel.
+    ASSERT_EQ(k.params.size(), 4u);
+    EXPECT_EQ(k.params[3].kind, KernelParam::Kind::scratch);
+    EXPECT_EQ(k.params[3].argument, 0);
+    EXPECT_NE(k.ir.find("buffer croq_global_tmp: global f32 [1000]"), std::string::npos) << k.ir;
+  }
+  // The first writes tmp and not the output; the second reads tmp.
+  EXPECT_NE(p.kernels[0].ir.find("croq_global_tmp[i_"), std::string::npos) << p.kernels[0].ir;
+  EXPECT_EQ(p.kernels[0].ir.find("croq_output["), std::string::npos) << p.kernels[0].ir;
+  EXPECT_NE(p.kernels[1].ir.find("croq_output["), std::string::npos) << p.kernels[1].ir;
+  for (const GeneratedKernel& k : p.kernels) {
+    jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "program.cu", k.entry, {"sm_90a", false, {}});
+    EXPECT_FALSE(out.cubin.empty()) << k.entry;
+  }
+}
+
+TEST(Program, OneTopLevelParallelStaysOneKernelWithItsName) {
+  const std::string source =
+      "__co__ void f(f32 [N] a) {\n  global f32 [N] tmp;\n  parallel i by N {\n    tmp.at(i) = a.at(i);\n"
+      "    a.at(i) = tmp.at(i) + 1.0;\n  }\n}\n";
+  GeneratedProgram p = generate_program_of(source, {tensor(DType::f32, {64})});
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(p.kernels[0].entry, "croq_f");
+  EXPECT_EQ(p.kernels[0].scratch.size(), 1u);
+}
+
+std::string error_of(const std::string& source, const std::vector<ArgSignature>& args,
+                     const std::vector<std::string>& dynamic = {}) {
+  CompileOptions options;
+  auto program = frontend::parse_program(source, options);
+  const auto& fn = frontend::select_entry(*program, options, program->source);
+  GenerateOptions generate;
+  generate.dynamic_dims = dynamic;
+  try {
+    generate_program(*program, fn, args, target::parse_target("sm_90a"), generate);
+  } catch (const CompileError& e) {
+    const Diagnostic& d = e.diagnostics().at(0);
+    return std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + d.message;
+  }
+  return "";
+}
+
+TEST(Program, WhatIsNotSupportedYetIsACompileErrorAtIt) {
+  const std::string host_code =
+      "__co__ void f(f32 [N] a) {\n  parallel i by N\n    a.at(i) = 1.0;\n  a.at(0) = 2.0;\n"
+      "  parallel j by N\n    a.at(j) = 3.0;\n}\n";
+  EXPECT_EQ(error_of(host_code, {tensor(DType::f32, {8})}),
+            "4:3: statements between the kernels of a program (host code) are not supported yet");
+  const std::string dynamic_global =
+      "__co__ void f(f32 [N] a) {\n  global f32 [N] tmp;\n  parallel i by N\n    tmp.at(i) = a.at(i);\n}\n";
+  EXPECT_EQ(error_of(dynamic_global, {tensor(DType::f32, {-1})}, {"N"}),
+            "2:15: this shape involves the dynamic dim `N`, but it must be known when the kernel is compiled");
+}
+
+// generate() is for functions of one kernel.
+TEST(Program, GenerateRefusesAProgramOfSeveralKernels) {
+  CompileOptions options;
+  auto program = frontend::parse_program(kTwoKernels, options);
+  const auto& fn = frontend::select_entry(*program, options, program->source);
+  EXPECT_THROW(generate(*program, fn, {tensor(DType::f32, {8}), tensor(DType::f32, {8})}, target::parse_target("sm_90a")),
+               Error);
+}
+
+}  // namespace
+}  // namespace croq::pipeline
