@@ -6,26 +6,17 @@
 #include <cmath>
 #include <vector>
 
+#include "common/program_sources.hpp"
 #include "croq/croq.hpp"
 #include "gpu/gpu_test_util.hpp"
 
 namespace croq {
 namespace {
 
-const char* const kReverseTwice =
-    "__co__ f32 [N] reverse_twice(f32 [N] a, f32 [N] b) {\n"
-    "  global f32 [N] tmp;\n"
-    "  f32 [N] out;\n"
-    "  parallel i by N\n"
-    "    tmp.at(i) = a.at(i) + b.at(i);\n"
-    "  parallel j by N\n"
-    "    out.at(j) = tmp.at(N - 1 - j) * 2.0 + a.at(j);\n"
-    "  return out;\n"
-    "}\n";
 
 TEST(GpuProgram, TwoKernelsThroughAGlobalBufferMatchTheHostReference) {
   CROQ_REQUIRE_GPU();
-  Kernel k = compile(kReverseTwice);
+  Kernel k = compile(croq::test::kReverseTwice);
   for (std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{1} << 20}) {
     auto a = make_spandata<float>(n), b = make_spandata<float>(n);
     a.fill_random(-10, 10);

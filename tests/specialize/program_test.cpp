@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/program_sources.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "specialize/specialize_test_util.hpp"
 
@@ -14,16 +15,6 @@ namespace {
 
 using test::tensor;
 
-const char* const kTwoKernels =
-    "__co__ f32 [N] twice(f32 [N] a, f32 [N] b) {\n"
-    "  global f32 [N] tmp;\n"
-    "  f32 [N] out;\n"
-    "  parallel i by N\n"
-    "    tmp.at(i) = a.at(i) + b.at(i);\n"
-    "  parallel j by N\n"
-    "    out.at(j) = tmp.at(N - 1 - j) * 2.0 + a.at(j);\n"
-    "  return out;\n"
-    "}\n";
 
 GeneratedProgram generate_program_of(const std::string& source, const std::vector<ArgSignature>& args) {
   CompileOptions options;
@@ -37,7 +28,7 @@ GeneratedProgram generate_program_of(const std::string& source, const std::vecto
 }
 
 TEST(Program, OneKernelPerTopLevelParallelSharingTheGlobalBuffer) {
-  GeneratedProgram p = generate_program_of(kTwoKernels, {tensor(DType::f32, {1000}), tensor(DType::f32, {1000})});
+  GeneratedProgram p = generate_program_of(croq::test::kReverseTwice, {tensor(DType::f32, {1000}), tensor(DType::f32, {1000})});
   ASSERT_EQ(p.kernels.size(), 2u);
   EXPECT_EQ(p.kernels[0].entry, "croq_twice_0");
   EXPECT_EQ(p.kernels[1].entry, "croq_twice_1");
@@ -104,7 +95,7 @@ TEST(Program, WhatIsNotSupportedYetIsACompileErrorAtIt) {
 // generate() is for functions of one kernel.
 TEST(Program, GenerateRefusesAProgramOfSeveralKernels) {
   CompileOptions options;
-  auto program = frontend::parse_program(kTwoKernels, options);
+  auto program = frontend::parse_program(croq::test::kReverseTwice, options);
   const auto& fn = frontend::select_entry(*program, options, program->source);
   EXPECT_THROW(generate(*program, fn, {tensor(DType::f32, {8}), tensor(DType::f32, {8})}, target::parse_target("sm_90a")),
                Error);
