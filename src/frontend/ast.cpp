@@ -144,6 +144,16 @@ const Modifier* find_modifier(const std::vector<Modifier>& modifiers, std::strin
   return nullptr;
 }
 
+const ParallelLevel* level_after_cluster(const Parallel& p, std::size_t level) {
+  if (level + 1 < p.levels.size()) return &p.levels[level + 1];
+  const Stmt* body = p.body.get();
+  if (const auto* b = body ? std::get_if<Block>(&body->node) : nullptr)
+    body = b->statements.size() == 1 ? b->statements[0].get() : nullptr;
+  if (const auto* inner = body ? std::get_if<Parallel>(&body->node) : nullptr)
+    if (!inner->levels.empty()) return &inner->levels.front();
+  return nullptr;
+}
+
 int kernel_count(const Function& fn) {
   int count = 0;
   if (const auto* b = fn.body ? std::get_if<Block>(&fn.body->node) : nullptr)

@@ -428,6 +428,11 @@ bool is_element_type_name(std::string_view name);
 // kernels run in order and share its function-scope declarations.
 int kernel_count(const Function& fn);
 
+// The level that follows level `level` of `p` (a `: cluster` level): the
+// next level of the statement, or the first level of the sole statement of
+// its body; nullptr when there is none.
+const ParallelLevel* level_after_cluster(const Parallel& p, std::size_t level);
+
 // The modifier called `name`, or null.
 const Modifier* find_modifier(const std::vector<Modifier>& modifiers, std::string_view name);
 

@@ -59,15 +59,7 @@ bool Lowerer::uses_shared(const Stmt& s) const {
 // statement or the first level of the sole statement of its body.
 std::int64_t Lowerer::cluster_size(const Parallel& p, std::size_t level) {
   const ParallelLevel& lv = p.levels[level];
-  const ParallelLevel* next = nullptr;
-  if (level + 1 < p.levels.size()) {
-    next = &p.levels[level + 1];
-  } else {
-    const Stmt* body = p.body.get();
-    if (const auto* b = std::get_if<Block>(&body->node)) body = b->statements.size() == 1 ? b->statements[0].get() : nullptr;
-    if (body)
-      if (const auto* inner = std::get_if<Parallel>(&body->node)) next = &inner->levels.front();
-  }
+  const ParallelLevel* next = level_after_cluster(p, level);
   if (!next || next->space != SpaceSpecifier::block)
     fail(lv.location, "a `: cluster` level must be directly followed by a `: block` level",
          "write `parallel c by C : cluster, b by B : block { ... }`, or a `: block` level as the only "

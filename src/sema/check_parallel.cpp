@@ -54,15 +54,7 @@ std::string space_text(const ParallelLevel& lv) {
 // Returns the blocks per cluster when they are constants.
 std::optional<std::int64_t> Checker::cluster_blocks(const Parallel& p, std::size_t level) {
   const ParallelLevel& lv = p.levels[level];
-  const ParallelLevel* next = nullptr;
-  if (level + 1 < p.levels.size()) {
-    next = &p.levels[level + 1];
-  } else {
-    const Stmt* body = p.body.get();
-    if (const auto* b = std::get_if<Block>(&body->node)) body = b->statements.size() == 1 ? b->statements[0].get() : nullptr;
-    if (body)
-      if (const auto* inner = std::get_if<Parallel>(&body->node)) next = &inner->levels.front();
-  }
+  const ParallelLevel* next = level_after_cluster(p, level);
   if (!next || next->space != SpaceSpecifier::block)
     fail(Rule::cluster_needs_block, lv.location, "a `: cluster` level must be directly followed by a `: block` level",
          "write `parallel c by C : cluster, b by B : block { ... }`, or a `: block` level as the only statement of the "
