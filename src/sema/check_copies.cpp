@@ -1,6 +1,6 @@
 // Copies: dma.copy / dma.transp / dma.pad and tma.copy. Element types,
 // ranks, memory spaces, modifiers, swizzle layouts (in source order, as
-// codegen fixes them) and where a copy may run; tile extents and TMA box
+// lowering fixes them) and where a copy may run; tile extents and TMA box
 // limits are checked per call.
 #include "sema/checker.hpp"
 

@@ -42,7 +42,7 @@ Type Checker::expr(const Expr& e) {
     if constexpr (std::is_same_v<T, IntegerLiteral>) {
       return known_int(static_cast<std::int64_t>(n.value));
     } else if constexpr (std::is_same_v<T, FloatLiteral>) {
-      Type t;  // never an integer constant, as in codegen
+      Type t;  // never an integer constant, as in lowering
       t.kind = Kind::scalar;
       t.number = Number::float_;
       return t;

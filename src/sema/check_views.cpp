@@ -215,7 +215,7 @@ Type Checker::span_as(const Expr& e, const Member& m, const Type& obj) {
     fail(Rule::span_as_window, e.location, "`.span_as` reinterprets a whole buffer, not a window into a larger tensor",
          "copy the tile first, then reinterpret its `.data`", notes_of(obj));
   Type r = obj;
-  // A new buffer with the same storage, as codegen makes one: its layout is tracked apart.
+  // A new buffer with the same storage, as lowering makes one: its layout is tracked apart.
   Buffer& b = out_.buffers.emplace_back(*obj.buffer);
   b.rank = static_cast<int>(dims.size());
   r.buffer = &b;

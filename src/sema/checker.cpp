@@ -59,7 +59,7 @@ Symbol* Checker::define(const std::string& name, Type type, Origin origin, const
   s.type.from = &s;
   auto& scope = scopes_.back();
   for (auto& entry : scope)
-    if (entry.first == name) {  // a redefinition in the same scope replaces the name, as in codegen
+    if (entry.first == name) {  // a redefinition in the same scope replaces the name, as in lowering
       entry.second = &s;
       return &s;
     }
@@ -91,7 +91,7 @@ Buffer* Checker::new_buffer(std::string name, DType dtype, int rank, Space space
 namespace {
 
 // The name in `return NAME;` among the function's top-level statements (as
-// codegen finds it).
+// lowering finds it).
 std::string returned_name(const Stmt& body) {
   std::string found;
   auto walk = [&](auto&& self, const Stmt& st) -> void {

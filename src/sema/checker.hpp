@@ -1,10 +1,10 @@
 // The checker of one __co__ function: a walk over its AST in source order
 // that types every expression (types.hpp) and reports the violated rule at
 // the first error of each statement, then goes on with the next statement.
-// Its state mirrors what codegen tracks on the same walk (scopes, parallel
+// Its state mirrors what lowering tracks on the same walk (scopes, parallel
 // mapping, inthreads regions, tile layouts), so that a rule that depends
 // on order (a tile's swizzle, an accumulator written before its store)
-// sees what codegen will see. Not a public interface; the rules are split
+// sees what lowering will see. Not a public interface; the rules are split
 // by area into check_*.cpp.
 #pragma once
 
@@ -68,11 +68,11 @@ class Checker {
   Type binary(const Expr& e, const Binary& b);
   Type call(const Expr& e, const Call& c);
   Type conditional(const Conditional& c);
-  // codegen's const_int: a value known at specialization; returns it when known now.
+  // lowering's const_int: a value known at specialization; returns it when known now.
   std::optional<std::int64_t> constant(const Expr& e, const char* what);
-  // codegen's shape_of: the dims of a shape operand, each known now or not.
+  // lowering's shape_of: the dims of a shape operand, each known now or not.
   std::vector<std::optional<std::int64_t>> shape_dims(const Expr& e);
-  // codegen's counts_of: parallel counts and loop bounds.
+  // lowering's counts_of: parallel counts and loop bounds.
   std::vector<Count> counts(const Expr& e, const char* what);
   // fp8 elements only move (copies, `x.at(i) = y.at(j)` of the same type):
   // CUDA's fp8 types convert explicitly only.
@@ -148,7 +148,7 @@ class Checker {
   int& errors_;
 
   std::vector<std::vector<std::pair<std::string, const Symbol*>>> scopes_;
-  std::vector<std::pair<std::string, const Symbol*>> symbolic_dims_;  // after every scope, as codegen binds them
+  std::vector<std::pair<std::string, const Symbol*>> symbolic_dims_;  // after every scope, as bind binds them
   bool trial_ = false;  // evaluating an inthreads.async condition per index: record no resolutions
 
   // The function's returned tensor (a shaped return type).
@@ -156,7 +156,7 @@ class Checker {
   DType output_dtype_ = DType::f32;
   int output_rank_ = 0;
 
-  // Where the statements run (codegen's scope, thread split and thread set).
+  // Where the statements run (lowering's scope, thread split and thread set).
   Scope scope_ = Scope::kernel;
   bool thread_split_ = false;  // inside a `: group` / `: group-4` level: the next level splits its threads
   bool in_warpgroup_ = false;  // each warpgroup of a group-4 level runs the statements

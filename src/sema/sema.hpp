@@ -7,7 +7,7 @@
 //
 // Types are shape-independent: ranks, element types, memory spaces, kinds
 // and values that are constants in the source; never tensor extents (those
-// are bound per call, by codegen today, by sema::bind later).
+// are bound per call, by bind (src/bind)).
 //
 // The rules live in one file per area (check_*.cpp); rules.def lists them
 // with their stable ids.

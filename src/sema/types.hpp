@@ -51,7 +51,7 @@ struct Buffer {
   std::optional<std::int64_t> slots;  // N when it is a constant
   // Shared tiles: the byte span of the `.swiz<N>` layout its first writer
   // or reader fixed (0: plain); -1: not fixed yet. Tracked in source order,
-  // as codegen does.
+  // as lowering does.
   int swizzle = -1;
   frontend::ast::SourceLocation where;
 };
