@@ -10,6 +10,7 @@
 #include "croq/options.hpp"
 #include "croq/spandata.hpp"
 #include "croq/tensor.hpp"
+#include "croq/tune.hpp"
 
 #define CROQJIT_VERSION_MAJOR 0
 #define CROQJIT_VERSION_MINOR 1

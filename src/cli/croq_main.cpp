@@ -136,11 +136,16 @@ const Subcommand kSubcommands[] = {
      "  --out FILE.npy       write the returned tensor as .npy\n"
      "  --define, --entry, --arch as for `croq compile`\n",
      croq::cli::run_run},
-    {"bench", "FILE.co --shape N=V... [--reps N] [--flops F]",
+    {"bench", "FILE.co --shape N=V... [--reps N] [--flops F] [--tune NAME=V1,V2,...]...",
      "time a __co__ function on random device data: median time, GB/s, TFLOP/s",
      "  --shape N=V      bind every symbolic dim\n"
      "  --reps N         timed runs after one warm-up (default 50)\n"
      "  --flops F        floating-point operations per call, to report TFLOP/s\n"
+     "  --tune N=V1,V2   tune the #define N over the values (repeat for more names:\n"
+     "                   the cross product is tried); prints each configuration's\n"
+     "                   time or why it was skipped, then benches the fastest. The\n"
+     "                   choice is recorded next to the kernel cache: a later run\n"
+     "                   with the same source, shapes and values times nothing\n"
      "  GB/s counts the bytes of all tensor arguments and the result once per call;\n"
      "  a returned tensor is allocated on every call and that is timed too.\n"
      "  --define, --entry, --arch as for `croq compile`\n",

@@ -11,6 +11,7 @@
 #include "cli/cli_common.hpp"
 #include "cli/file_io.hpp"
 #include "cli/npy.hpp"
+#include "cli/tune_command.hpp"
 #include "croq/croq.hpp"
 #include "frontend/frontend.hpp"
 #include "jit/driver.hpp"
@@ -233,16 +234,19 @@ int run_run(const std::vector<std::string>& args) {
   }
 }
 
-// croq bench FILE.co --shape N=V... [--reps N] [--flops N]
+// croq bench FILE.co --shape N=V... [--reps N] [--flops N] [--tune NAME=V1,V2,...]...
 int run_bench(const std::vector<std::string>& args) {
   KernelOptions k;
   int reps = 50;
   double flops = 0;
+  TuneAxes tune_axes;
   int status = kExitOk;
   for (ArgReader r(args); !r.done(); r.next()) {
-    std::string v;
+    std::string v, error;
     if (parse_common(r, k, status)) { if (status) return status; continue; }
-    if (r.value("--reps", v)) {
+    if (r.value("--tune", v)) {
+      if (!parse_tune_axis(v, tune_axes, error)) return usage_error(error);
+    } else if (r.value("--reps", v)) {
       std::optional<std::int64_t> n = parse_integer_option(v);
       if (!n || *n < 1 || *n > 1000000) return usage_error("--reps needs an integer from 1 to 1000000, got `" + v + "`");
       reps = static_cast<int>(*n);
@@ -257,18 +261,28 @@ int run_bench(const std::vector<std::string>& args) {
     auto program = frontend::parse_program(k.source, k.compile);
     const auto& fn = frontend::select_entry(*program, k.compile, k.source);
     auto sig = signature_for(*program, fn, k.shapes, {});
+    std::mt19937_64 rng(1);
+    std::vector<Tensor> host;
+    for (const auto& a : sig) {
+      if (!a.is_tensor) return usage_error("bench: scalar parameters are not supported by `croq bench` yet");
+      host.push_back(random_tensor(a, rng));
+    }
+    // Without a GPU, tuning still compiles every configuration and reports them.
+    if (!tune_axes.empty()) {
+      std::optional<Kernel> tuned = tune_for_bench(k.source, k.compile, tune_axes, host);
+      if (!tuned) return kExitErrors;
+      kernel = *tuned;
+    }
     std::string why;
     if (!cuda_available(&why)) {
       std::cerr << "croq bench: needs a CUDA GPU (" << why << ")\n";
       return kExitErrors;
     }
-    std::mt19937_64 rng(1);
     std::vector<Tensor> device;
     std::vector<Arg> call;
     double bytes = 0;
-    for (const auto& a : sig) {
-      if (!a.is_tensor) return usage_error("bench: scalar parameters are not supported by `croq bench` yet");
-      device.push_back(random_tensor(a, rng).to_device());
+    for (const Tensor& h : host) {
+      device.push_back(h.to_device());
       bytes += static_cast<double>(device.back().bytes());
       call.emplace_back(device.back());
     }
