@@ -249,6 +249,10 @@ std::size_t fastest(const std::vector<TuneTrial>& trials) {
 TuneResult tune(std::string_view source, std::span<const TuneConfig> configs, std::span<const Arg> args,
                 const TuneOptions& options) {
   if (configs.empty()) throw ArgumentError("croq::tune: the configuration list is empty");
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (args[i].kind() == Arg::Kind::tensor && args[i].view().data == nullptr && args[i].view().numel() > 0)
+      throw ArgumentError("croq::tune: argument " + std::to_string(i + 1) +
+                          " has no data; tuning runs the kernel on the real arguments");
   const int device = device_of(args, options.device);
   std::string no_gpu;
   const bool gpu = cuda_available(&no_gpu) && device < jit::device_count();

@@ -14,6 +14,7 @@
 #include "api/tune_compare.hpp"
 #include "api/tune_record.hpp"
 #include "common/process.hpp"
+#include "common/tune_sources.hpp"
 #include "croq/croq.hpp"
 #include "croq/tune.hpp"
 
@@ -25,18 +26,7 @@ using detail::TuneKeyInput;
 using detail::TuneRecord;
 using detail::TuneRecordStore;
 
-const char* const kTunedAdd =
-    "#define TM 16\n"
-    "#define TN 16\n"
-    "__co__ f32 [M, N] tuned_add(f32 [M, N] lhs, f32 [M, N] rhs) {\n"
-    "  f32 [M, N] out;\n"
-    "  parallel {p, q} by [M / TM, N / TN] : block {\n"
-    "    parallel {i, j} by [TM, TN] : thread {\n"
-    "      out.at(p # i, q # j) = lhs.at(p # i, q # j) + rhs.at(p # i, q # j);\n"
-    "    }\n"
-    "  }\n"
-    "  return out;\n"
-    "}\n";
+using croq::test::kTunedAdd;
 
 TuneConfig config(std::int64_t tm, std::int64_t tn) { return TuneConfig{{{"TM", tm}, {"TN", tn}}}; }
 
@@ -67,6 +57,10 @@ TEST(TuneConfig, CrossProductVariesTheLastNameFastest) {
   EXPECT_THROW(cross_product({{"TM", {}}}), ArgumentError);
   EXPECT_THROW(cross_product({{"TM", {std::int64_t{1}}}, {"TM", {std::int64_t{2}}}}), ArgumentError);
   EXPECT_EQ(cross_product({}).size(), 1u);  // no axes: the source's own defines
+  // The README's form: plain integer literals are integer defines.
+  auto readme = cross_product({{"TM", {8, 16, 32}}, {"TN", {8, 32}}});
+  ASSERT_EQ(readme.size(), 6u);
+  EXPECT_EQ(readme[5].str(), "TM=32 TN=32");
 }
 
 TEST(TuneKey, IsStableAndCoversEveryInput) {
@@ -287,6 +281,16 @@ TEST(Tune, RefusesAnEmptyConfigurationList) {
   EXPECT_THROW(tune(kTunedAdd, none, TensorView::contiguous(data, DType::f32, {64, 64}),
                     TensorView::contiguous(data, DType::f32, {64, 64})),
                ArgumentError);
+}
+
+TEST(Tune, NeedsTheArgumentsData) {
+  std::vector<TuneConfig> configs{config(16, 16)};
+  try {
+    tune(kTunedAdd, configs, shape_only(DType::f32, {64, 64}), shape_only(DType::f32, {64, 64}));
+    FAIL() << "tune ran on views without data";
+  } catch (const ArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("argument 1 has no data"), std::string::npos) << e.what();
+  }
 }
 
 // Without a device nothing is timed, but every configuration is compiled:
