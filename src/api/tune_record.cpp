@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "jit/cache_files.hpp"
+#include "jit/cache_metadata.hpp"
 #include "support/hash.hpp"
 #include "support/log.hpp"
 
@@ -14,6 +15,8 @@ namespace {
 constexpr int kRecordFormat = 1;
 // A record holds one line per configuration; this bounds what a read takes.
 constexpr std::uint64_t kMaxRecordBytes = 4 << 20;
+// The writer nests two levels (the object, its lists).
+constexpr int kMaxRecordNesting = 4;
 
 std::string describe_argument(const Arg& a) {
   if (a.kind() == Arg::Kind::integer) return "int";
@@ -76,11 +79,18 @@ std::string record_to_json(const TuneRecord& r) {
 
 std::optional<TuneRecord> record_from_json(const std::string& text, const std::string& key,
                                            const TuneKeyInput& input, std::string* why) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   auto fail = [&](std::string reason) -> std::optional<TuneRecord> {
     *why = std::move(reason);
     return std::nullopt;
   };
+  if (jit::nesting_depth(text, kMaxRecordNesting) > kMaxRecordNesting)
+    return fail("it nests deeper than " + std::to_string(kMaxRecordNesting) + " levels");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  } catch (const std::exception& e) {  // bad_alloc; the reads below are type-checked
+    return fail(std::string("it could not be read: ") + e.what());
+  }
   if (j.is_discarded() || !j.is_object()) return fail("not a JSON object");
   auto string_field = [&](const char* name, const std::string& expected) {
     auto it = j.find(name);

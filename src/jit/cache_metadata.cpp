@@ -18,26 +18,6 @@ constexpr int kMaxNesting = 8;
 constexpr std::size_t kMaxStringBytes = 4096;
 constexpr std::size_t kMaxFlags = 64;
 
-// The deepest nesting of [ and { outside strings, stopping once past `limit`.
-int nesting_depth(std::string_view text, int limit) {
-  int depth = 0, deepest = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size() && deepest <= limit; ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
 bool is_hex(std::string_view s, std::size_t digits) {
   return s.size() == digits && s.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
@@ -190,6 +170,26 @@ json CacheMetadata::to_json() const {
   if (launch) j["launch"] = *launch;
   if (!croq_source_xxh3_128.empty()) j["croq_source_xxh3_128"] = croq_source_xxh3_128;
   return j;
+}
+
+// The deepest nesting of [ and { outside strings, stopping once past `limit`.
+int nesting_depth(std::string_view text, int limit) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size() && deepest <= limit; ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
 }
 
 ParsedMetadata parse_cache_metadata(std::string_view text) {

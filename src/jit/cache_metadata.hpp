@@ -54,6 +54,11 @@ struct ParsedMetadata {
 // Parses and validates <key>.json text. Never throws.
 ParsedMetadata parse_cache_metadata(std::string_view text);
 
+// The deepest nesting of [ and { outside strings in JSON `text`, counted
+// only until it passes `limit` (checked before parsing, so that no input
+// makes the parser recurse deeply; the tuning records use it too).
+int nesting_depth(std::string_view text, int limit);
+
 // Whether `s` is a cache key: 32 lowercase hex digits.
 bool is_cache_key(std::string_view s);
 

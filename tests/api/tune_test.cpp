@@ -125,6 +125,8 @@ TEST(TuneRecord, MalformedRecordsAreRefusedWithAReason) {
       {"", "not a JSON object"},
       {"{\"format\": 1", "not a JSON object"},
       {"[1, 2]", "not a JSON object"},
+      {std::string(100000, '[') + std::string(100000, ']'), "nests deeper"},
+      {edited("\"arguments\": [", "\"arguments\": [[[[["), "nests deeper"},
       {edited("\"format\": 1", "\"format\": 7"), "unknown format"},
       {edited("\"format\": 1", "\"format\": \"1\""), "unknown format"},
       {edited(r.key, "0123456789abcdef0123456789abcdef"), "names another key"},
