@@ -277,6 +277,19 @@ TEST(TuneCompare, FloatsWithinToleranceIntegersExactly) {
   EXPECT_NE(detail::compare_tensors(a, want, -1, -1, "x"), "");  // dtype and shape
 }
 
+TEST(TuneTable, MarksTheChoiceAndGivesTheFirstLineOfEachReason) {
+  std::vector<TuneTrial> trials(3);
+  trials[0] = {config(16, 16), TuneTrial::Status::timed, 0.5, 0.25, ""};
+  trials[1] = {config(0, 16), TuneTrial::Status::compile_failed, 0, 0, "k.co:6:23: error: divides by zero\n  ^~~"};
+  trials[2] = {config(32, 8), TuneTrial::Status::timed, 0.125, 0.1, ""};
+  EXPECT_EQ(format_tune_table(trials, 2),
+            "  config       status          median ms    min ms\n"
+            "  TM=16 TN=16  timed              0.5000    0.2500\n"
+            "  TM=0 TN=16   compile failed  k.co:6:23: error: divides by zero\n"
+            "* TM=32 TN=8   timed              0.1250    0.1000\n"
+            "chosen: TM=32 TN=8\n");
+}
+
 TEST(Tune, RefusesAnEmptyConfigurationList) {
   std::vector<TuneConfig> none;
   float data[64 * 64] = {};
