@@ -187,6 +187,15 @@ bool context_usable(std::string* why) {
   return false;
 }
 
+// The caller's checker; what it throws makes the outputs wrong.
+std::string run_checker(const TuneChecker& check, const TuneOutputs& outputs) {
+  try {
+    return check(outputs);
+  } catch (const std::exception& e) {
+    return std::string("the checker threw: ") + e.what();
+  }
+}
+
 // Checks, then times, every compiled configuration; fills `trials`.
 void run_candidates(std::vector<std::optional<Candidate>>& candidates, std::span<const TuneConfig> configs,
                     TuningArguments& args, const TuneOptions& options, int device, std::vector<TuneTrial>& trials) {
@@ -198,20 +207,16 @@ void run_candidates(std::vector<std::optional<Candidate>>& candidates, std::span
     try {
       TuneOutputs out = runner.run_checked(*candidates[i], configs[i], 0xff);
       std::string wrong;
-      try {
-        if (options.check) {
-          wrong = options.check(out);
-        } else if (reference) {
-          wrong = detail::compare_outputs(out, *reference, options.rtol, options.atol);
-        } else {
-          // The reference must not depend on the poison: that catches
-          // elements it never writes.
-          TuneOutputs again = runner.run_checked(*candidates[i], configs[i], 0x00);
-          wrong = detail::compare_outputs(again, out, options.rtol, options.atol);
-          if (!wrong.empty()) wrong = "its outputs depend on the poisoned memory it starts from: " + wrong;
-        }
-      } catch (const std::exception& e) {
-        wrong = std::string("the checker threw: ") + e.what();
+      if (options.check) {
+        wrong = run_checker(options.check, out);
+      } else if (reference) {
+        wrong = detail::compare_outputs(out, *reference, options.rtol, options.atol);
+      } else {
+        // The reference must not depend on the poison: that catches
+        // elements it never writes.
+        TuneOutputs again = runner.run_checked(*candidates[i], configs[i], 0x00);
+        wrong = detail::compare_outputs(again, out, options.rtol, options.atol);
+        if (!wrong.empty()) wrong = "its outputs depend on the poisoned memory it starts from: " + wrong;
       }
       if (!wrong.empty()) {
         trial.status = Status::wrong_result;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 
 #include "common/process.hpp"
 #include "common/tune_sources.hpp"
@@ -194,6 +195,20 @@ TEST(TuneOnDevice, FailingConfigurationsAreSkippedAndReported) {
   EXPECT_NE(second.trials[0].why.find("poisoned memory"), std::string::npos) << second.trials[0].why;
   EXPECT_EQ(second.trials[1].status, Status::timed);
   EXPECT_EQ(second.index, 1u);
+
+  // A checker that throws rejects that configuration only.
+  TuneOptions throwing = options;
+  throwing.check = [](const TuneOutputs& out) -> std::string {
+    if (out.config->defines.count("TN") && std::get<std::int64_t>(out.config->defines.at("TN")) == 32)
+      throw std::runtime_error("no TN=32 today");
+    return {};
+  };
+  TuneResult checked = tune(kTunedAdd, std::vector<TuneConfig>{configs[4], configs[0]}, std::vector<Arg>{lhs, rhs},
+                            throwing);
+  EXPECT_EQ(checked.trials[0].status, Status::wrong_result);
+  EXPECT_EQ(checked.trials[0].why, "the checker threw: no TN=32 today");
+  EXPECT_EQ(checked.trials[1].status, Status::timed);
+  EXPECT_EQ(checked.index, 1u);
 
   // Nothing that works: TuneError with every reason.
   const std::vector<TuneConfig> all_bad{configs[1], configs[3]};
