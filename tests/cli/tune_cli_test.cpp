@@ -59,7 +59,8 @@ TEST_F(BenchTune, TriesTheCrossProductAndReportsEachConfiguration) {
   EXPECT_NE(r.out.find("tuning 6 configurations"), std::string::npos) << table;
   std::vector<std::size_t> at;
   for (const char* config : {"TM=16 TN=16", "TM=16 TN=32", "TM=0 TN=16", "TM=0 TN=32", "TM=8 TN=16", "TM=8 TN=32"}) {
-    at.push_back(table.find(std::string("  ") + config + " "));
+    // Each row starts with two spaces, or "* " for the chosen one.
+    at.push_back(table.find(std::string(" ") + config + " "));
     EXPECT_NE(at.back(), std::string::npos) << config << "\n" << table;
   }
   EXPECT_TRUE(std::is_sorted(at.begin(), at.end())) << table;
