@@ -2,7 +2,8 @@
 # How much of Croqtile's own test suite `croq check` agrees with: each .co
 # file under tests/{parse,check,infer,gpu,cpu} of a Croqtile checkout is
 # expected to be rejected when one of its `// RUN:` lines runs the compiler
-# under `not`, accepted otherwise (preprocessing-only files are left out).
+# under `not` or a CHECK line expects an error, accepted otherwise
+# (preprocessing-only files are left out).
 #
 #   scripts/conformance.sh CROQTILE [--croq PATH] [--out DIR]
 #
@@ -54,6 +55,10 @@ while IFS= read -r path; do
   if ! grep -qvE 'RUN:.*[[:space:]]-E([[:space:]]|$)' <<< "$runs"; then continue; fi
   expect=accept
   grep -qE 'RUN:[[:space:]]*not[[:space:]]+(choreo|cocc)' <<< "$runs" && expect=reject
+  # Some tests pipe the errors into FileCheck instead: a positive CHECK line
+  # that expects an error means the file is rejected.
+  grep -qE '//[[:space:]]*CHECK(-NEXT|-SAME|-DAG)?:.*(error:|errors have been detected|Parsing failed)' "$file" &&
+    expect=reject
   if first=$(timeout 20 "$croq" check "$file" 2>&1 > /dev/null); then verdict=accept; else verdict=reject; fi
   first=$(grep -m1 -E 'error|fatal|timed out' <<< "$first" || true)
   if [ "$expect" = accept ]; then

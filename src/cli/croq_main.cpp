@@ -84,16 +84,20 @@ int run_check(const std::vector<std::string>& args) {
     // Every __co__ function, or just the entry when one is named.
     std::vector<const croq::frontend::ast::Function*> functions;
     if (!options.entry.empty()) functions.push_back(&croq::frontend::select_entry(*program, options, source));
-    croq::sema::check(*program, functions);
+    // Constructs libcroqjit cannot run yet are valid Croqtile: warnings here.
+    croq::sema::Options checks;
+    checks.limitations_are_errors = false;
+    const croq::sema::CheckedProgram checked = croq::sema::check(*program, functions, checks);
+    std::vector<croq::Diagnostic> warnings = program->warnings;
+    warnings.insert(warnings.end(), checked.limitations.begin(), checked.limitations.end());
     if (json) {
       // A CompileError is the one JSON form of diagnostics; here it carries warnings only.
-      nlohmann::json out = nlohmann::json::parse(
-          croq::CompileError(program->warnings, source, options.source_name).to_json());
+      nlohmann::json out = nlohmann::json::parse(croq::CompileError(warnings, source, options.source_name).to_json());
       out["functions"] = nlohmann::json::array();
       for (const auto& f : program->functions) out["functions"].push_back(f.name);
       std::cout << out.dump(2) << "\n";
     } else {
-      std::cerr << croq::render_diagnostics(program->warnings, source, options.source_name);
+      std::cerr << croq::render_diagnostics(warnings, source, options.source_name);
       std::cout << options.source_name << ": ok (" << program->functions.size() << " __co__ function"
                 << (program->functions.size() == 1 ? "" : "s");
       for (size_t i = 0; i < program->functions.size(); ++i)
@@ -115,7 +119,9 @@ const Subcommand kSubcommands[] = {
      "  --define N=V    define N (integer or float) as if by #define; overrides the\n"
      "                  source's #define N (also -DN=V)\n"
      "  --entry NAME    check only the __co__ function NAME (default: every one)\n"
-     "  FILE may be `-` for standard input.\n",
+     "  FILE may be `-` for standard input.\n"
+     "  Valid Croqtile that libcroqjit cannot run yet is a warning here (exit 0);\n"
+     "  croq::compile and `croq compile` reject it.\n",
      run_check},
     {"compile", "FILE.co [--emit ast|ir|cuda|ptx|cubin] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A]",
      "specialize a __co__ function for given shapes and print its AST, IR, CUDA, PTX or cubin",

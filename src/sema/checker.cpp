@@ -19,8 +19,14 @@ const CheckedFunction* CheckedProgram::find(const std::string& name) const {
 namespace detail {
 
 Checker::Checker(const Program& program, const Function& fn, const Options& options, CheckedFunction& out,
-                 std::vector<Diagnostic>& diagnostics, int& errors)
-    : program_(program), fn_(fn), options_(options), out_(out), diagnostics_(diagnostics), errors_(errors) {}
+                 std::vector<Diagnostic>& diagnostics, int& errors, std::vector<Diagnostic>& limitations)
+    : program_(program),
+      fn_(fn),
+      options_(options),
+      out_(out),
+      diagnostics_(diagnostics),
+      errors_(errors),
+      limitations_(limitations) {}
 
 // ---- diagnostics ---------------------------------------------------------------
 
@@ -34,6 +40,13 @@ void Checker::fail(Rule rule, const SourceLocation& at, std::string message, std
   d.hint = std::move(hint);
   d.rule = rule_id(rule);
   d.notes = std::move(notes);
+  if (is_limitation(rule) && !options_.limitations_are_errors) {
+    // Valid Croqtile: the statement is not checked further, as after an error.
+    d.severity = Severity::warning;
+    d.notes.push_back("valid Croqtile; croq::compile rejects it until libcroqjit can run it");
+    limitations_.push_back(std::move(d));
+    throw Abort{};
+  }
   diagnostics_.push_back(std::move(d));
   if (++errors_ >= options_.max_errors) throw Stop{};
   throw Abort{};
@@ -201,7 +214,7 @@ CheckedProgram check(const frontend::ast::Program& program, const std::vector<co
     for (const frontend::ast::Function* fn : selected) {
       auto out = std::make_unique<CheckedFunction>();
       out->function = fn;
-      detail::Checker(program, *fn, options, *out, diagnostics, errors).run();
+      detail::Checker(program, *fn, options, *out, diagnostics, errors, checked.limitations).run();
       checked.functions.push_back(std::move(out));
     }
   } catch (const detail::Stop&) {
@@ -210,11 +223,14 @@ CheckedProgram check(const frontend::ast::Program& program, const std::vector<co
     d.message = "stopped after " + std::to_string(errors) + " errors; fix these and check again";
     diagnostics.push_back(std::move(d));
   }
+  auto by_position = [](const Diagnostic& a, const Diagnostic& b) {
+    if (a.line == 0 || b.line == 0) return a.line != 0 && b.line == 0;  // unlocated notes last
+    return a.line != b.line ? a.line < b.line : a.column < b.column;
+  };
+  std::stable_sort(checked.limitations.begin(), checked.limitations.end(), by_position);
   if (errors > 0) {
-    std::stable_sort(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
-      if (a.line == 0 || b.line == 0) return a.line != 0 && b.line == 0;  // unlocated notes last
-      return a.line != b.line ? a.line < b.line : a.column < b.column;
-    });
+    diagnostics.insert(diagnostics.end(), checked.limitations.begin(), checked.limitations.end());
+    std::stable_sort(diagnostics.begin(), diagnostics.end(), by_position);
     throw CompileError(std::move(diagnostics), program.source, program.source_name);
   }
   return checked;

@@ -39,7 +39,7 @@ struct Count {
 class Checker {
  public:
   Checker(const Program& program, const Function& fn, const Options& options, CheckedFunction& out,
-          std::vector<Diagnostic>& diagnostics, int& errors);
+          std::vector<Diagnostic>& diagnostics, int& errors, std::vector<Diagnostic>& limitations);
   void run();
 
   // ---- diagnostics (checker.cpp)
@@ -146,6 +146,7 @@ class Checker {
   CheckedFunction& out_;
   std::vector<Diagnostic>& diagnostics_;
   int& errors_;
+  std::vector<Diagnostic>& limitations_;
 
   std::vector<std::vector<std::pair<std::string, const Symbol*>>> scopes_;
   std::vector<std::pair<std::string, const Symbol*>> symbolic_dims_;  // after every scope, as bind binds them

@@ -6,8 +6,10 @@ namespace croq::sema {
 namespace {
 
 constexpr RuleInfo kRules[] = {
-#define CROQ_SEMA_RULE(name, id, summary) {Rule::name, id, summary},
+#define CROQ_SEMA_RULE(name, id, summary) {Rule::name, id, summary, false},
+#define CROQ_SEMA_LIMIT(name, id, summary) {Rule::name, id, summary, true},
 #include "sema/rules.def"
+#undef CROQ_SEMA_LIMIT
 #undef CROQ_SEMA_RULE
 };
 
@@ -16,5 +18,7 @@ constexpr RuleInfo kRules[] = {
 std::span<const RuleInfo> all_rules() { return kRules; }
 
 const char* rule_id(Rule r) { return kRules[static_cast<int>(r)].id; }
+
+bool is_limitation(Rule r) { return kRules[static_cast<int>(r)].limitation; }
 
 }  // namespace croq::sema

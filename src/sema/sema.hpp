@@ -33,6 +33,10 @@ struct Options {
   // instead of when a specialization is generated for the device's arch.
   std::optional<target::Target> target;
   int max_errors = 50;  // then one note says the rest were not reported
+  // Limitations (rules.def's CROQ_SEMA_LIMIT: valid Croqtile that libcroqjit
+  // cannot run yet) are errors for croq::compile. `croq check` turns this
+  // off: they come back as warnings in CheckedProgram::limitations.
+  bool limitations_are_errors = true;
 };
 
 // How a parallel level runs (README "Parallel mapping").
@@ -60,6 +64,9 @@ struct CheckedProgram {
   const frontend::ast::Program* program = nullptr;
   std::vector<std::unique_ptr<CheckedFunction>> functions;
   const CheckedFunction* find(const std::string& name) const;
+  // Warnings, one per construct libcroqjit cannot run yet, when
+  // Options::limitations_are_errors is off (in source order).
+  std::vector<Diagnostic> limitations;
 };
 
 // Checks `functions` of `program` (all of them when empty). Throws

@@ -48,6 +48,20 @@ TEST_F(CroqCheck, CleanFileExitsZero) {
   EXPECT_NE(r.output.find("ok (2 __co__ functions: matmul, matmul_dma)"), std::string::npos) << r.output;
 }
 
+TEST_F(CroqCheck, ValidCroqtileTheRuntimeCannotRunIsAWarning) {
+  auto path = write_temp("limit.co", "__co__ void f(s32 [8] x) {\n  s = x.span;\n}\n");
+  CommandResult r = run("check " + path.string());
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find(":2:3: warning: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("not supported yet by libcroqjit [unsupported-binding]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("croq::compile rejects it"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("ok (1 __co__ function: f)"), std::string::npos) << r.output;
+  // `croq compile` goes through croq::compile's checks: an error there.
+  CommandResult c = run("compile " + path.string() + " --emit cuda --shape x=8");
+  EXPECT_EQ(c.status, 1) << c.output;
+  EXPECT_NE(c.output.find(":2:3: error: "), std::string::npos) << c.output;
+}
+
 TEST_F(CroqCheck, ErrorsInCaretFormExitOne) {
   auto path = write_temp("bad.co", "__co__ void f(s32 [8] x) {\n  f = dma.copy x shared;\n}\n");
   CommandResult r = run("check " + path.string());

@@ -154,6 +154,56 @@ TEST(Recovery, OneErrorPerBadStatementAndNoCascades) {
   EXPECT_EQ(lines, (std::vector<int>{3, 6, 8, 9}));
 }
 
+// Valid Croqtile that libcroqjit cannot run yet (a limitation rule) is an
+// error for croq::compile and a warning for `croq check`; what its statement
+// defines raises nothing more either way.
+TEST(Limitations, AreErrorsForCompileAndWarningsForCheck) {
+  const std::string source = fn("  s = lhs.span;\n"                    // line 2: unsupported-binding
+                                "  foreach i in [4] { swap(i, i); }\n"  // line 3: unsupported-statement
+                                "  t = s;\n");                         // s: poisoned, silent
+  auto as_errors = sema_error(source);
+  ASSERT_TRUE(as_errors.has_value());
+  ASSERT_EQ(as_errors->diagnostics().size(), 2u) << as_errors->what();
+  EXPECT_EQ(as_errors->diagnostics()[0].severity, Severity::error);
+  EXPECT_EQ(as_errors->diagnostics()[0].rule, "unsupported-binding");
+
+  auto program = frontend::parse_program(source, {});
+  Options check_only;
+  check_only.limitations_are_errors = false;
+  CheckedProgram checked = check(*program, {}, check_only);
+  ASSERT_EQ(checked.limitations.size(), 2u);
+  EXPECT_EQ(checked.limitations[0].severity, Severity::warning);
+  EXPECT_EQ(checked.limitations[0].rule, "unsupported-binding");
+  EXPECT_EQ(checked.limitations[0].line, 2);
+  EXPECT_EQ(checked.limitations[1].rule, "unsupported-statement");
+  EXPECT_EQ(checked.limitations[1].line, 3);
+  EXPECT_EQ(checked.limitations[1].notes.back(),
+            "valid Croqtile; croq::compile rejects it until libcroqjit can run it");
+}
+
+// A real error still fails the check, and carries the limitations as warnings.
+TEST(Limitations, ComeWithTheErrorsOfTheSameCheck) {
+  auto program = frontend::parse_program(fn("  s = lhs.span;\n  u = zz;\n"), {});
+  Options check_only;
+  check_only.limitations_are_errors = false;
+  try {
+    check(*program, {}, check_only);
+    FAIL() << "expected an error";
+  } catch (const CompileError& e) {
+    ASSERT_EQ(e.diagnostics().size(), 2u) << e.what();
+    EXPECT_EQ(e.diagnostics()[0].severity, Severity::warning);
+    EXPECT_EQ(e.diagnostics()[1].severity, Severity::error);
+    EXPECT_EQ(e.diagnostics()[1].message, "unknown name `zz`");
+  }
+}
+
+TEST(RuleTable, LimitationsAreTheUnsupportedRules) {
+  for (const RuleInfo& r : all_rules()) {
+    const bool unsupported = std::string(r.id).rfind("unsupported-", 0) == 0;
+    EXPECT_TRUE(!unsupported || r.limitation) << r.id << " should be a CROQ_SEMA_LIMIT";
+  }
+}
+
 TEST(Recovery, StopsAfterTheErrorLimit) {
   std::string body;
   for (int i = 0; i < 60; ++i) body += "    a.at(bm, q" + std::to_string(i) + ") = 1;\n";
