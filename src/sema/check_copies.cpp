@@ -32,6 +32,10 @@ void Checker::copy(const Stmt& s, const Copy& c) {
 Type Checker::copy_source(const Copy& c) {
   Type src = expr(*c.source);
   require_ok(src);
+  if (src.is_tile() && src.pending == Pending::subspan)
+    fail(Rule::unsupported_copy, c.source->location,
+         "copying a `.subspan` that is not placed is not supported yet by libcroqjit",
+         "place it with `.at(...)`, e.g. `.at(0, 0)` for the first tile");
   if (!src.is_tile() || src.pending != Pending::none)
     fail(Rule::copy_source, c.source->location,
          "the source of a copy must be a tensor or a placed tile" +

@@ -325,9 +325,11 @@ void Checker::require_not_fp8(const Expr& e, const Type& t, const char* use) {
 
 // ---- constants ---------------------------------------------------------------
 
-std::optional<std::int64_t> Checker::constant(const Expr& e, const char* what) {
+std::optional<std::int64_t> Checker::constant(const Expr& e, const char* what, bool runtime_in_croqtile) {
   Type v = expr(e);
   require_ok(v);
+  const bool runtime_integer = v.kind == Kind::index || (v.kind == Kind::scalar && !v.is_float() && v.known == Known::at_run_time);
+  if (runtime_integer && runtime_in_croqtile) runtime_value(e, what, v);
   if (v.kind == Kind::index)
     fail(Rule::constant_required, e.location,
          std::string(what) + " must be known when the kernel is specialized; `" + text(e) + "` is a runtime index", "",
@@ -337,6 +339,14 @@ std::optional<std::int64_t> Checker::constant(const Expr& e, const char* what) {
          notes_of(v));
   if (v.known == Known::now) return v.value;
   return std::nullopt;
+}
+
+// Croqtile computes these at run time on the host; libcroqjit specializes
+// each kernel on them, so it needs them from constants and dims.
+void Checker::runtime_value(const Expr& e, const char* what, const Type& v) {
+  fail(Rule::unsupported_runtime_value, e.location,
+       std::string(what) + " computed at run time (`" + text(e) + "`) is not supported yet by libcroqjit",
+       "use a constant, a #define or an expression of the parameters' dims (`M`, `cdiv(M, 64)`)", notes_of(v));
 }
 
 std::vector<std::optional<std::int64_t>> Checker::shape_dims(const Expr& e) {
@@ -354,6 +364,7 @@ std::vector<std::optional<std::int64_t>> Checker::shape_dims(const Expr& e) {
     case Kind::scalar:
       if (!v.is_float() && v.known == Known::now) return {v.value};
       if (!v.is_float() && v.known == Known::at_specialization) return {std::nullopt};
+      if (!v.is_float()) runtime_value(e, "a dimension of a shape", v);
       [[fallthrough]];
     default:
       fail(Rule::shape_expected, e.location, "expected a shape such as `[M, N]` or `x.span`, got `" + text(e) + "`", "",
@@ -374,6 +385,7 @@ std::vector<Count> Checker::counts(const Expr& e, const char* what) {
       out.push_back(Count{v.known, v.value});
       return;
     }
+    if ((v.kind == Kind::scalar && !v.is_float()) || v.kind == Kind::index) runtime_value(part, what, v);
     fail(Rule::count_not_constant, part.location,
          std::string(what) + " must be a constant or computed from a dynamic dim (`M`, `cdiv(M, 64)`, `M / 64`), got `" +
              text(part) + "`",

@@ -136,6 +136,9 @@ void Checker::mma_multiply(const Stmt& s, const Mma& m) {
   Accumulator* acc = accumulator(*m.operands[0]);
   const DType a = mma_operand(*m.operands[1]);
   const DType b = mma_operand(*m.operands[2]);
+  if (a == b && !mma_input_type(a) && (a == DType::f8_e4m3 || a == DType::f8_e5m2 || a == DType::s8 || a == DType::u8 || a == DType::f32))
+    fail(Rule::unsupported_mma_type, s.location,
+         "mma on " + std::string(dtype_name(a)) + " tiles is not supported yet by libcroqjit", "libcroqjit multiplies f16 or bf16 tiles");
   if (a != b || !mma_input_type(a))
     fail(Rule::mma_element_types, s.location,
          std::string(wgmma() ? "WGMMA" : "mma.sync") + " multiplies f16 or bf16 tiles (both the same), got " +

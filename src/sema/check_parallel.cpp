@@ -73,7 +73,10 @@ std::optional<std::int64_t> Checker::cluster_blocks(const Parallel& p, std::size
 
 void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index) {
   if (level_index == p.levels.size()) {
+    const int loops = loops_;
+    loops_ = 0;  // a parallel body is not inside the loops around it: no break out of it
     nested(*p.body);
+    loops_ = loops;
     return;
   }
   const ParallelLevel& lv = p.levels[level_index];
@@ -81,6 +84,11 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   std::int64_t total = 1;  // the product of the counts, when total_known
   bool total_known = true;
   try {
+    // The index count first: a runtime count (a limitation) must not hide it.
+    if (const auto* list = std::get_if<ShapeList>(&lv.count->node);
+        list && !lv.indices.empty() && lv.indices.size() != list->dims.size())
+      fail(Rule::parallel_index_count, lv.location,
+           std::to_string(lv.indices.size()) + " indices but " + std::to_string(list->dims.size()) + " counts after `by`");
     count_values = counts(*lv.count, "a parallel count");
     if (!lv.indices.empty() && lv.indices.size() != count_values.size())
       fail(Rule::parallel_index_count, lv.location,

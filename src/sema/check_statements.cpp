@@ -94,7 +94,9 @@ void Checker::statement_node(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, Loop>) {
       loop(s, n);
     } else if constexpr (std::is_same_v<T, While>) {
+      ++loops_;
       body_after_condition(*n.condition, "`while`", *n.body);
+      --loops_;
     } else if constexpr (std::is_same_v<T, If>) {
       body_after_condition(*n.condition, "`if`", *n.then_branch);
       if (n.else_branch) nested(*n.else_branch);
@@ -113,6 +115,12 @@ void Checker::statement_node(const Stmt& s) {
       if (n.scope != "shared")
         fail(Rule::unsupported_statement, s.location, "`sync." + n.scope + "` is not supported yet by libcroqjit",
              "`sync.shared` is the barrier libcroqjit lowers");
+    } else if constexpr (std::is_same_v<T, Break> || std::is_same_v<T, Continue>) {
+      const char* what = std::is_same_v<T, Break> ? "`break`" : "`continue`";
+      if (loops_ == 0)
+        fail(Rule::break_outside_loop, s.location, std::string(what) + " outside a loop",
+             "it leaves the innermost `foreach` or `while` of the same parallel body");
+      fail(Rule::unsupported_statement, s.location, std::string(what) + " is not supported yet by libcroqjit");
     } else if constexpr (std::is_same_v<T, Return>) {
       return_statement(n);
     } else if constexpr (std::is_same_v<T, Assert>) {
@@ -340,6 +348,11 @@ void Checker::loop(const Stmt& s, const Loop& l) {
   std::vector<Count> bounds;
   try {
     bounds = counts(*l.bound, "a loop bound");
+    if (l.indices.size() == 1 && bounds.size() > 1)
+      fail(Rule::unsupported_loop, l.indices[0].name.location,
+           "one loop index over a " + std::to_string(bounds.size()) +
+               "-dimension bound is not supported yet by libcroqjit",
+           "name one index per dimension, e.g. `foreach {i, j} in ...`");
     if (l.indices.size() != bounds.size())
       fail(Rule::loop_index_count, l.bound->location,
            std::to_string(l.indices.size()) + " loop indices but the bound has " + std::to_string(bounds.size()) +
@@ -369,7 +382,9 @@ void Checker::loop(const Stmt& s, const Loop& l) {
     t.kind = Kind::unsupported;
     define(l.tuple_name->name, t, Origin::index_tuple, l.tuple_name->location, names);
   }
+  if (l.kind == LoopKind::foreach_) ++loops_;
   nested(*l.body);
+  if (l.kind == LoopKind::foreach_) --loops_;
   pop();
 }
 

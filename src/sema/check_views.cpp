@@ -69,7 +69,7 @@ Type Checker::member(const Expr& e, const Member& m) {
            "`.step` on a " + rank_text(obj.rank) + " tile takes " + std::to_string(obj.rank) + " steps, got " +
                std::to_string(m.args.size()),
            "", notes_of(obj));
-    for (const auto& a : m.args) constant(*a, "a step");
+    for (const auto& a : m.args) constant(*a, "a step", true);
     return obj;
   }
   if (m.kind == MemberKind::from) {
@@ -177,7 +177,7 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
              "`." + m.name + "` on a " + rank_text(obj.rank) + " tensor takes " + std::to_string(obj.rank) +
                  " extents, got " + std::to_string(m.args.size()),
              "", notes_of(obj));
-      for (const auto& a : m.args) constant(*a, "a tile extent");
+      for (const auto& a : m.args) constant(*a, "a tile extent", true);
       obj.kind = Kind::tensor;
       obj.pending = m.kind == MemberKind::view ? Pending::view : Pending::subspan;
       return obj;

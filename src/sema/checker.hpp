@@ -69,9 +69,12 @@ class Checker {
   Type call(const Expr& e, const Call& c);
   Type conditional(const Conditional& c);
   // lowering's const_int: a value known at specialization; returns it when known now.
-  std::optional<std::int64_t> constant(const Expr& e, const char* what);
+  // `runtime_in_croqtile`: Croqtile also takes a value computed at run time
+  // here (a tile extent, a step); libcroqjit does not yet (a limitation).
+  std::optional<std::int64_t> constant(const Expr& e, const char* what, bool runtime_in_croqtile = false);
   // lowering's shape_of: the dims of a shape operand, each known now or not.
   std::vector<std::optional<std::int64_t>> shape_dims(const Expr& e);
+  [[noreturn]] void runtime_value(const Expr& e, const char* what, const Type& v);
   // lowering's counts_of: parallel counts and loop bounds.
   std::vector<Count> counts(const Expr& e, const char* what);
   // fp8 elements only move (copies, `x.at(i) = y.at(j)` of the same type):
@@ -178,6 +181,7 @@ class Checker {
   // One "needs sm_90" / "needs sm_80" per function, at the first construct.
   bool needs_sm90_reported_ = false;
   bool needs_sm80_reported_ = false;
+  int loops_ = 0;  // foreach and while loops around the statement, inside its parallel body
 };
 
 }  // namespace croq::sema::detail

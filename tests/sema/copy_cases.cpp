@@ -6,8 +6,11 @@ namespace croq::sema::test {
 std::vector<RuleCase> copy_cases() {
   const std::string tile = "lhs.subspan(64, 64).at(bm, 0)";
   return {
-      {"DmaSourceNotPlaced", "copy-source", blk("    t = dma.copy lhs.subspan(64, 64) => shared;\n"), 3, "subspan",
-       "the source of a copy must be a tensor or a placed tile, got `lhs.subspan(64, 64)`",
+      {"DmaSourceNotPlaced", "unsupported-copy", blk("    t = dma.copy lhs.subspan(64, 64) => shared;\n"), 3, "subspan",
+       "copying a `.subspan` that is not placed is not supported yet by libcroqjit",
+       "place it with `.at(...)`, e.g. `.at(0, 0)` for the first tile"},
+      {"DmaSourceViewNotPlaced", "copy-source", blk("    t = dma.copy lhs.view(64, 64) => shared;\n"), 3, "view",
+       "the source of a copy must be a tensor or a placed tile, got `lhs.view(64, 64)`",
        "place it with `.at(...)` (after subspan) or `.from(...)` (after view)"},
       {"DmaSourceIsAScalar", "copy-source", blk("    t = dma.copy n => shared;\n"), 3, "n =>",
        "the source of a copy must be a tensor or a placed tile, got `n`"},
