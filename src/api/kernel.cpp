@@ -459,8 +459,7 @@ std::vector<ParamInfo> Kernel::params() const {
 }
 
 bool Kernel::returns_tensor() const {
-  return impl_ && impl_->function->return_type.kind == frontend::ast::TypeKind::element &&
-         impl_->function->return_type.has_shape;
+  return impl_ && frontend::ast::returned_tensor_type(*impl_->function) != nullptr;
 }
 
 Kernel compile(std::string_view source, const CompileOptions& options) {

@@ -154,6 +154,40 @@ const ParallelLevel* level_after_cluster(const Parallel& p, std::size_t level) {
   return nullptr;
 }
 
+std::string returned_name(const Function& fn) {
+  std::string found;
+  auto walk = [&](auto&& self, const Stmt& st) -> void {
+    if (const auto* r = std::get_if<Return>(&st.node)) {
+      if (r->value)
+        if (const auto* n = std::get_if<Name>(&r->value->node)) found = n->name;
+    } else if (const auto* b = std::get_if<Block>(&st.node)) {
+      for (const auto& c : b->statements) self(self, *c);
+    }
+  };
+  if (fn.body) walk(walk, *fn.body);
+  return found;
+}
+
+const TypeRef* returned_tensor_type(const Function& fn) {
+  if (fn.return_type.kind == TypeKind::element && fn.return_type.has_shape) return &fn.return_type;
+  if (fn.return_type.kind != TypeKind::auto_ || !fn.body) return nullptr;
+  const std::string name = returned_name(fn);
+  if (name.empty()) return nullptr;
+  const TypeRef* found = nullptr;
+  auto walk = [&](auto&& self, const Stmt& st) -> void {
+    if (const auto* d = std::get_if<Declaration>(&st.node)) {
+      for (const Declarator& v : d->declarators)
+        if (v.name == name) found = v.array_size ? nullptr : &d->type;  // the last declaration wins, as in scoping
+    } else if (const auto* b = std::get_if<Block>(&st.node)) {
+      for (const auto& c : b->statements) self(self, *c);
+    }
+  };
+  walk(walk, *fn.body);
+  if (!found || found->kind != TypeKind::element || !found->has_shape) return nullptr;
+  if (found->storage != Storage::none && found->storage != Storage::global) return nullptr;
+  return found;
+}
+
 int kernel_count(const Function& fn) {
   int count = 0;
   if (const auto* b = fn.body ? std::get_if<Block>(&fn.body->node) : nullptr)

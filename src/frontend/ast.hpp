@@ -433,6 +433,17 @@ int kernel_count(const Function& fn);
 // its body; nullptr when there is none.
 const ParallelLevel* level_after_cluster(const Parallel& p, std::size_t level);
 
+// The name in `return NAME;` among the function's top-level statements (in
+// nested blocks too, not inside loops or parallel levels); empty when none.
+std::string returned_name(const Function& fn);
+
+// The type of the tensor the function returns: its return type when that is
+// shaped (`__co__ f16 [M, N] f(...)`); with `auto`, the type of the
+// declaration of `return NAME;` among the top-level statements, when it is
+// an element tensor of host/global storage (`s32 [x.span] out;`). Null when
+// the function returns no tensor.
+const TypeRef* returned_tensor_type(const Function& fn);
+
 // The modifier called `name`, or null.
 const Modifier* find_modifier(const std::vector<Modifier>& modifiers, std::string_view name);
 

@@ -429,24 +429,6 @@ void Lowerer::stmt(const Stmt& s) {
 
 // ---- the kernel ----------------------------------------------------------------
 
-namespace {
-
-std::string returned_name(const Stmt& body) {
-  std::string found;
-  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
-    if (const auto* r = std::get_if<Return>(&st.node)) {
-      if (r->value)
-        if (const auto* n = std::get_if<Name>(&r->value->node)) found = n->name;
-    } else if (const auto* b = std::get_if<Block>(&st.node)) {
-      for (const auto& c : b->statements) walk(*c);
-    }
-  };
-  walk(body);
-  return found;
-}
-
-}  // namespace
-
 void Lowerer::setup_parameters() {
   for (std::size_t i = 0; i < fn_.params.size(); ++i) {
     const Parameter& p = fn_.params[i];
@@ -520,12 +502,13 @@ int Lowerer::scratch_buffer(const std::string& name, DType dtype, const std::vec
 
 void Lowerer::setup_output() {
   // A shaped return type: the runtime allocates the output and passes it last.
-  if (fn_.return_type.kind != TypeKind::element || !fn_.return_type.has_shape) return;
+  const TypeRef* returned = returned_tensor_type(fn_);  // the return type, or the declaration `auto` returns
+  if (!returned) return;
   abi::KernelAbi& abi = kernel_.abi;
-  if (!parse_dtype(fn_.return_type.name, abi.output_dtype))
-    fail(fn_.return_type.location, "element type `" + fn_.return_type.name + "` is not supported yet");
+  if (!parse_dtype(returned->name, abi.output_dtype))
+    fail(returned->location, "element type `" + returned->name + "` is not supported yet");
   std::vector<std::string> output_dim_names;
-  for (const auto& d : fn_.return_type.shape) {
+  for (const auto& d : returned->shape) {
     std::vector<std::string> names;
     auto part = shape_of(*d, &names);
     abi.output_shape.insert(abi.output_shape.end(), part.begin(), part.end());
@@ -537,14 +520,14 @@ void Lowerer::setup_output() {
   fit_index(element_count(known));
   known.push_back(static_cast<std::int64_t>(dtype_size(abi.output_dtype)));
   if (!support::stride_product(known))
-    fail(fn_.return_type.location, "the returned tensor, " + shape_text(abi.output_dtype, abi.output_shape) +
+    fail(returned->location, "the returned tensor, " + shape_text(abi.output_dtype, abi.output_shape) +
                                        ", holds more bytes than a 64-bit size can count (2^63 - 1)");
   for (std::size_t d = 0; d < abi.output_shape.size(); ++d) {
     abi.output_dim_sources.push_back(abi.output_shape[d] < 0 ? dynamic_.at(output_dim_names[d]).front() : abi::DimSource{});
   }
   abi.has_output = true;
-  output_name_ = returned_name(*fn_.body);
-  if (output_name_.empty()) fail(fn_.return_type.location, "the function returns a tensor but has no `return NAME;`");
+  output_name_ = returned_name(fn_);
+  if (output_name_.empty()) fail(returned->location, "the function returns a tensor but has no `return NAME;`");
   ir::Buffer b;
   b.name = "croq_output";
   b.dtype = abi.output_dtype;

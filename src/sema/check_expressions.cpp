@@ -119,10 +119,10 @@ Type Checker::name(const Expr& e, const Name& n) {
     fail(Rule::unknown_name, e.location, "unknown name `" + n.name + "`", guess.empty() ? "" : "did you mean `" + guess + "`?");
   }
   if (!trial_) out_.resolved[&e] = s;
-  if (s->type.kind == Kind::unsupported)
-    fail(Rule::unsupported_index_tuple, e.location,
-         "`" + n.name + "` names a tuple of indices, which is not supported yet by libcroqjit as a value",
-         "use its indices (" + s->detail + ") directly", notes_of(s->type));
+  if (s->origin == Origin::index_tuple)  // checked as its indices, one per dimension
+    limitation(Rule::unsupported_index_tuple, e.location,
+               "`" + n.name + "` names a tuple of indices, which is not supported yet by libcroqjit as a value",
+               "use its indices (" + s->detail + ") directly");
   return s->type;
 }
 

@@ -186,18 +186,16 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   }
   push();
   std::string names;
+  Type tuple;
+  tuple.kind = Kind::tuple;
   for (std::size_t d = 0; d < lv.indices.size(); ++d) {
     Type t;
     t.kind = Kind::index;
     if (d < count_values.size() && count_values[d].known == Known::now) t.count = count_values[d].value;
-    define(lv.indices[d].name, t, Origin::parallel_index, lv.indices[d].location, space_text(lv));
+    tuple.elements.push_back(define(lv.indices[d].name, t, Origin::parallel_index, lv.indices[d].location, space_text(lv))->type);
     names += (d ? ", `" : "`") + lv.indices[d].name + "`";
   }
-  if (lv.tuple_name) {
-    Type t;
-    t.kind = Kind::unsupported;
-    define(lv.tuple_name->name, t, Origin::index_tuple, lv.tuple_name->location, names);
-  }
+  if (lv.tuple_name) define(lv.tuple_name->name, tuple, Origin::index_tuple, lv.tuple_name->location, names);
   parallel(s, p, level_index + 1);
   pop();
   if (pushed_group) group_levels_.pop_back();

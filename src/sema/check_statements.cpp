@@ -215,6 +215,10 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
       v.buffer->is_array = decl.array_size != nullptr;
       v.buffer->slots = slots;
     } else if (has_output_ && decl.name == out_.returned) {
+      if (output_declared_) {
+        output_dtype_ = dtype;
+        output_rank_ = rank;
+      }
       if (dtype != output_dtype_ || rank != output_rank_)
         fail(Rule::returned_declaration, decl.location,
              "`" + decl.name + "` is declared " + dtype_text(dtype) + " of rank " + std::to_string(rank) +
@@ -341,19 +345,32 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
 // ---- loops ------------------------------------------------------------------------
 
 void Checker::loop(const Stmt& s, const Loop& l) {
+  // The limitations here leave the loop's meaning clear: its body is checked.
   if (l.kind != LoopKind::foreach_)
-    fail(Rule::unsupported_loop, s.location, "`with` and `apply` loops are not supported yet by libcroqjit",
-         "write the loop as `foreach`");
-  if (!l.bound) fail(Rule::unsupported_loop, s.location, "`foreach` without `in` bounds is not supported yet by libcroqjit");
+    limitation(Rule::unsupported_loop, s.location, "`with` and `apply` loops are not supported yet by libcroqjit",
+               "write the loop as `foreach`");
+  if (!l.bound) {
+    // `foreach x { }` iterates an index bound by an enclosing `with`.
+    limitation(Rule::unsupported_loop, s.location, "`foreach` without `in` bounds is not supported yet by libcroqjit");
+    push();
+    ++loops_;
+    nested(*l.body);
+    --loops_;
+    pop();
+    return;
+  }
   std::vector<Count> bounds;
+  bool one_name_for_all = false;  // `foreach x in [4, 8]`: x is a tuple of two indices
   try {
     bounds = counts(*l.bound, "a loop bound");
-    if (l.indices.size() == 1 && bounds.size() > 1)
-      fail(Rule::unsupported_loop, l.indices[0].name.location,
-           "one loop index over a " + std::to_string(bounds.size()) +
-               "-dimension bound is not supported yet by libcroqjit",
-           "name one index per dimension, e.g. `foreach {i, j} in ...`");
-    if (l.indices.size() != bounds.size())
+    if (l.indices.size() == 1 && bounds.size() > 1 && !l.tuple_name && !l.indices[0].range) {
+      limitation(Rule::unsupported_loop, l.indices[0].name.location,
+                 "one loop index over a " + std::to_string(bounds.size()) +
+                     "-dimension bound is not supported yet by libcroqjit",
+                 "name one index per dimension, e.g. `foreach {i, j} in ...`");
+      one_name_for_all = true;
+    }
+    if (!one_name_for_all && l.indices.size() != bounds.size())
       fail(Rule::loop_index_count, l.bound->location,
            std::to_string(l.indices.size()) + " loop indices but the bound has " + std::to_string(bounds.size()) +
                " dimensions");
@@ -362,29 +379,33 @@ void Checker::loop(const Stmt& s, const Loop& l) {
   }
   push();
   std::string names;
-  for (std::size_t d = 0; d < l.indices.size(); ++d) {
+  Type tuple;
+  tuple.kind = Kind::tuple;
+  if (one_name_for_all) {
+    for (const Count& b : bounds) {
+      Type t;
+      t.kind = Kind::index;
+      if (b.known == Known::now) t.count = b.value;
+      tuple.elements.push_back(t);
+    }
+    define(l.indices[0].name.name, tuple, Origin::index_tuple, l.indices[0].name.location,
+           std::to_string(bounds.size()) + " loop indices");
+  }
+  for (std::size_t d = 0; d < l.indices.size() && !one_name_for_all; ++d) {
     const LoopIndex& index = l.indices[d];
     names += (d ? ", `" : "`") + index.name.name + "`";
-    if (index.range) {
-      try {
-        fail(Rule::unsupported_loop, index.name.location, "range loops (`" + index.name.name + "(start:end:stride)`) "
-             "are not supported yet by libcroqjit", "write `foreach " + index.name.name + " in [N]` and offset the index");
-      } catch (const Abort&) {
-      }
-    }
+    if (index.range)
+      limitation(Rule::unsupported_loop, index.name.location, "range loops (`" + index.name.name + "(start:end:stride)`) "
+                 "are not supported yet by libcroqjit", "write `foreach " + index.name.name + " in [N]` and offset the index");
     Type t;
     t.kind = Kind::index;
     if (d < bounds.size() && bounds[d].known == Known::now) t.count = bounds[d].value;
-    define(index.name.name, t, Origin::loop_index, index.name.location, "foreach");
+    tuple.elements.push_back(define(index.name.name, t, Origin::loop_index, index.name.location, "foreach")->type);
   }
-  if (l.tuple_name) {
-    Type t;
-    t.kind = Kind::unsupported;
-    define(l.tuple_name->name, t, Origin::index_tuple, l.tuple_name->location, names);
-  }
+  if (l.tuple_name) define(l.tuple_name->name, tuple, Origin::index_tuple, l.tuple_name->location, names);
   if (l.kind == LoopKind::foreach_) ++loops_;
   nested(*l.body);
-  if (l.kind == LoopKind::foreach_) --loops_;
+  if (l.kind == LoopKind::foreach_) --loops_;  // `with` only binds indices
   pop();
 }
 
@@ -393,6 +414,15 @@ void Checker::loop(const Stmt& s, const Loop& l) {
 void Checker::return_statement(const Return& r) {
   if (!r.value) return;
   const auto* n = std::get_if<Name>(&r.value->node);
+  if ((!n || !has_output_ || n->name != out_.returned) && fn_.return_type.kind == TypeKind::auto_) {
+    // Croqtile returns values and tensors to the host from `auto` functions.
+    Type v = expr(*r.value);
+    require_ok(v);
+    if (v.kind == Kind::scalar || v.kind == Kind::index || (v.kind == Kind::tensor && v.buffer && v.buffer->space == Space::global))
+      fail(Rule::unsupported_return, r.value->location,
+           "returning `" + text(*r.value) + "` is not supported yet by libcroqjit",
+           "return a tensor declared at function scope, e.g. `s32 [x.span] out; ... return out;`", notes_of(v));
+  }
   if (!n || !has_output_ || n->name != out_.returned)
     fail(Rule::return_value, r.value->location, "only a tensor declared in the function can be returned",
          has_output_ ? "" : "give the function a tensor return type, e.g. `__co__ s32 [M, N] f(...)`");

@@ -152,15 +152,26 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
       return element(e, obj, m.args);
     }
     case MemberKind::chunkat: {
-      if (static_cast<int>(m.args.size()) != obj.rank)
-        fail(Rule::chunkat_arity, e.location,
-             "`.chunkat` on a " + rank_text(obj.rank) + " tensor takes " + std::to_string(obj.rank) + " arguments, got " +
-                 std::to_string(m.args.size()),
-             "", notes_of(obj));
+      // A tuple of indices stands for its indices.
+      std::vector<std::pair<const Expr*, Type>> parts;
       for (const auto& a : m.args) {
-        if (std::holds_alternative<Wildcard>(a->node)) continue;
+        if (std::holds_alternative<Wildcard>(a->node)) {
+          parts.emplace_back(a.get(), Type{});
+          continue;
+        }
         Type idx = expr(*a);
         require_ok(idx);
+        if (idx.kind == Kind::tuple)
+          for (const Type& el : idx.elements) parts.emplace_back(a.get(), el);
+        else parts.emplace_back(a.get(), idx);
+      }
+      if (static_cast<int>(parts.size()) != obj.rank)
+        fail(Rule::chunkat_arity, e.location,
+             "`.chunkat` on a " + rank_text(obj.rank) + " tensor takes " + std::to_string(obj.rank) + " arguments, got " +
+                 std::to_string(parts.size()),
+             "", notes_of(obj));
+      for (const auto& [a, idx] : parts) {
+        if (std::holds_alternative<Wildcard>(a->node)) continue;
         if (idx.kind != Kind::index)
           fail(Rule::chunkat_needs_index, a->location,
                "`chunkat` takes parallel or loop indices (or `_`), got `" + text(*a) + "`",

@@ -30,8 +30,8 @@ Checker::Checker(const Program& program, const Function& fn, const Options& opti
 
 // ---- diagnostics ---------------------------------------------------------------
 
-void Checker::fail(Rule rule, const SourceLocation& at, std::string message, std::string hint,
-                   std::vector<std::string> notes) {
+void Checker::report(Rule rule, const SourceLocation& at, std::string message, std::string hint,
+                     std::vector<std::string> notes) {
   Diagnostic d;
   d.message = std::move(message);
   d.line = at.line;
@@ -41,15 +41,25 @@ void Checker::fail(Rule rule, const SourceLocation& at, std::string message, std
   d.rule = rule_id(rule);
   d.notes = std::move(notes);
   if (is_limitation(rule) && !options_.limitations_are_errors) {
-    // Valid Croqtile: the statement is not checked further, as after an error.
     d.severity = Severity::warning;
     d.notes.push_back("valid Croqtile; croq::compile rejects it until libcroqjit can run it");
     limitations_.push_back(std::move(d));
-    throw Abort{};
+    return;
   }
   diagnostics_.push_back(std::move(d));
   if (++errors_ >= options_.max_errors) throw Stop{};
+}
+
+void Checker::fail(Rule rule, const SourceLocation& at, std::string message, std::string hint,
+                   std::vector<std::string> notes) {
+  // After a limitation too the statement is not checked further: what it
+  // means is not modelled here.
+  report(rule, at, std::move(message), std::move(hint), std::move(notes));
   throw Abort{};
+}
+
+void Checker::limitation(Rule rule, const SourceLocation& at, std::string message, std::string hint) {
+  report(rule, at, std::move(message), std::move(hint), {});
 }
 
 std::string Checker::text(const Expr& e) const { return frontend::source_text(program_, e); }
@@ -102,22 +112,6 @@ Buffer* Checker::new_buffer(std::string name, DType dtype, int rank, Space space
 // ---- the function ----------------------------------------------------------------
 
 namespace {
-
-// The name in `return NAME;` among the function's top-level statements (as
-// lowering finds it).
-std::string returned_name(const Stmt& body) {
-  std::string found;
-  auto walk = [&](auto&& self, const Stmt& st) -> void {
-    if (const auto* r = std::get_if<Return>(&st.node)) {
-      if (r->value)
-        if (const auto* n = std::get_if<Name>(&r->value->node)) found = n->name;
-    } else if (const auto* b = std::get_if<Block>(&st.node)) {
-      for (const auto& c : b->statements) self(self, *c);
-    }
-  };
-  walk(walk, body);
-  return found;
-}
 
 // The type of a parameter as written: "f16 [M, K]".
 std::string parameter_text(const Program& program, const Parameter& p) {
@@ -182,13 +176,18 @@ void Checker::run() {
     }
   }
   const TypeRef& ret = fn_.return_type;
-  if (ret.kind == TypeKind::element && ret.has_shape) {
+  if (returned_tensor_type(fn_) && ret.kind == TypeKind::auto_) {
+    // `auto` returning a declared tensor: its declaration gives the type.
+    has_output_ = true;
+    output_declared_ = true;
+    out_.returned = returned_name(fn_);
+  } else if (ret.kind == TypeKind::element && ret.has_shape) {
     try {
       if (!parse_dtype(ret.name, output_dtype_))
         fail(Rule::unsupported_element_type, ret.location, "element type `" + ret.name + "` is not supported yet");
       for (const auto& d : ret.shape) output_rank_ += static_cast<int>(shape_dims(*d).size());
       has_output_ = true;
-      out_.returned = returned_name(*fn_.body);
+      out_.returned = returned_name(fn_);
       if (out_.returned.empty())
         fail(Rule::missing_return, ret.location, "the function returns a tensor but has no `return NAME;`",
              "declare the result, e.g. `" + ret.name + " [...] output;`, and end with `return output;`");

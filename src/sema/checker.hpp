@@ -45,6 +45,10 @@ class Checker {
   // ---- diagnostics (checker.cpp)
   [[noreturn]] void fail(Rule rule, const SourceLocation& at, std::string message, std::string hint = {},
                          std::vector<std::string> notes = {});
+  void report(Rule rule, const SourceLocation& at, std::string message, std::string hint, std::vector<std::string> notes);
+  // A limitation (rules.def CROQ_SEMA_LIMIT) whose construct the checker
+  // understands well enough to go on checking the statement.
+  void limitation(Rule rule, const SourceLocation& at, std::string message, std::string hint = {});
   // Abandons the statement when `t` already has a diagnostic.
   void require_ok(const Type& t) const {
     if (t.is_error()) throw Abort{};
@@ -181,6 +185,7 @@ class Checker {
   // One "needs sm_90" / "needs sm_80" per function, at the first construct.
   bool needs_sm90_reported_ = false;
   bool needs_sm80_reported_ = false;
+  bool output_declared_ = false;  // `auto` return: the returned declaration sets the output type
   int loops_ = 0;  // foreach and while loops around the statement, inside its parallel body
 };
 

@@ -72,6 +72,26 @@ TEST(GpuKernel, TailsAreGuardedForNonMultipleShapes) {
   }
 }
 
+// `auto` returning a tensor declared at function scope, as upstream writes it.
+TEST(GpuKernel, AutoReturnOfADeclaredTensor) {
+  CROQ_REQUIRE_GPU();
+  Kernel add = compile(R"(__co__ auto add(s32 [M, N] lhs, s32 [M, N] rhs) {
+  s32 [lhs.span] output;
+  parallel {i, j} by [M, N]
+    output.at(i, j) = lhs.at(i, j) - rhs.at(i, j);
+  return output;
+}
+)");
+  ASSERT_TRUE(add.returns_tensor());
+  auto lhs = make_spandata<s32>(37, 70), rhs = make_spandata<s32>(37, 70);
+  lhs.fill_random(-1000, 1000);
+  rhs.fill_random(-1000, 1000);
+  Tensor res = add(lhs, rhs);
+  ASSERT_EQ(res.shape(), (Shape{37, 70}));
+  for (std::size_t i = 0; i < 37; ++i)
+    for (std::size_t j = 0; j < 70; ++j) ASSERT_EQ(res[i][j], lhs[i][j] - rhs[i][j]) << i << "," << j;
+}
+
 TEST(GpuKernel, DeviceTensorsAreUsedZeroCopy) {
   CROQ_REQUIRE_GPU();
   Kernel scale = compile(kScale);

@@ -197,6 +197,34 @@ TEST(Limitations, ComeWithTheErrorsOfTheSameCheck) {
   }
 }
 
+// A limitation whose meaning is clear does not stop the check: the body of
+// a `with` loop is checked, and a tuple of indices counts as its indices.
+TEST(Limitations, TuplesOfIndicesAreCheckedAsTheirIndices) {
+  auto program = frontend::parse_program(
+      fn("  parallel p by 1 {\n"
+         "    with idx = {x, y} in [4, 2] {\n"
+         "      t = dma.copy a.chunkat(idx) => local;\n"         // 2 indices for rank 2: fine
+         "      u = dma.copy a.chunkat(idx, p) => local;\n"      // line 5: 3 for rank 2
+         "    }\n"
+         "    foreach w in [4, 2] {\n"
+         "      v = dma.copy a.chunkat(w) => local;\n"           // w: 2 indices
+         "      q = dma.copy lhs.chunkat(w, p) => local;\n"      // line 9: 3 for rank 2
+         "    }\n"
+         "  }\n"),
+      {});
+  Options check_only;
+  check_only.limitations_are_errors = false;
+  try {
+    check(*program, {}, check_only);
+    FAIL() << "expected errors";
+  } catch (const CompileError& e) {
+    std::vector<std::pair<int, std::string>> errors;
+    for (const Diagnostic& d : e.diagnostics())
+      if (d.severity == Severity::error) errors.emplace_back(d.line, d.rule);
+    EXPECT_EQ(errors, (std::vector<std::pair<int, std::string>>{{5, "chunkat-arity"}, {9, "chunkat-arity"}})) << e.what();
+  }
+}
+
 TEST(RuleTable, LimitationsAreTheUnsupportedRules) {
   for (const RuleInfo& r : all_rules()) {
     const bool unsupported = std::string(r.id).rfind("unsupported-", 0) == 0;

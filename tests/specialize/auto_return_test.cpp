@@ -1,0 +1,47 @@
+// `auto` functions that return a tensor declared at function scope: the
+// declaration gives the output's element type and shape, as a shaped
+// return type would. (Returning values is a limitation: tests/sema.)
+#include <gtest/gtest.h>
+
+#include "pipeline/specialize.hpp"
+#include "specialize/specialize_test_util.hpp"
+
+namespace croq::pipeline {
+namespace {
+
+using test::generate;
+using test::tensor;
+
+const char* kDoubleAuto = R"(__co__ auto twice(s32 [R, 48] x) {
+  s32 [x.span] y;
+  parallel r by R : block {
+    parallel c by 48 : thread
+      y.at(r, c) = x.at(r, c) * 2;
+  }
+  return y;
+}
+)";
+
+const char* kDoubleShaped = R"(__co__ s32 [R, 48] twice(s32 [R, 48] x) {
+  s32 [x.span] y;
+  parallel r by R : block {
+    parallel c by 48 : thread
+      y.at(r, c) = x.at(r, c) * 2;
+  }
+  return y;
+}
+)";
+
+TEST(AutoReturn, TheReturnedDeclarationIsTheOutput) {
+  GeneratedKernel k = generate(kDoubleAuto, {tensor(DType::s32, {5, 48})});
+  EXPECT_EQ(k.output_dtype, DType::s32);
+  EXPECT_EQ(k.output_shape, (std::vector<std::int64_t>{5, 48}));
+  ASSERT_EQ(k.params.size(), 2u);
+  EXPECT_EQ(k.params[1].kind, KernelParam::Kind::output);
+  // The same kernel as with the type written out.
+  GeneratedKernel shaped = generate(kDoubleShaped, {tensor(DType::s32, {5, 48})});
+  EXPECT_EQ(k.cuda_source, shaped.cuda_source);
+}
+
+}  // namespace
+}  // namespace croq::pipeline
