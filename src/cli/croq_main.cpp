@@ -35,11 +35,12 @@ struct Subcommand {
   int (*run)(const std::vector<std::string>& args);
 };
 
-// croq check FILE.co [--json] [--define N=V]... [--entry NAME]
+// croq check FILE.co [--json] [--syntax-only] [--define N=V]... [--entry NAME]
 int run_check(const std::vector<std::string>& args) {
   croq::CompileOptions options;
   std::string path;
   bool json = false;
+  bool syntax_only = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](const char* flag, std::string& out) {
@@ -56,6 +57,8 @@ int run_check(const std::vector<std::string>& args) {
     std::string v;
     if (a == "--json") {
       json = true;
+    } else if (a == "--syntax-only") {
+      syntax_only = true;
     } else if (value("--define", v) || value("-D", v)) {
       std::string error;
       if (!parse_define(v, options, error)) return usage_error(error);
@@ -87,9 +90,11 @@ int run_check(const std::vector<std::string>& args) {
     // Constructs libcroqjit cannot run yet are valid Croqtile: warnings here.
     croq::sema::Options checks;
     checks.limitations_are_errors = false;
-    const croq::sema::CheckedProgram checked = croq::sema::check(*program, functions, checks);
     std::vector<croq::Diagnostic> warnings = program->warnings;
-    warnings.insert(warnings.end(), checked.limitations.begin(), checked.limitations.end());
+    if (!syntax_only) {
+      const croq::sema::CheckedProgram checked = croq::sema::check(*program, functions, checks);
+      warnings.insert(warnings.end(), checked.limitations.begin(), checked.limitations.end());
+    }
     if (json) {
       // A CompileError is the one JSON form of diagnostics; here it carries warnings only.
       nlohmann::json out = nlohmann::json::parse(croq::CompileError(warnings, source, options.source_name).to_json());
@@ -113,9 +118,10 @@ int run_check(const std::vector<std::string>& args) {
 }
 
 const Subcommand kSubcommands[] = {
-    {"check", "FILE.co [--json] [--define N=V]... [--entry NAME]",
+    {"check", "FILE.co [--json] [--syntax-only] [--define N=V]... [--entry NAME]",
      "parse and check a Croqtile source file (host code included) and report its diagnostics",
      "  --json          print diagnostics as JSON on stdout\n"
+     "  --syntax-only   parse only (preprocessor and parser), no semantic checks\n"
      "  --define N=V    define N (integer or float) as if by #define; overrides the\n"
      "                  source's #define N (also -DN=V)\n"
      "  --entry NAME    check only the __co__ function NAME (default: every one)\n"

@@ -127,23 +127,26 @@ DType Checker::mma_operand(const Expr& e) {
 }
 
 void Checker::mma_multiply(const Stmt& s, const Mma& m) {
+  // Other layouts, modifiers and element types mean what they say: the
+  // operands are checked and the accumulator counts as written.
   if (m.layout != "row.row")
-    fail(Rule::unsupported_mma_layout, s.location,
-         "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)");
+    limitation(Rule::unsupported_mma_layout, s.location,
+               "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)");
   for (const Modifier& mod : m.modifiers)
-    fail(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
+    limitation(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
   require_warpgroups(s, "mma");
   Accumulator* acc = accumulator(*m.operands[0]);
   const DType a = mma_operand(*m.operands[1]);
   const DType b = mma_operand(*m.operands[2]);
-  if (a == b && !mma_input_type(a) && (a == DType::f8_e4m3 || a == DType::f8_e5m2 || a == DType::s8 || a == DType::u8 || a == DType::f32))
-    fail(Rule::unsupported_mma_type, s.location,
+  const bool other_type = a == b && !mma_input_type(a) && (a == DType::f8_e4m3 || a == DType::f8_e5m2 || a == DType::s8 || a == DType::u8 || a == DType::f32);
+  if (other_type)
+    limitation(Rule::unsupported_mma_type, s.location,
          "mma on " + std::string(dtype_name(a)) + " tiles is not supported yet by libcroqjit", "libcroqjit multiplies f16 or bf16 tiles");
-  if (a != b || !mma_input_type(a))
+  if (!other_type && (a != b || !mma_input_type(a)))
     fail(Rule::mma_element_types, s.location,
          std::string(wgmma() ? "WGMMA" : "mma.sync") + " multiplies f16 or bf16 tiles (both the same), got " +
              std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)));
-  if (acc->dtype == DType::f16 && a != DType::f16)
+  if (!other_type && acc->dtype == DType::f16 && a != DType::f16)
     fail(Rule::mma_element_types, s.location, "an f16 accumulator takes f16 inputs; use mma.fill.f32 for bf16");
   acc->written = true;
 }

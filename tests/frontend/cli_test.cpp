@@ -62,6 +62,19 @@ TEST_F(CroqCheck, ValidCroqtileTheRuntimeCannotRunIsAWarning) {
   EXPECT_NE(c.output.find(":2:3: error: "), std::string::npos) << c.output;
 }
 
+TEST_F(CroqCheck, SyntaxOnlySkipsTheSemanticRulesButNotTheParser) {
+  auto bad_rule = write_temp("rule.co", "__co__ void f(s32 [8] x) {\n  t = dma.copy x.chunkat(p) => local;\n}\n");
+  CommandResult strict = run("check " + bad_rule.string());
+  EXPECT_EQ(strict.status, 1) << strict.output;
+  EXPECT_NE(strict.output.find("unknown name `p`"), std::string::npos) << strict.output;
+  CommandResult parsed = run("check --syntax-only " + bad_rule.string());
+  EXPECT_EQ(parsed.status, 0) << parsed.output;
+  auto bad_syntax = write_temp("syntax.co", "__co__ void f(s32 [8] x) {\n  t = dma.copy x shared;\n}\n");
+  CommandResult broken = run("check --syntax-only " + bad_syntax.string());
+  EXPECT_EQ(broken.status, 1) << broken.output;
+  EXPECT_NE(broken.output.find(":2:18: error: expected `=>`"), std::string::npos) << broken.output;
+}
+
 TEST_F(CroqCheck, ErrorsInCaretFormExitOne) {
   auto path = write_temp("bad.co", "__co__ void f(s32 [8] x) {\n  f = dma.copy x shared;\n}\n");
   CommandResult r = run("check " + path.string());

@@ -3,6 +3,8 @@
 // return type would. (Returning values is a limitation: tests/sema.)
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "pipeline/specialize.hpp"
 #include "specialize/specialize_test_util.hpp"
 
@@ -12,7 +14,7 @@ namespace {
 using test::generate;
 using test::tensor;
 
-const char* kDoubleAuto = R"(__co__ auto twice(s32 [R, 48] x) {
+const std::string kDoubleBody = R"( twice(s32 [R, 48] x) {
   s32 [x.span] y;
   parallel r by R : block {
     parallel c by 48 : thread
@@ -21,16 +23,8 @@ const char* kDoubleAuto = R"(__co__ auto twice(s32 [R, 48] x) {
   return y;
 }
 )";
-
-const char* kDoubleShaped = R"(__co__ s32 [R, 48] twice(s32 [R, 48] x) {
-  s32 [x.span] y;
-  parallel r by R : block {
-    parallel c by 48 : thread
-      y.at(r, c) = x.at(r, c) * 2;
-  }
-  return y;
-}
-)";
+const std::string kDoubleAuto = "__co__ auto" + kDoubleBody;
+const std::string kDoubleShaped = "__co__ s32 [R, 48]" + kDoubleBody;
 
 TEST(AutoReturn, TheReturnedDeclarationIsTheOutput) {
   GeneratedKernel k = generate(kDoubleAuto, {tensor(DType::s32, {5, 48})});
