@@ -171,6 +171,38 @@ Type Checker::unary(const Expr& e, const Unary& u) {
   return out;
 }
 
+namespace {
+
+// A binary operation on two constants, with its overflow or fault.
+support::CheckedInt fold(BinaryOp op, std::int64_t a, std::int64_t c) {
+  using namespace support;
+  CheckedInt v;
+  switch (op) {
+    case BinaryOp::mul: v = checked_mul(a, c); break;
+    case BinaryOp::div: v = checked_div(a, c); break;
+    case BinaryOp::mod: v = checked_mod(a, c); break;
+    case BinaryOp::add: v = checked_add(a, c); break;
+    case BinaryOp::sub: v = checked_sub(a, c); break;
+    case BinaryOp::shl: v = checked_shl(a, c); break;
+    case BinaryOp::shr: v = checked_shr(a, c); break;
+    case BinaryOp::lt: v.value = a < c; break;
+    case BinaryOp::gt: v.value = a > c; break;
+    case BinaryOp::le: v.value = a <= c; break;
+    case BinaryOp::ge: v.value = a >= c; break;
+    case BinaryOp::eq: v.value = a == c; break;
+    case BinaryOp::ne: v.value = a != c; break;
+    case BinaryOp::bit_and: v.value = a & c; break;
+    case BinaryOp::bit_xor: v.value = a ^ c; break;
+    case BinaryOp::bit_or: v.value = a | c; break;
+    case BinaryOp::logical_and: v.value = a && c; break;
+    case BinaryOp::logical_or: v.value = a || c; break;
+    default: break;
+  }
+  return v;
+}
+
+}  // namespace
+
 Type Checker::binary(const Expr& e, const Binary& b) {
   Type l = expr(*b.lhs);
   Type r = expr(*b.rhs);
@@ -193,6 +225,9 @@ Type Checker::binary(const Expr& e, const Binary& b) {
     }
     return out;
   }
+  const auto shaped = [](const Type& t) { return t.kind == Kind::shape || t.kind == Kind::tuple; };
+  if ((shaped(l) || shaped(r)) && (shaped(l) || l.is_number()) && (shaped(r) || r.is_number()))
+    return shape_arithmetic(e, b, l, r);
   for (const auto* side : {&l, &r}) {
     if (side->is_number()) continue;
     if (side->kind == Kind::tensor || side->kind == Kind::future || side->kind == Kind::shape)
@@ -212,28 +247,7 @@ Type Checker::binary(const Expr& e, const Binary& b) {
   if (out.known == Known::now) {
     using namespace support;
     const std::int64_t a = l.value, c = r.value;
-    CheckedInt v;
-    switch (b.op) {
-      case BinaryOp::mul: v = checked_mul(a, c); break;
-      case BinaryOp::div: v = checked_div(a, c); break;
-      case BinaryOp::mod: v = checked_mod(a, c); break;
-      case BinaryOp::add: v = checked_add(a, c); break;
-      case BinaryOp::sub: v = checked_sub(a, c); break;
-      case BinaryOp::shl: v = checked_shl(a, c); break;
-      case BinaryOp::shr: v = checked_shr(a, c); break;
-      case BinaryOp::lt: v.value = a < c; break;
-      case BinaryOp::gt: v.value = a > c; break;
-      case BinaryOp::le: v.value = a <= c; break;
-      case BinaryOp::ge: v.value = a >= c; break;
-      case BinaryOp::eq: v.value = a == c; break;
-      case BinaryOp::ne: v.value = a != c; break;
-      case BinaryOp::bit_and: v.value = a & c; break;
-      case BinaryOp::bit_xor: v.value = a ^ c; break;
-      case BinaryOp::bit_or: v.value = a | c; break;
-      case BinaryOp::logical_and: v.value = a && c; break;
-      case BinaryOp::logical_or: v.value = a || c; break;
-      default: break;
-    }
+    CheckedInt v = fold(b.op, a, c);
     if (v.fault == ArithmeticFault::divide_by_zero) fail(Rule::constant_arithmetic, e.location, "division by zero");
     if (!v.ok()) fail(Rule::constant_arithmetic, e.location, "`" + text(e) + "` " + describe(v.fault));
     out.value = v.value;
@@ -399,6 +413,35 @@ std::vector<Count> Checker::counts(const Expr& e, const char* what) {
   return out;
 }
 
+// `[M, K] / {8, 64}`, `a.span + 1`: element by element; a number applies to
+// every element.
+Type Checker::shape_arithmetic(const Expr& e, const Binary& b, const Type& l, const Type& r) {
+  const auto size = [](const Type& t) { return t.kind == Kind::shape || t.kind == Kind::tuple ? t.elements.size() : 0; };
+  if (size(l) && size(r) && size(l) != size(r))
+    fail(Rule::shape_arithmetic_rank, e.location,
+         "`" + text(e) + "` combines " + std::to_string(size(l)) + " values with " + std::to_string(size(r)) +
+             "; shape arithmetic takes the same number on both sides or one number");
+  limitation(Rule::unsupported_shape_arithmetic, e.location,
+             "arithmetic on shapes (`" + text(e) + "`) is not supported yet by libcroqjit",
+             "write each dimension, e.g. `[M / 8, K / 64]`");
+  Type out;
+  out.kind = Kind::shape;
+  const std::size_t n = std::max(size(l), size(r));
+  for (std::size_t i = 0; i < n; ++i) {
+    const Type& a = size(l) ? l.elements[i] : l;
+    const Type& c = size(r) ? r.elements[i] : r;
+    Type d;  // unknown until specialization unless both are constants
+    if (a.known_now() && c.known_now()) {
+      support::CheckedInt v = fold(b.op, a.value, c.value);
+      if (v.fault == support::ArithmeticFault::divide_by_zero) fail(Rule::constant_arithmetic, e.location, "division by zero");
+      if (v.ok()) d = known_int(v.value);
+    }
+    out.elements.push_back(d);
+  }
+  out.rank = static_cast<int>(n);
+  return out;
+}
+
 std::vector<Type> Checker::index_args(const ExprList& args) {
   std::vector<Type> out;
   for (const auto& a : args) {
@@ -414,3 +457,4 @@ std::vector<Type> Checker::index_args(const ExprList& args) {
 }
 
 }  // namespace croq::sema::detail
+

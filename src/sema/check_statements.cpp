@@ -313,10 +313,13 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
       define(n->name, v, Origin::binding, a.target->location);
       return;
     }
-    fail(Rule::unsupported_binding, a.target->location,
-         "`" + n->name + " = " + text(*a.value) + "` names " + kind_phrase(value.kind) +
-             ", which is not supported yet by libcroqjit",
-         "use the expression where it is needed", notes_of(value));
+    // The name keeps what it names (a tuple, a shape, ...): its uses are checked.
+    limitation(Rule::unsupported_binding, a.target->location,
+               "`" + n->name + " = " + text(*a.value) + "` names " + kind_phrase(value.kind) +
+                   ", which is not supported yet by libcroqjit",
+               "use the expression where it is needed");
+    define(n->name, value, Origin::binding, a.target->location);
+    return;
   }
   Type target = expr(*a.target);
   Type value = expr(*a.value);

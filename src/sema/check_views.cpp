@@ -183,12 +183,19 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
     }
     case MemberKind::subspan:
     case MemberKind::view: {
-      if (static_cast<int>(m.args.size()) != obj.rank)
+      // A tuple (`b = {16, 18}; x.subspan(b, 9)`) stands for its values.
+      std::size_t extents = 0;
+      for (const auto& a : m.args) {
+        Type v = expr(*a);
+        require_ok(v);
+        extents += v.kind == Kind::tuple ? v.elements.size() : 1;
+        if (v.kind != Kind::tuple) constant(*a, "a tile extent", true);
+      }
+      if (static_cast<int>(extents) != obj.rank)
         fail(Rule::subspan_arity, e.location,
              "`." + m.name + "` on a " + rank_text(obj.rank) + " tensor takes " + std::to_string(obj.rank) +
-                 " extents, got " + std::to_string(m.args.size()),
+                 " extents, got " + std::to_string(extents),
              "", notes_of(obj));
-      for (const auto& a : m.args) constant(*a, "a tile extent", true);
       obj.kind = Kind::tensor;
       obj.pending = m.kind == MemberKind::view ? Pending::view : Pending::subspan;
       return obj;

@@ -78,6 +78,7 @@ class Checker {
   std::optional<std::int64_t> constant(const Expr& e, const char* what, bool runtime_in_croqtile = false);
   // lowering's shape_of: the dims of a shape operand, each known now or not.
   std::vector<std::optional<std::int64_t>> shape_dims(const Expr& e);
+  Type shape_arithmetic(const Expr& e, const Binary& b, const Type& l, const Type& r);
   [[noreturn]] void runtime_value(const Expr& e, const char* what, const Type& v);
   // lowering's counts_of: parallel counts and loop bounds.
   std::vector<Count> counts(const Expr& e, const char* what);

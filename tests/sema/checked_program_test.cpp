@@ -155,12 +155,11 @@ TEST(Recovery, OneErrorPerBadStatementAndNoCascades) {
 }
 
 // Valid Croqtile that libcroqjit cannot run yet (a limitation rule) is an
-// error for croq::compile and a warning for `croq check`; what its statement
-// defines raises nothing more either way.
+// error for croq::compile and a warning for `croq check`.
 TEST(Limitations, AreErrorsForCompileAndWarningsForCheck) {
-  const std::string source = fn("  s = lhs.span;\n"                    // line 2: unsupported-binding
+  const std::string source = fn("  s = lhs.span;\n"                     // line 2: unsupported-binding
                                 "  foreach i in [4] { swap(i, i); }\n"  // line 3: unsupported-statement
-                                "  t = s;\n");                         // s: poisoned, silent
+                                "  local f32 [s] t;\n");                // s is a shape: fine
   auto as_errors = sema_error(source);
   ASSERT_TRUE(as_errors.has_value());
   ASSERT_EQ(as_errors->diagnostics().size(), 2u) << as_errors->what();

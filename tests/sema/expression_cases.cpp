@@ -32,6 +32,8 @@ std::vector<RuleCase> expression_cases() {
        "expected a shape such as `[M, N]` or `x.span`, got `bm`"},
       {"OneParallelIndexWithARuntimeCount", "parallel-index-count", fn("  parallel p by [5, n] { }\n"), 2, "p by",
        "1 indices but 2 counts after `by`"},
+      {"ShapeArithmeticOfTwoLengths", "shape-arithmetic-rank", fn("  local f32 [[4, 8] / {2, 2, 2}] t;\n"), 2, "[4, 8] /",
+       "`[4, 8] / {2, 2, 2}` combines 2 values with 3; shape arithmetic takes the same number on both sides or one number"},
       {"ParallelCountOfARuntimeScalar", "unsupported-runtime-value", fn("  parallel i by n\n    a.at(i, 0) = 1;\n"), 2, "by ^n",
        "a parallel count computed at run time (`n`) is not supported yet by libcroqjit", "use a constant, a #define or an expression of the parameters' dims (`M`, `cdiv(M, 64)`)"},
       {"LoopBoundOfAFloat", "count-not-constant", fn("  foreach i in [2.5]\n    a.at(i, 0) = 1;\n"), 2, "2.5",

@@ -40,6 +40,8 @@ std::vector<RuleCase> unsupported_cases() {
        "`.rank` is not supported yet by libcroqjit"},
       {"WithLoop", "unsupported-loop", fn("  with i in [4] { }\n"), 2, "with",
        "`with` and `apply` loops are not supported yet by libcroqjit", "write the loop as `foreach`"},
+      {"ShapeArithmetic", "unsupported-shape-arithmetic", fn("  local f32 [a.span / 2] t;\n"), 2, "a.^span /",
+       "arithmetic on shapes (`a.span / 2`) is not supported yet by libcroqjit", "write each dimension, e.g. `[M / 8, K / 64]`"},
       {"OneIndexOverTwoDimensions", "unsupported-loop", fn("  foreach i in [4, 8] { }\n"), 2, "i in",
        "one loop index over a 2-dimension bound is not supported yet by libcroqjit",
        "name one index per dimension, e.g. `foreach {i, j} in ...`"},
