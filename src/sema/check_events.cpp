@@ -56,6 +56,7 @@ void Checker::wait_statement(const Wait& w) {
       event_value(*target, "`wait`");
       continue;
     }
+    if (f.kind == Kind::mma_future) continue;
     if (f.kind != Kind::future)
       fail(Rule::wait_operand, target->location,
            "`wait` takes the future of an asynchronous copy or an event, got `" + text(*target) + "`", "", notes_of(f));

@@ -13,8 +13,9 @@ bool mma_input_type(DType t) { return t == DType::f16 || t == DType::bf16; }
 }  // namespace
 
 void Checker::require_warpgroups(const Stmt& s, const std::string& op) {
+  // Croqtile also runs mma at other scopes; the operation is checked as usual.
   if (!on_whole_warpgroups())
-    fail(Rule::mma_warpgroups, s.location,
+    limitation(Rule::mma_warpgroups, s.location,
          (wgmma() ? "WGMMA runs on whole warpgroups: put the "
                   : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +
              op + " inside `parallel p by N : group-4`",
@@ -39,6 +40,23 @@ void Checker::mma(const Stmt& s, const Mma& m) {
   }
   const std::size_t operands[] = {1, 1, 3, 0, 2};  // fill, load, multiply, commit, store
   const std::size_t n = operands[static_cast<int>(m.op)];
+  // Croqtile's other forms: refilling an accumulator, sparse multiplies
+  // (metadata operand), masked stores.
+  const bool refill = m.op == MmaOp::fill && m.operands.size() == 2 && !m.result;
+  const bool sparse = m.op == MmaOp::multiply && m.operands.size() == 4;
+  if (refill) accumulator(*m.operands[0]);  // refills an accumulator, nothing else
+  if (sparse) {
+    Type meta = expr(*m.operands[3]);
+    require_ok(meta);
+    if (meta.kind != Kind::operand)
+      fail(Rule::mma_operand_kind, m.operands[3]->location,
+           "the metadata of a sparse mma is an mma.load result, got `" + text(*m.operands[3]) + "`",
+           "load it first: `me = mma.load meta_tile;`", notes_of(meta));
+  }
+  if (refill || sparse || (m.op == MmaOp::store && m.operands.size() == 3))
+    fail(Rule::unsupported_mma_form, s.location,
+         "mma." + std::string(mma_op_name(m.op)) + " with " + std::to_string(m.operands.size()) +
+             " operands is not supported yet by libcroqjit");
   if (m.op != MmaOp::commit && m.operands.size() != n)
     fail(Rule::mma_operand_count, s.location,
          "mma." + std::string(mma_op_name(m.op)) + " takes " + std::to_string(n) + " operand" + (n == 1 ? "" : "s") +
@@ -84,6 +102,11 @@ void Checker::mma_load(const Stmt& s, const Mma& m) {
   const Expr& tile_expr = *m.operands[0];
   Type v = expr(tile_expr);
   require_ok(v);
+  if (v.is_tile() && v.buffer->space != Space::shared)
+    fail(Rule::unsupported_mma_form, tile_expr.location,
+         "mma.load from " + std::string(v.buffer->space == Space::global ? "global" : "local") +
+             " memory is not supported yet by libcroqjit",
+         "copy the tile to shared memory first", notes_of(v));
   if (!v.is_tile() || v.buffer->space != Space::shared)
     fail(Rule::mma_operand_kind, tile_expr.location, "mma.load reads a tile in shared memory", "", notes_of(v));
   require_selected(tile_expr, v);
@@ -149,6 +172,12 @@ void Checker::mma_multiply(const Stmt& s, const Mma& m) {
   if (!other_type && acc->dtype == DType::f16 && a != DType::f16)
     fail(Rule::mma_element_types, s.location, "an f16 accumulator takes f16 inputs; use mma.fill.f32 for bf16");
   acc->written = true;
+  // `f = mma... ;` names the multiply's completion (with .async, a limitation above).
+  if (const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr) {
+    Type f;
+    f.kind = Kind::mma_future;
+    define(name->name, f, Origin::mma_result, m.result->location, "mma");
+  }
 }
 
 void Checker::mma_store(const Stmt& s, const Mma& m) {

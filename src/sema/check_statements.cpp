@@ -325,6 +325,10 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
   Type value = expr(*a.value);
   require_ok(target);
   require_ok(value);
+  if (target.kind == Kind::accumulator && (value.is_number() || value.is_tile() || value.kind == Kind::accumulator))
+    fail(Rule::unsupported_fragment_arithmetic, a.target->location,
+         "element-wise arithmetic on an mma accumulator (`" + text(*a.target) + "`) is not supported yet by libcroqjit",
+         "store it first (`mma.store`) and compute on the stored tile");
   if (target.kind != Kind::scalar || target.known != Known::at_run_time)
     fail(Rule::assign_target, a.target->location, "cannot assign to `" + text(*a.target) + "`",
          "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar", notes_of(target));

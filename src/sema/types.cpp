@@ -56,7 +56,7 @@ std::string kind_phrase(Kind k) {
     case Kind::accumulator: return "an mma accumulator";
     case Kind::operand: return "an mma operand";
     case Kind::tuple: return "a tuple";
-    case Kind::unsupported: return "an index tuple";
+    case Kind::mma_future: return "the future of an mma";
   }
   return "a value";
 }

@@ -24,7 +24,7 @@ enum class Kind : std::uint8_t {
   accumulator,  // mma.fill's result
   operand,      // mma.load's result
   tuple,        // {a, b}
-  unsupported,  // a name the language has but libcroqjit cannot use yet (an index tuple)
+  mma_future,   // `f = mma.row.row.async acc, a, b;`: only waited on
 };
 
 enum class Number : std::uint8_t { int_, float_, bool_, unknown };

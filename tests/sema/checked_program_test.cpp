@@ -224,6 +224,21 @@ TEST(Limitations, TuplesOfIndicesAreCheckedAsTheirIndices) {
   }
 }
 
+// `f = mma.row.row.async ...` names the multiply's completion: waiting on
+// it is fine, storing the accumulator after it too.
+TEST(Limitations, AsyncMmaFuturesAreWaitedOn) {
+  auto program = frontend::parse_program(wg("      f = mma.row.row.async mc, ta.data, tb.data;\n"
+                                            "      wait f;\n"
+                                            "      mma.store mc, out.subspan(64, 128).at(bm, bn);\n"),
+                                         {});
+  Options check_only;
+  check_only.limitations_are_errors = false;
+  CheckedProgram checked = check(*program, {}, check_only);
+  ASSERT_EQ(checked.limitations.size(), 1u);
+  EXPECT_EQ(checked.limitations[0].rule, "unsupported-modifier");
+  EXPECT_EQ(checked.limitations[0].line, 7);
+}
+
 TEST(RuleTable, LimitationsAreTheUnsupportedRules) {
   for (const RuleInfo& r : all_rules()) {
     const bool unsupported = std::string(r.id).rfind("unsupported-", 0) == 0;
