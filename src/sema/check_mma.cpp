@@ -53,7 +53,7 @@ void Checker::mma(const Stmt& s, const Mma& m) {
            "the metadata of a sparse mma is an mma.load result, got `" + text(*m.operands[3]) + "`",
            "load it first: `me = mma.load meta_tile;`", notes_of(meta));
   }
-  if (refill || sparse || (m.op == MmaOp::store && m.operands.size() == 3))
+  if (refill || sparse || (m.op == MmaOp::store && (m.operands.size() == 3 || m.operands.size() == 4)))
     fail(Rule::unsupported_mma_form, s.location,
          "mma." + std::string(mma_op_name(m.op)) + " with " + std::to_string(m.operands.size()) +
              " operands is not supported yet by libcroqjit");
@@ -78,6 +78,10 @@ void Checker::mma_fill(const Stmt& s, const Mma& m) {
   for (const Modifier& mod : m.modifiers) {
     if (mod.name == "f32") dtype = DType::f32;
     else if (mod.name == "f16") dtype = DType::f16;
+    else if (mod.name == "s32")  // integer mma
+      limitation(Rule::unsupported_mma_type, mod.location,
+                 "`mma.fill." + mod.name + "` accumulators are not supported yet by libcroqjit",
+                 "libcroqjit accumulates in f32 or f16");
     else
       fail(Rule::mma_fill_type, mod.location,
            "mma.fill takes `.f32` or `.f16` (the accumulator type), got `." + mod.name + "`");

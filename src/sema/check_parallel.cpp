@@ -75,7 +75,9 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   if (level_index == p.levels.size()) {
     const int loops = loops_;
     loops_ = 0;  // a parallel body is not inside the loops around it: no break out of it
+    ++parallel_depth_;
     nested(*p.body);
+    --parallel_depth_;
     loops_ = loops;
     return;
   }

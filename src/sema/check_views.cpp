@@ -186,6 +186,13 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
       // A tuple (`b = {16, 18}; x.subspan(b, 9)`) stands for its values.
       std::size_t extents = 0;
       for (const auto& a : m.args) {
+        if (std::holds_alternative<Wildcard>(a->node)) {  // the whole dimension
+          limitation(Rule::unsupported_expression, a->location,
+                     "`_` (the whole dimension) in `." + m.name + "` is not supported yet by libcroqjit",
+                     "write the extent, e.g. `x.span(1)`");
+          ++extents;
+          continue;
+        }
         Type v = expr(*a);
         require_ok(v);
         extents += v.kind == Kind::tuple ? v.elements.size() : 1;

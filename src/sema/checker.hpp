@@ -187,7 +187,8 @@ class Checker {
   bool needs_sm90_reported_ = false;
   bool needs_sm80_reported_ = false;
   bool output_declared_ = false;  // `auto` return: the returned declaration sets the output type
-  int loops_ = 0;  // foreach and while loops around the statement, inside its parallel body
+  int loops_ = 0;
+  int parallel_depth_ = 0;  // parallel statements around the statement  // foreach and while loops around the statement, inside its parallel body
 };
 
 }  // namespace croq::sema::detail
