@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <string_view>
 
 namespace croq::frontend::ast {
@@ -193,6 +194,32 @@ int kernel_count(const Function& fn) {
   if (const auto* b = fn.body ? std::get_if<Block>(&fn.body->node) : nullptr)
     for (const auto& st : b->statements) count += std::holds_alternative<Parallel>(st->node);
   return count > 1 ? count : 1;
+}
+
+bool block_of_one_warpgroup(const Stmt& body) {
+  bool found = false, other = false;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
+    std::visit([&](const auto& n) {
+      using T = std::decay_t<decltype(n)>;
+      if constexpr (std::is_same_v<T, Parallel>) {
+        const ParallelLevel& lv = n.levels.front();
+        const auto* count = lv.count ? std::get_if<IntegerLiteral>(&lv.count->node) : nullptr;
+        if (lv.space == SpaceSpecifier::group4 && lv.indices.size() <= 1 && count && count->value == 1) found = true;
+        else other = true;
+      } else if constexpr (std::is_same_v<T, InThreads>) {
+        other = true;
+      } else if constexpr (std::is_same_v<T, Block>) {
+        for (const auto& c : n.statements) walk(*c);
+      } else if constexpr (std::is_same_v<T, Loop> || std::is_same_v<T, While>) {
+        if (n.body) walk(*n.body);
+      } else if constexpr (std::is_same_v<T, If>) {
+        walk(*n.then_branch);
+        if (n.else_branch) walk(*n.else_branch);
+      }
+    }, st.node);
+  };
+  walk(body);
+  return found && !other;
 }
 
 }  // namespace croq::frontend::ast

@@ -444,6 +444,15 @@ std::string returned_name(const Function& fn);
 // the function returns no tensor.
 const TypeRef* returned_tensor_type(const Function& fn);
 
+// Whether a `: block` level whose body is `body` runs exactly one
+// warpgroup: every parallel statement reached from the body without entering
+// another parallel (through blocks, loops and ifs) starts with a
+// `: group-4` level of count 1, and there is at least one and no inthreads
+// region. Its block-scope statements then run on that warpgroup's 128
+// threads, so accumulators can live there (mma.fill / mma.store around
+// `parallel p by 1 : group-4 { mma ... }`).
+bool block_of_one_warpgroup(const Stmt& body);
+
 // The modifier called `name`, or null.
 const Modifier* find_modifier(const std::vector<Modifier>& modifiers, std::string_view name);
 

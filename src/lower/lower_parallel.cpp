@@ -143,6 +143,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   const bool saved_in_warpgroup = in_warpgroup_;
   const ExprRef saved_tid = thread_id_;
   bool pushed_group = false;
+  bool one_warpgroup_block = false;  // a group-4 level in a block of one warpgroup
   std::int64_t unit = 1;
   ExprRef guard;
   // A grid-stride loop over the level's instances (grids past 2^31 - 1
@@ -210,6 +211,9 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     }
     if (kernel_.hopper) emit_node(ir::BarrierPrologue{{}, {}, true});  // filled by the event pass
     scope_ = Scope::block;
+    // A block of one warpgroup runs its block-scope statements on whole
+    // warpgroups: accumulators may be filled and stored there.
+    in_warpgroup_ = level_index + 1 == p.levels.size() && block_of_one_warpgroup(*p.body);
   } else if (mapping == ir::Mapping::flat) {
     const std::int64_t threads = runtime_total ? 256 : std::min<std::int64_t>(total, 256);
     const std::int64_t blocks = support::checked_cdiv(total, threads).value;  // both positive: no fault
@@ -253,6 +257,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
       group_levels_.push_back({lv.indices[0].name, total, unit});
       pushed_group = true;
     }
+    one_warpgroup_block = unit == 128 && top && in_warpgroup_ && scope_ == Scope::block;
     in_warpgroup_ = unit == 128 && top;
     if (unit > 1) thread_id_ = ir::binary("%", thread_id_, ir::int_const(unit));
     if (unit == 1) scope_ = Scope::thread;
@@ -289,6 +294,14 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     }
   }
   parallel(s, p, level_index + 1);
+  if (one_warpgroup_block) {
+    // The warpgroup of a one-warpgroup block leaves the level with its
+    // multiplies complete and every warp past them: the block-scope code
+    // after it may overwrite the operand tiles (the next TMA load) or read
+    // the accumulator.
+    emit_node(ir::MmaCommit{});
+    emit_node(ir::Barrier{set_});
+  }
   pop();
   if (barrier_at_close) emit_node(ir::Barrier{set_});
   out_.pop_back();

@@ -168,6 +168,7 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
       cluster_open_ = false;
       grid_set_ = true;
       scope_ = Scope::block;
+      in_warpgroup_ = level_index + 1 == p.levels.size() && block_of_one_warpgroup(*p.body);  // as lowering
       break;
     case Mapping::flat:
       grid_set_ = true;

@@ -246,6 +246,31 @@ TEST(RuleTable, LimitationsAreTheUnsupportedRules) {
   }
 }
 
+// A block whose only thread level is one warpgroup (`parallel p by 1 :
+// group-4`, reached through loops and ifs) runs its block-scope statements
+// on that warpgroup: an accumulator may be filled and stored there.
+TEST(Limitations, BlockOfOneWarpgroupHoldsTheAccumulator) {
+  const std::string source = blk(
+      "    shared f16 [64, 64] ta;\n    shared f16 [128, 64] tb;\n    shared f32 [64, 128] tc;\n"
+      "    mc = mma.fill.f32 0.0f;\n"
+      "    foreach {k} in [4] {\n"
+      "      tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, k) => ta;\n"
+      "      tma.copy.swiz<128> rhs.subspan(128, 64).at(bn, k) => tb;\n"
+      "      if (k < 4) {\n"
+      "        parallel p by 1 : group-4 {\n"
+      "          mma.row.row mc, ta, tb;\n"
+      "        }\n"
+      "      }\n"
+      "    }\n"
+      "    mma.store mc, tc;\n");
+  for (const bool hopper : {false, true}) {
+    Options options;
+    if (hopper) options.target = target::parse_target("sm_90a");
+    auto e = sema_error(source, options);
+    EXPECT_FALSE(e.has_value()) << (e ? e->what() : "");
+  }
+}
+
 TEST(Recovery, StopsAfterTheErrorLimit) {
   std::string body;
   for (int i = 0; i < 60; ++i) body += "    a.at(bm, q" + std::to_string(i) + ") = 1;\n";

@@ -1,0 +1,146 @@
+// Persistent GEMMs whose block is one warpgroup: the accumulator is filled
+// and stored at block scope, the multiplies run in `parallel p by 1 :
+// group-4` inside the K loop, TMA loads and a TMA store of the output tile
+// stand at block scope, and the tile order comes from two schedule tensors
+// written on the host. C = A * B^T on random inputs, the output poisoned
+// first, compared with a double-precision host reference (relative
+// Frobenius error <= 1e-2, samples/gemm_check.hpp), for a row-major and a
+// shuffled schedule and shapes with tails.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "croq/croq.hpp"
+#include "gpu_test_util.hpp"
+#include "../../samples/gemm_check.hpp"
+
+namespace croq {
+namespace {
+
+// Whole K tiles per multiply, operands loaded with mma.load.
+const char* kWholeTiles = R"croq(
+#define TM 64
+#define TN 128
+#define TK 64
+#define BLOCKS 132
+__co__ void gemm(global f16 [M, K] a, global f16 [N, K] b, global f16 [M, N] c,
+                 global s32 [T] order_m, global s32 [T] order_n) {
+  int tiles = cdiv(M, TM) * cdiv(N, TN);
+  parallel blk by BLOCKS : block {
+    shared f16 [TM, TK] a_s;
+    shared f16 [TN, TK] b_s;
+    shared f16 [TM, TN] c_s;
+    foreach {round} in [cdiv(tiles, BLOCKS)] {
+      t = round # blk;
+      if (t < tiles) {
+        int tm = order_m.at(t);
+        int tn = order_n.at(t);
+        acc = mma.fill.f32 0.0f;
+        foreach {kk} in [cdiv(K, TK)] {
+          tma.copy.swiz<128> a.subspan(TM, TK).at(tm, kk) => a_s;
+          tma.copy.swiz<128> b.subspan(TN, TK).at(tn, kk) => b_s;
+          parallel w by 1 : group-4 {
+            fa = mma.load.swiz<128> a_s;
+            fb = mma.load.swiz<128> b_s;
+            mma.row.row acc, fa, fb;
+          }
+        }
+        mma.store acc, c_s;
+        tma.copy c_s => c.subspan(TM, TN).at(tm, tn);
+      }
+    }
+  }
+}
+)croq";
+
+// 16-wide K slices of each tile (chunkat), an f16 accumulator, fewer blocks.
+const char* kKSlices = R"croq(
+__co__ void gemm(global f16 [M, K] a, global f16 [N, K] b, global f16 [M, N] c,
+                 global s32 [T] order_m, global s32 [T] order_n) {
+  int tiles = cdiv(M, 64) * cdiv(N, 128);
+  parallel blk by 100 : block {
+    shared f16 [64, 64] a_s;
+    shared f16 [128, 64] b_s;
+    shared f16 [64, 128] c_s;
+    foreach {round} in [cdiv(tiles, 100)] {
+      t = round # blk;
+      if (t < tiles) {
+        int tm = order_m.at(t);
+        int tn = order_n.at(t);
+        acc = mma.fill.f16 0.0f;
+        foreach {kk} in [cdiv(K, 64)] {
+          tma.copy.swiz<128> a.subspan(64, 64).step(64, 64).at(tm, kk) => a_s;
+          tma.copy.swiz<128> b.subspan(128, 64).step(128, 64).at(tn, kk) => b_s;
+          foreach {q} in [cdiv(64, 16)] {
+            parallel by 1 : group-4 {
+              mma.row.row acc, a_s.chunkat(_, q), b_s.chunkat(_, q);
+            }
+          }
+        }
+        mma.store acc, c_s;
+        tma.copy c_s => c.subspan(64, 128).at(tm, tn);
+      }
+    }
+  }
+}
+)croq";
+
+// Tile coordinates in row-major order, or shuffled with `seed` (any
+// permutation must give the same product).
+void make_schedule(std::int64_t tiles_m, std::int64_t tiles_n, std::uint64_t seed, spandata<s32>& order_m,
+                   spandata<s32>& order_n) {
+  std::vector<std::int64_t> order(static_cast<std::size_t>(tiles_m * tiles_n));
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int64_t>(i);
+  if (seed != 0) std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    order_m[i] = static_cast<s32>(order[i] / tiles_n);
+    order_n[i] = static_cast<s32>(order[i] % tiles_n);
+  }
+}
+
+struct Case {
+  const char* name;
+  const char* source;
+};
+
+class BlockAccumulatorGpu : public ::testing::TestWithParam<Case> {};
+
+TEST_P(BlockAccumulatorGpu, PersistentGemmMatchesHostReference) {
+  CROQ_REQUIRE_GPU();
+  if (jit::device_info(0).cc_major < 9) GTEST_SKIP() << "WGMMA and TMA need sm_90";
+  Kernel kernel = compile(GetParam().source);
+  const GemmShape shapes[] = {{512, 512, 256}, {1536, 2048, 128}, {300, 520, 200}};
+  std::uint64_t seed = 77;
+  for (const GemmShape& s : shapes) {
+    for (const std::uint64_t order_seed : {std::uint64_t{0}, seed + 9}) {
+      SCOPED_TRACE("[" + std::to_string(s.m) + ", " + std::to_string(s.k) + "] x [" + std::to_string(s.n) + ", " +
+                   std::to_string(s.k) + "]^T, schedule seed " + std::to_string(order_seed));
+      const std::int64_t tiles_m = (static_cast<std::int64_t>(s.m) + 63) / 64;
+      const std::int64_t tiles_n = (static_cast<std::int64_t>(s.n) + 127) / 128;
+      auto lhs = make_spandata<f16>(s.m, s.k);
+      auto rhs = make_spandata<f16>(s.n, s.k);
+      auto out = make_spandata<f16>(s.m, s.n);
+      auto order_m = make_spandata<s32>(tiles_m * tiles_n);
+      auto order_n = make_spandata<s32>(tiles_m * tiles_n);
+      lhs.fill_random(-1, 1, seed);
+      rhs.fill_random(-1, 1, seed + 1);
+      out.fill_random(1e4, 2e4, seed + 2);  // poison: every element must be written
+      make_schedule(tiles_m, tiles_n, order_seed, order_m, order_n);
+      kernel(lhs.view(), rhs.view(), out.view(), order_m.view(), order_n.view());
+      const GemmCheck check = check_gemm(lhs, rhs, out);
+      EXPECT_TRUE(check.passed()) << describe(check);
+      seed += 3;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Forms, BlockAccumulatorGpu,
+                         ::testing::Values(Case{"WholeTiles", kWholeTiles}, Case{"KSlices", kKSlices}),
+                         [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace croq
