@@ -89,6 +89,11 @@ StmtPtr Parser::parse_loop() {
         const Token& first = expect_identifier("a loop index name after `" + what + "`");
         LoopIndex li{Identifier{location(first), std::string(first.text)}, nullptr, std::nullopt};
         if (at_punct("=") && peek(1).is_identifier()) {  // `c = a(1:)`: c is the body's name for a
+          if (first.is("_")) fail(first, "`_` cannot name a loop index", "give the index a name, e.g. `c = " + std::string(peek(1).text) + "`");
+          for (const LoopIndex& other : indices)
+            if (other.local_name && other.local_name->name == first.text)
+              fail(first, "the local name `" + std::string(first.text) + "` is already used in this " + what,
+                   "give each index its own name");
           advance();
           const Token& source = advance();
           li.local_name = li.name;
@@ -297,6 +302,11 @@ ExprList Parser::parse_sparsity() {
       fail(peek(), "expected `:` in `.sp<n:m>`, found " + describe(peek()), "write `.sp<2:4>`");
   }
   if (!accept_closing_angle()) fail(peek(), "expected `>` to close `.sp<n:m>`, found " + describe(peek()));
+  const auto n = std::get<IntegerLiteral>(args[0]->node).value, m = std::get<IntegerLiteral>(args[1]->node).value;
+  if (n != 2 || m != 4)
+    fail_at(args[0]->location,
+            "only 2:4 structured sparsity is supported, got " + std::to_string(n) + ":" + std::to_string(m),
+            "write `.sp<2:4>`: 2 of every 4 elements are kept");
   return args;
 }
 

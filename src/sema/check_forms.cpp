@@ -131,6 +131,27 @@ void Checker::loop_extras(const Loop& l) {
     }
     if (b.tuple_name) define(b.tuple_name->name, tuple, Origin::index_tuple, b.tuple_name->location, names);
   }
+  // `: unroll(N)` unrolls the innermost index: N is at most its count.
+  const Attribute* unroll = nullptr;
+  for (const Attribute& h : l.hints)
+    if (h.name == "unroll" && h.args.size() == 1) unroll = &h;
+  if (unroll && !l.indices.empty() && !l.indices.back().range) {
+    const LoopIndex& last = l.indices.back();
+    const Symbol* sym = lookup(last.local_name ? last.local_name->name : last.name.name);
+    std::optional<std::int64_t> extent;
+    if (sym && sym->type.kind == Kind::index) extent = sym->type.count;
+    if (sym && sym->type.kind == Kind::tuple && !sym->type.elements.empty()) extent = sym->type.elements.back().count;
+    const auto* factor = std::get_if<IntegerLiteral>(&unroll->args[0]->node);
+    if (extent && factor && factor->value > static_cast<std::uint64_t>(*extent)) {
+      try {
+        fail(Rule::unroll_factor, unroll->args[0]->location,
+             "the unroll factor (" + std::to_string(factor->value) + ") exceeds the loop extent (" +
+                 std::to_string(*extent) + ")",
+             "unroll by at most " + std::to_string(*extent));
+      } catch (const Abort&) {
+      }
+    }
+  }
   for (const WhereBind& w : l.where) {
     for (const Identifier* id : {&w.first, &w.second}) {
       try {

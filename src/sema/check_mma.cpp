@@ -47,6 +47,11 @@ void Checker::mma(const Stmt& s, const Mma& m) {
     fail(Rule::unsupported_mma_form, s.location,
          "`mma.scale` (block scales applied to an accumulator) is not supported yet by libcroqjit");
   }
+  if (m.op == MmaOp::multiply && m.operands.size() == 5 && find_modifier(m.modifiers, "scale")) {
+    accumulator(*m.operands[0]);  // acc, lhs, rhs, and the scales of both sides
+    fail(Rule::unsupported_mma_form, s.location,
+         "block-scaled mma (`.scale` with the scales of both sides) is not supported yet by libcroqjit");
+  }
   const std::size_t operands[] = {1, 1, 3, 0, 2};  // fill, load, multiply, commit, store
   const std::size_t n = operands[static_cast<int>(m.op)];
   // Croqtile's other forms: refilling an accumulator, sparse multiplies

@@ -342,6 +342,15 @@ const std::vector<ErrorCase>& error_cases() {
     {"sparsity_without_colon",
      "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  dma.copy.sp<2 4> x => local;\n}\n",
      {{2, 17, "expected `:` in `.sp<n:m>`, found `4`", "write `.sp<2:4>`"}}},
+    {"sparsity_one_of_four",
+     "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  dma.copy.sp<1:4> x => local;\n}\n",
+     {{2, 15, "only 2:4 structured sparsity is supported, got 1:4", "write `.sp<2:4>`: 2 of every 4 elements are kept"}}},
+    {"loop_local_name_twice",
+     "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  foreach c = i, c = j { }\n}\n",
+     {{2, 18, "the local name `c` is already used in this foreach", "give each index its own name"}}},
+    {"wildcard_local_name",
+     "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  foreach _ = i { }\n}\n",
+     {{2, 11, "`_` cannot name a loop index", "give the index a name, e.g. `c = i`"}}},
   };
   return cases;
 }
