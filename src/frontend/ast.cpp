@@ -33,6 +33,8 @@ const char* space_name(SpaceSpecifier s) {
     case SpaceSpecifier::group: return "group";
     case SpaceSpecifier::group4: return "group-4";
     case SpaceSpecifier::cluster: return "cluster";
+    case SpaceSpecifier::device: return "device";
+    case SpaceSpecifier::term: return "term";
   }
   return "";
 }
@@ -115,6 +117,7 @@ const char* mma_op_name(MmaOp op) {
     case MmaOp::multiply: return "multiply";
     case MmaOp::commit: return "commit";
     case MmaOp::store: return "store";
+    case MmaOp::scale: return "scale";
   }
   return "?";
 }

@@ -112,6 +112,7 @@ struct Call {
   ExprPtr callee;
   ExprList template_args;
   ExprList args;
+  bool with_call_keyword = false;  // `x = call f(a)`: a device function's value
 };
 
 // __to<f16>(x) and __to<"float4">(x)
@@ -202,7 +203,7 @@ struct ExprStatement {
   ExprPtr expr;
 };
 
-enum class SpaceSpecifier { none, block, thread, group, group4, cluster };
+enum class SpaceSpecifier { none, block, thread, group, group4, cluster, device, term };
 struct Identifier {
   SourceLocation location;
   std::string name;
@@ -215,16 +216,35 @@ struct ParallelLevel {
   bool braced = false;
   ExprPtr count;
   SpaceSpecifier space = SpaceSpecifier::none;
+  SourceLocation space_location;  // of the specifier's word
+  std::string device;             // `: device(cpu)`: "cpu"
+  bool cooperative = false;       // `: block<cooperative>`
 };
+// `parallel p by 2 ;` and `parallel p by 2 parallel q by 4;` have an empty
+// Block as the body of the innermost level.
 struct Parallel {
   std::vector<ParallelLevel> levels;  // `p by 2, q by 12` gives two
   StmtPtr body;
+  bool is_async = false;  // `parallel.async`: the host does not wait for it
+  ExprPtr stream;         // `parallel<s>`: the stream it is launched on; may be null
 };
 
 enum class LoopKind { foreach_, with, apply };
 struct LoopIndex {
   Identifier name;
   ExprPtr range;  // a Range for `y(1::)`; null otherwise
+  std::optional<Identifier> local_name;  // `foreach c = a(1:)`: the body sees the index as `c`
+};
+// A binding of `with` after the first: `with i in s1, j = {x, y} in s2`.
+struct LoopBinding {
+  std::optional<Identifier> tuple_name;
+  std::vector<LoopIndex> indices;
+  bool braced = false;
+  ExprPtr bound;
+};
+// `where a <-> b` after the bindings of `with`.
+struct WhereBind {
+  Identifier first, second;
 };
 // foreach {i, j} in lhs_load.span;  with index = {x, y} in [10, 10];  foreach y(1::)
 struct Loop {
@@ -234,6 +254,9 @@ struct Loop {
   bool braced = false;
   ExprPtr bound;  // after `in`; null for `foreach x { }`
   StmtPtr body;
+  std::vector<LoopBinding> more_bindings;  // `with a in s1, b in s2`: the second and later
+  std::vector<WhereBind> where;
+  std::vector<Attribute> hints;  // `foreach i : unroll(2)`, `: vectorize(v, 4)`
 };
 
 struct While {
@@ -273,7 +296,7 @@ struct Copy {
   ExprList after;                           // `after f0, f1`
 };
 
-enum class MmaOp { fill, load, multiply, commit, store };
+enum class MmaOp { fill, load, multiply, commit, store, scale };
 // [result =] mma.row.col.async acc, a, b;  mc = mma.fill.f16 0.0f;  mma.commit;
 struct Mma {
   ExprPtr result;
@@ -289,6 +312,7 @@ struct Wait {
 struct Trigger {
   ExprList targets;
   ExprList after;
+  std::string scope;  // "cluster" for `trigger.cluster e`; empty otherwise
 };
 
 struct InThreads {
@@ -297,8 +321,12 @@ struct InThreads {
   StmtPtr body;
 };
 
+// sync.shared;  sync.barrier : block;  sync.fence : thread<shared>;
 struct Sync {
-  std::string scope;  // "shared", "global", ...
+  std::string scope;  // "shared", "global", ..., "barrier", "fence"
+  SpaceSpecifier level = SpaceSpecifier::none;  // after `:` of barrier and fence
+  SourceLocation level_location;
+  std::string storage;  // `sync.fence : block<shared>`: "shared"
 };
 
 struct Return {
@@ -320,8 +348,11 @@ struct Assert {
   ExprPtr message;  // may be null
 };
 
+// swap(a, b);  swap a, b;  rotate a, b, c;
 struct Swap {
   ExprPtr first, second;
+  ExprList more;  // rotate: the third and later
+  bool rotate = false;
 };
 struct Yield {
   ExprPtr value;  // may be null

@@ -183,7 +183,12 @@ class Printer {
     if (braced) out_ << "}";
   }
   void print(const Parallel& p, const Stmt& s, int indent) {
-    line(indent) << "(parallel " << at(s.location);
+    line(indent) << "(parallel" << (p.is_async ? ".async " : " ") << at(s.location);
+    if (p.stream) {
+      out_ << " (stream ";
+      expr(*p.stream);
+      out_ << ")";
+    }
     for (const ParallelLevel& level : p.levels) {
       line(indent + 1) << "(level " << at(level.location) << " ";
       if (level.indices.empty()) out_ << "_";
@@ -191,6 +196,8 @@ class Printer {
       out_ << " by ";
       expr(*level.count);
       if (level.space != SpaceSpecifier::none) out_ << " : " << space_name(level.space);
+      if (!level.device.empty()) out_ << "(" << level.device << ")";
+      if (level.cooperative) out_ << "<cooperative>";
       out_ << ")";
     }
     body(p.body, indent + 1);
@@ -199,19 +206,35 @@ class Printer {
   void print(const Loop& l, const Stmt& s, int indent) {
     const char* kind = l.kind == LoopKind::with ? "with" : l.kind == LoopKind::apply ? "apply" : "foreach";
     line(indent) << "(" << kind << " " << at(s.location) << " ";
-    if (l.tuple_name) out_ << l.tuple_name->name << " = ";
-    if (l.braced) out_ << "{";
-    for (size_t i = 0; i < l.indices.size(); ++i) {
-      out_ << (i ? " " : "") << l.indices[i].name.name;
-      if (l.indices[i].range) expr(*l.indices[i].range);
+    loop_binding(l.tuple_name, l.indices, l.braced, l.bound.get());
+    for (const LoopBinding& b : l.more_bindings) {
+      out_ << ", ";
+      loop_binding(b.tuple_name, b.indices, b.braced, b.bound.get());
     }
-    if (l.braced) out_ << "}";
-    if (l.bound) {
-      out_ << " in ";
-      expr(*l.bound);
+    for (const WhereBind& w : l.where) out_ << " (where " << w.first.name << " <-> " << w.second.name << ")";
+    for (const Attribute& h : l.hints) {
+      out_ << " (hint " << h.name;
+      list(h.args);
+      out_ << ")";
     }
     body(l.body, indent + 1);
     out_ << ")";
+  }
+  void loop_binding(const std::optional<Identifier>& tuple_name, const std::vector<LoopIndex>& names, bool braced,
+                    const Expr* bound) {
+    if (tuple_name) out_ << tuple_name->name << " = ";
+    if (braced) out_ << "{";
+    for (size_t i = 0; i < names.size(); ++i) {
+      out_ << (i ? " " : "");
+      if (names[i].local_name) out_ << names[i].local_name->name << "=";
+      out_ << names[i].name.name;
+      if (names[i].range) expr(*names[i].range);
+    }
+    if (braced) out_ << "}";
+    if (bound) {
+      out_ << " in ";
+      expr(*bound);
+    }
   }
   void print(const While& w, const Stmt& s, int indent) {
     line(indent) << "(while " << at(s.location) << " ";
@@ -277,7 +300,7 @@ class Printer {
     out_ << ")";
   }
   void print(const Trigger& t, const Stmt& s, int indent) {
-    line(indent) << "(trigger " << at(s.location);
+    line(indent) << "(trigger" << (t.scope.empty() ? "" : "." + t.scope) << " " << at(s.location);
     list(t.targets);
     if (!t.after.empty()) {
       out_ << " (after";
@@ -293,7 +316,10 @@ class Printer {
     out_ << ")";
   }
   void print(const Sync& y, const Stmt& s, int indent) {
-    line(indent) << "(sync." << y.scope << " " << at(s.location) << ")";
+    line(indent) << "(sync." << y.scope;
+    if (y.level != SpaceSpecifier::none) out_ << " : " << space_name(y.level);
+    if (!y.storage.empty()) out_ << "<" << y.storage << ">";
+    out_ << " " << at(s.location) << ")";
   }
   void print(const Return& r, const Stmt& s, int indent) {
     line(indent) << "(return " << at(s.location);
@@ -321,10 +347,11 @@ class Printer {
     out_ << ")";
   }
   void print(const Swap& w, const Stmt& s, int indent) {
-    line(indent) << "(swap " << at(s.location) << " ";
+    line(indent) << (w.rotate ? "(rotate " : "(swap ") << at(s.location) << " ";
     expr(*w.first);
     out_ << " ";
     expr(*w.second);
+    list(w.more);
     out_ << ")";
   }
   void print(const Yield& y, const Stmt& s, int indent) {
@@ -389,7 +416,7 @@ class Printer {
     out_ << ")";
   }
   void print_expr(const Call& n) {
-    out_ << "(call ";
+    out_ << (n.with_call_keyword ? "(call-keyword " : "(call ");
     expr(*n.callee);
     if (!n.template_args.empty()) template_args(n.template_args);
     list(n.args);

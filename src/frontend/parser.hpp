@@ -104,6 +104,14 @@ class Parser {
   ast::StmtPtr parse_swap();
   ast::StmtPtr parse_yield();
   ast::StmtPtr parse_asm();
+  // ---- statements with several spellings (parser_stmt2.cpp)
+  ast::StmtPtr parse_body();
+  void parse_level_annotation(ast::ParallelLevel& level);
+  ast::StmtPtr parse_compile_time_print();
+  void reject_removed_copy(const Token& engine, const Token& op);
+  void check_copy_modifiers(const ast::Copy& copy, const Token& engine);
+  ast::ExprList parse_sparsity();
+  ast::ExprPtr parse_call_expression();
   std::vector<ast::AsmOperand> parse_asm_operands();
   std::vector<ast::Attribute> parse_attributes();
   ast::StmtPtr parse_expression_statement();

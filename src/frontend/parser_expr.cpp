@@ -205,6 +205,9 @@ ExprPtr Parser::parse_primary() {
         return make_expr(loc, Wildcard{});
       }
       if (t.text == "__to") return parse_convert();
+      if (t.text == "call" && peek(1).is_identifier()) return parse_call_expression();
+      if (t.text == "stage" && peek(1).is("<") && peek(2).kind == TokenKind::integer && peek(3).is(">") && peek(4).is("("))
+        fail(t, "`stage<N>(order)` was removed from Croqtile", "compute the slot: `order % N`");
       if ((t.text == "dma" || t.text == "tma" || t.text == "mma") && peek(1).is("."))
         fail(t, "`" + std::string(t.text) + ".` operations are statements, not values",
              "write the operation on its own line: `f = " + std::string(t.text) + ".copy src => dst;`");

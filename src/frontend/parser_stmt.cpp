@@ -17,9 +17,9 @@ StmtPtr make_stmt(SourceLocation location, Payload payload) {
 
 const std::vector<std::string_view> kCopyOps = {"copy", "transp", "pad", "load", "store", "any"};
 const std::vector<std::string_view> kCopyModifiers = {
-    "async", "zfill", "swiz", "multicast", "evict_first", "evict_last", "evict_normal", "im2col"};
-const std::vector<std::string_view> kMmaOps = {"fill", "load", "store", "commit", "row", "col"};
-const std::vector<std::string_view> kSpaces = {"block", "thread", "group", "cluster"};
+    "async", "zfill", "swiz", "multicast", "evict_first", "evict_last", "evict_normal", "im2col", "sp", "promote"};
+const std::vector<std::string_view> kMmaOps = {"fill", "load", "store", "commit", "row", "col", "scale"};
+const std::vector<std::string_view> kSpaces = {"block", "thread", "group", "cluster", "device", "term"};
 
 std::optional<AssignOp> assign_op(const Token& t) {
   if (t.kind != TokenKind::punct) return std::nullopt;
@@ -86,7 +86,8 @@ StmtPtr Parser::parse_statement() {
     }
     if (w == "call") return parse_call_statement();
     if (w == "assert" || w == "static_assert") return parse_assert();
-    if (w == "swap") return parse_swap();
+    if (w == "swap" || (w == "rotate" && !peek(1).is("=") && !peek(1).is("."))) return parse_swap();
+    if ((w == "print" || w == "println") && peek(1).is("!") && !peek(1).space_before) return parse_compile_time_print();
     if (w == "yield") return parse_yield();
     if (w == "__asm__" || w == "asm" || w == "__asm") return parse_asm();
     if (w == "else") fail(t, "`else` without a matching `if`", "check the braces of the `if` before it");
@@ -140,15 +141,27 @@ std::vector<Attribute> Parser::parse_attributes() {
   return attributes;
 }
 
-// parallel = "parallel" parallel_level { "," parallel_level } statement
+// parallel = "parallel" [ "." "async" ] [ "<" expr ">" ] parallel_level { "," parallel_level } body
 StmtPtr Parser::parse_parallel() {
   const Token& keyword = advance();
   Parallel parallel;
+  if (at_punct(".") && !peek().space_before) {
+    advance();
+    if (!at_word("async")) fail(peek(), "expected `async` after `parallel.`, found " + describe(peek()));
+    advance();
+    parallel.is_async = true;
+  }
+  if (at_punct("<")) {
+    ExprList stream = parse_template_arguments("the stream of `parallel`");
+    if (stream.size() != 1 || !std::holds_alternative<Name>(stream[0]->node))
+      fail_at(stream[0]->location, "`parallel<...>` takes one stream, named by a `stream` parameter",
+              "write `parallel<s> p by N`");
+    parallel.stream = std::move(stream[0]);
+  }
   do {
     parallel.levels.push_back(parse_parallel_level());
   } while (accept(","));
-  if (at_punct(";")) fail(peek(), "expected the body of `parallel`, found `;`");
-  parallel.body = parse_statement();
+  parallel.body = parse_body();
   return make_stmt(location(keyword), std::move(parallel));
 }
 
@@ -180,11 +193,11 @@ ParallelLevel Parser::parse_parallel_level() {
   }
   advance();
   level.count = parse_expression();
-  if (accept_colon()) level.space = parse_space_specifier();
+  if (accept_colon()) parse_level_annotation(level);
   return level;
 }
 
-// space_specifier = "block" | "thread" | "group" | "group-4" | "cluster"
+// space_specifier = "block" | "thread" | "group" | "group-4" | "cluster" | "device" | "term"
 SpaceSpecifier Parser::parse_space_specifier() {
   const Token& t = peek();
   if (t.is_identifier()) {
@@ -198,57 +211,19 @@ SpaceSpecifier Parser::parse_space_specifier() {
       SourceLocation wide = location(t);
       if (peek(2).offset > t.offset) wide.length = peek(2).offset + peek(2).length() - t.offset;
       fail_at(wide, "unknown space specifier `group-" + std::string(peek(2).text) +
-                     "`; expected `block`, `thread`, `group`, `group-4` or `cluster`",
+                     "`; expected `block`, `thread`, `group`, `group-4`, `cluster`, `device` or `term`",
            "a warpgroup is `group-4`");
     }
     if (t.text == "block") return advance(), SpaceSpecifier::block;
     if (t.text == "thread") return advance(), SpaceSpecifier::thread;
     if (t.text == "group") return advance(), SpaceSpecifier::group;
     if (t.text == "cluster") return advance(), SpaceSpecifier::cluster;
+    if (t.text == "device") return advance(), SpaceSpecifier::device;
+    if (t.text == "term") return advance(), SpaceSpecifier::term;
   }
   std::string guess = t.is_identifier() ? closest_name(t.text, kSpaces) : "";
-  fail(t, "unknown space specifier " + describe(t) + "; expected `block`, `thread`, `group`, `group-4` or `cluster`",
+  fail(t, "unknown space specifier " + describe(t) + "; expected `block`, `thread`, `group`, `group-4`, `cluster`, `device` or `term`",
        guess.empty() ? "" : "did you mean `" + guess + "`?");
-}
-
-// loop         = ( "foreach" | "with" | "apply" ) loop_binding { "," loop_binding }
-//                [ "in" expr ] statement
-// loop_binding = IDENT [ "(" range ")" ] | [ IDENT "=" ] "{" IDENT { "," IDENT } "}"
-StmtPtr Parser::parse_loop() {
-  const Token& keyword = advance();
-  Loop loop;
-  loop.kind = keyword.text == "with" ? LoopKind::with : keyword.text == "apply" ? LoopKind::apply : LoopKind::foreach_;
-  do {
-    if (peek().is_identifier() && peek(1).is("=") && peek(2).is("{")) {
-      const Token& name = advance();
-      loop.tuple_name = Identifier{location(name), std::string(name.text)};
-      advance();
-    }
-    if (accept("{")) {
-      loop.braced = true;
-      do {
-        const Token& index = expect_identifier("a loop index name");
-        loop.indices.push_back(LoopIndex{Identifier{location(index), std::string(index.text)}, nullptr});
-      } while (accept(","));
-      expect("}", "to close the loop index group");
-    } else {
-      const Token& index = expect_identifier("a loop index name after `" + std::string(keyword.text) + "`");
-      LoopIndex li{Identifier{location(index), std::string(index.text)}, nullptr};
-      if (at_punct("(")) li.range = parse_range(advance());
-      loop.indices.push_back(std::move(li));
-    }
-  } while (accept(","));
-  if (accept("in")) {
-    loop.bound = parse_expression();
-  } else if (at_word("by")) {
-    fail(peek(), "expected `in` after the " + std::string(keyword.text) + " index, found `by`",
-         "`foreach` takes `in`, `parallel` takes `by`");
-  } else if (loop.kind != LoopKind::foreach_) {
-    fail(peek(), "expected `in` after the " + std::string(keyword.text) + " index, found " + describe(peek()));
-  }
-  if (at_punct(";")) fail(peek(), "expected the body of `" + std::string(keyword.text) + "`, found `;`");
-  loop.body = parse_statement();
-  return make_stmt(location(keyword), std::move(loop));
 }
 
 // while = "while" expr statement
@@ -256,7 +231,7 @@ StmtPtr Parser::parse_while() {
   const Token& keyword = advance();
   While w;
   w.condition = parse_expression();
-  w.body = parse_statement();
+  w.body = parse_body();
   return make_stmt(location(keyword), std::move(w));
 }
 
@@ -268,8 +243,8 @@ StmtPtr Parser::parse_if() {
   expect("(", "after `if`", "write the condition in parentheses: `if (cond)`");
   node.condition = parse_expression();
   expect(")", "to close the `if` condition");
-  node.then_branch = parse_statement();
-  if (accept("else")) node.else_branch = parse_statement();
+  node.then_branch = parse_body();
+  if (accept("else")) node.else_branch = parse_body();
   return make_stmt(location(keyword), std::move(node));
 }
 
@@ -293,7 +268,12 @@ StmtPtr Parser::parse_copy(ExprPtr future, const Token& first) {
          guess.empty() ? "" : "did you mean `" + guess + "`?");
   }
   copy.op = static_cast<CopyOp>(found - kCopyOps.begin());
+  reject_removed_copy(engine, op);
   if (at_punct("<")) copy.op_args = parse_template_arguments("`" + std::string(op.text) + "`");
+  if (!copy.op_args.empty() && (copy.op == CopyOp::copy || copy.op == CopyOp::load))
+    fail_at(copy.op_args[0]->location,
+            "`" + std::string(engine.text) + "." + std::string(op.text) + "` takes no template arguments",
+            "an event is bound to a copy with `trigger e after f`");
   if (copy.op == CopyOp::pad && copy.op_args.size() != 4)
     fail(op, "`" + std::string(engine.text) + ".pad` expects 4 template arguments (low, high, mid, value), found " +
                  std::to_string(copy.op_args.size()));
@@ -305,6 +285,7 @@ StmtPtr Parser::parse_copy(ExprPtr future, const Token& first) {
       fail_at(arg->location, "bad template argument of `transp`: expected a dimension index, found `" +
                                  print_expression(*arg) + "`");
   copy.modifiers = parse_modifiers(true);
+  check_copy_modifiers(copy, engine);
   if (copy.op != CopyOp::any && !at_punct(";")) {
     copy.source = parse_expression();
     if (!accept("=>")) {
@@ -356,10 +337,16 @@ std::vector<Modifier> Parser::parse_modifiers(bool for_copy) {
       if (!guess.empty())
         fail(name, "unknown copy modifier `." + m.name + "`", "did you mean `." + guess + "`?");
     }
-    if (at_punct("<")) {
+    if (at_punct("<") && m.name == "sp") {
+      m.has_template_args = true;
+      m.template_args = parse_sparsity();
+    } else if (at_punct("<")) {
       m.has_template_args = true;
       m.template_args = parse_template_arguments("`." + m.name + "`");
     }
+    if (!for_copy && m.name == "order" && m.has_template_args)
+      fail(name, "`.order<...>` was removed from Croqtile",
+           "set the issue order of the K tiles with `[[schedule(k_tiles(...))]]`");
     if (m.name == "swiz") {
       if (m.template_args.size() != 1)
         fail(name, "`.swiz` expects one template argument, found " + std::to_string(m.template_args.size()),
@@ -376,7 +363,7 @@ std::vector<Modifier> Parser::parse_modifiers(bool for_copy) {
 }
 
 // mma    = [ postfix "=" ] "mma" "." mma_op modifiers [ expr_list ] ";"
-// mma_op = "fill" | "load" | "store" | "commit" | ( "row" | "col" ) "." ( "row" | "col" )
+// mma_op = "fill" | "load" | "store" | "commit" | "scale" | ( "row" | "col" ) "." ( "row" | "col" )
 StmtPtr Parser::parse_mma(ExprPtr result, const Token& first) {
   Mma mma;
   mma.result = std::move(result);
@@ -395,10 +382,12 @@ StmtPtr Parser::parse_mma(ExprPtr result, const Token& first) {
       fail(b, "expected `row` or `col` after `mma." + std::string(op.text) + ".`, found " + describe(b));
     advance();
     mma.layout = std::string(op.text) + "." + std::string(b.text);
+  } else if (op.text == "scale") {
+    mma.op = MmaOp::scale;
   } else {
     std::string guess = closest_name(op.text, kMmaOps);
     fail(op, "unknown mma operation " + describe(op) +
-                 "; expected `fill`, `load`, `row.row`, `row.col`, `col.row`, `col.col`, `commit` or `store`",
+                 "; expected `fill`, `load`, `row.row`, `row.col`, `col.row`, `col.col`, `commit`, `scale` or `store`",
          guess.empty() ? "" : "did you mean `" + guess + "`?");
   }
   mma.modifiers = parse_modifiers(false);
@@ -419,18 +408,6 @@ StmtPtr Parser::parse_wait() {
   return make_stmt(loc, std::move(wait));
 }
 
-// trigger = "trigger" expr_list [ "after" expr_list ] ";"
-StmtPtr Parser::parse_trigger() {
-  const Token& keyword = advance();
-  if (at_punct(";")) fail(peek(), "expected an event after `trigger`, found `;`");
-  Trigger trigger;
-  trigger.targets = parse_expression_list();
-  if (accept("after")) trigger.after = parse_after_list();
-  SourceLocation loc = location_from(keyword);
-  expect_semicolon("`trigger`");
-  return make_stmt(loc, std::move(trigger));
-}
-
 // inthreads = "inthreads" [ "." "async" ] "(" expr ")" statement
 StmtPtr Parser::parse_inthreads() {
   const Token& keyword = advance();
@@ -444,19 +421,8 @@ StmtPtr Parser::parse_inthreads() {
   expect("(", "after `inthreads`", "write the thread condition in parentheses: `inthreads (p == 0)`");
   node.condition = parse_expression();
   expect(")", "to close the `inthreads` condition");
-  node.body = parse_statement();
+  node.body = parse_body();
   return make_stmt(location(keyword), std::move(node));
-}
-
-// sync = "sync" "." IDENT ";"
-StmtPtr Parser::parse_sync() {
-  const Token& keyword = advance();
-  advance();
-  Sync sync;
-  sync.scope = std::string(expect_identifier("a scope after `sync.` (`shared`, `global`)").text);
-  SourceLocation loc = location_from(keyword);
-  expect_semicolon("`sync." + sync.scope + "`");
-  return make_stmt(loc, std::move(sync));
 }
 
 // return = "return" [ expr ] ";"
@@ -495,20 +461,6 @@ StmtPtr Parser::parse_assert() {
   expect(")", "to close `" + std::string(keyword.text) + "`");
   SourceLocation loc = location_from(keyword);
   expect_semicolon("`" + std::string(keyword.text) + "`");
-  return make_stmt(loc, std::move(node));
-}
-
-// swap = "swap" "(" expr "," expr ")" ";"
-StmtPtr Parser::parse_swap() {
-  const Token& keyword = advance();
-  Swap node;
-  expect("(", "after `swap`");
-  node.first = parse_expression();
-  expect(",", "between the two futures of `swap`");
-  node.second = parse_expression();
-  expect(")", "to close `swap`");
-  SourceLocation loc = location_from(keyword);
-  expect_semicolon("`swap`");
   return make_stmt(loc, std::move(node));
 }
 

@@ -85,6 +85,8 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
     case MmaOp::store:
       mma_store(s, m);
       return;
+    case MmaOp::scale:  // sema reports it (unsupported-mma-form)
+      fail(s.location, "`mma.scale` is not supported yet by libcroqjit");
   }
 }
 

@@ -81,7 +81,17 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     loops_ = loops;
     return;
   }
+  if (level_index == 0) {
+    try {
+      parallel_launch(s, p);
+    } catch (const Abort&) {
+    }
+  }
+  if (placement_level(s, p, level_index)) return;
   const ParallelLevel& lv = p.levels[level_index];
+  if (lv.cooperative)
+    limitation(Rule::unsupported_launch, lv.space_location,
+               "cooperative launch (`: block<cooperative>`) is not supported yet by libcroqjit");
   std::vector<Count> count_values;
   std::int64_t total = 1;  // the product of the counts, when total_known
   bool total_known = true;
@@ -199,7 +209,9 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     names += (d ? ", `" : "`") + lv.indices[d].name + "`";
   }
   if (lv.tuple_name) define(lv.tuple_name->name, tuple, Origin::index_tuple, lv.tuple_name->location, names);
+  if (lv.cooperative) ++cooperative_levels_;
   parallel(s, p, level_index + 1);
+  if (lv.cooperative) --cooperative_levels_;
   pop();
   if (pushed_group) group_levels_.pop_back();
   scope_ = saved_scope;

@@ -14,7 +14,7 @@ const char* unsupported_statement(const Stmt& s) {
     if constexpr (std::is_same_v<T, Break>) return "`break`";
     else if constexpr (std::is_same_v<T, Continue>) return "`continue`";
     else if constexpr (std::is_same_v<T, CallStatement>) return "`call`";
-    else if constexpr (std::is_same_v<T, Swap>) return "`swap`";
+    else if constexpr (std::is_same_v<T, Swap>) return n.rotate ? "`rotate`" : "`swap`";
     else if constexpr (std::is_same_v<T, Yield>) return "`yield`";
     else if constexpr (std::is_same_v<T, Asm>) return "`__asm__`";
     else return nullptr;
@@ -108,13 +108,14 @@ void Checker::statement_node(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, Wait>) {
       wait_statement(n);
     } else if constexpr (std::is_same_v<T, Trigger>) {
+      if (!n.scope.empty())
+        limitation(Rule::unsupported_statement, s.location,
+                   "`trigger." + n.scope + "` is not supported yet by libcroqjit");
       trigger_statement(s, n);
     } else if constexpr (std::is_same_v<T, Mma>) {
       mma(s, n);
     } else if constexpr (std::is_same_v<T, Sync>) {
-      if (n.scope != "shared")
-        fail(Rule::unsupported_statement, s.location, "`sync." + n.scope + "` is not supported yet by libcroqjit",
-             "`sync.shared` is the barrier libcroqjit lowers");
+      sync_statement(s, n);
     } else if constexpr (std::is_same_v<T, Break> || std::is_same_v<T, Continue>) {
       const char* what = std::is_same_v<T, Break> ? "`break`" : "`continue`";
       if (loops_ == 0)
@@ -360,6 +361,7 @@ void Checker::loop(const Stmt& s, const Loop& l) {
     // `foreach x { }` iterates an index bound by an enclosing `with`.
     limitation(Rule::unsupported_loop, s.location, "`foreach` without `in` bounds is not supported yet by libcroqjit");
     push();
+    loop_extras(l);
     ++loops_;
     nested(*l.body);
     --loops_;
@@ -410,6 +412,7 @@ void Checker::loop(const Stmt& s, const Loop& l) {
     tuple.elements.push_back(define(index.name.name, t, Origin::loop_index, index.name.location, "foreach")->type);
   }
   if (l.tuple_name) define(l.tuple_name->name, tuple, Origin::index_tuple, l.tuple_name->location, names);
+  loop_extras(l);
   if (l.kind == LoopKind::foreach_) ++loops_;
   nested(*l.body);
   if (l.kind == LoopKind::foreach_) --loops_;  // `with` only binds indices

@@ -118,6 +118,12 @@ class Checker {
   void inthreads_async(const Stmt& s, const InThreads& t);
   bool on_whole_warpgroups() const;
 
+  // ---- statement forms libcroqjit checks but cannot run yet (check_forms.cpp)
+  void parallel_launch(const Stmt& s, const Parallel& p);
+  bool placement_level(const Stmt& s, const Parallel& p, std::size_t level_index);
+  void sync_statement(const Stmt& s, const Sync& y);
+  void loop_extras(const Loop& l);
+
   // ---- copies (check_copies.cpp)
   void copy(const Stmt& s, const Copy& c);
   void dma_copy(const Stmt& s, const Copy& c);
@@ -188,6 +194,7 @@ class Checker {
   bool needs_sm80_reported_ = false;
   bool output_declared_ = false;  // `auto` return: the returned declaration sets the output type
   int loops_ = 0;
+  int cooperative_levels_ = 0;  // `: block<cooperative>` levels around the statement
   int parallel_depth_ = 0;  // parallel statements around the statement  // foreach and while loops around the statement, inside its parallel body
 };
 

@@ -1,0 +1,333 @@
+// Parser, part 2b: the statements with several spellings: loops (bindings,
+// local names, `where`, hints), statement bodies (`;` is an empty one),
+// parallel-level annotations, sync/barrier/fence, swap/rotate, trigger and
+// the compile-time prints.
+#include "frontend/frontend.hpp"
+#include "frontend/parser.hpp"
+
+namespace croq::frontend {
+
+using namespace ast;
+
+namespace {
+
+template <typename Payload>
+StmtPtr make_stmt(SourceLocation location, Payload payload) {
+  return make_node<Stmt>(location, std::move(payload));
+}
+
+const std::vector<std::string_view> kLoopHints = {"unroll", "vectorize"};
+const std::vector<std::string_view> kSyncKinds = {"shared", "global", "local", "barrier", "fence"};
+
+}  // namespace
+
+// body = ";" | statement          (`;` is an empty body)
+StmtPtr Parser::parse_body() {
+  if (at_punct(";")) {
+    const Token& semicolon = advance();
+    return make_stmt(location(semicolon), Block{});
+  }
+  StmtPtr body = parse_statement();
+  if (!body) body = make_stmt(location(tokens_[pos_ - 1]), Block{});
+  return body;
+}
+
+// level_annotation = ":" space_specifier [ "(" IDENT ")" ] [ "<" "cooperative" ">" ]
+void Parser::parse_level_annotation(ParallelLevel& level) {
+  const Token& word = peek();
+  level.space_location = location(word);
+  level.space = parse_space_specifier();
+  if (at_punct("(")) {
+    const Token& open = advance();
+    if (level.space != SpaceSpecifier::device)
+      fail(open, "only a `: device` level takes an argument, as in `: device(gpu)`");
+    const Token& target = expect_identifier("a device kind (`cpu` or `gpu`) after `device(`");
+    if (!target.is("cpu") && !target.is("gpu"))
+      fail(target, "unknown device " + describe(target) + "; expected `cpu` or `gpu`");
+    level.device = std::string(target.text);
+    expect(")", "to close `device(`");
+  } else if (level.space == SpaceSpecifier::device) {
+    fail(peek(), "expected `(` after `: device`, found " + describe(peek()), "name the device: `: device(gpu)`");
+  }
+  if (at_punct("<")) {
+    const Token& open = advance();
+    if (!at_word("cooperative"))
+      fail(peek(), "expected `cooperative` after `<` in the level annotation, found " + describe(peek()));
+    advance();
+    if (!accept_closing_angle()) fail(peek(), "expected `>` after `cooperative`, found " + describe(peek()));
+    if (level.space != SpaceSpecifier::block)
+      fail(open, "`<cooperative>` applies only to a `: block` level",
+           "write `parallel b by N : block<cooperative>`");
+    level.cooperative = true;
+  }
+}
+
+// loop         = ( "foreach" | "with" | "apply" ) loop_binding { "," loop_binding } [ "in" expr ]
+//                { "," loop_binding { "," loop_binding } "in" expr } [ where ] [ ":" hints ] body
+// loop_binding = [ IDENT "=" ] IDENT [ "(" range ")" ] | [ IDENT "=" ] "{" IDENT { "," IDENT } "}"
+StmtPtr Parser::parse_loop() {
+  const Token& keyword = advance();
+  Loop loop;
+  loop.kind = keyword.text == "with" ? LoopKind::with : keyword.text == "apply" ? LoopKind::apply : LoopKind::foreach_;
+  const std::string what(keyword.text);
+  // The names of one binding group (up to its `in`); true when more follow a `,`.
+  auto names = [&](std::optional<Identifier>& tuple_name, std::vector<LoopIndex>& indices, bool& braced) {
+    do {
+      if (peek().is_identifier() && peek(1).is("=") && peek(2).is("{")) {
+        const Token& name = advance();
+        tuple_name = Identifier{location(name), std::string(name.text)};
+        advance();
+      }
+      if (accept("{")) {
+        braced = true;
+        do {
+          const Token& index = expect_identifier("a loop index name");
+          indices.push_back(LoopIndex{Identifier{location(index), std::string(index.text)}, nullptr, std::nullopt});
+        } while (accept(","));
+        expect("}", "to close the loop index group");
+      } else {
+        const Token& first = expect_identifier("a loop index name after `" + what + "`");
+        LoopIndex li{Identifier{location(first), std::string(first.text)}, nullptr, std::nullopt};
+        if (at_punct("=") && peek(1).is_identifier()) {  // `c = a(1:)`: c is the body's name for a
+          if (first.is("_")) fail(first, "`_` cannot name a loop index", "give the index a name, e.g. `c = " + std::string(peek(1).text) + "`");
+          for (const LoopIndex& other : indices)
+            if (other.local_name && other.local_name->name == first.text)
+              fail(first, "the local name `" + std::string(first.text) + "` is already used in this " + what,
+                   "give each index its own name");
+          advance();
+          const Token& source = advance();
+          li.local_name = li.name;
+          li.name = Identifier{location(source), std::string(source.text)};
+        }
+        if (at_punct("(")) li.range = parse_range(advance());
+        indices.push_back(std::move(li));
+      }
+    } while (!at_word("in") && accept(","));
+  };
+  auto bound = [&]() -> ExprPtr {
+    if (at_punct("|"))
+      fail(peek(), "a loop bound is a shape or a count, not an element count `|...|`",
+           "write the shape, e.g. `" + what + " i in x.span`");
+    return parse_expression();
+  };
+  names(loop.tuple_name, loop.indices, loop.braced);
+  if (accept("in")) {
+    loop.bound = bound();
+    while (accept(",")) {
+      LoopBinding more;
+      names(more.tuple_name, more.indices, more.braced);
+      if (!accept("in"))
+        fail(peek(), "expected `in` after the " + what + " index, found " + describe(peek()),
+             "each binding after the first reads `name in bound`");
+      more.bound = bound();
+      loop.more_bindings.push_back(std::move(more));
+    }
+  } else if (at_word("by")) {
+    fail(peek(), "expected `in` after the " + what + " index, found `by`", "`foreach` takes `in`, `parallel` takes `by`");
+  } else if (loop.kind != LoopKind::foreach_) {
+    fail(peek(), "expected `in` after the " + what + " index, found " + describe(peek()));
+  }
+  if (loop.kind == LoopKind::with && accept("where")) {
+    do {
+      const Token& first = expect_identifier("a `with` index name after `where`");
+      if (!(accept("<") && accept("->")))
+        fail(peek(), "expected `<->` between the two indices of `where`, found " + describe(peek()));
+      const Token& second = expect_identifier("a `with` index name after `<->`");
+      loop.where.push_back({Identifier{location(first), std::string(first.text)},
+                            Identifier{location(second), std::string(second.text)}});
+    } while (accept(","));
+  }
+  if (loop.kind == LoopKind::foreach_ && accept_colon()) {
+    do {
+      const Token& name = expect_identifier("a loop hint (`unroll` or `vectorize`) after `:`");
+      if (!name.is("unroll") && !name.is("vectorize")) {
+        std::string guess = closest_name(name.text, kLoopHints);
+        fail(name, "unknown loop hint " + describe(name) + "; expected `unroll`, `unroll(N)` or `vectorize(v, N)`",
+             guess.empty() ? "" : "did you mean `" + guess + "`?");
+      }
+      Attribute hint;
+      hint.location = location(name);
+      hint.name = std::string(name.text);
+      if (at_punct("(")) hint.args = parse_call_arguments("the loop hint");
+      if (name.is("vectorize") && hint.args.size() != 2)
+        fail(name, "`vectorize` takes an index and a width, as in `vectorize(i, 4)`");
+      if (name.is("unroll") && hint.args.size() > 1)
+        fail(name, "`unroll` takes at most one factor, as in `unroll(2)`");
+      if (name.is("unroll") && hint.args.size() == 1) {
+        const auto* factor = std::get_if<IntegerLiteral>(&hint.args[0]->node);
+        if (!factor || factor->value == 0)
+          fail_at(hint.args[0]->location, "the unroll factor must be a positive integer");
+      }
+      loop.hints.push_back(std::move(hint));
+    } while (accept(","));
+  }
+  loop.body = parse_body();
+  return make_stmt(location(keyword), std::move(loop));
+}
+
+// sync = "sync" "." IDENT [ ":" space_specifier [ "<" IDENT ">" ] ] ";"
+//        (the level after `barrier` and `fence`)
+StmtPtr Parser::parse_sync() {
+  const Token& keyword = advance();
+  advance();
+  Sync sync;
+  const Token& kind = expect_identifier("a scope after `sync.` (`shared`, `global`, `barrier`, `fence`)");
+  sync.scope = std::string(kind.text);
+  const bool leveled = kind.is("barrier") || kind.is("fence");
+  if (leveled) {
+    if (!accept_colon())
+      fail(peek(), "expected `:` and a level after `sync." + sync.scope + "`, found " + describe(peek()),
+           "write `sync." + sync.scope + " : block` (or `: group`, `: thread`)");
+    sync.level_location = location(peek());
+    sync.level = parse_space_specifier();
+    if (kind.is("fence") && at_punct("<")) {
+      advance();
+      const Token& storage = expect_identifier("a memory (`shared`, `global`, `local`) after `<`");
+      if (!storage.is("shared") && !storage.is("global") && !storage.is("local"))
+        fail(storage, "unknown memory " + describe(storage) + " in the fence; expected `shared`, `global` or `local`");
+      sync.storage = std::string(storage.text);
+      if (!accept_closing_angle()) fail(peek(), "expected `>` after the memory of the fence, found " + describe(peek()));
+    }
+  } else if (!kind.is("shared") && !kind.is("global") && !kind.is("local")) {
+    std::string guess = closest_name(kind.text, kSyncKinds);
+    fail(kind, "unknown synchronization `sync." + sync.scope + "`; expected `sync.shared`, `sync.global`, "
+               "`sync.local`, `sync.barrier` or `sync.fence`",
+         guess.empty() ? "" : "did you mean `sync." + guess + "`?");
+  }
+  SourceLocation loc = location_from(keyword);
+  expect_semicolon("`sync." + sync.scope + "`");
+  return make_stmt(loc, std::move(sync));
+}
+
+// swap = ( "swap" | "rotate" ) ( "(" expr_list ")" | expr_list ) ";"
+StmtPtr Parser::parse_swap() {
+  const Token& keyword = advance();
+  Swap node;
+  node.rotate = keyword.is("rotate");
+  const std::string what(keyword.text);
+  ExprList names;
+  if (at_punct("(") ) {
+    names = parse_call_arguments("`" + what + "`");
+  } else {
+    if (at_punct(";")) fail(peek(), "expected the futures to " + what + " after `" + what + "`, found `;`");
+    names = parse_expression_list();
+  }
+  if (!node.rotate && names.size() != 2)
+    fail(keyword, "`swap` exchanges two futures, found " + std::to_string(names.size()),
+         "write `swap(a, b)`; `rotate(a, b, c)` cycles more");
+  if (node.rotate && names.size() < 2)
+    fail(keyword, "`rotate` takes two or more futures, found " + std::to_string(names.size()));
+  node.first = std::move(names[0]);
+  node.second = std::move(names[1]);
+  for (std::size_t i = 2; i < names.size(); ++i) node.more.push_back(std::move(names[i]));
+  SourceLocation loc = location_from(keyword);
+  expect_semicolon("`" + what + "`");
+  return make_stmt(loc, std::move(node));
+}
+
+// trigger = "trigger" [ "." "cluster" ] expr_list [ "after" expr_list ] ";"
+StmtPtr Parser::parse_trigger() {
+  const Token& keyword = advance();
+  Trigger trigger;
+  if (accept(".")) {
+    const Token& scope = peek();
+    if (!scope.is("cluster"))
+      fail(scope, "only `trigger.cluster` names a scope; found `trigger." + std::string(scope.text) + "`");
+    advance();
+    trigger.scope = "cluster";
+  }
+  if (at_punct(";")) fail(peek(), "expected an event after `trigger`, found `;`");
+  trigger.targets = parse_expression_list();
+  if (accept("after")) trigger.after = parse_after_list();
+  SourceLocation loc = location_from(keyword);
+  expect_semicolon("`trigger`");
+  return make_stmt(loc, std::move(trigger));
+}
+
+// print = ( "print" | "println" ) "!" "(" [ expr_list ] ")" ";"    (printed when compiling)
+StmtPtr Parser::parse_compile_time_print() {
+  const Token& keyword = advance();
+  advance();  // "!"
+  if (!at_punct("(")) fail(peek(), "expected `(` after `" + std::string(keyword.text) + "!`, found " + describe(peek()));
+  Call call;
+  SourceLocation loc = location(keyword);
+  loc.length += 1;
+  call.callee = make_node<Expr>(loc, Name{std::string(keyword.text) + "!"});
+  call.args = parse_call_arguments("the arguments of `" + std::string(keyword.text) + "!`");
+  ExprPtr e = make_node<Expr>(loc, std::move(call));
+  set_extent(*e, keyword.offset);
+  SourceLocation stmt_loc = location_from(keyword);
+  expect_semicolon("`" + std::string(keyword.text) + "!`");
+  return make_stmt(stmt_loc, ExprStatement{std::move(e)});
+}
+
+
+// Operations Croqtile had once and removed: each gets its replacement.
+void Parser::reject_removed_copy(const Token& engine, const Token& op) {
+  if (engine.is("dma") && op.is("load"))
+    fail(op, "`.load` is a TMA-only operation", "write `dma.copy`, or `tma.load` for a TMA load");
+  if (op.is("store"))
+    fail(op, "`" + std::string(engine.text) + ".store` was removed from Croqtile",
+         "a store is a copy out of shared memory: `tma.copy tile => dst;`");
+}
+
+// L2 eviction hints: on `tma.load` only, at most one, before `.swiz`.
+void Parser::check_copy_modifiers(const Copy& copy, const Token& engine) {
+  bool swizzled = false, evicting = false;
+  for (const Modifier& m : copy.modifiers) {
+    const bool evict = m.name == "evict_first" || m.name == "evict_last" || m.name == "evict_normal";
+    if (m.name == "swiz") swizzled = true;
+    if (!evict) continue;
+    if (!engine.is("tma") || copy.op != CopyOp::load)
+      fail_at(m.location, "L2 eviction modifiers (`." + m.name + "`) apply only to `tma.load`",
+              "write `tma.load." + m.name + " src => dst`");
+    if (swizzled)
+      fail_at(m.location, "the eviction modifier `." + m.name + "` must come before `.swiz`",
+              "write `tma.load.async." + m.name + ".swiz<N>`");
+    if (evicting) fail_at(m.location, "a copy takes at most one eviction modifier");
+    evicting = true;
+  }
+}
+
+// sparsity = "<" INTEGER ( ":" | "," ) INTEGER ">"     (`.sp<2:4>`: n of every m elements kept)
+ExprList Parser::parse_sparsity() {
+  advance();  // "<"
+  ExprList args;
+  for (int part = 0; part < 2; ++part) {
+    const Token& t = peek();
+    if (t.kind != TokenKind::integer)
+      fail(t, "expected an integer in `.sp<n:m>`, found " + describe(t), "write `.sp<2:4>`");
+    args.push_back(parse_primary());
+    if (part == 0 && !accept_colon() && !accept(","))
+      fail(peek(), "expected `:` in `.sp<n:m>`, found " + describe(peek()), "write `.sp<2:4>`");
+  }
+  if (!accept_closing_angle()) fail(peek(), "expected `>` to close `.sp<n:m>`, found " + describe(peek()));
+  const auto n = std::get<IntegerLiteral>(args[0]->node).value, m = std::get<IntegerLiteral>(args[1]->node).value;
+  if (n != 2 || m != 4)
+    fail_at(args[0]->location,
+            "only 2:4 structured sparsity is supported, got " + std::to_string(n) + ":" + std::to_string(m),
+            "write `.sp<2:4>`: 2 of every 4 elements are kept");
+  return args;
+}
+
+
+// call_expression = "call" scoped_name [ template_arguments ] "(" [ argument { "," argument } ] ")"
+ExprPtr Parser::parse_call_expression() {
+  const Token& keyword = advance();
+  Call call;
+  call.with_call_keyword = true;
+  const Token& name = peek();
+  SourceLocation name_loc = location(name);
+  std::string callee = parse_scoped_name();
+  name_loc.length = static_cast<int>(callee.size());
+  call.callee = make_node<Expr>(name_loc, Name{callee});
+  set_extent(*call.callee, name.offset);
+  if (at_punct("<")) call.template_args = parse_template_arguments("the call");
+  if (!at_punct("(")) fail(peek(), "expected `(` after `call " + callee + "`, found " + describe(peek()));
+  call.args = parse_call_arguments("the call arguments");
+  ExprPtr e = make_node<Expr>(location(keyword), std::move(call));
+  set_extent(*e, keyword.offset);
+  return e;
+}
+
+}  // namespace croq::frontend

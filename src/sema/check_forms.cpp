@@ -1,0 +1,167 @@
+// Statement forms whose rules sema checks although libcroqjit cannot run
+// them yet (each is a limitation): how a parallel statement is launched
+// (`parallel.async`, `parallel<s>`, `: device(...)` and `: term` levels,
+// `: block<cooperative>`), barriers and fences, the bindings of `with`
+// after the first, local loop names and `where` clauses.
+#include "sema/checker.hpp"
+
+namespace croq::sema::detail {
+
+// The launch of parallel statement `p`: checked once, at its first level.
+void Checker::parallel_launch(const Stmt& s, const Parallel& p) {
+  if (p.is_async && parallel_depth_ > 0)
+    fail(Rule::parallel_async_inner, s.location, "an inner parallel statement cannot be `parallel.async`",
+         "only the outermost parallel statement (a kernel launch) runs asynchronously to the host");
+  if (p.stream) {
+    const std::string& name = std::get<Name>(p.stream->node).name;
+    if (parallel_depth_ > 0)
+      fail(Rule::parallel_stream, p.stream->location,
+           "only the outermost parallel statement is launched on a stream (`parallel<" + name + ">`)");
+    const Symbol* sym = lookup(name);
+    if (!sym) {
+      expr(*p.stream);  // reports the unknown name
+      throw Abort{};
+    }
+    const bool stream_param = sym->origin == Origin::parameter && sym->parameter >= 0 &&
+                              fn_.params[static_cast<std::size_t>(sym->parameter)].type.name == "stream";
+    if (!stream_param)
+      fail(Rule::parallel_stream, p.stream->location,
+           "`" + name + "` is not a stream; `parallel<...>` takes a `stream` parameter",
+           "add a parameter `stream " + name + "` to the function", notes_of(sym->type));
+  }
+  if (p.is_async)
+    limitation(Rule::unsupported_launch, s.location, "`parallel.async` is not supported yet by libcroqjit",
+               "without `.async` the host waits for the kernel");
+  if (p.stream)
+    limitation(Rule::unsupported_launch, p.stream->location,
+               "launching on a stream (`parallel<...>`) is not supported yet by libcroqjit");
+}
+
+// A `: device(...)` or `: term` level: it names where the levels inside it
+// run, and takes no part in the block/thread mapping. Returns false for
+// any other level.
+bool Checker::placement_level(const Stmt& s, const Parallel& p, std::size_t level_index) {
+  const ParallelLevel& lv = p.levels[level_index];
+  if (lv.space != SpaceSpecifier::device && lv.space != SpaceSpecifier::term) return false;
+  try {
+    if (lv.space == SpaceSpecifier::device && (level_index > 0 || parallel_depth_ > 0 || scope_ != Scope::kernel))
+      fail(Rule::device_outermost, lv.location, "a `: device` level must be the outermost parallel level",
+           "put the `: block` and `: thread` levels inside it");
+    const std::string what =
+        lv.space == SpaceSpecifier::device ? "`: device(" + lv.device + ")` levels are" : "`: term` levels are";
+    limitation(Rule::unsupported_launch, lv.space_location, what + " not supported yet by libcroqjit",
+               lv.device == "cpu" ? "libcroqjit runs CUDA kernels only" : "drop the level; the blocks run on the GPU");
+  } catch (const Abort&) {
+  }
+  std::vector<Count> values;
+  try {
+    values = counts(*lv.count, "a parallel count");
+  } catch (const Abort&) {
+  }
+  push();
+  for (std::size_t d = 0; d < lv.indices.size(); ++d) {
+    Type t;
+    t.kind = Kind::index;
+    if (d < values.size() && values[d].known == Known::now) t.count = values[d].value;
+    define(lv.indices[d].name, t, Origin::parallel_index, lv.indices[d].location, "`: device` level");
+  }
+  parallel(s, p, level_index + 1);
+  pop();
+  return true;
+}
+
+// sync.shared / sync.global / sync.barrier : level / sync.fence : level<memory>
+void Checker::sync_statement(const Stmt& s, const Sync& y) {
+  if (y.scope == "barrier" && y.level == SpaceSpecifier::device && cooperative_levels_ == 0)
+    fail(Rule::barrier_needs_cooperative, s.location,
+         "`sync.barrier : device` waits for every block of the grid: it needs an enclosing `: block<cooperative>` "
+         "level",
+         "launch the blocks together: `parallel b by N : block<cooperative> { ... }`");
+  if (y.scope != "shared") {
+    std::string what = "`sync." + y.scope;
+    if (y.level != SpaceSpecifier::none) what += std::string(" : ") + space_name(y.level);
+    if (!y.storage.empty()) what += "<" + y.storage + ">";
+    fail(Rule::unsupported_statement, s.location, what + "` is not supported yet by libcroqjit",
+         "`sync.shared` is the barrier libcroqjit lowers");
+  }
+}
+
+// What a loop binds besides its first group of indices: local names
+// (`foreach c = a(1:)`), later `with` bindings and the `where` pairs.
+void Checker::loop_extras(const Loop& l) {
+  for (const LoopIndex& index : l.indices) {
+    if (!index.local_name) continue;
+    const Symbol* source = lookup(index.name.name);
+    Type t;
+    t.kind = Kind::index;
+    if (source) t = source->type;
+    define(index.local_name->name, t, Origin::loop_index, index.local_name->location, "foreach");
+  }
+  for (const LoopBinding& b : l.more_bindings) {
+    std::vector<Count> bounds;
+    try {
+      bounds = counts(*b.bound, "a loop bound");
+      if (!(b.indices.size() == 1 && !b.braced) && b.indices.size() != bounds.size())
+        fail(Rule::loop_index_count, b.bound->location,
+             std::to_string(b.indices.size()) + " loop indices but the bound has " + std::to_string(bounds.size()) +
+                 " dimensions");
+    } catch (const Abort&) {
+      bounds.clear();
+    }
+    Type tuple;
+    tuple.kind = Kind::tuple;
+    std::string names;
+    if (b.indices.size() == 1 && !b.braced && bounds.size() > 1) {  // `with i in [4, 8]`: a tuple of indices
+      for (const Count& c : bounds) {
+        Type t;
+        t.kind = Kind::index;
+        if (c.known == Known::now) t.count = c.value;
+        tuple.elements.push_back(t);
+      }
+      define(b.indices[0].name.name, tuple, Origin::index_tuple, b.indices[0].name.location,
+             std::to_string(bounds.size()) + " loop indices");
+      continue;
+    }
+    for (std::size_t d = 0; d < b.indices.size(); ++d) {
+      Type t;
+      t.kind = Kind::index;
+      if (d < bounds.size() && bounds[d].known == Known::now) t.count = bounds[d].value;
+      names += (d ? ", `" : "`") + b.indices[d].name.name + "`";
+      tuple.elements.push_back(define(b.indices[d].name.name, t, Origin::loop_index, b.indices[d].name.location, "with")->type);
+    }
+    if (b.tuple_name) define(b.tuple_name->name, tuple, Origin::index_tuple, b.tuple_name->location, names);
+  }
+  // `: unroll(N)` unrolls the innermost index: N is at most its count.
+  const Attribute* unroll = nullptr;
+  for (const Attribute& h : l.hints)
+    if (h.name == "unroll" && h.args.size() == 1) unroll = &h;
+  if (unroll && !l.indices.empty() && !l.indices.back().range) {
+    const LoopIndex& last = l.indices.back();
+    const Symbol* sym = lookup(last.local_name ? last.local_name->name : last.name.name);
+    std::optional<std::int64_t> extent;
+    if (sym && sym->type.kind == Kind::index) extent = sym->type.count;
+    if (sym && sym->type.kind == Kind::tuple && !sym->type.elements.empty()) extent = sym->type.elements.back().count;
+    const auto* factor = std::get_if<IntegerLiteral>(&unroll->args[0]->node);
+    if (extent && factor && factor->value > static_cast<std::uint64_t>(*extent)) {
+      try {
+        fail(Rule::unroll_factor, unroll->args[0]->location,
+             "the unroll factor (" + std::to_string(factor->value) + ") exceeds the loop extent (" +
+                 std::to_string(*extent) + ")",
+             "unroll by at most " + std::to_string(*extent));
+      } catch (const Abort&) {
+      }
+    }
+  }
+  for (const WhereBind& w : l.where) {
+    for (const Identifier* id : {&w.first, &w.second}) {
+      try {
+        if (!lookup(id->name))
+          fail(Rule::unknown_name, id->location, "unknown name `" + id->name + "`",
+               "`where` pairs two indices of the `with` bindings");
+      } catch (const Abort&) {
+      }
+    }
+  }
+}
+
+}  // namespace croq::sema::detail

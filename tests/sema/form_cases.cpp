@@ -1,0 +1,49 @@
+// Rule cases: launch forms of parallel statements (async, streams, device
+// and cooperative levels), barriers, and the statement forms libcroqjit
+// checks but cannot run yet.
+#include "sema_test_util.hpp"
+
+namespace croq::sema::test {
+
+std::vector<RuleCase> form_cases() {
+  return {
+      {"InnerAsyncParallel", "parallel-async-inner", fn("  parallel by 4\n    parallel.async by 3 : thread;\n"), 3,
+       "parallel.async", "an inner parallel statement cannot be `parallel.async`",
+       "only the outermost parallel statement (a kernel launch) runs asynchronously to the host"},
+      {"StreamThatIsNotAStream", "parallel-stream", fn("  parallel<n> p by 4 : block { }\n"), 2, "n>",
+       "`n` is not a stream; `parallel<...>` takes a `stream` parameter", "add a parameter `stream n` to the function"},
+      {"InnerStream", "parallel-stream",
+       "__co__ void f(stream s) {\n  parallel p by 4 : block {\n    parallel<s> by 2 : thread { }\n  }\n}\n", 3, "s>",
+       "only the outermost parallel statement is launched on a stream (`parallel<s>`)"},
+      {"InnerDeviceLevel", "device-outermost", blk("    parallel by 1 : device(gpu) { }\n"), 3, "by 1",
+       "a `: device` level must be the outermost parallel level", "put the `: block` and `: thread` levels inside it"},
+      {"DeviceBarrierWithoutCooperativeBlocks", "barrier-needs-cooperative", blk("    sync.barrier : device;\n"), 3,
+       "sync",
+       "`sync.barrier : device` waits for every block of the grid: it needs an enclosing `: block<cooperative>` level",
+       "launch the blocks together: `parallel b by N : block<cooperative> { ... }`"},
+      {"UnrollBeyondTheExtent", "unroll-factor", fn("  foreach i in [4] : unroll(8) { }\n"), 2, "8)",
+       "the unroll factor (8) exceeds the loop extent (4)", "unroll by at most 4"},
+      {"BlockScaledMma", "unsupported-mma-form", wg("      mma.row.row.scale mc, ta, tb, ta, tb;\n"), 7, "mma",
+       "block-scaled mma (`.scale` with the scales of both sides) is not supported yet by libcroqjit"},
+      {"AsyncLaunch", "unsupported-launch", fn("  parallel.async p by 4 : block { }\n"), 2, "parallel",
+       "`parallel.async` is not supported yet by libcroqjit", "without `.async` the host waits for the kernel"},
+      {"StreamLaunch", "unsupported-launch", "__co__ void f(stream s) {\n  parallel<s> p by 4 : block { }\n}\n", 2, "s>",
+       "launching on a stream (`parallel<...>`) is not supported yet by libcroqjit"},
+      {"CpuDeviceLevel", "unsupported-launch", fn("  parallel by 1 : device(cpu) { }\n"), 2, "device",
+       "`: device(cpu)` levels are not supported yet by libcroqjit", "libcroqjit runs CUDA kernels only"},
+      {"CooperativeBlocks", "unsupported-launch", fn("  parallel b by 2 : block<cooperative> { }\n"), 2, "block",
+       "cooperative launch (`: block<cooperative>`) is not supported yet by libcroqjit"},
+      {"ThreadBarrier", "unsupported-statement", blk("    sync.barrier : thread;\n"), 3, "sync",
+       "`sync.barrier : thread` is not supported yet by libcroqjit", "`sync.shared` is the barrier libcroqjit lowers"},
+      {"FenceOfSharedMemory", "unsupported-statement", blk("    sync.fence : block<shared>;\n"), 3, "sync",
+       "`sync.fence : block<shared>` is not supported yet by libcroqjit", "`sync.shared` is the barrier libcroqjit lowers"},
+      {"Rotate", "unsupported-statement", fn("  rotate(lhs, rhs, out);\n"), 2, "rotate",
+       "`rotate` is not supported yet by libcroqjit"},
+      {"ClusterTrigger", "unsupported-statement", blk("    shared event full;\n    trigger.cluster full;\n"), 4, "trigger",
+       "`trigger.cluster` is not supported yet by libcroqjit"},
+      {"MmaScale", "unsupported-mma-form", wg("      mma.scale mc, ta, tb;\n"), 7, "mma",
+       "`mma.scale` (block scales applied to an accumulator) is not supported yet by libcroqjit"},
+  };
+}
+
+}  // namespace croq::sema::test
