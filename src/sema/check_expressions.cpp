@@ -40,8 +40,10 @@ Type Checker::expr(const Expr& e) {
   return std::visit([&](const auto& n) -> Type {
     using T = std::decay_t<decltype(n)>;
     if constexpr (std::is_same_v<T, IntegerLiteral>) {
+      literal_limits(e);
       return known_int(static_cast<std::int64_t>(n.value));
     } else if constexpr (std::is_same_v<T, FloatLiteral>) {
+      literal_limits(e);
       Type t;  // never an integer constant, as in lowering
       t.kind = Kind::scalar;
       t.number = Number::float_;

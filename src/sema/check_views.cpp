@@ -251,6 +251,8 @@ Type Checker::span_as(const Expr& e, const Member& m, const Type& obj) {
 Type Checker::subscript(const Expr& e, const Subscript& s) {
   Type obj = expr(*s.object);
   require_ok(obj);
+  if (s.braces || obj.kind == Kind::shape || (deriving_shape_ && obj.kind == Kind::tensor && !obj.buffer->is_array))
+    return pick(e, s, obj);
   if (s.indices.size() != 1)
     fail(Rule::subscript_arity, e.location, "`[...]` selects one element of an array of buffers or events");
   const Expr& index = *s.indices[0];
