@@ -1,8 +1,7 @@
 // Declarations beyond plain tensors, scalars and events: named shapes
 // (`sp : [7, 8]`, `mdspan<2> sp : ...`), tuples (`ituple<3> t = {...}`),
 // register fragments (`frag f32 [64] row {0.0f}`), arrays of arrays
-// (`s[4][2]`), `event<N>`; where buffers may be declared; names declared
-// twice; the parameter forms (`&`, unnamed, `?` dims, a rank only,
+// (`s[4][2]`), `event<N>`; the parameter forms (`&`, unnamed, `?` dims, a rank only,
 // `stream`); tuple picks and shape derivations (`t {(1), (0)}`,
 // `sp [(0) / 2, 4]`); literals libcroqjit cannot print.
 #include <cmath>
@@ -25,28 +24,16 @@ std::string kind_word(TypeKind k) { return k == TypeKind::ituple ? "an ituple" :
 
 bool Checker::declaration_form(const Stmt& s, const Declaration& d) {
   const TypeRef& t = d.type;
-  for (const Declarator& decl : d.declarators) require_new_name(decl);
-  // Where buffers live: shared and local inside a parallel level, global outside.
-  if (t.kind == TypeKind::element && t.has_shape) {
-    const char* storage = storage_name(t.storage);
-    if ((t.storage == Storage::shared || t.storage == Storage::local) && parallel_depth_ == 0)
-      fail(Rule::storage_scope, t.location,
-           std::string(storage) + " buffers are declared inside a parallel level (`" + d.declarators.front().name + "`)",
-           "move the declaration into the `parallel ... { }` whose threads use it");
-    if (t.storage == Storage::global && parallel_depth_ > 0)
-      fail(Rule::storage_scope, t.location,
-           "global buffers are declared outside parallel levels (`" + d.declarators.front().name + "`)",
-           "declare it at function scope, before the `parallel`");
-    for (const Declarator& decl : d.declarators) {
-      if (decl.init != Declarator::Init::braces) continue;
-      for (const ExprPtr& v : decl.init_values) {
-        Type init = expr(*v);
-        require_ok(init);
-        if (!init.is_number())
-          fail(Rule::buffer_init, v->location,
-               "`" + text(*v) + "` is " + kind_phrase(init.kind) + "; a buffer is filled with a number",
-               "write the value every element starts with, e.g. `" + decl.name + " {0}`", notes_of(init));
-      }
+  for (const Declarator& decl : d.declarators) {
+    if (decl.more_array_dims.empty()) continue;
+    // Each size of an array of arrays is a positive constant.
+    std::vector<const Expr*> sizes{decl.array_size.get()};
+    for (const ExprPtr& dim : decl.more_array_dims) sizes.push_back(dim.get());
+    for (const Expr* size : sizes) {
+      std::optional<std::int64_t> n = constant(*size, "an array size");
+      if (n && *n < 1)
+        fail(t.kind == TypeKind::event ? Rule::event_count : Rule::buffer_array_empty, size->location,
+             "an array size is at least 1, got " + std::to_string(*n));
     }
   }
   for (const Declarator& decl : d.declarators)
@@ -79,18 +66,6 @@ bool Checker::declaration_form(const Stmt& s, const Declaration& d) {
     return true;
   }
   return false;
-}
-
-void Checker::require_new_name(const Declarator& decl) {
-  // The function's parameters and its top-level declarations share a scope.
-  const std::size_t first = scopes_.size() == 2 ? 0 : scopes_.size() - 1;
-  for (std::size_t i = first; i < scopes_.size(); ++i)
-    for (const auto& [name, symbol] : scopes_[i])
-      if (name == decl.name && (symbol->origin == Origin::parameter || symbol->origin == Origin::declaration) &&
-          !symbol->type.is_error())
-        fail(Rule::duplicate_name, decl.location, "`" + decl.name + "` is already declared in this scope",
-             "line " + std::to_string(symbol->where.line) + " declares it; choose another name",
-             {describe(*symbol)});
 }
 
 // sp : [7, 8];  mdspan<2> sp : ...;  ituple<3> t = {a, b, c};
@@ -173,9 +148,6 @@ void Checker::fragment_declaration(const Stmt& s, const Declaration& d) {
   const TypeRef& t = d.type;
   if (!t.has_shape)
     fail(Rule::declaration_type, t.location, "a fragment is a tile and needs a shape, e.g. `frag " + t.name + " [64] x;`");
-  if (parallel_depth_ == 0)
-    fail(Rule::storage_scope, t.location, "fragments are declared inside a parallel level",
-         "move the declaration into the `parallel ... { }` whose threads hold it");
   limitation(Rule::unsupported_fragment, t.location, "register fragments (`frag`) are not supported yet by libcroqjit",
              "use a `local` buffer per thread, or an mma accumulator");
   DType dtype;
@@ -192,8 +164,28 @@ void Checker::fragment_declaration(const Stmt& s, const Declaration& d) {
     v.kind = Kind::tensor;
     v.rank = rank;
     v.buffer = new_buffer(decl.name, dtype, rank, Space::local, decl.location);
+    v.buffer->fragment = true;
     define(decl.name, v, Origin::declaration, decl.location);
   }
+}
+
+// mma.load src, frag: loads an mma operand into a register fragment.
+void Checker::fragment_load(const Mma& m) {
+  Type src = expr(*m.operands[0]);
+  Type dst = expr(*m.operands[1]);
+  require_ok(src);
+  require_ok(dst);
+  if (!src.is_tile())
+    fail(Rule::mma_operand_kind, m.operands[0]->location, "mma.load reads a tile, got `" + text(*m.operands[0]) + "`", "",
+         notes_of(src));
+  if (!dst.is_tile() || !dst.buffer || !dst.buffer->fragment)
+    fail(Rule::mma_operand_kind, m.operands[1]->location,
+         "the second operand of mma.load is the fragment it fills, got `" + text(*m.operands[1]) + "`",
+         "declare it `frag " + std::string(dtype_name(src.buffer->dtype)) + " [...] " + text(*m.operands[1]) + ";`",
+         notes_of(dst));
+  fail(Rule::unsupported_fragment, m.operands[1]->location,
+       "mma.load into a register fragment (`" + text(*m.operands[1]) + "`) is not supported yet by libcroqjit",
+       "load it as a value instead: `a = mma.load src;`");
 }
 
 // ---- parameters ----------------------------------------------------------------
@@ -201,14 +193,16 @@ void Checker::fragment_declaration(const Stmt& s, const Declaration& d) {
 void Checker::parameter_form(const Parameter& p) {
   const TypeRef& t = p.type;
   const std::string name = p.name.empty() ? "an unnamed parameter" : "`" + p.name + "`";
+  if (p.by_reference && !t.has_shape)
+    fail(Rule::reference_parameter, p.location, "scalars are passed by value; " + name + " cannot take `&`",
+         "remove the `&`");
+  if (p.by_reference && t.storage == Storage::global)
+    fail(Rule::reference_parameter, p.location, "a `global` parameter cannot be passed by reference (" + name + ")",
+         "remove `global` or the `&`");
   if (t.kind == TypeKind::stream)
     fail(Rule::unsupported_parameter, p.location,
          "stream parameters (" + name + ") are not supported yet by libcroqjit",
          "libcroqjit launches on the stream of the call");
-  if (t.storage == Storage::shared || t.storage == Storage::local || t.storage == Storage::frag)
-    fail(Rule::storage_scope, t.location,
-         std::string("parameters live in global memory; ") + name + " cannot be `" + storage_name(t.storage) + "`",
-         "leave the storage out (or write `global`) and copy the tile in");
   if (t.kind == TypeKind::element && t.rank && t.shape.empty())
     fail(Rule::unsupported_parameter, t.location,
          "parameters of a rank only (`" + t.name + " mdspan<" + text(*t.rank) + ">`) are not supported yet by libcroqjit",

@@ -54,6 +54,10 @@ Type Checker::element(const Expr& e, const Type& target, const ExprList& args) {
 Type Checker::member(const Expr& e, const Member& m) {
   Type obj = expr(*m.object);
   require_ok(obj);
+  if (obj.kind == Kind::accumulator && (m.kind == MemberKind::span || m.kind == MemberKind::at))
+    fail(Rule::unsupported_fragment, e.location,
+         "reading an mma accumulator as a fragment (`" + text(e) + "`) is not supported yet by libcroqjit",
+         "store it first (`mma.store`) and read the stored tile");
   if (m.kind == MemberKind::data) {
     if (obj.kind != Kind::future)
       fail(Rule::data_needs_future, e.location, "`.data` needs the future of a copy, got `" + text(*m.object) + "`", "",

@@ -152,10 +152,6 @@ void Checker::run() {
     } catch (const Abort&) {
     }
     if (!p.name.empty()) {  // an unnamed parameter is part of the signature only
-      try {
-        require_new_name(Declarator{p.location, p.name});
-      } catch (const Abort&) {
-      }
       define(p.name, t, Origin::parameter, p.location, parameter_text(program_, p))->parameter = static_cast<int>(i);
     }
     // Symbolic dims: names among the extents, bound by the first argument that has them.
@@ -188,6 +184,10 @@ void Checker::run() {
     has_output_ = true;
     output_declared_ = true;
     out_.returned = returned_name(fn_);
+  } else if (ret.kind == TypeKind::element && ret.rank && ret.shape.empty()) {  // f32 mdspan<2>
+    limitation(Rule::unsupported_return, ret.location,
+               "returning a tensor of a rank only (`" + ret.name + " mdspan<...>`) is not supported yet by libcroqjit",
+               "give the return type its shape, e.g. `" + ret.name + " [M, N]`");
   } else if (ret.kind == TypeKind::element && ret.has_shape) {
     try {
       if (!parse_dtype(ret.name, output_dtype_))
