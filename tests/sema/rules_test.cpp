@@ -13,7 +13,7 @@ namespace {
 std::vector<RuleCase> all_cases() {
   std::vector<RuleCase> all;
   for (auto part : {expression_cases, statement_cases, parallel_cases, copy_cases, event_and_mma_cases,
-                    unsupported_cases}) {
+                    unsupported_cases, declaration_cases}) {
     auto cases = part();
     all.insert(all.end(), cases.begin(), cases.end());
   }
@@ -59,6 +59,7 @@ INSTANTIATE_TEST_SUITE_P(Parallel, Rules, ::testing::ValuesIn(parallel_cases()),
 INSTANTIATE_TEST_SUITE_P(Copies, Rules, ::testing::ValuesIn(copy_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(EventsAndMma, Rules, ::testing::ValuesIn(event_and_mma_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Unsupported, Rules, ::testing::ValuesIn(unsupported_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Declarations, Rules, ::testing::ValuesIn(declaration_cases()), case_name);
 
 TEST(RuleTable, EveryRuleHasACase) {
   std::set<std::string> covered;
