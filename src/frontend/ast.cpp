@@ -21,6 +21,7 @@ const char* storage_name(Storage s) {
     case Storage::global: return "global";
     case Storage::shared: return "shared";
     case Storage::local: return "local";
+    case Storage::frag: return "frag";
   }
   return "";
 }
@@ -135,10 +136,11 @@ MemberKind member_kind(const std::string& name) {
 }
 
 bool is_element_type_name(std::string_view name) {
-  static constexpr std::array<std::string_view, 22> names = {
+  static constexpr std::array<std::string_view, 28> names = {
       "u8",  "s8",  "u16",  "s16",  "u32",     "s32",     "u64",     "s64",
       "f16", "bf16", "tf32", "f32", "f64",     "f8_e4m3", "f8_e5m2", "f6_e2m3",
-      "f6_e3m2", "f4_e2m1", "u4", "s4", "u1", "f8_ue8m0"};
+      "f6_e3m2", "f4_e2m1", "u4", "s4", "u1", "f8_ue8m0",
+      "f8_ue4m3", "u2", "s2", "u6", "s6", "bin1"};
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 

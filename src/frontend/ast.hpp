@@ -33,7 +33,7 @@ using StmtList = std::vector<StmtPtr>;
 
 // ---------------------------------------------------------------- types
 
-enum class Storage { none, global, shared, local };
+enum class Storage { none, global, shared, local, frag };  // frag: a register tile spread over the threads
 
 enum class TypeKind {
   element,   // u8 s8 u16 s16 u32 s32 u64 s64 f16 bf16 tf32 f32 f64 f8_* f6_* f4_*
@@ -45,6 +45,7 @@ enum class TypeKind {
   ituple,    // ituple<3>
   mdspan,    // mdspan<2>, or a bare `sp : [..]` definition
   named,     // a template type parameter or another name the parser cannot resolve
+  stream,    // `stream s`: a parameter naming the CUDA stream of an async parallel
 };
 
 struct TypeRef {
@@ -53,9 +54,10 @@ struct TypeRef {
   bool is_mutable = false;
   TypeKind kind = TypeKind::named;
   std::string name;    // "s32", "int", "T", ...
-  ExprPtr rank;        // ituple<N> / mdspan<N>: N
+  ExprPtr rank;        // ituple<N> / mdspan<N>: N; `f32 mdspan<2>` (shape unnamed): 2, with has_shape and no dims
   bool has_shape = false;
-  ExprList shape;      // [M, K], [lhs.span], [lhs.span(0), 64]
+  ExprList shape;      // [M, K], [lhs.span], [lhs.span(0), 64]; `?` is Name "?" (a dim left to the call)
+  ExprPtr arrivals;    // event<256>: the threads that arrive on each event; null when not written
 };
 
 // ---------------------------------------------------------- expressions
@@ -136,6 +138,7 @@ struct Member {
 struct Subscript {  // buffer[stage], full[s]
   ExprPtr object;
   ExprList indices;
+  bool braces = false;  // t {(1), (0)}: a tuple picked from the tuple t
 };
 
 struct ITuple {  // {a, b}
@@ -181,6 +184,7 @@ struct Declarator {
   SourceLocation location;
   std::string name;
   ExprPtr array_size;  // name[STAGES]
+  ExprList more_array_dims;  // name[2][3]: the dims after the first (3)
   enum class Init { none, equals, braces, colon } init = Init::none;
   ExprList init_values;  // `= v` and `: [..]` have one; `{0}` lists them
 };
@@ -391,7 +395,8 @@ struct TemplateParam {
 struct Parameter {
   SourceLocation location;
   TypeRef type;  // storage qualifier, element type, shape
-  std::string name;
+  std::string name;  // empty for an unnamed parameter (`int` in `f(f16 [M] x, int)`)
+  bool by_reference = false;  // f32 [N] &out
 };
 
 struct Function {

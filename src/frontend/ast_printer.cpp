@@ -76,7 +76,8 @@ class Printer {
     for (const Parameter& p : f.params) {
       line(indent + 1) << "(param ";
       type(p.type);
-      out_ << " " << p.name << " " << at(p.location) << ")";
+      if (p.by_reference) out_ << " &";
+      out_ << " " << (p.name.empty() ? "(unnamed)" : p.name) << " " << at(p.location) << ")";
     }
     if (f.body) statement(*f.body, indent + 1);
     out_ << ")";
@@ -86,12 +87,19 @@ class Printer {
     if (t.storage != Storage::none) out_ << storage_name(t.storage) << " ";
     if (t.is_mutable) out_ << "mutable ";
     out_ << (t.name.empty() ? "mdspan" : t.name);
+    const bool rank_only = t.kind == TypeKind::element && t.rank;  // f32 mdspan<2>
+    if (rank_only) out_ << " mdspan";
     if (t.rank) {
       out_ << "<";
       expr(*t.rank);
       out_ << ">";
     }
-    if (t.has_shape) {
+    if (t.arrivals) {
+      out_ << "<";
+      expr(*t.arrivals);
+      out_ << ">";
+    }
+    if (t.has_shape && !rank_only) {
       out_ << " [";
       for (size_t i = 0; i < t.shape.size(); ++i) {
         if (i) out_ << " ";
@@ -153,6 +161,11 @@ class Printer {
       if (dec.array_size) {
         out_ << " [";
         expr(*dec.array_size);
+        out_ << "]";
+      }
+      for (const ExprPtr& dim : dec.more_array_dims) {
+        out_ << "[";
+        expr(*dim);
         out_ << "]";
       }
       if (dec.init == Declarator::Init::equals) out_ << " =";
@@ -434,7 +447,7 @@ class Printer {
     out_ << ")";
   }
   void print_expr(const Subscript& n) {
-    out_ << "(index ";
+    out_ << (n.braces ? "(pick " : "(index ");
     expr(*n.object);
     list(n.indices);
     out_ << ")";

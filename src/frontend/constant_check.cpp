@@ -208,6 +208,7 @@ class ConstantChecker {
 
   void shape(const TypeRef& type, const std::string& owner) {
     expr(type.rank);
+    expr(type.arrivals);
     std::optional<std::int64_t> elements = 1;
     for (std::size_t i = 0; i < type.shape.size(); ++i) {
       const Expr& dim = *type.shape[i];
@@ -246,6 +247,7 @@ class ConstantChecker {
     shape(n.type, n.declarators.empty() ? std::string("the declaration") : quote(n.declarators.front().name));
     for (const Declarator& d : n.declarators) {
       expr(d.array_size);
+      exprs(d.more_array_dims);
       exprs(d.init_values);
     }
   }

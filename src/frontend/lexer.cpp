@@ -354,15 +354,21 @@ std::optional<std::uint64_t> integer_value(std::string_view spelling) {
 std::optional<LiteralProblem> integer_literal_problem(std::string_view spelling) {
   std::string_view suffix = literal_suffix(spelling, false);
   std::uint64_t value = 0;
+  bool too_large = false;
   switch (integer_digits_value(spelling.substr(0, spelling.size() - suffix.size()), value)) {
     case DigitsStatus::malformed: return LiteralProblem{"invalid integer literal " + quote(spelling), ""};
-    case DigitsStatus::too_large: value = UINT64_MAX; break;
+    case DigitsStatus::too_large: value = UINT64_MAX; too_large = true; break;
     case DigitsStatus::ok: break;
   }
   if (!valid_integer_suffix(suffix))
     return LiteralProblem{"integer literal " + quote(spelling) + " has the unknown suffix " + quote(suffix),
                           "integer suffixes are `u`, `l`, `ll` and their combinations (`10u`, `10ull`)"};
-  if (value > static_cast<std::uint64_t>(INT64_MAX))
+  // An unsigned literal (`u` suffix) takes all 64 bits.
+  const bool is_unsigned = suffix.find_first_of("uU") != std::string_view::npos;
+  if (too_large && is_unsigned)
+    return LiteralProblem{"integer literal " + quote(spelling) + " does not fit in a 64-bit unsigned integer",
+                          "the largest is 18446744073709551615"};
+  if (value > static_cast<std::uint64_t>(INT64_MAX) && !is_unsigned)
     return LiteralProblem{"integer literal " + quote(spelling) + " does not fit in a 64-bit signed integer",
                           "the largest is 9223372036854775807; write the smallest as `(-9223372036854775807 - 1)`"};
   return std::nullopt;

@@ -59,7 +59,7 @@ double floating_value(std::string_view spelling);
 
 // Why a numeric literal cannot be used: malformed, an unknown suffix (which
 // would reach the generated CUDA as a user-defined literal), an integer
-// above INT64_MAX, a float that is infinite in its type. nullopt when fine.
+// above INT64_MAX without a `u` suffix, a float that is infinite in its type. nullopt when fine.
 struct LiteralProblem {
   std::string message;
   std::string hint;

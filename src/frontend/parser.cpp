@@ -396,14 +396,26 @@ void Parser::parse_parameters(Function& function) {
   while (true) {
     function.params.push_back(parse_parameter());
     if (accept(")")) return;
-    expect(",", "or `)` after the parameter `" + function.params.back().name + "`");
+    const Parameter& last = function.params.back();
+    expect(",", "or `)` after the parameter `" + (last.name.empty() ? last.type.name : last.name) + "`");
   }
 }
 
-// parameter = type IDENT
+// parameter = type [ "&" ] [ IDENT ]
+// A parameter without a name (`int` in `f(f16 [M] x, int)`) is part of the
+// signature only; `&` passes a tensor by reference (the host sees its writes).
 Parameter Parser::parse_parameter() {
   Parameter p;
+  const Token& first = peek();
   p.type = parse_type();
+  if (at_punct("&")) {
+    advance();
+    p.by_reference = true;
+  }
+  if (at_punct(",") || at_punct(")")) {
+    p.location = location_from(first);
+    return p;
+  }
   const Token& name = expect_identifier("a parameter name");
   p.name = std::string(name.text);
   p.location = location(name);
@@ -416,12 +428,22 @@ static Storage storage_of(const Token& t) {
   if (t.is("global")) return Storage::global;
   if (t.is("shared")) return Storage::shared;
   if (t.is("local")) return Storage::local;
+  if (t.is("frag")) return Storage::frag;
   return Storage::none;
 }
 
+// Other spellings of element types: `half x` is `f16 x`.
+static std::string_view canonical_type_name(std::string_view name) {
+  if (name == "half") return "f16";
+  if (name == "bfp16") return "bf16";
+  if (name == "f8") return "f8_e4m3";
+  return name;
+}
+
 static std::optional<TypeKind> builtin_type(std::string_view name) {
-  if (is_element_type_name(name) || name == "float" || name == "double")
+  if (is_element_type_name(canonical_type_name(name)) || name == "float" || name == "double")
     return TypeKind::element;
+  if (name == "stream") return TypeKind::stream;
   if (name == "int") return TypeKind::int_;
   if (name == "bool") return TypeKind::bool_;
   if (name == "void") return TypeKind::void_;
@@ -443,6 +465,7 @@ bool Parser::at_type_name(size_t ahead) const {
 bool Parser::at_declaration() const {
   const Token& t = peek();
   if (!t.is_identifier()) return false;
+  if (t.is("frag")) return at_type_name(1);  // `frag` is also a fine name for a value
   if (storage_of(t) != Storage::none || t.is("mutable")) return true;
   const Token& next = peek(1);
   if (at_type_name()) {
@@ -451,7 +474,7 @@ bool Parser::at_declaration() const {
     return next.is_identifier() || next.is("[") || next.is("<");
   }
   if (at_type_name(1)) return true;  // `shard f16 [..] x`: reported by parse_type
-  if (next.is(":") && peek(2).is("[")) return true;  // sp : [7, 8]
+  if (next.is(":")) return true;  // sp : [7, 8];  tiles : sp / 4;
   if (next.is("[")) {  // T [M, N] name
     int depth = 0;
     for (size_t i = 1; pos_ + i < tokens_.size(); ++i) {
@@ -464,15 +487,22 @@ bool Parser::at_declaration() const {
   return false;
 }
 
-// type = [ "global" | "shared" | "local" ] [ "mutable" ] type_name
-//        [ "<" expr ">" ] [ shape ]
+// type = [ "global" | "shared" | "local" | "frag" ] [ "mutable" ] type_name
+//        [ "<" expr ">" ] [ "mdspan" ( "<" expr ">" | shape ) | shape ]
+//      | "mutable"                  (before `IDENT =`: the type of the initializer)
 void Parser::parse_shape(TypeRef& type) {
   // shape = "[" [ expr { "," expr } ] "]"
   const Token& open = advance();
   type.has_shape = true;
   if (accept("]")) return;
   while (true) {
-    type.shape.push_back(parse_expression());
+    if (at_punct("?") && (peek(1).is(",") || peek(1).is("]"))) {
+      // `?`: a dim the call gives, without a name.
+      const Token& unknown = advance();
+      type.shape.push_back(make_node<Expr>(location(unknown), Name{"?"}));
+    } else {
+      type.shape.push_back(parse_expression());
+    }
     if (accept("]")) return;
     if (!at(","))
       fail(peek(), "expected `,` or `]` in the shape, found " + describe(peek()),
@@ -488,7 +518,16 @@ TypeRef Parser::parse_type() {
   type.location = location(first);
   type.storage = storage_of(first);
   if (type.storage != Storage::none) advance();
-  if (accept("mutable")) type.is_mutable = true;
+  if (accept("mutable")) {
+    type.is_mutable = true;
+    // `mutable a = 3;`: the initializer gives the type.
+    const Token& next = peek(1);
+    if (peek().is_identifier() && !at_type_name() && (next.is("=") || next.is(",") || next.is(";"))) {
+      type.kind = TypeKind::auto_;
+      type.name = "auto";
+      return type;
+    }
+  }
   const Token& name = peek();
   if (!name.is_identifier())
     fail(name, "expected a type, found " + describe(name));
@@ -499,18 +538,36 @@ TypeRef Parser::parse_type() {
          guess.empty() ? "" : "did you mean `" + guess + "`?");
   }
   advance();
-  type.name = std::string(name.text);
+  type.name = std::string(canonical_type_name(name.text));
   type.kind = builtin_type(name.text).value_or(TypeKind::named);
-  if ((type.kind == TypeKind::ituple || type.kind == TypeKind::mdspan) && accept("<")) {
-    bool saved = angle_closes_;
-    angle_closes_ = true;
-    type.rank = parse_expression();
-    angle_closes_ = saved;
-    if (!accept_closing_angle())
-      fail(peek(), "expected `>` after the rank of `" + type.name + "`, found " + describe(peek()));
+  if ((type.kind == TypeKind::ituple || type.kind == TypeKind::mdspan) && accept("<"))
+    type.rank = parse_angle_value("after the rank of `" + type.name + "`");
+  if (type.kind == TypeKind::event && accept("<"))
+    type.arrivals = parse_angle_value("after the thread count of `event`");
+  if (type.kind == TypeKind::element && at_word("mdspan")) {
+    // f32 mdspan<2> (rank only), f32 mdspan[M, N] (= f32 [M, N])
+    advance();
+    if (accept("<")) {
+      type.rank = parse_angle_value("after the rank of `mdspan`");
+      type.has_shape = true;
+      return type;
+    }
+    if (!at_punct("["))
+      fail(peek(), "expected `<` or `[` after `" + type.name + " mdspan`, found " + describe(peek()),
+           "write the rank, `" + type.name + " mdspan<2>`, or the shape, `" + type.name + " mdspan[M, N]`");
   }
   if (at_punct("[")) parse_shape(type);
   return type;
+}
+
+// angle_value = expr ">"   (after the `<` of `mdspan<2>`, `event<256>`)
+ExprPtr Parser::parse_angle_value(const std::string& where) {
+  bool saved = angle_closes_;
+  angle_closes_ = true;
+  ExprPtr value = parse_expression();
+  angle_closes_ = saved;
+  if (!accept_closing_angle()) fail(peek(), "expected `>` " + where + ", found " + describe(peek()));
+  return value;
 }
 
 // declaration = ( type | IDENT ":" ) declarator { "," declarator } ";"
@@ -534,7 +591,7 @@ StmtPtr Parser::parse_declaration() {
   return stmt;
 }
 
-// declarator = IDENT [ "[" expr "]" ] [ "=" expr | "{" [ expr_list ] "}" | ":" expr ]
+// declarator = IDENT { "[" expr "]" } [ "=" expr | "{" [ expr_list ] "}" | ":" expr ]
 Declarator Parser::parse_declarator() {
   Declarator d;
   const Token& name = expect_identifier("a name to declare");
@@ -543,6 +600,10 @@ Declarator Parser::parse_declarator() {
   if (accept("[")) {
     d.array_size = parse_expression();
     expect("]", "after the array size");
+    while (accept("[")) {  // name[2][3]: an array of arrays
+      d.more_array_dims.push_back(parse_expression());
+      expect("]", "after the array size");
+    }
   }
   if (accept("=")) {
     d.init = Declarator::Init::equals;

@@ -77,6 +77,7 @@ class Parser {
   bool at_declaration() const;
   ast::TypeRef parse_type();
   void parse_shape(ast::TypeRef& type);
+  ast::ExprPtr parse_angle_value(const std::string& where);
   ast::Parameter parse_parameter();
   ast::StmtPtr parse_declaration();
   ast::Declarator parse_declarator();
@@ -125,6 +126,7 @@ class Parser {
   ast::ExprPtr parse_postfix();
   ast::ExprPtr parse_primary();
   ast::ExprPtr parse_convert();
+  ast::ExprPtr parse_tuple_pick(ast::ExprPtr object);
   ast::ExprList parse_call_arguments(std::string_view what);
   ast::ExprPtr parse_call_argument();
   ast::ExprPtr parse_range(const Token& open);

@@ -5,6 +5,7 @@
 // binds tighter than `*`, so `p # m * 2` is `(p # m) * 2`; prefix `#p` is an
 // extent.
 #include <array>
+#include <limits>
 
 #include "frontend/parser.hpp"
 
@@ -113,7 +114,7 @@ ExprPtr Parser::parse_unary() {
   return parse_postfix();
 }
 
-// postfix = primary { "." IDENT [ "(" [ args ] ")" ] | "(" [ args ] ")" | "[" args "]" | "++" | "--" }
+// postfix = primary { "." IDENT [ "(" [ args ] ")" ] | "(" [ args ] ")" | "[" args "]" | tuple_pick | "++" | "--" }
 ExprPtr Parser::parse_postfix() {
   const int begin = peek().offset;
   ExprPtr e = parse_primary();
@@ -157,6 +158,8 @@ ExprPtr Parser::parse_postfix() {
       angle_closes_ = saved_angle;
       expect("]", "to close the subscript");
       e = make_expr(loc, std::move(s));
+    } else if (at_punct("{") && peek(1).is("(") && std::holds_alternative<Name>(e->node)) {
+      e = parse_tuple_pick(std::move(e));
     } else if (at_punct("++") || at_punct("--")) {
       advance();
       e = make_expr(location(t), Unary{t.text == "++" ? UnaryOp::post_increment : UnaryOp::post_decrement,
@@ -203,6 +206,10 @@ ExprPtr Parser::parse_primary() {
       if (t.text == "_") {
         advance();
         return make_expr(loc, Wildcard{});
+      }
+      if (t.text == "inf") {  // infinity, as a float
+        advance();
+        return make_expr(loc, FloatLiteral{"inf", std::numeric_limits<double>::infinity(), ""});
       }
       if (t.text == "__to") return parse_convert();
       if (t.text == "call" && peek(1).is_identifier()) return parse_call_expression();
@@ -266,6 +273,30 @@ ExprPtr Parser::parse_primary() {
   if (t.text == "=>")
     fail(t, "expected an expression, found `=>`", "`=>` belongs in a copy: `dma.copy src => dst;`");
   fail(t, "expected an expression, found " + describe(t));
+}
+
+// tuple_pick = IDENT "{" expr { "," expr } "}"   as in `t {(2), (0), 1}`: inside
+// the braces `(i)` is element i of t. Only after a plain name and before `(`,
+// so that the braces of a body (`foreach i in n { ... }`) are never read as one.
+ExprPtr Parser::parse_tuple_pick(ExprPtr object) {
+  const Token& open = advance();
+  Subscript pick;
+  SourceLocation loc = object->location;
+  pick.object = std::move(object);
+  pick.braces = true;
+  bool saved_bar = bar_closes_, saved_angle = angle_closes_;
+  bar_closes_ = angle_closes_ = false;
+  while (true) {
+    pick.indices.push_back(parse_expression());
+    if (accept("}")) break;
+    if (!accept(","))
+      fail(peek(), "expected `,` or `}` in the tuple pick, found " + describe(peek()),
+           "the `{` at line " + std::to_string(open.line) + ", column " + std::to_string(open.column) +
+               " is not closed");
+  }
+  bar_closes_ = saved_bar;
+  angle_closes_ = saved_angle;
+  return make_expr(loc, std::move(pick));
 }
 
 // convert = "__to" "<" ( type_name | STRING ) ">" "(" expr ")"

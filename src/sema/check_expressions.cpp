@@ -40,8 +40,10 @@ Type Checker::expr(const Expr& e) {
   return std::visit([&](const auto& n) -> Type {
     using T = std::decay_t<decltype(n)>;
     if constexpr (std::is_same_v<T, IntegerLiteral>) {
+      literal_limits(e);
       return known_int(static_cast<std::int64_t>(n.value));
     } else if constexpr (std::is_same_v<T, FloatLiteral>) {
+      literal_limits(e);
       Type t;  // never an integer constant, as in lowering
       t.kind = Kind::scalar;
       t.number = Number::float_;
@@ -308,6 +310,10 @@ Type Checker::call(const Expr& e, const Call& c) {
   Type b = expr(*c.args[1]);
   require_ok(a);
   require_ok(b);
+  const auto whole = [](const Type& t) { return t.kind == Kind::shape || t.kind == Kind::tuple; };
+  if (whole(a) && (whole(b) || b.is_number()))  // cdiv(x.span, {8, 4}): dim by dim
+    fail(Rule::unsupported_shape_arithmetic, e.location,
+         "`cdiv` on a whole shape (`" + text(e) + "`) is not supported yet by libcroqjit", "apply it to each dim");
   for (const auto* side : {&a, &b})
     if (!side->is_number() || side->is_float()) {
       const Expr& operand = side == &a ? *c.args[0] : *c.args[1];
@@ -375,6 +381,12 @@ std::vector<std::optional<std::int64_t>> Checker::shape_dims(const Expr& e) {
     case Kind::future:
       dims.resize(static_cast<std::size_t>(v.rank));
       return dims;
+    case Kind::tuple:  // `f32 [t]` with t = {4, 8}: one dim per value
+      for (const Type& d : v.elements) {
+        if (d.kind == Kind::scalar && !d.is_float() && d.known == Known::at_run_time) runtime_value(e, "a dimension of a shape", d);
+        dims.push_back(d.known_now() ? std::optional<std::int64_t>(d.value) : std::nullopt);
+      }
+      return dims;
     case Kind::scalar:
       if (!v.is_float() && v.known == Known::now) return {v.value};
       if (!v.is_float() && v.known == Known::at_specialization) return {std::nullopt};
@@ -391,7 +403,7 @@ std::vector<Count> Checker::counts(const Expr& e, const char* what) {
   auto add = [&](const Expr& part) {
     Type v = expr(part);
     require_ok(v);
-    if (v.kind == Kind::shape || v.kind == Kind::tensor || v.kind == Kind::future) {
+    if (v.kind == Kind::shape || v.kind == Kind::tensor || v.kind == Kind::future || v.kind == Kind::tuple) {
       for (const auto& d : shape_dims(part)) out.push_back(d ? Count{Known::now, *d} : Count{});
       return;
     }

@@ -67,6 +67,7 @@ void Checker::mma(const Stmt& s, const Mma& m) {
            "the metadata of a sparse mma is an mma.load result, got `" + text(*m.operands[3]) + "`",
            "load it first: `me = mma.load meta_tile;`", notes_of(meta));
   }
+  if (m.op == MmaOp::load && m.operands.size() == 2 && !m.result) fragment_load(m);  // mma.load src, frag
   if (refill || sparse || (m.op == MmaOp::store && (m.operands.size() == 3 || m.operands.size() == 4)))
     fail(Rule::unsupported_mma_form, s.location,
          "mma." + std::string(mma_op_name(m.op)) + " with " + std::to_string(m.operands.size()) +
@@ -153,6 +154,10 @@ void Checker::mma_load(const Stmt& s, const Mma& m) {
 DType Checker::mma_operand(const Expr& e) {
   Type v = expr(e);
   require_ok(v);
+  if (v.is_tile() && v.buffer && v.buffer->fragment)
+    fail(Rule::unsupported_fragment, e.location,
+         "an mma operand in registers (the fragment `" + text(e) + "`) is not supported yet by libcroqjit",
+         "copy it to a shared tile and multiply that");
   if (v.is_tile() && v.buffer->space == Space::shared) {
     // Not copied yet in the source (a consumer region before the producer's):
     // read unswizzled, so that layout is fixed now.

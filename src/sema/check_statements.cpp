@@ -178,6 +178,7 @@ void Checker::define_poisoned(const Stmt& s) {
 // ---- declarations ------------------------------------------------------------------
 
 void Checker::declaration(const Stmt& s, const Declaration& d) {
+  if (declaration_form(s, d)) return;
   const TypeRef& t = d.type;
   if (t.kind == TypeKind::event) return event_declaration(s, d);
   if (t.kind == TypeKind::element && t.has_shape) return tensor_declaration(s, d);

@@ -54,6 +54,10 @@ Type Checker::element(const Expr& e, const Type& target, const ExprList& args) {
 Type Checker::member(const Expr& e, const Member& m) {
   Type obj = expr(*m.object);
   require_ok(obj);
+  if (obj.kind == Kind::accumulator && (m.kind == MemberKind::span || m.kind == MemberKind::at))
+    fail(Rule::unsupported_fragment, e.location,
+         "reading an mma accumulator as a fragment (`" + text(e) + "`) is not supported yet by libcroqjit",
+         "store it first (`mma.store`) and read the stored tile");
   if (m.kind == MemberKind::data) {
     if (obj.kind != Kind::future)
       fail(Rule::data_needs_future, e.location, "`.data` needs the future of a copy, got `" + text(*m.object) + "`", "",
@@ -251,6 +255,8 @@ Type Checker::span_as(const Expr& e, const Member& m, const Type& obj) {
 Type Checker::subscript(const Expr& e, const Subscript& s) {
   Type obj = expr(*s.object);
   require_ok(obj);
+  if (s.braces || obj.kind == Kind::shape || (deriving_shape_ && obj.kind == Kind::tensor && !obj.buffer->is_array))
+    return pick(e, s, obj);
   if (s.indices.size() != 1)
     fail(Rule::subscript_arity, e.location, "`[...]` selects one element of an array of buffers or events");
   const Expr& index = *s.indices[0];

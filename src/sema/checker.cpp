@@ -131,6 +131,7 @@ void Checker::run() {
     const Parameter& p = fn_.params[i];
     Type t;
     try {
+      parameter_form(p);
       if (p.type.has_shape) {
         DType dtype;
         if (!parse_dtype(p.type.name, dtype))
@@ -150,11 +151,13 @@ void Checker::run() {
       }
     } catch (const Abort&) {
     }
-    define(p.name, t, Origin::parameter, p.location, parameter_text(program_, p))->parameter = static_cast<int>(i);
+    if (!p.name.empty()) {  // an unnamed parameter is part of the signature only
+      define(p.name, t, Origin::parameter, p.location, parameter_text(program_, p))->parameter = static_cast<int>(i);
+    }
     // Symbolic dims: names among the extents, bound by the first argument that has them.
     for (std::size_t d = 0; p.type.has_shape && d < p.type.shape.size(); ++d) {
       const auto* n = std::get_if<Name>(&p.type.shape[d]->node);
-      if (!n) continue;
+      if (!n || n->name == "?") continue;  // `?`: a dim without a name
       auto known = std::find_if(symbolic_dims_.begin(), symbolic_dims_.end(), [&](const auto& e) { return e.first == n->name; });
       if (known != symbolic_dims_.end()) {
         out_.resolved[p.type.shape[d].get()] = known->second;
@@ -181,6 +184,10 @@ void Checker::run() {
     has_output_ = true;
     output_declared_ = true;
     out_.returned = returned_name(fn_);
+  } else if (ret.kind == TypeKind::element && ret.rank && ret.shape.empty()) {  // f32 mdspan<2>
+    limitation(Rule::unsupported_return, ret.location,
+               "returning a tensor of a rank only (`" + ret.name + " mdspan<...>`) is not supported yet by libcroqjit",
+               "give the return type its shape, e.g. `" + ret.name + " [M, N]`");
   } else if (ret.kind == TypeKind::element && ret.has_shape) {
     try {
       if (!parse_dtype(ret.name, output_dtype_))

@@ -153,6 +153,18 @@ class Checker {
   void require_warpgroups(const Stmt& s, const std::string& op);
   DType mma_operand(const Expr& e);
 
+  // ---- declarations, parameters, picks and literals (check_declarations.cpp)
+  // Checks the declaration when it is a named shape, an ituple or a
+  // fragment (true: done); arrays of arrays, `event<N>`, `auto` without a value.
+  bool declaration_form(const Stmt& s, const Declaration& d);
+  void named_value_declaration(const Declaration& d);
+  void fragment_declaration(const Stmt& s, const Declaration& d);
+  void fragment_load(const Mma& m);  // mma.load src, frag
+  void parameter_form(const Parameter& p);  // `?` dims, a rank only, `stream`
+  Type pick(const Expr& e, const Subscript& s, const Type& object);
+  void literal_limits(const Expr& e);
+  bool deriving_shape_ = false;  // in the value of `sp : ...`: `x [(1), (0)]` derives a shape
+
   // ---- state
   const Program& program_;
   const Function& fn_;

@@ -54,6 +54,7 @@ struct Buffer {
   // as lowering does.
   int swizzle = -1;
   frontend::ast::SourceLocation where;
+  bool fragment = false;  // `frag`: a register tile spread over the threads of its level
 };
 
 // shared event e[N]

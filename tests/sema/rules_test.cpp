@@ -14,6 +14,7 @@ std::vector<RuleCase> all_cases() {
   std::vector<RuleCase> all;
   for (auto part : {expression_cases, statement_cases, parallel_cases, copy_cases, event_and_mma_cases,
                     unsupported_cases, form_cases}) {
+                    unsupported_cases, declaration_cases}) {
     auto cases = part();
     all.insert(all.end(), cases.begin(), cases.end());
   }
@@ -60,6 +61,7 @@ INSTANTIATE_TEST_SUITE_P(Copies, Rules, ::testing::ValuesIn(copy_cases()), case_
 INSTANTIATE_TEST_SUITE_P(EventsAndMma, Rules, ::testing::ValuesIn(event_and_mma_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Unsupported, Rules, ::testing::ValuesIn(unsupported_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(StatementForms, Rules, ::testing::ValuesIn(form_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Declarations, Rules, ::testing::ValuesIn(declaration_cases()), case_name);
 
 TEST(RuleTable, EveryRuleHasACase) {
   std::set<std::string> covered;

@@ -84,5 +84,6 @@ std::vector<RuleCase> copy_cases();
 std::vector<RuleCase> event_and_mma_cases();
 std::vector<RuleCase> unsupported_cases();
 std::vector<RuleCase> form_cases();
+std::vector<RuleCase> declaration_cases();
 
 }  // namespace croq::sema::test

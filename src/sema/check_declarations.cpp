@@ -1,0 +1,272 @@
+// Declarations beyond plain tensors, scalars and events: named shapes
+// (`sp : [7, 8]`, `mdspan<2> sp : ...`), tuples (`ituple<3> t = {...}`),
+// register fragments (`frag f32 [64] row {0.0f}`), arrays of arrays
+// (`s[4][2]`), `event<N>`; the parameter forms (`&`, unnamed, `?` dims, a rank only,
+// `stream`); tuple picks and shape derivations (`t {(1), (0)}`,
+// `sp [(0) / 2, 4]`); literals libcroqjit cannot print.
+#include <cmath>
+#include <limits>
+
+#include "sema/checker.hpp"
+
+namespace croq::sema::detail {
+
+namespace {
+
+bool is_shape_list(const Expr& e) { return std::holds_alternative<ShapeList>(e.node); }
+
+// "a shape" or "an ituple".
+std::string kind_word(TypeKind k) { return k == TypeKind::ituple ? "an ituple" : "a shape"; }
+
+}  // namespace
+
+// ---- declarations ------------------------------------------------------------------
+
+bool Checker::declaration_form(const Stmt& s, const Declaration& d) {
+  const TypeRef& t = d.type;
+  for (const Declarator& decl : d.declarators) {
+    if (decl.more_array_dims.empty()) continue;
+    // Each size of an array of arrays is a positive constant.
+    std::vector<const Expr*> sizes{decl.array_size.get()};
+    for (const ExprPtr& dim : decl.more_array_dims) sizes.push_back(dim.get());
+    for (const Expr* size : sizes) {
+      std::optional<std::int64_t> n = constant(*size, "an array size");
+      if (n && *n < 1)
+        fail(t.kind == TypeKind::event ? Rule::event_count : Rule::buffer_array_empty, size->location,
+             "an array size is at least 1, got " + std::to_string(*n));
+    }
+  }
+  for (const Declarator& decl : d.declarators)
+    if (!decl.more_array_dims.empty())
+      fail(Rule::unsupported_array_of_arrays, decl.more_array_dims.front()->location,
+           "arrays with more than one dimension (`" + decl.name + "[..][..]`) are not supported yet by libcroqjit",
+           "declare one array of the product of the sizes and index it with `i * n + j`");
+  if (t.kind == TypeKind::event && t.arrivals)
+    limitation(Rule::unsupported_event_arrivals, t.arrivals->location,
+               "an explicit thread count (`event<" + text(*t.arrivals) + ">`) is not supported yet by libcroqjit",
+               "leave the count out: libcroqjit derives it from the triggers");
+  if (t.kind == TypeKind::mdspan || t.kind == TypeKind::ituple) {
+    named_value_declaration(d);
+    return true;
+  }
+  if (t.kind == TypeKind::auto_) {
+    for (const Declarator& decl : d.declarators)
+      if (decl.init_values.empty())
+        fail(Rule::declaration_type, decl.location, "cannot tell the type of `" + decl.name + "` without a value",
+             "give it a type (`mutable int " + decl.name + " = 0;`) or a value (`mutable " + decl.name + " = 0;`)");
+    return false;
+  }
+  if (t.kind == TypeKind::element && t.rank) {  // f32 mdspan<2> x;
+    fail(Rule::unsupported_declaration, t.location,
+         "buffers of a rank only (`" + t.name + " mdspan<" + text(*t.rank) + ">`) are not supported yet by libcroqjit",
+         "give the shape, e.g. `" + t.name + " [M, N] " + d.declarators.front().name + ";`");
+  }
+  if (t.storage == Storage::frag) {
+    fragment_declaration(s, d);
+    return true;
+  }
+  return false;
+}
+
+// sp : [7, 8];  mdspan<2> sp : ...;  ituple<3> t = {a, b, c};
+void Checker::named_value_declaration(const Declaration& d) {
+  const TypeRef& t = d.type;
+  const bool shape = t.kind == TypeKind::mdspan;
+  std::optional<std::int64_t> rank;
+  if (t.rank) {
+    rank = constant(*t.rank, "the rank");
+    if (!rank) fail(Rule::constant_required, t.rank->location, "the rank must be a constant, got `" + text(*t.rank) + "`");
+    if (*rank < 1) fail(Rule::declaration_rank, t.rank->location, "a rank is at least 1, got " + std::to_string(*rank));
+  }
+  if (t.is_mutable)
+    fail(Rule::declaration_type, t.location, std::string(shape ? "shapes" : "ituples") + " cannot be `mutable`",
+         "declare a new name for each value instead");
+  for (const Declarator& decl : d.declarators) {
+    const std::string what = kind_word(t.kind);
+    if (decl.array_size)
+      fail(Rule::declaration_type, decl.array_size->location, "there are no arrays of " + std::string(shape ? "shapes" : "ituples"),
+           shape ? "" : "a tuple of N values is `ituple<N> " + decl.name + " = {...};`");
+    const auto wanted = shape ? Declarator::Init::colon : Declarator::Init::equals;
+    if (decl.init == Declarator::Init::none)
+      fail(Rule::named_value_init, decl.location, "`" + decl.name + "` is " + what + " and must be given its value",
+           shape ? "write `" + decl.name + " : [7, 8];`" : "write `ituple " + decl.name + " = {7, 8};`");
+    if (decl.init != wanted)
+      fail(Rule::named_value_init, decl.location,
+           shape ? "a shape is defined with `:`, not `=` or `{}` (`" + decl.name + "`)"
+                 : "an ituple is initialized with `=`, not `:` or `{}` (`" + decl.name + "`)",
+           shape ? "write `" + decl.name + " : [7, 8];`" : "write `ituple " + decl.name + " = {7, 8};`");
+    const Expr& init = *decl.init_values.front();
+    if (!shape && is_shape_list(init))
+      fail(Rule::named_value_init, init.location, "an ituple is initialized with `{...}`, not `[...]`",
+           "write `ituple " + decl.name + " = {" + text(init).substr(1, text(init).size() - 2) + "};`");
+    deriving_shape_ = shape;
+    Type v;
+    try {
+      v = expr(init);
+    } catch (...) {
+      deriving_shape_ = false;
+      throw;
+    }
+    deriving_shape_ = false;
+    require_ok(v);
+    if (!shape && v.kind != Kind::tuple && v.kind != Kind::shape)
+      fail(Rule::named_value_init, init.location,
+           "`" + text(init) + "` is " + kind_phrase(v.kind) + "; `" + decl.name + "` is an ituple and takes `{...}`", "",
+           notes_of(v));
+    if (shape && v.kind != Kind::shape && v.kind != Kind::tuple && !(v.kind == Kind::tensor || v.kind == Kind::future))
+      fail(Rule::shape_expected, init.location,
+           "`" + text(init) + "` is " + kind_phrase(v.kind) + "; `" + decl.name + "` is a shape such as `[7, 8]`", "",
+           notes_of(v));
+    std::optional<std::int64_t> got;
+    if (v.kind == Kind::shape || v.kind == Kind::tensor || v.kind == Kind::future) got = v.rank;
+    if (v.kind == Kind::tuple) got = static_cast<std::int64_t>(v.elements.size());
+    if (v.kind == Kind::shape && !v.elements.empty()) got = static_cast<std::int64_t>(v.elements.size());
+    if (rank && got && *got != *rank)
+      fail(Rule::declaration_rank, init.location,
+           "`" + decl.name + "` is declared with rank " + std::to_string(*rank) + " but `" + text(init) + "` has " +
+               std::to_string(*got) + (*got == 1 ? " value" : " values"),
+           "", notes_of(v));
+    if (v.kind == Kind::tensor || v.kind == Kind::future) {  // `same : x` names x's shape
+      Type sp;
+      sp.kind = Kind::shape;
+      sp.rank = v.rank;
+      sp.elements.assign(static_cast<std::size_t>(v.rank), Type{Kind::scalar});
+      for (Type& e : sp.elements) e.known = Known::at_specialization;
+      v = sp;
+    }
+    limitation(Rule::unsupported_declaration, decl.location,
+               std::string(shape ? "named shapes (`" + decl.name + " : ...`)" : "ituple declarations (`" + decl.name + "`)") +
+                   " are not supported yet by libcroqjit",
+               "write the shape or tuple where it is used");
+    define(decl.name, v, Origin::declaration, decl.location);
+  }
+}
+
+// frag f32 [64, 64] acc {0.0f};  a register tile, spread over the threads of
+// the level it is declared in. Checked as a local buffer.
+void Checker::fragment_declaration(const Stmt& s, const Declaration& d) {
+  const TypeRef& t = d.type;
+  if (!t.has_shape)
+    fail(Rule::declaration_type, t.location, "a fragment is a tile and needs a shape, e.g. `frag " + t.name + " [64] x;`");
+  limitation(Rule::unsupported_fragment, t.location, "register fragments (`frag`) are not supported yet by libcroqjit",
+             "use a `local` buffer per thread, or an mma accumulator");
+  DType dtype;
+  if (!parse_dtype(t.name, dtype))
+    fail(Rule::unsupported_element_type, t.location, "element type `" + t.name + "` is not supported yet");
+  int rank = 0;
+  for (const auto& dim : t.shape) rank += static_cast<int>(shape_dims(*dim).size());
+  (void)s;
+  for (const Declarator& decl : d.declarators) {
+    if (decl.array_size)
+      fail(Rule::declaration_type, decl.array_size->location, "there are no arrays of fragments",
+           "declare one fragment with one more dimension");
+    Type v;
+    v.kind = Kind::tensor;
+    v.rank = rank;
+    v.buffer = new_buffer(decl.name, dtype, rank, Space::local, decl.location);
+    v.buffer->fragment = true;
+    define(decl.name, v, Origin::declaration, decl.location);
+  }
+}
+
+// mma.load src, frag: loads an mma operand into a register fragment.
+void Checker::fragment_load(const Mma& m) {
+  Type src = expr(*m.operands[0]);
+  Type dst = expr(*m.operands[1]);
+  require_ok(src);
+  require_ok(dst);
+  if (!src.is_tile())
+    fail(Rule::mma_operand_kind, m.operands[0]->location, "mma.load reads a tile, got `" + text(*m.operands[0]) + "`", "",
+         notes_of(src));
+  if (!dst.is_tile() || !dst.buffer || !dst.buffer->fragment)
+    fail(Rule::mma_operand_kind, m.operands[1]->location,
+         "the second operand of mma.load is the fragment it fills, got `" + text(*m.operands[1]) + "`",
+         "declare it `frag " + std::string(dtype_name(src.buffer->dtype)) + " [...] " + text(*m.operands[1]) + ";`",
+         notes_of(dst));
+  fail(Rule::unsupported_fragment, m.operands[1]->location,
+       "mma.load into a register fragment (`" + text(*m.operands[1]) + "`) is not supported yet by libcroqjit",
+       "load it as a value instead: `a = mma.load src;`");
+}
+
+// ---- parameters ----------------------------------------------------------------
+
+void Checker::parameter_form(const Parameter& p) {
+  const TypeRef& t = p.type;
+  const std::string name = p.name.empty() ? "an unnamed parameter" : "`" + p.name + "`";
+  if (p.by_reference && !t.has_shape)
+    fail(Rule::reference_parameter, p.location, "scalars are passed by value; " + name + " cannot take `&`",
+         "remove the `&`");
+  if (p.by_reference && t.storage == Storage::global)
+    fail(Rule::reference_parameter, p.location, "a `global` parameter cannot be passed by reference (" + name + ")",
+         "remove `global` or the `&`");
+  if (t.kind == TypeKind::stream)
+    fail(Rule::unsupported_parameter, p.location,
+         "stream parameters (" + name + ") are not supported yet by libcroqjit",
+         "libcroqjit launches on the stream of the call");
+  if (t.kind == TypeKind::element && t.rank && t.shape.empty())
+    fail(Rule::unsupported_parameter, t.location,
+         "parameters of a rank only (`" + t.name + " mdspan<" + text(*t.rank) + ">`) are not supported yet by libcroqjit",
+         "name the dims, e.g. `" + t.name + " [M, N]`");
+  for (const auto& dim : t.shape)
+    if (const auto* n = std::get_if<Name>(&dim->node); n && n->name == "?")
+      fail(Rule::unsupported_parameter, dim->location,
+           "dims without a name (`?`) are not supported yet by libcroqjit",
+           "name the dim, e.g. `[M, 4]`: the call binds it");
+}
+
+// ---- expressions ---------------------------------------------------------------
+
+// t {(1), (0), 2}: a tuple from the elements of t (`(i)` is element i);
+// sp [(0) / 2, 4] and x [(1), (0)]: a shape from the dims of sp or x's shape.
+Type Checker::pick(const Expr& e, const Subscript& s, const Type& object) {
+  const bool tuple = s.braces;
+  if (tuple ? object.kind != Kind::tuple
+            : object.kind != Kind::shape && !(object.kind == Kind::tensor && !object.buffer->is_array))
+    fail(Rule::pick_operand, s.object->location,
+         "`" + text(*s.object) + "` is " + kind_phrase(object.kind) + "; " +
+             (tuple ? "`{...}` after a name picks from an ituple" : "`[...]` after a shape derives a new shape"),
+         "", notes_of(object));
+  const std::int64_t size =
+      tuple ? static_cast<std::int64_t>(object.elements.size())
+            : (object.kind == Kind::shape && !object.elements.empty() ? static_cast<std::int64_t>(object.elements.size())
+                                                                      : object.rank);
+  Type out;
+  out.kind = tuple ? Kind::tuple : Kind::shape;
+  for (const ExprPtr& index : s.indices) {
+    // A parenthesized integer literal names an element of the operand.
+    const Expr& i = *index;
+    const bool parenthesized = i.source_begin >= 0 && program_.source[static_cast<std::size_t>(i.source_begin)] == '(';
+    const auto* literal = std::get_if<IntegerLiteral>(&i.node);
+    if (parenthesized && literal && size > 0 && literal->value >= static_cast<std::uint64_t>(size))
+      fail(Rule::pick_index, i.location,
+           "`" + text(*s.object) + "` has " + std::to_string(size) + (size == 1 ? " element" : " elements") + "; `(" +
+               std::to_string(literal->value) + ")` is not one of them",
+           "elements count from 0", notes_of(object));
+    Type element;
+    if (!(parenthesized && literal)) {
+      element = expr(i);
+      require_ok(element);
+    }
+    element.kind = Kind::scalar;
+    element.known = Known::at_specialization;
+    out.elements.push_back(element);
+  }
+  out.rank = static_cast<int>(out.elements.size());
+  limitation(tuple ? Rule::unsupported_index_tuple : Rule::unsupported_shape_arithmetic, e.location,
+             tuple ? "picking from an ituple (`" + text(e) + "`) is not supported yet by libcroqjit"
+                   : "deriving a shape (`" + text(e) + "`) is not supported yet by libcroqjit",
+             "write the values out");
+  return out;
+}
+
+void Checker::literal_limits(const Expr& e) {
+  if (const auto* i = std::get_if<IntegerLiteral>(&e.node);
+      i && i->value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    fail(Rule::unsupported_literal, e.location,
+         "integer literals above 9223372036854775807 (`" + i->spelling + "`) are not supported yet by libcroqjit");
+  if (const auto* f = std::get_if<FloatLiteral>(&e.node); f && std::isinf(f->value))
+    fail(Rule::unsupported_literal, e.location, "`inf` is not supported yet by libcroqjit",
+         "use the largest finite value of the type, e.g. `3.4e38f`");
+}
+
+}  // namespace croq::sema::detail

@@ -1,0 +1,39 @@
+// Rule cases: declarations, parameters, picks and literals
+// (src/sema/check_declarations.cpp).
+#include "sema_test_util.hpp"
+
+namespace croq::sema::test {
+
+std::vector<RuleCase> declaration_cases() {
+  return {
+      {"MutableWithoutAValue", "declaration-type", fn("  mutable d;\n"), 2, "d;",
+       "cannot tell the type of `d` without a value",
+       "give it a type (`mutable int d = 0;`) or a value (`mutable d = 0;`)"},
+      {"ShapeDefinedWithEquals", "named-value-init", fn("  mdspan sp = [7, 8];\n"), 2, "sp",
+       "a shape is defined with `:`, not `=` or `{}` (`sp`)", "write `sp : [7, 8];`"},
+      {"TupleOfAnotherRank", "declaration-rank", fn("  ituple<3> t = {1, 2};\n"), 2, "{1",
+       "`t` is declared with rank 3 but `{1, 2}` has 2 values"},
+      {"PickFromAScalar", "pick-operand", fn("  u = n {(0)};\n"), 2, "n {",
+       "`n` is a scalar; `{...}` after a name picks from an ituple"},
+      {"PickOfAMissingDim", "pick-index", fn("  s : lhs.span [(2)];\n"), 2, "2)]",
+       "`lhs.span` has 2 elements; `(2)` is not one of them", "elements count from 0"},
+      {"ScalarByReference", "reference-parameter", "__co__ void f(int &n) { }\n", 1, "n)",
+       "scalars are passed by value; `n` cannot take `&`", "remove the `&`"},
+      {"Fragment", "unsupported-fragment",
+       blk("    parallel t by 128 : thread {\n      frag f32 [64] row {0.0f};\n    }\n"), 4, "frag",
+       "register fragments (`frag`) are not supported yet by libcroqjit",
+       "use a `local` buffer per thread, or an mma accumulator"},
+      {"ArrayOfArrays", "unsupported-array-of-arrays", blk("    shared f32 [32] s[4][2];\n"), 3, "2]",
+       "arrays with more than one dimension (`s[..][..]`) are not supported yet by libcroqjit",
+       "declare one array of the product of the sizes and index it with `i * n + j`"},
+      {"EventThreadCount", "unsupported-event-arrivals", blk("    shared event<256> e;\n"), 3, "256",
+       "an explicit thread count (`event<256>`) is not supported yet by libcroqjit",
+       "leave the count out: libcroqjit derives it from the triggers"},
+      {"UnnamedDim", "unsupported-parameter", "__co__ void f(f32 [?, 4] x) { }\n", 1, "?",
+       "dims without a name (`?`) are not supported yet by libcroqjit", "name the dim, e.g. `[M, 4]`: the call binds it"},
+      {"UnsignedLiteralAboveInt64", "unsupported-literal", fn("  mutable int x = 18446744073709551615u;\n"), 2, "1844",
+       "integer literals above 9223372036854775807 (`18446744073709551615u`) are not supported yet by libcroqjit"},
+  };
+}
+
+}  // namespace croq::sema::test
