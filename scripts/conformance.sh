@@ -59,7 +59,8 @@ while IFS= read -r path; do
   grep -qE 'RUN:[[:space:]]*not[[:space:]]+(choreo|cocc)' <<< "$runs" && expect=reject
   # Some tests pipe the errors into FileCheck instead: a positive CHECK line
   # that expects an error means the file is rejected.
-  grep -qE '//[[:space:]]*CHECK(-NEXT|-SAME|-DAG)?:.*(error:|errors have been detected|Parsing failed)' "$file" &&
+  # CHECK-COUNT-N: expects an error N times (N > 0) just as well.
+  grep -qE '//[[:space:]]*CHECK(-NEXT|-SAME|-DAG|-COUNT-[1-9][0-9]*)?:.*(error:|errors have been detected|Parsing failed)' "$file" &&
     expect=reject
   # Upstream only parses a file whose every compiler run dumps the AST (-e):
   # its test says nothing of the semantic rules, so neither do we.

@@ -108,6 +108,7 @@ void Checker::require_copy_types(const Expr& where, const char* engine, const Ty
 }
 
 void Checker::dma_copy(const Stmt& s, const Copy& c) {
+  if (c.op == CopyOp::any) return placeholder(s, c);
   if (c.op != CopyOp::copy && c.op != CopyOp::transp && c.op != CopyOp::pad)
     fail(Rule::unsupported_copy, c.op_location,
          "dma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit");
@@ -149,6 +150,7 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
     fail(Rule::copy_destination, c.destination_storage_location.line ? c.destination_storage_location : s.location,
          "a copy needs a destination after `=>`", "name a global tensor, or `shared` / `local` for a new buffer");
   }
+  copy_direction(s, c, src, dst, async);
   if (swiz) {
     const int span = swizzle_span(*swiz);
     if (dst.buffer->space != Space::shared)
@@ -163,7 +165,34 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
   bind_future(c, dst, async, nullptr);
 }
 
+// The GPU's copy engines copy nothing between two tensors declared `global`
+// (parameters without `global` are inputs the host may stage).
+void Checker::copy_direction(const Stmt& s, const Copy& c, const Type& src, const Type& dst, bool async) {
+  const Buffer& from = *src.buffer;
+  const Buffer& to = *dst.buffer;
+  if (from.declared_global && to.declared_global)
+    fail(Rule::global_to_global_copy, c.op_location,
+         std::string(async ? "an asynchronous" : "a") + " dma.copy between two `global` tensors is not possible on the GPU",
+         "stage the tile through shared or local memory");
+  if (async && !c.future) require_named_async(s, c);
+}
+
+void Checker::require_named_async(const Stmt& s, const Copy& c) {
+  for (const Modifier& m : c.modifiers)
+    if (m.name == "async" && m.has_template_args) return;  // completes on its event
+  fail(Rule::async_copy_unnamed, s.location,
+       "an asynchronous copy needs a future (`f = " + std::string(c.engine == Engine::tma ? "tma" : "dma") +
+           ".copy.async ...;`) to wait for",
+       "name its future and `wait` for it, or drop `.async`");
+}
+
 void Checker::tma_copy(const Stmt& s, const Copy& c) {
+  // The box extents of the global side are encoded on the host.
+  struct BoxGuard {
+    bool& flag;
+    explicit BoxGuard(bool& f) : flag(f) { flag = true; }
+    ~BoxGuard() { flag = false; }
+  } box_guard(tma_operands_);
   if (options_.target && !options_.target->tma() && !needs_sm90_reported_) {
     needs_sm90_reported_ = true;
     fail(Rule::needs_sm90, c.op_location, "tma.copy needs sm_90 (Hopper); use dma.copy (compiling for " +
@@ -188,6 +217,7 @@ void Checker::tma_copy(const Stmt& s, const Copy& c) {
       fail(Rule::unsupported_modifier, m.location, "`." + m.name + "` on tma.copy is not supported yet by libcroqjit");
     }
   }
+  if (async && !c.future) require_named_async(s, c);
   if (scope_ != Scope::block)
     fail(Rule::tma_scope, s.location, "tma.copy runs at block or warpgroup scope, not inside a thread-level parallel");
   Type src = copy_source(c);
@@ -245,7 +275,10 @@ void Checker::tma_copy(const Stmt& s, const Copy& c) {
          "use dma.copy, or pass it as an argument");
   if (global.buffer->parameter < 0)
     fail(Rule::tma_argument, c.op_location, "tma.copy reads and writes tensors passed as arguments", "use dma.copy");
-  if (store) return;  // a store has no future to wait for
+  if (store) {  // its future only completes the store
+    bind_future(c, global, async, nullptr);
+    return;
+  }
   const Expr* bound_event = nullptr;
   if (bound) {
     if (bound->template_args.size() != 1) fail(Rule::async_event, bound->location, "`.async<e>` names one event");

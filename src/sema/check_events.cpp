@@ -15,6 +15,7 @@ void Checker::event_declaration(const Stmt& s, const Declaration& d) {
   if (scope_ != Scope::block || region_.active)
     fail(Rule::event_scope, s.location, "declare events at block scope (inside the `: block` level, outside inthreads)");
   for (const Declarator& decl : d.declarators) {
+    require_new_name(decl.name, decl.location);
     EventArray& ev = out_.events.emplace_back();
     ev.name = decl.name;
     ev.is_array = decl.array_size != nullptr;
@@ -56,6 +57,7 @@ void Checker::wait_statement(const Wait& w) {
       event_value(*target, "`wait`");
       continue;
     }
+    if (f.from && (f.kind == Kind::mma_future || f.kind == Kind::future)) waited_.insert(f.from);
     if (f.kind == Kind::mma_future) continue;
     if (f.kind != Kind::future)
       fail(Rule::wait_operand, target->location,
@@ -74,7 +76,48 @@ void Checker::wait_statement(const Wait& w) {
   }
 }
 
+// `trigger e after f`: the event completes with the copy, so `f` must be
+// an asynchronous TMA load that nothing has waited for yet.
+void Checker::trigger_after(const Trigger& t) {
+  for (const auto& target : t.targets) {
+    const auto* at = std::get_if<Member>(&target->node);
+    if (t.after.size() < 2 || !at || at->kind != MemberKind::at || at->args.size() != 1) continue;
+    const auto* order = std::get_if<Unary>(&at->args[0]->node);
+    if (order && (order->op == UnaryOp::post_increment || order->op == UnaryOp::pre_increment ||
+                  order->op == UnaryOp::post_decrement || order->op == UnaryOp::pre_decrement))
+      fail(Rule::trigger_after_order, at->args[0]->location,
+           "`" + text(*at->args[0]) + "` changes the event order in a trigger after " + std::to_string(t.after.size()) +
+               " futures",
+           "trigger with the order as it is, then advance it in a statement of its own");
+  }
+  for (const auto& dependency : t.after) {
+    Type f = expr(*dependency);
+    require_ok(f);
+    const std::string name = text(*dependency);
+    if (!std::holds_alternative<Name>(dependency->node) || (f.kind != Kind::future && f.kind != Kind::mma_future))
+      fail(Rule::trigger_after_future, dependency->location,
+           "`trigger ... after` takes the future of an asynchronous copy, got `" + name + "`", "", notes_of(f));
+    if (f.from && waited_.count(f.from))
+      fail(Rule::trigger_after_future, dependency->location,
+           "`" + name + "` has been waited for already; the event can no longer complete with it",
+           "trigger the event right after the `wait " + name + ";`", notes_of(f));
+    if (f.kind == Kind::mma_future)
+      fail(Rule::trigger_after_future, dependency->location,
+           "`" + name + "` is the future of an mma, which completes no event by itself",
+           "write `wait " + name + ";` and then the `trigger`", notes_of(f));
+    if (f.engine != Engine::tma || !f.async)
+      fail(Rule::trigger_after_future, dependency->location,
+           "`" + name + "` is not an asynchronous tma.copy: only TMA loads complete an event",
+           "write `wait " + name + ";` and then the `trigger`", notes_of(f));
+    if (f.buffer && f.buffer->space != Space::shared)
+      fail(Rule::trigger_after_future, dependency->location,
+           "`" + name + "` is a TMA store (shared to global), which completes no event",
+           "store with a synchronous tma.copy, then `trigger` the event", notes_of(f));
+  }
+}
+
 void Checker::trigger_statement(const Stmt& s, const Trigger& t) {
+  if (!t.after.empty()) trigger_after(t);
   if (!t.after.empty())
     fail(Rule::unsupported_after, s.location, "`trigger ... after` is not supported yet by libcroqjit",
          "trigger the event after the statement it waits for");
@@ -114,8 +157,8 @@ void Checker::bind_future(const Copy& c, Type tile, bool async, const Expr* boun
   tile.bound_event = bound_event;
   tile.engine = c.engine;
   tile.zfill = false;
-  define(name->name, tile, Origin::copy_future, c.future->location,
-         std::string(c.engine == Engine::tma ? "tma." : "dma.") + copy_op_name(c.op));
+  define_future(name->name, tile, c.future->location,
+                std::string(c.engine == Engine::tma ? "tma." : "dma.") + copy_op_name(c.op));
 }
 
 }  // namespace croq::sema::detail

@@ -1,6 +1,8 @@
 // Expressions: names, literals, arithmetic, calls, and the constant rules
 // (values that must be known when the kernel is specialized, shapes,
 // parallel counts and loop bounds).
+#include <algorithm>
+
 #include "frontend/parser.hpp"
 #include "sema/checker.hpp"
 #include "support/checked_int.hpp"
@@ -31,6 +33,38 @@ const char* unsupported_operator(UnaryOp op) {
     case UnaryOp::address_of: return "`&` (address of)";
     case UnaryOp::dereference: return "`*` (dereference)";
     default: return nullptr;
+  }
+}
+
+using Range = std::pair<std::int64_t, std::int64_t>;
+
+// The values an integer can take, when known.
+std::optional<Range> range_of(const Type& t) {
+  if (t.known_now() && !t.is_float()) return Range{t.value, t.value};
+  if (t.range) return t.range;
+  if (t.kind == Kind::index && t.count && *t.count > 0) return Range{0, *t.count - 1};
+  return std::nullopt;
+}
+
+// Interval arithmetic for + - * and % by a positive constant; small
+// operands only, so that nothing overflows.
+std::optional<Range> range_arithmetic(BinaryOp op, const Type& l, const Type& r) {
+  const auto a = range_of(l), b = range_of(r);
+  constexpr std::int64_t limit = std::int64_t{1} << 30;
+  if (!a || !b) return std::nullopt;
+  for (std::int64_t v : {a->first, a->second, b->first, b->second})
+    if (v > limit || v < -limit) return std::nullopt;
+  switch (op) {
+    case BinaryOp::add: return Range{a->first + b->first, a->second + b->second};
+    case BinaryOp::sub: return Range{a->first - b->second, a->second - b->first};
+    case BinaryOp::mul: {
+      const std::int64_t p[] = {a->first * b->first, a->first * b->second, a->second * b->first, a->second * b->second};
+      return Range{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+    }
+    case BinaryOp::mod:
+      if (b->first != b->second || b->first <= 0 || a->first < 0) return std::nullopt;
+      return a->second < b->first ? *a : Range{0, b->first - 1};
+    default: return std::nullopt;
   }
 }
 
@@ -121,6 +155,12 @@ Type Checker::name(const Expr& e, const Name& n) {
     fail(Rule::unknown_name, e.location, "unknown name `" + n.name + "`", guess.empty() ? "" : "did you mean `" + guess + "`?");
   }
   if (!trial_) out_.resolved[&e] = s;
+  if (s->type.placeholder) {
+    // Filled by a copy later in the source (a loop's next iteration): its
+    // tile is not known here, so its uses go unchecked.
+    placeholders_used_.insert(s);
+    if (!placeholder_operand_) return Type{};
+  }
   if (s->origin == Origin::index_tuple)  // checked as its indices, one per dimension
     limitation(Rule::unsupported_index_tuple, e.location,
                "`" + n.name + "` names a tuple of indices, which is not supported yet by libcroqjit as a value",
@@ -255,6 +295,7 @@ Type Checker::binary(const Expr& e, const Binary& b) {
     out.value = v.value;
     return out;
   }
+  if (out.number == Number::int_) out.range = range_arithmetic(b.op, l, r);
   // An index plus or minus a constant is still bounded (halo reads), and so
   // is the sum of two indices (stencil taps).
   const bool constant_rhs = r.kind == Kind::scalar && r.known != Known::at_run_time && !r.is_float();
@@ -301,6 +342,11 @@ Type Checker::conditional(const Conditional& c) {
 
 Type Checker::call(const Expr& e, const Call& c) {
   const auto* callee = std::get_if<Name>(&c.callee->node);
+  if (callee && callee->name == "select") return select(e, c);
+  if (callee && callee->name.rfind("__atomic_", 0) == 0) atomic(e, c, callee->name);
+  for (const auto& arg : c.args)  // rotate(f0, f1, f2) and the like name placeholders
+    if (const auto* n = std::get_if<Name>(&arg->node))
+      if (const Symbol* s = lookup(n->name); s && s->type.placeholder) placeholders_used_.insert(s);
   if (!callee || callee->name != "cdiv")
     fail(Rule::unsupported_call, e.location, "calls are not supported yet by libcroqjit (`" + text(*c.callee) + "`)",
          "`cdiv(a, b)` is the one function an expression can call");

@@ -122,11 +122,17 @@ void Checker::mma_load(const Stmt& s, const Mma& m) {
   const Expr& tile_expr = *m.operands[0];
   Type v = expr(tile_expr);
   require_ok(v);
-  if (v.is_tile() && v.buffer->space != Space::shared)
-    fail(Rule::unsupported_mma_form, tile_expr.location,
-         "mma.load from " + std::string(v.buffer->space == Space::global ? "global" : "local") +
-             " memory is not supported yet by libcroqjit",
-         "copy the tile to shared memory first", notes_of(v));
+  if (v.is_tile() && v.buffer->space != Space::shared) {
+    // Croqtile loads fragments from any memory: the operand is usable.
+    limitation(Rule::unsupported_mma_form, tile_expr.location,
+               "mma.load from " + std::string(v.buffer->space == Space::global ? "global" : "local") +
+                   " memory is not supported yet by libcroqjit",
+               "copy the tile to shared memory first");
+    // Loaded fragments of global memory also serve as accumulators (C);
+    // what it is depends on its uses: the name is left unchecked.
+    define(name->name, Type{}, Origin::mma_result, m.result->location, "mma.load");
+    return;
+  }
   if (!v.is_tile() || v.buffer->space != Space::shared)
     fail(Rule::mma_operand_kind, tile_expr.location, "mma.load reads a tile in shared memory", "", notes_of(v));
   require_selected(tile_expr, v);

@@ -167,14 +167,24 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
            "this parallel level needs " + (needed.ok() ? std::to_string(needed.value) : std::string("more than 2^63")) +
                " threads in a block; a block has at most 1024");
     }
+    if (mapping == Mapping::threads && total_known) {
+      if (scope_ == Scope::block && !thread_split_) block_threads(lv, total * unit, !nested_below);
+      if (lv.space == SpaceSpecifier::thread) thread_level_units(lv, total);
+    }
   } catch (const Abort&) {
     cluster_error_ = mapping == Mapping::cluster;
   }
+  const std::int64_t saved_bound = launch_bound_;
+  const auto saved_block_threads = block_threads_;
+  const SourceLocation saved_block_threads_at = block_threads_at_;
   switch (mapping) {
     case Mapping::cluster:
       cluster_open_ = true;
       break;
     case Mapping::grid:
+      launch_bound_ = pending_launch_bound_;
+      pending_launch_bound_ = 0;
+      block_threads_.reset();
       cluster_open_ = false;
       grid_set_ = true;
       scope_ = Scope::block;
@@ -210,8 +220,16 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   }
   if (lv.tuple_name) define(lv.tuple_name->name, tuple, Origin::index_tuple, lv.tuple_name->location, names);
   if (lv.cooperative) ++cooperative_levels_;
+  const SpaceSpecifier saved_parent = parent_space_;
+  parent_space_ = lv.space;
   parallel(s, p, level_index + 1);
+  parent_space_ = saved_parent;
   if (lv.cooperative) --cooperative_levels_;
+  if (mapping == Mapping::grid) {
+    launch_bound_ = saved_bound;
+    block_threads_ = saved_block_threads;
+    block_threads_at_ = saved_block_threads_at;
+  }
   pop();
   if (pushed_group) group_levels_.pop_back();
   scope_ = saved_scope;

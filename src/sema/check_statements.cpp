@@ -71,11 +71,15 @@ void Checker::nested(const Stmt& s) {
 }
 
 void Checker::statement(const Stmt& s) {
+  const std::int64_t pending = pending_launch_bound_;
+  pending_launch_bound_ = 0;
+  if (!s.attributes.empty()) attributes(s);
   try {
     statement_node(s);
   } catch (const Abort&) {
     define_poisoned(s);
   }
+  pending_launch_bound_ = pending;
 }
 
 void Checker::statement_node(const Stmt& s) {
@@ -122,6 +126,15 @@ void Checker::statement_node(const Stmt& s) {
         fail(Rule::break_outside_loop, s.location, std::string(what) + " outside a loop",
              "it leaves the innermost `foreach` or `while` of the same parallel body");
       fail(Rule::unsupported_statement, s.location, std::string(what) + " is not supported yet by libcroqjit");
+    } else if constexpr (std::is_same_v<T, CallStatement>) {
+      call_statement(s, n);
+    } else if constexpr (std::is_same_v<T, Swap>) {
+      swap_statement(s, n);
+    } else if constexpr (std::is_same_v<T, Yield>) {
+      if (parallel_depth_ == 0)
+        fail(Rule::yield_outside_parallel, s.location, "`yield` outside a parallel statement",
+             "`yield` ends the current iteration of a parallel body; the function body has none");
+      fail(Rule::unsupported_statement, s.location, "`yield` is not supported yet by libcroqjit");
     } else if constexpr (std::is_same_v<T, Return>) {
       return_statement(n);
     } else if constexpr (std::is_same_v<T, Assert>) {
@@ -199,15 +212,34 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
   int rank = 0;
   for (const auto& dim : t.shape) rank += static_cast<int>(shape_dims(*dim).size());
   (void)s;
+  const bool inside = parallel_depth_ > 0;
+  if ((t.storage == Storage::shared || t.storage == Storage::local) && !inside)
+    fail(Rule::storage_scope, t.location,
+         std::string(t.storage == Storage::shared ? "shared" : "local") +
+             " tensors are declared inside a parallel statement",
+         "move the declaration into the parallel body that uses it");
+  if (t.storage == Storage::global && inside)
+    fail(Rule::storage_scope, t.location, "global tensors are declared outside parallel statements",
+         "declare it at function scope, or make it `shared` or `local`");
   for (const Declarator& decl : d.declarators) {
+    require_new_name(decl.name, decl.location);
+    for (const auto& init : decl.init_values) {
+      Type v = expr(*init);
+      require_ok(v);
+      if (!v.is_number())
+        fail(Rule::tensor_init, init->location,
+             "`" + decl.name + "` is a tensor; it is initialized with a number, got `" + text(*init) + "`",
+             "fill it with a value such as `{0}`, or copy the tensor in: `dma.copy " + text(*init) + " => " + decl.name + ";`",
+             notes_of(v));
+    }
     Type v;
     v.kind = Kind::tensor;
     v.rank = rank;
     std::optional<std::int64_t> slots;
     if (decl.array_size) {
       if (t.storage != Storage::shared)
-        fail(Rule::buffer_array_not_shared, decl.location, "arrays of buffers live in shared memory (a ring of stages)",
-             "declare it `shared " + t.name + " [...] " + decl.name + "[N];`");
+        limitation(Rule::buffer_array_not_shared, decl.location, "arrays of buffers live in shared memory (a ring of stages)",
+                   "declare it `shared " + t.name + " [...] " + decl.name + "[N];`");
       slots = constant(*decl.array_size, "the number of buffers");
       if (slots && *slots < 1)
         fail(Rule::buffer_array_empty, decl.array_size->location, "an array of buffers needs at least one");
@@ -231,6 +263,7 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
     } else if (t.storage == Storage::global && scope_ == Scope::kernel) {
       // A buffer of the program, allocated by the runtime for each call.
       v.buffer = new_buffer(decl.name, dtype, rank, Space::global, decl.location);
+      v.buffer->declared_global = true;
     } else {
       fail(Rule::unsupported_global_tensor, decl.location, "global tensors other than the returned one are not supported yet",
            "declare it `global` at function scope, `shared` or `local`, or return it");
@@ -249,6 +282,8 @@ void Checker::scalar_declaration(const Declaration& d) {
     number = is_floating(dtype) ? Number::float_ : Number::int_;
   }
   for (const Declarator& decl : d.declarators) {
+    require_new_name(decl.name, decl.location);
+    if (!decl.init_values.empty()) no_string_or_pointer(decl.name, *decl.init_values[0]);
     Type init;
     const bool has_init = !decl.init_values.empty();
     if (has_init) {
@@ -289,13 +324,44 @@ void Checker::scalar_declaration(const Declaration& d) {
   }
 }
 
+// Strings and addresses are not values a name can hold.
+void Checker::no_string_or_pointer(const std::string& name, const Expr& value) {
+  const auto* address = std::get_if<Unary>(&value.node);
+  if (std::holds_alternative<StringLiteral>(value.node))
+    fail(Rule::string_or_pointer, value.location, "`" + name + "` cannot hold a string",
+         "strings appear only as the message of `assert` and as arguments of `call`");
+  if (address && address->op == UnaryOp::address_of)
+    fail(Rule::string_or_pointer, value.location, "`" + name + "` cannot hold an address (`" + text(value) + "`)",
+         "name the tensor itself, or one of its elements with `.at(...)`");
+}
+
+// `call f<T, N>(args);`: a device function libcroqjit does not run yet; its
+// template arguments still name types, constants or values in scope.
+void Checker::call_statement(const Stmt& s, const CallStatement& c) {
+  for (const auto& arg : c.template_args) {
+    const auto* n = std::get_if<Name>(&arg->node);
+    DType dtype;
+    if (!n || parse_dtype(n->name, dtype) || n->name == "int" || n->name == "float" || n->name == "bool" ||
+        n->name == "half" || n->name == "double" || n->name.find("::") != std::string::npos)
+      continue;
+    expr(*arg);  // an unknown name is an error
+  }
+  fail(Rule::unsupported_statement, s.location, "`call` is not supported yet by libcroqjit");
+}
+
 // ---- assignments -----------------------------------------------------------------
 
 void Checker::assignment(const Stmt& s, const Assignment& a) {
   // `name = <value>;` with a new name binds it (`tile = f.data.span_as(...)`,
   // `stage = iv_k % STAGES`).
   const auto* n = std::get_if<Name>(&a.target->node);
+  no_string_or_pointer(text(*a.target), *a.value);
   if (n && a.op == AssignOp::assign && !lookup(n->name) && !program_.defines.count(n->name)) {
+    if (const auto* v = std::get_if<Name>(&a.value->node))
+      if (const Symbol* source = lookup(v->name); source && source->type.placeholder)
+        fail(Rule::placeholder_use, a.value->location,
+             "`" + n->name + "` cannot be bound to `" + v->name + "`, a dma.any placeholder that no copy has filled",
+             "bind the name to a copy's future: `" + n->name + " = dma.copy ...;`", notes_of(source->type));
     Type value = expr(*a.value);
     require_ok(value);
     if (value.is_tile()) {
@@ -310,7 +376,10 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
       if (value.kind == Kind::scalar && !value.element) {
         v.known = value.known;
         v.value = value.value;
+        v.range = value.range;
       }
+      if (value.kind == Kind::index && value.count && *value.count > 0)
+        v.range = std::pair<std::int64_t, std::int64_t>{0, *value.count - 1};
       v.immutable = true;
       define(n->name, v, Origin::binding, a.target->location);
       return;
@@ -354,6 +423,15 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
 // ---- loops ------------------------------------------------------------------------
 
 void Checker::loop(const Stmt& s, const Loop& l) {
+  std::vector<const Identifier*> index_names;
+  if (l.tuple_name) index_names.push_back(&*l.tuple_name);
+  for (const LoopIndex& index : l.indices) index_names.push_back(&index.name);
+  for (const Identifier* id : index_names)
+    if (id->name == "_")
+      fail(Rule::wildcard_outside_chunkat, id->location,
+           std::string("`_` cannot name a ") + (l.kind == LoopKind::with ? "`with`" : "loop") +
+               " index; it only keeps a dimension whole in `chunkat`",
+           "give the index a name");
   // The limitations here leave the loop's meaning clear: its body is checked.
   if (l.kind != LoopKind::foreach_)
     limitation(Rule::unsupported_loop, s.location, "`with` and `apply` loops are not supported yet by libcroqjit",
@@ -403,6 +481,7 @@ void Checker::loop(const Stmt& s, const Loop& l) {
   }
   for (std::size_t d = 0; d < l.indices.size() && !one_name_for_all; ++d) {
     const LoopIndex& index = l.indices[d];
+
     names += (d ? ", `" : "`") + index.name.name + "`";
     if (index.range)
       limitation(Rule::unsupported_loop, index.name.location, "range loops (`" + index.name.name + "(start:end:stride)`) "
@@ -429,7 +508,7 @@ void Checker::return_statement(const Return& r) {
     // Croqtile returns values and tensors to the host from `auto` functions.
     Type v = expr(*r.value);
     require_ok(v);
-    if (v.kind == Kind::scalar || v.kind == Kind::index || (v.kind == Kind::tensor && v.buffer && v.buffer->space == Space::global))
+    if (v.kind == Kind::scalar || v.kind == Kind::index || (v.kind == Kind::tensor && v.buffer))
       fail(Rule::unsupported_return, r.value->location,
            "returning `" + text(*r.value) + "` is not supported yet by libcroqjit",
            "return a tensor declared at function scope, e.g. `s32 [x.span] out; ... return out;`", notes_of(v));

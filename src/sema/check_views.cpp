@@ -93,6 +93,20 @@ Type Checker::member(const Expr& e, const Member& m) {
     obj.pending = Pending::none;
     return obj;
   }
+  if (m.kind == MemberKind::other && m.name == "sqz") {
+    // It drops the extent-1 dimensions an explicit shape gave the view.
+    bool shaped = false;
+    for (const Expr* o = m.object.get(); !shaped;) {
+      const auto* inner = std::get_if<Member>(&o->node);
+      if (!inner || inner->kind == MemberKind::data) break;
+      shaped = inner->kind == MemberKind::subspan || inner->kind == MemberKind::view || inner->kind == MemberKind::span_as;
+      o = inner->object.get();
+    }
+    if (!shaped)
+      fail(Rule::sqz_needs_reshape, e.location,
+           "`.sqz()` drops the extent-1 dimensions of an explicit shape; `" + text(*m.object) + "` has none",
+           "shape the view first, e.g. `.subspan(1, N).at(i, 0).sqz()`");
+  }
   if (m.kind == MemberKind::other)
     fail(Rule::unsupported_member, e.location, "`." + m.name + "` is not supported yet by libcroqjit");
   // The members below need a tensor (or a future, standing for its tile).
@@ -153,6 +167,10 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
         return obj;
       }
       if (obj.pending != Pending::none) fail(Rule::view_needs_from, e.location, "`.view(...)` must be placed with `.from(...)`");
+      if (obj.kind == Kind::future)
+        fail(Rule::future_element, e.location,
+             "`" + text(*m.object) + "` is a future; read the elements of its tile through `.data`",
+             "write `" + text(*m.object) + ".data.at(...)`", notes_of(obj));
       return element(e, obj, m.args);
     }
     case MemberKind::chunkat: {
@@ -200,6 +218,12 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
         Type v = expr(*a);
         require_ok(v);
         extents += v.kind == Kind::tuple ? v.elements.size() : 1;
+        const bool device_value = v.kind == Kind::index || (v.kind == Kind::scalar && !v.is_float() && v.known == Known::at_run_time);
+        if (tma_operands_ && device_value)
+          fail(Rule::tma_box_runtime, a->location,
+               "a tma.copy box extent is encoded on the host before the launch; `" + text(*a) +
+                   "` is computed in the kernel",
+               "use a constant or an expression of the parameters' dims, and mask the tail instead", notes_of(v));
         if (v.kind != Kind::tuple) constant(*a, "a tile extent", true);
       }
       if (static_cast<int>(extents) != obj.rank)
@@ -241,7 +265,7 @@ Type Checker::span_as(const Expr& e, const Member& m, const Type& obj) {
   if (all_known && !positive)
     fail(Rule::span_as_shape, m.args[0]->location, "`.span_as` needs positive extents, got " + list + "]");
   if (obj.window || obj.pending != Pending::none)
-    fail(Rule::span_as_window, e.location, "`.span_as` reinterprets a whole buffer, not a window into a larger tensor",
+    fail(Rule::span_as_window, e.location, "`.span_as` of a window into a larger tensor is not supported yet by libcroqjit",
          "copy the tile first, then reinterpret its `.data`", notes_of(obj));
   Type r = obj;
   // A new buffer with the same storage, as lowering makes one: its layout is tracked apart.
@@ -275,6 +299,13 @@ Type Checker::subscript(const Expr& e, const Subscript& s) {
     fail(Rule::array_index_range, index.location,
          "index " + std::to_string(idx.value) + " is out of range for " + std::to_string(*count) + " elements", "",
          notes_of(obj));
+  // (Inside an inthreads region the condition narrows the index: not modelled.)
+  if (!idx.known_now() && idx.range && count && !region_.active && (idx.range->first < 0 || idx.range->second >= *count))
+    fail(Rule::array_index_range, index.location,
+         "`" + text(index) + "` takes the values " + std::to_string(idx.range->first) + ".." +
+             std::to_string(idx.range->second) + ", outside the " + std::to_string(*count) + " elements of `" +
+             text(*s.object) + "`",
+         "", notes_of(idx));
   if (event) obj.event_selected = true;
   else obj.slot_selected = true;
   return obj;

@@ -129,6 +129,10 @@ void Checker::run() {
   push();
   for (std::size_t i = 0; i < fn_.params.size(); ++i) {
     const Parameter& p = fn_.params[i];
+    try {
+      require_new_name(p.name, p.location);
+    } catch (const Abort&) {
+    }
     Type t;
     try {
       parameter_form(p);
@@ -140,6 +144,7 @@ void Checker::run() {
         t.rank = static_cast<int>(p.type.shape.size());
         t.buffer = new_buffer(p.name, dtype, t.rank, Space::global, p.location);
         t.buffer->parameter = static_cast<int>(i);
+        t.buffer->declared_global = p.type.storage == Storage::global;
       } else {
         t.kind = Kind::scalar;
         DType dtype;

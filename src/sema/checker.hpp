@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,7 +60,7 @@ class Checker {
 
   // ---- symbols (checker.cpp)
   void push() { scopes_.emplace_back(); }
-  void pop() { scopes_.pop_back(); }
+  void pop();  // reports the scope's unused dma.any placeholders (check_futures.cpp)
   Symbol* define(const std::string& name, Type type, Origin origin, const SourceLocation& where,
                  std::string detail = {});
   const Symbol* lookup(const std::string& name) const;
@@ -107,6 +108,8 @@ class Checker {
   void assignment(const Stmt& s, const Assignment& a);
   void loop(const Stmt& s, const Loop& l);
   void return_statement(const Return& r);
+  void no_string_or_pointer(const std::string& name, const Expr& value);
+  void call_statement(const Stmt& s, const CallStatement& c);
   Type condition(const Expr& e, const char* what);
   void body_after_condition(const Expr& cond, const char* what, const Stmt& body);
   // Names a failed statement would have defined, as errors (no cascades).
@@ -135,12 +138,27 @@ class Checker {
   // The destination `dst` (at `where`) of a copy from a tile of `from`: same rank and element type.
   void require_copy_types(const Expr& where, const char* engine, const Type& from, const Type& dst);
   int swizzle_span(const Modifier& m);
+  void copy_direction(const Stmt& s, const Copy& c, const Type& src, const Type& dst, bool async);
+  void require_named_async(const Stmt& s, const Copy& c);
+
+  // ---- names of futures, placeholders, swap, select (check_futures.cpp)
+  const Symbol* declared_here(const std::string& name) const;
+  void require_new_name(const std::string& name, const SourceLocation& at);
+  void placeholder(const Stmt& s, const Copy& c);
+  void define_future(const std::string& name, Type tile, const SourceLocation& at, std::string detail);
+  std::size_t scope_of(const Symbol* symbol) const;
+  void swap_statement(const Stmt& s, const Swap& sw);
+
+  // ---- builtin calls (check_builtins.cpp)
+  Type select(const Expr& e, const Call& c);
+  void atomic(const Expr& e, const Call& c, const std::string& name);
 
   // ---- events and futures (check_events.cpp)
   void event_declaration(const Stmt& s, const Declaration& d);
   Type event_value(const Expr& e, const char* what);
   void wait_statement(const Wait& w);
   void trigger_statement(const Stmt& s, const Trigger& t);
+  void trigger_after(const Trigger& t);
   void arrive(const Type& event, const SourceLocation& where);
 
   // ---- mma (check_mma.cpp)
@@ -164,6 +182,16 @@ class Checker {
   Type pick(const Expr& e, const Subscript& s, const Type& object);
   void literal_limits(const Expr& e);
   bool deriving_shape_ = false;  // in the value of `sp : ...`: `x [(1), (0)]` derives a shape
+  // ---- attributes (check_attributes.cpp)
+  void attributes(const Stmt& s);
+  // One integer argument of an attribute: a constant, at least `least`.
+  std::int64_t attribute_integer(const Attribute& a, const Expr& arg, std::int64_t least, const char* what);
+  void schedule_attribute(const Stmt& s, const Attribute& a);
+  // A thread-mapped level entered at block scope: the block's thread count
+  // against [[launch_bounds]] and against its sibling statements.
+  void block_threads(const ParallelLevel& lv, std::int64_t threads, bool leaf);
+  // A `: thread` level under a `: group` / `: group-4` level fills whole units.
+  void thread_level_units(const ParallelLevel& lv, std::int64_t threads);
 
   // ---- state
   const Program& program_;
@@ -207,6 +235,18 @@ class Checker {
   bool output_declared_ = false;  // `auto` return: the returned declaration sets the output type
   int loops_ = 0;
   int cooperative_levels_ = 0;  // `: block<cooperative>` levels around the statement
+  // [[launch_bounds(N)]] of the enclosing block-level statement (0: none).
+  std::int64_t launch_bound_ = 0;
+  SourceLocation launch_bound_at_;
+  std::int64_t pending_launch_bound_ = 0;  // set by the attribute, taken by the block level
+  // Threads per block of the first leaf thread-level statement of the block.
+  std::optional<std::int64_t> block_threads_;
+  SourceLocation block_threads_at_;
+  SpaceSpecifier parent_space_ = SpaceSpecifier::none;  // the level around the one being checked
+  std::set<const Symbol*> waited_;                      // futures a `wait` has named
+  bool tma_operands_ = false;                           // checking the operands of a tma.copy
+  std::set<const Symbol*> placeholders_used_;           // dma.any placeholders a copy filled or a statement named
+  bool placeholder_operand_ = false;                    // a swap operand may be an unfilled placeholder
   int parallel_depth_ = 0;  // parallel statements around the statement  // foreach and while loops around the statement, inside its parallel body
 };
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "croq/dtype.hpp"
@@ -47,6 +48,7 @@ struct Buffer {
   Space space = Space::global;
   int parameter = -1;     // 0-based parameter index; -1: not a parameter
   bool returned = false;  // the function's returned tensor
+  bool declared_global = false;  // says `global` (parameters without it are global by default)
   bool is_array = false;  // shared T [..] name[N]: a ring of N buffers
   std::optional<std::int64_t> slots;  // N when it is a constant
   // Shared tiles: the byte span of the `.swiz<N>` layout its first writer
@@ -84,6 +86,9 @@ struct Type {
   std::int64_t value = 0;   // known == now (bool: 0 or 1)
   bool element = false;     // read from a tensor element
   bool immutable = false;   // a named scalar declared without `mutable` (a `const` in CUDA)
+  // Integers: the values it can take, [lo, hi], when bounded indices and
+  // constants determine them (halo and stage arithmetic: `p - 1`, `k % 2`).
+  std::optional<std::pair<std::int64_t, std::int64_t>> range;
   // index: how many values it takes, when that is a constant
   std::optional<std::int64_t> count;
   Known count_known = Known::at_specialization;
@@ -96,6 +101,8 @@ struct Type {
   bool zfill = false;
   // future
   bool async = false;
+  bool placeholder = false;  // `f = dma.any;` that no copy has filled yet
+  bool refillable = false;   // declared by dma.any: later copies may fill it again
   frontend::ast::Engine engine = frontend::ast::Engine::dma;
   const frontend::ast::Expr* bound_event = nullptr;  // .async<e>
   // event
