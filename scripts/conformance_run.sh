@@ -84,11 +84,12 @@ prepare() {
   mkdir -p "$dir"
   rm -f "$dir/status" "$dir/detail" "$dir/prog"
   git --git-dir="$git_dir" show "HEAD:$path" > "$dir/source.co"
+  cp "$dir/source.co" "$dir/${path##*/}"  # croq's messages name the file as upstream does
   if ! grep -qE '^[[:space:]]*//[[:space:]]*RUN:.*(--execute|\.exe|run\.sh)' "$dir/source.co"; then
     echo skipped-codegen > "$dir/status"
     return
   fi
-  if ! "$croq" host "$dir/source.co" -o "$dir/program.cpp" 2> "$dir/host.err"; then
+  if ! (cd "$dir" && "$croq" host "${path##*/}" -o program.cpp 2> host.err); then
     echo compile-error > "$dir/status"
     first_error "$dir/host.err" > "$dir/detail"
     return

@@ -112,6 +112,33 @@ using f6_e3m2 = minifloat<3, 2>;
 using f6_e2m3 = minifloat<2, 3>;
 using f4_e2m1 = minifloat<2, 1>;
 
+// A sub-byte integer of Bits bits, one per byte on the host; values wrap
+// into its range. libcroqjit has no dtype for these either.
+template <int Bits, bool Signed>
+struct subbyte_int {
+  std::int8_t value = 0;
+  subbyte_int() = default;
+  subbyte_int(long long v) {  // NOLINT: behaves like a number
+    const long long span = 1ll << Bits;
+    long long w = ((v % span) + span) % span;
+    if (Signed && w >= span / 2) w -= span;
+    value = static_cast<std::int8_t>(w);
+  }
+  operator int() const { return value; }  // NOLINT
+};
+using s6 = subbyte_int<6, true>;
+using u6 = subbyte_int<6, false>;
+using s4 = subbyte_int<4, true>;
+using u4 = subbyte_int<4, false>;
+using s2 = subbyte_int<2, true>;
+using u2 = subbyte_int<2, false>;
+using u1 = subbyte_int<1, false>;
+using bin1 = subbyte_int<1, false>;
+template <typename T>
+struct is_subbyte_int : std::false_type {};
+template <int Bits, bool Signed>
+struct is_subbyte_int<subbyte_int<Bits, Signed>> : std::true_type {};
+
 // The libcroqjit dtype of a host element type; `known` is false for types
 // it has none for.
 template <typename T, typename = void>
@@ -414,7 +441,7 @@ inline std::mt19937_64& rng() {
 template <typename T>
 void fill_random(T* data, std::size_t n, double lo, double hi) {
   if (hi < lo) std::swap(lo, hi);
-  if constexpr (std::is_integral_v<T>) {
+  if constexpr (std::is_integral_v<T> || is_subbyte_int<T>::value) {
     std::uniform_int_distribution<long long> dist(static_cast<long long>(lo), static_cast<long long>(hi));
     for (std::size_t i = 0; i < n; ++i) data[i] = static_cast<T>(dist(rng()));
   } else {

@@ -136,7 +136,13 @@ spanned_data<T, R> from_tensor(const croq::Tensor& result, const char* entry) {
   return out;
 }
 
-// Calls the __co__ function `entry`; Result is void or spanned_data<T, R>.
+template <typename T>
+struct is_spanned_data : std::false_type {};
+template <typename T, std::size_t R>
+struct is_spanned_data<spanned_data<T, R>> : std::true_type {};
+
+// Calls the __co__ function `entry`; Result is void, spanned_data<T, R>, or
+// an element type T (the function returns a scalar).
 template <typename Result, typename... Args>
 Result call(const char* source, const char* source_name, const char* entry, Args&&... args) {
   const croq::Kernel k = kernel(source, source_name, entry);
@@ -145,9 +151,11 @@ Result call(const char* source, const char* source_name, const char* entry, Args
     croq::Tensor result = k.launch(std::span<const croq::Arg>(packed.data(), packed.size()));
     if constexpr (std::is_void_v<Result>) {
       return;
-    } else {
+    } else if constexpr (is_spanned_data<Result>::value) {
       using Element = std::remove_pointer_t<decltype(std::declval<Result&>().data())>;
       return from_tensor<Element, Result::rank()>(result, entry);
+    } else {
+      return from_tensor<Result, 1>(result, entry)[0];  // a scalar result: one element
     }
   } catch (const croq::Error& e) {
     fail(entry, e);

@@ -135,8 +135,8 @@ int written_rank(const ast::Function& fn, const ast::ExprList& shape, int depth)
   return rank;
 }
 
-// What the C++ function for `fn` returns: "void" or
-// "choreo::spanned_data<choreo::T, R>".
+// What the C++ function for `fn` returns: "void", "choreo::spanned_data<choreo::T, R>",
+// or "choreo::T" for a scalar.
 std::string result_type(const ast::Program& program, const ast::Function& fn) {
   std::string element;
   int rank = 0;
@@ -146,20 +146,30 @@ std::string result_type(const ast::Program& program, const ast::Function& fn) {
     const sema::CheckedProgram checked = sema::check(program, {&fn}, options);
     if (const sema::CheckedFunction* f = checked.find(fn.name)) {
       for (const sema::Buffer& b : f->buffers)
-        if (b.returned) {
+        if (b.returned && b.rank > 0) {
           element = std::string(dtype_name(b.dtype));
           rank = b.rank;
         }
     }
   } catch (const CompileError&) {
-    // sema rejects the function: the call will report why; take the type as written.
+    // sema rejects the function: the call will report why.
+  }
+  if (element.empty()) {  // take the type as written
     if (const ast::TypeRef* t = ast::returned_tensor_type(fn)) {
       element = t->name;
       rank = written_rank(fn, t->shape, 0);
     }
   }
-  if (element.empty() || rank <= 0) return "void";
-  return "choreo::spanned_data<choreo::" + element + ", " + std::to_string(rank) + ">";
+  if (!element.empty() && rank > 0)
+    return "choreo::spanned_data<choreo::" + element + ", " + std::to_string(rank) + ">";
+  // A scalar: `__co__ s32 f(...)`, or `auto` returning a scalar declaration.
+  const ast::TypeRef* scalar = &fn.return_type;
+  if (scalar->kind == ast::TypeKind::auto_) {
+    const std::string name = ast::returned_name(fn);
+    scalar = name.empty() ? nullptr : declared_type(fn, name);
+  }
+  if (scalar && scalar->kind == ast::TypeKind::element && !scalar->has_shape) return "choreo::" + scalar->name;
+  return "void";
 }
 
 std::string raw_string_delimiter(const std::string& source) {

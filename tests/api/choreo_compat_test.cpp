@@ -85,6 +85,16 @@ TEST(ChoreoCompat, Conversions) {
   EXPECT_EQ(float(choreo::f6_e2m3(0.125f)), 0.125f);
   EXPECT_EQ(float(choreo::f6_e3m2(28.0f)), 28.0f);
   EXPECT_EQ(float(choreo::f6_e3m2(-0.0625f)), -0.0625f);
+  // Sub-byte integers wrap into their range.
+  EXPECT_EQ(int(choreo::s4(9)), -7);
+  EXPECT_EQ(int(choreo::s4(-8)), -8);
+  EXPECT_EQ(int(choreo::u4(17)), 1);
+  EXPECT_EQ(int(choreo::s6(31)), 31);
+  EXPECT_EQ(int(choreo::s2(2)), -2);
+  EXPECT_EQ(int(choreo::bin1(3)), 1);
+  auto bits = choreo::make_spandata<choreo::u2>(64);
+  bits.fill_random(0, 3);
+  for (std::size_t i = 0; i < 64; ++i) EXPECT_TRUE(bits[i] >= 0 && bits[i] <= 3);
 }
 
 TEST(ChoreoCompat, SpanViewsOfProgramMemory) {

@@ -43,7 +43,7 @@ TEST(HostCommand, WrapsEachCoFunctionAndKeepsTheHostCode) {
   // __device__ code and the upstream runtime's include go.
   EXPECT_NE(code.find("static int host_helper(int x) { return x * 3; }"), std::string::npos);
   EXPECT_NE(code.find("int main() {"), std::string::npos);
-  EXPECT_NE(code.find("#line 33 \"" + kHostProgram + "\""), std::string::npos) << code;
+  EXPECT_NE(code.find("#line 30 \"" + kHostProgram + "\""), std::string::npos) << code;
   EXPECT_EQ(code.find("__co__"), std::string::npos) << code;
   EXPECT_EQ(code.find("not_host_code"), std::string::npos) << code;
   EXPECT_EQ(code.find("#include \"choreo.h\""), std::string::npos) << code;
