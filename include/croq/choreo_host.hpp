@@ -127,7 +127,8 @@ spanned_data<T, R> from_tensor(const croq::Tensor& result, const char* entry) {
   if (!result.defined()) throw croq::Error(std::string("`") + entry + "` returned no tensor");
   const croq::Tensor host = result.to_host();
   if (host.dtype() != dtype_or_fail<T>() || host.shape().rank() != static_cast<int>(R))
-    throw croq::Error(std::string("`") + entry + "` returned " + host.view().str() + ", not the rank-" +
+    throw croq::Error(std::string("`") + entry + "` returned " + std::string(croq::dtype_name(host.dtype())) + " " +
+                      host.shape().str() + ", not the rank-" +
                       std::to_string(R) + " tensor its declaration gives");
   mdspan<R> dims;
   for (std::size_t d = 0; d < R; ++d) dims[d] = host.shape()[d];

@@ -44,7 +44,8 @@ TEST(HostCommand, WrapsEachCoFunctionAndKeepsTheHostCode) {
   EXPECT_NE(code.find("static int host_helper(int x) { return x * 3; }"), std::string::npos);
   EXPECT_NE(code.find("int main() {"), std::string::npos);
   EXPECT_NE(code.find("#line 30 \"" + kHostProgram + "\""), std::string::npos) << code;
-  EXPECT_EQ(code.find("__co__"), std::string::npos) << code;
+  for (const char* co_text : {"__co__ s32", "__co__ auto", "__co__ void", "parallel p by"})
+    EXPECT_EQ(code.find(co_text), std::string::npos) << co_text << "\n" << code;
   EXPECT_EQ(code.find("not_host_code"), std::string::npos) << code;
   EXPECT_EQ(code.find("#include \"choreo.h\""), std::string::npos) << code;
 }
