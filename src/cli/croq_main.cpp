@@ -12,6 +12,7 @@
 
 #include "cli/cli_common.hpp"
 #include "cli/file_io.hpp"
+#include "cli/host_command.hpp"
 #include "cli/kernel_commands.hpp"
 #include "croq/error.hpp"
 #include "croq/options.hpp"
@@ -162,6 +163,16 @@ const Subcommand kSubcommands[] = {
      "  a returned tensor is allocated on every call and that is timed too.\n"
      "  --define, --entry, --arch as for `croq compile`\n",
      croq::cli::run_bench},
+    {"host", "FILE.co [-o OUT.cpp]",
+     "print a C++ program that runs FILE.co's host code, calling its __co__ functions through libcroqjit",
+     "  -o FILE   write the program to FILE instead of standard output\n"
+     "  The output includes <croq/choreo.hpp>; build it with\n"
+     "  g++ -std=c++20 -I<prefix>/include OUT.cpp -L<prefix>/lib -lcroqjit\n"
+     "  (and -lcudart where the CUDA toolkit's headers are found). Each __co__\n"
+     "  function becomes a C++ function of the same name that compiles it on its\n"
+     "  first call; a failing call exits with 3 (compile error), 4 (arguments),\n"
+     "  5 (CUDA) or 6. CROQ_HOST_CHECK_ONLY=1 compiles every function and exits.\n",
+     croq::cli::run_host},
 };
 
 void print_help() {
