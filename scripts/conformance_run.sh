@@ -40,6 +40,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 out=$(mkdir -p "$out" && cd "$out" && pwd)
+build=$(cd "$build" 2>/dev/null && pwd) || { echo "no build directory $build" >&2; exit 2; }
 croq=$build/croq
 [ -x "$croq" ] || { echo "no croq at $croq: build first (cmake --build build --target croq croqjit)" >&2; exit 2; }
 libdir=$(dirname "$(find "$build" -maxdepth 1 -name 'libcroqjit.so*' | head -1)")
