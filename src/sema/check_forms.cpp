@@ -164,4 +164,52 @@ void Checker::loop_extras(const Loop& l) {
   }
 }
 
+
+// swap a, b / rotate a, b, c: futures of one kind (synchronous or not, the
+// same tile type), each defined in the same scope.
+void Checker::swap_statement(const Stmt& s, const Swap& w) {
+  const std::string what = w.rotate ? "`rotate`" : "`swap`";
+  std::vector<const Expr*> operands = {w.first.get(), w.second.get()};
+  for (const ExprPtr& e : w.more) operands.push_back(e.get());
+  auto defining_scope = [&](const Expr& e) -> int {
+    const auto* n = std::get_if<Name>(&e.node);
+    for (std::size_t i = 0; n && i < scopes_.size(); ++i)
+      for (const auto& entry : scopes_[i])
+        if (entry.first == n->name) return static_cast<int>(i);
+    return -1;
+  };
+  Type first;
+  int first_scope = -1;
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    const Expr& e = *operands[i];
+    Type t = expr(e);
+    require_ok(t);
+    const int scope = defining_scope(e);
+    if (i == 0) {
+      first = t;
+      first_scope = scope;
+      continue;
+    }
+    const Expr& head = *operands[0];
+    if (t.kind == Kind::future && first.kind == Kind::future && t.async != first.async)
+      fail(Rule::swap_operands, e.location,
+           "`" + text(head) + "` is the future of " + (first.async ? "an asynchronous" : "a synchronous") + " copy and `" +
+               text(e) + "` of " + (t.async ? "an asynchronous" : "a synchronous") + " one; " + what +
+               " exchanges futures of the same kind",
+           "", notes_of(t));
+    if (t.is_tile() && first.is_tile() && t.buffer && first.buffer && (t.buffer->dtype != first.buffer->dtype || t.rank != first.rank))
+      fail(Rule::swap_operands, e.location,
+           "`" + text(head) + "` and `" + text(e) + "` hold different tiles (" + std::string(dtype_name(first.buffer->dtype)) +
+               " of rank " + std::to_string(first.rank) + ", " + std::string(dtype_name(t.buffer->dtype)) + " of rank " +
+               std::to_string(t.rank) + ")",
+           "", notes_of(t));
+    if (scope != first_scope)
+      fail(Rule::swap_operands, e.location,
+           "`" + text(head) + "` and `" + text(e) + "` are defined in different scopes; " + what +
+               " exchanges futures of one scope",
+           "define both futures in the same block", notes_of(t));
+  }
+  fail(Rule::unsupported_statement, s.location, what + " is not supported yet by libcroqjit");
+}
+
 }  // namespace croq::sema::detail

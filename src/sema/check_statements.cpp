@@ -118,6 +118,8 @@ void Checker::statement_node(const Stmt& s) {
       trigger_statement(s, n);
     } else if constexpr (std::is_same_v<T, Mma>) {
       mma(s, n);
+    } else if constexpr (std::is_same_v<T, Swap>) {
+      swap_statement(s, n);
     } else if constexpr (std::is_same_v<T, Sync>) {
       sync_statement(s, n);
     } else if constexpr (std::is_same_v<T, Break> || std::is_same_v<T, Continue>) {
