@@ -470,6 +470,8 @@ bool Parser::at_declaration() const {
   const Token& next = peek(1);
   if (at_type_name()) {
     bool builtin = std::find(type_params_.begin(), type_params_.end(), t.text) == type_params_.end();
+    // `half = x;`: the other spellings of element types are also fine names.
+    if (canonical_type_name(t.text) != t.text || t.is("stream")) return next.is_identifier() || next.is("[");
     if (builtin) return !next.is("(") && !next.is(".");  // `int = 5` is a broken declaration
     return next.is_identifier() || next.is("[") || next.is("<");
   }

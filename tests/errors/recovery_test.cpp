@@ -99,12 +99,12 @@ TEST(Recovery, BrokenFunctionDoesNotHideTheNextOne) {
 TEST(Recovery, BrokenSignatureSkipsToTheNextFunction) {
   const std::string source =
       "__co__ void a(s32 [8] x y) { wait; }\n"
-      "__co__ void b(s32 [8]) { }\n"
+      "__co__ void b(s32 [8] 5) { }\n"
       "__co__ void c() { n = ; }\n";
   auto d = errors_of(source);
   ASSERT_EQ(d.size(), 3u);
   EXPECT_EQ(d[0].message, "expected `,` or `)` after the parameter `x`, found `y`");
-  EXPECT_EQ(d[1].message, "expected a parameter name, found `)`");
+  EXPECT_EQ(d[1].message, "expected a parameter name, found `5`");
   EXPECT_EQ(d[2].message, "expected a value after `=`, found `;`");
   EXPECT_EQ(d[2].line, 3);
 }

@@ -18,7 +18,7 @@ std::vector<RuleCase> unsupported_cases() {
        "element type `tf32` is not supported yet"},
       {"ItupleDeclaration", "unsupported-declaration", fn("  ituple<3> t = {1, 2, 3};\n"), 2, "t =",
        "ituple declarations (`t`) are not supported yet by libcroqjit", "write the shape or tuple where it is used"},
-      {"MdspanDeclaration", "unsupported-declaration", fn("  mdspan<2> sp : [7, 8];\n"), 2, "sp",
+      {"MdspanDeclaration", "unsupported-declaration", fn("  mdspan<2> sp : [7, 8];\n"), 2, "sp :",
        "named shapes (`sp : ...`) are not supported yet by libcroqjit", "write the shape or tuple where it is used"},
       {"Break", "unsupported-statement", fn("  foreach i in [4] { break; }\n"), 2, "break",
        "`break` is not supported yet by libcroqjit"},
