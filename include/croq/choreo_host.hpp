@@ -87,12 +87,6 @@ inline memory classify(const void*, int& device) {
 }
 #endif
 
-template <typename T>
-constexpr croq::DType dtype_or_fail() {
-  static_assert(element_dtype<T>::known, "this element type has no libcroqjit dtype");
-  return element_dtype<T>::value;
-}
-
 template <typename T, std::size_t R>
 croq::Arg to_arg(const spanned_view<T, R>& v) {
   if constexpr (!element_dtype<T>::known) {
@@ -124,17 +118,21 @@ croq::Arg to_arg(const T& value) {
 
 template <typename T, std::size_t R>
 spanned_data<T, R> from_tensor(const croq::Tensor& result, const char* entry) {
-  if (!result.defined()) throw croq::Error(std::string("`") + entry + "` returned no tensor");
-  const croq::Tensor host = result.to_host();
-  if (host.dtype() != dtype_or_fail<T>() || host.shape().rank() != static_cast<int>(R))
-    throw croq::Error(std::string("`") + entry + "` returned " + std::string(croq::dtype_name(host.dtype())) + " " +
-                      host.shape().str() + ", not the rank-" +
-                      std::to_string(R) + " tensor its declaration gives");
-  mdspan<R> dims;
-  for (std::size_t d = 0; d < R; ++d) dims[d] = host.shape()[d];
-  spanned_data<T, R> out(dims);
-  std::memcpy(out.data(), host.data(), host.bytes());
-  return out;
+  if constexpr (!element_dtype<T>::known) {
+    throw croq::ArgumentError(std::string("`") + entry + "` returns an element type libcroqjit has no dtype for");
+  } else {
+    if (!result.defined()) throw croq::Error(std::string("`") + entry + "` returned no tensor");
+    const croq::Tensor host = result.to_host();
+    if (host.dtype() != element_dtype<T>::value || host.shape().rank() != static_cast<int>(R))
+      throw croq::Error(std::string("`") + entry + "` returned " + std::string(croq::dtype_name(host.dtype())) + " " +
+                        host.shape().str() + ", not the rank-" + std::to_string(R) +
+                        " tensor its declaration gives");
+    mdspan<R> dims;
+    for (std::size_t d = 0; d < R; ++d) dims[d] = host.shape()[d];
+    spanned_data<T, R> out(dims);
+    std::memcpy(out.data(), host.data(), host.bytes());
+    return out;
+  }
 }
 
 template <typename T>

@@ -155,7 +155,13 @@ std::string result_type(const ast::Program& program, const ast::Function& fn) {
     // sema rejects the function: the call will report why.
   }
   if (element.empty()) {  // take the type as written
-    if (const ast::TypeRef* t = ast::returned_tensor_type(fn)) {
+    const ast::TypeRef* t = ast::returned_tensor_type(fn);
+    if (!t && fn.return_type.kind == ast::TypeKind::auto_ && !ast::returned_name(fn).empty()) {
+      // An element type the parser does not know as one (s6, u4, ...).
+      t = declared_type(fn, ast::returned_name(fn));
+      if (t && (!t->has_shape || t->kind != ast::TypeKind::named)) t = nullptr;
+    }
+    if (t) {
       element = t->name;
       rank = written_rank(fn, t->shape, 0);
     }
