@@ -356,10 +356,12 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
   no_string_or_pointer(text(*a.target), *a.value);
   if (n && a.op == AssignOp::assign && !lookup(n->name) && !program_.defines.count(n->name)) {
     if (const auto* v = std::get_if<Name>(&a.value->node))
-      if (const Symbol* source = lookup(v->name); source && source->type.placeholder)
+      if (const Symbol* source = lookup(v->name); source && source->type.placeholder) {
+        placeholders_used_.insert(source);
         fail(Rule::placeholder_use, a.value->location,
              "`" + n->name + "` cannot be bound to `" + v->name + "`, a dma.any placeholder that no copy has filled",
              "bind the name to a copy's future: `" + n->name + " = dma.copy ...;`", notes_of(source->type));
+      }
     Type value = expr(*a.value);
     require_ok(value);
     if (value.is_tile()) {
