@@ -1,6 +1,8 @@
 // Statements: the walk with its per-statement recovery, declarations,
 // assignments, loops, conditions, returns, and the statements libcroqjit
 // cannot run yet.
+#include <algorithm>
+
 #include "sema/checker.hpp"
 
 namespace croq::sema::detail {
@@ -340,7 +342,9 @@ void Checker::call_statement(const Stmt& s, const CallStatement& c) {
     const auto* n = std::get_if<Name>(&arg->node);
     DType dtype;
     if (!n || parse_dtype(n->name, dtype) || n->name == "int" || n->name == "float" || n->name == "bool" ||
-        n->name == "half" || n->name == "double" || n->name.find("::") != std::string::npos)
+        n->name == "half" || n->name == "double" || n->name.find("::") != std::string::npos ||
+        std::any_of(fn_.template_params.begin(), fn_.template_params.end(),
+                    [&](const TemplateParam& t) { return t.name == n->name; }))
       continue;
     expr(*arg);  // an unknown name is an error
   }
