@@ -344,9 +344,20 @@ Type Checker::call(const Expr& e, const Call& c) {
   const auto* callee = std::get_if<Name>(&c.callee->node);
   if (callee && callee->name == "select") return select(e, c);
   if (callee && callee->name.rfind("__atomic_", 0) == 0) atomic(e, c, callee->name);
-  for (const auto& arg : c.args)  // rotate(f0, f1, f2) and the like name placeholders
-    if (const auto* n = std::get_if<Name>(&arg->node))
-      if (const Symbol* s = lookup(n->name); s && s->type.placeholder) placeholders_used_.insert(s);
+  if (callee && (callee->name == "launch_bounds" || callee->name == "maxnreg"))
+    fail(Rule::attribute_placement, e.location,
+         "`" + callee->name + "` is an attribute, not a function: write `[[" + callee->name +
+             "(...)]]` right before a block-level parallel statement");
+  if (!callee || callee->name != "cdiv") {
+    // The arguments of a call libcroqjit cannot run are still checked.
+    for (const auto& arg : c.args) {
+      if (std::holds_alternative<StringLiteral>(arg->node)) continue;
+      try {
+        expr(*arg);
+      } catch (const Abort&) {
+      }
+    }
+  }
   if (!callee || callee->name != "cdiv")
     fail(Rule::unsupported_call, e.location, "calls are not supported yet by libcroqjit (`" + text(*c.callee) + "`)",
          "`cdiv(a, b)` is the one function an expression can call");

@@ -31,8 +31,9 @@ void Checker::require_new_name(const std::string& name, const SourceLocation& at
   const Symbol* s = declared_here(name);
   if (!s || s->type.is_error()) return;  // an earlier error defined it: no cascade
   fail(Rule::redeclaration, at, "`" + name + "` is declared already in this scope, at " + at_text(s->where),
-       s->origin == Origin::parameter ? "it is a parameter of the function; give the new name another spelling"
-                                      : "give it another name, or assign to the one declared");
+       s->origin == Origin::parameter ? "it is a parameter of the function; pick another name"
+                                      : "pick another name; a future that several copies fill is declared first with "
+                                        "`f = dma.any;`");
 }
 
 void Checker::pop() {
@@ -116,8 +117,9 @@ void Checker::swap_statement(const Stmt& s, const Swap& sw) {
          "declare both in the same block");
   if (!a.placeholder && !b.placeholder && a.async != b.async)
     fail(Rule::swap_operands, sw.second->location,
-         "`swap` of a " + std::string(a.async ? "asynchronous" : "synchronous") + " future (`" + text(*sw.first) +
-             "`) with a " + (b.async ? "asynchronous" : "synchronous") + " one (`" + text(*sw.second) + "`)",
+         "`swap` exchanges futures that are both asynchronous or both not: `" + text(*sw.first) + "` is " +
+             (a.async ? "asynchronous" : "synchronous") + ", `" + text(*sw.second) + "` " +
+             (b.async ? "asynchronous" : "synchronous"),
          "both copies need `.async`, or neither");
   fail(Rule::unsupported_statement, s.location, "`swap` is not supported yet by libcroqjit");
 }

@@ -1,6 +1,8 @@
 // Statements: the walk with its per-statement recovery, declarations,
 // assignments, loops, conditions, returns, and the statements libcroqjit
 // cannot run yet.
+#include <algorithm>
+
 #include "sema/checker.hpp"
 
 namespace croq::sema::detail {
@@ -344,7 +346,9 @@ void Checker::call_statement(const Stmt& s, const CallStatement& c) {
     const auto* n = std::get_if<Name>(&arg->node);
     DType dtype;
     if (!n || parse_dtype(n->name, dtype) || n->name == "int" || n->name == "float" || n->name == "bool" ||
-        n->name == "half" || n->name == "double" || n->name.find("::") != std::string::npos)
+        n->name == "half" || n->name == "double" || n->name.find("::") != std::string::npos ||
+        std::any_of(fn_.template_params.begin(), fn_.template_params.end(),
+                    [&](const TemplateParam& t) { return t.name == n->name; }))
       continue;
     expr(*arg);  // an unknown name is an error
   }
@@ -360,10 +364,12 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
   no_string_or_pointer(text(*a.target), *a.value);
   if (n && a.op == AssignOp::assign && !lookup(n->name) && !program_.defines.count(n->name)) {
     if (const auto* v = std::get_if<Name>(&a.value->node))
-      if (const Symbol* source = lookup(v->name); source && source->type.placeholder)
+      if (const Symbol* source = lookup(v->name); source && source->type.placeholder) {
+        placeholders_used_.insert(source);
         fail(Rule::placeholder_use, a.value->location,
              "`" + n->name + "` cannot be bound to `" + v->name + "`, a dma.any placeholder that no copy has filled",
              "bind the name to a copy's future: `" + n->name + " = dma.copy ...;`", notes_of(source->type));
+      }
     Type value = expr(*a.value);
     require_ok(value);
     if (value.is_tile()) {

@@ -55,7 +55,7 @@ std::vector<RuleCase> copy_cases() {
       {"SwizzleName", "swizzle-mode", blk("    t = tma.copy.swiz<S> " + tile + " => shared;\n"), 3, "swiz",
        "`.swiz<S>` is not a swizzle mode", "use swiz<0..3> (none, 32B, 64B, 128B) or the byte span swiz<32|64|128>"},
       {"DmaSwizzleIntoGlobal", "swizzle-needs-shared",
-       blk("    dma.copy.swiz<128> " + tile + " => rhs.subspan(64, 64).at(bn, 0);\n"), 3, "swiz",
+       blk("    t = dma.copy.swiz<128> " + tile + " => local;\n"), 3, "swiz",
        "`.swiz<N>` lays out a tile in shared memory; the destination is not shared"},
       {"DmaSwizzleChanges", "swizzle-layout",
        blk("    shared f16 [64, 64] s;\n    dma.copy.swiz<128> " + tile + " => s;\n    dma.copy.swiz<64> " + tile +

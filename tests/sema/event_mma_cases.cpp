@@ -67,7 +67,7 @@ std::vector<RuleCase> event_and_mma_cases() {
            "      }\n    }\n"),
        5, "mc", "WGMMA runs on whole warpgroups: put the mma.fill inside `parallel p by N : group-4`",
        "an inthreads.async region must select whole warpgroups (multiples of 128 threads)"},
-      {"MmaInAThreadLevel", "mma-warpgroups", wg("      parallel t by 64 : thread {\n  " + mma + "      }\n"), 8, "mma",
+      {"MmaInAThreadLevel", "mma-warpgroups", wg("      parallel t by 128 : thread {\n  " + mma + "      }\n"), 8, "mma",
        "WGMMA runs on whole warpgroups: put the mma inside `parallel p by N : group-4`"},
       {"MmaIntoATile", "accumulator-expected", wg("      mma.row.row ta, ta.data, tb.data;\n"), 7, "ta,",
        "expected an accumulator from `mma.fill`, got `ta`"},

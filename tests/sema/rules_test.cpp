@@ -14,6 +14,7 @@ std::vector<RuleCase> all_cases() {
   std::vector<RuleCase> all;
   for (auto part : {expression_cases, statement_cases, parallel_cases, copy_cases, event_and_mma_cases,
                     unsupported_cases, form_cases, declaration_cases}) {
+                    unsupported_cases, upstream_rule_cases}) {
     auto cases = part();
     all.insert(all.end(), cases.begin(), cases.end());
   }
@@ -24,6 +25,7 @@ std::vector<RuleCase> all_cases() {
 Options options_for(const RuleCase& c) {
   Options o;
   if (!c.arch.empty()) o.target = target::parse_target(c.arch);
+  o.limitations_are_errors = !c.limitations_as_warnings;
   return o;
 }
 
@@ -33,8 +35,11 @@ TEST_P(Rules, ExactRuleMessageHintAndLocation) {
   const RuleCase& c = GetParam();
   auto e = sema_error(c.source, options_for(c));
   ASSERT_TRUE(e.has_value()) << "no error for:\n" << c.source;
-  ASSERT_EQ(e->diagnostics().size(), 1u) << e->what();
-  const Diagnostic& d = e->diagnostics()[0];
+  std::vector<Diagnostic> errors;
+  for (const Diagnostic& d : e->diagnostics())
+    if (d.severity == Severity::error) errors.push_back(d);
+  ASSERT_EQ(errors.size(), 1u) << e->what();
+  const Diagnostic& d = errors[0];
   EXPECT_EQ(d.severity, Severity::error);
   EXPECT_EQ(d.rule, c.rule) << e->what();
   EXPECT_EQ(d.message, c.message) << e->what();
@@ -61,6 +66,7 @@ INSTANTIATE_TEST_SUITE_P(EventsAndMma, Rules, ::testing::ValuesIn(event_and_mma_
 INSTANTIATE_TEST_SUITE_P(Unsupported, Rules, ::testing::ValuesIn(unsupported_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(StatementForms, Rules, ::testing::ValuesIn(form_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Declarations, Rules, ::testing::ValuesIn(declaration_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Upstream, Rules, ::testing::ValuesIn(upstream_rule_cases()), case_name);
 
 TEST(RuleTable, EveryRuleHasACase) {
   std::set<std::string> covered;

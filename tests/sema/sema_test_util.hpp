@@ -46,6 +46,9 @@ struct RuleCase {
   std::string message;
   std::string hint = "";
   std::string arch = "";  // CompileOptions::arch, for the target rules
+  // The construct also needs a limitation (dma.any): it stays a warning,
+  // as in `croq check`, and the case's error is the only error.
+  bool limitations_as_warnings = false;
 };
 
 inline void PrintTo(const RuleCase& c, std::ostream* os) { *os << c.name; }
@@ -85,5 +88,6 @@ std::vector<RuleCase> event_and_mma_cases();
 std::vector<RuleCase> unsupported_cases();
 std::vector<RuleCase> form_cases();
 std::vector<RuleCase> declaration_cases();
+std::vector<RuleCase> upstream_rule_cases();
 
 }  // namespace croq::sema::test

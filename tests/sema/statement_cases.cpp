@@ -41,7 +41,7 @@ std::vector<RuleCase> statement_cases() {
        "  return out;\n}\n",
        2, "out;", "`out` is declared f32 of rank 2 but the function returns s32 of rank 2",
        "declare the returned tensor with the function's return type"},
-      {"GlobalTensorInsideAParallelLevel", "unsupported-global-tensor", blk("    global s32 [8] scratch;\n"), 3, "scratch",
+      {"TensorWithoutStorageInsideAParallelLevel", "unsupported-global-tensor", blk("    s32 [8] scratch;\n"), 3, "scratch",
        "global tensors other than the returned one are not supported yet",
        "declare it `global` at function scope, `shared` or `local`, or return it"},
       {"HostStatementBetweenKernels", "program-host-statement",
