@@ -90,38 +90,53 @@ std::size_t Checker::scope_of(const Symbol* symbol) const {
   return scopes_.size();
 }
 
+// swap a, b / rotate a, b, c, ...: named futures of one scope and one kind
+// (all asynchronous or none, the same tile type). Futures a dma.any declared
+// move between scopes by design (rotations).
 void Checker::swap_statement(const Stmt& s, const Swap& sw) {
+  const std::string what = sw.rotate ? "`rotate`" : "`swap`";
+  std::vector<const Expr*> operands = {sw.first.get(), sw.second.get()};
+  for (const ExprPtr& e : sw.more) operands.push_back(e.get());
+  std::vector<Type> types;
   placeholder_operand_ = true;
-  Type a, b;
   try {
-    a = expr(*sw.first);
-    b = expr(*sw.second);
+    for (const Expr* e : operands) types.push_back(expr(*e));
   } catch (const Abort&) {
     placeholder_operand_ = false;
     throw;
   }
   placeholder_operand_ = false;
-  require_ok(a);
-  require_ok(b);
-  for (const auto* side : {&sw.first, &sw.second}) {
-    const Type& t = side == &sw.first ? a : b;
-    if (t.kind != Kind::future || !std::holds_alternative<Name>((*side)->node))
-      fail(Rule::swap_operands, (*side)->location, "`swap` exchanges two named futures, got `" + text(**side) + "`", "",
-           notes_of(t));
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    require_ok(types[i]);
+    if (types[i].kind != Kind::future || !std::holds_alternative<Name>(operands[i]->node))
+      fail(Rule::swap_operands, operands[i]->location, what + " exchanges named futures, got `" + text(*operands[i]) + "`",
+           "", notes_of(types[i]));
   }
-  // Futures a dma.any declared move between scopes by design (rotations).
-  if (!a.refillable && !b.refillable && a.from && b.from && scope_of(a.from) != scope_of(b.from))
-    fail(Rule::swap_operands, sw.second->location,
-         "`" + text(*sw.first) + "` (" + at_text(a.from->where) + ") and `" + text(*sw.second) + "` (" +
-             at_text(b.from->where) + ") are declared in different scopes; `swap` exchanges futures of one scope",
-         "declare both in the same block");
-  if (!a.placeholder && !b.placeholder && a.async != b.async)
-    fail(Rule::swap_operands, sw.second->location,
-         "`swap` exchanges futures that are both asynchronous or both not: `" + text(*sw.first) + "` is " +
-             (a.async ? "asynchronous" : "synchronous") + ", `" + text(*sw.second) + "` " +
-             (b.async ? "asynchronous" : "synchronous"),
-         "both copies need `.async`, or neither");
-  fail(Rule::unsupported_statement, s.location, "`swap` is not supported yet by libcroqjit");
+  const Type& a = types[0];
+  const Expr& head = *operands[0];
+  for (std::size_t i = 1; i < operands.size(); ++i) {
+    const Type& b = types[i];
+    const Expr& e = *operands[i];
+    if (!a.refillable && !b.refillable && a.from && b.from && scope_of(a.from) != scope_of(b.from))
+      fail(Rule::swap_operands, e.location,
+           "`" + text(head) + "` (" + at_text(a.from->where) + ") and `" + text(e) + "` (" + at_text(b.from->where) +
+               ") are declared in different scopes; " + what + " exchanges futures of one scope",
+           "declare both in the same block");
+    if (!a.placeholder && !b.placeholder && a.async != b.async)
+      fail(Rule::swap_operands, e.location,
+           what + " exchanges futures that are both asynchronous or both not: `" + text(head) + "` is " +
+               (a.async ? "asynchronous" : "synchronous") + ", `" + text(e) + "` " +
+               (b.async ? "asynchronous" : "synchronous"),
+           "both copies need `.async`, or neither");
+    if (!a.placeholder && !b.placeholder && a.buffer && b.buffer &&
+        (a.buffer->dtype != b.buffer->dtype || a.rank != b.rank))
+      fail(Rule::swap_operands, e.location,
+           "`" + text(head) + "` and `" + text(e) + "` hold different tiles (" + std::string(dtype_name(a.buffer->dtype)) +
+               " of rank " + std::to_string(a.rank) + ", " + std::string(dtype_name(b.buffer->dtype)) + " of rank " +
+               std::to_string(b.rank) + ")",
+           what + " exchanges futures of the same tile type");
+  }
+  fail(Rule::unsupported_statement, s.location, what + " is not supported yet by libcroqjit");
 }
 
 }  // namespace croq::sema::detail

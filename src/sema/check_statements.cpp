@@ -132,8 +132,6 @@ void Checker::statement_node(const Stmt& s) {
       fail(Rule::unsupported_statement, s.location, std::string(what) + " is not supported yet by libcroqjit");
     } else if constexpr (std::is_same_v<T, CallStatement>) {
       call_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Swap>) {
-      swap_statement(s, n);
     } else if constexpr (std::is_same_v<T, Yield>) {
       if (parallel_depth_ == 0)
         fail(Rule::yield_outside_parallel, s.location, "`yield` outside a parallel statement",

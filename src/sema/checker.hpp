@@ -126,7 +126,6 @@ class Checker {
   bool placement_level(const Stmt& s, const Parallel& p, std::size_t level_index);
   void sync_statement(const Stmt& s, const Sync& y);
   void loop_extras(const Loop& l);
-  void swap_statement(const Stmt& s, const Swap& w);
 
   // ---- copies (check_copies.cpp)
   void copy(const Stmt& s, const Copy& c);

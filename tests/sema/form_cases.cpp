@@ -25,16 +25,17 @@ std::vector<RuleCase> form_cases() {
        "the unroll factor (8) exceeds the loop extent (4)", "unroll by at most 4"},
       {"BlockScaledMma", "unsupported-mma-form", wg("      mma.row.row.scale mc, ta, tb, ta, tb;\n"), 7, "mma",
        "block-scaled mma (`.scale` with the scales of both sides) is not supported yet by libcroqjit"},
-      {"SwapOfSyncAndAsyncFutures", "swap-operands",
-       blk("    f = dma.copy lhs.subspan(16, 16).at(bm, 0) => shared;\n"
-           "    g = dma.copy.async lhs.subspan(16, 16).at(bm, 0) => shared;\n    wait g;\n    swap(f, g);\n"),
-       6, "g)",
-       "`f` is the future of a synchronous copy and `g` of an asynchronous one; `swap` exchanges futures of the same kind"},
       {"SwapAcrossScopes", "swap-operands",
        blk("    f = dma.copy lhs.subspan(16, 16).at(bm, 0) => shared;\n    foreach i in [2] {\n"
            "      g = dma.copy lhs.subspan(16, 16).at(bm, i) => shared;\n      swap g, f;\n    }\n"),
-       6, "f;", "`g` and `f` are defined in different scopes; `swap` exchanges futures of one scope",
-       "define both futures in the same block"},
+       6, "f;", "`g` (5:7) and `f` (3:5) are declared in different scopes; `swap` exchanges futures of one scope",
+       "declare both in the same block"},
+      {"RotateOfDifferentTiles", "swap-operands",
+       blk("    f = dma.copy lhs.subspan(16, 16).at(bm, 0) => shared;\n"
+           "    g = dma.copy lhs.subspan(16, 16).at(bm, 1) => shared;\n"
+           "    h = dma.copy a.subspan(16, 16).at(bm, 0) => shared;\n    rotate f, g, h;\n"),
+       6, "h;", "`f` and `h` hold different tiles (f16 of rank 2, s32 of rank 2)",
+       "`rotate` exchanges futures of the same tile type"},
       {"AsyncLaunch", "unsupported-launch", fn("  parallel.async p by 4 : block { }\n"), 2, "parallel",
        "`parallel.async` is not supported yet by libcroqjit", "without `.async` the host waits for the kernel"},
       {"StreamLaunch", "unsupported-launch", "__co__ void f(stream s) {\n  parallel<s> p by 4 : block { }\n}\n", 2, "s>",
@@ -47,8 +48,10 @@ std::vector<RuleCase> form_cases() {
        "`sync.barrier : thread` is not supported yet by libcroqjit", "`sync.shared` is the barrier libcroqjit lowers"},
       {"FenceOfSharedMemory", "unsupported-statement", blk("    sync.fence : block<shared>;\n"), 3, "sync",
        "`sync.fence : block<shared>` is not supported yet by libcroqjit", "`sync.shared` is the barrier libcroqjit lowers"},
-      {"Rotate", "unsupported-statement", fn("  rotate(lhs, rhs, lhs);\n"), 2, "rotate",
-       "`rotate` is not supported yet by libcroqjit"},
+      {"Rotate", "unsupported-statement",
+       blk("    f = dma.copy lhs.subspan(16, 16).at(bm, 0) => shared;\n"
+           "    g = dma.copy lhs.subspan(16, 16).at(bm, 1) => shared;\n    rotate(f, g);\n"),
+       5, "rotate", "`rotate` is not supported yet by libcroqjit"},
       {"ClusterTrigger", "unsupported-statement", blk("    shared event full;\n    trigger.cluster full;\n"), 4, "trigger",
        "`trigger.cluster` is not supported yet by libcroqjit"},
       {"MmaScale", "unsupported-mma-form", wg("      mma.scale mc, ta, tb;\n"), 7, "mma",

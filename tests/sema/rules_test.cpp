@@ -13,8 +13,7 @@ namespace {
 std::vector<RuleCase> all_cases() {
   std::vector<RuleCase> all;
   for (auto part : {expression_cases, statement_cases, parallel_cases, copy_cases, event_and_mma_cases,
-                    unsupported_cases, form_cases, declaration_cases}) {
-                    unsupported_cases, upstream_rule_cases}) {
+                    unsupported_cases, form_cases, declaration_cases, upstream_rule_cases}) {
     auto cases = part();
     all.insert(all.end(), cases.begin(), cases.end());
   }
