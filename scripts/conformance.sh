@@ -4,7 +4,9 @@
 # expected to be rejected when one of its `// RUN:` lines runs the compiler
 # under `not` or a CHECK line expects an error, accepted otherwise
 # (preprocessing-only files are left out). A file upstream only parses (every
-# run dumps the AST, -e) is checked with `croq check --syntax-only`.
+# run dumps the AST, -e) is checked with `croq check --syntax-only`; the run
+# that decides a file's verdict passes its target (-arch=sm_XY) and defines
+# (-DNAME=V) on to `croq check`.
 #
 #   scripts/conformance.sh CROQTILE [--croq PATH] [--out DIR]
 #
@@ -69,6 +71,17 @@ while IFS= read -r path; do
     mode=(--syntax-only)
     parse_only=$((parse_only + 1))
   fi
+  # The run that decides (the first under `not` for a rejected file, else the
+  # first compiler run) may name a target (-arch=sm_90a) and defines (-DX=1):
+  # check with the same.
+  deciding=$(grep -m1 -E 'RUN:[[:space:]]*not[[:space:]]+(choreo|cocc)' <<< "$runs" || true)
+  [ "$expect" = reject ] && [ -n "$deciding" ] || deciding=$(grep -m1 -E '(choreo|cocc)' <<< "$runs" || true)
+  arch=$(grep -oE -- '-?-arch[= ](sm|compute)_[0-9]+[af]?' <<< "$deciding" | head -1 | sed -E 's/.*[= ]//' || true)
+  [ -n "$arch" ] && mode+=(--arch "$arch")
+  for define in $(grep -oE -- '(^|[[:space:]])-D[[:space:]]*[A-Za-z_][A-Za-z0-9_]*(=[^[:space:]]*)?' <<< "$deciding" |
+                  sed -E 's/^[[:space:]]*-D[[:space:]]*//' || true); do
+    mode+=(-D "$define")
+  done
   if first=$(timeout 20 "$croq" check "${mode[@]}" "$file" 2>&1 > /dev/null); then verdict=accept; else verdict=reject; fi
   first=$(grep -m1 -E 'error|fatal|timed out' <<< "$first" || true)
   if [ "$expect" = accept ]; then

@@ -36,7 +36,7 @@ struct Subcommand {
   int (*run)(const std::vector<std::string>& args);
 };
 
-// croq check FILE.co [--json] [--syntax-only] [--define N=V]... [--entry NAME]
+// croq check FILE.co [--json] [--syntax-only] [--define N=V]... [--entry NAME] [--arch A]
 int run_check(const std::vector<std::string>& args) {
   croq::CompileOptions options;
   std::string path;
@@ -68,7 +68,9 @@ int run_check(const std::vector<std::string>& args) {
       if (!parse_define(a.substr(2), options, error)) return usage_error(error);
     } else if (value("--entry", v)) {
       options.entry = v;
-    } else if (a == "--define" || a == "--entry") {
+    } else if (value("--arch", v)) {
+      options.arch = v;
+    } else if (a == "--define" || a == "--entry" || a == "--arch") {
       return usage_error(a + " needs a value");
     } else if (!a.empty() && a[0] == '-' && a != "-") {
       return usage_error("check: unknown option `" + a + "`");
@@ -91,6 +93,8 @@ int run_check(const std::vector<std::string>& args) {
     // Constructs libcroqjit cannot run yet are valid Croqtile: warnings here.
     croq::sema::Options checks;
     checks.limitations_are_errors = false;
+    // The target's rules (thread counts, MMA and TMA forms) only with --arch.
+    if (!options.arch.empty()) checks.target = croq::target::parse_target(options.arch);
     std::vector<croq::Diagnostic> warnings = program->warnings;
     if (!syntax_only) {
       const croq::sema::CheckedProgram checked = croq::sema::check(*program, functions, checks);
@@ -119,10 +123,11 @@ int run_check(const std::vector<std::string>& args) {
 }
 
 const Subcommand kSubcommands[] = {
-    {"check", "FILE.co [--json] [--syntax-only] [--define N=V]... [--entry NAME]",
+    {"check", "FILE.co [--json] [--syntax-only] [--define N=V]... [--entry NAME] [--arch A]",
      "parse and check a Croqtile source file (host code included) and report its diagnostics",
      "  --json          print diagnostics as JSON on stdout\n"
      "  --syntax-only   parse only (preprocessor and parser), no semantic checks\n"
+     "  --arch A        also check the rules of target A (sm_80, sm_90a, ...)\n"
      "  --define N=V    define N (integer or float) as if by #define; overrides the\n"
      "                  source's #define N (also -DN=V)\n"
      "  --entry NAME    check only the __co__ function NAME (default: every one)\n"

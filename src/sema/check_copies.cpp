@@ -25,6 +25,10 @@ int Checker::swizzle_span(const Modifier& m) {
 }
 
 void Checker::copy(const Stmt& s, const Copy& c) {
+  // A copy into a placeholder fills it, even when the copy itself has an error.
+  if (const auto* name = c.future && c.op != CopyOp::any ? std::get_if<Name>(&c.future->node) : nullptr)
+    if (const Symbol* existing = lookup(name->name); existing && existing->type.refillable)
+      placeholders_used_.insert(existing);
   if (c.engine == Engine::tma) tma_copy(s, c);
   else dma_copy(s, c);
 }
@@ -198,6 +202,7 @@ void Checker::tma_copy(const Stmt& s, const Copy& c) {
     fail(Rule::needs_sm90, c.op_location, "tma.copy needs sm_90 (Hopper); use dma.copy (compiling for " +
                                               options_.target->arch + ")");
   }
+  if (c.op == CopyOp::any) return placeholder(s, c);
   if (c.op != CopyOp::copy && c.op != CopyOp::load)
     fail(Rule::unsupported_copy, c.op_location,
          "tma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit");
@@ -269,11 +274,13 @@ void Checker::tma_copy(const Stmt& s, const Copy& c) {
          "a store reads the tile with the layout it was written with");
   }
   // TMA descriptors are encoded on the host from the arguments.
+  // The returned tensor is allocated by the call, after the descriptors
+  // would have to be encoded.
   if (global.buffer->returned)
-    fail(Rule::tma_argument, c.op_location,
-         "tma.copy reads and writes tensors passed as arguments; `" + out_.returned + "` is the kernel's returned tensor",
-         "use dma.copy, or pass it as an argument");
-  if (global.buffer->parameter < 0)
+    limitation(Rule::unsupported_tma_returned, c.op_location,
+               "tma.copy of `" + out_.returned + "`, the returned tensor, is not supported yet by libcroqjit",
+               "use dma.copy, or pass it as an argument");
+  else if (global.buffer->parameter < 0)
     fail(Rule::tma_argument, c.op_location, "tma.copy reads and writes tensors passed as arguments", "use dma.copy");
   if (store) {  // its future only completes the store
     bind_future(c, global, async, nullptr);

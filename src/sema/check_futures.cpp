@@ -51,9 +51,10 @@ void Checker::pop() {
   scopes_.pop_back();
 }
 
-// `f = dma.any;`: a future whose copy comes later.
+// `f = dma.any;` (or tma.any): a future whose copy comes later.
 void Checker::placeholder(const Stmt& s, const Copy& c) {
-  limitation(Rule::unsupported_copy, c.op_location, "dma.any is not supported yet by libcroqjit");
+  const std::string engine = c.engine == Engine::tma ? "tma" : "dma";
+  limitation(Rule::unsupported_copy, c.op_location, engine + ".any is not supported yet by libcroqjit");
   const auto* name = c.future ? std::get_if<Name>(&c.future->node) : nullptr;
   if (!name) return;
   require_new_name(name->name, c.future->location);
@@ -61,7 +62,7 @@ void Checker::placeholder(const Stmt& s, const Copy& c) {
   t.kind = Kind::future;
   t.placeholder = true;
   t.refillable = true;
-  define(name->name, t, Origin::copy_future, c.future->location, "dma.any");
+  define(name->name, t, Origin::copy_future, c.future->location, engine + ".any");
   (void)s;
 }
 
@@ -117,9 +118,16 @@ void Checker::swap_statement(const Stmt& s, const Swap& sw) {
   for (std::size_t i = 1; i < operands.size(); ++i) {
     const Type& b = types[i];
     const Expr& e = *operands[i];
-    if (!a.refillable && !b.refillable && a.from && b.from && scope_of(a.from) != scope_of(b.from))
+    // The scopes that bind the names: a placeholder (`f = dma.any;`) binds
+    // its name where it is declared, wherever a copy fills it later.
+    const Symbol* bound_a = lookup(std::get<Name>(head.node).name);
+    const Symbol* bound_b = lookup(std::get<Name>(e.node).name);
+    auto declared_by_any = [](const Symbol* b) { return b->detail == "dma.any" || b->detail == "tma.any"; };
+    // Two placeholders rotate freely between scopes (buffers of a pipeline).
+    if (bound_a && bound_b && scope_of(bound_a) != scope_of(bound_b) &&
+        !(declared_by_any(bound_a) && declared_by_any(bound_b)))
       fail(Rule::swap_operands, e.location,
-           "`" + text(head) + "` (" + at_text(a.from->where) + ") and `" + text(e) + "` (" + at_text(b.from->where) +
+           "`" + text(head) + "` (" + at_text(bound_a->where) + ") and `" + text(e) + "` (" + at_text(bound_b->where) +
                ") are declared in different scopes; " + what + " exchanges futures of one scope",
            "declare both in the same block");
     if (!a.placeholder && !b.placeholder && a.async != b.async)

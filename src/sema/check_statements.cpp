@@ -406,6 +406,23 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
     fail(Rule::unsupported_fragment_arithmetic, a.target->location,
          "element-wise arithmetic on an mma accumulator (`" + text(*a.target) + "`) is not supported yet by libcroqjit",
          "store it first (`mma.store`) and compute on the stored tile");
+  // `f = 5;` in an inner scope of a number that cannot change there (`int
+  // f = 4;` outside) binds a new `f` in that scope, as Croqtile does.
+  if (n && a.op == AssignOp::assign && value.is_number() && target.kind == Kind::scalar &&
+      (target.known != Known::at_run_time || target.immutable)) {
+    const Symbol* outer = lookup(n->name);
+    if (outer && (outer->origin == Origin::declaration || outer->origin == Origin::binding) &&
+        scope_of(outer) + 1 < scopes_.size()) {
+      limitation(Rule::unsupported_binding, a.target->location,
+                 "`" + n->name + " = " + text(*a.value) + "` binds a new `" + n->name +
+                     "` in this scope, which is not supported yet by libcroqjit",
+                 "give it another name");
+      Type v = value;
+      v.immutable = true;
+      define(n->name, v, Origin::binding, a.target->location);
+      return;
+    }
+  }
   if (target.kind != Kind::scalar || target.known != Known::at_run_time)
     fail(Rule::assign_target, a.target->location, "cannot assign to `" + text(*a.target) + "`",
          "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar", notes_of(target));

@@ -217,6 +217,14 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
         }
         Type v = expr(*a);
         require_ok(v);
+        if (v.kind == Kind::shape && std::holds_alternative<ShapeList>(a->node)) {  // x.view([b, 3])
+          limitation(Rule::unsupported_expression, a->location,
+                     "a shape (`" + text(*a) + "`) as the extents of `." + m.name +
+                         "` is not supported yet by libcroqjit",
+                     "list the extents one by one");
+          extents += static_cast<std::size_t>(v.rank);
+          continue;
+        }
         extents += v.kind == Kind::tuple ? v.elements.size() : 1;
         const bool device_value = v.kind == Kind::index || (v.kind == Kind::scalar && !v.is_float() && v.known == Known::at_run_time);
         if (tma_operands_ && device_value)

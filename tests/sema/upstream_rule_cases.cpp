@@ -73,7 +73,7 @@ std::vector<RuleCase> upstream_rule_cases() {
       {"ThreadLevelOfPartOfAWarp", "thread-level-units",
        blk("    parallel by 1 : group {\n      parallel {x, y} by [8, 3] : thread {\n      }\n    }\n"), 4, "{x, y}",
        "a `: thread` level inside a `: group` level runs a multiple of 32 threads, got 24",
-       "a group is one warp of 32 threads"},
+       "a group is one warp of 32 threads", "sm_90a"},
       // Copies
       {"AsyncCopyWithoutAFuture", "async-copy-unnamed",
        blk("    shared f16 [64, 64] s;\n    tma.copy.async " + tile + " => s;\n"), 4, "tma",
