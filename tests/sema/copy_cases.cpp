@@ -91,6 +91,10 @@ std::vector<RuleCase> copy_cases() {
        "__co__ void f(global f16 [2, 2, 2, 2, 2, 64] x) {\n  parallel b by 2 : block {\n    t = tma.copy x => shared;\n"
        "  }\n}\n",
        3, "x =>", "a TMA box has 1 to 5 dimensions, got 6"},
+      {"TmaOfAFunctionScopeTensor", "tma-argument",
+       "__co__ void f(global f16 [128, 64] lhs) {\n  global f16 [128, 64] scratch;\n  parallel b by 2 : block {\n"
+       "    t = tma.copy scratch.subspan(64, 64).at(b, 0) => shared;\n  }\n}\n",
+       4, "copy", "tma.copy reads and writes tensors passed as arguments", "use dma.copy"},
       {"TmaOfTheReturnedTensor", "unsupported-tma-returned",
        "__co__ f16 [128, 64] f(global f16 [128, 64] lhs) {\n  f16 [128, 64] result;\n  parallel b by 2 : block {\n"
        "    t = tma.copy result.subspan(64, 64).at(b, 0) => shared;\n  }\n  return result;\n}\n",
