@@ -50,7 +50,7 @@ Type Checker::copy_source(const Copy& c) {
   return src;
 }
 
-void Checker::transpose(const Copy& c, int rank) {
+std::vector<std::optional<std::int64_t>> Checker::transpose(const Copy& c, int rank) {
   std::vector<std::optional<std::int64_t>> perm;
   for (const auto& a : c.op_args) perm.push_back(constant(*a, "a transp<> dimension"));
   if (static_cast<int>(perm.size()) != rank)
@@ -65,6 +65,7 @@ void Checker::transpose(const Copy& c, int rank) {
            "dma.transp<...> must be a permutation of 0.." + std::to_string(rank - 1));
     seen[static_cast<std::size_t>(*p)] = true;
   }
+  return perm;
 }
 
 // dma.pad<low, high, mid, value>: one low, high and mid padding per dimension.
@@ -128,7 +129,19 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
     fail(Rule::unsupported_after, s.location, "`after` is not supported yet by libcroqjit",
          "wait for the future first: `wait f;`, then copy");
   Type src = copy_source(c);
-  if (c.op == CopyOp::transp) transpose(c, src.rank);
+  // The tile the copy writes: the source's extents, permuted by transp.
+  std::vector<std::optional<std::int64_t>> written;
+  if (static_cast<int>(src.dims.size()) == src.rank && c.op == CopyOp::copy) written = src.dims;
+  if (c.op == CopyOp::transp) {
+    const auto perm = transpose(c, src.rank);
+    // Checked where both readings of transp<...> agree (it is its own inverse).
+    bool involution = true;
+    for (std::size_t d = 0; d < perm.size(); ++d)
+      involution = involution && perm[d] && *perm[d] >= 0 && *perm[d] < static_cast<std::int64_t>(perm.size()) &&
+                   perm[static_cast<std::size_t>(*perm[d])] == static_cast<std::int64_t>(d);
+    if (involution && static_cast<int>(src.dims.size()) == src.rank)
+      for (const auto& p : perm) written.push_back(p ? src.dims[static_cast<std::size_t>(*p)] : std::nullopt);
+  }
   if (c.op == CopyOp::pad) padding(c, src.rank);
   Type dst;
   if (c.destination_storage == Storage::shared || c.destination_storage == Storage::local) {
@@ -141,6 +154,7 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
       fail(Rule::copy_outside_parallel, s.location, "a copy into shared or local memory must be inside a parallel level");
     dst.kind = Kind::tensor;
     dst.rank = src.rank;
+    dst.dims = written;
     dst.buffer = new_buffer(c.future ? "future" : "tile", src.buffer->dtype, src.rank,
                             c.destination_storage == Storage::shared ? Space::shared : Space::local, s.location);
   } else if (c.destination) {
@@ -150,6 +164,13 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
       fail(Rule::copy_destination, c.destination->location, "the destination of a copy must be a tensor or a placed tile", "",
            notes_of(dst));
     require_copy_types(*c.destination, "copy", src, dst);
+    if (c.op == CopyOp::transp && written.size() == dst.dims.size())
+      for (std::size_t d = 0; d < written.size(); ++d)
+        if (written[d] && dst.dims[d] && *written[d] != *dst.dims[d])
+          fail(Rule::transp_shape, c.destination->location,
+               "dma.transp writes a tile of extent " + std::to_string(*written[d]) + " in dimension " + std::to_string(d) +
+                   " but `" + text(*c.destination) + "` has " + std::to_string(*dst.dims[d]),
+               "the destination's extents are the source's, in the order of transp<...>", notes_of(dst));
   } else {
     fail(Rule::copy_destination, c.destination_storage_location.line ? c.destination_storage_location : s.location,
          "a copy needs a destination after `=>`", "name a global tensor, or `shared` / `local` for a new buffer");

@@ -140,6 +140,7 @@ void Checker::statement_node(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, Return>) {
       return_statement(n);
     } else if constexpr (std::is_same_v<T, Assert>) {
+      ExtentsNow extents(extents_now_);
       Type c = condition(*n.condition, n.is_static ? "`static_assert`" : "`assert`");
       if (c.known_now() && c.value == 0)
         fail(Rule::assertion_false, s.location, "this assertion is always false", "", {});
@@ -211,8 +212,13 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
   DType dtype;
   if (!parse_dtype(t.name, dtype))
     fail(Rule::unsupported_element_type, t.location, "element type `" + t.name + "` is not supported yet");
-  int rank = 0;
-  for (const auto& dim : t.shape) rank += static_cast<int>(shape_dims(*dim).size());
+  std::vector<std::optional<std::int64_t>> dims;
+  for (const auto& dim : t.shape) {
+    ExtentsNow extents(extents_now_);
+    auto part = shape_dims(*dim);
+    dims.insert(dims.end(), part.begin(), part.end());
+  }
+  const int rank = static_cast<int>(dims.size());
   (void)s;
   const bool inside = parallel_depth_ > 0;
   if ((t.storage == Storage::shared || t.storage == Storage::local) && !inside)
@@ -237,6 +243,7 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
     Type v;
     v.kind = Kind::tensor;
     v.rank = rank;
+    v.dims = dims;
     std::optional<std::int64_t> slots;
     if (decl.array_size) {
       if (t.storage != Storage::shared)
@@ -267,8 +274,13 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
       v.buffer = new_buffer(decl.name, dtype, rank, Space::global, decl.location);
       v.buffer->declared_global = true;
     } else {
-      fail(Rule::unsupported_global_tensor, decl.location, "global tensors other than the returned one are not supported yet",
-           "declare it `global` at function scope, `shared` or `local`, or return it");
+      // Checked on as a global buffer: its uses may break rules of their own.
+      limitation(Rule::unsupported_global_tensor, decl.location,
+                 "global tensors other than the returned one are not supported yet",
+                 "declare it `global` at function scope, `shared` or `local`, or return it");
+      v.buffer = new_buffer(decl.name, dtype, rank, Space::global, decl.location);
+      v.buffer->is_array = decl.array_size != nullptr;
+      v.buffer->slots = slots;
     }
     define(decl.name, v, Origin::declaration, decl.location);
   }
@@ -473,6 +485,8 @@ void Checker::loop(const Stmt& s, const Loop& l) {
   std::vector<Count> bounds;
   bool one_name_for_all = false;  // `foreach x in [4, 8]`: x is a tuple of two indices
   try {
+    std::optional<ExtentsNow> extents;
+    if (l.kind == LoopKind::with) extents.emplace(extents_now_);
     bounds = counts(*l.bound, "a loop bound");
     if (l.indices.size() == 1 && bounds.size() > 1 && !l.tuple_name && !l.indices[0].range) {
       limitation(Rule::unsupported_loop, l.indices[0].name.location,
@@ -488,6 +502,13 @@ void Checker::loop(const Stmt& s, const Loop& l) {
   } catch (const Abort&) {
     bounds.assign(l.indices.size(), Count{});
   }
+  if (l.kind == LoopKind::with)
+    for (std::size_t d = 0; d < bounds.size(); ++d)
+      if (bounds[d].known == Known::now && bounds[d].value <= 0)
+        fail(Rule::with_zero_extent, l.bound->location,
+             "`" + text(*l.bound) + "` gives dimension " + std::to_string(d) + " of the `with` index the extent " +
+                 std::to_string(bounds[d].value),
+             "a `with ... in` bound needs at least one value per dimension; check the division that makes it");
   push();
   std::string names;
   Type tuple;

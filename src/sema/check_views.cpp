@@ -121,6 +121,10 @@ Type Checker::member(const Expr& e, const Member& m) {
 }
 
 Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
+  // The extents known before the member; each case says what they become.
+  std::vector<std::optional<std::int64_t>> dims = std::move(obj.dims);
+  obj.dims.clear();
+  if (static_cast<int>(dims.size()) != obj.rank) dims.assign(static_cast<std::size_t>(std::max(obj.rank, 0)), std::nullopt);
   switch (m.kind) {
     case MemberKind::span: {
       if (!m.has_args) {
@@ -128,9 +132,11 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
         r.kind = Kind::shape;
         r.rank = obj.rank;
         r.elements.resize(static_cast<std::size_t>(obj.rank));
-        for (Type& d : r.elements) {
+        for (std::size_t i = 0; i < r.elements.size(); ++i) {
+          Type& d = r.elements[i];
           d.kind = Kind::scalar;
-          d.known = Known::at_specialization;
+          d.known = dims[i] && extents_now_ ? Known::now : Known::at_specialization;
+          d.value = dims[i].value_or(0);
         }
         r.from = obj.from;
         return r;
@@ -145,6 +151,10 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
       Type r;
       r.kind = Kind::scalar;
       r.known = Known::at_specialization;
+      if (i && dims[static_cast<std::size_t>(*i)] && extents_now_) {
+        r.known = Known::now;
+        r.value = *dims[static_cast<std::size_t>(*i)];
+      }
       return r;
     }
     case MemberKind::at: {
@@ -164,6 +174,7 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
         }
         obj.kind = Kind::tensor;
         obj.pending = Pending::none;
+        obj.dims = std::move(dims);  // the subspan's extents
         return obj;
       }
       if (obj.pending != Pending::none) fail(Rule::view_needs_from, e.location, "`.view(...)` must be placed with `.from(...)`");
@@ -192,27 +203,40 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
              "`.chunkat` on a " + rank_text(obj.rank) + " tensor takes " + std::to_string(obj.rank) + " arguments, got " +
                  std::to_string(parts.size()),
              "", notes_of(obj));
-      for (const auto& [a, idx] : parts) {
+      for (std::size_t d = 0; d < parts.size(); ++d) {
+        const auto& [a, idx] = parts[d];
         if (std::holds_alternative<Wildcard>(a->node)) continue;
         if (idx.kind != Kind::index)
           fail(Rule::chunkat_needs_index, a->location,
                "`chunkat` takes parallel or loop indices (or `_`), got `" + text(*a) + "`",
                "use `subspan(...).at(...)` for tiles of an explicit size", notes_of(idx));
         obj.window = true;
+        if (dims[d] && idx.count && *idx.count > *dims[d])
+          fail(Rule::chunkat_too_many_tiles, a->location,
+               "`" + text(*a) + "` splits dimension " + std::to_string(d) + " (extent " + std::to_string(*dims[d]) +
+                   ") into " + std::to_string(*idx.count) + " tiles: more tiles than elements",
+               "split it by an index of at most " + std::to_string(*dims[d]) + " values", notes_of(obj));
+        dims[d] = dims[d] && idx.count && *idx.count > 0 && *dims[d] % *idx.count == 0
+                      ? std::optional<std::int64_t>(*dims[d] / *idx.count)
+                      : std::nullopt;
       }
       obj.kind = Kind::tensor;
+      obj.dims = std::move(dims);
       return obj;
     }
     case MemberKind::subspan:
     case MemberKind::view: {
       // A tuple (`b = {16, 18}; x.subspan(b, 9)`) stands for its values.
       std::size_t extents = 0;
+      std::vector<std::optional<std::int64_t>> tile;  // the extents, where constants
+      bool listed = true;                             // one value per extent, in order
       for (const auto& a : m.args) {
         if (std::holds_alternative<Wildcard>(a->node)) {  // the whole dimension
           limitation(Rule::unsupported_expression, a->location,
                      "`_` (the whole dimension) in `." + m.name + "` is not supported yet by libcroqjit",
                      "write the extent, e.g. `x.span(1)`");
           ++extents;
+          tile.push_back(extents <= dims.size() ? dims[extents - 1] : std::nullopt);
           continue;
         }
         Type v = expr(*a);
@@ -223,30 +247,52 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
                          "` is not supported yet by libcroqjit",
                      "list the extents one by one");
           extents += static_cast<std::size_t>(v.rank);
+          listed = false;
           continue;
         }
-        extents += v.kind == Kind::tuple ? v.elements.size() : 1;
+        std::vector<const Type*> flat;  // nested tuples stand for their values
+        const auto flatten = [&](const auto& self, const Type& t) -> void {
+          if (t.kind != Kind::tuple) return flat.push_back(&t);
+          for (const Type& el : t.elements) self(self, el);
+        };
+        if (v.kind == Kind::tuple) flatten(flatten, v);
+        extents += v.kind == Kind::tuple ? flat.size() : 1;
         const bool device_value = v.kind == Kind::index || (v.kind == Kind::scalar && !v.is_float() && v.known == Known::at_run_time);
         if (tma_operands_ && device_value)
           fail(Rule::tma_box_runtime, a->location,
                "a tma.copy box extent is encoded on the host before the launch; `" + text(*a) +
                    "` is computed in the kernel",
                "use a constant or an expression of the parameters' dims, and mask the tail instead", notes_of(v));
-        if (v.kind != Kind::tuple) constant(*a, "a tile extent", true);
+        if (v.kind != Kind::tuple) {
+          tile.push_back(constant(*a, "a tile extent", true));
+        } else {
+          for (const Type* el : flat)
+            tile.push_back(el->known_now() && !el->is_float() ? std::optional<std::int64_t>(el->value) : std::nullopt);
+        }
       }
       if (static_cast<int>(extents) != obj.rank)
         fail(Rule::subspan_arity, e.location,
              "`." + m.name + "` on a " + rank_text(obj.rank) + " tensor takes " + std::to_string(obj.rank) +
                  " extents, got " + std::to_string(extents),
              "", notes_of(obj));
+      if (listed && m.kind == MemberKind::subspan)
+        for (std::size_t d = 0; d < tile.size() && d < dims.size(); ++d)
+          if (tile[d] && dims[d] && *tile[d] > *dims[d])
+            fail(Rule::subspan_too_large, e.location,
+                 "`." + m.name + "` takes tiles of extent " + std::to_string(*tile[d]) + " in dimension " +
+                     std::to_string(d) + ", which has only " + std::to_string(*dims[d]) + " elements",
+                 "a tile fits in the tensor; make it at most " + std::to_string(*dims[d]), notes_of(obj));
       obj.kind = Kind::tensor;
       obj.pending = m.kind == MemberKind::view ? Pending::view : Pending::subspan;
+      if (listed) obj.dims = std::move(tile);
       return obj;
     }
     case MemberKind::span_as:
+      obj.dims = std::move(dims);
       return span_as(e, m, obj);
     case MemberKind::zfill:  // `src.zfill => dst`: as dma.copy.zfill
       obj.zfill = true;
+      obj.dims = std::move(dims);
       return obj;
     default:
       fail(Rule::unsupported_member, e.location, "`." + m.name + "` is not supported yet by libcroqjit");
@@ -275,7 +321,21 @@ Type Checker::span_as(const Expr& e, const Member& m, const Type& obj) {
   if (obj.window || obj.pending != Pending::none)
     fail(Rule::span_as_window, e.location, "`.span_as` of a window into a larger tensor is not supported yet by libcroqjit",
          "copy the tile first, then reinterpret its `.data`", notes_of(obj));
+  std::optional<std::int64_t> before = 1, after = 1;
+  const auto times = [](std::optional<std::int64_t> a, const std::optional<std::int64_t>& d) -> std::optional<std::int64_t> {
+    std::int64_t v = 0;
+    if (!a || !d || __builtin_mul_overflow(*a, *d, &v)) return std::nullopt;
+    return v;
+  };
+  for (const auto& d : obj.dims) before = times(before, d);
+  for (const auto& d : dims) after = times(after, d);
+  if (static_cast<int>(obj.dims.size()) == obj.rank && before && after && *before != *after)
+    fail(Rule::span_as_size, e.location,
+         "`.span_as` sees the " + std::to_string(*before) + " elements of `" + text(*m.object) + "` as " + list +
+             "], which has " + std::to_string(*after),
+         "the new shape keeps the element count", notes_of(obj));
   Type r = obj;
+  r.dims = dims;
   // A new buffer with the same storage, as lowering makes one: its layout is tracked apart.
   Buffer& b = out_.buffers.emplace_back(*obj.buffer);
   b.rank = static_cast<int>(dims.size());

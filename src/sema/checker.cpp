@@ -145,6 +145,10 @@ void Checker::run() {
         t.buffer = new_buffer(p.name, dtype, t.rank, Space::global, p.location);
         t.buffer->parameter = static_cast<int>(i);
         t.buffer->declared_global = p.type.storage == Storage::global;
+        for (const auto& dim : p.type.shape) {  // the extents written as integers
+          const auto* lit = std::get_if<IntegerLiteral>(&dim->node);
+          t.dims.push_back(lit ? std::optional<std::int64_t>(static_cast<std::int64_t>(lit->value)) : std::nullopt);
+        }
       } else {
         t.kind = Kind::scalar;
         DType dtype;

@@ -131,7 +131,7 @@ class Checker {
   void copy(const Stmt& s, const Copy& c);
   void dma_copy(const Stmt& s, const Copy& c);
   void tma_copy(const Stmt& s, const Copy& c);
-  void transpose(const Copy& c, int rank);
+  std::vector<std::optional<std::int64_t>> transpose(const Copy& c, int rank);  // the permutation
   void padding(const Copy& c, int rank);
   Type copy_source(const Copy& c);
   void bind_future(const Copy& c, Type tile, bool async, const Expr* bound_event);
@@ -247,6 +247,15 @@ class Checker {
   bool tma_operands_ = false;                           // checking the operands of a tma.copy
   std::set<const Symbol*> placeholders_used_;           // dma.any placeholders a copy filled or a statement named
   bool placeholder_operand_ = false;                    // a swap operand may be an unfilled placeholder
+  // Constant extents of tensors (`.span`, `.span(i)`) fold to numbers: in
+  // assertions, `with` bounds and declared shapes only.
+  bool extents_now_ = false;
+  struct ExtentsNow {
+    bool& flag;
+    bool saved;
+    explicit ExtentsNow(bool& f) : flag(f), saved(f) { flag = true; }
+    ~ExtentsNow() { flag = saved; }
+  };
   int parallel_depth_ = 0;  // parallel statements around the statement  // foreach and while loops around the statement, inside its parallel body
 };
 

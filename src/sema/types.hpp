@@ -95,6 +95,9 @@ struct Type {
   // tensor, future, operand: the tile
   Buffer* buffer = nullptr;
   int rank = 0;             // also shape
+  // tensor, future: the tile's extents where the source makes them constants
+  // (`s32 [64, 32] a`, `a.subspan(16, 8)`); empty, or nullopt dims, when not.
+  std::vector<std::optional<std::int64_t>> dims;
   Pending pending = Pending::none;
   bool window = false;      // placed inside a larger tensor (chunkat, .at of a subspan, .from)
   bool slot_selected = false;
