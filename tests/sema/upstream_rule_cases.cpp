@@ -113,6 +113,27 @@ std::vector<RuleCase> upstream_rule_cases() {
            " => s;\n    g = tma.copy.async " + tile + " => t;\n    trigger full.at(k++) after f, g;\n"),
        8, "k^++", "`k++` changes the event order in a trigger after 2 futures",
        "trigger with the order as it is, then advance it in a statement of its own"},
+      // Constant extents
+      {"ChunkatIntoMoreTilesThanElements", "chunkat-too-many-tiles",
+       blk("    foreach i in [128] {\n      t = dma.copy a.chunkat(i, _) => shared;\n    }\n"), 4, "i, _)",
+       "`i` splits dimension 0 (extent 64) into 128 tiles: more tiles than elements",
+       "split it by an index of at most 64 values"},
+      {"SubspanWiderThanTheTensor", "subspan-too-large",
+       blk("    t = dma.copy a.subspan(32, 65).at(bm, 0) => shared;\n"), 3, "subspan",
+       "`.subspan` takes tiles of extent 65 in dimension 1, which has only 64 elements",
+       "a tile fits in the tensor; make it at most 64"},
+      {"SpanAsWithFewerElements", "span-as-size", blk("    t = dma.copy a.span_as([32, 64]) => shared;\n"), 3,
+       "span_as", "`.span_as` sees the 4096 elements of `a` as [32, 64], which has 2048",
+       "the new shape keeps the element count"},
+      {"WithBoundOfZero", "with-zero-extent", blk("    with i in [a.span(0) / 128] {\n    }\n"), 3, "[a.span",
+       "`[a.span(0) / 128]` gives dimension 0 of the `with` index the extent 0",
+       "a `with ... in` bound needs at least one value per dimension; check the division that makes it", "", true},
+      {"TranspIntoUntransposedShape", "transp-shape",
+       blk("    shared s32 [64, 32] s;\n    dma.transp<1, 0> a.subspan(64, 32).at(0, 0) => s;\n"), 4, "s;",
+       "dma.transp writes a tile of extent 32 in dimension 0 but `s` has 64",
+       "the destination's extents are the source's, in the order of transp<...>"},
+      {"AssertionOnConstantExtents", "assertion-false", fn("  assert(a.span(0) > a.span(1), \"wide\");\n"), 2,
+       "assert", "this assertion is always false"},
   };
 }
 
