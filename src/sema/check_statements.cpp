@@ -138,7 +138,7 @@ void Checker::statement_node(const Stmt& s) {
              "`yield` ends the current iteration of a parallel body; the function body has none");
       fail(Rule::unsupported_statement, s.location, "`yield` is not supported yet by libcroqjit");
     } else if constexpr (std::is_same_v<T, Return>) {
-      return_statement(n);
+      return_statement(s, n);
     } else if constexpr (std::is_same_v<T, Assert>) {
       Type c = condition(*n.condition, n.is_static ? "`static_assert`" : "`assert`");
       if (c.known_now() && c.value == 0)
@@ -462,6 +462,8 @@ void Checker::loop(const Stmt& s, const Loop& l) {
   if (!l.bound) {
     // `foreach x { }` iterates an index bound by an enclosing `with`.
     limitation(Rule::unsupported_loop, s.location, "`foreach` without `in` bounds is not supported yet by libcroqjit");
+    for (const LoopIndex& index : l.indices)
+      if (!index.range) unbounded_foreach_index(index.name);
     push();
     loop_extras(l);
     ++loops_;
@@ -522,9 +524,30 @@ void Checker::loop(const Stmt& s, const Loop& l) {
   pop();
 }
 
+// `foreach x { }` iterates an index that an enclosing `with` binds (or the
+// tuple of them); a parallel index or any other name has no bound to iterate.
+void Checker::unbounded_foreach_index(const Identifier& id) {
+  try {
+    const Symbol* sym = lookup(id.name);
+    if (!sym) fail(Rule::unknown_name, id.location, "unknown name `" + id.name + "`", "");
+    if (sym->origin == Origin::loop_index || sym->origin == Origin::index_tuple) return;
+    const std::string what = "`foreach " + id.name + "` without `in` iterates an index that a `with` binds; ";
+    if (sym->origin == Origin::parallel_index)
+      fail(Rule::foreach_index, id.location, what + "`" + id.name + "` is an index of a parallel level",
+           "a parallel index takes one value per thread; loop with `foreach i in [N]`, or bind it with "
+           "`with " + id.name + " in [N]`", {describe(*sym)});
+    fail(Rule::foreach_index, id.location, what + "`" + id.name + "` is not one",
+         "give the loop bounds, `foreach i in [N]`, or name an index of an enclosing `with`", {describe(*sym)});
+  } catch (const Abort&) {
+  }
+}
+
 // ---- return ------------------------------------------------------------------------
 
-void Checker::return_statement(const Return& r) {
+void Checker::return_statement(const Stmt& s, const Return& r) {
+  if (parallel_depth_ > 0)
+    fail(Rule::return_in_parallel, s.location, "`return` inside a parallel statement",
+         "the function returns once, after its parallel statements; move the `return` out of the parallel body");
   if (!r.value) return;
   const auto* n = std::get_if<Name>(&r.value->node);
   if ((!n || !has_output_ || n->name != out_.returned) && fn_.return_type.kind == TypeKind::auto_) {
