@@ -56,7 +56,7 @@ std::vector<RuleCase> upstream_rule_cases() {
        "`foreach bm` without `in` iterates an index that a `with` binds; `bm` is an index of a parallel level",
        "a parallel index takes one value per thread; loop with `foreach i in [N]`, or bind it with `with bm in [N]`", "",
        true},
-      {"ForeachOverANumber", "foreach-index", blk("    n = 4;\n    foreach n {}\n"), 4, "n {",
+      {"ForeachOverANumber", "foreach-index", blk("    foreach n {}\n"), 3, "n {",
        "`foreach n` without `in` iterates an index that a `with` binds; `n` is not one",
        "give the loop bounds, `foreach i in [N]`, or name an index of an enclosing `with`", "", true},
       // Attributes
