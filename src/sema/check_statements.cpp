@@ -350,6 +350,35 @@ void Checker::call_statement(const Stmt& s, const CallStatement& c) {
       continue;
     expr(*arg);  // an unknown name is an error
   }
+  if (parallel_depth_ == 0)
+    fail(Rule::call_outside_parallel, s.location, "`call " + c.callee + "` outside a parallel statement",
+         "a kernel function runs on the device; call it inside a parallel body");
+  // Arguments are numbers, elements and tensors (a future passes as `f.data`).
+  for (std::size_t i = 0; i < c.args.size(); ++i) {
+    const Expr& arg = *c.args[i];
+    // Only the forms that can be a future, a shape or a tuple: the others are
+    // the kernel function's business (`a.data` of a tensor, `|x.span|`, ...).
+    const auto* member = std::get_if<Member>(&arg.node);
+    if (!std::holds_alternative<Name>(arg.node) && !std::holds_alternative<ITuple>(arg.node) &&
+        !std::holds_alternative<ShapeList>(arg.node) && !std::holds_alternative<Binary>(arg.node) &&
+        !(member && member->name == "span" && !member->has_args))
+      continue;
+    try {
+      Type v = expr(arg);
+      require_ok(v);
+      const auto* n = std::get_if<Name>(&arg.node);
+      const Symbol* sym = n ? lookup(n->name) : nullptr;
+      if (sym && sym->origin == Origin::index_tuple) continue;
+      if (v.kind == Kind::future || v.kind == Kind::shape || v.kind == Kind::tuple)
+        fail(Rule::call_argument, arg.location,
+             "argument " + std::to_string(i + 1) + " of `call " + c.callee + "` is " + kind_phrase(v.kind) +
+                 " (`" + text(arg) + "`); a kernel function takes numbers and tensors",
+             v.kind == Kind::future ? "pass the future's tile: `" + text(arg) + ".data`"
+                                    : "pass its values one by one, as numbers",
+             notes_of(v));
+    } catch (const Abort&) {
+    }
+  }
   fail(Rule::unsupported_statement, s.location, "`call` is not supported yet by libcroqjit");
 }
 
