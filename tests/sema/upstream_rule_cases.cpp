@@ -92,6 +92,10 @@ std::vector<RuleCase> upstream_rule_cases() {
        blk("    parallel by 1 : group {\n      parallel {x, y} by [8, 3] : thread {\n      }\n    }\n"), 4, "{x, y}",
        "a `: thread` level inside a `: group` level runs a multiple of 32 threads, got 24",
        "a group is one warp of 32 threads", "sm_90a"},
+      {"UnannotatedLevelOfPartOfAWarpgroup", "thread-level-units",
+       blk("    parallel by 2 : group-4 {\n      parallel t by 32 {\n      }\n    }\n"), 4, "t by",
+       "a thread level inside a `: group-4` level runs a multiple of 128 threads, got 32",
+       "a group-4 is one warpgroup of 128 threads", "sm_90a"},
       // Copies
       {"AsyncCopyWithoutAFuture", "async-copy-unnamed",
        blk("    shared f16 [64, 64] s;\n    tma.copy.async " + tile + " => s;\n"), 4, "tma",
