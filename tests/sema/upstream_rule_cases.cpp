@@ -63,10 +63,10 @@ std::vector<RuleCase> upstream_rule_cases() {
        "`call k` outside a parallel statement", "a kernel function runs on the device; call it inside a parallel body"},
       {"CallWithAFuture", "call-argument", blk("    t = dma.copy a.chunkat(bm, _) => shared;\n    call k(n, t);\n"), 4,
        "t);", "argument 2 of `call k` is a future (`t`); a kernel function takes numbers and tensors",
-       "pass the future's tile: `t.data`"},
+       "pass the future's tile: `t.data`", "", true},
       {"CallWithATuple", "call-argument", blk("    call k({4, 5});\n"), 3, "{4",
        "argument 1 of `call k` is a tuple (`{4, 5}`); a kernel function takes numbers and tensors",
-       "pass its values one by one, as numbers"},
+       "pass its values one by one, as numbers", "", true},
       // Attributes
       {"LaunchBoundsOnAThreadLevel", "attribute-placement",
        fn("  [[launch_bounds(128)]]\n  parallel t by 128 : thread {\n  }\n"), 2, "launch_bounds",
