@@ -123,7 +123,8 @@ void Checker::thread_level_units(const ParallelLevel& lv, std::int64_t threads) 
   const std::int64_t unit = parent_space_ == SpaceSpecifier::group ? 32 : parent_space_ == SpaceSpecifier::group4 ? 128 : 0;
   if (unit == 0 || threads % unit == 0) return;
   fail(Rule::thread_level_units, lv.location,
-       "a `: thread` level inside a `: " + std::string(space_name(parent_space_)) + "` level runs a multiple of " +
+       std::string(lv.space == SpaceSpecifier::thread ? "a `: thread` level" : "a thread level") + " inside a `: " +
+           std::string(space_name(parent_space_)) + "` level runs a multiple of " +
            std::to_string(unit) + " threads, got " + std::to_string(threads),
        unit == 32 ? "a group is one warp of 32 threads" : "a group-4 is one warpgroup of 128 threads");
 }

@@ -170,7 +170,8 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     if (mapping == Mapping::threads && total_known) {
       if (scope_ == Scope::block && !thread_split_) block_threads(lv, total * unit, !nested_below);
       // A rule of the GPU targets: `croq check` without --arch leaves it out.
-      if (lv.space == SpaceSpecifier::thread && options_.target) thread_level_units(lv, total);
+      if ((lv.space == SpaceSpecifier::thread || lv.space == SpaceSpecifier::none) && options_.target)
+        thread_level_units(lv, total);
     }
   } catch (const Abort&) {
     cluster_error_ = mapping == Mapping::cluster;

@@ -138,7 +138,7 @@ void Checker::statement_node(const Stmt& s) {
              "`yield` ends the current iteration of a parallel body; the function body has none");
       fail(Rule::unsupported_statement, s.location, "`yield` is not supported yet by libcroqjit");
     } else if constexpr (std::is_same_v<T, Return>) {
-      return_statement(n);
+      return_statement(s, n);
     } else if constexpr (std::is_same_v<T, Assert>) {
       ExtentsNow extents(extents_now_);
       Type c = condition(*n.condition, n.is_static ? "`static_assert`" : "`assert`");
@@ -362,6 +362,35 @@ void Checker::call_statement(const Stmt& s, const CallStatement& c) {
       continue;
     expr(*arg);  // an unknown name is an error
   }
+  if (parallel_depth_ == 0)
+    fail(Rule::call_outside_parallel, s.location, "`call " + c.callee + "` outside a parallel statement",
+         "a kernel function runs on the device; call it inside a parallel body");
+  // Arguments are numbers, elements and tensors (a future passes as `f.data`).
+  for (std::size_t i = 0; i < c.args.size(); ++i) {
+    const Expr& arg = *c.args[i];
+    // Only the forms that can be a future, a shape or a tuple: the others are
+    // the kernel function's business (`a.data` of a tensor, `|x.span|`, ...).
+    const auto* member = std::get_if<Member>(&arg.node);
+    if (!std::holds_alternative<Name>(arg.node) && !std::holds_alternative<ITuple>(arg.node) &&
+        !std::holds_alternative<ShapeList>(arg.node) && !std::holds_alternative<Binary>(arg.node) &&
+        !(member && member->name == "span" && !member->has_args))
+      continue;
+    try {
+      Type v = expr(arg);
+      require_ok(v);
+      const auto* n = std::get_if<Name>(&arg.node);
+      const Symbol* sym = n ? lookup(n->name) : nullptr;
+      if (sym && sym->origin == Origin::index_tuple) continue;
+      if (v.kind == Kind::future || v.kind == Kind::shape || v.kind == Kind::tuple)
+        fail(Rule::call_argument, arg.location,
+             "argument " + std::to_string(i + 1) + " of `call " + c.callee + "` is " + kind_phrase(v.kind) +
+                 " (`" + text(arg) + "`); a kernel function takes numbers and tensors",
+             v.kind == Kind::future ? "pass the future's tile: `" + text(arg) + ".data`"
+                                    : "pass its values one by one, as numbers",
+             notes_of(v));
+    } catch (const Abort&) {
+    }
+  }
   fail(Rule::unsupported_statement, s.location, "`call` is not supported yet by libcroqjit");
 }
 
@@ -474,6 +503,8 @@ void Checker::loop(const Stmt& s, const Loop& l) {
   if (!l.bound) {
     // `foreach x { }` iterates an index bound by an enclosing `with`.
     limitation(Rule::unsupported_loop, s.location, "`foreach` without `in` bounds is not supported yet by libcroqjit");
+    for (const LoopIndex& index : l.indices)
+      if (!index.range) unbounded_foreach_index(index.name);
     push();
     loop_extras(l);
     ++loops_;
@@ -543,9 +574,30 @@ void Checker::loop(const Stmt& s, const Loop& l) {
   pop();
 }
 
+// `foreach x { }` iterates an index that an enclosing `with` binds (or the
+// tuple of them); a parallel index or any other name has no bound to iterate.
+void Checker::unbounded_foreach_index(const Identifier& id) {
+  try {
+    const Symbol* sym = lookup(id.name);
+    if (!sym) fail(Rule::unknown_name, id.location, "unknown name `" + id.name + "`", "");
+    if (sym->origin == Origin::loop_index || sym->origin == Origin::index_tuple) return;
+    const std::string what = "`foreach " + id.name + "` without `in` iterates an index that a `with` binds; ";
+    if (sym->origin == Origin::parallel_index)
+      fail(Rule::foreach_index, id.location, what + "`" + id.name + "` is an index of a parallel level",
+           "a parallel index takes one value per thread; loop with `foreach i in [N]`, or bind it with "
+           "`with " + id.name + " in [N]`", {describe(*sym)});
+    fail(Rule::foreach_index, id.location, what + "`" + id.name + "` is not one",
+         "give the loop bounds, `foreach i in [N]`, or name an index of an enclosing `with`", {describe(*sym)});
+  } catch (const Abort&) {
+  }
+}
+
 // ---- return ------------------------------------------------------------------------
 
-void Checker::return_statement(const Return& r) {
+void Checker::return_statement(const Stmt& s, const Return& r) {
+  if (parallel_depth_ > 0)
+    fail(Rule::return_in_parallel, s.location, "`return` inside a parallel statement",
+         "the function returns once, after its parallel statements; move the `return` out of the parallel body");
   if (!r.value) return;
   const auto* n = std::get_if<Name>(&r.value->node);
   if ((!n || !has_output_ || n->name != out_.returned) && fn_.return_type.kind == TypeKind::auto_) {

@@ -107,7 +107,8 @@ class Checker {
   void scalar_declaration(const Declaration& d);
   void assignment(const Stmt& s, const Assignment& a);
   void loop(const Stmt& s, const Loop& l);
-  void return_statement(const Return& r);
+  void return_statement(const Stmt& s, const Return& r);
+  void unbounded_foreach_index(const frontend::ast::Identifier& id);
   void no_string_or_pointer(const std::string& name, const Expr& value);
   void call_statement(const Stmt& s, const CallStatement& c);
   Type condition(const Expr& e, const char* what);

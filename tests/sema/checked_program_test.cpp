@@ -158,7 +158,7 @@ TEST(Recovery, OneErrorPerBadStatementAndNoCascades) {
 // error for croq::compile and a warning for `croq check`.
 TEST(Limitations, AreErrorsForCompileAndWarningsForCheck) {
   const std::string source = fn("  s = lhs.span;\n"                     // line 2: unsupported-binding
-                                "  foreach i in [4] { call f(i); }\n"   // line 3: unsupported-statement
+                                "  parallel p by 4 { call f(p); }\n"    // line 3: unsupported-statement
                                 "  global f32 [s] t;\n");               // s is a shape: fine
   auto as_errors = sema_error(source);
   ASSERT_TRUE(as_errors.has_value());
