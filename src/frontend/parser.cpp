@@ -544,6 +544,9 @@ TypeRef Parser::parse_type() {
   type.kind = builtin_type(name.text).value_or(TypeKind::named);
   if ((type.kind == TypeKind::ituple || type.kind == TypeKind::mdspan) && accept("<"))
     type.rank = parse_angle_value("after the rank of `" + type.name + "`");
+  else if (type.kind == TypeKind::ituple && at_punct("["))
+    fail(peek(), "expected `<` or a name after `ituple`, found `[`",
+         "an `ituple` takes its rank in angle brackets: `ituple<2> t = {7, 8};`");
   if (type.kind == TypeKind::event && accept("<"))
     type.arrivals = parse_angle_value("after the thread count of `event`");
   if (type.kind == TypeKind::element && at_word("mdspan")) {
@@ -580,6 +583,9 @@ StmtPtr Parser::parse_declaration() {
   if (peek(1).is(":") && !at_type_name() && storage_of(first) == Storage::none && !first.is("mutable")) {
     decl.type.kind = TypeKind::mdspan;  // `sp : [7, 8]` defines a shape
     decl.type.location = location(first);
+    if (peek(2).is("[") && peek(3).is("]"))
+      fail(peek(3), "expected a dimension in the shape of `" + std::string(first.text) + "`, found `]`",
+           "a shape has at least one dimension: `" + std::string(first.text) + " : [8];`");
   } else {
     decl.type = parse_type();
   }

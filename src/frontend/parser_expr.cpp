@@ -82,9 +82,18 @@ ExprPtr Parser::parse_binary(int min_precedence) {
     if (angle_closes_ && (found->op == BinaryOp::gt || found->op == BinaryOp::shr || found->op == BinaryOp::ge))
       break;
     advance();
+    BinaryOp op = found->op;
+    // `i #- c`, `i #+ c` (no space after `#`): the index moved by c, still a
+    // bounded index; the checker types it as `i - c`, `i + c`.
+    const Token& after = peek();
+    if (op == BinaryOp::compose && after.kind == TokenKind::punct && (after.is("-") || after.is("+")) &&
+        after.offset == t.offset + 1) {
+      op = after.is("-") ? BinaryOp::sub : BinaryOp::add;
+      advance();
+    }
     ExprPtr rhs = parse_binary(found->precedence);
     SourceLocation loc = lhs->location;
-    lhs = make_expr(loc, Binary{found->op, std::move(lhs), std::move(rhs)});
+    lhs = make_expr(loc, Binary{op, std::move(lhs), std::move(rhs)});
     set_extent(*lhs, begin);
   }
   return lhs;

@@ -245,6 +245,20 @@ support::CheckedInt fold(BinaryOp op, std::int64_t a, std::int64_t c) {
 
 }  // namespace
 
+// A bounded index bound to a name (`q1 = q #- 1;`), or one moved by a
+// constant, where an index is required: croq::compile cannot lower it yet.
+void Checker::index_binding_limit(const Expr& e, bool moved_too) {
+  const Symbol* bound = nullptr;
+  if (const auto* n = std::get_if<Name>(&e.node)) bound = lookup(n->name);
+  const auto* moved = std::get_if<Binary>(&e.node);
+  const bool derived = moved_too && moved && (moved->op == BinaryOp::add || moved->op == BinaryOp::sub);
+  if ((bound && bound->origin == Origin::binding && bound->type.kind == Kind::index) || derived)
+    limitation(Rule::unsupported_binding, e.location,
+               "`" + text(e) + "` as a bounded index (a name bound to one, or one moved by `#-`/`#+`) "
+               "is not supported yet by libcroqjit",
+               "use the parallel or loop variable itself");
+}
+
 Type Checker::binary(const Expr& e, const Binary& b) {
   Type l = expr(*b.lhs);
   Type r = expr(*b.rhs);
@@ -258,6 +272,7 @@ Type Checker::binary(const Expr& e, const Binary& b) {
     if (!l.is_number())
       fail(Rule::arithmetic_operand, b.lhs->location,
            "`" + text(*b.lhs) + "` is " + kind_phrase(l.kind) + "; `#` composes a tile index with an index", "", notes_of(l));
+    index_binding_limit(*b.rhs, true);
     Type out;
     out.kind = Kind::index;
     std::optional<std::int64_t> outer = l.kind == Kind::index ? l.count : std::optional<std::int64_t>(1);

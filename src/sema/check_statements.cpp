@@ -415,6 +415,13 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
       define(n->name, value, Origin::binding, a.target->location);
       return;
     }
+    if (value.kind == Kind::index) {
+      // `q1 = q #- 1`: the name is a bounded index (`p # q1`, `chunkat(q1)`).
+      Type v = value;
+      v.immutable = true;
+      define(n->name, v, Origin::binding, a.target->location);
+      return;
+    }
     if (value.is_number()) {
       require_not_fp8(*a.value, value, "a binding (the name is a float)");
       Type v;

@@ -210,6 +210,7 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
           fail(Rule::chunkat_needs_index, a->location,
                "`chunkat` takes parallel or loop indices (or `_`), got `" + text(*a) + "`",
                "use `subspan(...).at(...)` for tiles of an explicit size", notes_of(idx));
+        index_binding_limit(*a);
         obj.window = true;
         if (dims[d] && idx.count && *idx.count > *dims[d])
           fail(Rule::chunkat_too_many_tiles, a->location,

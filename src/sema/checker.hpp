@@ -64,6 +64,7 @@ class Checker {
   Symbol* define(const std::string& name, Type type, Origin origin, const SourceLocation& where,
                  std::string detail = {});
   const Symbol* lookup(const std::string& name) const;
+  void index_binding_limit(const frontend::ast::Expr& e, bool moved_too = false);
   Buffer* new_buffer(std::string name, DType dtype, int rank, Space space, const SourceLocation& where);
 
   // ---- expressions (check_expressions.cpp)

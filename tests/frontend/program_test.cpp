@@ -149,6 +149,22 @@ TEST(Program, EveryNodeHasALocation) {
   EXPECT_EQ(sum.rhs->location.column, 51);
 }
 
+TEST(Program, BoundedOffsetsBindTighterThanArithmetic) {
+  // `p # q #- 1` is `(p # q) - 1`; `#+` with a space inside is `# (+1)`.
+  auto program = parse_ok("__co__ void f() {\n  parallel p by 2, q by 4 {\n    a = p # q #- 1 * 2;\n    b = q # +1;\n  }\n}\n");
+  ASSERT_NE(program, nullptr);
+  const auto& parallel = std::get<ast::Parallel>(first_statement(*program).node);
+  const auto& body = std::get<ast::Block>(parallel.body->node);
+  const auto& a = std::get<ast::Assignment>(body.statements[0]->node);
+  const auto& product = std::get<ast::Binary>(a.value->node);
+  EXPECT_EQ(product.op, ast::BinaryOp::mul);
+  const auto& moved = std::get<ast::Binary>(product.lhs->node);
+  EXPECT_EQ(moved.op, ast::BinaryOp::sub);
+  EXPECT_EQ(std::get<ast::Binary>(moved.lhs->node).op, ast::BinaryOp::compose);
+  const auto& b = std::get<ast::Assignment>(body.statements[1]->node);
+  EXPECT_EQ(std::get<ast::Binary>(b.value->node).op, ast::BinaryOp::compose);
+}
+
 TEST(Program, UnknownCopyModifierFarFromKnownOnesIsKept) {
   // Modifiers the parser does not know are left for later stages to judge,
   // unless they look like a typo of a known one (see the errors tests).

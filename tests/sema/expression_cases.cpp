@@ -92,7 +92,7 @@ std::vector<RuleCase> expression_cases() {
        "`chunkat` takes parallel or loop indices (or `_`), got `3`",
        "use `subspan(...).at(...)` for tiles of an explicit size"},
       {"ChunkatOfABoundScalar", "chunkat-needs-index",
-       blk("    s = bm + 0;\n    t = dma.copy a.chunkat(s, _) => shared;\n"), 4, "s, _",
+       blk("    s = bm * 2;\n    t = dma.copy a.chunkat(s, _) => shared;\n"), 4, "s, _",
        "`chunkat` takes parallel or loop indices (or `_`), got `s`",
        "use `subspan(...).at(...)` for tiles of an explicit size"},
       {"SubspanWithOneExtent", "subspan-arity", blk("    t = dma.copy lhs.subspan(64).at(bm) => shared;\n"), 3, "subspan",
