@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "common/host_program.hpp"
 #include "common/process.hpp"
@@ -48,6 +49,21 @@ TEST(HostCommand, WrapsEachCoFunctionAndKeepsTheHostCode) {
     EXPECT_EQ(code.find(co_text), std::string::npos) << co_text << "\n" << code;
   EXPECT_EQ(code.find("not_host_code"), std::string::npos) << code;
   EXPECT_EQ(code.find("#include \"choreo.h\""), std::string::npos) << code;
+}
+
+// The file name is untrusted: a newline or quote in it must not end the
+// header comment or the literals and start code of its own.
+TEST(HostCommand, FileNameCannotInjectCode) {
+  TempDir dir;
+  const std::string path = (dir.path() / "evil\nint injected = 1; \".co").string();
+  std::ofstream(path) << "__co__ void f(s32 [4] a) { parallel p by 4 a.at(p) = 1; }\nint main() { return 0; }\n";
+  test::ProcessResult r = run_process({kCroq, "host", path}, {}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);)
+    EXPECT_NE(line.rfind("int injected", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.find("evil\nint"), std::string::npos) << r.out;  // a raw newline after `evil`
+  EXPECT_NE(r.out.find("evil\\012int injected = 1; \\\".co\";"), std::string::npos) << r.out;
 }
 
 TEST(HostCommand, RawStringDelimiterAvoidsTheSource) {
