@@ -17,6 +17,12 @@
 
 namespace croq::frontend {
 
+// A statement node holding `payload` (the statement parsers).
+template <typename Payload>
+ast::StmtPtr make_stmt(ast::SourceLocation location, Payload payload) {
+  return ast::make_node<ast::Stmt>(location, std::move(payload));
+}
+
 class Parser {
  public:
   static constexpr size_t kMaxErrors = 50;

@@ -10,11 +10,6 @@ using namespace ast;
 
 namespace {
 
-template <typename Payload>
-StmtPtr make_stmt(SourceLocation location, Payload payload) {
-  return make_node<Stmt>(location, std::move(payload));
-}
-
 const std::vector<std::string_view> kCopyOps = {"copy", "transp", "pad", "load", "store", "any"};
 const std::vector<std::string_view> kCopyModifiers = {
     "async", "zfill", "swiz", "multicast", "evict_first", "evict_last", "evict_normal", "im2col", "sp", "promote"};

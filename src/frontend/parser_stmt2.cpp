@@ -11,11 +11,6 @@ using namespace ast;
 
 namespace {
 
-template <typename Payload>
-StmtPtr make_stmt(SourceLocation location, Payload payload) {
-  return make_node<Stmt>(location, std::move(payload));
-}
-
 const std::vector<std::string_view> kLoopHints = {"unroll", "vectorize"};
 const std::vector<std::string_view> kSyncKinds = {"shared", "global", "local", "barrier", "fence"};
 
