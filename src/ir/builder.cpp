@@ -76,7 +76,20 @@ ExprRef special(const std::string& name) {
   return e;
 }
 
+bool is_fp8(const Type& t) {
+  return t.kind == Type::Kind::element && (t.dtype == DType::f8_e4m3 || t.dtype == DType::f8_e5m2);
+}
+
+namespace {
+
+// fp8 has no arithmetic of its own (and CUDA's fp8 types convert only
+// explicitly): an fp8 operand computes as f32.
+ExprRef widen_fp8(ExprRef e) { return is_fp8(e->type) ? convert(std::move(e), Type::f32()) : e; }
+
+}  // namespace
+
 ExprRef unary(const std::string& op, ExprRef operand) {
+  operand = widen_fp8(std::move(operand));
   Type t = op == "!" ? Type::boolean() : operand->type;
   auto e = std::const_pointer_cast<Expr>(make(ExprKind::unary, t, {std::move(operand)}));
   e->op = op;
@@ -84,6 +97,8 @@ ExprRef unary(const std::string& op, ExprRef operand) {
 }
 
 ExprRef binary(const std::string& op, ExprRef lhs, ExprRef rhs) {
+  lhs = widen_fp8(std::move(lhs));
+  rhs = widen_fp8(std::move(rhs));
   Type t = is_comparison(op) ? Type::boolean() : (op == "<<" || op == ">>") ? lhs->type : common_type(lhs->type, rhs->type);
   auto e = std::const_pointer_cast<Expr>(make(ExprKind::binary, t, {std::move(lhs), std::move(rhs)}));
   e->op = op;
@@ -91,6 +106,11 @@ ExprRef binary(const std::string& op, ExprRef lhs, ExprRef rhs) {
 }
 
 ExprRef select(ExprRef condition, ExprRef then_value, ExprRef else_value) {
+  condition = widen_fp8(std::move(condition));
+  if (then_value->type != else_value->type) {
+    then_value = widen_fp8(std::move(then_value));
+    else_value = widen_fp8(std::move(else_value));
+  }
   Type t = common_type(then_value->type, else_value->type);
   return make(ExprKind::select, t, {std::move(condition), std::move(then_value), std::move(else_value)});
 }
@@ -121,6 +141,15 @@ ExprRef zero_like(ExprRef e) {
 }
 
 ExprRef convert(ExprRef e, Type t) { return make(ExprKind::convert, t, {std::move(e)}); }
+
+ExprRef coerce(ExprRef e, Type t) {
+  if (e->type == t || (!is_fp8(t) && !is_fp8(e->type))) return e;
+  // fp8 to fp8 of the other format goes through f32 (no direct conversion).
+  if (is_fp8(t) && is_fp8(e->type)) e = convert(std::move(e), Type::f32());
+  return convert(std::move(e), t);
+}
+
+ExprRef truth(ExprRef e) { return widen_fp8(std::move(e)); }
 
 bool is_const(const ExprRef& e, std::int64_t* value) {
   if (!e || e->kind != ExprKind::int_const) return false;

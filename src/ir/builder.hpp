@@ -24,6 +24,13 @@ ExprRef address_of(ExprRef element);
 ExprRef typed_zero(DType t, const std::string& value = "0");
 ExprRef zero_like(ExprRef e);
 ExprRef convert(ExprRef e, Type t);
+// `e` as a value of type `t` where C++ would not convert implicitly (to or
+// from fp8, whose CUDA types convert only explicitly); `e` itself otherwise.
+// unary, binary and select compute fp8 operands as f32 on their own.
+ExprRef coerce(ExprRef e, Type t);
+bool is_fp8(const Type& t);
+// `e` usable as a condition (an fp8 element tests as its f32 value).
+ExprRef truth(ExprRef e);
 
 // a + b, dropping a zero side.
 ExprRef add(ExprRef a, ExprRef b);

@@ -37,7 +37,7 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
       }
       Value fill = expr(*m.operands[0]);
       if (fill.kind != Value::Kind::scalar) fail(m.operands[0]->location, "mma.fill takes the initial value, such as 0.0f");
-      acc.fill = fill.expr;
+      acc.fill = ir::coerce(fill.expr, ir::Type::element(acc.dtype));
       acc.name = fresh(name->name);
       kernel_.accumulators.push_back(acc);
       const int id = static_cast<int>(kernel_.accumulators.size()) - 1;

@@ -263,7 +263,7 @@ void Lowerer::scalar_declaration(const Declaration& d) {
     // `int`/`bool` are immutable unless `mutable`; element-typed scalars are
     // accumulators and stay assignable.
     bool is_const = !t.is_mutable && t.kind != TypeKind::element;
-    emit_node(ir::Let{name, type, is_const, has_init ? init.expr : nullptr});
+    emit_node(ir::Let{name, type, is_const, has_init ? ir::coerce(init.expr, type) : nullptr});
     Value v;
     v.expr = ir::var(name, type);
     v.is_float = init.is_float || t.kind == TypeKind::element;
@@ -289,7 +289,7 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
       std::string name = fresh(n->name);
       line_mark(s.location);
       ir::Type type = value.is_float ? ir::Type::f32() : index_type();
-      emit_node(ir::Let{name, type, true, value.expr}, s.location);
+      emit_node(ir::Let{name, type, true, ir::coerce(value.expr, type)}, s.location);
       Value v;
       v.expr = ir::var(name, type);
       v.is_float = value.is_float;
@@ -312,8 +312,16 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
     if (scope_ != Scope::thread && buffer(target.element_of).space != ir::Space::local)
       guard = ir::all_of(ir::binary("==", set_.tid, ir::int_const(0)), guard);
   }
+  std::string op = assign_op_name(a.op);
+  // fp8 has no compound assignment: `t op= v` becomes `t = t op v`, computed
+  // in f32 and converted back.
+  if (op != "=" && ir::is_fp8(target.expr->type)) {
+    value_expr = ir::binary(op.substr(0, op.size() - 1), target.expr, value_expr);
+    op = "=";
+  }
+  value_expr = ir::coerce(value_expr, target.expr->type);
   line_mark(s.location);
-  emit_node(ir::Assign{target.expr, assign_op_name(a.op), value_expr, guard}, s.location);
+  emit_node(ir::Assign{target.expr, op, value_expr, guard}, s.location);
 }
 
 void Lowerer::loop(const Stmt& s, const Loop& l) {
@@ -382,14 +390,14 @@ void Lowerer::stmt(const Stmt& s) {
       Value c = require_scalar(expr(*n.condition), *n.condition);
       line_mark(s.location);
       ir::StmtList body = collect([&] { block(*n.body); });
-      emit_node(ir::While{c.expr, ir::make_stmt(ir::Seq{std::move(body), false})}, s.location);
+      emit_node(ir::While{ir::truth(c.expr), ir::make_stmt(ir::Seq{std::move(body), false})}, s.location);
     } else if constexpr (std::is_same_v<T, If>) {
       Value c = require_scalar(expr(*n.condition), *n.condition);
       line_mark(s.location);
       ir::StmtList then_body = collect([&] { block(*n.then_branch); });
       ir::StmtPtr else_stmt;
       if (n.else_branch) else_stmt = ir::make_stmt(ir::Seq{collect([&] { block(*n.else_branch); }), false});
-      emit_node(ir::If{c.expr, ir::make_stmt(ir::Seq{std::move(then_body), false}), std::move(else_stmt)}, s.location);
+      emit_node(ir::If{ir::truth(c.expr), ir::make_stmt(ir::Seq{std::move(then_body), false}), std::move(else_stmt)}, s.location);
     } else if constexpr (std::is_same_v<T, InThreads>) {
       if (n.is_async) {
         inthreads_async(s, n);
@@ -397,7 +405,7 @@ void Lowerer::stmt(const Stmt& s) {
       }
       Value c = require_scalar(expr(*n.condition), *n.condition);
       ir::StmtList body = collect([&] { block(*n.body); });
-      emit_node(ir::If{c.expr, ir::make_stmt(ir::Seq{std::move(body), false}), nullptr}, s.location);
+      emit_node(ir::If{ir::truth(c.expr), ir::make_stmt(ir::Seq{std::move(body), false}), nullptr}, s.location);
     } else if constexpr (std::is_same_v<T, Copy>) {
       copy(s, n);
     } else if constexpr (std::is_same_v<T, Wait>) {
@@ -419,7 +427,7 @@ void Lowerer::stmt(const Stmt& s) {
       if (c.constant) {
         if (!*c.constant) fail(s.location, "assertion is false for this specialization");
       } else {
-        emit_node(ir::Trap{c.expr}, s.location);
+        emit_node(ir::Trap{ir::truth(c.expr)}, s.location);
       }
     } else {
       fail(s.location, "this statement is not supported yet by libcroqjit");

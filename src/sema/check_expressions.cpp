@@ -191,7 +191,6 @@ Type Checker::unary(const Expr& e, const Unary& u) {
     fail(Rule::arithmetic_operand, u.operand->location,
          "`" + text(*u.operand) + "` is " + kind_phrase(v.kind) + "; arithmetic takes numbers", "", notes_of(v));
   }
-  require_not_fp8(*u.operand, v, "arithmetic");
   Type out;
   out.kind = Kind::scalar;
   out.number = v.number == Number::float_ ? Number::float_ : Number::int_;
@@ -294,8 +293,6 @@ Type Checker::binary(const Expr& e, const Binary& b) {
     fail(Rule::arithmetic_operand, operand.location,
          "`" + text(operand) + "` is " + kind_phrase(side->kind) + "; arithmetic takes numbers", "", notes_of(*side));
   }
-  require_not_fp8(*b.lhs, l, "arithmetic");
-  require_not_fp8(*b.rhs, r, "arithmetic");
   Type out;
   out.kind = Kind::scalar;
   out.number = l.is_float() || r.is_float() ? Number::float_ : Number::int_;
@@ -347,7 +344,6 @@ Type Checker::conditional(const Conditional& c) {
       fail(Rule::arithmetic_operand, operand.location,
            "`" + text(operand) + "` is " + kind_phrase(side->kind) + "; `?:` chooses between numbers", "", notes_of(*side));
     }
-  require_not_fp8(*c.condition, cond, "a condition");
   Type out;
   out.kind = Kind::scalar;
   out.number = a.is_float() || b.is_float() ? Number::float_ : Number::int_;
@@ -404,15 +400,6 @@ Type Checker::call(const Expr& e, const Call& c) {
     out.value = q.value;
   }
   return out;
-}
-
-void Checker::require_not_fp8(const Expr& e, const Type& t, const char* use) {
-  if (t.is_fp8_element())
-    fail(Rule::unsupported_fp8_arithmetic, e.location,
-         "`" + text(e) + "` is an " + std::string(dtype_name(t.buffer->dtype)) + " element; using one in " + use +
-             " is not supported yet by libcroqjit",
-         "fp8 data moves with copies and element-to-element assignments of the same type; compute in f16 or f32",
-         notes_of(t));
 }
 
 // ---- constants ---------------------------------------------------------------

@@ -106,7 +106,6 @@ void Checker::mma_fill(const Stmt& s, const Mma& m) {
   require_ok(fill);
   if (fill.kind != Kind::scalar)
     fail(Rule::mma_fill_value, m.operands[0]->location, "mma.fill takes the initial value, such as 0.0f", "", notes_of(fill));
-  require_not_fp8(*m.operands[0], fill, "mma.fill");
   Accumulator& acc = out_.accumulators.emplace_back();
   acc.name = name->name;
   acc.dtype = dtype;

@@ -160,7 +160,6 @@ Type Checker::condition(const Expr& e, const char* what) {
              " is a number or a comparison",
          "",
          notes_of(c));
-  require_not_fp8(e, c, "a condition");
   return c;
 }
 
@@ -309,16 +308,6 @@ void Checker::scalar_declaration(const Declaration& d) {
                  "` is a scalar and takes a number",
              "", notes_of(init));
     }
-    // fp8 scalars hold an element of their type, and nothing else.
-    const bool fp8 = t.kind == TypeKind::element && (t.name == "f8_e4m3" || t.name == "f8_e5m2");
-    const bool same_fp8 = has_init && init.is_fp8_element() && dtype_name(init.buffer->dtype) == t.name;
-    if (has_init && init.is_fp8_element() && !same_fp8)
-      require_not_fp8(*decl.init_values[0], init, "the initialization of another type");
-    if (fp8 && !same_fp8)
-      fail(Rule::unsupported_fp8_arithmetic, decl.location,
-           "`" + decl.name + "` is an " + t.name + " scalar; initializing it from anything but an " + t.name +
-               " element is not supported yet by libcroqjit",
-           "fp8 data moves with copies and element-to-element assignments of the same type; compute in f16 or f32");
     Type v;
     v.kind = Kind::scalar;
     v.number = t.kind == TypeKind::auto_ ? (init.is_float() ? Number::float_ : Number::int_) : number;
@@ -330,10 +319,6 @@ void Checker::scalar_declaration(const Declaration& d) {
       v.value = init.value;
     }
     v.immutable = !t.is_mutable && t.kind != TypeKind::element;
-    if (fp8) {  // behaves as the element it holds
-      v.element = true;
-      v.buffer = init.buffer;
-    }
     define(decl.name, v, Origin::declaration, decl.location);
   }
 }
@@ -423,7 +408,6 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
       return;
     }
     if (value.is_number()) {
-      require_not_fp8(*a.value, value, "a binding (the name is a float)");
       Type v;
       v.kind = Kind::scalar;
       v.number = value.is_float() ? Number::float_ : Number::int_;
@@ -481,13 +465,6 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
     fail(Rule::assign_value, a.value->location,
          "`" + text(*a.value) + "` is " + kind_phrase(value.kind) + "; only numbers can be assigned",
          value.is_tile() ? "index it with `.at(...)`, or copy tiles with `dma.copy src => dst;`" : "", notes_of(value));
-  // fp8: `x.at(i) = y.at(j)` between elements of one fp8 type, nothing else.
-  if (target.is_fp8_element() || value.is_fp8_element()) {
-    if (!target.is_fp8_element()) require_not_fp8(*a.value, value, "an assignment to another type");
-    if (!value.is_fp8_element()) require_not_fp8(*a.target, target, "an assignment of a non-fp8 value");
-    if (target.buffer->dtype != value.buffer->dtype) require_not_fp8(*a.value, value, "an assignment to another type");
-    if (a.op != AssignOp::assign) require_not_fp8(*a.target, target, "a compound assignment");
-  }
   (void)s;
 }
 

@@ -86,7 +86,6 @@ class Checker {
   std::vector<Count> counts(const Expr& e, const char* what);
   // fp8 elements only move (copies, `x.at(i) = y.at(j)` of the same type):
   // CUDA's fp8 types convert explicitly only.
-  void require_not_fp8(const Expr& e, const Type& t, const char* use);
   // Arguments of `.at` / `.from`: tuples flattened.
   std::vector<Type> index_args(const ExprList& args);
 

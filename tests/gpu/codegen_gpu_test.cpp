@@ -204,5 +204,53 @@ TEST(GpuCodegen, ZfillFillsTheUncoveredPartOfALargerDestination) {
   }
 }
 
+// fp8 elements compute as f32: sums into f16, products rounded back to fp8,
+// a compound assignment into fp8, a comparison between the two formats and
+// a conversion from e5m2 to e4m3. Host reference through croq's own fp8
+// conversions (round to nearest even, both sides).
+const char* kFp8Arithmetic = R"(__co__ void fp8_math(f8_e4m3 [M, 64] a, f8_e5m2 [M, 64] b, f16 [M, 64] sum,
+                         f8_e4m3 [M, 64] mixed, f8_e4m3 [M, 64] larger) {
+  parallel p by M, q by 64 {
+    sum.at(p, q) = a.at(p, q) + b.at(p, q);
+    f8_e4m3 half = a.at(p, q) * 0.5f;
+    mixed.at(p, q) = half;
+    mixed.at(p, q) += b.at(p, q);
+    larger.at(p, q) = b.at(p, q);
+    if (a.at(p, q) > b.at(p, q)) larger.at(p, q) = a.at(p, q);
+  }
+}
+)";
+
+TEST(GpuCodegen, Fp8ArithmeticComputesInF32) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(kFp8Arithmetic);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> dist(-12.0f, 12.0f);
+  for (std::size_t m : {1u, 7u, 32u}) {
+    auto a = make_spandata<f8_e4m3>(m, 64);
+    auto b = make_spandata<f8_e5m2>(m, 64);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < 64; ++j) {
+        a[i][j] = f8_e4m3(dist(rng));
+        b[i][j] = f8_e5m2(dist(rng));
+      }
+    auto sum = make_spandata<f16>(m, 64);
+    auto mixed = make_spandata<f8_e4m3>(m, 64);
+    auto larger = make_spandata<f8_e4m3>(m, 64);
+    sum.fill(f16(std::nanf("")));
+    mixed.fill(f8_e4m3(std::nanf("")));
+    larger.fill(f8_e4m3(std::nanf("")));
+    k(a.view(), b.view(), sum.view(), mixed.view(), larger.view());
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < 64; ++j) {
+        const float x = a[i][j].get(), y = b[i][j].get();
+        const float half = f8_e4m3(x * 0.5f);
+        ASSERT_EQ(static_cast<float>(sum[i][j].get()), static_cast<float>(f16(x + y))) << m << " rows, at " << i << ", " << j;
+        ASSERT_EQ(static_cast<float>(mixed[i][j].get()), static_cast<float>(f8_e4m3(half + y))) << "at " << i << ", " << j;
+        ASSERT_EQ(static_cast<float>(larger[i][j].get()), static_cast<float>(f8_e4m3(x > y ? x : y))) << "at " << i << ", " << j;
+      }
+  }
+}
+
 }  // namespace
 }  // namespace croq

@@ -4,11 +4,6 @@
 
 namespace croq::sema::test {
 
-namespace {
-const char* const kFp8Hint =
-    "fp8 data moves with copies and element-to-element assignments of the same type; compute in f16 or f32";
-}  // namespace
-
 std::vector<RuleCase> unsupported_cases() {
   const std::string tile = "lhs.subspan(64, 64).at(bm, 0)";
   return {
@@ -98,20 +93,6 @@ std::vector<RuleCase> unsupported_cases() {
        "trigger the event after the statement it waits for"},
       {"EventAtOrder", "unsupported-event-at", blk("    shared event full[4];\n    trigger full.at(0);\n"), 4, "at(",
        "`full.at(...)` (ordered event arrival) is not supported yet by libcroqjit", "index the event array instead: `full[i]`"},
-      {"Fp8Arithmetic", "unsupported-fp8-arithmetic",
-       "__co__ void f(f8_e4m3 [8] a, f8_e4m3 [8] b) {\n  parallel i by 8\n    a.at(i) = a.at(i) + b.at(i);\n}\n", 3,
-       "at(i) +", "`a.at(i)` is an f8_e4m3 element; using one in arithmetic is not supported yet by libcroqjit", kFp8Hint},
-      {"Fp8FromANumber", "unsupported-fp8-arithmetic",
-       "__co__ void f(f8_e4m3 [8] a) {\n  parallel i by 8\n    a.at(i) = 0;\n}\n", 3, "at(i)",
-       "`a.at(i)` is an f8_e4m3 element; using one in an assignment of a non-fp8 value is not supported yet by libcroqjit",
-       kFp8Hint},
-      {"Fp8IntoF32", "unsupported-fp8-arithmetic",
-       "__co__ void f(f8_e5m2 [8] a, f32 [8] b) {\n  parallel i by 8\n    b.at(i) = a.at(i);\n}\n", 3, "at(i);",
-       "`a.at(i)` is an f8_e5m2 element; using one in an assignment to another type is not supported yet by libcroqjit",
-       kFp8Hint},
-      {"Fp8ScalarOfAFloat", "unsupported-fp8-arithmetic", fn("  f8_e4m3 x = 1.0f;\n"), 2, "x =",
-       "`x` is an f8_e4m3 scalar; initializing it from anything but an f8_e4m3 element is not supported yet by libcroqjit",
-       kFp8Hint},
       {"MmaRowCol", "unsupported-mma-layout", wg("      mma.row.col mc, ta.data, tb.data;\n"), 7, "mma",
        "mma.row.col is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"},
   };
