@@ -41,6 +41,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
 : > "$out/false-rejects.txt"
 : > "$out/false-accepts.txt"
+: > "$out/rejected.tsv"
 
 declare -A want_accept got_accept want_reject got_reject
 parse_only=0
@@ -82,8 +83,13 @@ while IFS= read -r path; do
                   sed -E 's/^[[:space:]]*-D[[:space:]]*//' || true); do
     mode+=(-D "$define")
   done
-  if first=$(timeout 20 "$croq" check "${mode[@]}" "$file" 2>&1 > /dev/null); then verdict=accept; else verdict=reject; fi
-  first=$(grep -m1 -E 'error|fatal|timed out' <<< "$first" || true)
+  if report=$(timeout 20 "$croq" check "${mode[@]}" "$file" 2>&1 > /dev/null); then verdict=accept; else verdict=reject; fi
+  first=$(grep -m1 -E 'error|fatal|timed out' <<< "$report" || true)
+  # Each error as LINE:RULE; a parse error has no rule: `syntax`.
+  errors=$(grep -E "^$file:[0-9]+:[0-9]+: error: " <<< "$report" |
+           sed -E "s|^$file:([0-9]+):[0-9]+: error: .*\[([a-z0-9-]+)\]\$|\1:\2|; s|^$file:([0-9]+):[0-9]+: error: .*|\1:syntax|" |
+           tr '\n' ' ' || true)
+  [ "$expect" = reject ] && printf '%s\t%s\n' "$path" "${errors% }" >> "$out/rejected.tsv"
   if [ "$expect" = accept ]; then
     want_accept[$folder]=$((want_accept[$folder] + 1))
     if [ "$verdict" = accept ]; then got_accept[$folder]=$((got_accept[$folder] + 1))
