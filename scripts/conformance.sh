@@ -8,23 +8,33 @@
 # that decides a file's verdict passes its target (-arch=sm_XY) and defines
 # (-DNAME=V) on to `croq check`.
 #
-#   scripts/conformance.sh CROQTILE [--croq PATH] [--out DIR]
+#   scripts/conformance.sh CROQTILE [--croq PATH] [--out DIR] [--audit TABLE]
 #
 # CROQTILE is a Croqtile checkout or a bare git directory (its HEAD is read).
 # Prints one line per folder (accepted of expected-accepted, rejected of
 # expected-rejected) and writes the disagreeing files, with croq's first
 # diagnostic, to DIR/false-rejects.txt and DIR/false-accepts.txt (default
-# ./conformance-out). Read the files to learn the language; never copy them.
+# ./conformance-out), and each expected-rejected file with croq's errors
+# (LINE:RULE, `syntax` for a parse error) to DIR/rejected.tsv.
+# With an audit table (--audit TABLE, default tests/conformance/rejects.tsv
+# when it exists: one row per error upstream reports, `file line rule note`),
+# it also counts the rejected files whose every recorded error croq reports
+# at that line under that rule, and lists the others in
+# DIR/construct-mismatches.txt.
+# Read the files to learn the language; never copy them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-repo=${1:?usage: scripts/conformance.sh CROQTILE [--croq PATH] [--out DIR]}
+repo=${1:?usage: scripts/conformance.sh CROQTILE [--croq PATH] [--out DIR] [--audit TABLE]}
 shift
 croq=$root/build/croq
 out=$PWD/conformance-out
+audit=$root/tests/conformance/rejects.tsv
+[ -f "$audit" ] || audit=
 while [ $# -gt 0 ]; do
   case $1 in
     --croq) croq=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --audit) audit=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -41,6 +51,8 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
 : > "$out/false-rejects.txt"
 : > "$out/false-accepts.txt"
+: > "$out/rejected.tsv"
+: > "$out/construct-mismatches.txt"
 
 declare -A want_accept got_accept want_reject got_reject
 parse_only=0
@@ -82,8 +94,13 @@ while IFS= read -r path; do
                   sed -E 's/^[[:space:]]*-D[[:space:]]*//' || true); do
     mode+=(-D "$define")
   done
-  if first=$(timeout 20 "$croq" check "${mode[@]}" "$file" 2>&1 > /dev/null); then verdict=accept; else verdict=reject; fi
-  first=$(grep -m1 -E 'error|fatal|timed out' <<< "$first" || true)
+  if report=$(timeout 20 "$croq" check "${mode[@]}" "$file" 2>&1 > /dev/null); then verdict=accept; else verdict=reject; fi
+  first=$(grep -m1 -E 'error|fatal|timed out' <<< "$report" || true)
+  # Each error as LINE:RULE; a parse error has no rule: `syntax`.
+  errors=$(grep -E "^$file:[0-9]+:[0-9]+: error: " <<< "$report" |
+           sed -E "s|^$file:([0-9]+):[0-9]+: error: .*\[([a-z0-9-]+)\]\$|\1:\2|; s|^$file:([0-9]+):[0-9]+: error: .*|\1:syntax|" |
+           tr '\n' ' ' || true)
+  [ "$expect" = reject ] && printf '%s\t%s\n' "$path" "${errors% }" >> "$out/rejected.tsv"
   if [ "$expect" = accept ]; then
     want_accept[$folder]=$((want_accept[$folder] + 1))
     if [ "$verdict" = accept ]; then got_accept[$folder]=$((got_accept[$folder] + 1))
@@ -107,3 +124,22 @@ done
 printf '%-8s %14d / %-5d %14d / %-5d\n' total "$ta" "$tA" "$tr" "$tR"
 echo "$parse_only files are only parsed upstream (RUN -e): checked with --syntax-only"
 echo "disagreements: $out/false-rejects.txt, $out/false-accepts.txt"
+[ -n "$audit" ] || exit 0
+
+# The audit: a file agrees when croq reports each of its recorded errors
+# (LINE:RULE) among its own; a `not-rejected` row never agrees.
+awk -F'\t' -v mismatches="$out/construct-mismatches.txt" '
+  FNR == NR { if ($0 ~ /^#/ || NF < 3) next
+              want[$1] = want[$1] " " $2 ":" $3; if (!($1 in first)) first[$1] = $2 ":" $3; next }
+  { files++; split($2, got_list, " "); delete got
+    for (i in got_list) got[got_list[i]] = 1
+    if (!($1 in want)) { printf "%s\tno row in the audit table\tcroq: %s\n", $1, $2 > mismatches; next }
+    if (first[$1] in got) first_ok++
+    n = split(substr(want[$1], 2), rows, " "); missing = ""
+    for (i = 1; i <= n; i++) { rows_total++; if (rows[i] in got) rows_ok++; else missing = missing " " rows[i] }
+    if (missing == "") all_ok++
+    else printf "%s\tmissing:%s\tcroq: %s\n", $1, missing, $2 > mismatches }
+  END { printf "rejected at the same construct and rule: %d / %d (every recorded error)\n", all_ok, files
+        printf "  the first recorded error: %d / %d files; recorded errors reported: %d / %d\n", first_ok, files, rows_ok, rows_total
+        print "mismatches: " mismatches }
+' "$audit" "$out/rejected.tsv"

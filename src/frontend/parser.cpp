@@ -547,6 +547,9 @@ TypeRef Parser::parse_type() {
   else if (type.kind == TypeKind::ituple && at_punct("["))
     fail(peek(), "expected `<` or a name after `ituple`, found `[`",
          "an `ituple` takes its rank in angle brackets: `ituple<2> t = {7, 8};`");
+  else if (type.kind == TypeKind::mdspan && at_punct("["))
+    fail(peek(), "expected `<` or a name after `mdspan`, found `[`",
+         "an `mdspan` takes its rank in angle brackets and its extents after `:`: `mdspan<2> s : [7, 8];`");
   if (type.kind == TypeKind::event && accept("<"))
     type.arrivals = parse_angle_value("after the thread count of `event`");
   if (type.kind == TypeKind::element && at_word("mdspan")) {

@@ -100,16 +100,19 @@ void Checker::padding(const Copy& c, int rank) {
 }
 
 void Checker::require_copy_types(const Expr& where, const char* engine, const Type& from, const Type& dst) {
-  if (dst.rank != from.rank)
-    fail(Rule::copy_rank, where.location,
-         std::string(engine) + " destination has rank " + std::to_string(dst.rank) + " but the source tile has rank " +
-             std::to_string(from.rank),
-         "", notes_of(dst));
+  // Both faults are reported: a copy can have the wrong rank and type at once.
+  const bool rank_differs = dst.rank != from.rank;
+  if (rank_differs)
+    report(Rule::copy_rank, where.location,
+           std::string(engine) + " destination has rank " + std::to_string(dst.rank) + " but the source tile has rank " +
+               std::to_string(from.rank),
+           "", notes_of(dst));
   if (dst.buffer->dtype != from.buffer->dtype)
     fail(Rule::copy_element_type, where.location,
          "copy between different element types (" + std::string(dtype_name(from.buffer->dtype)) + " to " +
              std::string(dtype_name(dst.buffer->dtype)) + ")",
          "", notes_of(dst));
+  if (rank_differs) throw Abort{};
 }
 
 void Checker::dma_copy(const Stmt& s, const Copy& c) {
@@ -150,8 +153,10 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
            "a copy into shared or local memory under a parallel level outside a `: block` level is not supported yet "
            "by libcroqjit",
            "put the levels inside `parallel b by 1 : block { ... }`");
+    // Reported, and the copy checked on: its future still names its tile.
     if (scope_ == Scope::kernel)
-      fail(Rule::copy_outside_parallel, s.location, "a copy into shared or local memory must be inside a parallel level");
+      report(Rule::copy_outside_parallel, s.location, "a copy into shared or local memory must be inside a parallel level",
+             "", {});
     dst.kind = Kind::tensor;
     dst.rank = src.rank;
     dst.dims = written;

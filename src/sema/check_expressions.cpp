@@ -466,6 +466,10 @@ std::vector<Count> Checker::counts(const Expr& e, const char* what) {
       for (const auto& d : shape_dims(part)) out.push_back(d ? Count{Known::now, *d} : Count{});
       return;
     }
+    if (v.kind == Kind::scalar && (v.is_float() || v.number == Number::bool_))
+      fail(Rule::count_not_integer, part.location,
+           std::string(what) + " is an integer, got `" + text(part) + "` (" + (v.is_float() ? "a float" : "a bool") + ")",
+           "", notes_of(v));
     if (v.kind == Kind::scalar && !v.is_float() && v.known != Known::at_run_time) {
       out.push_back(Count{v.known, v.value});
       return;

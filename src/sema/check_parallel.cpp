@@ -138,6 +138,8 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   const std::int64_t unit = lv.space == SpaceSpecifier::group ? 32 : lv.space == SpaceSpecifier::group4 ? 128 : 1;
   const Scope saved_scope = scope_;
   const bool saved_in_warpgroup = in_warpgroup_, saved_thread_split = thread_split_;
+  const std::optional<std::int64_t> saved_split_groups = split_groups_;
+  const int saved_group4_levels = group4_levels_;
   bool pushed_group = false;
   // The `: block` level of a cluster level that had an error: reported already.
   const bool after_bad_cluster = mapping == Mapping::grid && cluster_open_ && cluster_error_;
@@ -166,6 +168,17 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
       fail(Rule::block_thread_limit, lv.location,
            "this parallel level needs " + (needed.ok() ? std::to_string(needed.value) : std::string("more than 2^63")) +
                " threads in a block; a block has at most 1024");
+    }
+    if (mapping == Mapping::threads && lv.space == SpaceSpecifier::group && group4_levels_ > 0)
+      fail(Rule::group_nesting, lv.location, "a `: group` level inside a `: group-4` level",
+           "split the warpgroup's threads with a `: thread` level, or make this level a sibling of the `: group-4` one");
+    if (mapping == Mapping::threads && total_known && thread_split_ && unit == 1 && split_groups_) {
+      auto needed = support::checked_mul(total, *split_groups_);
+      if (!needed.ok() || needed.value > 1024)
+        fail(Rule::block_thread_limit, lv.location,
+             "this parallel level needs " + (needed.ok() ? std::to_string(needed.value) : std::string("more than 2^63")) +
+                 " threads in a block (" + std::to_string(*split_groups_) + " groups of " + std::to_string(total) +
+                 "); a block has at most 1024");
     }
     if (mapping == Mapping::threads && total_known) {
       if (scope_ == Scope::block && !thread_split_) block_threads(lv, total * unit, !nested_below);
@@ -205,7 +218,13 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
         pushed_group = true;
       }
       in_warpgroup_ = unit == 128 && !thread_split_;
-      if (unit > 1) thread_split_ = true;
+      if (unit > 1) {
+        thread_split_ = true;
+        auto groups = total_known && split_groups_ ? support::checked_mul(*split_groups_, total)
+                                                   : support::CheckedInt{0, support::ArithmeticFault::overflow};
+        split_groups_ = groups.ok() ? std::optional<std::int64_t>(groups.value) : std::nullopt;
+      }
+      if (unit == 128) ++group4_levels_;
       if (unit == 1) scope_ = Scope::thread;
       break;
   }
@@ -237,6 +256,8 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   scope_ = saved_scope;
   in_warpgroup_ = saved_in_warpgroup;
   thread_split_ = saved_thread_split;
+  split_groups_ = saved_split_groups;
+  group4_levels_ = saved_group4_levels;
 }
 
 bool Checker::on_whole_warpgroups() const {

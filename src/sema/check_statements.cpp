@@ -337,6 +337,11 @@ void Checker::no_string_or_pointer(const std::string& name, const Expr& value) {
 // `call f<T, N>(args);`: a device function libcroqjit does not run yet; its
 // template arguments still name types, constants or values in scope.
 void Checker::call_statement(const Stmt& s, const CallStatement& c) {
+  // Cache hints are modifiers of tma.load now, not calls on its future.
+  for (const char* hint : {"evict_last", "evict_first"})
+    if (c.callee == std::string("croq::cuda::") + hint)
+      fail(Rule::removed_builtin, s.location, "`croq::cuda::" + std::string(hint) + "` was removed from Croqtile",
+           "write the hint on the load: `tma.load." + std::string(hint) + " src => dst;`");
   for (const auto& arg : c.template_args) {
     const auto* n = std::get_if<Name>(&arg->node);
     DType dtype;
@@ -474,12 +479,14 @@ void Checker::loop(const Stmt& s, const Loop& l) {
   std::vector<const Identifier*> index_names;
   if (l.tuple_name) index_names.push_back(&*l.tuple_name);
   for (const LoopIndex& index : l.indices) index_names.push_back(&index.name);
+  // Reported without abandoning the loop: its body is checked (a `foreach _`
+  // inside a `with {_}` is an error of its own).
   for (const Identifier* id : index_names)
     if (id->name == "_")
-      fail(Rule::wildcard_outside_chunkat, id->location,
-           std::string("`_` cannot name a ") + (l.kind == LoopKind::with ? "`with`" : "loop") +
-               " index; it only keeps a dimension whole in `chunkat`",
-           "give the index a name");
+      report(Rule::wildcard_outside_chunkat, id->location,
+             std::string("`_` cannot name a ") + (l.kind == LoopKind::with ? "`with`" : "loop") +
+                 " index; it only keeps a dimension whole in `chunkat`",
+             "give the index a name", {});
   // The limitations here leave the loop's meaning clear: its body is checked.
   if (l.kind != LoopKind::foreach_)
     limitation(Rule::unsupported_loop, s.location, "`with` and `apply` loops are not supported yet by libcroqjit",
@@ -488,7 +495,7 @@ void Checker::loop(const Stmt& s, const Loop& l) {
     // `foreach x { }` iterates an index bound by an enclosing `with`.
     limitation(Rule::unsupported_loop, s.location, "`foreach` without `in` bounds is not supported yet by libcroqjit");
     for (const LoopIndex& index : l.indices)
-      if (!index.range) unbounded_foreach_index(index.name);
+      if (!index.range && index.name.name != "_") unbounded_foreach_index(index.name);
     push();
     loop_extras(l);
     ++loops_;
@@ -548,9 +555,11 @@ void Checker::loop(const Stmt& s, const Loop& l) {
     Type t;
     t.kind = Kind::index;
     if (d < bounds.size() && bounds[d].known == Known::now) t.count = bounds[d].value;
+    if (index.name.name == "_") continue;  // reported above
     tuple.elements.push_back(define(index.name.name, t, Origin::loop_index, index.name.location, "foreach")->type);
   }
-  if (l.tuple_name) define(l.tuple_name->name, tuple, Origin::index_tuple, l.tuple_name->location, names);
+  if (l.tuple_name && l.tuple_name->name != "_")
+    define(l.tuple_name->name, tuple, Origin::index_tuple, l.tuple_name->location, names);
   loop_extras(l);
   if (l.kind == LoopKind::foreach_) ++loops_;
   nested(*l.body);
@@ -586,9 +595,26 @@ void Checker::return_statement(const Stmt& s, const Return& r) {
   const auto* n = std::get_if<Name>(&r.value->node);
   if ((!n || !has_output_ || n->name != out_.returned) && fn_.return_type.kind == TypeKind::auto_) {
     // Croqtile returns values and tensors to the host from `auto` functions.
-    Type v = expr(*r.value);
+    placeholder_operand_ = true;  // an unfilled placeholder is reported as returned, below
+    Type v;
+    try {
+      v = expr(*r.value);
+    } catch (const Abort&) {
+      placeholder_operand_ = false;
+      throw;
+    }
+    placeholder_operand_ = false;
     require_ok(v);
-    if (v.kind == Kind::scalar || v.kind == Kind::index || (v.kind == Kind::tensor && v.buffer))
+    // A function gives the host numbers and tensors; a future, an index, a
+    // tuple or a shape lives only inside it.
+    if (v.kind == Kind::future || v.kind == Kind::index || v.kind == Kind::tuple || v.kind == Kind::shape ||
+        v.kind == Kind::event || v.kind == Kind::accumulator || v.kind == Kind::operand || v.kind == Kind::mma_future)
+      fail(Rule::return_value, r.value->location,
+           "`" + text(*r.value) + "` is " + kind_phrase(v.kind) + "; a function returns a number or a tensor",
+           v.kind == Kind::future ? "return the tile: copy it into a tensor declared at function scope and return that"
+                                  : "",
+           notes_of(v));
+    if (v.kind == Kind::scalar || (v.kind == Kind::tensor && v.buffer))
       fail(Rule::unsupported_return, r.value->location,
            "returning `" + text(*r.value) + "` is not supported yet by libcroqjit",
            "return a tensor declared at function scope, e.g. `s32 [x.span] out; ... return out;`", notes_of(v));

@@ -193,6 +193,9 @@ void Checker::run() {
     has_output_ = true;
     output_declared_ = true;
     out_.returned = returned_name(fn_);
+  } else if (ret.kind == TypeKind::element && ret.rank && ret.shape.empty() && returned_name(fn_).empty()) {
+    report(Rule::missing_return, ret.location, "the function returns a tensor but has no `return NAME;`",
+           "declare the result, e.g. `" + ret.name + " [...] output;`, and end with `return output;`", {});
   } else if (ret.kind == TypeKind::element && ret.rank && ret.shape.empty()) {  // f32 mdspan<2>
     limitation(Rule::unsupported_return, ret.location,
                "returning a tensor of a rank only (`" + ret.name + " mdspan<...>`) is not supported yet by libcroqjit",

@@ -244,6 +244,11 @@ class Checker {
   std::optional<std::int64_t> block_threads_;
   SourceLocation block_threads_at_;
   SpaceSpecifier parent_space_ = SpaceSpecifier::none;  // the level around the one being checked
+  // The product of the counts of the `: group` / `: group-4` levels around
+  // (1: none; nullopt: not a constant): a thread level inside them runs
+  // that many times its own count in the block.
+  std::optional<std::int64_t> split_groups_ = 1;
+  int group4_levels_ = 0;  // `: group-4` levels around the statement
   std::set<const Symbol*> waited_;                      // futures a `wait` has named
   bool tma_operands_ = false;                           // checking the operands of a tma.copy
   std::set<const Symbol*> placeholders_used_;           // dma.any placeholders a copy filled or a statement named
