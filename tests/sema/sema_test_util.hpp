@@ -89,5 +89,6 @@ std::vector<RuleCase> unsupported_cases();
 std::vector<RuleCase> form_cases();
 std::vector<RuleCase> declaration_cases();
 std::vector<RuleCase> upstream_rule_cases();
+std::vector<RuleCase> construct_cases();
 
 }  // namespace croq::sema::test
