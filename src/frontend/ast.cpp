@@ -174,9 +174,13 @@ std::string returned_name(const Function& fn) {
   return found;
 }
 
+bool is_rank_only(const TypeRef& t) { return t.kind == TypeKind::element && t.rank && t.shape.empty(); }
+
 const TypeRef* returned_tensor_type(const Function& fn) {
-  if (fn.return_type.kind == TypeKind::element && fn.return_type.has_shape) return &fn.return_type;
-  if (fn.return_type.kind != TypeKind::auto_ || !fn.body) return nullptr;
+  // `f32 mdspan<2>` names a rank only: like `auto`, the returned declaration gives the shape.
+  const bool rank_only = is_rank_only(fn.return_type);
+  if (fn.return_type.kind == TypeKind::element && fn.return_type.has_shape && !rank_only) return &fn.return_type;
+  if ((fn.return_type.kind != TypeKind::auto_ && !rank_only) || !fn.body) return nullptr;
   const std::string name = returned_name(fn);
   if (name.empty()) return nullptr;
   const TypeRef* found = nullptr;

@@ -473,11 +473,15 @@ const ParallelLevel* level_after_cluster(const Parallel& p, std::size_t level);
 // nested blocks too, not inside loops or parallel levels); empty when none.
 std::string returned_name(const Function& fn);
 
+// Whether `t` is an element type with a rank and no dims: `f32 mdspan<2>`.
+bool is_rank_only(const TypeRef& t);
+
 // The type of the tensor the function returns: its return type when that is
-// shaped (`__co__ f16 [M, N] f(...)`); with `auto`, the type of the
-// declaration of `return NAME;` among the top-level statements, when it is
-// an element tensor of host/global storage (`s32 [x.span] out;`). Null when
-// the function returns no tensor.
+// shaped (`__co__ f16 [M, N] f(...)`); with `auto` or a rank-only return
+// type (`__co__ f16 mdspan<2> f(...)`), the type of the declaration of
+// `return NAME;` among the top-level statements, when it is an element
+// tensor of host/global storage (`s32 [x.span] out;`). Null when the
+// function returns no tensor.
 const TypeRef* returned_tensor_type(const Function& fn);
 
 // Whether a `: block` level whose body is `body` runs exactly one

@@ -10,10 +10,24 @@ void Checker::event_declaration(const Stmt& s, const Declaration& d) {
     fail(Rule::needs_sm80, s.location,
          "events are mbarriers, which need sm_80 or newer (compiling for " + options_.target->arch + ")");
   }
+  // Croqtile's rules first: where each storage of event may be declared.
+  const bool global = d.type.storage == Storage::global;
+  if (region_.active || inthreads_depth_ > 0)
+    fail(Rule::event_scope, s.location, "events are not declared inside inthreads",
+         "declare the event before the inthreads region, in the parallel level around it");
+  if (global && parallel_depth_ > 0)
+    fail(Rule::event_scope, s.location, "`global` events are declared at function scope, outside parallel statements",
+         "move the declaration out of the parallel statement, or make the event `shared`");
+  if (!global && parallel_depth_ == 0)
+    fail(Rule::event_scope, s.location,
+         std::string("`") + storage_name(d.type.storage) + "` events are declared inside a parallel statement",
+         "move the declaration into the `: block` level that uses it");
   if (d.type.storage != Storage::shared)
     fail(Rule::event_not_shared, d.type.location, "events live in shared memory: declare them `shared event`");
-  if (scope_ != Scope::block || region_.active)
-    fail(Rule::event_scope, s.location, "declare events at block scope (inside the `: block` level, outside inthreads)");
+  if (scope_ != Scope::block)
+    fail(Rule::unsupported_event_scope, s.location,
+         "events declared in a parallel level other than the `: block` level are not supported yet by libcroqjit",
+         "declare the event directly in the `: block` level");
   for (const Declarator& decl : d.declarators) {
     require_new_name(decl.name, decl.location);
     EventArray& ev = out_.events.emplace_back();
@@ -36,11 +50,16 @@ void Checker::event_declaration(const Stmt& s, const Declaration& d) {
   }
 }
 
-Type Checker::event_value(const Expr& e, const char* what) {
+Type Checker::event_value(const Expr& e, const char* what, bool whole_array) {
   Type v = expr(e);
   require_ok(v);
   if (v.kind != Kind::event)
     fail(Rule::event_expected, e.location, std::string(what) + " takes an event, got `" + text(e) + "`", "", notes_of(v));
+  // `trigger e;` and `wait e;` of an array are Croqtile: every event of it.
+  if (whole_array && !v.event_selected && v.event->is_array && !(v.event->count && *v.event->count == 1))
+    fail(Rule::unsupported_whole_event_array, e.location,
+         std::string(what) + " of a whole event array (`" + text(e) + "`) is not supported yet by libcroqjit",
+         "name each event, e.g. `" + text(e) + "[0]`", notes_of(v));
   if (!v.event_selected && v.event->count && *v.event->count != 1)
     fail(Rule::event_array_unselected, e.location,
          "`" + text(e) + "` is an array of " + std::to_string(*v.event->count) + " events; say which one, e.g. `" +
@@ -54,7 +73,7 @@ void Checker::wait_statement(const Wait& w) {
     Type f = expr(*target);
     require_ok(f);
     if (f.kind == Kind::event) {
-      event_value(*target, "`wait`");
+      event_value(*target, "`wait`", true);
       continue;
     }
     if (f.from && (f.kind == Kind::mma_future || f.kind == Kind::future)) waited_.insert(f.from);
@@ -121,7 +140,7 @@ void Checker::trigger_statement(const Stmt& s, const Trigger& t) {
   if (!t.after.empty())
     fail(Rule::unsupported_after, s.location, "`trigger ... after` is not supported yet by libcroqjit",
          "trigger the event after the statement it waits for");
-  for (const auto& target : t.targets) arrive(event_value(*target, "`trigger`"), target->location);
+  for (const auto& target : t.targets) arrive(event_value(*target, "`trigger`", true), target->location);
 }
 
 // The arrivals a trigger adds to an event's phase: one per warp of the

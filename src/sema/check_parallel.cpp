@@ -299,7 +299,8 @@ void Checker::inthreads_async(const Stmt& s, const InThreads& t) {
     if (region_.active) fail(Rule::inthreads_nested, s.location, "inthreads.async regions do not nest");
     if (group_levels_.empty())
       fail(Rule::inthreads_needs_group, s.location,
-           "inthreads.async selects warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`");
+           "inthreads.async outside a `: group` or `: group-4` level is not supported yet by libcroqjit",
+           "libcroqjit selects warps or warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`");
     const GroupLevel level = group_levels_.back();
     // The condition may use only the group index: evaluate it for each value.
     auto selects = [&](Type value) -> std::optional<bool> {

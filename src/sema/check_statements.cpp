@@ -107,8 +107,17 @@ void Checker::statement_node(const Stmt& s) {
       body_after_condition(*n.condition, "`if`", *n.then_branch);
       if (n.else_branch) nested(*n.else_branch);
     } else if constexpr (std::is_same_v<T, InThreads>) {
-      if (n.is_async) inthreads_async(s, n);
-      else body_after_condition(*n.condition, "`inthreads`", *n.body);
+      if (parallel_depth_ == 0)
+        fail(Rule::inthreads_outside_parallel, s.location,
+             std::string(n.is_async ? "`inthreads.async`" : "`inthreads`") + " outside a parallel statement",
+             "inthreads selects threads of the parallel levels around it; put it inside `parallel p by N { ... }`");
+      if (n.is_async) {
+        inthreads_async(s, n);
+      } else {
+        ++inthreads_depth_;
+        body_after_condition(*n.condition, "`inthreads`", *n.body);
+        --inthreads_depth_;
+      }
     } else if constexpr (std::is_same_v<T, Copy>) {
       copy(s, n);
     } else if constexpr (std::is_same_v<T, Wait>) {
@@ -260,6 +269,12 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
       if (output_declared_) {
         output_dtype_ = dtype;
         output_rank_ = rank;
+        if (output_rank_only_ && *output_rank_only_ != rank)
+          fail(Rule::returned_declaration, decl.location,
+               "`" + decl.name + "` is declared of rank " + std::to_string(rank) +
+                   " but the function returns a tensor of rank " + std::to_string(*output_rank_only_) + " (`" +
+                   fn_.return_type.name + " mdspan<" + std::to_string(*output_rank_only_) + ">`)",
+               "declare the returned tensor with " + std::to_string(*output_rank_only_) + " dims");
       }
       if (dtype != output_dtype_ || rank != output_rank_)
         fail(Rule::returned_declaration, decl.location,
@@ -593,8 +608,10 @@ void Checker::return_statement(const Stmt& s, const Return& r) {
          "the function returns once, after its parallel statements; move the `return` out of the parallel body");
   if (!r.value) return;
   const auto* n = std::get_if<Name>(&r.value->node);
-  if ((!n || !has_output_ || n->name != out_.returned) && fn_.return_type.kind == TypeKind::auto_) {
-    // Croqtile returns values and tensors to the host from `auto` functions.
+  const bool rank_only = is_rank_only(fn_.return_type);
+  if ((!n || !has_output_ || n->name != out_.returned) && (fn_.return_type.kind == TypeKind::auto_ || rank_only)) {
+    // Croqtile returns values and tensors to the host from `auto` functions
+    // (and tensors from rank-only ones).
     placeholder_operand_ = true;  // an unfilled placeholder is reported as returned, below
     Type v;
     try {
@@ -614,10 +631,15 @@ void Checker::return_statement(const Stmt& s, const Return& r) {
            v.kind == Kind::future ? "return the tile: copy it into a tensor declared at function scope and return that"
                                   : "",
            notes_of(v));
-    if (v.kind == Kind::scalar || (v.kind == Kind::tensor && v.buffer))
+    if ((!rank_only && v.kind == Kind::scalar) || (v.kind == Kind::tensor && v.buffer))
       fail(Rule::unsupported_return, r.value->location,
            "returning `" + text(*r.value) + "` is not supported yet by libcroqjit",
            "return a tensor declared at function scope, e.g. `s32 [x.span] out; ... return out;`", notes_of(v));
+    if (rank_only)
+      fail(Rule::return_value, r.value->location,
+           "`" + text(*r.value) + "` is " + kind_phrase(v.kind) + "; the function returns a tensor (`" +
+               fn_.return_type.name + " mdspan<" + text(*fn_.return_type.rank) + ">`)",
+           "return a tensor declared at function scope", notes_of(v));
   }
   if (!n || !has_output_ || n->name != out_.returned)
     fail(Rule::return_value, r.value->location, "only a tensor declared in the function can be returned",

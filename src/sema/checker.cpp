@@ -123,6 +123,29 @@ std::string parameter_text(const Program& program, const Parameter& p) {
   return s + "]";
 }
 
+// Whether a `return VALUE;` stands anywhere in `s` (rank-only return types
+// need one).
+bool returns_a_value(const Stmt& s) {
+  return std::visit(
+      [](const auto& n) -> bool {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, Return>) {
+          return n.value != nullptr;
+        } else if constexpr (std::is_same_v<T, Block>) {
+          return std::any_of(n.statements.begin(), n.statements.end(),
+                             [](const StmtPtr& c) { return c && returns_a_value(*c); });
+        } else if constexpr (std::is_same_v<T, If>) {
+          return (n.then_branch && returns_a_value(*n.then_branch)) ||
+                 (n.else_branch && returns_a_value(*n.else_branch));
+        } else if constexpr (requires { n.body; }) {
+          return n.body && returns_a_value(*n.body);
+        } else {
+          return false;
+        }
+      },
+      s.node);
+}
+
 }  // namespace
 
 void Checker::run() {
@@ -188,18 +211,28 @@ void Checker::run() {
     }
   }
   const TypeRef& ret = fn_.return_type;
-  if (returned_tensor_type(fn_) && ret.kind == TypeKind::auto_) {
-    // `auto` returning a declared tensor: its declaration gives the type.
+  const bool rank_only = is_rank_only(ret);  // f32 mdspan<2>
+  if (returned_tensor_type(fn_) && (ret.kind == TypeKind::auto_ || rank_only)) {
+    // `auto` or a rank only, returning a declared tensor: its declaration
+    // gives the type. As in Croqtile, a rank-only return type fixes the rank;
+    // the element type and the shape are the returned tensor's.
     has_output_ = true;
     output_declared_ = true;
     out_.returned = returned_name(fn_);
-  } else if (ret.kind == TypeKind::element && ret.rank && ret.shape.empty() && returned_name(fn_).empty()) {
-    report(Rule::missing_return, ret.location, "the function returns a tensor but has no `return NAME;`",
-           "declare the result, e.g. `" + ret.name + " [...] output;`, and end with `return output;`", {});
-  } else if (ret.kind == TypeKind::element && ret.rank && ret.shape.empty()) {  // f32 mdspan<2>
-    limitation(Rule::unsupported_return, ret.location,
-               "returning a tensor of a rank only (`" + ret.name + " mdspan<...>`) is not supported yet by libcroqjit",
-               "give the return type its shape, e.g. `" + ret.name + " [M, N]`");
+    if (rank_only) {
+      try {
+        output_rank_only_ = constant(*ret.rank, "the rank");
+      } catch (const Abort&) {
+      }
+    }
+  } else if (rank_only) {
+    // Other returned values are checked at their `return`.
+    try {
+      if (!fn_.body || !returns_a_value(*fn_.body))
+        fail(Rule::missing_return, ret.location, "the function returns a tensor but has no `return NAME;`",
+             "declare the result, e.g. `" + ret.name + " [...] output;`, and end with `return output;`");
+    } catch (const Abort&) {
+    }
   } else if (ret.kind == TypeKind::element && ret.has_shape) {
     try {
       if (!parse_dtype(ret.name, output_dtype_))

@@ -156,7 +156,8 @@ class Checker {
 
   // ---- events and futures (check_events.cpp)
   void event_declaration(const Stmt& s, const Declaration& d);
-  Type event_value(const Expr& e, const char* what);
+  // whole_array: `trigger e;` / `wait e;`, where a whole array is Croqtile (a limitation).
+  Type event_value(const Expr& e, const char* what, bool whole_array = false);
   void wait_statement(const Wait& w);
   void trigger_statement(const Stmt& s, const Trigger& t);
   void trigger_after(const Trigger& t);
@@ -234,6 +235,7 @@ class Checker {
   bool needs_sm90_reported_ = false;
   bool needs_sm80_reported_ = false;
   bool output_declared_ = false;  // `auto` return: the returned declaration sets the output type
+  std::optional<std::int64_t> output_rank_only_;  // `f32 mdspan<2>` return: the rank the declaration must have
   int loops_ = 0;
   int cooperative_levels_ = 0;  // `: block<cooperative>` levels around the statement
   // [[launch_bounds(N)]] of the enclosing block-level statement (0: none).
@@ -262,6 +264,7 @@ class Checker {
     explicit ExtentsNow(bool& f) : flag(f), saved(f) { flag = true; }
     ~ExtentsNow() { flag = saved; }
   };
+  int inthreads_depth_ = 0;  // inthreads (not .async) regions around the statement
   int parallel_depth_ = 0;  // parallel statements around the statement  // foreach and while loops around the statement, inside its parallel body
 };
 

@@ -90,5 +90,6 @@ std::vector<RuleCase> form_cases();
 std::vector<RuleCase> declaration_cases();
 std::vector<RuleCase> upstream_rule_cases();
 std::vector<RuleCase> audit_rule_cases();
+std::vector<RuleCase> construct_cases();
 
 }  // namespace croq::sema::test
