@@ -24,6 +24,17 @@ ExprRef address_of(ExprRef element);
 ExprRef typed_zero(DType t, const std::string& value = "0");
 ExprRef zero_like(ExprRef e);
 ExprRef convert(ExprRef e, Type t);
+// A math function of operands of type `t` (isfinite: a boolean of one).
+ExprRef math(const std::string& op, std::vector<ExprRef> operands, Type t);
+// The operands of math function `op` (-1: no such function): unary sqrt,
+// rsqrt, exp, exp2, expm1, log, log1p, sin, cos, tan, asin, acos, atan,
+// sinh, cosh, tanh, ceil, floor, round, fabs, rcp, isfinite; binary pow,
+// atan2, max, min; ternary fma.
+int math_arity(const std::string& op);
+// The values of atomic `op` besides the element (-1: no such atomic).
+int atomic_arity(const std::string& op);
+// An atomic read-modify-write of `element`; the values are of its type.
+ExprRef atomic(const std::string& op, ExprRef element, std::vector<ExprRef> values);
 
 // a + b, dropping a zero side.
 ExprRef add(ExprRef a, ExprRef b);

@@ -2,6 +2,7 @@
 // and by the tests after lowering and after the passes.
 #include <regex>
 
+#include "ir/builder.hpp"
 #include "ir/printer.hpp"
 #include "ir/walk.hpp"
 
@@ -68,9 +69,21 @@ class Verifier {
     if (!e) return;
     static const std::size_t arity[] = {0, 0, 0, 0, 1, 2, 3, 0, 1, 0, 1, 1};
     const auto kind = static_cast<std::size_t>(e->kind);
-    if (e->kind != ExprKind::element && e->operands.size() != arity[kind])
+    if (kind < std::size(arity) && e->kind != ExprKind::element && e->operands.size() != arity[kind])
       error("an expression has " + std::to_string(e->operands.size()) + " operands");
     switch (e->kind) {
+      case ExprKind::math:
+        if (math_arity(e->op) < 0) error("unknown math function `" + e->op + "`");
+        else if (e->operands.size() != static_cast<std::size_t>(math_arity(e->op)))
+          error("math function `" + e->op + "` has " + std::to_string(e->operands.size()) + " operands");
+        break;
+      case ExprKind::atomic:
+        if (atomic_arity(e->op) < 0) error("unknown atomic `" + e->op + "`");
+        else if (e->operands.size() != static_cast<std::size_t>(atomic_arity(e->op)) + 1)
+          error("atomic `" + e->op + "` has " + std::to_string(e->operands.size()) + " operands");
+        if (e->operands.empty() || !e->operands[0] || e->operands[0]->kind != ExprKind::element)
+          error("an atomic updates no element");
+        break;
       case ExprKind::var:
         if (!is_identifier(e->text)) error("variable `" + e->text + "` is not an identifier");
         break;

@@ -94,6 +94,7 @@ void Checker::statement_node(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, Assignment>) {
       assignment(s, n);
     } else if constexpr (std::is_same_v<T, ExprStatement>) {
+      atomic_site_ = n.expr.get();
       expr(*n.expr);
     } else if constexpr (std::is_same_v<T, Parallel>) {
       parallel(s, n, 0);
@@ -301,6 +302,7 @@ void Checker::scalar_declaration(const Declaration& d) {
     Type init;
     const bool has_init = !decl.init_values.empty();
     if (has_init) {
+      atomic_site_ = decl.init_values[0].get();
       init = expr(*decl.init_values[0]);
       require_ok(init);
       if (!init.is_number())
@@ -409,6 +411,7 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
              "`" + n->name + "` cannot be bound to `" + v->name + "`, a dma.any placeholder that no copy has filled",
              "bind the name to a copy's future: `" + n->name + " = dma.copy ...;`", notes_of(source->type));
       }
+    atomic_site_ = a.value.get();
     Type value = expr(*a.value);
     require_ok(value);
     if (value.is_tile()) {
@@ -447,6 +450,7 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
     return;
   }
   Type target = expr(*a.target);
+  atomic_site_ = a.value.get();
   Type value = expr(*a.value);
   require_ok(target);
   require_ok(value);

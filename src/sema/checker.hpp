@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "frontend/builtins.hpp"
 #include "sema/rules.hpp"
 #include "sema/sema.hpp"
 
@@ -153,7 +154,8 @@ class Checker {
 
   // ---- builtin calls (check_builtins.cpp)
   Type select(const Expr& e, const Call& c);
-  void atomic(const Expr& e, const Call& c, const std::string& name);
+  std::optional<Type> atomic(const Expr& e, const Call& c, const std::string& name);
+  Type math_builtin(const Expr& e, const Call& c, const frontend::MathBuiltin& b);
 
   // ---- events and futures (check_events.cpp)
   void event_declaration(const Stmt& s, const Declaration& d);
@@ -236,7 +238,10 @@ class Checker {
   bool needs_sm80_reported_ = false;
   bool output_declared_ = false;  // `auto` return: the returned declaration sets the output type
   int loops_ = 0;
-  int cooperative_levels_ = 0;  // `: block<cooperative>` levels around the statement
+  int cooperative_levels_ = 0;
+  // The whole value of the statement being checked (an expression statement,
+  // a declaration's or an assignment's value): where an atomic may stand.
+  const Expr* atomic_site_ = nullptr;  // `: block<cooperative>` levels around the statement
   // [[launch_bounds(N)]] of the enclosing block-level statement (0: none).
   std::int64_t launch_bound_ = 0;
   SourceLocation launch_bound_at_;

@@ -32,6 +32,8 @@ class Printer {
   std::string element(int buffer, const std::string& slot, const std::vector<std::string>& coords) const;
   std::string dim_text(int buffer, std::size_t d) const;
   std::string scaled_text(const std::string& a, std::int64_t k) const;
+  std::string math_call(const ir::Expr& e, const std::vector<std::string>& args) const;
+  std::string atomic_call(const ir::Expr& e, const std::vector<std::string>& args) const;
 
  private:
   void line(const std::string& text);
