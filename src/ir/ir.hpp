@@ -225,6 +225,19 @@ struct Barrier {  // every thread of the set waits for the others
   // warp (sync.barrier : group) or the warp's active lanes (: thread).
   enum class Scope { set, warp, lanes } scope = Scope::set;
 };
+// __asm__: PTX with operands %0, %1, ... (outputs, then inputs). Outputs
+// are variables of the constraint's type; the text is the user's and the
+// backend escapes it into a string literal.
+struct InlineAsm {
+  struct Operand {
+    std::string constraint;  // "=r", "+f", "l", "n"
+    ExprRef value;
+  };
+  std::string text;
+  bool is_volatile = false;
+  std::vector<Operand> outputs, inputs;
+  bool memory = false;  // the "memory" clobber
+};
 struct Fence {  // sync.fence: this thread's writes are seen in this order by the block or the device
   bool device = false;
 };
@@ -343,7 +356,7 @@ struct WarpgroupRegion {
 
 struct Stmt {
   SourcePos where;
-  std::variant<Seq, Let, Assign, Eval, For, If, While, LineMark, Comment, Trap, Region, Barrier, Fence, CopyTiles,
+  std::variant<Seq, Let, Assign, Eval, For, If, While, LineMark, Comment, Trap, Region, Barrier, Fence, InlineAsm, CopyTiles,
                AllocShared, DeclareLocal, DeclareEvent, BarrierPrologue, Arrive, WaitEvent, TmaLoad, TmaStore,
                FenceProxyAsync, MmaFill, Mma, MmaWait, MmaStore, MmaCommit, SetMaxNReg, WarpgroupRegion>
       node;

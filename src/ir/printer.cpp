@@ -142,6 +142,14 @@ class Dumper {
         line(n.scope == Barrier::Scope::warp    ? std::string("barrier warp")
              : n.scope == Barrier::Scope::lanes ? std::string("barrier active lanes")
                                                 : "barrier " + threads(n.set));
+      } else if constexpr (std::is_same_v<T, InlineAsm>) {
+        std::string t = std::string("asm") + (n.is_volatile ? " volatile" : "") + " \"" + n.text + "\"";
+        for (const auto* list : {&n.outputs, &n.inputs}) {
+          t += " :";
+          for (std::size_t i = 0; i < list->size(); ++i)
+            t += (i ? ", " : " ") + (*list)[i].constraint + "(" + expr((*list)[i].value) + ")";
+        }
+        line(t + (n.memory ? " : memory" : ""));
       } else if constexpr (std::is_same_v<T, Fence>) {
         line(n.device ? "fence device" : "fence block");
       } else if constexpr (std::is_same_v<T, CopyTiles>) {

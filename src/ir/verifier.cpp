@@ -137,6 +137,15 @@ class Verifier {
         expr(n.step);
       } else if constexpr (std::is_same_v<T, If> || std::is_same_v<T, While> || std::is_same_v<T, Trap>) {
         expr(n.condition);
+      } else if constexpr (std::is_same_v<T, InlineAsm>) {
+        static const std::regex constraint("[=+]?[hrlfdn]");
+        for (const auto* list : {&n.outputs, &n.inputs})
+          for (const InlineAsm::Operand& o : *list) {
+            expr(o.value);
+            if (!std::regex_match(o.constraint, constraint)) error("asm constraint `" + o.constraint + "` is not bound");
+          }
+        for (const InlineAsm::Operand& o : n.outputs)
+          if (!o.value || o.value->kind != ExprKind::var) error("an asm output is not a variable");
       } else if constexpr (std::is_same_v<T, CopyTiles>) {
         tile(n.src);
         tile(n.dst);

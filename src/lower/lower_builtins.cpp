@@ -1,10 +1,11 @@
-// Lowering of builtin calls: the __atomic_* read-modify-writes and the math
-// builtins (__sqrt, __pow, __gelu, ...). Math runs in f64 when an operand is
+// Lowering of builtins: the __atomic_* read-modify-writes, the math
+// builtins (__sqrt, __pow, __gelu, ...) and inline assembly (__asm__). Math runs in f64 when an operand is
 // f64 and in f32 otherwise (f16 and bf16 too, as CUDA's half types lack most
 // functions); the value has the first operand's type, as upstream Croqtile's.
 #include <algorithm>
 
 #include "frontend/builtins.hpp"
+#include "frontend/lexer.hpp"
 #include "lower/lowering.hpp"
 
 namespace croq::lower::detail {
@@ -130,6 +131,102 @@ Value Lowerer::atomic_call(const Expr& e, const Call& c, const std::string& op) 
   out.guard = target.guard;
   out.is_float = is_floating(b.dtype);
   return out;
+}
+
+namespace {
+
+// The register type a constraint letter binds: h, r, l (16, 32, 64-bit
+// integers), f, d (f32, f64); n is an immediate and binds none.
+ir::Type register_type(char letter) {
+  switch (letter) {
+    case 'h': return ir::Type::element(DType::u16);
+    case 'r': return ir::Type{ir::Type::Kind::u32, DType::u32};
+    case 'l': return ir::Type::element(DType::u64);
+    case 'f': return ir::Type::f32();
+    default: return ir::Type{ir::Type::Kind::f64, DType::f64};
+  }
+}
+
+}  // namespace
+
+// __asm__: each output goes through a variable of its register type (read
+// first for "+"), written back to its element or scalar after the asm;
+// inputs are converted to their register type. %[name] becomes %N.
+void Lowerer::asm_statement(const Stmt& s, const Asm& a) {
+  auto decoded = [&](const std::string& spelling) {
+    std::optional<std::string> v = frontend::string_value(spelling);
+    if (!v) fail(s.location, "`__asm__` takes plain string literals");
+    return *v;
+  };
+  ir::InlineAsm node;
+  node.is_volatile = a.is_volatile;
+  std::string text;
+  for (const std::string& t : a.templates) text += decoded(t);
+  std::vector<std::string> names;
+  for (const auto* list : {&a.outputs, &a.inputs})
+    for (const AsmOperand& op : *list) names.push_back(op.symbolic_name);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    node.text += text[i];
+    if (text[i] != '%' || i + 1 >= text.size()) continue;
+    if (text[i + 1] == '%') {
+      node.text += text[++i];
+    } else if (text[i + 1] == '[') {
+      const std::size_t close = text.find(']', i);
+      const auto found = std::find(names.begin(), names.end(), text.substr(i + 2, close - i - 2));
+      if (close == std::string::npos || found == names.end())
+        fail(s.location, "the template of `__asm__` names an operand it does not have");
+      node.text += std::to_string(found - names.begin());
+      i = close;
+    }
+  }
+  struct WriteBack {
+    Value target;
+    ExprRef value;
+  };
+  std::vector<WriteBack> write_backs;
+  line_mark(s.location);
+  for (const AsmOperand& op : a.outputs) {
+    const std::string c = decoded(op.constraint);
+    if (c.size() != 2 || std::string("hrlfd").find(c[1]) == std::string::npos)
+      fail(op.location, "the output constraint \"" + c + "\" is not supported yet by libcroqjit");
+    Value target = require_scalar(expr(*op.value), *op.value);
+    if (target.expr->kind != ir::ExprKind::element && (target.expr->kind != ir::ExprKind::var || target.constant))
+      fail(op.value->location, "the assembly writes `" + source_text(*op.value) + "`, which cannot be assigned");
+    const ir::Type type = register_type(c[1]);
+    const std::string name = fresh("asm_out");
+    ExprRef read = c[0] == '+' ? ir::convert(guarded(target, ir::zero_like(target.expr)), type) : nullptr;
+    emit_node(ir::Let{name, type, false, read}, s.location);
+    node.outputs.push_back({c, ir::var(name, type)});
+    write_backs.push_back({target, node.outputs.back().value});
+  }
+  for (const AsmOperand& op : a.inputs) {
+    const std::string c = decoded(op.constraint);
+    if (c.size() != 1 || std::string("hrlfdn").find(c[0]) == std::string::npos)
+      fail(op.location, "the input constraint \"" + c + "\" is not supported yet by libcroqjit");
+    Value v = require_scalar(expr(*op.value), *op.value);
+    if (c == "n") {
+      if (!v.constant) fail(op.value->location, "\"n\" takes a constant, got `" + source_text(*op.value) + "`");
+      node.inputs.push_back({c, ir::int_const(*v.constant)});
+      continue;
+    }
+    ExprRef value = guarded(v, v.element_of >= 0 ? ir::typed_zero(buffer(v.element_of).dtype) : ir::int_const(0));
+    node.inputs.push_back({c, ir::convert(value, register_type(c[0]))});
+  }
+  for (const std::string& clobber : a.clobbers) {
+    if (decoded(clobber) != "memory") fail(s.location, "the clobber \"" + decoded(clobber) + "\" is not supported yet by libcroqjit");
+    node.memory = true;
+  }
+  emit_node(std::move(node), s.location);
+  for (const WriteBack& w : write_backs) {
+    ExprRef guard = w.target.guard;
+    if (w.target.element_of >= 0) {
+      mark_written(w.target.element_of);
+      // Block scope: every thread ran the assembly; one store is enough.
+      if (scope_ != Scope::thread && buffer(w.target.element_of).space != ir::Space::local)
+        guard = ir::all_of(ir::binary("==", set_.tid, ir::int_const(0)), guard);
+    }
+    emit_node(ir::Assign{w.target.expr, "=", ir::convert(w.value, w.target.expr->type), guard}, s.location);
+  }
 }
 
 }  // namespace croq::lower::detail

@@ -438,6 +438,8 @@ void Lowerer::stmt(const Stmt& s) {
       mma_statement(s, n);
     } else if constexpr (std::is_same_v<T, Sync>) {
       sync_statement(s, n);
+    } else if constexpr (std::is_same_v<T, Asm>) {
+      asm_statement(s, n);
     } else if constexpr (std::is_same_v<T, Return>) {
       if (!n.value) return;
       const auto* name = std::get_if<Name>(&n.value->node);

@@ -144,6 +144,7 @@ class Lowerer {
   Value builtin_call(const Expr& e, const Call& c, const std::string& name);
   Value align(const Expr& e, const std::string& function, const std::vector<Value>& args);
   Value atomic_call(const Expr& e, const Call& c, const std::string& op);
+  void asm_statement(const Stmt& s, const Asm& a);
   Value span_as(const Expr& e, const Member& m, const Value& obj);
   Value element_ref(const Expr& e, const Value& target, const ExprList& args);
   std::int64_t const_int(const Expr& e, const char* what);

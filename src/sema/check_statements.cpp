@@ -18,7 +18,6 @@ const char* unsupported_statement(const Stmt& s) {
     else if constexpr (std::is_same_v<T, CallStatement>) return "`call`";
     else if constexpr (std::is_same_v<T, Swap>) return n.rotate ? "`rotate`" : "`swap`";
     else if constexpr (std::is_same_v<T, Yield>) return "`yield`";
-    else if constexpr (std::is_same_v<T, Asm>) return "`__asm__`";
     else return nullptr;
   }, s.node);
 }
@@ -125,6 +124,8 @@ void Checker::statement_node(const Stmt& s) {
       swap_statement(s, n);
     } else if constexpr (std::is_same_v<T, Sync>) {
       sync_statement(s, n);
+    } else if constexpr (std::is_same_v<T, Asm>) {
+      asm_statement(s, n);
     } else if constexpr (std::is_same_v<T, Break> || std::is_same_v<T, Continue>) {
       const char* what = std::is_same_v<T, Break> ? "`break`" : "`continue`";
       if (loops_ == 0)

@@ -128,6 +128,7 @@ class Checker {
   void parallel_launch(const Stmt& s, const Parallel& p);
   bool placement_level(const Stmt& s, const Parallel& p, std::size_t level_index);
   void sync_statement(const Stmt& s, const Sync& y);
+  void asm_statement(const Stmt& s, const Asm& a);
   void loop_extras(const Loop& l);
 
   // ---- copies (check_copies.cpp)

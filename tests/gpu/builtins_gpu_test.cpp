@@ -170,5 +170,34 @@ TEST(GpuBuiltins, MathOnF16ElementsRoundsTheFloatResult) {
   }
 }
 
+// PTX inline assembly: written outputs, read-written outputs, named
+// operands and an immediate, on integers and floats.
+TEST(GpuBuiltins, InlinePtxComputesIntoElementsAndScalars) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(R"(__co__ void f(s32 [N] a, f32 [N] x, s32 [N] sum, f32 [N] scaled, int k) {
+  parallel p by N {
+    mutable s32 t = 0;
+    __asm__ volatile("add.s32 %[d], %[s], %2;" : [d] "=r"(t) : [s] "r"(a.at(p)), "n"(5) : "memory");
+    __asm__("add.s32 %0, %0, %1;" : "+r"(t) : "r"(k));
+    sum.at(p) = t;
+    scaled.at(p) = x.at(p);
+    __asm__("mul.rn.f32 %0, %0, %1;" : "+f"(scaled.at(p)) : "f"(0.5f));
+  }
+}
+)");
+  const std::size_t n = 1000;
+  auto a = make_spandata<s32>(n), sum = make_spandata<s32>(n);
+  auto x = make_spandata<float>(n), scaled = make_spandata<float>(n);
+  a.fill_random(-100000, 100000);
+  x.fill_random(-10, 10);
+  sum.fill(-1);
+  scaled.fill(std::nanf(""));
+  k(a.view(), x.view(), sum.view(), scaled.view(), 11);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(static_cast<int>(sum[i]), static_cast<int>(a[i]) + 5 + 11) << i;
+    ASSERT_EQ(static_cast<float>(scaled[i]), static_cast<float>(x[i]) * 0.5f) << i;
+  }
+}
+
 }  // namespace
 }  // namespace croq

@@ -214,5 +214,46 @@ TEST(MathCodegen, IntegerMaxStaysIntegerAndAlignFolds) {
   EXPECT_EQ(k.launch.block[0], 64u);
 }
 
+// ---- inline assembly -----------------------------------------------------------
+
+// Outputs go through variables of the register type and are written back;
+// inputs are converted to theirs; %[name] becomes the operand's number. The
+// cubin build runs ptxas, so the PTX must be right too.
+TEST(AsmCodegen, OperandsBindRegisterTypedVariables) {
+  GeneratedKernel k = compiled(R"(__co__ void f(s32 [64] a, f32 [64] x, f64 [64] y, u16 [64] h, s64 [64] w, int n) {
+  parallel p by 64 : thread {
+    __asm__ volatile("add.s32 %[d], %[s], %2;" : [d] "=r"(a.at(p)) : [s] "r"(n), "n"(3) : "memory");
+    __asm__("mul.f32 %0, %0, %1;" : "+f"(x.at(p)) : "f"(2.0f));
+    __asm__("add.f64 %0, %0, %0;" : "+d"(y.at(p)));
+    __asm__("add.u16 %0, %0, 1;" : "+h"(h.at(p)));
+    __asm__("add.s64 %0, %0, %1;" : "+l"(w.at(p)) : "l"(n));
+  }
+}
+)",
+                               {tensor(DType::s32, {64}), tensor(DType::f32, {64}), tensor(DType::f64, {64}),
+                                tensor(DType::u16, {64}), tensor(DType::s64, {64}), ArgSignature{false, DType::s32, {}, true}});
+  EXPECT_TRUE(has(k, R"(asm volatile("add.s32 %0, %1, %2;" : "=r"(asm_out_)")) << k.cuda_source;
+  EXPECT_TRUE(has(k, R"(: "r"((unsigned)(arg_n)), "n"(3) : "memory");)")) << k.cuda_source;
+  EXPECT_TRUE(has(k, R"(: "+f"(asm_out_)")) << k.cuda_source;
+  EXPECT_TRUE(has(k, R"(: "+d"(asm_out_)")) << k.cuda_source;
+  EXPECT_TRUE(has(k, "unsigned short asm_out_")) << k.cuda_source;
+  EXPECT_TRUE(has(k, "unsigned long long asm_out_")) << k.cuda_source;
+  EXPECT_TRUE(has(k, "arg_a[p_1] = (int)(asm_out_")) << k.cuda_source;
+}
+
+// The template is the user's text: quotes, backslashes, newlines and
+// would-be code stay inside the string literal, and reach the PTX as written.
+TEST(AsmCodegen, TemplateTextCannotLeaveItsStringLiteral) {
+  const std::string escape_attempt =
+      R"(mov.u32 %0, 7; // \"); } extern \"C\" __global__ void escaped() { asm(\"\n\t// ??/ \\ */;)";
+  GeneratedKernel k = generate("__co__ void f(s32 [4] a) {\n  parallel p by 4 : thread {\n    __asm__(\"" +
+                                   escape_attempt + "\" : \"=r\"(a.at(p)));\n  }\n}\n",
+                               {tensor(DType::s32, {4})});
+  jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "asm.cu", k.entry, {"compute_90a", false, {}});
+  EXPECT_EQ(out.ptx.find(".entry escaped"), std::string::npos) << out.ptx;
+  EXPECT_NE(out.ptx.find("); } extern \"C\" __global__ void escaped() { asm(\"\n\t// ??/ \\ */;"), std::string::npos)
+      << out.ptx;
+}
+
 }  // namespace
 }  // namespace croq::pipeline

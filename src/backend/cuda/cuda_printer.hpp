@@ -45,6 +45,7 @@ class Printer {
   void stmt(const ir::Stmt& s);
   void list(const ir::StmtList& body);
   void braced_body(const ir::StmtPtr& body);  // the inside of { ... } already opened
+  void inline_asm(const ir::InlineAsm& a);
 
   // emit_copy.cpp
   void copy(const ir::CopyTiles& c);

@@ -282,6 +282,8 @@ void Printer::stmt(const ir::Stmt& s) {
       else if (n.scope == ir::Barrier::Scope::lanes) line("__syncwarp(__activemask());");
       else if (n.set.threads == 0) line("__syncthreads();");
       else line("croq_dev::named_barrier_sync(" + std::to_string(n.set.barrier_id) + ", " + std::to_string(n.set.threads) + ");");
+    } else if constexpr (std::is_same_v<T, ir::InlineAsm>) {
+      inline_asm(n);
     } else if constexpr (std::is_same_v<T, ir::Fence>) {
       line(n.device ? "__threadfence();" : "__threadfence_block();");
     } else if constexpr (std::is_same_v<T, ir::CopyTiles>) {
@@ -333,6 +335,23 @@ void Printer::stmt(const ir::Stmt& s) {
       line("}");
     }
   }, s.node);
+}
+
+// asm volatile("text" : "=r"(out) : "r"(in) : "memory"); every string
+// through cuda_string_literal, so the user's text stays inside its literal.
+void Printer::inline_asm(const ir::InlineAsm& a) {
+  std::string code = std::string("asm") + (a.is_volatile ? " volatile" : "") + "(" + cuda_string_literal(a.text);
+  // The sections up to the last one that has something.
+  const int sections = a.memory ? 3 : !a.inputs.empty() ? 2 : !a.outputs.empty() ? 1 : 0;
+  int section = 0;
+  for (const auto* list : {&a.outputs, &a.inputs}) {
+    if (++section > sections) break;
+    code += " :";
+    for (std::size_t i = 0; i < list->size(); ++i)
+      code += (i ? ", " : " ") + cuda_string_literal((*list)[i].constraint) + "(" + expr((*list)[i].value) + ")";
+  }
+  if (a.memory) code += " : \"memory\"";
+  line(code + ");");
 }
 
 // ---- the kernel ----------------------------------------------------------------
