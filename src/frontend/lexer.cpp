@@ -344,6 +344,59 @@ bool valid_integer_suffix(std::string_view suffix) {
 
 }  // namespace
 
+std::optional<std::string> string_value(std::string_view spelling, std::string* problem) {
+  auto fail = [&](std::string why) -> std::optional<std::string> {
+    if (problem) *problem = std::move(why);
+    return std::nullopt;
+  };
+  if (spelling.size() >= 3 && spelling[0] == 'R' && spelling[1] == '"') {
+    const std::size_t open = spelling.find('(');
+    const std::size_t delimiter = open == std::string_view::npos ? 0 : open - 2;
+    if (open == std::string_view::npos || spelling.size() < open + 2 + delimiter + 1) return fail("a malformed raw string");
+    return std::string(spelling.substr(open + 1, spelling.size() - (open + 1) - delimiter - 2));
+  }
+  if (spelling.size() < 2 || spelling.front() != '"' || spelling.back() != '"')
+    return fail("a string with a prefix (only plain \"...\" and R\"(...)\" strings are taken)");
+  std::string out;
+  const std::string_view body = spelling.substr(1, spelling.size() - 2);
+  auto digit = [](char c, int base) {
+    const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
+    return v < base ? v : -1;
+  };
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    if (body[i] != '\\') {
+      out += body[i];
+      continue;
+    }
+    if (++i == body.size()) return fail("a string ending in `\\`");
+    const char c = body[i];
+    static const std::string_view simple = "ntr\\\"'?abfv";
+    static const std::string_view meaning = "\n\t\r\\\"'?\a\b\f\v";
+    if (std::size_t k = simple.find(c); k != std::string_view::npos) {
+      out += meaning[k];
+    } else if (digit(c, 8) >= 0) {  // up to three octal digits
+      int v = 0;
+      std::size_t n = 0;
+      for (; n < 3 && i + n < body.size() && digit(body[i + n], 8) >= 0; ++n) v = v * 8 + digit(body[i + n], 8);
+      if (v > 255) return fail("an octal escape above \\377");
+      out += static_cast<char>(v);
+      i += n - 1;
+    } else if (c == 'x' && i + 1 < body.size() && digit(body[i + 1], 16) >= 0) {
+      int v = 0;
+      std::size_t n = 1;
+      for (; i + n < body.size() && digit(body[i + n], 16) >= 0; ++n) {
+        v = v * 16 + digit(body[i + n], 16);
+        if (v > 255) return fail("a hex escape above \\xff");
+      }
+      out += static_cast<char>(v);
+      i += n - 1;
+    } else {
+      return fail(std::string("the unknown escape `\\") + c + "`");
+    }
+  }
+  return out;
+}
+
 std::optional<std::uint64_t> integer_value(std::string_view spelling) {
   std::uint64_t value = 0;
   std::string_view digits = spelling.substr(0, spelling.size() - literal_suffix(spelling, false).size());

@@ -57,6 +57,12 @@ std::optional<std::uint64_t> integer_value(std::string_view spelling);
 // The value of a floating literal, suffix ignored.
 double floating_value(std::string_view spelling);
 
+// The bytes a string literal stands for: "..." with C's escapes (\n \t \\
+// \" \' \? \a \b \f \r \v, octal \ooo, hex \xHH), or a raw R"d(...)d".
+// nullopt, with why in `problem`, for a prefixed literal (u8"", L"") or an
+// unknown escape.
+std::optional<std::string> string_value(std::string_view spelling, std::string* problem = nullptr);
+
 // Why a numeric literal cannot be used: malformed, an unknown suffix (which
 // would reach the generated CUDA as a user-defined literal), an integer
 // above INT64_MAX without a `u` suffix, a float that is infinite in its type. nullopt when fine.

@@ -136,6 +136,8 @@ ExprRef typed_zero(DType t, const std::string& value) {
 }
 
 ExprRef zero_like(ExprRef e) {
+  // decltype of an element (an lvalue) is a reference: name its type instead.
+  if (e->kind == ExprKind::element) return typed_zero(e->type.dtype);
   Type t = e->type;
   return make(ExprKind::zero_like, t, {std::move(e)});
 }
@@ -150,6 +152,40 @@ ExprRef coerce(ExprRef e, Type t) {
 }
 
 ExprRef truth(ExprRef e) { return widen_fp8(std::move(e)); }
+
+ExprRef math(const std::string& op, std::vector<ExprRef> operands, Type t) {
+  for (auto& o : operands) o = widen_fp8(std::move(o));
+  if (is_fp8(t)) t = Type::f32();
+  auto e = std::const_pointer_cast<Expr>(make(ExprKind::math, op == "isfinite" ? Type::boolean() : t, std::move(operands)));
+  e->op = op;
+  return e;
+}
+
+int math_arity(const std::string& op) {
+  static const char* const unary[] = {"sqrt", "rsqrt", "exp",  "exp2", "expm1", "log",  "log1p", "sin",
+                                      "cos",  "tan",   "asin", "acos", "atan",  "sinh", "cosh",  "tanh",
+                                      "ceil", "floor", "round", "fabs", "rcp",  "isfinite"};
+  for (const char* u : unary)
+    if (op == u) return 1;
+  if (op == "pow" || op == "atan2" || op == "max" || op == "min") return 2;
+  if (op == "fma") return 3;
+  return -1;
+}
+
+int atomic_arity(const std::string& op) {
+  static const char* const binary[] = {"add", "sub", "exch", "min", "max", "and", "or", "xor"};
+  for (const char* b : binary)
+    if (op == b) return 1;
+  return op == "cas" ? 2 : -1;
+}
+
+ExprRef atomic(const std::string& op, ExprRef element, std::vector<ExprRef> values) {
+  Type t = element->type;
+  values.insert(values.begin(), std::move(element));
+  auto e = std::const_pointer_cast<Expr>(make(ExprKind::atomic, t, std::move(values)));
+  e->op = op;
+  return e;
+}
 
 bool is_const(const ExprRef& e, std::int64_t* value) {
   if (!e || e->kind != ExprKind::int_const) return false;

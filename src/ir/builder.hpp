@@ -32,6 +32,18 @@ bool is_fp8(const Type& t);
 // `e` usable as a condition (an fp8 element tests as its f32 value).
 ExprRef truth(ExprRef e);
 
+// A math function of operands of type `t` (isfinite: a boolean of one).
+ExprRef math(const std::string& op, std::vector<ExprRef> operands, Type t);
+// The operands of math function `op` (-1: no such function): unary sqrt,
+// rsqrt, exp, exp2, expm1, log, log1p, sin, cos, tan, asin, acos, atan,
+// sinh, cosh, tanh, ceil, floor, round, fabs, rcp, isfinite; binary pow,
+// atan2, max, min; ternary fma.
+int math_arity(const std::string& op);
+// The values of atomic `op` besides the element (-1: no such atomic).
+int atomic_arity(const std::string& op);
+// An atomic read-modify-write of `element`; the values are of its type.
+ExprRef atomic(const std::string& op, ExprRef element, std::vector<ExprRef> values);
+
 // a + b, dropping a zero side.
 ExprRef add(ExprRef a, ExprRef b);
 // a * k for a constant k: 0 when either is zero, a when k is 1, the product

@@ -64,6 +64,10 @@ enum class ExprKind {
   typed_zero,     // dtype's zero (typed literal): text is the value ("0")
   zero_like,      // decltype(operands[0])(0)
   convert,        // operands[0] converted to `type` (a C-style cast)
+  math,           // op (a math function: "sqrt", "atan2", "fma", "isfinite", ...) of operands, all of `type`
+                  // (f32 or f64; integers for max and min); isfinite is boolean
+  atomic,         // op ("add", "sub", "exch", "min", "max", "and", "or", "xor", "cas") on the element
+                  // operands[0] with operands[1..] (of its type); the element's old value
 };
 
 struct Expr {
@@ -217,6 +221,25 @@ struct Region {  // one parallel level: its indices are Lets in the body
 
 struct Barrier {  // every thread of the set waits for the others
   ThreadSet set;
+  // Who waits: the threads of `set` (sync.shared, sync.barrier : block), the
+  // warp (sync.barrier : group) or the warp's active lanes (: thread).
+  enum class Scope { set, warp, lanes } scope = Scope::set;
+};
+// __asm__: PTX with operands %0, %1, ... (outputs, then inputs). Outputs
+// are variables of the constraint's type; the text is the user's and the
+// backend escapes it into a string literal.
+struct InlineAsm {
+  struct Operand {
+    std::string constraint;  // "=r", "+f", "l", "n"
+    ExprRef value;
+  };
+  std::string text;
+  bool is_volatile = false;
+  std::vector<Operand> outputs, inputs;
+  bool memory = false;  // the "memory" clobber
+};
+struct Fence {  // sync.fence: this thread's writes are seen in this order by the block or the device
+  bool device = false;
 };
 
 // dma.copy / dma.transp / dma.pad from `src` into `dst`, by the threads of
@@ -333,7 +356,7 @@ struct WarpgroupRegion {
 
 struct Stmt {
   SourcePos where;
-  std::variant<Seq, Let, Assign, Eval, For, If, While, LineMark, Comment, Trap, Region, Barrier, CopyTiles,
+  std::variant<Seq, Let, Assign, Eval, For, If, While, LineMark, Comment, Trap, Region, Barrier, Fence, InlineAsm, CopyTiles,
                AllocShared, DeclareLocal, DeclareEvent, BarrierPrologue, Arrive, WaitEvent, TmaLoad, TmaStore,
                FenceProxyAsync, MmaFill, Mma, MmaWait, MmaStore, MmaCommit, SetMaxNReg, WarpgroupRegion>
       node;

@@ -52,6 +52,11 @@ class Dumper {
       case ExprKind::typed_zero: return std::string(dtype_name(e->type.dtype)) + "(" + e->text + ")";
       case ExprKind::zero_like: return "zero_like(" + expr(e->operands[0]) + ")";
       case ExprKind::convert: return "convert<" + type(e->type) + ">(" + expr(e->operands[0]) + ")";
+      case ExprKind::math: case ExprKind::atomic: {
+        std::string s = std::string(e->kind == ExprKind::atomic ? "atomic_" : "") + e->op + "<" + type(e->type) + ">(";
+        for (std::size_t i = 0; i < e->operands.size(); ++i) s += (i ? ", " : "") + expr(e->operands[i]);
+        return s + ")";
+      }
     }
     return "?";
   }
@@ -134,7 +139,19 @@ class Dumper {
         line(std::string("region ") + mapping_name(n.mapping) + (n.unit > 1 ? " unit " + std::to_string(n.unit) : "") + ":");
         body(n.body);
       } else if constexpr (std::is_same_v<T, Barrier>) {
-        line("barrier " + threads(n.set));
+        line(n.scope == Barrier::Scope::warp    ? std::string("barrier warp")
+             : n.scope == Barrier::Scope::lanes ? std::string("barrier active lanes")
+                                                : "barrier " + threads(n.set));
+      } else if constexpr (std::is_same_v<T, InlineAsm>) {
+        std::string t = std::string("asm") + (n.is_volatile ? " volatile" : "") + " \"" + n.text + "\"";
+        for (const auto* list : {&n.outputs, &n.inputs}) {
+          t += " :";
+          for (std::size_t i = 0; i < list->size(); ++i)
+            t += (i ? ", " : " ") + (*list)[i].constraint + "(" + expr((*list)[i].value) + ")";
+        }
+        line(t + (n.memory ? " : memory" : ""));
+      } else if constexpr (std::is_same_v<T, Fence>) {
+        line(n.device ? "fence device" : "fence block");
       } else if constexpr (std::is_same_v<T, CopyTiles>) {
         std::string s = std::string(n.pad ? "pad " : "copy ") + tile(n.src) + " -> " + tile(n.dst);
         if (!n.perm.empty()) {

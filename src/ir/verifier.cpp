@@ -2,6 +2,7 @@
 // and by the tests after lowering and after the passes.
 #include <regex>
 
+#include "ir/builder.hpp"
 #include "ir/printer.hpp"
 #include "ir/walk.hpp"
 
@@ -68,9 +69,21 @@ class Verifier {
     if (!e) return;
     static const std::size_t arity[] = {0, 0, 0, 0, 1, 2, 3, 0, 1, 0, 1, 1};
     const auto kind = static_cast<std::size_t>(e->kind);
-    if (e->kind != ExprKind::element && e->operands.size() != arity[kind])
+    if (kind < std::size(arity) && e->kind != ExprKind::element && e->operands.size() != arity[kind])
       error("an expression has " + std::to_string(e->operands.size()) + " operands");
     switch (e->kind) {
+      case ExprKind::math:
+        if (math_arity(e->op) < 0) error("unknown math function `" + e->op + "`");
+        else if (e->operands.size() != static_cast<std::size_t>(math_arity(e->op)))
+          error("math function `" + e->op + "` has " + std::to_string(e->operands.size()) + " operands");
+        break;
+      case ExprKind::atomic:
+        if (atomic_arity(e->op) < 0) error("unknown atomic `" + e->op + "`");
+        else if (e->operands.size() != static_cast<std::size_t>(atomic_arity(e->op)) + 1)
+          error("atomic `" + e->op + "` has " + std::to_string(e->operands.size()) + " operands");
+        if (e->operands.empty() || !e->operands[0] || e->operands[0]->kind != ExprKind::element)
+          error("an atomic updates no element");
+        break;
       case ExprKind::var:
         if (!is_identifier(e->text)) error("variable `" + e->text + "` is not an identifier");
         break;
@@ -124,6 +137,15 @@ class Verifier {
         expr(n.step);
       } else if constexpr (std::is_same_v<T, If> || std::is_same_v<T, While> || std::is_same_v<T, Trap>) {
         expr(n.condition);
+      } else if constexpr (std::is_same_v<T, InlineAsm>) {
+        static const std::regex constraint("[=+]?[hrlfdn]");
+        for (const auto* list : {&n.outputs, &n.inputs})
+          for (const InlineAsm::Operand& o : *list) {
+            expr(o.value);
+            if (!std::regex_match(o.constraint, constraint)) error("asm constraint `" + o.constraint + "` is not bound");
+          }
+        for (const InlineAsm::Operand& o : n.outputs)
+          if (!o.value || o.value->kind != ExprKind::var) error("an asm output is not a variable");
       } else if constexpr (std::is_same_v<T, CopyTiles>) {
         tile(n.src);
         tile(n.dst);

@@ -61,6 +61,28 @@ bool Lowerer::uses_hopper(const Stmt& s) const {
 
 void Lowerer::emit_barrier() { emit_node(ir::Barrier{set_}); }
 
+// sync.shared and sync.barrier : block wait for the threads running the
+// statement (the block, or an inthreads.async set); : group for the warp;
+// : thread for the warp's lanes that are here. sync.fence orders memory for
+// the block (thread, group, group-4) or the device (block, device).
+void Lowerer::sync_statement(const Stmt& s, const Sync& y) {
+  ir::Barrier b;
+  b.set = set_;
+  if (y.scope == "fence") {
+    const bool device = y.level == SpaceSpecifier::block || y.level == SpaceSpecifier::device;
+    if (!device && y.level != SpaceSpecifier::thread && y.level != SpaceSpecifier::group &&
+        y.level != SpaceSpecifier::group4)
+      fail(s.location, "this `sync.fence` level is not supported yet by libcroqjit");
+    emit_node(ir::Fence{device}, s.location);
+    return;
+  }
+  if (y.scope == "barrier" && y.level == SpaceSpecifier::group) b.scope = ir::Barrier::Scope::warp;
+  else if (y.scope == "barrier" && y.level == SpaceSpecifier::thread) b.scope = ir::Barrier::Scope::lanes;
+  else if (y.scope != "shared" && !(y.scope == "barrier" && y.level == SpaceSpecifier::block))
+    fail(s.location, "`sync." + y.scope + "` at this level is not supported yet by libcroqjit");
+  emit_node(std::move(b), s.location);
+}
+
 bool Lowerer::on_whole_warpgroups() const {
   if (scope_ != Scope::block) return false;
   if (set_.threads > 0) return set_.threads % 128 == 0 && set_.first % 128 == 0;

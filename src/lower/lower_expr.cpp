@@ -568,7 +568,8 @@ Value Lowerer::call(const Expr& e, const Call& n) {
       out.dynamic = DynamicCount{a.dynamic->dim, *b.constant, true};
     return out;
   }
-  fail(e.location, "calls are not supported yet by libcroqjit (`" + source_text(*n.callee) + "`)");
+  if (!callee) fail(e.location, "calls are not supported yet by libcroqjit (`" + source_text(*n.callee) + "`)");
+  return builtin_call(e, n, callee->name);
 }
 
 Value Lowerer::expr(const Expr& e) {

@@ -252,7 +252,11 @@ void Lowerer::scalar_declaration(const Declaration& d) {
     }
     Value init;
     bool has_init = !decl.init_values.empty();
-    if (has_init) init = require_scalar(expr(*decl.init_values[0]), *decl.init_values[0]);
+    if (has_init) {
+      init = require_scalar(expr(*decl.init_values[0]), *decl.init_values[0]);
+      atomic_value_in_thread(init, *decl.init_values[0]);
+      if (init.guard) init.expr = ir::select(init.guard, init.expr, ir::zero_like(init.expr));
+    }
     if (t.kind == TypeKind::auto_) type = has_init && init.is_float ? ir::Type::f32() : index_type();
     // Immutable integers with a constant value stay compile-time constants.
     if (!t.is_mutable && has_init && init.constant && t.kind != TypeKind::element) {
@@ -280,6 +284,11 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
       define(n->name, value);
       return;
     }
+    if (value.expr && value.expr->kind == ir::ExprKind::atomic) {
+      atomic_value_in_thread(value, *a.value);
+      value.expr = value.guard ? ir::select(value.guard, value.expr, ir::zero_like(value.expr)) : value.expr;
+      value.guard = nullptr;
+    }
     // `stage = iv_k % STAGES;` declares an immutable scalar (the tutorials' form).
     if ((value.kind == Value::Kind::scalar || value.kind == Value::Kind::index) && !value.guard) {
       if (value.constant) {
@@ -288,7 +297,10 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
       }
       std::string name = fresh(n->name);
       line_mark(s.location);
-      ir::Type type = value.is_float ? ir::Type::f32() : index_type();
+      // Floats are bound as f32 (f16 and bf16 widen), f64 as f64.
+      const ir::Type& t = value.expr->type;
+      const bool f64 = t.kind == ir::Type::Kind::f64 || (t.kind == ir::Type::Kind::element && t.dtype == DType::f64);
+      ir::Type type = f64 ? ir::Type{ir::Type::Kind::f64, DType::f64} : value.is_float ? ir::Type::f32() : index_type();
       emit_node(ir::Let{name, type, true, ir::coerce(value.expr, type)}, s.location);
       Value v;
       v.expr = ir::var(name, type);
@@ -300,6 +312,7 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
   }
   Value target = expr(*a.target);
   Value value = require_scalar(expr(*a.value), *a.value);
+  atomic_value_in_thread(value, *a.value);
   if (target.kind != Value::Kind::scalar || target.constant)
     fail(a.target->location, "cannot assign to `" + source_text(*a.target) + "`",
          "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar");
@@ -322,6 +335,14 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
   value_expr = ir::coerce(value_expr, target.expr->type);
   line_mark(s.location);
   emit_node(ir::Assign{target.expr, op, value_expr, guard}, s.location);
+}
+
+// An atomic's old value exists in the one thread that ran it: at block scope
+// (one thread for the block) the others would not have it.
+void Lowerer::atomic_value_in_thread(const Value& v, const Expr& e) const {
+  if (v.expr && v.expr->kind == ir::ExprKind::atomic && scope_ != Scope::thread)
+    fail(e.location, "the value of `" + source_text(e) + "` at block scope is not supported yet by libcroqjit",
+         "use it inside a thread-level parallel statement (`parallel t by N : thread`), or drop the value");
 }
 
 void Lowerer::loop(const Stmt& s, const Loop& l) {
@@ -381,7 +402,16 @@ void Lowerer::stmt(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, ExprStatement>) {
       Value v = require_scalar(expr(*n.expr), *n.expr);
       line_mark(s.location);
-      emit_node(ir::Eval{v.expr}, s.location);
+      ExprRef guard = v.guard;
+      // At block scope one thread updates the element for the block.
+      if (v.expr->kind == ir::ExprKind::atomic && scope_ != Scope::thread)
+        guard = ir::all_of(ir::binary("==", set_.tid, ir::int_const(0)), guard);
+      if (guard) {
+        ir::StmtList body;
+        body.push_back(ir::make_stmt(ir::Eval{v.expr}, pos(s.location)));
+        emit_node(ir::If{guard, ir::make_stmt(ir::Seq{std::move(body), false}), nullptr}, s.location);
+      }
+      else emit_node(ir::Eval{v.expr}, s.location);
     } else if constexpr (std::is_same_v<T, Parallel>) {
       parallel(s, n, 0);
     } else if constexpr (std::is_same_v<T, Loop>) {
@@ -415,8 +445,9 @@ void Lowerer::stmt(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, Mma>) {
       mma_statement(s, n);
     } else if constexpr (std::is_same_v<T, Sync>) {
-      if (n.scope != "shared") fail(s.location, "sync." + n.scope + " is not supported yet by libcroqjit");
-      emit_barrier();
+      sync_statement(s, n);
+    } else if constexpr (std::is_same_v<T, Asm>) {
+      asm_statement(s, n);
     } else if constexpr (std::is_same_v<T, Return>) {
       if (!n.value) return;
       const auto* name = std::get_if<Name>(&n.value->node);

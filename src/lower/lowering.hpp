@@ -140,6 +140,11 @@ class Lowerer {
   Value fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c);
   Value unary(const Expr& e, const Unary& u);
   Value call(const Expr& e, const Call& c);
+  // Atomics and math builtins (lower_builtins.cpp).
+  Value builtin_call(const Expr& e, const Call& c, const std::string& name);
+  Value align(const Expr& e, const std::string& function, const std::vector<Value>& args);
+  Value atomic_call(const Expr& e, const Call& c, const std::string& op);
+  void asm_statement(const Stmt& s, const Asm& a);
   Value span_as(const Expr& e, const Member& m, const Value& obj);
   Value element_ref(const Expr& e, const Value& target, const ExprList& args);
   std::int64_t const_int(const Expr& e, const char* what);
@@ -170,6 +175,7 @@ class Lowerer {
   void declaration(const Stmt& s, const Declaration& d);
   void scalar_declaration(const Declaration& d);
   void assignment(const Stmt& s, const Assignment& a);
+  void atomic_value_in_thread(const Value& v, const Expr& e) const;
   void loop(const Stmt& s, const Loop& l);
   void setup_parameters();
   void setup_output();
@@ -193,6 +199,7 @@ class Lowerer {
   void arrive(const Value& ev, const SourceLocation& where);
   [[noreturn]] void fail_buffer_array(const Expr& e);
   void emit_barrier();
+  void sync_statement(const Stmt& s, const Sync& y);
   bool on_whole_warpgroups() const;
   int swizzle_span(const Modifier& m);
 

@@ -59,7 +59,7 @@ bool prints_nothing(const ir::Stmt& s) {
 
 bool is_block_barrier(const ir::Stmt& s) {
   const auto* b = std::get_if<ir::Barrier>(&s.node);
-  return b && b->set.threads == 0;
+  return b && b->set.threads == 0 && b->scope == ir::Barrier::Scope::set;
 }
 
 void dedupe_barriers(ir::StmtList& list) {

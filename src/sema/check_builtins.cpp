@@ -1,6 +1,10 @@
 // Builtin calls sema types: `select` among tiles or futures, and the
 // __atomic_* read-modify-write operations (operand counts and targets).
+#include <algorithm>
+
+#include "frontend/builtins.hpp"
 #include "sema/checker.hpp"
+#include "support/checked_int.hpp"
 
 namespace croq::sema::detail {
 
@@ -56,16 +60,32 @@ Type Checker::select(const Expr& e, const Call& c) {
 }
 
 
+namespace {
+
+// The element types CUDA has each atomic for (atomicAdd, atomicCAS, ...).
+bool atomic_takes(const std::string& op, DType t) {
+  using D = DType;
+  auto one_of = [t](std::initializer_list<D> types) { return std::find(types.begin(), types.end(), t) != types.end(); };
+  if (op == "add") return one_of({D::s32, D::u32, D::u64, D::f32, D::f64, D::f16});
+  if (op == "sub") return one_of({D::s32, D::u32});
+  if (op == "exch") return one_of({D::s32, D::u32, D::u64, D::f32});
+  if (op == "cas") return one_of({D::s32, D::u32, D::u64, D::u16});
+  return one_of({D::s32, D::u32, D::s64, D::u64});  // min, max, and, or, xor
+}
+
+}  // namespace
+
 // __atomic_add(x.at(i), v) and its kin: the first operand is an element of
-// a tensor; __atomic_cas takes a compare value too.
-void Checker::atomic(const Expr& e, const Call& c, const std::string& name) {
+// a shared or global tensor; __atomic_cas takes a compare value too. The
+// value is the element's old value.
+std::optional<Type> Checker::atomic(const Expr& e, const Call& c, const std::string& name) {
   static const char* const binary[] = {"add", "sub", "exch", "min", "max", "and", "or", "xor"};
   const std::string op = name.substr(9);
   std::size_t want = 0;
   if (op == "cas") want = 3;
   for (const char* b : binary)
     if (op == b) want = 2;
-  if (want == 0) return;  // another intrinsic: a call like any other
+  if (want == 0) return std::nullopt;  // another intrinsic: a call like any other
   if (c.args.size() != want)
     fail(Rule::atomic_arity, e.location,
          "`" + name + "` takes " + std::to_string(want) + " operands, got " + std::to_string(c.args.size()),
@@ -76,6 +96,78 @@ void Checker::atomic(const Expr& e, const Call& c, const std::string& name) {
     fail(Rule::atomic_operand, c.args[0]->location,
          "`" + name + "` updates an element of a tensor, got `" + text(*c.args[0]) + "`",
          "name the element: `" + name + "(x.at(i), ...)`", notes_of(target));
+  if (target.buffer->space == Space::local)
+    fail(Rule::atomic_operand, c.args[0]->location,
+         "`" + name + "` updates an element of shared or global memory; `" + target.buffer->name + "` is local",
+         "other threads cannot see a local tensor; update it with plain arithmetic", notes_of(target));
+  const DType dtype = target.buffer->dtype;
+  if (!atomic_takes(op, dtype))
+    fail(Rule::atomic_type, c.args[0]->location,
+         "`" + name + "` does not take " + std::string(dtype_name(dtype)) + " elements",
+         "`__atomic_add` takes s32, u32, u64, f32, f64 and f16; `__atomic_sub` s32 and u32; `__atomic_exch` s32, "
+         "u32, u64 and f32; `__atomic_cas` s32, u32, u64 and u16; the others s32, u32, s64 and u64");
+  for (std::size_t i = 1; i < c.args.size(); ++i) {
+    Type v = expr(*c.args[i]);
+    require_ok(v);
+    if (!v.is_number())
+      fail(Rule::arithmetic_operand, c.args[i]->location,
+           "`" + text(*c.args[i]) + "` is " + kind_phrase(v.kind) + "; `" + name + "` takes a number", "", notes_of(v));
+    require_not_fp8(*c.args[i], v, "an atomic");
+  }
+  // Its value is read once: inside a larger expression the generated code
+  // could evaluate it twice or not at all.
+  if (&e != atomic_site_)
+    limitation(Rule::unsupported_call, e.location,
+               "`" + name + "` inside a larger expression is not supported yet by libcroqjit",
+               "make it a statement of its own, or the whole value of a declaration or an assignment");
+  Type out;
+  out.kind = Kind::scalar;
+  out.number = is_floating(dtype) ? Number::float_ : Number::int_;
+  out.known = Known::at_run_time;
+  return out;
+}
+
+// __sqrt(x), __pow(x, y), __alignup(x, a), ...: numbers in; the value has
+// the first operand's kind of number (upstream's rule), except __isfinite
+// (a truth value). __alignup and __aligndown take integers and fold when
+// both are known.
+Type Checker::math_builtin(const Expr& e, const Call& c, const frontend::MathBuiltin& b) {
+  const std::string name(b.name);
+  if (static_cast<int>(c.args.size()) != b.operands)
+    fail(Rule::builtin_arity, e.location,
+         "`" + name + "` takes " + std::to_string(b.operands) + (b.operands == 1 ? " operand" : " operands") + ", got " +
+             std::to_string(c.args.size()));
+  std::vector<Type> operands;
+  for (const auto& arg : c.args) {
+    Type v = expr(*arg);
+    require_ok(v);
+    if (!v.is_number() || (b.integers && v.is_float()))
+      fail(Rule::arithmetic_operand, arg->location,
+           "`" + text(*arg) + "` is " + (v.is_float() ? std::string("a float") : kind_phrase(v.kind)) + "; `" + name +
+               "` takes " + (b.integers ? "integers" : "numbers"),
+           "", notes_of(v));
+    require_not_fp8(*arg, v, "a math builtin");
+    operands.push_back(v);
+  }
+  Type out;
+  out.kind = Kind::scalar;
+  out.known = Known::at_run_time;
+  out.number = b.function == "isfinite" ? Number::bool_ : operands[0].is_float() ? Number::float_ : Number::int_;
+  if (!b.integers) return out;
+  const Type& x = operands[0];
+  const Type& a = operands[1];
+  const auto known = [](const Type& t) { return t.kind == Kind::scalar ? t.known : Known::at_run_time; };
+  out.known = std::max(known(x), known(a));
+  if (out.known != Known::now) return out;
+  if (a.value <= 0)
+    fail(Rule::constant_arithmetic, c.args[1]->location,
+         "`" + name + "` aligns to a positive multiple, got " + std::to_string(a.value));
+  support::CheckedInt q = b.function == "alignup" ? support::checked_cdiv(x.value, a.value)
+                                                  : support::checked_div(x.value, a.value);
+  support::CheckedInt r = q.ok() ? support::checked_mul(q.value, a.value) : q;
+  if (!r.ok()) fail(Rule::constant_arithmetic, e.location, "`" + text(e) + "` " + support::describe(r.fault));
+  out.value = r.value;
+  return out;
 }
 
 }  // namespace croq::sema::detail

@@ -3,6 +3,7 @@
 // parallel counts and loop bounds).
 #include <algorithm>
 
+#include "frontend/builtins.hpp"
 #include "frontend/parser.hpp"
 #include "sema/checker.hpp"
 #include "support/checked_int.hpp"
@@ -354,7 +355,10 @@ Type Checker::conditional(const Conditional& c) {
 Type Checker::call(const Expr& e, const Call& c) {
   const auto* callee = std::get_if<Name>(&c.callee->node);
   if (callee && callee->name == "select") return select(e, c);
-  if (callee && callee->name.rfind("__atomic_", 0) == 0) atomic(e, c, callee->name);
+  if (callee && callee->name.rfind("__atomic_", 0) == 0)
+    if (std::optional<Type> old = atomic(e, c, callee->name)) return *old;
+  if (const frontend::MathBuiltin* b = callee ? frontend::find_math_builtin(callee->name) : nullptr)
+    return math_builtin(e, c, *b);
   if (callee && (callee->name == "launch_bounds" || callee->name == "maxnreg"))
     fail(Rule::attribute_placement, e.location,
          "`" + callee->name + "` is an attribute, not a function: write `[[" + callee->name +
@@ -371,7 +375,8 @@ Type Checker::call(const Expr& e, const Call& c) {
   }
   if (!callee || callee->name != "cdiv")
     fail(Rule::unsupported_call, e.location, "calls are not supported yet by libcroqjit (`" + text(*c.callee) + "`)",
-         "`cdiv(a, b)` is the one function an expression can call");
+         "an expression can call `cdiv(a, b)`, the math builtins (`__sqrt`, `__pow`, ...) and the atomics "
+         "(`__atomic_add`, ...)");
   if (c.args.size() != 2)
     fail(Rule::cdiv_arity, e.location, "`cdiv` takes 2 arguments (a, b), got " + std::to_string(c.args.size()));
   Type a = expr(*c.args[0]);

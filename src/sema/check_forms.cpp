@@ -77,13 +77,20 @@ void Checker::sync_statement(const Stmt& s, const Sync& y) {
          "`sync.barrier : device` waits for every block of the grid: it needs an enclosing `: block<cooperative>` "
          "level",
          "launch the blocks together: `parallel b by N : block<cooperative> { ... }`");
-  if (y.scope != "shared") {
-    std::string what = "`sync." + y.scope;
-    if (y.level != SpaceSpecifier::none) what += std::string(" : ") + space_name(y.level);
-    if (!y.storage.empty()) what += "<" + y.storage + ">";
-    fail(Rule::unsupported_statement, s.location, what + "` is not supported yet by libcroqjit",
-         "`sync.shared` is the barrier libcroqjit lowers");
-  }
+  using L = SpaceSpecifier;
+  // In a cooperative launch `sync.barrier : block` waits for the whole grid.
+  const bool barrier = y.scope == "barrier" && cooperative_levels_ == 0 &&
+                       (y.level == L::block || y.level == L::group || y.level == L::thread);
+  const bool fence = y.scope == "fence" && (y.level == L::thread || y.level == L::group || y.level == L::group4 ||
+                                            y.level == L::block || y.level == L::device);
+  if (y.scope == "shared" || barrier || fence) return;
+  std::string what = "`sync." + y.scope;
+  if (y.level != L::none) what += std::string(" : ") + space_name(y.level);
+  if (!y.storage.empty()) what += "<" + y.storage + ">";
+  fail(Rule::unsupported_statement, s.location,
+       what + "`" + (cooperative_levels_ > 0 && y.scope == "barrier" ? " in a cooperative launch" : "") +
+           " is not supported yet by libcroqjit",
+       "libcroqjit lowers `sync.shared`, `sync.barrier : block|group|thread` and `sync.fence`");
 }
 
 // What a loop binds besides its first group of indices: local names

@@ -18,7 +18,6 @@ const char* unsupported_statement(const Stmt& s) {
     else if constexpr (std::is_same_v<T, CallStatement>) return "`call`";
     else if constexpr (std::is_same_v<T, Swap>) return n.rotate ? "`rotate`" : "`swap`";
     else if constexpr (std::is_same_v<T, Yield>) return "`yield`";
-    else if constexpr (std::is_same_v<T, Asm>) return "`__asm__`";
     else return nullptr;
   }, s.node);
 }
@@ -94,6 +93,7 @@ void Checker::statement_node(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, Assignment>) {
       assignment(s, n);
     } else if constexpr (std::is_same_v<T, ExprStatement>) {
+      atomic_site_ = n.expr.get();
       expr(*n.expr);
     } else if constexpr (std::is_same_v<T, Parallel>) {
       parallel(s, n, 0);
@@ -133,6 +133,8 @@ void Checker::statement_node(const Stmt& s) {
       swap_statement(s, n);
     } else if constexpr (std::is_same_v<T, Sync>) {
       sync_statement(s, n);
+    } else if constexpr (std::is_same_v<T, Asm>) {
+      asm_statement(s, n);
     } else if constexpr (std::is_same_v<T, Break> || std::is_same_v<T, Continue>) {
       const char* what = std::is_same_v<T, Break> ? "`break`" : "`continue`";
       if (loops_ == 0)
@@ -315,6 +317,7 @@ void Checker::scalar_declaration(const Declaration& d) {
     Type init;
     const bool has_init = !decl.init_values.empty();
     if (has_init) {
+      atomic_site_ = decl.init_values[0].get();
       init = expr(*decl.init_values[0]);
       require_ok(init);
       if (!init.is_number())
@@ -414,6 +417,7 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
              "`" + n->name + "` cannot be bound to `" + v->name + "`, a dma.any placeholder that no copy has filled",
              "bind the name to a copy's future: `" + n->name + " = dma.copy ...;`", notes_of(source->type));
       }
+    atomic_site_ = a.value.get();
     Type value = expr(*a.value);
     require_ok(value);
     if (value.is_tile()) {
@@ -451,6 +455,7 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
     return;
   }
   Type target = expr(*a.target);
+  atomic_site_ = a.value.get();
   Type value = expr(*a.value);
   require_ok(target);
   require_ok(value);

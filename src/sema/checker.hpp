@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "frontend/builtins.hpp"
 #include "sema/rules.hpp"
 #include "sema/sema.hpp"
 
@@ -126,6 +127,7 @@ class Checker {
   void parallel_launch(const Stmt& s, const Parallel& p);
   bool placement_level(const Stmt& s, const Parallel& p, std::size_t level_index);
   void sync_statement(const Stmt& s, const Sync& y);
+  void asm_statement(const Stmt& s, const Asm& a);
   void loop_extras(const Loop& l);
 
   // ---- copies (check_copies.cpp)
@@ -152,7 +154,8 @@ class Checker {
 
   // ---- builtin calls (check_builtins.cpp)
   Type select(const Expr& e, const Call& c);
-  void atomic(const Expr& e, const Call& c, const std::string& name);
+  std::optional<Type> atomic(const Expr& e, const Call& c, const std::string& name);
+  Type math_builtin(const Expr& e, const Call& c, const frontend::MathBuiltin& b);
 
   // ---- events and futures (check_events.cpp)
   void event_declaration(const Stmt& s, const Declaration& d);
@@ -237,7 +240,10 @@ class Checker {
   bool output_declared_ = false;  // `auto` return: the returned declaration sets the output type
   std::optional<std::int64_t> output_rank_only_;  // `f32 mdspan<2>` return: the rank the declaration must have
   int loops_ = 0;
-  int cooperative_levels_ = 0;  // `: block<cooperative>` levels around the statement
+  int cooperative_levels_ = 0;
+  // The whole value of the statement being checked (an expression statement,
+  // a declaration's or an assignment's value): where an atomic may stand.
+  const Expr* atomic_site_ = nullptr;  // `: block<cooperative>` levels around the statement
   // [[launch_bounds(N)]] of the enclosing block-level statement (0: none).
   std::int64_t launch_bound_ = 0;
   SourceLocation launch_bound_at_;

@@ -135,5 +135,18 @@ TEST(Lexer, DescribeNamesTokens) {
   EXPECT_EQ(describe(tokens[2]), "end of file");
 }
 
+// The bytes a string literal stands for (inline assembly templates).
+TEST(Lexer, StringValueDecodesEscapesAndRawStrings) {
+  EXPECT_EQ(string_value(R"("mov.u32 %0, %1;")"), "mov.u32 %0, %1;");
+  EXPECT_EQ(string_value(R"("a\n\t\\\"\'\?\x41\101\0z")"), std::string("a\n\t\\\"'?AA\0z", 11));
+  EXPECT_EQ(string_value(R"x(R"d(raw "text" \n)d")x"), R"(raw "text" \n)");
+  std::string problem;
+  EXPECT_FALSE(string_value(R"("\q")", &problem));
+  EXPECT_EQ(problem, "the unknown escape `\\q`");
+  EXPECT_FALSE(string_value(R"(u8"x")", &problem));
+  EXPECT_FALSE(string_value(R"("\777")", &problem));
+  EXPECT_EQ(problem, "an octal escape above \\377");
+}
+
 }  // namespace
 }  // namespace croq::frontend::testing

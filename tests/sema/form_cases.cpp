@@ -42,10 +42,9 @@ std::vector<RuleCase> form_cases() {
        "`: device(cpu)` levels are not supported yet by libcroqjit", "libcroqjit runs CUDA kernels only"},
       {"CooperativeBlocks", "unsupported-launch", fn("  parallel b by 2 : block<cooperative> { }\n"), 2, "block",
        "cooperative launch (`: block<cooperative>`) is not supported yet by libcroqjit"},
-      {"ThreadBarrier", "unsupported-statement", blk("    sync.barrier : thread;\n"), 3, "sync",
-       "`sync.barrier : thread` is not supported yet by libcroqjit", "`sync.shared` is the barrier libcroqjit lowers"},
-      {"FenceOfSharedMemory", "unsupported-statement", blk("    sync.fence : block<shared>;\n"), 3, "sync",
-       "`sync.fence : block<shared>` is not supported yet by libcroqjit", "`sync.shared` is the barrier libcroqjit lowers"},
+      {"WarpgroupBarrier", "unsupported-statement", blk("    sync.barrier : group-4;\n"), 3, "sync",
+       "`sync.barrier : group-4` is not supported yet by libcroqjit",
+       "libcroqjit lowers `sync.shared`, `sync.barrier : block|group|thread` and `sync.fence`"},
       {"Rotate", "unsupported-statement",
        blk("    f = dma.copy lhs.subspan(16, 16).at(bm, 0) => shared;\n"
            "    g = dma.copy lhs.subspan(16, 16).at(bm, 1) => shared;\n    rotate(f, g);\n"),

@@ -17,6 +17,28 @@ std::string inthreads_regions(int regions) {
 
 std::vector<RuleCase> statement_cases() {
   return {
+      // Inline assembly
+      {"AsmUnknownEscape", "asm-string", blk("    __asm__(\"mov.u32 %0, 1;\\q\" : \"=r\"(a.at(0, 0)));\n"), 3, "__asm__",
+       "the template of `__asm__` is the unknown escape `\\q`", "write a plain string literal, e.g. \"mov.u32 %0, %1;\""},
+      {"AsmInputWritten", "asm-operand", blk("    __asm__(\"mov.u32 %0, %1;\" : \"=r\"(a.at(0, 0)) : \"=r\"(n));\n"), 3,
+       "\"=r\"(n", "the input constraint \"=r\" begins with `=`", "inputs are read only: write \"r\""},
+      {"AsmOutputNotMarked", "asm-operand", blk("    __asm__(\"mov.u32 %0, 1;\" : \"r\"(a.at(0, 0)));\n"), 3, "\"r\"",
+       "the output constraint \"r\" does not begin with `=` or `+`",
+       "write \"=r\" (written) or \"+r\" (read and written)"},
+      {"AsmFloatInIntegerRegister", "asm-operand",
+       blk("    __asm__(\"mov.u32 %0, %1;\" : \"=r\"(a.at(0, 0)) : \"r\"(out.at(0, 0)));\n"), 3, "out.^at",
+       "\"r\" binds an integer register; `out.at(0, 0)` is a float", "use \"f\" (f32) or \"d\" (f64) for floats"},
+      {"AsmWritesAParallelIndex", "asm-operand", blk("    __asm__(\"mov.u32 %0, 1;\" : \"=r\"(bm));\n"), 3, "bm))",
+       "the assembly writes `bm`, which cannot be assigned", "write into an element (`x.at(i)`) or a `mutable` scalar"},
+      {"AsmImmediateAtRunTime", "asm-operand",
+       blk("    __asm__(\"add.u32 %0, %0, %1;\" : \"+r\"(a.at(0, 0)) : \"n\"(a.at(1, 1)));\n"), 3, "a.^at(1",
+       "\"n\" takes a constant; `a.at(1, 1)` is known only when the kernel runs"},
+      {"AsmOperandOutOfRange", "asm-operand", blk("    __asm__(\"mov.u32 %0, %2;\" : \"=r\"(a.at(0, 0)) : \"r\"(n));\n"), 3,
+       "__asm__", "the template refers to `%2` but the statement has 2 operands",
+       "operands count from %0: the outputs, then the inputs"},
+      {"AsmUnknownOperandName", "asm-operand",
+       blk("    __asm__(\"mov.u32 %[d], %[s];\" : [d] \"=r\"(a.at(0, 0)) : [v] \"r\"(n));\n"), 3, "__asm__",
+       "the template refers to `%[s]`, which names no operand", "name an operand `[s] \"r\"(...)`"},
       {"TensorFunctionWithoutReturn", "missing-return",
        "__co__ s32 [64, 64] f(s32 [64, 64] a) {\n  parallel i by 64\n    a.at(i, 0) = 1;\n}\n", 1, "s32 [64, 64] f",
        "the function returns a tensor but has no `return NAME;`",

@@ -32,6 +32,8 @@ class Printer {
   std::string element(int buffer, const std::string& slot, const std::vector<std::string>& coords) const;
   std::string dim_text(int buffer, std::size_t d) const;
   std::string scaled_text(const std::string& a, std::int64_t k) const;
+  std::string math_call(const ir::Expr& e, const std::vector<std::string>& args) const;
+  std::string atomic_call(const ir::Expr& e, const std::vector<std::string>& args) const;
 
  private:
   void line(const std::string& text);
@@ -43,6 +45,7 @@ class Printer {
   void stmt(const ir::Stmt& s);
   void list(const ir::StmtList& body);
   void braced_body(const ir::StmtPtr& body);  // the inside of { ... } already opened
+  void inline_asm(const ir::InlineAsm& a);
 
   // emit_copy.cpp
   void copy(const ir::CopyTiles& c);

@@ -147,8 +147,55 @@ std::string Printer::expr(const ir::ExprRef& e) const {
     case ir::ExprKind::typed_zero: return typed(e->type.dtype, e->text);
     case ir::ExprKind::zero_like: return "decltype(" + expr(e->operands[0]) + ")(0)";
     case ir::ExprKind::convert: return std::string("(") + cuda_type(e->type) + ")(" + expr(e->operands[0]) + ")";
+    case ir::ExprKind::math: case ir::ExprKind::atomic: {
+      std::vector<std::string> args;
+      for (const auto& o : e->operands) args.push_back(expr(o));
+      return e->kind == ir::ExprKind::math ? math_call(*e, args) : atomic_call(*e, args);
+    }
   }
   return "0";
+}
+
+namespace {
+
+std::string call_text(const std::string& function, const std::vector<std::string>& args) {
+  std::string s = function + "(";
+  for (std::size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
+  return s + ")";
+}
+
+}  // namespace
+
+// CUDA's math functions: float ones end in `f`; the operands are all of one
+// type (f32 or f64, or integers for max and min), which lowering made so.
+std::string Printer::math_call(const ir::Expr& e, const std::vector<std::string>& args) const {
+  const ir::Type& t = e.operands[0]->type;
+  const bool is_double = t.kind == ir::Type::Kind::f64 || (t.kind == ir::Type::Kind::element && t.dtype == DType::f64);
+  if (!t.is_float()) return call_text(e.op, args);  // max and min of integers
+  const std::string f = is_double ? "" : "f";
+  if (e.op == "rcp") return call_text(is_double ? "__drcp_rn" : "__frcp_rn", args);
+  if (e.op == "isfinite") return call_text("isfinite", args);
+  if (e.op == "max" || e.op == "min") return call_text("f" + e.op + f, args);
+  return call_text(e.op + f, args);
+}
+
+// atomicAdd(&element, value) and its kin. CUDA's bitwise atomics have no
+// signed 64-bit form: those go through the unsigned one (same bits).
+std::string Printer::atomic_call(const ir::Expr& e, const std::vector<std::string>& args) const {
+  std::string function = e.op == "exch" ? "atomicExch" : e.op == "cas" ? "atomicCAS" : "atomic";
+  if (function == "atomic") {
+    function += e.op;
+    function[6] = static_cast<char>(function[6] - 'a' + 'A');
+  }
+  std::vector<std::string> operands = args;
+  operands[0] = "&" + operands[0];
+  const bool bitwise = e.op == "and" || e.op == "or" || e.op == "xor";
+  if (bitwise && e.type.kind == ir::Type::Kind::element && e.type.dtype == DType::s64) {
+    operands[0] = "(unsigned long long*)" + operands[0];
+    for (std::size_t i = 1; i < operands.size(); ++i) operands[i] = "(unsigned long long)" + operands[i];
+    return "((long long)" + call_text(function, operands) + ")";
+  }
+  return call_text(function, operands);
 }
 
 // ---- statements ----------------------------------------------------------------
@@ -231,8 +278,14 @@ void Printer::stmt(const ir::Stmt& s) {
     } else if constexpr (std::is_same_v<T, ir::Region>) {
       stmt(*n.body);
     } else if constexpr (std::is_same_v<T, ir::Barrier>) {
-      if (n.set.threads == 0) line("__syncthreads();");
+      if (n.scope == ir::Barrier::Scope::warp) line("__syncwarp();");
+      else if (n.scope == ir::Barrier::Scope::lanes) line("__syncwarp(__activemask());");
+      else if (n.set.threads == 0) line("__syncthreads();");
       else line("croq_dev::named_barrier_sync(" + std::to_string(n.set.barrier_id) + ", " + std::to_string(n.set.threads) + ");");
+    } else if constexpr (std::is_same_v<T, ir::InlineAsm>) {
+      inline_asm(n);
+    } else if constexpr (std::is_same_v<T, ir::Fence>) {
+      line(n.device ? "__threadfence();" : "__threadfence_block();");
     } else if constexpr (std::is_same_v<T, ir::CopyTiles>) {
       copy(n);
     } else if constexpr (std::is_same_v<T, ir::AllocShared>) {
@@ -282,6 +335,23 @@ void Printer::stmt(const ir::Stmt& s) {
       line("}");
     }
   }, s.node);
+}
+
+// asm volatile("text" : "=r"(out) : "r"(in) : "memory"); every string
+// through cuda_string_literal, so the user's text stays inside its literal.
+void Printer::inline_asm(const ir::InlineAsm& a) {
+  std::string code = std::string("asm") + (a.is_volatile ? " volatile" : "") + "(" + cuda_string_literal(a.text);
+  // The sections up to the last one that has something.
+  const int sections = a.memory ? 3 : !a.inputs.empty() ? 2 : !a.outputs.empty() ? 1 : 0;
+  int section = 0;
+  for (const auto* list : {&a.outputs, &a.inputs}) {
+    if (++section > sections) break;
+    code += " :";
+    for (std::size_t i = 0; i < list->size(); ++i)
+      code += (i ? ", " : " ") + cuda_string_literal((*list)[i].constraint) + "(" + expr((*list)[i].value) + ")";
+  }
+  if (a.memory) code += " : \"memory\"";
+  line(code + ");");
 }
 
 // ---- the kernel ----------------------------------------------------------------

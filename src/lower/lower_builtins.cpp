@@ -1,0 +1,232 @@
+// Lowering of builtins: the __atomic_* read-modify-writes, the math
+// builtins (__sqrt, __pow, __gelu, ...) and inline assembly (__asm__). Math runs in f64 when an operand is
+// f64 and in f32 otherwise (f16 and bf16 too, as CUDA's half types lack most
+// functions); the value has the first operand's type, as upstream Croqtile's.
+#include <algorithm>
+
+#include "frontend/builtins.hpp"
+#include "frontend/lexer.hpp"
+#include "lower/lowering.hpp"
+
+namespace croq::lower::detail {
+
+namespace {
+
+bool is_double(const ir::Type& t) {
+  return t.kind == ir::Type::Kind::f64 || (t.kind == ir::Type::Kind::element && t.dtype == DType::f64);
+}
+
+bool is_wide_integer(const ir::Type& t) {
+  return t.kind == ir::Type::Kind::i64 ||
+         (t.kind == ir::Type::Kind::element && (t.dtype == DType::s64 || t.dtype == DType::u64));
+}
+
+ExprRef as(const ExprRef& e, const ir::Type& t) { return e->type == t ? e : ir::convert(e, t); }
+
+// `text` (a decimal with a point) as a double or a float literal.
+ExprRef literal(const std::string& text, bool f64) { return ir::float_literal(f64 ? text : text + "f"); }
+
+}  // namespace
+
+Value Lowerer::builtin_call(const Expr& e, const Call& c, const std::string& name) {
+  if (name.rfind("__atomic_", 0) == 0) return atomic_call(e, c, name.substr(9));
+  const frontend::MathBuiltin* b = frontend::find_math_builtin(name);
+  if (!b) fail(e.location, "calls are not supported yet by libcroqjit (`" + name + "`)");
+  if (static_cast<int>(c.args.size()) != b->operands)
+    fail(e.location, "`" + name + "` takes " + std::to_string(b->operands) + " operands");
+  std::vector<Value> args;
+  std::vector<ExprRef> operands;
+  for (const auto& a : c.args) {
+    args.push_back(require_scalar(expr(*a), *a));
+    const Value& v = args.back();
+    operands.push_back(guarded(v, v.element_of >= 0 ? ir::typed_zero(buffer(v.element_of).dtype) : ir::int_const(0)));
+  }
+  const std::string function(b->function);
+  if (b->integers) return align(e, function, args);
+  const bool all_integers = std::none_of(operands.begin(), operands.end(), [](const ExprRef& o) { return o->type.is_float(); });
+  if ((function == "max" || function == "min") && all_integers) {
+    if (args[0].constant && args[1].constant)
+      return scalar_const(function == "max" ? std::max(*args[0].constant, *args[1].constant)
+                                            : std::min(*args[0].constant, *args[1].constant));
+    const ir::Type t = is_wide_integer(operands[0]->type) || is_wide_integer(operands[1]->type) ? ir::Type::i64()
+                                                                                                 : ir::Type::i32();
+    Value out;
+    out.expr = ir::math(function, {as(operands[0], t), as(operands[1], t)}, t);
+    return out;
+  }
+  const bool f64 = std::any_of(operands.begin(), operands.end(), [](const ExprRef& o) { return is_double(o->type); });
+  const ir::Type compute = f64 ? ir::Type{ir::Type::Kind::f64, DType::f64} : ir::Type::f32();
+  for (auto& o : operands) o = as(o, compute);
+  const ExprRef& x = operands[0];
+  ExprRef r;
+  if (function == "sign") {
+    r = ir::binary("-", ir::convert(ir::binary(">", x, ir::int_const(0)), ir::Type::i32()),
+                   ir::convert(ir::binary("<", x, ir::int_const(0)), ir::Type::i32()));
+  } else if (function == "sigmoid") {
+    r = ir::binary("/", literal("1.0", f64), ir::binary("+", literal("1.0", f64), ir::math("exp", {ir::unary("-", x)}, compute)));
+  } else if (function == "softplus") {
+    r = ir::math("log1p", {ir::math("exp", {x}, compute)}, compute);
+  } else if (function == "gelu") {  // the tanh approximation
+    ExprRef cube = ir::binary("*", ir::binary("*", x, x), x);
+    ExprRef inner = ir::binary("*", literal("0.7978845608028654", f64),
+                               ir::binary("+", x, ir::binary("*", literal("0.044715", f64), cube)));
+    r = ir::binary("*", ir::binary("*", literal("0.5", f64), x),
+                   ir::binary("+", literal("1.0", f64), ir::math("tanh", {inner}, compute)));
+  } else {
+    r = ir::math(function, operands, compute);
+  }
+  Value out;
+  if (function == "isfinite") {
+    out.expr = r;
+    return out;
+  }
+  const ir::Type result = args[0].expr->type;  // the first operand's type
+  out.expr = as(r, result.kind == ir::Type::Kind::boolean ? ir::Type::i32() : result);
+  out.is_float = out.expr->type.is_float();
+  return out;
+}
+
+// __alignup(x, a): x rounded up to a multiple of a; __aligndown: down.
+Value Lowerer::align(const Expr& e, const std::string& function, const std::vector<Value>& args) {
+  const Value& x = args[0];
+  const Value& a = args[1];
+  if (a.constant && *a.constant <= 0)
+    fail(e.location, "`" + source_text(e) + "` aligns to a positive multiple, got " + std::to_string(*a.constant));
+  if (x.constant && a.constant) {
+    support::CheckedInt q = function == "alignup" ? support::checked_cdiv(*x.constant, *a.constant)
+                                                  : support::checked_div(*x.constant, *a.constant);
+    support::CheckedInt r = q.ok() ? support::checked_mul(q.value, *a.constant) : q;
+    if (!r.ok()) fail_arithmetic(e, r.fault, function + "(" + std::to_string(*x.constant) + ", " + std::to_string(*a.constant) + ")");
+    return scalar_const(r.value);
+  }
+  ExprRef top = function == "alignup" ? ir::binary("-", ir::binary("+", x.expr, a.expr), ir::int_const(1)) : x.expr;
+  Value out;
+  out.expr = ir::binary("*", ir::binary("/", top, a.expr), a.expr);
+  if (a.constant) out.multiple = *a.constant;
+  return out;
+}
+
+// __atomic_add(x.at(i), v) and its kin: sema made it the whole value of a
+// statement, so it is printed (and runs) once. Out of range it does nothing.
+Value Lowerer::atomic_call(const Expr& e, const Call& c, const std::string& op) {
+  if (ir::atomic_arity(op) < 0 || static_cast<int>(c.args.size()) != ir::atomic_arity(op) + 1)
+    fail(e.location, "calls are not supported yet by libcroqjit (`__atomic_" + op + "`)");
+  Value target = expr(*c.args[0]);
+  if (target.element_of < 0 || !target.expr || target.expr->kind != ir::ExprKind::element)
+    fail(c.args[0]->location, "`__atomic_" + op + "` updates an element of a tensor, got `" + source_text(*c.args[0]) + "`");
+  const ir::Buffer& b = buffer(target.element_of);
+  if (b.space == ir::Space::local)
+    fail(c.args[0]->location, "`__atomic_" + op + "` updates shared or global memory; `" + source_text(*c.args[0]) +
+                                  "` is local");
+  mark_written(target.element_of);
+  if (b.argument == -2) kernel_.abi.output_needs_zero = true;  // it reads the returned tensor
+  std::vector<ExprRef> values;
+  for (std::size_t i = 1; i < c.args.size(); ++i) {
+    Value v = require_scalar(expr(*c.args[i]), *c.args[i]);
+    values.push_back(as(guarded(v, v.element_of >= 0 ? ir::typed_zero(buffer(v.element_of).dtype) : ir::int_const(0)),
+                        target.expr->type));
+  }
+  Value out;
+  out.expr = ir::atomic(op, target.expr, std::move(values));
+  out.guard = target.guard;
+  out.is_float = is_floating(b.dtype);
+  return out;
+}
+
+namespace {
+
+// The register type a constraint letter binds: h, r, l (16, 32, 64-bit
+// integers), f, d (f32, f64); n is an immediate and binds none.
+ir::Type register_type(char letter) {
+  switch (letter) {
+    case 'h': return ir::Type::element(DType::u16);
+    case 'r': return ir::Type{ir::Type::Kind::u32, DType::u32};
+    case 'l': return ir::Type::element(DType::u64);
+    case 'f': return ir::Type::f32();
+    default: return ir::Type{ir::Type::Kind::f64, DType::f64};
+  }
+}
+
+}  // namespace
+
+// __asm__: each output goes through a variable of its register type (read
+// first for "+"), written back to its element or scalar after the asm;
+// inputs are converted to their register type. %[name] becomes %N.
+void Lowerer::asm_statement(const Stmt& s, const Asm& a) {
+  auto decoded = [&](const std::string& spelling) {
+    std::optional<std::string> v = frontend::string_value(spelling);
+    if (!v) fail(s.location, "`__asm__` takes plain string literals");
+    return *v;
+  };
+  ir::InlineAsm node;
+  node.is_volatile = a.is_volatile;
+  std::string text;
+  for (const std::string& t : a.templates) text += decoded(t);
+  std::vector<std::string> names;
+  for (const auto* list : {&a.outputs, &a.inputs})
+    for (const AsmOperand& op : *list) names.push_back(op.symbolic_name);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    node.text += text[i];
+    if (text[i] != '%' || i + 1 >= text.size()) continue;
+    if (text[i + 1] == '%') {
+      node.text += text[++i];
+    } else if (text[i + 1] == '[') {
+      const std::size_t close = text.find(']', i);
+      const auto found = std::find(names.begin(), names.end(), text.substr(i + 2, close - i - 2));
+      if (close == std::string::npos || found == names.end())
+        fail(s.location, "the template of `__asm__` names an operand it does not have");
+      node.text += std::to_string(found - names.begin());
+      i = close;
+    }
+  }
+  struct WriteBack {
+    Value target;
+    ExprRef value;
+  };
+  std::vector<WriteBack> write_backs;
+  line_mark(s.location);
+  for (const AsmOperand& op : a.outputs) {
+    const std::string c = decoded(op.constraint);
+    if (c.size() != 2 || std::string("hrlfd").find(c[1]) == std::string::npos)
+      fail(op.location, "the output constraint \"" + c + "\" is not supported yet by libcroqjit");
+    Value target = require_scalar(expr(*op.value), *op.value);
+    if (target.expr->kind != ir::ExprKind::element && (target.expr->kind != ir::ExprKind::var || target.constant))
+      fail(op.value->location, "the assembly writes `" + source_text(*op.value) + "`, which cannot be assigned");
+    const ir::Type type = register_type(c[1]);
+    const std::string name = fresh("asm_out");
+    ExprRef read = c[0] == '+' ? ir::convert(guarded(target, ir::zero_like(target.expr)), type) : nullptr;
+    emit_node(ir::Let{name, type, false, read}, s.location);
+    node.outputs.push_back({c, ir::var(name, type)});
+    write_backs.push_back({target, node.outputs.back().value});
+  }
+  for (const AsmOperand& op : a.inputs) {
+    const std::string c = decoded(op.constraint);
+    if (c.size() != 1 || std::string("hrlfdn").find(c[0]) == std::string::npos)
+      fail(op.location, "the input constraint \"" + c + "\" is not supported yet by libcroqjit");
+    Value v = require_scalar(expr(*op.value), *op.value);
+    if (c == "n") {
+      if (!v.constant) fail(op.value->location, "\"n\" takes a constant, got `" + source_text(*op.value) + "`");
+      node.inputs.push_back({c, ir::int_const(*v.constant)});
+      continue;
+    }
+    ExprRef value = guarded(v, v.element_of >= 0 ? ir::typed_zero(buffer(v.element_of).dtype) : ir::int_const(0));
+    node.inputs.push_back({c, ir::convert(value, register_type(c[0]))});
+  }
+  for (const std::string& clobber : a.clobbers) {
+    if (decoded(clobber) != "memory") fail(s.location, "the clobber \"" + decoded(clobber) + "\" is not supported yet by libcroqjit");
+    node.memory = true;
+  }
+  emit_node(std::move(node), s.location);
+  for (const WriteBack& w : write_backs) {
+    ExprRef guard = w.target.guard;
+    if (w.target.element_of >= 0) {
+      mark_written(w.target.element_of);
+      // Block scope: every thread ran the assembly; one store is enough.
+      if (scope_ != Scope::thread && buffer(w.target.element_of).space != ir::Space::local)
+        guard = ir::all_of(ir::binary("==", set_.tid, ir::int_const(0)), guard);
+    }
+    emit_node(ir::Assign{w.target.expr, "=", ir::convert(w.value, w.target.expr->type), guard}, s.location);
+  }
+}
+
+}  // namespace croq::lower::detail

@@ -1,0 +1,203 @@
+// Barriers, atomics and math builtins on a real device against host
+// references: random inputs, outputs poisoned first (every element must be
+// written with the right value).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "croq/croq.hpp"
+#include "gpu_test_util.hpp"
+
+namespace croq {
+namespace {
+
+// Shared-memory histogram: bins cleared, a block barrier, atomic adds, a
+// block barrier, the bins written out.
+const char* kHistogram = R"(__co__ void histogram(s32 [1024] input, s32 [32] bins) {
+  parallel p by 1024 : thread {
+    shared s32 [32] counts;
+    if (p < 32) { counts.at(p) = 0; }
+    sync.barrier : block;
+    __atomic_add(counts.at(input.at(p) % 32), 1);
+    sync.barrier : block;
+    if (p < 32) { bins.at(p) = counts.at(p); }
+  }
+}
+)";
+
+TEST(GpuBuiltins, SharedHistogramWithBlockBarriersAndAtomicAdd) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(kHistogram);
+  for (int trial = 0; trial < 3; ++trial) {
+    auto input = make_spandata<s32>(1024);
+    input.fill_random(0, 100000);
+    auto bins = make_spandata<s32>(32);
+    bins.fill(-7);  // poison
+    k(input.view(), bins.view());
+    std::vector<int> want(32, 0);
+    for (std::size_t i = 0; i < 1024; ++i) ++want[static_cast<std::size_t>(input[i]) % 32];
+    for (std::size_t b = 0; b < 32; ++b) ASSERT_EQ(static_cast<int>(bins[b]), want[b]) << "bin " << b;
+  }
+}
+
+// Each warp writes its lanes' values to shared memory, waits at a warp
+// barrier, and reads its neighbour lane's value.
+TEST(GpuBuiltins, WarpBarrierOrdersSharedMemoryWithinTheWarp) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(R"(__co__ void rotate_lanes(f32 [8, 128] a, f32 [8, 128] b) {
+  parallel r by 8 : block {
+    shared f32 [128] s;
+    parallel w by 4 : group {
+      parallel l by 32 : thread {
+        s.at(w # l) = a.at(r, w # l);
+        sync.barrier : group;
+        b.at(r, w # l) = s.at(w * 32 + (l + 1) % 32);
+      }
+    }
+  }
+}
+)");
+  auto a = make_spandata<float>(8, 128), b = make_spandata<float>(8, 128);
+  a.fill_random(-10, 10);
+  b.fill(std::nanf(""));
+  k(a.view(), b.view());
+  for (std::size_t r = 0; r < 8; ++r)
+    for (std::size_t i = 0; i < 128; ++i) {
+      const std::size_t from = i / 32 * 32 + (i % 32 + 1) % 32;
+      ASSERT_EQ(static_cast<float>(b[r][i]), static_cast<float>(a[r][from])) << r << ", " << i;
+    }
+}
+
+// The old value of an atomic exchange, and an atomic max across all blocks
+// into global memory.
+TEST(GpuBuiltins, AtomicOldValuesAndGlobalMaximum) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(R"(__co__ void swap_and_max(s32 [N] a, s32 [N] old, s32 [1] top) {
+  parallel p by cdiv(N, 128) : block {
+    parallel t by 128 : thread {
+      if ((p # t) < N) {
+        mutable s32 was = __atomic_exch(a.at(p # t), -1);
+        old.at(p # t) = was;
+        __atomic_max(top.at(0), was);
+      }
+    }
+  }
+}
+)");
+  for (std::size_t n : {std::size_t{1}, std::size_t{300}, std::size_t{4096}}) {
+    auto a = make_spandata<s32>(n), old = make_spandata<s32>(n), top = make_spandata<s32>(1);
+    a.fill_random(-100000, 100000);
+    std::vector<int> before(n);
+    for (std::size_t i = 0; i < n; ++i) before[i] = a[i];
+    old.fill(12345678);  // poison
+    top.fill(-2147483647);
+    k(a.view(), old.view(), top.view());
+    int want_top = -2147483647;
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(static_cast<int>(old[i]), before[i]) << i;
+      ASSERT_EQ(static_cast<int>(a[i]), -1) << i;
+      want_top = std::max(want_top, before[i]);
+    }
+    EXPECT_EQ(static_cast<int>(top[0]), want_top) << "n " << n;
+  }
+}
+
+template <typename T>
+T gelu(T x) {
+  return T(0.5) * x * (T(1) + std::tanh(T(0.7978845608028654) * (x + T(0.044715) * x * x * x)));
+}
+
+// Every unary math builtin and the binary ones, in f32 and in f64.
+template <typename T>
+void check_math(const char* dtype) {
+  const std::string source = std::string("__co__ void math(") + dtype + " [N] x, " + dtype + " [N] y, " + dtype +
+                             " [N] out) {\n  parallel p by N {\n    a = x.at(p);\n    b = y.at(p);\n"
+                             "    out.at(p) = __sqrt(a + 2.0f) + __rsqrt(a + 2.0f) + __exp(a) + __exp2f(a) + __expm1(a) +\n"
+                             "      __log(a + 2.0f) + __log1p(a + 1.0f) + __sin(a) + __cos(a) + __tan(a) + __asin(a * 0.5f) +\n"
+                             "      __acos(a * 0.5f) + __atan(a) + __sinh(a) + __cosh(a) + __tanh(a) + __ceil(a) + __floor(a) +\n"
+                             "      __round(a) + __fabs(a) + __frcp_rn(a + 2.0f) + __sign(a) + __sigmoid(a) + __softplus(a) +\n"
+                             "      __gelu(a) + __pow(a + 2.0f, b) + __atan2(a, b) + __max(a, b) + __min(a, b) +\n"
+                             "      __fmaf(a, b, a) + __isfinite(a);\n  }\n}\n";
+  Kernel k = compile(source);
+  const std::size_t n = 1000;
+  auto x = make_spandata<T>(n), y = make_spandata<T>(n), out = make_spandata<T>(n);
+  x.fill_random(-0.9, 0.9);
+  y.fill_random(-0.9, 0.9);
+  out.fill(std::numeric_limits<T>::quiet_NaN());
+  k(x.view(), y.view(), out.view());
+  for (std::size_t i = 0; i < n; ++i) {
+    const T a = x[i], b = y[i];
+    const T sign = a > 0 ? T(1) : a < 0 ? T(-1) : T(0);
+    const T want = std::sqrt(a + 2) + 1 / std::sqrt(a + 2) + std::exp(a) + std::exp2(a) + std::expm1(a) +
+                   std::log(a + 2) + std::log1p(a + 1) + std::sin(a) + std::cos(a) + std::tan(a) + std::asin(a / 2) +
+                   std::acos(a / 2) + std::atan(a) + std::sinh(a) + std::cosh(a) + std::tanh(a) + std::ceil(a) +
+                   std::floor(a) + std::round(a) + std::fabs(a) + 1 / (a + 2) + sign + 1 / (1 + std::exp(-a)) +
+                   std::log1p(std::exp(a)) + gelu(a) + std::pow(a + 2, b) + std::atan2(a, b) + std::fmax(a, b) +
+                   std::fmin(a, b) + std::fma(a, b, a) + 1;
+    const T got = out[i];
+    ASSERT_NEAR(got, want, T(2e-4) * (1 + std::abs(want))) << dtype << " x " << a << " y " << b;
+  }
+}
+
+TEST(GpuBuiltins, MathBuiltinsMatchTheHostInF32) {
+  CROQ_REQUIRE_GPU();
+  check_math<float>("f32");
+}
+
+TEST(GpuBuiltins, MathBuiltinsMatchTheHostInF64) {
+  CROQ_REQUIRE_GPU();
+  check_math<double>("f64");
+}
+
+// Half-precision elements compute in float and round back once.
+TEST(GpuBuiltins, MathOnF16ElementsRoundsTheFloatResult) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(R"(__co__ void f(f16 [N] x, f16 [N] out) {
+  parallel p by N
+    out.at(p) = __exp(x.at(p));
+}
+)");
+  auto x = make_spandata<f16>(777), out = make_spandata<f16>(777);
+  x.fill_random(-2.0f, 2.0f);
+  out.fill(f16(-1000.0f));
+  k(x.view(), out.view());
+  for (std::size_t i = 0; i < 777; ++i) {
+    const f16 in = x[i], got = out[i];
+    const float want = static_cast<float>(f16(std::exp(static_cast<float>(in))));
+    ASSERT_EQ(static_cast<float>(got), want) << i;
+  }
+}
+
+// PTX inline assembly: written outputs, read-written outputs, named
+// operands and an immediate, on integers and floats.
+TEST(GpuBuiltins, InlinePtxComputesIntoElementsAndScalars) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(R"(__co__ void f(s32 [N] a, f32 [N] x, s32 [N] sum, f32 [N] scaled, int k) {
+  parallel p by N {
+    mutable s32 t = 0;
+    __asm__ volatile("add.s32 %[d], %[s], %2;" : [d] "=r"(t) : [s] "r"(a.at(p)), "n"(5) : "memory");
+    __asm__("add.s32 %0, %0, %1;" : "+r"(t) : "r"(k));
+    sum.at(p) = t;
+    scaled.at(p) = x.at(p);
+    __asm__("mul.rn.f32 %0, %0, %1;" : "+f"(scaled.at(p)) : "f"(0.5f));
+  }
+}
+)");
+  const std::size_t n = 1000;
+  auto a = make_spandata<s32>(n), sum = make_spandata<s32>(n);
+  auto x = make_spandata<float>(n), scaled = make_spandata<float>(n);
+  a.fill_random(-100000, 100000);
+  x.fill_random(-10, 10);
+  sum.fill(-1);
+  scaled.fill(std::nanf(""));
+  k(a.view(), x.view(), sum.view(), scaled.view(), 11);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(static_cast<int>(sum[i]), static_cast<int>(a[i]) + 5 + 11) << i;
+    ASSERT_EQ(static_cast<float>(scaled[i]), static_cast<float>(x[i]) * 0.5f) << i;
+  }
+}
+
+}  // namespace
+}  // namespace croq
