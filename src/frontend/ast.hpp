@@ -223,6 +223,7 @@ struct ParallelLevel {
   SourceLocation space_location;  // of the specifier's word
   std::string device;             // `: device(cpu)`: "cpu"
   bool cooperative = false;       // `: block<cooperative>`
+  SourceLocation cooperative_location;  // of its `<`
 };
 // `parallel p by 2 ;` and `parallel p by 2 parallel q by 4;` have an empty
 // Block as the body of the innermost level.

@@ -465,7 +465,10 @@ bool Parser::at_type_name(size_t ahead) const {
 bool Parser::at_declaration() const {
   const Token& t = peek();
   if (!t.is_identifier()) return false;
-  if (t.is("frag")) return at_type_name(1);  // `frag` is also a fine name for a value
+  // `frag` is also a fine name for a value; `frag mc[2] {0}` declares accumulators.
+  if (t.is("frag"))
+    return at_type_name(1) || (peek(1).is_identifier() && peek(2).is("[")) ||
+           (peek(1).is(".") && peek(2).is_identifier() && peek(3).is_identifier() && peek(4).is("["));
   if (storage_of(t) != Storage::none || t.is("mutable")) return true;
   const Token& next = peek(1);
   if (at_type_name()) {
@@ -529,6 +532,16 @@ TypeRef Parser::parse_type() {
       type.name = "auto";
       return type;
     }
+  }
+  // `frag mc[2][3] {0.0};`, `frag.s32 mc[1][2] {0};`: an array of mma accumulators.
+  if (type.storage == Storage::frag && at_punct(".") && peek(1).is_identifier() && peek(2).is_identifier()) {
+    advance();
+    advance();
+  }
+  if (type.storage == Storage::frag && !at_type_name() && peek().is_identifier() && peek(1).is("[")) {
+    type.kind = TypeKind::auto_;
+    type.name = "auto";
+    return type;
   }
   const Token& name = peek();
   if (!name.is_identifier())

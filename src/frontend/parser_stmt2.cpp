@@ -50,10 +50,9 @@ void Parser::parse_level_annotation(ParallelLevel& level) {
       fail(peek(), "expected `cooperative` after `<` in the level annotation, found " + describe(peek()));
     advance();
     if (!accept_closing_angle()) fail(peek(), "expected `>` after `cooperative`, found " + describe(peek()));
-    if (level.space != SpaceSpecifier::block)
-      fail(open, "`<cooperative>` applies only to a `: block` level",
-           "write `parallel b by N : block<cooperative>`");
+    // On another level Croqtile ignores it: sema says so.
     level.cooperative = true;
+    level.cooperative_location = location(open);
   }
 }
 
@@ -84,11 +83,7 @@ StmtPtr Parser::parse_loop() {
         const Token& first = expect_identifier("a loop index name after `" + what + "`");
         LoopIndex li{Identifier{location(first), std::string(first.text)}, nullptr, std::nullopt};
         if (at_punct("=") && peek(1).is_identifier()) {  // `c = a(1:)`: c is the body's name for a
-          if (first.is("_")) fail(first, "`_` cannot name a loop index", "give the index a name, e.g. `c = " + std::string(peek(1).text) + "`");
-          for (const LoopIndex& other : indices)
-            if (other.local_name && other.local_name->name == first.text)
-              fail(first, "the local name `" + std::string(first.text) + "` is already used in this " + what,
-                   "give each index its own name");
+          // `_` and a local name used twice are sema's rules (names, not syntax).
           advance();
           const Token& source = advance();
           li.local_name = li.name;

@@ -14,7 +14,16 @@ std::string operand_text(const Type& t) {
   std::string s = t.kind == Kind::future ? (t.async ? "asynchronous future of " : "future of ") : "";
   if (!t.buffer) return s + "a tile";
   const char* space = t.buffer->space == Space::shared ? "shared" : t.buffer->space == Space::local ? "local" : "global";
-  return s + space + " " + std::string(dtype_name(t.buffer->dtype)) + " rank-" + std::to_string(t.rank);
+  std::string extents;  // "[4, 2]" when every extent is a constant
+  for (std::size_t d = 0; d < t.dims.size() && static_cast<int>(t.dims.size()) == t.rank; ++d) {
+    if (!t.dims[d]) {
+      extents.clear();
+      break;
+    }
+    extents += (d ? ", " : "[") + std::to_string(*t.dims[d]);
+  }
+  const std::string shape = extents.empty() ? "rank-" + std::to_string(t.rank) : extents + "]";
+  return s + space + " " + std::string(dtype_name(t.buffer->dtype)) + " " + shape;
 }
 
 }  // namespace
@@ -46,8 +55,10 @@ Type Checker::select(const Expr& e, const Call& c) {
       first = v;
       continue;
     }
-    const bool same = v.kind == first.kind && v.rank == first.rank && v.buffer->dtype == first.buffer->dtype &&
-                      v.buffer->space == first.buffer->space && v.async == first.async;
+    bool same = v.kind == first.kind && v.rank == first.rank && v.buffer->dtype == first.buffer->dtype &&
+                v.buffer->space == first.buffer->space && v.async == first.async;
+    for (std::size_t d = 0; same && d < v.dims.size() && d < first.dims.size(); ++d)
+      same = !v.dims[d] || !first.dims[d] || *v.dims[d] == *first.dims[d];  // extents, where both are constants
     if (!same)
       fail(Rule::select_operands, c.args[i]->location,
            "`" + text(*c.args[i]) + "` (" + operand_text(v) + ") differs from `" + text(*c.args[1]) + "` (" +

@@ -128,9 +128,11 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
     else if (m.name != "zfill")
       fail(Rule::unsupported_modifier, m.location, "`." + m.name + "` on dma.copy is not supported yet by libcroqjit");
   }
+  // The copy itself is understood: its operands are checked on.
+  for (const auto& dependency : c.after) note_named_future(*dependency);
   if (!c.after.empty())
-    fail(Rule::unsupported_after, s.location, "`after` is not supported yet by libcroqjit",
-         "wait for the future first: `wait f;`, then copy");
+    limitation(Rule::unsupported_after, s.location, "`after` is not supported yet by libcroqjit",
+               "wait for the future first: `wait f;`, then copy");
   Type src = copy_source(c);
   // The tile the copy writes: the source's extents, permuted by transp.
   std::vector<std::optional<std::int64_t>> written;
@@ -176,6 +178,14 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
                "dma.transp writes a tile of extent " + std::to_string(*written[d]) + " in dimension " + std::to_string(d) +
                    " but `" + text(*c.destination) + "` has " + std::to_string(*dst.dims[d]),
                "the destination's extents are the source's, in the order of transp<...>", notes_of(dst));
+  } else if (c.destination_storage == Storage::global) {
+    limitation(Rule::unsupported_copy, c.destination_storage_location,
+               "a copy into a new global buffer (`=> global`) is not supported yet by libcroqjit",
+               "declare the global tensor at function scope and copy into it");
+    dst.kind = Kind::tensor;
+    dst.rank = src.rank;
+    dst.dims = written;
+    dst.buffer = new_buffer(c.future ? "future" : "tile", src.buffer->dtype, src.rank, Space::global, s.location);
   } else {
     fail(Rule::copy_destination, c.destination_storage_location.line ? c.destination_storage_location : s.location,
          "a copy needs a destination after `=>`", "name a global tensor, or `shared` / `local` for a new buffer");
@@ -232,9 +242,11 @@ void Checker::tma_copy(const Stmt& s, const Copy& c) {
   if (c.op != CopyOp::copy && c.op != CopyOp::load)
     fail(Rule::unsupported_copy, c.op_location,
          "tma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit");
+  // The copy itself is understood: its operands are checked on.
+  for (const auto& dependency : c.after) note_named_future(*dependency);
   if (!c.after.empty())
-    fail(Rule::unsupported_after, s.location, "`after` is not supported yet by libcroqjit",
-         "wait for the future first: `wait f;`, then copy");
+    limitation(Rule::unsupported_after, s.location, "`after` is not supported yet by libcroqjit",
+               "wait for the future first: `wait f;`, then copy");
   int span = 0;
   bool async = false;
   const Modifier* bound = nullptr;

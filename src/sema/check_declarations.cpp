@@ -24,6 +24,15 @@ std::string kind_word(TypeKind k) { return k == TypeKind::ituple ? "an ituple" :
 
 bool Checker::declaration_form(const Stmt& s, const Declaration& d) {
   const TypeRef& t = d.type;
+  if (t.storage == Storage::frag && t.kind == TypeKind::auto_) {
+    // Its elements go unchecked; the array itself is not an mma operand.
+    limitation(Rule::unsupported_fragment, t.location,
+               "arrays of mma accumulators (`frag " + d.declarators.front().name + "[...]`) are not supported yet by libcroqjit",
+               "fill one accumulator per tile: `mc = mma.fill.f32 0.0f;`");
+    for (const Declarator& decl : d.declarators)
+      accumulator_arrays_.insert(define(decl.name, Type{}, Origin::declaration, decl.location, "frag"));
+    return true;
+  }
   for (const Declarator& decl : d.declarators) {
     if (decl.more_array_dims.empty()) continue;
     // Each size of an array of arrays is a positive constant.
@@ -96,6 +105,15 @@ void Checker::named_value_declaration(const Declaration& d) {
                  : "an ituple is initialized with `=`, not `:` or `{}` (`" + decl.name + "`)",
            shape ? "write `" + decl.name + " : [7, 8];`" : "write `ituple " + decl.name + " = {7, 8};`");
     const Expr& init = *decl.init_values.front();
+    try {  // reported, and the value checked on
+      require_new_name(decl.name, decl.location);
+    } catch (const Abort&) {
+    }
+    if (shape && std::holds_alternative<ITuple>(init.node))
+      fail(Rule::shape_expected, init.location,
+           "`" + text(init) + "` is a tuple; `" + decl.name + "` is a shape such as `[" +
+               text(init).substr(1, text(init).size() - 2) + "]`",
+           "a shape's extents are written in brackets");
     if (!shape && is_shape_list(init))
       fail(Rule::named_value_init, init.location, "an ituple is initialized with `{...}`, not `[...]`",
            "write `ituple " + decl.name + " = {" + text(init).substr(1, text(init).size() - 2) + "};`");
@@ -126,6 +144,12 @@ void Checker::named_value_declaration(const Declaration& d) {
            "`" + decl.name + "` is declared with rank " + std::to_string(*rank) + " but `" + text(init) + "` has " +
                std::to_string(*got) + (*got == 1 ? " value" : " values"),
            "", notes_of(v));
+    if (shape && v.kind == Kind::shape)
+      for (std::size_t i = 0; i < v.elements.size(); ++i)
+        if (v.elements[i].known_now() && v.elements[i].value <= 0)
+          fail(Rule::extent_positive, init.location,
+               "extent " + std::to_string(i) + " of `" + decl.name + "` is " + std::to_string(v.elements[i].value) +
+                   "; a shape's extents are positive");
     if (v.kind == Kind::tensor || v.kind == Kind::future) {  // `same : x` names x's shape
       Type sp;
       sp.kind = Kind::shape;
@@ -207,11 +231,14 @@ void Checker::parameter_form(const Parameter& p) {
     fail(Rule::unsupported_parameter, t.location,
          "parameters of a rank only (`" + t.name + " mdspan<" + text(*t.rank) + ">`) are not supported yet by libcroqjit",
          "name the dims, e.g. `" + t.name + " [M, N]`");
+  // The parameter is still a tensor of its rank: its uses are checked.
   for (const auto& dim : t.shape)
-    if (const auto* n = std::get_if<Name>(&dim->node); n && n->name == "?")
-      fail(Rule::unsupported_parameter, dim->location,
-           "dims without a name (`?`) are not supported yet by libcroqjit",
-           "name the dim, e.g. `[M, 4]`: the call binds it");
+    if (const auto* n = std::get_if<Name>(&dim->node); n && n->name == "?") {
+      limitation(Rule::unsupported_parameter, dim->location,
+                 "dims without a name (`?`) are not supported yet by libcroqjit",
+                 "name the dim, e.g. `[M, 4]`: the call binds it");
+      break;
+    }
 }
 
 // ---- expressions ---------------------------------------------------------------

@@ -136,6 +136,7 @@ void Checker::trigger_after(const Trigger& t) {
 }
 
 void Checker::trigger_statement(const Stmt& s, const Trigger& t) {
+  for (const auto& dependency : t.after) note_named_future(*dependency);
   if (!t.after.empty()) trigger_after(t);
   if (!t.after.empty())
     fail(Rule::unsupported_after, s.location, "`trigger ... after` is not supported yet by libcroqjit",

@@ -156,6 +156,7 @@ Type Checker::name(const Expr& e, const Name& n) {
     fail(Rule::unknown_name, e.location, "unknown name `" + n.name + "`", guess.empty() ? "" : "did you mean `" + guess + "`?");
   }
   if (!trial_) out_.resolved[&e] = s;
+  if (s->type.kind == Kind::future) named_futures_.insert(s);
   if (s->type.placeholder) {
     // Filled by a copy later in the source (a loop's next iteration): its
     // tile is not known here, so its uses go unchecked.

@@ -98,13 +98,34 @@ void Checker::sync_statement(const Stmt& s, const Sync& y) {
 void Checker::loop_extras(const Loop& l) {
   for (const LoopIndex& index : l.indices) {
     if (!index.local_name) continue;
+    const Identifier& local = *index.local_name;
+    if (local.name == "_") {
+      report(Rule::wildcard_outside_chunkat, local.location,
+             "`_` cannot name a loop index; it only keeps a dimension whole in `chunkat`",
+             "give the index a name, e.g. `c = " + index.name.name + "`", {});
+      continue;
+    }
+    if (const Symbol* other = declared_here(local.name); other && other->origin == Origin::loop_index) {
+      report(Rule::redeclaration, local.location, "the local name `" + local.name + "` is already used in this foreach",
+             "give each index its own name", {});
+      continue;
+    }
     const Symbol* source = lookup(index.name.name);
     Type t;
     t.kind = Kind::index;
     if (source) t = source->type;
-    define(index.local_name->name, t, Origin::loop_index, index.local_name->location, "foreach");
+    define(local.name, t, Origin::loop_index, local.location, "foreach");
   }
+  // Each binding of one `with` names new indices: a name bound twice is an error.
+  auto new_index_name = [&](const Identifier& id) {
+    try {
+      require_new_name(id.name, id.location);
+    } catch (const Abort&) {
+    }
+  };
   for (const LoopBinding& b : l.more_bindings) {
+    for (const LoopIndex& index : b.indices) new_index_name(index.name);
+    if (b.tuple_name) new_index_name(*b.tuple_name);
     std::vector<Count> bounds;
     try {
       bounds = counts(*b.bound, "a loop bound");
@@ -138,6 +159,17 @@ void Checker::loop_extras(const Loop& l) {
     }
     if (b.tuple_name) define(b.tuple_name->name, tuple, Origin::index_tuple, b.tuple_name->location, names);
   }
+  // `where a <-> b` pairs indices of this statement's own bindings.
+  for (const WhereBind& w : l.where)
+    for (const Identifier* id : {&w.first, &w.second}) {
+      bool own = false;
+      for (const LoopIndex& index : l.indices) own = own || index.name.name == id->name;
+      for (const LoopBinding& b : l.more_bindings)
+        for (const LoopIndex& index : b.indices) own = own || index.name.name == id->name;
+      if (!own)
+        report(Rule::where_index, id->location,
+               "`" + id->name + "` is not an index of this `with`; `where` pairs indices its bindings name", "", {});
+    }
   // `: unroll(N)` unrolls the innermost index: N is at most its count.
   const Attribute* unroll = nullptr;
   for (const Attribute& h : l.hints)

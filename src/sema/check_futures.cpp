@@ -24,6 +24,12 @@ const Symbol* Checker::declared_here(const std::string& name) const {
   if (scopes_.empty()) return nullptr;
   if (const Symbol* s = in(scopes_.back())) return s;
   if (scopes_.size() == 2) return in(scopes_.front());
+  // A loop's or a parallel level's indices belong to its body: the body
+  // does not declare them again.
+  if (scopes_.size() > 2)
+    if (const Symbol* s = in(scopes_[scopes_.size() - 2]);
+        s && (s->origin == Origin::loop_index || s->origin == Origin::parallel_index))
+      return s;
   return nullptr;
 }
 
@@ -38,6 +44,16 @@ void Checker::require_new_name(const std::string& name, const SourceLocation& at
 
 void Checker::pop() {
   for (const auto& [name, symbol] : scopes_.back()) {
+    // An asynchronous copy that nothing waits for may still run when its
+    // data is used or the kernel ends.
+    const Type& t = symbol->type;
+    if (symbol->origin == Origin::copy_future && t.kind == Kind::future && t.async && !t.bound_event &&
+        !named_futures_.count(symbol)) {
+      named_futures_.insert(symbol);  // once
+      report(Rule::async_not_waited, symbol->where,
+             "`" + name + "` is the future of an asynchronous copy that is never waited for",
+             "add `wait " + name + ";` before its data is used, or drop `.async`", {});
+    }
     if (symbol->type.placeholder && !placeholders_used_.count(symbol) && !symbol->type.is_error()) {
       placeholders_used_.insert(symbol);  // once
       try {
@@ -49,6 +65,11 @@ void Checker::pop() {
     }
   }
   scopes_.pop_back();
+}
+
+void Checker::note_named_future(const Expr& e) {
+  if (const auto* n = std::get_if<Name>(&e.node))
+    if (const Symbol* s = lookup(n->name); s && s->type.kind == Kind::future) named_futures_.insert(s);
 }
 
 // `f = dma.any;` (or tma.any): a future whose copy comes later.

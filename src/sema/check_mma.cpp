@@ -23,6 +23,11 @@ void Checker::require_warpgroups(const Stmt& s, const std::string& op) {
 }
 
 Accumulator* Checker::accumulator(const Expr& e) {
+  if (const auto* n = std::get_if<Name>(&e.node))
+    if (const Symbol* sym = lookup(n->name); sym && accumulator_arrays_.count(sym))
+      fail(Rule::buffer_array_unselected, e.location,
+           "`" + n->name + "` is an array of accumulators; an mma operation takes one of them",
+           "select one: `" + n->name + "[i][j]`");
   Type v = expr(e);
   require_ok(v);
   if (v.kind != Kind::accumulator)

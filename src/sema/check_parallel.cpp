@@ -89,7 +89,12 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   }
   if (placement_level(s, p, level_index)) return;
   const ParallelLevel& lv = p.levels[level_index];
-  if (lv.cooperative)
+  const bool cooperative = lv.cooperative && lv.space == SpaceSpecifier::block;
+  if (lv.cooperative && !cooperative)
+    limitation(Rule::cooperative_level, lv.cooperative_location,
+               "`<cooperative>` applies only to a `: block` level; Croqtile ignores it here",
+               "remove it, or write `parallel b by N : block<cooperative>`");
+  if (cooperative)
     limitation(Rule::unsupported_launch, lv.space_location,
                "cooperative launch (`: block<cooperative>`) is not supported yet by libcroqjit");
   std::vector<Count> count_values;
@@ -240,12 +245,12 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     names += (d ? ", `" : "`") + lv.indices[d].name + "`";
   }
   if (lv.tuple_name) define(lv.tuple_name->name, tuple, Origin::index_tuple, lv.tuple_name->location, names);
-  if (lv.cooperative) ++cooperative_levels_;
+  if (cooperative) ++cooperative_levels_;
   const SpaceSpecifier saved_parent = parent_space_;
   parent_space_ = lv.space;
   parallel(s, p, level_index + 1);
   parent_space_ = saved_parent;
-  if (lv.cooperative) --cooperative_levels_;
+  if (cooperative) --cooperative_levels_;
   if (mapping == Mapping::grid) {
     launch_bound_ = saved_bound;
     block_threads_ = saved_block_threads;

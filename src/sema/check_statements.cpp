@@ -54,14 +54,11 @@ void Checker::nested(const Stmt& s) {
       if (program && std::holds_alternative<Parallel>(c->node)) {
         grid_set_ = false;
       } else if (program && !std::holds_alternative<Declaration>(c->node) && !std::holds_alternative<Return>(c->node)) {
-        try {
-          fail(Rule::program_host_statement, c->location,
-               "statements between the kernels of a program (host code) are not supported yet",
-               "a function with several top-level parallel statements may hold only declarations and `return` "
-               "besides them");
-        } catch (const Abort&) {
-        }
-        continue;
+        // Its own rules are still checked.
+        limitation(Rule::program_host_statement, c->location,
+                   "statements between the kernels of a program (host code) are not supported yet",
+                   "a function with several top-level parallel statements may hold only declarations and `return` "
+                   "besides them");
       }
       statement(*c);
     }
@@ -189,7 +186,11 @@ void Checker::define_poisoned(const Stmt& s) {
       if (!lookup(n->name)) define(n->name, Type{}, Origin::binding, e->location);
   };
   if (const auto* d = std::get_if<Declaration>(&s.node)) {
-    for (const Declarator& decl : d->declarators) define(decl.name, Type{}, Origin::declaration, decl.location);
+    // A name this scope declared before keeps that declaration: its later
+    // uses are checked against it.
+    for (const Declarator& decl : d->declarators)
+      if (const Symbol* earlier = declared_here(decl.name); !earlier || earlier->type.is_error())
+        define(decl.name, Type{}, Origin::declaration, decl.location);
   } else if (const auto* c = std::get_if<Copy>(&s.node)) {
     if (const auto* n = c->future ? std::get_if<Name>(&c->future->node) : nullptr)
       define(n->name, Type{}, Origin::copy_future, c->future->location);
@@ -229,6 +230,10 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
     dims.insert(dims.end(), part.begin(), part.end());
   }
   const int rank = static_cast<int>(dims.size());
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] && *dims[i] <= 0)
+      fail(Rule::extent_positive, t.location,
+           "extent " + std::to_string(i) + " of the tensor is " + std::to_string(*dims[i]) + "; extents are positive");
   (void)s;
   const bool inside = parallel_depth_ > 0;
   if ((t.storage == Storage::shared || t.storage == Storage::local) && !inside)
@@ -325,6 +330,13 @@ void Checker::scalar_declaration(const Declaration& d) {
              "`" + text(*decl.init_values[0]) + "` is " + kind_phrase(init.kind) + "; `" + decl.name +
                  "` is a scalar and takes a number",
              "", notes_of(init));
+      const Expr& value = *decl.init_values[0];
+      if (t.kind == TypeKind::bool_ &&
+          (std::holds_alternative<IntegerLiteral>(value.node) || std::holds_alternative<FloatLiteral>(value.node)))
+        fail(Rule::declaration_init, value.location,
+             "`" + decl.name + "` is a bool; it is initialized with `true`, `false` or a condition, not `" +
+                 text(value) + "`",
+             "write `" + std::string(text(value) == "0" ? "false" : "true") + "`");
     }
     Type v;
     v.kind = Kind::scalar;

@@ -147,6 +147,9 @@ class Checker {
   // ---- names of futures, placeholders, swap, select (check_futures.cpp)
   const Symbol* declared_here(const std::string& name) const;
   void require_new_name(const std::string& name, const SourceLocation& at);
+  // `after f`: the future counts as used (async-not-waited) even when the
+  // statement is not checked further.
+  void note_named_future(const Expr& e);
   void placeholder(const Stmt& s, const Copy& c);
   void define_future(const std::string& name, Type tile, const SourceLocation& at, std::string detail);
   std::size_t scope_of(const Symbol* symbol) const;
@@ -258,6 +261,8 @@ class Checker {
   std::optional<std::int64_t> split_groups_ = 1;
   int group4_levels_ = 0;  // `: group-4` levels around the statement
   std::set<const Symbol*> waited_;                      // futures a `wait` has named
+  std::set<const Symbol*> named_futures_;               // futures a statement named after their copy
+  std::set<const Symbol*> accumulator_arrays_;          // `frag mc[2][3] {0}`: used whole, an error
   bool tma_operands_ = false;                           // checking the operands of a tma.copy
   std::set<const Symbol*> placeholders_used_;           // dma.any placeholders a copy filled or a statement named
   bool placeholder_operand_ = false;                    // a swap operand may be an unfilled placeholder

@@ -313,9 +313,6 @@ const std::vector<ErrorCase>& error_cases() {
     {"argument_of_a_block_level",
      "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  parallel p by 4 : block(2) { }\n}\n",
      {{2, 26, "only a `: device` level takes an argument, as in `: device(gpu)`", ""}}},
-    {"cooperative_thread_level",
-     "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  parallel p by 4 : thread<cooperative> { }\n}\n",
-     {{2, 27, "`<cooperative>` applies only to a `: block` level", "write `parallel b by N : block<cooperative>`"}}},
     {"device_without_kind",
      "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  parallel p by 4 : device { }\n}\n",
      {{2, 28, "expected `(` after `: device`, found `{`", "name the device: `: device(gpu)`"}}},
@@ -370,12 +367,6 @@ const std::vector<ErrorCase>& error_cases() {
     {"sparsity_one_of_four",
      "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  dma.copy.sp<1:4> x => local;\n}\n",
      {{2, 15, "only 2:4 structured sparsity is supported, got 1:4", "write `.sp<2:4>`: 2 of every 4 elements are kept"}}},
-    {"loop_local_name_twice",
-     "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  foreach c = i, c = j { }\n}\n",
-     {{2, 18, "the local name `c` is already used in this foreach", "give each index its own name"}}},
-    {"wildcard_local_name",
-     "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  foreach _ = i { }\n}\n",
-     {{2, 11, "`_` cannot name a loop index", "give the index a name, e.g. `c = i`"}}},
   };
   return cases;
 }

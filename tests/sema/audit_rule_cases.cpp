@@ -33,6 +33,38 @@ std::vector<RuleCase> audit_rule_cases() {
       {"ReturnOfALoopIndex", "return-value",
        "__co__ auto f(s32 [8, 8] a) {\n  foreach i in [4] {\n    return i;\n  }\n}\n", 3, "i;",
        "`i` is an index; a function returns a number or a tensor"},
+      {"CooperativeThreadLevel", "cooperative-level", blk("    parallel t by 32 : thread<cooperative> {\n    }\n"), 3,
+       "<cooperative>", "`<cooperative>` applies only to a `: block` level; Croqtile ignores it here",
+       "remove it, or write `parallel b by N : block<cooperative>`"},
+      {"WhereOfAnOuterName", "where-index", fn("  with {x, y} in [2, 4] where n <-> y {\n  }\n"), 2, "n <->",
+       "`n` is not an index of this `with`; `where` pairs indices its bindings name", "", "", true},
+      {"NamedShapeOfZeroExtent", "extent-positive", fn("  mdspan s : [4, 0];\n"), 2, "[4, 0]",
+       "extent 1 of `s` is 0; a shape's extents are positive", "", "", true},
+      {"TensorOfNegativeExtent", "extent-positive", blk("    int k = 2;\n    shared f32 [8, k - 4] s;\n"), 4, "shared",
+       "extent 1 of the tensor is -2; extents are positive"},
+      {"NamedShapeOfATuple", "shape-expected", fn("  s : {7, 8};\n"), 2, "{7",
+       "`{7, 8}` is a tuple; `s` is a shape such as `[7, 8]`", "a shape's extents are written in brackets", "", true},
+      {"AsyncCopyNeverWaited", "async-not-waited", blk("    t = dma.copy.async a.chunkat(bm, _) => shared;\n"), 3, "t =",
+       "`t` is the future of an asynchronous copy that is never waited for",
+       "add `wait t;` before its data is used, or drop `.async`"},
+      {"BoolOfAnInteger", "declaration-init", fn("  bool b = 0;\n"), 2, "0;",
+       "`b` is a bool; it is initialized with `true`, `false` or a condition, not `0`", "write `false`"},
+      {"LoopLocalNameTwice", "redeclaration", blk("    with {i, j} in [2, 4] {\n      foreach c = i, c = j { }\n    }\n"),
+       4, "c = j", "the local name `c` is already used in this foreach", "give each index its own name", "", true},
+      {"WildcardLocalName", "wildcard-outside-chunkat", blk("    with {i} in [2] {\n      foreach _ = i { }\n    }\n"), 4,
+       "_ =", "`_` cannot name a loop index; it only keeps a dimension whole in `chunkat`",
+       "give the index a name, e.g. `c = i`", "", true},
+      {"WithBindingNamedTwice", "redeclaration", fn("  with {x} in [2], {x} in [4] {\n  }\n"), 2, "x} in [4]",
+       "`x` is declared already in this scope, at 2:9",
+       "pick another name; a future that several copies fill is declared first with `f = dma.any;`", "", true},
+      {"LoopIndexDeclaredInItsBody", "redeclaration", blk("    foreach i in [4] {\n      int i = 2;\n    }\n"), 4, "i =",
+       "`i` is declared already in this scope, at 3:13",
+       "pick another name; a future that several copies fill is declared first with `f = dma.any;`"},
+      {"WholeAccumulatorArray", "buffer-array-unselected",
+       blk("    frag mc[2][2] {0.0f};\n    parallel g by 1 : group-4 {\n      shared f16 [64, 64] x;\n"
+           "      shared f16 [128, 64] y;\n      mma.row.row mc, x, y;\n    }\n"),
+       7, "mc,", "`mc` is an array of accumulators; an mma operation takes one of them", "select one: `mc[i][j]`", "",
+       true},
   };
 }
 
@@ -67,6 +99,26 @@ TEST(AuditedStatements, WildcardWithIndexStillChecksItsBody) {
 TEST(AuditedStatements, FutureOfAMisplacedCopyIsStillAFuture) {
   EXPECT_EQ(errors_of("__co__ auto f(s32 [8, 8] a) {\n  t = dma.copy a => local;\n  return t;\n}\n"),
             (Errors{{2, "copy-outside-parallel"}, {3, "return-value"}}));
+}
+
+// `<cooperative>` on a thread level is ignored (a warning): the barrier of
+// another function without a cooperative block is the error.
+TEST(AuditedStatements, IgnoredCooperativeLevelLeavesTheBarrierRule) {
+  EXPECT_EQ(errors_of("__co__ void f() {\n  parallel t by 32 : thread<cooperative> {\n  }\n}\n"
+                      "__co__ void g() {\n  parallel b by 1 : block {\n    sync.barrier : device;\n  }\n}\n"),
+            (Errors{{7, "barrier-needs-cooperative"}}));
+}
+
+// The statements between the kernels of a program are a limitation, and
+// their own rules still apply.
+TEST(AuditedStatements, HostStatementOfAProgramIsChecked) {
+  EXPECT_EQ(errors_of(fn("  int c = 3;\n  parallel p by 2 : block {\n  }\n  c = 4;\n  parallel q by 2 : block {\n  }\n")),
+            (Errors{{5, "assign-target"}}));
+}
+
+// `=> global` makes a new global buffer: a limitation, not an error.
+TEST(AuditedStatements, CopyIntoANewGlobalBufferIsALimitation) {
+  EXPECT_EQ(errors_of(blk("    t = dma.copy a.chunkat(bm, _) => global;\n")), Errors{});
 }
 
 }  // namespace

@@ -99,7 +99,9 @@ std::vector<RuleCase> unsupported_cases() {
       {"SparseMma", "unsupported-modifier", wg("      mma.row.row.sp mc, ta.data, tb.data;\n"), 7, "sp ",
        "`.sp` on mma is not supported yet by libcroqjit"},
       {"CopyAfter", "unsupported-after",
-       blk("    f = dma.copy.async " + tile + " => shared;\n    g = dma.copy.async " + tile + " => shared after f;\n"), 4,
+       blk("    f = dma.copy.async " + tile + " => shared;\n    g = dma.copy.async " + tile + " => shared after f;\n"
+           "    wait g;\n"),
+       4,
        "g =", "`after` is not supported yet by libcroqjit", "wait for the future first: `wait f;`, then copy"},
       {"TriggerAfter", "unsupported-after", blk("    shared event full[4];\n    shared f16 [64, 64] s;\n    f = tma.copy.async " + tile + " => s;\n"
            "    trigger full[0] after f;\n"),

@@ -31,7 +31,7 @@ std::vector<RuleCase> upstream_rule_cases() {
        "`select` chooses among 2 operands (0..1), got 2"},
       {"SelectOfDifferentMemories", "select-operands",
        blk(two_copies + "    l = dma.copy a.chunkat(bm, _) => local;\n    v = select(bn, t, l);\n"), 6, "l);",
-       "`l` (future of local s32 rank-2) differs from `t` (future of shared s32 rank-2)",
+       "`l` (future of local s32 [32, 64]) differs from `t` (future of shared s32 [32, 64])",
        "the operands of `select` have one kind, element type, rank and memory"},
       // Views
       {"SqzAfterChunkat", "sqz-needs-reshape", blk("    t = dma.copy a.chunkat(bm, _).sqz() => shared;\n"), 3, "sqz",
