@@ -78,4 +78,34 @@ void Checker::atomic(const Expr& e, const Call& c, const std::string& name) {
          "name the element: `" + name + "(x.at(i), ...)`", notes_of(target));
 }
 
+// The math builtins (__sqrt(x), __pow(x, y), __fmaf(a, b, c), ...): each
+// takes its number of operands, numbers; other `__` names are left alone.
+void Checker::math_builtin(const Expr& e, const Call& c, const std::string& name) {
+  static const char* const unary[] = {"acos", "asin",  "atan",    "ceil",  "cos",   "cosh",  "exp",      "exp2f",
+                                      "expm1", "fabs", "frcp_rn", "floor", "gelu",  "isfinite", "round", "rsqrt",
+                                      "sigmoid", "sinh", "softplus", "sqrt", "tan",  "log1p", "log",   "sign",
+                                      "sin",  "tanh"};
+  static const char* const binary[] = {"atan2", "max", "min", "pow", "alignup", "aligndown"};
+  const std::string op = name.substr(2);
+  std::size_t want = 0;
+  for (const char* u : unary)
+    if (op == u) want = 1;
+  for (const char* b : binary)
+    if (op == b) want = 2;
+  if (op == "fmaf") want = 3;
+  if (want == 0) return;
+  if (c.args.size() != want)
+    fail(Rule::math_arity, e.location,
+         "`" + name + "` takes " + std::to_string(want) + (want == 1 ? " operand" : " operands") + ", got " +
+             std::to_string(c.args.size()));
+  for (const ExprPtr& arg : c.args) {
+    Type v = expr(*arg);
+    require_ok(v);
+    if (!v.is_number())
+      fail(Rule::math_arity, arg->location,
+           "`" + name + "` takes numbers, got `" + text(*arg) + "` (" + kind_phrase(v.kind) + ")",
+           v.is_tile() ? "apply it to elements: `" + name + "(x.at(i))`" : "", notes_of(v));
+  }
+}
+
 }  // namespace croq::sema::detail

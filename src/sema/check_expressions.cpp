@@ -146,6 +146,9 @@ Type Checker::name(const Expr& e, const Name& n) {
       f.number = Number::float_;
       return f;
     }
+    if (n.name == "?")  // a dim the call gives: parameters only
+      fail(Rule::unknown_name, e.location, "`?` stands for a dim only in the shape of a parameter",
+           "name the dim of the parameter, e.g. `f32 [M, 4] x`, and use `M` here");
     std::vector<std::string_view> visible;
     for (const auto& scope : scopes_)
       for (const auto& entry : scope) visible.push_back(entry.first);
@@ -359,6 +362,7 @@ Type Checker::call(const Expr& e, const Call& c) {
   const auto* callee = std::get_if<Name>(&c.callee->node);
   if (callee && callee->name == "select") return select(e, c);
   if (callee && callee->name.rfind("__atomic_", 0) == 0) atomic(e, c, callee->name);
+  if (callee && callee->name.rfind("__", 0) == 0) math_builtin(e, c, callee->name);
   if (callee && (callee->name == "launch_bounds" || callee->name == "maxnreg"))
     fail(Rule::attribute_placement, e.location,
          "`" + callee->name + "` is an attribute, not a function: write `[[" + callee->name +

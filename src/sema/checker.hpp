@@ -154,6 +154,7 @@ class Checker {
   // ---- builtin calls (check_builtins.cpp)
   Type select(const Expr& e, const Call& c);
   void atomic(const Expr& e, const Call& c, const std::string& name);
+  void math_builtin(const Expr& e, const Call& c, const std::string& name);
 
   // ---- events and futures (check_events.cpp)
   void event_declaration(const Stmt& s, const Declaration& d);
