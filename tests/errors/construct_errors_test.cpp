@@ -41,6 +41,12 @@ const std::vector<ErrorCase>& construct_error_cases() {
     // __cok__ blocks are closed
     {"cok_block_not_closed", "__cok__ {\n  int x;\n",
      {{3, 1, "expected `}`, found end of file", "the `{` at line 1, column 9 is never closed"}}},
+    // __device__ code is kept verbatim up to its closing brace
+    {"device_function_not_closed", "__device__ float scale(float v) {\n  return v;\n__co__ void k() { }\n",
+     {{3, 1, "expected `}`, found `__co__`", "the `{` at line 1, column 33 is never closed"}}},
+    // template headers list parameters
+    {"template_parameters_without_a_comma", "template <typename T int N>\n__co__ void k(T [N] x) { }\n",
+     {{1, 22, "expected `,` or `>` in the template parameter list, found `int`", ""}}},
     // __co_device__ functions are named
     {"co_device_function_without_a_name", "__co_device__ void (f32 [16] x) { }\n",
      {{1, 20, "expected the function name, found `(`", ""}}},

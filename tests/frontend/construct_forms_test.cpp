@@ -162,5 +162,26 @@ TEST(ConstructForms, NarrowFloatAndSubByteElementTypes) {
   EXPECT_EQ(names, (std::vector<std::string>{"f6_e3m2", "f4_e2m1", "u2", "s4"}));
 }
 
+TEST(ConstructForms, EventArraysOfSeveralDimsAndStorages) {
+  auto program = parse_ok(
+      "__co__ void f() {\n  global event done[3];\n  parallel p by 2 {\n    local event e[2][2];\n"
+      "    shared event<64> full[2][4] = ready;\n  }\n}\n");
+  ASSERT_NE(program, nullptr);
+  const StmtList& body = statements(program->functions.at(0));
+  const auto& global = std::get<Declaration>(body.at(0)->node);
+  EXPECT_EQ(global.type.kind, TypeKind::event);
+  EXPECT_EQ(global.type.storage, Storage::global);
+  const StmtList& inner = std::get<Block>(std::get<Parallel>(body.at(1)->node).body->node).statements;
+  const auto& local = std::get<Declaration>(inner.at(0)->node);
+  EXPECT_EQ(local.type.storage, Storage::local);
+  ASSERT_EQ(local.declarators.at(0).more_array_dims.size(), 1u);
+  const auto& shared = std::get<Declaration>(inner.at(1)->node);
+  EXPECT_EQ(print_expression(*shared.type.arrivals), "64");
+  const Declarator& full = shared.declarators.at(0);
+  EXPECT_EQ(print_expression(*full.array_size), "2");
+  EXPECT_EQ(print_expression(*full.more_array_dims.at(0)), "4");
+  EXPECT_EQ(full.init, Declarator::Init::equals);
+}
+
 }  // namespace
 }  // namespace croq::frontend::testing

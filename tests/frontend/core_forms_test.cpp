@@ -268,5 +268,51 @@ TEST(CoreForms, AttributesBeforeStatements) {
   EXPECT_EQ(print_expression(*body[1]->attributes[0].args.at(0)), "(call k_tiles 1 0)");
 }
 
+TEST(CoreForms, BuffersScalarsAndStorage) {
+  auto program = parse_ok(
+      "__co__ void f(f16 [M, K] lhs) {\n"
+      "  global u8 [lhs.span(0), 64] scratch;\n"
+      "  int count = 0;\n"
+      "  parallel p by 2 {\n    shared f16 [64, 64] tile, ring[2];\n    local f32 [4] acc {0};\n  }\n"
+      "}\n");
+  ASSERT_NE(program, nullptr);
+  const StmtList& body = body_of(program);
+  const auto& scratch = std::get<Declaration>(body.at(0)->node);
+  EXPECT_EQ(scratch.type.storage, Storage::global);
+  EXPECT_EQ(print_expression(*scratch.type.shape.at(0)), "(.span() lhs 0)");
+  const auto& count = std::get<Declaration>(body.at(1)->node);
+  EXPECT_EQ(count.type.kind, TypeKind::int_);
+  EXPECT_EQ(count.declarators.at(0).init, Declarator::Init::equals);
+  const StmtList& inner = block_of(std::get<Parallel>(body.at(2)->node).body);
+  const auto& tiles = std::get<Declaration>(inner.at(0)->node);
+  EXPECT_EQ(tiles.type.storage, Storage::shared);
+  ASSERT_EQ(tiles.declarators.size(), 2u);
+  EXPECT_EQ(print_expression(*tiles.declarators[1].array_size), "2");
+  const auto& acc = std::get<Declaration>(inner.at(1)->node);
+  EXPECT_EQ(acc.type.storage, Storage::local);
+  EXPECT_EQ(acc.declarators.at(0).init, Declarator::Init::braces);
+}
+
+TEST(CoreForms, AssignmentsAndBarriers) {
+  auto program = parse_ok(
+      "__co__ void f(s32 [8] x, int n) {\n"
+      "  mutable int k = 0;\n"
+      "  x.at(0) += 2;\n"
+      "  k <<= 1;\n"
+      "  parallel p by 8 { sync.shared; sync.global; }\n"
+      "  d = f.data.at(0);\n"
+      "}\n");
+  ASSERT_NE(program, nullptr);
+  const StmtList& body = body_of(program);
+  const auto& add = std::get<Assignment>(body.at(1)->node);
+  EXPECT_EQ(add.op, AssignOp::add);
+  EXPECT_EQ(print_expression(*add.target), "(.at() x 0)");
+  EXPECT_EQ(std::get<Assignment>(body.at(2)->node).op, AssignOp::shl);
+  const StmtList& inner = block_of(std::get<Parallel>(body.at(3)->node).body);
+  EXPECT_EQ(std::get<Sync>(inner.at(0)->node).scope, "shared");
+  EXPECT_EQ(std::get<Sync>(inner.at(1)->node).scope, "global");
+  EXPECT_EQ(print_expression(*std::get<Assignment>(body.at(4)->node).value), "(.at() (.data f) 0)");
+}
+
 }  // namespace
 }  // namespace croq::frontend::testing

@@ -44,6 +44,8 @@ std::vector<RuleCase> construct_cases() {
        "an array of accumulators holds at least one, got 0"},
       {"FragAccumulatorOfBf16", "mma-fill-type", wg("      frag.bf16 md {0.0f};\n"), 7, "bf16",
        "frag takes `.f32` or `.f16` (the accumulator type), got `.bf16`"},
+      {"EventArrayWithAnEmptyDim", "event-count", blk("    shared event e[2][0];\n"), 3, "0]",
+       "an array size is at least 1, got 0"},
       // Math builtins
       {"SqrtOfTwoOperands", "math-arity", blk("    out.at(bm, bn) = __sqrt(out.at(bm, bn), 2.0f);\n"), 3, "__sqrt",
        "`__sqrt` takes 1 operand, got 2", "", "", true},
