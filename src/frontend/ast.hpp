@@ -303,12 +303,16 @@ struct Copy {
 
 enum class MmaOp { fill, load, multiply, commit, store, scale };
 // [result =] mma.row.col.async acc, a, b;  mc = mma.fill.f16 0.0f;  mma.commit;
+// `frag mc[2][3] {0.0f};` and `frag.s32 mc {0};` are fills too: they declare
+// accumulators (an array of them with dims), the value in braces the operand.
 struct Mma {
   ExprPtr result;
   MmaOp op = MmaOp::fill;
   std::string layout;  // "row.row", "row.col", "col.row", "col.col" for multiply
   std::vector<Modifier> modifiers;
   ExprList operands;
+  bool frag_declaration = false;  // written `frag [.type] name[..] {value}`
+  ExprList array_dims;            // frag mc[2][3]: 2 and 3
 };
 
 struct Wait {

@@ -300,8 +300,13 @@ class Printer {
     modifiers(m.modifiers);
     out_ << " " << at(s.location);
     if (m.result) {
-      out_ << " (result ";
+      out_ << (m.frag_declaration ? " (frag " : " (result ");
       expr(*m.result);
+      for (const ExprPtr& dim : m.array_dims) {
+        out_ << "[";
+        expr(*dim);
+        out_ << "]";
+      }
       out_ << ")";
     }
     list(m.operands);

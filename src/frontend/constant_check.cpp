@@ -298,6 +298,7 @@ class ConstantChecker {
   }
   void stmt_node(const Mma& n) {
     expr(n.result);
+    exprs(n.array_dims);
     modifiers(n.modifiers);
     exprs(n.operands);
   }

@@ -419,6 +419,9 @@ Parameter Parser::parse_parameter() {
   const Token& name = expect_identifier("a parameter name");
   p.name = std::string(name.text);
   p.location = location(name);
+  if (at_punct("["))  // `f32 d[]`: C's array parameter, not Croqtile's
+    fail(peek(), "a parameter's shape comes before its name, not after `" + p.name + "`",
+         "write `" + p.type.name + " [N] " + p.name + "`; the call gives N");
   return p;
 }
 

@@ -115,6 +115,8 @@ class Parser {
   ast::StmtPtr parse_body();
   void parse_level_annotation(ast::ParallelLevel& level);
   ast::StmtPtr parse_compile_time_print();
+  bool at_frag_accumulators() const;
+  ast::StmtPtr parse_frag_accumulators();
   void reject_removed_copy(const Token& engine, const Token& op);
   void check_copy_modifiers(const ast::Copy& copy, const Token& engine);
   ast::ExprList parse_sparsity();

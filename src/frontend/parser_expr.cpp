@@ -222,6 +222,9 @@ ExprPtr Parser::parse_primary() {
       }
       if (t.text == "__to") return parse_convert();
       if (t.text == "call" && peek(1).is_identifier()) return parse_call_expression();
+      if (t.text == "call" && (peek(1).is(";") || peek(1).is("(")))
+        fail(peek(1), "expected a function name after `call`, found " + describe(peek(1)),
+             "a call's value reads `x = call f(args);`");
       if (t.text == "stage" && peek(1).is("<") && peek(2).kind == TokenKind::integer && peek(3).is(">") && peek(4).is("("))
         fail(t, "`stage<N>(order)` was removed from Croqtile", "compute the slot: `order % N`");
       if ((t.text == "dma" || t.text == "tma" || t.text == "mma") && peek(1).is("."))

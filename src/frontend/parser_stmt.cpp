@@ -68,6 +68,7 @@ StmtPtr Parser::parse_statement() {
     if (w == "if") return parse_if();
     if ((w == "dma" || w == "tma") && dotted) return parse_copy(nullptr, t);
     if (w == "mma" && dotted) return parse_mma(nullptr, t);
+    if (w == "frag" && at_frag_accumulators()) return parse_frag_accumulators();
     if (w == "wait") return parse_wait();
     if (w == "trigger") return parse_trigger();
     if (w == "inthreads") return parse_inthreads();
@@ -187,6 +188,8 @@ ParallelLevel Parser::parse_parallel_level() {
     fail(peek(), "expected `by` after the parallel index, found " + describe(peek()), hint);
   }
   advance();
+  if (at_punct(";") || at_punct("{") || at_punct(":"))
+    fail(peek(), "expected the count after `by`, found " + describe(peek()), "write `parallel p by 4`, or a shape `by [2, 4]`");
   level.count = parse_expression();
   if (accept_colon()) parse_level_annotation(level);
   return level;

@@ -251,6 +251,48 @@ StmtPtr Parser::parse_compile_time_print() {
   return make_stmt(stmt_loc, ExprStatement{std::move(e)});
 }
 
+// Whether `frag` starts accumulator declarations: `frag.s32 mc ...`, or a
+// name that is not a type after `frag` (`frag mc[2][3] {0.0f}`).
+bool Parser::at_frag_accumulators() const {
+  if (peek(1).is(".")) return peek(2).is_identifier() && peek(3).is_identifier();
+  return peek(1).is_identifier() && !at_type_name(1) && (peek(2).is("[") || peek(2).is("{") || peek(2).is(";"));
+}
+
+// frag_accumulators = "frag" [ "." element_type ] IDENT { "[" expr "]" } "{" expr "}" ";"
+// Accumulators filled with the value: `frag.f32 mc[2][3] {0.0f};` is an mma.fill.
+StmtPtr Parser::parse_frag_accumulators() {
+  const Token& keyword = advance();
+  Mma mma;
+  mma.op = MmaOp::fill;
+  mma.frag_declaration = true;
+  if (accept(".")) {
+    const Token& type = peek();
+    if (!is_element_type_name(type.text))
+      fail(type, "expected the element type of the accumulators after `frag.`, found " + describe(type),
+           "write `frag.f32 mc {0.0f};`, or `frag mc {0.0f};` for the default type");
+    Modifier m;
+    m.location = location(advance());
+    m.name = std::string(type.text);
+    mma.modifiers.push_back(std::move(m));
+  }
+  const Token& name = expect_identifier("the name of the accumulators");
+  mma.result = make_node<Expr>(location(name), Name{std::string(name.text)});
+  set_extent(*mma.result, name.offset);
+  while (accept("[")) {
+    mma.array_dims.push_back(parse_expression());
+    expect("]", "after the array size");
+  }
+  if (!at_punct("{"))
+    fail(peek(), "expected `{` and the initial value after `frag " + std::string(name.text) + "`, found " + describe(peek()),
+         "accumulators start filled: `frag " + std::string(name.text) + " {0.0f};`");
+  advance();
+  mma.operands.push_back(parse_expression());
+  expect("}", "after the initial value of `" + std::string(name.text) + "`");
+  SourceLocation loc = location_from(keyword);
+  expect_semicolon("the accumulator declaration");
+  return make_stmt(loc, std::move(mma));
+}
+
 
 // Operations Croqtile had once and removed: each gets its replacement.
 void Parser::reject_removed_copy(const Token& engine, const Token& op) {

@@ -181,6 +181,7 @@ int atomic_arity(const std::string& op) {
 
 ExprRef atomic(const std::string& op, ExprRef element, std::vector<ExprRef> values) {
   Type t = element->type;
+  for (auto& v : values) v = coerce(std::move(v), t);
   values.insert(values.begin(), std::move(element));
   auto e = std::const_pointer_cast<Expr>(make(ExprKind::atomic, t, std::move(values)));
   e->op = op;

@@ -118,8 +118,16 @@ void Lowerer::event_declaration(const Stmt& s, const Declaration& d) {
   if (!target_.mbarrier())
     fail(s.location, "events are mbarriers, which need sm_80 or newer (compiling for " + target_.arch + ")");
   if (d.type.storage != Storage::shared) fail(d.type.location, "events live in shared memory: declare them `shared event`");
-  if (scope_ != Scope::block || set_.threads != 0)
-    fail(s.location, "declare events at block scope (inside the `: block` level, outside inthreads)");
+  // The messages of sema's event-scope rules, for callers that skip sema.
+  if (set_.threads != 0)
+    fail(s.location, "events are not declared inside inthreads",
+         "declare the event before the inthreads region, in the parallel level around it");
+  if (scope_ == Scope::kernel)
+    fail(s.location, "`shared` events are declared inside a parallel statement",
+         "move the declaration into the `: block` level that uses it");
+  if (scope_ != Scope::block)
+    fail(s.location, "events declared in a parallel level other than the `: block` level are not supported yet by libcroqjit",
+         "declare the event directly in the `: block` level");
   for (const Declarator& decl : d.declarators) {
     ir::Event ev;
     ev.source_name = decl.name;
@@ -148,9 +156,12 @@ Value Lowerer::event_value(const Expr& e, const char* what) {
   Value v = expr(e);
   if (v.kind != Value::Kind::event) fail(e.location, std::string(what) + " takes an event, got `" + source_text(e) + "`");
   if (!v.event_index) {
-    if (kernel_.events[static_cast<std::size_t>(v.event)].count != 1)
-      fail(e.location, "`" + source_text(e) + "` is an array of " +
-                           std::to_string(kernel_.events[static_cast<std::size_t>(v.event)].count) +
+    const std::int64_t count = kernel_.events[static_cast<std::size_t>(v.event)].count;
+    if (count != 1 && (std::string_view(what) == "`trigger`" || std::string_view(what) == "`wait`"))
+      fail(e.location, std::string(what) + " of a whole event array (`" + source_text(e) + "`) is not supported yet by libcroqjit",
+           "name each event, e.g. `" + source_text(e) + "[0]`");
+    if (count != 1)
+      fail(e.location, "`" + source_text(e) + "` is an array of " + std::to_string(count) +
                            " events; say which one, e.g. `" + source_text(e) + "[i]`");
     v.event_index = ir::int_const(0);
   }
@@ -240,7 +251,8 @@ void Lowerer::wait_statement(const Stmt& s, const Wait& w) {
 void Lowerer::inthreads_async(const Stmt& s, const InThreads& t) {
   if (set_.threads > 0) fail(s.location, "inthreads.async regions do not nest");
   if (group_levels_.empty())
-    fail(s.location, "inthreads.async selects warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`");
+    fail(s.location, "inthreads.async outside a `: group` or `: group-4` level is not supported yet by libcroqjit",
+         "libcroqjit selects warps or warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`");
   const GroupLevel level = group_levels_.back();
   std::vector<std::int64_t> chosen;
   for (std::int64_t v = 0; v < level.count; ++v) {

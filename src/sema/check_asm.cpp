@@ -79,7 +79,11 @@ void Checker::asm_statement(const Stmt& s, const Asm& a) {
       fail(Rule::asm_operand, op.value->location,
            "`" + text(*op.value) + "` is " + kind_phrase(v.kind) + "; an assembly operand is a number", "",
            notes_of(v));
-    require_not_fp8(*op.value, v, "inline assembly");
+    if (v.is_fp8_element())
+      limitation(Rule::unsupported_asm, op.value->location,
+                 "`" + text(*op.value) + "` is an fp8 element; binding one to an assembly operand is not supported yet "
+                 "by libcroqjit",
+                 "convert it first: `f32 x = " + text(*op.value) + ";` and bind `x` with \"f\"");
     const bool is_float = v.is_float() || (v.element && v.buffer && is_floating(v.buffer->dtype));
     if (kind != 'n' && is_float != (kind == 'f'))
       fail(Rule::asm_operand, op.value->location,

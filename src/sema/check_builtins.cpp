@@ -123,7 +123,6 @@ std::optional<Type> Checker::atomic(const Expr& e, const Call& c, const std::str
     if (!v.is_number())
       fail(Rule::arithmetic_operand, c.args[i]->location,
            "`" + text(*c.args[i]) + "` is " + kind_phrase(v.kind) + "; `" + name + "` takes a number", "", notes_of(v));
-    require_not_fp8(*c.args[i], v, "an atomic");
   }
   // Its value is read once: inside a larger expression the generated code
   // could evaluate it twice or not at all.
@@ -157,7 +156,6 @@ Type Checker::math_builtin(const Expr& e, const Call& c, const frontend::MathBui
            "`" + text(*arg) + "` is " + (v.is_float() ? std::string("a float") : kind_phrase(v.kind)) + "; `" + name +
                "` takes " + (b.integers ? "integers" : "numbers"),
            "", notes_of(v));
-    require_not_fp8(*arg, v, "a math builtin");
     operands.push_back(v);
   }
   Type out;

@@ -147,6 +147,9 @@ Type Checker::name(const Expr& e, const Name& n) {
       f.number = Number::float_;
       return f;
     }
+    if (n.name == "?")  // a dim the call gives: parameters only
+      fail(Rule::unknown_name, e.location, "`?` stands for a dim only in the shape of a parameter",
+           "name the dim of the parameter, e.g. `f32 [M, 4] x`, and use `M` here");
     std::vector<std::string_view> visible;
     for (const auto& scope : scopes_)
       for (const auto& entry : scope) visible.push_back(entry.first);

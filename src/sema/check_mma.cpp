@@ -33,6 +33,14 @@ Accumulator* Checker::accumulator(const Expr& e) {
   if (v.kind != Kind::accumulator)
     fail(Rule::accumulator_expected, e.location, "expected an accumulator from `mma.fill`, got `" + text(e) + "`", "",
          notes_of(v));
+  const std::size_t dims = v.accumulator->array_dims.size();
+  if (v.selected_dims < dims) {
+    std::string which = text(e);
+    for (std::size_t d = v.selected_dims; d < dims; ++d) which += std::string("[") + "ijklmn"[d % 6] + "]";
+    fail(Rule::accumulator_array_unselected, e.location,
+         "`" + text(e) + "` is an array of accumulators; name one, e.g. `" + which + "`",
+         "an mma operation takes one accumulator", notes_of(v));
+  }
   return v.accumulator;
 }
 
@@ -94,19 +102,32 @@ void Checker::mma(const Stmt& s, const Mma& m) {
 void Checker::mma_fill(const Stmt& s, const Mma& m) {
   const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr;
   if (!name) fail(Rule::mma_result, s.location, "mma.fill makes an accumulator: `acc = mma.fill.f32 0.0f;`");
-  require_warpgroups(s, "mma.fill");
+  // `frag mc[2][3] {0.0f}` is a fill too: of an array of accumulators.
+  const std::string what = m.frag_declaration ? "frag" : "mma.fill";
+  std::vector<std::optional<std::int64_t>> array_dims;
+  for (const ExprPtr& dim : m.array_dims) {
+    std::optional<std::int64_t> n = constant(*dim, "an array size");
+    if (n && *n < 1)
+      fail(Rule::buffer_array_empty, dim->location, "an array of accumulators holds at least one, got " + std::to_string(*n));
+    array_dims.push_back(n);
+  }
+  require_warpgroups(s, what);
   DType dtype = DType::f32;
   for (const Modifier& mod : m.modifiers) {
     if (mod.name == "f32") dtype = DType::f32;
     else if (mod.name == "f16") dtype = DType::f16;
     else if (mod.name == "s32")  // integer mma
       limitation(Rule::unsupported_mma_type, mod.location,
-                 "`mma.fill." + mod.name + "` accumulators are not supported yet by libcroqjit",
+                 "`" + what + "." + mod.name + "` accumulators are not supported yet by libcroqjit",
                  "libcroqjit accumulates in f32 or f16");
     else
       fail(Rule::mma_fill_type, mod.location,
-           "mma.fill takes `.f32` or `.f16` (the accumulator type), got `." + mod.name + "`");
+           what + " takes `.f32` or `.f16` (the accumulator type), got `." + mod.name + "`");
   }
+  if (!array_dims.empty())
+    limitation(Rule::unsupported_fragment, m.result->location,
+               "arrays of mma accumulators (`frag " + name->name + "[..]`) are not supported yet by libcroqjit",
+               "fill one accumulator per name: `" + name->name + "0 = mma.fill.f32 0.0f;`");
   Type fill = expr(*m.operands[0]);
   require_ok(fill);
   if (fill.kind != Kind::scalar)
@@ -114,6 +135,7 @@ void Checker::mma_fill(const Stmt& s, const Mma& m) {
   Accumulator& acc = out_.accumulators.emplace_back();
   acc.name = name->name;
   acc.dtype = dtype;
+  acc.array_dims = std::move(array_dims);
   Type t;
   t.kind = Kind::accumulator;
   t.accumulator = &acc;

@@ -360,10 +360,17 @@ Type Checker::subscript(const Expr& e, const Subscript& s) {
     fail(Rule::array_index_not_integer, index.location, "an array index must be an integer, got " + text(index));
   const bool event = obj.kind == Kind::event;
   const bool buffers = obj.kind == Kind::tensor && obj.buffer && obj.buffer->is_array;
-  if ((!event && !buffers) || (event && obj.event_selected) || (buffers && obj.slot_selected))
+  // frag mc[2][3]: each `[i]` selects along the next dim.
+  const bool accumulators = obj.kind == Kind::accumulator && obj.accumulator;
+  if (accumulators && obj.selected_dims >= obj.accumulator->array_dims.size())
+    fail(Rule::not_an_array, e.location, "`" + text(*s.object) + "` is one accumulator, not an array of them", "",
+         notes_of(obj));
+  if ((!event && !buffers && !accumulators) || (event && obj.event_selected) || (buffers && obj.slot_selected))
     fail(Rule::not_an_array, e.location,
          "`" + text(*s.object) + "` is not an array of buffers or events; use `.at(...)` for elements", "", notes_of(obj));
-  std::optional<std::int64_t> count = event ? obj.event->count : obj.buffer->slots;
+  std::optional<std::int64_t> count = accumulators ? obj.accumulator->array_dims[obj.selected_dims]
+                                      : event      ? obj.event->count
+                                                   : obj.buffer->slots;
   if (idx.known_now() && count && (idx.value < 0 || idx.value >= *count))
     fail(Rule::array_index_range, index.location,
          "index " + std::to_string(idx.value) + " is out of range for " + std::to_string(*count) + " elements", "",
@@ -375,7 +382,8 @@ Type Checker::subscript(const Expr& e, const Subscript& s) {
              std::to_string(idx.range->second) + ", outside the " + std::to_string(*count) + " elements of `" +
              text(*s.object) + "`",
          "", notes_of(idx));
-  if (event) obj.event_selected = true;
+  if (accumulators) ++obj.selected_dims;
+  else if (event) obj.event_selected = true;
   else obj.slot_selected = true;
   return obj;
 }

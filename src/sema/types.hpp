@@ -74,6 +74,8 @@ struct Accumulator {
   std::string name;
   DType dtype = DType::f32;
   bool written = false;  // an mma has accumulated into it (in source order)
+  // `frag mc[2][3] {0.0f}`: an array of accumulators; its sizes, when constants.
+  std::vector<std::optional<std::int64_t>> array_dims;
 };
 
 struct Symbol;
@@ -113,6 +115,7 @@ struct Type {
   bool event_selected = false;
   // accumulator
   Accumulator* accumulator = nullptr;
+  std::size_t selected_dims = 0;  // of an array of accumulators: the dims `[i]` has selected
   // operand: the span mma.load was told
   int swizzle = 0;
   // tuple

@@ -20,6 +20,49 @@ std::vector<RuleCase> construct_cases() {
       {"RankOnlyReturnOfAParameter", "unsupported-return", "__co__ s32 mdspan<2> f(s32 [64, 64] a) {\n  return a;\n}\n", 2,
        "a;", "returning `a` is not supported yet by libcroqjit",
        "return a tensor declared at function scope, e.g. `s32 [x.span] out; ... return out;`"},
+      // frag: register tiles (`frag f32 [64] x {0.0f}`) and accumulators (`frag mc[2][3] {0.0f}`)
+      {"FragmentWithoutAShape", "declaration-type",
+       blk("    parallel t by 128 : thread {\n      frag f32 row {0.0f};\n    }\n"), 4, "frag",
+       "a fragment is a tile and needs a shape, e.g. `frag f32 [64] x;`"},
+      {"ArrayOfAccumulators", "unsupported-fragment", wg("      frag md[2] {0.0f};\n"), 7, "md[",
+       "arrays of mma accumulators (`frag md[..]`) are not supported yet by libcroqjit",
+       "fill one accumulator per name: `md0 = mma.fill.f32 0.0f;`"},
+      {"WholeAccumulatorArrayInAnMma", "accumulator-array-unselected",
+       wg("      frag md[2][2] {0.0f};\n      mma.row.row md, ta.data, tb.data;\n"), 8, "md,",
+       "`md` is an array of accumulators; name one, e.g. `md[i][j]`", "an mma operation takes one accumulator", "", true},
+      {"HalfSelectedAccumulatorArray", "accumulator-array-unselected",
+       wg("      frag md[2][2] {0.0f};\n      mma.row.row md[1], ta.data, tb.data;\n"), 8, "md[1]",
+       "`md[1]` is an array of accumulators; name one, e.g. `md[1][j]`", "an mma operation takes one accumulator", "",
+       true},
+      {"AccumulatorSelectedTooOften", "not-an-array",
+       wg("      frag md[2] {0.0f};\n      mma.row.row md[0][1], ta.data, tb.data;\n"), 8, "md[0][1]",
+       "`md[0]` is one accumulator, not an array of them", "", "", true},
+      {"AccumulatorIndexOutOfRange", "array-index-range",
+       wg("      frag md[2] {0.0f};\n      mma.row.row md[2], ta.data, tb.data;\n"), 8, "2]",
+       "index 2 is out of range for 2 elements", "", "", true},
+      {"EmptyAccumulatorArray", "buffer-array-empty", wg("      frag md[0] {0.0f};\n"), 7, "0]",
+       "an array of accumulators holds at least one, got 0"},
+      {"FragAccumulatorOfBf16", "mma-fill-type", wg("      frag.bf16 md {0.0f};\n"), 7, "bf16",
+       "frag takes `.f32` or `.f16` (the accumulator type), got `.bf16`"},
+      {"EventArrayWithAnEmptyDim", "event-count", blk("    shared event e[2][0];\n"), 3, "0]",
+       "an array size is at least 1, got 0"},
+      // Math builtins
+      {"SqrtOfTwoOperands", "builtin-arity", blk("    out.at(bm, bn) = __sqrt(out.at(bm, bn), 2.0f);\n"), 3, "__sqrt",
+       "`__sqrt` takes 1 operand, got 2", "", "", true},
+      {"PowOfATensor", "arithmetic-operand", blk("    out.at(bm, bn) = __pow(out, 2.0f);\n"), 3, "out,",
+       "`out` is a tensor; `__pow` takes numbers", "", "", true},
+      // `?` dims belong to parameters
+      {"UnnamedDimInALocalBuffer", "unknown-name", blk("    shared f32 [?, 4] s;\n"), 3, "?",
+       "`?` stands for a dim only in the shape of a parameter",
+       "name the dim of the parameter, e.g. `f32 [M, 4] x`, and use `M` here"},
+      // mma.scale
+      {"MmaScaleOfTwoOperands", "mma-operand-count", wg("      mma.scale mc, ta;\n"), 7, "mma",
+       "mma.scale takes 3 operands (the accumulator and the scales of both sides), got 2"},
+      // f8 element types keep their kind across a copy
+      {"CopyBetweenFp8Kinds", "copy-element-type",
+       "__co__ void f(f8_e4m3 [64, 64] a) {\n  parallel b by 1 : block {\n    shared f8_e5m2 [64, 64] s;\n"
+       "    dma.copy a => s;\n  }\n}\n",
+       4, "=> ^s", "copy between different element types (f8_e4m3 to f8_e5m2)"},
   };
 }
 
