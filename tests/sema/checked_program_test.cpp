@@ -180,6 +180,32 @@ TEST(Limitations, AreErrorsForCompileAndWarningsForCheck) {
             "valid Croqtile; croq::compile rejects it until libcroqjit can run it");
 }
 
+// Valid Croqtile that libcroqjit cannot run yet, each a limitation with no
+// error: events at function scope and in a level that is not `: block`,
+// inthreads.async outside a group level, arrays of accumulators.
+TEST(Limitations, EventPlacementsInthreadsLevelsAndAccumulatorArrays) {
+  const std::string source =
+      "__co__ void f() {\n"
+      "  global event g[3];\n"
+      "  parallel p by 3, q by 4 {\n"
+      "    shared event e[4];\n"
+      "    inthreads.async (p < 1) { }\n"
+      "  }\n"
+      "}\n" +
+      wg("      frag md[2][2] {0.0f};\n      mma.row.row md[0][1], ta.data, tb.data;\n");
+  auto program = frontend::parse_program(source, {});
+  Options check_only;
+  check_only.limitations_are_errors = false;
+  CheckedProgram checked = check(*program, {}, check_only);
+  std::vector<std::string> rules;
+  for (const Diagnostic& d : checked.limitations) rules.push_back(d.rule + " @" + std::to_string(d.line));
+  EXPECT_EQ(rules, (std::vector<std::string>{"event-not-shared @2", "unsupported-event-scope @4",
+                                             "inthreads-needs-group @5", "unsupported-fragment @14"}));
+  auto as_errors = sema_error(source);
+  ASSERT_TRUE(as_errors.has_value());
+  EXPECT_EQ(as_errors->diagnostics().size(), 4u) << as_errors->what();
+}
+
 // A real error still fails the check, and carries the limitations as warnings.
 TEST(Limitations, ComeWithTheErrorsOfTheSameCheck) {
   auto program = frontend::parse_program(fn("  s = lhs.span;\n  u = zz;\n"), {});
