@@ -141,6 +141,7 @@ class Lowerer {
   Value unary(const Expr& e, const Unary& u);
   Value call(const Expr& e, const Call& c);
   Value span_as(const Expr& e, const Member& m, const Value& obj);
+  void place_at_origin(Value& v) const;
   Value element_ref(const Expr& e, const Value& target, const ExprList& args);
   std::int64_t const_int(const Expr& e, const char* what);
   std::int64_t non_negative_int(const Expr& e, const char* what);  // const_int, and not negative
