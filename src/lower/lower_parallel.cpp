@@ -269,6 +269,9 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   push();
   std::int64_t inner_const = 1;
   ExprRef inner_dynamic;  // runtime factors of the inner counts
+  Value indices;          // `parallel p = {a, b} by [...]`: p names them together
+  indices.kind = Value::Kind::tuple;
+  indices.elements.resize(lv.indices.empty() ? 0 : counts.size());
   for (int d = static_cast<int>(counts.size()) - 1; d >= 0; --d) {
     if (!lv.indices.empty()) {
       std::string name = fresh(lv.indices[d].name);
@@ -285,6 +288,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
       v.expr = ir::var(name, type);
       v.count = counts[d];  // 0: a runtime count
       define(lv.indices[d].name, v);
+      indices.elements[static_cast<std::size_t>(d)] = v;
     }
     if (counts[d] > 0) {
       auto product = support::checked_mul(inner_const, counts[d]);
@@ -293,6 +297,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
       inner_dynamic = inner_dynamic ? ir::binary("*", inner_dynamic, count_values[d].expr) : count_values[d].expr;
     }
   }
+  if (lv.tuple_name && !lv.indices.empty()) define(lv.tuple_name->name, indices);
   parallel(s, p, level_index + 1);
   if (one_warpgroup_block) {
     // The warpgroup of a one-warpgroup block leaves the level with its

@@ -206,6 +206,7 @@ class Checker {
 
   std::vector<std::vector<std::pair<std::string, const Symbol*>>> scopes_;
   std::vector<std::pair<std::string, const Symbol*>> symbolic_dims_;  // after every scope, as bind binds them
+  bool index_tuple_arg_ = false;  // checking a plain name given to `.at` / `.from`: a tuple of indices is fine
   bool trial_ = false;  // evaluating an inthreads.async condition per index: record no resolutions
 
   // The function's returned tensor (a shaped return type).

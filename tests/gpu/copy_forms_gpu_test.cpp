@@ -1,5 +1,6 @@
 // Copy and loop forms of Croqtile's end-to-end programs on the device:
-// `.subspan` copies without `.at`, zero-filled larger destinations. Random
+// `.subspan` copies without `.at`, zero-filled larger destinations, one
+// loop index over several dimensions. Random
 // inputs, outputs poisoned before each launch, exact host references.
 #include <gtest/gtest.h>
 
@@ -70,6 +71,54 @@ __co__ f32 [16, 32] grow(f32 [M, N] a) {
   for (std::size_t i = 0; i < 16; ++i)
     for (std::size_t j = 0; j < 32; ++j)
       ASSERT_EQ(static_cast<float>(got[i][j]), i < 13 ? static_cast<float>(a[i][j]) : 0.0f) << i << "," << j;
+}
+
+// `foreach x in t.span`: one index for the three dimensions of a local tile.
+TEST(GpuCopyForms, OneLoopIndexOverATileAddsLocalTiles) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(R"(
+__co__ s32 [6, 17, 64] add(s32 [6, 17, 64] lhs, s32 [6, 17, 64] rhs) {
+  s32 [lhs.span] out;
+  parallel p by 6, q by 64 {
+    l = dma.copy lhs.chunkat(p, _, q) => local;
+    r = dma.copy rhs.chunkat(p, _, q) => local;
+    local s32 [l.span] sum;
+    foreach x in l.span
+      sum.at(x) = l.data.at(x) + r.data.at(x) * 3;
+    dma.copy sum => out.chunkat(p, _, q);
+  }
+  return out;
+}
+)");
+  auto a = make_spandata<s32>(6, 17, 64), b = make_spandata<s32>(6, 17, 64);
+  a.fill_random(-1000, 1000);
+  b.fill_random(-1000, 1000);
+  Tensor da = Tensor::copy_of(a.view(), MemoryKind::device), db = Tensor::copy_of(b.view(), MemoryKind::device);
+  Tensor got = run_poisoned<2>(k, {Arg(da), Arg(db)}, DType::s32, Shape{6, 17, 64});
+  for (std::size_t i = 0; i < 6; ++i)
+    for (std::size_t j = 0; j < 17; ++j)
+      for (std::size_t l = 0; l < 64; ++l)
+        ASSERT_EQ(got[i][j][l], a[i][j][l] + b[i][j][l] * 3) << i << "," << j << "," << l;
+}
+
+// A named tuple of parallel indices indexes elements as its indices do.
+TEST(GpuCopyForms, ParallelIndexTupleIndexesElements) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(R"(
+__co__ f32 [33, 70] shift(f32 [33, 70] a) {
+  f32 [33, 70] out;
+  parallel p = {i, j} by [33, 70]
+    out.at(p) = a.at(p) + i;
+  return out;
+}
+)");
+  auto a = make_spandata<float>(33, 70);
+  a.fill_random(-10, 10);
+  Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
+  Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::f32, Shape{33, 70});
+  for (std::size_t i = 0; i < 33; ++i)
+    for (std::size_t j = 0; j < 70; ++j)
+      ASSERT_EQ(static_cast<float>(got[i][j]), static_cast<float>(a[i][j]) + static_cast<float>(i)) << i << "," << j;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Copy and loop forms of Croqtile's end-to-end programs, through lowering:
 // a `.subspan` copied without `.at` (its first tile), destinations larger
-// than the source (zero-filled). Each kernel's CUDA compiles with NVRTC.
+// than the source (zero-filled), one loop index over several dimensions. Each kernel's CUDA compiles with NVRTC.
 #include <gtest/gtest.h>
 
 #include "jit/nvrtc_compiler.hpp"
@@ -89,6 +89,55 @@ TEST(LargerDestination, IsZeroFilledInAThreadLevel) {
   ASSERT_EQ(k.warnings.size(), 1u);
   EXPECT_TRUE(contains(k.warnings[0].message, "are filled with zero")) << k.warnings[0].message;
   expect_compiles(k);
+}
+
+// `foreach x in t.span` over a rank-3 tile: x is one index per dimension,
+// and `.at(x)` takes them all.
+TEST(OneLoopIndexForAllDimensions, LoopsOverEachDimension) {
+  GeneratedKernel k = generate(
+      "__co__ s32 [4, 6, 8] f(s32 [4, 6, 8] a) {\n"
+      "  s32 [4, 6, 8] out;\n"
+      "  parallel p by 2, q by 4 {\n"
+      "    t = dma.copy a.chunkat(p, _, q) => local;\n"
+      "    local s32 [t.span] sum;\n"
+      "    foreach x in t.span\n"
+      "      sum.at(x) = t.data.at(x) * 2;\n"
+      "    dma.copy sum => out.chunkat(p, _, q);\n"
+      "  }\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::s32, {4, 6, 8})});
+  // Loops of 2, 6 and 2 iterations, outermost first.
+  const std::size_t first = k.ir.find("for x_"), second = k.ir.find("for x_", first + 1),
+                    third = k.ir.find("for x_", second + 1);
+  ASSERT_NE(third, std::string::npos) << k.ir;
+  EXPECT_TRUE(contains(k.ir.substr(first, second - first), "in [0, 2)")) << k.ir;
+  EXPECT_TRUE(contains(k.ir.substr(second, third - second), "in [0, 6)")) << k.ir;
+  EXPECT_TRUE(contains(k.ir, "sum_5[x_6, x_7, x_8] = (future_4[x_6, x_7, x_8] * 2)")) << k.ir;
+  expect_compiles(k);
+}
+
+// Named tuples of loop and parallel indices index with `.at` too.
+TEST(OneLoopIndexForAllDimensions, NamedTuplesIndexElements) {
+  GeneratedKernel k = generate(
+      "__co__ s32 [8, 16] f(s32 [8, 16] a) {\n"
+      "  s32 [8, 16] out;\n"
+      "  parallel p = {i, j} by [8, 16]\n"
+      "    out.at(p) = a.at(i, j) + 1;\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::s32, {8, 16})});
+  expect_compiles(k);
+  GeneratedKernel loop = generate(
+      "__co__ s32 [8, 16] f(s32 [8, 16] a) {\n"
+      "  s32 [8, 16] out;\n"
+      "  parallel b by 1 : block\n"
+      "    foreach idx = {i, j} in [8, 16]\n"
+      "      out.at(idx) = a.at(idx) - i;\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::s32, {8, 16})});
+  expect_compiles(loop);
 }
 
 }  // namespace
