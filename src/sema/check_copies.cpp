@@ -150,11 +150,6 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
   if (c.op == CopyOp::pad) padding(c, src.rank);
   Type dst;
   if (c.destination_storage == Storage::shared || c.destination_storage == Storage::local) {
-    if (scope_ == Scope::kernel && parallel_depth_ > 0)  // a thread-level parallel outside any `: block`
-      fail(Rule::unsupported_parallel_mapping, s.location,
-           "a copy into shared or local memory under a parallel level outside a `: block` level is not supported yet "
-           "by libcroqjit",
-           "put the levels inside `parallel b by 1 : block { ... }`");
     // Reported, and the copy checked on: its future still names its tile.
     if (scope_ == Scope::kernel)
       report(Rule::copy_outside_parallel, s.location, "a copy into shared or local memory must be inside a parallel level",

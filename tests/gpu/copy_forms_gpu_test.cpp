@@ -1,6 +1,6 @@
 // Copy and loop forms of Croqtile's end-to-end programs on the device:
 // `.subspan` copies without `.at`, zero-filled larger destinations, one
-// loop index over several dimensions. Random
+// loop index over several dimensions, group levels outside any block. Random
 // inputs, outputs poisoned before each launch, exact host references.
 #include <gtest/gtest.h>
 
@@ -119,6 +119,37 @@ __co__ f32 [33, 70] shift(f32 [33, 70] a) {
   for (std::size_t i = 0; i < 33; ++i)
     for (std::size_t j = 0; j < 70; ++j)
       ASSERT_EQ(static_cast<float>(got[i][j]), static_cast<float>(a[i][j]) + static_cast<float>(i)) << i << "," << j;
+}
+
+// Groups outside any block level share one block: each group adds its own
+// slice into a shared tile that the block then stores whole.
+TEST(GpuCopyForms, GroupLevelWithoutABlockStagesThroughShared) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(R"(
+__co__ s32 [6, 17, 32] add(s32 [6, 17, 32] a, s32 [6, 17, 32] b) {
+  s32 [a.span] out;
+  parallel g by 17 : group {
+    fa = dma.copy.async a => shared;
+    fb = dma.copy.async b => shared;
+    wait fb, fa;
+    shared s32 [fa.span] sum;
+    foreach x in [6]
+      parallel {l} by [32]
+        sum.at(x, g, l) = fa.data.at(x, g, l) - fb.data.at(x, g, l);
+    dma.copy sum => out;
+  }
+  return out;
+}
+)");
+  auto a = make_spandata<s32>(6, 17, 32), b = make_spandata<s32>(6, 17, 32);
+  a.fill_random(-1000, 1000);
+  b.fill_random(-1000, 1000);
+  Tensor da = Tensor::copy_of(a.view(), MemoryKind::device), db = Tensor::copy_of(b.view(), MemoryKind::device);
+  Tensor got = run_poisoned<2>(k, {Arg(da), Arg(db)}, DType::s32, Shape{6, 17, 32});
+  for (std::size_t i = 0; i < 6; ++i)
+    for (std::size_t j = 0; j < 17; ++j)
+      for (std::size_t l = 0; l < 32; ++l)
+        ASSERT_EQ(got[i][j][l], a[i][j][l] - b[i][j][l]) << i << "," << j << "," << l;
 }
 
 }  // namespace

@@ -45,11 +45,6 @@ std::vector<RuleCase> unsupported_cases() {
       {"AccumulatorArithmetic", "unsupported-fragment-arithmetic", wg("      mc += 1.0f;\n"), 7, "mc +=",
        "element-wise arithmetic on an mma accumulator (`mc`) is not supported yet by libcroqjit",
        "store it first (`mma.store`) and compute on the stored tile"},
-      {"CopyUnderAGroupLevelWithoutABlock", "unsupported-parallel-mapping",
-       fn("  parallel g by 1 : group {\n    t = dma.copy lhs.subspan(16, 16).at(0, 0) => shared;\n  }\n"), 3, "t =",
-       "a copy into shared or local memory under a parallel level outside a `: block` level is not supported yet by "
-       "libcroqjit",
-       "put the levels inside `parallel b by 1 : block { ... }`"},
       {"S32Accumulator", "unsupported-mma-type", wg("      mi = mma.fill.s32 0;\n"), 7, "s32",
        "`mma.fill.s32` accumulators are not supported yet by libcroqjit", "libcroqjit accumulates in f32 or f16"},
       {"WholeDimensionInSubspan", "unsupported-expression",

@@ -1,6 +1,7 @@
 // Copy and loop forms of Croqtile's end-to-end programs, through lowering:
 // a `.subspan` copied without `.at` (its first tile), destinations larger
-// than the source (zero-filled), one loop index over several dimensions. Each kernel's CUDA compiles with NVRTC.
+// than the source (zero-filled), one loop index over several dimensions,
+// thread and group levels outside any block level. Each kernel's CUDA compiles with NVRTC.
 #include <gtest/gtest.h>
 
 #include "jit/nvrtc_compiler.hpp"
@@ -138,6 +139,47 @@ TEST(OneLoopIndexForAllDimensions, NamedTuplesIndexElements) {
       "}\n",
       {tensor(DType::s32, {8, 16})});
   expect_compiles(loop);
+}
+
+// A `: group` level outside any block level runs in one block: its copies
+// into shared memory are the block's, fenced by barriers.
+TEST(ImplicitBlock, GroupLevelAtTheTopRunsInOneBlock) {
+  GeneratedKernel k = generate(
+      "__co__ s32 [2, 5, 32] f(s32 [2, 5, 32] a) {\n"
+      "  s32 [a.span] out;\n"
+      "  parallel g by 5 : group {\n"
+      "    t = dma.copy a => shared;\n"
+      "    shared s32 [t.span] u;\n"
+      "    foreach x in [2]\n"
+      "      parallel l by 32\n"
+      "        u.at(x, g, l) = t.data.at(x, g, l) + g;\n"
+      "    dma.copy u => out;\n"
+      "  }\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::s32, {2, 5, 32})});
+  EXPECT_EQ(k.launch.grid, (std::array<unsigned, 3>{1, 1, 1}));
+  EXPECT_EQ(k.launch.block, (std::array<unsigned, 3>{160, 1, 1}));
+  EXPECT_TRUE(contains(k.ir, "region grid:")) << k.ir;
+  EXPECT_TRUE(contains(k.ir, "by block vector")) << k.ir;
+  EXPECT_TRUE(contains(k.ir, "barrier block")) << k.ir;
+  expect_compiles(k);
+}
+
+// Thread indices of an unannotated level inside it stay below its count.
+TEST(ImplicitBlock, NestedLevelSplitsTheGroupsThreads) {
+  GeneratedKernel k = generate(
+      "__co__ s32 [17, 32] f(s32 [17, 32] a) {\n"
+      "  s32 [a.span] out;\n"
+      "  parallel g by 17 : group\n"
+      "    parallel {l} by [32]\n"
+      "      out.at(g, l) = a.at(g, l);\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::s32, {17, 32})});
+  EXPECT_TRUE(contains(k.ir, "(threadIdx.x % 32)")) << k.ir;
+  EXPECT_FALSE(contains(k.ir, "region flat")) << k.ir;
+  expect_compiles(k);
 }
 
 }  // namespace
