@@ -75,6 +75,7 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
   }
   if (!c.after.empty()) fail(s.location, "`after` is not supported yet by libcroqjit");
   Value src = expr(*c.source);
+  place_at_origin(src);
   zfill = zfill || src.zfill;
   if (src.kind == Value::Kind::future) src.kind = Value::Kind::view;
   if (src.kind != Value::Kind::view || src.view.pending != View::Pending::none)
@@ -133,6 +134,7 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
            "add `.zfill` to say so");
   } else if (c.destination) {
     Value d = expr(*c.destination);
+    place_at_origin(d);
     if (d.kind != Value::Kind::view || d.view.pending != View::Pending::none)
       fail(c.destination->location, "the destination of a copy must be a tensor or a placed tile");
     dst = d.view;
@@ -148,10 +150,13 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
     if (!fits || (larger && pad))
       fail(c.destination->location, "copy destination has shape " + shape_text(dst_dtype, dst.extent) +
                                         " but the source tile has " + shape_text(src_dtype, dst_extent));
+    // The elements the source does not cover are zero, `.zfill` or not (as
+    // Croqtile's predicated copies leave them).
     if (larger && !zfill)
       warn(s, "the destination " + shape_text(dst_dtype, dst.extent) + " is larger than the source tile " +
-                  shape_text(src_dtype, dst_extent) + "; without `.zfill` the elements it does not cover keep undefined values",
-           "add `.zfill` to fill them with zero");
+                  shape_text(src_dtype, dst_extent) + "; the elements it does not cover are filled with zero",
+           "add `.zfill` to say so");
+    zfill = zfill || larger;
     if (zfill && !larger && src.view.exact) warn(s, redundant_zfill);
     if (dst_dtype != src_dtype)
       fail(c.destination->location, "copy between different element types (" + std::string(dtype_name(src_dtype)) + " to " +

@@ -386,6 +386,18 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
   }
 }
 
+// A copy's `x.subspan(...)` (or `.subspan(...).step(...)`) without `.at`
+// is its first tile, as `.at(0, ...)`: exact where it fits in the parent.
+void Lowerer::place_at_origin(Value& v) const {
+  if ((v.kind != Value::Kind::view && v.kind != Value::Kind::future) || v.view.pending != View::Pending::subspan) return;
+  for (std::size_t d = 0; d < v.view.extent.size(); ++d) {
+    const std::int64_t parent = dim_value(v.view.buffer, d);  // -1 when dynamic: never provably inside
+    const bool at_zero = d < v.view.origin.size() && ir::is_zero(v.view.origin[d]);
+    if (!(parent >= 0 && at_zero && v.view.extent[d] >= 0 && v.view.extent[d] <= parent)) v.view.exact = false;
+  }
+  v.view.pending = View::Pending::none;
+}
+
 // x.span_as([d0, d1, ...]): the same elements, in the same row-major order,
 // seen with another shape. No data moves, so `x` must be a whole buffer
 // (every element of a contiguous block) and the element counts must agree.

@@ -8,6 +8,8 @@
 //     shared memory; otherwise it is "flat": one thread per instance, 256
 //     threads per block. An unannotated level inside a block level becomes
 //     `: thread`.
+//   * A `: thread`, `: group` or `: group-4` level outside any block level
+//     runs in one block (grid 1), as if inside `parallel by 1 : block`.
 //   * An outermost `: cluster` level groups the blocks of the `: block` level
 //     that directly follows it: the grid is clusters x blocks per cluster
 //     (<= 8), cluster = blockIdx.x / B, block rank = blockIdx.x % B.
@@ -81,6 +83,27 @@ std::int64_t Lowerer::cluster_size(const Parallel& p, std::size_t level) {
   return blocks;
 }
 
+// A thread, group or group-4 level outside any block level runs in one
+// block: the kernel is `parallel by 1 : block` around it.
+void Lowerer::implicit_block(const Stmt& s, const Parallel& p, std::size_t level_index) {
+  const ParallelLevel& lv = p.levels[level_index];
+  if (grid_set_) fail(lv.location, "only one block-level parallel statement per kernel is supported yet");
+  kernel_.grid = 1;
+  grid_set_ = true;
+  ir::StmtList region;
+  out_.push_back(&region);
+  if (kernel_.hopper) emit_node(ir::BarrierPrologue{{}, {}, true});  // filled by the event pass
+  const Scope saved_scope = scope_;
+  const bool saved_in_warpgroup = in_warpgroup_;
+  scope_ = Scope::block;
+  in_warpgroup_ = false;
+  parallel(s, p, level_index);
+  scope_ = saved_scope;
+  in_warpgroup_ = saved_in_warpgroup;
+  out_.pop_back();
+  emit_node(ir::Region{ir::Mapping::grid, 1, braced(std::move(region))}, lv.location);
+}
+
 void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index) {
   if (level_index == p.levels.size()) {
     block(*p.body);
@@ -124,6 +147,10 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   else if (scope_ == Scope::kernel) mapping = (nested_below || uses_shared(*p.body)) ? ir::Mapping::grid : ir::Mapping::flat;
   else mapping = ir::Mapping::threads;
 
+  if (mapping == ir::Mapping::threads && scope_ == Scope::kernel && !cluster_open_) {
+    implicit_block(s, p, level_index);
+    return;
+  }
   if (mapping == ir::Mapping::cluster && (scope_ != Scope::kernel || cluster_open_))
     fail(lv.location, "a `: cluster` level must be the outermost parallel level");
   if (mapping == ir::Mapping::grid && scope_ != Scope::kernel)
@@ -269,6 +296,9 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   push();
   std::int64_t inner_const = 1;
   ExprRef inner_dynamic;  // runtime factors of the inner counts
+  Value indices;          // `parallel p = {a, b} by [...]`: p names them together
+  indices.kind = Value::Kind::tuple;
+  indices.elements.resize(lv.indices.empty() ? 0 : counts.size());
   for (int d = static_cast<int>(counts.size()) - 1; d >= 0; --d) {
     if (!lv.indices.empty()) {
       std::string name = fresh(lv.indices[d].name);
@@ -285,6 +315,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
       v.expr = ir::var(name, type);
       v.count = counts[d];  // 0: a runtime count
       define(lv.indices[d].name, v);
+      indices.elements[static_cast<std::size_t>(d)] = v;
     }
     if (counts[d] > 0) {
       auto product = support::checked_mul(inner_const, counts[d]);
@@ -293,6 +324,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
       inner_dynamic = inner_dynamic ? ir::binary("*", inner_dynamic, count_values[d].expr) : count_values[d].expr;
     }
   }
+  if (lv.tuple_name && !lv.indices.empty()) define(lv.tuple_name->name, indices);
   parallel(s, p, level_index + 1);
   if (one_warpgroup_block) {
     // The warpgroup of a one-warpgroup block leaves the level with its

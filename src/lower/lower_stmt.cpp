@@ -349,22 +349,30 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
   if (l.kind != LoopKind::foreach_) fail(s.location, "`with` and `apply` loops are not supported yet by libcroqjit");
   if (!l.bound) fail(s.location, "`foreach` without `in` bounds is not supported yet");
   std::vector<Value> bounds = counts_of(*l.bound, "a loop bound");
-  if (l.indices.size() != bounds.size())
+  // `foreach x in [4, 8]` (or `in t.span`): x is the tuple of one index per dimension.
+  const bool one_name_for_all = l.indices.size() == 1 && bounds.size() > 1 && !l.indices[0].range && !l.tuple_name;
+  if (l.indices.size() != bounds.size() && !one_name_for_all)
     fail(l.bound->location, std::to_string(l.indices.size()) + " loop indices but the bound has " +
                                 std::to_string(bounds.size()) + " dimensions");
   push();
   line_mark(s.location);
   std::vector<std::string> names;
+  Value tuple;
+  tuple.kind = Value::Kind::tuple;
   for (std::size_t d = 0; d < bounds.size(); ++d) {
-    if (l.indices[d].range) fail(l.indices[d].name.location, "range loops are not supported yet");
-    names.push_back(fresh(l.indices[d].name.name));
+    const LoopIndex& index = l.indices[one_name_for_all ? 0 : d];
+    if (index.range) fail(index.name.location, "range loops are not supported yet");
+    names.push_back(fresh(index.name.name));
     if (bounds[d].constant) fit_index(*bounds[d].constant);
     Value v;
     v.kind = Value::Kind::index;
     v.expr = ir::var(names.back(), index_type());
     v.count = bounds[d].constant ? *bounds[d].constant : 0;  // 0: a runtime bound
-    define(l.indices[d].name.name, v);
+    tuple.elements.push_back(v);
+    if (!one_name_for_all) define(index.name.name, v);
   }
+  if (one_name_for_all) define(l.indices[0].name.name, tuple);
+  if (l.tuple_name) define(l.tuple_name->name, tuple);  // `foreach t = {i, j} in ...`
   const auto* body_block = std::get_if<Block>(&l.body->node);
   loop_bodies_.push_back(body_block ? &body_block->statements : nullptr);
   ir::StmtList body;

@@ -93,6 +93,7 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
   }
   if (scope_ != Scope::block) fail(s.location, "tma.copy runs at block or warpgroup scope, not inside a thread-level parallel");
   Value src = expr(*c.source);
+  place_at_origin(src);
   zfill = zfill || src.zfill;
   if (src.kind == Value::Kind::future) src.kind = Value::Kind::view;
   if (src.kind != Value::Kind::view || src.view.pending != View::Pending::none)
@@ -104,6 +105,7 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
     tile = src.view;
     if (!c.destination) fail(s.location, "a tma.copy from shared memory needs a global destination");
     Value d = expr(*c.destination);
+    place_at_origin(d);
     if (d.kind != Value::Kind::view || buffer(d.view.buffer).space != ir::Space::global)
       fail(c.destination->location, "a tma.copy from shared memory writes a tile of a global tensor");
     global = d.view;
@@ -157,6 +159,7 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
       tile = whole(allocate(c.future ? "future" : "tile", dtype, box, ir::Space::shared, s.location));
     } else if (c.destination) {
       Value d = expr(*c.destination);
+      place_at_origin(d);
       if (d.kind != Value::Kind::view || buffer(d.view.buffer).space != ir::Space::shared)
         fail(c.destination->location, "tma.copy loads into shared memory");
       tile = d.view;

@@ -146,6 +146,7 @@ class Lowerer {
   Value atomic_call(const Expr& e, const Call& c, const std::string& op);
   void asm_statement(const Stmt& s, const Asm& a);
   Value span_as(const Expr& e, const Member& m, const Value& obj);
+  void place_at_origin(Value& v) const;
   Value element_ref(const Expr& e, const Value& target, const ExprList& args);
   std::int64_t const_int(const Expr& e, const char* what);
   std::int64_t non_negative_int(const Expr& e, const char* what);  // const_int, and not negative
@@ -182,6 +183,7 @@ class Lowerer {
 
   // --- parallel levels (lower_parallel.cpp)
   void parallel(const Stmt& s, const Parallel& p, std::size_t level);
+  void implicit_block(const Stmt& s, const Parallel& p, std::size_t level);
   std::int64_t cluster_size(const Parallel& p, std::size_t level);
 
   // --- copies (lower_copy.cpp)

@@ -33,13 +33,15 @@ void Checker::copy(const Stmt& s, const Copy& c) {
   else dma_copy(s, c);
 }
 
+// A copy's `x.subspan(...)` without `.at` is its first tile: `.at(0, ...)`.
+void Checker::place_at_origin(Type& t) {
+  if (t.is_tile() && t.pending == Pending::subspan) t.pending = Pending::none;
+}
+
 Type Checker::copy_source(const Copy& c) {
   Type src = expr(*c.source);
   require_ok(src);
-  if (src.is_tile() && src.pending == Pending::subspan)
-    fail(Rule::unsupported_copy, c.source->location,
-         "copying a `.subspan` that is not placed is not supported yet by libcroqjit",
-         "place it with `.at(...)`, e.g. `.at(0, 0)` for the first tile");
+  place_at_origin(src);
   if (!src.is_tile() || src.pending != Pending::none)
     fail(Rule::copy_source, c.source->location,
          "the source of a copy must be a tensor or a placed tile" +
@@ -150,11 +152,6 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
   if (c.op == CopyOp::pad) padding(c, src.rank);
   Type dst;
   if (c.destination_storage == Storage::shared || c.destination_storage == Storage::local) {
-    if (scope_ == Scope::kernel && parallel_depth_ > 0)  // a thread-level parallel outside any `: block`
-      fail(Rule::unsupported_parallel_mapping, s.location,
-           "a copy into shared or local memory under a parallel level outside a `: block` level is not supported yet "
-           "by libcroqjit",
-           "put the levels inside `parallel b by 1 : block { ... }`");
     // Reported, and the copy checked on: its future still names its tile.
     if (scope_ == Scope::kernel)
       report(Rule::copy_outside_parallel, s.location, "a copy into shared or local memory must be inside a parallel level",
@@ -167,6 +164,7 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
   } else if (c.destination) {
     dst = expr(*c.destination);
     require_ok(dst);
+    place_at_origin(dst);
     if (dst.kind != Kind::tensor || dst.pending != Pending::none)
       fail(Rule::copy_destination, c.destination->location, "the destination of a copy must be a tensor or a placed tile", "",
            notes_of(dst));
@@ -271,6 +269,7 @@ void Checker::tma_copy(const Stmt& s, const Copy& c) {
     if (!c.destination) fail(Rule::tma_direction, s.location, "a tma.copy from shared memory needs a global destination");
     global = expr(*c.destination);
     require_ok(global);
+    place_at_origin(global);
     if (!global.is_tile() || global.kind == Kind::future || global.buffer->space != Space::global)
       fail(Rule::tma_direction, c.destination->location, "a tma.copy from shared memory writes a tile of a global tensor", "",
            notes_of(global));
@@ -292,6 +291,7 @@ void Checker::tma_copy(const Stmt& s, const Copy& c) {
     } else if (c.destination) {
       tile = expr(*c.destination);
       require_ok(tile);
+      place_at_origin(tile);
       if (!tile.is_tile() || tile.kind == Kind::future || tile.buffer->space != Space::shared)
         fail(Rule::tma_direction, c.destination->location, "tma.copy loads into shared memory", "", notes_of(tile));
       require_selected(*c.destination, tile);

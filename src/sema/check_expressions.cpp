@@ -166,7 +166,7 @@ Type Checker::name(const Expr& e, const Name& n) {
     placeholders_used_.insert(s);
     if (!placeholder_operand_) return Type{};
   }
-  if (s->origin == Origin::index_tuple)  // checked as its indices, one per dimension
+  if (s->origin == Origin::index_tuple && !index_tuple_arg_)  // checked as its indices, one per dimension
     limitation(Rule::unsupported_index_tuple, e.location,
                "`" + n.name + "` names a tuple of indices, which is not supported yet by libcroqjit as a value",
                "use its indices (" + s->detail + ") directly");
@@ -529,7 +529,16 @@ Type Checker::shape_arithmetic(const Expr& e, const Binary& b, const Type& l, co
 std::vector<Type> Checker::index_args(const ExprList& args) {
   std::vector<Type> out;
   for (const auto& a : args) {
-    Type v = expr(*a);
+    // A tuple of indices (`foreach x in t.span`) stands for its indices here.
+    index_tuple_arg_ = std::holds_alternative<Name>(a->node);
+    Type v;
+    try {
+      v = expr(*a);
+    } catch (...) {
+      index_tuple_arg_ = false;
+      throw;
+    }
+    index_tuple_arg_ = false;
     require_ok(v);
     if (v.kind == Kind::tuple) {
       for (auto& el : v.elements) out.push_back(std::move(el));

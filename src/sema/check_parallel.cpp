@@ -149,6 +149,19 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   // The `: block` level of a cluster level that had an error: reported already.
   const bool after_bad_cluster = mapping == Mapping::grid && cluster_open_ && cluster_error_;
   cluster_error_ = false;
+  // A thread, group or group-4 level outside any block level runs in one
+  // block, as inside `parallel by 1 : block` (lowering does the same).
+  const std::int64_t saved_bound = launch_bound_;
+  const auto saved_block_threads = block_threads_;
+  const SourceLocation saved_block_threads_at = block_threads_at_;
+  const bool implicit_block = mapping == Mapping::threads && scope_ == Scope::kernel && !cluster_open_;
+  if (implicit_block) {
+    launch_bound_ = pending_launch_bound_;
+    pending_launch_bound_ = 0;
+    block_threads_.reset();
+    grid_set_ = true;
+    scope_ = Scope::block;
+  }
   try {
     if (after_bad_cluster) throw Abort{};
     if (mapping == Mapping::cluster && (scope_ != Scope::kernel || cluster_open_))
@@ -194,9 +207,6 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   } catch (const Abort&) {
     cluster_error_ = mapping == Mapping::cluster;
   }
-  const std::int64_t saved_bound = launch_bound_;
-  const auto saved_block_threads = block_threads_;
-  const SourceLocation saved_block_threads_at = block_threads_at_;
   switch (mapping) {
     case Mapping::cluster:
       cluster_open_ = true;
@@ -251,7 +261,7 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   parallel(s, p, level_index + 1);
   parent_space_ = saved_parent;
   if (cooperative) --cooperative_levels_;
-  if (mapping == Mapping::grid) {
+  if (mapping == Mapping::grid || implicit_block) {
     launch_bound_ = saved_bound;
     block_threads_ = saved_block_threads;
     block_threads_at_ = saved_block_threads_at;

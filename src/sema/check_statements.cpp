@@ -542,13 +542,7 @@ void Checker::loop(const Stmt& s, const Loop& l) {
     std::optional<ExtentsNow> extents;
     if (l.kind == LoopKind::with) extents.emplace(extents_now_);
     bounds = counts(*l.bound, "a loop bound");
-    if (l.indices.size() == 1 && bounds.size() > 1 && !l.tuple_name && !l.indices[0].range) {
-      limitation(Rule::unsupported_loop, l.indices[0].name.location,
-                 "one loop index over a " + std::to_string(bounds.size()) +
-                     "-dimension bound is not supported yet by libcroqjit",
-                 "name one index per dimension, e.g. `foreach {i, j} in ...`");
-      one_name_for_all = true;
-    }
+    if (l.indices.size() == 1 && bounds.size() > 1 && !l.tuple_name && !l.indices[0].range) one_name_for_all = true;
     if (!one_name_for_all && l.indices.size() != bounds.size())
       fail(Rule::loop_index_count, l.bound->location,
            std::to_string(l.indices.size()) + " loop indices but the bound has " + std::to_string(bounds.size()) +

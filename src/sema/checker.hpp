@@ -137,6 +137,7 @@ class Checker {
   std::vector<std::optional<std::int64_t>> transpose(const Copy& c, int rank);  // the permutation
   void padding(const Copy& c, int rank);
   Type copy_source(const Copy& c);
+  static void place_at_origin(Type& t);
   void bind_future(const Copy& c, Type tile, bool async, const Expr* bound_event);
   // The destination `dst` (at `where`) of a copy from a tile of `from`: same rank and element type.
   void require_copy_types(const Expr& where, const char* engine, const Type& from, const Type& dst);
@@ -212,6 +213,7 @@ class Checker {
 
   std::vector<std::vector<std::pair<std::string, const Symbol*>>> scopes_;
   std::vector<std::pair<std::string, const Symbol*>> symbolic_dims_;  // after every scope, as bind binds them
+  bool index_tuple_arg_ = false;  // checking a plain name given to `.at` / `.from`: a tuple of indices is fine
   bool trial_ = false;  // evaluating an inthreads.async condition per index: record no resolutions
 
   // The function's returned tensor (a shaped return type).

@@ -6,9 +6,6 @@ namespace croq::sema::test {
 std::vector<RuleCase> copy_cases() {
   const std::string tile = "lhs.subspan(64, 64).at(bm, 0)";
   return {
-      {"DmaSourceNotPlaced", "unsupported-copy", blk("    t = dma.copy lhs.subspan(64, 64) => shared;\n"), 3, "subspan",
-       "copying a `.subspan` that is not placed is not supported yet by libcroqjit",
-       "place it with `.at(...)`, e.g. `.at(0, 0)` for the first tile"},
       {"DmaSourceViewNotPlaced", "copy-source", blk("    t = dma.copy lhs.view(64, 64) => shared;\n"), 3, "view",
        "the source of a copy must be a tensor or a placed tile, got `lhs.view(64, 64)`",
        "place it with `.at(...)` (after subspan) or `.from(...)` (after view)"},
@@ -17,8 +14,8 @@ std::vector<RuleCase> copy_cases() {
       {"TmaSourceNotPlaced", "copy-source", blk("    t = tma.copy lhs.view(64, 64) => shared;\n"), 3, "view",
        "the source of a copy must be a tensor or a placed tile",
        "place it with `.at(...)` (after subspan) or `.from(...)` (after view)"},
-      {"DestinationNotPlaced", "copy-destination", blk("    dma.copy " + tile + " => rhs.subspan(64, 64);\n"), 3,
-       "=> rhs.^subspan", "the destination of a copy must be a tensor or a placed tile"},
+      {"DestinationNotPlaced", "copy-destination", blk("    dma.copy " + tile + " => rhs.view(64, 64);\n"), 3,
+       "=> rhs.^view", "the destination of a copy must be a tensor or a placed tile"},
       {"DestinationIsAFuture", "copy-destination",
        blk("    t = dma.copy " + tile + " => shared;\n    dma.copy " + tile + " => t;\n"), 4, "=> ^t",
        "the destination of a copy must be a tensor or a placed tile"},

@@ -214,7 +214,7 @@ std::vector<ErrorCase> tma_cases() {
        shell("    shared f16 [64, 64] lhs_s;\n    parallel t by 64 : thread {\n      tma.copy " + lhs_tile +
              " => lhs_s;\n    }\n"),
        5, 7, "tma.copy runs at block or warpgroup scope, not inside a thread-level parallel"},
-      {"TmaSourceNotPlaced", shell("    t = tma.copy lhs.subspan(64, 64) => shared;\n"), 3, 22,
+      {"TmaSourceViewNotPlaced", shell("    t = tma.copy lhs.view(64, 64) => shared;\n"), 3, 22,
        "the source of a copy must be a tensor or a placed tile"},
       {"TmaStoreWithoutAGlobalDestination", shell("    shared f16 [64, 64] lhs_s;\n    tma.copy lhs_s => shared;\n"), 4, 5,
        "a tma.copy from shared memory needs a global destination"},

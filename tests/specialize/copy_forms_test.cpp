@@ -1,0 +1,186 @@
+// Copy and loop forms of Croqtile's end-to-end programs, through lowering:
+// a `.subspan` copied without `.at` (its first tile), destinations larger
+// than the source (zero-filled), one loop index over several dimensions,
+// thread and group levels outside any block level. Each kernel's CUDA compiles with NVRTC.
+#include <gtest/gtest.h>
+
+#include "jit/nvrtc_compiler.hpp"
+#include "specialize/specialize_test_util.hpp"
+
+namespace croq::pipeline {
+namespace {
+
+using test::generate;
+using test::tensor;
+
+bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+void expect_compiles(const GeneratedKernel& k, const std::string& arch = "sm_90a") {
+  jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "copy_forms.cu", k.entry, {arch, false, {}});
+  EXPECT_FALSE(out.cubin.empty()) << k.cuda_source;
+}
+
+// `x.subspan(8, 32)` without `.at` is the tile at (0, 0); inside the tensor
+// it needs no tail guard.
+TEST(SubspanWithoutAt, CopiesTheFirstTile) {
+  GeneratedKernel k = generate(
+      "__co__ f32 [8, 32] f(f32 [20, 64] a) {\n"
+      "  f32 [8, 32] out;\n"
+      "  parallel p by 1 : block {\n"
+      "    t = dma.copy a.subspan(8, 32) => shared;\n"
+      "    dma.copy t.data => out;\n"
+      "  }\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::f32, {20, 64})});
+  EXPECT_TRUE(contains(k.ir, "copy arg_a at (0, 0) [8, 32] -> future_")) << k.ir;
+  EXPECT_TRUE(k.warnings.empty());
+  expect_compiles(k);
+}
+
+// On both sides of a copy, with `.step` and in three dimensions.
+TEST(SubspanWithoutAt, PlacesDestinationsAndSteppedTiles) {
+  GeneratedKernel k = generate(
+      "__co__ s32 [2, 4, 8] f(s32 [2, 4, 16] a) {\n"
+      "  s32 [2, 4, 8] out;\n"
+      "  parallel p by 1 : block {\n"
+      "    shared s32 [2, 4, 8] buf;\n"
+      "    dma.copy a.subspan(2, 4, 8).step(2, 4, 8) => buf.subspan(2, 4, 8);\n"
+      "    dma.copy buf.subspan(2, 4, 8) => out;\n"
+      "  }\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::s32, {2, 4, 16})});
+  EXPECT_TRUE(contains(k.ir, "copy arg_a at (0, 0, 0) [2, 4, 8] -> buf_")) << k.ir;
+  expect_compiles(k);
+}
+
+// A tile larger than its (runtime-sized) tensor reads zeros past the end.
+TEST(SubspanWithoutAt, GuardsATileThatCanPassTheTensor) {
+  GeneratedKernel k = generate(
+      "__co__ s32 [16, 32] f(s32 [M, N] a) {\n"
+      "  s32 [16, 32] out;\n"
+      "  parallel p by 1 : block {\n"
+      "    t = dma.copy.zfill a.subspan(16, 32) => shared;\n"
+      "    dma.copy t.data => out;\n"
+      "  }\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::s32, {10, 32})});
+  EXPECT_TRUE(contains(k.cuda_source, " < 10 && ")) << k.cuda_source;
+  expect_compiles(k);
+}
+
+// A copy into a larger destination zeroes what the source does not cover,
+// `.zfill` or not, and inside a thread-level parallel too.
+TEST(LargerDestination, IsZeroFilledInAThreadLevel) {
+  GeneratedKernel k = generate(
+      "__co__ f16 [32, 32] f(f16 [31, 32] a) {\n"
+      "  f16 [32, 32] out;\n"
+      "  parallel p by 1 : block\n"
+      "    parallel q by 32 : thread {\n"
+      "      shared f16 [32, 32] buf;\n"
+      "      dma.copy a.subspan(31, 32) => buf.subspan(32, 32);\n"
+      "      dma.copy buf => out;\n"
+      "    }\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::f16, {31, 32})});
+  EXPECT_TRUE(contains(k.cuda_source, "< 31) ?")) << k.cuda_source;
+  ASSERT_EQ(k.warnings.size(), 1u);
+  EXPECT_TRUE(contains(k.warnings[0].message, "are filled with zero")) << k.warnings[0].message;
+  expect_compiles(k);
+}
+
+// `foreach x in t.span` over a rank-3 tile: x is one index per dimension,
+// and `.at(x)` takes them all.
+TEST(OneLoopIndexForAllDimensions, LoopsOverEachDimension) {
+  GeneratedKernel k = generate(
+      "__co__ s32 [4, 6, 8] f(s32 [4, 6, 8] a) {\n"
+      "  s32 [4, 6, 8] out;\n"
+      "  parallel p by 2, q by 4 {\n"
+      "    t = dma.copy a.chunkat(p, _, q) => local;\n"
+      "    local s32 [t.span] sum;\n"
+      "    foreach x in t.span\n"
+      "      sum.at(x) = t.data.at(x) * 2;\n"
+      "    dma.copy sum => out.chunkat(p, _, q);\n"
+      "  }\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::s32, {4, 6, 8})});
+  // Loops of 2, 6 and 2 iterations, outermost first.
+  const std::size_t first = k.ir.find("for x_"), second = k.ir.find("for x_", first + 1),
+                    third = k.ir.find("for x_", second + 1);
+  ASSERT_NE(third, std::string::npos) << k.ir;
+  EXPECT_TRUE(contains(k.ir.substr(first, second - first), "in [0, 2)")) << k.ir;
+  EXPECT_TRUE(contains(k.ir.substr(second, third - second), "in [0, 6)")) << k.ir;
+  EXPECT_TRUE(contains(k.ir, "sum_5[x_6, x_7, x_8] = (future_4[x_6, x_7, x_8] * 2)")) << k.ir;
+  expect_compiles(k);
+}
+
+// Named tuples of loop and parallel indices index with `.at` too.
+TEST(OneLoopIndexForAllDimensions, NamedTuplesIndexElements) {
+  GeneratedKernel k = generate(
+      "__co__ s32 [8, 16] f(s32 [8, 16] a) {\n"
+      "  s32 [8, 16] out;\n"
+      "  parallel p = {i, j} by [8, 16]\n"
+      "    out.at(p) = a.at(i, j) + 1;\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::s32, {8, 16})});
+  expect_compiles(k);
+  GeneratedKernel loop = generate(
+      "__co__ s32 [8, 16] f(s32 [8, 16] a) {\n"
+      "  s32 [8, 16] out;\n"
+      "  parallel b by 1 : block\n"
+      "    foreach idx = {i, j} in [8, 16]\n"
+      "      out.at(idx) = a.at(idx) - i;\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::s32, {8, 16})});
+  expect_compiles(loop);
+}
+
+// A `: group` level outside any block level runs in one block: its copies
+// into shared memory are the block's, fenced by barriers.
+TEST(ImplicitBlock, GroupLevelAtTheTopRunsInOneBlock) {
+  GeneratedKernel k = generate(
+      "__co__ s32 [2, 5, 32] f(s32 [2, 5, 32] a) {\n"
+      "  s32 [a.span] out;\n"
+      "  parallel g by 5 : group {\n"
+      "    t = dma.copy a => shared;\n"
+      "    shared s32 [t.span] u;\n"
+      "    foreach x in [2]\n"
+      "      parallel l by 32\n"
+      "        u.at(x, g, l) = t.data.at(x, g, l) + g;\n"
+      "    dma.copy u => out;\n"
+      "  }\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::s32, {2, 5, 32})});
+  EXPECT_EQ(k.launch.grid, (std::array<unsigned, 3>{1, 1, 1}));
+  EXPECT_EQ(k.launch.block, (std::array<unsigned, 3>{160, 1, 1}));
+  EXPECT_TRUE(contains(k.ir, "region grid:")) << k.ir;
+  EXPECT_TRUE(contains(k.ir, "by block vector")) << k.ir;
+  EXPECT_TRUE(contains(k.ir, "barrier block")) << k.ir;
+  expect_compiles(k);
+}
+
+// Thread indices of an unannotated level inside it stay below its count.
+TEST(ImplicitBlock, NestedLevelSplitsTheGroupsThreads) {
+  GeneratedKernel k = generate(
+      "__co__ s32 [17, 32] f(s32 [17, 32] a) {\n"
+      "  s32 [a.span] out;\n"
+      "  parallel g by 17 : group\n"
+      "    parallel {l} by [32]\n"
+      "      out.at(g, l) = a.at(g, l);\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::s32, {17, 32})});
+  EXPECT_TRUE(contains(k.ir, "(threadIdx.x % 32)")) << k.ir;
+  EXPECT_FALSE(contains(k.ir, "region flat")) << k.ir;
+  expect_compiles(k);
+}
+
+}  // namespace
+}  // namespace croq::pipeline
