@@ -293,6 +293,12 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
       inner_dynamic = inner_dynamic ? ir::binary("*", inner_dynamic, count_values[d].expr) : count_values[d].expr;
     }
   }
+  if (lv.tuple_name) {  // `parallel idx = {a, b} by [M, N]`: idx names the indices together
+    Value tuple;
+    tuple.kind = Value::Kind::tuple;
+    for (const auto& index : lv.indices) tuple.elements.push_back(*lookup(index.name));
+    define(lv.tuple_name->name, tuple);
+  }
   parallel(s, p, level_index + 1);
   if (one_warpgroup_block) {
     // The warpgroup of a one-warpgroup block leaves the level with its

@@ -237,6 +237,13 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
     scalar_declaration(d);
     return;
   }
+  if (t.kind == TypeKind::mdspan || t.kind == TypeKind::ituple) {
+    for (const Declarator& decl : d.declarators) {
+      if (decl.init_values.empty()) fail(decl.location, "`" + decl.name + "` needs a value");
+      define(decl.name, named_value(*decl.init_values.front(), t.kind == TypeKind::mdspan));
+    }
+    return;
+  }
   fail(s.location, "this declaration is not supported yet by libcroqjit");
 }
 
@@ -338,8 +345,9 @@ void Lowerer::atomic_value_in_thread(const Value& v, const Expr& e) const {
 }
 
 void Lowerer::loop(const Stmt& s, const Loop& l) {
-  if (l.kind != LoopKind::foreach_) fail(s.location, "`with` and `apply` loops are not supported yet by libcroqjit");
-  if (!l.bound) fail(s.location, "`foreach` without `in` bounds is not supported yet");
+  if (l.kind == LoopKind::with) return with_loop(s, l);
+  if (l.kind != LoopKind::foreach_) fail(s.location, "`apply` loops are not supported yet by libcroqjit");
+  if (!l.bound) return foreach_bound_indices(s, l);
   std::vector<Value> bounds = counts_of(*l.bound, "a loop bound");
   if (l.indices.size() != bounds.size())
     fail(l.bound->location, std::to_string(l.indices.size()) + " loop indices but the bound has " +
@@ -356,6 +364,12 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
     v.expr = ir::var(names.back(), index_type());
     v.count = bounds[d].constant ? *bounds[d].constant : 0;  // 0: a runtime bound
     define(l.indices[d].name.name, v);
+  }
+  if (l.tuple_name) {  // `foreach idx = {i, j} in ...`: idx names the indices together
+    Value tuple;
+    tuple.kind = Value::Kind::tuple;
+    for (const LoopIndex& index : l.indices) tuple.elements.push_back(*lookup(index.name.name));
+    define(l.tuple_name->name, tuple);
   }
   const auto* body_block = std::get_if<Block>(&l.body->node);
   loop_bodies_.push_back(body_block ? &body_block->statements : nullptr);
@@ -392,6 +406,10 @@ void Lowerer::stmt(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, Assignment>) {
       assignment(s, n);
     } else if constexpr (std::is_same_v<T, ExprStatement>) {
+      if (const auto* c = std::get_if<Call>(&n.expr->node))
+        if (const auto* f = std::get_if<Name>(&c->callee->node);
+            f && (f->name == "print" || f->name == "println") && !lookup(f->name))
+          return print_statement(s, *c, f->name == "println");
       Value v = require_scalar(expr(*n.expr), *n.expr);
       line_mark(s.location);
       ExprRef guard = v.guard;
