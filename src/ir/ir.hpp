@@ -238,6 +238,17 @@ struct InlineAsm {
   std::vector<Operand> outputs, inputs;
   bool memory = false;  // the "memory" clobber
 };
+// print / println: one printf of the parts in order. Text parts are the
+// user's (the backend escapes them); values print as integers, floats or
+// true/false by their type.
+struct Print {
+  struct Part {
+    std::string text;
+    ExprRef value;  // null: a text part
+  };
+  std::vector<Part> parts;
+  ExprRef guard;  // null: every thread prints
+};
 struct Fence {  // sync.fence: this thread's writes are seen in this order by the block or the device
   bool device = false;
 };
@@ -356,7 +367,7 @@ struct WarpgroupRegion {
 
 struct Stmt {
   SourcePos where;
-  std::variant<Seq, Let, Assign, Eval, For, If, While, LineMark, Comment, Trap, Region, Barrier, Fence, InlineAsm, CopyTiles,
+  std::variant<Seq, Let, Assign, Eval, For, If, While, LineMark, Comment, Trap, Region, Barrier, Fence, InlineAsm, Print, CopyTiles,
                AllocShared, DeclareLocal, DeclareEvent, BarrierPrologue, Arrive, WaitEvent, TmaLoad, TmaStore,
                FenceProxyAsync, MmaFill, Mma, MmaWait, MmaStore, MmaCommit, SetMaxNReg, WarpgroupRegion>
       node;

@@ -150,6 +150,10 @@ class Dumper {
             t += (i ? ", " : " ") + (*list)[i].constraint + "(" + expr((*list)[i].value) + ")";
         }
         line(t + (n.memory ? " : memory" : ""));
+      } else if constexpr (std::is_same_v<T, Print>) {
+        std::string t = "print";
+        for (const Print::Part& part : n.parts) t += part.value ? " " + expr(part.value) : " \"" + part.text + "\"";
+        line(t + (n.guard ? " if " + expr(n.guard) : ""));
       } else if constexpr (std::is_same_v<T, Fence>) {
         line(n.device ? "fence device" : "fence block");
       } else if constexpr (std::is_same_v<T, CopyTiles>) {

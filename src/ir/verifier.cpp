@@ -137,6 +137,9 @@ class Verifier {
         expr(n.step);
       } else if constexpr (std::is_same_v<T, If> || std::is_same_v<T, While> || std::is_same_v<T, Trap>) {
         expr(n.condition);
+      } else if constexpr (std::is_same_v<T, Print>) {
+        for (const Print::Part& part : n.parts) expr(part.value);
+        expr(n.guard);
       } else if constexpr (std::is_same_v<T, InlineAsm>) {
         static const std::regex constraint("[=+]?[hrlfdn]");
         for (const auto* list : {&n.outputs, &n.inputs})

@@ -97,6 +97,17 @@ std::vector<std::int64_t> Lowerer::shape_of(const Expr& e, std::vector<std::stri
       dims = v.view.extent;
       for (std::size_t d = 0; d < dims.size(); ++d) dim_names.push_back(dims[d] < 0 ? dim_name(v.view.buffer, d) : "");
       break;
+    case Value::Kind::tuple:  // `f32 [t]` with t = {4, 8}: one dim per value
+      for (const Value& el : v.elements) {
+        if (el.constant && *el.constant < 0)
+          fail(e.location, "a shape extent must not be negative; `" + source_text(e) + "` has " + std::to_string(*el.constant));
+        if (!el.constant && !(el.dynamic && el.dynamic->divisor == 1))
+          fail(e.location, "the values of `" + source_text(e) + "` are dims of a shape: they must be known when the "
+                           "kernel is specialized");
+        dims.push_back(el.constant ? *el.constant : -1);
+        dim_names.push_back(el.constant ? "" : el.dynamic->dim);
+      }
+      break;
     case Value::Kind::scalar:
       if (v.constant) {
         // -1 would read as a dynamic dim below.
@@ -130,6 +141,15 @@ std::vector<Value> Lowerer::counts_of(const Expr& e, const char* what) {
     Value v = expr(part);
     if (v.kind == Value::Kind::shape || v.kind == Value::Kind::view || v.kind == Value::Kind::future) {
       for (auto d : shape_of(part)) counts.push_back(scalar_const(d));
+      return;
+    }
+    if (v.kind == Value::Kind::tuple) {
+      for (const Value& el : v.elements) {
+        if (el.kind != Value::Kind::scalar || !(el.constant || el.dynamic))
+          fail(part.location, std::string(what) + " must be a constant or computed from a dynamic dim; `" +
+                                  source_text(part) + "` has a value known only at run time");
+        counts.push_back(el);
+      }
       return;
     }
     if (v.kind == Value::Kind::scalar && (v.constant || v.dynamic)) {
@@ -562,8 +582,65 @@ Value Lowerer::unary(const Expr& e, const Unary& n) {
   return out;
 }
 
+// `sp : [7, 8]` (a shape: the extents of a tensor, the values of a tuple)
+// and `ituple<3> t = {1, x, 3}` (a tuple: the dims of a shape).
+Value Lowerer::named_value(const Expr& init, bool shape) {
+  Value v = expr(init);
+  if (v.kind == Value::Kind::view || v.kind == Value::Kind::future || (shape && v.kind == Value::Kind::scalar)) {
+    Value r;
+    r.kind = Value::Kind::shape;
+    r.dims = shape_of(init, &r.dim_names);
+    v = r;
+  }
+  if (shape && v.kind == Value::Kind::tuple) {
+    Value r;
+    r.kind = Value::Kind::shape;
+    for (const Value& el : v.elements) {
+      if (!el.constant) fail(init.location, "a shape's dims are constants when the kernel is specialized; `" +
+                                                source_text(init) + "` has a value known only at run time");
+      r.dims.push_back(*el.constant);
+      r.dim_names.emplace_back();
+    }
+    return r;
+  }
+  if (!shape && v.kind == Value::Kind::shape) {
+    Value r;
+    r.kind = Value::Kind::tuple;
+    for (std::size_t d = 0; d < v.dims.size(); ++d)
+      if (v.dims[d] >= 0) {
+        r.elements.push_back(scalar_const(v.dims[d]));
+      } else {
+        Value dim;
+        dim.expr = ir::var("dim_" + v.dim_names[d], ir::Type::i64());
+        dim.dynamic = DynamicCount{v.dim_names[d], 1, false};
+        r.elements.push_back(dim);
+      }
+    return r;
+  }
+  if (v.kind != (shape ? Value::Kind::shape : Value::Kind::tuple))
+    fail(init.location, std::string("expected ") + (shape ? "a shape" : "a tuple") + ", got `" + source_text(init) + "`");
+  return v;
+}
+
 Value Lowerer::call(const Expr& e, const Call& n) {
   const auto* callee = std::get_if<Name>(&n.callee->node);
+  // sp(i), t(i): dimension i of a shape, element i of a tuple.
+  if (const Value* whole = callee ? lookup(callee->name) : nullptr;
+      whole && (whole->kind == Value::Kind::shape || whole->kind == Value::Kind::tuple) && n.args.size() == 1) {
+    const std::int64_t i = const_int(*n.args[0], "the element index");
+    Value shape = *whole;
+    const std::size_t size = shape.kind == Value::Kind::shape ? shape.dims.size() : shape.elements.size();
+    if (i < 0 || static_cast<std::size_t>(i) >= size)
+      fail(n.args[0]->location, "`" + callee->name + "` has " + std::to_string(size) + " elements; " +
+                                    std::to_string(i) + " is not one of them");
+    if (shape.kind == Value::Kind::tuple) return shape.elements[static_cast<std::size_t>(i)];
+    if (shape.dims[static_cast<std::size_t>(i)] >= 0) return scalar_const(shape.dims[static_cast<std::size_t>(i)]);
+    const std::string& dim = shape.dim_names[static_cast<std::size_t>(i)];
+    Value r;
+    r.expr = ir::var("dim_" + dim, ir::Type::i64());
+    r.dynamic = DynamicCount{dim, 1, false};
+    return r;
+  }
   if (callee && callee->name == "cdiv" && n.args.size() == 2) {
     Value a = require_scalar(expr(*n.args[0]), *n.args[0]), b = require_scalar(expr(*n.args[1]), *n.args[1]);
     if (b.constant && *b.constant == 0 && !b.is_float)

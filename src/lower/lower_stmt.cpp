@@ -237,6 +237,13 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
     scalar_declaration(d);
     return;
   }
+  if (t.kind == TypeKind::mdspan || t.kind == TypeKind::ituple) {
+    for (const Declarator& decl : d.declarators) {
+      if (decl.init_values.empty()) fail(decl.location, "`" + decl.name + "` needs a value");
+      define(decl.name, named_value(*decl.init_values.front(), t.kind == TypeKind::mdspan));
+    }
+    return;
+  }
   fail(s.location, "this declaration is not supported yet by libcroqjit");
 }
 
@@ -346,8 +353,9 @@ void Lowerer::atomic_value_in_thread(const Value& v, const Expr& e) const {
 }
 
 void Lowerer::loop(const Stmt& s, const Loop& l) {
-  if (l.kind != LoopKind::foreach_) fail(s.location, "`with` and `apply` loops are not supported yet by libcroqjit");
-  if (!l.bound) fail(s.location, "`foreach` without `in` bounds is not supported yet");
+  if (l.kind == LoopKind::with) return with_loop(s, l);
+  if (l.kind != LoopKind::foreach_) fail(s.location, "`apply` loops are not supported yet by libcroqjit");
+  if (!l.bound) return foreach_bound_indices(s, l);
   std::vector<Value> bounds = counts_of(*l.bound, "a loop bound");
   // `foreach x in [4, 8]` (or `in t.span`): x is the tuple of one index per dimension.
   const bool one_name_for_all = l.indices.size() == 1 && bounds.size() > 1 && !l.indices[0].range && !l.tuple_name;
@@ -408,6 +416,10 @@ void Lowerer::stmt(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, Assignment>) {
       assignment(s, n);
     } else if constexpr (std::is_same_v<T, ExprStatement>) {
+      if (const auto* c = std::get_if<Call>(&n.expr->node))
+        if (const auto* f = std::get_if<Name>(&c->callee->node);
+            f && (f->name == "print" || f->name == "println") && !lookup(f->name))
+          return print_statement(s, *c, f->name == "println");
       Value v = require_scalar(expr(*n.expr), *n.expr);
       line_mark(s.location);
       ExprRef guard = v.guard;

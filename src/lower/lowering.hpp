@@ -52,6 +52,7 @@ struct Value {
   ExprRef expr;
   std::optional<std::int64_t> constant;
   std::int64_t count = 0;     // index: how many values it takes (#p); 0: a runtime count
+  ExprRef count_expr;         // index bound by `with`: the count as an expression (a runtime one too)
   std::int64_t multiple = 1;  // integers: a known multiple of this (0: it is 0)
   bool is_float = false;
   View view;                           // view / future / operand
@@ -59,6 +60,7 @@ struct Value {
   std::vector<std::string> dim_names;  // shape: names of the -1 dims
   std::optional<DynamicCount> dynamic;  // scalars computed from a dynamic dim
   std::vector<Value> elements;          // tuple
+  std::vector<std::string> element_names;  // tuple bound by `with`: its indices' names ("": unnamed)
   ExprRef guard;                        // element refs: condition for a valid access
   int element_of = -1;                  // element refs: the buffer they address
   bool is_async = false;                // futures
@@ -140,6 +142,7 @@ class Lowerer {
   Value fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c);
   Value unary(const Expr& e, const Unary& u);
   Value call(const Expr& e, const Call& c);
+  Value named_value(const Expr& init, bool shape);
   // Atomics and math builtins (lower_builtins.cpp).
   Value builtin_call(const Expr& e, const Call& c, const std::string& name);
   Value align(const Expr& e, const std::string& function, const std::vector<Value>& args);
@@ -178,6 +181,12 @@ class Lowerer {
   void assignment(const Stmt& s, const Assignment& a);
   void atomic_value_in_thread(const Value& v, const Expr& e) const;
   void loop(const Stmt& s, const Loop& l);
+  // `with` and `foreach` over its indices (lower_loops.cpp).
+  void with_loop(const Stmt& s, const Loop& l);
+  void bind_with(const std::optional<Identifier>& tuple_name, const std::vector<LoopIndex>& indices, bool braced,
+                 const Expr& bound);
+  void foreach_bound_indices(const Stmt& s, const Loop& l);
+  void print_statement(const Stmt& s, const Call& c, bool newline);
   void setup_parameters();
   void setup_output();
 

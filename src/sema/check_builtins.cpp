@@ -137,6 +137,32 @@ std::optional<Type> Checker::atomic(const Expr& e, const Call& c, const std::str
   return out;
 }
 
+// print(...) and println(...): strings, numbers, shapes and tuples, printed
+// one after the other (println ends the line). Only a statement of its own.
+Type Checker::print(const Expr& e, const Call& c) {
+  const std::string name = text(*c.callee);
+  for (const auto& arg : c.args) {
+    if (std::holds_alternative<StringLiteral>(arg->node)) continue;
+    // A tuple of indices prints as its values.
+    const auto* n = std::get_if<Name>(&arg->node);
+    const Symbol* sym = n ? lookup(n->name) : nullptr;
+    Type v = sym && sym->origin == Origin::index_tuple ? sym->type : expr(*arg);
+    require_ok(v);
+    if (!v.is_number() && v.kind != Kind::shape && v.kind != Kind::tuple)
+      fail(Rule::print_argument, arg->location,
+           "`" + text(*arg) + "` is " + kind_phrase(v.kind) + "; `" + name + "` prints strings, numbers, shapes and tuples",
+           v.is_tile() ? "print its elements: `" + name + "(" + text(*arg) + ".at(...))`" : "", notes_of(v));
+    require_not_fp8(*arg, v, "a print");
+  }
+  if (&e != statement_expr_)
+    fail(Rule::print_argument, e.location, "`" + name + "` is a statement of its own, not a value",
+         "write `" + name + "(...);` on its own line");
+  Type out;
+  out.kind = Kind::scalar;
+  out.known = Known::at_run_time;
+  return out;
+}
+
 // __sqrt(x), __pow(x, y), __alignup(x, a), ...: numbers in; the value has
 // the first operand's kind of number (upstream's rule), except __isfinite
 // (a truth value). __alignup and __aligndown take integers and fold when

@@ -158,10 +158,6 @@ void Checker::named_value_declaration(const Declaration& d) {
       for (Type& e : sp.elements) e.known = Known::at_specialization;
       v = sp;
     }
-    limitation(Rule::unsupported_declaration, decl.location,
-               std::string(shape ? "named shapes (`" + decl.name + " : ...`)" : "ituple declarations (`" + decl.name + "`)") +
-                   " are not supported yet by libcroqjit",
-               "write the shape or tuple where it is used");
     define(decl.name, v, Origin::declaration, decl.location);
   }
 }

@@ -358,7 +358,11 @@ Type Checker::conditional(const Conditional& c) {
 
 Type Checker::call(const Expr& e, const Call& c) {
   const auto* callee = std::get_if<Name>(&c.callee->node);
+  if (const Symbol* sym = callee ? lookup(callee->name) : nullptr;
+      sym && (sym->type.kind == Kind::shape || sym->type.kind == Kind::tuple))
+    return element_of(e, c, sym->type);
   if (callee && callee->name == "select") return select(e, c);
+  if (callee && (callee->name == "print" || callee->name == "println") && !lookup(callee->name)) return print(e, c);
   if (callee && callee->name.rfind("__atomic_", 0) == 0)
     if (std::optional<Type> old = atomic(e, c, callee->name)) return *old;
   if (const frontend::MathBuiltin* b = callee ? frontend::find_math_builtin(callee->name) : nullptr)
@@ -411,6 +415,30 @@ Type Checker::call(const Expr& e, const Call& c) {
   return out;
 }
 
+// sp(i), t(i): dimension i of a named shape, element i of an ituple.
+Type Checker::element_of(const Expr& e, const Call& c, const Type& whole) {
+  const std::string name = text(*c.callee);
+  const std::int64_t size =
+      whole.kind == Kind::shape && whole.elements.empty() ? whole.rank : static_cast<std::int64_t>(whole.elements.size());
+  if (c.args.size() != 1)
+    fail(Rule::pick_index, e.location, "`" + name + "(i)` takes one index, got " + std::to_string(c.args.size()));
+  std::optional<std::int64_t> i = constant(*c.args[0], "the element index");
+  if (i && (*i < 0 || *i >= size))
+    fail(Rule::pick_index, c.args[0]->location,
+         "`" + name + "` has " + std::to_string(size) + (size == 1 ? " element" : " elements") + "; `" + name + "(" +
+             std::to_string(*i) + ")` is not one of them",
+         "elements count from 0");
+  if (!i || whole.elements.empty()) {
+    Type out;
+    out.kind = Kind::scalar;
+    out.known = Known::at_specialization;
+    return out;
+  }
+  Type out = whole.elements[static_cast<std::size_t>(*i)];
+  out.from = nullptr;
+  return out;
+}
+
 // ---- constants ---------------------------------------------------------------
 
 std::optional<std::int64_t> Checker::constant(const Expr& e, const char* what, bool runtime_in_croqtile) {
@@ -451,7 +479,8 @@ std::vector<std::optional<std::int64_t>> Checker::shape_dims(const Expr& e) {
       return dims;
     case Kind::tuple:  // `f32 [t]` with t = {4, 8}: one dim per value
       for (const Type& d : v.elements) {
-        if (d.kind == Kind::scalar && !d.is_float() && d.known == Known::at_run_time) runtime_value(e, "a dimension of a shape", d);
+        if (d.kind == Kind::scalar && !d.is_float() && d.known == Known::at_run_time && !runtime_counts_)
+          runtime_value(e, "a dimension of a shape", d);
         dims.push_back(d.known_now() ? std::optional<std::int64_t>(d.value) : std::nullopt);
       }
       return dims;
@@ -481,6 +510,10 @@ std::vector<Count> Checker::counts(const Expr& e, const char* what) {
            "", notes_of(v));
     if (v.kind == Kind::scalar && !v.is_float() && v.known != Known::at_run_time) {
       out.push_back(Count{v.known, v.value});
+      return;
+    }
+    if (runtime_counts_ && ((v.kind == Kind::scalar && !v.is_float()) || v.kind == Kind::index)) {
+      out.push_back(Count{});
       return;
     }
     if ((v.kind == Kind::scalar && !v.is_float()) || v.kind == Kind::index) runtime_value(part, what, v);

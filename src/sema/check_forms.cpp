@@ -128,7 +128,10 @@ void Checker::loop_extras(const Loop& l) {
     if (b.tuple_name) new_index_name(*b.tuple_name);
     std::vector<Count> bounds;
     try {
-      bounds = counts(*b.bound, "a loop bound");
+      {
+        RuntimeCounts runtime(runtime_counts_, true);  // `with` only binds its indices
+        bounds = counts(*b.bound, "a loop bound");
+      }
       if (!(b.indices.size() == 1 && !b.braced) && b.indices.size() != bounds.size())
         fail(Rule::loop_index_count, b.bound->location,
              std::to_string(b.indices.size()) + " loop indices but the bound has " + std::to_string(bounds.size()) +

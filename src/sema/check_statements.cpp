@@ -90,7 +90,7 @@ void Checker::statement_node(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, Assignment>) {
       assignment(s, n);
     } else if constexpr (std::is_same_v<T, ExprStatement>) {
-      atomic_site_ = n.expr.get();
+      atomic_site_ = statement_expr_ = n.expr.get();
       expr(*n.expr);
     } else if constexpr (std::is_same_v<T, Parallel>) {
       parallel(s, n, 0);
@@ -520,12 +520,14 @@ void Checker::loop(const Stmt& s, const Loop& l) {
                  " index; it only keeps a dimension whole in `chunkat`",
              "give the index a name", {});
   // The limitations here leave the loop's meaning clear: its body is checked.
-  if (l.kind != LoopKind::foreach_)
-    limitation(Rule::unsupported_loop, s.location, "`with` and `apply` loops are not supported yet by libcroqjit",
+  if (l.kind == LoopKind::apply)
+    limitation(Rule::unsupported_loop, s.location, "`apply` loops are not supported yet by libcroqjit",
                "write the loop as `foreach`");
+  if (!l.where.empty())
+    limitation(Rule::unsupported_loop, l.where.front().first.location,
+               "`where` clauses are not supported yet by libcroqjit");
   if (!l.bound) {
     // `foreach x { }` iterates an index bound by an enclosing `with`.
-    limitation(Rule::unsupported_loop, s.location, "`foreach` without `in` bounds is not supported yet by libcroqjit");
     for (const LoopIndex& index : l.indices)
       if (!index.range && index.name.name != "_") unbounded_foreach_index(index.name);
     push();
@@ -541,8 +543,13 @@ void Checker::loop(const Stmt& s, const Loop& l) {
   try {
     std::optional<ExtentsNow> extents;
     if (l.kind == LoopKind::with) extents.emplace(extents_now_);
-    bounds = counts(*l.bound, "a loop bound");
-    if (l.indices.size() == 1 && bounds.size() > 1 && !l.tuple_name && !l.indices[0].range) one_name_for_all = true;
+    {
+      // `with` only binds its indices: their bounds may be run-time values.
+      RuntimeCounts runtime(runtime_counts_, l.kind == LoopKind::with);
+      bounds = counts(*l.bound, "a loop bound");
+    }
+    if (l.indices.size() == 1 && bounds.size() > 1 && !l.tuple_name && !l.indices[0].range && !l.braced)
+      one_name_for_all = true;
     if (!one_name_for_all && l.indices.size() != bounds.size())
       fail(Rule::loop_index_count, l.bound->location,
            std::to_string(l.indices.size()) + " loop indices but the bound has " + std::to_string(bounds.size()) +

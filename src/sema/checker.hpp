@@ -160,6 +160,8 @@ class Checker {
   Type select(const Expr& e, const Call& c);
   std::optional<Type> atomic(const Expr& e, const Call& c, const std::string& name);
   Type math_builtin(const Expr& e, const Call& c, const frontend::MathBuiltin& b);
+  Type element_of(const Expr& e, const Call& c, const Type& whole);
+  Type print(const Expr& e, const Call& c);
 
   // ---- events and futures (check_events.cpp)
   void event_declaration(const Stmt& s, const Declaration& d);
@@ -248,7 +250,8 @@ class Checker {
   int cooperative_levels_ = 0;
   // The whole value of the statement being checked (an expression statement,
   // a declaration's or an assignment's value): where an atomic may stand.
-  const Expr* atomic_site_ = nullptr;  // `: block<cooperative>` levels around the statement
+  const Expr* atomic_site_ = nullptr;
+  const Expr* statement_expr_ = nullptr;  // the expression of an expression statement  // `: block<cooperative>` levels around the statement
   // [[launch_bounds(N)]] of the enclosing block-level statement (0: none).
   std::int64_t launch_bound_ = 0;
   SourceLocation launch_bound_at_;
@@ -270,6 +273,14 @@ class Checker {
   bool placeholder_operand_ = false;                    // a swap operand may be an unfilled placeholder
   // Constant extents of tensors (`.span`, `.span(i)`) fold to numbers: in
   // assertions, `with` bounds and declared shapes only.
+  // Counting the bounds of a `with`: run-time values are fine there.
+  bool runtime_counts_ = false;
+  struct RuntimeCounts {
+    bool& flag;
+    bool saved;
+    RuntimeCounts(bool& f, bool on) : flag(f), saved(f) { flag = on; }
+    ~RuntimeCounts() { flag = saved; }
+  };
   bool extents_now_ = false;
   struct ExtentsNow {
     bool& flag;

@@ -198,11 +198,11 @@ TEST(KernelApi, CompileReportsEverySemanticError) {
 // What libcroqjit cannot run yet is refused by croq::compile, naming it.
 TEST(KernelApi, CompileRefusesUnsupportedConstructs) {
   try {
-    croq::compile("__co__ void f(s32 [8] a) {\n  with i in [8] { }\n}\n");
+    croq::compile("__co__ void f(s32 [8] a) {\n  apply i in [8] { }\n}\n");
     FAIL() << "expected a CompileError";
   } catch (const CompileError& e) {
     ASSERT_EQ(e.diagnostics().size(), 1u) << e.what();
-    EXPECT_EQ(e.diagnostics()[0].message, "`with` and `apply` loops are not supported yet by libcroqjit");
+    EXPECT_EQ(e.diagnostics()[0].message, "`apply` loops are not supported yet by libcroqjit");
     EXPECT_EQ(e.diagnostics()[0].rule, "unsupported-loop");
   }
 }

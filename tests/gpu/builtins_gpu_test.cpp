@@ -170,6 +170,37 @@ TEST(GpuBuiltins, MathOnF16ElementsRoundsTheFloatResult) {
   }
 }
 
+// Named shapes and tuples size the levels and tiles; `with` binds a
+// tuple of indices that `foreach` walks (a run-time bound included).
+TEST(GpuBuiltins, NamedShapesAndWithLoopsMatchTheHost) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(R"(__co__ void f(s32 [M, 32] a, s32 [M, 32] out, int reps) {
+  tile : [4, 32];
+  ituple<2> threads = {4, 8};
+  parallel p by a.span(0) / tile(0) : block {
+    shared s32 [tile] s;
+    t = dma.copy a.subspan(tile(0), tile(1)).at(p, 0) => s;
+    parallel {i, j} by threads : thread {
+      with q = {c} in [tile(1) / threads(1)], r in [reps] {
+        foreach r, q {
+          out.at(p # i, j # c) = s.at(i, j # c) * 2 + r;
+        }
+      }
+    }
+  }
+}
+)");
+  for (int reps : {1, 3}) {
+    auto a = make_spandata<s32>(64, 32), out = make_spandata<s32>(64, 32);
+    a.fill_random(-1000, 1000);
+    out.fill(-123456789);  // poison
+    k(a.view(), out.view(), reps);
+    for (std::size_t i = 0; i < 64; ++i)
+      for (std::size_t j = 0; j < 32; ++j)
+        ASSERT_EQ(static_cast<int>(out[i][j]), static_cast<int>(a[i][j]) * 2 + reps - 1) << i << ", " << j;
+  }
+}
+
 // PTX inline assembly: written outputs, read-written outputs, named
 // operands and an immediate, on integers and floats.
 TEST(GpuBuiltins, InlinePtxComputesIntoElementsAndScalars) {

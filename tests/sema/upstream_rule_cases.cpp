@@ -21,6 +21,12 @@ std::vector<RuleCase> upstream_rule_cases() {
        "`__atomic_sub` does not take f32 elements",
        "`__atomic_add` takes s32, u32, u64, f32, f64 and f16; `__atomic_sub` s32 and u32; `__atomic_exch` s32, u32, "
        "u64 and f32; `__atomic_cas` s32, u32, u64 and u16; the others s32, u32, s64 and u64"},
+      {"PrintATensor", "print-argument", blk("    println(\"a: \", a);\n"), 3, "a);",
+       "`a` is a tensor; `println` prints strings, numbers, shapes and tuples", "print its elements: `println(a.at(...))`"},
+      {"PrintAsAValue", "print-argument", blk("    mutable int x = print(1);\n"), 3, "print",
+       "`print` is a statement of its own, not a value", "write `print(...);` on its own line"},
+      {"DimensionOfAShapeOutOfRange", "pick-index", blk("    sp : [4, 8];\n    mutable int x = sp(2);\n"), 4, "2)",
+       "`sp` has 2 elements; `sp(2)` is not one of them", "elements count from 0"},
       {"PowWithOneOperand", "builtin-arity", blk("    mutable f32 x = __pow(1.0f);\n"), 3, "__pow",
        "`__pow` takes 2 operands, got 1"},
       {"AlignupOfAFloat", "arithmetic-operand", blk("    mutable int x = __alignup(2.5f, 4);\n"), 3, "2.5f",

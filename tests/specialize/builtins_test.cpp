@@ -214,6 +214,79 @@ TEST(MathCodegen, IntegerMaxStaysIntegerAndAlignFolds) {
   EXPECT_EQ(k.launch.block[0], 64u);
 }
 
+// ---- named shapes, ituples, with, print ------------------------------------------
+
+// `sp : [...]`, `ituple t = {...}` and `sp(i)` are the constants they name:
+// they size the grid, a shared tile, a thread level and a loop.
+TEST(NamedValueCodegen, ShapesAndTuplesSizeTilesLevelsAndLoops) {
+  GeneratedKernel k = compiled(R"(__co__ void f(s32 [M, 64] lhs, s32 [M, 64] out) {
+  sp : [4, 64];
+  mdspan<2> whole : lhs.span;
+  ituple<2> threads = {4, 16};
+  parallel p by whole(0) / sp(0) : block {
+    shared s32 [sp] buf;
+    s = dma.copy lhs.subspan(sp(0), sp(1)).at(p, 0) => buf;
+    parallel {i, j} by threads : thread {
+      foreach k in [sp(1) / threads(1)]
+        out.at(p # i, j # k) = buf.at(i, j # k) + whole(1) + |sp|;
+    }
+  }
+}
+)",
+                               {tensor(DType::s32, {32, 64}), tensor(DType::s32, {32, 64})});
+  EXPECT_EQ(k.launch.grid[0], 8u);
+  EXPECT_EQ(k.launch.block[0], 64u);
+  EXPECT_EQ(k.launch.shared_bytes, 4u * 64 * 4);
+  EXPECT_TRUE(has(k, "for (int k_")) << k.cuda_source;
+  EXPECT_TRUE(has(k, " + 64) + 256)")) << k.cuda_source;
+}
+
+// `with` binds indices (0 until walked); `foreach` over them nests loops,
+// outer to inner left to right, a run-time bound included.
+TEST(WithCodegen, ForeachWalksTheIndicesAWithBinds) {
+  GeneratedKernel k = compiled(R"(__co__ void f(s32 [8, 16] a, int n) {
+  parallel p by 1 : block {
+    with index = {x, y} in [8, 16], iv in [n] {
+      a.at(x, y) = 7;
+      foreach iv, index {
+        a.at(x, y) += iv;
+      }
+    }
+  }
+}
+)",
+                               {tensor(DType::s32, {8, 16}), ArgSignature{false, DType::s32, {}, true}});
+  const std::size_t outer = k.cuda_source.find("< arg_n; ++iv_");
+  const std::size_t middle = k.cuda_source.find("< 8; ++x_");
+  const std::size_t inner = k.cuda_source.find("< 16; ++y_");
+  ASSERT_NE(outer, std::string::npos) << k.cuda_source;
+  ASSERT_NE(middle, std::string::npos) << k.cuda_source;
+  ASSERT_NE(inner, std::string::npos) << k.cuda_source;
+  EXPECT_LT(outer, middle);
+  EXPECT_LT(middle, inner);
+  EXPECT_TRUE(has(k, "arg_a[0] = 7;")) << k.cuda_source;
+}
+
+// println: one printf whose format holds the user's text escaped, `%`
+// doubled; one thread prints for a block, every thread at thread level.
+TEST(PrintCodegen, PrintfOfTextNumbersAndTuples) {
+  GeneratedKernel k = compiled(R"(__co__ void f(f32 [4] a, int n) {
+  with idx in [2, n] {
+    println("100% \"done\"\n", n, idx);
+  }
+  parallel p by 1 : block {
+    parallel t by 4 : thread {
+      print(t, " ", a.at(t) > 0.0f, " ", a.at(t) * 2.0f);
+    }
+  }
+}
+)",
+                               {tensor(DType::f32, {4}), ArgSignature{false, DType::s32, {}, true}});
+  EXPECT_TRUE(has(k, R"(if (((threadIdx.x == 0) && (blockIdx.x == 0))) printf("100%% \"done\"\012%lld{%lld, %lld}\012", (long long)(arg_n), (long long)(0), (long long)(0));)"))
+      << k.cuda_source;
+  EXPECT_TRUE(has(k, R"(printf("%lld %s %f", (long long)(t_)")) << k.cuda_source;
+}
+
 // ---- inline assembly -----------------------------------------------------------
 
 // Outputs go through variables of the register type and are written back;

@@ -46,6 +46,7 @@ class Printer {
   void list(const ir::StmtList& body);
   void braced_body(const ir::StmtPtr& body);  // the inside of { ... } already opened
   void inline_asm(const ir::InlineAsm& a);
+  void print(const ir::Print& p);
 
   // emit_copy.cpp
   void copy(const ir::CopyTiles& c);

@@ -284,6 +284,8 @@ void Printer::stmt(const ir::Stmt& s) {
       else line("croq_dev::named_barrier_sync(" + std::to_string(n.set.barrier_id) + ", " + std::to_string(n.set.threads) + ");");
     } else if constexpr (std::is_same_v<T, ir::InlineAsm>) {
       inline_asm(n);
+    } else if constexpr (std::is_same_v<T, ir::Print>) {
+      print(n);
     } else if constexpr (std::is_same_v<T, ir::Fence>) {
       line(n.device ? "__threadfence();" : "__threadfence_block();");
     } else if constexpr (std::is_same_v<T, ir::CopyTiles>) {
@@ -352,6 +354,32 @@ void Printer::inline_asm(const ir::InlineAsm& a) {
   }
   if (a.memory) code += " : \"memory\"";
   line(code + ");");
+}
+
+// printf("format", values...): the user's text with `%` doubled, escaped
+// into the literal; integers as %lld, floats as %f, truth values as words.
+void Printer::print(const ir::Print& p) {
+  std::string format, args;
+  for (const ir::Print::Part& part : p.parts) {
+    if (!part.value) {
+      for (char c : part.text) format += c == '%' ? std::string("%%") : std::string(1, c);
+      continue;
+    }
+    const ir::Type& t = part.value->type;
+    const std::string v = expr(part.value);
+    if (t.kind == ir::Type::Kind::boolean) {
+      format += "%s";
+      args += ", (" + v + ") ? \"true\" : \"false\"";
+    } else if (t.is_float()) {
+      format += "%f";
+      args += ", (double)(" + v + ")";
+    } else {
+      format += "%lld";
+      args += ", (long long)(" + v + ")";
+    }
+  }
+  const std::string call = "printf(" + cuda_string_literal(format) + args + ");";
+  line(p.guard ? "if (" + expr(p.guard) + ") " + call : call);
 }
 
 // ---- the kernel ----------------------------------------------------------------

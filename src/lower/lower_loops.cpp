@@ -1,0 +1,200 @@
+// Lowering of `with` (it binds bounded indices, 0 until a `foreach` walks
+// them), `foreach` over the indices a `with` bound, and print/println.
+#include "frontend/lexer.hpp"
+#include "lower/lowering.hpp"
+
+namespace croq::lower::detail {
+
+namespace {
+
+// The counts of a `with` bound, one per dimension: constants, dims, or
+// values known only at run time (a `with` only binds, so any will do).
+std::vector<Value> with_counts(const Value& v) {
+  std::vector<Value> out;
+  if (v.kind == Value::Kind::tuple) return v.elements;
+  if (v.kind == Value::Kind::shape) {
+    for (std::size_t d = 0; d < v.dims.size(); ++d) {
+      if (v.dims[d] >= 0) {
+        out.push_back(scalar_const(v.dims[d]));
+        continue;
+      }
+      Value dim;
+      dim.expr = ir::var("dim_" + v.dim_names[d], ir::Type::i64());
+      dim.dynamic = DynamicCount{v.dim_names[d], 1, false};
+      out.push_back(dim);
+    }
+    return out;
+  }
+  out.push_back(v);
+  return out;
+}
+
+}  // namespace
+
+void Lowerer::bind_with(const std::optional<Identifier>& tuple_name, const std::vector<LoopIndex>& indices,
+                        bool braced, const Expr& bound) {
+  std::vector<Value> counts;
+  auto add = [&](const Expr& part) {
+    Value v = expr(part);
+    if (v.kind == Value::Kind::view || v.kind == Value::Kind::future) {
+      v.kind = Value::Kind::shape;
+      v.dims = shape_of(part, &v.dim_names);
+    }
+    if (v.kind != Value::Kind::shape && v.kind != Value::Kind::tuple) require_scalar(v, part);
+    for (Value& c : with_counts(v)) counts.push_back(std::move(c));
+  };
+  if (const auto* list = std::get_if<ShapeList>(&bound.node)) {
+    for (const auto& d : list->dims) add(*d);
+  } else {
+    add(bound);
+  }
+  auto index = [&](const Value& count) {
+    Value v = scalar_const(0);  // outside a `foreach` the index is 0
+    v.kind = Value::Kind::index;
+    v.count = count.constant ? *count.constant : 0;
+    v.count_expr = count.expr;
+    return v;
+  };
+  Value tuple;
+  tuple.kind = Value::Kind::tuple;
+  if (indices.size() == 1 && counts.size() > 1 && !braced) {  // `with idx in [4, 8]`: idx is a tuple
+    for (const Value& c : counts) {
+      tuple.elements.push_back(index(c));
+      tuple.element_names.emplace_back();
+    }
+    define(indices[0].name.name, tuple);
+    return;
+  }
+  if (indices.size() != counts.size())
+    fail(bound.location, std::to_string(indices.size()) + " indices but the bound has " + std::to_string(counts.size()) +
+                             " dimensions");
+  for (std::size_t d = 0; d < indices.size(); ++d) {
+    if (indices[d].range) fail(indices[d].name.location, "range expressions in `with` are not supported yet by libcroqjit");
+    define(indices[d].name.name, index(counts[d]));
+    tuple.elements.push_back(*lookup(indices[d].name.name));
+    tuple.element_names.push_back(indices[d].name.name);
+  }
+  if (tuple_name) define(tuple_name->name, tuple);
+}
+
+void Lowerer::with_loop(const Stmt& s, const Loop& l) {
+  if (!l.where.empty()) fail(l.where.front().first.location, "`where` clauses are not supported yet by libcroqjit");
+  push();
+  bind_with(l.tuple_name, l.indices, l.braced, *l.bound);
+  for (const LoopBinding& b : l.more_bindings) bind_with(b.tuple_name, b.indices, b.braced, *b.bound);
+  line_mark(s.location);
+  emit(braced(collect([&] { block(*l.body); })));
+  pop();
+}
+
+// `foreach x, index { }`: nested loops over the named indices (a tuple's
+// indices in order), outer to inner left to right.
+void Lowerer::foreach_bound_indices(const Stmt& s, const Loop& l) {
+  struct Walk {
+    std::string name;  // the index's name in the source ("" when unnamed)
+    Value index;
+    std::string var;
+  };
+  std::vector<Walk> walks;
+  std::vector<std::pair<std::string, Value>> tuples;  // tuple names, redefined over the loop variables
+  for (const LoopIndex& i : l.indices) {
+    if (i.range || i.local_name)
+      fail(i.name.location, "range expressions in `foreach` are not supported yet by libcroqjit");
+    const Value* v = lookup(i.name.name);
+    if (!v || !(v->kind == Value::Kind::index || v->kind == Value::Kind::tuple))
+      fail(i.name.location, "`foreach " + i.name.name + "` iterates an index that a `with` binds");
+    if (v->kind == Value::Kind::index) {
+      walks.push_back({i.name.name, *v, ""});
+      continue;
+    }
+    tuples.emplace_back(i.name.name, *v);
+    for (std::size_t e = 0; e < v->elements.size(); ++e)
+      walks.push_back({e < v->element_names.size() ? v->element_names[e] : "", v->elements[e], ""});
+  }
+  for (const Walk& w : walks)
+    if (!w.index.count_expr)
+      fail(s.location, "`foreach` without `in` iterates indices that a `with` binds; `" + w.name + "` is not one");
+  push();
+  line_mark(s.location);
+  std::vector<Value> loop_values;
+  for (Walk& w : walks) {
+    w.var = fresh(w.name.empty() ? "i" : w.name);
+    Value v;
+    v.kind = Value::Kind::index;
+    v.expr = ir::var(w.var, index_type());
+    v.count = w.index.count;
+    v.count_expr = w.index.count_expr;
+    loop_values.push_back(v);
+    if (!w.name.empty()) define(w.name, v);
+  }
+  std::size_t next = 0;
+  for (auto& [name, tuple] : tuples) {
+    for (Value& e : tuple.elements) e = loop_values[next++];
+    define(name, tuple);
+  }
+  const auto* body_block = std::get_if<Block>(&l.body->node);
+  loop_bodies_.push_back(body_block ? &body_block->statements : nullptr);
+  ir::StmtList body;
+  try {
+    body = collect([&] { block(*l.body); });
+  } catch (...) {
+    loop_bodies_.pop_back();
+    throw;
+  }
+  loop_bodies_.pop_back();
+  for (std::size_t d = walks.size(); d-- > 0;) {
+    ir::For f;
+    f.var = walks[d].var;
+    f.type = index_type();
+    f.begin = ir::int_const(0);
+    f.end = walks[d].index.count_expr;
+    f.body = ir::make_stmt(ir::Seq{std::move(body), false});
+    body.clear();
+    body.push_back(ir::make_stmt(std::move(f), pos(s.location)));
+  }
+  for (auto& st : body) emit(std::move(st));
+  pop();
+}
+
+// print(...) / println(...): one printf. At block scope one thread prints
+// for the block; outside every parallel statement, one thread of the grid.
+void Lowerer::print_statement(const Stmt& s, const Call& c, bool newline) {
+  ir::Print p;
+  auto text = [&](const std::string& t) { p.parts.push_back({t, nullptr}); };
+  auto value = [&](const Value& v, const Expr& where) {
+    require_scalar(v, where);
+    p.parts.push_back({"", guarded(v, v.element_of >= 0 ? ir::typed_zero(buffer(v.element_of).dtype) : ir::int_const(0))});
+  };
+  for (const auto& arg : c.args) {
+    if (const auto* str = std::get_if<StringLiteral>(&arg->node)) {
+      std::optional<std::string> t = frontend::string_value(str->spelling);
+      if (!t) fail(arg->location, "`" + str->spelling + "` is not a plain string literal");
+      text(*t);
+      continue;
+    }
+    Value v = expr(*arg);
+    if (v.kind == Value::Kind::view || v.kind == Value::Kind::future) {
+      v.kind = Value::Kind::shape;
+      v.dims = shape_of(*arg, &v.dim_names);
+    }
+    if (v.kind == Value::Kind::tuple || v.kind == Value::Kind::shape) {
+      const bool shape = v.kind == Value::Kind::shape;
+      text(shape ? "[" : "{");
+      const std::vector<Value> parts = shape ? with_counts(v) : v.elements;
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i) text(", ");
+        value(parts[i], *arg);
+      }
+      text(shape ? "]" : "}");
+      continue;
+    }
+    value(v, *arg);
+  }
+  if (newline) text("\n");
+  if (scope_ != Scope::thread) p.guard = ir::binary("==", set_.tid, ir::int_const(0));
+  if (scope_ == Scope::kernel) p.guard = ir::all_of(p.guard, ir::binary("==", ir::special("blockIdx.x"), ir::int_const(0)));
+  line_mark(s.location);
+  emit_node(std::move(p), s.location);
+}
+
+}  // namespace croq::lower::detail
