@@ -177,11 +177,11 @@ void Parser::synchronize() {
   }
 }
 
-void Parser::skip_balanced() {
+void Parser::skip_balanced(bool in_cok_block) {
   const Token& open = advance();
   int depth = 1;
   // Host code never contains a __co__ function: one means a brace is missing.
-  while (!at_eof() && !at_word("__co__") && !at_word("__co_device__")) {
+  while (!at_eof() && !at_word("__co__") && (in_cok_block || !at_word("__co_device__"))) {
     if (at_punct("{")) ++depth;
     if (at_punct("}") && --depth == 0) {
       advance();
@@ -305,6 +305,7 @@ bool Parser::template_introduces_function(size_t& after) const {
 // `static`, `inline` stay) to its closing brace.
 void Parser::capture_device_code(Program& program, size_t start_token) {
   const Token& start = tokens_[start_token];
+  const bool cok = start.is("__cok__");
   DeviceCode code;
   code.location = location(start);
   int paren_depth = 0;
@@ -319,7 +320,7 @@ void Parser::capture_device_code(Program& program, size_t start_token) {
       advance();
       break;
     } else if (paren_depth <= 0 && at_punct("{")) {
-      skip_balanced();
+      skip_balanced(cok);
       break;
     }
     advance();

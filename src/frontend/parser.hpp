@@ -63,7 +63,10 @@ class Parser {
   [[noreturn]] void fail(const Token& at, std::string message, std::string hint = {});
   [[noreturn]] void fail_at(const ast::SourceLocation& at, std::string message, std::string hint = {});
   void synchronize();
-  void skip_balanced();  // at `{`: past its matching `}` (or to end of file)
+  // At `{`: past its matching `}` (or to end of file). A `__co__` (or, in
+  // host code, `__co_device__`) on the way means a brace is missing; in a
+  // `__cok__` block `__co_device__` is the CUDA qualifier of its functions.
+  void skip_balanced(bool in_cok_block = false);
   struct NestingGuard {
     Parser& parser;
     NestingGuard(Parser& p, const Token& at);

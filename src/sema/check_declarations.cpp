@@ -45,11 +45,16 @@ bool Checker::declaration_form(const Stmt& s, const Declaration& d) {
              "an array size is at least 1, got " + std::to_string(*n));
     }
   }
+  // An event array of arrays is still declared: its uses are checked.
   for (const Declarator& decl : d.declarators)
-    if (!decl.more_array_dims.empty())
-      fail(Rule::unsupported_array_of_arrays, decl.more_array_dims.front()->location,
-           "arrays with more than one dimension (`" + decl.name + "[..][..]`) are not supported yet by libcroqjit",
-           "declare one array of the product of the sizes and index it with `i * n + j`");
+    if (!decl.more_array_dims.empty()) {
+      const SourceLocation& at = decl.more_array_dims.front()->location;
+      const std::string message =
+          "arrays with more than one dimension (`" + decl.name + "[..][..]`) are not supported yet by libcroqjit";
+      const std::string hint = "declare one array of the product of the sizes and index it with `i * n + j`";
+      if (t.kind != TypeKind::event) fail(Rule::unsupported_array_of_arrays, at, message, hint);
+      limitation(Rule::unsupported_array_of_arrays, at, message, hint);
+    }
   if (t.kind == TypeKind::event && t.arrivals)
     limitation(Rule::unsupported_event_arrivals, t.arrivals->location,
                "an explicit thread count (`event<" + text(*t.arrivals) + ">`) is not supported yet by libcroqjit",

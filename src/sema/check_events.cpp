@@ -33,6 +33,7 @@ void Checker::event_declaration(const Stmt& s, const Declaration& d) {
     EventArray& ev = out_.events.emplace_back();
     ev.name = decl.name;
     ev.is_array = decl.array_size != nullptr;
+    ev.dimensions = 1 + static_cast<int>(decl.more_array_dims.size());
     ev.count = decl.array_size ? constant(*decl.array_size, "the number of events") : std::optional<std::int64_t>(1);
     if (ev.count && (*ev.count < 1 || *ev.count > 32))
       fail(Rule::event_count, *ev.count < 1 ? decl.array_size->location : decl.location,

@@ -10,6 +10,28 @@ namespace {
 
 bool mma_input_type(DType t) { return t == DType::f16 || t == DType::bf16; }
 
+// Whether `name` is the accumulator (first operand) of an mma in `s`.
+bool accumulates_into(const Stmt& s, const std::string& name) {
+  return std::visit([&](const auto& n) -> bool {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, Mma>) {
+      const auto* acc = n.op == MmaOp::multiply && !n.operands.empty() ? std::get_if<Name>(&n.operands[0]->node) : nullptr;
+      return acc && acc->name == name;
+    } else if constexpr (std::is_same_v<T, Block>) {
+      for (const auto& c : n.statements)
+        if (accumulates_into(*c, name)) return true;
+      return false;
+    } else if constexpr (std::is_same_v<T, Loop> || std::is_same_v<T, While> || std::is_same_v<T, InThreads> ||
+                         std::is_same_v<T, Parallel>) {
+      return n.body && accumulates_into(*n.body, name);
+    } else if constexpr (std::is_same_v<T, If>) {
+      return accumulates_into(*n.then_branch, name) || (n.else_branch && accumulates_into(*n.else_branch, name));
+    } else {
+      return false;
+    }
+  }, s.node);
+}
+
 }  // namespace
 
 void Checker::require_warpgroups(const Stmt& s, const std::string& op) {
@@ -71,7 +93,18 @@ void Checker::mma(const Stmt& s, const Mma& m) {
   // (metadata operand), masked stores.
   const bool refill = m.op == MmaOp::fill && m.operands.size() == 2 && !m.result;
   const bool sparse = m.op == MmaOp::multiply && m.operands.size() == 4;
-  if (refill) accumulator(*m.operands[0]);  // refills an accumulator, nothing else
+  if (refill) {  // refills an accumulator, nothing else
+    // A fragment loaded from global memory may serve as an accumulator; one
+    // that no mma accumulates into is an operand.
+    const auto* n = std::get_if<Name>(&m.operands[0]->node);
+    const Symbol* loaded = n ? lookup(n->name) : nullptr;
+    if (loaded && loaded->type.is_error() && loaded->detail == "mma.load" && fn_.body &&
+        !accumulates_into(*fn_.body, n->name))
+      fail(Rule::accumulator_expected, m.operands[0]->location,
+           "`" + n->name + "` is an mma.load result that no mma accumulates into; mma.fill refills accumulators",
+           "fill the accumulator of the mma instead");
+    accumulator(*m.operands[0]);
+  }
   if (sparse) {
     Type meta = expr(*m.operands[3]);
     require_ok(meta);

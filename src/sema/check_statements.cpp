@@ -24,6 +24,23 @@ const char* unsupported_statement(const Stmt& s) {
 
 std::string dtype_text(DType t) { return std::string(dtype_name(t)); }
 
+const char* assign_op_text(AssignOp op) {
+  switch (op) {
+    case AssignOp::assign: return "=";
+    case AssignOp::add: return "+=";
+    case AssignOp::sub: return "-=";
+    case AssignOp::mul: return "*=";
+    case AssignOp::div: return "/=";
+    case AssignOp::mod: return "%=";
+    case AssignOp::bit_and: return "&=";
+    case AssignOp::bit_or: return "|=";
+    case AssignOp::bit_xor: return "^=";
+    case AssignOp::shl: return "<<=";
+    case AssignOp::shr: return ">>=";
+  }
+  return "=";
+}
+
 // `(x)` as `x`: the parentheses of `if (...)` are syntax, not part of the value.
 std::string without_parentheses(std::string text) {
   while (text.size() >= 2 && text.front() == '(' && text.back() == ')') {
@@ -319,6 +336,20 @@ void Checker::scalar_declaration(const Declaration& d) {
   for (const Declarator& decl : d.declarators) {
     require_new_name(decl.name, decl.location);
     if (!decl.init_values.empty()) no_string_or_pointer(decl.name, *decl.init_values[0]);
+    // `x = call f()`: a device function's value, known when it runs, of a
+    // type the call does not say.
+    if (const auto* c = decl.init_values.empty() ? nullptr : std::get_if<Call>(&decl.init_values[0]->node);
+        c && c->with_call_keyword) {
+      if (t.kind == TypeKind::auto_)
+        fail(Rule::declaration_type, decl.location,
+             "cannot tell the type of `" + decl.name + "` from `" + text(*decl.init_values[0]) + "`",
+             "give it a type: `mutable int " + decl.name + " = ...;`");
+      if (!t.is_mutable && t.kind != TypeKind::element)
+        fail(Rule::declaration_init, decl.init_values[0]->location,
+             "`" + decl.name + "` is immutable, but `" + text(*decl.init_values[0]) +
+                 "` is known only when the kernel runs",
+             "declare it `mutable " + t.name + " " + decl.name + " = ...;`");
+    }
     Type init;
     const bool has_init = !decl.init_values.empty();
     if (has_init) {
@@ -393,8 +424,17 @@ void Checker::call_statement(const Stmt& s, const CallStatement& c) {
     const auto* member = std::get_if<Member>(&arg.node);
     if (!std::holds_alternative<Name>(arg.node) && !std::holds_alternative<ITuple>(arg.node) &&
         !std::holds_alternative<ShapeList>(arg.node) && !std::holds_alternative<Binary>(arg.node) &&
-        !(member && member->name == "span" && !member->has_args))
+        !(member && member->name == "span" && !member->has_args)) {
+      // Still, the name it starts from is in scope (`f.data` after f's loop is not).
+      const Expr* root = &arg;
+      while (const auto* m = std::get_if<Member>(&root->node)) root = m->object.get();
+      if (const auto* n = std::get_if<Name>(&root->node); n && !lookup(n->name) && !program_.defines.count(n->name))
+        try {
+          fail(Rule::unknown_name, root->location, "unknown name `" + n->name + "`");
+        } catch (const Abort&) {
+        }
       continue;
+    }
     try {
       Type v = expr(arg);
       require_ok(v);
@@ -492,6 +532,7 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
       return;
     }
   }
+  if (target.kind == Kind::tensor && a.op != AssignOp::assign && !target.element) tensor_arithmetic(s, a, target, value);
   if (target.kind != Kind::scalar || target.known != Known::at_run_time)
     fail(Rule::assign_target, a.target->location, "cannot assign to `" + text(*a.target) + "`",
          "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar", notes_of(target));
@@ -503,6 +544,36 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
          "`" + text(*a.value) + "` is " + kind_phrase(value.kind) + "; only numbers can be assigned",
          value.is_tile() ? "index it with `.at(...)`, or copy tiles with `dma.copy src => dst;`" : "", notes_of(value));
   (void)s;
+}
+
+// `a += b` with tensors `a` and `b` (or a number `b`): element by element,
+// `b` repeated along the leading dims of `a` that its shape lacks.
+void Checker::tensor_arithmetic(const Stmt& s, const Assignment& a, const Type& target, const Type& value) {
+  if (value.is_tile()) {
+    auto text_of = [](const std::vector<std::optional<std::int64_t>>& dims) {
+      std::string t = "[";
+      for (std::size_t i = 0; i < dims.size(); ++i) t += (i ? ", " : "") + (dims[i] ? std::to_string(*dims[i]) : "?");
+      return t + "]";
+    };
+    const auto& l = target.dims;
+    const auto& r = value.dims;
+    const bool known = static_cast<int>(l.size()) == target.rank && static_cast<int>(r.size()) == value.rank;
+    for (std::size_t i = 1; known && i <= std::min(l.size(), r.size()); ++i) {
+      const auto& x = l[l.size() - i];
+      const auto& y = r[r.size() - i];
+      if (x && y && *x != *y)
+        fail(Rule::tensor_arithmetic_shape, a.value->location,
+             "`" + text(*a.value) + "` " + text_of(r) + " does not fit `" + text(*a.target) + "` " + text_of(l) +
+                 ": their trailing extents differ",
+             "the shorter shape must end the longer one, as [16] ends [32, 16]", notes_of(value));
+    }
+  } else if (!value.is_number()) {
+    return;  // assign-value reports it
+  }
+  fail(Rule::unsupported_tensor_arithmetic, s.location,
+       "element-wise arithmetic on whole tensors (`" + text(*a.target) + " " + assign_op_text(a.op) + " " +
+           text(*a.value) + "`) is not supported yet by libcroqjit",
+       "write the loop: `foreach {i, j} in " + text(*a.target) + ".span { " + text(*a.target) + ".at(i, j) += ...; }`");
 }
 
 // ---- loops ------------------------------------------------------------------------

@@ -107,9 +107,20 @@ Type Checker::member(const Expr& e, const Member& m) {
            "`.sqz()` drops the extent-1 dimensions of an explicit shape; `" + text(*m.object) + "` has none",
            "shape the view first, e.g. `.subspan(1, N).at(i, 0).sqz()`");
   }
+  // `.modspan(...)` tiles like `.subspan(...)`: its tiles fit too.
+  if (m.kind == MemberKind::other && m.name == "modspan" && obj.is_tile() && obj.dims.size() == m.args.size())
+    for (std::size_t d = 0; d < m.args.size(); ++d) {
+      Type extent = expr(*m.args[d]);
+      if (extent.known_now() && obj.dims[d] && extent.value > *obj.dims[d])
+        fail(Rule::subspan_too_large, e.location,
+             "`.modspan` takes tiles of extent " + std::to_string(extent.value) + " in dimension " + std::to_string(d) +
+                 ", which has only " + std::to_string(*obj.dims[d]) + " elements",
+             "a tile fits in the tensor; make it at most " + std::to_string(*obj.dims[d]), notes_of(obj));
+    }
   if (m.kind == MemberKind::other)
     fail(Rule::unsupported_member, e.location, "`." + m.name + "` is not supported yet by libcroqjit");
   // The members below need a tensor (or a future, standing for its tile).
+  if (obj.kind == Kind::event && m.kind == MemberKind::at) event_order(e, m, obj);
   if (obj.kind == Kind::event && m.kind == MemberKind::at)
     fail(Rule::unsupported_event_at, e.location,
          "`" + text(*m.object) + ".at(...)` (ordered event arrival) is not supported yet by libcroqjit",
@@ -118,6 +129,50 @@ Type Checker::member(const Expr& e, const Member& m) {
     fail(Rule::member_needs_tensor, e.location, "`." + m.name + "` needs a tensor, got `" + text(*m.object) + "`", "",
          notes_of(obj));
   return view_member(e, m, std::move(obj));
+}
+
+namespace {
+
+bool is_update(const Expr& e) {
+  const auto* u = std::get_if<Unary>(&e.node);
+  return u && (u->op == UnaryOp::pre_increment || u->op == UnaryOp::post_increment ||
+               u->op == UnaryOp::pre_decrement || u->op == UnaryOp::post_decrement);
+}
+
+// An `order++` somewhere inside `e` (below its top).
+bool contains_update(const Expr& e) {
+  if (const auto* b = std::get_if<Binary>(&e.node))
+    return is_update(*b->lhs) || is_update(*b->rhs) || contains_update(*b->lhs) || contains_update(*b->rhs);
+  if (const auto* u = std::get_if<Unary>(&e.node)) return is_update(*u->operand) || contains_update(*u->operand);
+  return false;
+}
+
+}  // namespace
+
+// `e.at(order)`: which arrival of an event array's ring a trigger or wait means.
+void Checker::event_order(const Expr& e, const Member& m, const Type& ev) {
+  const std::string name = text(*m.object);
+  if (!ev.event->is_array || ev.event_selected)
+    fail(Rule::event_at_operand, e.location,
+         "`" + name + ".at(...)` orders the arrivals of an event array; `" + name + "` is one event",
+         "trigger or wait on it directly: `wait " + name + ";`", notes_of(ev));
+  if (ev.event->dimensions > 1)
+    fail(Rule::event_at_operand, e.location,
+         "`.at(...)` orders the arrivals of a one-dimensional event array; `" + name + "` has " +
+             std::to_string(ev.event->dimensions) + " dimensions",
+         "", notes_of(ev));
+  if (m.args.size() != 1) return;
+  const Expr& order = *m.args[0];
+  if (contains_update(order))
+    fail(Rule::event_at_operand, order.location,
+         "an update of the event order is the whole argument of `.at`, not part of `" + text(order) + "`",
+         "write `" + name + ".at(order++)`, or update the order in a statement of its own");
+  if (is_update(order)) return;
+  Type v = expr(order);
+  require_ok(v);
+  if (!v.is_number() || v.is_float() || v.number == Number::bool_)
+    fail(Rule::event_at_operand, order.location, "the event order is an integer, got `" + text(order) + "`", "",
+         notes_of(v));
 }
 
 Type Checker::view_member(const Expr& e, const Member& m, Type obj) {

@@ -96,6 +96,7 @@ class Checker {
   Type element(const Expr& e, const Type& target, const ExprList& args);
   Type span_as(const Expr& e, const Member& m, const Type& obj);
   Type view_member(const Expr& e, const Member& m, Type obj);
+  void event_order(const Expr& e, const Member& m, const Type& ev);  // `e.at(order)`
   // An array of buffers used where one buffer is needed.
   void require_selected(const Expr& e, const Type& t);
 
@@ -107,6 +108,7 @@ class Checker {
   void tensor_declaration(const Stmt& s, const Declaration& d);
   void scalar_declaration(const Declaration& d);
   void assignment(const Stmt& s, const Assignment& a);
+  void tensor_arithmetic(const Stmt& s, const Assignment& a, const Type& target, const Type& value);
   void loop(const Stmt& s, const Loop& l);
   void return_statement(const Stmt& s, const Return& r);
   void unbounded_foreach_index(const frontend::ast::Identifier& id);

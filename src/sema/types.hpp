@@ -64,6 +64,7 @@ struct EventArray {
   std::string name;
   bool is_array = false;
   std::optional<std::int64_t> count;  // N when it is a constant (1 without [N])
+  int dimensions = 1;                  // `e[2][2]`: 2
   // Arrivals per phase as the first trigger fixed them ("4", "blockDim.x").
   std::string arrivals;
   frontend::ast::SourceLocation first_trigger;

@@ -44,6 +44,20 @@ TEST(Program, SkipsHostCodeAndKeepsDeviceCodeVerbatim) {
   EXPECT_EQ(program->source, kHostProgram);
 }
 
+// In a `__cok__` block, `__co_device__` qualifies CUDA functions: the block
+// is device code, and the __co__ function after it is parsed.
+TEST(Program, CokBlockWithCoDeviceFunctionsIsDeviceCode) {
+  const char* source =
+      "__cok__ {\n__co_device__ extern \"C\" void add(int* a, int n) {\n  for (int i = 0; i < n; ++i) a[i] += 1;\n}\n}\n"
+      "__co__ void f(s32 [16] x) { parallel p by 1 { call add(x, 16); } }\n";
+  auto program = parse_ok(source);
+  ASSERT_NE(program, nullptr);
+  ASSERT_EQ(program->functions.size(), 1u);
+  EXPECT_EQ(program->functions[0].name, "f");
+  ASSERT_EQ(program->device_code.size(), 1u);
+  EXPECT_EQ(program->device_code[0].location.line, 1);
+}
+
 TEST(Program, SelectEntry) {
   auto program = parse_ok(kHostProgram);
   ASSERT_NE(program, nullptr);

@@ -84,7 +84,7 @@ std::vector<RuleCase> statement_cases() {
        "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar"},
       {"AssignToASymbolicDim", "assign-target", fn("  M = 3;\n"), 2, "M", "cannot assign to `M`",
        "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar"},
-      {"AssignToATensor", "assign-target", fn("  a += 1;\n"), 2, "a", "cannot assign to `a`",
+      {"AssignToATensor", "assign-target", fn("  a = 1;\n"), 2, "a", "cannot assign to `a`",
        "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar"},
       {"RebindingInAnInnerScope", "unsupported-binding", fn("  int f = 4;\n  parallel p by 2 {\n    f = 5;\n  }\n"), 4,
        "f = 5", "`f = 5` binds a new `f` in this scope, which is not supported yet by libcroqjit", "give it another name"},
