@@ -152,7 +152,6 @@ Type Checker::print(const Expr& e, const Call& c) {
       fail(Rule::print_argument, arg->location,
            "`" + text(*arg) + "` is " + kind_phrase(v.kind) + "; `" + name + "` prints strings, numbers, shapes and tuples",
            v.is_tile() ? "print its elements: `" + name + "(" + text(*arg) + ".at(...))`" : "", notes_of(v));
-    require_not_fp8(*arg, v, "a print");
   }
   if (&e != statement_expr_)
     fail(Rule::print_argument, e.location, "`" + name + "` is a statement of its own, not a value",
