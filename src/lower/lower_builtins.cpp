@@ -39,7 +39,7 @@ Value Lowerer::builtin_call(const Expr& e, const Call& c, const std::string& nam
   for (const auto& a : c.args) {
     args.push_back(require_scalar(expr(*a), *a));
     const Value& v = args.back();
-    operands.push_back(guarded(v, v.element_of >= 0 ? ir::typed_zero(buffer(v.element_of).dtype) : ir::int_const(0)));
+    operands.push_back(read(v));
   }
   const std::string function(b->function);
   if (b->integers) return align(e, function, args);
@@ -123,7 +123,7 @@ Value Lowerer::atomic_call(const Expr& e, const Call& c, const std::string& op) 
   std::vector<ExprRef> values;
   for (std::size_t i = 1; i < c.args.size(); ++i) {
     Value v = require_scalar(expr(*c.args[i]), *c.args[i]);
-    values.push_back(as(guarded(v, v.element_of >= 0 ? ir::typed_zero(buffer(v.element_of).dtype) : ir::int_const(0)),
+    values.push_back(as(read(v),
                         target.expr->type));
   }
   Value out;
@@ -209,7 +209,7 @@ void Lowerer::asm_statement(const Stmt& s, const Asm& a) {
       node.inputs.push_back({c, ir::int_const(*v.constant)});
       continue;
     }
-    ExprRef value = guarded(v, v.element_of >= 0 ? ir::typed_zero(buffer(v.element_of).dtype) : ir::int_const(0));
+    ExprRef value = read(v);
     node.inputs.push_back({c, ir::convert(value, register_type(c[0]))});
   }
   for (const std::string& clobber : a.clobbers) {

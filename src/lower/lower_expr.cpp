@@ -520,10 +520,7 @@ Value Lowerer::binary(const Expr& e, const Binary& b) {
     fail(e.location, "`" + source_text(e) + "` " + support::describe(support::ArithmeticFault::divide_by_zero));
   const std::string op = binary_op_name(b.op);
   // A guarded element read inside arithmetic reads as zero out of range.
-  auto operand = [&](const Value& v) {
-    return guarded(v, v.element_of >= 0 ? ir::typed_zero(buffer(v.element_of).dtype) : ir::int_const(0));
-  };
-  out.expr = ir::binary(op, operand(l), operand(r));
+  out.expr = ir::binary(op, read(l), read(r));
   if (b.op == BinaryOp::div && l.dynamic && l.dynamic->divisor == 1 && r.constant && *r.constant > 0)
     out.dynamic = DynamicCount{l.dynamic->dim, *r.constant, false};
   if (!out.is_float) {
@@ -551,6 +548,10 @@ Value Lowerer::binary(const Expr& e, const Binary& b) {
     }
   }
   return out;
+}
+
+ExprRef Lowerer::read(const Value& v) const {
+  return guarded(v, v.element_of >= 0 ? ir::typed_zero(buffer(v.element_of).dtype) : ir::int_const(0));
 }
 
 ExprRef Lowerer::guarded(const Value& v, ExprRef zero) const {

@@ -163,7 +163,7 @@ void Lowerer::print_statement(const Stmt& s, const Call& c, bool newline) {
   auto text = [&](const std::string& t) { p.parts.push_back({t, nullptr}); };
   auto value = [&](const Value& v, const Expr& where) {
     require_scalar(v, where);
-    p.parts.push_back({"", guarded(v, v.element_of >= 0 ? ir::typed_zero(buffer(v.element_of).dtype) : ir::int_const(0))});
+    p.parts.push_back({"", read(v)});
   };
   for (const auto& arg : c.args) {
     if (const auto* str = std::get_if<StringLiteral>(&arg->node)) {

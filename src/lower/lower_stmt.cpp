@@ -423,9 +423,12 @@ void Lowerer::stmt(const Stmt& s) {
       Value v = require_scalar(expr(*n.expr), *n.expr);
       line_mark(s.location);
       ExprRef guard = v.guard;
-      // At block scope one thread updates the element for the block.
+      // At block scope one thread updates the element for the block; outside
+      // every parallel statement, one thread of the grid.
       if (v.expr->kind == ir::ExprKind::atomic && scope_ != Scope::thread)
         guard = ir::all_of(ir::binary("==", set_.tid, ir::int_const(0)), guard);
+      if (v.expr->kind == ir::ExprKind::atomic && scope_ == Scope::kernel)
+        guard = ir::all_of(guard, ir::binary("==", ir::special("blockIdx.x"), ir::int_const(0)));
       if (guard) {
         ir::StmtList body;
         body.push_back(ir::make_stmt(ir::Eval{v.expr}, pos(s.location)));

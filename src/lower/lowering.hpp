@@ -172,6 +172,8 @@ class Lowerer {
   std::vector<Value> counts_of(const Expr& e, const char* what);
   std::vector<Value> index_args(const ExprList& args);
   ExprRef guarded(const Value& v, ExprRef zero) const;
+  // `v`'s value, a guarded element read giving its type's zero out of range.
+  ExprRef read(const Value& v) const;
 
   // --- statements (lower_stmt.cpp)
   void stmt(const Stmt& s);
