@@ -60,11 +60,6 @@ std::vector<RuleCase> audit_rule_cases() {
       {"LoopIndexDeclaredInItsBody", "redeclaration", blk("    foreach i in [4] {\n      int i = 2;\n    }\n"), 4, "i =",
        "`i` is declared already in this scope, at 3:13",
        "pick another name; a future that several copies fill is declared first with `f = dma.any;`"},
-      {"WholeAccumulatorArray", "buffer-array-unselected",
-       blk("    frag mc[2][2] {0.0f};\n    parallel g by 1 : group-4 {\n      shared f16 [64, 64] x;\n"
-           "      shared f16 [128, 64] y;\n      mma.row.row mc, x, y;\n    }\n"),
-       7, "mc,", "`mc` is an array of accumulators; an mma operation takes one of them", "select one: `mc[i][j]`", "",
-       true},
       {"EventOrderOfOneEvent", "event-at-operand", blk("    shared event e;\n    wait e.at(0);\n"), 4, "at(0)",
        "`e.at(...)` orders the arrivals of an event array; `e` is one event", "trigger or wait on it directly: `wait e;`"},
       {"EventOrderOfAFloat", "event-at-operand", blk("    shared event e[2];\n    wait e.at(1.0f);\n"), 4, "1.0f",
