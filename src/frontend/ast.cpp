@@ -205,6 +205,11 @@ int kernel_count(const Function& fn) {
   return count > 1 ? count : 1;
 }
 
+bool is_global_sync(const Stmt& s) {
+  const auto* y = std::get_if<Sync>(&s.node);
+  return y && y->scope == "global" && y->level == SpaceSpecifier::none && y->storage.empty();
+}
+
 bool block_of_one_warpgroup(const Stmt& body) {
   bool found = false, other = false;
   std::function<void(const Stmt&)> walk = [&](const Stmt& st) {

@@ -468,6 +468,9 @@ bool is_element_type_name(std::string_view name);
 // its body, at least one. With several, the function is a program: its
 // kernels run in order and share its function-scope declarations.
 int kernel_count(const Function& fn);
+// `sync.global;`: at function scope it orders the kernels before it before
+// those after it, which their launch order on one stream already does.
+bool is_global_sync(const Stmt& s);
 
 // The level that follows level `level` of `p` (a `: cluster` level): the
 // next level of the statement, or the first level of the sole statement of

@@ -66,6 +66,8 @@ void Lowerer::emit_barrier() { emit_node(ir::Barrier{set_}); }
 // : thread for the warp's lanes that are here. sync.fence orders memory for
 // the block (thread, group, group-4) or the device (block, device).
 void Lowerer::sync_statement(const Stmt& s, const Sync& y) {
+  // At function scope: the host side of a launch, which stream order covers.
+  if (is_global_sync(s) && scope_ == Scope::kernel) return;
   ir::Barrier b;
   b.set = set_;
   if (y.scope == "fence") {

@@ -104,12 +104,36 @@ void Lowerer::implicit_block(const Stmt& s, const Parallel& p, std::size_t level
   emit_node(ir::Region{ir::Mapping::grid, 1, braced(std::move(region))}, lv.location);
 }
 
+// A `: device(cpu|gpu)` level of one instance around parallel levels: the
+// kernel is what is inside it (its index is 0). Without parallel levels
+// inside, the level itself maps as an unannotated one: one thread runs it.
+void Lowerer::device_level(const Stmt& s, const Parallel& p, std::size_t level_index) {
+  const ParallelLevel& lv = p.levels[level_index];
+  const std::vector<Value> count_values = counts_of(*lv.count, "a parallel count");
+  if (count_values.size() != 1 || !count_values[0].constant || *count_values[0].constant != 1)
+    fail(lv.count->location, "a `: device(" + lv.device + ")` level of more than one instance is not supported yet by libcroqjit",
+         "write `by 1`; the levels inside it say how the work is spread");
+  push();
+  for (const auto& index : lv.indices) {
+    Value v = scalar_const(0);
+    v.kind = Value::Kind::index;
+    v.count = 1;
+    define(index.name, v);
+  }
+  parallel(s, p, level_index + 1);
+  pop();
+}
+
 void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index) {
   if (level_index == p.levels.size()) {
     block(*p.body);
     return;
   }
   const ParallelLevel& lv = p.levels[level_index];
+  if (lv.space == SpaceSpecifier::device && (level_index + 1 < p.levels.size() || contains_parallel(*p.body))) {
+    device_level(s, p, level_index);
+    return;
+  }
   // The counts: `by 8`, `by [8, 16]`, or a shape expression; a count
   // computed from a dynamic dim is a runtime value (count 0 below).
   std::vector<Value> count_values = counts_of(*lv.count, "a parallel count");

@@ -605,6 +605,7 @@ void Lowerer::setup_output() {
 bool Lowerer::in_this_kernel(const Stmt& s) {
   if (std::holds_alternative<Parallel>(s.node)) return top_parallels_seen_++ == kernel_index_;
   if (std::holds_alternative<Declaration>(s.node) || std::holds_alternative<Return>(s.node)) return true;
+  if (is_global_sync(s)) return false;  // stream order: nothing to emit
   fail(s.location, "statements between the kernels of a program (host code) are not supported yet",
        "a function with several top-level parallel statements may hold only declarations and `return` besides them");
 }

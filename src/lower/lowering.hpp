@@ -195,6 +195,7 @@ class Lowerer {
   // --- parallel levels (lower_parallel.cpp)
   void parallel(const Stmt& s, const Parallel& p, std::size_t level);
   void implicit_block(const Stmt& s, const Parallel& p, std::size_t level);
+  void device_level(const Stmt& s, const Parallel& p, std::size_t level);
   std::int64_t cluster_size(const Parallel& p, std::size_t level);
 
   // --- copies (lower_copy.cpp)

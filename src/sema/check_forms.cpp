@@ -29,9 +29,8 @@ void Checker::parallel_launch(const Stmt& s, const Parallel& p) {
            "`" + name + "` is not a stream; `parallel<...>` takes a `stream` parameter",
            "add a parameter `stream " + name + "` to the function", notes_of(sym->type));
   }
-  if (p.is_async)
-    limitation(Rule::unsupported_launch, s.location, "`parallel.async` is not supported yet by libcroqjit",
-               "without `.async` the host waits for the kernel");
+  // `parallel.async`: libcroqjit launches every kernel of a call in stream
+  // order without waiting for it, which is a valid schedule of async regions.
   if (p.stream)
     limitation(Rule::unsupported_launch, p.stream->location,
                "launching on a stream (`parallel<...>`) is not supported yet by libcroqjit");
@@ -43,19 +42,25 @@ void Checker::parallel_launch(const Stmt& s, const Parallel& p) {
 bool Checker::placement_level(const Stmt& s, const Parallel& p, std::size_t level_index) {
   const ParallelLevel& lv = p.levels[level_index];
   if (lv.space != SpaceSpecifier::device && lv.space != SpaceSpecifier::term) return false;
+  std::vector<Count> values;
+  try {
+    values = counts(*lv.count, "a parallel count");
+  } catch (const Abort&) {
+  }
   try {
     if (lv.space == SpaceSpecifier::device && (level_index > 0 || parallel_depth_ > 0 || scope_ != Scope::kernel))
       fail(Rule::device_outermost, lv.location, "a `: device` level must be the outermost parallel level",
            "put the `: block` and `: thread` levels inside it");
-    const std::string what =
-        lv.space == SpaceSpecifier::device ? "`: device(" + lv.device + ")` levels are" : "`: term` levels are";
-    limitation(Rule::unsupported_launch, lv.space_location, what + " not supported yet by libcroqjit",
-               lv.device == "cpu" ? "libcroqjit runs CUDA kernels only" : "drop the level; the blocks run on the GPU");
-  } catch (const Abort&) {
-  }
-  std::vector<Count> values;
-  try {
-    values = counts(*lv.count, "a parallel count");
+    // One instance of a `: device(cpu|gpu)` level is a kernel launch: its
+    // body runs on the GPU either way (README "Parallel mapping").
+    const bool one = values.size() == 1 && values[0].known == Known::now && values[0].value == 1;
+    if (lv.space == SpaceSpecifier::term)
+      limitation(Rule::unsupported_launch, lv.space_location, "`: term` levels are not supported yet by libcroqjit",
+                 "drop the level; the blocks run on the GPU");
+    else if (!one)
+      limitation(Rule::unsupported_launch, lv.count->location,
+                 "a `: device(" + lv.device + ")` level of more than one instance is not supported yet by libcroqjit",
+                 "write `by 1`; the levels inside it say how the work is spread");
   } catch (const Abort&) {
   }
   push();
@@ -83,7 +88,10 @@ void Checker::sync_statement(const Stmt& s, const Sync& y) {
                        (y.level == L::block || y.level == L::group || y.level == L::thread);
   const bool fence = y.scope == "fence" && (y.level == L::thread || y.level == L::group || y.level == L::group4 ||
                                             y.level == L::block || y.level == L::device);
-  if (y.scope == "shared" || barrier || fence) return;
+  // At function scope `sync.global` waits for the kernels launched so far:
+  // stream order already makes the next kernel wait for them.
+  const bool global = is_global_sync(s) && scope_ == Scope::kernel && parallel_depth_ == 0;
+  if (y.scope == "shared" || barrier || fence || global) return;
   std::string what = "`sync." + y.scope;
   if (y.level != L::none) what += std::string(" : ") + space_name(y.level);
   if (!y.storage.empty()) what += "<" + y.storage + ">";

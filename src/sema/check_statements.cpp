@@ -70,7 +70,8 @@ void Checker::nested(const Stmt& s) {
     for (const auto& c : b->statements) {
       if (program && std::holds_alternative<Parallel>(c->node)) {
         grid_set_ = false;
-      } else if (program && !std::holds_alternative<Declaration>(c->node) && !std::holds_alternative<Return>(c->node)) {
+      } else if (program && !std::holds_alternative<Declaration>(c->node) && !std::holds_alternative<Return>(c->node) &&
+                 !is_global_sync(*c)) {
         // Its own rules are still checked.
         limitation(Rule::program_host_statement, c->location,
                    "statements between the kernels of a program (host code) are not supported yet",

@@ -17,4 +17,26 @@ inline const char* const kReverseTwice =
     "  return out;\n"
     "}\n";
 
+// Asynchronous regions (`parallel.async by 1 : device(...)`) and
+// `sync.global`: one kernel per region, in order, with no host wait between
+// them. The `: device(cpu)` region has no parallel level inside (one thread
+// loops over it); the third region reads what the first two wrote.
+inline const char* const kAsyncRegions =
+    "__co__ void regions(f32 [N] a, f32 [N] &b, f32 [N] &c) {\n"
+    "  parallel.async by 1 : device(cpu) {\n"
+    "    foreach i in [N]\n"
+    "      a.at(i) = a.at(i) * 3.0;\n"
+    "  }\n"
+    "  parallel.async by 1 : device(gpu) {\n"
+    "    parallel p by N : block\n"
+    "      b.at(p) = b.at(p) - 1.0;\n"
+    "  }\n"
+    "  sync.global;\n"
+    "  parallel.async d by 1 : device(gpu) {\n"
+    "    parallel p by N\n"
+    "      c.at(p) = a.at(N - 1 - p) + b.at(p) + d;\n"
+    "  }\n"
+    "  sync.global;\n"
+    "}\n";
+
 }  // namespace croq::test

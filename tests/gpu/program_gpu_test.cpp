@@ -42,5 +42,42 @@ TEST(GpuProgram, TwoKernelsThroughAGlobalBufferMatchTheHostReference) {
   }
 }
 
+// kAsyncRegions: a = a * 3 (one thread), b = b - 1 (a block each), then
+// c = a reversed + b. Host arguments come back written, the reference
+// parameters and the plain one alike; device arguments are written in place.
+TEST(GpuProgram, AsyncRegionsRunInOrderAndWriteTheirArguments) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(croq::test::kAsyncRegions);
+  for (std::size_t n : {std::size_t{1}, std::size_t{777}}) {
+    auto a = make_spandata<float>(n), b = make_spandata<float>(n), c = make_spandata<float>(n);
+    a.fill_random(-10, 10);
+    b.fill_random(-10, 10);
+    std::vector<float> want_a(n), want_b(n), want_c(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      want_a[i] = static_cast<float>(a[i]) * 3.0f;
+      want_b[i] = static_cast<float>(b[i]) - 1.0f;
+    }
+    for (std::size_t i = 0; i < n; ++i) want_c[i] = want_a[n - 1 - i] + want_b[i];
+    Tensor da = Tensor::copy_of(a.view(), MemoryKind::device), db = Tensor::copy_of(b.view(), MemoryKind::device);
+    Tensor dc = Tensor::empty(DType::f32, Shape{n}, MemoryKind::device);
+    CROQ_CU(cuMemsetD8, reinterpret_cast<CUdeviceptr>(dc.data()), 0xff, dc.bytes());  // poison (NaN)
+    k(da, db, dc);
+    Tensor ha = da.to_host(), hb = db.to_host(), hc = dc.to_host();
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(static_cast<float>(ha[i]), want_a[i]) << "n " << n << " a at " << i;
+      ASSERT_EQ(static_cast<float>(hb[i]), want_b[i]) << "n " << n << " b at " << i;
+      ASSERT_NEAR(static_cast<float>(hc[i]), want_c[i], 1e-4f * (1.0f + std::abs(want_c[i]))) << "n " << n << " c at " << i;
+    }
+    // Host arguments: staged, and every written one copied back.
+    for (std::size_t i = 0; i < n; ++i) c[i] = std::nanf("");
+    k(a.view(), b.view(), c.view());
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(static_cast<float>(a[i]), want_a[i]) << "host n " << n << " a at " << i;
+      ASSERT_EQ(static_cast<float>(b[i]), want_b[i]) << "host n " << n << " b at " << i;
+      ASSERT_NEAR(static_cast<float>(c[i]), want_c[i], 1e-4f * (1.0f + std::abs(want_c[i]))) << "host n " << n << " c at " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace croq

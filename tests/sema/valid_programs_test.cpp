@@ -7,6 +7,7 @@
 
 #include "common/cluster_sources.hpp"
 #include "common/mma_sync_sources.hpp"
+#include "common/program_sources.hpp"
 #include "sema_test_util.hpp"
 
 namespace croq::sema::test {
@@ -70,6 +71,8 @@ TEST(ValidPrograms, SharedTestKernels) {
   expect_clean("cluster_gemm_source(comma)", croq::test::cluster_gemm_source(true));
   expect_clean("cluster_gemm_source(nested)", croq::test::cluster_gemm_source(false));
   expect_clean("kMmaSyncPipelined", croq::test::kMmaSyncPipelined);
+  expect_clean("kReverseTwice", croq::test::kReverseTwice);
+  expect_clean("kAsyncRegions", croq::test::kAsyncRegions);
   for (const auto& g : croq::test::mma_sync_gemm_cases()) expect_clean(g.name(), g.source());
 }
 

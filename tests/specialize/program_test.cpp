@@ -64,6 +64,37 @@ TEST(Program, OneTopLevelParallelStaysOneKernelWithItsName) {
   EXPECT_EQ(p.kernels[0].scratch.size(), 1u);
 }
 
+TEST(Program, AsyncRegionsAreKernelsInOrderAndSyncGlobalEmitsNothing) {
+  GeneratedProgram p = generate_program_of(
+      croq::test::kAsyncRegions, {tensor(DType::f32, {300}), tensor(DType::f32, {300}), tensor(DType::f32, {300})});
+  ASSERT_EQ(p.kernels.size(), 3u);
+  // The `: device(cpu)` region holds no parallel level: one thread loops.
+  EXPECT_EQ(p.kernels[0].launch.grid[0], 1);
+  EXPECT_EQ(p.kernels[0].launch.block[0], 1);
+  EXPECT_NE(p.kernels[0].ir.find("for i_"), std::string::npos) << p.kernels[0].ir;
+  // The `: device(gpu)` level adds nothing: its `: block` level is the grid.
+  EXPECT_EQ(p.kernels[1].launch.grid[0], 300);
+  EXPECT_NE(p.kernels[2].ir.find("arg_c["), std::string::npos) << p.kernels[2].ir;
+  // Every argument is written by some region, the reference ones included.
+  for (const GeneratedKernel& k : p.kernels) {
+    jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "program.cu", k.entry, {"sm_90a", false, {}});
+    EXPECT_FALSE(out.cubin.empty()) << k.entry;
+  }
+  EXPECT_TRUE(p.kernels[0].argument_written[0]);
+  EXPECT_TRUE(p.kernels[1].argument_written[1]);
+  EXPECT_TRUE(p.kernels[2].argument_written[2]);
+}
+
+TEST(Program, ASyncGlobalAfterOneKernelKeepsItOneKernel) {
+  const std::string source =
+      "__co__ void f(f32 [N] a) {\n  parallel.async by 1 : device(gpu) {\n    parallel i by N : block\n"
+      "      a.at(i) = 1.0;\n  }\n  sync.global;\n}\n";
+  GeneratedProgram p = generate_program_of(source, {tensor(DType::f32, {64})});
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(p.kernels[0].entry, "croq_f");
+  EXPECT_EQ(p.kernels[0].launch.grid[0], 64);
+}
+
 std::string error_of(const std::string& source, const std::vector<ArgSignature>& args,
                      const std::vector<std::string>& dynamic = {}) {
   CompileOptions options;
