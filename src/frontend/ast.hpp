@@ -56,7 +56,7 @@ struct TypeRef {
   std::string name;    // "s32", "int", "T", ...
   ExprPtr rank;        // ituple<N> / mdspan<N>: N; `f32 mdspan<2>` (shape unnamed): 2, with has_shape and no dims
   bool has_shape = false;
-  ExprList shape;      // [M, K], [lhs.span], [lhs.span(0), 64]; `?` is Name "?" (a dim left to the call)
+  ExprList shape;      // [M, K], [lhs.span], [lhs.span(0), 64]; `?` is Name "?" (a dim left to the call), `??` Name "??" (unbounded)
   ExprPtr arrivals;    // event<256>: the threads that arrive on each event; null when not written
 };
 

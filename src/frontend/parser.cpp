@@ -509,6 +509,11 @@ void Parser::parse_shape(TypeRef& type) {
       // `?`: a dim the call gives, without a name.
       const Token& unknown = advance();
       type.shape.push_back(make_node<Expr>(location(unknown), Name{"?"}));
+    } else if (at_punct("?") && peek(1).is("?") && (peek(2).is(",") || peek(2).is("]"))) {
+      // `??`: an unbounded dim, known to no one before the kernel runs.
+      const Token& unbounded = advance();
+      advance();
+      type.shape.push_back(make_node<Expr>(location(unbounded), Name{"??"}));
     } else {
       type.shape.push_back(parse_expression());
     }

@@ -151,6 +151,10 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
   }
   if (c.op == CopyOp::pad) padding(c, src.rank);
   Type dst;
+  if ((c.destination_storage == Storage::shared || c.destination_storage == Storage::local) && src.unbounded_dims)
+    fail(Rule::unbounded_value, c.source->location,
+         "the tile `" + text(*c.source) + "` spans an unbounded dim (`??`): the new buffer's shape is not known",
+         "take a tile of explicit extents, e.g. `.subspan(...).at(...)`", notes_of(src));
   if (c.destination_storage == Storage::shared || c.destination_storage == Storage::local) {
     // Reported, and the copy checked on: its future still names its tile.
     if (scope_ == Scope::kernel)

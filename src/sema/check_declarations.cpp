@@ -119,6 +119,12 @@ void Checker::named_value_declaration(const Declaration& d) {
            "`" + text(init) + "` is a tuple; `" + decl.name + "` is a shape such as `[" +
                text(init).substr(1, text(init).size() - 2) + "]`",
            "a shape's extents are written in brackets");
+    if (shape && !is_shape_list(init))
+      if (const Symbol* m = mutable_in(init))
+        fail(Rule::shape_expected, init.location,
+             "`" + decl.name + "` is a shape, whose extents are fixed; `" + m->name + "` in `" + text(init) +
+                 "` is mutable",
+             "", {describe(*m)});
     if (!shape && is_shape_list(init))
       fail(Rule::named_value_init, init.location, "an ituple is initialized with `{...}`, not `[...]`",
            "write `ituple " + decl.name + " = {" + text(init).substr(1, text(init).size() - 2) + "};`");
@@ -232,6 +238,18 @@ void Checker::parameter_form(const Parameter& p) {
     fail(Rule::unsupported_parameter, t.location,
          "parameters of a rank only (`" + t.name + " mdspan<" + text(*t.rank) + ">`) are not supported yet by libcroqjit",
          "name the dims, e.g. `" + t.name + " [M, N]`");
+  // `??`: no one knows the extent before the kernel runs; only global memory
+  // holds such a tensor.
+  for (const auto& dim : t.shape)
+    if (const auto* n = std::get_if<Name>(&dim->node); n && n->name == "??") {
+      if (t.storage != Storage::global)
+        fail(Rule::unbounded_dim_scope, dim->location,
+             "a parameter with an unbounded dim (`??`) is declared `global`; " + name + " is not",
+             "write `global " + t.name + " [...] " + p.name + "`");
+      limitation(Rule::unsupported_parameter, dim->location,
+                 "unbounded dims (`??`) are not supported yet by libcroqjit", "name the dim, e.g. `[M, 4]`: the call binds it");
+      break;
+    }
   // The parameter is still a tensor of its rank: its uses are checked.
   for (const auto& dim : t.shape)
     if (const auto* n = std::get_if<Name>(&dim->node); n && n->name == "?") {
@@ -277,6 +295,11 @@ Type Checker::pick(const Expr& e, const Subscript& s, const Type& object) {
     }
     element.kind = Kind::scalar;
     element.known = Known::at_specialization;
+    if (parenthesized && literal && literal->value < 32) {  // element (i) of the operand
+      const auto at = static_cast<std::size_t>(literal->value);
+      element.unbounded = at < object.elements.size() ? object.elements[at].unbounded
+                                                      : (object.unbounded_dims >> at & 1u) != 0;
+    }
     out.elements.push_back(element);
   }
   out.rank = static_cast<int>(out.elements.size());

@@ -70,6 +70,7 @@ Type Checker::event_value(const Expr& e, const char* what, bool whole_array) {
 }
 
 void Checker::wait_statement(const Wait& w) {
+  for (const auto& target : w.targets) note_named_future(*target);  // even when one has an error
   for (const auto& target : w.targets) {
     Type f = expr(*target);
     require_ok(f);

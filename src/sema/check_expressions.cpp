@@ -183,6 +183,12 @@ Type Checker::unary(const Expr& e, const Unary& u) {
     if (v.kind != Kind::index)
       fail(Rule::extent_needs_index, e.location,
            "`#` gives the extent of a parallel or loop index; `" + text(*u.operand) + "` is not one", "", notes_of(v));
+    if (v.tuple_of_one)
+      fail(Rule::extent_needs_index, e.location,
+           "`" + text(*u.operand) + "` is bound by a bound in brackets, a tuple of one index; `#` gives the extent of "
+           "one index",
+           "bind it without brackets, `with " + text(*u.operand) + " in N`, or name the index: `with {i} in [N]`",
+           notes_of(v));
     if (v.count) return known_int(*v.count);
     Type t;
     t.kind = Kind::scalar;
@@ -200,6 +206,7 @@ Type Checker::unary(const Expr& e, const Unary& u) {
   out.kind = Kind::scalar;
   out.number = v.number == Number::float_ ? Number::float_ : Number::int_;
   out.known = known_of(v);
+  out.unbounded = v.unbounded;
   if (out.known == Known::now) {
     switch (u.op) {
       case UnaryOp::negate: {
@@ -302,6 +309,7 @@ Type Checker::binary(const Expr& e, const Binary& b) {
   out.kind = Kind::scalar;
   out.number = l.is_float() || r.is_float() ? Number::float_ : Number::int_;
   out.known = later(known_of(l), known_of(r));
+  out.unbounded = l.unbounded || r.unbounded;
   if (out.number == Number::float_) out.known = Known::at_run_time;
   if (out.known == Known::now) {
     using namespace support;
@@ -380,6 +388,18 @@ Type Checker::call(const Expr& e, const Call& c) {
       } catch (const Abort&) {
       }
     }
+  }
+  // `t(0)`: element 0 of the named tuple or shape `t`.
+  const Symbol* named = callee ? lookup(callee->name) : nullptr;
+  if (named && (named->type.kind == Kind::tuple || named->type.kind == Kind::shape) && c.args.size() == 1) {
+    limitation(Rule::unsupported_call, e.location,
+               "an element of a named tuple or shape (`" + text(e) + "`) is not supported yet by libcroqjit",
+               "write the value out");
+    Type element;
+    element.kind = Kind::scalar;
+    element.known = Known::at_specialization;
+    element.unbounded = from_unbounded(named->type);
+    return element;
   }
   if (!callee || callee->name != "cdiv")
     fail(Rule::unsupported_call, e.location, "calls are not supported yet by libcroqjit (`" + text(*c.callee) + "`)",
@@ -500,6 +520,10 @@ std::vector<Count> Checker::counts(const Expr& e, const char* what) {
   auto add = [&](const Expr& part) {
     Type v = expr(part);
     require_ok(v);
+    if (from_unbounded(v))
+      fail(Rule::unbounded_value, part.location,
+           std::string(what) + " is not known before the kernel runs: `" + text(part) + "` comes from an unbounded dim (`??`)",
+           "use a constant or a dim the call binds", notes_of(v));
     if (v.kind == Kind::shape || v.kind == Kind::tensor || v.kind == Kind::future || v.kind == Kind::tuple) {
       for (const auto& d : shape_dims(part)) out.push_back(d ? Count{Known::now, *d} : Count{});
       return;

@@ -120,6 +120,7 @@ void Checker::swap_statement(const Stmt& s, const Swap& sw) {
   std::vector<const Expr*> operands = {sw.first.get(), sw.second.get()};
   for (const ExprPtr& e : sw.more) operands.push_back(e.get());
   std::vector<Type> types;
+  for (const Expr* e : operands) note_named_future(*e);
   placeholder_operand_ = true;
   try {
     for (const Expr* e : operands) types.push_back(expr(*e));

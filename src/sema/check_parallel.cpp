@@ -275,6 +275,66 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   group4_levels_ = saved_group4_levels;
 }
 
+namespace {
+
+// The parallel indices `e` names.
+void indices_in(const Checker& c, const Expr& e, std::set<std::string>& out) {
+  std::visit([&](const auto& n) {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, Name>) {
+      if (const Symbol* s = c.lookup(n.name); s && s->origin == Origin::parallel_index) out.insert(n.name);
+    } else if constexpr (std::is_same_v<T, Binary>) {
+      indices_in(c, *n.lhs, out);
+      indices_in(c, *n.rhs, out);
+    } else if constexpr (std::is_same_v<T, Unary>) {
+      indices_in(c, *n.operand, out);
+    } else if constexpr (std::is_same_v<T, Member>) {
+      indices_in(c, *n.object, out);
+    }
+  }, e.node);
+}
+
+bool is_comparison(BinaryOp op) {
+  return op == BinaryOp::lt || op == BinaryOp::gt || op == BinaryOp::le || op == BinaryOp::ge || op == BinaryOp::eq ||
+         op == BinaryOp::ne;
+}
+
+}  // namespace
+
+// inthreads (cond) { ... }: the threads for which `cond` holds. It splits the
+// threads of a parallel level, so each comparison sets one of its indices
+// against values every thread shares.
+void Checker::inthreads(const Stmt& s, const InThreads& t) {
+  (void)s;
+  std::vector<const Expr*> pending{t.condition.get()};
+  while (parallel_depth_ > 0 && !pending.empty()) {
+    const Expr& e = *pending.back();
+    pending.pop_back();
+    const auto* b = std::get_if<Binary>(&e.node);
+    if (b && (b->op == BinaryOp::logical_and || b->op == BinaryOp::logical_or)) {
+      pending.push_back(b->rhs.get());
+      pending.push_back(b->lhs.get());
+      continue;
+    }
+    if (!b || !is_comparison(b->op)) continue;
+    std::set<std::string> left, right;
+    indices_in(*this, *b->lhs, left);
+    indices_in(*this, *b->rhs, right);
+    if (left.size() + right.size() != 1) {
+      report(Rule::inthreads_divergent, e.location,
+             "`" + text(e) + "` " +
+                 (left.empty() && right.empty() ? std::string("is the same for every thread")
+                                                : "compares parallel indices with each other") +
+                 "; each comparison of an inthreads condition sets one parallel index against shared values",
+             "compare an index of the enclosing parallel level with a constant or a parameter, e.g. `p < 2`", {});
+      break;
+    }
+  }
+  ++inthreads_depth_;
+  body_after_condition(*t.condition, "`inthreads`", *t.body);
+  --inthreads_depth_;
+}
+
 bool Checker::on_whole_warpgroups() const {
   if (scope_ != Scope::block) return false;
   if (region_.active) return !region_.threads || (*region_.threads % 128 == 0 && *region_.first % 128 == 0);
@@ -311,7 +371,10 @@ void Checker::inthreads_async(const Stmt& s, const InThreads& t) {
   Region region;
   region.active = true;
   try {
-    if (region_.active) fail(Rule::inthreads_nested, s.location, "inthreads.async regions do not nest");
+    if (region_.active || inthreads_depth_ > 0)
+      fail(Rule::inthreads_nested, s.location,
+           std::string("inthreads.async inside ") + (region_.active ? "another inthreads.async region" : "an inthreads"),
+           "make it a region of its own, next to the other");
     if (group_levels_.empty())
       fail(Rule::inthreads_needs_group, s.location,
            "inthreads.async outside a `: group` or `: group-4` level is not supported yet by libcroqjit",

@@ -126,13 +126,8 @@ void Checker::statement_node(const Stmt& s) {
         fail(Rule::inthreads_outside_parallel, s.location,
              std::string(n.is_async ? "`inthreads.async`" : "`inthreads`") + " outside a parallel statement",
              "inthreads selects threads of the parallel levels around it; put it inside `parallel p by N { ... }`");
-      if (n.is_async) {
-        inthreads_async(s, n);
-      } else {
-        ++inthreads_depth_;
-        body_after_condition(*n.condition, "`inthreads`", *n.body);
-        --inthreads_depth_;
-      }
+      if (n.is_async) inthreads_async(s, n);
+      else inthreads(s, n);
     } else if constexpr (std::is_same_v<T, Copy>) {
       copy(s, n);
     } else if constexpr (std::is_same_v<T, Wait>) {
@@ -180,6 +175,10 @@ void Checker::statement_node(const Stmt& s) {
 Type Checker::condition(const Expr& e, const char* what) {
   Type c = expr(e);
   require_ok(c);
+  if (c.unbounded)
+    fail(Rule::unbounded_value, e.location,
+         "the condition of " + std::string(what) + " depends on an unbounded dim (`??`), which no one knows",
+         "compare with a dim the call binds", notes_of(c));
   if (!c.is_number())
     fail(Rule::condition_not_a_number, e.location,
          "`" + without_parentheses(text(e)) + "` is " + kind_phrase(c.kind) + "; the condition of " + what +
@@ -385,6 +384,29 @@ void Checker::scalar_declaration(const Declaration& d) {
   }
 }
 
+const Symbol* Checker::mutable_in(const Expr& e) const {
+  return std::visit([&](const auto& n) -> const Symbol* {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, Name>) {
+      const Symbol* s = lookup(n.name);
+      const bool mutable_scalar = s && s->origin == Origin::declaration && s->type.kind == Kind::scalar &&
+                                  !s->type.immutable && !s->type.element && s->type.known == Known::at_run_time;
+      return mutable_scalar ? s : nullptr;
+    } else if constexpr (std::is_same_v<T, Binary>) {
+      if (const Symbol* s = mutable_in(*n.lhs)) return s;
+      return mutable_in(*n.rhs);
+    } else if constexpr (std::is_same_v<T, Unary>) {
+      return mutable_in(*n.operand);
+    } else if constexpr (std::is_same_v<T, ITuple>) {
+      for (const auto& el : n.elements)
+        if (const Symbol* s = mutable_in(*el)) return s;
+      return nullptr;
+    } else {
+      return nullptr;
+    }
+  }, e.node);
+}
+
 // Strings and addresses are not values a name can hold.
 void Checker::no_string_or_pointer(const std::string& name, const Expr& value) {
   const auto* address = std::get_if<Unary>(&value.node);
@@ -470,6 +492,11 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
              "`" + n->name + "` cannot be bound to `" + v->name + "`, a dma.any placeholder that no copy has filled",
              "bind the name to a copy's future: `" + n->name + " = dma.copy ...;`", notes_of(source->type));
       }
+    if (std::holds_alternative<ITuple>(a.value->node))
+      if (const Symbol* m = mutable_in(*a.value))
+        fail(Rule::declaration_init, a.value->location,
+             "`" + n->name + "` names a tuple, whose values are fixed; `" + m->name + "` is mutable",
+             "copy the value into an immutable name first: `int v = " + m->name + ";`", {describe(*m)});
     atomic_site_ = a.value.get();
     Type value = expr(*a.value);
     require_ok(value);
@@ -492,6 +519,7 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
         v.known = value.known;
         v.value = value.value;
         v.range = value.range;
+        v.unbounded = value.unbounded;
       }
       if (value.kind == Kind::index && value.count && *value.count > 0)
         v.range = std::pair<std::int64_t, std::int64_t>{0, *value.count - 1};
@@ -612,6 +640,7 @@ void Checker::loop(const Stmt& s, const Loop& l) {
   }
   std::vector<Count> bounds;
   bool one_name_for_all = false;  // `foreach x in [4, 8]`: x is a tuple of two indices
+  bool bracketed_one = false;
   try {
     std::optional<ExtentsNow> extents;
     if (l.kind == LoopKind::with) extents.emplace(extents_now_);
@@ -622,6 +651,10 @@ void Checker::loop(const Stmt& s, const Loop& l) {
     }
     if (l.indices.size() == 1 && bounds.size() > 1 && !l.tuple_name && !l.indices[0].range && !l.braced)
       one_name_for_all = true;
+    // `with x in [4]`: a bound in brackets makes `x` a tuple of one index
+    // for `#x` (`with x in 4` binds a plain index); elsewhere it is the index.
+    bracketed_one = l.kind == LoopKind::with && l.indices.size() == 1 && !l.braced && !l.tuple_name &&
+                    !l.indices[0].range && bounds.size() == 1 && std::holds_alternative<ShapeList>(l.bound->node);
     if (!one_name_for_all && l.indices.size() != bounds.size())
       fail(Rule::loop_index_count, l.bound->location,
            std::to_string(l.indices.size()) + " loop indices but the bound has " + std::to_string(bounds.size()) +
@@ -660,6 +693,7 @@ void Checker::loop(const Stmt& s, const Loop& l) {
     Type t;
     t.kind = Kind::index;
     if (d < bounds.size() && bounds[d].known == Known::now) t.count = bounds[d].value;
+    t.tuple_of_one = bracketed_one;
     if (index.name.name == "_") continue;  // reported above
     tuple.elements.push_back(define(index.name.name, t, Origin::loop_index, index.name.location, "foreach")->type);
   }

@@ -192,6 +192,7 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
           d.kind = Kind::scalar;
           d.known = dims[i] && extents_now_ ? Known::now : Known::at_specialization;
           d.value = dims[i].value_or(0);
+          d.unbounded = i < 32 && (obj.unbounded_dims >> i & 1u);
         }
         r.from = obj.from;
         return r;
@@ -206,6 +207,7 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
       Type r;
       r.kind = Kind::scalar;
       r.known = Known::at_specialization;
+      r.unbounded = i && *i < 32 && (obj.unbounded_dims >> *i & 1u);
       if (i && dims[static_cast<std::size_t>(*i)] && extents_now_) {
         r.known = Known::now;
         r.value = *dims[static_cast<std::size_t>(*i)];
@@ -341,6 +343,7 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
       obj.kind = Kind::tensor;
       obj.pending = m.kind == MemberKind::view ? Pending::view : Pending::subspan;
       if (listed) obj.dims = std::move(tile);
+      if (listed) obj.unbounded_dims = 0;  // the tile's extents are the listed ones
       return obj;
     }
     case MemberKind::span_as:

@@ -169,6 +169,8 @@ void Checker::run() {
         t.buffer->parameter = static_cast<int>(i);
         t.buffer->declared_global = p.type.storage == Storage::global;
         for (const auto& dim : p.type.shape) {  // the extents written as integers
+          const auto* unbounded = std::get_if<Name>(&dim->node);
+          if (unbounded && unbounded->name == "??" && t.dims.size() < 32) t.unbounded_dims |= 1u << t.dims.size();
           const auto* lit = std::get_if<IntegerLiteral>(&dim->node);
           t.dims.push_back(lit ? std::optional<std::int64_t>(static_cast<std::int64_t>(lit->value)) : std::nullopt);
         }
@@ -189,7 +191,7 @@ void Checker::run() {
     // Symbolic dims: names among the extents, bound by the first argument that has them.
     for (std::size_t d = 0; p.type.has_shape && d < p.type.shape.size(); ++d) {
       const auto* n = std::get_if<Name>(&p.type.shape[d]->node);
-      if (!n || n->name == "?") continue;  // `?`: a dim without a name
+      if (!n || n->name == "?" || n->name == "??") continue;  // `?`, `??`: a dim without a name
       auto known = std::find_if(symbolic_dims_.begin(), symbolic_dims_.end(), [&](const auto& e) { return e.first == n->name; });
       if (known != symbolic_dims_.end()) {
         out_.resolved[p.type.shape[d].get()] = known->second;

@@ -113,6 +113,8 @@ class Checker {
   void return_statement(const Stmt& s, const Return& r);
   void unbounded_foreach_index(const frontend::ast::Identifier& id);
   void no_string_or_pointer(const std::string& name, const Expr& value);
+  // A `mutable` scalar that `e` names, if any: tuples and shapes hold fixed values.
+  const Symbol* mutable_in(const Expr& e) const;
   void call_statement(const Stmt& s, const CallStatement& c);
   Type condition(const Expr& e, const char* what);
   void body_after_condition(const Expr& cond, const char* what, const Stmt& body);
@@ -123,6 +125,8 @@ class Checker {
   void parallel(const Stmt& s, const Parallel& p, std::size_t level);
   std::optional<std::int64_t> cluster_blocks(const Parallel& p, std::size_t level);
   void inthreads_async(const Stmt& s, const InThreads& t);
+  void inthreads(const Stmt& s, const InThreads& t);  // the plain (not async) form
+  int inthreads_depth_ = 0;  // plain inthreads around the statement
   bool on_whole_warpgroups() const;
 
   // ---- statement forms libcroqjit checks but cannot run yet (check_forms.cpp)

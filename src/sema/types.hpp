@@ -95,6 +95,10 @@ struct Type {
   // index: how many values it takes, when that is a constant
   std::optional<std::int64_t> count;
   Known count_known = Known::at_specialization;
+  bool tuple_of_one = false;  // `with x in [4]`: `#x` is a tuple, not an extent
+  // Derived from a `??` dim (scalars), or which dims are `??` ones (tiles, a bit each).
+  bool unbounded = false;
+  std::uint32_t unbounded_dims = 0;
   // tensor, future, operand: the tile
   Buffer* buffer = nullptr;
   int rank = 0;             // also shape
@@ -134,6 +138,14 @@ struct Type {
            (buffer->dtype == DType::f8_e4m3 || buffer->dtype == DType::f8_e5m2);
   }
   bool known_now() const { return kind == Kind::scalar && known == Known::now; }
+  // Whether a `??` dim shows in it: a scalar derived from one, or an element
+  // of a shape or tuple that is.
+  friend bool from_unbounded(const Type& t) {
+    if (t.unbounded) return true;
+    for (const Type& e : t.elements)
+      if (from_unbounded(e)) return true;
+    return false;
+  }
 };
 
 // Where a symbol came from, for the derivation notes.

@@ -154,7 +154,8 @@ std::vector<RuleCase> parallel_cases() {
       {"InthreadsAsyncNested", "inthreads-nested",
        blk("    parallel p by 2 : group-4 {\n      inthreads.async (p == 0) {\n        inthreads.async (p == 0) { sync.shared; }\n"
            "      }\n    }\n"),
-       5, "inthreads", "inthreads.async regions do not nest"},
+       5, "inthreads", "inthreads.async inside another inthreads.async region",
+       "make it a region of its own, next to the other"},
       {"InthreadsConditionOnAnotherIndex", "inthreads-condition",
        blk("    parallel p by 4 : group-4 {\n      inthreads.async (p == bn) { sync.shared; }\n    }\n"), 4, "p == bn",
        "the inthreads.async condition must depend only on `p` (it selects whole thread groups)"},
