@@ -294,7 +294,6 @@ class Checker {
     explicit ExtentsNow(bool& f) : flag(f), saved(f) { flag = true; }
     ~ExtentsNow() { flag = saved; }
   };
-  int inthreads_depth_ = 0;  // inthreads (not .async) regions around the statement
   int parallel_depth_ = 0;  // parallel statements around the statement  // foreach and while loops around the statement, inside its parallel body
 };
 
