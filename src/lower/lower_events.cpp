@@ -251,7 +251,7 @@ void Lowerer::wait_statement(const Stmt& s, const Wait& w) {
 }
 
 void Lowerer::inthreads_async(const Stmt& s, const InThreads& t) {
-  if (set_.threads > 0) fail(s.location, "inthreads.async regions do not nest");
+  if (set_.threads > 0) fail(s.location, "inthreads.async inside another inthreads.async region");
   if (group_levels_.empty())
     fail(s.location, "inthreads.async outside a `: group` or `: group-4` level is not supported yet by libcroqjit",
          "libcroqjit selects warps or warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`");
