@@ -154,6 +154,10 @@ void Checker::named_value_declaration(const Declaration& d) {
            "`" + decl.name + "` is declared with rank " + std::to_string(*rank) + " but `" + text(init) + "` has " +
                std::to_string(*got) + (*got == 1 ? " value" : " values"),
            "", notes_of(v));
+    if (shape && v.kind == Kind::tuple && std::holds_alternative<Binary>(init.node))
+      fail(Rule::shape_expected, init.location,
+           "`" + text(init) + "` is a tuple (two shapes divide into counts); `" + decl.name + "` is a shape", "",
+           notes_of(v));
     if (shape && v.kind == Kind::shape)
       for (std::size_t i = 0; i < v.elements.size(); ++i)
         if (v.elements[i].known_now() && v.elements[i].value <= 0)

@@ -139,6 +139,13 @@ std::vector<RuleCase> audit_rule_cases() {
        "b[1]", "`b[1]` is an array of buffers; say which one, e.g. `b[1][stage]`", "", "", true},
       {"ParallelIndexPastAnArray", "array-index-range", blk("    shared f32 [8] b[2];\n    b[bn].at(0) = 1.0f;\n"), 4,
        "bn]", "`bn` takes the values 0..3, outside the 2 elements of `b`"},
+      {"SumOfTwoShapes", "shape-arithmetic-operator", blk("    shared f32 [a.span + lhs.span] s;\n"), 3, "a.^span +",
+       "`a.span + lhs.span` combines two shapes with `+`; two shapes combine only by `/` and `%`",
+       "add or scale a shape by numbers or a tuple, e.g. `a.span + {1, 1}`", "", true},
+      {"ShapeTimesABool", "arithmetic-operand", "__co__ void f(s32 [8, 8] a, bool b) {\n  s : a.span * b;\n}\n", 2, "b;",
+       "`b` is a bool; shape arithmetic takes integers", "", "", true},
+      {"NamedShapeOfARatioOfShapes", "shape-expected", fn("  s : a.span / a.span;\n"), 2, "a.^span /",
+       "`a.span / a.span` is a tuple (two shapes divide into counts); `s` is a shape", "", "", true},
   };
 }
 
