@@ -166,7 +166,19 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
     dst.buffer = new_buffer(c.future ? "future" : "tile", src.buffer->dtype, src.rank,
                             c.destination_storage == Storage::shared ? Space::shared : Space::local, s.location);
   } else if (c.destination) {
-    dst = expr(*c.destination);
+    try {
+      dst = expr(*c.destination);
+    } catch (const Abort&) {
+      // `=> select(i, a, b)` with operands of other types (reported): the
+      // future still holds a tile like `a`, for the statements after.
+      const auto* call = std::get_if<Call>(&c.destination->node);
+      const auto* callee = call ? std::get_if<Name>(&call->callee->node) : nullptr;
+      if (c.future && callee && callee->name == "select" && call->args.size() > 1) {
+        Type first = expr(*call->args[1]);
+        if (first.is_tile()) bind_future(c, first, async, nullptr);
+      }
+      throw;
+    }
     require_ok(dst);
     place_at_origin(dst);
     if (dst.kind != Kind::tensor || dst.pending != Pending::none)

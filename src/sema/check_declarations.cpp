@@ -45,14 +45,13 @@ bool Checker::declaration_form(const Stmt& s, const Declaration& d) {
              "an array size is at least 1, got " + std::to_string(*n));
     }
   }
-  // An event array of arrays is still declared: its uses are checked.
+  // An array of arrays is still declared: its uses are checked.
   for (const Declarator& decl : d.declarators)
     if (!decl.more_array_dims.empty()) {
       const SourceLocation& at = decl.more_array_dims.front()->location;
       const std::string message =
           "arrays with more than one dimension (`" + decl.name + "[..][..]`) are not supported yet by libcroqjit";
       const std::string hint = "declare one array of the product of the sizes and index it with `i * n + j`";
-      if (t.kind != TypeKind::event) fail(Rule::unsupported_array_of_arrays, at, message, hint);
       limitation(Rule::unsupported_array_of_arrays, at, message, hint);
     }
   if (t.kind == TypeKind::event && t.arrivals)
@@ -155,6 +154,10 @@ void Checker::named_value_declaration(const Declaration& d) {
            "`" + decl.name + "` is declared with rank " + std::to_string(*rank) + " but `" + text(init) + "` has " +
                std::to_string(*got) + (*got == 1 ? " value" : " values"),
            "", notes_of(v));
+    if (shape && v.kind == Kind::tuple && std::holds_alternative<Binary>(init.node))
+      fail(Rule::shape_expected, init.location,
+           "`" + text(init) + "` is a tuple (two shapes divide into counts); `" + decl.name + "` is a shape", "",
+           notes_of(v));
     if (shape && v.kind == Kind::shape)
       for (std::size_t i = 0; i < v.elements.size(); ++i)
         if (v.elements[i].known_now() && v.elements[i].value <= 0)

@@ -558,6 +558,18 @@ std::vector<Count> Checker::counts(const Expr& e, const char* what) {
 // every element.
 Type Checker::shape_arithmetic(const Expr& e, const Binary& b, const Type& l, const Type& r) {
   const auto size = [](const Type& t) { return t.kind == Kind::shape || t.kind == Kind::tuple ? t.elements.size() : 0; };
+  for (const auto* side : {&l, &r})
+    if (side->kind == Kind::scalar && side->number == Number::bool_) {
+      const Expr& operand = side == &l ? *b.lhs : *b.rhs;
+      fail(Rule::arithmetic_operand, operand.location,
+           "`" + text(operand) + "` is a bool; shape arithmetic takes integers", "", notes_of(*side));
+    }
+  const bool two_shapes = l.kind == Kind::shape && r.kind == Kind::shape;
+  if (two_shapes && (b.op == BinaryOp::add || b.op == BinaryOp::sub || b.op == BinaryOp::mul))
+    fail(Rule::shape_arithmetic_operator, e.location,
+         "`" + text(e) + "` combines two shapes with `" + (b.op == BinaryOp::add ? "+" : b.op == BinaryOp::sub ? "-" : "*") +
+             "`; two shapes combine only by `/` and `%`",
+         "add or scale a shape by numbers or a tuple, e.g. `" + text(*b.lhs) + " + {1, 1}`");
   if (size(l) && size(r) && size(l) != size(r))
     fail(Rule::shape_arithmetic_rank, e.location,
          "`" + text(e) + "` combines " + std::to_string(size(l)) + " values with " + std::to_string(size(r)) +
@@ -566,7 +578,8 @@ Type Checker::shape_arithmetic(const Expr& e, const Binary& b, const Type& l, co
              "arithmetic on shapes (`" + text(e) + "`) is not supported yet by libcroqjit",
              "write each dimension, e.g. `[M / 8, K / 64]`");
   Type out;
-  out.kind = Kind::shape;
+  // Ratios and remainders of two shapes are counts, not extents: a tuple.
+  out.kind = two_shapes && (b.op == BinaryOp::div || b.op == BinaryOp::mod) ? Kind::tuple : Kind::shape;
   const std::size_t n = std::max(size(l), size(r));
   for (std::size_t i = 0; i < n; ++i) {
     const Type& a = size(l) ? l.elements[i] : l;

@@ -210,7 +210,8 @@ void Checker::define_poisoned(const Stmt& s) {
         define(decl.name, Type{}, Origin::declaration, decl.location);
   } else if (const auto* c = std::get_if<Copy>(&s.node)) {
     if (const auto* n = c->future ? std::get_if<Name>(&c->future->node) : nullptr)
-      define(n->name, Type{}, Origin::copy_future, c->future->location);
+      if (const Symbol* bound = declared_here(n->name); !bound || bound->type.is_error())
+        define(n->name, Type{}, Origin::copy_future, c->future->location);
   } else if (const auto* m = std::get_if<Mma>(&s.node)) {
     if (const auto* n = m->result ? std::get_if<Name>(&m->result->node) : nullptr)
       define(n->name, Type{}, Origin::mma_result, m->result->location);
@@ -319,6 +320,10 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
       v.buffer = new_buffer(decl.name, dtype, rank, Space::global, decl.location);
       v.buffer->is_array = decl.array_size != nullptr;
       v.buffer->slots = slots;
+    }
+    if (v.buffer && !decl.more_array_dims.empty()) {
+      v.buffer->array_dims.push_back(slots);
+      for (const ExprPtr& size : decl.more_array_dims) v.buffer->array_dims.push_back(constant(*size, "an array size"));
     }
     define(decl.name, v, Origin::declaration, decl.location);
   }

@@ -128,6 +128,10 @@ Type Checker::member(const Expr& e, const Member& m) {
   if (!obj.is_tile())
     fail(Rule::member_needs_tensor, e.location, "`." + m.name + "` needs a tensor, got `" + text(*m.object) + "`", "",
          notes_of(obj));
+  // A tile of an array of arrays that is still an array (`b[1]` of `b[2][3]`);
+  // `.span_as` may see such a part as one tile.
+  if (m.kind != MemberKind::span && m.kind != MemberKind::span_as && obj.buffer && obj.buffer->array_dims.size() > 1)
+    require_selected(*m.object, obj);
   return view_member(e, m, std::move(obj));
 }
 
@@ -426,9 +430,12 @@ Type Checker::subscript(const Expr& e, const Subscript& s) {
   if ((!event && !buffers && !accumulators) || (event && obj.event_selected) || (buffers && obj.slot_selected))
     fail(Rule::not_an_array, e.location,
          "`" + text(*s.object) + "` is not an array of buffers or events; use `.at(...)` for elements", "", notes_of(obj));
+  // An array of arrays: each `[i]` selects along its next dimension.
+  const std::size_t nested = buffers ? obj.buffer->array_dims.size() : 0;
   std::optional<std::int64_t> count = accumulators ? obj.accumulator->array_dims[obj.selected_dims]
                                       : event      ? obj.event->count
                                                    : obj.buffer->slots;
+  if (nested > 1) count = obj.buffer->array_dims[static_cast<std::size_t>(obj.selected)];
   if (idx.known_now() && count && (idx.value < 0 || idx.value >= *count))
     fail(Rule::array_index_range, index.location,
          "index " + std::to_string(idx.value) + " is out of range for " + std::to_string(*count) + " elements", "",
@@ -440,9 +447,14 @@ Type Checker::subscript(const Expr& e, const Subscript& s) {
              std::to_string(idx.range->second) + ", outside the " + std::to_string(*count) + " elements of `" +
              text(*s.object) + "`",
          "", notes_of(idx));
+  if (idx.kind == Kind::index && idx.count && count && *idx.count > *count && !region_.active)
+    fail(Rule::array_index_range, index.location,
+         "`" + text(index) + "` takes the values 0.." + std::to_string(*idx.count - 1) + ", outside the " +
+             std::to_string(*count) + " elements of `" + text(*s.object) + "`",
+         "", notes_of(idx));
   if (accumulators) ++obj.selected_dims;
   else if (event) obj.event_selected = true;
-  else obj.slot_selected = true;
+  else obj.slot_selected = ++obj.selected >= static_cast<int>(std::max<std::size_t>(nested, 1));
   return obj;
 }
 

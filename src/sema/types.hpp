@@ -51,6 +51,8 @@ struct Buffer {
   bool declared_global = false;  // says `global` (parameters without it are global by default)
   bool is_array = false;  // shared T [..] name[N]: a ring of N buffers
   std::optional<std::int64_t> slots;  // N when it is a constant
+  // `b[2][3]` (an array of arrays, a limitation): each dimension's size.
+  std::vector<std::optional<std::int64_t>> array_dims;
   // Shared tiles: the byte span of the `.swiz<N>` layout its first writer
   // or reader fixed (0: plain); -1: not fixed yet. Tracked in source order,
   // as lowering does.
@@ -108,6 +110,7 @@ struct Type {
   Pending pending = Pending::none;
   bool window = false;      // placed inside a larger tensor (chunkat, .at of a subspan, .from)
   bool slot_selected = false;
+  int selected = 0;  // the dims of an array of arrays indexed so far
   bool zfill = false;
   // future
   bool async = false;

@@ -125,6 +125,19 @@ std::vector<RuleCase> audit_rule_cases() {
        "__co__ void f(global f32 [??, 8] a) {\n  parallel p by 1 {\n    if (a.span(0) > 4) {\n    }\n  }\n}\n", 3,
        "a.^span(0) >", "the condition of `if` depends on an unbounded dim (`??`), which no one knows",
        "compare with a dim the call binds", "", true},
+      {"IndexPastTheSecondDimension", "array-index-range", blk("    shared f32 [8] b[2][3];\n    b[1][3].at(0) = 1.0f;\n"), 4,
+       "3]", "index 3 is out of range for 3 elements", "", "", true},
+      {"PartOfAnArrayOfArrays", "buffer-array-unselected", blk("    shared f32 [8] b[2][3];\n    b[1].at(0) = 1.0f;\n"), 4,
+       "b[1]", "`b[1]` is an array of buffers; say which one, e.g. `b[1][stage]`", "", "", true},
+      {"ParallelIndexPastAnArray", "array-index-range", blk("    shared f32 [8] b[2];\n    b[bn].at(0) = 1.0f;\n"), 4,
+       "bn]", "`bn` takes the values 0..3, outside the 2 elements of `b`"},
+      {"SumOfTwoShapes", "shape-arithmetic-operator", blk("    shared f32 [a.span + lhs.span] s;\n"), 3, "a.^span +",
+       "`a.span + lhs.span` combines two shapes with `+`; two shapes combine only by `/` and `%`",
+       "add or scale a shape by numbers or a tuple, e.g. `a.span + {1, 1}`", "", true},
+      {"ShapeTimesABool", "arithmetic-operand", "__co__ void f(s32 [8, 8] a, bool b) {\n  s : a.span * b;\n}\n", 2, "b;",
+       "`b` is a bool; shape arithmetic takes integers", "", "", true},
+      {"NamedShapeOfARatioOfShapes", "shape-expected", fn("  s : a.span / a.span;\n"), 2, "a.^span /",
+       "`a.span / a.span` is a tuple (two shapes divide into counts); `s` is a shape", "", "", true},
   };
 }
 
@@ -174,6 +187,15 @@ TEST(AuditedStatements, IgnoredCooperativeLevelLeavesTheBarrierRule) {
 TEST(AuditedStatements, HostStatementOfAProgramIsChecked) {
   EXPECT_EQ(errors_of(fn("  int c = 3;\n  parallel p by 2 : block {\n  }\n  c = 4;\n  parallel q by 2 : block {\n  }\n")),
             (Errors{{5, "assign-target"}}));
+}
+
+// A copy into a select of mismatched operands still names its future: a
+// later select of that future is checked against its tile.
+TEST(AuditedStatements, FutureOfACopyIntoABadSelectIsStillAFuture) {
+  EXPECT_EQ(errors_of(blk("    local s32 [4, 2] x;\n    shared s32 [4, 2] y;\n    local s32 [1, 2] z;\n"
+                          "    f = dma.copy a.chunkat(bm, _) => select(bn % 2, x, y);\n"
+                          "    g = dma.copy a.chunkat(bm, _) => z;\n    h = select(bn % 2, f, g);\n")),
+            (Errors{{6, "select-operands"}, {8, "select-operands"}}));
 }
 
 // `=> global` makes a new global buffer: a limitation, not an error.
