@@ -72,6 +72,7 @@ struct LaunchConfig {
   std::array<unsigned, 3> block{1, 1, 1};
   unsigned shared_bytes = 0;               // dynamic shared memory per block
   std::array<unsigned, 3> cluster{0, 0, 0};  // all zero: no cluster launch
+  bool cooperative = false;  // every block resident at once (grid barriers)
   bool has_cluster() const { return cluster[0] * cluster[1] * cluster[2] != 0; }
 };
 

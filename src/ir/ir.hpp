@@ -222,8 +222,10 @@ struct Region {  // one parallel level: its indices are Lets in the body
 struct Barrier {  // every thread of the set waits for the others
   ThreadSet set;
   // Who waits: the threads of `set` (sync.shared, sync.barrier : block), the
-  // warp (sync.barrier : group) or the warp's active lanes (: thread).
-  enum class Scope { set, warp, lanes } scope = Scope::set;
+  // warp (sync.barrier : group), the warp's active lanes (: thread), or every
+  // thread of the grid (a cooperative launch's `sync.barrier : block`).
+  enum class Scope { set, warp, lanes, grid } scope = Scope::set;
+  int counter = -1;  // grid: the zeroed global u32 buffer the blocks count in
 };
 // __asm__: PTX with operands %0, %1, ... (outputs, then inputs). Outputs
 // are variables of the constraint's type; the text is the user's and the
@@ -424,6 +426,8 @@ struct Kernel {
   Type index = Type::i32();
   // The outermost level loops over more block indices than the grid has.
   bool grid_stride = false;
+  // `: block<cooperative>`: the blocks run together (a cooperative launch).
+  bool cooperative = false;
   int next_name = 0;  // fresh names: base + "_" + counter
 
   // What the runtime needs (filled along the way; entry/launch by the backend).

@@ -141,6 +141,7 @@ class Dumper {
       } else if constexpr (std::is_same_v<T, Barrier>) {
         line(n.scope == Barrier::Scope::warp    ? std::string("barrier warp")
              : n.scope == Barrier::Scope::lanes ? std::string("barrier active lanes")
+             : n.scope == Barrier::Scope::grid  ? "barrier grid counting in " + k_.buffers[static_cast<std::size_t>(n.counter)].name
                                                 : "barrier " + threads(n.set));
       } else if constexpr (std::is_same_v<T, InlineAsm>) {
         std::string t = std::string("asm") + (n.is_volatile ? " volatile" : "") + " \"" + n.text + "\"";

@@ -160,6 +160,11 @@ class Verifier {
           error("shared buffer `" + k_.buffers[static_cast<std::size_t>(n.buffer)].name + "` has no offset");
       } else if constexpr (std::is_same_v<T, DeclareLocal>) {
         buffer_ref(n.buffer, "local");
+      } else if constexpr (std::is_same_v<T, Barrier>) {
+        if (n.scope == Barrier::Scope::grid) {
+          buffer_ref(n.counter, "grid barrier");
+          if (!k_.cooperative) error("a grid barrier in a kernel that is not launched cooperatively");
+        }
       } else if constexpr (std::is_same_v<T, DeclareEvent>) {
         event_ref(n.event, "event declaration");
       } else if constexpr (std::is_same_v<T, BarrierPrologue>) {

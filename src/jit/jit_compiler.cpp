@@ -73,6 +73,7 @@ namespace croq::abi {
 void to_json(nlohmann::json& j, const LaunchConfig& c) {
   j = nlohmann::json{{"grid", c.grid}, {"block", c.block}, {"shared_bytes", c.shared_bytes}};
   if (c.has_cluster()) j["cluster"] = c.cluster;
+  if (c.cooperative) j["cooperative"] = true;
 }
 
 void from_json(const nlohmann::json& j, LaunchConfig& c) {
@@ -81,6 +82,7 @@ void from_json(const nlohmann::json& j, LaunchConfig& c) {
   c.shared_bytes = j.at("shared_bytes").get<unsigned>();
   c.cluster = j.contains("cluster") ? j.at("cluster").get<std::array<unsigned, 3>>()
                                     : std::array<unsigned, 3>{0, 0, 0};
+  c.cooperative = j.value("cooperative", false);
 }
 
 }  // namespace croq::abi

@@ -91,17 +91,28 @@ void launch(const CompiledKernel& kernel, const LaunchConfig& c, void** args, CU
   make_current(device);
   CUfunction fn = prepare_function(kernel, c, device);
   const DriverApi& api = driver();
-  if (!c.has_cluster()) {
+  if (!c.has_cluster() && !c.cooperative) {
     CUresult r = api.cuLaunchKernel(fn, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1], c.block[2],
                                     c.shared_bytes, stream, args, nullptr);
     if (r != CUDA_SUCCESS) [[unlikely]] throw_cuda_error(r, "cuLaunchKernel");
     return;
   }
-  CUlaunchAttribute attr{};
-  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attr.value.clusterDim.x = c.cluster[0];
-  attr.value.clusterDim.y = c.cluster[1];
-  attr.value.clusterDim.z = c.cluster[2];
+  CUlaunchAttribute attrs[2]{};
+  unsigned count = 0;
+  if (c.has_cluster()) {
+    attrs[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attrs[count].value.clusterDim.x = c.cluster[0];
+    attrs[count].value.clusterDim.y = c.cluster[1];
+    attrs[count].value.clusterDim.z = c.cluster[2];
+    ++count;
+  }
+  if (c.cooperative) {
+    // The driver refuses the launch (COOPERATIVE_LAUNCH_TOO_LARGE) unless
+    // every block can be resident at once, as grid barriers need.
+    attrs[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    attrs[count].value.cooperative = 1;
+    ++count;
+  }
   CUlaunchConfig config{};
   config.gridDimX = c.grid[0];
   config.gridDimY = c.grid[1];
@@ -111,8 +122,8 @@ void launch(const CompiledKernel& kernel, const LaunchConfig& c, void** args, CU
   config.blockDimZ = c.block[2];
   config.sharedMemBytes = c.shared_bytes;
   config.hStream = stream;
-  config.attrs = &attr;
-  config.numAttrs = 1;
+  config.attrs = attrs;
+  config.numAttrs = count;
   CROQ_CU(cuLaunchKernelEx, &config, fn, args, nullptr);
 }
 

@@ -62,7 +62,8 @@ bool Lowerer::uses_hopper(const Stmt& s) const {
 void Lowerer::emit_barrier() { emit_node(ir::Barrier{set_}); }
 
 // sync.shared and sync.barrier : block wait for the threads running the
-// statement (the block, or an inthreads.async set); : group for the warp;
+// statement (the block, or an inthreads.async set); in a cooperative launch
+// sync.barrier : block (or : device) waits for the grid; : group for the warp;
 // : thread for the warp's lanes that are here. sync.fence orders memory for
 // the block (thread, group, group-4) or the device (block, device).
 void Lowerer::sync_statement(const Stmt& s, const Sync& y) {
@@ -78,7 +79,14 @@ void Lowerer::sync_statement(const Stmt& s, const Sync& y) {
     emit_node(ir::Fence{device}, s.location);
     return;
   }
-  if (y.scope == "barrier" && y.level == SpaceSpecifier::group) b.scope = ir::Barrier::Scope::warp;
+  if (y.scope == "barrier" && in_cooperative_ &&
+      (y.level == SpaceSpecifier::block || y.level == SpaceSpecifier::device)) {
+    if (scope_ != Scope::block || set_.threads != 0)
+      fail(s.location, "a grid barrier inside a thread level is not supported yet by libcroqjit",
+           "put the `sync.barrier` at the scope of the `: block<cooperative>` level, where every thread reaches it");
+    b.scope = ir::Barrier::Scope::grid;
+    b.counter = grid_barrier_;
+  } else if (y.scope == "barrier" && y.level == SpaceSpecifier::group) b.scope = ir::Barrier::Scope::warp;
   else if (y.scope == "barrier" && y.level == SpaceSpecifier::thread) b.scope = ir::Barrier::Scope::lanes;
   else if (y.scope != "shared" && !(y.scope == "barrier" && y.level == SpaceSpecifier::block))
     fail(s.location, "`sync." + y.scope + "` at this level is not supported yet by libcroqjit");

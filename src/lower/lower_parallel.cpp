@@ -37,6 +37,29 @@ bool Lowerer::contains_parallel(const Stmt& s) const {
   return found;
 }
 
+bool Lowerer::has_cooperative_level(const Stmt& s) const {
+  bool found = false;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
+    if (found) return;
+    std::visit([&](const auto& n) {
+      using T = std::decay_t<decltype(n)>;
+      if constexpr (std::is_same_v<T, Parallel>) {
+        for (const ParallelLevel& lv : n.levels) found = found || (lv.cooperative && lv.space == SpaceSpecifier::block);
+        if (n.body) walk(*n.body);
+      } else if constexpr (std::is_same_v<T, Block>) {
+        for (const auto& c : n.statements) walk(*c);
+      } else if constexpr (std::is_same_v<T, Loop> || std::is_same_v<T, While> || std::is_same_v<T, InThreads>) {
+        if (n.body) walk(*n.body);
+      } else if constexpr (std::is_same_v<T, If>) {
+        walk(*n.then_branch);
+        if (n.else_branch) walk(*n.else_branch);
+      }
+    }, st.node);
+  };
+  walk(s);
+  return found;
+}
+
 bool Lowerer::uses_shared(const Stmt& s) const {
   bool found = false;
   std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
@@ -202,6 +225,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   // below `loop_end`, stepping `loop_step`.
   ExprRef loop_begin, loop_end, loop_step;
   bool barrier_at_close = false;  // a block-index loop: fence shared memory before the next index
+  const bool saved_in_cooperative = in_cooperative_;
   ir::StmtList region;
   out_.push_back(&region);
   line_mark(lv.location);
@@ -222,6 +246,15 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     let_linear(ir::binary("/", ir::special("blockIdx.x"), ir::int_const(kernel_.cluster_blocks)));
   } else if (mapping == ir::Mapping::grid) {
     const bool in_cluster = cluster_open_;
+    if (lv.cooperative) {
+      // Every block must be resident at once: one block per index, no loop.
+      if (runtime.dynamic() || total > kMaxGridBlocks || in_cluster)
+        fail(lv.count->location, "the blocks of a cooperative launch are counted at compile time, one per index, "
+                                 "and are not clustered",
+             "give the `: block<cooperative>` level a constant count");
+      kernel_.cooperative = true;
+      in_cooperative_ = true;
+    }
     if (in_cluster) {  // the blocks of one cluster: the grid is clusters x blocks per cluster
       cluster_open_ = false;
       auto blocks = support::checked_mul(clusters_, total);
@@ -380,6 +413,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   if (pushed_group) group_levels_.pop_back();
   scope_ = saved_scope;
   in_warpgroup_ = saved_in_warpgroup;
+  in_cooperative_ = saved_in_cooperative;
   thread_id_ = saved_tid;
 }
 

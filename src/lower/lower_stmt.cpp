@@ -219,7 +219,7 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
           fail(decl.location, "`" + decl.name + "` is declared " + shape_text(dtype, dims) + " but the function returns " +
                                   shape_text(kernel_.abi.output_dtype, kernel_.abi.output_shape));
         id = output_;
-      } else if (t.storage == Storage::global && scope_ == Scope::kernel) {
+      } else if ((t.storage == Storage::global || t.storage == Storage::none) && scope_ == Scope::kernel) {
         id = scratch_buffer(decl.name, dtype, dims, decl.location);
       } else {
         fail(decl.location, "global tensors other than the returned one are not supported yet",
@@ -648,6 +648,12 @@ ir::Kernel Lowerer::run() {
   setup_output();
   if (!std::get_if<Block>(&fn_.body->node)) fail(fn_.location, "the function has no body");
   kernel_.hopper = uses_hopper(*fn_.body);
+  if (has_cooperative_level(*fn_.body)) {
+    // Before the function's own buffers, so every kernel numbers them alike.
+    grid_barrier_ = scratch_buffer("grid_barrier", DType::u32, {1}, fn_.location);
+    kernel_.buffers[static_cast<std::size_t>(grid_barrier_)].name = kernel_.params.back().name = "croq_grid_barrier";
+    kernel_.abi.scratch.back().name = "the grid barrier's counter";
+  }
   if (kernel_.hopper) kernel_.needs_half = kernel_.needs_bf16 = true;  // the prelude uses both
   ir::StmtList body = collect([&] { block(*fn_.body); });
   kernel_.body = ir::make_stmt(ir::Seq{std::move(body), false});

@@ -196,6 +196,7 @@ class Lowerer {
   void parallel(const Stmt& s, const Parallel& p, std::size_t level);
   void implicit_block(const Stmt& s, const Parallel& p, std::size_t level);
   void device_level(const Stmt& s, const Parallel& p, std::size_t level);
+  bool has_cooperative_level(const Stmt& s) const;
   std::int64_t cluster_size(const Parallel& p, std::size_t level);
 
   // --- copies (lower_copy.cpp)
@@ -292,6 +293,11 @@ class Lowerer {
   std::int64_t clusters_ = 1;
   abi::RuntimeGrid cluster_runtime_;
   bool cluster_open_ = false;
+  // `: block<cooperative>`: the grid barrier's counter (a program buffer of
+  // every kernel of a function that has such a level), and whether the
+  // statements being lowered are inside that level.
+  int grid_barrier_ = -1;
+  bool in_cooperative_ = false;
   std::string output_name_;
   int output_ = -1;
 };

@@ -83,9 +83,18 @@ void Checker::sync_statement(const Stmt& s, const Sync& y) {
          "level",
          "launch the blocks together: `parallel b by N : block<cooperative> { ... }`");
   using L = SpaceSpecifier;
-  // In a cooperative launch `sync.barrier : block` waits for the whole grid.
-  const bool barrier = y.scope == "barrier" && cooperative_levels_ == 0 &&
-                       (y.level == L::block || y.level == L::group || y.level == L::thread);
+  // In a cooperative launch `sync.barrier : block` (and `: device`) waits
+  // for the whole grid; libcroqjit runs it where the whole block runs.
+  const bool grid_barrier =
+      y.scope == "barrier" && cooperative_levels_ > 0 && (y.level == L::block || y.level == L::device);
+  if (grid_barrier && scope_ != Scope::block) {
+    limitation(Rule::unsupported_statement, s.location,
+               "a grid barrier inside a thread level is not supported yet by libcroqjit",
+               "put the `sync.barrier` at the scope of the `: block<cooperative>` level, where every thread reaches it");
+    return;
+  }
+  const bool barrier = y.scope == "barrier" && (grid_barrier || y.level == L::group || y.level == L::thread ||
+                                                (y.level == L::block && cooperative_levels_ == 0));
   const bool fence = y.scope == "fence" && (y.level == L::thread || y.level == L::group || y.level == L::group4 ||
                                             y.level == L::block || y.level == L::device);
   // At function scope `sync.global` waits for the kernels launched so far:
@@ -95,9 +104,7 @@ void Checker::sync_statement(const Stmt& s, const Sync& y) {
   std::string what = "`sync." + y.scope;
   if (y.level != L::none) what += std::string(" : ") + space_name(y.level);
   if (!y.storage.empty()) what += "<" + y.storage + ">";
-  fail(Rule::unsupported_statement, s.location,
-       what + "`" + (cooperative_levels_ > 0 && y.scope == "barrier" ? " in a cooperative launch" : "") +
-           " is not supported yet by libcroqjit",
+  fail(Rule::unsupported_statement, s.location, what + "` is not supported yet by libcroqjit",
        "libcroqjit lowers `sync.shared`, `sync.barrier : block|group|thread` and `sync.fence`");
 }
 

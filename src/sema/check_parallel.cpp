@@ -94,9 +94,6 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     limitation(Rule::cooperative_level, lv.cooperative_location,
                "`<cooperative>` applies only to a `: block` level; Croqtile ignores it here",
                "remove it, or write `parallel b by N : block<cooperative>`");
-  if (cooperative)
-    limitation(Rule::unsupported_launch, lv.space_location,
-               "cooperative launch (`: block<cooperative>`) is not supported yet by libcroqjit");
   std::vector<Count> count_values;
   std::int64_t total = 1;  // the product of the counts, when total_known
   bool total_known = true;

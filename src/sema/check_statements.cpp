@@ -308,10 +308,11 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
              "declare the returned tensor with the function's return type");
       v.buffer = new_buffer(decl.name, dtype, rank, Space::global, decl.location);
       v.buffer->returned = true;
-    } else if (t.storage == Storage::global && scope_ == Scope::kernel) {
-      // A buffer of the program, allocated by the runtime for each call.
+    } else if ((t.storage == Storage::global || t.storage == Storage::none) && scope_ == Scope::kernel) {
+      // A buffer of the program, allocated by the runtime for each call
+      // (at function scope, tensors are global without saying so).
       v.buffer = new_buffer(decl.name, dtype, rank, Space::global, decl.location);
-      v.buffer->declared_global = true;
+      v.buffer->declared_global = t.storage == Storage::global;
     } else {
       // Checked on as a global buffer: its uses may break rules of their own.
       limitation(Rule::unsupported_global_tensor, decl.location,

@@ -39,4 +39,27 @@ inline const char* const kAsyncRegions =
     "  sync.global;\n"
     "}\n";
 
+// A cooperative launch: blocks exchange rows through function-scope tensors
+// (global without saying so) across two grid barriers, so each read crosses
+// blocks and only the barriers order it.
+// With a = 2 * x and c(j, t) = a((j + 1) % B, t) + 1:
+// out(b, t) = c(B - 1 - b, t) + a(b, t) = 2 * x((B - b) % B, t) + 1 + 2 * x(b, t).
+inline const char* const kCooperativeExchange =
+    "__co__ s32 [B, T] exchange(s32 [B, T] x) {\n"
+    "  s32 [B, T] a;\n"
+    "  s32 [B, T] c;\n"
+    "  s32 [B, T] out;\n"
+    "  parallel b by B : block<cooperative> {\n"
+    "    parallel t by T : thread\n"
+    "      a.at(b, t) = x.at(b, t) * 2;\n"
+    "    sync.barrier : block;\n"
+    "    parallel t by T : thread\n"
+    "      c.at(b, t) = a.at((b + 1) % B, t) + 1;\n"
+    "    sync.barrier : device;\n"
+    "    parallel t by T : thread\n"
+    "      out.at(b, t) = c.at(B - 1 - b, t) + a.at(b, t);\n"
+    "  }\n"
+    "  return out;\n"
+    "}\n";
+
 }  // namespace croq::test

@@ -79,5 +79,34 @@ TEST(GpuProgram, AsyncRegionsRunInOrderAndWriteTheirArguments) {
   }
 }
 
+// kCooperativeExchange: rows cross blocks through two grid barriers; the
+// grid (up to 128 blocks) fits on the device at once.
+TEST(GpuProgram, CooperativeBlocksExchangeRowsAcrossGridBarriers) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(croq::test::kCooperativeExchange);
+  for (std::size_t blocks : {std::size_t{2}, std::size_t{128}}) {
+    const std::size_t threads = 96;
+    auto x = make_spandata<std::int32_t>(blocks, threads);
+    x.fill_random(-1000, 1000);
+    Tensor dx = Tensor::copy_of(x.view(), MemoryKind::device);
+    Tensor out = Tensor::empty(DType::s32, Shape{blocks, threads}, MemoryKind::device);
+    CROQ_CU(cuMemsetD8, reinterpret_cast<CUdeviceptr>(out.data()), 0xa5, out.bytes());  // poison
+    LaunchOptions options;
+    TensorView out_view = out.view();
+    options.output = &out_view;
+    // Twice: the counter of each call starts at zero again.
+    for (int call = 0; call < 2; ++call) {
+      const std::vector<Arg> args{dx};
+      k.launch(args, options);
+      Tensor host = out.to_host();
+      for (std::size_t b = 0; b < blocks; ++b)
+        for (std::size_t t = 0; t < threads; ++t) {
+          const std::int32_t want = 2 * x[(blocks - b) % blocks][t] + 1 + 2 * x[b][t];
+          ASSERT_EQ(host[b][t].as<std::int32_t>(), want) << blocks << " blocks, at " << b << ", " << t;
+        }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace croq

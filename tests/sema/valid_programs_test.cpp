@@ -73,6 +73,7 @@ TEST(ValidPrograms, SharedTestKernels) {
   expect_clean("kMmaSyncPipelined", croq::test::kMmaSyncPipelined);
   expect_clean("kReverseTwice", croq::test::kReverseTwice);
   expect_clean("kAsyncRegions", croq::test::kAsyncRegions);
+  expect_clean("kCooperativeExchange", croq::test::kCooperativeExchange);
   for (const auto& g : croq::test::mma_sync_gemm_cases()) expect_clean(g.name(), g.source());
 }
 

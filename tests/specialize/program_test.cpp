@@ -95,6 +95,47 @@ TEST(Program, ASyncGlobalAfterOneKernelKeepsItOneKernel) {
   EXPECT_EQ(p.kernels[0].launch.grid[0], 64);
 }
 
+TEST(Program, CooperativeBlocksLaunchTogetherAndCountInAProgramBuffer) {
+  GeneratedProgram p = generate_program_of(croq::test::kCooperativeExchange, {tensor(DType::s32, {64, 128})});
+  ASSERT_EQ(p.kernels.size(), 1u);
+  const GeneratedKernel& k = p.kernels[0];
+  EXPECT_TRUE(k.launch.cooperative);
+  EXPECT_EQ(k.launch.grid[0], 64u);
+  // The counter comes first, then `a` and `c` (tensors at function scope are global).
+  ASSERT_EQ(k.scratch.size(), 3u);
+  EXPECT_EQ(k.scratch[0].dtype, DType::u32);
+  EXPECT_EQ(k.scratch[0].shape, (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(k.scratch[1].name, "a");
+  EXPECT_EQ(k.scratch[2].name, "c");
+  // `sync.barrier : block` and `: device` both wait for the grid.
+  std::size_t barriers = 0;
+  for (std::size_t at = k.ir.find("barrier grid counting in croq_grid_barrier"); at != std::string::npos;
+       at = k.ir.find("barrier grid counting in croq_grid_barrier", at + 1))
+    ++barriers;
+  EXPECT_EQ(barriers, 2u) << k.ir;
+  EXPECT_NE(k.cuda_source.find("croq_grid_sync(croq_grid_barrier);"), std::string::npos) << k.cuda_source;
+  jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "program.cu", k.entry, {"sm_90a", false, {}});
+  EXPECT_FALSE(out.cubin.empty());
+}
+
+// Every kernel of a program numbers its buffers alike: the counter is
+// there in the kernel that is not cooperative too.
+TEST(Program, TheGridBarrierCounterIsInEveryKernelOfTheProgram) {
+  const std::string source =
+      "__co__ void f(s32 [8] x) {\n  parallel b by 8 : block\n    x.at(b) = 1;\n"
+      "  global s32 [8] y;\n  parallel b by 8 : block<cooperative> {\n    y.at(b) = x.at(b);\n"
+      "    sync.barrier : block;\n    x.at(b) = y.at(7 - b);\n  }\n}\n";
+  GeneratedProgram p = generate_program_of(source, {tensor(DType::s32, {8})});
+  ASSERT_EQ(p.kernels.size(), 2u);
+  EXPECT_FALSE(p.kernels[0].launch.cooperative);
+  EXPECT_TRUE(p.kernels[1].launch.cooperative);
+  for (const GeneratedKernel& k : p.kernels) {
+    ASSERT_EQ(k.scratch.size(), 2u);
+    EXPECT_EQ(k.scratch[0].dtype, DType::u32);
+    EXPECT_EQ(k.scratch[1].name, "y");
+  }
+}
+
 std::string error_of(const std::string& source, const std::vector<ArgSignature>& args,
                      const std::vector<std::string>& dynamic = {}) {
   CompileOptions options;
@@ -121,6 +162,11 @@ TEST(Program, WhatIsNotSupportedYetIsACompileErrorAtIt) {
       "__co__ void f(f32 [N] a) {\n  global f32 [N] tmp;\n  parallel i by N\n    tmp.at(i) = a.at(i);\n}\n";
   EXPECT_EQ(error_of(dynamic_global, {tensor(DType::f32, {-1})}, {"N"}),
             "2:15: this shape involves the dynamic dim `N`, but it must be known when the kernel is compiled");
+  const std::string dynamic_cooperative =
+      "__co__ void f(s32 [N] x) {\n  parallel b by N : block<cooperative> {\n    x.at(b) = 1;\n"
+      "    sync.barrier : block;\n  }\n}\n";
+  EXPECT_EQ(error_of(dynamic_cooperative, {tensor(DType::s32, {-1})}, {"N"}),
+            "2:17: the blocks of a cooperative launch are counted at compile time, one per index, and are not clustered");
 }
 
 // generate() is for functions of one kernel.

@@ -278,7 +278,9 @@ void Printer::stmt(const ir::Stmt& s) {
     } else if constexpr (std::is_same_v<T, ir::Region>) {
       stmt(*n.body);
     } else if constexpr (std::is_same_v<T, ir::Barrier>) {
-      if (n.scope == ir::Barrier::Scope::warp) line("__syncwarp();");
+      if (n.scope == ir::Barrier::Scope::grid)
+        line("croq_grid_sync(" + kernel_.buffers[static_cast<std::size_t>(n.counter)].name + ");");
+      else if (n.scope == ir::Barrier::Scope::warp) line("__syncwarp();");
       else if (n.scope == ir::Barrier::Scope::lanes) line("__syncwarp(__activemask());");
       else if (n.set.threads == 0) line("__syncthreads();");
       else line("croq_dev::named_barrier_sync(" + std::to_string(n.set.barrier_id) + ", " + std::to_string(n.set.threads) + ");");
@@ -384,6 +386,25 @@ void Printer::print(const ir::Print& p) {
 
 // ---- the kernel ----------------------------------------------------------------
 
+// The grid barrier of a cooperative launch, whose blocks are all resident.
+// The first thread of each block adds to a zeroed counter so that the adds
+// of the whole grid sum to 2^31: the top bit flips once every block has
+// arrived, and the low bits are back to zero for the next barrier.
+constexpr const char* kGridSync = R"CUDA(
+__device__ __forceinline__ void croq_grid_sync(unsigned int* counter) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned int add = blockIdx.x == 0 ? 0x80000000u - (gridDim.x - 1u) : 1u;
+    __threadfence();
+    const unsigned int before = atomicAdd(counter, add);
+    while (((before ^ *static_cast<volatile unsigned int*>(counter)) & 0x80000000u) == 0u) {
+    }
+    __threadfence();
+  }
+  __syncthreads();
+}
+)CUDA";
+
 std::string emit_kernel(ir::Kernel& kernel) {
   Printer printer(kernel);
   const std::string body = printer.body_text(*kernel.body);
@@ -417,6 +438,7 @@ std::string emit_kernel(ir::Kernel& kernel) {
   if (kernel.needs_bf16) src << "#include <cuda_bf16.h>\n";
   if (kernel.needs_fp8) src << "#include <cuda_fp8.h>\n";
   if (kernel.hopper) src << hopper_prelude();
+  if (kernel.cooperative) src << kGridSync;
   // A #line before pasted __device__ code: NVRTC errors in it are the user's.
   for (const auto& dc : kernel.device_code)
     src << (dc.line > 0 ? line_directive(dc.line, kernel.source_name) + "\n" : "") << dc.text << "\n";
@@ -438,6 +460,7 @@ std::string emit_kernel(ir::Kernel& kernel) {
   launch.block = {static_cast<unsigned>(kernel.block_threads), 1, 1};
   launch.shared_bytes = static_cast<unsigned>(kernel.shared_bytes);
   if (kernel.cluster_blocks > 0) launch.cluster = {static_cast<unsigned>(kernel.cluster_blocks), 1, 1};
+  launch.cooperative = kernel.cooperative;
   kernel.abi.entry = kernel.entry;
   return src.str();
 }
