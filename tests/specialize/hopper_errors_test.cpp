@@ -194,7 +194,7 @@ std::vector<ErrorCase> inthreads_cases() {
       {"InthreadsAsyncNested",
        shell("    parallel p by 2 : group-4 {\n      inthreads.async (p == 0) {\n"
              "        inthreads.async (p == 0) { sync.shared; }\n      }\n    }\n"),
-       5, 9, "inthreads.async regions do not nest"},
+       5, 9, "inthreads.async inside another inthreads.async region"},
       {"InthreadsAsyncConditionSelectsNothing",
        shell("    parallel p by 2 : group-4 {\n      inthreads.async (p == 5) { sync.shared; }\n    }\n"), 4, 24,
        "the inthreads.async condition selects no `p` in 0..1"},
