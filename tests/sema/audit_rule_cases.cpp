@@ -206,6 +206,20 @@ TEST(AuditedStatements, FutureOfACopyIntoABadSelectIsStillAFuture) {
             (Errors{{6, "select-operands"}, {8, "select-operands"}}));
 }
 
+// `while` over events (a limitation) is no condition error; an event in
+// arithmetic with a number is.
+TEST(AuditedStatements, WhileOverEventsIsALimitation) {
+  EXPECT_EQ(errors_of(blk("    shared event e, f[2];\n    while (e && f) {\n    }\n    while (e && n > 0) {\n    }\n")),
+            (Errors{{6, "arithmetic-operand"}}));
+}
+
+// A tuple name bound again in an inner scope is a new binding (a
+// limitation); in its own scope it is an assignment, an error.
+TEST(AuditedStatements, TupleBoundAgainInAnInnerScope) {
+  EXPECT_EQ(errors_of(fn("  t = {1, 2};\n  parallel p by 2 {\n    t = {3, 4, 5};\n  }\n  t = {5, 6};\n")),
+            (Errors{{6, "assign-target"}}));
+}
+
 // `=> global` makes a new global buffer: a limitation, not an error.
 TEST(AuditedStatements, CopyIntoANewGlobalBufferIsALimitation) {
   EXPECT_EQ(errors_of(blk("    t = dma.copy a.chunkat(bm, _) => global;\n")), Errors{});
