@@ -146,6 +146,9 @@ std::vector<RuleCase> audit_rule_cases() {
        "`b` is a bool; shape arithmetic takes integers", "", "", true},
       {"NamedShapeOfARatioOfShapes", "shape-expected", fn("  s : a.span / a.span;\n"), 2, "a.^span /",
        "`a.span / a.span` is a tuple (two shapes divide into counts); `s` is a shape", "", "", true},
+      {"TupleOfAShapeHasItsExtents", "shape-arithmetic-rank", fn("  t = {a.span};\n  u = t + {1, 2, 3};\n"), 3, "t +",
+       "`t + {1, 2, 3}` combines 2 values with 3; shape arithmetic takes the same number on both sides or one number", "",
+       "", true},
   };
 }
 
