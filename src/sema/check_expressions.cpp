@@ -109,7 +109,12 @@ Type Checker::expr(const Expr& e) {
     } else if constexpr (std::is_same_v<T, ITuple>) {
       Type t;
       t.kind = Kind::tuple;
-      for (const auto& el : n.elements) t.elements.push_back(expr(*el));
+      for (const auto& el : n.elements) {
+        Type v = expr(*el);
+        // `{a.span}`: a shape inside braces gives its extents, one value each.
+        if (v.kind == Kind::shape && !v.elements.empty()) t.elements.insert(t.elements.end(), v.elements.begin(), v.elements.end());
+        else t.elements.push_back(std::move(v));
+      }
       return t;
     } else if constexpr (std::is_same_v<T, ElementCount>) {
       std::int64_t count = 1;

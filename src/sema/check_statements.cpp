@@ -116,7 +116,20 @@ void Checker::statement_node(const Stmt& s) {
       loop(s, n);
     } else if constexpr (std::is_same_v<T, While>) {
       ++loops_;
-      body_after_condition(*n.condition, "`while`", *n.body);
+      if (events_only(*n.condition)) {
+        // `while (e)`, `while (e && f[0])`: loops while the events are not complete.
+        limitation(Rule::unsupported_statement, s.location,
+                   "`while` over events is not supported yet by libcroqjit", "wait for them: `wait e;`");
+        for (const Expr* part : leaves_of(*n.condition)) {  // `b[5]` is still checked; a whole array is fine here
+          try {
+            expr(*part);
+          } catch (const Abort&) {
+          }
+        }
+        nested(*n.body);
+      } else {
+        body_after_condition(*n.condition, "`while`", *n.body);
+      }
       --loops_;
     } else if constexpr (std::is_same_v<T, If>) {
       body_after_condition(*n.condition, "`if`", *n.then_branch);
@@ -170,6 +183,27 @@ void Checker::statement_node(const Stmt& s) {
            std::string(unsupported_statement(s)) + " is not supported yet by libcroqjit");
     }
   }, s.node);
+}
+
+// The operands of `a && b || c`.
+std::vector<const Expr*> Checker::leaves_of(const Expr& e) const {
+  const auto* b = std::get_if<Binary>(&e.node);
+  if (!b || (b->op != BinaryOp::logical_and && b->op != BinaryOp::logical_or)) return {&e};
+  std::vector<const Expr*> out = leaves_of(*b->lhs);
+  for (const Expr* r : leaves_of(*b->rhs)) out.push_back(r);
+  return out;
+}
+
+// Whether every operand of `e`'s `&&` / `||` is an event (`e`, `e[i]`).
+bool Checker::events_only(const Expr& e) const {
+  for (const Expr* part : leaves_of(e)) {
+    const Expr* root = part;
+    if (const auto* s = std::get_if<Subscript>(&root->node)) root = s->object.get();
+    const auto* n = std::get_if<Name>(&root->node);
+    const Symbol* sym = n ? lookup(n->name) : nullptr;
+    if (!sym || sym->type.kind != Kind::event) return false;
+  }
+  return true;
 }
 
 Type Checker::condition(const Expr& e, const char* what) {
@@ -552,10 +586,13 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
          "store it first (`mma.store`) and compute on the stored tile");
   // `f = 5;` in an inner scope of a number that cannot change there (`int
   // f = 4;` outside) binds a new `f` in that scope, as Croqtile does.
-  if (n && a.op == AssignOp::assign && value.is_number() && target.kind == Kind::scalar &&
-      (target.known != Known::at_run_time || target.immutable)) {
+  // So does `t = {2, 3};` of a tuple name `t = {...}` bound outside.
+  const bool number = value.is_number() && target.kind == Kind::scalar &&
+                      (target.known != Known::at_run_time || target.immutable);
+  const bool tuple = value.kind == Kind::tuple && target.kind == Kind::tuple;
+  if (n && a.op == AssignOp::assign && (number || tuple)) {
     const Symbol* outer = lookup(n->name);
-    if (outer && (outer->origin == Origin::declaration || outer->origin == Origin::binding) &&
+    if (outer && (outer->origin == Origin::binding || (number && outer->origin == Origin::declaration)) &&
         scope_of(outer) + 1 < scopes_.size()) {
       limitation(Rule::unsupported_binding, a.target->location,
                  "`" + n->name + " = " + text(*a.value) + "` binds a new `" + n->name +

@@ -117,6 +117,8 @@ class Checker {
   const Symbol* mutable_in(const Expr& e) const;
   void call_statement(const Stmt& s, const CallStatement& c);
   Type condition(const Expr& e, const char* what);
+  std::vector<const Expr*> leaves_of(const Expr& e) const;
+  bool events_only(const Expr& e) const;
   void body_after_condition(const Expr& cond, const char* what, const Stmt& body);
   // Names a failed statement would have defined, as errors (no cascades).
   void define_poisoned(const Stmt& s);

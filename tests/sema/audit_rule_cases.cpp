@@ -138,6 +138,9 @@ std::vector<RuleCase> audit_rule_cases() {
        "`b` is a bool; shape arithmetic takes integers", "", "", true},
       {"NamedShapeOfARatioOfShapes", "shape-expected", fn("  s : a.span / a.span;\n"), 2, "a.^span /",
        "`a.span / a.span` is a tuple (two shapes divide into counts); `s` is a shape", "", "", true},
+      {"TupleOfAShapeHasItsExtents", "shape-arithmetic-rank", fn("  t = {a.span};\n  u = t + {1, 2, 3};\n"), 3, "t +",
+       "`t + {1, 2, 3}` combines 2 values with 3; shape arithmetic takes the same number on both sides or one number", "",
+       "", true},
   };
 }
 
@@ -196,6 +199,20 @@ TEST(AuditedStatements, FutureOfACopyIntoABadSelectIsStillAFuture) {
                           "    f = dma.copy a.chunkat(bm, _) => select(bn % 2, x, y);\n"
                           "    g = dma.copy a.chunkat(bm, _) => z;\n    h = select(bn % 2, f, g);\n")),
             (Errors{{6, "select-operands"}, {8, "select-operands"}}));
+}
+
+// `while` over events (a limitation) is no condition error; an event in
+// arithmetic with a number is.
+TEST(AuditedStatements, WhileOverEventsIsALimitation) {
+  EXPECT_EQ(errors_of(blk("    shared event e, f[2];\n    while (e && f) {\n    }\n    while (e && n > 0) {\n    }\n")),
+            (Errors{{6, "arithmetic-operand"}}));
+}
+
+// A tuple name bound again in an inner scope is a new binding (a
+// limitation); in its own scope it is an assignment, an error.
+TEST(AuditedStatements, TupleBoundAgainInAnInnerScope) {
+  EXPECT_EQ(errors_of(fn("  t = {1, 2};\n  parallel p by 2 {\n    t = {3, 4, 5};\n  }\n  t = {5, 6};\n")),
+            (Errors{{6, "assign-target"}}));
 }
 
 // `=> global` makes a new global buffer: a limitation, not an error.
