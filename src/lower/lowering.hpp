@@ -245,6 +245,9 @@ class Lowerer {
   std::vector<ir::StmtList*> out_;
   std::vector<std::map<std::string, Value>> symbols_;
   Scope scope_ = Scope::kernel;
+  // Instances of the thread, group and group-4 levels inside the block
+  // level (0: unknown or many): at thread scope, 1 is a single thread.
+  std::int64_t thread_instances_ = 1;
   ExprRef thread_id_;  // what the next thread-space level splits
 
   // The threads running the current statements, for cooperative copies,

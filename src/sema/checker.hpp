@@ -216,6 +216,9 @@ class Checker {
 
   // Where the statements run (lowering's scope, thread split and thread set).
   Scope scope_ = Scope::kernel;
+  // Instances of the thread, group and group-4 levels inside the block
+  // level (0: unknown or many): at thread scope, 1 is a single thread.
+  std::int64_t thread_instances_ = 1;
   bool thread_split_ = false;  // inside a `: group` / `: group-4` level: the next level splits its threads
   bool in_warpgroup_ = false;  // each warpgroup of a group-4 level runs the statements
   struct Region {              // inside inthreads.async

@@ -1,6 +1,7 @@
 // Copy and loop forms of Croqtile's end-to-end programs on the device:
 // `.subspan` copies without `.at`, zero-filled larger destinations, one
-// loop index over several dimensions, group levels outside any block. Random
+// loop index over several dimensions, group levels outside any block, TMA
+// in a one-thread level and into the returned tensor. Random
 // inputs, outputs poisoned before each launch, exact host references.
 #include <gtest/gtest.h>
 
@@ -150,6 +151,65 @@ __co__ s32 [6, 17, 32] add(s32 [6, 17, 32] a, s32 [6, 17, 32] b) {
     for (std::size_t j = 0; j < 17; ++j)
       for (std::size_t l = 0; l < 32; ++l)
         ASSERT_EQ(got[i][j][l], a[i][j][l] - b[i][j][l]) << i << "," << j << "," << l;
+}
+
+#define CROQ_REQUIRE_TMA()                                                              \
+  do {                                                                                  \
+    CROQ_REQUIRE_GPU();                                                                 \
+    if (::croq::jit::device_info(0).cc_major < 9) GTEST_SKIP() << "TMA needs sm_90 or newer"; \
+  } while (0)
+
+// The one thread of `parallel by 1, by 1` loads the whole tensor with TMA
+// and stores it into the returned tensor.
+TEST(GpuCopyForms, TmaInAOneThreadLevelRoundTrips) {
+  CROQ_REQUIRE_TMA();
+  Kernel k = compile(R"(
+__co__ f32 [6, 16, 64] round_trip(f32 [6, 16, 64] a) {
+  f32 [a.span] out;
+  parallel by 1, by 1 {
+    t = tma.copy.async a => shared;
+    wait t;
+    tma.copy t.data => out;
+  }
+  return out;
+}
+)");
+  auto a = make_spandata<float>(6, 16, 64);
+  a.fill_random(-10, 10);
+  Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
+  Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::f32, Shape{6, 16, 64});
+  for (std::size_t i = 0; i < 6; ++i)
+    for (std::size_t j = 0; j < 16; ++j)
+      for (std::size_t l = 0; l < 64; ++l)
+        ASSERT_EQ(static_cast<float>(got[i][j][l]), static_cast<float>(a[i][j][l])) << i << "," << j << "," << l;
+  // The returned tensor the call allocates gets its descriptor too.
+  Tensor fresh = k(a.view());
+  for (std::size_t i = 0; i < 6; ++i)
+    for (std::size_t l = 0; l < 64; ++l) ASSERT_EQ(static_cast<float>(fresh[i][15][l]), static_cast<float>(a[i][15][l]));
+}
+
+// Block-scope TMA stores of tiles into the returned tensor.
+TEST(GpuCopyForms, TmaStoresTilesIntoTheReturnedTensor) {
+  CROQ_REQUIRE_TMA();
+  Kernel k = compile(R"(
+__co__ f32 [6, 16, 128] tiles(f32 [6, 16, 128] a) {
+  f32 [a.span] out;
+  parallel p by 32 : block {
+    t = tma.copy.async a.chunkat(_, _, p) => shared;
+    wait t;
+    tma.copy t.data => out.chunkat(_, _, p);
+  }
+  return out;
+}
+)");
+  auto a = make_spandata<float>(6, 16, 128);
+  a.fill_random(-10, 10);
+  Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
+  Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::f32, Shape{6, 16, 128});
+  for (std::size_t i = 0; i < 6; ++i)
+    for (std::size_t j = 0; j < 16; ++j)
+      for (std::size_t l = 0; l < 128; ++l)
+        ASSERT_EQ(static_cast<float>(got[i][j][l]), static_cast<float>(a[i][j][l])) << i << "," << j << "," << l;
 }
 
 }  // namespace

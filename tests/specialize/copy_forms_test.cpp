@@ -1,7 +1,8 @@
 // Copy and loop forms of Croqtile's end-to-end programs, through lowering:
 // a `.subspan` copied without `.at` (its first tile), destinations larger
 // than the source (zero-filled), one loop index over several dimensions,
-// thread and group levels outside any block level. Each kernel's CUDA compiles with NVRTC.
+// thread and group levels outside any block level, TMA copies in a one-thread
+// level and into the returned tensor. Each kernel's CUDA compiles with NVRTC.
 #include <gtest/gtest.h>
 
 #include "jit/nvrtc_compiler.hpp"
@@ -179,6 +180,73 @@ TEST(ImplicitBlock, NestedLevelSplitsTheGroupsThreads) {
       {tensor(DType::s32, {17, 32})});
   EXPECT_TRUE(contains(k.ir, "(threadIdx.x % 32)")) << k.ir;
   EXPECT_FALSE(contains(k.ir, "region flat")) << k.ir;
+  expect_compiles(k);
+}
+
+// The one thread of `parallel by 1, by 1` issues and awaits its TMA copies
+// itself: no block barriers inside the thread level.
+TEST(TmaInOneThread, LoadsAndStoresWithoutBlockBarriers) {
+  GeneratedKernel k = generate(
+      "__co__ f32 [6, 16, 64] f(f32 [6, 16, 64] a) {\n"
+      "  f32 [a.span] out;\n"
+      "  parallel by 1, by 1 {\n"
+      "    t = tma.copy.async a => shared;\n"
+      "    wait t;\n"
+      "    tma.copy t.data => out;\n"
+      "  }\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::f32, {6, 16, 64})});
+  const std::size_t region = k.ir.find("region threads");
+  ASSERT_NE(region, std::string::npos) << k.ir;
+  EXPECT_FALSE(contains(k.ir.substr(region), "barrier block")) << k.ir;
+  EXPECT_TRUE(contains(k.ir, "tma.store ")) << k.ir;
+  // The store's descriptor is the returned tensor's (argument -1).
+  int maps = 0;
+  for (const auto& p : k.params)
+    if (p.kind == KernelParam::Kind::tensor_map) {
+      ++maps;
+      EXPECT_EQ(p.box, (std::vector<std::uint32_t>{6, 16, 64}));
+    }
+  EXPECT_EQ(maps, 2);
+  EXPECT_EQ(k.params.back().kind, KernelParam::Kind::tensor_map);
+  EXPECT_EQ(k.params.back().argument, -1);
+  expect_compiles(k);
+}
+
+// More than one thread would each issue the copy: refused per call.
+TEST(TmaInOneThread, ManyThreadsAreRefused) {
+  try {
+    generate(
+        "__co__ void f(f32 [64, 64] a) {\n"
+        "  parallel b by 1 : block\n"
+        "    parallel t by 2 {\n"
+        "      s = tma.copy a => shared;\n"
+        "    }\n"
+        "}\n",
+        {tensor(DType::f32, {64, 64})});
+    ADD_FAILURE() << "no error";
+  } catch (const CompileError& e) {
+    EXPECT_TRUE(contains(e.what(), "in a thread-level parallel of one thread; this one runs in many threads")) << e.what();
+  }
+}
+
+// A block-scope TMA store into the returned tensor, tile by tile.
+TEST(TmaIntoTheReturnedTensor, StoresThroughItsOwnDescriptor) {
+  GeneratedKernel k = generate(
+      "__co__ f32 [6, 16, 128] f(f32 [6, 16, 128] a) {\n"
+      "  f32 [a.span] out;\n"
+      "  parallel p by 32 : block {\n"
+      "    t = tma.copy.async a.chunkat(_, _, p) => shared;\n"
+      "    wait t;\n"
+      "    tma.copy t.data => out.chunkat(_, _, p);\n"
+      "  }\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::f32, {6, 16, 128})});
+  ASSERT_EQ(k.params.back().kind, KernelParam::Kind::tensor_map);
+  EXPECT_EQ(k.params.back().argument, -1);
+  EXPECT_EQ(k.params.back().box, (std::vector<std::uint32_t>{6, 16, 4}));
   expect_compiles(k);
 }
 
