@@ -276,6 +276,7 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
       v.origin_multiple[d] = ir::is_zero(offsets[d]) ? before : multiple_gcd(before, multiples[d]);
     }
     v.pending = View::Pending::none;
+    v.parent.clear();
     Value r;
     r.kind = Value::Kind::view;
     r.view = v;
@@ -296,7 +297,8 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
           offsets.push_back(scaled(idx[d].expr, step));
           multiples.push_back(multiple_product(idx[d].multiple, step));
           // The last tile may reach past the parent: guard unless tiles divide it.
-          std::int64_t parent = dim_value(v.buffer, d);  // -1 when dynamic: never provably inside
+          // -1 when dynamic: never provably inside
+          std::int64_t parent = v.parent.empty() ? dim_value(v.buffer, d) : v.parent[d];
           std::optional<std::int64_t> last;               // the largest tile coordinate, when known
           const Expr& where = *m.args[std::min(d, m.args.size() - 1)];
           if (idx[d].constant && *idx[d].constant < 0)
@@ -348,7 +350,14 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
                              std::to_string(obj.view.extent.size()) + " extents, got " + std::to_string(m.args.size()));
       Value r = obj;
       r.kind = Value::Kind::view;
-      for (std::size_t d = 0; d < m.args.size(); ++d) r.view.extent[d] = non_negative_int(*m.args[d], "a tile extent");
+      // A tile of a window (`x.subspan(...).at(...).subspan(...)`) stays in it.
+      bool window = false;
+      for (const auto& o : obj.view.origin) window = window || !ir::is_zero(o);
+      r.view.parent.clear();
+      if (window) r.view.parent = obj.view.extent;
+      for (std::size_t d = 0; d < m.args.size(); ++d)
+        if (!std::holds_alternative<Wildcard>(m.args[d]->node))  // `_`: the whole dimension
+          r.view.extent[d] = non_negative_int(*m.args[d], "a tile extent");
       r.view.pending = m.kind == MemberKind::view ? View::Pending::view : View::Pending::subspan;
       return r;
     }
@@ -375,7 +384,7 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
                "`.from` offset " + std::to_string(*idx[d].constant) + " is negative");
         offsets.push_back(idx[d].expr);
         multiples.push_back(idx[d].multiple);
-        std::int64_t parent = dim_value(obj.view.buffer, d);
+        std::int64_t parent = obj.view.parent.empty() ? dim_value(obj.view.buffer, d) : obj.view.parent[d];
         if (!(idx[d].constant && parent >= 0 && tile_end(*idx[d].constant, 1, obj.view.extent[d]) <= parent))
           obj.view.exact = false;  // a runtime offset: guard every access
       }
@@ -391,11 +400,12 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
 void Lowerer::place_at_origin(Value& v) const {
   if ((v.kind != Value::Kind::view && v.kind != Value::Kind::future) || v.view.pending != View::Pending::subspan) return;
   for (std::size_t d = 0; d < v.view.extent.size(); ++d) {
-    const std::int64_t parent = dim_value(v.view.buffer, d);  // -1 when dynamic: never provably inside
-    const bool at_zero = d < v.view.origin.size() && ir::is_zero(v.view.origin[d]);
-    if (!(parent >= 0 && at_zero && v.view.extent[d] >= 0 && v.view.extent[d] <= parent)) v.view.exact = false;
+    // -1 when dynamic: never provably inside
+    const std::int64_t parent = v.view.parent.empty() ? dim_value(v.view.buffer, d) : v.view.parent[d];
+    if (!(parent >= 0 && v.view.extent[d] >= 0 && v.view.extent[d] <= parent)) v.view.exact = false;
   }
   v.view.pending = View::Pending::none;
+  v.view.parent.clear();
 }
 
 // x.span_as([d0, d1, ...]): the same elements, in the same row-major order,

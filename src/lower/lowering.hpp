@@ -36,6 +36,9 @@ struct View {
   // subspan(...) / view(...) wait for .at / .step / .from to place them.
   enum class Pending { none, subspan, view } pending = Pending::none;
   std::vector<std::int64_t> step;
+  // A pending subspan of a window: the window's extents, which its tiles
+  // stay inside to be exact (empty: the buffer's dims).
+  std::vector<std::int64_t> parent;
   ExprRef slot;  // arrays of buffers: which one; null: not selected yet
 };
 

@@ -153,6 +153,32 @@ __co__ s32 [6, 17, 32] add(s32 [6, 17, 32] a, s32 [6, 17, 32] b) {
         ASSERT_EQ(got[i][j][l], a[i][j][l] - b[i][j][l]) << i << "," << j << "," << l;
 }
 
+// Tiles of tiles with `_` extents; the last one reaches past the tensor and
+// reads zeros there.
+TEST(GpuCopyForms, TilesOfTilesWithWholeDimensions) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(R"(
+__co__ s32 [3, 4, 64] nested(s32 [3, 10, 64] a) {
+  s32 [3, 4, 64] out;
+  parallel p by 3 : block {
+    foreach y in [2] {
+      t = dma.copy.zfill a.subspan(1, _, _).at(p, 0, 0).subspan(_, 4, 32).at(0, 2, y) => shared;
+      dma.copy t.data => out.subspan(1, 4, 32).at(p, 0, y);
+    }
+  }
+  return out;
+}
+)");
+  auto a = make_spandata<s32>(3, 10, 64);
+  a.fill_random(-1000, 1000);
+  Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
+  Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::s32, Shape{3, 4, 64});
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 4; ++j)
+      for (std::size_t l = 0; l < 64; ++l)
+        ASSERT_EQ(got[i][j][l], 8 + j < 10 ? static_cast<s32>(a[i][8 + j][l]) : 0) << i << "," << j << "," << l;
+}
+
 #define CROQ_REQUIRE_TMA()                                                              \
   do {                                                                                  \
     CROQ_REQUIRE_GPU();                                                                 \

@@ -250,5 +250,23 @@ TEST(TmaIntoTheReturnedTensor, StoresThroughItsOwnDescriptor) {
   expect_compiles(k);
 }
 
+// `_` in a subspan keeps the whole dimension; a tile of a tile that reaches
+// past its buffer (rows 8..11 of 10) is guarded, though it starts inside.
+TEST(ChainedSubspan, WholeDimensionsAndTailsOfTilesOfTiles) {
+  GeneratedKernel k = generate(
+      "__co__ s32 [4, 64] f(s32 [10, 64] a) {\n"
+      "  s32 [4, 64] out;\n"
+      "  parallel p by 1 : block {\n"
+      "    t = dma.copy.zfill a.subspan(4, _).at(1, 0).subspan(4, _).at(1, 0) => shared;\n"
+      "    dma.copy t.data => out;\n"
+      "  }\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::s32, {10, 64})});
+  EXPECT_TRUE(contains(k.ir, "copy arg_a at ((4 + 4), 0) [4, 64] guarded")) << k.ir;
+  EXPECT_TRUE(contains(k.cuda_source, "((4 + 4) + i_5) < 10 && ")) << k.cuda_source;
+  expect_compiles(k);
+}
+
 }  // namespace
 }  // namespace croq::pipeline
