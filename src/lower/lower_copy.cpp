@@ -59,6 +59,10 @@ ir::Padding Lowerer::padding(const Copy& c, const std::vector<std::int64_t>& ext
 }
 
 void Lowerer::copy(const Stmt& s, const Copy& c) {
+  if (c.op == CopyOp::any) {
+    placeholder(s, c);
+    return;
+  }
   if (c.engine == Engine::tma) {
     tma_copy(s, c);
     return;
@@ -103,6 +107,11 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
     }
     perm = inverse;
   }
+  // A future that swap statements exchange (or a placeholder's) fills a ring.
+  const auto* future = c.future ? std::get_if<Name>(&c.future->node) : nullptr;
+  if (c.future && !future) fail(c.future->location, "a copy's future must be a plain name");
+  const std::string future_name = future ? future->name : "";
+  FutureRing* ring = future ? ring_of(future_name) : nullptr;
   std::optional<ir::Padding> pad;
   if (c.op == CopyOp::pad) {
     pad = padding(c, src.view.extent);
@@ -125,14 +134,20 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
   if (c.destination_storage == Storage::shared || c.destination_storage == Storage::local) {
     if (scope_ == Scope::kernel) fail(s.location, "a copy into shared or local memory must be inside a parallel level");
     if (c.destination_storage == Storage::shared && scope_ == Scope::block) emit_barrier();
-    int id = allocate(c.future ? "future" : "tile", src_dtype, dst_extent,
-                      c.destination_storage == Storage::shared ? ir::Space::shared : ir::Space::local, s.location);
-    dst = whole(id);
+    if (ring && c.destination_storage == Storage::shared) {
+      dst = ring_destination(future_name, src_dtype, dst_extent, s.location);
+    } else {
+      if (ring) fail(s.location, "`" + future_name + "` is swapped: its copies go into `=> shared`");
+      int id = allocate(c.future ? "future" : "tile", src_dtype, dst_extent,
+                        c.destination_storage == Storage::shared ? ir::Space::shared : ir::Space::local, s.location);
+      dst = whole(id);
+    }
     if (zfill && src.view.exact) warn(s, redundant_zfill);
     if (!src.view.exact && !zfill)
       warn(s, "the source tile can reach past its tensor; elements past the end are filled with zero",
            "add `.zfill` to say so");
   } else if (c.destination) {
+    if (ring) fail(s.location, "`" + future_name + "` is swapped: its copies go into `=> shared`");
     Value d = expr(*c.destination);
     place_at_origin(d);
     if (d.kind != Value::Kind::view || d.view.pending != View::Pending::none)
@@ -194,14 +209,12 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
   op.set = set_;
   emit_node(std::move(op), s.location);
   if (scope_ == Scope::block && buffer(dst.buffer).space == ir::Space::shared) emit_barrier();
-  if (c.future) {
-    const auto* name = std::get_if<Name>(&c.future->node);
-    if (!name) fail(c.future->location, "a copy's future must be a plain name");
+  if (future) {
     Value f;
     f.kind = Value::Kind::future;
     f.view = dst;
     f.is_async = async;
-    define(name->name, f);
+    define_future(future_name, f);
   }
 }
 

@@ -590,6 +590,21 @@ Value Lowerer::call(const Expr& e, const Call& n) {
       out.dynamic = DynamicCount{a.dynamic->dim, *b.constant, true};
     return out;
   }
+  // `y(i)` of a bounded index: the value i (from the end when negative), bounded as `y`.
+  if (const Value* index = callee ? lookup(callee->name) : nullptr; index && index->kind == Value::Kind::index) {
+    const std::int64_t i = n.args.size() == 1 ? const_int(*n.args[0], "the value of a bounded index") : -1;
+    if (n.args.size() != 1) fail(e.location, "`" + callee->name + "(i)` takes one value of the index");
+    if (index->count <= 0) fail(e.location, "`" + source_text(e) + "` needs the bound of `" + callee->name + "` at compile time");
+    if (i >= index->count || i < -index->count)
+      fail(n.args[0]->location, "`" + callee->name + "` takes " + std::to_string(index->count) + " values; `(" +
+                                    std::to_string(i) + ")` is not one of them");
+    Value out = *index;
+    const std::int64_t value = i < 0 ? index->count + i : i;
+    out.expr = ir::int_const(value);
+    out.constant = value;
+    out.multiple = value == 0 ? 0 : value;
+    return out;
+  }
   fail(e.location, "calls are not supported yet by libcroqjit (`" + source_text(*n.callee) + "`)");
 }
 

@@ -418,6 +418,8 @@ void Lowerer::stmt(const Stmt& s) {
       copy(s, n);
     } else if constexpr (std::is_same_v<T, Wait>) {
       wait_statement(s, n);
+    } else if constexpr (std::is_same_v<T, Swap>) {
+      swap_statement(s, n);
     } else if constexpr (std::is_same_v<T, Trigger>) {
       trigger_statement(s, n);
     } else if constexpr (std::is_same_v<T, Mma>) {
@@ -601,6 +603,7 @@ ir::Kernel Lowerer::run() {
   setup_output();
   if (!std::get_if<Block>(&fn_.body->node)) fail(fn_.location, "the function has no body");
   kernel_.hopper = uses_hopper(*fn_.body);
+  find_future_rings();
   if (kernel_.hopper) kernel_.needs_half = kernel_.needs_bf16 = true;  // the prelude uses both
   ir::StmtList body = collect([&] { block(*fn_.body); });
   kernel_.body = ir::make_stmt(ir::Seq{std::move(body), false});

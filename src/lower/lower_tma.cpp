@@ -159,8 +159,16 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
          "match the innermost tile extent to the swizzle span");
   if (zfill && global.exact && !store) warn(s, "`.zfill` is redundant: the source tile always covers the destination");
 
+  // A future that swap statements exchange (or a placeholder's) fills a ring.
+  const auto* future = c.future ? std::get_if<Name>(&c.future->node) : nullptr;
+  if (c.future && !future) fail(c.future->location, "a copy's future must be a plain name");
+  FutureRing* ring = future && !store ? ring_of(future->name) : nullptr;
   if (!store) {
-    if (c.destination_storage == Storage::shared) {
+    if (ring && c.destination_storage != Storage::shared)
+      fail(s.location, "`" + future->name + "` is swapped: its copies go into `=> shared`");
+    if (ring) {
+      tile = ring_destination(future->name, dtype, box, s.location);
+    } else if (c.destination_storage == Storage::shared) {
       tile = whole(allocate(c.future ? "future" : "tile", dtype, box, ir::Space::shared, s.location));
     } else if (c.destination) {
       Value d = expr(*c.destination);
@@ -221,12 +229,15 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
   const std::int64_t bytes = *product * elem;  // box extents are at most 256 in at most 5 dims
   // Which barrier completes the copy.
   Value ev;
+  if (bound && ring) fail(bound->location, "a swapped future completes on its own barrier; drop `<...>` and `wait` for it");
   if (bound && single_thread)
     fail(bound->location, "`.async<e>` in a thread-level parallel is not supported yet by libcroqjit",
          "name the future and `wait` for it");
   if (bound) {
     if (bound->template_args.size() != 1) fail(bound->location, "`.async<e>` names one event");
     ev = event_value(*bound->template_args[0], "`.async<...>`");
+  } else if (ring) {
+    ring_event(*ring, ev, future->name);
   } else if (!async && block_statements_ && !single_thread) {
     for (std::size_t i = block_position_ + 1; i < block_statements_->size(); ++i) {
       const Stmt& next = *(*block_statements_)[i];
@@ -243,35 +254,40 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
   load.coords = coords;
   load.bytes = bytes;
   load.leader = leader;
-  if (ev.event >= 0) {
+  if (ev.event >= 0 && !ring) {
     load.event = ev.event;
     load.event_index = ev.event_index;
     emit_node(std::move(load), s.location);
   } else {
-    // A private barrier: one arrival (the issuing thread's), plus the bytes.
-    ir::Event priv;
-    priv.source_name = "tma.copy";
-    priv.name = fresh("tma_bar");
-    priv.phase = priv.name + "_phase";
-    priv.is_private = true;
-    kernel_.events.push_back(priv);
-    ev.event = static_cast<int>(kernel_.events.size()) - 1;
+    // A private barrier (a ring's: its slot's): one arrival (the issuing
+    // thread's), plus the bytes.
+    if (!ring) {
+      ir::Event priv;
+      priv.source_name = "tma.copy";
+      priv.name = fresh("tma_bar");
+      priv.phase = priv.name + "_phase";
+      priv.is_private = true;
+      kernel_.events.push_back(priv);
+      ev.event = static_cast<int>(kernel_.events.size()) - 1;
+      ev.event_index = ir::int_const(0);
+    }
     load.event = ev.event;
-    load.event_index = ir::int_const(0);
+    load.event_index = ev.event_index;
     load.arrive = true;
     emit_node(std::move(load), s.location);
-    if (!async) emit_node(ir::WaitEvent{ev.event, ir::int_const(0)}, s.location);
+    if (!async) emit_node(ir::WaitEvent{ev.event, ev.event_index}, s.location);
   }
-  if (c.future) {
-    const auto* name = std::get_if<Name>(&c.future->node);
-    if (!name) fail(c.future->location, "a copy's future must be a plain name");
+  if (future) {
     Value f;
     f.kind = Value::Kind::future;
     f.view = tile;
     f.is_async = async && !bound;
-    if (f.is_async) f.event = ev.event;
+    if (f.is_async) {
+      f.event = ev.event;
+      f.event_index = ev.event_index;
+    }
     if (bound) f.bound_event = source_text(*bound->template_args[0]);
-    define(name->name, f);
+    define_future(future->name, f);
   }
 }
 

@@ -2,7 +2,8 @@
 // lower_expr.cpp (expressions and views), lower_stmt.cpp (statements and
 // the kernel), lower_parallel.cpp (parallel mapping), lower_copy.cpp (dma
 // copies), lower_events.cpp (events, waits, warp specialization),
-// lower_tma.cpp and lower_mma.cpp. Not an interface.
+// lower_futures.cpp (placeholders, swap), lower_tma.cpp and lower_mma.cpp.
+// Not an interface.
 #pragma once
 
 #include <functional>
@@ -71,6 +72,7 @@ struct Value {
   int accumulator = -1;                 // accumulators
   int swizzle = 0;                      // operands: the span mma.load was told
   bool zfill = false;                   // views: `.zfill` on a copy's source
+  bool placeholder = false;             // futures: `dma.any` / `tma.any` not filled yet
 };
 
 Value scalar_const(std::int64_t v);
@@ -188,6 +190,25 @@ class Lowerer {
   ir::Padding padding(const Copy& c, const std::vector<std::int64_t>& extent);
   void require_static(const View& v, const Expr& where);
 
+  // --- placeholders and swapped futures (lower_futures.cpp)
+  struct FutureRing {
+    std::vector<std::string> names;      // the futures, in order of first mention
+    std::vector<std::string> slot_vars;  // per future: the slot it refers to now
+    int buffer = -1;                     // shared, one slot per future (at the first copy)
+    int event = -1;                      // TMA copies: private barriers, one per slot
+    ir::Stmt* anchor = nullptr;          // where the slot variables are; the buffer's pointer joins them
+  };
+  void find_future_rings();
+  FutureRing* ring_of(const std::string& name);
+  void open_ring(FutureRing& ring);
+  ExprRef ring_slot(const FutureRing& ring, const std::string& name) const;
+  View ring_destination(const std::string& name, DType dtype, const std::vector<std::int64_t>& extent,
+                        const SourceLocation& where);
+  void ring_event(FutureRing& ring, Value& ev, const std::string& name);
+  void define_future(const std::string& name, const Value& f);
+  void placeholder(const Stmt& s, const Copy& c);
+  void swap_statement(const Stmt& s, const Swap& sw);
+
   // --- events, waits, warp specialization (lower_events.cpp)
   void event_declaration(const Stmt& s, const Declaration& d);
   void wait_statement(const Stmt& s, const Wait& w);
@@ -281,6 +302,8 @@ class Lowerer {
   bool cluster_open_ = false;
   std::string output_name_;
   int output_ = -1;
+  std::vector<FutureRing> rings_;
+  std::map<std::string, int> ring_of_;
 };
 
 }  // namespace croq::lower::detail

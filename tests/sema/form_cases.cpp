@@ -25,6 +25,9 @@ std::vector<RuleCase> form_cases() {
        "the unroll factor (8) exceeds the loop extent (4)", "unroll by at most 4"},
       {"BlockScaledMma", "unsupported-mma-form", wg("      mma.row.row.scale mc, ta, tb, ta, tb;\n"), 7, "mma",
        "block-scaled mma (`.scale` with the scales of both sides) is not supported yet by libcroqjit"},
+      {"BoundedValueOutOfRange", "pick-index",
+       blk("    foreach y in [4] {\n      t = dma.copy a.chunkat(bm, y(4)) => shared;\n    }\n"), 4, "4)) =>",
+       "`y` takes 4 values; `(4)` is not one of them", "values count from 0, and from -1 backwards from the last"},
       {"SwapAcrossScopes", "swap-operands",
        blk("    f = dma.copy lhs.subspan(16, 16).at(bm, 0) => shared;\n    foreach i in [2] {\n"
            "      g = dma.copy lhs.subspan(16, 16).at(bm, i) => shared;\n      swap g, f;\n    }\n"),
@@ -46,10 +49,6 @@ std::vector<RuleCase> form_cases() {
        "`sync.barrier : thread` is not supported yet by libcroqjit", "`sync.shared` is the barrier libcroqjit lowers"},
       {"FenceOfSharedMemory", "unsupported-statement", blk("    sync.fence : block<shared>;\n"), 3, "sync",
        "`sync.fence : block<shared>` is not supported yet by libcroqjit", "`sync.shared` is the barrier libcroqjit lowers"},
-      {"Rotate", "unsupported-statement",
-       blk("    f = dma.copy lhs.subspan(16, 16).at(bm, 0) => shared;\n"
-           "    g = dma.copy lhs.subspan(16, 16).at(bm, 1) => shared;\n    rotate(f, g);\n"),
-       5, "rotate", "`rotate` is not supported yet by libcroqjit"},
       {"ClusterTrigger", "unsupported-statement", blk("    shared event full;\n    trigger.cluster full;\n"), 4, "trigger",
        "`trigger.cluster` is not supported yet by libcroqjit"},
       {"MmaScale", "unsupported-mma-form", wg("      mma.scale mc, ta, tb;\n"), 7, "mma",

@@ -2,7 +2,8 @@
 // a `.subspan` copied without `.at` (its first tile), destinations larger
 // than the source (zero-filled), one loop index over several dimensions,
 // thread and group levels outside any block level, TMA copies in a one-thread
-// level and into the returned tensor. Each kernel's CUDA compiles with NVRTC.
+// level and into the returned tensor, placeholders and swapped futures,
+// values of bounded indices (`y(-1)`). Each kernel's CUDA compiles with NVRTC.
 #include <gtest/gtest.h>
 
 #include "jit/nvrtc_compiler.hpp"
@@ -265,6 +266,82 @@ TEST(ChainedSubspan, WholeDimensionsAndTailsOfTilesOfTiles) {
       {tensor(DType::s32, {10, 64})});
   EXPECT_TRUE(contains(k.ir, "copy arg_a at ((4 + 4), 0) [4, 64] guarded")) << k.ir;
   EXPECT_TRUE(contains(k.cuda_source, "((4 + 4) + i_5) < 10 && ")) << k.cuda_source;
+  expect_compiles(k);
+}
+
+// Swapped futures share a ring of shared buffers; each names its slot in a
+// variable that `swap` exchanges, and a placeholder declares the ring where
+// it stands, so code after the loop reads the slot the loop left.
+TEST(SwappedFutures, ShareARingOfSharedBuffers) {
+  GeneratedKernel k = generate(
+      "__co__ s32 [64, 128] f(s32 [64, 128] a) {\n"
+      "  s32 [a.span] out;\n"
+      "  parallel p by 4 : block {\n"
+      "    cur = dma.copy.async a.subspan(16, 16).at(p, 0) => shared;\n"
+      "    nxt = dma.any;\n"
+      "    foreach k in [7] {\n"
+      "      nxt = dma.copy.async a.subspan(16, 16).at(p, k + 1) => shared;\n"
+      "      wait cur;\n"
+      "      parallel {i, j} by [16, 16]\n"
+      "        out.at(p # i, k # j) = cur.data.at(i, j);\n"
+      "      swap cur, nxt;\n"
+      "    }\n"
+      "    wait cur;\n"
+      "    parallel {i, j} by [16, 16]\n"
+      "      out.at(p # i, 112 + j) = cur.data.at(i, j);\n"
+      "  }\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::s32, {64, 128})});
+  EXPECT_TRUE(contains(k.ir, "shared s32 [16, 16] at 0 ring 2")) << k.ir;
+  EXPECT_TRUE(contains(k.ir, "var i32 cur_slot_2 = 0\n      var i32 nxt_slot_3 = 1\n      alloc ring_4")) << k.ir;
+  EXPECT_TRUE(contains(k.ir, "-> ring_4{nxt_slot_3}")) << k.ir;
+  EXPECT_TRUE(contains(k.ir, "cur_slot_2 = nxt_slot_3\n        nxt_slot_3 = slot_")) << k.ir;
+  expect_compiles(k);
+}
+
+// TMA loads of a ring complete on one private barrier per slot.
+TEST(SwappedFutures, TmaRingsWaitOnTheirSlotsBarrier) {
+  GeneratedKernel k = generate(
+      "__co__ f32 [8, 16, 32] f(f32 [8, 16, 32] l) {\n"
+      "  f32 [l.span] output;\n"
+      "  parallel p by 4 : block {\n"
+      "    l0 = tma.copy.async l.subspan(8, 1, 8).at(0, 0, p) => shared;\n"
+      "    l1 = tma.any;\n"
+      "    foreach k in [15] {\n"
+      "      l1 = tma.copy.async l.subspan(8, 1, 8).at(0, k + 1, p) => shared;\n"
+      "      wait l0;\n"
+      "      tma.copy l0.data => output.subspan(8, 1, 8).at(0, k, p);\n"
+      "      swap l0, l1;\n"
+      "    }\n"
+      "    wait l0;\n"
+      "    tma.copy l0.data => output.subspan(8, 1, 8).at(0, 15, p);\n"
+      "  }\n"
+      "  return output;\n"
+      "}\n",
+      {tensor(DType::f32, {8, 16, 32})});
+  EXPECT_TRUE(contains(k.ir, "event tma_ring_bar_5[2]")) << k.ir;
+  EXPECT_TRUE(contains(k.ir, "completes tma_ring_bar_5[l1_slot_3]")) << k.ir;
+  EXPECT_TRUE(contains(k.ir, "wait tma_ring_bar_5[l0_slot_2]")) << k.ir;
+  expect_compiles(k);
+}
+
+// `y(-1)` is the last value of `y`, bounded like `y` (chunkat takes it).
+TEST(BoundedValue, LastValueOfAnIndex) {
+  GeneratedKernel k = generate(
+      "__co__ s32 [4, 32] f(s32 [4, 32] a) {\n"
+      "  s32 [a.span] out;\n"
+      "  parallel p by 4 : block {\n"
+      "    foreach y in [8] {\n"
+      "      t = dma.copy a.chunkat(p, y(-1)) => shared;\n"
+      "      dma.copy t.data => out.chunkat(p, y(1));\n"
+      "    }\n"
+      "  }\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::s32, {4, 32})});
+  EXPECT_TRUE(contains(k.ir, "copy arg_a at (p_1, 28) [1, 4]")) << k.ir;
+  EXPECT_TRUE(contains(k.ir, "-> croq_output at (p_1, 4) [1, 4]")) << k.ir;
   expect_compiles(k);
 }
 
