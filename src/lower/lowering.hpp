@@ -177,6 +177,10 @@ class Lowerer {
   void scalar_declaration(const Declaration& d);
   void assignment(const Stmt& s, const Assignment& a);
   void loop(const Stmt& s, const Loop& l);
+  struct LoopRange {
+    ExprRef begin, end, step;  // step null: 1
+  };
+  LoopRange loop_range(const LoopIndex& index, const ExprRef& count);
   void setup_parameters();
   void setup_output();
 

@@ -74,6 +74,7 @@ class Checker {
   Type binary(const Expr& e, const Binary& b);
   Type call(const Expr& e, const Call& c);
   Type bounded_value(const Expr& e, const Call& c, const Type& index);
+  void loop_range(const LoopIndex& index);
   Type conditional(const Conditional& c);
   // lowering's const_int: a value known at specialization; returns it when known now.
   // `runtime_in_croqtile`: Croqtile also takes a value computed at run time

@@ -2,7 +2,7 @@
 // `.subspan` copies without `.at`, zero-filled larger destinations, one
 // loop index over several dimensions, group levels outside any block, TMA
 // in a one-thread level and into the returned tensor, swapped and rotated
-// futures, `y(-1)`. Random
+// futures, `y(-1)`, range loops. Random
 // inputs, outputs poisoned before each launch, exact host references.
 #include <gtest/gtest.h>
 
@@ -243,6 +243,35 @@ __co__ f32 [8, 96] rot(f32 [8, 96] a) {
       const std::size_t from_tile = j / 32 == 2 ? 1 : j / 32 == 1 ? 0 : 2;
       ASSERT_EQ(static_cast<float>(got[i][j]), static_cast<float>(a[i][from_tile * 32 + j % 32])) << i << "," << j;
     }
+}
+
+// A range loop copies every other tile, one tile to the left; the rest of
+// the output stays as the poison left it, and is not compared.
+TEST(GpuCopyForms, RangeLoopVisitsStartEndAndStride) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(R"(
+__co__ s32 [4, 64] shift(s32 [4, 64] a) {
+  s32 [a.span] out;
+  parallel p by 4 : block {
+    foreach y(1:-1:2) in [16] {
+      t = dma.copy a.chunkat(p, y) => shared;
+      dma.copy t.data => out.chunkat(p, y - 1);
+    }
+  }
+  return out;
+}
+)");
+  auto a = make_spandata<s32>(4, 64);
+  a.fill_random(-1000, 1000);
+  Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
+  Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::s32, Shape{4, 64});
+  // y = 1, 3, ..., 13 writes tiles 0, 2, ..., 12 (4 elements each).
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t tile = 0; tile <= 12; tile += 2)
+      for (std::size_t e = 0; e < 4; ++e)
+        ASSERT_EQ(got[i][tile * 4 + e], a[i][(tile + 1) * 4 + e]) << i << "," << tile << "," << e;
+  // Tile 14 (y = 15 is past the end 16 - 1) is not written: still poison.
+  ASSERT_EQ(got[0][56], static_cast<s32>(-1));
 }
 
 #define CROQ_REQUIRE_TMA()                                                              \

@@ -28,6 +28,10 @@ std::vector<RuleCase> form_cases() {
       {"BoundedValueOutOfRange", "pick-index",
        blk("    foreach y in [4] {\n      t = dma.copy a.chunkat(bm, y(4)) => shared;\n    }\n"), 4, "4)) =>",
        "`y` takes 4 values; `(4)` is not one of them", "values count from 0, and from -1 backwards from the last"},
+      {"LoopRangeOfZeroStride", "loop-range", fn("  foreach y(1:-1:0) in [4] { }\n"), 2, "0)",
+       "the stride of a loop range must be positive, got 0"},
+      {"LoopRangeOfAFloat", "loop-range", fn("  foreach y(1.5:) in [4] { }\n"), 2, "1.5",
+       "the bounds of a loop range are integers, got `1.5`"},
       {"SwapAcrossScopes", "swap-operands",
        blk("    f = dma.copy lhs.subspan(16, 16).at(bm, 0) => shared;\n    foreach i in [2] {\n"
            "      g = dma.copy lhs.subspan(16, 16).at(bm, i) => shared;\n      swap g, f;\n    }\n"),

@@ -345,5 +345,23 @@ TEST(BoundedValue, LastValueOfAnIndex) {
   expect_compiles(k);
 }
 
+// `foreach y(1:-1:2) in [8]`: y = 1, 3, 5, still bounded by 8 (chunkat).
+TEST(RangeLoop, StartEndAndStride) {
+  GeneratedKernel k = generate(
+      "__co__ s32 [4, 32] f(s32 [4, 32] a) {\n"
+      "  s32 [a.span] out;\n"
+      "  parallel p by 4 : block {\n"
+      "    foreach y(1:-1:2) in [8] {\n"
+      "      t = dma.copy a.chunkat(p, y) => shared;\n"
+      "      dma.copy t.data => out.chunkat(p, y - 1);\n"
+      "    }\n"
+      "  }\n"
+      "  return out;\n"
+      "}\n",
+      {tensor(DType::s32, {4, 32})});
+  EXPECT_TRUE(contains(k.ir, "for y_2 in [1, (8 + -1)) step 2:")) << k.ir;
+  expect_compiles(k);
+}
+
 }  // namespace
 }  // namespace croq::pipeline
