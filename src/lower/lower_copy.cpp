@@ -1,6 +1,8 @@
 // Lowering of dma.copy, dma.transp and dma.pad into CopyTiles operations
 // (the backend prints their element loops; the vectorization pass picks the
 // access width).
+#include <algorithm>
+
 #include "lower/lowering.hpp"
 #include "support/checked_int.hpp"
 
@@ -56,6 +58,26 @@ ir::Padding Lowerer::padding(const Copy& c, const std::vector<std::int64_t>& ext
     fail(c.op_args[3]->location, "the padding value must be a number, got `" + source_text(*c.op_args[3]) + "`");
   p.value = value.expr;
   return p;
+}
+
+namespace {
+
+bool mentions(const ExprRef& e, const std::vector<std::string>& names) {
+  if (!e) return false;
+  if (e->kind == ir::ExprKind::var && std::find(names.begin(), names.end(), e->text) != names.end()) return true;
+  for (const auto& o : e->operands)
+    if (mentions(o, names)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool Lowerer::mentions_group_index(const ir::Tile& t) const {
+  if (group_vars_.empty()) return false;
+  if (mentions(t.slot, group_vars_)) return true;
+  for (const auto& o : t.origin)
+    if (mentions(o, group_vars_)) return true;
+  return false;
 }
 
 void Lowerer::copy(const Stmt& s, const Copy& c) {
@@ -206,6 +228,10 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
   op.perm = perm;
   op.pad = pad;
   op.cooperative = scope_ == Scope::block && buffer(dst.buffer).space != ir::Space::local;
+  if (op.cooperative && (mentions_group_index(op.src) || mentions_group_index(op.dst)))
+    fail(s.location, "a copy whose tile depends on the index of a `: group` or `: group-4` level is not supported yet by "
+                     "libcroqjit: the block copies it cooperatively, once",
+         "copy the tiles of all groups in one copy at block scope, or copy inside a `: thread` level");
   op.set = set_;
   emit_node(std::move(op), s.location);
   if (scope_ == Scope::block && buffer(dst.buffer).space == ir::Space::shared) emit_barrier();

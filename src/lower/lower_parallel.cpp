@@ -173,6 +173,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   const bool saved_in_warpgroup = in_warpgroup_;
   const ExprRef saved_tid = thread_id_;
   const std::int64_t saved_thread_instances = thread_instances_;
+  const std::size_t saved_group_vars = group_vars_.size();
   if (mapping == ir::Mapping::grid) thread_instances_ = 1;
   if (mapping == ir::Mapping::flat || (mapping == ir::Mapping::threads && (runtime_total || total != 1)))
     thread_instances_ = 0;
@@ -317,6 +318,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
       // Thread indices are below 1024; block and flat ones take the index type.
       const ir::Type type = mapping == ir::Mapping::threads ? ir::Type::i32() : index_type();
       emit_node(ir::Let{name, type, true, value});
+      if (mapping == ir::Mapping::threads && unit > 1) group_vars_.push_back(name);
       Value v;
       v.kind = Value::Kind::index;
       v.expr = ir::var(name, type);
@@ -365,6 +367,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   in_warpgroup_ = saved_in_warpgroup;
   thread_id_ = saved_tid;
   thread_instances_ = saved_thread_instances;
+  group_vars_.resize(saved_group_vars);
 }
 
 }  // namespace croq::lower::detail

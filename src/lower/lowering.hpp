@@ -193,6 +193,7 @@ class Lowerer {
   void copy(const Stmt& s, const Copy& c);
   ir::Padding padding(const Copy& c, const std::vector<std::int64_t>& extent);
   void require_static(const View& v, const Expr& where);
+  bool mentions_group_index(const ir::Tile& t) const;
 
   // --- placeholders and swapped futures (lower_futures.cpp)
   struct FutureRing {
@@ -276,6 +277,9 @@ class Lowerer {
   // Instances of the thread, group and group-4 levels inside the block
   // level (0: unknown or many): at thread scope, 1 is a single thread.
   std::int64_t thread_instances_ = 1;
+  // The index variables of the enclosing `: group` / `: group-4` levels: a
+  // block-cooperative copy cannot take a tile that differs between groups.
+  std::vector<std::string> group_vars_;
   ExprRef thread_id_;  // what the next thread-space level splits
 
   // The threads running the current statements, for cooperative copies,

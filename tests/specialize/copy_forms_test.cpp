@@ -168,6 +168,27 @@ TEST(ImplicitBlock, GroupLevelAtTheTopRunsInOneBlock) {
   expect_compiles(k);
 }
 
+// The block copies cooperatively, once: a tile that differs between the
+// groups of a `: group` level cannot be copied that way, and says so.
+TEST(ImplicitBlock, CopiesOfPerGroupTilesAreRefused) {
+  try {
+    generate(
+        "__co__ s32 [4, 32] f(s32 [4, 32] a) {\n"
+        "  s32 [a.span] out;\n"
+        "  parallel g by 4 : group {\n"
+        "    t = dma.copy a.chunkat(g, _) => shared;\n"
+        "    dma.copy t => out.chunkat(g, _);\n"
+        "  }\n"
+        "  return out;\n"
+        "}\n",
+        {tensor(DType::s32, {4, 32})});
+    ADD_FAILURE() << "no error";
+  } catch (const CompileError& e) {
+    EXPECT_TRUE(contains(e.what(), "4:5: error: a copy whose tile depends on the index of a `: group` or `: group-4` level"))
+        << e.what();
+  }
+}
+
 // Thread indices of an unannotated level inside it stay below its count.
 TEST(ImplicitBlock, NestedLevelSplitsTheGroupsThreads) {
   GeneratedKernel k = generate(
