@@ -40,7 +40,8 @@ struct KernelParam {
   int argument = -1;  // which call argument (-1 for the output); Kind::scratch: which KernelAbi::scratch
   std::string name;
   DimSource dim;      // Kind::dim: the dynamic dim's value (a long long)
-  // Kind::tensor_map: a TMA descriptor of argument `argument`, encoded at
+  // Kind::tensor_map: a TMA descriptor of argument `argument` (-1: the
+  // returned tensor, allocated before the descriptors are encoded), encoded at
   // launch from the real tensor with this box (outermost first) and swizzle
   // span in bytes; `name` says where it is used, for messages.
   std::vector<std::uint32_t> box;

@@ -258,10 +258,11 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_vie
     for (std::size_t k = 0; k < built.generated.kernels.size(); ++k) {
       Specialization::Part part{std::move(built.generated.kernels[k]), std::move(built.compiled[k]), {}};
       for (const abi::KernelParam& kp : part.generated.params)
-        part.tensor_map_names.push_back(kp.kind == abi::KernelParam::Kind::tensor_map
-                                            ? "argument " + std::to_string(kp.argument + 1) + " '" +
-                                                  function->params[kp.argument].name + "' (" + kp.name + ")"
-                                            : std::string());
+        part.tensor_map_names.push_back(kp.kind != abi::KernelParam::Kind::tensor_map ? std::string()
+                                        : kp.argument < 0
+                                            ? "the returned tensor (" + kp.name + ")"
+                                            : "argument " + std::to_string(kp.argument + 1) + " '" +
+                                                  function->params[kp.argument].name + "' (" + kp.name + ")");
       spec->parts.push_back(std::move(part));
     }
     spec->program = spec->parts.front().generated;

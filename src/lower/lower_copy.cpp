@@ -1,6 +1,8 @@
 // Lowering of dma.copy, dma.transp and dma.pad into CopyTiles operations
 // (the backend prints their element loops; the vectorization pass picks the
 // access width).
+#include <algorithm>
+
 #include "lower/lowering.hpp"
 #include "support/checked_int.hpp"
 
@@ -58,7 +60,31 @@ ir::Padding Lowerer::padding(const Copy& c, const std::vector<std::int64_t>& ext
   return p;
 }
 
+namespace {
+
+bool mentions(const ExprRef& e, const std::vector<std::string>& names) {
+  if (!e) return false;
+  if (e->kind == ir::ExprKind::var && std::find(names.begin(), names.end(), e->text) != names.end()) return true;
+  for (const auto& o : e->operands)
+    if (mentions(o, names)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool Lowerer::mentions_group_index(const ir::Tile& t) const {
+  if (group_vars_.empty()) return false;
+  if (mentions(t.slot, group_vars_)) return true;
+  for (const auto& o : t.origin)
+    if (mentions(o, group_vars_)) return true;
+  return false;
+}
+
 void Lowerer::copy(const Stmt& s, const Copy& c) {
+  if (c.op == CopyOp::any) {
+    placeholder(s, c);
+    return;
+  }
   if (c.engine == Engine::tma) {
     tma_copy(s, c);
     return;
@@ -103,6 +129,11 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
     }
     perm = inverse;
   }
+  // A future that swap statements exchange (or a placeholder's) fills a ring.
+  const auto* future = c.future ? std::get_if<Name>(&c.future->node) : nullptr;
+  if (c.future && !future) fail(c.future->location, "a copy's future must be a plain name");
+  const std::string future_name = future ? future->name : "";
+  FutureRing* ring = future ? ring_of(future_name) : nullptr;
   std::optional<ir::Padding> pad;
   if (c.op == CopyOp::pad) {
     pad = padding(c, src.view.extent);
@@ -125,14 +156,20 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
   if (c.destination_storage == Storage::shared || c.destination_storage == Storage::local) {
     if (scope_ == Scope::kernel) fail(s.location, "a copy into shared or local memory must be inside a parallel level");
     if (c.destination_storage == Storage::shared && scope_ == Scope::block) emit_barrier();
-    int id = allocate(c.future ? "future" : "tile", src_dtype, dst_extent,
-                      c.destination_storage == Storage::shared ? ir::Space::shared : ir::Space::local, s.location);
-    dst = whole(id);
+    if (ring && c.destination_storage == Storage::shared) {
+      dst = ring_destination(future_name, src_dtype, dst_extent, s.location);
+    } else {
+      if (ring) fail(s.location, "`" + future_name + "` is swapped: its copies go into `=> shared`");
+      int id = allocate(c.future ? "future" : "tile", src_dtype, dst_extent,
+                        c.destination_storage == Storage::shared ? ir::Space::shared : ir::Space::local, s.location);
+      dst = whole(id);
+    }
     if (zfill && src.view.exact) warn(s, redundant_zfill);
     if (!src.view.exact && !zfill)
       warn(s, "the source tile can reach past its tensor; elements past the end are filled with zero",
            "add `.zfill` to say so");
   } else if (c.destination) {
+    if (ring) fail(s.location, "`" + future_name + "` is swapped: its copies go into `=> shared`");
     Value d = expr(*c.destination);
     place_at_origin(d);
     if (d.kind != Value::Kind::view || d.view.pending != View::Pending::none)
@@ -191,17 +228,19 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
   op.perm = perm;
   op.pad = pad;
   op.cooperative = scope_ == Scope::block && buffer(dst.buffer).space != ir::Space::local;
+  if (op.cooperative && (mentions_group_index(op.src) || mentions_group_index(op.dst)))
+    fail(s.location, "a copy whose tile depends on the index of a `: group` or `: group-4` level is not supported yet by "
+                     "libcroqjit: the block copies it cooperatively, once",
+         "copy the tiles of all groups in one copy at block scope, or copy inside a `: thread` level");
   op.set = set_;
   emit_node(std::move(op), s.location);
   if (scope_ == Scope::block && buffer(dst.buffer).space == ir::Space::shared) emit_barrier();
-  if (c.future) {
-    const auto* name = std::get_if<Name>(&c.future->node);
-    if (!name) fail(c.future->location, "a copy's future must be a plain name");
+  if (future) {
     Value f;
     f.kind = Value::Kind::future;
     f.view = dst;
     f.is_async = async;
-    define(name->name, f);
+    define_future(future_name, f);
   }
 }
 

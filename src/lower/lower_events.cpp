@@ -247,8 +247,8 @@ void Lowerer::wait_statement(const Stmt& s, const Wait& w) {
     if (!f.is_async)
       fail(t->location, "waiting on a synchronous copy: `" + source_text(*t) + "` was not started with `.async`",
            "remove the `wait`, or add `.async` to the copy");
-    if (f.event >= 0) {  // a TMA copy: its private barrier
-      emit_node(ir::WaitEvent{f.event, ir::int_const(0)}, t->location);
+    if (f.event >= 0) {  // a TMA copy: its private barrier (a ring's: the future's slot)
+      emit_node(ir::WaitEvent{f.event, f.event_index ? f.event_index : ir::int_const(0)}, t->location);
     } else {
       waited_dma = true;
     }

@@ -296,6 +296,7 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
       v.origin_multiple[d] = ir::is_zero(offsets[d]) ? before : multiple_gcd(before, multiples[d]);
     }
     v.pending = View::Pending::none;
+    v.parent.clear();
     Value r;
     r.kind = Value::Kind::view;
     r.view = v;
@@ -316,7 +317,8 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
           offsets.push_back(scaled(idx[d].expr, step));
           multiples.push_back(multiple_product(idx[d].multiple, step));
           // The last tile may reach past the parent: guard unless tiles divide it.
-          std::int64_t parent = dim_value(v.buffer, d);  // -1 when dynamic: never provably inside
+          // -1 when dynamic: never provably inside
+          std::int64_t parent = v.parent.empty() ? dim_value(v.buffer, d) : v.parent[d];
           std::optional<std::int64_t> last;               // the largest tile coordinate, when known
           const Expr& where = *m.args[std::min(d, m.args.size() - 1)];
           if (idx[d].constant && *idx[d].constant < 0)
@@ -368,7 +370,14 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
                              std::to_string(obj.view.extent.size()) + " extents, got " + std::to_string(m.args.size()));
       Value r = obj;
       r.kind = Value::Kind::view;
-      for (std::size_t d = 0; d < m.args.size(); ++d) r.view.extent[d] = non_negative_int(*m.args[d], "a tile extent");
+      // A tile of a window (`x.subspan(...).at(...).subspan(...)`) stays in it.
+      bool window = false;
+      for (const auto& o : obj.view.origin) window = window || !ir::is_zero(o);
+      r.view.parent.clear();
+      if (window) r.view.parent = obj.view.extent;
+      for (std::size_t d = 0; d < m.args.size(); ++d)
+        if (!std::holds_alternative<Wildcard>(m.args[d]->node))  // `_`: the whole dimension
+          r.view.extent[d] = non_negative_int(*m.args[d], "a tile extent");
       r.view.pending = m.kind == MemberKind::view ? View::Pending::view : View::Pending::subspan;
       return r;
     }
@@ -395,7 +404,7 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
                "`.from` offset " + std::to_string(*idx[d].constant) + " is negative");
         offsets.push_back(idx[d].expr);
         multiples.push_back(idx[d].multiple);
-        std::int64_t parent = dim_value(obj.view.buffer, d);
+        std::int64_t parent = obj.view.parent.empty() ? dim_value(obj.view.buffer, d) : obj.view.parent[d];
         if (!(idx[d].constant && parent >= 0 && tile_end(*idx[d].constant, 1, obj.view.extent[d]) <= parent))
           obj.view.exact = false;  // a runtime offset: guard every access
       }
@@ -411,11 +420,12 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
 void Lowerer::place_at_origin(Value& v) const {
   if ((v.kind != Value::Kind::view && v.kind != Value::Kind::future) || v.view.pending != View::Pending::subspan) return;
   for (std::size_t d = 0; d < v.view.extent.size(); ++d) {
-    const std::int64_t parent = dim_value(v.view.buffer, d);  // -1 when dynamic: never provably inside
-    const bool at_zero = d < v.view.origin.size() && ir::is_zero(v.view.origin[d]);
-    if (!(parent >= 0 && at_zero && v.view.extent[d] >= 0 && v.view.extent[d] <= parent)) v.view.exact = false;
+    // -1 when dynamic: never provably inside
+    const std::int64_t parent = v.view.parent.empty() ? dim_value(v.view.buffer, d) : v.view.parent[d];
+    if (!(parent >= 0 && v.view.extent[d] >= 0 && v.view.extent[d] <= parent)) v.view.exact = false;
   }
   v.view.pending = View::Pending::none;
+  v.view.parent.clear();
 }
 
 // x.span_as([d0, d1, ...]): the same elements, in the same row-major order,
@@ -656,6 +666,21 @@ Value Lowerer::call(const Expr& e, const Call& n) {
     out.expr = ir::binary("/", ir::binary("-", ir::binary("+", a.expr, b.expr), ir::int_const(1)), b.expr);
     if (a.dynamic && a.dynamic->divisor == 1 && b.constant && *b.constant > 0)
       out.dynamic = DynamicCount{a.dynamic->dim, *b.constant, true};
+    return out;
+  }
+  // `y(i)` of a bounded index: the value i (from the end when negative), bounded as `y`.
+  if (const Value* index = callee ? lookup(callee->name) : nullptr; index && index->kind == Value::Kind::index) {
+    const std::int64_t i = n.args.size() == 1 ? const_int(*n.args[0], "the value of a bounded index") : -1;
+    if (n.args.size() != 1) fail(e.location, "`" + callee->name + "(i)` takes one value of the index");
+    if (index->count <= 0) fail(e.location, "`" + source_text(e) + "` needs the bound of `" + callee->name + "` at compile time");
+    if (i >= index->count || i < -index->count)
+      fail(n.args[0]->location, "`" + callee->name + "` takes " + std::to_string(index->count) + " values; `(" +
+                                    std::to_string(i) + ")` is not one of them");
+    Value out = *index;
+    const std::int64_t value = i < 0 ? index->count + i : i;
+    out.expr = ir::int_const(value);
+    out.constant = value;
+    out.multiple = value == 0 ? 0 : value;
     return out;
   }
   if (!callee) fail(e.location, "calls are not supported yet by libcroqjit (`" + source_text(*n.callee) + "`)");

@@ -118,11 +118,14 @@ void Lowerer::implicit_block(const Stmt& s, const Parallel& p, std::size_t level
   if (kernel_.hopper) emit_node(ir::BarrierPrologue{{}, {}, true});  // filled by the event pass
   const Scope saved_scope = scope_;
   const bool saved_in_warpgroup = in_warpgroup_;
+  const std::int64_t saved_thread_instances = thread_instances_;
   scope_ = Scope::block;
   in_warpgroup_ = false;
+  thread_instances_ = 1;
   parallel(s, p, level_index);
   scope_ = saved_scope;
   in_warpgroup_ = saved_in_warpgroup;
+  thread_instances_ = saved_thread_instances;
   out_.pop_back();
   emit_node(ir::Region{ir::Mapping::grid, 1, braced(std::move(region))}, lv.location);
 }
@@ -216,6 +219,11 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   const Scope saved_scope = scope_;
   const bool saved_in_warpgroup = in_warpgroup_;
   const ExprRef saved_tid = thread_id_;
+  const std::int64_t saved_thread_instances = thread_instances_;
+  const std::size_t saved_group_vars = group_vars_.size();
+  if (mapping == ir::Mapping::grid) thread_instances_ = 1;
+  if (mapping == ir::Mapping::flat || (mapping == ir::Mapping::threads && (runtime_total || total != 1)))
+    thread_instances_ = 0;
   bool pushed_group = false;
   bool one_warpgroup_block = false;  // a group-4 level in a block of one warpgroup
   std::int64_t unit = 1;
@@ -367,6 +375,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
       // Thread indices are below 1024; block and flat ones take the index type.
       const ir::Type type = mapping == ir::Mapping::threads ? ir::Type::i32() : index_type();
       emit_node(ir::Let{name, type, true, value});
+      if (mapping == ir::Mapping::threads && unit > 1) group_vars_.push_back(name);
       Value v;
       v.kind = Value::Kind::index;
       v.expr = ir::var(name, type);
@@ -415,6 +424,8 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   in_warpgroup_ = saved_in_warpgroup;
   in_cooperative_ = saved_in_cooperative;
   thread_id_ = saved_tid;
+  thread_instances_ = saved_thread_instances;
+  group_vars_.resize(saved_group_vars);
 }
 
 }  // namespace croq::lower::detail

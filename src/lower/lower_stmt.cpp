@@ -365,11 +365,13 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
   push();
   line_mark(s.location);
   std::vector<std::string> names;
+  std::vector<LoopRange> ranges;
   Value tuple;
   tuple.kind = Value::Kind::tuple;
   for (std::size_t d = 0; d < bounds.size(); ++d) {
     const LoopIndex& index = l.indices[one_name_for_all ? 0 : d];
-    if (index.range) fail(index.name.location, "range loops are not supported yet");
+    ranges.push_back(index.range && !one_name_for_all ? loop_range(index, bounds[d].expr)
+                                                      : LoopRange{ir::int_const(0), bounds[d].expr, nullptr});
     names.push_back(fresh(index.name.name));
     if (bounds[d].constant) fit_index(*bounds[d].constant);
     Value v;
@@ -395,14 +397,38 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
     ir::For f;
     f.var = names[d];
     f.type = index_type();
-    f.begin = ir::int_const(0);
-    f.end = bounds[d].expr;
+    f.begin = ranges[d].begin;
+    f.end = ranges[d].end;
+    f.step = ranges[d].step;
     f.body = ir::make_stmt(ir::Seq{std::move(body), false});
     body.clear();
     body.push_back(ir::make_stmt(std::move(f), pos(s.location)));
   }
   for (auto& st : body) emit(std::move(st));
   pop();
+}
+
+// `y(lo:hi:stride)` over a bound of `count`: y from lo below count + hi,
+// stepping stride; each part may be left out (0, 0, 1). The index keeps its
+// bound (#y is count).
+Lowerer::LoopRange Lowerer::loop_range(const LoopIndex& index, const ExprRef& count) {
+  const auto* r = std::get_if<Range>(&index.range->node);
+  if (!r) fail(index.range->location, "`" + index.name.name + "(...)` takes a range `start:end:stride`");
+  auto part = [&](const ExprPtr& e, const char* what) -> Value {
+    Value v = require_scalar(expr(*e), *e);
+    if (v.is_float) fail(e->location, std::string("the ") + what + " of a range must be an integer");
+    return v;
+  };
+  LoopRange out{ir::int_const(0), count, nullptr};
+  if (r->start) out.begin = part(r->start, "start").expr;
+  if (r->end) out.end = ir::add(count, part(r->end, "end").expr);
+  if (r->stride) {
+    Value stride = part(r->stride, "stride");
+    if (!stride.constant || *stride.constant <= 0)
+      fail(r->stride->location, "the stride of a range must be a positive constant, got `" + source_text(*r->stride) + "`");
+    if (*stride.constant != 1) out.step = stride.expr;
+  }
+  return out;
 }
 
 void Lowerer::stmt(const Stmt& s) {
@@ -463,6 +489,8 @@ void Lowerer::stmt(const Stmt& s) {
       copy(s, n);
     } else if constexpr (std::is_same_v<T, Wait>) {
       wait_statement(s, n);
+    } else if constexpr (std::is_same_v<T, Swap>) {
+      swap_statement(s, n);
     } else if constexpr (std::is_same_v<T, Trigger>) {
       trigger_statement(s, n);
     } else if constexpr (std::is_same_v<T, Mma>) {
@@ -654,6 +682,7 @@ ir::Kernel Lowerer::run() {
     kernel_.buffers[static_cast<std::size_t>(grid_barrier_)].name = kernel_.params.back().name = "croq_grid_barrier";
     kernel_.abi.scratch.back().name = "the grid barrier's counter";
   }
+  find_future_rings();
   if (kernel_.hopper) kernel_.needs_half = kernel_.needs_bf16 = true;  // the prelude uses both
   ir::StmtList body = collect([&] { block(*fn_.body); });
   kernel_.body = ir::make_stmt(ir::Seq{std::move(body), false});

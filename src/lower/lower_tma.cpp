@@ -1,6 +1,7 @@
 // Lowering of tma.copy (TMA loads and stores).
 //
-// A global => shared copy is issued by thread 0 of the running set and
+// A global => shared copy is issued by thread 0 of the running set (or the
+// one thread of a thread-level parallel of one thread) and
 // completes on an mbarrier: the event of `.async<e[i]>`, else the event of
 // the `trigger` that follows it (only other tma.copy statements between),
 // else a private barrier that the set waits on at once (synchronous) or at
@@ -43,13 +44,11 @@ SourceLocation destination_storage_location(const Program& program, const Stmt& 
 int Lowerer::tensor_map_param(const View& global, const std::vector<std::int64_t>& box, int swizzle,
                               const SourceLocation& where) {
   const ir::Buffer& b = buffer(global.buffer);
-  if (b.argument == -2)
-    fail(where, "tma.copy reads and writes tensors passed as arguments; " +
-                    (output_name_.empty() ? std::string("the returned tensor is not one")
-                                          : "`" + output_name_ + "` is the kernel's returned tensor"),
-         "use dma.copy, or pass it as an argument");
-  if (b.argument < 0) fail(where, "tma.copy reads and writes tensors passed as arguments", "use dma.copy");
-  std::string key = std::to_string(b.argument) + ":" + std::to_string(swizzle);
+  const bool returned = b.argument == -2;  // its descriptor is encoded once the call has allocated it
+  if (b.argument < 0 && !returned)
+    fail(where, "tma.copy reads and writes tensors passed as arguments or returned", "use dma.copy");
+  const int argument = returned ? -1 : b.argument;
+  std::string key = std::to_string(argument) + ":" + std::to_string(swizzle);
   for (auto x : box) key += ":" + std::to_string(x);
   for (std::size_t i = 0; i < tensor_map_keys_.size(); ++i)
     if (tensor_map_keys_[i] == key) {
@@ -60,9 +59,9 @@ int Lowerer::tensor_map_param(const View& global, const std::vector<std::int64_t
   tensor_map_keys_.push_back(key);
   abi::KernelParam kp;
   kp.kind = abi::KernelParam::Kind::tensor_map;
-  kp.argument = b.argument;
-  kp.name = "tma.copy of '" + fn_.params[static_cast<std::size_t>(b.argument)].name + "' at " + std::to_string(where.line) +
-            ":" + std::to_string(where.column);
+  kp.argument = argument;
+  kp.name = "tma.copy of '" + (returned ? output_name_ : fn_.params[static_cast<std::size_t>(b.argument)].name) + "' at " +
+            std::to_string(where.line) + ":" + std::to_string(where.column);
   for (auto x : box) kp.box.push_back(static_cast<std::uint32_t>(x));
   kp.swizzle_bytes = swizzle;
   kernel_.abi.params.push_back(kp);
@@ -91,7 +90,13 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
       fail(m.location, "`." + m.name + "` on tma.copy is not supported yet by libcroqjit");
     }
   }
-  if (scope_ != Scope::block) fail(s.location, "tma.copy runs at block or warpgroup scope, not inside a thread-level parallel");
+  // In a thread-level parallel of one thread, that thread issues and awaits it.
+  const bool single_thread = scope_ == Scope::thread && thread_instances_ == 1;
+  if (scope_ == Scope::thread && !single_thread)
+    fail(s.location, "tma.copy runs at block or warpgroup scope, or in a thread-level parallel of one thread; this one "
+                     "runs in many threads");
+  if (scope_ != Scope::block && !single_thread)
+    fail(s.location, "tma.copy runs at block or warpgroup scope, not inside a thread-level parallel");
   Value src = expr(*c.source);
   place_at_origin(src);
   zfill = zfill || src.zfill;
@@ -154,8 +159,16 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
          "match the innermost tile extent to the swizzle span");
   if (zfill && global.exact && !store) warn(s, "`.zfill` is redundant: the source tile always covers the destination");
 
+  // A future that swap statements exchange (or a placeholder's) fills a ring.
+  const auto* future = c.future ? std::get_if<Name>(&c.future->node) : nullptr;
+  if (c.future && !future) fail(c.future->location, "a copy's future must be a plain name");
+  FutureRing* ring = future && !store ? ring_of(future->name) : nullptr;
   if (!store) {
-    if (c.destination_storage == Storage::shared) {
+    if (ring && c.destination_storage != Storage::shared)
+      fail(s.location, "`" + future->name + "` is swapped: its copies go into `=> shared`");
+    if (ring) {
+      tile = ring_destination(future->name, dtype, box, s.location);
+    } else if (c.destination_storage == Storage::shared) {
       tile = whole(allocate(c.future ? "future" : "tile", dtype, box, ir::Space::shared, s.location));
     } else if (c.destination) {
       Value d = expr(*c.destination);
@@ -200,14 +213,14 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
     }
     coords.push_back(ir::convert(origin, ir::Type::i32()));
   }
-  const ExprRef leader = ir::binary("==", tid(), ir::int_const(0));
+  const ExprRef leader = single_thread ? ir::int_const(1) : ir::binary("==", tid(), ir::int_const(0));
   if (store) {
     emit_node(ir::MmaCommit{});  // WGMMA may still write the tile
     line_mark(s.location);
     emit_node(ir::FenceProxyAsync{});
-    emit_barrier();
+    if (!single_thread) emit_barrier();
     emit_node(ir::TmaStore{map, tile_address(tile), coords, leader}, s.location);
-    emit_barrier();
+    if (!single_thread) emit_barrier();
     mark_written(global.buffer);
     return;
   }
@@ -216,10 +229,16 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
   const std::int64_t bytes = *product * elem;  // box extents are at most 256 in at most 5 dims
   // Which barrier completes the copy.
   Value ev;
+  if (bound && ring) fail(bound->location, "a swapped future completes on its own barrier; drop `<...>` and `wait` for it");
+  if (bound && single_thread)
+    fail(bound->location, "`.async<e>` in a thread-level parallel is not supported yet by libcroqjit",
+         "name the future and `wait` for it");
   if (bound) {
     if (bound->template_args.size() != 1) fail(bound->location, "`.async<e>` names one event");
     ev = event_value(*bound->template_args[0], "`.async<...>`");
-  } else if (!async && block_statements_) {
+  } else if (ring) {
+    ring_event(*ring, ev, future->name);
+  } else if (!async && block_statements_ && !single_thread) {
     for (std::size_t i = block_position_ + 1; i < block_statements_->size(); ++i) {
       const Stmt& next = *(*block_statements_)[i];
       if (const auto* cp = std::get_if<Copy>(&next.node); cp && cp->engine == Engine::tma && !find_modifier(cp->modifiers, "async"))
@@ -235,35 +254,40 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
   load.coords = coords;
   load.bytes = bytes;
   load.leader = leader;
-  if (ev.event >= 0) {
+  if (ev.event >= 0 && !ring) {
     load.event = ev.event;
     load.event_index = ev.event_index;
     emit_node(std::move(load), s.location);
   } else {
-    // A private barrier: one arrival (the issuing thread's), plus the bytes.
-    ir::Event priv;
-    priv.source_name = "tma.copy";
-    priv.name = fresh("tma_bar");
-    priv.phase = priv.name + "_phase";
-    priv.is_private = true;
-    kernel_.events.push_back(priv);
-    ev.event = static_cast<int>(kernel_.events.size()) - 1;
+    // A private barrier (a ring's: its slot's): one arrival (the issuing
+    // thread's), plus the bytes.
+    if (!ring) {
+      ir::Event priv;
+      priv.source_name = "tma.copy";
+      priv.name = fresh("tma_bar");
+      priv.phase = priv.name + "_phase";
+      priv.is_private = true;
+      kernel_.events.push_back(priv);
+      ev.event = static_cast<int>(kernel_.events.size()) - 1;
+      ev.event_index = ir::int_const(0);
+    }
     load.event = ev.event;
-    load.event_index = ir::int_const(0);
+    load.event_index = ev.event_index;
     load.arrive = true;
     emit_node(std::move(load), s.location);
-    if (!async) emit_node(ir::WaitEvent{ev.event, ir::int_const(0)}, s.location);
+    if (!async) emit_node(ir::WaitEvent{ev.event, ev.event_index}, s.location);
   }
-  if (c.future) {
-    const auto* name = std::get_if<Name>(&c.future->node);
-    if (!name) fail(c.future->location, "a copy's future must be a plain name");
+  if (future) {
     Value f;
     f.kind = Value::Kind::future;
     f.view = tile;
     f.is_async = async && !bound;
-    if (f.is_async) f.event = ev.event;
+    if (f.is_async) {
+      f.event = ev.event;
+      f.event_index = ev.event_index;
+    }
     if (bound) f.bound_event = source_text(*bound->template_args[0]);
-    define(name->name, f);
+    define_future(future->name, f);
   }
 }
 

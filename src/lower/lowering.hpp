@@ -2,7 +2,8 @@
 // lower_expr.cpp (expressions and views), lower_stmt.cpp (statements and
 // the kernel), lower_parallel.cpp (parallel mapping), lower_copy.cpp (dma
 // copies), lower_events.cpp (events, waits, warp specialization),
-// lower_tma.cpp and lower_mma.cpp. Not an interface.
+// lower_futures.cpp (placeholders, swap), lower_tma.cpp and lower_mma.cpp.
+// Not an interface.
 #pragma once
 
 #include <functional>
@@ -36,6 +37,9 @@ struct View {
   // subspan(...) / view(...) wait for .at / .step / .from to place them.
   enum class Pending { none, subspan, view } pending = Pending::none;
   std::vector<std::int64_t> step;
+  // A pending subspan of a window: the window's extents, which its tiles
+  // stay inside to be exact (empty: the buffer's dims).
+  std::vector<std::int64_t> parent;
   ExprRef slot;  // arrays of buffers: which one; null: not selected yet
 };
 
@@ -70,6 +74,7 @@ struct Value {
   int accumulator = -1;                 // accumulators
   int swizzle = 0;                      // operands: the span mma.load was told
   bool zfill = false;                   // views: `.zfill` on a copy's source
+  bool placeholder = false;             // futures: `dma.any` / `tma.any` not filled yet
 };
 
 Value scalar_const(std::int64_t v);
@@ -189,6 +194,10 @@ class Lowerer {
                  const Expr& bound);
   void foreach_bound_indices(const Stmt& s, const Loop& l);
   void print_statement(const Stmt& s, const Call& c, bool newline);
+  struct LoopRange {
+    ExprRef begin, end, step;  // step null: 1
+  };
+  LoopRange loop_range(const LoopIndex& index, const ExprRef& count);
   void setup_parameters();
   void setup_output();
 
@@ -203,6 +212,26 @@ class Lowerer {
   void copy(const Stmt& s, const Copy& c);
   ir::Padding padding(const Copy& c, const std::vector<std::int64_t>& extent);
   void require_static(const View& v, const Expr& where);
+  bool mentions_group_index(const ir::Tile& t) const;
+
+  // --- placeholders and swapped futures (lower_futures.cpp)
+  struct FutureRing {
+    std::vector<std::string> names;      // the futures, in order of first mention
+    std::vector<std::string> slot_vars;  // per future: the slot it refers to now
+    int buffer = -1;                     // shared, one slot per future (at the first copy)
+    int event = -1;                      // TMA copies: private barriers, one per slot
+    ir::Stmt* anchor = nullptr;          // where the slot variables are; the buffer's pointer joins them
+  };
+  void find_future_rings();
+  FutureRing* ring_of(const std::string& name);
+  void open_ring(FutureRing& ring);
+  ExprRef ring_slot(const FutureRing& ring, const std::string& name) const;
+  View ring_destination(const std::string& name, DType dtype, const std::vector<std::int64_t>& extent,
+                        const SourceLocation& where);
+  void ring_event(FutureRing& ring, Value& ev, const std::string& name);
+  void define_future(const std::string& name, const Value& f);
+  void placeholder(const Stmt& s, const Copy& c);
+  void swap_statement(const Stmt& s, const Swap& sw);
 
   // --- events, waits, warp specialization (lower_events.cpp)
   void event_declaration(const Stmt& s, const Declaration& d);
@@ -265,6 +294,12 @@ class Lowerer {
   std::vector<ir::StmtList*> out_;
   std::vector<std::map<std::string, Value>> symbols_;
   Scope scope_ = Scope::kernel;
+  // Instances of the thread, group and group-4 levels inside the block
+  // level (0: unknown or many): at thread scope, 1 is a single thread.
+  std::int64_t thread_instances_ = 1;
+  // The index variables of the enclosing `: group` / `: group-4` levels: a
+  // block-cooperative copy cannot take a tile that differs between groups.
+  std::vector<std::string> group_vars_;
   ExprRef thread_id_;  // what the next thread-space level splits
 
   // The threads running the current statements, for cooperative copies,
@@ -300,6 +335,8 @@ class Lowerer {
   bool in_cooperative_ = false;
   std::string output_name_;
   int output_ = -1;
+  std::vector<FutureRing> rings_;
+  std::map<std::string, int> ring_of_;
 };
 
 }  // namespace croq::lower::detail

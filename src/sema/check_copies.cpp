@@ -275,7 +275,12 @@ void Checker::tma_copy(const Stmt& s, const Copy& c) {
     }
   }
   if (async && !c.future) require_named_async(s, c);
-  if (scope_ != Scope::block)
+  // A thread-level parallel of one thread issues it from that thread.
+  if (scope_ == Scope::thread && thread_instances_ != 1)
+    fail(Rule::tma_scope, s.location,
+         "tma.copy runs at block or warpgroup scope, or in a thread-level parallel of one thread; this one runs in many "
+         "threads");
+  if (scope_ == Scope::kernel)
     fail(Rule::tma_scope, s.location, "tma.copy runs at block or warpgroup scope, not inside a thread-level parallel");
   Type src = copy_source(c);
   const bool store = src.buffer->space == Space::shared;
@@ -327,14 +332,9 @@ void Checker::tma_copy(const Stmt& s, const Copy& c) {
              std::to_string(tile.buffer->swizzle) + ">`",
          "a store reads the tile with the layout it was written with");
   }
-  // TMA descriptors are encoded on the host from the arguments.
-  // The returned tensor is allocated by the call, after the descriptors
-  // would have to be encoded.
-  if (global.buffer->returned)
-    limitation(Rule::unsupported_tma_returned, c.op_location,
-               "tma.copy of `" + out_.returned + "`, the returned tensor, is not supported yet by libcroqjit",
-               "use dma.copy, or pass it as an argument");
-  else if (global.buffer->parameter < 0)
+  // TMA descriptors are encoded on the host from the arguments and the
+  // returned tensor (allocated by the call first).
+  if (global.buffer->parameter < 0 && !global.buffer->returned)
     fail(Rule::tma_argument, c.op_location, "tma.copy reads and writes tensors passed as arguments", "use dma.copy");
   if (store) {  // its future only completes the store
     bind_future(c, global, async, nullptr);

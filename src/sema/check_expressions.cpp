@@ -375,6 +375,8 @@ Type Checker::call(const Expr& e, const Call& c) {
       sym && (sym->type.kind == Kind::shape || sym->type.kind == Kind::tuple))
     return element_of(e, c, sym->type);
   if (callee && callee->name == "select") return select(e, c);
+  if (const Symbol* index = callee ? lookup(callee->name) : nullptr; index && index->type.kind == Kind::index)
+    return bounded_value(e, c, index->type);
   if (callee && (callee->name == "print" || callee->name == "println") && !lookup(callee->name)) return print(e, c);
   if (callee && callee->name.rfind("__atomic_", 0) == 0)
     if (std::optional<Type> old = atomic(e, c, callee->name)) return *old;
@@ -621,6 +623,22 @@ std::vector<Type> Checker::index_args(const ExprList& args) {
       out.push_back(std::move(v));
     }
   }
+  return out;
+}
+
+// `y(i)` of a bounded index `y`: its value i, counted from the end when
+// negative (`y(-1)` is #y - 1), bounded as `y` is.
+Type Checker::bounded_value(const Expr& e, const Call& c, const Type& index) {
+  if (c.args.size() != 1)
+    fail(Rule::pick_index, e.location, "`" + text(*c.callee) + "(i)` takes one value of the index, got " +
+                                           std::to_string(c.args.size()));
+  const std::optional<std::int64_t> i = constant(*c.args[0], "the value of a bounded index");
+  if (i && index.count && (*i >= *index.count || *i < -*index.count))
+    fail(Rule::pick_index, c.args[0]->location,
+         "`" + text(*c.callee) + "` takes " + std::to_string(*index.count) + " values; `(" + std::to_string(*i) +
+             ")` is not one of them",
+         "values count from 0, and from -1 backwards from the last");
+  Type out = index;
   return out;
 }
 

@@ -152,6 +152,9 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   const auto saved_block_threads = block_threads_;
   const SourceLocation saved_block_threads_at = block_threads_at_;
   const bool implicit_block = mapping == Mapping::threads && scope_ == Scope::kernel && !cluster_open_;
+  const std::int64_t saved_thread_instances = thread_instances_;
+  if (implicit_block || mapping == Mapping::grid) thread_instances_ = 1;
+  if (mapping == Mapping::flat || (mapping == Mapping::threads && !(total_known && total == 1))) thread_instances_ = 0;
   if (implicit_block) {
     launch_bound_ = pending_launch_bound_;
     pending_launch_bound_ = 0;
@@ -266,6 +269,7 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   pop();
   if (pushed_group) group_levels_.pop_back();
   scope_ = saved_scope;
+  thread_instances_ = saved_thread_instances;
   in_warpgroup_ = saved_in_warpgroup;
   thread_split_ = saved_thread_split;
   split_groups_ = saved_split_groups;

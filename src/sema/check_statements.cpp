@@ -730,9 +730,7 @@ void Checker::loop(const Stmt& s, const Loop& l) {
     const LoopIndex& index = l.indices[d];
 
     names += (d ? ", `" : "`") + index.name.name + "`";
-    if (index.range)
-      limitation(Rule::unsupported_loop, index.name.location, "range loops (`" + index.name.name + "(start:end:stride)`) "
-                 "are not supported yet by libcroqjit", "write `foreach " + index.name.name + " in [N]` and offset the index");
+    if (index.range) loop_range(index);
     Type t;
     t.kind = Kind::index;
     if (d < bounds.size() && bounds[d].known == Known::now) t.count = bounds[d].value;
@@ -817,6 +815,25 @@ void Checker::return_statement(const Stmt& s, const Return& r) {
     fail(Rule::return_value, r.value->location, "only a tensor declared in the function can be returned",
          "declare it in the function body, e.g. `" + std::string(dtype_name(output_dtype_)) + " [...] " + n->name + ";`",
          notes_of(v));
+}
+
+// `y(start:end:stride)`: y from start below #y + end, stepping stride.
+void Checker::loop_range(const LoopIndex& index) {
+  const auto* r = std::get_if<Range>(&index.range->node);
+  if (!r) return;  // the parser makes ranges only
+  for (const ExprPtr* part : {&r->start, &r->end}) {
+    if (!*part) continue;
+    Type v = expr(**part);
+    require_ok(v);
+    if (!v.is_number() || v.is_float())
+      fail(Rule::loop_range, (*part)->location, "the bounds of a loop range are integers, got `" + text(**part) + "`", "",
+           notes_of(v));
+  }
+  if (!r->stride) return;
+  const std::optional<std::int64_t> stride = constant(*r->stride, "the stride of a loop range");
+  if (stride && *stride <= 0)
+    fail(Rule::loop_range, r->stride->location,
+         "the stride of a loop range must be positive, got " + std::to_string(*stride));
 }
 
 }  // namespace croq::sema::detail

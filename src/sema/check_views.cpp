@@ -294,9 +294,6 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
       bool listed = true;                             // one value per extent, in order
       for (const auto& a : m.args) {
         if (std::holds_alternative<Wildcard>(a->node)) {  // the whole dimension
-          limitation(Rule::unsupported_expression, a->location,
-                     "`_` (the whole dimension) in `." + m.name + "` is not supported yet by libcroqjit",
-                     "write the extent, e.g. `x.span(1)`");
           ++extents;
           tile.push_back(extents <= dims.size() ? dims[extents - 1] : std::nullopt);
           continue;

@@ -74,6 +74,8 @@ class Checker {
   Type unary(const Expr& e, const Unary& u);
   Type binary(const Expr& e, const Binary& b);
   Type call(const Expr& e, const Call& c);
+  Type bounded_value(const Expr& e, const Call& c, const Type& index);
+  void loop_range(const LoopIndex& index);
   Type conditional(const Conditional& c);
   // lowering's const_int: a value known at specialization; returns it when known now.
   // `runtime_in_croqtile`: Croqtile also takes a value computed at run time
@@ -233,6 +235,9 @@ class Checker {
 
   // Where the statements run (lowering's scope, thread split and thread set).
   Scope scope_ = Scope::kernel;
+  // Instances of the thread, group and group-4 levels inside the block
+  // level (0: unknown or many): at thread scope, 1 is a single thread.
+  std::int64_t thread_instances_ = 1;
   bool thread_split_ = false;  // inside a `: group` / `: group-4` level: the next level splits its threads
   bool in_warpgroup_ = false;  // each warpgroup of a group-4 level runs the statements
   struct Region {              // inside inthreads.async

@@ -71,7 +71,8 @@ std::vector<RuleCase> copy_cases() {
        "a copy's future must be a plain name"},
       {"TmaInAThreadLevel", "tma-scope",
        blk("    parallel t by 64 : thread {\n      tma.copy " + tile + " => shared;\n    }\n"), 4, "tma",
-       "tma.copy runs at block or warpgroup scope, not inside a thread-level parallel"},
+       "tma.copy runs at block or warpgroup scope, or in a thread-level parallel of one thread; this one runs in many "
+       "threads"},
       {"TmaAtKernelScope", "tma-scope", fn("  t = tma.copy lhs => shared;\n"), 2, "t =",
        "tma.copy runs at block or warpgroup scope, not inside a thread-level parallel"},
       {"TmaStoreIntoShared", "tma-direction", blk("    shared f16 [64, 64] s;\n    tma.copy s => shared;\n"), 4, "tma",
@@ -93,11 +94,6 @@ std::vector<RuleCase> copy_cases() {
        "__co__ void f(global f16 [128, 64] lhs) {\n  global f16 [128, 64] scratch;\n  parallel b by 2 : block {\n"
        "    t = tma.copy scratch.subspan(64, 64).at(b, 0) => shared;\n  }\n}\n",
        4, "copy", "tma.copy reads and writes tensors passed as arguments", "use dma.copy"},
-      {"TmaOfTheReturnedTensor", "unsupported-tma-returned",
-       "__co__ f16 [128, 64] f(global f16 [128, 64] lhs) {\n  f16 [128, 64] result;\n  parallel b by 2 : block {\n"
-       "    t = tma.copy result.subspan(64, 64).at(b, 0) => shared;\n  }\n  return result;\n}\n",
-       4, "copy", "tma.copy of `result`, the returned tensor, is not supported yet by libcroqjit",
-       "use dma.copy, or pass it as an argument"},
       {"AsyncOnTwoEvents", "async-event",
        blk("    shared event e[4];\n    shared f16 [64, 64] s;\n    tma.copy.async<e[0], e[1]> " + tile + " => s;\n"), 5,
        "async", "`.async<e>` names one event"},

@@ -89,6 +89,18 @@ TEST(ValidPrograms, MmaSyncKernelsOnSm80) {
   EXPECT_FALSE(e.has_value()) << (e ? e->what() : "");
 }
 
+// The copy, view and loop forms of upstream's end-to-end programs that the
+// GPU tests run.
+TEST(ValidPrograms, CopyFormsGpuKernels) {
+  std::size_t count = 0;
+  for (const auto& [file, source] : embedded_kernels(std::filesystem::path(CROQ_TEST_DATA_DIR) / ".." / "gpu"))
+    if (file == "copy_forms_gpu_test.cpp") {
+      expect_clean(file, source);
+      ++count;
+    }
+  EXPECT_GE(count, 5u);
+}
+
 TEST(ValidPrograms, DataFiles) {
   const std::filesystem::path data(CROQ_TEST_DATA_DIR);
   for (const char* file : {"cli/add.co", "frontend/corpus/ch2_tiled_add.co", "frontend/corpus/ch3_matmul.co",
