@@ -157,6 +157,9 @@ struct Tile {
   std::vector<std::int64_t> origin_multiple;  // known divisors of origin (0: exactly 0)
   std::vector<std::int64_t> extent;
   bool exact = true;  // never reaches past the buffer
+  // Per dim, a runtime extent below `extent` (null or empty: none): element
+  // i of the dim is in the tile when i < limit[d].
+  std::vector<ExprRef> limit;
 };
 
 // ------------------------------------------------------------- statements

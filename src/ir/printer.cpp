@@ -80,7 +80,10 @@ class Dumper {
     s += " at (";
     for (std::size_t d = 0; d < t.origin.size(); ++d) s += (d ? ", " : "") + expr(t.origin[d]);
     s += ") [";
-    for (std::size_t d = 0; d < t.extent.size(); ++d) s += (d ? ", " : "") + std::to_string(t.extent[d]);
+    for (std::size_t d = 0; d < t.extent.size(); ++d) {
+      s += (d ? ", " : "") + std::to_string(t.extent[d]);
+      if (d < t.limit.size() && t.limit[d]) s += " below " + expr(t.limit[d]);
+    }
     return s + "]" + (t.exact ? "" : " guarded");
   }
 

@@ -114,6 +114,8 @@ class Verifier {
     expr(t.slot);
     if (t.origin.size() != t.extent.size()) error("a tile's origin and extent differ in rank");
     for (const auto& o : t.origin) expr(o);
+    for (const auto& l : t.limit) expr(l);
+    if (t.limit.size() > t.extent.size()) error("a tile has more limits than dimensions");
   }
 
   void stmt(const Stmt& s) {

@@ -80,6 +80,35 @@ bool Lowerer::mentions_group_index(const ir::Tile& t) const {
   return false;
 }
 
+// Runtime extents (`view(1, X)`, `subspan(1, X)`) on either side: the copy
+// covers the smaller static extent of each such dim and its elements below
+// the limits (the backend guards them); a limit past that extent would
+// leave elements uncopied, so it stops the kernel (__trap).
+void Lowerer::limit_extents(const Stmt& s, const Copy& c, View& src, View& dst, std::vector<std::int64_t>& dst_extent) {
+  auto limited = [](const View& v, std::size_t d) { return d < v.limit.size() && v.limit[d]; };
+  bool any = false;
+  for (std::size_t d = 0; d < std::max(src.extent.size(), dst.extent.size()); ++d) any = any || limited(src, d) || limited(dst, d);
+  if (!any) return;
+  if (c.op != CopyOp::copy)
+    fail(c.op_location, "dma." + std::string(copy_op_name(c.op)) +
+                            " of a tile whose extent is computed in the kernel is not supported yet by libcroqjit");
+  if (src.extent.size() != dst.extent.size()) return;  // the shape check reports it
+  for (std::size_t d = 0; d < dst.extent.size(); ++d) {
+    if (!limited(src, d) && !limited(dst, d)) continue;
+    const std::int64_t common = std::min(src.extent[d], dst.extent[d]);
+    ExprRef checked;  // one check when both sides name the same value
+    for (const View* side : {&src, &dst}) {
+      if (!limited(*side, d)) continue;
+      const ExprRef& limit = side->limit[d];
+      const bool same = checked && (checked == limit || (checked->kind == ir::ExprKind::var &&
+                                                         limit->kind == ir::ExprKind::var && checked->text == limit->text));
+      if (!same) emit_node(ir::Trap{ir::binary("<=", limit, ir::int_const(common))}, s.location);
+      checked = limit;
+    }
+    src.extent[d] = dst.extent[d] = dst_extent[d] = common;
+  }
+}
+
 void Lowerer::copy(const Stmt& s, const Copy& c) {
   if (c.op == CopyOp::any) {
     placeholder(s, c);
@@ -176,6 +205,7 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
       fail(c.destination->location, "the destination of a copy must be a tensor or a placed tile");
     dst = d.view;
     require_static(dst, *c.destination);
+    limit_extents(s, c, src.view, dst, dst_extent);
     const DType dst_dtype = buffer(dst.buffer).dtype;
     // A destination larger than the source tile (never smaller) takes the
     // tile in its leading corner; `.zfill` zeroes the rest.

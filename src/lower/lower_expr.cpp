@@ -135,7 +135,7 @@ std::vector<std::int64_t> Lowerer::shape_of(const Expr& e, std::vector<std::stri
   return dims;
 }
 
-std::vector<Value> Lowerer::counts_of(const Expr& e, const char* what) {
+std::vector<Value> Lowerer::counts_of(const Expr& e, const char* what, bool runtime_ok) {
   std::vector<Value> counts;
   auto add = [&](const Expr& part) {
     Value v = expr(part);
@@ -152,7 +152,8 @@ std::vector<Value> Lowerer::counts_of(const Expr& e, const char* what) {
       }
       return;
     }
-    if (v.kind == Value::Kind::scalar && (v.constant || v.dynamic)) {
+    if ((v.kind == Value::Kind::scalar && (v.constant || v.dynamic)) ||
+        (runtime_ok && (v.kind == Value::Kind::scalar || v.kind == Value::Kind::index) && v.expr && !v.is_float)) {
       counts.push_back(v);
       return;
     }
@@ -222,6 +223,7 @@ Value Lowerer::element_ref(const Expr& e, const Value& target, const ExprList& a
     bool bounded = v.extent[d] >= 0 && (idx[d].constant || (idx[d].kind == Value::Kind::index && idx[d].count > 0 &&
                                                              idx[d].count <= v.extent[d]));
     if (!(bounded && v.exact)) guard = ir::all_of(guard, ir::less(ir::add(v.origin[d], idx[d].expr), dim_expr(v.buffer, d)));
+    if (d < v.limit.size() && v.limit[d]) guard = ir::all_of(guard, ir::less(idx[d].expr, v.limit[d]));
   }
   Value r;
   r.expr = element_at(v, coords);
@@ -314,6 +316,13 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
         View& v = obj.view;
         for (std::size_t d = 0; d < idx.size(); ++d) {
           std::int64_t step = v.step.empty() ? v.extent[d] : v.step[d];
+          if (v.step.empty() && d < v.limit.size() && v.limit[d]) {  // tiles of a runtime extent
+            const bool first = idx[d].constant && *idx[d].constant == 0;  // stays inside the parent
+            offsets.push_back(first ? ir::int_const(0) : ir::binary("*", idx[d].expr, v.limit[d]));
+            multiples.push_back(first ? 0 : 1);
+            if (!first) v.exact = false;
+            continue;
+          }
           offsets.push_back(scaled(idx[d].expr, step));
           multiples.push_back(multiple_product(idx[d].multiple, step));
           // The last tile may reach past the parent: guard unless tiles divide it.
@@ -375,9 +384,24 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
       for (const auto& o : obj.view.origin) window = window || !ir::is_zero(o);
       r.view.parent.clear();
       if (window) r.view.parent = obj.view.extent;
-      for (std::size_t d = 0; d < m.args.size(); ++d)
-        if (!std::holds_alternative<Wildcard>(m.args[d]->node))  // `_`: the whole dimension
-          r.view.extent[d] = non_negative_int(*m.args[d], "a tile extent");
+      for (std::size_t d = 0; d < m.args.size(); ++d) {
+        const Expr& a = *m.args[d];
+        if (std::holds_alternative<Wildcard>(a.node)) continue;  // `_`: the whole dim
+        Value x = expr(a);
+        if (x.kind == Value::Kind::scalar && x.constant) {
+          r.view.extent[d] = non_negative_int(a, "a tile extent");
+        } else if ((x.kind == Value::Kind::scalar || x.kind == Value::Kind::index) && x.expr && !x.is_float && !x.dynamic) {
+          // Computed in the kernel: the window keeps the parent's extent as
+          // its bound and the value as its limit.
+          if (r.view.extent[d] < 0)
+            fail(a.location, "a tile extent computed in the kernel (`" + source_text(a) +
+                                 "`) in a dimension of dynamic extent is not supported yet by libcroqjit");
+          r.view.limit.resize(r.view.extent.size());
+          r.view.limit[d] = x.expr;
+        } else {
+          r.view.extent[d] = non_negative_int(a, "a tile extent");
+        }
+      }
       r.view.pending = m.kind == MemberKind::view ? View::Pending::view : View::Pending::subspan;
       return r;
     }

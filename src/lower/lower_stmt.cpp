@@ -108,6 +108,7 @@ ir::Tile Lowerer::tile_of(const View& v) const {
   t.origin = v.origin;
   t.extent = v.extent;
   t.exact = v.exact;
+  t.limit = v.limit;
   for (std::size_t d = 0; d < v.origin.size(); ++d)
     t.origin_multiple.push_back(ir::is_zero(v.origin[d]) ? 0 : d < v.origin_multiple.size() ? v.origin_multiple[d] : 1);
   return t;
@@ -356,7 +357,7 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
   if (l.kind == LoopKind::with) return with_loop(s, l);
   if (l.kind != LoopKind::foreach_) fail(s.location, "`apply` loops are not supported yet by libcroqjit");
   if (!l.bound) return foreach_bound_indices(s, l);
-  std::vector<Value> bounds = counts_of(*l.bound, "a loop bound");
+  std::vector<Value> bounds = counts_of(*l.bound, "a loop bound", true);
   // `foreach x in [4, 8]` (or `in t.span`): x is the tuple of one index per dimension.
   const bool one_name_for_all = l.indices.size() == 1 && bounds.size() > 1 && !l.indices[0].range && !l.tuple_name;
   if (l.indices.size() != bounds.size() && !one_name_for_all)

@@ -33,6 +33,10 @@ struct View {
   // exactly 0; a missing entry: nothing is known unless origin[d] is 0).
   std::vector<std::int64_t> origin_multiple;
   std::vector<std::int64_t> extent;  // -1: a dynamic dim
+  // Per dim, a runtime extent (`view(1, X)` with X computed in the kernel):
+  // elements at index >= limit[d] are not in the window, whose static
+  // extent[d] bounds it. Empty or null: none.
+  std::vector<ExprRef> limit;
   bool exact = true;
   // subspan(...) / view(...) wait for .at / .step / .from to place them.
   enum class Pending { none, subspan, view } pending = Pending::none;
@@ -174,7 +178,8 @@ class Lowerer {
   // Dynamic dims are refused unless `names` is given (it gets their names).
   std::vector<std::int64_t> shape_of(const Expr& e, std::vector<std::string>* names = nullptr);
   // Parallel counts and loop bounds: constants, or counts of a dynamic dim.
-  std::vector<Value> counts_of(const Expr& e, const char* what);
+  // `runtime_ok`: an integer computed in the kernel is a count too.
+  std::vector<Value> counts_of(const Expr& e, const char* what, bool runtime_ok = false);
   std::vector<Value> index_args(const ExprList& args);
   ExprRef guarded(const Value& v, ExprRef zero) const;
   // `v`'s value, a guarded element read giving its type's zero out of range.
@@ -232,6 +237,7 @@ class Lowerer {
   void define_future(const std::string& name, const Value& f);
   void placeholder(const Stmt& s, const Copy& c);
   void swap_statement(const Stmt& s, const Swap& sw);
+  void limit_extents(const Stmt& s, const Copy& c, View& src, View& dst, std::vector<std::int64_t>& dst_extent);
 
   // --- events, waits, warp specialization (lower_events.cpp)
   void event_declaration(const Stmt& s, const Declaration& d);

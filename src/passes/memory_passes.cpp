@@ -26,6 +26,9 @@ std::int64_t vector_width(const ir::Kernel& kernel, const ir::CopyTiles& c) {
   const ir::Tile& src = c.src;
   const ir::Tile& dst = c.dst;
   if (!src.exact || !dst.exact || src.extent != dst.extent || dst.extent.empty()) return 1;
+  for (const auto* side : {&src, &dst})
+    for (const ir::ExprRef& limit : side->limit)
+      if (limit) return 1;  // runtime extents are guarded
   const ir::Buffer& sb = kernel.buffers[static_cast<std::size_t>(src.buffer)];
   const ir::Buffer& db = kernel.buffers[static_cast<std::size_t>(dst.buffer)];
   if (sb.space == ir::Space::local || db.space == ir::Space::local) return 1;

@@ -522,7 +522,7 @@ std::vector<std::optional<std::int64_t>> Checker::shape_dims(const Expr& e) {
   }
 }
 
-std::vector<Count> Checker::counts(const Expr& e, const char* what) {
+std::vector<Count> Checker::counts(const Expr& e, const char* what, bool runtime_ok) {
   std::vector<Count> out;
   auto add = [&](const Expr& part) {
     Type v = expr(part);
@@ -543,11 +543,17 @@ std::vector<Count> Checker::counts(const Expr& e, const char* what) {
       out.push_back(Count{v.known, v.value});
       return;
     }
-    if (runtime_counts_ && ((v.kind == Kind::scalar && !v.is_float()) || v.kind == Kind::index)) {
-      out.push_back(Count{});
-      return;
+    if ((v.kind == Kind::scalar && !v.is_float()) || v.kind == Kind::index) {
+      if (runtime_ok) {
+        out.push_back(Count{Known::at_run_time, 0});
+        return;
+      }
+      if (runtime_counts_) {
+        out.push_back(Count{});
+        return;
+      }
+      runtime_value(part, what, v);
     }
-    if ((v.kind == Kind::scalar && !v.is_float()) || v.kind == Kind::index) runtime_value(part, what, v);
     fail(Rule::count_not_constant, part.location,
          std::string(what) + " must be a constant or computed from a dynamic dim (`M`, `cdiv(M, 64)`, `M / 64`), got `" +
              text(part) + "`",

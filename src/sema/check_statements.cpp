@@ -690,7 +690,8 @@ void Checker::loop(const Stmt& s, const Loop& l) {
     {
       // `with` only binds its indices: their bounds may be run-time values.
       RuntimeCounts runtime(runtime_counts_, l.kind == LoopKind::with);
-      bounds = counts(*l.bound, "a loop bound");
+      // A foreach may loop to a bound computed in the kernel (`foreach y in X`).
+      bounds = counts(*l.bound, "a loop bound", l.kind == LoopKind::foreach_);
     }
     if (l.indices.size() == 1 && bounds.size() > 1 && !l.tuple_name && !l.indices[0].range && !l.braced)
       one_name_for_all = true;

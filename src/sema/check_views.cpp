@@ -322,7 +322,9 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
                "a tma.copy box extent is encoded on the host before the launch; `" + text(*a) +
                    "` is computed in the kernel",
                "use a constant or an expression of the parameters' dims, and mask the tail instead", notes_of(v));
-        if (v.kind != Kind::tuple) {
+        if (v.kind != Kind::tuple && device_value) {
+          tile.push_back(std::nullopt);  // a runtime extent: the copy guards it
+        } else if (v.kind != Kind::tuple) {
           tile.push_back(constant(*a, "a tile extent", true));
         } else {
           for (const Type* el : flat)

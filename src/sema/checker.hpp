@@ -86,7 +86,8 @@ class Checker {
   Type shape_arithmetic(const Expr& e, const Binary& b, const Type& l, const Type& r);
   [[noreturn]] void runtime_value(const Expr& e, const char* what, const Type& v);
   // lowering's counts_of: parallel counts and loop bounds.
-  std::vector<Count> counts(const Expr& e, const char* what);
+  // `runtime_ok`: integers computed in the kernel are counts known at run time.
+  std::vector<Count> counts(const Expr& e, const char* what, bool runtime_ok = false);
   // fp8 elements only move (copies, `x.at(i) = y.at(j)` of the same type):
   // CUDA's fp8 types convert explicitly only.
   // Arguments of `.at` / `.from`: tuples flattened.

@@ -8,6 +8,7 @@
 #include "common/cluster_sources.hpp"
 #include "common/mma_sync_sources.hpp"
 #include "common/program_sources.hpp"
+#include "common/runtime_extent_sources.hpp"
 #include "sema_test_util.hpp"
 
 namespace croq::sema::test {
@@ -74,6 +75,7 @@ TEST(ValidPrograms, SharedTestKernels) {
   expect_clean("kReverseTwice", croq::test::kReverseTwice);
   expect_clean("kAsyncRegions", croq::test::kAsyncRegions);
   expect_clean("kCooperativeExchange", croq::test::kCooperativeExchange);
+  expect_clean("kChunkedRows", croq::test::kChunkedRows);
   for (const auto& g : croq::test::mma_sync_gemm_cases()) expect_clean(g.name(), g.source());
 }
 

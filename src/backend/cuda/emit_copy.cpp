@@ -24,13 +24,14 @@ std::string Printer::tile_element(const ir::Tile& t, const std::vector<std::stri
   return element(t.buffer, t.slot ? expr(t.slot) : "", coords);
 }
 
-// The condition for window element `idx` to lie inside its buffer; empty
-// when the window never reaches past it.
+// The condition for window element `idx` to lie inside its buffer and below
+// its runtime extents; empty when the window never reaches past either.
 std::string Printer::in_buffer(const ir::Tile& t, const std::vector<std::string>& idx) const {
   std::string ok;
-  if (t.exact) return ok;
-  for (std::size_t d = 0; d < t.extent.size(); ++d)
-    ok += (ok.empty() ? "" : " && ") + add_text(expr(t.origin[d]), idx[d]) + " < " + dim_text(t.buffer, d);
+  for (std::size_t d = 0; d < t.extent.size(); ++d) {
+    if (!t.exact) ok += (ok.empty() ? "" : " && ") + add_text(expr(t.origin[d]), idx[d]) + " < " + dim_text(t.buffer, d);
+    if (d < t.limit.size() && t.limit[d]) ok += (ok.empty() ? "" : " && ") + idx[d] + " < " + expr(t.limit[d]);
+  }
   return ok;
 }
 
