@@ -104,6 +104,8 @@ croq::Arg to_arg(spanned_data<T, R>& d) {
   return to_arg(d.view());
 }
 inline croq::Arg to_arg(const croq::TensorView& v) { return croq::Arg(v); }
+// A `stream` parameter: cudaStream_t (the runtime's name for CUstream).
+inline croq::Arg to_arg(CUstream_st* stream) { return croq::Arg(stream); }
 inline croq::Arg to_arg(const croq::Tensor& t) { return croq::Arg(t); }
 template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<std::decay_t<T>>>>
 croq::Arg to_arg(T value) {
@@ -135,6 +137,20 @@ spanned_data<T, R> from_tensor(const croq::Tensor& result, const char* entry) {
   }
 }
 
+// A Croqtile call returns once its kernels are done (a parallel statement
+// without `.async` waits, and so does `sync.global`): device memory holds
+// the results, and device printf output is out before the host's next line.
+// Calls with host data already waited for their copies back.
+template <std::size_t N>
+void wait_unless_staged(const std::array<croq::Arg, N>& args) {
+  for (const croq::Arg& a : args)
+    if (a.kind() == croq::Arg::Kind::tensor && a.view().memory == croq::MemoryKind::host) return;
+#if CROQ_CHOREO_CUDA
+  if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
+    throw croq::CudaError("cudaDeviceSynchronize", static_cast<int>(e), cudaGetErrorString(e));
+#endif
+}
+
 template <typename T>
 struct is_spanned_data : std::false_type {};
 template <typename T, std::size_t R>
@@ -148,6 +164,7 @@ Result call(const char* source, const char* source_name, const char* entry, Args
   try {
     std::array<croq::Arg, sizeof...(Args)> packed{to_arg(std::forward<Args>(args))...};
     croq::Tensor result = k.launch(std::span<const croq::Arg>(packed.data(), packed.size()));
+    wait_unless_staged(packed);
     if constexpr (std::is_void_v<Result>) {
       return;
     } else if constexpr (is_spanned_data<Result>::value) {

@@ -17,10 +17,12 @@
 
 namespace croq {
 
-// One argument of a kernel call: a tensor (host or device view) or a scalar.
+// One argument of a kernel call: a tensor (host or device view), a scalar,
+// or a CUDA stream (for a `stream` parameter: the parallel statements that
+// name it, `parallel<s>`, launch on it).
 class Arg {
  public:
-  enum class Kind : std::uint8_t { tensor, integer, floating };
+  enum class Kind : std::uint8_t { tensor, integer, floating, stream };
 
   Arg(const TensorView& v) : kind_(Kind::tensor), view_(v) {}  // NOLINT
   Arg(const Tensor& t) : kind_(Kind::tensor), view_(t.view()) {}  // NOLINT
@@ -30,8 +32,10 @@ class Arg {
   Arg(T v, int = 0) : kind_(Kind::integer), integer_(static_cast<std::int64_t>(v)) {}  // NOLINT
   template <typename T, typename = std::enable_if_t<std::is_floating_point_v<T>>>
   Arg(T v, long = 0) : kind_(Kind::floating), floating_(static_cast<double>(v)) {}  // NOLINT
+  Arg(CUstream_st* s) : kind_(Kind::stream), stream_(s) {}  // NOLINT: cudaStream_t / CUstream
 
   Kind kind() const { return kind_; }
+  CUstream_st* stream() const { return stream_; }
   const TensorView& view() const { return view_; }
   std::int64_t integer() const { return integer_; }
   double floating() const { return floating_; }
@@ -41,6 +45,7 @@ class Arg {
   TensorView view_{};
   std::int64_t integer_ = 0;
   double floating_ = 0;
+  CUstream_st* stream_ = nullptr;
 };
 
 // A parameter of the __co__ function, as declared.

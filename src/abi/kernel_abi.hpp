@@ -19,6 +19,7 @@ struct ArgSignature {
   DType dtype = DType::f32;
   std::vector<std::int64_t> shape;  // -1: a dynamic dim, known only at launch
   bool is_integer = false;  // scalars: integer or floating
+  bool is_stream = false;   // a CUDA stream (is_tensor false)
   // Tensors: the largest power of two (at most 16) dividing the data
   // pointer's address, as the kernel will see it. Part of the signature so
   // a misaligned pointer gets a variant without 16-byte vector accesses.
@@ -99,6 +100,9 @@ struct KernelAbi {
   bool output_needs_zero = false;       // the body reads the output before writing it
   std::vector<bool> argument_written;   // per call argument: the kernel stores into it
   std::vector<ScratchBuffer> scratch;   // the program's global buffers (the same in each of its kernels)
+  // `parallel<s>`: the call argument whose stream the kernel launches on;
+  // -1: the call's stream (LaunchOptions::stream).
+  int stream_argument = -1;
 };
 
 }  // namespace croq::abi

@@ -55,7 +55,7 @@ void append_signature_key(std::span<const Arg> args, const DynamicMask& dynamic,
         key.append(reinterpret_cast<const char*>(&extent), sizeof extent);
       }
     } else {
-      key.push_back(a.kind() == Arg::Kind::integer ? 'i' : 'f');
+      key.push_back(a.kind() == Arg::Kind::integer ? 'i' : a.kind() == Arg::Kind::stream ? 's' : 'f');
     }
     key.push_back(';');
   }
@@ -74,6 +74,7 @@ std::vector<abi::ArgSignature> signature_of(std::span<const Arg> args, const Dyn
     } else {
       s.is_tensor = false;
       s.is_integer = a.kind() == Arg::Kind::integer;
+      s.is_stream = a.kind() == Arg::Kind::stream;
     }
     sig.push_back(std::move(s));
   }
@@ -127,7 +128,10 @@ std::string describe_arguments(std::span<const Arg> args) {
   std::string out;
   for (const Arg& a : args) {
     if (!out.empty()) out += ", ";
-    out += a.kind() == Arg::Kind::tensor ? a.view().str() : a.kind() == Arg::Kind::integer ? "int" : "float";
+    out += a.kind() == Arg::Kind::tensor    ? a.view().str()
+           : a.kind() == Arg::Kind::integer ? "int"
+           : a.kind() == Arg::Kind::stream  ? "stream"
+                                            : "float";
   }
   return out;
 }
@@ -158,6 +162,17 @@ void check_output(const TensorView& out, DType dtype, const Shape& shape, Memory
   if (reinterpret_cast<std::uintptr_t>(out.data) % dtype_size(out.dtype) != 0)
     throw ArgumentError(who + ": data pointer is not aligned to its " + std::to_string(dtype_size(out.dtype)) +
                         "-byte elements");
+}
+
+// Makes `to` wait for the work queued on `from` so far; the host does not wait.
+void join_streams(CUstream from, CUstream to, int device) {
+  jit::make_current(device);
+  CUevent done = nullptr;
+  CROQ_CU(cuEventCreate, &done, CU_EVENT_DISABLE_TIMING);
+  CUresult r = jit::driver().cuEventRecord(done, from);
+  if (r == CUDA_SUCCESS) r = jit::driver().cuStreamWaitEvent(to, done, 0);
+  jit::driver().cuEventDestroy(done);  // released once the event completes
+  jit::check(r, "cuStreamWaitEvent");
 }
 
 }  // namespace
@@ -400,12 +415,22 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
 
   // The program's global buffers live for this call, in stream order.
   detail::ScratchBuffers scratch(gen.scratch, stream, device);
+  // A kernel of `parallel<s>` launches on stream argument s; when the
+  // stream changes, the next one waits for the last (the kernels keep their
+  // order), and the call's stream waits for the last before the buffers go.
+  CUstream current = stream;
   for (const auto& part : spec->parts) {
     const abi::LaunchConfig launch = detail::launch_config_of(part.generated, args, name());
     detail::LaunchArgs parameters(part.generated, args, staged, part.tensor_map_names, output_data, scratch.pointers());
+    const CUstream on = part.generated.stream_argument >= 0
+                            ? args[static_cast<std::size_t>(part.generated.stream_argument)].stream()
+                            : stream;
+    if (on != current) join_streams(current, on, device);
+    current = on;
     // An empty grid (a dynamic dim of 0) has nothing to do.
-    if (launch.grid[0] > 0) jit::launch(*part.compiled, launch, parameters.pointers(), stream, device);
+    if (launch.grid[0] > 0) jit::launch(*part.compiled, launch, parameters.pointers(), on, device);
   }
+  if (current != stream) join_streams(current, stream, device);
 
   if (!host_mode) return output;
   CROQ_CU(cuStreamSynchronize, stream);

@@ -21,6 +21,7 @@ constexpr int kMaxRecordNesting = 4;
 std::string describe_argument(const Arg& a) {
   if (a.kind() == Arg::Kind::integer) return "int";
   if (a.kind() == Arg::Kind::floating) return "float";
+  if (a.kind() == Arg::Kind::stream) return "stream";
   return std::string(dtype_name(a.view().dtype)) + " " + a.view().shape.str();
 }
 

@@ -25,6 +25,14 @@ std::map<std::string, std::int64_t> bind_signature(const Program& program, const
     const Parameter& p = fn.params[i];
     const abi::ArgSignature& a = args[i];
     std::string who = "argument " + std::to_string(i + 1) + " '" + p.name + "'";
+    const bool param_is_stream = p.type.kind == TypeKind::stream;
+    if (param_is_stream != a.is_stream)
+      throw ArgumentError(who + (param_is_stream ? ": expected a stream (cudaStream_t or CUstream), got "
+                                                 : ": expected " + (p.type.has_shape ? "a tensor " + describe(p)
+                                                                                     : "a scalar " + p.type.name) +
+                                                       ", got ") +
+                          (a.is_stream ? "a stream" : a.is_tensor ? "a tensor" : "a scalar"));
+    if (a.is_stream) continue;
     bool param_is_tensor = p.type.has_shape;
     if (param_is_tensor != a.is_tensor)
       throw ArgumentError(who + ": expected " + (param_is_tensor ? "a tensor " + describe(p) : "a scalar " + p.type.name) +

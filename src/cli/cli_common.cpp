@@ -169,6 +169,7 @@ std::vector<abi::ArgSignature> signature_for(const frontend::ast::Program& progr
     abi::ArgSignature a;
     if (!p.type.has_shape) {
       a.is_tensor = false;
+      a.is_stream = p.type.kind == TypeKind::stream;
       DType scalar_type;
       a.is_integer = !(p.type.kind == TypeKind::element && parse_dtype(p.type.name, scalar_type) &&
                        is_floating(scalar_type));

@@ -151,6 +151,13 @@ void Lowerer::device_level(const Stmt& s, const Parallel& p, std::size_t level_i
 }
 
 void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index) {
+  if (level_index == 0 && p.stream) {  // parallel<s>: the kernel launches on stream argument `s`
+    const std::string& name = std::get<Name>(p.stream->node).name;
+    for (std::size_t i = 0; i < fn_.params.size(); ++i)
+      if (fn_.params[i].name == name && args_[i].is_stream) kernel_.abi.stream_argument = static_cast<int>(i);
+    if (kernel_.abi.stream_argument < 0 || scope_ != Scope::kernel)
+      fail(p.stream->location, "`parallel<" + name + ">` names a `stream` parameter on the outermost parallel statement");
+  }
   if (level_index == p.levels.size()) {
     block(*p.body);
     return;

@@ -524,6 +524,7 @@ void Lowerer::setup_parameters() {
   for (std::size_t i = 0; i < fn_.params.size(); ++i) {
     const Parameter& p = fn_.params[i];
     const abi::ArgSignature& a = args_[i];
+    if (a.is_stream) continue;  // where kernels launch (parallel<s>), not a kernel parameter
     abi::KernelParam kp;
     kp.argument = static_cast<int>(i);
     kp.name = p.name;
@@ -668,7 +669,8 @@ ir::Kernel Lowerer::run() {
   kernel_.source_name = program_.source_name;
   kernel_.where = pos(fn_.location);
   for (const auto& a : args_) {
-    kernel_.description += " " + (a.is_tensor ? shape_text(a.dtype, a.shape) : (a.is_integer ? "int" : "float"));
+    kernel_.description +=
+        " " + (a.is_tensor ? shape_text(a.dtype, a.shape) : a.is_stream ? "stream" : a.is_integer ? "int" : "float");
     if (a.is_tensor && a.align_bytes < 16) kernel_.description += " (data aligned to " + std::to_string(a.align_bytes) + " bytes)";
   }
   for (const auto& dc : program_.device_code) kernel_.device_code.push_back({dc.location.line, dc.text});

@@ -233,10 +233,6 @@ void Checker::parameter_form(const Parameter& p) {
   if (p.by_reference && t.storage == Storage::global)
     fail(Rule::reference_parameter, p.location, "a `global` parameter cannot be passed by reference (" + name + ")",
          "remove `global` or the `&`");
-  if (t.kind == TypeKind::stream)
-    fail(Rule::unsupported_parameter, p.location,
-         "stream parameters (" + name + ") are not supported yet by libcroqjit",
-         "libcroqjit launches on the stream of the call");
   if (t.kind == TypeKind::element && t.rank && t.shape.empty())
     fail(Rule::unsupported_parameter, t.location,
          "parameters of a rank only (`" + t.name + " mdspan<" + text(*t.rank) + ">`) are not supported yet by libcroqjit",

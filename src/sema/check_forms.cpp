@@ -29,11 +29,9 @@ void Checker::parallel_launch(const Stmt& s, const Parallel& p) {
            "`" + name + "` is not a stream; `parallel<...>` takes a `stream` parameter",
            "add a parameter `stream " + name + "` to the function", notes_of(sym->type));
   }
-  // `parallel.async`: libcroqjit launches every kernel of a call in stream
-  // order without waiting for it, which is a valid schedule of async regions.
-  if (p.stream)
-    limitation(Rule::unsupported_launch, p.stream->location,
-               "launching on a stream (`parallel<...>`) is not supported yet by libcroqjit");
+  // `parallel.async` and `parallel<s>`: libcroqjit launches the kernels of a
+  // call in order (on their streams, joined by events) without waiting for
+  // them, which is a valid schedule of async regions.
 }
 
 // A `: device(...)` or `: term` level: it names where the levels inside it

@@ -62,4 +62,15 @@ inline const char* const kCooperativeExchange =
     "  return out;\n"
     "}\n";
 
+// Two kernels on two stream arguments (`parallel<s>`): the second reads what
+// the first wrote, reversed, so the call must order the streams.
+inline const char* const kTwoStreams =
+    "__co__ void two_streams(f32 [N] a, f32 [N] &out, stream s0, stream s1) {\n"
+    "  global f32 [N] tmp;\n"
+    "  parallel<s0> i by N\n"
+    "    tmp.at(i) = a.at(i) * 2.0;\n"
+    "  parallel<s1> j by N\n"
+    "    out.at(j) = tmp.at(N - 1 - j) + 1.0;\n"
+    "}\n";
+
 }  // namespace croq::test

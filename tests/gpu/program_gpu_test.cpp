@@ -108,5 +108,30 @@ TEST(GpuProgram, CooperativeBlocksExchangeRowsAcrossGridBarriers) {
   }
 }
 
+// kTwoStreams on two non-blocking streams (no implicit order with each
+// other or the legacy stream): only the call's event joins order the reads
+// of `tmp` after its writes, and the result after both.
+TEST(GpuProgram, KernelsOnTwoStreamArgumentsKeepTheirOrder) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(croq::test::kTwoStreams);
+  CUstream s0 = nullptr, s1 = nullptr;
+  CROQ_CU(cuStreamCreate, &s0, CU_STREAM_NON_BLOCKING);
+  CROQ_CU(cuStreamCreate, &s1, CU_STREAM_NON_BLOCKING);
+  for (std::size_t n : {std::size_t{5}, std::size_t{1} << 22}) {
+    auto a = make_spandata<float>(n);
+    a.fill_random(-10, 10);
+    Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
+    Tensor out = Tensor::empty(DType::f32, Shape{n}, MemoryKind::device);
+    CROQ_CU(cuMemsetD8, reinterpret_cast<CUdeviceptr>(out.data()), 0xff, out.bytes());  // poison (NaN)
+    const std::vector<Arg> args{da, out, Arg(s0), Arg(s1)};
+    k.launch(args);
+    Tensor host = out.to_host();  // on the legacy stream, which the call joined back
+    for (std::size_t j = 0; j < n; ++j)
+      ASSERT_EQ(static_cast<float>(host[j]), static_cast<float>(a[n - 1 - j]) * 2.0f + 1.0f) << "n " << n << " at " << j;
+  }
+  CROQ_CU(cuStreamDestroy, s0);
+  CROQ_CU(cuStreamDestroy, s1);
+}
+
 }  // namespace
 }  // namespace croq

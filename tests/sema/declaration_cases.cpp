@@ -6,8 +6,6 @@ namespace croq::sema::test {
 
 std::vector<RuleCase> declaration_cases() {
   return {
-      {"StreamParameter", "unsupported-parameter", "__co__ void f(stream s) {\n  parallel p by 4 : block { }\n}\n", 1,
-       "s)", "stream parameters (`s`) are not supported yet by libcroqjit", "libcroqjit launches on the stream of the call"},
       {"MutableWithoutAValue", "declaration-type", fn("  mutable d;\n"), 2, "d;",
        "cannot tell the type of `d` without a value",
        "give it a type (`mutable int d = 0;`) or a value (`mutable d = 0;`)"},

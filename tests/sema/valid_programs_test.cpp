@@ -76,6 +76,7 @@ TEST(ValidPrograms, SharedTestKernels) {
   expect_clean("kAsyncRegions", croq::test::kAsyncRegions);
   expect_clean("kCooperativeExchange", croq::test::kCooperativeExchange);
   expect_clean("kChunkedRows", croq::test::kChunkedRows);
+  expect_clean("kTwoStreams", croq::test::kTwoStreams);
   for (const auto& g : croq::test::mma_sync_gemm_cases()) expect_clean(g.name(), g.source());
 }
 

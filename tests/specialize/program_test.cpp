@@ -136,6 +136,27 @@ TEST(Program, TheGridBarrierCounterIsInEveryKernelOfTheProgram) {
   }
 }
 
+TEST(Program, KernelsOfParallelOnAStreamNameTheirStreamArgument) {
+  ArgSignature stream;
+  stream.is_tensor = false;
+  stream.is_stream = true;
+  GeneratedProgram p =
+      generate_program_of(croq::test::kTwoStreams, {tensor(DType::f32, {256}), tensor(DType::f32, {256}), stream, stream});
+  ASSERT_EQ(p.kernels.size(), 2u);
+  EXPECT_EQ(p.kernels[0].stream_argument, 2);
+  EXPECT_EQ(p.kernels[1].stream_argument, 3);
+  // A stream is where a kernel runs, not one of its parameters.
+  for (const GeneratedKernel& k : p.kernels)
+    for (const KernelParam& kp : k.params) EXPECT_TRUE(kp.argument < 2) << kp.name;
+  // A scalar where the stream goes is an argument error.
+  ArgSignature scalar;
+  scalar.is_tensor = false;
+  scalar.is_integer = true;
+  EXPECT_THROW(generate_program_of(croq::test::kTwoStreams,
+                                   {tensor(DType::f32, {256}), tensor(DType::f32, {256}), scalar, stream}),
+               ArgumentError);
+}
+
 std::string error_of(const std::string& source, const std::vector<ArgSignature>& args,
                      const std::vector<std::string>& dynamic = {}) {
   CompileOptions options;
