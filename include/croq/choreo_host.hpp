@@ -139,12 +139,9 @@ spanned_data<T, R> from_tensor(const croq::Tensor& result, const char* entry) {
 
 // A Croqtile call returns once its kernels are done (a parallel statement
 // without `.async` waits, and so does `sync.global`): device memory holds
-// the results, and device printf output is out before the host's next line.
-// Calls with host data already waited for their copies back.
-template <std::size_t N>
-void wait_unless_staged(const std::array<croq::Arg, N>& args) {
-  for (const croq::Arg& a : args)
-    if (a.kind() == croq::Arg::Kind::tensor && a.view().memory == croq::MemoryKind::host) return;
+// the results, and device printf output is out before the host's next line
+// (the device synchronization flushes it, whichever streams ran the kernels).
+inline void wait_for_the_device() {
 #if CROQ_CHOREO_CUDA
   if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
     throw croq::CudaError("cudaDeviceSynchronize", static_cast<int>(e), cudaGetErrorString(e));
@@ -164,7 +161,7 @@ Result call(const char* source, const char* source_name, const char* entry, Args
   try {
     std::array<croq::Arg, sizeof...(Args)> packed{to_arg(std::forward<Args>(args))...};
     croq::Tensor result = k.launch(std::span<const croq::Arg>(packed.data(), packed.size()));
-    wait_unless_staged(packed);
+    wait_for_the_device();
     if constexpr (std::is_void_v<Result>) {
       return;
     } else if constexpr (is_spanned_data<Result>::value) {
