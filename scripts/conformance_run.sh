@@ -219,3 +219,20 @@ done
 summary="total ${#paths[@]}:"
 for s in "${statuses[@]}"; do summary="$summary $s ${total[$s]},"; done
 echo "${summary%,}" | tee -a "$out/summary.txt"
+
+# Upstream README's persistent GEMM, as written there (only its #defines
+# added): tests/gpu/block_accumulator_gpu_test.cpp reads it from the README.
+test_bin=$build/tests/croq_gpu_tests
+readme=$out/upstream-README.md
+if [ -z "$only" ] && git --git-dir="$git_dir" show HEAD:README.md > "$readme" 2> /dev/null && [ -x "$test_bin" ]; then
+  if [ $have_gpu = 1 ]; then
+    if CROQ_UPSTREAM_README=$readme "$test_bin" --gtest_filter='UpstreamReadmeGemmGpu.*' > "$out/readme-gemm.log" 2>&1 &&
+       grep -q '\[  PASSED  \] 1 test' "$out/readme-gemm.log" && ! grep -q SKIPPED "$out/readme-gemm.log"; then
+      echo "ran-ok          README.md persistent GEMM" | tee -a "$out/summary.txt"
+    else
+      echo "wrong-output    README.md persistent GEMM: see $out/readme-gemm.log" | tee -a "$out/summary.txt"
+    fi
+  else
+    echo "skipped-no-gpu  README.md persistent GEMM" | tee -a "$out/summary.txt"
+  fi
+fi
