@@ -24,23 +24,6 @@ const char* unsupported_statement(const Stmt& s) {
 
 std::string dtype_text(DType t) { return std::string(dtype_name(t)); }
 
-const char* assign_op_text(AssignOp op) {
-  switch (op) {
-    case AssignOp::assign: return "=";
-    case AssignOp::add: return "+=";
-    case AssignOp::sub: return "-=";
-    case AssignOp::mul: return "*=";
-    case AssignOp::div: return "/=";
-    case AssignOp::mod: return "%=";
-    case AssignOp::bit_and: return "&=";
-    case AssignOp::bit_or: return "|=";
-    case AssignOp::bit_xor: return "^=";
-    case AssignOp::shl: return "<<=";
-    case AssignOp::shr: return ">>=";
-  }
-  return "=";
-}
-
 // `(x)` as `x`: the parentheses of `if (...)` are syntax, not part of the value.
 std::string without_parentheses(std::string text) {
   while (text.size() >= 2 && text.front() == '(' && text.back() == ')') {
@@ -643,7 +626,7 @@ void Checker::tensor_arithmetic(const Stmt& s, const Assignment& a, const Type& 
     return;  // assign-value reports it
   }
   fail(Rule::unsupported_tensor_arithmetic, s.location,
-       "element-wise arithmetic on whole tensors (`" + text(*a.target) + " " + assign_op_text(a.op) + " " +
+       "element-wise arithmetic on whole tensors (`" + text(*a.target) + " " + assign_op_name(a.op) + " " +
            text(*a.value) + "`) is not supported yet by libcroqjit",
        "write the loop: `foreach {i, j} in " + text(*a.target) + ".span { " + text(*a.target) + ".at(i, j) += ...; }`");
 }
