@@ -57,8 +57,8 @@ std::optional<std::uint64_t> integer_value(std::string_view spelling);
 // The value of a floating literal, suffix ignored.
 double floating_value(std::string_view spelling);
 
-// The bytes a string literal stands for: "..." with C's escapes (\n \t \\
-// \" \' \? \a \b \f \r \v, octal \ooo, hex \xHH), or a raw R"d(...)d".
+// The bytes a string literal stands for: "..." with C's escapes (\n \t
+// \\ \" \' \? \a \b \f \r \v, octal \ooo, hex \xHH), or a raw R"d(...)d".
 // nullopt, with why in `problem`, for a prefixed literal (u8"", L"") or an
 // unknown escape.
 std::optional<std::string> string_value(std::string_view spelling, std::string* problem = nullptr);

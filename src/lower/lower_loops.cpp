@@ -1,5 +1,6 @@
 // Lowering of `with` (it binds bounded indices, 0 until a `foreach` walks
-// them), `foreach` over the indices a `with` bound, and print/println.
+// them), `foreach` over the indices a `with` bound, the loop nest that both
+// forms of `foreach` emit, and print/println.
 #include "frontend/lexer.hpp"
 #include "lower/lowering.hpp"
 
@@ -132,28 +133,40 @@ void Lowerer::foreach_bound_indices(const Stmt& s, const Loop& l) {
     for (Value& e : tuple.elements) e = loop_values[next++];
     define(name, tuple);
   }
-  const auto* body_block = std::get_if<Block>(&l.body->node);
+  std::vector<std::string> vars;
+  std::vector<LoopRange> ranges;
+  for (const Walk& w : walks) {
+    vars.push_back(w.var);
+    ranges.push_back({ir::int_const(0), w.index.count_expr, nullptr});
+  }
+  foreach_nest(s, *l.body, vars, ranges);
+  pop();
+}
+
+void Lowerer::foreach_nest(const Stmt& s, const Stmt& body, const std::vector<std::string>& vars,
+                           const std::vector<LoopRange>& ranges) {
+  const auto* body_block = std::get_if<Block>(&body.node);
   loop_bodies_.push_back(body_block ? &body_block->statements : nullptr);
-  ir::StmtList body;
+  ir::StmtList nest;
   try {
-    body = collect([&] { block(*l.body); });
+    nest = collect([&] { block(body); });
   } catch (...) {
     loop_bodies_.pop_back();
     throw;
   }
   loop_bodies_.pop_back();
-  for (std::size_t d = walks.size(); d-- > 0;) {
+  for (std::size_t d = vars.size(); d-- > 0;) {
     ir::For f;
-    f.var = walks[d].var;
+    f.var = vars[d];
     f.type = index_type();
-    f.begin = ir::int_const(0);
-    f.end = walks[d].index.count_expr;
-    f.body = ir::make_stmt(ir::Seq{std::move(body), false});
-    body.clear();
-    body.push_back(ir::make_stmt(std::move(f), pos(s.location)));
+    f.begin = ranges[d].begin;
+    f.end = ranges[d].end;
+    f.step = ranges[d].step;
+    f.body = ir::make_stmt(ir::Seq{std::move(nest), false});
+    nest.clear();
+    nest.push_back(ir::make_stmt(std::move(f), pos(s.location)));
   }
-  for (auto& st : body) emit(std::move(st));
-  pop();
+  for (auto& st : nest) emit(std::move(st));
 }
 
 // print(...) / println(...): one printf. At block scope one thread prints

@@ -384,28 +384,7 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
   }
   if (one_name_for_all) define(l.indices[0].name.name, tuple);
   if (l.tuple_name) define(l.tuple_name->name, tuple);  // `foreach t = {i, j} in ...`
-  const auto* body_block = std::get_if<Block>(&l.body->node);
-  loop_bodies_.push_back(body_block ? &body_block->statements : nullptr);
-  ir::StmtList body;
-  try {
-    body = collect([&] { block(*l.body); });
-  } catch (...) {
-    loop_bodies_.pop_back();
-    throw;
-  }
-  loop_bodies_.pop_back();
-  for (std::size_t d = bounds.size(); d-- > 0;) {
-    ir::For f;
-    f.var = names[d];
-    f.type = index_type();
-    f.begin = ranges[d].begin;
-    f.end = ranges[d].end;
-    f.step = ranges[d].step;
-    f.body = ir::make_stmt(ir::Seq{std::move(body), false});
-    body.clear();
-    body.push_back(ir::make_stmt(std::move(f), pos(s.location)));
-  }
-  for (auto& st : body) emit(std::move(st));
+  foreach_nest(s, *l.body, names, ranges);
   pop();
 }
 

@@ -203,6 +203,10 @@ class Lowerer {
     ExprRef begin, end, step;  // step null: 1
   };
   LoopRange loop_range(const LoopIndex& index, const ExprRef& count);
+  // Emits `body` inside one ir::For per variable, the first outermost; while
+  // the body is lowered it is the innermost of `loop_bodies_`.
+  void foreach_nest(const Stmt& s, const Stmt& body, const std::vector<std::string>& vars,
+                    const std::vector<LoopRange>& ranges);
   void setup_parameters();
   void setup_output();
 

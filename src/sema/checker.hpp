@@ -110,14 +110,9 @@ class Checker {
   void declaration(const Stmt& s, const Declaration& d);
   void tensor_declaration(const Stmt& s, const Declaration& d);
   void scalar_declaration(const Declaration& d);
-  void assignment(const Stmt& s, const Assignment& a);
-  void tensor_arithmetic(const Stmt& s, const Assignment& a, const Type& target, const Type& value);
   void loop(const Stmt& s, const Loop& l);
   void return_statement(const Stmt& s, const Return& r);
   void unbounded_foreach_index(const frontend::ast::Identifier& id);
-  void no_string_or_pointer(const std::string& name, const Expr& value);
-  // A `mutable` scalar that `e` names, if any: tuples and shapes hold fixed values.
-  const Symbol* mutable_in(const Expr& e) const;
   void call_statement(const Stmt& s, const CallStatement& c);
   Type condition(const Expr& e, const char* what);
   std::vector<const Expr*> leaves_of(const Expr& e) const;
@@ -125,6 +120,13 @@ class Checker {
   void body_after_condition(const Expr& cond, const char* what, const Stmt& body);
   // Names a failed statement would have defined, as errors (no cascades).
   void define_poisoned(const Stmt& s);
+
+  // ---- assignments (check_assignments.cpp)
+  void assignment(const Stmt& s, const Assignment& a);
+  void tensor_arithmetic(const Stmt& s, const Assignment& a, const Type& target, const Type& value);
+  void no_string_or_pointer(const std::string& name, const Expr& value);
+  // A `mutable` scalar that `e` names, if any: tuples and shapes hold fixed values.
+  const Symbol* mutable_in(const Expr& e) const;
 
   // ---- parallel levels and inthreads (check_parallel.cpp)
   void parallel(const Stmt& s, const Parallel& p, std::size_t level);
