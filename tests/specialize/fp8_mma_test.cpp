@@ -1,9 +1,10 @@
 // mma.row.row on fp8 tiles (f8_e4m3 / f8_e5m2, either on each side) lowers
 // on sm_90a to wgmma.mma_async m64nNk32 with f32 or f16 accumulators: the
-// kernels of tests/common/fp8_mma_sources.hpp are
+// kernels of tests/common/fp8_mma_sources.hpp and samples/matmul_fp8.cpp are
 // generated for tail shapes, their CUDA calls croq_dev::wgmma_m64nNk32 with
 // the case's types, one instruction per 32 elements of K, and NVRTC compiles
-// them for sm_90a to PTX with the fp8 instruction. Also the errors that stay: K slices of 16, fp8 mixed
+// them for sm_90a to PTX with the fp8 instruction (SASS QGMMA where
+// cuobjdump exists). Also the errors that stay: K slices of 16, fp8 mixed
 // with f16, fp8 below sm_90a, a row that is not one swizzle span.
 #include <gtest/gtest.h>
 
@@ -107,6 +108,45 @@ TEST_P(Fp8Mma, Sm90aPtxHasTheFp8Wgmma) {
 
 INSTANTIATE_TEST_SUITE_P(Gemm, Fp8Mma, ::testing::ValuesIn(croq::test::fp8_gemm_cases()),
                          [](const auto& info) { return info.param.name(); });
+
+// ---- the sample ---------------------------------------------------------------
+
+jit::NvrtcOutput compile_sample(std::int64_t m, std::int64_t n, std::int64_t k) {
+  GeneratedKernel g = generate_for(test::sample_source("matmul_fp8"), "f8_e4m3", "f8_e4m3", "bf16", "sm_90a", m, n, k);
+  EXPECT_TRUE(g.needs_sm90);
+  EXPECT_TRUE(contains(g.cuda_source, "croq_dev::wgmma_m64nNk32<256, __nv_fp8_e4m3, __nv_fp8_e4m3>(")) << g.cuda_source;
+  return compile(g);
+}
+
+TEST(Fp8Sample, PtxUsesTmaFp8WgmmaAndRegisterReallocation) {
+  for (const auto& [m, n, k] : {std::tuple{4096, 4096, 4096}, std::tuple{300, 520, 208}}) {
+    SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k));
+    jit::NvrtcOutput out = compile_sample(m, n, k);
+    ASSERT_FALSE(out.cubin.empty());
+    const std::string& ptx = out.ptx;
+    EXPECT_GE(count(ptx, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"), 2u);
+    EXPECT_GE(count(ptx, "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3"), 1u);
+    EXPECT_FALSE(contains(ptx, "mma.sync"));
+    EXPECT_TRUE(contains(ptx, "setmaxnreg.dec.sync.aligned.u32"));
+    EXPECT_TRUE(contains(ptx, "setmaxnreg.inc.sync.aligned.u32"));
+  }
+}
+
+// fp8 WGMMA is QGMMA in SASS, where the toolkit has cuobjdump (the GPU
+// machine does; the CI machine's toolkit lacks it).
+TEST(Fp8Sample, SassHasQgmma) {
+  const std::filesystem::path cuobjdump = "/usr/local/cuda/bin/cuobjdump";
+  if (!std::filesystem::exists(cuobjdump)) GTEST_SKIP() << "no " << cuobjdump << " to disassemble the cubin";
+  jit::NvrtcOutput out = compile_sample(4096, 4096, 4096);
+  ASSERT_FALSE(out.cubin.empty());
+  croq::test::TempDir dir;
+  const std::filesystem::path cubin = dir.path() / "matmul_fp8.cubin";
+  std::ofstream(cubin, std::ios::binary).write(out.cubin.data(), static_cast<std::streamsize>(out.cubin.size()));
+  croq::test::Child child({cuobjdump.string(), "-sass", cubin.string()}, {}, dir.path());
+  croq::test::ProcessResult r = child.wait();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GE(count(r.out, "QGMMA.64x256x32.F32.E4M3.E4M3"), 1u) << "no fp8 QGMMA in the SASS";
+}
 
 // ---- the prelude's fp8 section ------------------------------------------------
 
