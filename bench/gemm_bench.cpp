@@ -1,19 +1,23 @@
 // GEMM benchmark: the persistent warp-specialized Croqtile GEMM of
-// samples/matmul_persistent.cpp, f16 and bf16 inputs (fp32 accumulate),
-// on device tensors; the median of 20 samples, each the mean of 10
+// samples/matmul_persistent.cpp, f16 and bf16 inputs (fp32 accumulate), and
+// its fp8 form samples/matmul_fp8.cpp (f8_e4m3 inputs, fp32 accumulate, bf16
+// output), on device tensors; the median of 20 samples, each the mean of 10
 // back-to-back launches between CUDA events, after 3 warm-up launches
 // (bench/launch_timing.hpp), in TFLOP/s. The kernel is run in two tile
 // configurations (its #defines overridden through CompileOptions), each
 // first checked against a host reference (check_configuration); a shape's
 // figure is its best configuration's, and the JSON lists both.
-// bench/gemm_reference.py measures torch.matmul (cuBLAS) on the same shapes
-// in the same device run; scripts/gpu-check.sh prints the ratios.
-//   gemm_bench [--json FILE]
+// bench/gemm_reference.py measures torch.matmul (cuBLAS) on the same f16 and
+// bf16 shapes and torch._scaled_mm (cuBLASLt fp8) on the fp8 ones, in the
+// same device run; scripts/gpu-check.sh prints the ratios.
+//   gemm_bench [--json FILE] [--only f16|bf16|fp8]
+#include <array>
 #include <fstream>
 #include <iostream>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -42,12 +46,14 @@ constexpr TileConfig kConfigs[] = {{"128x256, 4 stages", 256, 4}, {"128x128, 6 s
 // with a tile tail in every dimension and on one with more tiles than the
 // kernel has blocks (so each block walks several tiles, carrying its event
 // phases across them): the configuration must be right before it is timed.
-template <typename T>
+// fp8 rows are K bytes, which TMA needs in multiples of 16.
+template <typename In, typename Out>
 bool check_configuration(const croq::Kernel& k, const char* what) {
-  const GemmShape shapes[] = {{300, 520, 200}, {2000, 2056, 136}};
+  const bool fp8 = sizeof(In) == 1;
+  const GemmShape shapes[] = {{300, 520, fp8 ? 208 : 200}, {2000, 2056, fp8 ? 144 : 136}};
   for (const GemmShape& s : shapes) {
-    auto lhs = croq::make_spandata<T>(s.m, s.k), rhs = croq::make_spandata<T>(s.n, s.k);
-    auto out = croq::make_spandata<T>(s.m, s.n);
+    auto lhs = croq::make_spandata<In>(s.m, s.k), rhs = croq::make_spandata<In>(s.n, s.k);
+    auto out = croq::make_spandata<Out>(s.m, s.n);
     lhs.fill_random(-1, 1);
     rhs.fill_random(-1, 1);
     out.fill_random(1e4, 2e4);  // poison
@@ -60,14 +66,15 @@ bool check_configuration(const croq::Kernel& k, const char* what) {
   return true;
 }
 
-std::string kernel_source(const std::string& element) {
-  std::ifstream in(std::string(CROQ_SAMPLES_DIR) + "/matmul_persistent.cpp");
+// The Croqtile source of a sample; bf16 is matmul_persistent's f16 kernel with the type replaced.
+std::string kernel_source(const std::string& sample, const std::string& element) {
+  std::ifstream in(std::string(CROQ_SAMPLES_DIR) + "/" + sample + ".cpp");
   std::stringstream ss;
   ss << in.rdbuf();
   std::string text = ss.str();
   auto begin = text.find("R\"croq(") + 7, end = text.find(")croq\"");
   std::string src = text.substr(begin, end - begin);
-  return std::regex_replace(src, std::regex("\\bf16\\b"), element);
+  return element == "bf16" ? std::regex_replace(src, std::regex("\\bf16\\b"), element) : src;
 }
 
 // A [rows, cols] device tensor of uniform values in [-1, 1), reproducible per shape.
@@ -78,59 +85,89 @@ croq::Tensor random_device_tensor(std::size_t rows, std::size_t cols) {
   return croq::Tensor::copy_of(host.view(), croq::MemoryKind::device);
 }
 
+// One benchmarked element type: its kernel, its types and its shapes.
+struct Mode {
+  const char* name;     // the JSON's "dtype"
+  const char* sample;   // samples/<sample>.cpp
+  croq::DType in, out;
+  std::vector<std::array<std::size_t, 3>> shapes;
+};
+
 croq::Tensor random_device_tensor(croq::DType t, std::size_t rows, std::size_t cols) {
-  return t == croq::DType::f16 ? random_device_tensor<croq::f16>(rows, cols)
-                               : random_device_tensor<croq::bf16>(rows, cols);
+  switch (t) {
+    case croq::DType::f16: return random_device_tensor<croq::f16>(rows, cols);
+    case croq::DType::bf16: return random_device_tensor<croq::bf16>(rows, cols);
+    default: return random_device_tensor<croq::f8_e4m3>(rows, cols);
+  }
+}
+
+bool check_mode(const Mode& mode, const croq::Kernel& k, const char* what) {
+  switch (mode.in) {
+    case croq::DType::f16: return check_configuration<croq::f16, croq::f16>(k, what);
+    case croq::DType::bf16: return check_configuration<croq::bf16, croq::bf16>(k, what);
+    default: return check_configuration<croq::f8_e4m3, croq::bf16>(k, what);
+  }
+}
+
+// Checks and times `mode` in every configuration; appends one JSON row per
+// shape. False when a configuration computes a wrong product.
+bool bench_mode(const Mode& mode, nlohmann::json& results) {
+  const std::string element = mode.name;
+  std::vector<croq::Kernel> kernels;
+  for (const TileConfig& config : kConfigs) {
+    croq::CompileOptions options;
+    options.defines["BN"] = config.bn;
+    options.defines["STAGES"] = config.stages;
+    kernels.push_back(croq::compile(kernel_source(mode.sample, element), options));
+    const std::string what = element + " " + config.name;
+    if (!check_mode(mode, kernels.back(), what.c_str())) {
+      std::cerr << "gemm_bench: " << what << " computes a wrong product\n";
+      return false;
+    }
+  }
+  for (const auto& s : mode.shapes) {
+    const std::size_t m = s[0], n = s[1], kk = s[2];
+    croq::Tensor a = random_device_tensor(mode.in, m, kk), b = random_device_tensor(mode.in, n, kk);
+    croq::Tensor c = croq::Tensor::empty(mode.out, croq::Shape{m, n}, croq::MemoryKind::device);
+    nlohmann::json row = {{"dtype", element}, {"out", croq::dtype_name(mode.out)}, {"m", m}, {"n", n}, {"k", kk},
+                          {"configs", nlohmann::json::array()}};
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      const double median = croq::bench::median_event_ms([&] { kernels[i](a, b, c); }, kWarmup, kRuns, kBatch);
+      const double tflops = 2.0 * m * n * kk / (median * 1e-3) / 1e12;
+      std::cout << "  croq GEMM " << element << " " << m << "x" << n << "x" << kk << " (" << kConfigs[i].name
+                << "): median " << median << " ms, " << tflops << " TFLOP/s\n";
+      row["configs"].push_back({{"config", kConfigs[i].name}, {"ms", median}, {"tflops", tflops}});
+      if (!row.contains("ms") || median < row["ms"].get<double>()) {
+        row["ms"] = median;
+        row["tflops"] = tflops;
+        row["config"] = kConfigs[i].name;
+      }
+    }
+    results.push_back(row);
+  }
+  return true;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string json_path;
-  for (int i = 1; i + 1 < argc; ++i)
+  std::string json_path, only;
+  for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--json") json_path = argv[i + 1];
+    if (std::string(argv[i]) == "--only") only = argv[i + 1];
+  }
   std::string why;
   if (!croq::cuda_available(&why)) {
     std::cout << "gemm_bench: needs a CUDA GPU (" << why << ")\n";
     return 0;
   }
+  const std::vector<std::array<std::size_t, 3>> shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {128, 8192, 8192}};
+  const Mode modes[] = {{"f16", "matmul_persistent", croq::DType::f16, croq::DType::f16, shapes},
+                        {"bf16", "matmul_persistent", croq::DType::bf16, croq::DType::bf16, shapes},
+                        {"fp8", "matmul_fp8", croq::DType::f8_e4m3, croq::DType::bf16,
+                         {{4096, 4096, 4096}, {8192, 8192, 8192}}}};
   nlohmann::json results = nlohmann::json::array();
-  const int shapes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {128, 8192, 8192}};
-  for (const char* element : {"f16", "bf16"}) {
-    croq::DType t = std::string(element) == "f16" ? croq::DType::f16 : croq::DType::bf16;
-    std::vector<croq::Kernel> kernels;
-    for (const TileConfig& config : kConfigs) {
-      croq::CompileOptions options;
-      options.defines["BN"] = config.bn;
-      options.defines["STAGES"] = config.stages;
-      kernels.push_back(croq::compile(kernel_source(element), options));
-      const std::string what = std::string(element) + " " + config.name;
-      const bool right = t == croq::DType::f16 ? check_configuration<croq::f16>(kernels.back(), what.c_str())
-                                               : check_configuration<croq::bf16>(kernels.back(), what.c_str());
-      if (!right) {
-        std::cerr << "gemm_bench: " << what << " computes a wrong product\n";
-        return 1;
-      }
-    }
-    for (const auto& s : shapes) {
-      const std::size_t m = s[0], n = s[1], kk = s[2];
-      croq::Tensor a = random_device_tensor(t, m, kk), b = random_device_tensor(t, n, kk);
-      croq::Tensor c = croq::Tensor::empty(t, croq::Shape{m, n}, croq::MemoryKind::device);
-      nlohmann::json row = {{"dtype", element}, {"m", m}, {"n", n}, {"k", kk}, {"configs", nlohmann::json::array()}};
-      for (std::size_t i = 0; i < kernels.size(); ++i) {
-        const double median = croq::bench::median_event_ms([&] { kernels[i](a, b, c); }, kWarmup, kRuns, kBatch);
-        const double tflops = 2.0 * m * n * kk / (median * 1e-3) / 1e12;
-        std::cout << "  croq GEMM " << element << " " << m << "x" << n << "x" << kk << " (" << kConfigs[i].name
-                  << "): median " << median << " ms, " << tflops << " TFLOP/s\n";
-        row["configs"].push_back({{"config", kConfigs[i].name}, {"ms", median}, {"tflops", tflops}});
-        if (!row.contains("ms") || median < row["ms"].get<double>()) {
-          row["ms"] = median;
-          row["tflops"] = tflops;
-          row["config"] = kConfigs[i].name;
-        }
-      }
-      results.push_back(row);
-    }
-  }
+  for (const Mode& mode : modes)
+    if ((only.empty() || only == mode.name) && !bench_mode(mode, results)) return 1;
   if (!json_path.empty()) std::ofstream(json_path) << results.dump(2) << "\n";
 }

@@ -1,8 +1,13 @@
 """torch.matmul (cuBLAS) and a Triton matmul on the shapes and dtypes of
 gemm_bench, in the same device run, and the ratios croq / cuBLAS and
 croq / Triton. C = A @ B^T with A [M, K], B [N, K], f16 or bf16 inputs and
-output, fp32 accumulate. Each is timed as gemm_bench times croq: the median of
-20 CUDA-event-timed calls after 3 warm-up calls. The Triton kernel is checked
+output, fp32 accumulate. gemm_bench's fp8 rows (f8_e4m3 inputs, bf16 output)
+are compared with torch._scaled_mm (cuBLASLt fp8 GEMM, e4m3, scales 1, bf16
+out) with use_fast_accum=True, which accumulates in the tensor core as
+croq's WGMMA does; the default (periodically promoted) accumulation is
+timed too and kept in the JSON (cublas_promoted_*). Triton is not run for
+fp8. Each is timed as gemm_bench times croq: the median of 20
+CUDA-event-timed calls after 3 warm-up calls. The Triton kernel is checked
 against torch.matmul before it is timed; without Triton (or when its kernel
 fails) the table says why and still reports torch.
 
@@ -117,6 +122,45 @@ def fp32_accumulated_matmul(a, b):
             setattr(flags, f, v)
 
 
+def scaled_mm_bf16(a, b, fast_accum):
+    """torch._scaled_mm(a, b.t()) for e4m3 a [M, K], b [N, K] (b.t() is the
+    column-major operand cuBLASLt wants), scales 1, bf16 out. Older torch
+    returns (out, amax)."""
+    one = torch.ones((), device=a.device, dtype=torch.float32)
+    r = torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16, use_fast_accum=fast_accum)
+    return r[0] if isinstance(r, tuple) else r
+
+
+def check_scaled_mm(a, b):
+    """torch._scaled_mm against an fp32 matmul of the same e4m3 values:
+    relative Frobenius error <= 1e-2 (gemm_check's bound for croq)."""
+    ref = torch.matmul(a.float(), b.float().t())
+    for fast in (True, False):
+        err = (torch.linalg.norm(scaled_mm_bf16(a, b, fast).float() - ref) / torch.linalg.norm(ref)).item()
+        if not err <= 1e-2:
+            raise AssertionError(f"torch._scaled_mm (use_fast_accum={fast}) relative error {err:.3g}")
+
+
+def fp8_row(r):
+    """The reference figures of one fp8 row of gemm_bench."""
+    m, n, k = r["m"], r["n"], r["k"]
+    a = (torch.rand(m, k, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
+    b = (torch.rand(n, k, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
+    row = {"dtype": r["dtype"], "out": r.get("out", "bf16"), "m": m, "n": n, "k": k, "croq_ms": r["ms"],
+           "croq_tflops": r["tflops"], "croq_config": r.get("config"), "cublas": "torch._scaled_mm, use_fast_accum"}
+    check_scaled_mm(a, b)
+    fast_ms = median_ms(lambda: scaled_mm_bf16(a, b, True))
+    row["cublas_ms"] = fast_ms
+    row["cublas_tflops"] = tflops(m, n, k, fast_ms)
+    row["croq_over_cublas"] = r["tflops"] / row["cublas_tflops"]
+    promoted_ms = median_ms(lambda: scaled_mm_bf16(a, b, False))
+    row["cublas_promoted_ms"] = promoted_ms
+    row["cublas_promoted_tflops"] = tflops(m, n, k, promoted_ms)
+    row["triton"] = "not run for fp8"
+    del a, b
+    return row
+
+
 def check_triton(a, b, c):
     """Runs the Triton kernel once (autotuning on the first call of a shape)
     and asserts that it matches torch.matmul."""
@@ -152,6 +196,22 @@ def main():
     rows = []
     triton_failed = False
     for r in croq:
+        if r["dtype"] == "fp8":
+            try:
+                row = fp8_row(r)
+            except Exception as exc:  # a torch without _scaled_mm or fp8: say so, keep going
+                print(f"  torch._scaled_mm fp8 {r['m']} x {r['n']} x {r['k']} failed: {exc}", file=sys.stderr)
+                row = {"dtype": r["dtype"], "m": r["m"], "n": r["n"], "k": r["k"], "croq_tflops": r["tflops"],
+                       "cublas": f"failed: {exc!r}"}
+                rows.append(row)
+                print_row(f"fp8  {r['m']:5d} x {r['n']:5d} x {r['k']:5d}",
+                          [f"{r['tflops']:.1f}", "failed", "-", "-", "-"])
+                continue
+            rows.append(row)
+            print_row(f"fp8  {r['m']:5d} x {r['n']:5d} x {r['k']:5d}",
+                      [f"{r['tflops']:.1f}", f"{row['cublas_tflops']:.1f}", "-", f"{row['croq_over_cublas']:.3f}", "-"])
+            torch.cuda.empty_cache()
+            continue
         dt = torch.float16 if r["dtype"] == "f16" else torch.bfloat16
         m, n, k = r["m"], r["n"], r["k"]
         a = torch.rand(m, k, device="cuda", dtype=dt) - 0.5

@@ -1,6 +1,7 @@
 // Host side shared by the GEMM samples (matmul_tma, matmul_wgmma,
-// matmul_persistent). Their kernels compute C = A * B^T with A [M, K],
-// B [N, K] and C [M, N], all f16, row-major. For each shape this fills A and
+// matmul_persistent, matmul_fp8). Their kernels compute C = A * B^T with
+// A [M, K], B [N, K] and C [M, N], row-major: f16 throughout, or (fp8) e4m3
+// inputs and a bf16 output. For each shape this fills A and
 // B with random values in [-1, 1), poisons C (every element must be
 // written), runs the kernel and compares C with a host reference of
 // A * B^T (double accumulation): the relative Frobenius error
@@ -82,19 +83,21 @@ inline std::string describe(const GemmCheck& c) {
          " (want " + std::to_string(c.worst_want) + ", " + std::to_string(c.worst_ratio) + " of its tolerance)";
 }
 
-// Runs `kernel(lhs, rhs, output)` on each shape and checks it; prints one
-// line per shape and "Test Passed". Without a GPU it only says that the
-// kernel compiled and that running it needs one (and returns 0).
-inline int run_gemm_sample(const char* name, const croq::Kernel& kernel, std::span<const GemmShape> shapes) {
+// Runs `kernel(lhs, rhs, output)` on each shape (inputs of type In, output
+// Out) and checks it; prints one line per shape and "Test Passed". Without a
+// GPU it only says that the kernel compiled and that running it needs one
+// (and returns 0).
+template <typename In = croq::f16, typename Out = croq::f16>
+int run_gemm_sample(const char* name, const croq::Kernel& kernel, std::span<const GemmShape> shapes) {
   std::string why;
   if (!croq::cuda_available(&why)) {
     std::cout << name << ": compiled `" << kernel.name() << "`, but running it needs a CUDA GPU (" << why << ")\n";
     return 0;
   }
   for (const GemmShape& s : shapes) {
-    auto lhs = croq::make_spandata<croq::f16>(s.m, s.k);
-    auto rhs = croq::make_spandata<croq::f16>(s.n, s.k);
-    auto out = croq::make_spandata<croq::f16>(s.m, s.n);
+    auto lhs = croq::make_spandata<In>(s.m, s.k);
+    auto rhs = croq::make_spandata<In>(s.n, s.k);
+    auto out = croq::make_spandata<Out>(s.m, s.n);
     lhs.fill_random(-1, 1);
     rhs.fill_random(-1, 1);
     out.fill_random(1e4, 2e4);  // poison: every element must be written

@@ -28,6 +28,8 @@ std::string_view dtype_name(DType t);
 // Parses a Croqtile type name; returns false when the name is not a type.
 bool parse_dtype(std::string_view name, DType& out);
 
+constexpr bool is_fp8(DType t) { return t == DType::f8_e4m3 || t == DType::f8_e5m2; }
+
 constexpr bool is_floating(DType t) {
   return t == DType::f16 || t == DType::bf16 || t == DType::f32 || t == DType::f64 ||
          t == DType::f8_e4m3 || t == DType::f8_e5m2;

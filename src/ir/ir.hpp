@@ -339,7 +339,8 @@ struct MmaOperand {
 struct Mma {
   int accumulator = -1;
   MmaOperand a, b;
-  DType input = DType::f16;
+  DType input = DType::f16;    // a's elements
+  DType input_b = DType::f16;  // b's (differs from a's only for fp8: e4m3 x e5m2)
   std::int64_t k = 0;
   MmaInstruction instruction = MmaInstruction::unselected;
   SourcePos where;

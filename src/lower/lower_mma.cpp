@@ -94,9 +94,6 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   const bool wgmma = target_.wgmma();  // for the wording of messages only
   if (m.operands.size() != 3) fail(s.location, "mma." + std::string(mma_op_name(m.op)) + " takes 3 operands, got " +
                                                    std::to_string(m.operands.size()));
-  if (m.layout != "row.row")
-    fail(s.location, "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row "
-                     "(lhs [M, K], rhs [N, K], both K contiguous)");
   for (const Modifier& mod : m.modifiers)
     fail(mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
   if (!on_whole_warpgroups())
@@ -135,12 +132,21 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   }
   const View& a = tiles[0];
   const View& b = tiles[1];
-  const DType t = buffer(a.buffer).dtype;
-  if (t != buffer(b.buffer).dtype || (t != DType::f16 && t != DType::bf16))
-    fail(s.location, std::string(wgmma ? "WGMMA" : "mma.sync") + " multiplies f16 or bf16 tiles (both the same), got " +
-                         std::string(dtype_name(t)) + " and " + std::string(dtype_name(buffer(b.buffer).dtype)));
-  if (acc.dtype == DType::f16 && t != DType::f16)
-    fail(s.location, "an f16 accumulator takes f16 inputs; use mma.fill.f32 for bf16");
+  const DType t = buffer(a.buffer).dtype, tb = buffer(b.buffer).dtype;
+  // fp8 (e4m3, e5m2, in any mix) multiplies on WGMMA only: the selection
+  // pass refuses it for other targets.
+  const bool fp8 = is_fp8(t) && is_fp8(tb);
+  if (m.layout != "row.row")
+    fail(s.location, fp8 ? "mma." + m.layout + " on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; "
+                           "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"
+                         : "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row "
+                           "(lhs [M, K], rhs [N, K], both K contiguous)");
+  if (!fp8 && (t != tb || (t != DType::f16 && t != DType::bf16)))
+    fail(s.location, std::string(wgmma ? "WGMMA multiplies f16 or bf16 tiles (both the same) or fp8 tiles (f8_e4m3, f8_e5m2, in any mix)"
+                                       : "mma.sync multiplies f16 or bf16 tiles (both the same)") +
+                         ", got " + std::string(dtype_name(t)) + " and " + std::string(dtype_name(tb)));
+  if (!fp8 && acc.dtype == DType::f16 && t != DType::f16)
+    fail(s.location, "an f16 accumulator takes f16 or fp8 inputs; use mma.fill.f32 for bf16");
   if (a.extent[0] != 64)
     fail(m.operands[1]->location, std::string("one warpgroup's mma takes 64 rows of lhs (") +
                                       (wgmma ? "WGMMA m64" : "16 per warp") + "), got " + std::to_string(a.extent[0]),
@@ -160,6 +166,7 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   op.a = operands[0];
   op.b = operands[1];
   op.input = t;
+  op.input_b = tb;
   op.k = a.extent[1];
   op.where = pos(s.location);
   emit_node(std::move(op), s.location);

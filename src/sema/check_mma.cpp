@@ -241,25 +241,36 @@ DType Checker::mma_operand(const Expr& e) {
 void Checker::mma_multiply(const Stmt& s, const Mma& m) {
   // Other layouts, modifiers and element types mean what they say: the
   // operands are checked and the accumulator counts as written.
-  if (m.layout != "row.row")
-    limitation(Rule::unsupported_mma_layout, s.location,
-               "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)");
   for (const Modifier& mod : m.modifiers)
     limitation(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
   require_warpgroups(s, "mma");
   Accumulator* acc = accumulator(*m.operands[0]);
   const DType a = mma_operand(*m.operands[1]);
   const DType b = mma_operand(*m.operands[2]);
-  const bool other_type = a == b && !mma_input_type(a) && (a == DType::f8_e4m3 || a == DType::f8_e5m2 || a == DType::s8 || a == DType::u8 || a == DType::f32);
+  const bool fp8 = is_fp8(a) && is_fp8(b);
+  if (m.layout != "row.row")
+    limitation(Rule::unsupported_mma_layout, s.location,
+               fp8 ? "mma." + m.layout + " on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; "
+                     "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"
+                   : "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)");
+  const bool other_type = a == b && (a == DType::s8 || a == DType::u8 || a == DType::f32);
   if (other_type)
     limitation(Rule::unsupported_mma_type, s.location,
-         "mma on " + std::string(dtype_name(a)) + " tiles is not supported yet by libcroqjit", "libcroqjit multiplies f16 or bf16 tiles");
-  if (!other_type && (a != b || !mma_input_type(a)))
+               "mma on " + std::string(dtype_name(a)) + " tiles is not supported yet by libcroqjit",
+               "libcroqjit multiplies f16, bf16 or fp8 (f8_e4m3, f8_e5m2) tiles");
+  // fp8 multiplies only as WGMMA here (sm_89's mma.sync form is not lowered).
+  if (fp8 && !wgmma())
+    limitation(Rule::unsupported_mma_type, s.location,
+               "mma on fp8 tiles lowers to WGMMA (sm_90a) only; libcroqjit has no mma.sync form for them (compiling for " +
+                   options_.target->arch + ")",
+               "compile for sm_90a, or convert the tiles to f16 or bf16");
+  if (!other_type && !fp8 && (a != b || !mma_input_type(a)))
     fail(Rule::mma_element_types, s.location,
-         std::string(wgmma() ? "WGMMA" : "mma.sync") + " multiplies f16 or bf16 tiles (both the same), got " +
-             std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)));
-  if (!other_type && acc->dtype == DType::f16 && a != DType::f16)
-    fail(Rule::mma_element_types, s.location, "an f16 accumulator takes f16 inputs; use mma.fill.f32 for bf16");
+         std::string(wgmma() ? "WGMMA multiplies f16 or bf16 tiles (both the same) or fp8 tiles (f8_e4m3, f8_e5m2, in any mix)"
+                             : "mma.sync multiplies f16 or bf16 tiles (both the same)") +
+             ", got " + std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)));
+  if (!other_type && !fp8 && acc->dtype == DType::f16 && a != DType::f16)
+    fail(Rule::mma_element_types, s.location, "an f16 accumulator takes f16 or fp8 inputs; use mma.fill.f32 for bf16");
   acc->written = true;
   // `f = mma... ;` names the multiply's completion (with .async, a limitation above).
   if (const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr) {

@@ -3,6 +3,25 @@
 
 namespace croq::sema::test {
 
+namespace {
+
+// One warpgroup multiplying fp8 tiles: e4m3 ta [64, 128] and e5m2 tb
+// [128, 128], 128B-swizzled (rows of 128 bytes), into the f32 accumulator
+// mc; an f16 rhs_h for mixes. dma.copy, so every arch gets this far. `body`
+// starts on line 7.
+std::string fp8_wg(const std::string& body) {
+  return "__co__ void g(global f8_e4m3 [M, K] lhs, global f8_e5m2 [N, K] rhs, global f16 [N, K] rhs_h, "
+         "global f32 [M, N] out) {\n"
+         "  parallel {bm, bn} by [2, 4] : block {\n"
+         "    parallel p by 1 : group-4 {\n"
+         "      mc = mma.fill.f32 0.0f;\n"
+         "      ta = dma.copy.swiz<128> lhs.subspan(64, 128).at(bm, 0) => shared;\n"
+         "      tb = dma.copy.swiz<128> rhs.subspan(128, 128).at(bn, 0) => shared;\n" +
+         body + "    }\n  }\n}\n";
+}
+
+}  // namespace
+
 std::vector<RuleCase> event_and_mma_cases() {
   const std::string tile = "lhs.subspan(64, 64).at(bm, 0)";
   const std::string mma = "      mma.row.row mc, ta.data, tb.data;\n";
@@ -105,14 +124,14 @@ std::vector<RuleCase> event_and_mma_cases() {
        8, "cube,", "an mma operand is a 2-D tile, got rank 3"},
       {"MmaOfF32Tiles", "unsupported-mma-type",
        wg("      sa = tma.copy.swiz<128> out.subspan(64, 32).at(bm, 0) => shared;\n      mma.row.row mc, sa.data, sa.data;\n"), 8,
-       "mma", "mma on f32 tiles is not supported yet by libcroqjit", "libcroqjit multiplies f16 or bf16 tiles"},
+       "mma", "mma on f32 tiles is not supported yet by libcroqjit", "libcroqjit multiplies f16, bf16 or fp8 (f8_e4m3, f8_e5m2) tiles"},
       {"MmaOfBf16AndF16", "mma-element-types",
        wg("      sb = tma.copy.swiz<128> lhs_b.subspan(64, 64).at(bm, 0) => shared;\n      mma.row.row mc, sb.data, tb.data;\n"),
-       8, "mma", "WGMMA multiplies f16 or bf16 tiles (both the same), got bf16 and f16"},
+       8, "mma", "WGMMA multiplies f16 or bf16 tiles (both the same) or fp8 tiles (f8_e4m3, f8_e5m2, in any mix), got bf16 and f16"},
       {"MmaF16AccumulatorOfBf16", "mma-element-types",
        wg("      mh = mma.fill.f16 0.0f;\n      sb = tma.copy.swiz<128> lhs_b.subspan(64, 64).at(bm, 0) => shared;\n"
           "      mma.row.row mh, sb.data, sb.data;\n"),
-       9, "mma", "an f16 accumulator takes f16 inputs; use mma.fill.f32 for bf16"},
+       9, "mma", "an f16 accumulator takes f16 or fp8 inputs; use mma.fill.f32 for bf16"},
       {"MmaLoadSwizzleDiffers", "swizzle-layout", wg("      ma = mma.load.swiz<64> ta.data;\n"), 7, "ma",
        "mma.load.swiz<64> does not match the tile's layout: it was copied with .swiz<128>",
        "use the same .swiz<N> on the copy and on mma.load"},
@@ -138,6 +157,21 @@ std::vector<RuleCase> event_and_mma_cases() {
       {"MmaOnSm75", "needs-sm80", blk("    parallel p by 1 : group-4 {\n      mc = mma.fill.f32 0.0f;\n    }\n"), 4, "mc",
        "mma lowers to WGMMA on sm_90a and to mma.sync m16n8k16 on sm_80 to sm_89; compiling for sm_75 has neither", "",
        "sm_75"},
+      // fp8: WGMMA only, K-major only, never mixed with 16-bit tiles
+      {"Fp8MmaRowCol", "unsupported-mma-layout", fp8_wg("      mma.row.col mc, ta.data, tb.data;\n"), 7, "mma",
+       "mma.row.col on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; write mma.row.row (lhs [M, "
+       "K], rhs [N, K], both K contiguous)"},
+      {"Fp8MmaWithAnF16Tile", "mma-element-types",
+       fp8_wg("      th = dma.copy.swiz<128> rhs_h.subspan(128, 64).at(bn, 0) => shared;\n"
+              "      mma.row.row mc, ta.data, th.data;\n"),
+       8, "mma", "WGMMA multiplies f16 or bf16 tiles (both the same) or fp8 tiles (f8_e4m3, f8_e5m2, in any mix), got "
+       "f8_e4m3 and f16"},
+      {"Fp8MmaOnSm89", "unsupported-mma-type", fp8_wg("      mma.row.row mc, ta.data, tb.data;\n"), 7, "mma",
+       "mma on fp8 tiles lowers to WGMMA (sm_90a) only; libcroqjit has no mma.sync form for them (compiling for sm_89)",
+       "compile for sm_90a, or convert the tiles to f16 or bf16", "sm_89"},
+      {"Fp8MmaOnSm90WithoutA", "unsupported-mma-type", fp8_wg("      mma.row.row mc, ta.data, tb.data;\n"), 7, "mma",
+       "mma on fp8 tiles lowers to WGMMA (sm_90a) only; libcroqjit has no mma.sync form for them (compiling for sm_90)",
+       "compile for sm_90a, or convert the tiles to f16 or bf16", "sm_90"},
   };
 }
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/cluster_sources.hpp"
+#include "common/fp8_mma_sources.hpp"
 #include "common/mma_sync_sources.hpp"
 #include "common/program_sources.hpp"
 #include "common/runtime_extent_sources.hpp"
@@ -78,6 +79,7 @@ TEST(ValidPrograms, SharedTestKernels) {
   expect_clean("kChunkedRows", croq::test::kChunkedRows);
   expect_clean("kTwoStreams", croq::test::kTwoStreams);
   for (const auto& g : croq::test::mma_sync_gemm_cases()) expect_clean(g.name(), g.source());
+  for (const auto& g : croq::test::fp8_gemm_cases()) expect_clean(g.name(), g.source());
 }
 
 // mma.sync targets (no WGMMA) accept the same kernels.

@@ -357,16 +357,16 @@ std::vector<ErrorCase> mma_cases() {
        warpgroup("      c = tma.copy.swiz<128> out.subspan(64, 32).at(bm, 0) => shared;\n"
                  "      d = tma.copy.swiz<128> out.subspan(128, 32).at(bn, 0) => shared;\n"
                  "      mma.row.row mc, c.data, d.data;\n"),
-       9, 7, "WGMMA multiplies f16 or bf16 tiles (both the same), got f32 and f32"},
+       9, 7, "WGMMA multiplies f16 or bf16 tiles (both the same) or fp8 tiles (f8_e4m3, f8_e5m2, in any mix), got f32 and f32"},
       {"MmaOfBf16AndF16",
        warpgroup("      c = tma.copy.swiz<128> lhs_b.subspan(64, 64).at(bm, 0) => shared;\n"
                  "      mma.row.row mc, c.data, b.data;\n"),
-       8, 7, "WGMMA multiplies f16 or bf16 tiles (both the same), got bf16 and f16"},
+       8, 7, "WGMMA multiplies f16 or bf16 tiles (both the same) or fp8 tiles (f8_e4m3, f8_e5m2, in any mix), got bf16 and f16"},
       {"MmaF16AccumulatorOfBf16",
        warpgroup("      mh = mma.fill.f16 0.0f;\n      c = tma.copy.swiz<128> lhs_b.subspan(64, 64).at(bm, 0) => shared;\n"
                  "      d = tma.copy.swiz<128> rhs_b.subspan(128, 64).at(bn, 0) => shared;\n"
                  "      mma.row.row mh, c.data, d.data;\n"),
-       10, 7, "an f16 accumulator takes f16 inputs; use mma.fill.f32 for bf16"},
+       10, 7, "an f16 accumulator takes f16 or fp8 inputs; use mma.fill.f32 for bf16"},
       {"MmaLhsOf128Rows",
        warpgroup("      c = tma.copy.swiz<128> lhs.subspan(128, 64).at(0, 0) => shared;\n"
                  "      mma.row.row mc, c.data, b.data;\n"),

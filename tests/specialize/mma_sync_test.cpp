@@ -244,7 +244,7 @@ TEST(MmaSyncErrors, ShapeRulesStayBelowSm90) {
             "mma's N (rhs rows) must be a multiple of 8 up to 256, got 264");
   // f16 accumulator with bf16 inputs.
   EXPECT_EQ(first_error(mma_sync_gemm("bf16", "f32", "f16", 128).source(), 80, "bf16", "f32"),
-            "an f16 accumulator takes f16 inputs; use mma.fill.f32 for bf16");
+            "an f16 accumulator takes f16 or fp8 inputs; use mma.fill.f32 for bf16");
   // mma.load's swizzle must match the copy's (unchanged from sm_90).
   EXPECT_EQ(first_error(replaced(base, "mb = mma.load.swiz<128> b.data;", "mb = mma.load b.data;"), 80),
             "mma.load does not match the tile's layout: it was copied with .swiz<128>");

@@ -2,11 +2,13 @@
 // expressions.
 #include <limits>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "backend/cuda/cuda_printer.hpp"
 #include "backend/cuda/cuda_text.hpp"
 #include "backend/cuda/hopper_prelude.hpp"
+#include "ir/walk.hpp"
 #include "support/checked_int.hpp"
 
 namespace croq::backend::cuda {
@@ -405,6 +407,22 @@ __device__ __forceinline__ void croq_grid_sync(unsigned int* counter) {
 }
 )CUDA";
 
+namespace {
+
+// The fp8 WGMMA forms the kernel's multiplies use, each once (the prelude's
+// fp8 section has only these), or nothing when it has none.
+std::string fp8_section(const ir::Kernel& kernel) {
+  std::set<Fp8WgmmaForm> forms;
+  ir::for_each<ir::Mma>(*kernel.body, [&](const ir::Mma& m, const ir::Stmt&) {
+    if (m.instruction != ir::MmaInstruction::wgmma || !is_fp8(m.input)) return;
+    const ir::Accumulator& acc = kernel.accumulators[static_cast<std::size_t>(m.accumulator)];
+    forms.insert({static_cast<int>(acc.n), m.input == DType::f8_e5m2, m.input_b == DType::f8_e5m2, acc.dtype == DType::f16});
+  });
+  return forms.empty() ? std::string() : hopper_prelude_fp8({forms.begin(), forms.end()});
+}
+
+}  // namespace
+
 std::string emit_kernel(ir::Kernel& kernel) {
   Printer printer(kernel);
   const std::string body = printer.body_text(*kernel.body);
@@ -437,7 +455,7 @@ std::string emit_kernel(ir::Kernel& kernel) {
   if (kernel.needs_half) src << "#include <cuda_fp16.h>\n";
   if (kernel.needs_bf16) src << "#include <cuda_bf16.h>\n";
   if (kernel.needs_fp8) src << "#include <cuda_fp8.h>\n";
-  if (kernel.hopper) src << hopper_prelude();
+  if (kernel.hopper) src << hopper_prelude() << fp8_section(kernel);
   if (kernel.cooperative) src << kGridSync;
   // A #line before pasted __device__ code: NVRTC errors in it are the user's.
   for (const auto& dc : kernel.device_code)

@@ -128,9 +128,15 @@ void Printer::mma(const ir::Mma& m) {
   line("const unsigned long long desc_b = croq_dev::make_kmajor_desc<" + std::to_string(m.b.swizzle) + ">(" +
        expr(m.b.address) + ");");
   line("#pragma unroll");
-  line("for (int k16 = 0; k16 < " + std::to_string(m.k / 16) + "; ++k16)");
-  line("  croq_dev::wgmma_m64nNk16<" + n + ", " + ab + ">(" + acc.name +
-       ", croq_dev::desc_advance(desc_a, k16 * 32), croq_dev::desc_advance(desc_b, k16 * 32));");
+  if (is_fp8(m.input)) {  // k32 per instruction: 32 bytes of each row, as k16 of 16-bit types
+    line("for (int k32 = 0; k32 < " + std::to_string(m.k / 32) + "; ++k32)");
+    line("  croq_dev::wgmma_m64nNk32<" + n + ", " + ab + ", " + cuda_type(m.input_b) + ">(" + acc.name +
+         ", croq_dev::desc_advance(desc_a, k32 * 32), croq_dev::desc_advance(desc_b, k32 * 32));");
+  } else {
+    line("for (int k16 = 0; k16 < " + std::to_string(m.k / 16) + "; ++k16)");
+    line("  croq_dev::wgmma_m64nNk16<" + n + ", " + ab + ">(" + acc.name +
+         ", croq_dev::desc_advance(desc_a, k16 * 32), croq_dev::desc_advance(desc_b, k16 * 32));");
+  }
   line("croq_dev::wgmma_commit_group();");
   line("croq_dev::fence_accum(" + acc.name + ");");
   dedent();

@@ -555,36 +555,11 @@ std::string tma_functions() {
   return out;
 }
 
-struct WgmmaKind {
-  const char* enumerator;  // detail::wgmma_kind
-  const char* ptx_types;   // .dtype.atype.btype
-  const char* reg_type;    // accumulator register C++ type
-  const char* constraint;  // its asm constraint
-  int values_per_reg;      // accumulator values packed per register
-};
-
-// template <> struct wgmma_ss<N, Kind> { static void run(...) { asm(...); } };
-void emit_wgmma(std::string& out, int n, const WgmmaKind& kind) {
-  const int regs = n / 2 / kind.values_per_reg;
-  const std::string ns = std::to_string(n);
-  out += "template <>\nstruct wgmma_ss<" + ns + ", " + kind.enumerator + "> {\n  static __device__ __forceinline__ void run(" +
-         kind.reg_type + " (&d)[" + std::to_string(regs) +
-         "], u64 a, u64 b, int scale_d) {\n    asm volatile(\n        \"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" +
-         std::to_string(regs + 2) + ", 0;\\n\"\n        \"wgmma.mma_async.sync.aligned.m64n" + ns + "k16" +
-         kind.ptx_types + " {\"\n        \"" + operand_list(0, regs) + "},\"\n        \" %" +
-         std::to_string(regs) + ", %" + std::to_string(regs + 1) + ", p, 1, 1, 0, 0;\\n}\\n\"\n        : ";
-  for (int i = 0; i < regs; ++i) {
-    if (i > 0) out += (i % 8 == 0) ? ",\n          " : ", ";
-    out += std::string("\"") + kind.constraint + "\"(d[" + std::to_string(i) + "])";
-  }
-  out += "\n        : \"l\"(a), \"l\"(b), \"r\"(scale_d)\n        : \"memory\");\n  }\n};\n";
-}
-
 std::string wgmma_functions() {
   static const WgmmaKind kinds[] = {
-      {"f32_f16", ".f32.f16.f16", "float", "+f", 1},
-      {"f32_bf16", ".f32.bf16.bf16", "float", "+f", 1},
-      {"f16_f16", ".f16.f16.f16", "u32", "+r", 2},
+      {"wgmma_ss", "f32_f16", "k16", ".f32.f16.f16", "float", "+f", 1, true},
+      {"wgmma_ss", "f32_bf16", "k16", ".f32.bf16.bf16", "float", "+f", 1, true},
+      {"wgmma_ss", "f16_f16", "k16", ".f16.f16.f16", "u32", "+r", 2, true},
   };
   std::string out;
   for (const WgmmaKind& kind : kinds)
@@ -603,6 +578,26 @@ std::string build_prelude() {
 }
 
 }  // namespace
+
+// template <> struct Struct<N, Kind> { static void run(...) { asm(...); } };
+void emit_wgmma(std::string& out, int n, const WgmmaKind& kind) {
+  const int regs = n / 2 / kind.values_per_reg;
+  const std::string ns = std::to_string(n);
+  // f16/bf16 take imm-trans-a and imm-trans-b (0: K-major); fp8 has none
+  // (its operands are always K-major).
+  const std::string immediates = kind.transposes ? "1, 1, 0, 0" : "1, 1";
+  out += "template <>\nstruct " + std::string(kind.struct_name) + "<" + ns + ", " + kind.enumerator +
+         "> {\n  static __device__ __forceinline__ void run(" + kind.reg_type + " (&d)[" + std::to_string(regs) +
+         "], u64 a, u64 b, int scale_d) {\n    asm volatile(\n        \"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" +
+         std::to_string(regs + 2) + ", 0;\\n\"\n        \"wgmma.mma_async.sync.aligned.m64n" + ns + kind.shape_k +
+         kind.ptx_types + " {\"\n        \"" + operand_list(0, regs) + "},\"\n        \" %" +
+         std::to_string(regs) + ", %" + std::to_string(regs + 1) + ", p, " + immediates + ";\\n}\\n\"\n        : ";
+  for (int i = 0; i < regs; ++i) {
+    if (i > 0) out += (i % 8 == 0) ? ",\n          " : ", ";
+    out += std::string("\"") + kind.constraint + "\"(d[" + std::to_string(i) + "])";
+  }
+  out += "\n        : \"l\"(a), \"l\"(b), \"r\"(scale_d)\n        : \"memory\");\n  }\n};\n";
+}
 
 std::string_view hopper_prelude() {
   static const std::string text = build_prelude();

@@ -42,7 +42,10 @@
 //               wgmma_m64nNk16<N, AB>(float (&d)[N/2], desc_a, desc_b, scale_d)
 //                 AB = __half or __nv_bfloat16, f32 accumulate;
 //               wgmma_m64nNk16<N, __half>(unsigned (&d)[N/4], ...) f16 accumulate
-//               (both operands K-major in shared memory, N = 8, 16, ..., 256)
+//               (both operands K-major in shared memory, N = 8, 16, ..., 256);
+//               wgmma_m64nNk32<N, TA, TB>(d, desc_a, desc_b, scale_d): fp8
+//               (TA, TB = __nv_fp8_e4m3 / __nv_fp8_e5m2), f32 or f16 d, from
+//               the fp8 section (hopper_prelude_fp8), the forms a kernel uses
 //   fragments   constexpr accum_row(t, i), accum_col(t, i),
 //               for_each_accum_pair<N>(d, f), store_accum_global<N>(d, C, ld, rows, cols),
 //               store_accum_shared<N>(d, tile, ld)
@@ -59,14 +62,30 @@
 // and bulk copies, WGMMA and setmaxnreg. Everything else is the same.
 #pragma once
 
+#include <compare>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace croq::backend::cuda {
 
 // The prelude's CUDA C++ text (built once; the view stays valid for the
 // process's lifetime). Safe to paste more than once: it is include-guarded.
 std::string_view hopper_prelude();
+
+// One fp8 WGMMA form a kernel uses: m64nNk32, e4m3 or e5m2 on each side,
+// f32 or f16 accumulators.
+struct Fp8WgmmaForm {
+  int n = 0;
+  bool a_e5m2 = false, b_e5m2 = false, f16_accumulator = false;
+  friend auto operator<=>(const Fp8WgmmaForm&, const Fp8WgmmaForm&) = default;
+};
+
+// The fp8 section: croq_dev::wgmma_m64nNk32<N, TA, TB>(d, desc_a, desc_b,
+// scale_d) for exactly `forms` (distinct). Pasted after hopper_prelude() and
+// <cuda_fp8.h>.
+std::string hopper_prelude_fp8(const std::vector<Fp8WgmmaForm>& forms);
 
 // Host mirror of croq_dev::swizzle_offset: where byte `linear` of a tile
 // (whose base is aligned to 8 * span bytes) lands under TMA swizzle `span`
