@@ -1,6 +1,8 @@
 // Lowering of `with` (it binds bounded indices, 0 until a `foreach` walks
 // them), `foreach` over the indices a `with` bound, the loop nest that both
 // forms of `foreach` emit, and print/println.
+#include <optional>
+
 #include "frontend/lexer.hpp"
 #include "lower/lowering.hpp"
 
@@ -95,19 +97,23 @@ void Lowerer::foreach_bound_indices(const Stmt& s, const Loop& l) {
     std::string name;  // the index's name in the source ("" when unnamed)
     Value index;
     std::string var;
+    std::optional<LoopRange> range;  // `foreach k(1:)`: part of the index's values
   };
   std::vector<Walk> walks;
   std::vector<std::pair<std::string, Value>> tuples;  // tuple names, redefined over the loop variables
   for (const LoopIndex& i : l.indices) {
-    if (i.range || i.local_name)
-      fail(i.name.location, "range expressions in `foreach` are not supported yet by libcroqjit");
+    if (i.local_name) fail(i.name.location, "range expressions in `foreach` are not supported yet by libcroqjit");
     const Value* v = lookup(i.name.name);
     if (!v || !(v->kind == Value::Kind::index || v->kind == Value::Kind::tuple))
       fail(i.name.location, "`foreach " + i.name.name + "` iterates an index that a `with` binds");
     if (v->kind == Value::Kind::index) {
-      walks.push_back({i.name.name, *v, ""});
+      walks.push_back({i.name.name, *v, "", std::nullopt});
+      if (i.range && v->count_expr) walks.back().range = loop_range(i, v->count_expr);
       continue;
     }
+    if (i.range)
+      fail(i.range->location, "a range over `" + i.name.name +
+                                  "`, a tuple of indices, is not supported yet by libcroqjit: range one index at a time");
     tuples.emplace_back(i.name.name, *v);
     for (std::size_t e = 0; e < v->elements.size(); ++e)
       walks.push_back({e < v->element_names.size() ? v->element_names[e] : "", v->elements[e], ""});
@@ -137,7 +143,7 @@ void Lowerer::foreach_bound_indices(const Stmt& s, const Loop& l) {
   std::vector<LoopRange> ranges;
   for (const Walk& w : walks) {
     vars.push_back(w.var);
-    ranges.push_back({ir::int_const(0), w.index.count_expr, nullptr});
+    ranges.push_back(w.range ? *w.range : LoopRange{ir::int_const(0), w.index.count_expr, nullptr});
   }
   foreach_nest(s, *l.body, vars, ranges);
   pop();

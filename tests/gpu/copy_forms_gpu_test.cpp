@@ -274,6 +274,37 @@ __co__ s32 [4, 64] shift(s32 [4, 64] a) {
   ASSERT_EQ(got[0][56], static_cast<s32>(-1));
 }
 
+// `foreach k(1:)` walks a `with`-bound index from 1; after the loop `k(-1)`
+// is the index's last value.
+TEST(GpuCopyForms, RangeOverAWithBoundIndexStartsWhereItSays) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(R"(
+__co__ s32 [4, 64] rotate_tiles(s32 [4, 64] a) {
+  s32 [a.span] out;
+  parallel p by 4 : block {
+    with k in [16] {
+      foreach k(1:) {
+        t = dma.copy a.chunkat(p, k) => shared;
+        dma.copy t.data => out.chunkat(p, k - 1);
+      }
+      first = dma.copy a.chunkat(p, 0) => shared;
+      dma.copy first.data => out.chunkat(p, k(-1));
+    }
+  }
+  return out;
+}
+)");
+  auto a = make_spandata<s32>(4, 64);
+  a.fill_random(-1000, 1000);
+  Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
+  Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::s32, Shape{4, 64});
+  // Output tile j holds input tile j + 1; the last holds tile 0.
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t tile = 0; tile < 16; ++tile)
+      for (std::size_t e = 0; e < 4; ++e)
+        ASSERT_EQ(got[i][tile * 4 + e], a[i][((tile + 1) % 16) * 4 + e]) << i << "," << tile << "," << e;
+}
+
 #define CROQ_REQUIRE_TMA()                                                              \
   do {                                                                                  \
     CROQ_REQUIRE_GPU();                                                                 \
