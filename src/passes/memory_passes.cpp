@@ -168,9 +168,9 @@ void lay_out_shared_memory(ir::Kernel& kernel, std::int64_t max_shared_bytes) {
     }
   });
   for (ir::Event& e : kernel.events)
-    if (e.is_private) {
+    if (e.is_private) {  // one barrier, or one per slot of a ring of futures
       e.smem_offset = align_up(bytes, 8, kernel);
-      bytes = e.smem_offset + 8;
+      bytes = e.smem_offset + 8 * e.count;
     }
   for (std::size_t i = 0; i < kernel.buffers.size(); ++i) {  // views share their buffer's storage
     ir::Buffer& b = kernel.buffers[i];

@@ -287,7 +287,7 @@ __co__ s32 [4, 64] rotate_tiles(s32 [4, 64] a) {
         t = dma.copy a.chunkat(p, k) => shared;
         dma.copy t.data => out.chunkat(p, k - 1);
       }
-      first = dma.copy a.chunkat(p, 0) => shared;
+      first = dma.copy a.subspan(1, 4).at(p, 0) => shared;
       dma.copy first.data => out.chunkat(p, k(-1));
     }
   }

@@ -6,6 +6,11 @@
 // values of bounded indices (`y(-1)`). Each kernel's CUDA compiles with NVRTC.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "jit/nvrtc_compiler.hpp"
 #include "specialize/specialize_test_util.hpp"
 
@@ -344,6 +349,48 @@ TEST(SwappedFutures, TmaRingsWaitOnTheirSlotsBarrier) {
   EXPECT_TRUE(contains(k.ir, "event tma_ring_bar_5[2]")) << k.ir;
   EXPECT_TRUE(contains(k.ir, "completes tma_ring_bar_5[l1_slot_3]")) << k.ir;
   EXPECT_TRUE(contains(k.ir, "wait tma_ring_bar_5[l0_slot_2]")) << k.ir;
+  expect_compiles(k);
+}
+
+// Two rings of two slots: each ring's barriers take 8 bytes per slot in
+// shared memory, apart from the other ring's and from every buffer.
+TEST(SwappedFutures, RingBarrierArraysDoNotOverlap) {
+  GeneratedKernel k = generate(
+      "__co__ f32 [8, 16, 32] f(f32 [8, 16, 32] l, f32 [8, 16, 32] r) {\n"
+      "  f32 [l.span] output;\n"
+      "  parallel p by 4 : block {\n"
+      "    l0 = tma.copy.async l.subspan(8, 1, 8).at(0, 0, p) => shared;\n"
+      "    r0 = tma.copy.async r.subspan(8, 1, 8).at(0, 0, p) => shared;\n"
+      "    l1 = tma.any;\n"
+      "    r1 = tma.any;\n"
+      "    foreach k in [15] {\n"
+      "      l1 = tma.copy.async l.subspan(8, 1, 8).at(0, k + 1, p) => shared;\n"
+      "      r1 = tma.copy.async r.subspan(8, 1, 8).at(0, k + 1, p) => shared;\n"
+      "      wait l0, r0;\n"
+      "      tma.copy l0.data => output.subspan(8, 1, 8).at(0, k, p);\n"
+      "      swap l0, l1;\n"
+      "      swap r0, r1;\n"
+      "    }\n"
+      "  }\n"
+      "  return output;\n"
+      "}\n",
+      {tensor(DType::f32, {8, 16, 32}), tensor(DType::f32, {8, 16, 32})});
+  // "event NAME[COUNT] at OFFSET": [OFFSET, OFFSET + 8 * COUNT) per array.
+  std::vector<std::pair<long, long>> spans;
+  for (std::size_t at = k.ir.find("event tma_ring_bar"); at != std::string::npos;
+       at = k.ir.find("event tma_ring_bar", at + 1)) {
+    const std::size_t open = k.ir.find('[', at), close = k.ir.find(']', at), off = k.ir.find(" at ", at);
+    const long count = std::stol(k.ir.substr(open + 1, close - open - 1));
+    const long offset = std::stol(k.ir.substr(off + 4));
+    spans.emplace_back(offset, offset + 8 * count);
+  }
+  ASSERT_EQ(spans.size(), 2u) << k.ir;
+  EXPECT_EQ(spans[0].second - spans[0].first, 16) << k.ir;
+  EXPECT_TRUE(spans[0].second <= spans[1].first || spans[1].second <= spans[0].first) << k.ir;
+  // The block's shared memory holds both arrays.
+  const std::size_t size_at = k.cuda_source.find("shared memory ");
+  ASSERT_NE(size_at, std::string::npos);
+  EXPECT_GE(std::stol(k.cuda_source.substr(size_at + 14)), std::max(spans[0].second, spans[1].second));
   expect_compiles(k);
 }
 
