@@ -71,6 +71,9 @@ void Lowerer::note_dtype(DType t) {
   if (t == DType::f16) kernel_.needs_half = true;
   if (t == DType::bf16) kernel_.needs_bf16 = true;
   if (t == DType::f8_e4m3 || t == DType::f8_e5m2) kernel_.needs_fp8 = true;
+  if (is_subbyte(t))
+    fail(fn_.location, "element type `" + std::string(dtype_name(t)) + "` does not run on the GPU yet in libcroqjit",
+         "its host conversions exist; kernels of it come with its device conversions");
 }
 
 void Lowerer::mark_written(int id) {
