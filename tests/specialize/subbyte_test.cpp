@@ -85,6 +85,32 @@ TEST_P(SubByteKernels, TmaMovesBytes) {
   expect_compiles(k, "tma_" + name);
 }
 
+// The other places an element value goes: printf, math builtins, scalar
+// locals and their compound assignment, zero-filled tails and padding.
+TEST_P(SubByteKernels, PrintsMathLocalsTailsAndPadding) {
+  const std::string name = GetParam();
+  const DType t = dtype_named(name);
+  const std::string source =
+      "__co__ void misc(" + name + " [20] a, " + name + " [32] c, f32 [32] r) {\n"
+      "  parallel p by 2 : block {\n"
+      "    s = dma.copy.zfill a.subspan(16).at(p) => shared;\n"
+      "    v = dma.pad<{1}, {1}, {0}, 1> s.data => local;\n"
+      "    parallel q by 16 : thread {\n"
+      "      if (q == 0) println(\"first \", s.data.at(q));\n"
+      "      " + name + " k = s.data.at(q);\n"
+      "      k += 1;\n"
+      "      c.at(p # q) = __max(k, s.data.at(q));\n"
+      "      r.at(p # q) = __sqrt(__fabs(s.data.at(q))) + v.data.at(q);\n"
+      "    }\n"
+      "  }\n"
+      "}\n";
+  GeneratedKernel k = generate(source, {tensor(t, {20}), tensor(t, {32}), tensor(DType::f32, {32})});
+  EXPECT_TRUE(has(k, ": croq_" + name + "(0);")) << k.cuda_source;  // the tail reads as zero
+  EXPECT_TRUE(has(k, "printf(")) << k.cuda_source;
+  expect_compiles(k, "misc_" + name);
+  expect_compiles(k, "misc_" + name + "_sm80", "sm_80");
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryType, SubByteKernels, ::testing::ValuesIn(croq::test::kSubByteTypes),
                          [](const auto& info) { return info.param; });
 

@@ -49,7 +49,7 @@ struct SmallFloat {
   unsigned char bits;
   SmallFloat() = default;
   __device__ explicit SmallFloat(float v) : bits(small_float_from_f32<E, M>(v)) {}
-  __device__ explicit operator float() const { return small_float_to_f32<E, M>(bits); }
+  __device__ operator float() const { return small_float_to_f32<E, M>(bits); }
 };
 
 template <int Bits, bool Signed>
@@ -57,7 +57,7 @@ struct SubByteInt {
   unsigned char bits;
   SubByteInt() = default;
   __device__ explicit SubByteInt(int v) : bits(static_cast<unsigned char>(v & ((1 << Bits) - 1))) {}
-  __device__ explicit operator int() const {
+  __device__ operator int() const {
     const unsigned raw = bits & ((1u << Bits) - 1);
     return Signed ? static_cast<int>(raw << (32 - Bits)) >> (32 - Bits) : static_cast<int>(raw);
   }
@@ -67,7 +67,7 @@ struct Bin1 {
   unsigned char bits;
   Bin1() = default;
   __device__ explicit Bin1(int v) : bits(v != 0 ? 1 : 0) {}
-  __device__ explicit operator int() const { return bits & 1; }
+  __device__ operator int() const { return bits & 1; }
 };
 
 }  // namespace croq_dev

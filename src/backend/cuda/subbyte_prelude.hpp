@@ -2,8 +2,9 @@
 // kernels using any of them paste at their top (Kernel::needs_subbyte).
 //
 // Each type is a one-byte struct, the value in the low bits and zeros above
-// (as croq/subbyte.hpp stores them on the host), with explicit conversions
-// only, so that every use in a kernel is one the IR spelled out:
+// (as croq/subbyte.hpp stores them on the host). Its constructor is
+// explicit, so every store is a conversion the IR spelled out; it reads as
+// its float or int, so casts to any arithmetic type work (printf, math):
 //
 //   croq_f6_e2m3, croq_f6_e3m2, croq_f4_e2m1   from/to float
 //   croq_u6, croq_s6, croq_u4, croq_s4, croq_u2, croq_s2, croq_u1, croq_bin1
