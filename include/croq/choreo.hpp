@@ -73,71 +73,23 @@ using half = f16;
 using bfloat16 = bf16;
 using f8 = f8_e4m3;
 
-// A small float of one sign bit, E exponent bits and M mantissa bits, one
-// per byte on the host, finite only (no infinities or NaN; values past the
-// largest saturate), rounded to nearest even. libcroqjit has no dtype for
-// these: host code that uses them compiles, and calls that pass them fail.
-template <int E, int M>
-struct minifloat {
-  std::uint8_t bits = 0;
-  minifloat() = default;
-  minifloat(float v) { bits = encode(v); }  // NOLINT: behaves like a number
-  operator float() const { return decode(bits); }  // NOLINT
-
-  static constexpr int kBias = (1 << (E - 1)) - 1;
-  static float decode(std::uint8_t b) {
-    const int mant = b & ((1 << M) - 1);
-    const int exp = (b >> M) & ((1 << E) - 1);
-    const float mag = exp == 0 ? std::ldexp(static_cast<float>(mant), 1 - kBias - M)
-                               : std::ldexp(static_cast<float>((1 << M) | mant), exp - kBias - M);
-    return (b >> (E + M)) & 1 ? -mag : mag;
-  }
-  static std::uint8_t encode(float v) {
-    // The nearest representable magnitude, found among all 2^(E+M) codes.
-    const std::uint8_t sign = (std::signbit(v) ? 1 : 0) << (E + M);
-    const float a = std::isnan(v) ? 0.0f : std::fabs(v);
-    std::uint8_t best = 0;
-    float best_error = a;
-    for (int code = 1; code < (1 << (E + M)); ++code) {
-      const float error = std::fabs(decode(static_cast<std::uint8_t>(code)) - a);
-      if (error < best_error || (error == best_error && (code & 1) == 0)) {
-        best = static_cast<std::uint8_t>(code);
-        best_error = error;
-      }
-    }
-    return static_cast<std::uint8_t>(sign | best);
-  }
-};
-using f6_e3m2 = minifloat<3, 2>;
-using f6_e2m3 = minifloat<2, 3>;
-using f4_e2m1 = minifloat<2, 1>;
-
-// A sub-byte integer of Bits bits, one per byte on the host; values wrap
-// into its range. libcroqjit has no dtype for these either.
-template <int Bits, bool Signed>
-struct subbyte_int {
-  std::int8_t value = 0;
-  subbyte_int() = default;
-  subbyte_int(long long v) {  // NOLINT: behaves like a number
-    const long long span = 1ll << Bits;
-    long long w = ((v % span) + span) % span;
-    if (Signed && w >= span / 2) w -= span;
-    value = static_cast<std::int8_t>(w);
-  }
-  operator int() const { return value; }  // NOLINT
-};
-using s6 = subbyte_int<6, true>;
-using u6 = subbyte_int<6, false>;
-using s4 = subbyte_int<4, true>;
-using u4 = subbyte_int<4, false>;
-using s2 = subbyte_int<2, true>;
-using u2 = subbyte_int<2, false>;
-using u1 = subbyte_int<1, false>;
-using bin1 = subbyte_int<1, false>;
+// The sub-byte types are libcroqjit's (croq/subbyte.hpp), as upstream's
+// runtime has them: a byte per element. The small floats round to nearest
+// even and saturate; the integers wrap into their range; bin1 converts as
+// a bool.
+using f6_e3m2 = croq::f6_e3m2;
+using f6_e2m3 = croq::f6_e2m3;
+using f4_e2m1 = croq::f4_e2m1;
+using s6 = croq::s6;
+using u6 = croq::u6;
+using s4 = croq::s4;
+using u4 = croq::u4;
+using s2 = croq::s2;
+using u2 = croq::u2;
+using u1 = croq::u1;
+using bin1 = croq::bin1;
 template <typename T>
-struct is_subbyte_int : std::false_type {};
-template <int Bits, bool Signed>
-struct is_subbyte_int<subbyte_int<Bits, Signed>> : std::true_type {};
+struct is_subbyte_int : std::bool_constant<croq::is_subbyte_integer_v<T>> {};
 
 // The libcroqjit dtype of a host element type; `known` is false for types
 // it has none for.

@@ -90,7 +90,7 @@ inline memory classify(const void*, int& device) {
 template <typename T, std::size_t R>
 croq::Arg to_arg(const spanned_view<T, R>& v) {
   if constexpr (!element_dtype<T>::known) {
-    throw croq::ArgumentError("a tensor of an element type libcroqjit has no dtype for (f6/f4) cannot be passed");
+    throw croq::ArgumentError("a tensor of an element type libcroqjit has no dtype for cannot be passed");
   } else {
     int device = 0;
     memory where = v.where() == memory::unknown ? classify(v.data(), device) : v.where();

@@ -10,17 +10,44 @@ namespace croq {
 enum class DType : std::uint8_t {
   s8, u8, s16, u16, s32, u32, s64, u64,
   f16, bf16, f32, f64, f8_e4m3, f8_e5m2,
+  // Sub-byte types: OCP MX floats (fp6, fp4), integers of 6, 4, 2 and 1
+  // bits, and bin1 (one bit, 0 or 1). Each element takes one byte in
+  // memory, its value in the low bits and the bits above zero, as in
+  // Croqtile's own runtime; pack_elements gives the dense form.
+  f6_e2m3, f6_e3m2, f4_e2m1, u6, s6, u4, s4, u2, s2, u1, bin1,
 };
+inline constexpr int kDTypeCount = static_cast<int>(DType::bin1) + 1;
 
-// Size of one element in bytes.
+// Size of one element in memory, in bytes (1 for the sub-byte types).
 constexpr std::size_t dtype_size(DType t) {
   switch (t) {
     case DType::s8: case DType::u8: case DType::f8_e4m3: case DType::f8_e5m2: return 1;
     case DType::s16: case DType::u16: case DType::f16: case DType::bf16: return 2;
     case DType::s32: case DType::u32: case DType::f32: return 4;
     case DType::s64: case DType::u64: case DType::f64: return 8;
+    case DType::f6_e2m3: case DType::f6_e3m2: case DType::f4_e2m1: case DType::u6: case DType::s6:
+    case DType::u4: case DType::s4: case DType::u2: case DType::s2: case DType::u1: case DType::bin1: return 1;
   }
   return 0;
+}
+
+// Bits of one element's value: 8 x dtype_size, less for the sub-byte types.
+constexpr int dtype_bits(DType t) {
+  switch (t) {
+    case DType::f6_e2m3: case DType::f6_e3m2: case DType::u6: case DType::s6: return 6;
+    case DType::f4_e2m1: case DType::u4: case DType::s4: return 4;
+    case DType::u2: case DType::s2: return 2;
+    case DType::u1: case DType::bin1: return 1;
+    default: return static_cast<int>(dtype_size(t)) * 8;
+  }
+}
+
+constexpr bool is_subbyte(DType t) { return dtype_bits(t) < 8; }
+
+// Bytes that `count` elements take packed densely (pack_elements).
+constexpr std::size_t packed_bytes(DType t, std::size_t count) {
+  const auto bits = static_cast<std::size_t>(dtype_bits(t));
+  return count / 8 * bits + (count % 8 * bits + 7) / 8;
 }
 
 // The Croqtile spelling of the type ("s32", "bf16", ...).
@@ -32,7 +59,14 @@ constexpr bool is_fp8(DType t) { return t == DType::f8_e4m3 || t == DType::f8_e5
 
 constexpr bool is_floating(DType t) {
   return t == DType::f16 || t == DType::bf16 || t == DType::f32 || t == DType::f64 ||
-         t == DType::f8_e4m3 || t == DType::f8_e5m2;
+         t == DType::f8_e4m3 || t == DType::f8_e5m2 || t == DType::f6_e2m3 || t == DType::f6_e3m2 ||
+         t == DType::f4_e2m1;
+}
+
+// Signed integer types (bin1 is 0 or 1, unsigned).
+constexpr bool is_signed_integer(DType t) {
+  return t == DType::s8 || t == DType::s16 || t == DType::s32 || t == DType::s64 || t == DType::s6 ||
+         t == DType::s4 || t == DType::s2;
 }
 
 // 16-bit IEEE half; stored as bits, converted through float on the host.

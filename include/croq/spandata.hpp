@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "croq/error.hpp"
+#include "croq/subbyte.hpp"
 #include "croq/tensor.hpp"
 
 namespace croq {
@@ -59,7 +60,7 @@ class spandata {
   void fill_random(double lo, double hi) { fill_random(lo, hi, std::random_device{}()); }
   void fill_random(double lo, double hi, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_integral_v<T> || is_subbyte_integer_v<T>) {
       std::uniform_int_distribution<long long> dist(static_cast<long long>(lo),
                                                     static_cast<long long>(hi));
       for (auto& v : data_) v = static_cast<T>(dist(rng));

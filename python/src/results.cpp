@@ -28,7 +28,8 @@ AllocatedResult torch_result(const CallArguments& call, const croq::CallInfo& in
   static PyObject* new_empty = PyUnicode_InternFromString("new_empty");
   static PyObject* data_ptr = PyUnicode_InternFromString("data_ptr");
   static PyObject* dtype_keyword = Py_BuildValue("(s)", "dtype");
-  PyObject* dtype = torch_api()->dtypes[static_cast<std::size_t>(info.result_dtype)];
+  const auto index = static_cast<std::size_t>(info.result_dtype);
+  PyObject* dtype = index < kDTypeCount ? torch_api()->dtypes[index] : nullptr;  // none for the sub-byte types
   if (dtype == nullptr)
     throw croq::ArgumentError("the result's dtype " + std::string(croq::dtype_name(info.result_dtype)) +
                               " has no torch equivalent in this torch version");
@@ -78,7 +79,11 @@ nb::dlpack::dtype dlpack_dtype(croq::DType dtype) {
     case croq::DType::bf16: code = static_cast<std::uint8_t>(Code::Bfloat); break;
     case croq::DType::f8_e4m3: code = 10; break;  // DLPack 1.1 kDLFloat8_e4m3fn
     case croq::DType::f8_e5m2: code = 12; break;  // kDLFloat8_e5m2
-    default: break;
+    default:
+      if (croq::is_subbyte(dtype))
+        throw croq::ArgumentError("the result's dtype " + std::string(croq::dtype_name(dtype)) +
+                                  " has no DLPack equivalent (one byte per element, the value in the low bits)");
+      break;
   }
   return nb::dlpack::dtype{code, bits, 1};
 }

@@ -5,6 +5,7 @@
 
 #include "api/tensor_size.hpp"
 #include "croq/error.hpp"
+#include "croq/subbyte.hpp"
 #include "croq/tensor.hpp"
 #include "jit/driver.hpp"
 #include "support/checked_int.hpp"
@@ -147,6 +148,9 @@ double ElementRef::as_double() const {
     case DType::f64: return load<double>(p, offset_);
     case DType::f8_e4m3: return load<f8_e4m3>(p, offset_);
     case DType::f8_e5m2: return load<f8_e5m2>(p, offset_);
+    case DType::f6_e2m3: case DType::f6_e3m2: case DType::f4_e2m1: case DType::u6: case DType::s6:
+    case DType::u4: case DType::s4: case DType::u2: case DType::s2: case DType::u1: case DType::bin1:
+      return subbyte_value(view_->dtype, load<std::uint8_t>(p, offset_));
   }
   return 0;
 }

@@ -82,6 +82,16 @@ Tensor random_tensor(const abi::ArgSignature& a, std::mt19937_64& rng) {
     case DType::f64: fill(static_cast<double*>(t.data()), [&] { return static_cast<double>(reals(rng)); }); break;
     case DType::f8_e4m3: fill(static_cast<f8_e4m3*>(t.data()), [&] { return f8_e4m3(reals(rng)); }); break;
     case DType::f8_e5m2: fill(static_cast<f8_e5m2*>(t.data()), [&] { return f8_e5m2(reals(rng)); }); break;
+    case DType::f6_e2m3: fill(static_cast<f6_e2m3*>(t.data()), [&] { return f6_e2m3(reals(rng)); }); break;
+    case DType::f6_e3m2: fill(static_cast<f6_e3m2*>(t.data()), [&] { return f6_e3m2(reals(rng)); }); break;
+    case DType::f4_e2m1: fill(static_cast<f4_e2m1*>(t.data()), [&] { return f4_e2m1(reals(rng)); }); break;
+    case DType::u6: case DType::s6: case DType::u4: case DType::s4: case DType::u2: case DType::s2:
+    case DType::u1: case DType::bin1: {
+      // Every value of the type: a byte's low bits.
+      const auto mask = static_cast<std::uint8_t>((1u << dtype_bits(a.dtype)) - 1);
+      fill(static_cast<std::uint8_t*>(t.data()), [&] { return static_cast<std::uint8_t>(ints(rng) & mask); });
+      break;
+    }
   }
   return t;
 }

@@ -76,20 +76,27 @@ ExprRef special(const std::string& name) {
   return e;
 }
 
-bool is_fp8(const Type& t) {
-  return t.kind == Type::Kind::element && (t.dtype == DType::f8_e4m3 || t.dtype == DType::f8_e5m2);
+bool is_narrow(const Type& t) {
+  return t.kind == Type::Kind::element &&
+         (t.dtype == DType::f8_e4m3 || t.dtype == DType::f8_e5m2 || croq::is_subbyte(t.dtype));
+}
+
+Type compute_type(const Type& t) {
+  if (!is_narrow(t)) return t;
+  return croq::is_floating(t.dtype) ? Type::f32() : Type::i32();
 }
 
 namespace {
 
-// fp8 has no arithmetic of its own (and CUDA's fp8 types convert only
-// explicitly): an fp8 operand computes as f32.
-ExprRef widen_fp8(ExprRef e) { return is_fp8(e->type) ? convert(std::move(e), Type::f32()) : e; }
+bool is_subbyte(const Type& t) { return t.kind == Type::Kind::element && croq::is_subbyte(t.dtype); }
+
+// A narrow operand computes in its compute type.
+ExprRef widen(ExprRef e) { return is_narrow(e->type) ? convert(std::move(e), compute_type(e->type)) : e; }
 
 }  // namespace
 
 ExprRef unary(const std::string& op, ExprRef operand) {
-  operand = widen_fp8(std::move(operand));
+  operand = widen(std::move(operand));
   Type t = op == "!" ? Type::boolean() : operand->type;
   auto e = std::const_pointer_cast<Expr>(make(ExprKind::unary, t, {std::move(operand)}));
   e->op = op;
@@ -97,8 +104,8 @@ ExprRef unary(const std::string& op, ExprRef operand) {
 }
 
 ExprRef binary(const std::string& op, ExprRef lhs, ExprRef rhs) {
-  lhs = widen_fp8(std::move(lhs));
-  rhs = widen_fp8(std::move(rhs));
+  lhs = widen(std::move(lhs));
+  rhs = widen(std::move(rhs));
   Type t = is_comparison(op) ? Type::boolean() : (op == "<<" || op == ">>") ? lhs->type : common_type(lhs->type, rhs->type);
   auto e = std::const_pointer_cast<Expr>(make(ExprKind::binary, t, {std::move(lhs), std::move(rhs)}));
   e->op = op;
@@ -106,10 +113,10 @@ ExprRef binary(const std::string& op, ExprRef lhs, ExprRef rhs) {
 }
 
 ExprRef select(ExprRef condition, ExprRef then_value, ExprRef else_value) {
-  condition = widen_fp8(std::move(condition));
+  condition = widen(std::move(condition));
   if (then_value->type != else_value->type) {
-    then_value = widen_fp8(std::move(then_value));
-    else_value = widen_fp8(std::move(else_value));
+    then_value = widen(std::move(then_value));
+    else_value = widen(std::move(else_value));
   }
   Type t = common_type(then_value->type, else_value->type);
   return make(ExprKind::select, t, {std::move(condition), std::move(then_value), std::move(else_value)});
@@ -145,17 +152,19 @@ ExprRef zero_like(ExprRef e) {
 ExprRef convert(ExprRef e, Type t) { return make(ExprKind::convert, t, {std::move(e)}); }
 
 ExprRef coerce(ExprRef e, Type t) {
-  if (e->type == t || (!is_fp8(t) && !is_fp8(e->type))) return e;
-  // fp8 to fp8 of the other format goes through f32 (no direct conversion).
-  if (is_fp8(t) && is_fp8(e->type)) e = convert(std::move(e), Type::f32());
-  return convert(std::move(e), t);
+  if (e->type == t || (!is_narrow(t) && !is_narrow(e->type))) return e;
+  // A sub-byte value converts only from and to its compute type; fp8 to
+  // fp8 of the other format goes through f32 (no direct conversion).
+  if (is_subbyte(e->type) || (is_narrow(t) && is_narrow(e->type))) e = convert(std::move(e), compute_type(e->type));
+  if (is_subbyte(t) && e->type != compute_type(t)) e = convert(std::move(e), compute_type(t));
+  return e->type == t ? e : convert(std::move(e), t);
 }
 
-ExprRef truth(ExprRef e) { return widen_fp8(std::move(e)); }
+ExprRef truth(ExprRef e) { return widen(std::move(e)); }
 
 ExprRef math(const std::string& op, std::vector<ExprRef> operands, Type t) {
-  for (auto& o : operands) o = widen_fp8(std::move(o));
-  if (is_fp8(t)) t = Type::f32();
+  for (auto& o : operands) o = widen(std::move(o));
+  t = compute_type(t);
   auto e = std::const_pointer_cast<Expr>(make(ExprKind::math, op == "isfinite" ? Type::boolean() : t, std::move(operands)));
   e->op = op;
   return e;

@@ -25,11 +25,15 @@ ExprRef typed_zero(DType t, const std::string& value = "0");
 ExprRef zero_like(ExprRef e);
 ExprRef convert(ExprRef e, Type t);
 // `e` as a value of type `t` where C++ would not convert implicitly (to or
-// from fp8, whose CUDA types convert only explicitly); `e` itself otherwise.
-// unary, binary and select compute fp8 operands as f32 on their own.
+// from a narrow type); `e` itself otherwise. unary, binary, select and math
+// compute narrow operands in their compute type on their own.
 ExprRef coerce(ExprRef e, Type t);
-bool is_fp8(const Type& t);
-// `e` usable as a condition (an fp8 element tests as its f32 value).
+// Element types with no arithmetic of their own on the device: fp8 (CUDA's
+// types convert only explicitly) and the sub-byte types (the prelude's
+// structs). They compute as f32 (floats) or i32 (integers).
+bool is_narrow(const Type& t);
+Type compute_type(const Type& t);  // f32 or i32 for a narrow type; `t` otherwise
+// `e` usable as a condition (a narrow element tests as its computed value).
 ExprRef truth(ExprRef e);
 
 // A math function of operands of type `t` (isfinite: a boolean of one).

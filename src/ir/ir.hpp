@@ -423,6 +423,7 @@ struct Kernel {
   std::int64_t shared_bytes = 0;
   bool hopper = false;  // the device prelude and 1024-byte shared alignment
   bool needs_half = false, needs_bf16 = false, needs_fp8 = false;
+  bool needs_subbyte = false;  // the prelude's sub-byte types
   // The first construct that needs sm_90 (TMA, clusters, WGMMA), if any.
   std::optional<Diagnostic> needs_sm90;
   // Index arithmetic: i32, or i64 when tensors, counts or coordinates may

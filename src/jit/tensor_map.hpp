@@ -43,7 +43,8 @@ struct TensorMapSpec {
 //   - box extents 1..256; innermost box extent * element size a multiple of
 //     16 bytes; with swizzle, innermost box bytes <= the swizzle span;
 //   - swizzle_bytes one of 0, 32, 64, 128;
-//   - dtype supported by TMA: u8/s8/f8_e4m3/f8_e5m2 -> UINT8, u16/s16 ->
+//   - dtype supported by TMA: u8/s8/f8_*, and the sub-byte types (a byte
+//     each in memory) -> UINT8, u16/s16 ->
 //     UINT16, f16 -> FLOAT16, bf16 -> BFLOAT16, u32 -> UINT32, s32 -> INT32,
 //     f32 -> FLOAT32, u64 -> UINT64, s64 -> INT64, f64 -> FLOAT64 (TMA moves
 //     bits; the type only matters for the OOB fill, which is always zeros).

@@ -71,6 +71,7 @@ void Lowerer::note_dtype(DType t) {
   if (t == DType::f16) kernel_.needs_half = true;
   if (t == DType::bf16) kernel_.needs_bf16 = true;
   if (t == DType::f8_e4m3 || t == DType::f8_e5m2) kernel_.needs_fp8 = true;
+  if (is_subbyte(t)) kernel_.needs_subbyte = true;
 }
 
 void Lowerer::mark_written(int id) {
@@ -334,9 +335,9 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
       guard = ir::all_of(ir::binary("==", set_.tid, ir::int_const(0)), guard);
   }
   std::string op = assign_op_name(a.op);
-  // fp8 has no compound assignment: `t op= v` becomes `t = t op v`, computed
-  // in f32 and converted back.
-  if (op != "=" && ir::is_fp8(target.expr->type)) {
+  // Narrow types have no compound assignment: `t op= v` becomes
+  // `t = t op v`, computed in f32 (or i32) and converted back.
+  if (op != "=" && ir::is_narrow(target.expr->type)) {
     value_expr = ir::binary(op.substr(0, op.size() - 1), target.expr, value_expr);
     op = "=";
   }

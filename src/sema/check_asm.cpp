@@ -79,11 +79,14 @@ void Checker::asm_statement(const Stmt& s, const Asm& a) {
       fail(Rule::asm_operand, op.value->location,
            "`" + text(*op.value) + "` is " + kind_phrase(v.kind) + "; an assembly operand is a number", "",
            notes_of(v));
-    if (v.is_fp8_element())
+    if (v.is_narrow_element()) {
+      const bool floating = is_floating(v.buffer->dtype);
       limitation(Rule::unsupported_asm, op.value->location,
-                 "`" + text(*op.value) + "` is an fp8 element; binding one to an assembly operand is not supported yet "
-                 "by libcroqjit",
-                 "convert it first: `f32 x = " + text(*op.value) + ";` and bind `x` with \"f\"");
+                 "`" + text(*op.value) + "` is an element of type " + std::string(dtype_name(v.buffer->dtype)) +
+                     "; binding one to an assembly operand is not supported yet by libcroqjit",
+                 std::string("convert it first: `") + (floating ? "f32" : "s32") + " x = " + text(*op.value) +
+                     ";` and bind `x` with \"" + (floating ? "f" : "r") + "\"");
+    }
     const bool is_float = v.is_float() || (v.element && v.buffer && is_floating(v.buffer->dtype));
     if (kind != 'n' && is_float != (kind == 'f'))
       fail(Rule::asm_operand, op.value->location,

@@ -134,7 +134,37 @@ TEST(ChoreoCompat, ArgumentsForKernels) {
   EXPECT_EQ(half_scalar.kind(), croq::Arg::Kind::floating);
   EXPECT_EQ(half_scalar.floating(), 0.5);
   auto small = choreo::make_spandata<choreo::f4_e2m1>(4);
-  EXPECT_THROW(choreo::host::to_arg(small), croq::ArgumentError);
+  EXPECT_EQ(choreo::host::to_arg(small).view().dtype, croq::DType::f4_e2m1);
+}
+
+// Upstream host programs' sub-byte types are libcroqjit's: they pass to
+// kernels and come back from them a byte per element.
+TEST(ChoreoCompat, SubByteTypesAsUpstreamProgramsUseThem) {
+  static_assert(std::is_same_v<choreo::f6_e2m3, croq::f6_e2m3> && std::is_same_v<choreo::s4, croq::s4> &&
+                std::is_same_v<choreo::bin1, croq::bin1>);
+  static_assert(choreo::element_dtype<choreo::u6>::known && choreo::element_dtype<choreo::f6_e3m2>::known);
+  auto a = choreo::make_spandata<choreo::f6_e2m3>(2, 8);
+  a.fill_random(-2.0f, 2.0f);
+  for (std::size_t j = 0; j < 8; ++j) {
+    const float v = float(a[1][j]);
+    EXPECT_TRUE(v >= -2.0f && v <= 2.0f) << v;
+    EXPECT_EQ(float(choreo::f6_e2m3(v)), v);  // every stored value is representable
+  }
+  EXPECT_EQ(float(choreo::f4_e2m1(float(choreo::f4_e2m1(1.5f)) + float(choreo::f4_e2m1(1.5f)))), 3.0f);
+  auto n = choreo::make_spandata<choreo::u4>(6, 4);
+  n.fill_random(0, 10);
+  choreo::u4 ref = static_cast<choreo::u4>(n[0][0] + n[0][1]);  // wraps as the device's u4 does
+  EXPECT_EQ(static_cast<int>(ref), (static_cast<int>(n[0][0]) + static_cast<int>(n[0][1])) % 16);
+  croq::Arg arg = choreo::host::to_arg(n);
+  EXPECT_EQ(arg.view().dtype, croq::DType::u4);
+  EXPECT_EQ(arg.view().bytes(), 24u);
+  croq::Tensor t = croq::Tensor::empty(croq::DType::s2, croq::Shape{3}, croq::MemoryKind::host);
+  const std::uint8_t bytes[3] = {0x3, 0x1, 0x2};  // -1, 1, -2
+  std::memcpy(t.data(), bytes, 3);
+  auto r = choreo::host::from_tensor<choreo::s2, 1>(t, "f");
+  EXPECT_EQ(r[0], -1);
+  EXPECT_EQ(r[2], -2);
+  EXPECT_TRUE(r[1] != r[2]);
 }
 
 TEST(ChoreoCompat, ResultsFromTensors) {

@@ -9,7 +9,7 @@ namespace croq {
 namespace {
 
 TEST(DType, NamesRoundTrip) {
-  for (int i = 0; i <= static_cast<int>(DType::f8_e5m2); ++i) {
+  for (int i = 0; i < kDTypeCount; ++i) {
     DType t = static_cast<DType>(i), parsed{};
     ASSERT_TRUE(parse_dtype(dtype_name(t), parsed)) << dtype_name(t);
     EXPECT_EQ(parsed, t);
@@ -21,6 +21,44 @@ TEST(DType, NamesRoundTrip) {
   EXPECT_EQ(dtype_size(DType::s64), 8u);
   EXPECT_EQ(dtype_of_v<s32>, DType::s32);
   EXPECT_EQ(dtype_of_v<bf16>, DType::bf16);
+}
+
+// Sub-byte types take a byte each in memory; their values are narrower, and
+// packed densely they take `bits` per element.
+TEST(DType, SubByteSizesAndBits) {
+  struct Expected { DType type; const char* name; int bits; bool floating; bool is_signed; };
+  const Expected all[] = {{DType::f6_e2m3, "f6_e2m3", 6, true, true}, {DType::f6_e3m2, "f6_e3m2", 6, true, true},
+                          {DType::f4_e2m1, "f4_e2m1", 4, true, true}, {DType::u6, "u6", 6, false, false},
+                          {DType::s6, "s6", 6, false, true},          {DType::u4, "u4", 4, false, false},
+                          {DType::s4, "s4", 4, false, true},          {DType::u2, "u2", 2, false, false},
+                          {DType::s2, "s2", 2, false, true},          {DType::u1, "u1", 1, false, false},
+                          {DType::bin1, "bin1", 1, false, false}};
+  for (const Expected& e : all) {
+    DType parsed{};
+    ASSERT_TRUE(parse_dtype(e.name, parsed)) << e.name;
+    EXPECT_EQ(parsed, e.type) << e.name;
+    EXPECT_EQ(dtype_size(e.type), 1u) << e.name;
+    EXPECT_EQ(dtype_bits(e.type), e.bits) << e.name;
+    EXPECT_TRUE(is_subbyte(e.type)) << e.name;
+    EXPECT_EQ(is_floating(e.type), e.floating) << e.name;
+    if (!e.floating) EXPECT_EQ(is_signed_integer(e.type), e.is_signed) << e.name;
+  }
+  EXPECT_EQ(dtype_bits(DType::f8_e4m3), 8);
+  EXPECT_EQ(dtype_bits(DType::f64), 64);
+  EXPECT_FALSE(is_subbyte(DType::u8));
+  // Packed sizes round up to whole bytes.
+  EXPECT_EQ(packed_bytes(DType::f4_e2m1, 7), 4u);
+  EXPECT_EQ(packed_bytes(DType::f6_e2m3, 5), 4u);   // 30 bits
+  EXPECT_EQ(packed_bytes(DType::s6, 4), 3u);        // 24 bits
+  EXPECT_EQ(packed_bytes(DType::u2, 9), 3u);        // 18 bits
+  EXPECT_EQ(packed_bytes(DType::bin1, 17), 3u);
+  EXPECT_EQ(packed_bytes(DType::u1, 0), 0u);
+  EXPECT_EQ(packed_bytes(DType::s32, 3), 12u);
+  // Whole-byte groups never overflow on the way: 2^61 nibbles are 2^60 bytes.
+  EXPECT_EQ(packed_bytes(DType::u4, std::size_t{1} << 61), std::size_t{1} << 60);
+  // The types libcroqjit does not have stay unknown.
+  DType out{};
+  for (const char* name : {"tf32", "f8_ue8m0", "f8_ue4m3", "u3", "bool"}) EXPECT_FALSE(parse_dtype(name, out)) << name;
 }
 
 TEST(DType, HalfConversions) {

@@ -110,6 +110,23 @@ TEST(HostCommand, GeneratedProgramBuildsAndRuns) {
   else EXPECT_EQ(ran.out, "host code ran: 6\nno device\n");
 }
 
+// Sub-byte element types in host code (choreo::f6_e3m2, s4, u2, ...) build
+// with and without CUDA's headers, and their functions compile.
+TEST(HostCommand, SubByteTypesBuildAndCompile) {
+  for (bool cuda_types : {true, false}) {
+    TempDir dir;
+    HostProgram p = build_host_program(CROQ_TEST_DATA_DIR "/host/subbyte_types.co", dir.path(), "subbyte_types", cuda_types);
+    ASSERT_EQ(p.generated.exit_code, 0) << p.generated.err;
+    ASSERT_EQ(p.built.exit_code, 0) << p.built.out << p.built.err;
+    test::ProcessResult checked = run_process({p.binary}, {{"CROQ_HOST_CHECK_ONLY", "1"}}, dir.path());
+    EXPECT_EQ(checked.exit_code, 0) << checked.err;
+    EXPECT_EQ(checked.out, "croq host: 3 __co__ functions compiled\n");
+    test::ProcessResult ran = run_process({p.binary}, {}, dir.path());
+    EXPECT_EQ(ran.exit_code, 0) << ran.out << ran.err;
+    EXPECT_EQ(ran.out.rfind("host types ok\n", 0), 0u) << ran.out;
+  }
+}
+
 // A __co__ function croq rejects: the program still builds; the call (or
 // the check-only run) exits with 3 and croq's diagnostic.
 TEST(HostCommand, RejectedFunctionExitsWithThree) {

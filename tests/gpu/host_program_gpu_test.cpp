@@ -25,6 +25,19 @@ TEST(HostProgramGpu, GeneratedProgramRunsItsKernels) {
   EXPECT_EQ(ran.out, "host code ran: 6\nadd_one ok\ntwice ok\nfill_seven ok\n") << ran.err;
 }
 
+// Sub-byte tensors pass to kernels and come back a byte per element.
+TEST(HostProgramGpu, SubByteTypesRunTheirKernels) {
+  CROQ_REQUIRE_GPU();
+  test::TempDir dir;
+  test::HostProgram p =
+      test::build_host_program(CROQ_TEST_DATA_DIR "/host/subbyte_types.co", dir.path(), "subbyte_types", true);
+  ASSERT_EQ(p.generated.exit_code, 0) << p.generated.err;
+  ASSERT_EQ(p.built.exit_code, 0) << p.built.err;
+  test::ProcessResult ran = test::run_process({p.binary}, {}, dir.path());
+  EXPECT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_EQ(ran.out, "host types ok\nmixed_sum ok\nnibble_difference ok\nstage_pairs ok\n") << ran.err;
+}
+
 // The blocks print in any order, all before the host's line after the call.
 TEST(HostProgramGpu, PrintlnOnAStreamComesBeforeTheHostGoesOn) {
   CROQ_REQUIRE_GPU();

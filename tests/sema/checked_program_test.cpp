@@ -115,6 +115,26 @@ TEST(CheckedProgram, Fp8ElementsMove) {
   EXPECT_FALSE(e.has_value()) << (e ? e->what() : "");
 }
 
+// Every sub-byte element type is a tensor type sema accepts: parameters,
+// shared tiles, copies, element reads into f32 and integer arithmetic.
+TEST(CheckedProgram, SubByteElementTypesAreChecked) {
+  for (const char* type : {"f6_e2m3", "f6_e3m2", "f4_e2m1", "u6", "s6", "u4", "s4", "u2", "s2", "u1", "bin1"}) {
+    const std::string t = type;
+    auto e = sema_error("__co__ f32 [64] f(" + t + " [64] a, " + t + " [64] b) {\n"
+                        "  f32 [a.span] out;\n"
+                        "  parallel p by 1 : block {\n"
+                        "    s = dma.copy a => shared;\n"
+                        "    parallel i by 64 : thread {\n"
+                        "      out.at(i) = s.data.at(i) + b.at(i);\n"
+                        "      b.at(i) = a.at(i);\n"
+                        "    }\n"
+                        "  }\n"
+                        "  return out;\n"
+                        "}\n");
+    EXPECT_FALSE(e.has_value()) << t << ": " << (e ? e->what() : "");
+  }
+}
+
 TEST(CheckedProgram, EveryFunctionOrTheSelectedOnes) {
   const std::string two = "__co__ void a(s32 [8] x) { x.at(q) = 1; }\n__co__ void b(s32 [8] x) { x.at(r) = 1; }\n";
   auto all = sema_error(two);

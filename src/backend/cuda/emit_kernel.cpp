@@ -8,6 +8,7 @@
 #include "backend/cuda/cuda_printer.hpp"
 #include "backend/cuda/cuda_text.hpp"
 #include "backend/cuda/hopper_prelude.hpp"
+#include "backend/cuda/subbyte_prelude.hpp"
 #include "ir/walk.hpp"
 #include "support/checked_int.hpp"
 
@@ -29,6 +30,18 @@ const char* cuda_type(DType t) {
     case DType::f64: return "double";
     case DType::f8_e4m3: return "__nv_fp8_e4m3";
     case DType::f8_e5m2: return "__nv_fp8_e5m2";
+    // The sub-byte types: the prelude's structs (subbyte_prelude.hpp).
+    case DType::f6_e2m3: return "croq_f6_e2m3";
+    case DType::f6_e3m2: return "croq_f6_e3m2";
+    case DType::f4_e2m1: return "croq_f4_e2m1";
+    case DType::u6: return "croq_u6";
+    case DType::s6: return "croq_s6";
+    case DType::u4: return "croq_u4";
+    case DType::s4: return "croq_s4";
+    case DType::u2: return "croq_u2";
+    case DType::s2: return "croq_s2";
+    case DType::u1: return "croq_u1";
+    case DType::bin1: return "croq_bin1";
   }
   return "int";
 }
@@ -455,6 +468,7 @@ std::string emit_kernel(ir::Kernel& kernel) {
   if (kernel.needs_half) src << "#include <cuda_fp16.h>\n";
   if (kernel.needs_bf16) src << "#include <cuda_bf16.h>\n";
   if (kernel.needs_fp8) src << "#include <cuda_fp8.h>\n";
+  if (kernel.needs_subbyte) src << subbyte_prelude();
   if (kernel.hopper) src << hopper_prelude() << fp8_section(kernel);
   if (kernel.cooperative) src << kGridSync;
   // A #line before pasted __device__ code: NVRTC errors in it are the user's.
