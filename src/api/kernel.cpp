@@ -193,6 +193,8 @@ struct Specialization {
   // kernel declares the same), the arguments any kernel writes, and whether
   // any reads the output before writing it.
   abi::KernelAbi program;
+  // Device memory for the program's global buffers, kept between calls.
+  mutable ScratchPool scratch_pool;
 };
 
 class KernelImpl {
@@ -414,7 +416,7 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
   }
 
   // The program's global buffers live for this call, in stream order.
-  detail::ScratchBuffers scratch(gen.scratch, stream, device);
+  detail::ScratchBuffers scratch(gen.scratch, spec->scratch_pool, stream, device);
   // A kernel of `parallel<s>` launches on stream argument s; when the
   // stream changes, the next one waits for the last (the kernels keep their
   // order), and the call's stream waits for the last before the buffers go.

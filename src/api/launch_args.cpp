@@ -134,36 +134,109 @@ LaunchArgs::LaunchArgs(const abi::KernelAbi& abi, std::span<const Arg> args, std
   }
 }
 
-ScratchBuffers::ScratchBuffers(const std::vector<abi::ScratchBuffer>& buffers, CUstream stream, int device)
-    : stream_(stream) {
-  if (buffers.empty()) return;
-  jit::make_current(device);
-  for (const abi::ScratchBuffer& b : buffers) {
-    // Extents and byte size were checked when the kernel was lowered.
-    std::size_t bytes = dtype_size(b.dtype);
-    for (std::int64_t d : b.shape) bytes *= static_cast<std::size_t>(d);
-    CUdeviceptr p = 0;
-    if (bytes > 0) {
-      try {
-        CROQ_CU(cuMemAllocAsync, &p, bytes, stream_);
-        CROQ_CU(cuMemsetD8Async, p, 0, bytes, stream_);
-      } catch (...) {
-        if (p) jit::driver().cuMemFreeAsync(p, stream_);
-        release();
-        throw;
-      }
+namespace {
+
+unsigned long long stream_id(CUstream stream) {
+  unsigned long long id = 0;
+  CROQ_CU(cuStreamGetId, stream, &id);
+  return id;
+}
+
+// Frees a block once the work that used it is done (errors ignored: this
+// runs in destructors, where no one can be told).
+void free_after_use(const ScratchPool::Block& b) {
+  const jit::DriverApi& d = jit::driver();
+  if (b.done) {
+    d.cuEventSynchronize(b.done);
+    d.cuEventDestroy(b.done);
+  }
+  if (b.ptr) d.cuMemFree(b.ptr);
+}
+
+}  // namespace
+
+ScratchPool::~ScratchPool() {
+  try {
+    for (const Block& b : kept_) {
+      jit::make_current(b.device);
+      free_after_use(b);
     }
-    pointers_.push_back(reinterpret_cast<void*>(p));
+  } catch (...) {
   }
 }
 
-ScratchBuffers::~ScratchBuffers() { release(); }
+ScratchPool::Block ScratchPool::take(std::size_t bytes, CUstream stream, int device) {
+  const unsigned long long id = stream_id(stream);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (std::size_t i = 0; i < kept_.size(); ++i)
+      if (kept_[i].stream_id == id && kept_[i].device == device && kept_[i].bytes >= bytes) {
+        Block b = kept_[i];
+        kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(i));
+        return b;
+      }
+  }
+  Block b;
+  b.bytes = bytes;
+  b.stream_id = id;
+  b.device = device;
+  CROQ_CU(cuMemAllocAsync, &b.ptr, bytes, stream);
+  if (const CUresult r = jit::driver().cuEventCreate(&b.done, CU_EVENT_DISABLE_TIMING); r != CUDA_SUCCESS) {
+    jit::driver().cuMemFreeAsync(b.ptr, stream);
+    jit::throw_cuda_error(r, "cuEventCreate");
+  }
+  return b;
+}
 
-void ScratchBuffers::release() {
-  // Errors freeing are not reported: a destructor has no one to tell.
-  for (void* p : pointers_)
-    if (p) jit::driver().cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(p), stream_);
-  pointers_.clear();
+void ScratchPool::give_back(Block block, CUstream stream) {
+  const jit::DriverApi& d = jit::driver();
+  if (d.cuEventRecord(block.done, stream) == CUDA_SUCCESS) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (kept_.size() < kKeptBlocks) {
+      kept_.push_back(block);
+      return;
+    }
+  }
+  d.cuMemFreeAsync(block.ptr, stream);  // after this call's kernels
+  d.cuEventDestroy(block.done);         // released once it completes
+}
+
+ScratchBuffers::ScratchBuffers(const std::vector<abi::ScratchBuffer>& buffers, ScratchPool& pool, CUstream stream,
+                               int device)
+    : stream_(stream) {
+  if (buffers.empty()) return;
+  // One block: each buffer at a 256-byte boundary (extents and byte sizes
+  // were checked when the kernel was lowered).
+  std::vector<std::size_t> offsets;
+  std::size_t total = 0;
+  for (const abi::ScratchBuffer& b : buffers) {
+    std::size_t bytes = dtype_size(b.dtype);
+    for (std::int64_t d : b.shape) bytes *= static_cast<std::size_t>(d);
+    offsets.push_back(total);
+    total += (bytes + 255) / 256 * 256;
+  }
+  if (total == 0) {
+    pointers_.assign(buffers.size(), nullptr);
+    return;
+  }
+  jit::make_current(device);
+  block_ = pool.take(total, stream, device);
+  pool_ = &pool;
+  // Zeroed for every call: the buffers start as the program declares them.
+  if (const CUresult r = jit::driver().cuMemsetD8Async(block_.ptr, 0, total, stream); r != CUDA_SUCCESS) {
+    pool.give_back(block_, stream);
+    pool_ = nullptr;
+    jit::throw_cuda_error(r, "cuMemsetD8Async");
+  }
+  for (std::size_t i = 0; i < buffers.size(); ++i) {
+    std::size_t bytes = dtype_size(buffers[i].dtype);
+    for (std::int64_t d : buffers[i].shape) bytes *= static_cast<std::size_t>(d);
+    pointers_.push_back(bytes > 0 ? reinterpret_cast<void*>(block_.ptr + offsets[i]) : nullptr);
+  }
+}
+
+ScratchBuffers::~ScratchBuffers() {
+  if (pool_) pool_->give_back(block_, stream_);
 }
 
 }  // namespace croq::detail

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -62,20 +63,55 @@ class LaunchArgs {
   void** pointers_ = nullptr;
 };
 
-// A program's global buffers (abi::KernelAbi::scratch) for one call:
-// allocated zeroed on `stream` at construction, freed on it at destruction
-// (after the kernels queued in between), so nothing waits for the GPU.
+// Device memory for the global buffers of a program's calls, kept between
+// calls so that a hot call allocates nothing. A block goes back to the
+// stream its call ran on (by stream id, which CUDA never reuses), and the
+// next call on that stream, which the stream orders after every kernel of
+// the last one, takes it as it is. Calls on other streams, or several
+// threads' calls on one stream at once, get blocks of their own.
+class ScratchPool {
+ public:
+  struct Block {
+    CUdeviceptr ptr = 0;
+    std::size_t bytes = 0;
+    unsigned long long stream_id = 0;
+    int device = -1;
+    CUevent done = nullptr;  // recorded after the last call that used it
+  };
+  ScratchPool() = default;
+  ~ScratchPool();
+  ScratchPool(const ScratchPool&) = delete;
+  ScratchPool& operator=(const ScratchPool&) = delete;
+
+  // A block of at least `bytes` for a call on `stream` (allocated on it when
+  // none is kept for that stream).
+  Block take(std::size_t bytes, CUstream stream, int device);
+  // After the call's work is enqueued on `stream`: kept for the next call
+  // on it, or freed in stream order when enough are kept.
+  void give_back(Block block, CUstream stream);
+
+ private:
+  static constexpr std::size_t kKeptBlocks = 8;
+  std::mutex mutex_;
+  std::vector<Block> kept_;
+};
+
+// A program's global buffers (abi::KernelAbi::scratch) for one call: one
+// block of `pool` holds them all, zeroed on `stream` at construction and
+// given back at destruction (after the kernels queued in between), so
+// nothing waits for the GPU.
 class ScratchBuffers {
  public:
-  ScratchBuffers(const std::vector<abi::ScratchBuffer>& buffers, CUstream stream, int device);
+  ScratchBuffers(const std::vector<abi::ScratchBuffer>& buffers, ScratchPool& pool, CUstream stream, int device);
   ~ScratchBuffers();
   ScratchBuffers(const ScratchBuffers&) = delete;
   ScratchBuffers& operator=(const ScratchBuffers&) = delete;
   std::span<void* const> pointers() const { return pointers_; }
 
  private:
-  void release();
+  ScratchPool* pool_ = nullptr;
   CUstream stream_;
+  ScratchPool::Block block_;
   std::vector<void*> pointers_;
 };
 

@@ -18,7 +18,7 @@ namespace croq::jit {
   X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)              \
   X(cuMemcpyDtoDAsync) X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemsetD32) X(cuMemsetD32Async)              \
   X(cuPointerGetAttribute) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)   \
-  X(cuStreamIsCapturing) X(cuStreamWaitEvent)                                           \
+  X(cuStreamIsCapturing) X(cuStreamWaitEvent) X(cuStreamGetId)                                      \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)              \
   X(cuEventElapsedTime) X(cuTensorMapEncodeTiled)
 

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <thread>
 #include <vector>
 
 #include "common/program_sources.hpp"
@@ -40,6 +42,53 @@ TEST(GpuProgram, TwoKernelsThroughAGlobalBufferMatchTheHostReference) {
     for (std::size_t j = 0; j < n; j += 997)
       ASSERT_EQ(static_cast<float>(again[j]), static_cast<float>(host[j])) << j;
   }
+}
+
+// The global buffers' memory is kept between calls: each call still starts
+// from zeroed buffers (the first kernel accumulates into one), on the same
+// stream back to back, on a second stream, and from several host threads.
+TEST(GpuProgram, KeptGlobalBuffersStartZeroedOnEveryCallAndStream) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(R"(
+__co__ void accumulate(f32 [N] a, f32 [N] &out) {
+  global f32 [N] sum;
+  parallel i by N
+    sum.at(i) += a.at(i) * 2.0;
+  parallel j by N
+    out.at(j) = sum.at(N - 1 - j) + 1.0;
+}
+)");
+  const std::size_t n = 4099;
+  CUstream second = nullptr;
+  CROQ_CU(cuStreamCreate, &second, CU_STREAM_NON_BLOCKING);
+  auto run = [&](std::uint64_t seed, CUstream stream) {
+    auto a = make_spandata<float>(n);
+    a.fill_random(-10, 10, seed);
+    Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
+    Tensor out = Tensor::empty(DType::f32, Shape{n}, MemoryKind::device);
+    CROQ_CU(cuMemsetD8, reinterpret_cast<CUdeviceptr>(out.data()), 0xff, out.bytes());  // poison (NaN)
+    LaunchOptions options;
+    options.stream = stream;
+    const std::vector<Arg> call{da, out};
+    k.launch(call, options);
+    CROQ_CU(cuStreamSynchronize, stream);
+    Tensor host = out.to_host();
+    for (std::size_t j = 0; j < n; ++j) {
+      const float want = static_cast<float>(a[n - 1 - j]) * 2.0f + 1.0f;
+      if (static_cast<float>(host[j]) != want) return ::testing::AssertionFailure() << "seed " << seed << " at " << j;
+    }
+    return ::testing::AssertionSuccess();
+  };
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) EXPECT_TRUE(run(seed, nullptr));
+  for (std::uint64_t seed = 4; seed <= 5; ++seed) EXPECT_TRUE(run(seed, second));
+  EXPECT_TRUE(run(6, nullptr));
+  std::vector<std::thread> threads;
+  std::vector<int> ok(4, 0);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] { ok[static_cast<std::size_t>(t)] = run(10 + static_cast<std::uint64_t>(t), t % 2 ? second : nullptr) ? 1 : 0; });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ok, (std::vector<int>{1, 1, 1, 1}));
+  CROQ_CU(cuStreamDestroy, second);
 }
 
 // kAsyncRegions: a = a * 3 (one thread), b = b - 1 (a block each), then
