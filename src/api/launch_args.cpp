@@ -142,24 +142,18 @@ unsigned long long stream_id(CUstream stream) {
   return id;
 }
 
-// Frees a block once the work that used it is done (errors ignored: this
-// runs in destructors, where no one can be told).
-void free_after_use(const ScratchPool::Block& b) {
-  const jit::DriverApi& d = jit::driver();
-  if (b.done) {
-    d.cuEventSynchronize(b.done);
-    d.cuEventDestroy(b.done);
-  }
-  if (b.ptr) d.cuMemFree(b.ptr);
-}
-
 }  // namespace
 
+// Kept blocks are freed once every call that used them is done: the device's
+// work is waited for (their streams may be gone by now). Errors are ignored:
+// this is a destructor, and no one can be told.
 ScratchPool::~ScratchPool() {
   try {
+    const jit::DriverApi& d = jit::driver();
     for (const Block& b : kept_) {
       jit::make_current(b.device);
-      free_after_use(b);
+      d.cuCtxSynchronize();
+      d.cuMemFree(b.ptr);
     }
   } catch (...) {
   }
@@ -181,24 +175,18 @@ ScratchPool::Block ScratchPool::take(std::size_t bytes, CUstream stream, int dev
   b.stream_id = id;
   b.device = device;
   CROQ_CU(cuMemAllocAsync, &b.ptr, bytes, stream);
-  if (const CUresult r = jit::driver().cuEventCreate(&b.done, CU_EVENT_DISABLE_TIMING); r != CUDA_SUCCESS) {
-    jit::driver().cuMemFreeAsync(b.ptr, stream);
-    jit::throw_cuda_error(r, "cuEventCreate");
-  }
   return b;
 }
 
 void ScratchPool::give_back(Block block, CUstream stream) {
-  const jit::DriverApi& d = jit::driver();
-  if (d.cuEventRecord(block.done, stream) == CUDA_SUCCESS) {
+  {
     std::lock_guard<std::mutex> lock(mutex_);
     if (kept_.size() < kKeptBlocks) {
       kept_.push_back(block);
       return;
     }
   }
-  d.cuMemFreeAsync(block.ptr, stream);  // after this call's kernels
-  d.cuEventDestroy(block.done);         // released once it completes
+  jit::driver().cuMemFreeAsync(block.ptr, stream);  // after this call's kernels
 }
 
 ScratchBuffers::ScratchBuffers(const std::vector<abi::ScratchBuffer>& buffers, ScratchPool& pool, CUstream stream,

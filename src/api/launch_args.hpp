@@ -76,7 +76,6 @@ class ScratchPool {
     std::size_t bytes = 0;
     unsigned long long stream_id = 0;
     int device = -1;
-    CUevent done = nullptr;  // recorded after the last call that used it
   };
   ScratchPool() = default;
   ~ScratchPool();
