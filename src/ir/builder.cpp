@@ -104,12 +104,18 @@ ExprRef unary(const std::string& op, ExprRef operand) {
 }
 
 ExprRef binary(const std::string& op, ExprRef lhs, ExprRef rhs) {
+  // Arithmetic on two operands of one narrow float type (fp8, fp6, fp4)
+  // gives that type, as Croqtile's element types do: computed in f32 and
+  // rounded back (f4 1.5 + 3 is 4, not 4.5).
+  const Type narrow = lhs->type;
+  const bool stays_narrow = (op == "+" || op == "-" || op == "*" || op == "/") && lhs->type == rhs->type &&
+                            is_narrow(narrow) && croq::is_floating(narrow.dtype);
   lhs = widen(std::move(lhs));
   rhs = widen(std::move(rhs));
   Type t = is_comparison(op) ? Type::boolean() : (op == "<<" || op == ">>") ? lhs->type : common_type(lhs->type, rhs->type);
   auto e = std::const_pointer_cast<Expr>(make(ExprKind::binary, t, {std::move(lhs), std::move(rhs)}));
   e->op = op;
-  return e;
+  return stays_narrow ? coerce(e, narrow) : e;
 }
 
 ExprRef select(ExprRef condition, ExprRef then_value, ExprRef else_value) {

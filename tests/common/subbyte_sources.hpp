@@ -46,7 +46,7 @@ inline std::string subbyte_odd_copy(const std::string& t) {
 }
 
 // Arithmetic computes through f32 (floats) or s32 (integers): a sum into
-// f16 (exact for these types), a compound assignment that rounds or wraps
+// f16 (a float type's sum is rounded to that type first), a compound assignment that rounds or wraps
 // back into `t`, a comparison with element-to-element assignments, and a
 // product with a float.
 inline std::string subbyte_arithmetic(const std::string& t) {
