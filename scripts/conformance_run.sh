@@ -16,7 +16,7 @@
 #   build-error     g++ could not build the program (its first error follows)
 #   crashed         it died (signal, timeout, or a failing exit before matching)
 #   skipped-no-gpu  built and compiled, but there is no GPU to run it on
-#   skipped-codegen its RUN lines check generated code, not a program's output
+#   skipped-codegen its RUN (and RUN-COCR) lines check generated code, not a program's output
 # Without a GPU each program is still generated and built, and its __co__
 # functions compiled (CROQ_HOST_CHECK_ONLY=1), so compile errors show.
 # DIR (default ./conformance-run-out) keeps each program's files and logs.
@@ -86,7 +86,8 @@ prepare() {
   rm -f "$dir/status" "$dir/detail" "$dir/prog"
   git --git-dir="$git_dir" show "HEAD:$path" > "$dir/source.co"
   cp "$dir/source.co" "$dir/${path##*/}"  # croq's messages name the file as upstream does
-  if ! grep -qE '^[[:space:]]*//[[:space:]]*RUN:.*(--execute|\.exe|run\.sh)' "$dir/source.co"; then
+  # RUN (or RUN-COCR, upstream's runs through its other driver) lines that execute.
+  if ! grep -qE '^[[:space:]]*//[[:space:]]*RUN(-COCR)?:.*(--execute|\.exe|run\.sh)' "$dir/source.co"; then
     echo skipped-codegen > "$dir/status"
     return
   fi
@@ -107,7 +108,7 @@ check_output() {
   python3 - "$1/source.co" "$1/stdout" << 'EOF'
 import re, sys
 source, output = open(sys.argv[1], errors="replace").read(), open(sys.argv[2], errors="replace").read()
-runs = [l for l in source.splitlines() if re.match(r"\s*//\s*RUN:", l)]
+runs = [l for l in source.splitlines() if re.match(r"\s*//\s*RUN(-COCR)?:", l)]
 # The flags of the first run that checks with the default prefix.
 default_runs = [r for r in runs if "FileCheck" in r and "--check-prefix" not in r.split("FileCheck", 1)[1]]
 full_lines = bool(default_runs) and "--match-full-lines" in default_runs[0].split("FileCheck", 1)[1]
