@@ -136,6 +136,10 @@ struct Accumulator {
   DType dtype = DType::f32;
   ExprRef fill;
   std::int64_t n = 0;
+  // 64: one warpgroup's tile (WGMMA or 4 warps of mma.sync); 16: each warp
+  // its own tile (warp-level mma, always mma.sync). Fragment layout per warp
+  // is the same either way.
+  std::int64_t rows = 64;
 };
 
 // The threads that run a statement together: the whole block, or (inside
@@ -342,6 +346,7 @@ struct Mma {
   DType input = DType::f16;    // a's elements
   DType input_b = DType::f16;  // b's (differs from a's only for fp8: e4m3 x e5m2)
   std::int64_t k = 0;
+  bool b_n_major = false;  // row.col: b is [K, N], read with ldmatrix.trans (warp-level only)
   MmaInstruction instruction = MmaInstruction::unselected;
   SourcePos where;
 };

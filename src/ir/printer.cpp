@@ -211,7 +211,7 @@ class Dumper {
       } else if constexpr (std::is_same_v<T, Mma>) {
         const char* instr = n.instruction == MmaInstruction::wgmma ? "wgmma" : n.instruction == MmaInstruction::mma_sync ? "mma.sync" : "mma";
         line(std::string(instr) + " " + k_.accumulators[static_cast<std::size_t>(n.accumulator)].name + " += " + tile(n.a.tile) +
-             " swiz " + std::to_string(n.a.swizzle) + " * " + tile(n.b.tile) + " swiz " + std::to_string(n.b.swizzle) + " k " +
+             " swiz " + std::to_string(n.a.swizzle) + " * " + tile(n.b.tile) + (n.b_n_major ? " (k-by-n)" : "") + " swiz " + std::to_string(n.b.swizzle) + " k " +
              std::to_string(n.k));
       } else if constexpr (std::is_same_v<T, MmaWait>) {
         line("mma.wait pending " + std::to_string(n.pending));
@@ -252,7 +252,8 @@ class Dumper {
            << (e.is_private ? ", private" : "") << "\n";
     }
     for (const Accumulator& a : k_.accumulators)
-      out_ << "  accumulator " << a.name << ": " << dtype_name(a.dtype) << " 64 x " << a.n << "\n";
+      out_ << "  accumulator " << a.name << ": " << dtype_name(a.dtype) << " " << a.rows << " x " << a.n
+           << (a.rows == 16 ? " per warp" : "") << "\n";
     stmt(*k_.body);
     return out_.str();
   }

@@ -93,6 +93,8 @@ void Lowerer::sync_statement(const Stmt& s, const Sync& y) {
   emit_node(std::move(b), s.location);
 }
 
+bool Lowerer::on_single_warps() const { return scope_ == Scope::block && in_warp_ && set_.threads == 0; }
+
 bool Lowerer::on_whole_warpgroups() const {
   if (scope_ != Scope::block) return false;
   if (set_.threads > 0) return set_.threads % 128 == 0 && set_.first % 128 == 0;

@@ -25,11 +25,13 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
       operand_count(1);
       const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr;
       if (!name) fail(s.location, "mma.fill makes an accumulator: `acc = mma.fill.f32 0.0f;`");
-      if (!on_whole_warpgroups())
+      const bool per_warp = on_single_warps();
+      if (!on_whole_warpgroups() && !per_warp)
         fail(s.location, std::string(target_.wgmma() ? "WGMMA runs on whole warpgroups: put the "
                                                      : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +
                              "mma.fill inside `parallel p by N : group-4`");
       ir::Accumulator acc;
+      acc.rows = per_warp ? 16 : 64;
       for (const Modifier& mod : m.modifiers) {
         if (mod.name == "f32") acc.dtype = DType::f32;
         else if (mod.name == "f16") acc.dtype = DType::f16;
@@ -96,7 +98,7 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
                                                    std::to_string(m.operands.size()));
   for (const Modifier& mod : m.modifiers)
     fail(mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
-  if (!on_whole_warpgroups())
+  if (!on_whole_warpgroups() && !on_single_warps())
     fail(s.location, std::string(wgmma ? "WGMMA runs on whole warpgroups: put the "
                                        : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +
                          "mma inside `parallel p by N : group-4`");
@@ -104,6 +106,12 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   if (acc_value.kind != Value::Kind::accumulator)
     fail(m.operands[0]->location, "expected an accumulator from `mma.fill`, got `" + source_text(*m.operands[0]) + "`");
   ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(acc_value.accumulator)];
+  if ((acc.rows == 16) != on_single_warps())
+    fail(s.location, acc.rows == 16 ? "this accumulator is one warp's (filled in a `: group` level); multiply into it there"
+                                    : "this accumulator is a warpgroup's; multiply into it at its group-4 level");
+  const bool per_warp = acc.rows == 16;
+  // row.col (warp-level only): rhs is [K, N], N contiguous.
+  const bool n_major = m.layout == "row.col" && per_warp;
   ir::MmaOperand operands[2];
   View tiles[2];
   for (int i = 0; i < 2; ++i) {
@@ -136,7 +144,8 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   // fp8 (e4m3, e5m2, in any mix) multiplies on WGMMA only: the selection
   // pass refuses it for other targets.
   const bool fp8 = is_fp8(t) && is_fp8(tb);
-  if (m.layout != "row.row")
+  if (per_warp && fp8) fail(s.location, "warp-level mma (mma.sync) multiplies f16 or bf16 tiles, not fp8");
+  if (m.layout != "row.row" && !n_major)
     fail(s.location, fp8 ? "mma." + m.layout + " on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; "
                            "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"
                          : "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row "
@@ -147,19 +156,24 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
                          ", got " + std::string(dtype_name(t)) + " and " + std::string(dtype_name(tb)));
   if (!fp8 && acc.dtype == DType::f16 && t != DType::f16)
     fail(s.location, "an f16 accumulator takes f16 or fp8 inputs; use mma.fill.f32 for bf16");
-  if (a.extent[0] != 64)
+  if (per_warp && a.extent[0] != 16)
+    fail(m.operands[1]->location, "a warp's mma takes 16 rows of lhs (mma.sync m16n8k16), got " + std::to_string(a.extent[0]),
+         "give each warp of the `: group` level its own 16 rows");
+  const std::int64_t b_k = b.extent[n_major ? 0 : 1];
+  if (!per_warp && a.extent[0] != 64)
     fail(m.operands[1]->location, std::string("one warpgroup's mma takes 64 rows of lhs (") +
                                       (wgmma ? "WGMMA m64" : "16 per warp") + "), got " + std::to_string(a.extent[0]),
          "give each consumer warpgroup its own 64 rows, e.g. lhs_s.subspan(64, K).at(p - 1, 0)");
-  if (a.extent[1] != b.extent[1])
-    fail(s.location, "lhs has K = " + std::to_string(a.extent[1]) + " but rhs has K = " + std::to_string(b.extent[1]) +
-                         " (mma.row.row takes rhs as [N, K])");
-  const std::int64_t n = b.extent[0];
+  if (a.extent[1] != b_k)
+    fail(s.location, "lhs has K = " + std::to_string(a.extent[1]) + " but rhs has K = " + std::to_string(b_k) +
+                         (n_major ? " (mma.row.col takes rhs as [K, N])" : " (mma.row.row takes rhs as [N, K])"));
+  const std::int64_t n = b.extent[n_major ? 1 : 0];
   if (!target::mma_n_supported(n))
     fail(m.operands[2]->location, std::string(wgmma ? "WGMMA's" : "mma's") +
                                       " N (rhs rows) must be a multiple of 8 up to 256, got " + std::to_string(n));
   if (acc.n != 0 && acc.n != n)
-    fail(s.location, "the accumulator is 64 x " + std::to_string(acc.n) + " but this mma makes 64 x " + std::to_string(n));
+    fail(s.location, "the accumulator is " + std::to_string(acc.rows) + " x " + std::to_string(acc.n) + " but this mma makes " +
+                         std::to_string(acc.rows) + " x " + std::to_string(n));
   acc.n = n;
   ir::Mma op;
   op.accumulator = acc_value.accumulator;
@@ -168,13 +182,14 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   op.input = t;
   op.input_b = tb;
   op.k = a.extent[1];
+  op.b_n_major = n_major;
   op.where = pos(s.location);
   emit_node(std::move(op), s.location);
 }
 
 void Lowerer::mma_store(const Stmt& s, const Mma& m) {
   if (m.operands.size() != 2) fail(s.location, "mma.store takes 2 operands, got " + std::to_string(m.operands.size()));
-  if (!on_whole_warpgroups())
+  if (!on_whole_warpgroups() && !on_single_warps())
     fail(s.location, std::string(target_.wgmma() ? "WGMMA runs on whole warpgroups: put the "
                                                  : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +
                          "mma.store inside `parallel p by N : group-4`");
@@ -189,8 +204,11 @@ void Lowerer::mma_store(const Stmt& s, const Mma& m) {
   View& v = d.view;
   ir::Buffer& b = buffer(v.buffer);
   if (b.slots > 0 && !v.slot) fail_buffer_array(*m.operands[1]);
-  if (v.extent[0] != 64 || v.extent[1] != acc.n)
-    fail(m.operands[1]->location, "the accumulator is 64 x " + std::to_string(acc.n) + " but the destination tile is " +
+  if ((acc.rows == 16) != on_single_warps())
+    fail(s.location, "store a warp's accumulator in its `: group` level, a warpgroup's in its group-4 level");
+  const std::int64_t rows = acc.rows;
+  if (v.extent[0] != rows || v.extent[1] != acc.n)
+    fail(m.operands[1]->location, "the accumulator is " + std::to_string(rows) + " x " + std::to_string(acc.n) + " but the destination tile is " +
                                       shape_text(b.dtype, v.extent));
   if (b.dtype != DType::f32 && b.dtype != DType::f16 && b.dtype != DType::bf16)
     fail(m.operands[1]->location, "mma.store writes f32, f16 or bf16 tiles");
@@ -203,7 +221,7 @@ void Lowerer::mma_store(const Stmt& s, const Mma& m) {
     if (b.swizzle > 0) fail(m.operands[1]->location, "mma.store into a swizzled shared tile is not supported yet");
     b.swizzle = 0;
   } else if (b.space == ir::Space::global) {
-    op.rows = ir::int_const(64);
+    op.rows = ir::int_const(rows);
     op.cols = ir::int_const(acc.n);
     if (!v.exact) {
       // What is left of the tensor from the tile's origin; 64-bit kernels
@@ -213,7 +231,7 @@ void Lowerer::mma_store(const Stmt& s, const Mma& m) {
         const ExprRef clamped = wide_ ? ir::select(ir::less(rest, ir::int_const(tile)), rest, ir::int_const(tile)) : rest;
         return ir::convert(clamped, ir::Type::i32());
       };
-      op.rows = left(0, 64);
+      op.rows = left(0, rows);
       op.cols = left(1, acc.n);
     }
     mark_written(v.buffer);

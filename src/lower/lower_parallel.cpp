@@ -117,14 +117,16 @@ void Lowerer::implicit_block(const Stmt& s, const Parallel& p, std::size_t level
   out_.push_back(&region);
   if (kernel_.hopper) emit_node(ir::BarrierPrologue{{}, {}, true});  // filled by the event pass
   const Scope saved_scope = scope_;
-  const bool saved_in_warpgroup = in_warpgroup_;
+  const bool saved_in_warpgroup = in_warpgroup_, saved_in_warp = in_warp_;
   const std::int64_t saved_thread_instances = thread_instances_;
   scope_ = Scope::block;
   in_warpgroup_ = false;
+  in_warp_ = false;
   thread_instances_ = 1;
   parallel(s, p, level_index);
   scope_ = saved_scope;
   in_warpgroup_ = saved_in_warpgroup;
+  in_warp_ = saved_in_warp;
   thread_instances_ = saved_thread_instances;
   out_.pop_back();
   emit_node(ir::Region{ir::Mapping::grid, 1, braced(std::move(region))}, lv.location);
@@ -224,7 +226,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   const std::string linear = fresh("lin");
   ExprRef linear_var = ir::var(linear);
   const Scope saved_scope = scope_;
-  const bool saved_in_warpgroup = in_warpgroup_;
+  const bool saved_in_warpgroup = in_warpgroup_, saved_in_warp = in_warp_;
   const ExprRef saved_tid = thread_id_;
   const std::int64_t saved_thread_instances = thread_instances_;
   const std::size_t saved_group_vars = group_vars_.size();
@@ -358,6 +360,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     }
     one_warpgroup_block = unit == 128 && top && in_warpgroup_ && scope_ == Scope::block;
     in_warpgroup_ = unit == 128 && top;
+    in_warp_ = unit == 32 && top;
     if (unit > 1) thread_id_ = ir::binary("%", thread_id_, ir::int_const(unit));
     if (unit == 1) scope_ = Scope::thread;
   }
@@ -429,6 +432,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   if (pushed_group) group_levels_.pop_back();
   scope_ = saved_scope;
   in_warpgroup_ = saved_in_warpgroup;
+  in_warp_ = saved_in_warp;
   in_cooperative_ = saved_in_cooperative;
   thread_id_ = saved_tid;
   thread_instances_ = saved_thread_instances;

@@ -255,6 +255,7 @@ class Lowerer {
   void emit_barrier();
   void sync_statement(const Stmt& s, const Sync& y);
   bool on_whole_warpgroups() const;
+  bool on_single_warps() const;
   int swizzle_span(const Modifier& m);
 
   // --- TMA and MMA (lower_tma.cpp, lower_mma.cpp)
@@ -318,6 +319,8 @@ class Lowerer {
   ir::ThreadSet set_;
   // Each warpgroup of an enclosing `parallel p by N : group-4` runs the statements.
   bool in_warpgroup_ = false;
+  // Each warp of an enclosing `: group` level (directly in the block) runs them.
+  bool in_warp_ = false;
   // Single-index `: group` / `: group-4` levels enclosing the statements,
   // innermost last (inthreads.async conditions select among them).
   struct GroupLevel {

@@ -11,7 +11,9 @@ namespace {
 
 // `element_bytes`: the operand's element size; one instruction's K slice is
 // 32 bytes on WGMMA (k16 of 16-bit types, k32 of fp8) and 16 elements on mma.sync.
-void check_operand(const ir::Kernel& kernel, const ir::MmaOperand& op, bool wgmma, std::int64_t element_bytes) {
+// `n_major`: a row.col rhs ([K, N]); its K is the first dimension.
+void check_operand(const ir::Kernel& kernel, const ir::MmaOperand& op, bool wgmma, std::int64_t element_bytes,
+                   bool n_major = false) {
   const std::int64_t row_bytes = op.pitch;
   if (wgmma && (op.swizzle == 0 || row_bytes != op.swizzle))
     ir::fail(op.where, "WGMMA reads K-major tiles whose rows are one swizzle span: copy the tile with .swiz<" +
@@ -29,7 +31,8 @@ void check_operand(const ir::Kernel& kernel, const ir::MmaOperand& op, bool wgmm
   if ((wgmma || op.swizzle > 0) && op.tile.origin_multiple[0] % 8 != 0)
     ir::fail(op.where, "an mma operand must start on a multiple of 8 rows of its tile");
   const std::int64_t k_step = wgmma ? 32 / element_bytes : 16;
-  if (op.tile.origin_multiple[1] % k_step != 0 || op.tile.extent[1] % k_step != 0)
+  const std::size_t k_dim = n_major ? 0 : 1;
+  if (op.tile.origin_multiple[k_dim] % k_step != 0 || op.tile.extent[k_dim] % k_step != 0)
     ir::fail(op.where, "an mma operand's K range must start and end on multiples of " + std::to_string(k_step) +
                            " elements" + (k_step == 32 ? " (fp8 WGMMA multiplies K in steps of 32)" : ""));
   (void)kernel;
@@ -140,14 +143,16 @@ struct Completion {
 
 void select_mma_instructions(ir::Kernel& kernel, const target::Target& target) {
   ir::for_each<ir::Mma>(*kernel.body, [&](ir::Mma& mma, ir::Stmt& s) {
-    const bool wgmma = target.wgmma();
+    // Warp-level mma (16-row accumulators) is mma.sync on every target.
+    const bool per_warp = kernel.accumulators[static_cast<std::size_t>(mma.accumulator)].rows == 16;
+    const bool wgmma = target.wgmma() && !per_warp;
     if (is_fp8(mma.input) && !wgmma)
       ir::fail(mma.where, "mma on fp8 tiles lowers to WGMMA (sm_90a) only; libcroqjit has no mma.sync form for them "
                           "(compiling for " + target.arch + ")",
                "compile for sm_90a, or convert the tiles to f16 or bf16");
     mma.instruction = wgmma ? ir::MmaInstruction::wgmma : ir::MmaInstruction::mma_sync;
     check_operand(kernel, mma.a, wgmma, static_cast<std::int64_t>(dtype_size(mma.input)));
-    check_operand(kernel, mma.b, wgmma, static_cast<std::int64_t>(dtype_size(mma.input_b)));
+    check_operand(kernel, mma.b, wgmma, static_cast<std::int64_t>(dtype_size(mma.input_b)), mma.b_n_major);
     if (wgmma && !kernel.needs_sm90)
       kernel.needs_sm90 = Diagnostic{Severity::error, "mma lowers to WGMMA, which needs sm_90a (Hopper)", s.where.line,
                                      s.where.column, s.where.length, ""};

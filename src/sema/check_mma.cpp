@@ -36,11 +36,13 @@ bool accumulates_into(const Stmt& s, const std::string& name) {
 
 void Checker::require_warpgroups(const Stmt& s, const std::string& op) {
   // Croqtile also runs mma at other scopes; the operation is checked as usual.
-  if (!on_whole_warpgroups())
+  // Directly in a `: group` level each warp runs its own m16n8k16 tiles
+  // (mma.sync on every target from sm_80, sm_90a included).
+  if (!on_whole_warpgroups() && !on_single_warps())
     limitation(Rule::mma_warpgroups, s.location,
          (wgmma() ? "WGMMA runs on whole warpgroups: put the "
                   : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +
-             op + " inside `parallel p by N : group-4`",
+             op + " inside `parallel p by N : group-4`, or give each warp its own 16-row tile in a `: group` level",
          region_.active ? "an inthreads.async region must select whole warpgroups (multiples of 128 threads)" : "");
 }
 
@@ -248,7 +250,8 @@ void Checker::mma_multiply(const Stmt& s, const Mma& m) {
   const DType a = mma_operand(*m.operands[1]);
   const DType b = mma_operand(*m.operands[2]);
   const bool fp8 = is_fp8(a) && is_fp8(b);
-  if (m.layout != "row.row")
+  // Warp-level mma also reads rhs as [K, N] (row.col: ldmatrix.trans).
+  if (m.layout != "row.row" && !(m.layout == "row.col" && on_single_warps() && !fp8))
     limitation(Rule::unsupported_mma_layout, s.location,
                fp8 ? "mma." + m.layout + " on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; "
                      "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"
@@ -259,7 +262,7 @@ void Checker::mma_multiply(const Stmt& s, const Mma& m) {
                "mma on " + std::string(dtype_name(a)) + " tiles is not supported yet by libcroqjit",
                "libcroqjit multiplies f16, bf16 or fp8 (f8_e4m3, f8_e5m2) tiles");
   // fp8 multiplies only as WGMMA here (sm_89's mma.sync form is not lowered).
-  if (fp8 && !wgmma())
+  if (fp8 && (!wgmma() || on_single_warps()))
     limitation(Rule::unsupported_mma_type, s.location,
                "mma on fp8 tiles lowers to WGMMA (sm_90a) only; libcroqjit has no mma.sync form for them (compiling for " +
                    options_.target->arch + ")",

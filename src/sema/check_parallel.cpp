@@ -139,7 +139,7 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   out_.mappings[&lv] = mapping;
   const std::int64_t unit = lv.space == SpaceSpecifier::group ? 32 : lv.space == SpaceSpecifier::group4 ? 128 : 1;
   const Scope saved_scope = scope_;
-  const bool saved_in_warpgroup = in_warpgroup_, saved_thread_split = thread_split_;
+  const bool saved_in_warpgroup = in_warpgroup_, saved_thread_split = thread_split_, saved_in_warp = in_warp_;
   const std::optional<std::int64_t> saved_split_groups = split_groups_;
   const int saved_group4_levels = group4_levels_;
   bool pushed_group = false;
@@ -233,6 +233,7 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
         pushed_group = true;
       }
       in_warpgroup_ = unit == 128 && !thread_split_;
+      in_warp_ = unit == 32 && !thread_split_;
       if (unit > 1) {
         thread_split_ = true;
         auto groups = total_known && split_groups_ ? support::checked_mul(*split_groups_, total)
@@ -271,6 +272,7 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   scope_ = saved_scope;
   thread_instances_ = saved_thread_instances;
   in_warpgroup_ = saved_in_warpgroup;
+  in_warp_ = saved_in_warp;
   thread_split_ = saved_thread_split;
   split_groups_ = saved_split_groups;
   group4_levels_ = saved_group4_levels;
@@ -334,6 +336,10 @@ void Checker::inthreads(const Stmt& s, const InThreads& t) {
   ++inthreads_depth_;
   body_after_condition(*t.condition, "`inthreads`", *t.body);
   --inthreads_depth_;
+}
+
+bool Checker::on_single_warps() const {
+  return scope_ == Scope::block && in_warp_ && !region_.active;
 }
 
 bool Checker::on_whole_warpgroups() const {

@@ -135,6 +135,7 @@ class Checker {
   void inthreads(const Stmt& s, const InThreads& t);  // the plain (not async) form
   int inthreads_depth_ = 0;  // plain inthreads around the statement
   bool on_whole_warpgroups() const;
+  bool on_single_warps() const;  // warp-level mma: one m16n8k16 tile per warp
 
   // ---- statement forms libcroqjit checks but cannot run yet (check_forms.cpp)
   void parallel_launch(const Stmt& s, const Parallel& p);
@@ -243,6 +244,7 @@ class Checker {
   std::int64_t thread_instances_ = 1;
   bool thread_split_ = false;  // inside a `: group` / `: group-4` level: the next level splits its threads
   bool in_warpgroup_ = false;  // each warpgroup of a group-4 level runs the statements
+  bool in_warp_ = false;       // each warp of a `: group` level directly in the block runs them
   struct Region {              // inside inthreads.async
     bool active = false;
     std::optional<std::int64_t> threads, first;  // when the selection is known now

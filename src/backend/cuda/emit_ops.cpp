@@ -111,6 +111,14 @@ void Printer::mma(const ir::Mma& m) {
   const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(m.accumulator)];
   const std::string ab = cuda_type(m.input);
   const std::string n = std::to_string(acc.n);
+  if (m.instruction == ir::MmaInstruction::mma_sync && acc.rows == 16) {
+    // Each warp its own 16 x N tile (warp-level mma); row.col reads b with ldmatrix.trans.
+    line("croq_dev::mma_sync_m16nNkK<" + n + ", " + std::to_string(m.k) + ", " + std::to_string(m.a.swizzle) + "u, " +
+         std::to_string(m.b.swizzle) + "u, " + ab + ", " + (m.b_n_major ? "true" : "false") + ">(" + acc.name + ", " +
+         expr(m.a.address) + ", " + std::to_string(m.a.pitch) + "u, " + expr(m.b.address) + ", " +
+         std::to_string(m.b.pitch) + "u);");
+    return;
+  }
   if (m.instruction == ir::MmaInstruction::mma_sync) {
     // One warpgroup, K / 16 k-steps of N / 8 m16n8k16 per warp, operands
     // through ldmatrix at their swizzled addresses; synchronous.
@@ -145,7 +153,8 @@ void Printer::mma(const ir::Mma& m) {
 
 void Printer::mma_store(const ir::MmaStore& m) {
   const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(m.accumulator)];
-  const std::string n = std::to_string(acc.n);
+  // Template arguments: N, and M = 16 for a warp's own tile.
+  const std::string n = std::to_string(acc.n) + (acc.rows == 16 ? ", 16" : "");
   line("croq_dev::fence_accum(" + acc.name + ");  // read the accumulator only after the wait");
   if (m.space == ir::Space::shared)
     line("croq_dev::store_accum_shared<" + n + ">(" + acc.name + ", " + expr(m.destination) + ", " + expr(m.leading) + ");");

@@ -39,16 +39,20 @@ __host__ __device__ constexpr int accum_row(int t, int i) { return 16 * (t / 32)
 __host__ __device__ constexpr int accum_col(int t, int i) { return 8 * (i >> 2) + 2 * (t % 4) + (i & 1); }
 
 // Calls f(row, col, v0, v1) for each horizontally adjacent pair (row, col),
-// (row, col + 1) of this thread's fragment (col even).
-template <int N, typename F>
+// (row, col + 1) of this thread's fragment (col even). M = 64: a warpgroup's
+// tile; M = 16: one warp's own tile (warp-level mma), the same layout with
+// the warp's rows from 0.
+template <int N, int M = 64, typename F>
 __device__ __forceinline__ void for_each_accum_pair(const float (&d)[N / 2], F&& f) {
-  const int t = static_cast<int>(threadIdx.x % 128);
+  static_assert(M == 64 || M == 16, "a warpgroup's 64 rows or a warp's 16");
+  const int t = static_cast<int>(threadIdx.x % (M == 64 ? 128 : 32));
 #pragma unroll
   for (int i = 0; i < N / 2; i += 2) f(accum_row(t, i), accum_col(t, i), d[i], d[i + 1]);
 }
-template <int N, typename F>
+template <int N, int M = 64, typename F>
 __device__ __forceinline__ void for_each_accum_pair(const u32 (&d)[N / 4], F&& f) {
-  const int t = static_cast<int>(threadIdx.x % 128);
+  static_assert(M == 64 || M == 16, "a warpgroup's 64 rows or a warp's 16");
+  const int t = static_cast<int>(threadIdx.x % (M == 64 ? 128 : 32));
 #pragma unroll
   for (int k = 0; k < N / 4; ++k)
     f(accum_row(t, 2 * k), accum_col(t, 2 * k), __half2float(__ushort_as_half(u16(d[k] & 0xFFFFu))),
@@ -69,16 +73,16 @@ __device__ __forceinline__ void store_pair(__nv_bfloat16* p, float a, float b) {
   *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
 }
 
-// Stores a warpgroup's 64 x N accumulator to a row-major tile at `tile`
+// Stores a warpgroup's 64 x N accumulator (M = 16: a warp's 16 x N) to a row-major tile at `tile`
 // (element (0, 0) of the 64 x N block; leading dimension `ld` elements),
 // converting to T (float, __half, __nv_bfloat16). Only rows < `rows` and
 // columns < `cols` are written (pass the extents left from the tile's origin
 // for partial tiles). Pairs go out as one 2-element store when aligned.
 // D is the accumulator type: float[N/2] or (f16 accumulate) u32[N/4].
-template <int N, typename D, typename T>
+template <int N, int M = 64, typename D, typename T>
 __device__ __forceinline__ void store_accum_global(const D& d, T* tile, long long ld, int rows, int cols) {
   const bool pairs = (ld % 2 == 0) && (reinterpret_cast<u64>(tile) % (2 * sizeof(T)) == 0);
-  for_each_accum_pair<N>(d, [&](int r, int c, float v0, float v1) {
+  for_each_accum_pair<N, M>(d, [&](int r, int c, float v0, float v1) {
     if (r >= rows) return;
     T* p = tile + static_cast<long long>(r) * ld + c;
     if (pairs && c + 1 < cols) {
@@ -92,9 +96,9 @@ __device__ __forceinline__ void store_accum_global(const D& d, T* tile, long lon
 
 // Stores the accumulator to a row-major shared tile (no bounds; `ld` even and
 // `tile` aligned to two elements).
-template <int N, typename D, typename T>
+template <int N, int M = 64, typename D, typename T>
 __device__ __forceinline__ void store_accum_shared(const D& d, T* tile, int ld) {
-  for_each_accum_pair<N>(d, [&](int r, int c, float v0, float v1) { store_pair(tile + r * ld + c, v0, v1); });
+  for_each_accum_pair<N, M>(d, [&](int r, int c, float v0, float v1) { store_pair(tile + r * ld + c, v0, v1); });
 }
 
 // ---------------------------------------------------------------------------
@@ -127,6 +131,20 @@ __device__ __forceinline__ u32 kmajor_addr(u32 base, u32 row, u32 k_byte, u32 pi
 __device__ __forceinline__ void ldmatrix_x4(u32 (&r)[4], u32 addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr)
+               : "memory");
+}
+// The same transposed (.trans): lane l gets column l / 4, rows 2 * (l % 4)
+// and +1 of each matrix; reads a [K, N] rhs as the B fragment.
+__device__ __forceinline__ void ldmatrix_x4_trans(u32 (&r)[4], u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr)
+               : "memory");
+}
+__device__ __forceinline__ void ldmatrix_x2_trans(u32 (&r)[2], u32 addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
                : "r"(addr)
                : "memory");
 }
@@ -186,13 +204,16 @@ __device__ __forceinline__ void mma_sync_block(u32* d, int j, const u32 (&a)[4],
 }
 
 // D[64 x N] += A[64 x K] * B[N x K]^T for one warpgroup; D is float[N/2] or
-// (f16 accumulate) u32[N/4].
-template <int N, int K, u32 SpanA, u32 SpanB, typename AB, typename D>
+// (f16 accumulate) u32[N/4]. PerWarp: D[16 x N] += A[16 x K] * B for each
+// warp on its own tiles. BTrans: B is given as [K x N] (N contiguous, the
+// row.col rhs) and read with ldmatrix.trans: matrix q of an x4 is then rows
+// k 8(q%2)..+7 at columns 8(j + q/2)..+7, the same B registers as untransposed.
+template <int N, int K, u32 SpanA, u32 SpanB, typename AB, bool PerWarp = false, bool BTrans = false, typename D>
 __device__ __forceinline__ void mma_sync_tile(D* d, const void* a, u32 a_pitch, const void* b, u32 b_pitch) {
   static_assert(N >= 8 && N <= 256 && N % 8 == 0, "N is a multiple of 8 up to 256");
   static_assert(K >= 16 && K % 16 == 0, "K is a multiple of 16");
   const u32 lane = threadIdx.x & 31u;
-  const u32 warp = (threadIdx.x >> 5) & 3u;  // within the warpgroup
+  const u32 warp = PerWarp ? 0u : (threadIdx.x >> 5) & 3u;  // within the warpgroup
   const u32 quad = lane >> 3;                 // which 8 x 8 matrix this lane addresses
   // A (x4): matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15)
   // of the warp's 16 rows; B (x4): (block j, k 0-7), (block j, k 8-15), (block j+1, k 0-7),
@@ -210,13 +231,21 @@ __device__ __forceinline__ void mma_sync_tile(D* d, const void* a, u32 a_pitch, 
 #pragma unroll
     for (int j = 0; j + 1 < N / 8; j += 2) {
       u32 fb[4];
-      ldmatrix_x4(fb, kmajor_addr(b_base, 8u * j + b_row, k_byte + b_k, b_pitch, SpanB));
+      if constexpr (BTrans)
+        ldmatrix_x4_trans(fb, kmajor_addr(b_base, 16u * k16 + (lane & 7u) + 8u * (quad & 1u),
+                                          16u * (static_cast<u32>(j) + (quad >> 1)), b_pitch, SpanB));
+      else
+        ldmatrix_x4(fb, kmajor_addr(b_base, 8u * j + b_row, k_byte + b_k, b_pitch, SpanB));
       mma_sync_block<AB>(d, j, fa, fb[0], fb[1]);
       mma_sync_block<AB>(d, j + 1, fa, fb[2], fb[3]);
     }
     if constexpr ((N / 8) % 2 == 1) {
       u32 fb[2];
-      ldmatrix_x2(fb, kmajor_addr(b_base, 8u * (N / 8 - 1) + (lane & 7u), k_byte + b_k, b_pitch, SpanB));
+      if constexpr (BTrans)
+        ldmatrix_x2_trans(fb, kmajor_addr(b_base, 16u * k16 + (lane & 7u) + 8u * (quad & 1u), 16u * (N / 8 - 1),
+                                          b_pitch, SpanB));
+      else
+        ldmatrix_x2(fb, kmajor_addr(b_base, 8u * (N / 8 - 1) + (lane & 7u), k_byte + b_k, b_pitch, SpanB));
       mma_sync_block<AB>(d, N / 8 - 1, fa, fb[0], fb[1]);
     }
   }
@@ -237,6 +266,21 @@ template <int N, int K, u32 SpanA, u32 SpanB, typename AB>
 __device__ __forceinline__ void mma_sync_m64nNkK(u32 (&d)[N / 4], const void* a, u32 a_pitch, const void* b,
                                                  u32 b_pitch) {
   detail::mma_sync_tile<N, K, SpanA, SpanB, AB>(d, a, a_pitch, b, b_pitch);
+}
+
+// Warp-level mma (each warp of a `: group` level its own tiles): d += A * B
+// with A = `a` [16 x K] K-major and B = `b` [N x K] (row.row) or, with
+// BTrans, [K x N] (row.col); otherwise as mma_sync_m64nNkK. The accumulator
+// has the layout of one warp's rows of the warpgroup form (store with M = 16).
+template <int N, int K, u32 SpanA, u32 SpanB, typename AB, bool BTrans>
+__device__ __forceinline__ void mma_sync_m16nNkK(float (&d)[N / 2], const void* a, u32 a_pitch, const void* b,
+                                                 u32 b_pitch) {
+  detail::mma_sync_tile<N, K, SpanA, SpanB, AB, true, BTrans>(d, a, a_pitch, b, b_pitch);
+}
+template <int N, int K, u32 SpanA, u32 SpanB, typename AB, bool BTrans>
+__device__ __forceinline__ void mma_sync_m16nNkK(u32 (&d)[N / 4], const void* a, u32 a_pitch, const void* b,
+                                                 u32 b_pitch) {
+  detail::mma_sync_tile<N, K, SpanA, SpanB, AB, true, BTrans>(d, a, a_pitch, b, b_pitch);
 }
 
 // ---------------------------------------------------------------------------
