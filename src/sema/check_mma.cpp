@@ -42,7 +42,7 @@ void Checker::require_warpgroups(const Stmt& s, const std::string& op) {
     limitation(Rule::mma_warpgroups, s.location,
          (wgmma() ? "WGMMA runs on whole warpgroups: put the "
                   : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +
-             op + " inside `parallel p by N : group-4`, or give each warp its own 16-row tile in a `: group` level",
+             op + " inside `parallel p by N : group-4`",
          region_.active ? "an inthreads.async region must select whole warpgroups (multiples of 128 threads)" : "");
 }
 

@@ -127,4 +127,64 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
 // gtest prints parameters with this instead of their bytes.
 inline void PrintTo(const MmaSyncGemm& g, std::ostream* os) { *os << g.name(); }
 
+// Warp-level mma: each warp of a `parallel {g0, g1} by [4, 2] : group`
+// level owns one 16 x 8 tile of the block's 64 x 16 output and runs its own
+// mma.sync m16n8k16. row_col: rhs is [K, N] (C = A * B, the rhs read with
+// ldmatrix.trans); otherwise rhs is [N, K] (row.row, C = A * B^T). K goes in
+// steps of tile_k (a multiple of 16) through shared tiles every warp reads.
+struct WarpMmaGemm {
+  std::string in = "f16";   // f16 or bf16
+  std::string out = "f32";  // f32, f16 or bf16
+  std::string acc = "f32";  // f32, or f16 (f16 inputs only)
+  bool row_col = false;
+  int tile_k = 16;
+
+  std::string name() const {
+    return std::string(row_col ? "rowcol_" : "rowrow_") + in + "_" + out + "_acc" + acc + "_k" + std::to_string(tile_k);
+  }
+
+  std::string source() const {
+    const std::string tk = std::to_string(tile_k);
+    const std::string rhs_shape = row_col ? "[K, N]" : "[N, K]";
+    const std::string rhs_tile = row_col ? "rhs.subspan(" + tk + ", 16).at(iv_k, block_n)" : "rhs.subspan(16, " + tk + ").at(block_n, iv_k)";
+    const std::string rhs_part = row_col ? "b.data.subspan(" + tk + ", 8).at(0, g1)" : "b.data.subspan(8, " + tk + ").at(g1, 0)";
+    return "__co__ void matmul(global " + in + " [M, K] lhs, global " + in + " " + rhs_shape + " rhs, global " + out +
+           " [M, N] output) {\n"
+           "  parallel {block_m, block_n} by [cdiv(M, 64), cdiv(N, 16)] : block {\n"
+           "    parallel {g0, g1} by [4, 2] : group {\n"
+           "      mc = mma.fill." + acc + " 0.0f;\n"
+           "      foreach {iv_k} in [cdiv(K, " + tk + ")] {\n"
+           "        a = dma.copy lhs.subspan(64, " + tk + ").at(block_m, iv_k).zfill => shared;\n"
+           "        b = dma.copy " + rhs_tile + ".zfill => shared;\n"
+           "        ma = mma.load a.data.subspan(16, " + tk + ").at(g0, 0);\n"
+           "        mb = mma.load " + rhs_part + ";\n"
+           "        mma." + std::string(row_col ? "row.col" : "row.row") + " mc, ma, mb;\n"
+           "      }\n"
+           "      mma.store mc, output.subspan(64, 16).at(block_m, block_n).subspan(16, 8).at(g0, g1);\n"
+           "    }\n"
+           "  }\n"
+           "}\n";
+  }
+};
+
+inline WarpMmaGemm warp_mma_gemm(std::string in, std::string out, std::string acc, bool row_col, int tile_k = 16) {
+  WarpMmaGemm g;
+  g.in = std::move(in);
+  g.out = std::move(out);
+  g.acc = std::move(acc);
+  g.row_col = row_col;
+  g.tile_k = tile_k;
+  return g;
+}
+
+// Both layouts; f16 and bf16 inputs; f32 and f16 accumulators; one and two
+// k16 steps per shared tile.
+inline std::vector<WarpMmaGemm> warp_mma_gemm_cases() {
+  return {warp_mma_gemm("f16", "f32", "f32", false),     warp_mma_gemm("f16", "f32", "f32", true),
+          warp_mma_gemm("bf16", "bf16", "f32", true, 32), warp_mma_gemm("bf16", "f32", "f32", false, 32),
+          warp_mma_gemm("f16", "f16", "f16", true, 32),   warp_mma_gemm("f16", "f16", "f16", false)};
+}
+
+inline void PrintTo(const WarpMmaGemm& g, std::ostream* os) { *os << g.name(); }
+
 }  // namespace croq::test

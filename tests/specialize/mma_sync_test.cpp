@@ -24,6 +24,7 @@ using backend::cuda::hopper_prelude;
 using croq::test::kMmaSyncPipelined;
 using croq::test::mma_sync_gemm;
 using croq::test::MmaSyncGemm;
+using croq::test::WarpMmaGemm;
 using test::generate_cuda;
 using test::tensor;
 
@@ -252,9 +253,10 @@ TEST(MmaSyncErrors, ShapeRulesStayBelowSm90) {
   EXPECT_NE(first_error(mma_sync_gemm("f16", "f16", "f32", 0).source(), 90).find("WGMMA reads K-major tiles whose rows are one swizzle span"),
             std::string::npos);
   EXPECT_EQ(first_error(mma_sync_gemm("f16", "f16", "f32", 0).source(), 80), "no error");
-  // Warps are not warpgroups: the accumulator is a warpgroup's.
+  // In a `: group` level each warp multiplies its own 16 rows (warp-level
+  // mma): a warpgroup's 64-row lhs is too tall for one warp.
   EXPECT_EQ(first_error(replaced(base, "parallel p by 1 : group-4", "parallel p by 4 : group"), 80),
-            "mma runs on whole warpgroups (4 warps of 16 rows each): put the mma.fill inside `parallel p by N : group-4`");
+            "a warp's mma takes 16 rows of lhs (mma.sync m16n8k16), got 64");
 }
 
 // kMmaSyncPipelined with the consumer region written before the producer's
@@ -344,6 +346,78 @@ __co__ void f(global f16 [M, K] lhs, global f16 [M, K] out) {
       EXPECT_EQ(e.diagnostics()[0].message, "tma.copy needs sm_90 (Hopper); use dma.copy (compiling for " + arch + ")");
     }
   }
+}
+
+}  // namespace
+}  // namespace croq::pipeline
+
+namespace croq::pipeline {
+namespace {
+
+// Warp-level mma (each warp of a `: group` level its own 16 x 8 tile) is
+// mma.sync on every target from sm_80, sm_90a included: no WGMMA, ldmatrix
+// for lhs, ldmatrix.trans for a row.col rhs ([K, N]), and NVRTC compiles it.
+class WarpMma : public ::testing::TestWithParam<WarpMmaGemm> {};
+
+GeneratedKernel generate_warp(const WarpMmaGemm& c, const std::string& arch) {
+  CompileOptions options;
+  options.source_name = "warp_mma.co";
+  auto program = frontend::parse_program(c.source(), options);
+  const auto& fn = frontend::select_entry(*program, options, program->source);
+  const std::int64_t m = 100, n = 40, k = 80;  // partial tiles in M, N and K
+  return test::generate_cuda(*program, fn,
+                             {test::tensor(dtype_of(c.in), {m, k}),
+                              test::tensor(dtype_of(c.in), c.row_col ? std::vector<std::int64_t>{k, n} : std::vector<std::int64_t>{n, k}),
+                              test::tensor(dtype_of(c.out), {m, n})},
+                             227 * 1024, {}, arch);
+}
+
+TEST_P(WarpMma, Sm80AndSm90aPtxUseMmaSyncPerWarp) {
+  const WarpMmaGemm& c = GetParam();
+  const std::string types = c.acc == "f16" ? ".f16.f16.f16.f16" : ".f32." + c.in + "." + c.in + ".f32";
+  for (const std::string arch : {"sm_80", "sm_90a"}) {
+    SCOPED_TRACE(arch);
+    GeneratedKernel k = generate_warp(c, arch);
+    EXPECT_FALSE(k.needs_sm90) << "warp-level mma is mma.sync, which needs no sm_90";
+    EXPECT_TRUE(contains(k.cuda_source, "croq_dev::mma_sync_m16nNkK<8, " + std::to_string(c.tile_k)));
+    // The warp's own 16 x 8 tile is stored with M = 16.
+    EXPECT_TRUE(contains(k.cuda_source, "store_accum_global<8, 16>(")) << k.cuda_source;
+    jit::NvrtcOutput out = compile(k, arch);
+    EXPECT_TRUE(contains(out.ptx, "mma.sync.aligned.m16n8k16.row.col" + types)) << "no m16n8k16" << types;
+    EXPECT_TRUE(contains(out.ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16")) << "lhs through ldmatrix";
+    EXPECT_EQ(contains(out.ptx, ".trans.shared.b16"), c.row_col) << "only a [K, N] rhs is read transposed";
+    EXPECT_FALSE(contains(out.ptx, "wgmma.")) << "warp-level mma never uses WGMMA";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Gemm, WarpMma, ::testing::ValuesIn(croq::test::warp_mma_gemm_cases()),
+                         [](const ::testing::TestParamInfo<WarpMmaGemm>& info) { return info.param.name(); });
+
+// What a warp's mma refuses: more than 16 rows, a K that disagrees between
+// lhs and a [K, N] rhs, and a destination that is not the warp's 16 x 8.
+TEST(WarpMmaErrors, ShapeRules) {
+  auto first_warp_error = [](const std::string& source) -> std::string {
+    try {
+      CompileOptions options;
+      options.source_name = "warp_mma.co";
+      auto program = frontend::parse_program(source, options);
+      const auto& fn = frontend::select_entry(*program, options, program->source);
+      test::generate_cuda(*program, fn,
+                          {tensor(DType::f16, {128, 64}), tensor(DType::f16, {64, 32}), tensor(DType::f32, {128, 32})},
+                          227 * 1024, {}, "sm_80");
+    } catch (const CompileError& e) {
+      return e.diagnostics().empty() ? std::string(e.what()) : e.diagnostics()[0].message;
+    }
+    return "no error";
+  };
+  const std::string base = croq::test::warp_mma_gemm("f16", "f32", "f32", true).source();
+  EXPECT_EQ(first_warp_error(base), "no error");
+  EXPECT_EQ(first_warp_error(replaced(base, "a.data.subspan(16, 16).at(g0, 0)", "a.data.subspan(32, 16).at(g0 / 2, 0)")),
+            "a warp's mma takes 16 rows of lhs (mma.sync m16n8k16), got 32");
+  EXPECT_EQ(first_warp_error(replaced(base, "b.data.subspan(16, 8).at(0, g1)", "b.data.subspan(8, 8).at(0, g1)")),
+            "lhs has K = 16 but rhs has K = 8 (mma.row.col takes rhs as [K, N])");
+  EXPECT_EQ(first_warp_error(replaced(base, ".subspan(16, 8).at(g0, g1);", ".subspan(16, 16).at(g0, 0);")),
+            "the accumulator is 16 x 8 but the destination tile is f32 [16, 16]");
 }
 
 }  // namespace
