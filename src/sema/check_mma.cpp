@@ -262,14 +262,19 @@ void Checker::mma_multiply(const Stmt& s, const Mma& m) {
                "mma on " + std::string(dtype_name(a)) + " tiles is not supported yet by libcroqjit",
                "libcroqjit multiplies f16, bf16 or fp8 (f8_e4m3, f8_e5m2) tiles");
   // fp8 multiplies only as WGMMA here (sm_89's mma.sync form is not lowered).
-  if (fp8 && (!wgmma() || on_single_warps()))
+  if (fp8 && on_single_warps())
+    limitation(Rule::unsupported_mma_type, s.location,
+               "warp-level mma on fp8 tiles is not supported: a warp's mma is mma.sync, which libcroqjit lowers for "
+               "f16 and bf16 only",
+               "multiply fp8 tiles on whole warpgroups (WGMMA, sm_90a), or convert them to f16 or bf16");
+  else if (fp8 && !wgmma())
     limitation(Rule::unsupported_mma_type, s.location,
                "mma on fp8 tiles lowers to WGMMA (sm_90a) only; libcroqjit has no mma.sync form for them (compiling for " +
                    options_.target->arch + ")",
                "compile for sm_90a, or convert the tiles to f16 or bf16");
   if (!other_type && !fp8 && (a != b || !mma_input_type(a)))
     fail(Rule::mma_element_types, s.location,
-         std::string(wgmma() ? "WGMMA multiplies f16 or bf16 tiles (both the same) or fp8 tiles (f8_e4m3, f8_e5m2, in any mix)"
+         std::string(wgmma() && !on_single_warps() ? "WGMMA multiplies f16 or bf16 tiles (both the same) or fp8 tiles (f8_e4m3, f8_e5m2, in any mix)"
                              : "mma.sync multiplies f16 or bf16 tiles (both the same)") +
              ", got " + std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)));
   if (!other_type && !fp8 && acc->dtype == DType::f16 && a != DType::f16)

@@ -107,6 +107,20 @@ std::vector<RuleCase> event_and_mma_cases() {
            "      }\n    }\n"),
        5, "mc", "WGMMA runs on whole warpgroups: put the mma.fill inside `parallel p by N : group-4`",
        "an inthreads.async region must select whole warpgroups (multiples of 128 threads)"},
+      // Warp-level mma runs on each warp of the `: group` level, not on its threads.
+      {"MmaInAThreadLevelInsideAWarp", "mma-warpgroups",
+       blk("    parallel w by 4 : group {\n      parallel t by 32 : thread {\n        mc = mma.fill.f32 0.0f;\n"
+           "      }\n    }\n"),
+       5, "mc", "WGMMA runs on whole warpgroups: put the mma.fill inside `parallel p by N : group-4`"},
+      {"WarpMmaOfFp8Tiles", "unsupported-mma-type",
+       "__co__ void g(global f8_e4m3 [M, K] lhs, global f8_e4m3 [N, K] rhs) {\n"
+       "  parallel {bm, bn} by [2, 4] : block {\n    parallel w by 4 : group {\n      mc = mma.fill.f32 0.0f;\n"
+       "      ta = dma.copy lhs.subspan(16, 32).at(bm, 0) => shared;\n"
+       "      tb = dma.copy rhs.subspan(8, 32).at(bn, 0) => shared;\n      mma.row.row mc, ta.data, tb.data;\n"
+       "    }\n  }\n}\n",
+       7, "mma",
+       "warp-level mma on fp8 tiles is not supported: a warp's mma is mma.sync, which libcroqjit lowers for f16 and bf16 only",
+       "multiply fp8 tiles on whole warpgroups (WGMMA, sm_90a), or convert them to f16 or bf16"},
       {"MmaInAThreadLevel", "mma-warpgroups", wg("      parallel t by 128 : thread {\n  " + mma + "      }\n"), 8, "mma",
        "WGMMA runs on whole warpgroups: put the mma inside `parallel p by N : group-4`"},
       {"MmaIntoATile", "accumulator-expected", wg("      mma.row.row ta, ta.data, tb.data;\n"), 7, "ta,",

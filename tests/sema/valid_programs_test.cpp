@@ -94,6 +94,19 @@ TEST(ValidPrograms, MmaSyncKernelsOnSm80) {
   EXPECT_FALSE(e.has_value()) << (e ? e->what() : "");
 }
 
+// Warp-level mma (each warp of a `: group` level its own m16n8k16 tiles,
+// row.row and row.col) on sm_90a and on sm_80: mma.sync on both.
+TEST(ValidPrograms, WarpLevelMmaOnSm90aAndSm80) {
+  for (const std::string arch : {"sm_90a", "sm_80"}) {
+    Options options;
+    options.target = target::parse_target(arch);
+    for (const auto& g : croq::test::warp_mma_gemm_cases()) {
+      auto e = sema_error(g.source(), options, g.name());
+      EXPECT_FALSE(e.has_value()) << arch << " " << g.name() << ": " << (e ? e->what() : "");
+    }
+  }
+}
+
 // The copy, view and loop forms of upstream's end-to-end programs that the
 // GPU tests run.
 TEST(ValidPrograms, CopyFormsGpuKernels) {
