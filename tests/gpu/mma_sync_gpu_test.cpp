@@ -21,6 +21,7 @@ namespace croq {
 namespace {
 
 using croq::test::MmaSyncGemm;
+using croq::test::WarpMmaGemm;
 
 // compute_80 PTX runs on compute capability 8.0 and newer.
 #define CROQ_REQUIRE_SM80()                                                                    \
@@ -90,6 +91,62 @@ TEST(MmaSyncGpu, WarpSpecializedPipelineWithEvents) {
   Kernel kernel = compile_for_compute80(croq::test::kMmaSyncPipelined, "mma_sync_pipelined");
   expect_accurate(kernel, "f16", "f16");
 }
+
+// Warp-level mma (each warp of a `: group` level its own 16 x 8 tile, K in
+// steps of 16 or 32): rhs is [N, K] for row.row and [K, N] for row.col; the
+// reference multiplies by rhs^T in both cases (row.col's rhs transposed on
+// the host first). Output poisoned first; several k16 steps per shape.
+template <typename In, typename Out>
+GemmCheck warp_gemm_check(Kernel& kernel, bool row_col, const GemmShape& s, std::uint64_t seed) {
+  auto lhs = make_spandata<In>(s.m, s.k);
+  auto rhs = row_col ? make_spandata<In>(s.k, s.n) : make_spandata<In>(s.n, s.k);
+  auto out = make_spandata<Out>(s.m, s.n);
+  lhs.fill_random(-1, 1, seed);
+  rhs.fill_random(-1, 1, seed + 1);
+  out.fill_random(1e4, 2e4, seed + 2);
+  kernel(lhs.view(), rhs.view(), out.view());
+  if (!row_col) return check_gemm(lhs, rhs, out);
+  auto rhs_nk = make_spandata<In>(s.n, s.k);
+  for (std::int64_t k = 0; k < s.k; ++k)
+    for (std::int64_t n = 0; n < s.n; ++n) rhs_nk.data()[n * s.k + k] = rhs.data()[k * s.n + n];
+  return check_gemm(lhs, rhs_nk, out);
+}
+
+template <typename In>
+GemmCheck warp_gemm_check_for(const std::string& out, Kernel& kernel, bool row_col, const GemmShape& s,
+                              std::uint64_t seed) {
+  if (out == "f32") return warp_gemm_check<In, float>(kernel, row_col, s, seed);
+  if (out == "bf16") return warp_gemm_check<In, bf16>(kernel, row_col, s, seed);
+  return warp_gemm_check<In, f16>(kernel, row_col, s, seed);
+}
+
+class WarpMmaGpu : public ::testing::TestWithParam<WarpMmaGemm> {};
+
+TEST_P(WarpMmaGpu, GemmMatchesHostReference) {
+  CROQ_REQUIRE_SM80();
+  const WarpMmaGemm& g = GetParam();
+  // The device's own arch (sm_90a on Hopper: warp-level mma is mma.sync there
+  // too) and compute_80 PTX.
+  for (const std::string arch : {"", "compute_80"}) {
+    SCOPED_TRACE(arch.empty() ? "device arch" : arch);
+    CompileOptions options;
+    options.arch = arch;
+    options.source_name = g.name() + ".co";
+    Kernel kernel = compile(g.source(), options);
+    std::uint64_t seed = 99;
+    // One block, a few blocks with K of several steps, and partial tiles.
+    for (const GemmShape& s : {GemmShape{64, 16, 64}, GemmShape{128, 64, 96}, GemmShape{100, 40, 80}}) {
+      SCOPED_TRACE("M " + std::to_string(s.m) + " N " + std::to_string(s.n) + " K " + std::to_string(s.k));
+      const GemmCheck check = g.in == "bf16" ? warp_gemm_check_for<bf16>(g.out, kernel, g.row_col, s, seed)
+                                             : warp_gemm_check_for<f16>(g.out, kernel, g.row_col, s, seed);
+      EXPECT_TRUE(check.passed()) << describe(check);
+      seed += 3;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Warps, WarpMmaGpu, ::testing::ValuesIn(croq::test::warp_mma_gemm_cases()),
+                         [](const auto& info) { return info.param.name(); });
 
 }  // namespace
 }  // namespace croq
