@@ -6,6 +6,10 @@
 // every other target from 80) and checks the operand layouts it needs. The
 // accumulator keeps WGMMA's fragment layout either way, so fill and store
 // are shared.
+//
+// Warp-level mma: directly in a `: group` level each warp owns a 16 x N
+// accumulator (Accumulator::rows = 16) from a [16, K] lhs and a [N, K]
+// (row.row) or [K, N] (row.col) rhs; always mma.sync, any target from sm_80.
 #include "lower/lowering.hpp"
 
 namespace croq::lower::detail {

@@ -48,11 +48,14 @@
 //               the fp8 section (hopper_prelude_fp8), the forms a kernel uses
 //   fragments   constexpr accum_row(t, i), accum_col(t, i),
 //               for_each_accum_pair<N>(d, f), store_accum_global<N>(d, C, ld, rows, cols),
-//               store_accum_shared<N>(d, tile, ld)
-//   mma.sync    kmajor_addr(base, row, k_byte, pitch, span), ldmatrix_x4/x2(r, addr),
+//               store_accum_shared<N>(d, tile, ld); M = 16 as the second
+//               template argument: one warp's own 16 x N tile
+//   mma.sync    kmajor_addr(base, row, k_byte, pitch, span), ldmatrix_x4/x2(_trans)(r, addr),
 //               mma_sync_m64nNkK<N, K, SpanA, SpanB, AB>(d, a, a_pitch, b, b_pitch):
 //               one warpgroup's 64 x N tile with m16n8k16 (sm_80+), d the same
-//               array and fragment layout as wgmma_m64nNk16's
+//               array and fragment layout as wgmma_m64nNk16's;
+//               mma_sync_m16nNkK<N, K, SpanA, SpanB, AB, BTrans>(...): warp-level
+//               mma, each warp its own 16 x N tile (BTrans: rhs [K, N], row.col)
 //   registers   setmaxnreg_inc<R>(), setmaxnreg_dec<R>()
 //
 // Compiled below sm_90 (__CUDA_ARCH__ < 900: sm_80..sm_89, compute_80 PTX),
