@@ -31,6 +31,9 @@ void check_operand(const ir::Kernel& kernel, const ir::MmaOperand& op, bool wgmm
   if ((wgmma || op.swizzle > 0) && op.tile.origin_multiple[0] % 8 != 0)
     ir::fail(op.where, "an mma operand must start on a multiple of 8 rows of its tile");
   const std::int64_t k_step = wgmma ? 32 / element_bytes : 16;
+  // ldmatrix.trans reads 16-byte rows of a [K, N] rhs: N starts on 8 elements.
+  if (n_major && op.tile.origin_multiple[1] % 8 != 0)
+    ir::fail(op.where, "a row.col rhs ([K, N]) must start on a multiple of 8 columns of its tile");
   const std::size_t k_dim = n_major ? 0 : 1;
   if (op.tile.origin_multiple[k_dim] % k_step != 0 || op.tile.extent[k_dim] % k_step != 0)
     ir::fail(op.where, "an mma operand's K range must start and end on multiples of " + std::to_string(k_step) +

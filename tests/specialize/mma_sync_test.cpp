@@ -416,6 +416,9 @@ TEST(WarpMmaErrors, ShapeRules) {
             "a warp's mma takes 16 rows of lhs (mma.sync m16n8k16), got 32");
   EXPECT_EQ(first_warp_error(replaced(base, "b.data.subspan(16, 8).at(0, g1)", "b.data.subspan(8, 8).at(0, g1)")),
             "lhs has K = 16 but rhs has K = 8 (mma.row.col takes rhs as [K, N])");
+  // ldmatrix.trans needs 16-byte aligned rows of the [K, N] rhs.
+  EXPECT_EQ(first_warp_error(replaced(base, "b.data.subspan(16, 8).at(0, g1)", "b.data.view(16, 8).from(0, 4)")),
+            "a row.col rhs ([K, N]) must start on a multiple of 8 columns of its tile");
   EXPECT_EQ(first_warp_error(replaced(base, ".subspan(16, 8).at(g0, g1);", ".subspan(16, 16).at(g0, 0);")),
             "the accumulator is 16 x 8 but the destination tile is f32 [16, 16]");
 }
