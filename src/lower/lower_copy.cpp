@@ -136,6 +136,7 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
   if (src.kind != Value::Kind::view || src.view.pending != View::Pending::none)
     fail(c.source->location, "the source of a copy must be a tensor or a placed tile, got `" + source_text(*c.source) + "`");
   require_static(src.view, *c.source);
+  barrier_before_shared_read(src.view.buffer);
   const DType src_dtype = buffer(src.view.buffer).dtype;
   std::vector<std::int64_t> perm;
   std::vector<std::int64_t> dst_extent = src.view.extent;

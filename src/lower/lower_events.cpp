@@ -59,7 +59,20 @@ bool Lowerer::uses_hopper(const Stmt& s) const {
   return found;
 }
 
-void Lowerer::emit_barrier() { emit_node(ir::Barrier{set_}); }
+void Lowerer::emit_barrier() {
+  emit_node(ir::Barrier{set_});
+  unsynced_shared_writes_.clear();
+}
+
+void Lowerer::note_unsynced_write(int id) {
+  const ir::Buffer& b = buffer(id);
+  unsynced_shared_writes_.insert(b.alias_of >= 0 ? b.alias_of : id);
+}
+
+void Lowerer::barrier_before_shared_read(int id) {
+  const ir::Buffer& b = buffer(id);
+  if (scope_ == Scope::block && unsynced_shared_writes_.count(b.alias_of >= 0 ? b.alias_of : id)) emit_barrier();
+}
 
 // sync.shared and sync.barrier : block wait for the threads running the
 // statement (the block, or an inthreads.async set); in a cooperative launch
@@ -90,6 +103,7 @@ void Lowerer::sync_statement(const Stmt& s, const Sync& y) {
   else if (y.scope == "barrier" && y.level == SpaceSpecifier::thread) b.scope = ir::Barrier::Scope::lanes;
   else if (y.scope != "shared" && !(y.scope == "barrier" && y.level == SpaceSpecifier::block))
     fail(s.location, "`sync." + y.scope + "` at this level is not supported yet by libcroqjit");
+  if (b.scope == ir::Barrier::Scope::set || b.scope == ir::Barrier::Scope::grid) unsynced_shared_writes_.clear();
   emit_node(std::move(b), s.location);
 }
 

@@ -63,6 +63,7 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
       if (v.kind != Value::Kind::view || buffer(v.view.buffer).space != ir::Space::shared)
         fail(m.operands[0]->location, "mma.load reads a tile in shared memory");
       if (buffer(v.view.buffer).slots > 0 && !v.view.slot) fail_buffer_array(*m.operands[0]);
+      barrier_before_shared_read(v.view.buffer);
       int span = 0;
       for (const Modifier& mod : m.modifiers) {
         if (mod.name == "swiz") span = swizzle_span(mod);
@@ -123,6 +124,7 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
     Value v = expr(e);
     if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
     if (v.kind == Value::Kind::view && buffer(v.view.buffer).space == ir::Space::shared) {
+      barrier_before_shared_read(v.view.buffer);
       ir::Buffer& b = buffer(v.view.buffer);
       v.swizzle = std::max(0, b.swizzle);  // direct operand: the tile's own layout
       // Not copied yet in the source (a consumer region written before the

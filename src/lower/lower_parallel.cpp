@@ -344,6 +344,8 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     }
     scope_ = Scope::thread;
   } else {
+    // The level's threads read what one thread just wrote only after a barrier.
+    if (scope_ == Scope::block && !unsynced_shared_writes_.empty()) emit_barrier();
     unit = space == SpaceSpecifier::group ? 32 : space == SpaceSpecifier::group4 ? 128 : 1;
     auto needed = support::checked_mul(total, unit);
     if (!needed.ok() || needed.value > 1024)
@@ -408,10 +410,10 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     // after it may overwrite the operand tiles (the next TMA load) or read
     // the accumulator.
     emit_node(ir::MmaCommit{});
-    emit_node(ir::Barrier{set_});
+    emit_barrier();
   }
   pop();
-  if (barrier_at_close) emit_node(ir::Barrier{set_});
+  if (barrier_at_close) emit_barrier();
   out_.pop_back();
   if (loop_begin) {
     ir::For f;

@@ -319,7 +319,9 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
       return;
     }
   }
+  lowering_store_target_ = true;
   Value target = expr(*a.target);
+  lowering_store_target_ = false;
   Value value = require_scalar(expr(*a.value), *a.value);
   atomic_value_in_thread(value, *a.value);
   if (target.kind != Value::Kind::scalar || target.constant)
@@ -333,6 +335,7 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
     // Block scope: every thread runs this statement; one store is enough.
     if (scope_ != Scope::thread && buffer(target.element_of).space != ir::Space::local)
       guard = ir::all_of(ir::binary("==", set_.tid, ir::int_const(0)), guard);
+    if (buffer(target.element_of).space == ir::Space::shared) note_unsynced_write(target.element_of);
   }
   std::string op = assign_op_name(a.op);
   // Narrow types have no compound assignment: `t op= v` becomes
@@ -364,6 +367,8 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
   if (l.indices.size() != bounds.size() && !one_name_for_all)
     fail(l.bound->location, std::to_string(l.indices.size()) + " loop indices but the bound has " +
                                 std::to_string(bounds.size()) + " dimensions");
+  // A loop that reads what was just written would otherwise wait each pass.
+  if (scope_ == Scope::block && !unsynced_shared_writes_.empty()) emit_barrier();
   push();
   line_mark(s.location);
   std::vector<std::string> names;

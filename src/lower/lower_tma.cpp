@@ -104,6 +104,7 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
   if (src.kind != Value::Kind::view || src.view.pending != View::Pending::none)
     fail(c.source->location, "the source of a copy must be a tensor or a placed tile");
   const bool store = buffer(src.view.buffer).space == ir::Space::shared;
+  if (store) barrier_before_shared_read(src.view.buffer);
   View tile;    // the shared side
   View global;  // the global side
   if (store) {

@@ -253,6 +253,12 @@ class Lowerer {
   void arrive(const Value& ev, const SourceLocation& where);
   [[noreturn]] void fail_buffer_array(const Expr& e);
   void emit_barrier();
+  // Shared buffers written element by element (by one thread at block
+  // scope, by each thread in a thread level) since the last block barrier:
+  // block-scope reads, and thread levels entered from block scope, come
+  // after a barrier.
+  void note_unsynced_write(int buffer);
+  void barrier_before_shared_read(int buffer);
   void sync_statement(const Stmt& s, const Sync& y);
   bool on_whole_warpgroups() const;
   bool on_single_warps() const;
@@ -317,6 +323,8 @@ class Lowerer {
   // barriers and single-thread work: the whole block, or (inside
   // inthreads.async) a contiguous range of warpgroups.
   ir::ThreadSet set_;
+  std::set<int> unsynced_shared_writes_;
+  bool lowering_store_target_ = false;  // element_ref of an assignment's target
   // Each warpgroup of an enclosing `parallel p by N : group-4` runs the statements.
   bool in_warpgroup_ = false;
   // Each warp of an enclosing `: group` level (directly in the block) runs them.

@@ -70,6 +70,37 @@ TEST(GpuBuiltins, WarpBarrierOrdersSharedMemoryWithinTheWarp) {
     }
 }
 
+// One thread fills shared memory at block scope (a running sum), the
+// block's threads read it back reversed; the lowering puts a block barrier
+// between (no `sync` in the source). Many blocks, so a missing barrier shows.
+TEST(GpuBuiltins, BlockScopeSharedWritesAreVisibleToTheThreadLevel) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(R"(__co__ void prefix_reversed(f32 [64, 256] a, f32 [64, 256] b) {
+  parallel r by 64 : block {
+    shared f32 [256] s;
+    s.at(0) = a.at(r, 0);
+    foreach i in 255 { s.at(i + 1) = s.at(i) + a.at(r, i + 1); }
+    parallel t by 256 : thread {
+      b.at(r, t) = s.at(255 - t);
+    }
+  }
+}
+)");
+  for (int trial = 0; trial < 3; ++trial) {
+    auto a = make_spandata<float>(64, 256), b = make_spandata<float>(64, 256);
+    a.fill_random(-1, 1);
+    b.fill(std::nanf(""));
+    k(a.view(), b.view());
+    for (std::size_t r = 0; r < 64; ++r) {
+      std::vector<float> sum(256);
+      sum[0] = a[r][0];
+      for (std::size_t i = 1; i < 256; ++i) sum[i] = sum[i - 1] + static_cast<float>(a[r][i]);
+      for (std::size_t t = 0; t < 256; ++t)
+        ASSERT_EQ(static_cast<float>(b[r][t]), sum[255 - t]) << "row " << r << ", column " << t;
+    }
+  }
+}
+
 // The old value of an atomic exchange, and an atomic max across all blocks
 // into global memory.
 TEST(GpuBuiltins, AtomicOldValuesAndGlobalMaximum) {

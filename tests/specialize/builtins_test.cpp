@@ -44,6 +44,66 @@ TEST(SyncCodegen, EachBarrierLevelWaitsForItsThreads) {
   EXPECT_TRUE(has(k, "__syncthreads();")) << k.cuda_source;
 }
 
+// Shared memory written element by element (one thread at block scope)
+// and then read by other threads: a block barrier comes between, once.
+std::size_t after(const GeneratedKernel& k, const std::string& first, const std::string& then) {
+  std::size_t a = k.cuda_source.find(first);
+  return a == std::string::npos ? std::string::npos : k.cuda_source.find(then, a);
+}
+
+TEST(SyncCodegen, BlockScopeSharedWritesAreFencedBeforeAThreadLevelReadsThem) {
+  GeneratedKernel k = compiled(R"(__co__ void f(f32 [128] a, f32 [128] b) {
+  parallel p by 1 : block {
+    shared f32 [128] s;
+    foreach i in 128 { s.at(i) = a.at(i) * 2.0; }
+    parallel t by 128 : thread {
+      b.at(t) = s.at(127 - t);
+    }
+  }
+}
+)",
+                               {tensor(DType::f32, {128}), tensor(DType::f32, {128})});
+  const std::size_t write = k.cuda_source.find("* 2.0)");
+  const std::size_t barrier = after(k, "* 2.0)", "__syncthreads();");
+  const std::size_t read = k.cuda_source.find("arg_b[");
+  ASSERT_NE(write, std::string::npos) << k.cuda_source;
+  ASSERT_NE(barrier, std::string::npos) << k.cuda_source;
+  EXPECT_LT(barrier, read) << k.cuda_source;
+}
+
+TEST(SyncCodegen, BlockScopeSharedWritesAreFencedBeforeABlockScopeReadOrCopy) {
+  GeneratedKernel k = compiled(R"(__co__ void f(f32 [64] a, f32 [64] b, f32 [64] c) {
+  parallel p by 1 : block {
+    shared f32 [64] s;
+    parallel t by 64 : thread { s.at(t) = a.at(t) + 1.0; }
+    foreach i in 64 { b.at(i) = s.at(63 - i); }
+    dma.copy s => c;
+  }
+}
+)",
+                               {tensor(DType::f32, {64}), tensor(DType::f32, {64}), tensor(DType::f32, {64})});
+  // The thread level's stores, one barrier before the loop (not one per
+  // pass), the block-scope reads, a barrier, the copy.
+  const std::size_t barrier = after(k, "+ 1.0)", "__syncthreads();");
+  ASSERT_NE(barrier, std::string::npos) << k.cuda_source;
+  EXPECT_LT(barrier, k.cuda_source.find("for (int i_")) << k.cuda_source;
+  const std::size_t copy_barrier = after(k, "arg_b[", "__syncthreads();");
+  ASSERT_NE(copy_barrier, std::string::npos) << k.cuda_source;
+  EXPECT_LT(copy_barrier, k.cuda_source.find("arg_c[")) << k.cuda_source;
+}
+
+TEST(SyncCodegen, NoBarrierWhenSharedMemoryWasNotWrittenElementwise) {
+  GeneratedKernel k = compiled(R"(__co__ void f(f32 [64] a, f32 [64] b) {
+  parallel p by 1 : block {
+    shared f32 [64] s;
+    parallel t by 64 : thread { b.at(t) = a.at(t); }
+  }
+}
+)",
+                               {tensor(DType::f32, {64}), tensor(DType::f32, {64})});
+  EXPECT_FALSE(has(k, "__syncthreads();")) << k.cuda_source;
+}
+
 TEST(SyncCodegen, FencesReachTheBlockOrTheDevice) {
   GeneratedKernel k = compiled(R"(__co__ void f(s32 [64] a) {
   parallel p by 64 : thread {
