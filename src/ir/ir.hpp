@@ -231,7 +231,9 @@ struct Barrier {  // every thread of the set waits for the others
   // Who waits: the threads of `set` (sync.shared, sync.barrier : block), the
   // warp (sync.barrier : group), the warp's active lanes (: thread), or every
   // thread of the grid (a cooperative launch's `sync.barrier : block`).
-  enum class Scope { set, warp, lanes, grid } scope = Scope::set;
+  // warpgroup: each warpgroup of a group-4 level on its own named barrier,
+  // set.barrier_id + threadIdx.x / 128.
+  enum class Scope { set, warp, lanes, grid, warpgroup } scope = Scope::set;
   int counter = -1;  // grid: the zeroed global u32 buffer the blocks count in
 };
 // __asm__: PTX with operands %0, %1, ... (outputs, then inputs). Outputs
@@ -325,6 +327,15 @@ struct TmaStore {
   ExprRef source;
   std::vector<ExprRef> coords;
   ExprRef leader;
+  // false: committed only, so the threads move on while the copy engine
+  // writes; a BulkStoreWait comes before the tile's next write.
+  bool wait = true;
+};
+// The leader's committed TMA stores have read their tiles (read_only) or
+// completed.
+struct BulkStoreWait {
+  ExprRef leader;
+  bool read_only = true;
 };
 struct FenceProxyAsync {};
 
@@ -380,7 +391,7 @@ struct Stmt {
   SourcePos where;
   std::variant<Seq, Let, Assign, Eval, For, If, While, LineMark, Comment, Trap, Region, Barrier, Fence, InlineAsm, Print, CopyTiles,
                AllocShared, DeclareLocal, DeclareEvent, BarrierPrologue, Arrive, WaitEvent, TmaLoad, TmaStore,
-               FenceProxyAsync, MmaFill, Mma, MmaWait, MmaStore, MmaCommit, SetMaxNReg, WarpgroupRegion>
+               FenceProxyAsync, BulkStoreWait, MmaFill, Mma, MmaWait, MmaStore, MmaCommit, SetMaxNReg, WarpgroupRegion>
       node;
 };
 

@@ -145,6 +145,7 @@ class Dumper {
         line(n.scope == Barrier::Scope::warp    ? std::string("barrier warp")
              : n.scope == Barrier::Scope::lanes ? std::string("barrier active lanes")
              : n.scope == Barrier::Scope::grid  ? "barrier grid counting in " + k_.buffers[static_cast<std::size_t>(n.counter)].name
+             : n.scope == Barrier::Scope::warpgroup ? "barrier each warpgroup (ids from " + std::to_string(n.set.barrier_id) + ")"
                                                 : "barrier " + threads(n.set));
       } else if constexpr (std::is_same_v<T, InlineAsm>) {
         std::string t = std::string("asm") + (n.is_volatile ? " volatile" : "") + " \"" + n.text + "\"";
@@ -202,7 +203,9 @@ class Dumper {
       } else if constexpr (std::is_same_v<T, TmaStore>) {
         std::string s = "tma.store " + expr(n.source) + " -> " + k_.params[static_cast<std::size_t>(n.map)].name + " (";
         for (std::size_t i = 0; i < n.coords.size(); ++i) s += (i ? ", " : "") + expr(n.coords[i]);
-        line(s + ")");
+        line(s + ")" + (n.wait ? "" : " (committed, waited before the tile's next write)"));
+      } else if constexpr (std::is_same_v<T, BulkStoreWait>) {
+        line(std::string(n.read_only ? "tma.store.wait read" : "tma.store.wait complete") + " by " + expr(n.leader));
       } else if constexpr (std::is_same_v<T, FenceProxyAsync>) {
         line("fence.proxy.async");
       } else if constexpr (std::is_same_v<T, MmaFill>) {

@@ -59,6 +59,66 @@ bool Lowerer::uses_hopper(const Stmt& s) const {
   return found;
 }
 
+namespace {
+
+// The tensor an expression views: `out_s` in `out_s.subspan(64, BN).at(p, 0)`.
+const Name* root_name(const Expr& e) {
+  if (const auto* n = std::get_if<Name>(&e.node)) return n;
+  if (const auto* m = std::get_if<Member>(&e.node)) return m->object ? root_name(*m->object) : nullptr;
+  if (const auto* x = std::get_if<Subscript>(&e.node)) return x->object ? root_name(*x->object) : nullptr;
+  return nullptr;
+}
+
+}  // namespace
+
+// Shared tiles that TMA stores read and that only mma.store writes: their
+// stores are committed without a wait, and the wait for the copy engine's
+// read moves to the tile's next mma.store (a tile loop's next pass), so the
+// threads compute the next tile while the last one drains to global memory.
+void Lowerer::find_overlapped_store_tiles(const Stmt& body) {
+  std::set<std::string> stored, written;
+  walk_statements(body, [&](const Stmt& st) {
+    if (const auto* c = std::get_if<Copy>(&st.node)) {
+      if (c->engine == Engine::tma && c->source && c->destination)
+        if (const Name* n = root_name(*c->source)) stored.insert(n->name);
+      if (c->destination)
+        if (const Name* n = root_name(*c->destination)) written.insert(n->name);
+    } else if (const auto* a = std::get_if<Assignment>(&st.node)) {
+      if (const Name* n = a->target ? root_name(*a->target) : nullptr) written.insert(n->name);
+    } else if (std::holds_alternative<Asm>(st.node)) {
+      stored.clear();  // assembly may write any tile
+    }
+  });
+  for (const std::string& name : stored)
+    if (!written.count(name)) overlapped_store_names_.insert(name);
+}
+
+void Lowerer::wait_before_tile_write(int id, const SourceLocation& where) {
+  const ir::Buffer& b = buffer(id);
+  if (!overlapped_store_tiles_.count(b.alias_of >= 0 ? b.alias_of : id)) return;
+  // Every thread waits for its own committed stores (only the leader has
+  // any); the barrier holds the others until the leader's have read the tile.
+  emit_node(ir::BulkStoreWait{ir::int_const(1), true});
+  emit_unit_barrier(where);
+}
+
+void Lowerer::emit_unit_barrier(const SourceLocation& where) {
+  if (!in_warpgroup_) return emit_barrier();
+  if (warpgroup_barrier_base_ < 0) {
+    const std::int64_t warpgroups = std::max<std::int64_t>(1, (kernel_.block_threads + 127) / 128);
+    if (next_barrier_id_ + warpgroups > 16)
+      fail(where, "this block needs a named barrier per warpgroup and has too few left (16 in all; inthreads.async "
+                  "regions take one each)");
+    warpgroup_barrier_base_ = next_barrier_id_;
+    next_barrier_id_ += static_cast<int>(warpgroups);
+  }
+  ir::Barrier b;
+  b.set = set_;
+  b.set.barrier_id = warpgroup_barrier_base_;
+  b.scope = ir::Barrier::Scope::warpgroup;
+  emit_node(std::move(b));
+}
+
 void Lowerer::emit_barrier() {
   emit_node(ir::Barrier{set_});
   unsynced_shared_writes_.clear();

@@ -226,6 +226,7 @@ void Lowerer::mma_store(const Stmt& s, const Mma& m) {
   if (b.space == ir::Space::shared) {
     if (b.swizzle > 0) fail(m.operands[1]->location, "mma.store into a swizzled shared tile is not supported yet");
     b.swizzle = 0;
+    wait_before_tile_write(v.buffer, s.location);
   } else if (b.space == ir::Space::global) {
     op.rows = ir::int_const(rows);
     op.cols = ir::int_const(acc.n);

@@ -162,6 +162,7 @@ int Lowerer::allocate(const std::string& base, DType t, std::vector<std::int64_t
   note_dtype(t);
   kernel_.buffers.push_back(std::move(b));
   int id = static_cast<int>(kernel_.buffers.size()) - 1;
+  if (space == ir::Space::shared && overlapped_store_names_.count(base)) overlapped_store_tiles_.insert(id);
   if (space == ir::Space::shared) emit_node(ir::AllocShared{id}, where);
   else if (space == ir::Space::local) emit_node(ir::DeclareLocal{id});
   return id;
@@ -671,8 +672,15 @@ ir::Kernel Lowerer::run() {
     kernel_.abi.scratch.back().name = "the grid barrier's counter";
   }
   find_future_rings();
-  if (kernel_.hopper) kernel_.needs_half = kernel_.needs_bf16 = true;  // the prelude uses both
-  ir::StmtList body = collect([&] { block(*fn_.body); });
+  if (kernel_.hopper) {
+    kernel_.needs_half = kernel_.needs_bf16 = true;  // the prelude uses both
+    find_overlapped_store_tiles(*fn_.body);
+  }
+  ir::StmtList body = collect([&] {
+    block(*fn_.body);
+    // No thread leaves with its committed stores still reading shared memory.
+    if (committed_stores_) emit_node(ir::BulkStoreWait{ir::int_const(1), false});
+  });
   kernel_.body = ir::make_stmt(ir::Seq{std::move(body), false});
   pop();
   return std::move(kernel_);

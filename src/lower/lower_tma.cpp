@@ -219,9 +219,17 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
     emit_node(ir::MmaCommit{});  // WGMMA may still write the tile
     line_mark(s.location);
     emit_node(ir::FenceProxyAsync{});
-    if (!single_thread) emit_barrier();
-    emit_node(ir::TmaStore{map, tile_address(tile), coords, leader}, s.location);
-    if (!single_thread) emit_barrier();
+    // In a group-4 level each warpgroup stores its own tile.
+    const ExprRef store_leader =
+        !single_thread && in_warpgroup_ ? ir::binary("==", thread_id_, ir::int_const(0)) : leader;
+    const int root = buffer(tile.buffer).alias_of >= 0 ? buffer(tile.buffer).alias_of : tile.buffer;
+    const bool overlapped = !single_thread && overlapped_store_tiles_.count(root);
+    if (!single_thread) emit_unit_barrier(s.location);
+    ir::TmaStore st{map, tile_address(tile), coords, store_leader};
+    st.wait = !overlapped;
+    emit_node(std::move(st), s.location);
+    if (overlapped) committed_stores_ = true;
+    else if (!single_thread) emit_unit_barrier(s.location);
     mark_written(global.buffer);
     return;
   }

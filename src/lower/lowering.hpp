@@ -253,6 +253,11 @@ class Lowerer {
   void arrive(const Value& ev, const SourceLocation& where);
   [[noreturn]] void fail_buffer_array(const Expr& e);
   void emit_barrier();
+  // A barrier for the threads running the statement: each warpgroup on its
+  // own inside a group-4 level, otherwise the set.
+  void emit_unit_barrier(const SourceLocation& where);
+  void find_overlapped_store_tiles(const Stmt& body);
+  void wait_before_tile_write(int buffer, const SourceLocation& where);
   // Shared buffers written element by element (by one thread at block
   // scope, by each thread in a thread level) since the last block barrier:
   // block-scope reads, and thread levels entered from block scope, come
@@ -324,6 +329,10 @@ class Lowerer {
   // inthreads.async) a contiguous range of warpgroups.
   ir::ThreadSet set_;
   std::set<int> unsynced_shared_writes_;
+  std::set<std::string> overlapped_store_names_;  // source names (find_overlapped_store_tiles)
+  std::set<int> overlapped_store_tiles_;          // their shared buffers
+  bool committed_stores_ = false;                 // a TMA store was committed without a wait
+  int warpgroup_barrier_base_ = -1;
   bool lowering_store_target_ = false;  // element_ref of an assignment's target
   // Each warpgroup of an enclosing `parallel p by N : group-4` runs the statements.
   bool in_warpgroup_ = false;

@@ -297,6 +297,8 @@ void Printer::stmt(const ir::Stmt& s) {
         line("croq_grid_sync(" + kernel_.buffers[static_cast<std::size_t>(n.counter)].name + ");");
       else if (n.scope == ir::Barrier::Scope::warp) line("__syncwarp();");
       else if (n.scope == ir::Barrier::Scope::lanes) line("__syncwarp(__activemask());");
+      else if (n.scope == ir::Barrier::Scope::warpgroup)
+        line("croq_dev::named_barrier_sync(" + std::to_string(n.set.barrier_id) + " + threadIdx.x / 128, 128);");
       else if (n.set.threads == 0) line("__syncthreads();");
       else line("croq_dev::named_barrier_sync(" + std::to_string(n.set.barrier_id) + ", " + std::to_string(n.set.threads) + ");");
     } else if constexpr (std::is_same_v<T, ir::InlineAsm>) {
@@ -333,6 +335,10 @@ void Printer::stmt(const ir::Stmt& s) {
       tma_load(n);
     } else if constexpr (std::is_same_v<T, ir::TmaStore>) {
       tma_store(n);
+    } else if constexpr (std::is_same_v<T, ir::BulkStoreWait>) {
+      const std::string who = expr(n.leader);
+      line((who == "1" ? std::string() : "if (" + who + ") ") + "croq_dev::" + (n.read_only ? "bulk_wait_group_read<0>();  // the tile's TMA stores have read it"
+                                                                 : "bulk_wait_group<0>();  // every TMA store has completed"));
     } else if constexpr (std::is_same_v<T, ir::FenceProxyAsync>) {
       line("croq_dev::fence_proxy_async_shared();  // make the tile's generic-proxy writes visible to TMA");
     } else if constexpr (std::is_same_v<T, ir::MmaFill>) {

@@ -85,7 +85,7 @@ void Printer::tma_store(const ir::TmaStore& t) {
   line("  croq_dev::tma_store_" + std::to_string(t.coords.size()) + "d(&" + map + ", " + expr(t.source) +
        coordinates(*this, t.coords) + ");");
   line("  croq_dev::bulk_commit_group();");
-  line("  croq_dev::bulk_wait_group<0>();");
+  if (t.wait) line("  croq_dev::bulk_wait_group<0>();");
   line("}");
 }
 
