@@ -40,7 +40,7 @@ struct TileConfig {
   const char* name;
   std::int64_t bn, stages;
 };
-constexpr TileConfig kConfigs[] = {{"128x256, 4 stages", 256, 4}, {"128x128, 6 stages", 128, 6}};
+constexpr TileConfig kConfigs[] = {{"128x256, 3 stages", 256, 3}, {"128x128, 6 stages", 128, 6}, {"128x64, 8 stages", 64, 8}};
 
 // C = A * B^T on random host data against the host reference, on a shape
 // with a tile tail in every dimension and on one with more tiles than the
