@@ -85,6 +85,38 @@ TEST_P(HopperSample90, PtxUsesTmaAndWgmma) {
   EXPECT_EQ(count(ptx, "setmaxnreg.inc.sync.aligned.u32") > 0, c.warp_specialized);
 }
 
+// matmul_persistent's epilogue: each consumer warpgroup stores its half
+// tile through shared memory with its own TMA store, commits it without
+// waiting, and waits for the copy engine's read only before the next tile's
+// mma.store; every thread drains its stores before it exits.
+TEST(HopperPersistentEpilogue, TmaStoresOverlapTheNextTile) {
+  GeneratedKernel k = generate(sample_source("matmul_persistent"),
+                               {tensor(DType::f16, {4096, 4096}), tensor(DType::f16, {4096, 4096}),
+                                tensor(DType::f16, {4096, 4096})},
+                               "matmul_persistent.co");
+  const std::string& cu = k.cuda_source;
+  const std::size_t wait_read = cu.find("croq_dev::bulk_wait_group_read<0>();");
+  const std::size_t store_to_shared = cu.find("croq_dev::store_accum_shared<");
+  const std::size_t tma_store = cu.find("croq_dev::tma_store_2d(");
+  const std::size_t commit = cu.find("croq_dev::bulk_commit_group();", tma_store);
+  const std::size_t drain = cu.rfind("croq_dev::bulk_wait_group<0>();");
+  ASSERT_NE(wait_read, std::string::npos) << cu;
+  ASSERT_NE(tma_store, std::string::npos) << cu;
+  ASSERT_NE(commit, std::string::npos) << cu;
+  EXPECT_LT(wait_read, store_to_shared) << cu;
+  EXPECT_LT(store_to_shared, tma_store) << cu;
+  // Committed, not waited: the next statement after the commit closes the leader's block.
+  EXPECT_EQ(cu.find("croq_dev::bulk_wait_group<0>();", commit), drain) << cu;
+  EXPECT_GT(drain, commit) << cu;
+  // One leader per warpgroup, one named barrier per warpgroup.
+  EXPECT_NE(cu.find("if (((threadIdx.x % 128) == 0)) {\n"), std::string::npos) << cu;
+  EXPECT_NE(cu.find("+ threadIdx.x / 128, 128);"), std::string::npos) << cu;
+  jit::NvrtcOutput out = jit::nvrtc_compile(cu, "matmul_persistent.cu", k.entry, {"sm_90a", false, {}});
+  ASSERT_FALSE(out.cubin.empty());
+  EXPECT_GE(count(out.ptx, "cp.async.bulk.tensor.2d.global.shared::cta"), 1u);
+  EXPECT_GE(count(out.ptx, "cp.async.bulk.wait_group.read 0"), 1u);
+}
+
 // The cubin's instructions, where the toolkit has cuobjdump (the GPU machine
 // does; the CI machine's toolkit lacks it).
 TEST_P(HopperSample90, SassHasHgmmaAndTmaLoads) {
