@@ -195,12 +195,13 @@ ScratchBuffers::ScratchBuffers(const std::vector<abi::ScratchBuffer>& buffers, S
   if (buffers.empty()) return;
   // One block: each buffer at a 256-byte boundary (extents and byte sizes
   // were checked when the kernel was lowered).
-  std::vector<std::size_t> offsets;
+  std::vector<std::size_t> offsets, sizes;
   std::size_t total = 0;
   for (const abi::ScratchBuffer& b : buffers) {
     std::size_t bytes = dtype_size(b.dtype);
     for (std::int64_t d : b.shape) bytes *= static_cast<std::size_t>(d);
     offsets.push_back(total);
+    sizes.push_back(bytes);
     total += (bytes + 255) / 256 * 256;
   }
   if (total == 0) {
@@ -216,11 +217,8 @@ ScratchBuffers::ScratchBuffers(const std::vector<abi::ScratchBuffer>& buffers, S
     pool_ = nullptr;
     jit::throw_cuda_error(r, "cuMemsetD8Async");
   }
-  for (std::size_t i = 0; i < buffers.size(); ++i) {
-    std::size_t bytes = dtype_size(buffers[i].dtype);
-    for (std::int64_t d : buffers[i].shape) bytes *= static_cast<std::size_t>(d);
-    pointers_.push_back(bytes > 0 ? reinterpret_cast<void*>(block_.ptr + offsets[i]) : nullptr);
-  }
+  for (std::size_t i = 0; i < buffers.size(); ++i)
+    pointers_.push_back(sizes[i] > 0 ? reinterpret_cast<void*>(block_.ptr + offsets[i]) : nullptr);
 }
 
 ScratchBuffers::~ScratchBuffers() {
