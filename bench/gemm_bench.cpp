@@ -3,10 +3,10 @@
 // its fp8 form samples/matmul_fp8.cpp (f8_e4m3 inputs, fp32 accumulate, bf16
 // output), on device tensors; the median of 20 samples, each the mean of 10
 // back-to-back launches between CUDA events, after 3 warm-up launches
-// (bench/launch_timing.hpp), in TFLOP/s. The kernel is run in two tile
+// (bench/launch_timing.hpp), in TFLOP/s. The kernel is run in three tile
 // configurations (its #defines overridden through CompileOptions), each
 // first checked against a host reference (check_configuration); a shape's
-// figure is its best configuration's, and the JSON lists both.
+// figure is its best configuration's, and the JSON lists them all.
 // bench/gemm_reference.py measures torch.matmul (cuBLAS) on the same f16 and
 // bf16 shapes and torch._scaled_mm (cuBLASLt fp8) on the fp8 ones, in the
 // same device run; scripts/gpu-check.sh prints the ratios.

@@ -11,7 +11,8 @@ CUDA-event-timed calls after 3 warm-up calls. The Triton kernel is checked
 against torch.matmul before it is timed; without Triton (or when its kernel
 fails) the table says why and still reports torch.
 
-Usage: gemm_reference.py gemm_bench.json [--json OUT]"""
+Usage: gemm_reference.py gemm_bench.json [--json OUT]
+(readme_gemm_bench --json output is read the same way.)"""
 import argparse
 import json
 import sys
@@ -217,7 +218,7 @@ def main():
         a = torch.rand(m, k, device="cuda", dtype=dt) - 0.5
         b = torch.rand(n, k, device="cuda", dtype=dt) - 0.5
         row = {"dtype": r["dtype"], "m": m, "n": n, "k": k, "croq_ms": r["ms"], "croq_tflops": r["tflops"],
-               "croq_config": r.get("config")}
+               "croq_config": r.get("config"), "croq_kernel": r.get("kernel", "samples")}
 
         torch_ms = median_ms(lambda: torch.matmul(a, b.t()))
         row["cublas_ms"] = torch_ms
@@ -246,7 +247,10 @@ def main():
                 triton_cols = ("failed", "-")
             del c
         rows.append(row)
-        print_row(f"{r['dtype']:4s} {m:5d} x {n:5d} x {k:5d}",
+        label = f"{r['dtype']:4s} {m:5d} x {n:5d} x {k:5d}"
+        if r.get("kernel"):
+            label += f" ({r['kernel']})"
+        print_row(label,
                   [f"{r['tflops']:.1f}", f"{row['cublas_tflops']:.1f}", triton_cols[0],
                    f"{row['croq_over_cublas']:.3f}", triton_cols[1]])
         del a, b

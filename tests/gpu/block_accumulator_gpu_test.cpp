@@ -20,6 +20,7 @@
 #include "croq/croq.hpp"
 #include "gpu_test_util.hpp"
 #include "../../samples/gemm_check.hpp"
+#include "../../samples/upstream_readme.hpp"
 
 namespace croq {
 namespace {
@@ -160,25 +161,10 @@ TEST(UpstreamReadmeGemmGpu, RunsAsWrittenAndMatchesHostReference) {
   if (!readme_path || !*readme_path) GTEST_SKIP() << "CROQ_UPSTREAM_README names no upstream README.md";
   CROQ_REQUIRE_GPU();
   if (jit::device_info(0).cc_major < 9) GTEST_SKIP() << "WGMMA and TMA need sm_90";
-  std::ifstream in(readme_path);
-  ASSERT_TRUE(in) << "cannot read " << readme_path;
-  std::stringstream text;
-  text << in.rdbuf();
-  // The first fenced block holding a __co__ function.
-  const std::string readme = text.str();
-  std::string code;
-  for (std::size_t open = readme.find("```"); open != std::string::npos && code.empty();) {
-    const std::size_t body = readme.find('\n', open);
-    const std::size_t close = body == std::string::npos ? body : readme.find("\n```", body);
-    if (close == std::string::npos) break;
-    std::string block = readme.substr(body + 1, close - body);
-    if (block.find("__co__") != std::string::npos) code = block;
-    open = readme.find("```", close + 4);
-  }
-  ASSERT_FALSE(code.empty()) << "no __co__ code block in " << readme_path;
-  const std::string source =
-      "#define WARP_M 64\n#define WARP_N 128\n#define TILE_K 64\n#define NUM_SMS 132\n" + code;
-  expect_persistent_gemm_correct(source, 64, 128);
+  std::string error;
+  const std::string source = upstream_readme_gemm_source(readme_path, error);
+  ASSERT_FALSE(source.empty()) << error;
+  expect_persistent_gemm_correct(source, kReadmeGemmTileM, kReadmeGemmTileN);
 }
 
 }  // namespace
