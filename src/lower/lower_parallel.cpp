@@ -404,7 +404,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   }
   if (lv.tuple_name && !lv.indices.empty()) define(lv.tuple_name->name, indices);
   parallel(s, p, level_index + 1);
-  if (one_warpgroup_block) {
+  if (one_warpgroup_block && !pipelined_multiply_) {
     // The warpgroup of a one-warpgroup block leaves the level with its
     // multiplies complete and every warp past them: the block-scope code
     // after it may overwrite the operand tiles (the next TMA load) or read

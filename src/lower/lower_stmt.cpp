@@ -370,6 +370,7 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
                                 std::to_string(bounds.size()) + " dimensions");
   // A loop that reads what was just written would otherwise wait each pass.
   if (scope_ == Scope::block && !unsynced_shared_writes_.empty()) emit_barrier();
+  if (bounds.size() == 1 && try_pipelined_loop(s, l, bounds[0])) return;
   push();
   line_mark(s.location);
   std::vector<std::string> names;

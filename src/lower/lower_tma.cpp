@@ -242,7 +242,10 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
   if (bound && single_thread)
     fail(bound->location, "`.async<e>` in a thread-level parallel is not supported yet by libcroqjit",
          "name the future and `wait` for it");
-  if (bound) {
+  if (pipeline_load_) {
+    ev.event = pipeline_load_->event;
+    ev.event_index = pipeline_load_->slot;
+  } else if (bound) {
     if (bound->template_args.size() != 1) fail(bound->location, "`.async<e>` names one event");
     ev = event_value(*bound->template_args[0], "`.async<...>`");
   } else if (ring) {
@@ -263,7 +266,12 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
   load.coords = coords;
   load.bytes = bytes;
   load.leader = leader;
-  if (ev.event >= 0 && !ring) {
+  if (pipeline_load_) {  // completes on its slot's barrier; the pass that reads it waits
+    load.event = ev.event;
+    load.event_index = ev.event_index;
+    load.arrive = true;
+    emit_node(std::move(load), s.location);
+  } else if (ev.event >= 0 && !ring) {
     load.event = ev.event;
     load.event_index = ev.event_index;
     emit_node(std::move(load), s.location);

@@ -257,6 +257,10 @@ class Lowerer {
   // own inside a group-4 level, otherwise the set.
   void emit_unit_barrier(const SourceLocation& where);
   void find_overlapped_store_tiles(const Stmt& body);
+  // A k loop of synchronous TMA loads and the multiplies that read them,
+  // lowered as a ring of slots loaded ahead (lower_pipeline.cpp); false
+  // when the loop is not of that form.
+  bool try_pipelined_loop(const Stmt& s, const Loop& l, const Value& bound);
   void wait_before_tile_write(int buffer, const SourceLocation& where);
   // Shared buffers written element by element (by one thread at block
   // scope, by each thread in a thread level) since the last block barrier:
@@ -333,6 +337,15 @@ class Lowerer {
   std::set<int> overlapped_store_tiles_;          // their shared buffers
   bool committed_stores_ = false;                 // a TMA store was committed without a wait
   int warpgroup_barrier_base_ = -1;
+  // A pipelined loop's load: the barrier array and slot it completes on
+  // (no wait); and whether its multiplies are being lowered (their level
+  // leaves the WGMMA groups in flight).
+  struct PipelineLoad {
+    int event = -1;
+    ExprRef slot;
+  };
+  std::optional<PipelineLoad> pipeline_load_;
+  bool pipelined_multiply_ = false;
   bool lowering_store_target_ = false;  // element_ref of an assignment's target
   // Each warpgroup of an enclosing `parallel p by N : group-4` runs the statements.
   bool in_warpgroup_ = false;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <random>
 #include <string>
@@ -21,77 +22,10 @@
 #include "gpu_test_util.hpp"
 #include "../../samples/gemm_check.hpp"
 #include "../../samples/upstream_readme.hpp"
+#include "common/block_gemm_sources.hpp"
 
 namespace croq {
 namespace {
-
-// Whole K tiles per multiply, operands loaded with mma.load.
-const char* kWholeTiles = R"croq(
-#define TM 64
-#define TN 128
-#define TK 64
-#define BLOCKS 132
-__co__ void gemm(global f16 [M, K] a, global f16 [N, K] b, global f16 [M, N] c,
-                 global s32 [T] order_m, global s32 [T] order_n) {
-  int tiles = cdiv(M, TM) * cdiv(N, TN);
-  parallel blk by BLOCKS : block {
-    shared f16 [TM, TK] a_s;
-    shared f16 [TN, TK] b_s;
-    shared f16 [TM, TN] c_s;
-    foreach {round} in [cdiv(tiles, BLOCKS)] {
-      t = round # blk;
-      if (t < tiles) {
-        int tm = order_m.at(t);
-        int tn = order_n.at(t);
-        acc = mma.fill.f32 0.0f;
-        foreach {kk} in [cdiv(K, TK)] {
-          tma.copy.swiz<128> a.subspan(TM, TK).at(tm, kk) => a_s;
-          tma.copy.swiz<128> b.subspan(TN, TK).at(tn, kk) => b_s;
-          parallel w by 1 : group-4 {
-            fa = mma.load.swiz<128> a_s;
-            fb = mma.load.swiz<128> b_s;
-            mma.row.row acc, fa, fb;
-          }
-        }
-        mma.store acc, c_s;
-        tma.copy c_s => c.subspan(TM, TN).at(tm, tn);
-      }
-    }
-  }
-}
-)croq";
-
-// 16-wide K slices of each tile (chunkat), an f16 accumulator, fewer blocks.
-const char* kKSlices = R"croq(
-__co__ void gemm(global f16 [M, K] a, global f16 [N, K] b, global f16 [M, N] c,
-                 global s32 [T] order_m, global s32 [T] order_n) {
-  int tiles = cdiv(M, 64) * cdiv(N, 128);
-  parallel blk by 100 : block {
-    shared f16 [64, 64] a_s;
-    shared f16 [128, 64] b_s;
-    shared f16 [64, 128] c_s;
-    foreach {round} in [cdiv(tiles, 100)] {
-      t = round # blk;
-      if (t < tiles) {
-        int tm = order_m.at(t);
-        int tn = order_n.at(t);
-        acc = mma.fill.f16 0.0f;
-        foreach {kk} in [cdiv(K, 64)] {
-          tma.copy.swiz<128> a.subspan(64, 64).step(64, 64).at(tm, kk) => a_s;
-          tma.copy.swiz<128> b.subspan(128, 64).step(128, 64).at(tn, kk) => b_s;
-          foreach {q} in [cdiv(64, 16)] {
-            parallel by 1 : group-4 {
-              mma.row.row acc, a_s.chunkat(_, q), b_s.chunkat(_, q);
-            }
-          }
-        }
-        mma.store acc, c_s;
-        tma.copy c_s => c.subspan(64, 128).at(tm, tn);
-      }
-    }
-  }
-}
-)croq";
 
 // Tile coordinates in row-major order, or shuffled with `seed` (any
 // permutation must give the same product).
@@ -113,9 +47,11 @@ struct Case {
 
 // Runs `source` (a persistent GEMM over TM x TN output tiles) on shapes with
 // and without tails, in row-major and shuffled tile order.
-void expect_persistent_gemm_correct(const std::string& source, std::int64_t tm, std::int64_t tn) {
+constexpr GemmShape kPersistentShapes[] = {{512, 512, 256}, {1536, 2048, 128}, {300, 520, 200}};
+
+void expect_persistent_gemm_correct(const std::string& source, std::int64_t tm, std::int64_t tn,
+                                    std::span<const GemmShape> shapes = kPersistentShapes) {
   Kernel kernel = compile(source);
-  const GemmShape shapes[] = {{512, 512, 256}, {1536, 2048, 128}, {300, 520, 200}};
   std::uint64_t seed = 77;
   for (const GemmShape& s : shapes) {
     for (const std::uint64_t order_seed : {std::uint64_t{0}, seed + 9}) {
@@ -148,8 +84,19 @@ TEST_P(BlockAccumulatorGpu, PersistentGemmMatchesHostReference) {
   expect_persistent_gemm_correct(GetParam().source, 64, 128);
 }
 
+// Both forms' k loops are lowered as pipelines (a ring of 4 slots loaded 3
+// passes ahead, the last pass in slot 0): k loops of 1, 2, 3, 4, 5 and 9
+// passes, and a tail pass, with several tiles per block.
+TEST(PipelinedKLoopGpu, WholeTileGemmWithAnyNumberOfPasses) {
+  CROQ_REQUIRE_GPU();
+  if (jit::device_info(0).cc_major < 9) GTEST_SKIP() << "WGMMA and TMA need sm_90";
+  const GemmShape shapes[] = {{704, 1024, 64}, {704, 1024, 128}, {640, 768, 192}, {576, 512, 248},
+                              {512, 640, 320}, {1088, 2176, 576}, {320, 256, 40}};
+  for (const char* source : {test::kWholeTiles, test::kKSlices}) expect_persistent_gemm_correct(source, 64, 128, shapes);
+}
+
 INSTANTIATE_TEST_SUITE_P(Forms, BlockAccumulatorGpu,
-                         ::testing::Values(Case{"WholeTiles", kWholeTiles}, Case{"KSlices", kKSlices}),
+                         ::testing::Values(Case{"WholeTiles", test::kWholeTiles}, Case{"KSlices", test::kKSlices}),
                          [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 // The persistent GEMM of Croqtile's own README, as written there: the test
