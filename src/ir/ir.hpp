@@ -347,6 +347,11 @@ struct Mma {
   DType input_b = DType::f16;  // b's (differs from a's only for fp8: e4m3 x e5m2)
   std::int64_t k = 0;
   bool b_n_major = false;  // row.col: b is [K, N], read with ldmatrix.trans (warp-level only)
+  // 2:4 sparse lhs (mma.row.row.sp, WGMMA .sp): `a` holds k / 2 packed
+  // values per row and `metadata` points at the u8 [64, k / 8] tile of their
+  // positions, `metadata_pitch` bytes per row. Null for dense multiplies.
+  ExprRef metadata;
+  std::int64_t metadata_pitch = 0;
   MmaInstruction instruction = MmaInstruction::unselected;
   SourcePos where;
 };

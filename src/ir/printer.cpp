@@ -212,7 +212,7 @@ class Dumper {
         const char* instr = n.instruction == MmaInstruction::wgmma ? "wgmma" : n.instruction == MmaInstruction::mma_sync ? "mma.sync" : "mma";
         line(std::string(instr) + " " + k_.accumulators[static_cast<std::size_t>(n.accumulator)].name + " += " + tile(n.a.tile) +
              " swiz " + std::to_string(n.a.swizzle) + " * " + tile(n.b.tile) + (n.b_n_major ? " (k-by-n)" : "") + " swiz " + std::to_string(n.b.swizzle) + " k " +
-             std::to_string(n.k));
+             std::to_string(n.k) + (n.metadata ? " sparse meta " + expr(n.metadata) : std::string()));
       } else if constexpr (std::is_same_v<T, MmaWait>) {
         line("mma.wait pending " + std::to_string(n.pending));
       } else if constexpr (std::is_same_v<T, MmaStore>) {

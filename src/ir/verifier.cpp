@@ -189,6 +189,7 @@ class Verifier {
         accumulator_ref(n.accumulator, "mma");
         tile(n.a.tile);
         tile(n.b.tile);
+        if (n.metadata) expr(n.metadata);
         if (stage_ == VerifyStage::final && n.instruction == MmaInstruction::unselected) error("an mma has no instruction");
       } else if constexpr (std::is_same_v<T, MmaStore>) {
         accumulator_ref(n.accumulator, "mma.store");

@@ -269,6 +269,9 @@ class Lowerer {
   int tensor_map_param(const View& global, const std::vector<std::int64_t>& box, int swizzle, const SourceLocation& where);
   void mma_statement(const Stmt& s, const Mma& m);
   void mma_multiply(const Stmt& s, const Mma& m);
+  void mma_sparse_multiply(const Stmt& s, const Mma& m);  // lower_mma_sparse.cpp
+  // A 2-D mma operand (shared tile or mma.load result) and its view.
+  ir::MmaOperand mma_tile_operand(const Expr& e, View& tile);
   void mma_store(const Stmt& s, const Mma& m);
 
   // --- helpers

@@ -191,6 +191,7 @@ class Checker {
   void mma_fill(const Stmt& s, const Mma& m);
   void mma_load(const Stmt& s, const Mma& m);
   void mma_multiply(const Stmt& s, const Mma& m);
+  void mma_sparse_multiply(const Stmt& s, const Mma& m);  // check_mma_sparse.cpp
   void mma_store(const Stmt& s, const Mma& m);
   Accumulator* accumulator(const Expr& e);
   void require_warpgroups(const Stmt& s, const std::string& op);

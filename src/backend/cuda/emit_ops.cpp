@@ -131,6 +131,10 @@ void Printer::mma(const ir::Mma& m) {
   indent();
   line("croq_dev::fence_accum(" + acc.name + ");");
   line("croq_dev::wgmma_fence();");
+  if (m.metadata) {
+    sparse_wgmma(m, acc);
+    return;
+  }
   line("const unsigned long long desc_a = croq_dev::make_kmajor_desc<" + std::to_string(m.a.swizzle) + ">(" +
        expr(m.a.address) + ");");
   line("const unsigned long long desc_b = croq_dev::make_kmajor_desc<" + std::to_string(m.b.swizzle) + ">(" +
@@ -145,6 +149,29 @@ void Printer::mma(const ir::Mma& m) {
     line("  croq_dev::wgmma_m64nNk16<" + n + ", " + ab + ">(" + acc.name +
          ", croq_dev::desc_advance(desc_a, k16 * 32), croq_dev::desc_advance(desc_b, k16 * 32));");
   }
+  line("croq_dev::wgmma_commit_group();");
+  line("croq_dev::fence_accum(" + acc.name + ");");
+  dedent();
+  line("}");
+}
+
+// WGMMA .sp steps (K = 32 for 16-bit, 64 for fp8): each reads 32 bytes of
+// every packed lhs row, 64 bytes of every rhs row and K / 8 metadata bytes
+// of every metadata row. Closes the block mma() opened.
+void Printer::sparse_wgmma(const ir::Mma& m, const ir::Accumulator& acc) {
+  const bool fp8 = is_fp8(m.input);
+  const int step = fp8 ? 64 : 32;
+  line("const unsigned long long desc_a = croq_dev::make_kmajor_desc<" + std::to_string(m.a.swizzle) + ">(" +
+       expr(m.a.address) + ");");
+  line("const unsigned long long desc_b = croq_dev::make_kmajor_desc<" + std::to_string(m.b.swizzle) + ">(" +
+       expr(m.b.address) + ");");
+  line("const unsigned char* const meta = reinterpret_cast<const unsigned char*>(" + expr(m.metadata) + ");");
+  line("#pragma unroll");
+  line("for (int ks = 0; ks < " + std::to_string(m.k / step) + "; ++ks)");
+  line("  croq_dev::wgmma_sp_m64nNkK<" + std::to_string(acc.n) + ", " + cuda_type(m.input) + ", " + cuda_type(m.input_b) +
+       ">(" + acc.name + ", croq_dev::desc_advance(desc_a, ks * 32), croq_dev::desc_advance(desc_b, ks * 64), " +
+       "croq_dev::sparse_metadata<" + (fp8 ? "true" : "false") + ">(meta + ks * " + std::to_string(step / 8) + ", " +
+       std::to_string(m.metadata_pitch) + "u));");
   line("croq_dev::wgmma_commit_group();");
   line("croq_dev::fence_accum(" + acc.name + ");");
   dedent();
