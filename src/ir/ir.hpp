@@ -307,6 +307,10 @@ struct Arrive {
 struct WaitEvent {
   int event = -1;
   ExprRef index;
+  // `wait e.at(order)`: the phase parity to wait for, (order / N) % 2 (flipped
+  // for `= ready` events); the thread's phase bits are left alone. Null:
+  // the thread's own phase bit, flipped after the wait.
+  ExprRef parity;
 };
 
 // TMA.
@@ -367,6 +371,16 @@ struct MmaStore {
   ExprRef rows, cols;  // global stores: the valid part (tails)
 };
 struct MmaCommit {};  // a point where every WGMMA group must be complete
+// mma.scale: accumulator += partial * scale_a[row] * scale_b over a
+// warpgroup's fragment; every WGMMA group completes first (as for a store).
+struct MmaScale {
+  int accumulator = -1;
+  int partial = -1;        // the mmas before the scale in its block wrote this, from zero
+  ExprRef scale_a;         // address of row 0's lhs scale (f32)
+  ExprRef scale_a_stride;  // elements between consecutive rows' scales
+  ExprRef scale_a_rows;    // rows that have a scale (a tail tile); the others add nothing
+  ExprRef scale_b;         // the rhs scale (f32)
+};
 struct SetMaxNReg {
   bool increase = false;
   int registers = 0;
@@ -385,7 +399,7 @@ struct Stmt {
   SourcePos where;
   std::variant<Seq, Let, Assign, Eval, For, If, While, LineMark, Comment, Trap, Region, Barrier, Fence, InlineAsm, Print, CopyTiles,
                AllocShared, DeclareLocal, DeclareEvent, BarrierPrologue, Arrive, WaitEvent, TmaLoad, TmaStore,
-               FenceProxyAsync, MmaFill, Mma, MmaWait, MmaStore, MmaCommit, SetMaxNReg, WarpgroupRegion>
+               FenceProxyAsync, MmaFill, Mma, MmaWait, MmaStore, MmaCommit, MmaScale, SetMaxNReg, WarpgroupRegion>
       node;
 };
 

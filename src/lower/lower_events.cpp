@@ -194,6 +194,23 @@ Value Lowerer::event_value(const Expr& e, const char* what) {
   return v;
 }
 
+// `e.at(order)` of `event e[N]`: barrier order % N, generation order / N
+// (its phase parity: (order / N) % 2, flipped for `= ready` events, whose
+// first wait passes).
+Value Lowerer::event_at(const Expr& e, const Member& m, Value ev) {
+  const ir::Event& event = kernel_.events[static_cast<std::size_t>(ev.event)];
+  if (ev.event_index || m.args.size() != 1)
+    fail(e.location, "`.at(order)` takes one order of an event array, such as `" + source_text(*m.object) + ".at(k)`");
+  Value order = require_scalar(expr(*m.args[0]), *m.args[0]);
+  if (order.is_float) fail(m.args[0]->location, "the event order is an integer, got `" + source_text(*m.args[0]) + "`");
+  const ExprRef n = ir::int_const(event.count);
+  ev.event_index = ir::binary("%", order.expr, n);
+  ExprRef parity = ir::binary("%", ir::binary("/", order.expr, n), ir::int_const(2));
+  if (event.ready) parity = ir::binary("-", ir::int_const(1), parity);
+  ev.event_parity = parity;
+  return ev;
+}
+
 Value Lowerer::subscript(const Expr& e, const Subscript& sub) {
   Value obj = expr(*sub.object);
   if (sub.indices.size() != 1) fail(e.location, "`[...]` selects one element of an array of buffers or events");
@@ -231,8 +248,27 @@ void Lowerer::arrive(const Value& ev, const SourceLocation& where) {
   emit_node(std::move(a), where);
 }
 
+// The `trigger ... after` later in the current block that waits for the
+// future `name`, or null.
+const Trigger* Lowerer::trigger_after_naming(const std::string& name) const {
+  if (!block_statements_) return nullptr;
+  for (std::size_t i = block_position_ + 1; i < block_statements_->size(); ++i)
+    if (const auto* t = std::get_if<Trigger>(&(*block_statements_)[i]->node))
+      for (const auto& f : t->after)
+        if (const auto* n = std::get_if<Name>(&f->node); n && n->name == name) return t;
+  return nullptr;
+}
+
 void Lowerer::trigger_statement(const Stmt& s, const Trigger& t) {
-  if (!t.after.empty()) fail(s.location, "`trigger ... after` is not supported yet by libcroqjit");
+  // `trigger e after f`: f (an async TMA copy of this block) was bound to e
+  // when it was issued; the trigger arrives as any other.
+  for (const auto& f : t.after) {
+    Value v = expr(*f);
+    if (v.kind != Value::Kind::future || v.bound_event.empty())
+      fail(f->location, "`trigger ... after " + source_text(*f) +
+                            "` waits for an asynchronous tma.copy issued earlier in the same block",
+           "issue the copy (`" + source_text(*f) + " = tma.copy.async ...`) just before the trigger");
+  }
   line_mark(s.location);
   // `... trigger empty[s];` closing a loop body may release its stage one
   // iteration late while WGMMA still reads it (the mma-completion pass).
@@ -252,7 +288,7 @@ void Lowerer::wait_statement(const Stmt& s, const Wait& w) {
     Value f = expr(*t);
     if (f.kind == Value::Kind::event) {
       Value ev = event_value(*t, "`wait`");
-      emit_node(ir::WaitEvent{ev.event, ev.event_index}, t->location);
+      emit_node(ir::WaitEvent{ev.event, ev.event_index, ev.event_parity}, t->location);
       continue;
     }
     if (f.kind != Value::Kind::future)
@@ -264,7 +300,7 @@ void Lowerer::wait_statement(const Stmt& s, const Wait& w) {
       fail(t->location, "waiting on a synchronous copy: `" + source_text(*t) + "` was not started with `.async`",
            "remove the `wait`, or add `.async` to the copy");
     if (f.event >= 0) {  // a TMA copy: its private barrier (a ring's: the future's slot)
-      emit_node(ir::WaitEvent{f.event, f.event_index ? f.event_index : ir::int_const(0)}, t->location);
+      emit_node(ir::WaitEvent{f.event, f.event_index ? f.event_index : ir::int_const(0), nullptr}, t->location);
     } else {
       waited_dma = true;
     }
@@ -276,6 +312,15 @@ void Lowerer::wait_statement(const Stmt& s, const Wait& w) {
 
 void Lowerer::inthreads_async(const Stmt& s, const InThreads& t) {
   if (set_.threads > 0) fail(s.location, "inthreads.async inside another inthreads.async region");
+  // In a thread level that spans each group's threads, the region selects
+  // whole groups all the same: its body runs at block scope.
+  const Scope saved_scope = scope_;
+  if (scope_ == Scope::thread && threads_span_group_) scope_ = Scope::block;
+  struct RestoreScope {
+    Scope& scope;
+    Scope saved;
+    ~RestoreScope() { scope = saved; }
+  } restore{scope_, saved_scope};
   if (group_levels_.empty())
     fail(s.location, "inthreads.async outside a `: group` or `: group-4` level is not supported yet by libcroqjit",
          "libcroqjit selects warps or warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`");

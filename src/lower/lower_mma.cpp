@@ -92,8 +92,9 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
     case MmaOp::store:
       mma_store(s, m);
       return;
-    case MmaOp::scale:  // sema reports it (unsupported-mma-form)
-      fail(s.location, "`mma.scale` is not supported yet by libcroqjit");
+    case MmaOp::scale:
+      mma_scale(s, m);  // lower_mma_scale.cpp
+      return;
   }
 }
 
@@ -139,6 +140,7 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   Value acc_value = expr(*m.operands[0]);
   if (acc_value.kind != Value::Kind::accumulator)
     fail(m.operands[0]->location, "expected an accumulator from `mma.fill`, got `" + source_text(*m.operands[0]) + "`");
+  acc_value.accumulator = scale_target(acc_value.accumulator);  // a later mma.scale's partial
   ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(acc_value.accumulator)];
   if ((acc.rows == 16) != on_single_warps())
     fail(s.location, acc.rows == 16 ? "this accumulator is one warp's (filled in a `: group` level); multiply into it there"

@@ -27,6 +27,7 @@ void Lowerer::mma_sparse_multiply(const Stmt& s, const Mma& m) {
   Value acc_value = expr(*m.operands[0]);
   if (acc_value.kind != Value::Kind::accumulator)
     fail(m.operands[0]->location, "expected an accumulator from `mma.fill`, got `" + source_text(*m.operands[0]) + "`");
+  acc_value.accumulator = scale_target(acc_value.accumulator);  // a later mma.scale's partial
   ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(acc_value.accumulator)];
   if (acc.rows != 64) fail(s.location, "a sparse mma multiplies into a warpgroup's accumulator (filled in a group-4 level)");
   View a, b;

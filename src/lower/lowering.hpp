@@ -75,6 +75,7 @@ struct Value {
   std::string bound_event;              // futures of `.async<e>` copies: the event as written
   int event = -1;                       // events (and TMA futures: their barrier)
   ExprRef event_index;                  // events: which barrier of the array
+  ExprRef event_parity;                 // `e.at(order)`: the phase parity of that generation
   int accumulator = -1;                 // accumulators
   int swizzle = 0;                      // operands: the span mma.load was told
   bool zfill = false;                   // views: `.zfill` on a copy's source
@@ -270,6 +271,13 @@ class Lowerer {
   void mma_statement(const Stmt& s, const Mma& m);
   void mma_multiply(const Stmt& s, const Mma& m);
   void mma_sparse_multiply(const Stmt& s, const Mma& m);  // lower_mma_sparse.cpp
+  Value event_at(const Expr& e, const Member& m, Value ev);
+  // mma.scale (lower_mma_scale.cpp): the partial accumulators of a block.
+  void open_scale_partials(const StmtList& statements);
+  int scale_target(int accumulator) const;
+  void mma_scale(const Stmt& s, const Mma& m);
+  std::map<int, int> scale_partials_;  // accumulator -> the partial its block's mmas write
+  const Trigger* trigger_after_naming(const std::string& name) const;
   // A 2-D mma operand (shared tile or mma.load result) and its view.
   ir::MmaOperand mma_tile_operand(const Expr& e, View& tile);
   void mma_store(const Stmt& s, const Mma& m);
@@ -332,6 +340,9 @@ class Lowerer {
   bool in_warpgroup_ = false;
   // Each warp of an enclosing `: group` level (directly in the block) runs them.
   bool in_warp_ = false;
+  // `parallel g by N : group-4, t by 128 : thread`: t spans each group's threads, so
+  // an inthreads.async on g inside runs at the group's scope.
+  bool threads_span_group_ = false;
   // Single-index `: group` / `: group-4` levels enclosing the statements,
   // innermost last (inthreads.async conditions select among them).
   struct GroupLevel {

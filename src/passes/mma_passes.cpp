@@ -96,7 +96,7 @@ struct Completion {
         } else {
           list.erase(list.begin() + static_cast<std::ptrdiff_t>(i--));
         }
-      } else if (std::holds_alternative<ir::MmaStore>(s.node)) {
+      } else if (std::holds_alternative<ir::MmaStore>(s.node) || std::holds_alternative<ir::MmaScale>(s.node)) {
         if (pending) {
           list.insert(list.begin() + static_cast<std::ptrdiff_t>(i++), wait(0));
           pending = false;

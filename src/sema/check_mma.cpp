@@ -75,15 +75,7 @@ void Checker::mma(const Stmt& s, const Mma& m) {
          "mma lowers to WGMMA on sm_90a and to mma.sync m16n8k16 on sm_80 to sm_89; compiling for " +
              options_.target->arch + " has neither");
   }
-  if (m.op == MmaOp::scale) {
-    if (m.operands.size() != 3)
-      fail(Rule::mma_operand_count, s.location,
-           "mma.scale takes 3 operands (the accumulator and the scales of both sides), got " +
-               std::to_string(m.operands.size()));
-    accumulator(*m.operands[0]);
-    fail(Rule::unsupported_mma_form, s.location,
-         "`mma.scale` (block scales applied to an accumulator) is not supported yet by libcroqjit");
-  }
+  if (m.op == MmaOp::scale) return mma_scale(s, m);  // check_mma_scale.cpp
   if (m.op == MmaOp::multiply && m.operands.size() == 5 && find_modifier(m.modifiers, "scale")) {
     accumulator(*m.operands[0]);  // acc, lhs, rhs, and the scales of both sides
     fail(Rule::unsupported_mma_form, s.location,

@@ -140,6 +140,7 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   const std::int64_t unit = lv.space == SpaceSpecifier::group ? 32 : lv.space == SpaceSpecifier::group4 ? 128 : 1;
   const Scope saved_scope = scope_;
   const bool saved_in_warpgroup = in_warpgroup_, saved_thread_split = thread_split_, saved_in_warp = in_warp_;
+  const bool saved_span = threads_span_group_;
   const std::optional<std::int64_t> saved_split_groups = split_groups_;
   const int saved_group4_levels = group4_levels_;
   bool pushed_group = false;
@@ -241,6 +242,8 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
         split_groups_ = groups.ok() ? std::optional<std::int64_t>(groups.value) : std::nullopt;
       }
       if (unit == 128) ++group4_levels_;
+      threads_span_group_ = unit == 1 && scope_ == Scope::block && !group_levels_.empty() && total_known &&
+                            total == group_levels_.back().unit;
       if (unit == 1) scope_ = Scope::thread;
       break;
   }
@@ -273,6 +276,7 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   thread_instances_ = saved_thread_instances;
   in_warpgroup_ = saved_in_warpgroup;
   in_warp_ = saved_in_warp;
+  threads_span_group_ = saved_span;
   thread_split_ = saved_thread_split;
   split_groups_ = saved_split_groups;
   group4_levels_ = saved_group4_levels;
@@ -438,7 +442,12 @@ void Checker::inthreads_async(const Stmt& s, const InThreads& t) {
   }
   const Region saved = region_;
   region_ = region;
+  // In a thread level that spans each group's threads the region selects
+  // whole groups all the same: its body runs at block scope.
+  const Scope saved_scope = scope_;
+  if (scope_ == Scope::thread && threads_span_group_) scope_ = Scope::block;
   nested(*t.body);
+  scope_ = saved_scope;
   region_ = saved;
 }
 

@@ -343,6 +343,8 @@ void Printer::stmt(const ir::Stmt& s) {
       line("croq_dev::wgmma_wait_group<" + std::to_string(n.pending) + ">();" + (n.note.empty() ? "" : "  // " + n.note));
     } else if constexpr (std::is_same_v<T, ir::MmaStore>) {
       mma_store(n);
+    } else if constexpr (std::is_same_v<T, ir::MmaScale>) {
+      mma_scale(n);
     } else if constexpr (std::is_same_v<T, ir::MmaCommit>) {
       // Completed by the WGMMA-completion pass: nothing left to print.
     } else if constexpr (std::is_same_v<T, ir::SetMaxNReg>) {
@@ -482,6 +484,9 @@ std::string emit_kernel(ir::Kernel& kernel) {
   if (kernel.needs_fp8) src << "#include <cuda_fp8.h>\n";
   if (kernel.needs_subbyte) src << subbyte_prelude();
   if (kernel.hopper) src << hopper_prelude() << fp8_section(kernel) << sparse_section(kernel);
+  bool scales = false;
+  ir::for_each<ir::MmaScale>(*kernel.body, [&](const ir::MmaScale&, const ir::Stmt&) { scales = true; });
+  if (kernel.hopper && scales) src << hopper_prelude_scale();
   if (kernel.cooperative) src << kGridSync;
   // A #line before pasted __device__ code: NVRTC errors in it are the user's.
   for (const auto& dc : kernel.device_code)

@@ -48,6 +48,10 @@ void Printer::arrive(const ir::Arrive& a) {
 
 void Printer::wait_event(const ir::WaitEvent& w) {
   const ir::Event& e = kernel_.events[static_cast<std::size_t>(w.event)];
+  if (w.parity) {  // e.at(order): that generation's parity, independent of the thread's phase bits
+    line("croq_dev::mbar_wait(&" + e.name + "[" + expr(w.index) + "], static_cast<unsigned>(" + expr(w.parity) + "));");
+    return;
+  }
   if (ir::is_zero(w.index)) {
     line("croq_dev::mbar_wait(&" + e.name + "[0], " + e.phase + " & 1u);");
     line(e.phase + " ^= 1u;");
@@ -176,6 +180,14 @@ void Printer::sparse_wgmma(const ir::Mma& m, const ir::Accumulator& acc) {
   line("croq_dev::fence_accum(" + acc.name + ");");
   dedent();
   line("}");
+}
+
+void Printer::mma_scale(const ir::MmaScale& m) {
+  const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(m.accumulator)];
+  const ir::Accumulator& part = kernel_.accumulators[static_cast<std::size_t>(m.partial)];
+  line("croq_dev::fence_accum(" + part.name + ");  // read the partial only after the wait");
+  line("croq_dev::scale_accum<" + std::to_string(acc.n) + ">(" + acc.name + ", " + part.name + ", " + expr(m.scale_a) +
+       ", " + expr(m.scale_a_stride) + ", " + expr(m.scale_a_rows) + ", " + expr(m.scale_b) + ");");
 }
 
 void Printer::mma_store(const ir::MmaStore& m) {

@@ -106,6 +106,10 @@ struct SparseWgmmaForm {
 // <cuda_fp8.h> when a form is fp8).
 std::string hopper_prelude_sparse(const std::vector<SparseWgmmaForm>& forms);
 
+// The block-scale section: croq_dev::scale_accum<N>(acc, partial, scale_a,
+// stride, rows, scale_b) for mma.scale. Pasted after hopper_prelude().
+std::string_view hopper_prelude_scale();
+
 // Host mirror of croq_dev::swizzle_offset: where byte `linear` of a tile
 // (whose base is aligned to 8 * span bytes) lands under TMA swizzle `span`
 // (0 = none, 32, 64, 128 bytes): the 16-byte chunk index (bits 4..) is XORed
