@@ -8,6 +8,7 @@
 #include "common/cluster_sources.hpp"
 #include "common/fp8_mma_sources.hpp"
 #include "common/sparse_mma_sources.hpp"
+#include "common/block_scale_sources.hpp"
 #include "common/mma_sync_sources.hpp"
 #include "common/program_sources.hpp"
 #include "common/runtime_extent_sources.hpp"
@@ -82,6 +83,7 @@ TEST(ValidPrograms, SharedTestKernels) {
   for (const auto& g : croq::test::mma_sync_gemm_cases()) expect_clean(g.name(), g.source());
   for (const auto& g : croq::test::fp8_gemm_cases()) expect_clean(g.name(), g.source());
   for (const auto& g : croq::test::sparse_gemm_cases()) expect_clean(g.name(), g.source());
+  expect_clean("block_scaled_gemm_source", croq::test::block_scaled_gemm_source());
 }
 
 // mma.sync targets (no WGMMA) accept the same kernels.

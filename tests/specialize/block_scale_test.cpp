@@ -1,0 +1,82 @@
+// The forms of upstream's persistent block-scaled GEMM (wgmma_persis.co):
+// `wait e.at(k)` waits on barrier k % 2 for the phase parity of generation
+// k / 2 (and leaves the thread's phase bits alone), `trigger e after f, g`
+// makes the TMA loads complete on e, `mma.scale` zeroes a partial in each
+// K block, multiplies into it and adds it scaled after the WGMMA wait; and
+// NVRTC compiles it for sm_90a.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+#include "specialize/specialize_test_util.hpp"
+#include "common/block_scale_sources.hpp"
+#include "jit/nvrtc_compiler.hpp"
+
+namespace croq::pipeline {
+namespace {
+
+using test::generate_cuda;
+using test::tensor;
+
+bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+GeneratedKernel generate_scaled(const std::string& acc) {
+  CompileOptions options;
+  options.source_name = "scaled.co";
+  auto program = frontend::parse_program(croq::test::block_scaled_gemm_source(acc), options);
+  const auto& fn = frontend::select_entry(*program, options, program->source);
+  const std::int64_t m = 256, n = 256, k = 512;
+  return generate_cuda(*program, fn,
+                       {tensor(DType::f8_e4m3, {m, k}), tensor(DType::f32, {m, k / 128}), tensor(DType::f8_e4m3, {n, k}),
+                        tensor(DType::f32, {n / 128, k / 128}), tensor(DType::f32, {m, n})},
+                       227 * 1024, {}, "sm_90a");
+}
+
+TEST(BlockScale, OrderedEventsWaitOnTheGenerationsParity) {
+  const std::string cuda = generate_scaled("f32").cuda_source;
+  // Barrier k % 2, parity (k / 2) % 2; no phase bits flipped for them.
+  EXPECT_TRUE(std::regex_search(cuda, std::regex(R"(mbar_wait\(&empty_\d+\[\(k_\d+ % 2\)\], static_cast<unsigned>\(\(\(k_\d+ / 2\) % 2\)\)\))")))
+      << cuda;
+  EXPECT_TRUE(std::regex_search(cuda, std::regex(R"(mbar_wait\(&full_\d+\[\(k_\d+ % 2\)\], static_cast<unsigned>\(\(\(k_\d+ / 2\) % 2\)\)\))")))
+      << cuda;
+  EXPECT_FALSE(std::regex_search(cuda, std::regex(R"((full|empty)_\d+_phase \^=)")));
+}
+
+TEST(BlockScale, TriggerAfterMakesTheLoadsCompleteOnTheEvent) {
+  const std::string cuda = generate_scaled("f32").cuda_source;
+  // Both loads expect their bytes on full[k % 2]; the trigger arrives once per warp.
+  EXPECT_TRUE(std::regex_search(cuda, std::regex(R"(mbar_expect_tx\(&full_\d+\[\(k_\d+ % 2\)\], 8192\))"))) << cuda;
+  EXPECT_TRUE(std::regex_search(cuda, std::regex(R"(mbar_expect_tx\(&full_\d+\[\(k_\d+ % 2\)\], 16384\))"))) << cuda;
+  EXPECT_TRUE(std::regex_search(cuda, std::regex(R"(tma_load_2d\([^;]*&full_\d+\[\(k_\d+ % 2\)\])"))) << cuda;
+  EXPECT_TRUE(std::regex_search(cuda, std::regex(R"(mbar_arrive\(&full_\d+\[\(k_\d+ % 2\)\]\))"))) << cuda;
+  EXPECT_FALSE(contains(cuda, "tma_bar_")) << "no private barrier for a load an event completes";
+}
+
+TEST(BlockScale, ScaleAddsAZeroedPartialAfterTheWgmmaWait) {
+  for (const std::string acc : {"f32", "f16"}) {
+    const GeneratedKernel kernel = generate_scaled(acc);
+    const std::string& cuda = kernel.cuda_source;
+    // The partial is declared and zeroed at the top of the consumer's K loop body.
+    std::smatch fill;
+    ASSERT_TRUE(std::regex_search(cuda, fill, std::regex(R"(for \(int k_\d+ = 0;[^\n]*\{\n\s*(float|unsigned) (mc_\d+_partial_\d+)\[)")))
+        << cuda;
+    const std::size_t partial = static_cast<std::size_t>(fill.position(0));
+    EXPECT_TRUE(std::regex_search(cuda, std::regex(R"(wgmma_m64nNk32<128, __nv_fp8_e4m3, __nv_fp8_e4m3>\(mc_\d+_partial_\d+,)")));
+    // Every group completes, then the scaled partial is added: per-row lhs scales one KB-row apart.
+    const std::size_t wait = cuda.find("croq_dev::wgmma_wait_group<0>();", partial);
+    const std::size_t scale = cuda.find("croq_dev::scale_accum<128>(mc_", partial);
+    ASSERT_NE(scale, std::string::npos) << cuda;
+    EXPECT_LT(wait, scale);
+    EXPECT_TRUE(std::regex_search(cuda.substr(scale, 300), std::regex(R"(arg_scale_lhs\[[^\]]*\]\), 4, 64, arg_scale_rhs\[)")))
+        << cuda.substr(scale, 300);
+    EXPECT_TRUE(contains(cuda, "void scale_accum(")) << "the prelude's block-scale section";
+    jit::NvrtcOutput out;
+    ASSERT_NO_THROW(out = jit::nvrtc_compile(cuda, "scaled.cu", kernel.entry, {"sm_90a", false, {}})) << cuda;
+    EXPECT_TRUE(contains(out.ptx, "wgmma.mma_async.sync.aligned.m64n128k32." + acc + ".e4m3.e4m3"));
+    EXPECT_TRUE(contains(out.ptx, "mbarrier.try_wait.parity"));
+  }
+}
+
+}  // namespace
+}  // namespace croq::pipeline
