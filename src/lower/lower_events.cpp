@@ -248,6 +248,12 @@ void Lowerer::arrive(const Value& ev, const SourceLocation& where) {
   emit_node(std::move(a), where);
 }
 
+bool Lowerer::lifts_to_group(const Stmt& body) const {
+  for (const std::string& index : span_thread_indices_)
+    if (frontend::statement_mentions(program_, body.location, index)) return false;
+  return true;
+}
+
 // The `trigger ... after` later in the current block that waits for the
 // future `name`, or null.
 const Trigger* Lowerer::trigger_after_naming(const std::string& name) const {
@@ -312,10 +318,11 @@ void Lowerer::wait_statement(const Stmt& s, const Wait& w) {
 
 void Lowerer::inthreads_async(const Stmt& s, const InThreads& t) {
   if (set_.threads > 0) fail(s.location, "inthreads.async inside another inthreads.async region");
-  // In a thread level that spans each group's threads, the region selects
-  // whole groups all the same: its body runs at block scope.
+  // In a thread level that spans each group's threads, a region whose body
+  // does not name the thread index runs alike in every thread: at the
+  // group's scope (TMA, mma, events on whole groups).
   const Scope saved_scope = scope_;
-  if (scope_ == Scope::thread && threads_span_group_) scope_ = Scope::block;
+  if (scope_ == Scope::thread && threads_span_group_ && lifts_to_group(*t.body)) scope_ = Scope::block;
   struct RestoreScope {
     Scope& scope;
     Scope saved;

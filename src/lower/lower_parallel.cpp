@@ -365,6 +365,10 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     in_warp_ = unit == 32 && top;
     if (unit > 1) thread_id_ = ir::binary("%", thread_id_, ir::int_const(unit));
     threads_span_group_ = unit == 1 && scope_ == Scope::block && !group_levels_.empty() && total == group_levels_.back().unit;
+    if (threads_span_group_) {
+      span_thread_indices_.clear();
+      for (const auto& index : lv.indices) span_thread_indices_.push_back(index.name);
+    }
     if (unit == 1) scope_ = Scope::thread;
   }
   if (loop_begin) linear_var = ir::var(linear, ir::Type::i64());

@@ -278,6 +278,7 @@ class Lowerer {
   void mma_scale(const Stmt& s, const Mma& m);
   std::map<int, int> scale_partials_;  // accumulator -> the partial its block's mmas write
   const Trigger* trigger_after_naming(const std::string& name) const;
+  bool lifts_to_group(const Stmt& body) const;  // an inthreads.async body without the thread index
   // A 2-D mma operand (shared tile or mma.load result) and its view.
   ir::MmaOperand mma_tile_operand(const Expr& e, View& tile);
   void mma_store(const Stmt& s, const Mma& m);
@@ -343,6 +344,7 @@ class Lowerer {
   // `parallel g by N : group-4, t by 128 : thread`: t spans each group's threads, so
   // an inthreads.async on g inside runs at the group's scope.
   bool threads_span_group_ = false;
+  std::vector<std::string> span_thread_indices_;  // that thread level's index names
   // Single-index `: group` / `: group-4` levels enclosing the statements,
   // innermost last (inthreads.async conditions select among them).
   struct GroupLevel {

@@ -1,6 +1,7 @@
 // Parallel levels (README "Parallel mapping"), clusters and inthreads.async
 // regions: where each level runs, the counts that are constants in the
 // source, and which warpgroups a region selects.
+#include "frontend/frontend.hpp"
 #include "sema/checker.hpp"
 #include "support/checked_int.hpp"
 
@@ -244,6 +245,10 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
       if (unit == 128) ++group4_levels_;
       threads_span_group_ = unit == 1 && scope_ == Scope::block && !group_levels_.empty() && total_known &&
                             total == group_levels_.back().unit;
+      if (threads_span_group_) {
+        span_thread_indices_.clear();
+        for (const auto& index : lv.indices) span_thread_indices_.push_back(index.name);
+      }
       if (unit == 1) scope_ = Scope::thread;
       break;
   }
@@ -442,10 +447,14 @@ void Checker::inthreads_async(const Stmt& s, const InThreads& t) {
   }
   const Region saved = region_;
   region_ = region;
-  // In a thread level that spans each group's threads the region selects
-  // whole groups all the same: its body runs at block scope.
+  // In a thread level that spans each group's threads, a region whose body
+  // does not name the thread index runs alike in every thread: at the
+  // group's scope (as lowering does).
   const Scope saved_scope = scope_;
-  if (scope_ == Scope::thread && threads_span_group_) scope_ = Scope::block;
+  bool lift = scope_ == Scope::thread && threads_span_group_;
+  for (const std::string& index : span_thread_indices_)
+    lift = lift && !frontend::statement_mentions(program_, t.body->location, index);
+  if (lift) scope_ = Scope::block;
   nested(*t.body);
   scope_ = saved_scope;
   region_ = saved;

@@ -248,6 +248,7 @@ class Checker {
   bool in_warpgroup_ = false;  // each warpgroup of a group-4 level runs the statements
   bool in_warp_ = false;       // each warp of a `: group` level directly in the block runs them
   bool threads_span_group_ = false;  // a thread level spanning each group's threads (lowering's alike)
+  std::vector<std::string> span_thread_indices_;  // that level's index names
   struct Region {              // inside inthreads.async
     bool active = false;
     std::optional<std::int64_t> threads, first;  // when the selection is known now

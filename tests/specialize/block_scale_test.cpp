@@ -78,5 +78,23 @@ TEST(BlockScale, ScaleAddsAZeroedPartialAfterTheWgmmaWait) {
   }
 }
 
+// `parallel g by 2 : group-4, t by 128 : thread`: a region that names t
+// stays per thread (every thread writes its own element); one that does not
+// runs at the group's scope (the scaled GEMM's producer and consumer).
+TEST(BlockScale, RegionsNamingTheThreadIndexStayPerThread) {
+  const std::string source =
+      "__co__ void f(global f32 [256] x, global f32 [256] y) {\n"
+      "  parallel b by 1 : block {\n"
+      "    parallel g by 2 : group-4, t by 128 : thread {\n"
+      "      inthreads.async (g == 0) { y.at(t) = x.at(t) * 2.0f; }\n"
+      "      inthreads.async (g == 1) { y.at(128) = 1.0f; }\n"
+      "    }\n"
+      "  }\n"
+      "}\n";
+  const std::string cuda = test::generate(source, {tensor(DType::f32, {256}), tensor(DType::f32, {256})}).cuda_source;
+  EXPECT_TRUE(std::regex_search(cuda, std::regex(R"(\n\s*arg_y\[t_\d+\] = \(arg_x\[t_\d+\] \* 2\.0f\);)"))) << cuda;
+  EXPECT_TRUE(std::regex_search(cuda, std::regex(R"(if \(\(\(threadIdx\.x - 128\) == 0\)\) arg_y\[128\] = 1\.0f;)"))) << cuda;
+}
+
 }  // namespace
 }  // namespace croq::pipeline
