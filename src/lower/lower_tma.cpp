@@ -214,7 +214,14 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
     }
     coords.push_back(ir::convert(origin, ir::Type::i32()));
   }
-  const ExprRef leader = single_thread ? ir::int_const(1) : ir::binary("==", tid(), ir::int_const(0));
+  ExprRef leader = single_thread ? ir::int_const(1) : ir::binary("==", tid(), ir::int_const(0));
+  if (store && !single_thread && !group_levels_.empty() &&
+      (mentions_group_index(tile_of(tile)) || mentions_group_index(tile_of(global)))) {
+    // Each group stores its own tile (`output_s[wg - 1]` in a region of
+    // several warpgroups): the first thread of every group issues it.
+    const ExprRef unit = ir::int_const(group_levels_.back().unit);
+    leader = ir::binary("==", ir::binary("%", tid(), unit), ir::int_const(0));
+  }
   if (store) {
     emit_node(ir::MmaCommit{});  // WGMMA may still write the tile
     line_mark(s.location);

@@ -96,5 +96,24 @@ TEST(BlockScale, RegionsNamingTheThreadIndexStayPerThread) {
   EXPECT_TRUE(std::regex_search(cuda, std::regex(R"(if \(\(\(threadIdx\.x - 128\) == 0\)\) arg_y\[128\] = 1\.0f;)"))) << cuda;
 }
 
+// A TMA store whose tile depends on the warpgroup index, in a region of three
+// warpgroups: each group's first thread stores its own tile.
+TEST(BlockScale, EachWarpgroupStoresItsOwnTile) {
+  const std::string source =
+      "__co__ void f(global f16 [192, 64] y) {\n"
+      "  parallel b by 1 : block {\n"
+      "    shared f16 [64, 64] out_s[3];\n"
+      "    parallel wg by 4 : group-4, t by 128 : thread {\n"
+      "      inthreads.async (wg > 0) {\n"
+      "        tma.copy out_s[wg - 1] => y.subspan(64, 64).at(wg - 1, 0);\n"
+      "      }\n"
+      "    }\n"
+      "  }\n"
+      "}\n";
+  const std::string cuda = test::generate(source, {tensor(DType::f16, {192, 64})}).cuda_source;
+  EXPECT_TRUE(std::regex_search(cuda, std::regex(R"(if \(\(\(\(threadIdx\.x - 128\) % 128\) == 0\)\) \{\s*croq_dev::tma_store_2d)")))
+      << cuda;
+}
+
 }  // namespace
 }  // namespace croq::pipeline
