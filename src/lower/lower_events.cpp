@@ -273,7 +273,7 @@ void Lowerer::trigger_statement(const Stmt& s, const Trigger& t) {
     if (v.kind != Value::Kind::future || v.bound_event.empty())
       fail(f->location, "`trigger ... after " + source_text(*f) +
                             "` waits for an asynchronous tma.copy issued earlier in the same block",
-           "issue the copy (`" + source_text(*f) + " = tma.copy.async ...`) just before the trigger");
+           "name the future of a `tma.copy.async` of this block");
   }
   line_mark(s.location);
   // `... trigger empty[s];` closing a loop body may release its stage one
