@@ -20,12 +20,6 @@
 namespace croq {
 namespace {
 
-#define CROQ_REQUIRE_SM90()                                                                    \
-  do {                                                                                         \
-    CROQ_REQUIRE_GPU();                                                                        \
-    if (jit::device_info(0).cc_major != 9) GTEST_SKIP() << "fp8 WGMMA needs sm_90a (Hopper)"; \
-  } while (0)
-
 struct Shape {
   int m, n, k;
 };
@@ -70,7 +64,7 @@ double worst_error(Kernel& kernel, const Shape& s, std::uint64_t seed) {
 class BlockScaleGpu : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BlockScaleGpu, ScaledGemmMatchesHostReference) {
-  CROQ_REQUIRE_SM90();
+  CROQ_REQUIRE_HOPPER("fp8 WGMMA");
   CompileOptions options;
   options.source_name = "scaled_" + GetParam() + ".co";
   Kernel kernel = compile(croq::test::block_scaled_gemm_source(GetParam()), options);

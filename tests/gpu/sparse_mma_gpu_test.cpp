@@ -22,12 +22,6 @@ namespace {
 
 using croq::test::SparseGemm;
 
-#define CROQ_REQUIRE_SM90()                                                                    \
-  do {                                                                                         \
-    CROQ_REQUIRE_GPU();                                                                        \
-    if (jit::device_info(0).cc_major != 9) GTEST_SKIP() << "sparse WGMMA needs sm_90a (Hopper)"; \
-  } while (0)
-
 template <typename T>
 GemmCheck sparse_gemm_check(Kernel& kernel, const GemmShape& s, std::uint64_t seed) {
   auto dense = make_spandata<T>(s.m, s.k);
@@ -67,7 +61,7 @@ GemmCheck sparse_gemm_check(Kernel& kernel, const GemmShape& s, std::uint64_t se
 class SparseMmaGpu : public ::testing::TestWithParam<SparseGemm> {};
 
 TEST_P(SparseMmaGpu, GemmMatchesDenseHostReference) {
-  CROQ_REQUIRE_SM90();
+  CROQ_REQUIRE_HOPPER("sparse WGMMA");
   const SparseGemm& g = GetParam();
   CompileOptions options;
   options.source_name = g.name() + ".co";
