@@ -14,15 +14,18 @@ namespace croq::lower::detail {
 void Lowerer::open_scale_partials(const StmtList& statements) {
   for (const auto& st : statements) {
     const auto* m = std::get_if<Mma>(&st->node);
-    if (!m || m->op != MmaOp::scale || m->operands.empty()) continue;
-    Value acc = expr(*m->operands[0]);
-    if (acc.kind != Value::Kind::accumulator || scale_partials_.count(acc.accumulator)) continue;
-    ir::Accumulator partial = kernel_.accumulators[static_cast<std::size_t>(acc.accumulator)];
+    const auto* name = m && m->op == MmaOp::scale && !m->operands.empty() ? std::get_if<Name>(&m->operands[0]->node) : nullptr;
+    // An accumulator filled inside this block is scaled from its fill on:
+    // mma.scale then finds no partial and says so.
+    const Value* acc = name ? lookup(name->name) : nullptr;
+    if (!acc || acc->kind != Value::Kind::accumulator || scale_partials_.count(acc->accumulator)) continue;
+    const int target = acc->accumulator;
+    ir::Accumulator partial = kernel_.accumulators[static_cast<std::size_t>(target)];
     partial.name = fresh(partial.name + "_partial");
     partial.fill = ir::coerce(ir::float_literal("0.0f"), ir::Type::element(partial.dtype));
     kernel_.accumulators.push_back(partial);
     const int id = static_cast<int>(kernel_.accumulators.size()) - 1;
-    scale_partials_[acc.accumulator] = id;
+    scale_partials_[target] = id;
     emit_node(ir::MmaFill{id}, st->location);
   }
 }
@@ -43,8 +46,10 @@ void Lowerer::mma_scale(const Stmt& s, const Mma& m) {
     fail(m.operands[0]->location, "expected an accumulator from `mma.fill`, got `" + source_text(*m.operands[0]) + "`");
   const auto it = scale_partials_.find(acc_value.accumulator);
   if (it == scale_partials_.end())
-    fail(s.location, "mma.scale of `" + source_text(*m.operands[0]) + "` a second time in one block",
-         "scale each block's mmas once, after them");
+    fail(s.location, "mma.scale of `" + source_text(*m.operands[0]) +
+                         "` in the block that fills it, or a second time in one block: libcroqjit scales the mmas of "
+                         "a block into an accumulator filled before it",
+         "fill the accumulator before the loop whose body multiplies and scales");
   const int partial = it->second;
   scale_partials_.erase(it);
   ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(acc_value.accumulator)];

@@ -96,6 +96,30 @@ TEST(BlockScale, RegionsNamingTheThreadIndexStayPerThread) {
   EXPECT_TRUE(std::regex_search(cuda, std::regex(R"(if \(\(\(threadIdx\.x - 128\) == 0\)\) arg_y\[128\] = 1\.0f;)"))) << cuda;
 }
 
+// mma.scale scales the mmas of a block into an accumulator filled before the
+// block; one filled in the block itself is refused with its reason.
+TEST(BlockScale, ScaleOfAnAccumulatorFilledInItsBlockIsRefused) {
+  std::string source = croq::test::block_scaled_gemm_source();
+  auto move = [&](const std::string& from, const std::string& to) {
+    const std::size_t at = source.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    source.replace(at, from.size(), to);
+  };
+  move("        mc = mma.fill.f32 0.0f;\n", "");
+  move("          wait full.at(k);\n", "          wait full.at(k);\n          mc = mma.fill.f32 0.0f;\n");
+  move("        mma.store mc, output.subspan(64, 128).at(block_m, block_n);\n", "");
+  try {
+    test::generate(source, {tensor(DType::f8_e4m3, {64, 128}), tensor(DType::f32, {64, 1}), tensor(DType::f8_e4m3, {128, 128}),
+                            tensor(DType::f32, {1, 1}), tensor(DType::f32, {64, 128})});
+    FAIL() << "no error";
+  } catch (const CompileError& e) {
+    ASSERT_FALSE(e.diagnostics().empty());
+    EXPECT_EQ(e.diagnostics()[0].message,
+              "mma.scale of `mc` in the block that fills it, or a second time in one block: libcroqjit scales the mmas "
+              "of a block into an accumulator filled before it");
+  }
+}
+
 // A TMA store whose tile depends on the warpgroup index, in a region of three
 // warpgroups: each group's first thread stores its own tile.
 TEST(BlockScale, EachWarpgroupStoresItsOwnTile) {
