@@ -435,4 +435,5 @@ inline bf16& operator*=(bf16& a, float b) { return a = bf16(static_cast<float>(a
 }  // namespace croq
 #endif
 
-#include "croq/choreo_host.hpp"  // IWYU pragma: export
+#include "croq/choreo_host.hpp"    // IWYU pragma: export
+#include "croq/choreo_sparse.hpp"  // IWYU pragma: export

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "frontend/frontend.hpp"
+#include "frontend/lexer.hpp"
 
 namespace croq::frontend {
 
@@ -496,6 +497,22 @@ class Printer {
 std::string print_ast(const Program& program) { return Printer().program(program); }
 
 std::string print_expression(const Expr& expr) { return Printer().expr_text(expr); }
+
+bool statement_mentions(const Program& program, const SourceLocation& where, const std::string& identifier) {
+  if (where.offset < 0 || static_cast<std::size_t>(where.offset) >= program.source.size()) return true;  // unknown: assume so
+  std::vector<Diagnostic> ignored;
+  const std::vector<Token> tokens =
+      tokenize(std::string_view(program.source).substr(static_cast<std::size_t>(where.offset)), ignored);
+  const bool braced = !tokens.empty() && tokens[0].is("{");
+  int depth = 0;
+  for (const Token& t : tokens) {
+    if (t.is_identifier() && t.text == identifier) return true;
+    if (t.is("{")) ++depth;
+    else if (t.is("}") && --depth <= 0 && braced) return false;
+    else if (t.is(";") && depth == 0 && !braced) return false;
+  }
+  return false;
+}
 
 std::string source_text(const Program& program, const Expr& e) {
   if (e.source_begin < 0 || e.source_end <= e.source_begin || static_cast<std::size_t>(e.source_end) > program.source.size())

@@ -31,4 +31,9 @@ std::string print_expression(const ast::Expr& expr);
 // where the parser kept no text.
 std::string source_text(const ast::Program& program, const ast::Expr& expr);
 
+// Whether the statement starting at `where` in the program's source (a
+// braced block up to its matching `}`, else up to its `;`) names
+// `identifier` as a token of its own.
+bool statement_mentions(const ast::Program& program, const ast::SourceLocation& where, const std::string& identifier);
+
 }  // namespace croq::frontend

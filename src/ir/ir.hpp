@@ -309,6 +309,10 @@ struct Arrive {
 struct WaitEvent {
   int event = -1;
   ExprRef index;
+  // `wait e.at(order)`: the phase parity to wait for, (order / N) % 2 (flipped
+  // for `= ready` events); the thread's phase bits are left alone. Null:
+  // the thread's own phase bit, flipped after the wait.
+  ExprRef parity;
 };
 
 // TMA.
@@ -358,6 +362,11 @@ struct Mma {
   DType input_b = DType::f16;  // b's (differs from a's only for fp8: e4m3 x e5m2)
   std::int64_t k = 0;
   bool b_n_major = false;  // row.col: b is [K, N], read with ldmatrix.trans (warp-level only)
+  // 2:4 sparse lhs (mma.row.row.sp, WGMMA .sp): `a` holds k / 2 packed
+  // values per row and `metadata` points at the u8 [64, k / 8] tile of their
+  // positions, `metadata_pitch` bytes per row. Null for dense multiplies.
+  ExprRef metadata;
+  std::int64_t metadata_pitch = 0;
   MmaInstruction instruction = MmaInstruction::unselected;
   SourcePos where;
 };
@@ -373,6 +382,16 @@ struct MmaStore {
   ExprRef rows, cols;  // global stores: the valid part (tails)
 };
 struct MmaCommit {};  // a point where every WGMMA group must be complete
+// mma.scale: accumulator += partial * scale_a[row] * scale_b over a
+// warpgroup's fragment; every WGMMA group completes first (as for a store).
+struct MmaScale {
+  int accumulator = -1;
+  int partial = -1;        // the mmas before the scale in its block wrote this, from zero
+  ExprRef scale_a;         // address of row 0's lhs scale (f32)
+  ExprRef scale_a_stride;  // elements between consecutive rows' scales
+  ExprRef scale_a_rows;    // rows that have a scale (a tail tile); the others add nothing
+  ExprRef scale_b;         // the rhs scale (f32)
+};
 struct SetMaxNReg {
   bool increase = false;
   int registers = 0;
@@ -391,7 +410,7 @@ struct Stmt {
   SourcePos where;
   std::variant<Seq, Let, Assign, Eval, For, If, While, LineMark, Comment, Trap, Region, Barrier, Fence, InlineAsm, Print, CopyTiles,
                AllocShared, DeclareLocal, DeclareEvent, BarrierPrologue, Arrive, WaitEvent, TmaLoad, TmaStore,
-               FenceProxyAsync, BulkStoreWait, MmaFill, Mma, MmaWait, MmaStore, MmaCommit, SetMaxNReg, WarpgroupRegion>
+               FenceProxyAsync, BulkStoreWait, MmaFill, Mma, MmaWait, MmaStore, MmaCommit, MmaScale, SetMaxNReg, WarpgroupRegion>
       node;
 };
 

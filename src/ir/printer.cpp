@@ -194,7 +194,8 @@ class Dumper {
         line("arrive " + k_.events[static_cast<std::size_t>(n.event)].name + "[" + expr(n.index) + "] by " + threads(n.set) +
              (n.per_warp ? " per warp" : "") + (n.ends_loop_body ? " (ends loop body)" : ""));
       } else if constexpr (std::is_same_v<T, WaitEvent>) {
-        line("wait " + k_.events[static_cast<std::size_t>(n.event)].name + "[" + expr(n.index) + "]");
+        line("wait " + k_.events[static_cast<std::size_t>(n.event)].name + "[" + expr(n.index) + "]" +
+             (n.parity ? " parity " + expr(n.parity) : std::string()));
       } else if constexpr (std::is_same_v<T, TmaLoad>) {
         std::string s = "tma.load " + k_.params[static_cast<std::size_t>(n.map)].name + " (";
         for (std::size_t i = 0; i < n.coords.size(); ++i) s += (i ? ", " : "") + expr(n.coords[i]);
@@ -215,11 +216,15 @@ class Dumper {
         const char* instr = n.instruction == MmaInstruction::wgmma ? "wgmma" : n.instruction == MmaInstruction::mma_sync ? "mma.sync" : "mma";
         line(std::string(instr) + " " + k_.accumulators[static_cast<std::size_t>(n.accumulator)].name + " += " + tile(n.a.tile) +
              " swiz " + std::to_string(n.a.swizzle) + " * " + tile(n.b.tile) + (n.b_n_major ? " (k-by-n)" : "") + " swiz " + std::to_string(n.b.swizzle) + " k " +
-             std::to_string(n.k));
+             std::to_string(n.k) + (n.metadata ? " sparse meta " + expr(n.metadata) : std::string()));
       } else if constexpr (std::is_same_v<T, MmaWait>) {
         line("mma.wait pending " + std::to_string(n.pending));
       } else if constexpr (std::is_same_v<T, MmaStore>) {
         line("mma.store " + k_.accumulators[static_cast<std::size_t>(n.accumulator)].name + " -> " + expr(n.destination));
+      } else if constexpr (std::is_same_v<T, MmaScale>) {
+        line("mma.scale " + k_.accumulators[static_cast<std::size_t>(n.accumulator)].name + " += " +
+             k_.accumulators[static_cast<std::size_t>(n.partial)].name + " * " + expr(n.scale_a) + "[row * " +
+             expr(n.scale_a_stride) + "] (rows < " + expr(n.scale_a_rows) + ") * " + expr(n.scale_b));
       } else if constexpr (std::is_same_v<T, MmaCommit>) {
         line("mma.complete");
       } else if constexpr (std::is_same_v<T, SetMaxNReg>) {

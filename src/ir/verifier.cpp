@@ -177,6 +177,7 @@ class Verifier {
       } else if constexpr (std::is_same_v<T, WaitEvent>) {
         event_ref(n.event, "wait");
         expr(n.index);
+        if (n.parity) expr(n.parity);
       } else if constexpr (std::is_same_v<T, TmaLoad> || std::is_same_v<T, TmaStore>) {
         if (n.map < 0 || n.map >= static_cast<int>(k_.params.size()) ||
             k_.params[static_cast<std::size_t>(n.map)].kind != abi::KernelParam::Kind::tensor_map)
@@ -191,10 +192,18 @@ class Verifier {
         accumulator_ref(n.accumulator, "mma");
         tile(n.a.tile);
         tile(n.b.tile);
+        if (n.metadata) expr(n.metadata);
         if (stage_ == VerifyStage::final && n.instruction == MmaInstruction::unselected) error("an mma has no instruction");
       } else if constexpr (std::is_same_v<T, MmaStore>) {
         accumulator_ref(n.accumulator, "mma.store");
         expr(n.destination);
+      } else if constexpr (std::is_same_v<T, MmaScale>) {
+        accumulator_ref(n.accumulator, "mma.scale");
+        accumulator_ref(n.partial, "mma.scale");
+        expr(n.scale_a);
+        expr(n.scale_a_stride);
+        expr(n.scale_a_rows);
+        expr(n.scale_b);
       } else if constexpr (std::is_same_v<T, MmaCommit>) {
         if (stage_ == VerifyStage::final) error("an mma completion point was left for the backend");
       } else if constexpr (std::is_same_v<T, WarpgroupRegion>) {

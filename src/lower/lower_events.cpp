@@ -93,17 +93,22 @@ void Lowerer::find_overlapped_store_tiles(const Stmt& body) {
     if (!written.count(name)) overlapped_store_names_.insert(name);
 }
 
-void Lowerer::wait_before_tile_write(int id, const SourceLocation& where) {
+bool Lowerer::per_warpgroup_tile(const View& v) const {
+  return in_warpgroup_ && !group_levels_.empty() && group_levels_.back().unit == 128 && mentions_group_index(tile_of(v));
+}
+
+void Lowerer::wait_before_tile_write(const View& v, const SourceLocation& where) {
+  const int id = v.buffer;
   const ir::Buffer& b = buffer(id);
   if (!overlapped_store_tiles_.count(b.alias_of >= 0 ? b.alias_of : id)) return;
   // Every thread waits for its own committed stores (only the leader has
   // any); the barrier holds the others until the leader's have read the tile.
   emit_node(ir::BulkStoreWait{ir::int_const(1), true});
-  emit_unit_barrier(where);
+  emit_unit_barrier(where, per_warpgroup_tile(v));
 }
 
-void Lowerer::emit_unit_barrier(const SourceLocation& where) {
-  if (!in_warpgroup_) return emit_barrier();
+void Lowerer::emit_unit_barrier(const SourceLocation& where, bool per_warpgroup) {
+  if (!per_warpgroup) return emit_barrier();
   if (warpgroup_barrier_base_ < 0) {
     const std::int64_t warpgroups = std::max<std::int64_t>(1, (kernel_.block_threads + 127) / 128);
     if (next_barrier_id_ + warpgroups > 16)
@@ -254,6 +259,23 @@ Value Lowerer::event_value(const Expr& e, const char* what) {
   return v;
 }
 
+// `e.at(order)` of `event e[N]`: barrier order % N, generation order / N
+// (its phase parity: (order / N) % 2, flipped for `= ready` events, whose
+// first wait passes).
+Value Lowerer::event_at(const Expr& e, const Member& m, Value ev) {
+  const ir::Event& event = kernel_.events[static_cast<std::size_t>(ev.event)];
+  if (ev.event_index || m.args.size() != 1)
+    fail(e.location, "`.at(order)` takes one order of an event array, such as `" + source_text(*m.object) + ".at(k)`");
+  Value order = require_scalar(expr(*m.args[0]), *m.args[0]);
+  if (order.is_float) fail(m.args[0]->location, "the event order is an integer, got `" + source_text(*m.args[0]) + "`");
+  const ExprRef n = ir::int_const(event.count);
+  ev.event_index = ir::binary("%", order.expr, n);
+  ExprRef parity = ir::binary("%", ir::binary("/", order.expr, n), ir::int_const(2));
+  if (event.ready) parity = ir::binary("-", ir::int_const(1), parity);
+  ev.event_parity = parity;
+  return ev;
+}
+
 Value Lowerer::subscript(const Expr& e, const Subscript& sub) {
   Value obj = expr(*sub.object);
   if (sub.indices.size() != 1) fail(e.location, "`[...]` selects one element of an array of buffers or events");
@@ -291,8 +313,33 @@ void Lowerer::arrive(const Value& ev, const SourceLocation& where) {
   emit_node(std::move(a), where);
 }
 
+bool Lowerer::lifts_to_group(const Stmt& body) const {
+  for (const std::string& index : span_thread_indices_)
+    if (frontend::statement_mentions(program_, body.location, index)) return false;
+  return true;
+}
+
+// The `trigger ... after` later in the current block that waits for the
+// future `name`, or null.
+const Trigger* Lowerer::trigger_after_naming(const std::string& name) const {
+  if (!block_statements_) return nullptr;
+  for (std::size_t i = block_position_ + 1; i < block_statements_->size(); ++i)
+    if (const auto* t = std::get_if<Trigger>(&(*block_statements_)[i]->node))
+      for (const auto& f : t->after)
+        if (const auto* n = std::get_if<Name>(&f->node); n && n->name == name) return t;
+  return nullptr;
+}
+
 void Lowerer::trigger_statement(const Stmt& s, const Trigger& t) {
-  if (!t.after.empty()) fail(s.location, "`trigger ... after` is not supported yet by libcroqjit");
+  // `trigger e after f`: f (an async TMA copy of this block) was bound to e
+  // when it was issued; the trigger arrives as any other.
+  for (const auto& f : t.after) {
+    Value v = expr(*f);
+    if (v.kind != Value::Kind::future || v.bound_event.empty())
+      fail(f->location, "`trigger ... after " + source_text(*f) +
+                            "` waits for an asynchronous tma.copy issued earlier in the same block",
+           "name the future of a `tma.copy.async` of this block");
+  }
   line_mark(s.location);
   // `... trigger empty[s];` closing a loop body may release its stage one
   // iteration late while WGMMA still reads it (the mma-completion pass).
@@ -312,7 +359,7 @@ void Lowerer::wait_statement(const Stmt& s, const Wait& w) {
     Value f = expr(*t);
     if (f.kind == Value::Kind::event) {
       Value ev = event_value(*t, "`wait`");
-      emit_node(ir::WaitEvent{ev.event, ev.event_index}, t->location);
+      emit_node(ir::WaitEvent{ev.event, ev.event_index, ev.event_parity}, t->location);
       continue;
     }
     if (f.kind != Value::Kind::future)
@@ -324,7 +371,7 @@ void Lowerer::wait_statement(const Stmt& s, const Wait& w) {
       fail(t->location, "waiting on a synchronous copy: `" + source_text(*t) + "` was not started with `.async`",
            "remove the `wait`, or add `.async` to the copy");
     if (f.event >= 0) {  // a TMA copy: its private barrier (a ring's: the future's slot)
-      emit_node(ir::WaitEvent{f.event, f.event_index ? f.event_index : ir::int_const(0)}, t->location);
+      emit_node(ir::WaitEvent{f.event, f.event_index ? f.event_index : ir::int_const(0), nullptr}, t->location);
     } else {
       waited_dma = true;
     }
@@ -336,6 +383,16 @@ void Lowerer::wait_statement(const Stmt& s, const Wait& w) {
 
 void Lowerer::inthreads_async(const Stmt& s, const InThreads& t) {
   if (set_.threads > 0) fail(s.location, "inthreads.async inside another inthreads.async region");
+  // In a thread level that spans each group's threads, a region whose body
+  // does not name the thread index runs alike in every thread: at the
+  // group's scope (TMA, mma, events on whole groups).
+  const Scope saved_scope = scope_;
+  if (scope_ == Scope::thread && threads_span_group_ && lifts_to_group(*t.body)) scope_ = Scope::block;
+  struct RestoreScope {
+    Scope& scope;
+    Scope saved;
+    ~RestoreScope() { scope = saved; }
+  } restore{scope_, saved_scope};
   if (group_levels_.empty())
     fail(s.location, "inthreads.async outside a `: group` or `: group-4` level is not supported yet by libcroqjit",
          "libcroqjit selects warps or warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`");

@@ -236,10 +236,7 @@ Value Lowerer::element_ref(const Expr& e, const Value& target, const ExprList& a
 
 Value Lowerer::member(const Expr& e, const Member& m) {
   Value obj = expr(*m.object);
-  if (obj.kind == Value::Kind::event && m.kind == MemberKind::at)
-    fail(e.location, "`" + source_text(*m.object) + ".at(...)` (ordered event arrival) is not supported yet by "
-                     "libcroqjit",
-         "index the event array instead: `" + source_text(*m.object) + "[i]`");
+  if (obj.kind == Value::Kind::event && m.kind == MemberKind::at) return event_at(e, m, std::move(obj));
   const bool view_op = m.kind == MemberKind::span || m.kind == MemberKind::at || m.kind == MemberKind::chunkat ||
                        m.kind == MemberKind::subspan || m.kind == MemberKind::view || m.kind == MemberKind::span_as ||
                        m.kind == MemberKind::zfill;

@@ -92,12 +92,42 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
     case MmaOp::store:
       mma_store(s, m);
       return;
-    case MmaOp::scale:  // sema reports it (unsupported-mma-form)
-      fail(s.location, "`mma.scale` is not supported yet by libcroqjit");
+    case MmaOp::scale:
+      mma_scale(s, m);  // lower_mma_scale.cpp
+      return;
   }
 }
 
+ir::MmaOperand Lowerer::mma_tile_operand(const Expr& e, View& tile) {
+  Value v = expr(e);
+  if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
+  if (v.kind == Value::Kind::view && buffer(v.view.buffer).space == ir::Space::shared) {
+    barrier_before_shared_read(v.view.buffer);
+    ir::Buffer& b = buffer(v.view.buffer);
+    v.swizzle = std::max(0, b.swizzle);  // direct operand: the tile's own layout
+    // Not copied yet in the source (a consumer region written before the
+    // producer's): it is read unswizzled, so fix that layout and a later
+    // copy with a swizzle is an error rather than wrong results.
+    if (b.swizzle < 0) b.swizzle = v.swizzle;
+  } else if (v.kind != Value::Kind::operand) {
+    fail(e.location, "an mma operand is a shared tile or the result of mma.load, got `" + source_text(e) + "`");
+  }
+  if (buffer(v.view.buffer).slots > 0 && !v.view.slot) fail_buffer_array(e);
+  if (v.view.extent.size() != 2) fail(e.location, "an mma operand is a 2-D tile, got rank " + std::to_string(v.view.extent.size()));
+  const ir::Buffer& b = buffer(v.view.buffer);
+  tile = v.view;
+  ir::MmaOperand op;
+  op.address = tile_address(v.view);
+  op.pitch = b.dims.back().value * static_cast<std::int64_t>(dtype_size(b.dtype));
+  op.swizzle = v.swizzle;
+  op.tile = tile_of(v.view);
+  op.where = pos(e.location);
+  return op;
+}
+
 void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
+  // mma.row.row.sp acc, a, b, meta: 2:4 sparse lhs (lower_mma_sparse.cpp).
+  if (find_modifier(m.modifiers, "sp") || m.operands.size() == 4) return mma_sparse_multiply(s, m);
   const bool wgmma = target_.wgmma();  // for the wording of messages only
   if (m.operands.size() != 3) fail(s.location, "mma." + std::string(mma_op_name(m.op)) + " takes 3 operands, got " +
                                                    std::to_string(m.operands.size()));
@@ -110,6 +140,7 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   Value acc_value = expr(*m.operands[0]);
   if (acc_value.kind != Value::Kind::accumulator)
     fail(m.operands[0]->location, "expected an accumulator from `mma.fill`, got `" + source_text(*m.operands[0]) + "`");
+  acc_value.accumulator = scale_target(acc_value.accumulator);  // a later mma.scale's partial
   ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(acc_value.accumulator)];
   if ((acc.rows == 16) != on_single_warps())
     fail(s.location, acc.rows == 16 ? "this accumulator is one warp's (filled in a `: group` level); multiply into it there"
@@ -119,31 +150,7 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   const bool n_major = m.layout == "row.col" && per_warp;
   ir::MmaOperand operands[2];
   View tiles[2];
-  for (int i = 0; i < 2; ++i) {
-    const Expr& e = *m.operands[1 + i];
-    Value v = expr(e);
-    if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
-    if (v.kind == Value::Kind::view && buffer(v.view.buffer).space == ir::Space::shared) {
-      barrier_before_shared_read(v.view.buffer);
-      ir::Buffer& b = buffer(v.view.buffer);
-      v.swizzle = std::max(0, b.swizzle);  // direct operand: the tile's own layout
-      // Not copied yet in the source (a consumer region written before the
-      // producer's): it is read unswizzled, so fix that layout and a later
-      // copy with a swizzle is an error rather than wrong results.
-      if (b.swizzle < 0) b.swizzle = v.swizzle;
-    } else if (v.kind != Value::Kind::operand) {
-      fail(e.location, "an mma operand is a shared tile or the result of mma.load, got `" + source_text(e) + "`");
-    }
-    if (buffer(v.view.buffer).slots > 0 && !v.view.slot) fail_buffer_array(e);
-    if (v.view.extent.size() != 2) fail(e.location, "an mma operand is a 2-D tile, got rank " + std::to_string(v.view.extent.size()));
-    const ir::Buffer& b = buffer(v.view.buffer);
-    tiles[i] = v.view;
-    operands[i].address = tile_address(v.view);
-    operands[i].pitch = b.dims.back().value * static_cast<std::int64_t>(dtype_size(b.dtype));
-    operands[i].swizzle = v.swizzle;
-    operands[i].tile = tile_of(v.view);
-    operands[i].where = pos(e.location);
-  }
+  for (int i = 0; i < 2; ++i) operands[i] = mma_tile_operand(*m.operands[1 + i], tiles[i]);
   const View& a = tiles[0];
   const View& b = tiles[1];
   const DType t = buffer(a.buffer).dtype, tb = buffer(b.buffer).dtype;
@@ -226,7 +233,7 @@ void Lowerer::mma_store(const Stmt& s, const Mma& m) {
   if (b.space == ir::Space::shared) {
     if (b.swizzle > 0) fail(m.operands[1]->location, "mma.store into a swizzled shared tile is not supported yet");
     b.swizzle = 0;
-    wait_before_tile_write(v.buffer, s.location);
+    wait_before_tile_write(v, s.location);
   } else if (b.space == ir::Space::global) {
     op.rows = ir::int_const(rows);
     op.cols = ir::int_const(acc.n);

@@ -226,7 +226,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   const std::string linear = fresh("lin");
   ExprRef linear_var = ir::var(linear);
   const Scope saved_scope = scope_;
-  const bool saved_in_warpgroup = in_warpgroup_, saved_in_warp = in_warp_;
+  const bool saved_in_warpgroup = in_warpgroup_, saved_in_warp = in_warp_, saved_span = threads_span_group_;
   const ExprRef saved_tid = thread_id_;
   const std::int64_t saved_thread_instances = thread_instances_;
   const std::size_t saved_group_vars = group_vars_.size();
@@ -364,6 +364,11 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     in_warpgroup_ = unit == 128 && top;
     in_warp_ = unit == 32 && top;
     if (unit > 1) thread_id_ = ir::binary("%", thread_id_, ir::int_const(unit));
+    threads_span_group_ = unit == 1 && scope_ == Scope::block && !group_levels_.empty() && total == group_levels_.back().unit;
+    if (threads_span_group_) {
+      span_thread_indices_.clear();
+      for (const auto& index : lv.indices) span_thread_indices_.push_back(index.name);
+    }
     if (unit == 1) scope_ = Scope::thread;
   }
   if (loop_begin) linear_var = ir::var(linear, ir::Type::i64());
@@ -435,6 +440,7 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   scope_ = saved_scope;
   in_warpgroup_ = saved_in_warpgroup;
   in_warp_ = saved_in_warp;
+  threads_span_group_ = saved_span;
   in_cooperative_ = saved_in_cooperative;
   thread_id_ = saved_tid;
   thread_instances_ = saved_thread_instances;

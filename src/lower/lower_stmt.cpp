@@ -176,12 +176,15 @@ void Lowerer::block(const Stmt& s) {
     const StmtList* saved_list = block_statements_;
     std::size_t saved_position = block_position_;
     block_statements_ = &b->statements;
+    const std::map<int, int> saved_partials = scale_partials_;
+    open_scale_partials(b->statements);
     const bool program_level = &s == fn_.body.get() && kernel_count_ > 1;
     for (block_position_ = 0; block_position_ < b->statements.size(); ++block_position_)
       if (!program_level || in_this_kernel(*b->statements[block_position_]))
         stmt(*b->statements[block_position_]);
     block_statements_ = saved_list;
     block_position_ = saved_position;
+    scale_partials_ = saved_partials;
   } else {
     stmt(s);
   }

@@ -214,22 +214,28 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
     }
     coords.push_back(ir::convert(origin, ir::Type::i32()));
   }
-  const ExprRef leader = single_thread ? ir::int_const(1) : ir::binary("==", tid(), ir::int_const(0));
+  ExprRef leader = single_thread ? ir::int_const(1) : ir::binary("==", tid(), ir::int_const(0));
+  if (store && !single_thread && !group_levels_.empty() &&
+      (mentions_group_index(tile_of(tile)) || mentions_group_index(tile_of(global)))) {
+    // Each group stores its own tile (`output_s[wg - 1]` in a region of
+    // several warpgroups): the first thread of every group issues it.
+    const ExprRef unit = ir::int_const(group_levels_.back().unit);
+    leader = ir::binary("==", ir::binary("%", tid(), unit), ir::int_const(0));
+  }
   if (store) {
     emit_node(ir::MmaCommit{});  // WGMMA may still write the tile
     line_mark(s.location);
     emit_node(ir::FenceProxyAsync{});
-    // In a group-4 level each warpgroup stores its own tile.
-    const ExprRef store_leader =
-        !single_thread && in_warpgroup_ ? ir::binary("==", thread_id_, ir::int_const(0)) : leader;
+    // Each warpgroup's own tile: its own barrier before its leader stores.
+    const bool per_warpgroup = !single_thread && (per_warpgroup_tile(tile) || per_warpgroup_tile(global));
     const int root = buffer(tile.buffer).alias_of >= 0 ? buffer(tile.buffer).alias_of : tile.buffer;
     const bool overlapped = !single_thread && overlapped_store_tiles_.count(root);
-    if (!single_thread) emit_unit_barrier(s.location);
-    ir::TmaStore st{map, tile_address(tile), coords, store_leader};
+    if (!single_thread) emit_unit_barrier(s.location, per_warpgroup);
+    ir::TmaStore st{map, tile_address(tile), coords, leader};
     st.wait = !overlapped;
     emit_node(std::move(st), s.location);
     if (overlapped) committed_stores_ = true;
-    else if (!single_thread) emit_unit_barrier(s.location);
+    else if (!single_thread) emit_unit_barrier(s.location, per_warpgroup);
     mark_written(global.buffer);
     return;
   }
@@ -238,6 +244,7 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
   const std::int64_t bytes = *product * elem;  // box extents are at most 256 in at most 5 dims
   // Which barrier completes the copy.
   Value ev;
+  std::string after_event;  // bound by a later `trigger e after` this future
   if (bound && ring) fail(bound->location, "a swapped future completes on its own barrier; drop `<...>` and `wait` for it");
   if (bound && single_thread)
     fail(bound->location, "`.async<e>` in a thread-level parallel is not supported yet by libcroqjit",
@@ -250,6 +257,14 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
     ev = event_value(*bound->template_args[0], "`.async<...>`");
   } else if (ring) {
     ring_event(*ring, ev, future->name);
+  } else if (const Trigger* after = async && future ? trigger_after_naming(future->name) : nullptr) {
+    // `trigger e after f, ...` later in this block: the copy completes on e
+    // (its bytes expected there), and the trigger's arrivals finish e's phase.
+    if (single_thread)
+      fail(s.location, "a copy that `trigger ... after` waits for runs at block or warpgroup scope, not in a thread level");
+    if (after->targets.size() != 1) fail(s.location, "`trigger ... after` this copy names one event");
+    ev = event_value(*after->targets[0], "`trigger`");
+    after_event = source_text(*after->targets[0]);
   } else if (!async && block_statements_ && !single_thread) {
     for (std::size_t i = block_position_ + 1; i < block_statements_->size(); ++i) {
       const Stmt& next = *(*block_statements_)[i];
@@ -292,18 +307,19 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
     load.event_index = ev.event_index;
     load.arrive = true;
     emit_node(std::move(load), s.location);
-    if (!async) emit_node(ir::WaitEvent{ev.event, ev.event_index}, s.location);
+    if (!async) emit_node(ir::WaitEvent{ev.event, ev.event_index, nullptr}, s.location);
   }
   if (future) {
     Value f;
     f.kind = Value::Kind::future;
     f.view = tile;
-    f.is_async = async && !bound;
+    f.is_async = async && !bound && after_event.empty();
     if (f.is_async) {
       f.event = ev.event;
       f.event_index = ev.event_index;
     }
     if (bound) f.bound_event = source_text(*bound->template_args[0]);
+    if (!after_event.empty()) f.bound_event = after_event;
     define_future(future->name, f);
   }
 }

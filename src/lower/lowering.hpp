@@ -75,6 +75,7 @@ struct Value {
   std::string bound_event;              // futures of `.async<e>` copies: the event as written
   int event = -1;                       // events (and TMA futures: their barrier)
   ExprRef event_index;                  // events: which barrier of the array
+  ExprRef event_parity;                 // `e.at(order)`: the phase parity of that generation
   int accumulator = -1;                 // accumulators
   int swizzle = 0;                      // operands: the span mma.load was told
   bool zfill = false;                   // views: `.zfill` on a copy's source
@@ -254,14 +255,15 @@ class Lowerer {
   [[noreturn]] void fail_buffer_array(const Expr& e);
   void emit_barrier();
   // A barrier for the threads running the statement: each warpgroup on its
-  // own inside a group-4 level, otherwise the set.
-  void emit_unit_barrier(const SourceLocation& where);
+  // own (a tile of each warpgroup's own in a group-4 level), or the set.
+  void emit_unit_barrier(const SourceLocation& where, bool per_warpgroup);
+  bool per_warpgroup_tile(const View& v) const;
   void find_overlapped_store_tiles(const Stmt& body);
   // A k loop of synchronous TMA loads and the multiplies that read them,
   // lowered as a ring of slots loaded ahead (lower_pipeline.cpp); false
   // when the loop is not of that form.
   bool try_pipelined_loop(const Stmt& s, const Loop& l, const Value& bound);
-  void wait_before_tile_write(int buffer, const SourceLocation& where);
+  void wait_before_tile_write(const View& tile, const SourceLocation& where);
   // Shared buffers written element by element (by one thread at block
   // scope, by each thread in a thread level) since the last block barrier:
   // block-scope reads, and thread levels entered from block scope, come
@@ -278,6 +280,17 @@ class Lowerer {
   int tensor_map_param(const View& global, const std::vector<std::int64_t>& box, int swizzle, const SourceLocation& where);
   void mma_statement(const Stmt& s, const Mma& m);
   void mma_multiply(const Stmt& s, const Mma& m);
+  void mma_sparse_multiply(const Stmt& s, const Mma& m);  // lower_mma_sparse.cpp
+  Value event_at(const Expr& e, const Member& m, Value ev);
+  // mma.scale (lower_mma_scale.cpp): the partial accumulators of a block.
+  void open_scale_partials(const StmtList& statements);
+  int scale_target(int accumulator) const;
+  void mma_scale(const Stmt& s, const Mma& m);
+  std::map<int, int> scale_partials_;  // accumulator -> the partial its block's mmas write
+  const Trigger* trigger_after_naming(const std::string& name) const;
+  bool lifts_to_group(const Stmt& body) const;  // an inthreads.async body without the thread index
+  // A 2-D mma operand (shared tile or mma.load result) and its view.
+  ir::MmaOperand mma_tile_operand(const Expr& e, View& tile);
   void mma_store(const Stmt& s, const Mma& m);
 
   // --- helpers
@@ -351,6 +364,10 @@ class Lowerer {
   bool in_warpgroup_ = false;
   // Each warp of an enclosing `: group` level (directly in the block) runs them.
   bool in_warp_ = false;
+  // `parallel g by N : group-4, t by 128 : thread`: t spans each group's threads, so
+  // an inthreads.async on g inside runs at the group's scope.
+  bool threads_span_group_ = false;
+  std::vector<std::string> span_thread_indices_;  // that thread level's index names
   // Single-index `: group` / `: group-4` levels enclosing the statements,
   // innermost last (inthreads.async conditions select among them).
   struct GroupLevel {

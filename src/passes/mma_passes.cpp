@@ -12,8 +12,9 @@ namespace {
 // `element_bytes`: the operand's element size; one instruction's K slice is
 // 32 bytes on WGMMA (k16 of 16-bit types, k32 of fp8) and 16 elements on mma.sync.
 // `n_major`: a row.col rhs ([K, N]); its K is the first dimension.
+// `k_bytes`: the bytes of each row one WGMMA reads (64 for a sparse rhs).
 void check_operand(const ir::Kernel& kernel, const ir::MmaOperand& op, bool wgmma, std::int64_t element_bytes,
-                   bool n_major = false) {
+                   bool n_major = false, std::int64_t k_bytes = 32) {
   const std::int64_t row_bytes = op.pitch;
   if (wgmma && (op.swizzle == 0 || row_bytes != op.swizzle))
     ir::fail(op.where, "WGMMA reads K-major tiles whose rows are one swizzle span: copy the tile with .swiz<" +
@@ -30,14 +31,15 @@ void check_operand(const ir::Kernel& kernel, const ir::MmaOperand& op, bool wgmm
                        "the tile's rows are " + std::to_string(row_bytes) + " bytes");
   if ((wgmma || op.swizzle > 0) && op.tile.origin_multiple[0] % 8 != 0)
     ir::fail(op.where, "an mma operand must start on a multiple of 8 rows of its tile");
-  const std::int64_t k_step = wgmma ? 32 / element_bytes : 16;
+  const std::int64_t k_step = wgmma ? k_bytes / element_bytes : 16;
   // ldmatrix.trans reads 16-byte rows of a [K, N] rhs: N starts on 8 elements.
   if (n_major && op.tile.origin_multiple[1] % 8 != 0)
     ir::fail(op.where, "a row.col rhs ([K, N]) must start on a multiple of 8 columns of its tile");
   const std::size_t k_dim = n_major ? 0 : 1;
   if (op.tile.origin_multiple[k_dim] % k_step != 0 || op.tile.extent[k_dim] % k_step != 0)
     ir::fail(op.where, "an mma operand's K range must start and end on multiples of " + std::to_string(k_step) +
-                           " elements" + (k_step == 32 ? " (fp8 WGMMA multiplies K in steps of 32)" : ""));
+                           " elements" + (k_bytes > 32 ? " (a sparse WGMMA reads 64 bytes of each rhs row per step)"
+                                          : k_step == 32 ? " (fp8 WGMMA multiplies K in steps of 32)" : ""));
   (void)kernel;
 }
 
@@ -94,7 +96,7 @@ struct Completion {
         } else {
           list.erase(list.begin() + static_cast<std::ptrdiff_t>(i--));
         }
-      } else if (std::holds_alternative<ir::MmaStore>(s.node)) {
+      } else if (std::holds_alternative<ir::MmaStore>(s.node) || std::holds_alternative<ir::MmaScale>(s.node)) {
         if (pending) {
           list.insert(list.begin() + static_cast<std::ptrdiff_t>(i++), wait(0));
           pending = false;
@@ -153,9 +155,13 @@ void select_mma_instructions(ir::Kernel& kernel, const target::Target& target) {
       ir::fail(mma.where, "mma on fp8 tiles lowers to WGMMA (sm_90a) only; libcroqjit has no mma.sync form for them "
                           "(compiling for " + target.arch + ")",
                "compile for sm_90a, or convert the tiles to f16 or bf16");
+    if (mma.metadata && !wgmma)
+      ir::fail(mma.where, "a sparse mma (`.sp`) lowers to WGMMA .sp, which needs sm_90a; compiling for " + target.arch);
     mma.instruction = wgmma ? ir::MmaInstruction::wgmma : ir::MmaInstruction::mma_sync;
     check_operand(kernel, mma.a, wgmma, static_cast<std::int64_t>(dtype_size(mma.input)));
-    check_operand(kernel, mma.b, wgmma, static_cast<std::int64_t>(dtype_size(mma.input_b)), mma.b_n_major);
+    // A sparse step covers twice the dense K: 32 bytes of packed lhs, 64 of rhs.
+    check_operand(kernel, mma.b, wgmma, static_cast<std::int64_t>(dtype_size(mma.input_b)), mma.b_n_major,
+                  mma.metadata ? 64 : 32);
     if (wgmma && !kernel.needs_sm90)
       kernel.needs_sm90 = Diagnostic{Severity::error, "mma lowers to WGMMA, which needs sm_90a (Hopper)", s.where.line,
                                      s.where.column, s.where.length, ""};

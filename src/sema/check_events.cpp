@@ -137,12 +137,9 @@ void Checker::trigger_after(const Trigger& t) {
   }
 }
 
-void Checker::trigger_statement(const Stmt& s, const Trigger& t) {
+void Checker::trigger_statement(const Stmt& /*s*/, const Trigger& t) {
   for (const auto& dependency : t.after) note_named_future(*dependency);
   if (!t.after.empty()) trigger_after(t);
-  if (!t.after.empty())
-    fail(Rule::unsupported_after, s.location, "`trigger ... after` is not supported yet by libcroqjit",
-         "trigger the event after the statement it waits for");
   for (const auto& target : t.targets) arrive(event_value(*target, "`trigger`", true), target->location);
 }
 

@@ -75,15 +75,7 @@ void Checker::mma(const Stmt& s, const Mma& m) {
          "mma lowers to WGMMA on sm_90a and to mma.sync m16n8k16 on sm_80 to sm_89; compiling for " +
              options_.target->arch + " has neither");
   }
-  if (m.op == MmaOp::scale) {
-    if (m.operands.size() != 3)
-      fail(Rule::mma_operand_count, s.location,
-           "mma.scale takes 3 operands (the accumulator and the scales of both sides), got " +
-               std::to_string(m.operands.size()));
-    accumulator(*m.operands[0]);
-    fail(Rule::unsupported_mma_form, s.location,
-         "`mma.scale` (block scales applied to an accumulator) is not supported yet by libcroqjit");
-  }
+  if (m.op == MmaOp::scale) return mma_scale(s, m);  // check_mma_scale.cpp
   if (m.op == MmaOp::multiply && m.operands.size() == 5 && find_modifier(m.modifiers, "scale")) {
     accumulator(*m.operands[0]);  // acc, lhs, rhs, and the scales of both sides
     fail(Rule::unsupported_mma_form, s.location,
@@ -107,16 +99,9 @@ void Checker::mma(const Stmt& s, const Mma& m) {
            "fill the accumulator of the mma instead");
     accumulator(*m.operands[0]);
   }
-  if (sparse) {
-    Type meta = expr(*m.operands[3]);
-    require_ok(meta);
-    if (meta.kind != Kind::operand)
-      fail(Rule::mma_operand_kind, m.operands[3]->location,
-           "the metadata of a sparse mma is an mma.load result, got `" + text(*m.operands[3]) + "`",
-           "load it first: `me = mma.load meta_tile;`", notes_of(meta));
-  }
   if (m.op == MmaOp::load && m.operands.size() == 2 && !m.result) fragment_load(m);  // mma.load src, frag
-  if (refill || sparse || (m.op == MmaOp::store && (m.operands.size() == 3 || m.operands.size() == 4)))
+  if (sparse) return mma_sparse_multiply(s, m);
+  if (refill || (m.op == MmaOp::store && (m.operands.size() == 3 || m.operands.size() == 4)))
     fail(Rule::unsupported_mma_form, s.location,
          "mma." + std::string(mma_op_name(m.op)) + " with " + std::to_string(m.operands.size()) +
              " operands is not supported yet by libcroqjit");
@@ -244,7 +229,8 @@ void Checker::mma_multiply(const Stmt& s, const Mma& m) {
   // Other layouts, modifiers and element types mean what they say: the
   // operands are checked and the accumulator counts as written.
   for (const Modifier& mod : m.modifiers)
-    limitation(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
+    if (mod.name != "sp" || m.operands.size() != 4)  // the sparse form (mma_sparse_multiply)
+      limitation(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
   require_warpgroups(s, "mma");
   Accumulator* acc = accumulator(*m.operands[0]);
   const DType a = mma_operand(*m.operands[1]);

@@ -1,6 +1,7 @@
 // Parallel levels (README "Parallel mapping"), clusters and inthreads.async
 // regions: where each level runs, the counts that are constants in the
 // source, and which warpgroups a region selects.
+#include "frontend/frontend.hpp"
 #include "sema/checker.hpp"
 #include "support/checked_int.hpp"
 
@@ -140,6 +141,7 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   const std::int64_t unit = lv.space == SpaceSpecifier::group ? 32 : lv.space == SpaceSpecifier::group4 ? 128 : 1;
   const Scope saved_scope = scope_;
   const bool saved_in_warpgroup = in_warpgroup_, saved_thread_split = thread_split_, saved_in_warp = in_warp_;
+  const bool saved_span = threads_span_group_;
   const std::optional<std::int64_t> saved_split_groups = split_groups_;
   const int saved_group4_levels = group4_levels_;
   bool pushed_group = false;
@@ -241,6 +243,12 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
         split_groups_ = groups.ok() ? std::optional<std::int64_t>(groups.value) : std::nullopt;
       }
       if (unit == 128) ++group4_levels_;
+      threads_span_group_ = unit == 1 && scope_ == Scope::block && !group_levels_.empty() && total_known &&
+                            total == group_levels_.back().unit;
+      if (threads_span_group_) {
+        span_thread_indices_.clear();
+        for (const auto& index : lv.indices) span_thread_indices_.push_back(index.name);
+      }
       if (unit == 1) scope_ = Scope::thread;
       break;
   }
@@ -273,6 +281,7 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   thread_instances_ = saved_thread_instances;
   in_warpgroup_ = saved_in_warpgroup;
   in_warp_ = saved_in_warp;
+  threads_span_group_ = saved_span;
   thread_split_ = saved_thread_split;
   split_groups_ = saved_split_groups;
   group4_levels_ = saved_group4_levels;
@@ -438,7 +447,16 @@ void Checker::inthreads_async(const Stmt& s, const InThreads& t) {
   }
   const Region saved = region_;
   region_ = region;
+  // In a thread level that spans each group's threads, a region whose body
+  // does not name the thread index runs alike in every thread: at the
+  // group's scope (as lowering does).
+  const Scope saved_scope = scope_;
+  bool lift = scope_ == Scope::thread && threads_span_group_;
+  for (const std::string& index : span_thread_indices_)
+    lift = lift && !frontend::statement_mentions(program_, t.body->location, index);
+  if (lift) scope_ = Scope::block;
   nested(*t.body);
+  scope_ = saved_scope;
   region_ = saved;
 }
 

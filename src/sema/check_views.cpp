@@ -120,11 +120,11 @@ Type Checker::member(const Expr& e, const Member& m) {
   if (m.kind == MemberKind::other)
     fail(Rule::unsupported_member, e.location, "`." + m.name + "` is not supported yet by libcroqjit");
   // The members below need a tensor (or a future, standing for its tile).
-  if (obj.kind == Kind::event && m.kind == MemberKind::at) event_order(e, m, obj);
-  if (obj.kind == Kind::event && m.kind == MemberKind::at)
-    fail(Rule::unsupported_event_at, e.location,
-         "`" + text(*m.object) + ".at(...)` (ordered event arrival) is not supported yet by libcroqjit",
-         "index the event array instead: `" + text(*m.object) + "[i]`");
+  if (obj.kind == Kind::event && m.kind == MemberKind::at) {  // one event of the ring, at a generation
+    event_order(e, m, obj);
+    obj.event_selected = true;
+    return obj;
+  }
   if (!obj.is_tile())
     fail(Rule::member_needs_tensor, e.location, "`." + m.name + "` needs a tensor, got `" + text(*m.object) + "`", "",
          notes_of(obj));

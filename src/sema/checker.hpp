@@ -191,6 +191,8 @@ class Checker {
   void mma_fill(const Stmt& s, const Mma& m);
   void mma_load(const Stmt& s, const Mma& m);
   void mma_multiply(const Stmt& s, const Mma& m);
+  void mma_sparse_multiply(const Stmt& s, const Mma& m);  // check_mma_sparse.cpp
+  void mma_scale(const Stmt& s, const Mma& m);            // check_mma_scale.cpp
   void mma_store(const Stmt& s, const Mma& m);
   Accumulator* accumulator(const Expr& e);
   void require_warpgroups(const Stmt& s, const std::string& op);
@@ -245,6 +247,8 @@ class Checker {
   bool thread_split_ = false;  // inside a `: group` / `: group-4` level: the next level splits its threads
   bool in_warpgroup_ = false;  // each warpgroup of a group-4 level runs the statements
   bool in_warp_ = false;       // each warp of a `: group` level directly in the block runs them
+  bool threads_span_group_ = false;  // a thread level spanning each group's threads (lowering's alike)
+  std::vector<std::string> span_thread_indices_;  // that level's index names
   struct Region {              // inside inthreads.async
     bool active = false;
     std::optional<std::int64_t> threads, first;  // when the selection is known now

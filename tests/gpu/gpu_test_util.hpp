@@ -20,6 +20,13 @@ namespace croq::test {
     ::croq::jit::make_current(0);                                                        \
   } while (0)
 
+// CROQ_REQUIRE_GPU on a Hopper (sm_90a) device; `what` says what needs it.
+#define CROQ_REQUIRE_HOPPER(what)                                                           \
+  do {                                                                                      \
+    CROQ_REQUIRE_GPU();                                                                     \
+    if (::croq::jit::device_info(0).cc_major != 9) GTEST_SKIP() << what << " needs sm_90a (Hopper)"; \
+  } while (0)
+
 // A device allocation freed on scope exit.
 class DeviceBuffer {
  public:

@@ -186,6 +186,21 @@ std::vector<RuleCase> event_and_mma_cases() {
       {"Fp8MmaOnSm90WithoutA", "unsupported-mma-type", fp8_wg("      mma.row.row mc, ta.data, tb.data;\n"), 7, "mma",
        "mma on fp8 tiles lowers to WGMMA (sm_90a) only; libcroqjit has no mma.sync form for them (compiling for sm_90)",
        "compile for sm_90a, or convert the tiles to f16 or bf16", "sm_90"},
+      // Sparse multiplies: the metadata operand (line 7 declares it, 8 loads it).
+      {"MmaFourOperandsWithoutSp", "mma-sparse-metadata",
+       wg("      shared u8 [64, 8] e;\n      me = mma.load e;\n      mma.row.row mc, ta.data, tb.data, me;\n"), 9, "mma",
+       "mma.row.row takes 3 operands; a fourth (sparsity metadata) belongs to the sparse form",
+       "write `mma.row.row.sp acc, a, b, meta` for a 2:4 sparse lhs"},
+      {"MmaSparseMetadataOfFloats", "mma-sparse-metadata",
+       wg("      shared f16 [64, 8] e;\n      me = mma.load e;\n      mma.row.row.sp mc, ta.data, tb.data, me;\n"), 9, "me;",
+       "sparsity metadata is a tile of integer codes, got a f16 tile", "load the u8 metadata that the 2:4 encoding produced"},
+      {"MmaSparseMetadataNotLoaded", "mma-operand-kind",
+       wg("      shared u8 [64, 8] e;\n      mma.row.row.sp mc, ta.data, tb.data, e;\n"), 8, "e;",
+       "sparse WGMMA metadata must be loaded with mma.load before use, got `e`", "load it first: `me = mma.load meta_tile;`"},
+      {"MmaSparseMetadataOfU32", "unsupported-mma-form",
+       wg("      shared u32 [64, 2] e;\n      me = mma.load e;\n      mma.row.row.sp mc, ta.data, tb.data, me;\n"), 9, "me;",
+       "u32 sparsity metadata is not supported yet by libcroqjit",
+       "libcroqjit reads WGMMA .sp metadata as u8 [64, K / 8] (two 4-bit codes a byte)"},
   };
 }
 

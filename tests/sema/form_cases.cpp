@@ -57,8 +57,13 @@ std::vector<RuleCase> form_cases() {
        "libcroqjit lowers `sync.shared`, `sync.barrier : block|group|thread` and `sync.fence`"},
       {"ClusterTrigger", "unsupported-statement", blk("    shared event full;\n    trigger.cluster full;\n"), 4, "trigger",
        "`trigger.cluster` is not supported yet by libcroqjit"},
-      {"MmaScale", "unsupported-mma-form", wg("      mma.scale mc, ta, tb;\n"), 7, "mma",
-       "`mma.scale` (block scales applied to an accumulator) is not supported yet by libcroqjit"},
+      {"MmaScaleOfF16Scales", "mma-scale-operands",
+       wg("      mma.row.row mc, ta.data, tb.data;\n      mma.scale mc, ta, tb;\n"), 8, "ta,",
+       "the lhs scales of mma.scale are a tile of f32 (one per accumulator row), got `ta`, a tile of f16",
+       "DeepSeek-style block scales: `scale_lhs.subspan(64, 1).at(block_m, k)`"},
+      {"MmaScaleBeforeAnyMma", "mma-scale-operands", wg("      mma.scale mc, out.subspan(64, 1).at(bm, 0), 1.0f;\n"), 7,
+       "mma", "mma.scale of an accumulator that no mma has written",
+       "scale after the mmas of the block they scale: `mma.row.row mc, a, b;` then `mma.scale mc, sa, sb;`"},
   };
 }
 

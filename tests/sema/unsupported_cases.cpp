@@ -97,12 +97,6 @@ std::vector<RuleCase> unsupported_cases() {
            "    wait g;\n"),
        4,
        "g =", "`after` is not supported yet by libcroqjit", "wait for the future first: `wait f;`, then copy"},
-      {"TriggerAfter", "unsupported-after", blk("    shared event full[4];\n    shared f16 [64, 64] s;\n    f = tma.copy.async " + tile + " => s;\n"
-           "    trigger full[0] after f;\n"),
-       6, "trigger", "`trigger ... after` is not supported yet by libcroqjit",
-       "trigger the event after the statement it waits for"},
-      {"EventAtOrder", "unsupported-event-at", blk("    shared event full[4];\n    trigger full.at(0);\n"), 4, "at(",
-       "`full.at(...)` (ordered event arrival) is not supported yet by libcroqjit", "index the event array instead: `full[i]`"},
       {"MmaRowCol", "unsupported-mma-layout", wg("      mma.row.col mc, ta.data, tb.data;\n"), 7, "mma",
        "mma.row.col is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"},
   };

@@ -7,6 +7,8 @@
 
 #include "common/cluster_sources.hpp"
 #include "common/fp8_mma_sources.hpp"
+#include "common/sparse_mma_sources.hpp"
+#include "common/block_scale_sources.hpp"
 #include "common/mma_sync_sources.hpp"
 #include "common/program_sources.hpp"
 #include "common/runtime_extent_sources.hpp"
@@ -80,6 +82,8 @@ TEST(ValidPrograms, SharedTestKernels) {
   expect_clean("kTwoStreams", croq::test::kTwoStreams);
   for (const auto& g : croq::test::mma_sync_gemm_cases()) expect_clean(g.name(), g.source());
   for (const auto& g : croq::test::fp8_gemm_cases()) expect_clean(g.name(), g.source());
+  for (const auto& g : croq::test::sparse_gemm_cases()) expect_clean(g.name(), g.source());
+  expect_clean("block_scaled_gemm_source", croq::test::block_scaled_gemm_source());
 }
 
 // mma.sync targets (no WGMMA) accept the same kernels.

@@ -149,11 +149,9 @@ std::vector<ErrorCase> swizzle_and_event_cases() {
        "an array index must be an integer, got 1.5"},
       {"SubscriptOfATensor", shell("    trigger lhs[0];\n"), 3, 13,
        "`lhs` is not an array of buffers or events; use `.at(...)` for elements"},
-      {"TriggerAfter", shell("    shared event full[4], empty[4];\n    trigger full[0] after empty[0];\n"), 4, 5,
-       "`trigger ... after` is not supported yet by libcroqjit"},
-      {"EventAtOrder", shell("    shared event full[4];\n    trigger full.at(0);\n"), 4, 18,
-       "`full.at(...)` (ordered event arrival) is not supported yet by libcroqjit",
-       "index the event array instead: `full[i]`"},
+      {"TriggerAfterAnEvent", shell("    shared event full[4], empty[4];\n    trigger full[0] after empty[0];\n"), 4, 27,
+       "`trigger ... after empty[0]` waits for an asynchronous tma.copy issued earlier in the same block",
+       "name the future of a `tma.copy.async` of this block"},
       {"TriggerSetsDisagree",
        shell("    shared event full[2];\n    parallel p by 3 : group-4 {\n"
              "      inthreads.async (p == 0) { trigger full[0]; }\n"
@@ -308,8 +306,9 @@ std::vector<ErrorCase> mma_cases() {
       // mma.row.row: the form
       {"MmaRowCol", warpgroup("      mma.row.col mc, a.data, b.data;\n"), 7, 7,
        "mma.row.col is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"},
-      {"MmaUnknownModifier", warpgroup("      mma.row.row.sp mc, a.data, b.data;\n"), 7, 19,
-       "`.sp` on mma is not supported yet by libcroqjit"},
+      {"MmaSparseWithoutMetadata", warpgroup("      mma.row.row.sp mc, a.data, b.data;\n"), 7, 7,
+       "a sparse mma is `mma.row.row.sp acc, a, b, meta` (4 operands and `.sp`), got 3 operands",
+       "load the metadata with `meta = mma.load meta_tile;`"},
       {"MmaInAWarp",
        shell("    parallel w by 4 : group {\n      inthreads.async (w == 0) {\n        mc = mma.fill.f32 0.0f;\n"
              "        a = tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, 0) => shared;\n"

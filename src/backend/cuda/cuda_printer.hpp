@@ -65,6 +65,8 @@ class Printer {
   void tma_store(const ir::TmaStore& t);
   void mma_fill(const ir::MmaFill& f);
   void mma(const ir::Mma& m);
+  void sparse_wgmma(const ir::Mma& m, const ir::Accumulator& acc);  // the .sp steps of mma()
+  void mma_scale(const ir::MmaScale& m);
   void mma_store(const ir::MmaStore& m);
   std::string event_slot(int event, const ir::ExprRef& index) const;
 

@@ -349,6 +349,8 @@ void Printer::stmt(const ir::Stmt& s) {
       line("croq_dev::wgmma_wait_group<" + std::to_string(n.pending) + ">();" + (n.note.empty() ? "" : "  // " + n.note));
     } else if constexpr (std::is_same_v<T, ir::MmaStore>) {
       mma_store(n);
+    } else if constexpr (std::is_same_v<T, ir::MmaScale>) {
+      mma_scale(n);
     } else if constexpr (std::is_same_v<T, ir::MmaCommit>) {
       // Completed by the WGMMA-completion pass: nothing left to print.
     } else if constexpr (std::is_same_v<T, ir::SetMaxNReg>) {
@@ -433,11 +435,23 @@ namespace {
 std::string fp8_section(const ir::Kernel& kernel) {
   std::set<Fp8WgmmaForm> forms;
   ir::for_each<ir::Mma>(*kernel.body, [&](const ir::Mma& m, const ir::Stmt&) {
-    if (m.instruction != ir::MmaInstruction::wgmma || !is_fp8(m.input)) return;
+    if (m.instruction != ir::MmaInstruction::wgmma || !is_fp8(m.input) || m.metadata) return;
     const ir::Accumulator& acc = kernel.accumulators[static_cast<std::size_t>(m.accumulator)];
     forms.insert({static_cast<int>(acc.n), m.input == DType::f8_e5m2, m.input_b == DType::f8_e5m2, acc.dtype == DType::f16});
   });
   return forms.empty() ? std::string() : hopper_prelude_fp8({forms.begin(), forms.end()});
+}
+
+// The sparse WGMMA forms the kernel's multiplies use (mma.row.row.sp).
+std::string sparse_section(const ir::Kernel& kernel) {
+  std::set<SparseWgmmaForm> forms;
+  auto code = [](DType t) { return t == DType::f16 ? 0 : t == DType::bf16 ? 1 : t == DType::f8_e4m3 ? 2 : 3; };
+  ir::for_each<ir::Mma>(*kernel.body, [&](const ir::Mma& m, const ir::Stmt&) {
+    if (m.instruction != ir::MmaInstruction::wgmma || !m.metadata) return;
+    const ir::Accumulator& acc = kernel.accumulators[static_cast<std::size_t>(m.accumulator)];
+    forms.insert({static_cast<int>(acc.n), code(m.input), code(m.input_b), acc.dtype == DType::f16});
+  });
+  return forms.empty() ? std::string() : hopper_prelude_sparse({forms.begin(), forms.end()});
 }
 
 }  // namespace
@@ -475,7 +489,10 @@ std::string emit_kernel(ir::Kernel& kernel) {
   if (kernel.needs_bf16) src << "#include <cuda_bf16.h>\n";
   if (kernel.needs_fp8) src << "#include <cuda_fp8.h>\n";
   if (kernel.needs_subbyte) src << subbyte_prelude();
-  if (kernel.hopper) src << hopper_prelude() << fp8_section(kernel);
+  if (kernel.hopper) src << hopper_prelude() << fp8_section(kernel) << sparse_section(kernel);
+  bool scales = false;
+  ir::for_each<ir::MmaScale>(*kernel.body, [&](const ir::MmaScale&, const ir::Stmt&) { scales = true; });
+  if (kernel.hopper && scales) src << hopper_prelude_scale();
   if (kernel.cooperative) src << kGridSync;
   // A #line before pasted __device__ code: NVRTC errors in it are the user's.
   for (const auto& dc : kernel.device_code)

@@ -48,6 +48,10 @@ void Printer::arrive(const ir::Arrive& a) {
 
 void Printer::wait_event(const ir::WaitEvent& w) {
   const ir::Event& e = kernel_.events[static_cast<std::size_t>(w.event)];
+  if (w.parity) {  // e.at(order): that generation's parity, independent of the thread's phase bits
+    line("croq_dev::mbar_wait(&" + e.name + "[" + expr(w.index) + "], static_cast<unsigned>(" + expr(w.parity) + "));");
+    return;
+  }
   if (ir::is_zero(w.index)) {
     line("croq_dev::mbar_wait(&" + e.name + "[0], " + e.phase + " & 1u);");
     line(e.phase + " ^= 1u;");
@@ -131,6 +135,10 @@ void Printer::mma(const ir::Mma& m) {
   indent();
   line("croq_dev::fence_accum(" + acc.name + ");");
   line("croq_dev::wgmma_fence();");
+  if (m.metadata) {
+    sparse_wgmma(m, acc);
+    return;
+  }
   line("const unsigned long long desc_a = croq_dev::make_kmajor_desc<" + std::to_string(m.a.swizzle) + ">(" +
        expr(m.a.address) + ");");
   line("const unsigned long long desc_b = croq_dev::make_kmajor_desc<" + std::to_string(m.b.swizzle) + ">(" +
@@ -149,6 +157,37 @@ void Printer::mma(const ir::Mma& m) {
   line("croq_dev::fence_accum(" + acc.name + ");");
   dedent();
   line("}");
+}
+
+// WGMMA .sp steps (K = 32 for 16-bit, 64 for fp8): each reads 32 bytes of
+// every packed lhs row, 64 bytes of every rhs row and K / 8 metadata bytes
+// of every metadata row. Closes the block mma() opened.
+void Printer::sparse_wgmma(const ir::Mma& m, const ir::Accumulator& acc) {
+  const bool fp8 = is_fp8(m.input);
+  const int step = fp8 ? 64 : 32;
+  line("const unsigned long long desc_a = croq_dev::make_kmajor_desc<" + std::to_string(m.a.swizzle) + ">(" +
+       expr(m.a.address) + ");");
+  line("const unsigned long long desc_b = croq_dev::make_kmajor_desc<" + std::to_string(m.b.swizzle) + ">(" +
+       expr(m.b.address) + ");");
+  line("const unsigned char* const meta = reinterpret_cast<const unsigned char*>(" + expr(m.metadata) + ");");
+  line("#pragma unroll");
+  line("for (int ks = 0; ks < " + std::to_string(m.k / step) + "; ++ks)");
+  line("  croq_dev::wgmma_sp_m64nNkK<" + std::to_string(acc.n) + ", " + cuda_type(m.input) + ", " + cuda_type(m.input_b) +
+       ">(" + acc.name + ", croq_dev::desc_advance(desc_a, ks * 32), croq_dev::desc_advance(desc_b, ks * 64), " +
+       "croq_dev::sparse_metadata<" + (fp8 ? "true" : "false") + ">(meta + ks * " + std::to_string(step / 8) + ", " +
+       std::to_string(m.metadata_pitch) + "u));");
+  line("croq_dev::wgmma_commit_group();");
+  line("croq_dev::fence_accum(" + acc.name + ");");
+  dedent();
+  line("}");
+}
+
+void Printer::mma_scale(const ir::MmaScale& m) {
+  const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(m.accumulator)];
+  const ir::Accumulator& part = kernel_.accumulators[static_cast<std::size_t>(m.partial)];
+  line("croq_dev::fence_accum(" + part.name + ");  // read the partial only after the wait");
+  line("croq_dev::scale_accum<" + std::to_string(acc.n) + ">(" + acc.name + ", " + part.name + ", " + expr(m.scale_a) +
+       ", " + expr(m.scale_a_stride) + ", " + expr(m.scale_a_rows) + ", " + expr(m.scale_b) + ");");
 }
 
 void Printer::mma_store(const ir::MmaStore& m) {

@@ -90,6 +90,26 @@ struct Fp8WgmmaForm {
 // <cuda_fp8.h>.
 std::string hopper_prelude_fp8(const std::vector<Fp8WgmmaForm>& forms);
 
+// One sparse WGMMA form a kernel uses: m64nNk32 (16-bit) or m64nNk64 (fp8)
+// .sp; element codes 0 f16, 1 bf16, 2 e4m3, 3 e5m2 (both 16-bit alike or
+// both fp8).
+struct SparseWgmmaForm {
+  int n = 0;
+  int a_type = 0, b_type = 0;
+  bool f16_accumulator = false;
+  friend auto operator<=>(const SparseWgmmaForm&, const SparseWgmmaForm&) = default;
+};
+
+// The sparse section: croq_dev::sparse_metadata<Fp8>(tile, pitch) and
+// croq_dev::wgmma_sp_m64nNkK<N, TA, TB>(d, desc_a, desc_b, meta, scale_d)
+// for exactly `forms` (distinct). Pasted after hopper_prelude() (and
+// <cuda_fp8.h> when a form is fp8).
+std::string hopper_prelude_sparse(const std::vector<SparseWgmmaForm>& forms);
+
+// The block-scale section: croq_dev::scale_accum<N>(acc, partial, scale_a,
+// stride, rows, scale_b) for mma.scale. Pasted after hopper_prelude().
+std::string_view hopper_prelude_scale();
+
 // Host mirror of croq_dev::swizzle_offset: where byte `linear` of a tile
 // (whose base is aligned to 8 * span bytes) lands under TMA swizzle `span`
 // (0 = none, 32, 64, 128 bytes): the 16-byte chunk index (bits 4..) is XORed
