@@ -187,7 +187,8 @@ class Verifier {
         accumulator_ref(n.accumulator, "mma.fill");
       } else if constexpr (std::is_same_v<T, Mma>) {
         accumulator_ref(n.accumulator, "mma");
-        tile(n.a.tile);
+        if (n.a_fragment >= 0) buffer_ref(n.a_fragment, "an mma's register lhs");
+        else tile(n.a.tile);
         tile(n.b.tile);
         if (stage_ == VerifyStage::final && n.instruction == MmaInstruction::unselected) error("an mma has no instruction");
       } else if constexpr (std::is_same_v<T, MmaStore>) {

@@ -193,6 +193,7 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
     event_declaration(s, d);
     return;
   }
+  if (t.storage == Storage::frag && t.kind == TypeKind::element) return fragment_declaration(s, d);
   if (t.kind == TypeKind::element && t.has_shape) {
     DType dtype;
     if (!parse_dtype(t.name, dtype)) fail(t.location, "element type `" + t.name + "` is not supported yet");

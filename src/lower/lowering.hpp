@@ -56,14 +56,14 @@ struct DynamicCount {
 };
 
 struct Value {
-  enum class Kind { scalar, index, view, shape, future, tuple, event, accumulator, operand } kind = Kind::scalar;
+  enum class Kind { scalar, index, view, shape, future, tuple, event, accumulator, operand, fragment } kind = Kind::scalar;
   ExprRef expr;
   std::optional<std::int64_t> constant;
   std::int64_t count = 0;     // index: how many values it takes (#p); 0: a runtime count
   ExprRef count_expr;         // index bound by `with`: the count as an expression (a runtime one too)
   std::int64_t multiple = 1;  // integers: a known multiple of this (0: it is 0)
   bool is_float = false;
-  View view;                           // view / future / operand
+  View view;                           // view / future / operand; fragment: its buffer and logical shape
   std::vector<std::int64_t> dims;      // shape (-1: a dynamic dim)
   std::vector<std::string> dim_names;  // shape: names of the -1 dims
   std::optional<DynamicCount> dynamic;  // scalars computed from a dynamic dim
@@ -102,6 +102,13 @@ using support::element_count;
 std::int64_t tile_end(std::int64_t i, std::int64_t step, std::int64_t extent);
 
 enum class Scope { kernel, block, thread };
+
+// Register fragments (lower_frag.cpp): the logical row and column of register
+// `r` of a [64, N] fragment for block thread `tid`, and the row of register
+// r of a [64] row vector.
+ExprRef fragment_row(const ExprRef& tid, const ExprRef& r);
+ExprRef fragment_col(const ExprRef& tid, const ExprRef& r);
+ExprRef fragment_row_of_vector(const ExprRef& tid, const ExprRef& r);
 
 class Lowerer {
  public:
@@ -270,6 +277,16 @@ class Lowerer {
   void mma_statement(const Stmt& s, const Mma& m);
   void mma_multiply(const Stmt& s, const Mma& m);
   void mma_store(const Stmt& s, const Mma& m);
+
+  // --- register fragments (lower_frag.cpp)
+  // A warpgroup's register tile of logical `shape` ([64, N] or [64]).
+  Value fragment(const std::string& base, DType t, const std::vector<std::int64_t>& shape, const SourceLocation& where);
+  void fill_fragment(int buffer, const ExprRef& value);
+  void fragment_declaration(const Stmt& s, const Declaration& d);
+  void mma_load_fragment(const Stmt& s, const Mma& m);
+  bool names_fragment(const Expr& e) const;
+  // Emits `body(r)` for each register r of a fragment of `registers` (an unrolled loop).
+  void for_each_register(std::int64_t registers, const std::function<void(const ExprRef&)>& body);
 
   // --- helpers
   bool contains_parallel(const Stmt& s) const;

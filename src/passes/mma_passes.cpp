@@ -153,8 +153,12 @@ void select_mma_instructions(ir::Kernel& kernel, const target::Target& target) {
       ir::fail(mma.where, "mma on fp8 tiles lowers to WGMMA (sm_90a) only; libcroqjit has no mma.sync form for them "
                           "(compiling for " + target.arch + ")",
                "compile for sm_90a, or convert the tiles to f16 or bf16");
+    if (mma.a_fragment >= 0 && !wgmma)
+      ir::fail(mma.where, "an mma whose lhs is a register fragment lowers to RS-mode WGMMA (sm_90a) only (compiling for " +
+                              target.arch + ")",
+               "compile for sm_90a, or multiply a shared tile");
     mma.instruction = wgmma ? ir::MmaInstruction::wgmma : ir::MmaInstruction::mma_sync;
-    check_operand(kernel, mma.a, wgmma, static_cast<std::int64_t>(dtype_size(mma.input)));
+    if (mma.a_fragment < 0) check_operand(kernel, mma.a, wgmma, static_cast<std::int64_t>(dtype_size(mma.input)));
     check_operand(kernel, mma.b, wgmma, static_cast<std::int64_t>(dtype_size(mma.input_b)), mma.b_n_major);
     if (wgmma && !kernel.needs_sm90)
       kernel.needs_sm90 = Diagnostic{Severity::error, "mma lowers to WGMMA, which needs sm_90a (Hopper)", s.where.line,

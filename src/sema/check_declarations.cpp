@@ -182,8 +182,6 @@ void Checker::fragment_declaration(const Stmt& s, const Declaration& d) {
   const TypeRef& t = d.type;
   if (!t.has_shape)
     fail(Rule::declaration_type, t.location, "a fragment is a tile and needs a shape, e.g. `frag " + t.name + " [64] x;`");
-  limitation(Rule::unsupported_fragment, t.location, "register fragments (`frag`) are not supported yet by libcroqjit",
-             "use a `local` buffer per thread, or an mma accumulator");
   DType dtype;
   if (!parse_dtype(t.name, dtype))
     fail(Rule::unsupported_element_type, t.location, "element type `" + t.name + "` is not supported yet");

@@ -65,6 +65,7 @@ class Printer {
   void tma_store(const ir::TmaStore& t);
   void mma_fill(const ir::MmaFill& f);
   void mma(const ir::Mma& m);
+  void mma_rs(const ir::Mma& m);
   void mma_store(const ir::MmaStore& m);
   std::string event_slot(int event, const ir::ExprRef& index) const;
 

@@ -434,6 +434,20 @@ std::string fp8_section(const ir::Kernel& kernel) {
   return forms.empty() ? std::string() : hopper_prelude_fp8({forms.begin(), forms.end()});
 }
 
+// The RS-mode WGMMA forms (A from a register fragment) the kernel uses, with
+// the fragment helpers; nothing when it has no fragments.
+std::string frag_section(const ir::Kernel& kernel) {
+  bool fragments = false;
+  for (const ir::Buffer& b : kernel.buffers) fragments = fragments || !b.fragment.empty();
+  std::set<RsWgmmaForm> forms;
+  ir::for_each<ir::Mma>(*kernel.body, [&](const ir::Mma& m, const ir::Stmt&) {
+    if (m.instruction != ir::MmaInstruction::wgmma || m.a_fragment < 0) return;
+    const ir::Accumulator& acc = kernel.accumulators[static_cast<std::size_t>(m.accumulator)];
+    forms.insert({static_cast<int>(acc.n), m.input == DType::bf16, m.b_n_major});
+  });
+  return fragments || !forms.empty() ? hopper_prelude_frag({forms.begin(), forms.end()}) : std::string();
+}
+
 }  // namespace
 
 std::string emit_kernel(ir::Kernel& kernel) {
@@ -469,7 +483,7 @@ std::string emit_kernel(ir::Kernel& kernel) {
   if (kernel.needs_bf16) src << "#include <cuda_bf16.h>\n";
   if (kernel.needs_fp8) src << "#include <cuda_fp8.h>\n";
   if (kernel.needs_subbyte) src << subbyte_prelude();
-  if (kernel.hopper) src << hopper_prelude() << fp8_section(kernel);
+  if (kernel.hopper) src << hopper_prelude() << fp8_section(kernel) << frag_section(kernel);
   if (kernel.cooperative) src << kGridSync;
   // A #line before pasted __device__ code: NVRTC errors in it are the user's.
   for (const auto& dc : kernel.device_code)

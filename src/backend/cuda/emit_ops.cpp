@@ -127,6 +127,10 @@ void Printer::mma(const ir::Mma& m) {
          std::to_string(m.a.pitch) + "u, " + expr(m.b.address) + ", " + std::to_string(m.b.pitch) + "u);");
     return;
   }
+  if (m.a_fragment >= 0) {
+    mma_rs(m);
+    return;
+  }
   line("{");
   indent();
   line("croq_dev::fence_accum(" + acc.name + ");");
@@ -145,6 +149,31 @@ void Printer::mma(const ir::Mma& m) {
     line("  croq_dev::wgmma_m64nNk16<" + n + ", " + ab + ">(" + acc.name +
          ", croq_dev::desc_advance(desc_a, k16 * 32), croq_dev::desc_advance(desc_b, k16 * 32));");
   }
+  line("croq_dev::wgmma_commit_group();");
+  line("croq_dev::fence_accum(" + acc.name + ");");
+  dedent();
+  line("}");
+}
+
+// RS mode: A from the fragment's registers, one k16 slice per instruction;
+// B's descriptor is K-major ([N, K]) or, for row.col, N-major ([K, N]).
+void Printer::mma_rs(const ir::Mma& m) {
+  const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(m.accumulator)];
+  const std::string& frag = kernel_.buffers[static_cast<std::size_t>(m.a_fragment)].name;
+  const std::string swizzle = std::to_string(m.b.swizzle);
+  line("{");
+  indent();
+  line("croq_dev::fence_accum(" + acc.name + ");");
+  line("croq_dev::wgmma_fence();");
+  if (m.b_n_major)  // 16 rows of K per instruction: 16 rows of the tile's pitch
+    line("const unsigned long long desc_b = croq_dev::make_mnmajor_desc<" + swizzle + ">(" + expr(m.b.address) + ");");
+  else
+    line("const unsigned long long desc_b = croq_dev::make_kmajor_desc<" + swizzle + ">(" + expr(m.b.address) + ");");
+  const std::string advance = m.b_n_major ? std::to_string(16 * m.b.pitch) : "32";
+  line("#pragma unroll");
+  line("for (int k16 = 0; k16 < " + std::to_string(m.k / 16) + "; ++k16)");
+  line("  croq_dev::wgmma_m64nNk16_rs<" + std::to_string(acc.n) + ", " + (m.b_n_major ? "true" : "false") + ">(" +
+       acc.name + ", " + frag + ", k16, croq_dev::desc_advance(desc_b, k16 * " + advance + "));");
   line("croq_dev::wgmma_commit_group();");
   line("croq_dev::fence_accum(" + acc.name + ");");
   dedent();

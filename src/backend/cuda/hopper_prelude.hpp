@@ -57,6 +57,9 @@
 //               mma_sync_m16nNkK<N, K, SpanA, SpanB, AB, BTrans>(...): warp-level
 //               mma, each warp its own 16 x N tile (BTrans: rhs [K, N], row.col)
 //   registers   setmaxnreg_inc<R>(), setmaxnreg_dec<R>()
+//   fragments   (hopper_prelude_frag, when a kernel has register fragments)
+//               wgmma_m64nNk16_rs<N, TransB>(d, frag, k16, desc_b): RS-mode
+//               WGMMA; pack_pair(lo, hi), quad_max(v), quad_sum(v)
 //
 // Compiled below sm_90 (__CUDA_ARCH__ < 900: sm_80..sm_89, compute_80 PTX),
 // the text leaves out what only Hopper has (CROQ_DEV_SM90 is 0): clusters,
@@ -89,6 +92,19 @@ struct Fp8WgmmaForm {
 // scale_d) for exactly `forms` (distinct). Pasted after hopper_prelude() and
 // <cuda_fp8.h>.
 std::string hopper_prelude_fp8(const std::vector<Fp8WgmmaForm>& forms);
+
+// One RS-mode WGMMA form a kernel uses (A from registers): m64nNk16, f16 or
+// bf16 inputs, f32 accumulators, B K-major or N-major.
+struct RsWgmmaForm {
+  int n = 0;
+  bool bf16 = false, b_n_major = false;
+  friend auto operator<=>(const RsWgmmaForm&, const RsWgmmaForm&) = default;
+};
+
+// The register-fragment section: croq_dev::wgmma_m64nNk16_rs<N, TransB>(d,
+// frag, k16, desc_b) for exactly `forms` (distinct), pack_pair, quad_max and
+// quad_sum. Pasted after hopper_prelude() when a kernel has fragments.
+std::string hopper_prelude_frag(const std::vector<RsWgmmaForm>& forms);
 
 // Host mirror of croq_dev::swizzle_offset: where byte `linear` of a tile
 // (whose base is aligned to 8 * span bytes) lands under TMA swizzle `span`
