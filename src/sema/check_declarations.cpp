@@ -182,6 +182,16 @@ void Checker::fragment_declaration(const Stmt& s, const Declaration& d) {
   const TypeRef& t = d.type;
   if (!t.has_shape)
     fail(Rule::declaration_type, t.location, "a fragment is a tile and needs a shape, e.g. `frag " + t.name + " [64] x;`");
+  // libcroqjit holds a fragment in a warpgroup's WGMMA register layout.
+  if (scope_ != Scope::block)
+    limitation(Rule::unsupported_fragment, t.location,
+               "register fragments inside a thread level are not supported yet by libcroqjit",
+               "declare it at block level or in a `: group-4` level, where a warpgroup holds it in registers");
+  else if (!wgmma())
+    limitation(Rule::unsupported_fragment, t.location,
+               "register fragments are held in WGMMA's register layout, which libcroqjit has on sm_90a only (compiling for " +
+                   options_.target->arch + ")",
+               "compile for sm_90a, or use a `local` buffer per thread");
   DType dtype;
   if (!parse_dtype(t.name, dtype))
     fail(Rule::unsupported_element_type, t.location, "element type `" + t.name + "` is not supported yet");

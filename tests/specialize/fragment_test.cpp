@@ -1,0 +1,89 @@
+// Register fragments on sm_90a: `frag` tiles and `mma.load.frag` as the lhs
+// of an mma lower to RS-mode WGMMA (A from registers, B from a shared
+// memory descriptor); the CUDA compiles with NVRTC and the PTX keeps the
+// fragment in registers.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "common/fragment_sources.hpp"
+#include "croq/croq.hpp"
+#include "jit/nvrtc_compiler.hpp"
+#include "specialize/specialize_test_util.hpp"
+
+namespace croq::pipeline {
+namespace {
+
+using test::generate_cuda;
+using test::tensor;
+
+bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+GeneratedKernel generate_for(const std::string& source, const std::vector<ArgSignature>& args,
+                             const std::string& arch = "sm_90a") {
+  CompileOptions options;
+  options.source_name = "fragment.co";
+  auto program = frontend::parse_program(source, options);
+  const auto& fn = frontend::select_entry(*program, options, program->source);
+  return generate_cuda(*program, fn, args, 227 * 1024, {}, arch);
+}
+
+std::string ptx_of(const GeneratedKernel& k) {
+  try {
+    return jit::nvrtc_compile(k.cuda_source, "fragment.cu", k.entry, {"sm_90a", false, {}}).ptx;
+  } catch (const CompileError& e) {
+    ADD_FAILURE() << "NVRTC rejected the kernel:\n" << e.what() << "\n" << k.cuda_source;
+    return {};
+  }
+}
+
+TEST(Fragment, LoadedFragmentIsTheLhsOfRsModeWgmma) {
+  GeneratedKernel k = generate_for(croq::test::kRsGemmFromLoadedFragment,
+                                   {tensor(DType::f16, {300, 136}), tensor(DType::f16, {200, 136}), tensor(DType::f32, {300, 200})});
+  // 64 x 64 f16 in the accumulator layout: 32 halves per thread.
+  EXPECT_TRUE(contains(k.cuda_source, "__half ma_")) << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, "croq_dev::wgmma_m64nNk16_rs<128, false>(")) << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, "for (int k16 = 0; k16 < 4; ++k16)")) << k.cuda_source;
+  const std::string ptx = ptx_of(k);
+  // A as four 32-bit registers, B as a descriptor, no transpose of B.
+  EXPECT_TRUE(contains(ptx, "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16")) << ptx;
+  EXPECT_TRUE(contains(ptx, "}, {%r")) << "A comes from registers";
+  EXPECT_FALSE(contains(ptx, "ld.local")) << "the fragment and the accumulator stay in registers";
+}
+
+TEST(Fragment, ConstantFragmentIsFilledOnceAndMultiplied) {
+  GeneratedKernel k = generate_for(croq::test::kRsGemmConstantFragment,
+                                   {tensor(DType::f16, {128, 96}), tensor(DType::f32, {64, 128})});
+  EXPECT_TRUE(contains(k.cuda_source, "__half halves_")) << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, "croq_dev::wgmma_m64nNk16_rs<64, false>(")) << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, "make_kmajor_desc<64>")) << k.cuda_source;
+  const std::string ptx = ptx_of(k);
+  EXPECT_TRUE(contains(ptx, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16")) << ptx;
+  EXPECT_FALSE(contains(ptx, "ld.local")) << "the fragment and the accumulator stay in registers";
+}
+
+// The RS-mode registers may not change under the instruction: each RS mma
+// is waited for before the fragment can be touched again.
+TEST(Fragment, RsModeMmaIsWaitedForBeforeTheFragmentChanges) {
+  GeneratedKernel k = generate_for(croq::test::kRsGemmFromLoadedFragment,
+                                   {tensor(DType::f16, {128, 128}), tensor(DType::f16, {128, 128}), tensor(DType::f32, {128, 128})});
+  const std::size_t mma = k.cuda_source.find("wgmma_m64nNk16_rs<");
+  ASSERT_NE(mma, std::string::npos);
+  const std::size_t wait = k.cuda_source.find("croq_dev::wgmma_wait_group<0>();", mma);
+  const std::size_t loop_end = k.cuda_source.find("mma.store", mma);
+  EXPECT_NE(wait, std::string::npos) << k.cuda_source;
+  EXPECT_TRUE(loop_end == std::string::npos || wait < loop_end);
+}
+
+TEST(Fragment, FragmentNeedsWgmma) {
+  try {
+    generate_for(croq::test::kRsGemmConstantFragment, {tensor(DType::f16, {128, 96}), tensor(DType::f32, {64, 128})}, "sm_80");
+    FAIL() << "a fragment on sm_80 was lowered";
+  } catch (const CompileError& e) {
+    EXPECT_TRUE(contains(e.what(), "register fragments are held in WGMMA's register layout, which libcroqjit has on sm_90a only"))
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace croq::pipeline
