@@ -1,6 +1,7 @@
 // Lowering of expressions: names, arithmetic (constants folded with overflow
 // checks), views (chunkat, subspan/view + at/step/from, span_as) and
 // element references with their tail guards.
+#include <cmath>
 #include <numeric>
 
 #include "frontend/frontend.hpp"
@@ -240,6 +241,9 @@ Value Lowerer::member(const Expr& e, const Member& m) {
     fail(e.location, "`" + source_text(*m.object) + ".at(...)` (ordered event arrival) is not supported yet by "
                      "libcroqjit",
          "index the event array instead: `" + source_text(*m.object) + "[i]`");
+  if ((obj.kind == Value::Kind::accumulator || obj.kind == Value::Kind::fragment) &&
+      (m.kind == MemberKind::span || m.kind == MemberKind::at))
+    return register_member(e, m, obj);
   const bool view_op = m.kind == MemberKind::span || m.kind == MemberKind::at || m.kind == MemberKind::chunkat ||
                        m.kind == MemberKind::subspan || m.kind == MemberKind::view || m.kind == MemberKind::span_as ||
                        m.kind == MemberKind::zfill;
@@ -733,7 +737,9 @@ Value Lowerer::expr_value(const Expr& e) {
       return scalar_const(static_cast<std::int64_t>(n.value));
     } else if constexpr (std::is_same_v<T, FloatLiteral>) {
       Value v;
-      v.expr = ir::float_literal(n.spelling);
+      // `inf`: C++ has no literal for it; 1.0f / 0.0f is one, evaluated by the compiler.
+      v.expr = std::isinf(n.value) ? ir::binary("/", ir::float_literal("1.0f"), ir::float_literal("0.0f"))
+                                   : ir::float_literal(n.spelling);
       v.is_float = true;
       return v;
     } else if constexpr (std::is_same_v<T, BoolLiteral>) {
@@ -744,6 +750,15 @@ Value Lowerer::expr_value(const Expr& e) {
       return unary(e, n);
     } else if constexpr (std::is_same_v<T, Binary>) {
       return binary(e, n);
+    } else if constexpr (std::is_same_v<T, Convert>) {
+      DType to;
+      if (n.foreign || !parse_dtype(n.target, to)) fail(e.location, "`__to<" + n.target + ">` names no element type");
+      Value v = require_scalar(expr(*n.operand), *n.operand);
+      Value r;
+      r.expr = ir::convert(v.guard ? ir::select(v.guard, v.expr, ir::zero_like(v.expr)) : v.expr, ir::Type::element(to));
+      r.is_float = is_floating(to);
+      note_dtype(to);
+      return r;
     } else if constexpr (std::is_same_v<T, Conditional>) {
       Value c = require_scalar(expr(*n.condition), *n.condition);
       Value a = require_scalar(expr(*n.then_value), *n.then_value), b = require_scalar(expr(*n.else_value), *n.else_value);

@@ -1,4 +1,5 @@
 // Lowering of statements, declarations and the kernel's parameters.
+#include "frontend/builtins.hpp"
 #include "lower/lowering.hpp"
 #include "support/checked_int.hpp"
 #include "support/format.hpp"
@@ -256,7 +257,7 @@ void Lowerer::scalar_declaration(const Declaration& d) {
     ir::Type type = t.kind == TypeKind::bool_ ? ir::Type::boolean() : ir::Type::i32();
     if (t.kind == TypeKind::element) {
       DType dt;
-      if (!parse_dtype(t.name, dt)) fail(t.location, "element type `" + t.name + "` is not supported yet");
+      if (!frontend::scalar_dtype(t.name, dt)) fail(t.location, "element type `" + t.name + "` is not supported yet");
       note_dtype(dt);
       type = ir::Type::element(dt);
     }
@@ -360,7 +361,7 @@ void Lowerer::atomic_value_in_thread(const Value& v, const Expr& e) const {
 
 void Lowerer::loop(const Stmt& s, const Loop& l) {
   if (l.kind == LoopKind::with) return with_loop(s, l);
-  if (l.kind != LoopKind::foreach_) fail(s.location, "`apply` loops are not supported yet by libcroqjit");
+  if (l.kind == LoopKind::apply) return apply_loop(s, l);
   if (!l.bound) return foreach_bound_indices(s, l);
   std::vector<Value> bounds = counts_of(*l.bound, "a loop bound", true);
   // `foreach x in [4, 8]` (or `in t.span`): x is the tuple of one index per dimension.
@@ -433,6 +434,10 @@ void Lowerer::stmt(const Stmt& s) {
         if (const auto* f = std::get_if<Name>(&c->callee->node);
             f && (f->name == "print" || f->name == "println") && !lookup(f->name))
           return print_statement(s, *c, f->name == "println");
+      if (const auto* c = std::get_if<Call>(&n.expr->node))
+        if (const auto* f = std::get_if<Name>(&c->callee->node);
+            f && (f->name == "reduce_max" || f->name == "reduce_sum" || f->name == "copy") && !lookup(f->name))
+          return fragment_statement(s, *c, f->name);
       Value v = require_scalar(expr(*n.expr), *n.expr);
       line_mark(s.location);
       ExprRef guard = v.guard;

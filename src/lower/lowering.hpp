@@ -285,6 +285,21 @@ class Lowerer {
   void fragment_declaration(const Stmt& s, const Declaration& d);
   void mma_load_fragment(const Stmt& s, const Mma& m);
   bool names_fragment(const Expr& e) const;
+  // Element-wise work on accumulators and fragments (lower_frag_apply.cpp).
+  void apply_loop(const Stmt& s, const Loop& l);
+  Value register_member(const Expr& e, const Member& m, const Value& obj);
+  void fragment_statement(const Stmt& s, const Call& c, const std::string& name);
+  // A fragment or accumulator operand: its buffer of registers and logical shape.
+  View registers_of(const Value& v, const Expr& where);
+  // The `apply` being lowered: its index names, the register it visits, the
+  // rank of the tile it walks and that tile's registers per thread.
+  struct ApplyContext {
+    std::vector<std::string> indices;
+    ExprRef reg;
+    std::size_t rank = 0;
+    std::int64_t registers = 0;
+  };
+  std::optional<ApplyContext> apply_;
   // Emits `body(r)` for each register r of a fragment of `registers` (an unrolled loop).
   void for_each_register(std::int64_t registers, const std::function<void(const ExprRef&)>& body);
 

@@ -322,9 +322,6 @@ void Checker::literal_limits(const Expr& e) {
       i && i->value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
     fail(Rule::unsupported_literal, e.location,
          "integer literals above 9223372036854775807 (`" + i->spelling + "`) are not supported yet by libcroqjit");
-  if (const auto* f = std::get_if<FloatLiteral>(&e.node); f && std::isinf(f->value))
-    fail(Rule::unsupported_literal, e.location, "`inf` is not supported yet by libcroqjit",
-         "use the largest finite value of the type, e.g. `3.4e38f`");
 }
 
 }  // namespace croq::sema::detail

@@ -54,6 +54,23 @@ Type Checker::element(const Expr& e, const Type& target, const ExprList& args) {
 Type Checker::member(const Expr& e, const Member& m) {
   Type obj = expr(*m.object);
   require_ok(obj);
+  if (obj.kind == Kind::accumulator && m.kind == MemberKind::span && !m.has_args) {
+    // `apply {i, j} in acc.span`: a warpgroup's 64 x N registers.
+    Type shape;
+    shape.kind = Kind::shape;
+    shape.rank = 2;
+    shape.elements.assign(2, Type{Kind::scalar});
+    for (Type& d : shape.elements) d.known = Known::at_specialization;
+    return shape;
+  }
+  if (obj.kind == Kind::accumulator && m.kind == MemberKind::at && m.args.size() == 2) {
+    for (const auto& arg : m.args) require_ok(expr(*arg));
+    Type element;
+    element.kind = Kind::scalar;
+    element.number = Number::float_;
+    element.element = true;
+    return element;
+  }
   if (obj.kind == Kind::accumulator && (m.kind == MemberKind::span || m.kind == MemberKind::at))
     fail(Rule::unsupported_fragment, e.location,
          "reading an mma accumulator as a fragment (`" + text(e) + "`) is not supported yet by libcroqjit",

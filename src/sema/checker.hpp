@@ -196,6 +196,7 @@ class Checker {
   void require_warpgroups(const Stmt& s, const std::string& op);
   // `lhs`: the operand may be a register fragment (RS-mode WGMMA).
   DType mma_operand(const Expr& e, bool lhs = false);
+  bool register_apply(const Loop& l);
   bool register_operand(const Expr& e);
 
   // ---- declarations, parameters, picks and literals (check_declarations.cpp)

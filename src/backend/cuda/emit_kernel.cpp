@@ -188,6 +188,7 @@ std::string Printer::math_call(const ir::Expr& e, const std::vector<std::string>
   const bool is_double = t.kind == ir::Type::Kind::f64 || (t.kind == ir::Type::Kind::element && t.dtype == DType::f64);
   if (!t.is_float()) return call_text(e.op, args);  // max and min of integers
   const std::string f = is_double ? "" : "f";
+  if (e.op == "quad_max" || e.op == "quad_sum") return call_text("croq_dev::" + e.op, args);  // the fragment prelude
   if (e.op == "rcp") return call_text(is_double ? "__drcp_rn" : "__frcp_rn", args);
   if (e.op == "isfinite") return call_text("isfinite", args);
   if (e.op == "max" || e.op == "min") return call_text("f" + e.op + f, args);

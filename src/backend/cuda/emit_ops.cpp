@@ -98,6 +98,8 @@ void Printer::mma_fill(const ir::MmaFill& f) {
   if (acc.dtype == DType::f32) {
     const std::string regs = std::to_string(acc.n / 2);
     line("float " + acc.name + "[" + regs + "];");
+    // Element-wise work lowered before the mma that sized it loops to this.
+    if (acc.registers >= 0) line("constexpr int " + acc.name + "_registers = " + regs + ";");
     line("for (int i = 0; i < " + regs + "; ++i) " + acc.name + "[i] = " + expr(acc.fill) + ";");
   } else {
     const std::string regs = std::to_string(acc.n / 4);
