@@ -133,10 +133,17 @@ struct Completion {
       } else if (auto* seq = std::get_if<ir::Seq>(&s.node)) {
         walk(seq->body, nullptr, nullptr, nullptr, deferred);
       } else {
+        // A branch may wait where the other path does not: after it, a
+        // group is pending if it was before or is at the end of any body.
+        const bool before = pending;
+        bool after = false;
         for (ir::StmtPtr* b : ir::nested_bodies(s)) {
           bool none = false;
+          pending = before;
           walk(std::get<ir::Seq>((*b)->node).body, nullptr, nullptr, nullptr, &none);
+          after = after || pending;
         }
+        pending = before || after;
       }
     }
   }
