@@ -85,5 +85,52 @@ TEST(Fragment, FragmentNeedsWgmma) {
   }
 }
 
+// Attention on one tile: the softmax runs on the accumulator's registers
+// (apply, row reductions across the quad), the probabilities become an f16
+// fragment that is RS-mode lhs with V read N-major (imm-trans-b = 1).
+TEST(Fragment, AttentionTileRunsTheSoftmaxInRegisters) {
+  for (bool causal : {false, true}) {
+    SCOPED_TRACE(causal ? "causal" : "non-causal");
+    const auto t = tensor(DType::f16, {64, 64});
+    GeneratedKernel k = generate_for(croq::test::attention_source(causal), {t, t, t, tensor(DType::f32, {64, 64})});
+    EXPECT_TRUE(contains(k.cuda_source, "croq_dev::quad_max(")) << k.cuda_source;
+    EXPECT_TRUE(contains(k.cuda_source, "croq_dev::quad_sum(")) << k.cuda_source;
+    EXPECT_TRUE(contains(k.cuda_source, "croq_dev::make_mnmajor_desc<128>(")) << k.cuda_source;
+    EXPECT_TRUE(contains(k.cuda_source, "croq_dev::wgmma_m64nNk16_rs<64, true>(")) << k.cuda_source;
+    EXPECT_EQ(contains(k.cuda_source, "(1.0f / 0.0f))"), true) << "-inf fills the row maxima";
+    // The scores are read only after the SS-mode WGMMA that writes them completes.
+    const std::size_t mma = k.cuda_source.find("wgmma_m64nNk16<64");
+    const std::size_t wait = k.cuda_source.find("wgmma_wait_group<0>", mma);
+    const std::size_t first_read = k.cuda_source.find("#pragma unroll", k.cuda_source.find("wgmma_commit_group", mma));
+    ASSERT_NE(wait, std::string::npos);
+    EXPECT_LT(wait, first_read);
+    const std::string ptx = ptx_of(k);
+    EXPECT_TRUE(contains(ptx, "shfl.sync.bfly")) << "row reductions cross the quad";
+    EXPECT_TRUE(contains(ptx, "p, 1, 1, 1;")) << "V is read N-major";
+    EXPECT_FALSE(contains(ptx, "ld.local")) << "scores, probabilities and row vectors stay in registers";
+  }
+}
+
+TEST(Fragment, ElementsOutsideApplyAreRefused) {
+  const std::string source = R"croq(
+__co__ void f(global f16 [64, 64] q, global f32 [64, 64] o) {
+  parallel b by 1 : block {
+    q_s = dma.copy.swiz<128> q.subspan(64, 64).at(0, 0) => shared;
+    parallel p by 1 : group-4 {
+      frag f32 [64] m {0.0f};
+      float x = m.at(3);
+    }
+  }
+}
+)croq";
+  try {
+    generate_for(source, {tensor(DType::f16, {64, 64}), tensor(DType::f32, {64, 64})});
+    FAIL() << "an element of a fragment was read outside apply";
+  } catch (const CompileError& e) {
+    EXPECT_TRUE(contains(e.what(), "libcroqjit reads the elements of a register fragment or an accumulator only inside an `apply`"))
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace croq::pipeline
