@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/fragment_sources.hpp"
 #include "common/cluster_sources.hpp"
 #include "common/fp8_mma_sources.hpp"
 #include "common/mma_sync_sources.hpp"
@@ -80,6 +81,10 @@ TEST(ValidPrograms, SharedTestKernels) {
   expect_clean("kTwoStreams", croq::test::kTwoStreams);
   for (const auto& g : croq::test::mma_sync_gemm_cases()) expect_clean(g.name(), g.source());
   for (const auto& g : croq::test::fp8_gemm_cases()) expect_clean(g.name(), g.source());
+  expect_clean("kRsGemmFromLoadedFragment", croq::test::kRsGemmFromLoadedFragment);
+  expect_clean("kRsGemmConstantFragment", croq::test::kRsGemmConstantFragment);
+  expect_clean("attention_source(non-causal)", croq::test::attention_source(false));
+  expect_clean("attention_source(causal)", croq::test::attention_source(true));
 }
 
 // mma.sync targets (no WGMMA) accept the same kernels.
