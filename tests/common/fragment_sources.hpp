@@ -89,4 +89,66 @@ __co__ void attention(global f16 [64, 64] q, global f16 [64, 64] k, global f16 [
   return s;
 }
 
+// Attention over many key tiles with an online softmax (the running row
+// maximum and sum rescale the output accumulator each step): O [S, 64] for
+// Q [S, 64], K and V [T, 64], S and T multiples of 64, one block per 64
+// query rows. `causal` (S == T): key tiles up to the diagonal, scores above
+// it -inf. The output accumulator is rescaled before the first mma that
+// writes it in the source.
+inline std::string online_attention_source(bool causal) {
+  std::string s = R"croq(
+__co__ void online_attention(global f16 [S, 64] q, global f16 [T, 64] k, global f16 [T, 64] v, global f32 [S, 64] o) {
+  parallel bm by cdiv(S, 64) : block {
+    q_s = dma.copy.swiz<128> q.subspan(64, 64).at(bm, 0) => shared;
+    parallel p by 1 : group-4 {
+      frag f16 [64, 64] probs;
+      frag f32 [64] m {-inf};
+      frag f32 [64] m_prev;
+      frag f32 [64] l {0.0f};
+      frag f32 [64] tile_sum;
+      frag f32 [64] rescale;
+      float scale = 0.18033688f;
+      acc = mma.fill.f32 0.0f;
+)croq";
+  s += causal ? "      foreach {bn} in [bm + 1] {\n" : "      foreach {bn} in [cdiv(T, 64)] {\n";
+  s += R"croq(
+        k_s = dma.copy.swiz<128> k.subspan(64, 64).at(bn, 0) => shared;
+        sc = mma.fill.f32 0.0f;
+        mma.row.row sc, q_s.data, k_s.data;
+)croq";
+  if (causal)
+    s += R"croq(
+        apply {i, j} in sc.span {
+          if (bn * 64 + j > bm * 64 + i) sc.at(i, j) = -inf;
+        }
+)croq";
+  s += R"croq(
+        copy(m_prev, m);
+        reduce_max(m, sc, 1);
+        apply {i} in m.span {
+          m.at(i) = __max(m.at(i), m_prev.at(i));
+          rescale.at(i) = __exp2f(m_prev.at(i) * scale - m.at(i) * scale);
+        }
+        apply {i, j} in sc.span
+          sc.at(i, j) = __exp2f(sc.at(i, j) * scale - m.at(i) * scale);
+        reduce_sum(tile_sum, sc, 1);
+        apply {i} in l.span
+          l.at(i) = l.at(i) * rescale.at(i) + tile_sum.at(i);
+        apply {i, j} in acc.span
+          acc.at(i, j) = acc.at(i, j) * rescale.at(i);
+        apply {i, j} in sc.span
+          probs.at(i, j) = __to<f16>(sc.at(i, j));
+        v_s = dma.copy.swiz<128> v.subspan(64, 64).at(bn, 0) => shared;
+        mma.row.col acc, probs, v_s.data;
+      }
+      apply {i, j} in acc.span
+        acc.at(i, j) /= l.at(i);
+      mma.store acc, o.subspan(64, 64).at(bm, 0);
+    }
+  }
+}
+)croq";
+  return s;
+}
+
 }  // namespace croq::test

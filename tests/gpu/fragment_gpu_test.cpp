@@ -122,6 +122,53 @@ void expect_attention(bool causal) {
   EXPECT_EQ(bad, 0);
 }
 
+// Online softmax over 4 key tiles (S = T = 256), against softmax in double.
+void expect_online_attention(bool causal) {
+  Kernel kernel = compile_named(croq::test::online_attention_source(causal), causal ? "online_causal" : "online");
+  const int n = 256, d = 64;
+  const double scale = 0.18033688;
+  auto q = make_spandata<f16>(n, d);
+  auto k = make_spandata<f16>(n, d);
+  auto v = make_spandata<f16>(n, d);
+  auto o = make_spandata<float>(n, d);
+  q.fill_random(-1, 1, 21);
+  k.fill_random(-1, 1, 22);
+  v.fill_random(-1, 1, 23);
+  o.fill_random(1e4, 2e4, 24);
+  kernel(q.view(), k.view(), v.view(), o.view());
+  auto at = [](const spandata<f16>& t, int i, int j) { return static_cast<double>(static_cast<float>(t.data()[i * 64 + j])); };
+  int bad = 0;
+  for (int i = 0; i < n; ++i) {
+    const int keys = causal ? i + 1 : n;
+    std::vector<double> s(keys);
+    double row_max = -INFINITY, sum = 0;
+    for (int j = 0; j < keys; ++j) {
+      for (int c = 0; c < d; ++c) s[j] += at(q, i, c) * at(k, j, c);
+      row_max = std::max(row_max, s[j]);
+    }
+    for (double& x : s) sum += x = std::exp2((x - row_max) * scale);
+    for (int c = 0; c < d; ++c) {
+      double want = 0;
+      for (int j = 0; j < keys; ++j) want += s[j] * at(v, j, c);
+      want /= sum;
+      const double got = o.data()[i * d + c];
+      if (!(std::fabs(got - want) <= 1e-2 * (1 + std::fabs(want))) && bad++ < 5)
+        ADD_FAILURE() << "o[" << i << "][" << c << "] = " << got << ", want " << want;
+    }
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(FragmentGpu, OnlineAttentionMatchesHostReference) {
+  CROQ_REQUIRE_SM90A();
+  expect_online_attention(false);
+}
+
+TEST(FragmentGpu, CausalOnlineAttentionMatchesHostReference) {
+  CROQ_REQUIRE_SM90A();
+  expect_online_attention(true);
+}
+
 TEST(FragmentGpu, AttentionTileMatchesHostReference) {
   CROQ_REQUIRE_SM90A();
   expect_attention(false);

@@ -85,6 +85,8 @@ TEST(ValidPrograms, SharedTestKernels) {
   expect_clean("kRsGemmConstantFragment", croq::test::kRsGemmConstantFragment);
   expect_clean("attention_source(non-causal)", croq::test::attention_source(false));
   expect_clean("attention_source(causal)", croq::test::attention_source(true));
+  expect_clean("online_attention_source(non-causal)", croq::test::online_attention_source(false));
+  expect_clean("online_attention_source(causal)", croq::test::online_attention_source(true));
 }
 
 // mma.sync targets (no WGMMA) accept the same kernels.

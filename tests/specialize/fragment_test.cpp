@@ -111,6 +111,22 @@ TEST(Fragment, AttentionTileRunsTheSoftmaxInRegisters) {
   }
 }
 
+// The online softmax over key tiles: the output accumulator is rescaled in
+// the loop before the mma that sizes it (its register count is a constant
+// the fill declares), and the causal bound depends on the block index.
+TEST(Fragment, OnlineAttentionRescalesTheAccumulatorBeforeItsMma) {
+  for (bool causal : {false, true}) {
+    SCOPED_TRACE(causal ? "causal" : "non-causal");
+    const auto t = tensor(DType::f16, {256, 64});
+    GeneratedKernel k = generate_for(croq::test::online_attention_source(causal), {t, t, t, tensor(DType::f32, {256, 64})});
+    EXPECT_TRUE(contains(k.cuda_source, "constexpr int acc_")) << k.cuda_source;
+    EXPECT_TRUE(contains(k.cuda_source, "_registers; ++r_")) << k.cuda_source;
+    EXPECT_EQ(contains(k.cuda_source, " < (bm_1 + 1); ++bn_"), causal) << k.cuda_source;
+    const std::string ptx = ptx_of(k);
+    EXPECT_FALSE(contains(ptx, "ld.local")) << "everything stays in registers";
+  }
+}
+
 TEST(Fragment, ElementsOutsideApplyAreRefused) {
   const std::string source = R"croq(
 __co__ void f(global f16 [64, 64] q, global f32 [64, 64] o) {
