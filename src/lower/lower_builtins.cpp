@@ -230,4 +230,16 @@ void Lowerer::asm_statement(const Stmt& s, const Asm& a) {
   }
 }
 
+// __to<T>(x): x converted to element type T.
+Value Lowerer::conversion(const Expr& e, const Convert& n) {
+  DType to;
+  if (n.foreign || !parse_dtype(n.target, to)) fail(e.location, "`__to<" + n.target + ">` names no element type");
+  Value v = require_scalar(expr(*n.operand), *n.operand);
+  Value r;
+  r.expr = ir::convert(v.guard ? ir::select(v.guard, v.expr, ir::zero_like(v.expr)) : v.expr, ir::Type::element(to));
+  r.is_float = is_floating(to);
+  note_dtype(to);
+  return r;
+}
+
 }  // namespace croq::lower::detail

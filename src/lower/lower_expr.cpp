@@ -751,14 +751,7 @@ Value Lowerer::expr_value(const Expr& e) {
     } else if constexpr (std::is_same_v<T, Binary>) {
       return binary(e, n);
     } else if constexpr (std::is_same_v<T, Convert>) {
-      DType to;
-      if (n.foreign || !parse_dtype(n.target, to)) fail(e.location, "`__to<" + n.target + ">` names no element type");
-      Value v = require_scalar(expr(*n.operand), *n.operand);
-      Value r;
-      r.expr = ir::convert(v.guard ? ir::select(v.guard, v.expr, ir::zero_like(v.expr)) : v.expr, ir::Type::element(to));
-      r.is_float = is_floating(to);
-      note_dtype(to);
-      return r;
+      return conversion(e, n);
     } else if constexpr (std::is_same_v<T, Conditional>) {
       Value c = require_scalar(expr(*n.condition), *n.condition);
       Value a = require_scalar(expr(*n.then_value), *n.then_value), b = require_scalar(expr(*n.else_value), *n.else_value);
