@@ -292,6 +292,10 @@ struct AllocShared {  // the pointer to a shared buffer, at its first use
 struct DeclareLocal {  // a local array
   int buffer = -1;
 };
+struct DeclarePointer {  // another buffer's elements from `address` on, under the buffer's name (`.sqz()`)
+  int buffer = -1;
+  ExprRef address;
+};
 
 // Events (mbarriers).
 struct DeclareEvent {
@@ -391,7 +395,7 @@ struct WarpgroupRegion {
 struct Stmt {
   SourcePos where;
   std::variant<Seq, Let, Assign, Eval, For, If, While, LineMark, Comment, Trap, Region, Barrier, Fence, InlineAsm, Print, CopyTiles,
-               AllocShared, DeclareLocal, DeclareEvent, BarrierPrologue, Arrive, WaitEvent, TmaLoad, TmaStore,
+               AllocShared, DeclareLocal, DeclarePointer, DeclareEvent, BarrierPrologue, Arrive, WaitEvent, TmaLoad, TmaStore,
                FenceProxyAsync, MmaFill, Mma, MmaWait, MmaStore, MmaCommit, SetMaxNReg, WarpgroupRegion>
       node;
 };

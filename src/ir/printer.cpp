@@ -183,6 +183,8 @@ class Dumper {
         line("alloc " + k_.buffers[static_cast<std::size_t>(n.buffer)].name);
       } else if constexpr (std::is_same_v<T, DeclareLocal>) {
         line("local " + k_.buffers[static_cast<std::size_t>(n.buffer)].name);
+      } else if constexpr (std::is_same_v<T, DeclarePointer>) {
+        line("pointer " + k_.buffers[static_cast<std::size_t>(n.buffer)].name + " = " + expr(n.address));
       } else if constexpr (std::is_same_v<T, DeclareEvent>) {
         line("event " + k_.events[static_cast<std::size_t>(n.event)].name);
       } else if constexpr (std::is_same_v<T, BarrierPrologue>) {

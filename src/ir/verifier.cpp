@@ -162,6 +162,9 @@ class Verifier {
           error("shared buffer `" + k_.buffers[static_cast<std::size_t>(n.buffer)].name + "` has no offset");
       } else if constexpr (std::is_same_v<T, DeclareLocal>) {
         buffer_ref(n.buffer, "local");
+      } else if constexpr (std::is_same_v<T, DeclarePointer>) {
+        buffer_ref(n.buffer, "pointer");
+        expr(n.address);
       } else if constexpr (std::is_same_v<T, Barrier>) {
         if (n.scope == Barrier::Scope::grid) {
           buffer_ref(n.counter, "grid barrier");

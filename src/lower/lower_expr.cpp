@@ -249,6 +249,7 @@ Value Lowerer::member(const Expr& e, const Member& m) {
                        m.kind == MemberKind::zfill;
   if (view_op && obj.kind != Value::Kind::view && obj.kind != Value::Kind::future)
     fail(e.location, "`." + m.name + "` needs a tensor, got `" + source_text(*m.object) + "`");
+  if (m.kind == MemberKind::other && m.name == "sqz") return squeeze(e, obj);
   switch (m.kind) {
     case MemberKind::span: {
       auto name_of = [&](std::size_t d) { return obj.view.extent[d] < 0 ? dim_name(obj.view.buffer, d) : ""; };

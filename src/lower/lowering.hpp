@@ -162,6 +162,7 @@ class Lowerer {
   // Atomics and math builtins (lower_builtins.cpp).
   Value builtin_call(const Expr& e, const Call& c, const std::string& name);
   Value conversion(const Expr& e, const Convert& n);
+  Value squeeze(const Expr& e, const Value& obj);
   Value align(const Expr& e, const std::string& function, const std::vector<Value>& args);
   Value atomic_call(const Expr& e, const Call& c, const std::string& op);
   void asm_statement(const Stmt& s, const Asm& a);

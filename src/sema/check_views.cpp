@@ -123,6 +123,15 @@ Type Checker::member(const Expr& e, const Member& m) {
       fail(Rule::sqz_needs_reshape, e.location,
            "`.sqz()` drops the extent-1 dimensions of an explicit shape; `" + text(*m.object) + "` has none",
            "shape the view first, e.g. `.subspan(1, N).at(i, 0).sqz()`");
+    if (obj.is_tile() && obj.dims.size() == static_cast<std::size_t>(obj.rank)) {
+      std::vector<std::optional<std::int64_t>> kept;
+      for (const auto& d : obj.dims)
+        if (!(d && *d == 1)) kept.push_back(d);
+      obj.kind = Kind::tensor;
+      obj.rank = static_cast<int>(kept.size());
+      obj.dims = std::move(kept);
+      return obj;
+    }
   }
   // `.modspan(...)` tiles like `.subspan(...)`: its tiles fit too.
   if (m.kind == MemberKind::other && m.name == "modspan" && obj.is_tile() && obj.dims.size() == m.args.size())

@@ -312,6 +312,9 @@ void Printer::stmt(const ir::Stmt& s) {
       const ir::Buffer& b = kernel_.buffers[static_cast<std::size_t>(n.buffer)];
       line(std::string(cuda_type(b.dtype)) + "* " + b.name + " = reinterpret_cast<" + cuda_type(b.dtype) +
            "*>(croq_smem + " + std::to_string(b.smem_offset) + ");");
+    } else if constexpr (std::is_same_v<T, ir::DeclarePointer>) {
+      const ir::Buffer& b = kernel_.buffers[static_cast<std::size_t>(n.buffer)];
+      line(std::string(cuda_type(b.dtype)) + "* " + b.name + " = " + expr(n.address) + ";");
     } else if constexpr (std::is_same_v<T, ir::DeclareLocal>) {
       const ir::Buffer& b = kernel_.buffers[static_cast<std::size_t>(n.buffer)];
       std::int64_t count = 1;  // at most the local limit: checked in lowering
