@@ -151,4 +151,21 @@ __co__ void online_attention(global f16 [S, 64] q, global f16 [T, 64] k, global 
   return s;
 }
 
+// `.sqz()`: each head of x [H, S, 16] as a [S, 16] tensor; 32-row tiles of
+// it doubled into y's head. S need not be a multiple of 32: the last tile's
+// rows past S belong to no head and must be neither read nor written.
+inline constexpr const char* kHeadsBySqueeze = R"croq(
+__co__ void double_heads(global f32 [H, S, 16] x, global f32 [H, S, 16] y) {
+  parallel {bs, h} by [cdiv(S, 32), H] : block {
+    xh = x.subspan(1, S, 16).at(h, 0, 0).sqz();
+    yh = y.subspan(1, S, 16).at(h, 0, 0).sqz();
+    t = dma.copy xh.subspan(32, 16).at(bs, 0).zfill => shared;
+    parallel r by 32 : thread {
+      foreach c in [16]
+        yh.at(bs # r, c) = t.data.at(r, c) * 2.0f;
+    }
+  }
+}
+)croq";
+
 }  // namespace croq::test

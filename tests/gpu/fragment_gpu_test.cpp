@@ -169,6 +169,22 @@ TEST(FragmentGpu, CausalOnlineAttentionMatchesHostReference) {
   expect_online_attention(true);
 }
 
+// `.sqz()` heads with a tail tile: y = 2x exactly, every element written
+// (poisoned first) and none of a neighbouring head overwritten.
+TEST(SqueezeGpu, HeadsWithATailTileAreDoubled) {
+  CROQ_REQUIRE_GPU();
+  Kernel kernel = compile_named(croq::test::kHeadsBySqueeze, "double_heads");
+  auto x = make_spandata<float>(3, 40, 16);
+  auto y = make_spandata<float>(3, 40, 16);
+  x.fill_random(-1, 1, 31);
+  y.fill_random(1e4, 2e4, 32);
+  kernel(x.view(), y.view());
+  int bad = 0;
+  for (int i = 0; i < 3 * 40 * 16; ++i)
+    if (y.data()[i] != 2.0f * x.data()[i] && bad++ < 5) ADD_FAILURE() << "y[" << i << "] = " << y.data()[i];
+  EXPECT_EQ(bad, 0);
+}
+
 TEST(FragmentGpu, AttentionTileMatchesHostReference) {
   CROQ_REQUIRE_SM90A();
   expect_attention(false);

@@ -127,6 +127,41 @@ TEST(Fragment, OnlineAttentionRescalesTheAccumulatorBeforeItsMma) {
   }
 }
 
+// `.sqz()` of a head: a pointer to the head's first element, read as a
+// [S, 16] buffer, so the tail tile is guarded by S (not by H * S).
+TEST(Squeeze, HeadIsAPointerGuardedByItsOwnRows) {
+  const auto t = tensor(DType::f32, {3, 40, 16});
+  GeneratedKernel k = generate_for(croq::test::kHeadsBySqueeze, {t, t});
+  EXPECT_TRUE(contains(k.cuda_source, "float* x_")) << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, " = (&arg_x[(h_1 * 640)]);")) << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, "+ r_7) < 40)")) << "writes stop at the head's last row\n" << k.cuda_source;
+  EXPECT_FALSE(contains(k.cuda_source, "< 120")) << "nothing is guarded by the whole tensor's rows";
+  ptx_of(k);
+}
+
+TEST(Squeeze, WindowInsideADimIsRefused) {
+  const std::string source = R"croq(
+__co__ void f(global f32 [H, S, 16] x, global f32 [H, S, 16] y) {
+  parallel h by H : block {
+    xh = x.subspan(1, 8, 16).at(h, 1, 0).sqz();
+    yh = y.subspan(1, 8, 16).at(h, 1, 0).sqz();
+    parallel r by 8 : thread {
+      yh.at(r, 0) = xh.at(r, 0);
+    }
+  }
+}
+)croq";
+  const auto t = tensor(DType::f32, {3, 40, 16});
+  try {
+    generate_for(source, {t, t});
+    FAIL() << "a squeezed window was lowered";
+  } catch (const CompileError& e) {
+    EXPECT_TRUE(contains(e.what(), "`.sqz()` of this view is not supported yet by libcroqjit: it takes a global view whose "
+                                   "extent-1 dims lead and whose other dims are whole"))
+        << e.what();
+  }
+}
+
 TEST(Fragment, ElementsOutsideApplyAreRefused) {
   const std::string source = R"croq(
 __co__ void f(global f16 [64, 64] q, global f32 [64, 64] o) {
