@@ -151,6 +151,27 @@ __co__ void online_attention(global f16 [S, 64] q, global f16 [T, 64] k, global 
   return s;
 }
 
+// The online attention per head of [B, H, S, 64] tensors (`.sqz()` heads),
+// causal masking chosen at run time by a `bool` argument; S == T.
+inline std::string multi_head_attention_source() {
+  std::string s = online_attention_source(true);
+  auto replace = [&](const std::string& from, const std::string& to) { s.replace(s.find(from), from.size(), to); };
+  replace("global f16 [S, 64] q, global f16 [T, 64] k, global f16 [T, 64] v, global f32 [S, 64] o",
+          "global f16 [B, H, S, 64] qs, global f16 [B, H, S, 64] ks, global f16 [B, H, S, 64] vs, "
+          "global f32 [B, H, S, 64] os, bool causal");
+  replace("parallel bm by cdiv(S, 64) : block {\n",
+          "parallel {bm, h, bb} by [cdiv(S, 64), H, B] : block {\n"
+          "    q = qs.subspan(1, 1, S, 64).at(bb, h, 0, 0).sqz();\n"
+          "    k = ks.subspan(1, 1, S, 64).at(bb, h, 0, 0).sqz();\n"
+          "    v = vs.subspan(1, 1, S, 64).at(bb, h, 0, 0).sqz();\n"
+          "    o = os.subspan(1, 1, S, 64).at(bb, h, 0, 0).sqz();\n");
+  replace("foreach {bn} in [bm + 1] {", "tiles = causal ? bm + 1 : cdiv(S, 64);\n      foreach {bn} in [tiles] {");
+  replace("        apply {i, j} in sc.span {\n          if (bn * 64 + j > bm * 64 + i) sc.at(i, j) = -inf;\n        }\n",
+          "        if (causal) {\n          apply {i, j} in sc.span {\n            if (bn * 64 + j > bm * 64 + i) sc.at(i, j) = -inf;\n"
+          "          }\n        }\n");
+  return s;
+}
+
 // `.sqz()`: each head of x [H, S, 16] as a [S, 16] tensor; 32-row tiles of
 // it doubled into y's head. S need not be a multiple of 32: the last tile's
 // rows past S belong to no head and must be neither read nor written.

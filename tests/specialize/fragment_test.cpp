@@ -162,6 +162,25 @@ __co__ void f(global f32 [H, S, 16] x, global f32 [H, S, 16] y) {
   }
 }
 
+// Attention per head as a whole program: `.sqz()` heads, a `bool` argument
+// choosing causal masking and the key-tile bound, and three shared tiles
+// (q_s, k_s, v_s) that each get their own shared memory.
+TEST(Fragment, MultiHeadAttentionCompilesWithDistinctSharedTiles) {
+  const auto t = tensor(DType::f16, {2, 2, 192, 64});
+  ArgSignature flag;
+  flag.is_tensor = false;
+  flag.is_integer = true;
+  GeneratedKernel k =
+      generate_for(croq::test::multi_head_attention_source(), {t, t, t, tensor(DType::f32, {2, 2, 192, 64}), flag});
+  EXPECT_TRUE(contains(k.cuda_source, "croq_smem + 0)")) << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, "croq_smem + 8192)")) << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, "croq_smem + 16384)")) << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, "__half* qs_")) << "a head of qs as a pointer\n" << k.cuda_source;
+  const std::string ptx = ptx_of(k);
+  EXPECT_TRUE(contains(ptx, "p, 1, 1, 1;")) << "P * V reads V N-major";
+  EXPECT_FALSE(contains(ptx, "ld.local"));
+}
+
 TEST(Fragment, ElementsOutsideApplyAreRefused) {
   const std::string source = R"croq(
 __co__ void f(global f16 [64, 64] q, global f32 [64, 64] o) {
