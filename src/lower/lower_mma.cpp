@@ -120,8 +120,8 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   const bool lhs_in_registers = names_fragment(*m.operands[1]);
   if (lhs_in_registers && per_warp)
     fail(m.operands[1]->location, "a register fragment is a warpgroup's lhs; a warp's mma reads its lhs from shared memory");
-  // row.col (warp level, or RS-mode WGMMA): rhs is [K, N], N contiguous.
-  const bool n_major = m.layout == "row.col" && (per_warp || lhs_in_registers);
+  // row.col (warp level, or WGMMA with imm-trans-b): rhs is [K, N], N contiguous.
+  const bool n_major = m.layout == "row.col" && (per_warp || lhs_in_registers || target_.wgmma());
   ir::MmaOperand operands[2];
   View tiles[2];
   for (int i = 0; i < 2; ++i) {
@@ -167,6 +167,10 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   // pass refuses it for other targets.
   const bool fp8 = is_fp8(t) && is_fp8(tb);
   if (per_warp && fp8) fail(s.location, "warp-level mma (mma.sync) multiplies f16 or bf16 tiles, not fp8");
+  if (n_major && !per_warp && (fp8 || acc.dtype != DType::f32))
+    fail(s.location, fp8 ? "mma.row.col on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; "
+                           "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"
+                         : "mma.row.col on WGMMA accumulates in f32 here: use mma.fill.f32");
   if (m.layout != "row.row" && !n_major)
     fail(s.location, fp8 ? "mma." + m.layout + " on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; "
                            "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"

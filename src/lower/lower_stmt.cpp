@@ -300,7 +300,12 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
       value.expr = value.guard ? ir::select(value.guard, value.expr, ir::zero_like(value.expr)) : value.expr;
       value.guard = nullptr;
     }
-    // `stage = iv_k % STAGES;` declares an immutable scalar (the tutorials' form).
+    // `stage = iv_k % STAGES;` declares an immutable scalar (the tutorials' form);
+    // a guarded element read is zero out of range.
+    if (value.kind == Value::Kind::scalar && value.guard && value.expr->kind == ir::ExprKind::element) {
+      value.expr = read(value);
+      value.guard = nullptr;
+    }
     if ((value.kind == Value::Kind::scalar || value.kind == Value::Kind::index) && !value.guard) {
       if (value.constant) {
         define(n->name, scalar_const(*value.constant));

@@ -284,7 +284,7 @@ void Checker::mma_multiply(const Stmt& s, const Mma& m) {
   // Warp-level mma also reads rhs as [K, N] (row.col: ldmatrix.trans), and
   // so does RS-mode WGMMA (lhs a register fragment: imm-trans-b).
   const bool lhs_in_registers = register_operand(*m.operands[1]);
-  if (m.layout != "row.row" && !(m.layout == "row.col" && (on_single_warps() || lhs_in_registers) && !fp8))
+  if (m.layout != "row.row" && !(m.layout == "row.col" && (on_single_warps() || lhs_in_registers || wgmma()) && !fp8))
     limitation(Rule::unsupported_mma_layout, s.location,
                fp8 ? "mma." + m.layout + " on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; "
                      "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"

@@ -107,8 +107,9 @@ std::vector<RuleCase> unsupported_cases() {
        "trigger the event after the statement it waits for"},
       {"EventAtOrder", "unsupported-event-at", blk("    shared event full[4];\n    trigger full.at(0);\n"), 4, "at(",
        "`full.at(...)` (ordered event arrival) is not supported yet by libcroqjit", "index the event array instead: `full[i]`"},
-      {"MmaRowCol", "unsupported-mma-layout", wg("      mma.row.col mc, ta.data, tb.data;\n"), 7, "mma",
-       "mma.row.col is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"},
+      // mma.row.col is WGMMA with imm-trans-b (and mma.sync at warp level); col.* stays out.
+      {"MmaColRow", "unsupported-mma-layout", wg("      mma.col.row mc, ta.data, tb.data;\n"), 7, "mma",
+       "mma.col.row is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"},
   };
 }
 

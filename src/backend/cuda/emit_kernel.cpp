@@ -445,9 +445,9 @@ std::string frag_section(const ir::Kernel& kernel) {
   for (const ir::Buffer& b : kernel.buffers) fragments = fragments || !b.fragment.empty();
   std::set<RsWgmmaForm> forms;
   ir::for_each<ir::Mma>(*kernel.body, [&](const ir::Mma& m, const ir::Stmt&) {
-    if (m.instruction != ir::MmaInstruction::wgmma || m.a_fragment < 0) return;
+    if (m.instruction != ir::MmaInstruction::wgmma || (m.a_fragment < 0 && !m.b_n_major)) return;
     const ir::Accumulator& acc = kernel.accumulators[static_cast<std::size_t>(m.accumulator)];
-    forms.insert({static_cast<int>(acc.n), m.input == DType::bf16, m.b_n_major});
+    forms.insert({static_cast<int>(acc.n), m.input == DType::bf16, m.b_n_major, m.a_fragment < 0});
   });
   return fragments || !forms.empty() ? hopper_prelude_frag({forms.begin(), forms.end()}) : std::string();
 }

@@ -139,10 +139,18 @@ void Printer::mma(const ir::Mma& m) {
   line("croq_dev::wgmma_fence();");
   line("const unsigned long long desc_a = croq_dev::make_kmajor_desc<" + std::to_string(m.a.swizzle) + ">(" +
        expr(m.a.address) + ");");
-  line("const unsigned long long desc_b = croq_dev::make_kmajor_desc<" + std::to_string(m.b.swizzle) + ">(" +
-       expr(m.b.address) + ");");
+  if (m.b_n_major)  // row.col: B is [K, N], 16 rows of K per instruction
+    line("const unsigned long long desc_b = croq_dev::make_mnmajor_desc<" + std::to_string(m.b.swizzle) + ">(" +
+         expr(m.b.address) + ");");
+  else
+    line("const unsigned long long desc_b = croq_dev::make_kmajor_desc<" + std::to_string(m.b.swizzle) + ">(" +
+         expr(m.b.address) + ");");
   line("#pragma unroll");
-  if (is_fp8(m.input)) {  // k32 per instruction: 32 bytes of each row, as k16 of 16-bit types
+  if (m.b_n_major) {
+    line("for (int k16 = 0; k16 < " + std::to_string(m.k / 16) + "; ++k16)");
+    line("  croq_dev::wgmma_m64nNk16_tb<" + n + ", " + ab + ">(" + acc.name +
+         ", croq_dev::desc_advance(desc_a, k16 * 32), croq_dev::desc_advance(desc_b, k16 * " + std::to_string(16 * m.b.pitch) + "));");
+  } else if (is_fp8(m.input)) {  // k32 per instruction: 32 bytes of each row, as k16 of 16-bit types
     line("for (int k32 = 0; k32 < " + std::to_string(m.k / 32) + "; ++k32)");
     line("  croq_dev::wgmma_m64nNk32<" + n + ", " + ab + ", " + cuda_type(m.input_b) + ">(" + acc.name +
          ", croq_dev::desc_advance(desc_a, k32 * 32), croq_dev::desc_advance(desc_b, k32 * 32));");

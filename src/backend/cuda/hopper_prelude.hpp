@@ -59,7 +59,9 @@
 //   registers   setmaxnreg_inc<R>(), setmaxnreg_dec<R>()
 //   fragments   (hopper_prelude_frag, when a kernel has register fragments)
 //               wgmma_m64nNk16_rs<N, TransB>(d, frag, k16, desc_b): RS-mode
-//               WGMMA; pack_pair(lo, hi), quad_max(v), quad_sum(v)
+//               WGMMA; wgmma_m64nNk16_tb<N, AB>(d, desc_a, desc_b): SS mode
+//               with B N-major ([K][N], imm-trans-b); make_mnmajor_desc<Span>(tile);
+//               pack_pair(lo, hi), quad_max(v), quad_sum(v)
 //
 // Compiled below sm_90 (__CUDA_ARCH__ < 900: sm_80..sm_89, compute_80 PTX),
 // the text leaves out what only Hopper has (CROQ_DEV_SM90 is 0): clusters,
@@ -98,6 +100,7 @@ std::string hopper_prelude_fp8(const std::vector<Fp8WgmmaForm>& forms);
 struct RsWgmmaForm {
   int n = 0;
   bool bf16 = false, b_n_major = false;
+  bool a_in_shared = false;  // SS mode with an N-major B (wgmma_m64nNk16_tb)
   friend auto operator<=>(const RsWgmmaForm&, const RsWgmmaForm&) = default;
 };
 

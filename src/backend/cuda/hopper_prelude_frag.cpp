@@ -39,6 +39,8 @@ namespace detail {
 // Kind = 2 * (B is N-major: imm-trans-b) + (bf16 inputs).
 template <int N, int Kind>
 struct wgmma_rs;
+template <int N, int Kind>
+struct wgmma_ss_tb;  // both operands in shared memory, B N-major
 template <typename AB>
 struct rs_bf16 {
   static constexpr int value = 0;
@@ -73,6 +75,11 @@ __device__ __forceinline__ void wgmma_m64nNk16_rs(float (&d)[N / 2], const AB (&
       d, pack_pair(a[i], a[i + 1]), pack_pair(a[i + 2], a[i + 3]), pack_pair(a[i + 4], a[i + 5]),
       pack_pair(a[i + 6], a[i + 7]), desc_b, scale_d);
 }
+// The same with A from shared memory (K-major): mma.row.col of two shared tiles.
+template <int N, typename AB>
+__device__ __forceinline__ void wgmma_m64nNk16_tb(float (&d)[N / 2], u64 desc_a, u64 desc_b, int scale_d = 1) {
+  detail::wgmma_ss_tb<N, detail::rs_bf16<AB>::value>::run(d, desc_a, desc_b, scale_d);
+}
 #endif  // CROQ_DEV_SM90A
 }  // namespace croq_dev
 // ===== end of croq hopper prelude: register fragments =====
@@ -101,11 +108,33 @@ void emit_wgmma_rs(std::string& out, const RsWgmmaForm& f) {
   out += "\n        : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"l\"(b), \"r\"(scale_d)\n        : \"memory\");\n  }\n};\n";
 }
 
+// template <> struct wgmma_ss_tb<N, Kind> { static void run(d, a, b, scale_d) { asm(...); } };
+void emit_wgmma_ss_tb(std::string& out, const RsWgmmaForm& f) {
+  const int regs = f.n / 2;
+  const std::string ns = std::to_string(f.n);
+  const auto op = [](int i) { return "%" + std::to_string(i); };
+  out += "template <>\nstruct wgmma_ss_tb<" + ns + ", " + (f.bf16 ? "1" : "0") +
+         "> {\n  static __device__ __forceinline__ void run(float (&d)[" + std::to_string(regs) +
+         "], u64 a, u64 b, int scale_d) {\n    asm volatile(\n"
+         "        \"{\\n.reg .pred p;\\nsetp.ne.b32 p, " + op(regs + 2) + ", 0;\\n\"\n"
+         "        \"wgmma.mma_async.sync.aligned.m64n" + ns + "k16.f32" + (f.bf16 ? ".bf16.bf16" : ".f16.f16") + " {\"\n        \"";
+  for (int i = 0; i < regs; ++i) {
+    if (i > 0) out += (i % 16 == 0) ? ", \"\n        \"" : ", ";
+    out += op(i);
+  }
+  out += "},\"\n        \" " + op(regs) + ", " + op(regs + 1) + ", p, 1, 1, 0, 1;\\n}\\n\"\n        : ";
+  for (int i = 0; i < regs; ++i) {
+    if (i > 0) out += (i % 8 == 0) ? ",\n          " : ", ";
+    out += "\"+f\"(d[" + std::to_string(i) + "])";
+  }
+  out += "\n        : \"l\"(a), \"l\"(b), \"r\"(scale_d)\n        : \"memory\");\n  }\n};\n";
+}
+
 }  // namespace
 
 std::string hopper_prelude_frag(const std::vector<RsWgmmaForm>& forms) {
   std::string text(kFragHead);
-  for (const RsWgmmaForm& f : forms) emit_wgmma_rs(text, f);
+  for (const RsWgmmaForm& f : forms) f.a_in_shared ? emit_wgmma_ss_tb(text, f) : emit_wgmma_rs(text, f);
   text += kFragTail;
   return text;
 }
