@@ -27,6 +27,25 @@ __co__ void rs_gemm(global f16 [M, K] lhs, global f16 [N, K] rhs, global f32 [M,
 }
 )croq";
 
+// C = A * B with B [K, N] (N contiguous): mma.row.col of two shared tiles,
+// WGMMA reading B N-major (imm-trans-b); tiles 64 x 64, K in steps of 64.
+inline constexpr const char* kRowColGemm = R"croq(
+__co__ void row_col_gemm(global f16 [M, K] lhs, global f16 [K, N] rhs, global f32 [M, N] output) {
+  parallel {block_m, block_n} by [cdiv(M, 64), cdiv(N, 64)] : block {
+    parallel p by 1 : group-4 {
+      mc = mma.fill.f32 0.0f;
+      foreach {iv_k} in [cdiv(K, 64)] {
+        a = dma.copy.swiz<128> lhs.subspan(64, 64).at(block_m, iv_k).zfill => shared;
+        b = dma.copy.swiz<128> rhs.subspan(64, 64).at(iv_k, block_n).zfill => shared;
+        mma.row.col mc, a.data, b.data;
+        mma.commit;
+      }
+      mma.store mc, output.subspan(64, 64).at(block_m, block_n);
+    }
+  }
+}
+)croq";
+
 // C[m][n] = 0.5 * sum_k B[n][k]: a constant fragment as A (RS mode).
 inline constexpr const char* kRsGemmConstantFragment = R"croq(
 __co__ void rs_const(global f16 [N, K] rhs, global f32 [M, N] output) {

@@ -49,6 +49,30 @@ TEST(FragmentGpu, LoadedFragmentGemmMatchesHostReference) {
   }
 }
 
+// mma.row.col of shared tiles (B [K, N], N-major WGMMA operand).
+TEST(FragmentGpu, RowColGemmMatchesHostReference) {
+  CROQ_REQUIRE_SM90A();
+  Kernel kernel = compile_named(croq::test::kRowColGemm, "row_col_gemm");
+  const GemmShape shapes[] = {{128, 128, 128}, {192, 256, 320}, {300, 200, 136}};
+  std::uint64_t seed = 91;
+  for (const GemmShape& s : shapes) {
+    SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k));
+    auto lhs = make_spandata<f16>(s.m, s.k);
+    auto rhs = make_spandata<f16>(s.k, s.n);
+    auto out = make_spandata<float>(s.m, s.n);
+    lhs.fill_random(-1, 1, seed);
+    rhs.fill_random(-1, 1, seed + 1);
+    out.fill_random(1e4, 2e4, seed + 2);
+    kernel(lhs.view(), rhs.view(), out.view());
+    auto rhs_nk = make_spandata<f16>(s.n, s.k);  // the reference multiplies by B^T of [N, K]
+    for (int k = 0; k < s.k; ++k)
+      for (int n = 0; n < s.n; ++n) rhs_nk.data()[n * s.k + k] = rhs.data()[k * s.n + n];
+    const GemmCheck check = check_gemm(lhs, rhs_nk, out);
+    EXPECT_TRUE(check.passed()) << describe(check);
+    seed += 3;
+  }
+}
+
 // C[m][n] = 0.5 * sum_k B[n][k] for every m: each row of the constant
 // fragment multiplies B alike, so a wrong register layout of A would still
 // pass; the loaded-fragment test above covers the layout.

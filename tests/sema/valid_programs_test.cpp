@@ -88,6 +88,7 @@ TEST(ValidPrograms, SharedTestKernels) {
   expect_clean("online_attention_source(non-causal)", croq::test::online_attention_source(false));
   expect_clean("online_attention_source(causal)", croq::test::online_attention_source(true));
   expect_clean("kHeadsBySqueeze", croq::test::kHeadsBySqueeze);
+  expect_clean("kRowColGemm", croq::test::kRowColGemm);
 }
 
 // mma.sync targets (no WGMMA) accept the same kernels.

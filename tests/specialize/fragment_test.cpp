@@ -181,6 +181,16 @@ TEST(Fragment, MultiHeadAttentionCompilesWithDistinctSharedTiles) {
   EXPECT_FALSE(contains(ptx, "ld.local"));
 }
 
+TEST(Fragment, RowColOfSharedTilesReadsBNMajor) {
+  GeneratedKernel k = generate_for(croq::test::kRowColGemm,
+                                   {tensor(DType::f16, {256, 192}), tensor(DType::f16, {192, 128}), tensor(DType::f32, {256, 128})});
+  EXPECT_TRUE(contains(k.cuda_source, "croq_dev::wgmma_m64nNk16_tb<64, __half>(")) << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, "croq_dev::make_mnmajor_desc<128>(")) << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, "k16 * 2048)")) << "16 rows of K per instruction: 16 rows of 128 bytes";
+  const std::string ptx = ptx_of(k);
+  EXPECT_TRUE(contains(ptx, "p, 1, 1, 0, 1;")) << "imm-trans-a 0, imm-trans-b 1";
+}
+
 TEST(Fragment, ElementsOutsideApplyAreRefused) {
   const std::string source = R"croq(
 __co__ void f(global f16 [64, 64] q, global f32 [64, 64] o) {
