@@ -5,6 +5,8 @@
 
 #include <string_view>
 
+#include "croq/dtype.hpp"
+
 namespace croq::frontend {
 
 struct MathBuiltin {
@@ -31,6 +33,14 @@ inline const MathBuiltin* find_math_builtin(std::string_view name) {
   for (const MathBuiltin& b : kMathBuiltins)
     if (b.name == name) return &b;
   return nullptr;
+}
+
+// The element type of a scalar declaration: an element type's name, or
+// C++'s `float` (f32) and `double` (f64), which Croqtile also accepts.
+inline bool scalar_dtype(std::string_view name, DType& out) {
+  if (name == "float") return out = DType::f32, true;
+  if (name == "double") return out = DType::f64, true;
+  return parse_dtype(name, out);
 }
 
 }  // namespace croq::frontend

@@ -184,6 +184,7 @@ int math_arity(const std::string& op) {
     if (op == u) return 1;
   if (op == "pow" || op == "atan2" || op == "max" || op == "min") return 2;
   if (op == "fma") return 3;
+  if (op == "quad_max" || op == "quad_sum") return 1;  // f32 across the 4 lanes of a quad (register fragments)
   return -1;
 }
 

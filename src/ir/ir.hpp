@@ -110,6 +110,11 @@ struct Buffer {
   // Another view of buffer `alias_of`'s storage with other dims (span_as):
   // same name and memory, allocated once.
   int alias_of = -1;
+  // A register fragment (`frag`, `mma.load.frag`): `fragment` is its logical
+  // shape, a warpgroup's [64, N] tile or [64] rows; `dims` are one thread's
+  // registers in the WGMMA accumulator layout (N / 2 of a tile, 2 rows of a
+  // row vector). Empty: not a fragment.
+  std::vector<std::int64_t> fragment;
 };
 
 // `shared event e[N]`: N mbarriers, and each thread's expected phase bits.
@@ -140,6 +145,9 @@ struct Accumulator {
   // its own tile (warp-level mma, always mma.sync). Fragment layout per warp
   // is the same either way.
   std::int64_t rows = 64;
+  // Element-wise work on it (`apply`): a local buffer of the same name that
+  // reads and writes its f32 registers (declared by the fill); -1: none.
+  int registers = -1;
 };
 
 // The threads that run a statement together: the whole block, or (inside
@@ -286,6 +294,10 @@ struct AllocShared {  // the pointer to a shared buffer, at its first use
 struct DeclareLocal {  // a local array
   int buffer = -1;
 };
+struct DeclarePointer {  // another buffer's elements from `address` on, under the buffer's name (`.sqz()`)
+  int buffer = -1;
+  ExprRef address;
+};
 
 // Events (mbarriers).
 struct DeclareEvent {
@@ -361,12 +373,16 @@ struct Mma {
   DType input = DType::f16;    // a's elements
   DType input_b = DType::f16;  // b's (differs from a's only for fp8: e4m3 x e5m2)
   std::int64_t k = 0;
-  bool b_n_major = false;  // row.col: b is [K, N], read with ldmatrix.trans (warp-level only)
+  bool b_n_major = false;  // row.col: b is [K, N] (ldmatrix.trans at warp level, imm-trans-b on WGMMA)
   // 2:4 sparse lhs (mma.row.row.sp, WGMMA .sp): `a` holds k / 2 packed
   // values per row and `metadata` points at the u8 [64, k / 8] tile of their
   // positions, `metadata_pitch` bytes per row. Null for dense multiplies.
   ExprRef metadata;
   std::int64_t metadata_pitch = 0;
+  // RS mode: a comes from the registers of this fragment buffer (WGMMA's A
+  // fragment layout, which is the accumulator layout of [64, K]); -1: a is
+  // a shared tile.
+  int a_fragment = -1;
   MmaInstruction instruction = MmaInstruction::unselected;
   SourcePos where;
 };
@@ -409,7 +425,7 @@ struct WarpgroupRegion {
 struct Stmt {
   SourcePos where;
   std::variant<Seq, Let, Assign, Eval, For, If, While, LineMark, Comment, Trap, Region, Barrier, Fence, InlineAsm, Print, CopyTiles,
-               AllocShared, DeclareLocal, DeclareEvent, BarrierPrologue, Arrive, WaitEvent, TmaLoad, TmaStore,
+               AllocShared, DeclareLocal, DeclarePointer, DeclareEvent, BarrierPrologue, Arrive, WaitEvent, TmaLoad, TmaStore,
                FenceProxyAsync, BulkStoreWait, MmaFill, Mma, MmaWait, MmaStore, MmaCommit, MmaScale, SetMaxNReg, WarpgroupRegion>
       node;
 };

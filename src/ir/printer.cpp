@@ -184,6 +184,8 @@ class Dumper {
         line("alloc " + k_.buffers[static_cast<std::size_t>(n.buffer)].name);
       } else if constexpr (std::is_same_v<T, DeclareLocal>) {
         line("local " + k_.buffers[static_cast<std::size_t>(n.buffer)].name);
+      } else if constexpr (std::is_same_v<T, DeclarePointer>) {
+        line("pointer " + k_.buffers[static_cast<std::size_t>(n.buffer)].name + " = " + expr(n.address));
       } else if constexpr (std::is_same_v<T, DeclareEvent>) {
         line("event " + k_.events[static_cast<std::size_t>(n.event)].name);
       } else if constexpr (std::is_same_v<T, BarrierPrologue>) {
@@ -214,8 +216,10 @@ class Dumper {
         line("mma.fill " + a.name + " = " + expr(a.fill));
       } else if constexpr (std::is_same_v<T, Mma>) {
         const char* instr = n.instruction == MmaInstruction::wgmma ? "wgmma" : n.instruction == MmaInstruction::mma_sync ? "mma.sync" : "mma";
-        line(std::string(instr) + " " + k_.accumulators[static_cast<std::size_t>(n.accumulator)].name + " += " + tile(n.a.tile) +
-             " swiz " + std::to_string(n.a.swizzle) + " * " + tile(n.b.tile) + (n.b_n_major ? " (k-by-n)" : "") + " swiz " + std::to_string(n.b.swizzle) + " k " +
+        line(std::string(instr) + " " + k_.accumulators[static_cast<std::size_t>(n.accumulator)].name + " += " +
+             (n.a_fragment >= 0 ? "registers " + k_.buffers[static_cast<std::size_t>(n.a_fragment)].name
+                                : tile(n.a.tile) + " swiz " + std::to_string(n.a.swizzle)) +
+             " * " + tile(n.b.tile) + (n.b_n_major ? " (k-by-n)" : "") + " swiz " + std::to_string(n.b.swizzle) + " k " +
              std::to_string(n.k) + (n.metadata ? " sparse meta " + expr(n.metadata) : std::string()));
       } else if constexpr (std::is_same_v<T, MmaWait>) {
         line("mma.wait pending " + std::to_string(n.pending));

@@ -162,6 +162,9 @@ class Verifier {
           error("shared buffer `" + k_.buffers[static_cast<std::size_t>(n.buffer)].name + "` has no offset");
       } else if constexpr (std::is_same_v<T, DeclareLocal>) {
         buffer_ref(n.buffer, "local");
+      } else if constexpr (std::is_same_v<T, DeclarePointer>) {
+        buffer_ref(n.buffer, "pointer");
+        expr(n.address);
       } else if constexpr (std::is_same_v<T, Barrier>) {
         if (n.scope == Barrier::Scope::grid) {
           buffer_ref(n.counter, "grid barrier");
@@ -190,7 +193,8 @@ class Verifier {
         accumulator_ref(n.accumulator, "mma.fill");
       } else if constexpr (std::is_same_v<T, Mma>) {
         accumulator_ref(n.accumulator, "mma");
-        tile(n.a.tile);
+        if (n.a_fragment >= 0) buffer_ref(n.a_fragment, "an mma's register lhs");
+        else tile(n.a.tile);
         tile(n.b.tile);
         if (n.metadata) expr(n.metadata);
         if (stage_ == VerifyStage::final && n.instruction == MmaInstruction::unselected) error("an mma has no instruction");

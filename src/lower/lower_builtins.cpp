@@ -230,4 +230,51 @@ void Lowerer::asm_statement(const Stmt& s, const Asm& a) {
   }
 }
 
+// __to<T>(x): x converted to element type T.
+Value Lowerer::conversion(const Expr& e, const Convert& n) {
+  DType to;
+  if (n.foreign || !parse_dtype(n.target, to)) fail(e.location, "`__to<" + n.target + ">` names no element type");
+  Value v = require_scalar(expr(*n.operand), *n.operand);
+  Value r;
+  r.expr = ir::convert(v.guard ? ir::select(v.guard, v.expr, ir::zero_like(v.expr)) : v.expr, ir::Type::element(to));
+  r.is_float = is_floating(to);
+  note_dtype(to);
+  return r;
+}
+
+// `v.sqz()`: the view without its extent-1 dims. libcroqjit takes the form
+// whose dropped dims all lead and whose kept dims are whole (a head of a
+// [B, H, S, D] tensor, `.subspan(1, 1, S, D).at(b, h, 0, 0).sqz()`): a
+// pointer to the view's first element, read as a buffer of the kept dims,
+// so tails are guarded against the view's own extents.
+Value Lowerer::squeeze(const Expr& e, const Value& obj) {
+  if ((obj.kind != Value::Kind::view && obj.kind != Value::Kind::future) || obj.view.pending != View::Pending::none)
+    fail(e.location, "`.sqz()` needs a placed view, e.g. `x.subspan(1, N).at(i, 0).sqz()`");
+  const View& v = obj.view;
+  const ir::Buffer& b = buffer(v.buffer);
+  std::size_t first_kept = 0;
+  while (first_kept < v.extent.size() && v.extent[first_kept] == 1) ++first_kept;
+  bool squeezable = first_kept < v.extent.size() && b.slots == 0 && b.space == ir::Space::global;
+  for (std::size_t d = first_kept; squeezable && d < v.extent.size(); ++d)
+    squeezable = v.extent[d] >= 0 && v.extent[d] == dim_value(v.buffer, d) && ir::is_zero(v.origin[d]);
+  if (!squeezable)
+    fail(e.location, "`.sqz()` of this view is not supported yet by libcroqjit: it takes a global view whose extent-1 dims "
+                     "lead and whose other dims are whole");
+  if (first_kept == 0) return obj;
+  ir::Buffer alias;
+  alias.name = fresh(b.name.rfind("arg_", 0) == 0 ? b.name.substr(4) : b.name);
+  alias.dtype = b.dtype;
+  alias.dims.assign(b.dims.begin() + static_cast<std::ptrdiff_t>(first_kept), b.dims.end());
+  alias.space = b.space;
+  alias.align_bytes = static_cast<int>(dtype_size(b.dtype));
+  alias.alias_of = b.alias_of >= 0 ? b.alias_of : v.buffer;
+  kernel_.buffers.push_back(std::move(alias));
+  const int id = static_cast<int>(kernel_.buffers.size()) - 1;
+  emit_node(ir::DeclarePointer{id, tile_address(v)}, e.location);
+  Value r;
+  r.kind = Value::Kind::view;
+  r.view = whole(id);
+  return r;
+}
+
 }  // namespace croq::lower::detail

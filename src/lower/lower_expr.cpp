@@ -1,6 +1,7 @@
 // Lowering of expressions: names, arithmetic (constants folded with overflow
 // checks), views (chunkat, subspan/view + at/step/from, span_as) and
 // element references with their tail guards.
+#include <cmath>
 #include <numeric>
 
 #include "frontend/frontend.hpp"
@@ -237,11 +238,15 @@ Value Lowerer::element_ref(const Expr& e, const Value& target, const ExprList& a
 Value Lowerer::member(const Expr& e, const Member& m) {
   Value obj = expr(*m.object);
   if (obj.kind == Value::Kind::event && m.kind == MemberKind::at) return event_at(e, m, std::move(obj));
+  if ((obj.kind == Value::Kind::accumulator || obj.kind == Value::Kind::fragment) &&
+      (m.kind == MemberKind::span || m.kind == MemberKind::at))
+    return register_member(e, m, obj);
   const bool view_op = m.kind == MemberKind::span || m.kind == MemberKind::at || m.kind == MemberKind::chunkat ||
                        m.kind == MemberKind::subspan || m.kind == MemberKind::view || m.kind == MemberKind::span_as ||
                        m.kind == MemberKind::zfill;
   if (view_op && obj.kind != Value::Kind::view && obj.kind != Value::Kind::future)
     fail(e.location, "`." + m.name + "` needs a tensor, got `" + source_text(*m.object) + "`");
+  if (m.kind == MemberKind::other && m.name == "sqz") return squeeze(e, obj);
   switch (m.kind) {
     case MemberKind::span: {
       auto name_of = [&](std::size_t d) { return obj.view.extent[d] < 0 ? dim_name(obj.view.buffer, d) : ""; };
@@ -730,7 +735,9 @@ Value Lowerer::expr_value(const Expr& e) {
       return scalar_const(static_cast<std::int64_t>(n.value));
     } else if constexpr (std::is_same_v<T, FloatLiteral>) {
       Value v;
-      v.expr = ir::float_literal(n.spelling);
+      // `inf`: C++ has no literal for it; 1.0f / 0.0f is one, evaluated by the compiler.
+      v.expr = std::isinf(n.value) ? ir::binary("/", ir::float_literal("1.0f"), ir::float_literal("0.0f"))
+                                   : ir::float_literal(n.spelling);
       v.is_float = true;
       return v;
     } else if constexpr (std::is_same_v<T, BoolLiteral>) {
@@ -741,6 +748,8 @@ Value Lowerer::expr_value(const Expr& e) {
       return unary(e, n);
     } else if constexpr (std::is_same_v<T, Binary>) {
       return binary(e, n);
+    } else if constexpr (std::is_same_v<T, Convert>) {
+      return conversion(e, n);
     } else if constexpr (std::is_same_v<T, Conditional>) {
       Value c = require_scalar(expr(*n.condition), *n.condition);
       Value a = require_scalar(expr(*n.then_value), *n.then_value), b = require_scalar(expr(*n.else_value), *n.else_value);

@@ -58,6 +58,7 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
       operand_count(1);
       const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr;
       if (!name) fail(s.location, "mma.load names its operand: `a = mma.load tile;`");
+      if (find_modifier(m.modifiers, "frag")) return mma_load_fragment(s, m);  // into registers
       Value v = expr(*m.operands[0]);
       if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
       if (v.kind != Value::Kind::view || buffer(v.view.buffer).space != ir::Space::shared)
@@ -98,9 +99,21 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
   }
 }
 
-ir::MmaOperand Lowerer::mma_tile_operand(const Expr& e, View& tile) {
+ir::MmaOperand Lowerer::mma_tile_operand(const Expr& e, View& tile, bool fragment_ok) {
   Value v = expr(e);
   if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
+  if (fragment_ok && v.kind == Value::Kind::fragment) {  // RS mode: the lhs from registers
+    if (v.view.extent.size() != 2) fail(e.location, "an mma operand is a 2-D tile, got rank " + std::to_string(v.view.extent.size()));
+    tile = v.view;
+    ir::MmaOperand op;
+    op.address = ir::int_const(0);
+    op.tile.buffer = v.view.buffer;
+    op.tile.origin = {ir::int_const(0)};
+    op.tile.origin_multiple = {0};
+    op.tile.extent = {v.view.extent[1] / 2};
+    op.where = pos(e.location);
+    return op;
+  }
   if (v.kind == Value::Kind::view && buffer(v.view.buffer).space == ir::Space::shared) {
     barrier_before_shared_read(v.view.buffer);
     ir::Buffer& b = buffer(v.view.buffer);
@@ -146,11 +159,15 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
     fail(s.location, acc.rows == 16 ? "this accumulator is one warp's (filled in a `: group` level); multiply into it there"
                                     : "this accumulator is a warpgroup's; multiply into it at its group-4 level");
   const bool per_warp = acc.rows == 16;
-  // row.col (warp-level only): rhs is [K, N], N contiguous.
-  const bool n_major = m.layout == "row.col" && per_warp;
+  // RS mode: lhs is a register fragment (lower_frag.cpp).
+  const bool lhs_in_registers = names_fragment(*m.operands[1]);
+  if (lhs_in_registers && per_warp)
+    fail(m.operands[1]->location, "a register fragment is a warpgroup's lhs; a warp's mma reads its lhs from shared memory");
+  // row.col (warp level, or WGMMA with imm-trans-b): rhs is [K, N], N contiguous.
+  const bool n_major = m.layout == "row.col" && (per_warp || lhs_in_registers || target_.wgmma());
   ir::MmaOperand operands[2];
   View tiles[2];
-  for (int i = 0; i < 2; ++i) operands[i] = mma_tile_operand(*m.operands[1 + i], tiles[i]);
+  for (int i = 0; i < 2; ++i) operands[i] = mma_tile_operand(*m.operands[1 + i], tiles[i], i == 0);
   const View& a = tiles[0];
   const View& b = tiles[1];
   const DType t = buffer(a.buffer).dtype, tb = buffer(b.buffer).dtype;
@@ -158,6 +175,10 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   // pass refuses it for other targets.
   const bool fp8 = is_fp8(t) && is_fp8(tb);
   if (per_warp && fp8) fail(s.location, "warp-level mma (mma.sync) multiplies f16 or bf16 tiles, not fp8");
+  if (n_major && !per_warp && (fp8 || acc.dtype != DType::f32))
+    fail(s.location, fp8 ? "mma.row.col on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; "
+                           "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"
+                         : "mma.row.col on WGMMA accumulates in f32 here: use mma.fill.f32");
   if (m.layout != "row.row" && !n_major)
     fail(s.location, fp8 ? "mma." + m.layout + " on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; "
                            "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"
@@ -197,7 +218,14 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   op.k = a.extent[1];
   op.b_n_major = n_major;
   op.where = pos(s.location);
+  if (lhs_in_registers) {
+    if (acc.dtype != DType::f32) fail(s.location, "an mma with a register lhs accumulates in f32: use mma.fill.f32");
+    if (op.k % 16 != 0) fail(m.operands[1]->location, "a register lhs has K in steps of 16 (WGMMA k16), got " + std::to_string(op.k));
+    op.a_fragment = a.buffer;
+  }
   emit_node(std::move(op), s.location);
+  // The registers feeding RS mode must stay as they are until it completes.
+  if (lhs_in_registers) emit_node(ir::MmaCommit{}, s.location);
 }
 
 void Lowerer::mma_store(const Stmt& s, const Mma& m) {

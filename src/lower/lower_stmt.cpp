@@ -1,4 +1,5 @@
 // Lowering of statements, declarations and the kernel's parameters.
+#include "frontend/builtins.hpp"
 #include "lower/lowering.hpp"
 #include "support/checked_int.hpp"
 #include "support/format.hpp"
@@ -197,6 +198,7 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
     event_declaration(s, d);
     return;
   }
+  if (t.storage == Storage::frag && t.kind == TypeKind::element) return fragment_declaration(s, d);
   if (t.kind == TypeKind::element && t.has_shape) {
     DType dtype;
     if (!parse_dtype(t.name, dtype)) fail(t.location, "element type `" + t.name + "` is not supported yet");
@@ -259,7 +261,7 @@ void Lowerer::scalar_declaration(const Declaration& d) {
     ir::Type type = t.kind == TypeKind::bool_ ? ir::Type::boolean() : ir::Type::i32();
     if (t.kind == TypeKind::element) {
       DType dt;
-      if (!parse_dtype(t.name, dt)) fail(t.location, "element type `" + t.name + "` is not supported yet");
+      if (!frontend::scalar_dtype(t.name, dt)) fail(t.location, "element type `" + t.name + "` is not supported yet");
       note_dtype(dt);
       type = ir::Type::element(dt);
     }
@@ -302,7 +304,12 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
       value.expr = value.guard ? ir::select(value.guard, value.expr, ir::zero_like(value.expr)) : value.expr;
       value.guard = nullptr;
     }
-    // `stage = iv_k % STAGES;` declares an immutable scalar (the tutorials' form).
+    // `stage = iv_k % STAGES;` declares an immutable scalar (the tutorials' form);
+    // a guarded element read is zero out of range.
+    if (value.kind == Value::Kind::scalar && value.guard && value.expr->kind == ir::ExprKind::element) {
+      value.expr = read(value);
+      value.guard = nullptr;
+    }
     if ((value.kind == Value::Kind::scalar || value.kind == Value::Kind::index) && !value.guard) {
       if (value.constant) {
         define(n->name, scalar_const(*value.constant));
@@ -363,7 +370,7 @@ void Lowerer::atomic_value_in_thread(const Value& v, const Expr& e) const {
 
 void Lowerer::loop(const Stmt& s, const Loop& l) {
   if (l.kind == LoopKind::with) return with_loop(s, l);
-  if (l.kind != LoopKind::foreach_) fail(s.location, "`apply` loops are not supported yet by libcroqjit");
+  if (l.kind == LoopKind::apply) return apply_loop(s, l);
   if (!l.bound) return foreach_bound_indices(s, l);
   std::vector<Value> bounds = counts_of(*l.bound, "a loop bound", true);
   // `foreach x in [4, 8]` (or `in t.span`): x is the tuple of one index per dimension.
@@ -437,6 +444,10 @@ void Lowerer::stmt(const Stmt& s) {
         if (const auto* f = std::get_if<Name>(&c->callee->node);
             f && (f->name == "print" || f->name == "println") && !lookup(f->name))
           return print_statement(s, *c, f->name == "println");
+      if (const auto* c = std::get_if<Call>(&n.expr->node))
+        if (const auto* f = std::get_if<Name>(&c->callee->node);
+            f && (f->name == "reduce_max" || f->name == "reduce_sum" || f->name == "copy") && !lookup(f->name))
+          return fragment_statement(s, *c, f->name);
       Value v = require_scalar(expr(*n.expr), *n.expr);
       line_mark(s.location);
       ExprRef guard = v.guard;

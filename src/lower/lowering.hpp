@@ -56,14 +56,14 @@ struct DynamicCount {
 };
 
 struct Value {
-  enum class Kind { scalar, index, view, shape, future, tuple, event, accumulator, operand } kind = Kind::scalar;
+  enum class Kind { scalar, index, view, shape, future, tuple, event, accumulator, operand, fragment } kind = Kind::scalar;
   ExprRef expr;
   std::optional<std::int64_t> constant;
   std::int64_t count = 0;     // index: how many values it takes (#p); 0: a runtime count
   ExprRef count_expr;         // index bound by `with`: the count as an expression (a runtime one too)
   std::int64_t multiple = 1;  // integers: a known multiple of this (0: it is 0)
   bool is_float = false;
-  View view;                           // view / future / operand
+  View view;                           // view / future / operand; fragment: its buffer and logical shape
   std::vector<std::int64_t> dims;      // shape (-1: a dynamic dim)
   std::vector<std::string> dim_names;  // shape: names of the -1 dims
   std::optional<DynamicCount> dynamic;  // scalars computed from a dynamic dim
@@ -103,6 +103,13 @@ using support::element_count;
 std::int64_t tile_end(std::int64_t i, std::int64_t step, std::int64_t extent);
 
 enum class Scope { kernel, block, thread };
+
+// Register fragments (lower_frag.cpp): the logical row and column of register
+// `r` of a [64, N] fragment for block thread `tid`, and the row of register
+// r of a [64] row vector.
+ExprRef fragment_row(const ExprRef& tid, const ExprRef& r);
+ExprRef fragment_col(const ExprRef& tid, const ExprRef& r);
+ExprRef fragment_row_of_vector(const ExprRef& tid, const ExprRef& r);
 
 class Lowerer {
  public:
@@ -155,6 +162,8 @@ class Lowerer {
   Value named_value(const Expr& init, bool shape);
   // Atomics and math builtins (lower_builtins.cpp).
   Value builtin_call(const Expr& e, const Call& c, const std::string& name);
+  Value conversion(const Expr& e, const Convert& n);
+  Value squeeze(const Expr& e, const Value& obj);
   Value align(const Expr& e, const std::string& function, const std::vector<Value>& args);
   Value atomic_call(const Expr& e, const Call& c, const std::string& op);
   void asm_statement(const Stmt& s, const Asm& a);
@@ -290,8 +299,33 @@ class Lowerer {
   const Trigger* trigger_after_naming(const std::string& name) const;
   bool lifts_to_group(const Stmt& body) const;  // an inthreads.async body without the thread index
   // A 2-D mma operand (shared tile or mma.load result) and its view.
-  ir::MmaOperand mma_tile_operand(const Expr& e, View& tile);
+  ir::MmaOperand mma_tile_operand(const Expr& e, View& tile, bool fragment_ok = false);
   void mma_store(const Stmt& s, const Mma& m);
+
+  // --- register fragments (lower_frag.cpp)
+  // A warpgroup's register tile of logical `shape` ([64, N] or [64]).
+  Value fragment(const std::string& base, DType t, const std::vector<std::int64_t>& shape, const SourceLocation& where);
+  void fill_fragment(int buffer, const ExprRef& value);
+  void fragment_declaration(const Stmt& s, const Declaration& d);
+  void mma_load_fragment(const Stmt& s, const Mma& m);
+  bool names_fragment(const Expr& e) const;
+  // Element-wise work on accumulators and fragments (lower_frag_apply.cpp).
+  void apply_loop(const Stmt& s, const Loop& l);
+  Value register_member(const Expr& e, const Member& m, const Value& obj);
+  void fragment_statement(const Stmt& s, const Call& c, const std::string& name);
+  // A fragment or accumulator operand: its buffer of registers and logical shape.
+  View registers_of(const Value& v, const Expr& where);
+  // The `apply` being lowered: its index names, the register it visits, the
+  // rank of the tile it walks and that tile's registers per thread.
+  struct ApplyContext {
+    std::vector<std::string> indices;
+    ExprRef reg;
+    std::size_t rank = 0;
+    std::int64_t registers = 0;
+  };
+  std::optional<ApplyContext> apply_;
+  // Emits `body(r)` for each register r of a fragment of `registers` (an unrolled loop).
+  void for_each_register(std::int64_t registers, const std::function<void(const ExprRef&)>& body);
 
   // --- helpers
   bool contains_parallel(const Stmt& s) const;

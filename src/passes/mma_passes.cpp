@@ -135,10 +135,17 @@ struct Completion {
       } else if (auto* seq = std::get_if<ir::Seq>(&s.node)) {
         walk(seq->body, nullptr, nullptr, nullptr, deferred);
       } else {
+        // A branch may wait where the other path does not: after it, a
+        // group is pending if it was before or is at the end of any body.
+        const bool before = pending;
+        bool after = false;
         for (ir::StmtPtr* b : ir::nested_bodies(s)) {
           bool none = false;
+          pending = before;
           walk(std::get<ir::Seq>((*b)->node).body, nullptr, nullptr, nullptr, &none);
+          after = after || pending;
         }
+        pending = before || after;
       }
     }
   }
@@ -157,8 +164,12 @@ void select_mma_instructions(ir::Kernel& kernel, const target::Target& target) {
                "compile for sm_90a, or convert the tiles to f16 or bf16");
     if (mma.metadata && !wgmma)
       ir::fail(mma.where, "a sparse mma (`.sp`) lowers to WGMMA .sp, which needs sm_90a; compiling for " + target.arch);
+    if (mma.a_fragment >= 0 && !wgmma)
+      ir::fail(mma.where, "an mma whose lhs is a register fragment lowers to RS-mode WGMMA (sm_90a) only (compiling for " +
+                              target.arch + ")",
+               "compile for sm_90a, or multiply a shared tile");
     mma.instruction = wgmma ? ir::MmaInstruction::wgmma : ir::MmaInstruction::mma_sync;
-    check_operand(kernel, mma.a, wgmma, static_cast<std::int64_t>(dtype_size(mma.input)));
+    if (mma.a_fragment < 0) check_operand(kernel, mma.a, wgmma, static_cast<std::int64_t>(dtype_size(mma.input)));
     // A sparse step covers twice the dense K: 32 bytes of packed lhs, 64 of rhs.
     check_operand(kernel, mma.b, wgmma, static_cast<std::int64_t>(dtype_size(mma.input_b)), mma.b_n_major,
                   mma.metadata ? 64 : 32);

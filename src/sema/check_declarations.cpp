@@ -182,8 +182,16 @@ void Checker::fragment_declaration(const Stmt& s, const Declaration& d) {
   const TypeRef& t = d.type;
   if (!t.has_shape)
     fail(Rule::declaration_type, t.location, "a fragment is a tile and needs a shape, e.g. `frag " + t.name + " [64] x;`");
-  limitation(Rule::unsupported_fragment, t.location, "register fragments (`frag`) are not supported yet by libcroqjit",
-             "use a `local` buffer per thread, or an mma accumulator");
+  // libcroqjit holds a fragment in a warpgroup's WGMMA register layout.
+  if (scope_ != Scope::block)
+    limitation(Rule::unsupported_fragment, t.location,
+               "register fragments inside a thread level are not supported yet by libcroqjit",
+               "declare it at block level or in a `: group-4` level, where a warpgroup holds it in registers");
+  else if (!wgmma())
+    limitation(Rule::unsupported_fragment, t.location,
+               "register fragments are held in WGMMA's register layout, which libcroqjit has on sm_90a only (compiling for " +
+                   options_.target->arch + ")",
+               "compile for sm_90a, or use a `local` buffer per thread");
   DType dtype;
   if (!parse_dtype(t.name, dtype))
     fail(Rule::unsupported_element_type, t.location, "element type `" + t.name + "` is not supported yet");
@@ -314,9 +322,6 @@ void Checker::literal_limits(const Expr& e) {
       i && i->value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
     fail(Rule::unsupported_literal, e.location,
          "integer literals above 9223372036854775807 (`" + i->spelling + "`) are not supported yet by libcroqjit");
-  if (const auto* f = std::get_if<FloatLiteral>(&e.node); f && std::isinf(f->value))
-    fail(Rule::unsupported_literal, e.location, "`inf` is not supported yet by libcroqjit",
-         "use the largest finite value of the type, e.g. `3.4e38f`");
 }
 
 }  // namespace croq::sema::detail

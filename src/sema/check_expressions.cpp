@@ -130,6 +130,17 @@ Type Checker::expr(const Expr& e) {
     } else if constexpr (std::is_same_v<T, Wildcard>) {
       fail(Rule::wildcard_outside_chunkat, e.location, "`_` (keep a dimension whole) is only an argument of `chunkat`");
     } else if constexpr (std::is_same_v<T, Convert>) {
+      DType to;
+      if (!n.foreign && parse_dtype(n.target, to)) {  // __to<f16>(x): x converted to an element type
+        Type v = expr(*n.operand);
+        require_ok(v);
+        if (!v.is_number())
+          fail(Rule::unsupported_expression, e.location, "`__to<" + n.target + ">` converts a number, got `" + text(*n.operand) + "`");
+        Type r;
+        r.kind = Kind::scalar;
+        r.number = is_floating(to) ? Number::float_ : Number::int_;
+        return r;
+      }
       fail(Rule::unsupported_expression, e.location, "conversions (`__to<" + n.target + ">`) are not supported yet by libcroqjit");
     } else if constexpr (std::is_same_v<T, Range>) {
       fail(Rule::unsupported_expression, e.location, "ranges (`start:end:stride`) are not supported yet by libcroqjit");
@@ -408,6 +419,11 @@ Type Checker::call(const Expr& e, const Call& c) {
     element.unbounded = from_unbounded(named->type);
     return element;
   }
+  // Register-fragment statements: reduce a tile's rows, copy a fragment.
+  if (callee && !named && statement_expr_ == &e &&
+      (((callee->name == "reduce_max" || callee->name == "reduce_sum") && c.args.size() == 3) ||
+       (callee->name == "copy" && c.args.size() == 2)))
+    return Type{};
   if (!callee || callee->name != "cdiv")
     fail(Rule::unsupported_call, e.location, "calls are not supported yet by libcroqjit (`" + text(*c.callee) + "`)",
          "an expression can call `cdiv(a, b)`, the math builtins (`__sqrt`, `__pow`, ...) and the atomics "

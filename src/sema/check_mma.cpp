@@ -183,11 +183,19 @@ void Checker::mma_load(const Stmt& s, const Mma& m) {
     fail(Rule::mma_operand_kind, tile_expr.location, "mma.load reads a tile in shared memory", "", notes_of(v));
   require_selected(tile_expr, v);
   int span = 0;
+  bool to_registers = false;  // mma.load.frag: a register fragment of the tile
   for (const Modifier& mod : m.modifiers) {
     if (mod.name == "swiz") span = swizzle_span(mod);
+    else if (mod.name == "frag") to_registers = true;
     else fail(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma.load is not supported yet by libcroqjit");
   }
   Buffer& b = *v.buffer;
+  if (to_registers) {
+    if (!find_modifier(m.modifiers, "swiz")) span = std::max(0, b.swizzle);  // the tile's own layout
+    if (v.rank != 2)
+      fail(Rule::mma_operand_rank, tile_expr.location, "mma.load.frag loads a 2-D tile, got rank " + std::to_string(v.rank),
+           "", notes_of(v));
+  }
   if (b.swizzle >= 0 && b.swizzle != span)
     fail(Rule::swizzle_layout, s.location,
          "mma.load" + (span ? ".swiz<" + std::to_string(span) + ">" : std::string()) +
@@ -196,6 +204,15 @@ void Checker::mma_load(const Stmt& s, const Mma& m) {
          "use the same .swiz<N> on the copy and on mma.load", notes_of(v));
   // The first use fixes the tile's layout; a later copy must match it.
   if (b.swizzle < 0) b.swizzle = span;
+  if (to_registers) {
+    Type f;
+    f.kind = Kind::tensor;
+    f.rank = 2;
+    f.buffer = new_buffer(name->name, b.dtype, 2, Space::local, m.result->location);
+    f.buffer->fragment = true;
+    define(name->name, f, Origin::mma_result, m.result->location, "mma.load");
+    return;
+  }
   v.kind = Kind::operand;
   v.swizzle = span;
   define(name->name, v, Origin::mma_result, m.result->location, "mma.load");
@@ -203,13 +220,20 @@ void Checker::mma_load(const Stmt& s, const Mma& m) {
 
 // One operand of mma.row.row: a shared tile (read with its own layout) or
 // an mma.load result, of rank 2. Returns its element type.
-DType Checker::mma_operand(const Expr& e) {
+DType Checker::mma_operand(const Expr& e, bool lhs) {
   Type v = expr(e);
   require_ok(v);
-  if (v.is_tile() && v.buffer && v.buffer->fragment)
-    fail(Rule::unsupported_fragment, e.location,
-         "an mma operand in registers (the fragment `" + text(e) + "`) is not supported yet by libcroqjit",
-         "copy it to a shared tile and multiply that");
+  if (v.is_tile() && v.buffer && v.buffer->fragment) {
+    // RS-mode WGMMA takes lhs from registers; rhs always comes from shared memory.
+    if (!lhs)
+      fail(Rule::mma_operand_kind, e.location,
+           "an mma's rhs is read from shared memory, so it cannot be the register fragment `" + text(e) + "`",
+           "copy it to a shared tile, or multiply with the fragment as lhs");
+    if (v.rank != 2)
+      fail(Rule::mma_operand_rank, e.location, "an mma operand is a 2-D tile, got rank " + std::to_string(v.rank), "",
+           notes_of(v));
+    return v.buffer->dtype;
+  }
   if (v.is_tile() && v.buffer->space == Space::shared) {
     // Not copied yet in the source (a consumer region before the producer's):
     // read unswizzled, so that layout is fixed now.
@@ -225,6 +249,13 @@ DType Checker::mma_operand(const Expr& e) {
   return v.buffer->dtype;
 }
 
+// `e` names a register fragment: a `frag` tile or an `mma.load.frag` result.
+bool Checker::register_operand(const Expr& e) {
+  const auto* n = std::get_if<Name>(&e.node);
+  const Symbol* sym = n ? lookup(n->name) : nullptr;
+  return sym && sym->type.is_tile() && sym->type.buffer && sym->type.buffer->fragment;
+}
+
 void Checker::mma_multiply(const Stmt& s, const Mma& m) {
   // Other layouts, modifiers and element types mean what they say: the
   // operands are checked and the accumulator counts as written.
@@ -233,11 +264,13 @@ void Checker::mma_multiply(const Stmt& s, const Mma& m) {
       limitation(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
   require_warpgroups(s, "mma");
   Accumulator* acc = accumulator(*m.operands[0]);
-  const DType a = mma_operand(*m.operands[1]);
+  const DType a = mma_operand(*m.operands[1], true);
   const DType b = mma_operand(*m.operands[2]);
   const bool fp8 = is_fp8(a) && is_fp8(b);
-  // Warp-level mma also reads rhs as [K, N] (row.col: ldmatrix.trans).
-  if (m.layout != "row.row" && !(m.layout == "row.col" && on_single_warps() && !fp8))
+  // Warp-level mma also reads rhs as [K, N] (row.col: ldmatrix.trans), and
+  // so does RS-mode WGMMA (lhs a register fragment: imm-trans-b).
+  const bool lhs_in_registers = register_operand(*m.operands[1]);
+  if (m.layout != "row.row" && !(m.layout == "row.col" && (on_single_warps() || lhs_in_registers || wgmma()) && !fp8))
     limitation(Rule::unsupported_mma_layout, s.location,
                fp8 ? "mma." + m.layout + " on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; "
                      "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"

@@ -3,6 +3,7 @@
 // (assignments are in check_assignments.cpp).
 #include <algorithm>
 
+#include "frontend/builtins.hpp"
 #include "sema/checker.hpp"
 
 namespace croq::sema::detail {
@@ -352,7 +353,7 @@ void Checker::scalar_declaration(const Declaration& d) {
   Number number = t.kind == TypeKind::bool_ ? Number::bool_ : Number::int_;
   if (t.kind == TypeKind::element) {
     DType dtype;
-    if (!parse_dtype(t.name, dtype))
+    if (!frontend::scalar_dtype(t.name, dtype))
       fail(Rule::unsupported_element_type, t.location, "element type `" + t.name + "` is not supported yet");
     number = is_floating(dtype) ? Number::float_ : Number::int_;
   }
@@ -481,7 +482,7 @@ void Checker::loop(const Stmt& s, const Loop& l) {
                  " index; it only keeps a dimension whole in `chunkat`",
              "give the index a name", {});
   // The limitations here leave the loop's meaning clear: its body is checked.
-  if (l.kind == LoopKind::apply)
+  if (l.kind == LoopKind::apply && !register_apply(l))
     limitation(Rule::unsupported_loop, s.location, "`apply` loops are not supported yet by libcroqjit",
                "write the loop as `foreach`");
   if (!l.where.empty())
@@ -653,6 +654,16 @@ void Checker::loop_range(const LoopIndex& index) {
   if (stride && *stride <= 0)
     fail(Rule::loop_range, r->stride->location,
          "the stride of a loop range must be positive, got " + std::to_string(*stride));
+}
+
+// `apply {i, j} in acc.span` over an mma accumulator or a register fragment
+// of the warpgroup: each thread visits the elements its registers hold.
+bool Checker::register_apply(const Loop& l) {
+  const auto* m = l.bound ? std::get_if<Member>(&l.bound->node) : nullptr;
+  const auto* n = m && m->kind == MemberKind::span && !m->has_args ? std::get_if<Name>(&m->object->node) : nullptr;
+  const Symbol* sym = n ? lookup(n->name) : nullptr;
+  if (!sym || !on_whole_warpgroups()) return false;
+  return sym->type.kind == Kind::accumulator || (sym->type.is_tile() && sym->type.buffer && sym->type.buffer->fragment);
 }
 
 }  // namespace croq::sema::detail

@@ -54,6 +54,23 @@ Type Checker::element(const Expr& e, const Type& target, const ExprList& args) {
 Type Checker::member(const Expr& e, const Member& m) {
   Type obj = expr(*m.object);
   require_ok(obj);
+  if (obj.kind == Kind::accumulator && m.kind == MemberKind::span && !m.has_args) {
+    // `apply {i, j} in acc.span`: a warpgroup's 64 x N registers.
+    Type shape;
+    shape.kind = Kind::shape;
+    shape.rank = 2;
+    shape.elements.assign(2, Type{Kind::scalar});
+    for (Type& d : shape.elements) d.known = Known::at_specialization;
+    return shape;
+  }
+  if (obj.kind == Kind::accumulator && m.kind == MemberKind::at && m.args.size() == 2) {
+    for (const auto& arg : m.args) require_ok(expr(*arg));
+    Type element;
+    element.kind = Kind::scalar;
+    element.number = Number::float_;
+    element.element = true;
+    return element;
+  }
   if (obj.kind == Kind::accumulator && (m.kind == MemberKind::span || m.kind == MemberKind::at))
     fail(Rule::unsupported_fragment, e.location,
          "reading an mma accumulator as a fragment (`" + text(e) + "`) is not supported yet by libcroqjit",
@@ -106,6 +123,15 @@ Type Checker::member(const Expr& e, const Member& m) {
       fail(Rule::sqz_needs_reshape, e.location,
            "`.sqz()` drops the extent-1 dimensions of an explicit shape; `" + text(*m.object) + "` has none",
            "shape the view first, e.g. `.subspan(1, N).at(i, 0).sqz()`");
+    if (obj.is_tile() && obj.dims.size() == static_cast<std::size_t>(obj.rank)) {
+      std::vector<std::optional<std::int64_t>> kept;
+      for (const auto& d : obj.dims)
+        if (!(d && *d == 1)) kept.push_back(d);
+      obj.kind = Kind::tensor;
+      obj.rank = static_cast<int>(kept.size());
+      obj.dims = std::move(kept);
+      return obj;
+    }
   }
   // `.modspan(...)` tiles like `.subspan(...)`: its tiles fit too.
   if (m.kind == MemberKind::other && m.name == "modspan" && obj.is_tile() && obj.dims.size() == m.args.size())

@@ -196,7 +196,10 @@ class Checker {
   void mma_store(const Stmt& s, const Mma& m);
   Accumulator* accumulator(const Expr& e);
   void require_warpgroups(const Stmt& s, const std::string& op);
-  DType mma_operand(const Expr& e);
+  // `lhs`: the operand may be a register fragment (RS-mode WGMMA).
+  DType mma_operand(const Expr& e, bool lhs = false);
+  bool register_apply(const Loop& l);
+  bool register_operand(const Expr& e);
 
   // ---- declarations, parameters, picks and literals (check_declarations.cpp)
   // Checks the declaration when it is a named shape, an ituple or a

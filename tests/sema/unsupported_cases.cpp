@@ -51,8 +51,12 @@ std::vector<RuleCase> unsupported_cases() {
        blk("    shared s32 [64] s;\n    mutable s32 x = __atomic_add(s.at(bm), 1) + 1;\n"), 4, "__atomic_add",
        "`__atomic_add` inside a larger expression is not supported yet by libcroqjit",
        "make it a statement of its own, or the whole value of a declaration or an assignment"},
-      {"Conversion", "unsupported-expression", fn("  parallel i by 8\n    a.at(i, 0) = __to<s32>(n);\n"), 3, "__to",
-       "conversions (`__to<s32>`) are not supported yet by libcroqjit"},
+      {"ConversionOfATensor", "unsupported-expression", fn("  parallel i by 8\n    a.at(i, 0) = __to<s32>(a);\n"), 3,
+       "__to", "`__to<s32>` converts a number, got `a`"},
+      // `apply` over registers (an accumulator's or a fragment's) runs; over a bound it stays a limitation.
+      {"ApplyOverAFragmentOutsideAWarpgroup", "unsupported-loop",
+       blk("    frag f32 [64] m {0.0f};\n    apply {i} in m.span { }\n"), 4, "apply",
+       "`apply` loops are not supported yet by libcroqjit", "write the loop as `foreach`"},
       {"StringValue", "unsupported-expression", fn("  parallel i by 8\n    a.at(i, 0) = n + \"one\";\n"), 3, "\"one\"",
        "string literals are not supported yet by libcroqjit", "strings appear only in `assert(cond, \"message\")`"},
       {"PostIncrement", "unsupported-operator", fn("  mutable int k = 0;\n  parallel i by 8\n    a.at(i, k++) = 1;\n"), 4,
@@ -97,8 +101,9 @@ std::vector<RuleCase> unsupported_cases() {
            "    wait g;\n"),
        4,
        "g =", "`after` is not supported yet by libcroqjit", "wait for the future first: `wait f;`, then copy"},
-      {"MmaRowCol", "unsupported-mma-layout", wg("      mma.row.col mc, ta.data, tb.data;\n"), 7, "mma",
-       "mma.row.col is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"},
+      // mma.row.col is WGMMA with imm-trans-b (and mma.sync at warp level); col.* stays out.
+      {"MmaColRow", "unsupported-mma-layout", wg("      mma.col.row mc, ta.data, tb.data;\n"), 7, "mma",
+       "mma.col.row is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"},
   };
 }
 

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/fragment_sources.hpp"
 #include "common/cluster_sources.hpp"
 #include "common/fp8_mma_sources.hpp"
 #include "common/sparse_mma_sources.hpp"
@@ -84,6 +85,14 @@ TEST(ValidPrograms, SharedTestKernels) {
   for (const auto& g : croq::test::fp8_gemm_cases()) expect_clean(g.name(), g.source());
   for (const auto& g : croq::test::sparse_gemm_cases()) expect_clean(g.name(), g.source());
   expect_clean("block_scaled_gemm_source", croq::test::block_scaled_gemm_source());
+  expect_clean("kRsGemmFromLoadedFragment", croq::test::kRsGemmFromLoadedFragment);
+  expect_clean("kRsGemmConstantFragment", croq::test::kRsGemmConstantFragment);
+  expect_clean("attention_source(non-causal)", croq::test::attention_source(false));
+  expect_clean("attention_source(causal)", croq::test::attention_source(true));
+  expect_clean("online_attention_source(non-causal)", croq::test::online_attention_source(false));
+  expect_clean("online_attention_source(causal)", croq::test::online_attention_source(true));
+  expect_clean("kHeadsBySqueeze", croq::test::kHeadsBySqueeze);
+  expect_clean("kRowColGemm", croq::test::kRowColGemm);
 }
 
 // mma.sync targets (no WGMMA) accept the same kernels.

@@ -304,8 +304,8 @@ std::vector<ErrorCase> mma_cases() {
        7, "mma.load.swiz<128> does not match the tile's layout: it was copied with no swizzle",
        "use the same .swiz<N> on the copy and on mma.load"},
       // mma.row.row: the form
-      {"MmaRowCol", warpgroup("      mma.row.col mc, a.data, b.data;\n"), 7, 7,
-       "mma.row.col is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"},
+      {"MmaColRow", warpgroup("      mma.col.row mc, a.data, b.data;\n"), 7, 7,
+       "mma.col.row is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"},
       {"MmaSparseWithoutMetadata", warpgroup("      mma.row.row.sp mc, a.data, b.data;\n"), 7, 7,
        "a sparse mma is `mma.row.row.sp acc, a, b, meta` (4 operands and `.sp`), got 3 operands",
        "load the metadata with `meta = mma.load meta_tile;`"},

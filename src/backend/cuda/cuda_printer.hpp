@@ -67,6 +67,7 @@ class Printer {
   void mma(const ir::Mma& m);
   void sparse_wgmma(const ir::Mma& m, const ir::Accumulator& acc);  // the .sp steps of mma()
   void mma_scale(const ir::MmaScale& m);
+  void mma_rs(const ir::Mma& m);
   void mma_store(const ir::MmaStore& m);
   std::string event_slot(int event, const ir::ExprRef& index) const;
 

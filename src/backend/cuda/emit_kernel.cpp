@@ -188,6 +188,7 @@ std::string Printer::math_call(const ir::Expr& e, const std::vector<std::string>
   const bool is_double = t.kind == ir::Type::Kind::f64 || (t.kind == ir::Type::Kind::element && t.dtype == DType::f64);
   if (!t.is_float()) return call_text(e.op, args);  // max and min of integers
   const std::string f = is_double ? "" : "f";
+  if (e.op == "quad_max" || e.op == "quad_sum") return call_text("croq_dev::" + e.op, args);  // the fragment prelude
   if (e.op == "rcp") return call_text(is_double ? "__drcp_rn" : "__frcp_rn", args);
   if (e.op == "isfinite") return call_text("isfinite", args);
   if (e.op == "max" || e.op == "min") return call_text("f" + e.op + f, args);
@@ -313,6 +314,9 @@ void Printer::stmt(const ir::Stmt& s) {
       const ir::Buffer& b = kernel_.buffers[static_cast<std::size_t>(n.buffer)];
       line(std::string(cuda_type(b.dtype)) + "* " + b.name + " = reinterpret_cast<" + cuda_type(b.dtype) +
            "*>(croq_smem + " + std::to_string(b.smem_offset) + ");");
+    } else if constexpr (std::is_same_v<T, ir::DeclarePointer>) {
+      const ir::Buffer& b = kernel_.buffers[static_cast<std::size_t>(n.buffer)];
+      line(std::string(cuda_type(b.dtype)) + "* " + b.name + " = " + expr(n.address) + ";");
     } else if constexpr (std::is_same_v<T, ir::DeclareLocal>) {
       const ir::Buffer& b = kernel_.buffers[static_cast<std::size_t>(n.buffer)];
       std::int64_t count = 1;  // at most the local limit: checked in lowering
@@ -454,6 +458,20 @@ std::string sparse_section(const ir::Kernel& kernel) {
   return forms.empty() ? std::string() : hopper_prelude_sparse({forms.begin(), forms.end()});
 }
 
+// The RS-mode WGMMA forms (A from a register fragment) the kernel uses, with
+// the fragment helpers; nothing when it has no fragments.
+std::string frag_section(const ir::Kernel& kernel) {
+  bool fragments = false;
+  for (const ir::Buffer& b : kernel.buffers) fragments = fragments || !b.fragment.empty();
+  std::set<RsWgmmaForm> forms;
+  ir::for_each<ir::Mma>(*kernel.body, [&](const ir::Mma& m, const ir::Stmt&) {
+    if (m.instruction != ir::MmaInstruction::wgmma || (m.a_fragment < 0 && !m.b_n_major)) return;
+    const ir::Accumulator& acc = kernel.accumulators[static_cast<std::size_t>(m.accumulator)];
+    forms.insert({static_cast<int>(acc.n), m.input == DType::bf16, m.b_n_major, m.a_fragment < 0});
+  });
+  return fragments || !forms.empty() ? hopper_prelude_frag({forms.begin(), forms.end()}) : std::string();
+}
+
 }  // namespace
 
 std::string emit_kernel(ir::Kernel& kernel) {
@@ -489,7 +507,7 @@ std::string emit_kernel(ir::Kernel& kernel) {
   if (kernel.needs_bf16) src << "#include <cuda_bf16.h>\n";
   if (kernel.needs_fp8) src << "#include <cuda_fp8.h>\n";
   if (kernel.needs_subbyte) src << subbyte_prelude();
-  if (kernel.hopper) src << hopper_prelude() << fp8_section(kernel) << sparse_section(kernel);
+  if (kernel.hopper) src << hopper_prelude() << fp8_section(kernel) << sparse_section(kernel) << frag_section(kernel);
   bool scales = false;
   ir::for_each<ir::MmaScale>(*kernel.body, [&](const ir::MmaScale&, const ir::Stmt&) { scales = true; });
   if (kernel.hopper && scales) src << hopper_prelude_scale();

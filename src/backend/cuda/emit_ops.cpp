@@ -102,6 +102,8 @@ void Printer::mma_fill(const ir::MmaFill& f) {
   if (acc.dtype == DType::f32) {
     const std::string regs = std::to_string(acc.n / 2);
     line("float " + acc.name + "[" + regs + "];");
+    // Element-wise work lowered before the mma that sized it loops to this.
+    if (acc.registers >= 0) line("constexpr int " + acc.name + "_registers = " + regs + ";");
     line("for (int i = 0; i < " + regs + "; ++i) " + acc.name + "[i] = " + expr(acc.fill) + ";");
   } else {
     const std::string regs = std::to_string(acc.n / 4);
@@ -131,6 +133,10 @@ void Printer::mma(const ir::Mma& m) {
          std::to_string(m.a.pitch) + "u, " + expr(m.b.address) + ", " + std::to_string(m.b.pitch) + "u);");
     return;
   }
+  if (m.a_fragment >= 0) {
+    mma_rs(m);
+    return;
+  }
   line("{");
   indent();
   line("croq_dev::fence_accum(" + acc.name + ");");
@@ -141,10 +147,18 @@ void Printer::mma(const ir::Mma& m) {
   }
   line("const unsigned long long desc_a = croq_dev::make_kmajor_desc<" + std::to_string(m.a.swizzle) + ">(" +
        expr(m.a.address) + ");");
-  line("const unsigned long long desc_b = croq_dev::make_kmajor_desc<" + std::to_string(m.b.swizzle) + ">(" +
-       expr(m.b.address) + ");");
+  if (m.b_n_major)  // row.col: B is [K, N], 16 rows of K per instruction
+    line("const unsigned long long desc_b = croq_dev::make_mnmajor_desc<" + std::to_string(m.b.swizzle) + ">(" +
+         expr(m.b.address) + ");");
+  else
+    line("const unsigned long long desc_b = croq_dev::make_kmajor_desc<" + std::to_string(m.b.swizzle) + ">(" +
+         expr(m.b.address) + ");");
   line("#pragma unroll");
-  if (is_fp8(m.input)) {  // k32 per instruction: 32 bytes of each row, as k16 of 16-bit types
+  if (m.b_n_major) {
+    line("for (int k16 = 0; k16 < " + std::to_string(m.k / 16) + "; ++k16)");
+    line("  croq_dev::wgmma_m64nNk16_tb<" + n + ", " + ab + ">(" + acc.name +
+         ", croq_dev::desc_advance(desc_a, k16 * 32), croq_dev::desc_advance(desc_b, k16 * " + std::to_string(16 * m.b.pitch) + "));");
+  } else if (is_fp8(m.input)) {  // k32 per instruction: 32 bytes of each row, as k16 of 16-bit types
     line("for (int k32 = 0; k32 < " + std::to_string(m.k / 32) + "; ++k32)");
     line("  croq_dev::wgmma_m64nNk32<" + n + ", " + ab + ", " + cuda_type(m.input_b) + ">(" + acc.name +
          ", croq_dev::desc_advance(desc_a, k32 * 32), croq_dev::desc_advance(desc_b, k32 * 32));");
@@ -176,6 +190,31 @@ void Printer::sparse_wgmma(const ir::Mma& m, const ir::Accumulator& acc) {
        ">(" + acc.name + ", croq_dev::desc_advance(desc_a, ks * 32), croq_dev::desc_advance(desc_b, ks * 64), " +
        "croq_dev::sparse_metadata<" + (fp8 ? "true" : "false") + ">(meta + ks * " + std::to_string(step / 8) + ", " +
        std::to_string(m.metadata_pitch) + "u));");
+  line("croq_dev::wgmma_commit_group();");
+  line("croq_dev::fence_accum(" + acc.name + ");");
+  dedent();
+  line("}");
+}
+
+// RS mode: A from the fragment's registers, one k16 slice per instruction;
+// B's descriptor is K-major ([N, K]) or, for row.col, N-major ([K, N]).
+void Printer::mma_rs(const ir::Mma& m) {
+  const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(m.accumulator)];
+  const std::string& frag = kernel_.buffers[static_cast<std::size_t>(m.a_fragment)].name;
+  const std::string swizzle = std::to_string(m.b.swizzle);
+  line("{");
+  indent();
+  line("croq_dev::fence_accum(" + acc.name + ");");
+  line("croq_dev::wgmma_fence();");
+  if (m.b_n_major)  // 16 rows of K per instruction: 16 rows of the tile's pitch
+    line("const unsigned long long desc_b = croq_dev::make_mnmajor_desc<" + swizzle + ">(" + expr(m.b.address) + ");");
+  else
+    line("const unsigned long long desc_b = croq_dev::make_kmajor_desc<" + swizzle + ">(" + expr(m.b.address) + ");");
+  const std::string advance = m.b_n_major ? std::to_string(16 * m.b.pitch) : "32";
+  line("#pragma unroll");
+  line("for (int k16 = 0; k16 < " + std::to_string(m.k / 16) + "; ++k16)");
+  line("  croq_dev::wgmma_m64nNk16_rs<" + std::to_string(acc.n) + ", " + (m.b_n_major ? "true" : "false") + ">(" +
+       acc.name + ", " + frag + ", k16, croq_dev::desc_advance(desc_b, k16 * " + advance + "));");
   line("croq_dev::wgmma_commit_group();");
   line("croq_dev::fence_accum(" + acc.name + ");");
   dedent();

@@ -57,6 +57,11 @@
 //               mma_sync_m16nNkK<N, K, SpanA, SpanB, AB, BTrans>(...): warp-level
 //               mma, each warp its own 16 x N tile (BTrans: rhs [K, N], row.col)
 //   registers   setmaxnreg_inc<R>(), setmaxnreg_dec<R>()
+//   fragments   (hopper_prelude_frag, when a kernel has register fragments)
+//               wgmma_m64nNk16_rs<N, TransB>(d, frag, k16, desc_b): RS-mode
+//               WGMMA; wgmma_m64nNk16_tb<N, AB>(d, desc_a, desc_b): SS mode
+//               with B N-major ([K][N], imm-trans-b); make_mnmajor_desc<Span>(tile);
+//               pack_pair(lo, hi), quad_max(v), quad_sum(v)
 //
 // Compiled below sm_90 (__CUDA_ARCH__ < 900: sm_80..sm_89, compute_80 PTX),
 // the text leaves out what only Hopper has (CROQ_DEV_SM90 is 0): clusters,
@@ -109,6 +114,20 @@ std::string hopper_prelude_sparse(const std::vector<SparseWgmmaForm>& forms);
 // The block-scale section: croq_dev::scale_accum<N>(acc, partial, scale_a,
 // stride, rows, scale_b) for mma.scale. Pasted after hopper_prelude().
 std::string_view hopper_prelude_scale();
+
+// One RS-mode WGMMA form a kernel uses (A from registers): m64nNk16, f16 or
+// bf16 inputs, f32 accumulators, B K-major or N-major.
+struct RsWgmmaForm {
+  int n = 0;
+  bool bf16 = false, b_n_major = false;
+  bool a_in_shared = false;  // SS mode with an N-major B (wgmma_m64nNk16_tb)
+  friend auto operator<=>(const RsWgmmaForm&, const RsWgmmaForm&) = default;
+};
+
+// The register-fragment section: croq_dev::wgmma_m64nNk16_rs<N, TransB>(d,
+// frag, k16, desc_b) for exactly `forms` (distinct), pack_pair, quad_max and
+// quad_sum. Pasted after hopper_prelude() when a kernel has fragments.
+std::string hopper_prelude_frag(const std::vector<RsWgmmaForm>& forms);
 
 // Host mirror of croq_dev::swizzle_offset: where byte `linear` of a tile
 // (whose base is aligned to 8 * span bytes) lands under TMA swizzle `span`

@@ -1,0 +1,203 @@
+// Element-wise work on a warpgroup's accumulators and register fragments:
+// `apply {i, j} in acc.span { ... }`, `reduce_max` / `reduce_sum` over a
+// tile's rows, and `copy(dst, src)` of fragments.
+//
+// Each thread visits only the elements its registers hold (the layout in
+// lower_frag.cpp): the apply becomes an unrolled loop over the registers,
+// with i and j the logical row and column of register r, and `x.at(i, j)`
+// register r of x (a [64] row vector's `v.at(i)` is its register for that
+// row). A row reduction folds the thread's registers of each of its two
+// rows, then the four lanes of the quad that share the rows (shuffles).
+// Accumulators may be written by WGMMA still in flight: each of these
+// statements is a completion point first.
+#include "lower/lowering.hpp"
+
+namespace croq::lower::detail {
+
+namespace {
+
+// The registers per thread of a tile whose accumulator width is not known
+// when the statement is lowered (the mma comes later in the source): a
+// constant the backend declares with the accumulator.
+ExprRef register_count(const ir::Kernel& k, const View& v) {
+  const ir::Buffer& b = k.buffers[static_cast<std::size_t>(v.buffer)];
+  if (b.dims[0].value > 0) return ir::int_const(b.dims[0].value);
+  return ir::var(b.name + "_registers");
+}
+
+}  // namespace
+
+View Lowerer::registers_of(const Value& v, const Expr& where) {
+  if (v.kind == Value::Kind::fragment) return v.view;
+  if (v.kind != Value::Kind::accumulator)
+    fail(where.location, "expected a register fragment or an mma accumulator, got `" + source_text(where) + "`");
+  ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(v.accumulator)];
+  if (acc.rows != 64)
+    fail(where.location, "element-wise work on a warp's own accumulator (a `: group` level) is not supported yet by libcroqjit");
+  if (acc.dtype != DType::f32)
+    fail(where.location, "element-wise work on an f16 accumulator is not supported yet by libcroqjit", "fill it with mma.fill.f32");
+  if (acc.registers < 0) {
+    // The accumulator's own array, under its name: declared by mma.fill.
+    ir::Buffer b;
+    b.name = acc.name;
+    b.dtype = DType::f32;
+    b.dims = {ir::Extent{acc.n > 0 ? acc.n / 2 : 0, ""}};
+    b.space = ir::Space::local;
+    b.align_bytes = 4;
+    b.fragment = {64, acc.n};
+    kernel_.buffers.push_back(std::move(b));
+    acc.registers = static_cast<int>(kernel_.buffers.size()) - 1;
+  }
+  View r;
+  r.buffer = acc.registers;
+  r.extent = {64, acc.n > 0 ? acc.n : -1};
+  return r;
+}
+
+void Lowerer::apply_loop(const Stmt& s, const Loop& l) {
+  const auto* m = l.bound ? std::get_if<Member>(&l.bound->node) : nullptr;
+  if (!m || m->kind != MemberKind::span || m->has_args)
+    fail(s.location, "libcroqjit runs `apply` over a register fragment or an mma accumulator: `apply {i, j} in acc.span`");
+  if (apply_) fail(s.location, "an `apply` inside another `apply` is not supported yet by libcroqjit");
+  if (scope_ != Scope::block || !on_whole_warpgroups())
+    fail(s.location, "`apply` over registers runs on the warpgroup that holds them: put it in the `: group-4` level");
+  const View tile = registers_of(expr(*m->object), *m->object);
+  if (l.indices.size() != tile.extent.size())
+    fail(l.bound->location, std::to_string(l.indices.size()) + " indices but `" + source_text(*m->object) + "` has rank " +
+                                std::to_string(tile.extent.size()));
+  emit_node(ir::MmaCommit{}, s.location);
+  line_mark(s.location);
+  ApplyContext context;
+  for (const LoopIndex& index : l.indices) context.indices.push_back(index.name.name);
+  context.rank = tile.extent.size();
+  context.registers = buffer(tile.buffer).dims[0].value;
+  const std::string r = fresh("r");
+  ir::For f;
+  f.var = r;
+  f.begin = ir::int_const(0);
+  f.end = register_count(kernel_, tile);
+  f.unroll = true;
+  f.body = ir::make_stmt(ir::Seq{collect([&] {
+                                   const ExprRef reg = ir::var(r);
+                                   push();
+                                   auto index = [&](const ExprRef& value) {
+                                     Value v;
+                                     v.expr = value;
+                                     return v;
+                                   };
+                                   if (context.rank == 2) {
+                                     define(context.indices[0], index(fragment_row(tid(), reg)));
+                                     define(context.indices[1], index(fragment_col(tid(), reg)));
+                                   } else {
+                                     define(context.indices[0], index(fragment_row_of_vector(tid(), reg)));
+                                   }
+                                   context.reg = reg;
+                                   apply_ = context;
+                                   try {
+                                     block(*l.body);
+                                   } catch (...) {
+                                     apply_.reset();
+                                     throw;
+                                   }
+                                   apply_.reset();
+                                   pop();
+                                 }),
+                                 false});
+  emit_node(std::move(f), s.location);
+}
+
+Value Lowerer::register_member(const Expr& e, const Member& m, const Value& obj) {
+  const View tile = registers_of(obj, *m.object);
+  if (m.kind == MemberKind::span) {
+    if (m.has_args) fail(e.location, "`.span(i)` of a register fragment is not supported yet by libcroqjit");
+    Value r;
+    r.kind = Value::Kind::shape;
+    r.dims = tile.extent;
+    r.dim_names.assign(r.dims.size(), "");
+    return r;
+  }
+  if (!apply_)
+    fail(e.location, "libcroqjit reads the elements of a register fragment or an accumulator only inside an `apply` over one",
+         "write `apply {i, j} in " + source_text(*m.object) + ".span { ... }`");
+  const std::size_t rank = tile.extent.size();
+  bool same = m.args.size() == rank && rank <= apply_->rank;
+  for (std::size_t d = 0; same && d < rank; ++d) {
+    const auto* n = std::get_if<Name>(&m.args[d]->node);
+    same = n && n->name == apply_->indices[d];
+  }
+  if (!same)
+    fail(e.location, "inside `apply`, a register tile is indexed by the apply's own indices, in order (`" +
+                         source_text(*m.object) + ".at(" + apply_->indices[0] + (rank == 2 && apply_->indices.size() > 1 ? ", " + apply_->indices[1] : "") + ")`)",
+         "each thread holds only the elements the apply visits");
+  const ir::Buffer& b = buffer(tile.buffer);
+  ExprRef reg = apply_->reg;
+  if (rank == 2) {
+    if (b.dims[0].value > 0 && apply_->registers > 0 && b.dims[0].value != apply_->registers)
+      fail(e.location, "`" + source_text(*m.object) + "` is " + shape_list(tile.extent) + " but the apply walks a tile of " +
+                           std::to_string(2 * apply_->registers) + " columns");
+  } else if (apply_->rank == 2) {
+    reg = ir::binary("&", ir::binary(">>", reg, ir::int_const(1)), ir::int_const(1));  // row r / 8 % 2 of the pair
+  }
+  Value r;
+  r.expr = ir::element(tile.buffer, b.dtype, nullptr, {reg});
+  r.element_of = tile.buffer;
+  r.is_float = is_floating(b.dtype);
+  return r;
+}
+
+// reduce_max(dst, src, 1) / reduce_sum(dst, src, 1) / copy(dst, src).
+void Lowerer::fragment_statement(const Stmt& s, const Call& c, const std::string& name) {
+  const bool copy = name == "copy";
+  if (c.args.size() != (copy ? 2u : 3u))
+    fail(s.location, "`" + name + "` takes " + (copy ? "2 operands (destination, source)" : "3 operands (destination, source, dimension)"));
+  if (scope_ != Scope::block || !on_whole_warpgroups())
+    fail(s.location, "`" + name + "` of registers runs on the warpgroup that holds them: put it in the `: group-4` level");
+  const View dst = registers_of(expr(*c.args[0]), *c.args[0]);
+  const View src = registers_of(expr(*c.args[1]), *c.args[1]);
+  const ir::Buffer& d = buffer(dst.buffer);
+  const ir::Buffer& sb = buffer(src.buffer);
+  emit_node(ir::MmaCommit{}, s.location);
+  line_mark(s.location);
+  if (copy) {
+    if (dst.extent.size() != src.extent.size() || (dst.extent.back() > 0 && src.extent.back() > 0 && dst.extent != src.extent))
+      fail(s.location, "copy between register tiles of different shapes: " + shape_list(dst.extent) + " and " + shape_list(src.extent));
+    const int di = dst.buffer, si = src.buffer;
+    const DType dt = d.dtype, st = sb.dtype;
+    for_each_register(d.dims[0].value > 0 ? d.dims[0].value : sb.dims[0].value, [&](const ExprRef& r) {
+      emit_node(ir::Assign{ir::element(di, dt, nullptr, {r}), "=",
+                           ir::coerce(ir::element(si, st, nullptr, {r}), ir::Type::element(dt)), nullptr});
+    });
+    return;
+  }
+  const std::int64_t dim = const_int(*c.args[2], "the dimension of a reduction");
+  if (dim != 1 || src.extent.size() != 2 || dst.extent.size() != 1)
+    fail(s.location, "libcroqjit reduces a register tile's rows (dimension 1) into a [64] row fragment, e.g. `" + name +
+                         "(row, acc, 1)`");
+  const bool max = name == "reduce_max";
+  const ir::Type f32 = ir::Type::f32();
+  auto combine = [&](const ExprRef& a, const ExprRef& b) { return max ? ir::math("max", {a, b}, f32) : ir::binary("+", a, b); };
+  auto src_reg = [&](const ExprRef& r) { return ir::coerce(ir::element(src.buffer, sb.dtype, nullptr, {r}), f32); };
+  for (int half = 0; half < 2; ++half) {  // the thread's rows g and g + 8
+    const std::string v = fresh(max ? "row_max" : "row_sum");
+    const ExprRef var = ir::var(v, f32);
+    emit_node(ir::Let{v, f32, false, combine(src_reg(ir::int_const(2 * half)), src_reg(ir::int_const(2 * half + 1)))});
+    ir::For f;
+    f.var = fresh("j");
+    f.begin = ir::int_const(1);
+    f.end = ir::binary("/", register_count(kernel_, src), ir::int_const(4));
+    f.unroll = true;
+    const ExprRef j = ir::var(f.var);
+    const ExprRef first = ir::add(ir::mul(j, 4), ir::int_const(2 * half));
+    f.body = ir::make_stmt(ir::Seq{collect([&] {
+                                     emit_node(ir::Assign{var, "=", combine(var, src_reg(first)), nullptr});
+                                     emit_node(ir::Assign{var, "=", combine(var, src_reg(ir::add(first, ir::int_const(1)))), nullptr});
+                                   }),
+                                   false});
+    emit_node(std::move(f));
+    // The quad's four lanes hold the row's other columns.
+    emit_node(ir::Assign{ir::element(dst.buffer, d.dtype, nullptr, {ir::int_const(half)}), "=",
+                         ir::coerce(ir::math(max ? "quad_max" : "quad_sum", {var}, f32), ir::Type::element(d.dtype)), nullptr});
+  }
+}
+
+}  // namespace croq::lower::detail
