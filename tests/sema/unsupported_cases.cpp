@@ -41,6 +41,12 @@ std::vector<RuleCase> unsupported_cases() {
        "    __asm__(\"mov.b32 %0, %1;\" : \"=f\"(o.at(p)) : \"f\"(q.at(p)));\n  }\n}\n",
        3, "at(p)));", "`q.at(p)` is an element of type f6_e3m2; binding one to an assembly operand is not supported yet by "
        "libcroqjit", "convert it first: `f32 x = q.at(p);` and bind `x` with \"f\""},
+      // tf32 elements are storage structs on the device too.
+      {"AsmTf32Operand", "unsupported-asm",
+       "__co__ void f(tf32 [8] q, f32 [8] o) {\n  parallel p by 8 : thread {\n"
+       "    __asm__(\"mov.b32 %0, %1;\" : \"=f\"(o.at(p)) : \"f\"(q.at(p)));\n  }\n}\n",
+       3, "at(p)));", "`q.at(p)` is an element of type tf32; binding one to an assembly operand is not supported yet by "
+       "libcroqjit", "convert it first: `f32 x = q.at(p);` and bind `x` with \"f\""},
       {"AsmConditionCodeClobber", "unsupported-asm", blk("    __asm__(\"membar.gl;\" : : : \"cc\");\n"), 3, "__asm__",
        "the clobber \"cc\" is not supported yet by libcroqjit", "\"memory\" is the clobber PTX assembly takes"},
       {"SyncGlobal", "unsupported-statement", blk("    sync.global;\n"), 3, "sync",
