@@ -88,6 +88,12 @@ using s2 = croq::s2;
 using u2 = croq::u2;
 using u1 = croq::u1;
 using bin1 = croq::bin1;
+// tf32 and the block-scale types are libcroqjit's too (croq/dtype.hpp):
+// tf32 keeps f32 bits rounded to 10 mantissa bits; f8_ue8m0 is a power of
+// two (converted as CUDA's __nv_fp8_e8m0 does); f8_ue4m3 an unsigned E4M3.
+using tf32 = croq::tf32;
+using f8_ue8m0 = croq::f8_ue8m0;
+using f8_ue4m3 = croq::f8_ue4m3;
 template <typename T>
 struct is_subbyte_int : std::bool_constant<croq::is_subbyte_integer_v<T>> {};
 

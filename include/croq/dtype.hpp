@@ -15,15 +15,20 @@ enum class DType : std::uint8_t {
   // memory, its value in the low bits and the bits above zero, as in
   // Croqtile's own runtime; pack_elements gives the dense form.
   f6_e2m3, f6_e3m2, f4_e2m1, u6, s6, u4, s4, u2, s2, u1, bin1,
+  // tf32 (an f32 whose low 13 mantissa bits are zero) and the block-scale
+  // types of MX and NVFP4 data: f8_ue8m0 (a power of two) and f8_ue4m3 (an
+  // unsigned E4M3). Appended, so the numbers above stay.
+  tf32, f8_ue8m0, f8_ue4m3,
 };
-inline constexpr int kDTypeCount = static_cast<int>(DType::bin1) + 1;
+inline constexpr int kDTypeCount = static_cast<int>(DType::f8_ue4m3) + 1;
 
 // Size of one element in memory, in bytes (1 for the sub-byte types).
 constexpr std::size_t dtype_size(DType t) {
   switch (t) {
-    case DType::s8: case DType::u8: case DType::f8_e4m3: case DType::f8_e5m2: return 1;
+    case DType::s8: case DType::u8: case DType::f8_e4m3: case DType::f8_e5m2:
+    case DType::f8_ue8m0: case DType::f8_ue4m3: return 1;
     case DType::s16: case DType::u16: case DType::f16: case DType::bf16: return 2;
-    case DType::s32: case DType::u32: case DType::f32: return 4;
+    case DType::s32: case DType::u32: case DType::f32: case DType::tf32: return 4;
     case DType::s64: case DType::u64: case DType::f64: return 8;
     case DType::f6_e2m3: case DType::f6_e3m2: case DType::f4_e2m1: case DType::u6: case DType::s6:
     case DType::u4: case DType::s4: case DType::u2: case DType::s2: case DType::u1: case DType::bin1: return 1;
@@ -60,7 +65,14 @@ constexpr bool is_fp8(DType t) { return t == DType::f8_e4m3 || t == DType::f8_e5
 constexpr bool is_floating(DType t) {
   return t == DType::f16 || t == DType::bf16 || t == DType::f32 || t == DType::f64 ||
          t == DType::f8_e4m3 || t == DType::f8_e5m2 || t == DType::f6_e2m3 || t == DType::f6_e3m2 ||
-         t == DType::f4_e2m1;
+         t == DType::f4_e2m1 || t == DType::tf32 || t == DType::f8_ue8m0 || t == DType::f8_ue4m3;
+}
+
+// Types a kernel holds in storage structs and computes with in a wider type
+// (f32, or s32 for the sub-byte integers): fp8, tf32, the scale types and
+// the sub-byte types.
+constexpr bool computes_widened(DType t) {
+  return is_fp8(t) || is_subbyte(t) || t == DType::tf32 || t == DType::f8_ue8m0 || t == DType::f8_ue4m3;
 }
 
 // Signed integer types (bin1 is 0 or 1, unsigned).
@@ -99,6 +111,42 @@ struct f8_e5m2 {
   operator float() const;  // NOLINT
 };
 
+// TensorFloat-32: f32 bits with the low 13 mantissa bits zero (1 sign, 8
+// exponent, 10 mantissa bits). From float: round to nearest, ties away from
+// zero, as PTX cvt.rna.tf32.f32; infinities stay; a NaN stays a (quiet)
+// NaN; finite values past the largest tf32 round to infinity.
+struct tf32 {
+  std::uint32_t bits = 0;
+  tf32() = default;
+  tf32(float v);  // NOLINT
+  operator float() const;  // NOLINT
+};
+
+// An MX block scale: the power of two 2^(bits - 127) for bits 0..254
+// (2^-127 .. 2^127); 255 is NaN. No zero and no sign. From float as CUDA's
+// __nv_fp8_e8m0(float) (round toward +inf, satfinite): the sign is dropped
+// (-4 gives 4), a magnitude rounds up to the next power of two, 0 and
+// anything up to 2^-127 give 2^-127 (code 0), infinity and values past
+// 2^127 give 2^127 (code 254), NaN gives code 255.
+struct f8_ue8m0 {
+  std::uint8_t bits = 0;
+  f8_ue8m0() = default;
+  f8_ue8m0(float v);  // NOLINT
+  operator float() const;  // NOLINT
+};
+
+// An NVFP4 block scale: E4M3 without its sign (4 exponent bits, bias 7, 3
+// mantissa bits; 0 to 448, code 0x7f NaN), in the low 7 bits of the byte
+// (bit 7 is zero and ignored when read). From float: round to nearest even,
+// saturate at 448 (infinity too); negatives and -0 become 0; NaN becomes
+// 0x7f.
+struct f8_ue4m3 {
+  std::uint8_t bits = 0;
+  f8_ue4m3() = default;
+  f8_ue4m3(float v);  // NOLINT
+  operator float() const;  // NOLINT
+};
+
 // The Croqtile type names as host types, so seed programs can write
 // croq::make_spandata<croq::s32>(...).
 using s8 = std::int8_t;
@@ -127,6 +175,9 @@ template <> struct dtype_of<f32> { static constexpr DType value = DType::f32; };
 template <> struct dtype_of<f64> { static constexpr DType value = DType::f64; };
 template <> struct dtype_of<f8_e4m3> { static constexpr DType value = DType::f8_e4m3; };
 template <> struct dtype_of<f8_e5m2> { static constexpr DType value = DType::f8_e5m2; };
+template <> struct dtype_of<tf32> { static constexpr DType value = DType::tf32; };
+template <> struct dtype_of<f8_ue8m0> { static constexpr DType value = DType::f8_ue8m0; };
+template <> struct dtype_of<f8_ue4m3> { static constexpr DType value = DType::f8_ue4m3; };
 template <typename T> inline constexpr DType dtype_of_v = dtype_of<T>::value;
 
 }  // namespace croq

@@ -79,7 +79,10 @@ nb::dlpack::dtype dlpack_dtype(croq::DType dtype) {
     case croq::DType::bf16: code = static_cast<std::uint8_t>(Code::Bfloat); break;
     case croq::DType::f8_e4m3: code = 10; break;  // DLPack 1.1 kDLFloat8_e4m3fn
     case croq::DType::f8_e5m2: code = 12; break;  // kDLFloat8_e5m2
-    default:
+    case croq::DType::f8_ue8m0: case croq::DType::f8_ue4m3:
+      throw croq::ArgumentError("the result's dtype " + std::string(croq::dtype_name(dtype)) +
+                                " has no DLPack equivalent libcroqjit exports");
+    default:  // tf32 goes out as float32: its bits are an f32's
       if (croq::is_subbyte(dtype))
         throw croq::ArgumentError("the result's dtype " + std::string(croq::dtype_name(dtype)) +
                                   " has no DLPack equivalent (one byte per element, the value in the low bits)");

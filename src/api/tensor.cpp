@@ -151,6 +151,9 @@ double ElementRef::as_double() const {
     case DType::f6_e2m3: case DType::f6_e3m2: case DType::f4_e2m1: case DType::u6: case DType::s6:
     case DType::u4: case DType::s4: case DType::u2: case DType::s2: case DType::u1: case DType::bin1:
       return subbyte_value(view_->dtype, load<std::uint8_t>(p, offset_));
+    case DType::tf32: return load<tf32>(p, offset_);
+    case DType::f8_ue8m0: return load<f8_ue8m0>(p, offset_);
+    case DType::f8_ue4m3: return load<f8_ue4m3>(p, offset_);
   }
   return 0;
 }

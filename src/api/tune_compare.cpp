@@ -13,7 +13,9 @@ double default_rtol(DType dtype) {
     case DType::f32: return 1e-4;
     case DType::f16: return 1e-2;
     case DType::bf16: return 2e-2;
-    case DType::f8_e4m3: case DType::f8_e5m2: return 0.25;
+    case DType::tf32: return 2e-3;
+    case DType::f8_e4m3: case DType::f8_e5m2: case DType::f8_ue4m3: return 0.25;
+    case DType::f8_ue8m0: return 1;  // a power of two off
     default: return 0;
   }
 }

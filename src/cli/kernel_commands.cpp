@@ -85,6 +85,10 @@ Tensor random_tensor(const abi::ArgSignature& a, std::mt19937_64& rng) {
     case DType::f6_e2m3: fill(static_cast<f6_e2m3*>(t.data()), [&] { return f6_e2m3(reals(rng)); }); break;
     case DType::f6_e3m2: fill(static_cast<f6_e3m2*>(t.data()), [&] { return f6_e3m2(reals(rng)); }); break;
     case DType::f4_e2m1: fill(static_cast<f4_e2m1*>(t.data()), [&] { return f4_e2m1(reals(rng)); }); break;
+    case DType::tf32: fill(static_cast<tf32*>(t.data()), [&] { return tf32(reals(rng)); }); break;
+    // Scales: powers of two from 2^-10 to 2^10; unsigned E4M3 of [0, 1).
+    case DType::f8_ue8m0: fill(static_cast<std::uint8_t*>(t.data()), [&] { return static_cast<std::uint8_t>(127 + ints(rng)); }); break;
+    case DType::f8_ue4m3: fill(static_cast<f8_ue4m3*>(t.data()), [&] { return f8_ue4m3(std::fabs(reals(rng))); }); break;
     case DType::u6: case DType::s6: case DType::u4: case DType::s4: case DType::u2: case DType::s2:
     case DType::u1: case DType::bin1: {
       // Every value of the type: a byte's low bits.

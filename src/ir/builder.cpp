@@ -77,8 +77,7 @@ ExprRef special(const std::string& name) {
 }
 
 bool is_narrow(const Type& t) {
-  return t.kind == Type::Kind::element &&
-         (t.dtype == DType::f8_e4m3 || t.dtype == DType::f8_e5m2 || croq::is_subbyte(t.dtype));
+  return t.kind == Type::Kind::element && croq::computes_widened(t.dtype);
 }
 
 Type compute_type(const Type& t) {
@@ -88,7 +87,9 @@ Type compute_type(const Type& t) {
 
 namespace {
 
-bool is_subbyte(const Type& t) { return t.kind == Type::Kind::element && croq::is_subbyte(t.dtype); }
+// The prelude's structs (sub-byte, tf32 and scale types): they convert only
+// from and to their compute type (explicit constructors, one conversion out).
+bool in_prelude(const Type& t) { return is_narrow(t) && !croq::is_fp8(t.dtype); }
 
 // A narrow operand computes in its compute type.
 ExprRef widen(ExprRef e) { return is_narrow(e->type) ? convert(std::move(e), compute_type(e->type)) : e; }
@@ -159,10 +160,10 @@ ExprRef convert(ExprRef e, Type t) { return make(ExprKind::convert, t, {std::mov
 
 ExprRef coerce(ExprRef e, Type t) {
   if (e->type == t || (!is_narrow(t) && !is_narrow(e->type))) return e;
-  // A sub-byte value converts only from and to its compute type; fp8 to
-  // fp8 of the other format goes through f32 (no direct conversion).
-  if (is_subbyte(e->type) || (is_narrow(t) && is_narrow(e->type))) e = convert(std::move(e), compute_type(e->type));
-  if (is_subbyte(t) && e->type != compute_type(t)) e = convert(std::move(e), compute_type(t));
+  // A prelude type's value converts only from and to its compute type; fp8
+  // to fp8 of the other format goes through f32 (no direct conversion).
+  if (in_prelude(e->type) || (is_narrow(t) && is_narrow(e->type))) e = convert(std::move(e), compute_type(e->type));
+  if (in_prelude(t) && e->type != compute_type(t)) e = convert(std::move(e), compute_type(t));
   return e->type == t ? e : convert(std::move(e), t);
 }
 

@@ -475,6 +475,7 @@ struct Kernel {
   bool hopper = false;  // the device prelude and 1024-byte shared alignment
   bool needs_half = false, needs_bf16 = false, needs_fp8 = false;
   bool needs_subbyte = false;  // the prelude's sub-byte types
+  bool needs_scale_types = false;  // the prelude's tf32, f8_ue8m0 and f8_ue4m3
   // The first construct that needs sm_90 (TMA, clusters, WGMMA), if any.
   std::optional<Diagnostic> needs_sm90;
   // Index arithmetic: i32, or i64 when tensors, counts or coordinates may

@@ -54,7 +54,10 @@ bool tma_data_type(DType t, CUtensorMapDataType& out) {
     case DType::u8: case DType::s8: case DType::f8_e4m3: case DType::f8_e5m2:
     case DType::f6_e2m3: case DType::f6_e3m2: case DType::f4_e2m1: case DType::u6: case DType::s6:
     case DType::u4: case DType::s4: case DType::u2: case DType::s2: case DType::u1: case DType::bin1:
+    case DType::f8_ue8m0: case DType::f8_ue4m3:
       out = CU_TENSOR_MAP_DATA_TYPE_UINT8; return true;
+    // tf32 moves as its 32 bits, untouched (as the other storage types move as bytes).
+    case DType::tf32: out = CU_TENSOR_MAP_DATA_TYPE_UINT32; return true;
     case DType::u16: case DType::s16: out = CU_TENSOR_MAP_DATA_TYPE_UINT16; return true;
     case DType::f16: out = CU_TENSOR_MAP_DATA_TYPE_FLOAT16; return true;
     case DType::bf16: out = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16; return true;

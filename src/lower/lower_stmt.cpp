@@ -73,6 +73,7 @@ void Lowerer::note_dtype(DType t) {
   if (t == DType::bf16) kernel_.needs_bf16 = true;
   if (t == DType::f8_e4m3 || t == DType::f8_e5m2) kernel_.needs_fp8 = true;
   if (is_subbyte(t)) kernel_.needs_subbyte = true;
+  if (t == DType::tf32 || t == DType::f8_ue8m0 || t == DType::f8_ue4m3) kernel_.needs_scale_types = true;
 }
 
 void Lowerer::mark_written(int id) {

@@ -135,12 +135,9 @@ struct Type {
   bool is_tile() const { return kind == Kind::tensor || kind == Kind::future; }
   bool is_number() const { return kind == Kind::scalar || kind == Kind::index; }
   bool is_float() const { return kind == Kind::scalar && number == Number::float_; }
-  // An element of an fp8 or sub-byte tensor (element reads keep their
-  // buffer): types the device has no registers of.
-  bool is_narrow_element() const {
-    return kind == Kind::scalar && element && buffer &&
-           (buffer->dtype == DType::f8_e4m3 || buffer->dtype == DType::f8_e5m2 || is_subbyte(buffer->dtype));
-  }
+  // An element of an fp8, tf32, scale-type or sub-byte tensor (element
+  // reads keep their buffer): types the device has no registers of.
+  bool is_narrow_element() const { return kind == Kind::scalar && element && buffer && computes_widened(buffer->dtype); }
   bool known_now() const { return kind == Kind::scalar && known == Known::now; }
   // Whether a `??` dim shows in it: a scalar derived from one, or an element
   // of a shape or tuple that is.

@@ -92,6 +92,14 @@ TEST(ChoreoCompat, Conversions) {
   EXPECT_EQ(int(choreo::s6(31)), 31);
   EXPECT_EQ(int(choreo::s2(2)), -2);
   EXPECT_EQ(int(choreo::bin1(3)), 1);
+  // tf32 and the scale types.
+  EXPECT_EQ(float(choreo::tf32(1.0f + 1.0f / 2048)), 1.0f + 1.0f / 1024);  // ties away from zero
+  EXPECT_EQ(float(choreo::f8_ue8m0(5.0f)), 8.0f);                          // powers of two, rounded up
+  EXPECT_EQ(float(choreo::f8_ue4m3(500.0f)), 448.0f);
+  EXPECT_EQ(float(choreo::f8_ue4m3(-2.0f)), 0.0f);
+  static_assert(choreo::element_dtype<choreo::tf32>::value == croq::DType::tf32 &&
+                choreo::element_dtype<choreo::f8_ue8m0>::value == croq::DType::f8_ue8m0 &&
+                choreo::element_dtype<choreo::f8_ue4m3>::value == croq::DType::f8_ue4m3);
   auto bits = choreo::make_spandata<choreo::u2>(64);
   bits.fill_random(0, 3);
   for (std::size_t i = 0; i < 64; ++i) EXPECT_TRUE(bits[i] >= 0 && bits[i] <= 3);

@@ -56,9 +56,41 @@ TEST(DType, SubByteSizesAndBits) {
   EXPECT_EQ(packed_bytes(DType::s32, 3), 12u);
   // Whole-byte groups never overflow on the way: 2^61 nibbles are 2^60 bytes.
   EXPECT_EQ(packed_bytes(DType::u4, std::size_t{1} << 61), std::size_t{1} << 60);
-  // The types libcroqjit does not have stay unknown.
+  // Names that are not element types stay unknown.
   DType out{};
-  for (const char* name : {"tf32", "f8_ue8m0", "f8_ue4m3", "u3", "bool"}) EXPECT_FALSE(parse_dtype(name, out)) << name;
+  for (const char* name : {"u3", "bool", "float", "f8_ue5m2"}) EXPECT_FALSE(parse_dtype(name, out)) << name;
+}
+
+// tf32 and the scale types: appended after bin1 (older numbers stay),
+// whole bytes, floats, computed widened on the device.
+TEST(DType, Tf32AndScaleTypes) {
+  struct Expected { DType type; const char* name; std::size_t size; };
+  const Expected all[] = {{DType::tf32, "tf32", 4}, {DType::f8_ue8m0, "f8_ue8m0", 1}, {DType::f8_ue4m3, "f8_ue4m3", 1}};
+  for (const Expected& e : all) {
+    DType parsed{};
+    ASSERT_TRUE(parse_dtype(e.name, parsed)) << e.name;
+    EXPECT_EQ(parsed, e.type) << e.name;
+    EXPECT_EQ(dtype_name(e.type), e.name);
+    EXPECT_EQ(dtype_size(e.type), e.size) << e.name;
+    EXPECT_EQ(dtype_bits(e.type), static_cast<int>(e.size) * 8) << e.name;
+    EXPECT_FALSE(is_subbyte(e.type)) << e.name;
+    EXPECT_FALSE(is_fp8(e.type)) << e.name;  // not an fp8 MMA input
+    EXPECT_TRUE(is_floating(e.type)) << e.name;
+    EXPECT_FALSE(is_signed_integer(e.type)) << e.name;
+    EXPECT_TRUE(computes_widened(e.type)) << e.name;
+    EXPECT_EQ(packed_bytes(e.type, 3), 3 * e.size) << e.name;
+  }
+  EXPECT_EQ(static_cast<int>(DType::bin1), 24);
+  EXPECT_EQ(static_cast<int>(DType::tf32), 25);
+  EXPECT_EQ(kDTypeCount, 28);
+  EXPECT_EQ(sizeof(tf32), 4u);
+  EXPECT_EQ(sizeof(f8_ue8m0), 1u);
+  EXPECT_EQ(sizeof(f8_ue4m3), 1u);
+  EXPECT_EQ(dtype_of_v<tf32>, DType::tf32);
+  EXPECT_EQ(dtype_of_v<f8_ue8m0>, DType::f8_ue8m0);
+  EXPECT_EQ(dtype_of_v<f8_ue4m3>, DType::f8_ue4m3);
+  EXPECT_FALSE(computes_widened(DType::f32));
+  EXPECT_FALSE(computes_widened(DType::bf16));
 }
 
 TEST(DType, HalfConversions) {

@@ -115,6 +115,28 @@ TEST(CheckedProgram, Fp8ElementsMove) {
   EXPECT_FALSE(e.has_value()) << (e ? e->what() : "");
 }
 
+// tf32 and the scale types are tensor types sema accepts: parameters,
+// shared and local tiles, an output, element reads into f32 and arithmetic
+// stored back.
+TEST(CheckedProgram, Tf32AndScaleTypesAreChecked) {
+  for (const char* type : {"tf32", "f8_ue8m0", "f8_ue4m3"}) {
+    const std::string t = type;
+    auto e = sema_error("__co__ " + t + " [64] f(" + t + " [64] a, f32 [64] b) {\n"
+                        "  " + t + " [a.span] out;\n"
+                        "  parallel p by 1 : block {\n"
+                        "    s = dma.copy a => shared;\n"
+                        "    local " + t + " [4] l;\n"
+                        "    parallel i by 64 : thread {\n"
+                        "      b.at(i) = s.data.at(i) * 2.0f;\n"
+                        "      out.at(i) = a.at(i) + s.data.at(i);\n"
+                        "    }\n"
+                        "  }\n"
+                        "  return out;\n"
+                        "}\n");
+    EXPECT_FALSE(e.has_value()) << t << ": " << (e ? e->what() : "");
+  }
+}
+
 // Every sub-byte element type is a tensor type sema accepts: parameters,
 // shared tiles, copies, element reads into f32 and integer arithmetic.
 TEST(CheckedProgram, SubByteElementTypesAreChecked) {

@@ -7,14 +7,12 @@ namespace croq::sema::test {
 std::vector<RuleCase> unsupported_cases() {
   const std::string tile = "lhs.subspan(64, 64).at(bm, 0)";
   return {
-      {"Tf32Parameter", "unsupported-element-type", "__co__ void f(tf32 [8] x) { }\n", 1, "tf32",
-       "element type `tf32` is not supported yet"},
-      {"Tf32SharedTile", "unsupported-element-type", blk("    shared tf32 [8] x;\n"), 3, "shared",
-       "element type `tf32` is not supported yet"},
-      {"Ue8m0Parameter", "unsupported-element-type", "__co__ void f(f8_ue8m0 [8] x) { }\n", 1, "f8_ue8m0",
-       "element type `f8_ue8m0` is not supported yet"},
-      {"Ue4m3LocalTile", "unsupported-element-type", blk("    local f8_ue4m3 [8] x;\n"), 3, "local",
-       "element type `f8_ue4m3` is not supported yet"},
+      // Every Croqtile element type is supported; `float` and `double` name
+      // scalars, not tensor elements, in libcroqjit.
+      {"FloatTensorParameter", "unsupported-element-type", "__co__ void f(float [8] x) { }\n", 1, "float",
+       "element type `float` is not supported yet"},
+      {"DoubleSharedTile", "unsupported-element-type", blk("    shared double [8] x;\n"), 3, "shared",
+       "element type `double` is not supported yet"},
       {"BufferOfARankOnly", "unsupported-declaration", fn("  f32 mdspan<2> x;\n"), 2, "f32 mdspan",
        "buffers of a rank only (`f32 mdspan<2>`) are not supported yet by libcroqjit", "give the shape, e.g. `f32 [M, N] x;`"},
       {"Break", "unsupported-statement", fn("  foreach i in [4] { break; }\n"), 2, "break",
@@ -42,6 +40,12 @@ std::vector<RuleCase> unsupported_cases() {
        "__co__ void f(f6_e3m2 [8] q, f32 [8] o) {\n  parallel p by 8 : thread {\n"
        "    __asm__(\"mov.b32 %0, %1;\" : \"=f\"(o.at(p)) : \"f\"(q.at(p)));\n  }\n}\n",
        3, "at(p)));", "`q.at(p)` is an element of type f6_e3m2; binding one to an assembly operand is not supported yet by "
+       "libcroqjit", "convert it first: `f32 x = q.at(p);` and bind `x` with \"f\""},
+      // tf32 elements are storage structs on the device too.
+      {"AsmTf32Operand", "unsupported-asm",
+       "__co__ void f(tf32 [8] q, f32 [8] o) {\n  parallel p by 8 : thread {\n"
+       "    __asm__(\"mov.b32 %0, %1;\" : \"=f\"(o.at(p)) : \"f\"(q.at(p)));\n  }\n}\n",
+       3, "at(p)));", "`q.at(p)` is an element of type tf32; binding one to an assembly operand is not supported yet by "
        "libcroqjit", "convert it first: `f32 x = q.at(p);` and bind `x` with \"f\""},
       {"AsmConditionCodeClobber", "unsupported-asm", blk("    __asm__(\"membar.gl;\" : : : \"cc\");\n"), 3, "__asm__",
        "the clobber \"cc\" is not supported yet by libcroqjit", "\"memory\" is the clobber PTX assembly takes"},

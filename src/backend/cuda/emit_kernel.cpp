@@ -8,6 +8,7 @@
 #include "backend/cuda/cuda_printer.hpp"
 #include "backend/cuda/cuda_text.hpp"
 #include "backend/cuda/hopper_prelude.hpp"
+#include "backend/cuda/scale_type_prelude.hpp"
 #include "backend/cuda/subbyte_prelude.hpp"
 #include "ir/walk.hpp"
 #include "support/checked_int.hpp"
@@ -42,6 +43,10 @@ const char* cuda_type(DType t) {
     case DType::s2: return "croq_s2";
     case DType::u1: return "croq_u1";
     case DType::bin1: return "croq_bin1";
+    // tf32 and the scale types: the scale-type prelude's structs.
+    case DType::tf32: return "croq_tf32";
+    case DType::f8_ue8m0: return "croq_f8_ue8m0";
+    case DType::f8_ue4m3: return "croq_f8_ue4m3";
   }
   return "int";
 }
@@ -507,6 +512,7 @@ std::string emit_kernel(ir::Kernel& kernel) {
   if (kernel.needs_bf16) src << "#include <cuda_bf16.h>\n";
   if (kernel.needs_fp8) src << "#include <cuda_fp8.h>\n";
   if (kernel.needs_subbyte) src << subbyte_prelude();
+  if (kernel.needs_scale_types) src << scale_type_prelude();
   if (kernel.hopper) src << hopper_prelude() << fp8_section(kernel) << sparse_section(kernel) << frag_section(kernel);
   bool scales = false;
   ir::for_each<ir::MmaScale>(*kernel.body, [&](const ir::MmaScale&, const ir::Stmt&) { scales = true; });
