@@ -136,10 +136,13 @@ struct Accumulator {
   DType dtype = DType::f32;
   ExprRef fill;
   std::int64_t n = 0;
-  // 64: one warpgroup's tile (WGMMA or 4 warps of mma.sync); 16: each warp
-  // its own tile (warp-level mma, always mma.sync). Fragment layout per warp
-  // is the same either way.
+  // 64: one warpgroup's tile (WGMMA or 4 warps of mma.sync). With `warp`,
+  // each warp its own rows x n tile (warp-level mma, always mma.sync), held
+  // as ceil(rows / 16) x ceil(n / 8) m16n8 blocks of 4 registers (float for
+  // f32 and f16 accumulators, int for s32); the fragment layout of one
+  // m16n8 block is the same either way.
   std::int64_t rows = 64;
+  bool warp = false;
 };
 
 // The threads that run a statement together: the whole block, or (inside
@@ -329,14 +332,23 @@ struct TmaStore {
 struct FenceProxyAsync {};
 
 // MMA, abstract until the instruction-selection pass.
-enum class MmaInstruction { unselected, wgmma, mma_sync };
+// mma_sync_gather: warp-level mma.sync whose fragments each lane reads
+// element by element (any memory, layout, element type or tile edge).
+enum class MmaInstruction { unselected, wgmma, mma_sync, mma_sync_gather };
+// Writes every element of an accumulator: op "" declares it with
+// Accumulator::fill; "=" refills it with `value` (`mma.fill acc, v;`);
+// "+=", "-=", "*=", "/=" update it element-wise (`acc += v;`).
 struct MmaFill {
   int accumulator = -1;
+  std::string op;
+  ExprRef value;
 };
 struct MmaOperand {
   ExprRef address;        // the tile's first element
   std::int64_t pitch = 0;  // bytes per row of the buffer
   int swizzle = 0;
+  Space space = Space::shared;
+  ExprRef leading;  // elements per row of the buffer (gathered fragments)
   Tile tile;
   SourcePos where;
 };
@@ -360,6 +372,7 @@ struct MmaStore {
   ExprRef leading;  // elements per row of the destination buffer
   Space space = Space::shared;
   ExprRef rows, cols;  // global stores: the valid part (tails)
+  bool transpose = false;  // mma.store.transp: element (r, c) goes to (c, r) (warp accumulators)
 };
 struct MmaCommit {};  // a point where every WGMMA group must be complete
 struct SetMaxNReg {

@@ -207,9 +207,11 @@ class Dumper {
         line("fence.proxy.async");
       } else if constexpr (std::is_same_v<T, MmaFill>) {
         const Accumulator& a = k_.accumulators[static_cast<std::size_t>(n.accumulator)];
-        line("mma.fill " + a.name + " = " + expr(a.fill));
+        if (n.op.empty()) line("mma.fill " + a.name + " = " + expr(a.fill));
+        else line("mma.fill " + a.name + " " + n.op + " " + expr(n.value));
       } else if constexpr (std::is_same_v<T, Mma>) {
-        const char* instr = n.instruction == MmaInstruction::wgmma ? "wgmma" : n.instruction == MmaInstruction::mma_sync ? "mma.sync" : "mma";
+        const char* instr = n.instruction == MmaInstruction::wgmma ? "wgmma" : n.instruction == MmaInstruction::mma_sync ? "mma.sync"
+                            : n.instruction == MmaInstruction::mma_sync_gather ? "mma.sync.gather" : "mma";
         line(std::string(instr) + " " + k_.accumulators[static_cast<std::size_t>(n.accumulator)].name + " += " + tile(n.a.tile) +
              " swiz " + std::to_string(n.a.swizzle) + " * " + tile(n.b.tile) + (n.b_n_major ? " (k-by-n)" : "") + " swiz " + std::to_string(n.b.swizzle) + " k " +
              std::to_string(n.k));
@@ -253,7 +255,7 @@ class Dumper {
     }
     for (const Accumulator& a : k_.accumulators)
       out_ << "  accumulator " << a.name << ": " << dtype_name(a.dtype) << " " << a.rows << " x " << a.n
-           << (a.rows == 16 ? " per warp" : "") << "\n";
+           << (a.warp ? " per warp" : "") << "\n";
     stmt(*k_.body);
     return out_.str();
   }

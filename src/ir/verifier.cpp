@@ -185,6 +185,7 @@ class Verifier {
         if constexpr (std::is_same_v<T, TmaLoad>) event_ref(n.event, "tma.load");
       } else if constexpr (std::is_same_v<T, MmaFill>) {
         accumulator_ref(n.accumulator, "mma.fill");
+        if (n.value) expr(n.value);
       } else if constexpr (std::is_same_v<T, Mma>) {
         accumulator_ref(n.accumulator, "mma");
         tile(n.a.tile);

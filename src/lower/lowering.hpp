@@ -268,6 +268,8 @@ class Lowerer {
   void tma_copy(const Stmt& s, const Copy& c);
   int tensor_map_param(const View& global, const std::vector<std::int64_t>& box, int swizzle, const SourceLocation& where);
   void mma_statement(const Stmt& s, const Mma& m);
+  void accumulator_update(const Stmt& s, const Assignment& a, int accumulator);
+  bool at_block_scope() const;  // not in a group, group-4 or inthreads level of the block
   void mma_multiply(const Stmt& s, const Mma& m);
   void mma_store(const Stmt& s, const Mma& m);
 

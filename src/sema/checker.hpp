@@ -193,7 +193,8 @@ class Checker {
   void mma_multiply(const Stmt& s, const Mma& m);
   void mma_store(const Stmt& s, const Mma& m);
   Accumulator* accumulator(const Expr& e);
-  void require_warpgroups(const Stmt& s, const std::string& op);
+  void require_warpgroups(const Stmt& s, const std::string& op, bool block_scope_fill = false);
+  bool at_block_scope() const;  // in the block, outside its group, group-4 and inthreads levels
   DType mma_operand(const Expr& e);
 
   // ---- declarations, parameters, picks and literals (check_declarations.cpp)
