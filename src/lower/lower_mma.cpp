@@ -300,7 +300,6 @@ void Lowerer::mma_store(const Stmt& s, const Mma& m) {
   if (b.space == ir::Space::shared) {
     if (b.swizzle > 0) fail(m.operands[1]->location, "mma.store into a swizzled shared tile is not supported yet");
     b.swizzle = 0;
-    note_unsynced_write(v.buffer);
   } else if (b.space == ir::Space::global) {
     op.rows = ir::int_const(rows);
     op.cols = ir::int_const(cols);

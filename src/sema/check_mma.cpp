@@ -101,7 +101,7 @@ void Checker::mma(const Stmt& s, const Mma& m) {
     // that no mma accumulates into is an operand.
     const auto* n = std::get_if<Name>(&m.operands[0]->node);
     const Symbol* loaded = n ? lookup(n->name) : nullptr;
-    if (loaded && loaded->type.is_error() && loaded->detail == "mma.load" && fn_.body &&
+    if (loaded && (loaded->type.is_error() || loaded->type.kind == Kind::operand) && loaded->detail == "mma.load" && fn_.body &&
         !accumulates_into(*fn_.body, n->name))
       fail(Rule::accumulator_expected, m.operands[0]->location,
            "`" + n->name + "` is an mma.load result that no mma accumulates into; mma.fill refills accumulators",
