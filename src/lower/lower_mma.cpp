@@ -53,7 +53,8 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
         if (mod.name == "f32") acc.dtype = DType::f32;
         else if (mod.name == "f16") acc.dtype = DType::f16;
         else if (mod.name == "s32" && per_warp) acc.dtype = DType::s32;
-        else fail(mod.location, "mma.fill takes `.f32` or `.f16` (the accumulator type; `.s32` at warp level), got `." + mod.name + "`");
+        else fail(mod.location, std::string("mma.fill takes `.f32` or `.f16` (the accumulator type") +
+                                    (per_warp ? "; `.s32` at warp level" : "") + "), got `." + mod.name + "`");
       }
       Value fill = expr(*m.operands[0]);
       if (fill.kind != Value::Kind::scalar) fail(m.operands[0]->location, "mma.fill takes the initial value, such as 0.0f");
