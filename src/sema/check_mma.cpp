@@ -293,7 +293,7 @@ void Checker::mma_multiply(const Stmt& s, const Mma& m) {
                fp8 ? "mma." + m.layout + " on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; "
                      "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"
                    : "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)");
-  const bool other_type = a == b && (a == DType::s8 || a == DType::u8 || a == DType::f32);
+  const bool other_type = a == b && (a == DType::s8 || a == DType::u8 || a == DType::f32 || a == DType::s32);
   // A warp's mma.sync also multiplies s8 and u8 (into s32) and f32 as tf32.
   const bool warp_int = on_single_warps() && a == b && (a == DType::s8 || a == DType::u8);
   const bool warp_tf32 = on_single_warps() && a == b && a == DType::f32;
@@ -356,6 +356,12 @@ void Checker::mma_store(const Stmt& s, const Mma& m) {
          notes_of(d));
   require_selected(dst_expr, d);
   Buffer& b = *d.buffer;
+  if (acc->dtype != DType::s32 && b.dtype == DType::s32) {
+    limitation(Rule::unsupported_mma_type, dst_expr.location,
+               "storing an " + std::string(dtype_name(acc->dtype)) + " accumulator to s32 tiles is not supported yet by libcroqjit",
+               "accumulate s8 or u8 tiles in s32 (mma.fill.s32) at warp level");
+    return;
+  }
   if (acc->dtype == DType::s32 && b.dtype != DType::s32)
     fail(Rule::mma_store_destination, dst_expr.location, "an s32 accumulator is stored to s32 tiles", "", notes_of(d));
   if (acc->dtype != DType::s32 && b.dtype != DType::f32 && b.dtype != DType::f16 && b.dtype != DType::bf16)
