@@ -71,6 +71,11 @@ std::vector<RuleCase> unsupported_cases() {
       {"S32Accumulator", "unsupported-mma-type", wg("      mi = mma.fill.s32 0;\n"), 7, "s32",
        "`mma.fill.s32` accumulators are not supported yet by libcroqjit",
        "libcroqjit accumulates in f32 or f16 (and in s32 at warp level: fill it in or above a `: group` level)"},
+      {"WarpStoreOfF32AccumulatorToS32", "unsupported-mma-type",
+       blk("    parallel g by 4 : group {\n      mc = mma.fill.f32 0.0f;\n      x = mma.load lhs.chunkat(bm, _);\n"
+           "      y = mma.load rhs.chunkat(bn, _);\n      mma.row.row mc, x, y;\n      mma.store mc, a.chunkat(g, _);\n    }\n"),
+       8, "chunkat", "storing an f32 accumulator to s32 tiles is not supported yet by libcroqjit",
+       "accumulate s8 or u8 tiles in s32 (mma.fill.s32) at warp level"},
       {"WhereClause", "unsupported-loop", fn("  with i in [4], j in [4] where i <-> j { }\n"), 2, "i <->",
        "`where` clauses are not supported yet by libcroqjit"},
       {"IndexTupleAsAValue", "unsupported-index-tuple",
