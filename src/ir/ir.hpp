@@ -143,6 +143,8 @@ struct Accumulator {
   // m16n8 block is the same either way.
   std::int64_t rows = 64;
   bool warp = false;
+  // `frag mc[2][3]`: an array of warp accumulators (sizes; empty: one).
+  std::vector<std::int64_t> array_dims;
 };
 
 // The threads that run a statement together: the whole block, or (inside
@@ -342,6 +344,7 @@ struct MmaFill {
   int accumulator = -1;
   std::string op;
   ExprRef value;
+  ExprRef index;  // which of an array of accumulators (op not ""); null: not an array
 };
 struct MmaOperand {
   ExprRef address;        // the tile's first element
@@ -358,6 +361,7 @@ struct Mma {
   DType input = DType::f16;    // a's elements
   DType input_b = DType::f16;  // b's (differs from a's only for fp8: e4m3 x e5m2)
   std::int64_t k = 0;
+  ExprRef index;  // which of an array of accumulators; null: not an array
   bool b_n_major = false;  // row.col: b is [K, N], read with ldmatrix.trans (warp-level only)
   MmaInstruction instruction = MmaInstruction::unselected;
   SourcePos where;
@@ -372,6 +376,7 @@ struct MmaStore {
   ExprRef leading;  // elements per row of the destination buffer
   Space space = Space::shared;
   ExprRef rows, cols;  // global stores: the valid part (tails)
+  ExprRef index;  // which of an array of accumulators; null: not an array
   bool transpose = false;  // mma.store.transp: element (r, c) goes to (c, r) (warp accumulators)
 };
 struct MmaCommit {};  // a point where every WGMMA group must be complete

@@ -10,9 +10,25 @@
 // Warp-level mma: directly in a `: group` level each warp owns a 16 x N
 // accumulator (Accumulator::rows = 16) from a [16, K] lhs and a [N, K]
 // (row.row) or [K, N] (row.col) rhs; always mma.sync, any target from sm_80.
+#include <functional>
+
 #include "lower/lowering.hpp"
 
 namespace croq::lower::detail {
+
+namespace {
+
+// The flat index of the accumulator `v` selects in an array (`mc[0][i]`), or
+// null for a single accumulator; an array must be selected down to one.
+ExprRef selected_index(const ir::Kernel& kernel, const Value& v, const std::string& text,
+                       const std::function<void(const std::string&)>& fail) {
+  const auto& dims = kernel.accumulators[static_cast<std::size_t>(v.accumulator)].array_dims;
+  if (v.accumulator_selected != dims.size())
+    fail("`" + text + "` is an array of accumulators; an mma operation takes one of them");
+  return v.accumulator_index;
+}
+
+}  // namespace
 
 void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
   if (!target_.mma_sync())
@@ -33,7 +49,10 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
         const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(acc_value.accumulator)];
         Value fill = expr(*m.operands[1]);
         if (fill.kind != Value::Kind::scalar) fail(m.operands[1]->location, "mma.fill takes the new value, such as 0.0f");
-        emit_node(ir::MmaFill{acc_value.accumulator, "=", ir::coerce(fill.expr, ir::Type::element(acc.dtype))}, s.location);
+        ir::MmaFill refill{acc_value.accumulator, "=", ir::coerce(fill.expr, ir::Type::element(acc.dtype)), nullptr};
+        refill.index = selected_index(kernel_, acc_value, source_text(*m.operands[0]),
+                                      [&](const std::string& why) { fail(m.operands[0]->location, why); });
+        emit_node(std::move(refill), s.location);
         return;
       }
       operand_count(1);
@@ -59,6 +78,12 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
       Value fill = expr(*m.operands[0]);
       if (fill.kind != Value::Kind::scalar) fail(m.operands[0]->location, "mma.fill takes the initial value, such as 0.0f");
       acc.fill = ir::coerce(fill.expr, ir::Type::element(acc.dtype));
+      for (const ExprPtr& dim : m.array_dims) {  // `frag mc[2][3] {0.0f}`
+        Value d = expr(*dim);
+        if (!d.constant || *d.constant < 1) fail(dim->location, "an array of accumulators has constant sizes of at least 1");
+        if (!per_warp) fail(dim->location, "arrays of accumulators are a warp's (filled in or above a `: group` level)");
+        acc.array_dims.push_back(*d.constant);
+      }
       acc.name = fresh(name->name);
       kernel_.accumulators.push_back(acc);
       const int id = static_cast<int>(kernel_.accumulators.size()) - 1;
@@ -237,6 +262,8 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   acc.rows = rows;
   ir::Mma op;
   op.accumulator = acc_value.accumulator;
+  op.index = selected_index(kernel_, acc_value, source_text(*m.operands[0]),
+                            [&](const std::string& why) { fail(m.operands[0]->location, why); });
   op.a = operands[0];
   op.b = operands[1];
   op.input = t;
@@ -247,7 +274,10 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   emit_node(std::move(op), s.location);
 }
 
-void Lowerer::accumulator_update(const Stmt& s, const Assignment& a, int accumulator) {
+void Lowerer::accumulator_update(const Stmt& s, const Assignment& a, const Value& target) {
+  const int accumulator = target.accumulator;
+  const ExprRef index = selected_index(kernel_, target, source_text(*a.target),
+                                       [&](const std::string& why) { fail(a.target->location, why); });
   const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(accumulator)];
   const std::string op = assign_op_name(a.op);
   if (!acc.warp || (op != "=" && op != "+=" && op != "-=" && op != "*=" && op != "/="))
@@ -257,7 +287,8 @@ void Lowerer::accumulator_update(const Stmt& s, const Assignment& a, int accumul
   if (value.kind != Value::Kind::scalar)
     fail(a.value->location, "an accumulator is updated element-wise with a number, got `" + source_text(*a.value) + "`");
   const ir::Type type = acc.dtype == DType::s32 ? ir::Type::i32() : ir::Type::f32();
-  emit_node(ir::MmaFill{accumulator, op, ir::coerce(value.expr, type)}, s.location);
+  ir::MmaFill update{accumulator, op, ir::coerce(value.expr, type), index};
+  emit_node(std::move(update), s.location);
 }
 
 void Lowerer::mma_store(const Stmt& s, const Mma& m) {
@@ -294,6 +325,8 @@ void Lowerer::mma_store(const Stmt& s, const Mma& m) {
                                                           : "mma.store writes f32, f16 or bf16 tiles");
   ir::MmaStore op;
   op.transpose = transpose;
+  op.index = selected_index(kernel_, acc_value, source_text(*m.operands[0]),
+                            [&](const std::string& why) { fail(m.operands[0]->location, why); });
   op.accumulator = acc_value.accumulator;
   op.destination = tile_address(v);
   op.leading = dim_expr(v.buffer, 1);

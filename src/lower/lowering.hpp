@@ -76,6 +76,8 @@ struct Value {
   int event = -1;                       // events (and TMA futures: their barrier)
   ExprRef event_index;                  // events: which barrier of the array
   int accumulator = -1;                 // accumulators
+  ExprRef accumulator_index;            // arrays of them: the flat index selected so far
+  std::size_t accumulator_selected = 0;  // how many of the array's dims are selected
   int swizzle = 0;                      // operands: the span mma.load was told
   bool zfill = false;                   // views: `.zfill` on a copy's source
   bool placeholder = false;             // futures: `dma.any` / `tma.any` not filled yet
@@ -268,7 +270,7 @@ class Lowerer {
   void tma_copy(const Stmt& s, const Copy& c);
   int tensor_map_param(const View& global, const std::vector<std::int64_t>& box, int swizzle, const SourceLocation& where);
   void mma_statement(const Stmt& s, const Mma& m);
-  void accumulator_update(const Stmt& s, const Assignment& a, int accumulator);
+  void accumulator_update(const Stmt& s, const Assignment& a, const Value& target);
   bool at_block_scope() const;  // not in a group, group-4 or inthreads level of the block
   void mma_multiply(const Stmt& s, const Mma& m);
   void mma_store(const Stmt& s, const Mma& m);

@@ -169,7 +169,7 @@ void Checker::mma_fill(const Stmt& s, const Mma& m) {
       fail(Rule::mma_fill_type, mod.location,
            what + " takes `.f32` or `.f16` (the accumulator type), got `." + mod.name + "`");
   }
-  if (!array_dims.empty())
+  if (!array_dims.empty() && !warp)  // a warp's arrays are registers of each thread
     limitation(Rule::unsupported_fragment, m.result->location,
                "arrays of mma accumulators (`frag " + name->name + "[..]`) are not supported yet by libcroqjit",
                "fill one accumulator per name: `" + name->name + "0 = mma.fill.f32 0.0f;`");

@@ -64,6 +64,7 @@ class Printer {
   void tma_load(const ir::TmaLoad& t);
   void tma_store(const ir::TmaStore& t);
   void mma_fill(const ir::MmaFill& f);
+  std::string accumulator_text(const std::string& name, const ir::ExprRef& index) const;
   void mma(const ir::Mma& m);
   void mma_store(const ir::MmaStore& m);
   std::string event_slot(int event, const ir::ExprRef& index) const;

@@ -89,6 +89,11 @@ void Printer::tma_store(const ir::TmaStore& t) {
   line("}");
 }
 
+// An accumulator by name, or one of an array of them.
+std::string Printer::accumulator_text(const std::string& name, const ir::ExprRef& index) const {
+  return index ? name + "[" + expr(index) + "]" : name;
+}
+
 void Printer::mma_fill(const ir::MmaFill& f) {
   const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(f.accumulator)];
   if (acc.n == 0) {  // never multiplied: nothing to hold
@@ -98,9 +103,23 @@ void Printer::mma_fill(const ir::MmaFill& f) {
   const ir::ExprRef& value = f.op.empty() ? acc.fill : f.value;
   const std::string op = f.op.empty() ? "=" : f.op;
   if (acc.warp) {
-    // A warp's accumulator: float (f32, f16) or int (s32) registers, 4 per m16n8 block.
-    const std::string regs = std::to_string((acc.rows + 15) / 16 * ((acc.n + 7) / 8) * 4);
-    if (f.op.empty()) line(std::string(acc.dtype == DType::s32 ? "int " : "float ") + acc.name + "[" + regs + "];");
+    // A warp's accumulator: float (f32, f16) or int (s32) registers, 4 per
+    // m16n8 block; an array of them (`frag mc[2][3]`) one row each.
+    const std::int64_t per = (acc.rows + 15) / 16 * ((acc.n + 7) / 8) * 4;
+    std::int64_t count = 1;
+    for (std::int64_t d : acc.array_dims) count *= d;
+    const std::string regs = std::to_string(per);
+    const std::string type = acc.dtype == DType::s32 ? "int " : "float ";
+    if (!acc.array_dims.empty()) {
+      if (f.op.empty()) {
+        line(type + acc.name + "[" + std::to_string(count) + "][" + regs + "];");
+        line("for (int i = 0; i < " + std::to_string(count * per) + "; ++i) (&" + acc.name + "[0][0])[i] = " + expr(value) + ";");
+        return;
+      }
+      line("for (int i = 0; i < " + regs + "; ++i) " + acc.name + "[" + expr(f.index) + "][i] " + op + " " + expr(value) + ";");
+      return;
+    }
+    if (f.op.empty()) line(type + acc.name + "[" + regs + "];");
     line("#pragma unroll");
     line("for (int i = 0; i < " + regs + "; ++i) " + acc.name + "[i] " + op + " " + expr(value) + ";");
     return;
@@ -125,14 +144,15 @@ void Printer::mma(const ir::Mma& m) {
     // Each warp its own M x N tile; fragments read element by element.
     const std::string ptr = "reinterpret_cast<const " + ab + "*>(";
     line("croq_dev::mma_warp_gather<" + std::to_string(acc.rows) + ", " + n + ", " + std::to_string(m.k) + ", " +
-         (m.b_n_major ? "true" : "false") + ">(" + acc.name + ", " + ptr + expr(m.a.address) + "), " + expr(m.a.leading) +
+         (m.b_n_major ? "true" : "false") + ">(" + accumulator_text(acc.name, m.index) + ", " + ptr + expr(m.a.address) + "), " + expr(m.a.leading) +
          ", " + ptr + expr(m.b.address) + "), " + expr(m.b.leading) + ");");
     return;
   }
   if (m.instruction == ir::MmaInstruction::mma_sync && acc.warp) {
     // Each warp its own 16 x N tile (warp-level mma); row.col reads b with ldmatrix.trans.
     line("croq_dev::mma_sync_m16nNkK<" + n + ", " + std::to_string(m.k) + ", " + std::to_string(m.a.swizzle) + "u, " +
-         std::to_string(m.b.swizzle) + "u, " + ab + ", " + (m.b_n_major ? "true" : "false") + ">(" + acc.name + ", " +
+         std::to_string(m.b.swizzle) + "u, " + ab + ", " + (m.b_n_major ? "true" : "false") + ">(" +
+         accumulator_text(acc.name, m.index) + ", " +
          expr(m.a.address) + ", " + std::to_string(m.a.pitch) + "u, " + expr(m.b.address) + ", " +
          std::to_string(m.b.pitch) + "u);");
     return;
@@ -174,7 +194,7 @@ void Printer::mma_store(const ir::MmaStore& m) {
   if (acc.warp) {  // registers only: no fence
     const std::string t = "<" + std::to_string(acc.rows) + ", " + std::to_string(acc.n) + (m.transpose ? ", true>" : ">");
     const std::string limits = m.space == ir::Space::shared ? "0x7fffffff, 0x7fffffff" : expr(m.rows) + ", " + expr(m.cols);
-    line("croq_dev::store_warp_accum" + t + "(" + acc.name + ", " + expr(m.destination) + ", " + expr(m.leading) + ", " +
+    line("croq_dev::store_warp_accum" + t + "(" + accumulator_text(acc.name, m.index) + ", " + expr(m.destination) + ", " + expr(m.leading) + ", " +
          limits + ");");
     return;
   }
