@@ -200,28 +200,30 @@ struct WarpGatherGemm {
   int tm = 16, tn = 16, tk = 16;
   bool row_col = true;
   bool transpose = false;  // mma.store.transp into an [N, M] output
+  bool array = false;      // the accumulator is mc[1][1] of `frag mc[2][2]`
 
   std::string name() const {
     return in + "_" + acc + "_" + out + "_" + std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk) +
-           (row_col ? "_rowcol" : "_rowrow") + (transpose ? "_transp" : "");
+           (row_col ? "_rowcol" : "_rowrow") + (transpose ? "_transp" : "") + (array ? "_array" : "");
   }
   std::string source() const {
     const std::string out_shape = transpose ? "[N, M]" : "[M, N]";
     const std::string rhs_chunk = row_col ? "rhs.chunkat(k, n#g1)" : "rhs.chunkat(n#g1, k)";
     const std::string dst = transpose ? "output.chunkat(n#g1, m#g0)" : "output.chunkat(m#g0, n#g1)";
+    const std::string mc = array ? "mc[1][1]" : "mc";
     return "__co__ void matmul(global " + in + " [M, K] lhs, global " + in + (row_col ? " [K, N]" : " [N, K]") +
            " rhs, global " + out + " " + out_shape + " output) {\n"
-           "  parallel {m, n} by [M / " + std::to_string(2 * tm) + ", N / " + std::to_string(2 * tn) + "] : block {\n"
-           "    mc = mma.fill." + acc + " 7;\n"
+           "  parallel {m, n} by [M / " + std::to_string(2 * tm) + ", N / " + std::to_string(2 * tn) + "] : block {\n" +
+           (array ? "    frag." + acc + " mc[2][2] {7};\n" : "    mc = mma.fill." + acc + " 7;\n") +
            "    parallel {g0, g1} by [2, 2] : group {\n"
-           "      mma.fill mc, 0;\n"
+           "      mma.fill " + mc + ", 0;\n"
            "      foreach k in K / " + std::to_string(tk) + " {\n"
            "        ma = mma.load lhs.chunkat(m#g0, k);\n"
            "        mb = mma.load " + rhs_chunk + ";\n"
-           "        mma." + (row_col ? "row.col" : "row.row") + " mc, ma, mb;\n"
+           "        mma." + (row_col ? "row.col" : "row.row") + " " + mc + ", ma, mb;\n"
            "      }\n"
-           "      mc += 1;\n"
-           "      mma.store" + (transpose ? ".transp" : "") + " mc, " + dst + ";\n"
+           "      " + mc + " += 1;\n"
+           "      mma.store" + (transpose ? ".transp" : "") + " " + mc + ", " + dst + ";\n"
            "    }\n"
            "  }\n"
            "}\n";
@@ -239,6 +241,7 @@ inline std::vector<WarpGatherGemm> warp_gather_gemm_cases() {
       {"u8", "s32", "s32", 16, 16, 16, true, false},
       {"f32", "f32", "f32", 16, 16, 8, true, false},    // tf32
       {"f16", "f32", "f16", 32, 24, 16, false, true},   // two row blocks, three n8 blocks, stored transposed
+      {"s8", "s32", "s32", 16, 8, 32, false, false, true},  // one of an array of accumulators (frag.s32 mc[2][2])
   };
 }
 
