@@ -473,5 +473,49 @@ TEST_P(WarpGather, Sm80AndSm90aPtxUseTheTypesMmaSync) {
 INSTANTIATE_TEST_SUITE_P(Shapes, WarpGather, ::testing::ValuesIn(croq::test::warp_gather_gemm_cases()),
                          [](const auto& info) { return info.param.name(); });
 
+ArgSignature integer_scalar() {
+  ArgSignature a;
+  a.is_tensor = false;
+  a.is_integer = true;
+  a.dtype = DType::s32;
+  return a;
+}
+
+// One of an array of warp accumulators chosen by a runtime argument: the
+// array is one register row per accumulator, indexed where it is used.
+TEST(WarpGatherArrays, RuntimeIndexSelectsARow) {
+  const char* source = R"croq(
+__co__ void pick(global s8 [32, 64] lhs, global s8 [64, 32] rhs, global s32 [32, 32] out, int i) {
+  parallel {m, n} by [2, 2] : block {
+    frag.s32 acc[1][3] {0};
+    parallel {g0, g1} by [2, 2] : group {
+      foreach k in 4 {
+        a = mma.load lhs.chunkat(m#g0, k);
+        b = mma.load rhs.chunkat(k, n#g1);
+        mma.row.col acc[0][i], a, b;
+      }
+      mma.store acc[0][i], out.chunkat(m#g0, n#g1);
+    }
+  }
+}
+)croq";
+  CompileOptions options;
+  auto program = frontend::parse_program(source, options);
+  const auto& fn = frontend::select_entry(*program, options, program->source);
+  for (const std::string arch : {"sm_80", "sm_90a"}) {
+    SCOPED_TRACE(arch);
+    GeneratedKernel g = generate_cuda(*program, fn,
+                                      {tensor(DType::s8, {32, 64}), tensor(DType::s8, {64, 32}), tensor(DType::s32, {32, 32}),
+                                       integer_scalar()},
+                                      227 * 1024, {}, arch);
+    EXPECT_TRUE(contains(g.cuda_source, "int acc_")) << g.cuda_source;
+    EXPECT_TRUE(contains(g.cuda_source, "[3][4];"));
+    EXPECT_TRUE(contains(g.cuda_source, "[((0 * 3) + arg_i)], reinterpret_cast<const signed char*>"));
+    EXPECT_TRUE(contains(g.cuda_source, "croq_dev::store_warp_accum<8, 8>(acc_"));
+    jit::NvrtcOutput out = compile(g, arch);
+    EXPECT_TRUE(contains(out.ptx, "mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32"));
+  }
+}
+
 }  // namespace
 }  // namespace croq::pipeline
