@@ -141,13 +141,18 @@ struct Accumulator {
   DType dtype = DType::f32;
   ExprRef fill;
   std::int64_t n = 0;
-  // 64: one warpgroup's tile (WGMMA or 4 warps of mma.sync); 16: each warp
-  // its own tile (warp-level mma, always mma.sync). Fragment layout per warp
-  // is the same either way.
+  // 64: one warpgroup's tile (WGMMA or 4 warps of mma.sync). With `warp`,
+  // each warp its own rows x n tile (warp-level mma, always mma.sync), held
+  // as ceil(rows / 16) x ceil(n / 8) m16n8 blocks of 4 registers (float for
+  // f32 and f16 accumulators, int for s32); the fragment layout of one
+  // m16n8 block is the same either way.
   std::int64_t rows = 64;
   // Element-wise work on it (`apply`): a local buffer of the same name that
   // reads and writes its f32 registers (declared by the fill); -1: none.
   int registers = -1;
+  bool warp = false;
+  // `frag mc[2][3]`: an array of warp accumulators (sizes; empty: one).
+  std::vector<std::int64_t> array_dims;
 };
 
 // The threads that run a statement together: the whole block, or (inside
@@ -356,14 +361,24 @@ struct BulkStoreWait {
 struct FenceProxyAsync {};
 
 // MMA, abstract until the instruction-selection pass.
-enum class MmaInstruction { unselected, wgmma, mma_sync };
+// mma_sync_gather: warp-level mma.sync whose fragments each lane reads
+// element by element (any memory, layout, element type or tile edge).
+enum class MmaInstruction { unselected, wgmma, mma_sync, mma_sync_gather };
+// Writes every element of an accumulator: op "" declares it with
+// Accumulator::fill; "=" refills it with `value` (`mma.fill acc, v;`);
+// "+=", "-=", "*=", "/=" update it element-wise (`acc += v;`).
 struct MmaFill {
   int accumulator = -1;
+  std::string op;
+  ExprRef value;
+  ExprRef index;  // which of an array of accumulators (op not ""); null: not an array
 };
 struct MmaOperand {
   ExprRef address;        // the tile's first element
   std::int64_t pitch = 0;  // bytes per row of the buffer
   int swizzle = 0;
+  Space space = Space::shared;
+  ExprRef leading;  // elements per row of the buffer (gathered fragments)
   Tile tile;
   SourcePos where;
 };
@@ -373,6 +388,7 @@ struct Mma {
   DType input = DType::f16;    // a's elements
   DType input_b = DType::f16;  // b's (differs from a's only for fp8: e4m3 x e5m2)
   std::int64_t k = 0;
+  ExprRef index;  // which of an array of accumulators; null: not an array
   bool b_n_major = false;  // row.col: b is [K, N] (ldmatrix.trans at warp level, imm-trans-b on WGMMA)
   // 2:4 sparse lhs (mma.row.row.sp, WGMMA .sp): `a` holds k / 2 packed
   // values per row and `metadata` points at the u8 [64, k / 8] tile of their
@@ -396,6 +412,8 @@ struct MmaStore {
   ExprRef leading;  // elements per row of the destination buffer
   Space space = Space::shared;
   ExprRef rows, cols;  // global stores: the valid part (tails)
+  ExprRef index;  // which of an array of accumulators; null: not an array
+  bool transpose = false;  // mma.store.transp: element (r, c) goes to (c, r) (warp accumulators)
 };
 struct MmaCommit {};  // a point where every WGMMA group must be complete
 // mma.scale: accumulator += partial * scale_a[row] * scale_b over a

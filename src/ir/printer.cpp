@@ -213,9 +213,11 @@ class Dumper {
         line("fence.proxy.async");
       } else if constexpr (std::is_same_v<T, MmaFill>) {
         const Accumulator& a = k_.accumulators[static_cast<std::size_t>(n.accumulator)];
-        line("mma.fill " + a.name + " = " + expr(a.fill));
+        if (n.op.empty()) line("mma.fill " + a.name + " = " + expr(a.fill));
+        else line("mma.fill " + a.name + " " + n.op + " " + expr(n.value));
       } else if constexpr (std::is_same_v<T, Mma>) {
-        const char* instr = n.instruction == MmaInstruction::wgmma ? "wgmma" : n.instruction == MmaInstruction::mma_sync ? "mma.sync" : "mma";
+        const char* instr = n.instruction == MmaInstruction::wgmma ? "wgmma" : n.instruction == MmaInstruction::mma_sync ? "mma.sync"
+                            : n.instruction == MmaInstruction::mma_sync_gather ? "mma.sync.gather" : "mma";
         line(std::string(instr) + " " + k_.accumulators[static_cast<std::size_t>(n.accumulator)].name + " += " +
              (n.a_fragment >= 0 ? "registers " + k_.buffers[static_cast<std::size_t>(n.a_fragment)].name
                                 : tile(n.a.tile) + " swiz " + std::to_string(n.a.swizzle)) +
@@ -265,7 +267,7 @@ class Dumper {
     }
     for (const Accumulator& a : k_.accumulators)
       out_ << "  accumulator " << a.name << ": " << dtype_name(a.dtype) << " " << a.rows << " x " << a.n
-           << (a.rows == 16 ? " per warp" : "") << "\n";
+           << (a.warp ? " per warp" : "") << "\n";
     stmt(*k_.body);
     return out_.str();
   }

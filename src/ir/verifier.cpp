@@ -191,6 +191,7 @@ class Verifier {
         expr(n.leader);
       } else if constexpr (std::is_same_v<T, MmaFill>) {
         accumulator_ref(n.accumulator, "mma.fill");
+        if (n.value) expr(n.value);
       } else if constexpr (std::is_same_v<T, Mma>) {
         accumulator_ref(n.accumulator, "mma");
         if (n.a_fragment >= 0) buffer_ref(n.a_fragment, "an mma's register lhs");

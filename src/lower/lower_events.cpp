@@ -278,6 +278,23 @@ Value Lowerer::event_at(const Expr& e, const Member& m, Value ev) {
 
 Value Lowerer::subscript(const Expr& e, const Subscript& sub) {
   Value obj = expr(*sub.object);
+  if (obj.kind == Value::Kind::accumulator) {  // mc[i][j]: one of an array of accumulators
+    const auto& dims = kernel_.accumulators[static_cast<std::size_t>(obj.accumulator)].array_dims;
+    for (const ExprPtr& index : sub.indices) {
+      if (obj.accumulator_selected >= dims.size())
+        fail(e.location, "`" + source_text(*sub.object) + "` has " + std::to_string(dims.size()) + " array dimensions");
+      Value idx = expr(*index);
+      if ((idx.kind != Value::Kind::scalar && idx.kind != Value::Kind::index) || idx.is_float)
+        fail(index->location, "an array index must be an integer");
+      const std::int64_t size = dims[obj.accumulator_selected++];
+      if (idx.constant && (*idx.constant < 0 || *idx.constant >= size))
+        fail(index->location, "index " + std::to_string(*idx.constant) + " is out of range for " + std::to_string(size) + " elements");
+      obj.accumulator_index = obj.accumulator_index
+                                  ? ir::binary("+", ir::binary("*", obj.accumulator_index, ir::int_const(size)), idx.expr)
+                                  : idx.expr;
+    }
+    return obj;
+  }
   if (sub.indices.size() != 1) fail(e.location, "`[...]` selects one element of an array of buffers or events");
   Value idx = expr(*sub.indices[0]);
   if (idx.kind != Value::Kind::scalar && idx.kind != Value::Kind::index)

@@ -10,9 +10,25 @@
 // Warp-level mma: directly in a `: group` level each warp owns a 16 x N
 // accumulator (Accumulator::rows = 16) from a [16, K] lhs and a [N, K]
 // (row.row) or [K, N] (row.col) rhs; always mma.sync, any target from sm_80.
+#include <functional>
+
 #include "lower/lowering.hpp"
 
 namespace croq::lower::detail {
+
+namespace {
+
+// The flat index of the accumulator `v` selects in an array (`mc[0][i]`), or
+// null for a single accumulator; an array must be selected down to one.
+ExprRef selected_index(const ir::Kernel& kernel, const Value& v, const std::string& text,
+                       const std::function<void(const std::string&)>& fail) {
+  const auto& dims = kernel.accumulators[static_cast<std::size_t>(v.accumulator)].array_dims;
+  if (v.accumulator_selected != dims.size())
+    fail("`" + text + "` is an array of accumulators; an mma operation takes one of them");
+  return v.accumulator_index;
+}
+
+}  // namespace
 
 void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
   if (!target_.mma_sync())
@@ -26,28 +42,52 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
   };
   switch (m.op) {
     case MmaOp::fill: {
+      if (m.operands.size() == 2 && !m.result) {  // `mma.fill acc, v;` refills
+        Value acc_value = expr(*m.operands[0]);
+        if (acc_value.kind != Value::Kind::accumulator)
+          fail(m.operands[0]->location, "expected an accumulator from `mma.fill`, got `" + source_text(*m.operands[0]) + "`");
+        const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(acc_value.accumulator)];
+        Value fill = expr(*m.operands[1]);
+        if (fill.kind != Value::Kind::scalar) fail(m.operands[1]->location, "mma.fill takes the new value, such as 0.0f");
+        ir::MmaFill refill{acc_value.accumulator, "=", ir::coerce(fill.expr, ir::Type::element(acc.dtype)), nullptr};
+        refill.index = selected_index(kernel_, acc_value, source_text(*m.operands[0]),
+                                      [&](const std::string& why) { fail(m.operands[0]->location, why); });
+        emit_node(std::move(refill), s.location);
+        return;
+      }
       operand_count(1);
       const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr;
       if (!name) fail(s.location, "mma.fill makes an accumulator: `acc = mma.fill.f32 0.0f;`");
-      const bool per_warp = on_single_warps();
+      // Filled at block scope, the accumulator is each warp's own in the
+      // `: group` level that multiplies into it (registers are per thread).
+      const bool per_warp = on_single_warps() || at_block_scope();
       if (!on_whole_warpgroups() && !per_warp)
         fail(s.location, std::string(target_.wgmma() ? "WGMMA runs on whole warpgroups: put the "
                                                      : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +
                              "mma.fill inside `parallel p by N : group-4`");
       ir::Accumulator acc;
-      acc.rows = per_warp ? 16 : 64;
+      acc.warp = per_warp;
+      acc.rows = per_warp ? 0 : 64;  // a warp's rows: from its first mma
       for (const Modifier& mod : m.modifiers) {
         if (mod.name == "f32") acc.dtype = DType::f32;
         else if (mod.name == "f16") acc.dtype = DType::f16;
-        else fail(mod.location, "mma.fill takes `.f32` or `.f16` (the accumulator type), got `." + mod.name + "`");
+        else if (mod.name == "s32" && per_warp) acc.dtype = DType::s32;
+        else fail(mod.location, std::string("mma.fill takes `.f32` or `.f16` (the accumulator type") +
+                                    (per_warp ? "; `.s32` at warp level" : "") + "), got `." + mod.name + "`");
       }
       Value fill = expr(*m.operands[0]);
       if (fill.kind != Value::Kind::scalar) fail(m.operands[0]->location, "mma.fill takes the initial value, such as 0.0f");
       acc.fill = ir::coerce(fill.expr, ir::Type::element(acc.dtype));
+      for (const ExprPtr& dim : m.array_dims) {  // `frag mc[2][3] {0.0f}`
+        Value d = expr(*dim);
+        if (!d.constant || *d.constant < 1) fail(dim->location, "an array of accumulators has constant sizes of at least 1");
+        if (!per_warp) fail(dim->location, "arrays of accumulators are a warp's (filled in or above a `: group` level)");
+        acc.array_dims.push_back(*d.constant);
+      }
       acc.name = fresh(name->name);
       kernel_.accumulators.push_back(acc);
       const int id = static_cast<int>(kernel_.accumulators.size()) - 1;
-      emit_node(ir::MmaFill{id}, s.location);
+      emit_node(ir::MmaFill{id, "", nullptr}, s.location);
       Value v;
       v.kind = Value::Kind::accumulator;
       v.accumulator = id;
@@ -61,9 +101,18 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
       if (find_modifier(m.modifiers, "frag")) return mma_load_fragment(s, m);  // into registers
       Value v = expr(*m.operands[0]);
       if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
-      if (v.kind != Value::Kind::view || buffer(v.view.buffer).space != ir::Space::shared)
-        fail(m.operands[0]->location, "mma.load reads a tile in shared memory");
+      // From global memory only at warp level (gathered fragments).
+      const bool global = v.kind == Value::Kind::view && buffer(v.view.buffer).space == ir::Space::global;
+      if (v.kind != Value::Kind::view || (buffer(v.view.buffer).space != ir::Space::shared && !(global && on_single_warps())))
+        fail(m.operands[0]->location, on_single_warps() ? "a warp's mma.load reads a tile in shared or global memory"
+                                                        : "mma.load reads a tile in shared memory");
       if (buffer(v.view.buffer).slots > 0 && !v.view.slot) fail_buffer_array(*m.operands[0]);
+      if (global) {
+        v.kind = Value::Kind::operand;
+        v.swizzle = 0;
+        define(name->name, v);
+        return;
+      }
       barrier_before_shared_read(v.view.buffer);
       int span = 0;
       for (const Modifier& mod : m.modifiers) {
@@ -99,7 +148,7 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
   }
 }
 
-ir::MmaOperand Lowerer::mma_tile_operand(const Expr& e, View& tile, bool fragment_ok) {
+ir::MmaOperand Lowerer::mma_tile_operand(const Expr& e, View& tile, bool fragment_ok, bool global_ok) {
   Value v = expr(e);
   if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
   if (fragment_ok && v.kind == Value::Kind::fragment) {  // RS mode: the lhs from registers
@@ -122,6 +171,8 @@ ir::MmaOperand Lowerer::mma_tile_operand(const Expr& e, View& tile, bool fragmen
     // producer's): it is read unswizzled, so fix that layout and a later
     // copy with a swizzle is an error rather than wrong results.
     if (b.swizzle < 0) b.swizzle = v.swizzle;
+  } else if (v.kind == Value::Kind::view && global_ok && buffer(v.view.buffer).space == ir::Space::global) {
+    v.swizzle = 0;  // a warp reads global tiles directly (gathered fragments)
   } else if (v.kind != Value::Kind::operand) {
     fail(e.location, "an mma operand is a shared tile or the result of mma.load, got `" + source_text(e) + "`");
   }
@@ -132,11 +183,33 @@ ir::MmaOperand Lowerer::mma_tile_operand(const Expr& e, View& tile, bool fragmen
   ir::MmaOperand op;
   op.address = tile_address(v.view);
   op.pitch = b.dims.back().value * static_cast<std::int64_t>(dtype_size(b.dtype));
+  op.leading = dim_expr(v.view.buffer, b.dims.size() - 1);
   op.swizzle = v.swizzle;
+  op.space = b.space;
   op.tile = tile_of(v.view);
   op.where = pos(e.location);
   return op;
 }
+
+bool Lowerer::at_block_scope() const {
+  return scope_ == Scope::block && !in_warp_ && !in_warpgroup_ && set_.threads == 0;
+}
+
+namespace {
+
+// The accumulator types a warp's mma.sync has for each input type.
+bool warp_input_fits(DType input, DType acc) {
+  switch (input) {
+    case DType::f16: return acc == DType::f32 || acc == DType::f16;
+    case DType::bf16: return acc == DType::f32;
+    case DType::f32: return acc == DType::f32;  // as tf32
+    case DType::s8:
+    case DType::u8: return acc == DType::s32;
+    default: return false;
+  }
+}
+
+}  // namespace
 
 void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   // mma.row.row.sp acc, a, b, meta: 2:4 sparse lhs (lower_mma_sparse.cpp).
@@ -155,10 +228,10 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
     fail(m.operands[0]->location, "expected an accumulator from `mma.fill`, got `" + source_text(*m.operands[0]) + "`");
   acc_value.accumulator = scale_target(acc_value.accumulator);  // a later mma.scale's partial
   ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(acc_value.accumulator)];
-  if ((acc.rows == 16) != on_single_warps())
-    fail(s.location, acc.rows == 16 ? "this accumulator is one warp's (filled in a `: group` level); multiply into it there"
-                                    : "this accumulator is a warpgroup's; multiply into it at its group-4 level");
-  const bool per_warp = acc.rows == 16;
+  if (acc.warp != on_single_warps())
+    fail(s.location, acc.warp ? "this accumulator is one warp's (filled in a `: group` level or at block scope); multiply into it in a `: group` level"
+                              : "this accumulator is a warpgroup's; multiply into it at its group-4 level");
+  const bool per_warp = acc.warp;
   // RS mode: lhs is a register fragment (lower_frag.cpp).
   const bool lhs_in_registers = names_fragment(*m.operands[1]);
   if (lhs_in_registers && per_warp)
@@ -167,7 +240,7 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   const bool n_major = m.layout == "row.col" && (per_warp || lhs_in_registers || target_.wgmma());
   ir::MmaOperand operands[2];
   View tiles[2];
-  for (int i = 0; i < 2; ++i) operands[i] = mma_tile_operand(*m.operands[1 + i], tiles[i], i == 0);
+  for (int i = 0; i < 2; ++i) operands[i] = mma_tile_operand(*m.operands[1 + i], tiles[i], i == 0, per_warp);
   const View& a = tiles[0];
   const View& b = tiles[1];
   const DType t = buffer(a.buffer).dtype, tb = buffer(b.buffer).dtype;
@@ -184,15 +257,19 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
                            "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"
                          : "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row "
                            "(lhs [M, K], rhs [N, K], both K contiguous)");
-  if (!fp8 && (t != tb || (t != DType::f16 && t != DType::bf16)))
-    fail(s.location, std::string(wgmma ? "WGMMA multiplies f16 or bf16 tiles (both the same) or fp8 tiles (f8_e4m3, f8_e5m2, in any mix)"
-                                       : "mma.sync multiplies f16 or bf16 tiles (both the same)") +
-                         ", got " + std::string(dtype_name(t)) + " and " + std::string(dtype_name(tb)));
-  if (!fp8 && acc.dtype == DType::f16 && t != DType::f16)
-    fail(s.location, "an f16 accumulator takes f16 or fp8 inputs; use mma.fill.f32 for bf16");
-  if (per_warp && a.extent[0] != 16)
-    fail(m.operands[1]->location, "a warp's mma takes 16 rows of lhs (mma.sync m16n8k16), got " + std::to_string(a.extent[0]),
-         "give each warp of the `: group` level its own 16 rows");
+  if (per_warp) {
+    if (t != tb || !warp_input_fits(t, acc.dtype))
+      fail(s.location, "a warp's mma.sync multiplies f16 (f32 or f16 accumulator), bf16 or f32 as tf32 (f32 accumulator), "
+                       "or s8 or u8 (s32 accumulator) tiles, both the same; got " + std::string(dtype_name(t)) + " and " +
+                           std::string(dtype_name(tb)) + " into " + std::string(dtype_name(acc.dtype)));
+  } else {
+    if (!fp8 && (t != tb || (t != DType::f16 && t != DType::bf16)))
+      fail(s.location, std::string(wgmma ? "WGMMA multiplies f16 or bf16 tiles (both the same) or fp8 tiles (f8_e4m3, f8_e5m2, in any mix)"
+                                         : "mma.sync multiplies f16 or bf16 tiles (both the same)") +
+                           ", got " + std::string(dtype_name(t)) + " and " + std::string(dtype_name(tb)));
+    if (!fp8 && acc.dtype == DType::f16 && t != DType::f16)
+      fail(s.location, "an f16 accumulator takes f16 or fp8 inputs; use mma.fill.f32 for bf16");
+  }
   const std::int64_t b_k = b.extent[n_major ? 0 : 1];
   if (!per_warp && a.extent[0] != 64)
     fail(m.operands[1]->location, std::string("one warpgroup's mma takes 64 rows of lhs (") +
@@ -202,15 +279,19 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
     fail(s.location, "lhs has K = " + std::to_string(a.extent[1]) + " but rhs has K = " + std::to_string(b_k) +
                          (n_major ? " (mma.row.col takes rhs as [K, N])" : " (mma.row.row takes rhs as [N, K])"));
   const std::int64_t n = b.extent[n_major ? 1 : 0];
-  if (!target::mma_n_supported(n))
+  if (!per_warp && !target::mma_n_supported(n))
     fail(m.operands[2]->location, std::string(wgmma ? "WGMMA's" : "mma's") +
                                       " N (rhs rows) must be a multiple of 8 up to 256, got " + std::to_string(n));
-  if (acc.n != 0 && acc.n != n)
+  const std::int64_t rows = per_warp ? a.extent[0] : 64;
+  if ((acc.n != 0 && acc.n != n) || (acc.rows != 0 && acc.rows != rows))
     fail(s.location, "the accumulator is " + std::to_string(acc.rows) + " x " + std::to_string(acc.n) + " but this mma makes " +
-                         std::to_string(acc.rows) + " x " + std::to_string(n));
+                         std::to_string(rows) + " x " + std::to_string(n));
   acc.n = n;
+  acc.rows = rows;
   ir::Mma op;
   op.accumulator = acc_value.accumulator;
+  op.index = selected_index(kernel_, acc_value, source_text(*m.operands[0]),
+                            [&](const std::string& why) { fail(m.operands[0]->location, why); });
   op.a = operands[0];
   op.b = operands[1];
   op.input = t;
@@ -226,6 +307,23 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   emit_node(std::move(op), s.location);
   // The registers feeding RS mode must stay as they are until it completes.
   if (lhs_in_registers) emit_node(ir::MmaCommit{}, s.location);
+}
+
+void Lowerer::accumulator_update(const Stmt& s, const Assignment& a, const Value& target) {
+  const int accumulator = target.accumulator;
+  const ExprRef index = selected_index(kernel_, target, source_text(*a.target),
+                                       [&](const std::string& why) { fail(a.target->location, why); });
+  const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(accumulator)];
+  const std::string op = assign_op_name(a.op);
+  if (!acc.warp || (op != "=" && op != "+=" && op != "-=" && op != "*=" && op != "/="))
+    fail(a.target->location, "element-wise arithmetic on an accumulator is supported on a warp's accumulators, with "
+                             "=, +=, -=, *= or /= and a number");
+  Value value = expr(*a.value);
+  if (value.kind != Value::Kind::scalar)
+    fail(a.value->location, "an accumulator is updated element-wise with a number, got `" + source_text(*a.value) + "`");
+  const ir::Type type = acc.dtype == DType::s32 ? ir::Type::i32() : ir::Type::f32();
+  ir::MmaFill update{accumulator, op, ir::coerce(value.expr, type), index};
+  emit_node(std::move(update), s.location);
 }
 
 void Lowerer::mma_store(const Stmt& s, const Mma& m) {
@@ -245,15 +343,25 @@ void Lowerer::mma_store(const Stmt& s, const Mma& m) {
   View& v = d.view;
   ir::Buffer& b = buffer(v.buffer);
   if (b.slots > 0 && !v.slot) fail_buffer_array(*m.operands[1]);
-  if ((acc.rows == 16) != on_single_warps())
+  if (acc.warp != on_single_warps())
     fail(s.location, "store a warp's accumulator in its `: group` level, a warpgroup's in its group-4 level");
-  const std::int64_t rows = acc.rows;
-  if (v.extent[0] != rows || v.extent[1] != acc.n)
-    fail(m.operands[1]->location, "the accumulator is " + std::to_string(rows) + " x " + std::to_string(acc.n) + " but the destination tile is " +
+  bool transpose = false;
+  for (const Modifier& mod : m.modifiers) {
+    if (mod.name == "transp" && acc.warp) transpose = true;
+    else fail(mod.location, "`." + mod.name + "` on mma.store is not supported yet by libcroqjit");
+  }
+  const std::int64_t rows = transpose ? acc.n : acc.rows, cols = transpose ? acc.rows : acc.n;
+  if (v.extent[0] != rows || v.extent[1] != cols)
+    fail(m.operands[1]->location, "the accumulator is " + std::to_string(acc.rows) + " x " + std::to_string(acc.n) +
+                                      (transpose ? " (stored transposed)" : "") + " but the destination tile is " +
                                       shape_text(b.dtype, v.extent));
-  if (b.dtype != DType::f32 && b.dtype != DType::f16 && b.dtype != DType::bf16)
-    fail(m.operands[1]->location, "mma.store writes f32, f16 or bf16 tiles");
+  if (acc.dtype == DType::s32 ? b.dtype != DType::s32 : (b.dtype != DType::f32 && b.dtype != DType::f16 && b.dtype != DType::bf16))
+    fail(m.operands[1]->location, acc.dtype == DType::s32 ? "an s32 accumulator is stored to s32 tiles"
+                                                          : "mma.store writes f32, f16 or bf16 tiles");
   ir::MmaStore op;
+  op.transpose = transpose;
+  op.index = selected_index(kernel_, acc_value, source_text(*m.operands[0]),
+                            [&](const std::string& why) { fail(m.operands[0]->location, why); });
   op.accumulator = acc_value.accumulator;
   op.destination = tile_address(v);
   op.leading = dim_expr(v.buffer, 1);
@@ -264,7 +372,7 @@ void Lowerer::mma_store(const Stmt& s, const Mma& m) {
     wait_before_tile_write(v, s.location);
   } else if (b.space == ir::Space::global) {
     op.rows = ir::int_const(rows);
-    op.cols = ir::int_const(acc.n);
+    op.cols = ir::int_const(cols);
     if (!v.exact) {
       // What is left of the tensor from the tile's origin; 64-bit kernels
       // clamp it to the tile first so the int cannot wrap.
@@ -274,7 +382,7 @@ void Lowerer::mma_store(const Stmt& s, const Mma& m) {
         return ir::convert(clamped, ir::Type::i32());
       };
       op.rows = left(0, rows);
-      op.cols = left(1, acc.n);
+      op.cols = left(1, cols);
     }
     mark_written(v.buffer);
   } else {

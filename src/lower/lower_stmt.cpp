@@ -334,6 +334,7 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
   lowering_store_target_ = true;
   Value target = expr(*a.target);
   lowering_store_target_ = false;
+  if (target.kind == Value::Kind::accumulator) return accumulator_update(s, a, target);
   Value value = require_scalar(expr(*a.value), *a.value);
   atomic_value_in_thread(value, *a.value);
   if (target.kind != Value::Kind::scalar || target.constant)

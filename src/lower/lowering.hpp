@@ -77,6 +77,8 @@ struct Value {
   ExprRef event_index;                  // events: which barrier of the array
   ExprRef event_parity;                 // `e.at(order)`: the phase parity of that generation
   int accumulator = -1;                 // accumulators
+  ExprRef accumulator_index;            // arrays of them: the flat index selected so far
+  std::size_t accumulator_selected = 0;  // how many of the array's dims are selected
   int swizzle = 0;                      // operands: the span mma.load was told
   bool zfill = false;                   // views: `.zfill` on a copy's source
   bool placeholder = false;             // futures: `dma.any` / `tma.any` not filled yet
@@ -288,6 +290,8 @@ class Lowerer {
   void tma_copy(const Stmt& s, const Copy& c);
   int tensor_map_param(const View& global, const std::vector<std::int64_t>& box, int swizzle, const SourceLocation& where);
   void mma_statement(const Stmt& s, const Mma& m);
+  void accumulator_update(const Stmt& s, const Assignment& a, const Value& target);
+  bool at_block_scope() const;  // not in a group, group-4 or inthreads level of the block
   void mma_multiply(const Stmt& s, const Mma& m);
   void mma_sparse_multiply(const Stmt& s, const Mma& m);  // lower_mma_sparse.cpp
   Value event_at(const Expr& e, const Member& m, Value ev);
@@ -299,7 +303,7 @@ class Lowerer {
   const Trigger* trigger_after_naming(const std::string& name) const;
   bool lifts_to_group(const Stmt& body) const;  // an inthreads.async body without the thread index
   // A 2-D mma operand (shared tile or mma.load result) and its view.
-  ir::MmaOperand mma_tile_operand(const Expr& e, View& tile, bool fragment_ok = false);
+  ir::MmaOperand mma_tile_operand(const Expr& e, View& tile, bool fragment_ok = false, bool global_ok = false);
   void mma_store(const Stmt& s, const Mma& m);
 
   // --- register fragments (lower_frag.cpp)

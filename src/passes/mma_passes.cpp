@@ -43,6 +43,16 @@ void check_operand(const ir::Kernel& kernel, const ir::MmaOperand& op, bool wgmm
   (void)kernel;
 }
 
+// Whether a warp's mma.sync can read `op` with ldmatrix (the conditions
+// check_operand enforces for mma.sync, plus 16-bit elements in shared memory).
+bool ldmatrix_fits(const ir::MmaOperand& op, std::int64_t element_bytes, bool n_major) {
+  const std::size_t k_dim = n_major ? 0 : 1;
+  return op.space == ir::Space::shared && element_bytes == 2 && op.pitch % 16 == 0 &&
+         (op.swizzle == 0 || (op.pitch == op.swizzle && op.tile.origin_multiple[0] % 8 == 0)) &&
+         (!n_major || op.tile.origin_multiple[1] % 8 == 0) && op.tile.origin_multiple[k_dim] % 16 == 0 &&
+         op.tile.extent[k_dim] % 16 == 0;
+}
+
 // The WGMMA completion state along program order.
 struct Completion {
   ir::Kernel& kernel;
@@ -156,8 +166,21 @@ struct Completion {
 void select_mma_instructions(ir::Kernel& kernel, const target::Target& target) {
   ir::for_each<ir::Mma>(*kernel.body, [&](ir::Mma& mma, ir::Stmt& s) {
     // Warp-level mma (16-row accumulators) is mma.sync on every target.
-    const bool per_warp = kernel.accumulators[static_cast<std::size_t>(mma.accumulator)].rows == 16;
+    const ir::Accumulator& acc = kernel.accumulators[static_cast<std::size_t>(mma.accumulator)];
+    const bool per_warp = acc.warp;
     const bool wgmma = target.wgmma() && !per_warp;
+    // A warp's tiles: ldmatrix where it reads them (shared, 16 rows, 16-bit
+    // elements on 16-byte rows, k16 steps), else fragments gathered element
+    // by element (global memory, other shapes and types; unswizzled).
+    if (per_warp) {
+      const std::int64_t bytes = static_cast<std::int64_t>(dtype_size(mma.input));
+      const bool ldmatrix = acc.rows == 16 && acc.n % 8 == 0 && mma.k % 16 == 0 && ldmatrix_fits(mma.a, bytes, false) &&
+                            ldmatrix_fits(mma.b, bytes, mma.b_n_major);
+      if (!ldmatrix && mma.a.swizzle == 0 && mma.b.swizzle == 0) {
+        mma.instruction = ir::MmaInstruction::mma_sync_gather;
+        return;
+      }
+    }
     if (is_fp8(mma.input) && !wgmma)
       ir::fail(mma.where, "mma on fp8 tiles lowers to WGMMA (sm_90a) only; libcroqjit has no mma.sync form for them "
                           "(compiling for " + target.arch + ")",

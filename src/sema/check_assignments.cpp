@@ -67,6 +67,11 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
   Type value = expr(*a.value);
   require_ok(target);
   require_ok(value);
+  // A warp's accumulator takes a number element-wise (`mc += bias;`).
+  if (target.kind == Kind::accumulator && target.accumulator && target.accumulator->warp && value.is_number() &&
+      (a.op == AssignOp::assign || a.op == AssignOp::add || a.op == AssignOp::sub || a.op == AssignOp::mul ||
+       a.op == AssignOp::div))
+    return;
   if (target.kind == Kind::accumulator && (value.is_number() || value.is_tile() || value.kind == Kind::accumulator))
     fail(Rule::unsupported_fragment_arithmetic, a.target->location,
          "element-wise arithmetic on an mma accumulator (`" + text(*a.target) + "`) is not supported yet by libcroqjit",

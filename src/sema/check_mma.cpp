@@ -34,11 +34,12 @@ bool accumulates_into(const Stmt& s, const std::string& name) {
 
 }  // namespace
 
-void Checker::require_warpgroups(const Stmt& s, const std::string& op) {
+void Checker::require_warpgroups(const Stmt& s, const std::string& op, bool block_scope_fill) {
   // Croqtile also runs mma at other scopes; the operation is checked as usual.
-  // Directly in a `: group` level each warp runs its own m16n8k16 tiles
-  // (mma.sync on every target from sm_80, sm_90a included).
-  if (!on_whole_warpgroups() && !on_single_warps())
+  // Directly in a `: group` level each warp runs its own m16n8 tiles
+  // (mma.sync on every target from sm_80, sm_90a included); an accumulator
+  // filled at block scope is each warp's own in the `: group` levels below.
+  if (!on_whole_warpgroups() && !on_single_warps() && !(block_scope_fill && at_block_scope()))
     limitation(Rule::mma_warpgroups, s.location,
          (wgmma() ? "WGMMA runs on whole warpgroups: put the "
                   : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +
@@ -92,7 +93,7 @@ void Checker::mma(const Stmt& s, const Mma& m) {
     // that no mma accumulates into is an operand.
     const auto* n = std::get_if<Name>(&m.operands[0]->node);
     const Symbol* loaded = n ? lookup(n->name) : nullptr;
-    if (loaded && loaded->type.is_error() && loaded->detail == "mma.load" && fn_.body &&
+    if (loaded && (loaded->type.is_error() || loaded->type.kind == Kind::operand) && loaded->detail == "mma.load" && fn_.body &&
         !accumulates_into(*fn_.body, n->name))
       fail(Rule::accumulator_expected, m.operands[0]->location,
            "`" + n->name + "` is an mma.load result that no mma accumulates into; mma.fill refills accumulators",
@@ -101,10 +102,17 @@ void Checker::mma(const Stmt& s, const Mma& m) {
   }
   if (m.op == MmaOp::load && m.operands.size() == 2 && !m.result) fragment_load(m);  // mma.load src, frag
   if (sparse) return mma_sparse_multiply(s, m);
-  if (refill || (m.op == MmaOp::store && (m.operands.size() == 3 || m.operands.size() == 4)))
+  if (m.op == MmaOp::store && (m.operands.size() == 3 || m.operands.size() == 4))
     fail(Rule::unsupported_mma_form, s.location,
          "mma." + std::string(mma_op_name(m.op)) + " with " + std::to_string(m.operands.size()) +
              " operands is not supported yet by libcroqjit");
+  if (refill) {
+    Type v = expr(*m.operands[1]);
+    require_ok(v);
+    if (v.kind != Kind::scalar)
+      fail(Rule::mma_fill_value, m.operands[1]->location, "mma.fill takes the new value, such as 0.0f", "", notes_of(v));
+    return;
+  }
   if (m.op != MmaOp::commit && m.operands.size() != n)
     fail(Rule::mma_operand_count, s.location,
          "mma." + std::string(mma_op_name(m.op)) + " takes " + std::to_string(n) + " operand" + (n == 1 ? "" : "s") +
@@ -131,20 +139,22 @@ void Checker::mma_fill(const Stmt& s, const Mma& m) {
       fail(Rule::buffer_array_empty, dim->location, "an array of accumulators holds at least one, got " + std::to_string(*n));
     array_dims.push_back(n);
   }
-  require_warpgroups(s, what);
+  require_warpgroups(s, what, true);
+  const bool warp = on_single_warps() || at_block_scope();
   DType dtype = DType::f32;
   for (const Modifier& mod : m.modifiers) {
     if (mod.name == "f32") dtype = DType::f32;
     else if (mod.name == "f16") dtype = DType::f16;
-    else if (mod.name == "s32")  // integer mma
+    else if (mod.name == "s32" && warp) dtype = DType::s32;  // a warp's integer mma
+    else if (mod.name == "s32")
       limitation(Rule::unsupported_mma_type, mod.location,
                  "`" + what + "." + mod.name + "` accumulators are not supported yet by libcroqjit",
-                 "libcroqjit accumulates in f32 or f16");
+                 "libcroqjit accumulates in f32 or f16 (and in s32 at warp level: fill it in or above a `: group` level)");
     else
       fail(Rule::mma_fill_type, mod.location,
            what + " takes `.f32` or `.f16` (the accumulator type), got `." + mod.name + "`");
   }
-  if (!array_dims.empty())
+  if (!array_dims.empty() && !warp)  // a warp's arrays are registers of each thread
     limitation(Rule::unsupported_fragment, m.result->location,
                "arrays of mma accumulators (`frag " + name->name + "[..]`) are not supported yet by libcroqjit",
                "fill one accumulator per name: `" + name->name + "0 = mma.fill.f32 0.0f;`");
@@ -155,6 +165,7 @@ void Checker::mma_fill(const Stmt& s, const Mma& m) {
   Accumulator& acc = out_.accumulators.emplace_back();
   acc.name = name->name;
   acc.dtype = dtype;
+  acc.warp = warp;
   acc.array_dims = std::move(array_dims);
   Type t;
   t.kind = Kind::accumulator;
@@ -168,6 +179,30 @@ void Checker::mma_load(const Stmt& s, const Mma& m) {
   const Expr& tile_expr = *m.operands[0];
   Type v = expr(tile_expr);
   require_ok(v);
+  if (v.is_tile() && v.buffer->space == Space::global && on_single_warps()) {
+    // A warp reads its fragments from global memory directly.
+    require_selected(tile_expr, v);
+    if (!m.modifiers.empty())
+      fail(Rule::unsupported_modifier, m.modifiers[0].location,
+           "`." + m.modifiers[0].name + "` on an mma.load from global memory is not supported yet by libcroqjit");
+    if (fn_.body && accumulates_into(*fn_.body, name->name)) {
+      // The tile is the accumulator's initial value (C): an accumulator.
+      Accumulator& acc = out_.accumulators.emplace_back();
+      acc.name = name->name;
+      acc.dtype = v.buffer->dtype == DType::s32 ? DType::s32 : v.buffer->dtype == DType::f16 ? DType::f16 : DType::f32;
+      acc.warp = true;
+      acc.written = true;
+      Type t;
+      t.kind = Kind::accumulator;
+      t.accumulator = &acc;
+      define(name->name, t, Origin::mma_result, m.result->location, "mma.load");
+      return;
+    }
+    v.kind = Kind::operand;
+    v.swizzle = 0;
+    define(name->name, v, Origin::mma_result, m.result->location, "mma.load");
+    return;
+  }
   if (v.is_tile() && v.buffer->space != Space::shared) {
     // Croqtile loads fragments from any memory: the operand is usable.
     limitation(Rule::unsupported_mma_form, tile_expr.location,
@@ -234,7 +269,9 @@ DType Checker::mma_operand(const Expr& e, bool lhs) {
            notes_of(v));
     return v.buffer->dtype;
   }
-  if (v.is_tile() && v.buffer->space == Space::shared) {
+  if (v.is_tile() && v.buffer->space == Space::global && on_single_warps()) {
+    // a warp reads global tiles directly
+  } else if (v.is_tile() && v.buffer->space == Space::shared) {
     // Not copied yet in the source (a consumer region before the producer's):
     // read unswizzled, so that layout is fixed now.
     if (v.buffer->swizzle < 0) v.buffer->swizzle = 0;
@@ -275,11 +312,28 @@ void Checker::mma_multiply(const Stmt& s, const Mma& m) {
                fp8 ? "mma." + m.layout + " on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; "
                      "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"
                    : "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)");
-  const bool other_type = a == b && (a == DType::s8 || a == DType::u8 || a == DType::f32);
-  if (other_type)
+  const bool other_type = a == b && (a == DType::s8 || a == DType::u8 || a == DType::f32 || a == DType::s32);
+  // A warp's mma.sync also multiplies s8 and u8 (into s32) and f32 as tf32.
+  const bool warp_int = on_single_warps() && a == b && (a == DType::s8 || a == DType::u8);
+  const bool warp_tf32 = on_single_warps() && a == b && a == DType::f32;
+  if (other_type && !warp_int && !warp_tf32)
     limitation(Rule::unsupported_mma_type, s.location,
                "mma on " + std::string(dtype_name(a)) + " tiles is not supported yet by libcroqjit",
-               "libcroqjit multiplies f16, bf16 or fp8 (f8_e4m3, f8_e5m2) tiles");
+               "libcroqjit multiplies f16, bf16 or fp8 (f8_e4m3, f8_e5m2) tiles; a warp's mma (in a `: group` level) "
+               "also s8, u8 and f32");
+  if (warp_int && acc->dtype != DType::s32)
+    fail(Rule::mma_element_types, s.location,
+         "a warp's mma on " + std::string(dtype_name(a)) + " tiles accumulates in s32, but `" + text(*m.operands[0]) +
+             "` is " + std::string(dtype_name(acc->dtype)),
+         "fill it with mma.fill.s32");
+  if (warp_tf32 && acc->dtype != DType::f32)
+    fail(Rule::mma_element_types, s.location,
+         "a warp's mma on f32 tiles (as tf32) accumulates in f32, but `" + text(*m.operands[0]) + "` is " +
+             std::string(dtype_name(acc->dtype)),
+         "fill it with mma.fill.f32");
+  if (acc->dtype == DType::s32 && !warp_int)
+    fail(Rule::mma_element_types, s.location,
+         "an s32 accumulator takes s8 or u8 tiles, got " + std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)));
   // fp8 multiplies only as WGMMA here (sm_89's mma.sync form is not lowered).
   if (fp8 && on_single_warps())
     limitation(Rule::unsupported_mma_type, s.location,
@@ -321,7 +375,15 @@ void Checker::mma_store(const Stmt& s, const Mma& m) {
          notes_of(d));
   require_selected(dst_expr, d);
   Buffer& b = *d.buffer;
-  if (b.dtype != DType::f32 && b.dtype != DType::f16 && b.dtype != DType::bf16)
+  if (acc->dtype != DType::s32 && b.dtype == DType::s32) {
+    limitation(Rule::unsupported_mma_type, dst_expr.location,
+               "storing an " + std::string(dtype_name(acc->dtype)) + " accumulator to s32 tiles is not supported yet by libcroqjit",
+               "accumulate s8 or u8 tiles in s32 (mma.fill.s32) at warp level");
+    return;
+  }
+  if (acc->dtype == DType::s32 && b.dtype != DType::s32)
+    fail(Rule::mma_store_destination, dst_expr.location, "an s32 accumulator is stored to s32 tiles", "", notes_of(d));
+  if (acc->dtype != DType::s32 && b.dtype != DType::f32 && b.dtype != DType::f16 && b.dtype != DType::bf16)
     fail(Rule::mma_store_destination, dst_expr.location, "mma.store writes f32, f16 or bf16 tiles", "", notes_of(d));
   if (b.space == Space::shared) {
     if (b.swizzle > 0)

@@ -351,6 +351,10 @@ bool Checker::on_single_warps() const {
   return scope_ == Scope::block && in_warp_ && !region_.active;
 }
 
+bool Checker::at_block_scope() const {
+  return scope_ == Scope::block && !in_warp_ && !in_warpgroup_ && !region_.active;
+}
+
 bool Checker::on_whole_warpgroups() const {
   if (scope_ != Scope::block) return false;
   if (region_.active) return !region_.threads || (*region_.threads % 128 == 0 && *region_.first % 128 == 0);

@@ -195,7 +195,8 @@ class Checker {
   void mma_scale(const Stmt& s, const Mma& m);            // check_mma_scale.cpp
   void mma_store(const Stmt& s, const Mma& m);
   Accumulator* accumulator(const Expr& e);
-  void require_warpgroups(const Stmt& s, const std::string& op);
+  void require_warpgroups(const Stmt& s, const std::string& op, bool block_scope_fill = false);
+  bool at_block_scope() const;  // in the block, outside its group, group-4 and inthreads levels
   // `lhs`: the operand may be a register fragment (RS-mode WGMMA).
   DType mma_operand(const Expr& e, bool lhs = false);
   bool register_apply(const Loop& l);

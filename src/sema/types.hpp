@@ -77,6 +77,9 @@ struct Accumulator {
   std::string name;
   DType dtype = DType::f32;
   bool written = false;  // an mma has accumulated into it (in source order)
+  // Each warp's own (filled in a `: group` level, or at block scope for the
+  // `: group` levels below): warp-level mma.sync, any tile shape and type.
+  bool warp = false;
   // `frag mc[2][3] {0.0f}`: an array of accumulators; its sizes, when constants.
   std::vector<std::optional<std::int64_t>> array_dims;
 };

@@ -187,4 +187,62 @@ inline std::vector<WarpMmaGemm> warp_mma_gemm_cases() {
 
 inline void PrintTo(const WarpMmaGemm& g, std::ostream* os) { *os << g.name(); }
 
+// A warp-level GEMM through gathered fragments: the accumulator filled at
+// block scope (each warp its own), refilled with 0 in the `: group` level,
+// operands loaded straight from global memory as TM x TK and TK x TN (row.col,
+// rhs [K, N]) or TN x TK (row.row, rhs [N, K]) chunks, plus 1 added to every
+// element before the store: C = A * B (+ 1). M = 4 TM, N = 4 TN, K a multiple
+// of TK make the chunks exact.
+struct WarpGatherGemm {
+  std::string in = "f16";   // f16, bf16, s8, u8, f32 (as tf32)
+  std::string acc = "f32";  // f32, f16 or s32
+  std::string out = "f32";
+  int tm = 16, tn = 16, tk = 16;
+  bool row_col = true;
+  bool transpose = false;  // mma.store.transp into an [N, M] output
+  bool array = false;      // the accumulator is mc[1][1] of `frag mc[2][2]`
+
+  std::string name() const {
+    return in + "_" + acc + "_" + out + "_" + std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk) +
+           (row_col ? "_rowcol" : "_rowrow") + (transpose ? "_transp" : "") + (array ? "_array" : "");
+  }
+  std::string source() const {
+    const std::string out_shape = transpose ? "[N, M]" : "[M, N]";
+    const std::string rhs_chunk = row_col ? "rhs.chunkat(k, n#g1)" : "rhs.chunkat(n#g1, k)";
+    const std::string dst = transpose ? "output.chunkat(n#g1, m#g0)" : "output.chunkat(m#g0, n#g1)";
+    const std::string mc = array ? "mc[1][1]" : "mc";
+    return "__co__ void matmul(global " + in + " [M, K] lhs, global " + in + (row_col ? " [K, N]" : " [N, K]") +
+           " rhs, global " + out + " " + out_shape + " output) {\n"
+           "  parallel {m, n} by [M / " + std::to_string(2 * tm) + ", N / " + std::to_string(2 * tn) + "] : block {\n" +
+           (array ? "    frag." + acc + " mc[2][2] {7};\n" : "    mc = mma.fill." + acc + " 7;\n") +
+           "    parallel {g0, g1} by [2, 2] : group {\n"
+           "      mma.fill " + mc + ", 0;\n"
+           "      foreach k in K / " + std::to_string(tk) + " {\n"
+           "        ma = mma.load lhs.chunkat(m#g0, k);\n"
+           "        mb = mma.load " + rhs_chunk + ";\n"
+           "        mma." + (row_col ? "row.col" : "row.row") + " " + mc + ", ma, mb;\n"
+           "      }\n"
+           "      " + mc + " += 1;\n"
+           "      mma.store" + (transpose ? ".transp" : "") + " " + mc + ", " + dst + ";\n"
+           "    }\n"
+           "  }\n"
+           "}\n";
+  }
+};
+
+inline std::vector<WarpGatherGemm> warp_gather_gemm_cases() {
+  return {
+      {"f16", "f32", "f16", 16, 16, 16, true, false},   // MMA_N 16 from global, row.col
+      {"f16", "f16", "f16", 16, 16, 16, false, false},  // f16 accumulator, row.row
+      {"bf16", "f32", "f32", 16, 16, 16, true, false},
+      {"f16", "f32", "f32", 8, 8, 4, true, false},      // a tile smaller than m16n8k16
+      {"f16", "f32", "f32", 16, 8, 8, true, false},     // K of 8 per step
+      {"s8", "s32", "s32", 8, 8, 16, true, false},      // integer mma
+      {"u8", "s32", "s32", 16, 16, 16, true, false},
+      {"f32", "f32", "f32", 16, 16, 8, true, false},    // tf32
+      {"f16", "f32", "f16", 32, 24, 16, false, true},   // two row blocks, three n8 blocks, stored transposed
+      {"s8", "s32", "s32", 16, 8, 32, false, false, true},  // one of an array of accumulators (frag.s32 mc[2][2])
+  };
+}
+
 }  // namespace croq::test

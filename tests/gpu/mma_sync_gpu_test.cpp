@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "common/mma_sync_sources.hpp"
@@ -146,6 +148,70 @@ TEST_P(WarpMmaGpu, GemmMatchesHostReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Warps, WarpMmaGpu, ::testing::ValuesIn(croq::test::warp_mma_gemm_cases()),
+                         [](const auto& info) { return info.param.name(); });
+
+// Warp-level mma with gathered fragments (tests/common/mma_sync_sources.hpp,
+// WarpGatherGemm): operands straight from global memory, every tile shape and
+// input type; C = A * B + 1 (the refill and the element-wise update) against
+// a double host reference, the output poisoned first. Floats: random in
+// [-1, 1], relative Frobenius error <= 1e-2; integers: random in [-8, 8]
+// (u8: [0, 8]), exact.
+template <typename In, typename Out>
+double warp_gather_error(Kernel& kernel, const croq::test::WarpGatherGemm& g, std::int64_t m, std::int64_t n,
+                         std::int64_t k, std::uint64_t seed) {
+  constexpr bool integer = std::is_integral_v<In>;
+  auto lhs = make_spandata<In>(m, k);
+  auto rhs = g.row_col ? make_spandata<In>(k, n) : make_spandata<In>(n, k);
+  auto out = g.transpose ? make_spandata<Out>(n, m) : make_spandata<Out>(m, n);
+  const double lo = integer ? (std::is_signed_v<In> ? -8 : 0) : -1, hi = integer ? 8 : 1;
+  lhs.fill_random(lo, hi, seed);
+  rhs.fill_random(lo, hi, seed + 1);
+  out.fill_random(integer ? 30000 : 1e4, integer ? 40000 : 2e4, seed + 2);  // every element must be written
+  kernel(lhs.view(), rhs.view(), out.view());
+  double diff = 0, norm = 0;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double ref = 1;
+      for (std::int64_t x = 0; x < k; ++x)
+        ref += double(float(lhs.data()[i * k + x])) * double(float(g.row_col ? rhs.data()[x * n + j] : rhs.data()[j * k + x]));
+      const double got = double(float(g.transpose ? out.data()[j * m + i] : out.data()[i * n + j]));
+      diff += (got - ref) * (got - ref);
+      norm += ref * ref;
+    }
+  return integer ? diff : std::sqrt(diff / norm);
+}
+
+class WarpGatherGpu : public ::testing::TestWithParam<croq::test::WarpGatherGemm> {};
+
+TEST_P(WarpGatherGpu, GemmMatchesHostReference) {
+  CROQ_REQUIRE_SM80();
+  const croq::test::WarpGatherGemm& g = GetParam();
+  for (const std::string arch : {"", "compute_80"}) {
+    SCOPED_TRACE(arch.empty() ? "device arch" : arch);
+    CompileOptions options;
+    options.arch = arch;
+    options.source_name = g.name() + ".co";
+    Kernel kernel = compile(g.source(), options);
+    std::uint64_t seed = 7;
+    // One block with one K step, and a grid of 3 x 2 blocks with 5 K steps.
+    for (const auto& [blocks_m, blocks_n, steps] : {std::tuple{1, 1, 1}, std::tuple{3, 2, 5}}) {
+      const std::int64_t m = 4 * g.tm * blocks_m, n = 4 * g.tn * blocks_n, k = g.tk * steps;
+      SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n) + " K " + std::to_string(k));
+      double error = 0;
+      if (g.in == "s8") error = warp_gather_error<std::int8_t, std::int32_t>(kernel, g, m, n, k, seed);
+      else if (g.in == "u8") error = warp_gather_error<std::uint8_t, std::int32_t>(kernel, g, m, n, k, seed);
+      else if (g.in == "f32") error = warp_gather_error<float, float>(kernel, g, m, n, k, seed);
+      else if (g.in == "bf16") error = warp_gather_error<bf16, float>(kernel, g, m, n, k, seed);
+      else if (g.out == "f16") error = warp_gather_error<f16, f16>(kernel, g, m, n, k, seed);
+      else error = warp_gather_error<f16, float>(kernel, g, m, n, k, seed);
+      if (g.in == "s8" || g.in == "u8") EXPECT_EQ(error, 0) << "integer results differ";
+      else EXPECT_LE(error, 1e-2);
+      seed += 3;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Warps, WarpGatherGpu, ::testing::ValuesIn(croq::test::warp_gather_gemm_cases()),
                          [](const auto& info) { return info.param.name(); });
 
 }  // namespace

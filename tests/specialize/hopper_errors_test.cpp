@@ -315,8 +315,6 @@ std::vector<ErrorCase> mma_cases() {
              "        b = tma.copy.swiz<128> rhs.subspan(128, 64).at(bn, 0) => shared;\n"
              "        mma.row.row mc, a.data, b.data;\n      }\n    }\n"),
        5, 9, "WGMMA runs on whole warpgroups: put the mma.fill inside `parallel p by N : group-4`"},
-      {"MmaFillAtBlockScope", shell("    mc = mma.fill.f32 0.0f;\n"), 3, 5,
-       "WGMMA runs on whole warpgroups: put the mma.fill inside `parallel p by N : group-4`"},
       {"MmaFillInWarpsAcrossTwoWarpgroups",
        shell("    parallel w by 8 : group {\n      inthreads.async (w >= 2 && w < 6) {\n        mc = mma.fill.f32 0.0f;\n"
              "      }\n    }\n"),

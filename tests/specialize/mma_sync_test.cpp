@@ -253,10 +253,10 @@ TEST(MmaSyncErrors, ShapeRulesStayBelowSm90) {
   EXPECT_NE(first_error(mma_sync_gemm("f16", "f16", "f32", 0).source(), 90).find("WGMMA reads K-major tiles whose rows are one swizzle span"),
             std::string::npos);
   EXPECT_EQ(first_error(mma_sync_gemm("f16", "f16", "f32", 0).source(), 80), "no error");
-  // In a `: group` level each warp multiplies its own 16 rows (warp-level
-  // mma): a warpgroup's 64-row lhs is too tall for one warp.
-  EXPECT_EQ(first_error(replaced(base, "parallel p by 1 : group-4", "parallel p by 4 : group"), 80),
-            "a warp's mma takes 16 rows of lhs (mma.sync m16n8k16), got 64");
+  // In a `: group` level each warp multiplies its own tiles (warp-level
+  // mma): a 64-row lhs makes each warp a 64-row accumulator, which the
+  // warpgroup's 64-row destination fits.
+  EXPECT_EQ(first_error(replaced(base, "parallel p by 1 : group-4", "parallel p by 4 : group"), 80), "no error");
 }
 
 // kMmaSyncPipelined with the consumer region written before the producer's
@@ -374,14 +374,16 @@ GeneratedKernel generate_warp(const WarpMmaGemm& c, const std::string& arch) {
 
 TEST_P(WarpMma, Sm80AndSm90aPtxUseMmaSyncPerWarp) {
   const WarpMmaGemm& c = GetParam();
-  const std::string types = c.acc == "f16" ? ".f16.f16.f16.f16" : ".f32." + c.in + "." + c.in + ".f32";
+  // A warp's accumulator keeps f32 registers, f16 ones too (rounded to f16
+  // when stored), so every case multiplies with f32 accumulation.
+  const std::string types = ".f32." + c.in + "." + c.in + ".f32";
   for (const std::string arch : {"sm_80", "sm_90a"}) {
     SCOPED_TRACE(arch);
     GeneratedKernel k = generate_warp(c, arch);
     EXPECT_FALSE(k.needs_sm90) << "warp-level mma is mma.sync, which needs no sm_90";
     EXPECT_TRUE(contains(k.cuda_source, "croq_dev::mma_sync_m16nNkK<8, " + std::to_string(c.tile_k)));
     // The warp's own 16 x 8 tile is stored with M = 16.
-    EXPECT_TRUE(contains(k.cuda_source, "store_accum_global<8, 16>(")) << k.cuda_source;
+    EXPECT_TRUE(contains(k.cuda_source, "store_warp_accum<16, 8>(")) << k.cuda_source;
     jit::NvrtcOutput out = compile(k, arch);
     EXPECT_TRUE(contains(out.ptx, "mma.sync.aligned.m16n8k16.row.col" + types)) << "no m16n8k16" << types;
     EXPECT_TRUE(contains(out.ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16")) << "lhs through ldmatrix";
@@ -413,14 +415,106 @@ TEST(WarpMmaErrors, ShapeRules) {
   const std::string base = croq::test::warp_mma_gemm("f16", "f32", "f32", true).source();
   EXPECT_EQ(first_warp_error(base), "no error");
   EXPECT_EQ(first_warp_error(replaced(base, "a.data.subspan(16, 16).at(g0, 0)", "a.data.subspan(32, 16).at(g0 / 2, 0)")),
-            "a warp's mma takes 16 rows of lhs (mma.sync m16n8k16), got 32");
+            "the accumulator is 32 x 8 but the destination tile is f32 [16, 8]");
+  // Filled at block scope, the accumulator is each warp's: not a warpgroup's.
+  EXPECT_EQ(first_warp_error(replaced(replaced(base, "    parallel {g0, g1} by [4, 2] : group {\n      mc = mma.fill.f32 0.0f;\n",
+                                               "    mc = mma.fill.f32 0.0f;\n    parallel {g0, g1} by [4, 2] : group {\n"),
+                                      "by [4, 2] : group {", "by [1, 1] : group-4 {")),
+            "this accumulator is one warp's (filled in a `: group` level or at block scope); multiply into it in a `: group` level");
   EXPECT_EQ(first_warp_error(replaced(base, "b.data.subspan(16, 8).at(0, g1)", "b.data.subspan(8, 8).at(0, g1)")),
             "lhs has K = 16 but rhs has K = 8 (mma.row.col takes rhs as [K, N])");
-  // ldmatrix.trans needs 16-byte aligned rows of the [K, N] rhs.
-  EXPECT_EQ(first_warp_error(replaced(base, "b.data.subspan(16, 8).at(0, g1)", "b.data.view(16, 8).from(0, 4)")),
-            "a row.col rhs ([K, N]) must start on a multiple of 8 columns of its tile");
+  // A rhs that ldmatrix.trans cannot read (rows not 16-byte aligned) is
+  // gathered element by element instead.
+  EXPECT_EQ(first_warp_error(replaced(base, "b.data.subspan(16, 8).at(0, g1)", "b.data.view(16, 8).from(0, 4)")), "no error");
   EXPECT_EQ(first_warp_error(replaced(base, ".subspan(16, 8).at(g0, g1);", ".subspan(16, 16).at(g0, 0);")),
             "the accumulator is 16 x 8 but the destination tile is f32 [16, 16]");
+}
+
+// Warp-level mma of any tile shape, from global memory, on f16, bf16, s8,
+// u8 and f32 (tf32) tiles: fragments gathered element by element
+// (mma_warp_gather), the block-scope accumulator declared once and refilled
+// in the `: group` level, updated element-wise, stored by store_warp_accum;
+// NVRTC compiles it for sm_80 and sm_90a with the m16n8 instruction of the type.
+class WarpGather : public ::testing::TestWithParam<croq::test::WarpGatherGemm> {};
+
+TEST_P(WarpGather, Sm80AndSm90aPtxUseTheTypesMmaSync) {
+  const croq::test::WarpGatherGemm& c = GetParam();
+  const std::string ptx_types = c.in == "s8" || c.in == "u8" ? "m16n8k16.row.col.s32." + c.in + "." + c.in + ".s32"
+                                : c.in == "f32"              ? "m16n8k8.row.col.f32.tf32.tf32.f32"
+                                                             : "m16n8k16.row.col.f32." + c.in + "." + c.in + ".f32";
+  const std::int64_t m = 4 * c.tm, n = 4 * c.tn, k = 3 * c.tk;
+  CompileOptions options;
+  options.source_name = "warp_gather.co";
+  auto program = frontend::parse_program(c.source(), options);
+  const auto& fn = frontend::select_entry(*program, options, program->source);
+  for (const std::string arch : {"sm_80", "sm_90a"}) {
+    SCOPED_TRACE(arch);
+    GeneratedKernel g = generate_cuda(*program, fn,
+                                      {tensor(dtype_of(c.in), {m, k}),
+                                       tensor(dtype_of(c.in), c.row_col ? std::vector<std::int64_t>{k, n} : std::vector<std::int64_t>{n, k}),
+                                       tensor(dtype_of(c.out), c.transpose ? std::vector<std::int64_t>{n, m} : std::vector<std::int64_t>{m, n})},
+                                      227 * 1024, {}, arch);
+    EXPECT_FALSE(g.needs_sm90);
+    const std::string shape = std::to_string(c.tm) + ", " + std::to_string(c.tn);
+    EXPECT_TRUE(contains(g.cuda_source, "croq_dev::mma_warp_gather<" + shape + ", " + std::to_string(c.tk) + ", " +
+                                            (c.row_col ? "true" : "false") + ">(")) << g.cuda_source;
+    EXPECT_TRUE(contains(g.cuda_source, "croq_dev::store_warp_accum<" + shape + (c.transpose ? ", true>(" : ">(")));
+    // Declared once at block scope (7), refilled (0) and updated (+= 1) in the level.
+    const std::string regs = std::to_string((c.tm + 15) / 16 * ((c.tn + 7) / 8) * 4);
+    EXPECT_TRUE(contains(g.cuda_source, std::string(c.acc == "s32" ? "int " : "float ") + "mc_"));
+    EXPECT_TRUE(contains(g.cuda_source, "[" + regs + "];"));
+    EXPECT_TRUE(contains(g.cuda_source, "[i] += 1"));
+    jit::NvrtcOutput out = compile(g, arch);
+    EXPECT_TRUE(contains(out.ptx, "mma.sync.aligned." + ptx_types)) << "no " << ptx_types;
+    EXPECT_FALSE(contains(out.ptx, "wgmma.")) << "warp-level mma never uses WGMMA";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, WarpGather, ::testing::ValuesIn(croq::test::warp_gather_gemm_cases()),
+                         [](const auto& info) { return info.param.name(); });
+
+ArgSignature integer_scalar() {
+  ArgSignature a;
+  a.is_tensor = false;
+  a.is_integer = true;
+  a.dtype = DType::s32;
+  return a;
+}
+
+// One of an array of warp accumulators chosen by a runtime argument: the
+// array is one register row per accumulator, indexed where it is used.
+TEST(WarpGatherArrays, RuntimeIndexSelectsARow) {
+  const char* source = R"croq(
+__co__ void pick(global s8 [32, 64] lhs, global s8 [64, 32] rhs, global s32 [32, 32] out, int i) {
+  parallel {m, n} by [2, 2] : block {
+    frag.s32 acc[1][3] {0};
+    parallel {g0, g1} by [2, 2] : group {
+      foreach k in 4 {
+        a = mma.load lhs.chunkat(m#g0, k);
+        b = mma.load rhs.chunkat(k, n#g1);
+        mma.row.col acc[0][i], a, b;
+      }
+      mma.store acc[0][i], out.chunkat(m#g0, n#g1);
+    }
+  }
+}
+)croq";
+  CompileOptions options;
+  auto program = frontend::parse_program(source, options);
+  const auto& fn = frontend::select_entry(*program, options, program->source);
+  for (const std::string arch : {"sm_80", "sm_90a"}) {
+    SCOPED_TRACE(arch);
+    GeneratedKernel g = generate_cuda(*program, fn,
+                                      {tensor(DType::s8, {32, 64}), tensor(DType::s8, {64, 32}), tensor(DType::s32, {32, 32}),
+                                       integer_scalar()},
+                                      227 * 1024, {}, arch);
+    EXPECT_TRUE(contains(g.cuda_source, "int acc_")) << g.cuda_source;
+    EXPECT_TRUE(contains(g.cuda_source, "[3][4];"));
+    EXPECT_TRUE(contains(g.cuda_source, "[((0 * 3) + arg_i)], reinterpret_cast<const signed char*>"));
+    EXPECT_TRUE(contains(g.cuda_source, "croq_dev::store_warp_accum<8, 8>(acc_"));
+    jit::NvrtcOutput out = compile(g, arch);
+    EXPECT_TRUE(contains(out.ptx, "mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32"));
+  }
 }
 
 }  // namespace

@@ -64,6 +64,7 @@ class Printer {
   void tma_load(const ir::TmaLoad& t);
   void tma_store(const ir::TmaStore& t);
   void mma_fill(const ir::MmaFill& f);
+  std::string accumulator_text(const std::string& name, const ir::ExprRef& index) const;
   void mma(const ir::Mma& m);
   void sparse_wgmma(const ir::Mma& m, const ir::Accumulator& acc);  // the .sp steps of mma()
   void mma_scale(const ir::MmaScale& m);

@@ -93,22 +93,53 @@ void Printer::tma_store(const ir::TmaStore& t) {
   line("}");
 }
 
+// An accumulator by name, or one of an array of them.
+std::string Printer::accumulator_text(const std::string& name, const ir::ExprRef& index) const {
+  return index ? name + "[" + expr(index) + "]" : name;
+}
+
 void Printer::mma_fill(const ir::MmaFill& f) {
   const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(f.accumulator)];
   if (acc.n == 0) {  // never multiplied: nothing to hold
     line("// " + acc.name + ": accumulator without an mma");
     return;
   }
+  const ir::ExprRef& value = f.op.empty() ? acc.fill : f.value;
+  const std::string op = f.op.empty() ? "=" : f.op;
+  if (acc.warp) {
+    // A warp's accumulator: float (f32, f16) or int (s32) registers, 4 per
+    // m16n8 block; an array of them (`frag mc[2][3]`) one row each.
+    const std::int64_t per = (acc.rows + 15) / 16 * ((acc.n + 7) / 8) * 4;
+    std::int64_t count = 1;
+    for (std::int64_t d : acc.array_dims) count *= d;
+    const std::string regs = std::to_string(per);
+    const std::string type = acc.dtype == DType::s32 ? "int " : "float ";
+    if (!acc.array_dims.empty()) {
+      if (f.op.empty()) {
+        line(type + acc.name + "[" + std::to_string(count) + "][" + regs + "];");
+        line("for (int i = 0; i < " + std::to_string(count * per) + "; ++i) (&" + acc.name + "[0][0])[i] = " + expr(value) + ";");
+        return;
+      }
+      line("for (int i = 0; i < " + regs + "; ++i) " + acc.name + "[" + expr(f.index) + "][i] " + op + " " + expr(value) + ";");
+      return;
+    }
+    if (f.op.empty()) line(type + acc.name + "[" + regs + "];");
+    line("#pragma unroll");
+    line("for (int i = 0; i < " + regs + "; ++i) " + acc.name + "[i] " + op + " " + expr(value) + ";");
+    return;
+  }
   if (acc.dtype == DType::f32) {
     const std::string regs = std::to_string(acc.n / 2);
-    line("float " + acc.name + "[" + regs + "];");
-    // Element-wise work lowered before the mma that sized it loops to this.
-    if (acc.registers >= 0) line("constexpr int " + acc.name + "_registers = " + regs + ";");
-    line("for (int i = 0; i < " + regs + "; ++i) " + acc.name + "[i] = " + expr(acc.fill) + ";");
+    if (f.op.empty()) {
+      line("float " + acc.name + "[" + regs + "];");
+      // Element-wise work lowered before the mma that sized it loops to this.
+      if (acc.registers >= 0) line("constexpr int " + acc.name + "_registers = " + regs + ";");
+    }
+    line("for (int i = 0; i < " + regs + "; ++i) " + acc.name + "[i] = " + expr(value) + ";");
   } else {
     const std::string regs = std::to_string(acc.n / 4);
-    line("unsigned " + acc.name + "[" + regs + "];");
-    line("{ const __half2 v = __float2half2_rn(" + expr(acc.fill) + "); for (int i = 0; i < " + regs + "; ++i) " + acc.name +
+    if (f.op.empty()) line("unsigned " + acc.name + "[" + regs + "];");
+    line("{ const __half2 v = __float2half2_rn(" + expr(value) + "); for (int i = 0; i < " + regs + "; ++i) " + acc.name +
          "[i] = *reinterpret_cast<const unsigned*>(&v); }");
   }
 }
@@ -117,10 +148,19 @@ void Printer::mma(const ir::Mma& m) {
   const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(m.accumulator)];
   const std::string ab = cuda_type(m.input);
   const std::string n = std::to_string(acc.n);
-  if (m.instruction == ir::MmaInstruction::mma_sync && acc.rows == 16) {
+  if (m.instruction == ir::MmaInstruction::mma_sync_gather) {
+    // Each warp its own M x N tile; fragments read element by element.
+    const std::string ptr = "reinterpret_cast<const " + ab + "*>(";
+    line("croq_dev::mma_warp_gather<" + std::to_string(acc.rows) + ", " + n + ", " + std::to_string(m.k) + ", " +
+         (m.b_n_major ? "true" : "false") + ">(" + accumulator_text(acc.name, m.index) + ", " + ptr + expr(m.a.address) + "), " + expr(m.a.leading) +
+         ", " + ptr + expr(m.b.address) + "), " + expr(m.b.leading) + ");");
+    return;
+  }
+  if (m.instruction == ir::MmaInstruction::mma_sync && acc.warp) {
     // Each warp its own 16 x N tile (warp-level mma); row.col reads b with ldmatrix.trans.
     line("croq_dev::mma_sync_m16nNkK<" + n + ", " + std::to_string(m.k) + ", " + std::to_string(m.a.swizzle) + "u, " +
-         std::to_string(m.b.swizzle) + "u, " + ab + ", " + (m.b_n_major ? "true" : "false") + ">(" + acc.name + ", " +
+         std::to_string(m.b.swizzle) + "u, " + ab + ", " + (m.b_n_major ? "true" : "false") + ">(" +
+         accumulator_text(acc.name, m.index) + ", " +
          expr(m.a.address) + ", " + std::to_string(m.a.pitch) + "u, " + expr(m.b.address) + ", " +
          std::to_string(m.b.pitch) + "u);");
     return;
@@ -231,8 +271,14 @@ void Printer::mma_scale(const ir::MmaScale& m) {
 
 void Printer::mma_store(const ir::MmaStore& m) {
   const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(m.accumulator)];
-  // Template arguments: N, and M = 16 for a warp's own tile.
-  const std::string n = std::to_string(acc.n) + (acc.rows == 16 ? ", 16" : "");
+  if (acc.warp) {  // registers only: no fence
+    const std::string t = "<" + std::to_string(acc.rows) + ", " + std::to_string(acc.n) + (m.transpose ? ", true>" : ">");
+    const std::string limits = m.space == ir::Space::shared ? "0x7fffffff, 0x7fffffff" : expr(m.rows) + ", " + expr(m.cols);
+    line("croq_dev::store_warp_accum" + t + "(" + accumulator_text(acc.name, m.index) + ", " + expr(m.destination) + ", " + expr(m.leading) + ", " +
+         limits + ");");
+    return;
+  }
+  const std::string n = std::to_string(acc.n);
   line("croq_dev::fence_accum(" + acc.name + ");  // read the accumulator only after the wait");
   if (m.space == ir::Space::shared)
     line("croq_dev::store_accum_shared<" + n + ">(" + acc.name + ", " + expr(m.destination) + ", " + expr(m.leading) + ");");

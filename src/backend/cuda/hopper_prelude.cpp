@@ -574,6 +574,8 @@ std::string build_prelude() {
   text += kMiddle;
   text += wgmma_functions();
   text += hopper_prelude_accumulators();
+  text += hopper_prelude_warp();
+  text += hopper_prelude_tail();
   return text;
 }
 

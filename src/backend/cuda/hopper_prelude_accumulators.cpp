@@ -283,7 +283,11 @@ __device__ __forceinline__ void mma_sync_m16nNkK(u32 (&d)[N / 4], const void* a,
   detail::mma_sync_tile<N, K, SpanA, SpanB, AB, true, BTrans>(d, a, a_pitch, b, b_pitch);
 }
 
-// ---------------------------------------------------------------------------
+)CUDA";
+
+// The last part: register reallocation, and the ends of the namespace and
+// the include guard.
+constexpr std::string_view kTail = R"CUDA(// ---------------------------------------------------------------------------
 // Register reallocation between warpgroups (warp-specialized kernels): the
 // producer gives registers back (dec), consumers take them (inc). R in
 // 24..256, a multiple of 8; every warp of the warpgroup executes it. The
@@ -312,5 +316,6 @@ __device__ __forceinline__ void setmaxnreg_dec() {
 }  // namespace
 
 std::string_view hopper_prelude_accumulators() { return kAccumulators; }
+std::string_view hopper_prelude_tail() { return kTail; }
 
 }  // namespace croq::backend::cuda

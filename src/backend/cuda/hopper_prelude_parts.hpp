@@ -11,6 +11,11 @@ namespace croq::backend::cuda {
 // Closes croq_dev::detail, then the WGMMA entry points, the accumulator
 // fragments and their stores, and the mma.sync path.
 std::string_view hopper_prelude_accumulators();
+// Warp-level mma with fragments gathered element by element, and the warp
+// accumulators' stores (hopper_prelude_warp.cpp).
+std::string_view hopper_prelude_warp();
+// Register reallocation; closes croq_dev and the include guard.
+std::string_view hopper_prelude_tail();
 
 // One WGMMA form with both operands in shared memory, as the device struct
 // `struct_name<N, enumerator>::run(d, desc_a, desc_b, scale_d)`.
