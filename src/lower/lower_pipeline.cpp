@@ -194,18 +194,28 @@ bool Lowerer::try_pipelined_loop(const Stmt& s, const Loop& l, const Value& boun
   const ExprRef shift = ir::var(shift_name, it);
   auto slot_of = [&](const ExprRef& pass) { return ir::binary("%", ir::binary("+", pass, shift), S); };
 
-  // Issues the loads of pass `pass` into `slot`, each completing on its barrier.
-  auto issue = [&](const ExprRef& pass, const ExprRef& slot) {
-    push();
+  auto loaded_name = [&](std::size_t i) -> const std::string& {
+    return std::get<Name>(std::get<Copy>(loads[i]->node).destination->node).name;
+  };
+  // In a pushed scope: the loop index is `pass` and the loaded names are
+  // their tiles in `slot`.
+  auto bind_pass = [&](const ExprRef& pass, const ExprRef& slot) {
     Value k;
     k.kind = Value::Kind::index;
     k.expr = pass;
     k.count = bound.constant ? *bound.constant : 0;
     define(index_name, k);
     for (std::size_t i = 0; i < loads.size(); ++i) {
-      Value v = *lookup(std::get<Name>(std::get<Copy>(loads[i]->node).destination->node).name);
+      Value v = *lookup(loaded_name(i));
       v.view.slot = slot;
-      define(std::get<Name>(std::get<Copy>(loads[i]->node).destination->node).name, v);
+      define(loaded_name(i), v);
+    }
+  };
+  // Issues the loads of pass `pass` into `slot`, each completing on its barrier.
+  auto issue = [&](const ExprRef& pass, const ExprRef& slot) {
+    push();
+    bind_pass(pass, slot);
+    for (std::size_t i = 0; i < loads.size(); ++i) {
       pipeline_load_ = PipelineLoad{events[i], slot};
       stmt(*loads[i]);
       pipeline_load_.reset();
@@ -240,17 +250,7 @@ bool Lowerer::try_pipelined_loop(const Stmt& s, const Loop& l, const Value& boun
     const ExprRef slot = ir::var(slot_name, it);
     for (int e : events) emit_node(ir::WaitEvent{e, slot});
     push();
-    Value k;
-    k.kind = Value::Kind::index;
-    k.expr = kv;
-    k.count = bound.constant ? *bound.constant : 0;
-    define(index_name, k);
-    for (std::size_t i = 0; i < loads.size(); ++i) {
-      const std::string& name = std::get<Name>(std::get<Copy>(loads[i]->node).destination->node).name;
-      Value v = *lookup(name);
-      v.view.slot = slot;
-      define(name, v);
-    }
+    bind_pass(kv, slot);
     const bool saved = pipelined_multiply_;
     pipelined_multiply_ = true;
     const StmtList* saved_list = block_statements_;
@@ -279,9 +279,8 @@ bool Lowerer::try_pipelined_loop(const Stmt& s, const Loop& l, const Value& boun
   emit_barrier();
   // Past the loop the names are slot 0, which holds the last pass's tiles.
   for (std::size_t i = 0; i < loads.size(); ++i) {
-    const std::string& name = std::get<Name>(std::get<Copy>(loads[i]->node).destination->node).name;
     for (auto scope = symbols_.rbegin(); scope != symbols_.rend(); ++scope) {
-      auto found = scope->find(name);
+      auto found = scope->find(loaded_name(i));
       if (found == scope->end()) continue;
       found->second.view.slot = ir::int_const(0);
       break;
