@@ -16,10 +16,10 @@
 namespace croq::pipeline {
 namespace {
 
+using test::contains;
+
 using test::generate_cuda;
 using test::tensor;
-
-bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 GeneratedKernel generate_scaled(const std::string& acc) {
   CompileOptions options;

@@ -22,6 +22,8 @@
 namespace croq::pipeline {
 namespace {
 
+using test::count;
+
 using test::generate;
 using test::generate_cuda;
 using test::tensor;
@@ -146,12 +148,6 @@ TEST(Cluster, DynamicClusterCountSizesTheGridAtLaunch) {
 }
 
 // ---------------------------------------------------------------- GEMM
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 struct GemmCase {
   bool comma;

@@ -17,10 +17,10 @@
 namespace croq::pipeline {
 namespace {
 
+using test::contains;
+
 using test::generate;
 using test::tensor;
-
-bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 void expect_compiles(const GeneratedKernel& k, const std::string& arch = "sm_90a") {
   jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "copy_forms.cu", k.entry, {arch, false, {}});

@@ -22,23 +22,13 @@
 namespace croq::pipeline {
 namespace {
 
+using test::count;
+using test::contains;
+using test::dtype_of;
+
 using croq::test::Fp8Gemm;
 using test::generate_cuda;
 using test::tensor;
-
-bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
-DType dtype_of(const std::string& name) {
-  DType t = DType::f32;
-  EXPECT_TRUE(parse_dtype(name, t)) << name;
-  return t;
-}
 
 // `source` generated for `arch` and A [m, k] of `lhs`, B [n, k] of `rhs`, C [m, n] of `out`.
 GeneratedKernel generate_for(const std::string& source, const std::string& lhs, const std::string& rhs,

@@ -14,10 +14,10 @@
 namespace croq::pipeline {
 namespace {
 
+using test::contains;
+
 using test::generate_cuda;
 using test::tensor;
-
-bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 GeneratedKernel generate_for(const std::string& source, const std::vector<ArgSignature>& args,
                              const std::string& arch = "sm_90a") {

@@ -20,6 +20,8 @@
 namespace croq::pipeline {
 namespace {
 
+using test::count;
+
 using test::generate;
 using test::sample_source;
 using test::tensor;
@@ -42,12 +44,6 @@ std::string source_for(const HopperSample& c) {
   std::string source = sample_source(c.sample);
   if (c.dtype == DType::bf16) source = std::regex_replace(source, std::regex(R"(\bf16 \[)"), "bf16 [");
   return source;
-}
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 jit::NvrtcOutput compile_sample(const HopperSample& c, bool* needs_sm90) {

@@ -19,6 +19,9 @@
 namespace croq::pipeline {
 namespace {
 
+using test::contains;
+using test::dtype_of;
+
 using backend::cuda::hopper_prelude;
 
 using croq::test::kMmaSyncPipelined;
@@ -28,17 +31,9 @@ using croq::test::WarpMmaGemm;
 using test::generate_cuda;
 using test::tensor;
 
-bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
 bool nvrtc_has(const std::string& arch) {
   auto archs = jit::nvrtc_supported_archs();
   return std::find(archs.begin(), archs.end(), arch) != archs.end();
-}
-
-DType dtype_of(const std::string& name) {
-  DType t = DType::f32;
-  EXPECT_TRUE(parse_dtype(name, t)) << name;
-  return t;
 }
 
 // Generates `source` for `arch` and the tail shape M = 300,

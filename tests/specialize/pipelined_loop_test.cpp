@@ -15,14 +15,10 @@
 namespace croq::pipeline {
 namespace {
 
+using test::count;
+
 using test::generate;
 using test::tensor;
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 GeneratedKernel persistent(const char* source, std::int64_t m, std::int64_t n, std::int64_t k) {
   const std::int64_t tiles = (m + 63) / 64 * ((n + 127) / 128);

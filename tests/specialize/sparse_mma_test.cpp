@@ -16,23 +16,13 @@
 namespace croq::pipeline {
 namespace {
 
+using test::count;
+using test::contains;
+using test::dtype_of;
+
 using croq::test::SparseGemm;
 using test::generate_cuda;
 using test::tensor;
-
-bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
-DType dtype_of(const std::string& name) {
-  DType t = DType::f32;
-  EXPECT_TRUE(parse_dtype(name, t)) << name;
-  return t;
-}
 
 // `source` for packed [m, k/2], meta [m, k/8], rhs [n, k], out f32 [m, n].
 GeneratedKernel generate_for(const std::string& source, const std::string& type, const std::string& arch = "sm_90a",

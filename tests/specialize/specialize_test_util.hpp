@@ -65,6 +65,22 @@ inline GeneratedKernel generate_cuda(const frontend::ast::Program& program, cons
   return pipeline::generate(program, fn, args, target::parse_target(arch), options);
 }
 
+// How often `what` occurs in `text` (overlapping occurrences count).
+inline std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+inline bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+// The DType a Croqtile type name spells (a test failure when it is none).
+inline DType dtype_of(const std::string& name) {
+  DType t = DType::f32;
+  EXPECT_TRUE(parse_dtype(name, t)) << name;
+  return t;
+}
+
 // Parses `source` and generates its entry function for `args`.
 inline GeneratedKernel generate(const std::string& source, const std::vector<ArgSignature>& args,
                                 const std::string& name = "sample.co") {
