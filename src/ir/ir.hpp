@@ -405,6 +405,9 @@ struct Mma {
 struct MmaWait {  // wait until at most `pending` WGMMA groups are in flight
   int pending = 0;
   std::string note;  // why, for readers of the CUDA
+  // Accumulator registers read next, fenced after the wait so that no read
+  // of them is scheduled before it.
+  std::vector<int> fence;
 };
 struct MmaStore {
   int accumulator = -1;
@@ -415,7 +418,14 @@ struct MmaStore {
   ExprRef index;  // which of an array of accumulators; null: not an array
   bool transpose = false;  // mma.store.transp: element (r, c) goes to (c, r) (warp accumulators)
 };
-struct MmaCommit {};  // a point where every WGMMA group must be complete
+// A point where WGMMA groups must be complete: every group, or (buffers
+// named) those that write or read these register buffers (accumulators'
+// registers, fragments) or read these shared buffers (about to be
+// overwritten), and so every older group.
+struct MmaCommit {
+  std::vector<int> registers;
+  std::vector<int> shared;  // root buffers (not aliases)
+};
 // mma.scale: accumulator += partial * scale_a[row] * scale_b over a
 // warpgroup's fragment; every WGMMA group completes first (as for a store).
 struct MmaScale {

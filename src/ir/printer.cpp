@@ -232,7 +232,10 @@ class Dumper {
              k_.accumulators[static_cast<std::size_t>(n.partial)].name + " * " + expr(n.scale_a) + "[row * " +
              expr(n.scale_a_stride) + "] (rows < " + expr(n.scale_a_rows) + ") * " + expr(n.scale_b));
       } else if constexpr (std::is_same_v<T, MmaCommit>) {
-        line("mma.complete");
+        std::string names;
+        for (int b : n.registers) names += " " + k_.buffers[static_cast<std::size_t>(b)].name;
+        for (int b : n.shared) names += " readers of " + k_.buffers[static_cast<std::size_t>(b)].name;
+        line("mma.complete" + (names.empty() ? std::string() : " of" + names));
       } else if constexpr (std::is_same_v<T, SetMaxNReg>) {
         line(std::string("setmaxnreg ") + (n.increase ? "inc " : "dec ") + std::to_string(n.registers));
       } else if constexpr (std::is_same_v<T, WarpgroupRegion>) {

@@ -271,6 +271,14 @@ Value Lowerer::squeeze(const Expr& e, const Value& obj) {
   kernel_.buffers.push_back(std::move(alias));
   const int id = static_cast<int>(kernel_.buffers.size()) - 1;
   emit_node(ir::DeclarePointer{id, tile_address(v)}, e.location);
+  Squeezed sq;
+  sq.tensor = v.buffer;
+  sq.leading_origin.assign(v.origin.begin(), v.origin.begin() + static_cast<std::ptrdiff_t>(first_kept));
+  if (auto outer = squeezed_.find(v.buffer); outer != squeezed_.end()) {
+    sq.tensor = outer->second.tensor;
+    sq.leading_origin.insert(sq.leading_origin.begin(), outer->second.leading_origin.begin(), outer->second.leading_origin.end());
+  }
+  squeezed_[id] = std::move(sq);
   Value r;
   r.kind = Value::Kind::view;
   r.view = whole(id);

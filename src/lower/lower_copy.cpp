@@ -185,6 +185,7 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
   View dst;
   if (c.destination_storage == Storage::shared || c.destination_storage == Storage::local) {
     if (scope_ == Scope::kernel) fail(s.location, "a copy into shared or local memory must be inside a parallel level");
+    const std::size_t barrier_at = out_.back()->size();
     if (c.destination_storage == Storage::shared && scope_ == Scope::block) emit_barrier();
     if (ring && c.destination_storage == Storage::shared) {
       dst = ring_destination(future_name, src_dtype, dst_extent, s.location);
@@ -193,6 +194,11 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
       int id = allocate(c.future ? "future" : "tile", src_dtype, dst_extent,
                         c.destination_storage == Storage::shared ? ir::Space::shared : ir::Space::local, s.location);
       dst = whole(id);
+      // The tile of the previous iteration may still be read by a multiply:
+      // complete it before the barrier (every warpgroup's, before any writes).
+      if (c.destination_storage == Storage::shared && scope_ == Scope::block)
+        out_.back()->insert(out_.back()->begin() + static_cast<std::ptrdiff_t>(barrier_at),
+                            ir::make_stmt(ir::MmaCommit{{}, {id}}));
     }
     if (zfill && src.view.exact) warn(s, redundant_zfill);
     if (!src.view.exact && !zfill)
@@ -230,6 +236,7 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
       fail(c.destination->location, "copy between different element types (" + std::string(dtype_name(src_dtype)) + " to " +
                                         std::string(dtype_name(dst_dtype)) + ")");
     mark_written(dst.buffer);
+    if (buffer(dst.buffer).space == ir::Space::shared && buffer(dst.buffer).slots == 0) complete_shared_readers(dst.buffer);
     if (scope_ == Scope::block) emit_barrier();
   } else {
     fail(s.location, "a copy needs a destination after `=>`");

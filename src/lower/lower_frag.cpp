@@ -76,6 +76,7 @@ Value Lowerer::fragment(const std::string& base, DType t, const std::vector<std:
 }
 
 void Lowerer::fill_fragment(int id, const ExprRef& value) {
+  emit_node(ir::MmaCommit{{id}});  // an RS-mode mma may still read the registers
   const ir::Buffer& b = buffer(id);
   const ExprRef v = ir::coerce(value, ir::Type::element(b.dtype));
   for_each_register(b.dims[0].value, [&](const ExprRef& r) {
@@ -135,6 +136,7 @@ void Lowerer::mma_load_fragment(const Stmt& s, const Mma& m) {
   line_mark(s.location);
   Value f = fragment(name.name, t, v.view.extent, m.result->location);
   const int id = f.view.buffer;
+  emit_node(ir::MmaCommit{{id}}, s.location);  // an RS-mode mma may still read the registers
   for_each_register(buffer(id).dims[0].value, [&](const ExprRef& r) {
     const ExprRef element = element_at(v.view, {fragment_row(tid(), r), fragment_col(tid(), r)});
     emit_node(ir::Assign{ir::element(id, t, nullptr, {r}), "=", element, nullptr});

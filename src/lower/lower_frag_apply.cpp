@@ -8,8 +8,9 @@
 // register r of x (a [64] row vector's `v.at(i)` is its register for that
 // row). A row reduction folds the thread's registers of each of its two
 // rows, then the four lanes of the quad that share the rows (shuffles).
-// Accumulators may be written by WGMMA still in flight: each of these
-// statements is a completion point first.
+// Accumulators may be written, and fragments read, by WGMMA still in
+// flight: each of these statements is a completion point first, for the
+// groups that touch the registers it reads or writes.
 #include "lower/lowering.hpp"
 
 namespace croq::lower::detail {
@@ -65,12 +66,12 @@ void Lowerer::apply_loop(const Stmt& s, const Loop& l) {
   if (l.indices.size() != tile.extent.size())
     fail(l.bound->location, std::to_string(l.indices.size()) + " indices but `" + source_text(*m->object) + "` has rank " +
                                 std::to_string(tile.extent.size()));
-  emit_node(ir::MmaCommit{}, s.location);
-  line_mark(s.location);
   ApplyContext context;
   for (const LoopIndex& index : l.indices) context.indices.push_back(index.name.name);
   context.rank = tile.extent.size();
   context.registers = buffer(tile.buffer).dims[0].value;
+  context.touched.push_back(tile.buffer);
+  std::vector<int> touched;
   const std::string r = fresh("r");
   ir::For f;
   f.var = r;
@@ -99,10 +100,15 @@ void Lowerer::apply_loop(const Stmt& s, const Loop& l) {
                                      apply_.reset();
                                      throw;
                                    }
+                                   touched = apply_->touched;
                                    apply_.reset();
                                    pop();
                                  }),
                                  false});
+  // WGMMA may still write or read these registers: complete its groups
+  // that do (a group that touches none of them may stay in flight).
+  emit_node(ir::MmaCommit{std::move(touched)}, s.location);
+  line_mark(s.location);
   emit_node(std::move(f), s.location);
 }
 
@@ -130,6 +136,7 @@ Value Lowerer::register_member(const Expr& e, const Member& m, const Value& obj)
                          source_text(*m.object) + ".at(" + apply_->indices[0] + (rank == 2 && apply_->indices.size() > 1 ? ", " + apply_->indices[1] : "") + ")`)",
          "each thread holds only the elements the apply visits");
   const ir::Buffer& b = buffer(tile.buffer);
+  apply_->touched.push_back(tile.buffer);
   ExprRef reg = apply_->reg;
   if (rank == 2) {
     if (b.dims[0].value > 0 && apply_->registers > 0 && b.dims[0].value != apply_->registers)
@@ -156,7 +163,7 @@ void Lowerer::fragment_statement(const Stmt& s, const Call& c, const std::string
   const View src = registers_of(expr(*c.args[1]), *c.args[1]);
   const ir::Buffer& d = buffer(dst.buffer);
   const ir::Buffer& sb = buffer(src.buffer);
-  emit_node(ir::MmaCommit{}, s.location);
+  emit_node(ir::MmaCommit{{dst.buffer, src.buffer}}, s.location);
   line_mark(s.location);
   if (copy) {
     if (dst.extent.size() != src.extent.size() || (dst.extent.back() > 0 && src.extent.back() > 0 && dst.extent != src.extent))

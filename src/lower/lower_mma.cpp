@@ -304,9 +304,11 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
     if (op.k % 16 != 0) fail(m.operands[1]->location, "a register lhs has K in steps of 16 (WGMMA k16), got " + std::to_string(op.k));
     op.a_fragment = a.buffer;
   }
+  // RS mode reads the fragment's registers until the group completes: every
+  // statement that writes a fragment (apply, reductions, copy, fill,
+  // mma.load.frag) is a completion point first, so the group may stay in
+  // flight past this statement (the next k tile's loads and multiplies).
   emit_node(std::move(op), s.location);
-  // The registers feeding RS mode must stay as they are until it completes.
-  if (lhs_in_registers) emit_node(ir::MmaCommit{}, s.location);
 }
 
 void Lowerer::accumulator_update(const Stmt& s, const Assignment& a, const Value& target) {

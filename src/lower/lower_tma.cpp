@@ -124,6 +124,20 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
     if (buffer(global.buffer).space != ir::Space::global)
       fail(c.source->location, "tma.copy moves tiles between global and shared memory");
   }
+  // The shared tile's shape: the global tile's as the source names it.
+  const std::vector<std::int64_t> tile_shape = global.extent;
+  if (auto sq = squeezed_.find(global.buffer); sq != squeezed_.end()) {
+    // A `.sqz()` view: the tile of the squeezed tensor with extent 1 in the
+    // dropped leading dims, so the tensor's own map clips each head's rows.
+    const std::size_t lead = sq->second.leading_origin.size();
+    View full = global;
+    full.buffer = sq->second.tensor;
+    full.origin.insert(full.origin.begin(), sq->second.leading_origin.begin(), sq->second.leading_origin.end());
+    full.extent.insert(full.extent.begin(), lead, 1);
+    full.origin_multiple.clear();
+    if (!full.limit.empty()) full.limit.insert(full.limit.begin(), lead, nullptr);
+    global = std::move(full);
+  }
   const DType dtype = buffer(global.buffer).dtype;
   for (std::size_t d = 0; d < global.extent.size(); ++d)
     if (global.extent[d] < 0)
@@ -136,10 +150,18 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
       fail(c.source->location, "tma.copy addresses tiles with 32-bit coordinates, but dimension " + std::to_string(d) +
                                    " of the tensor has " + std::to_string(dim_value(global.buffer, d)) + " elements",
            "use dma.copy for tensors with a dimension of 2^31 elements or more");
-  std::vector<std::int64_t> box = store ? tile.extent : global.extent;
-  if (store && box != global.extent)
+  // The box is the global tile. A shared tile may drop its leading extent-1
+  // dims (a head's rows of a [B, H, S, D] tensor, box [1, 1, 64, 64], in a
+  // [64, 64] tile): the bytes are laid out the same.
+  const std::vector<std::int64_t> box = global.extent;
+  std::vector<std::int64_t> box_squeezed = box;
+  while (box_squeezed.size() > 1 && box_squeezed.front() == 1) box_squeezed.erase(box_squeezed.begin());
+  const auto fits_box = [&](const std::vector<std::int64_t>& shape) {
+    return shape == box || shape == box_squeezed || shape == tile_shape;
+  };
+  if (store && !fits_box(tile.extent))
     fail(c.destination->location, "tma.copy destination has shape " + shape_text(dtype, global.extent) +
-                                      " but the source tile has " + shape_text(buffer(tile.buffer).dtype, box));
+                                      " but the source tile has " + shape_text(buffer(tile.buffer).dtype, tile.extent));
   if (box.empty() || box.size() > 5)
     fail(c.source->location, "a TMA box has 1 to 5 dimensions, got " + std::to_string(box.size()));
   const std::int64_t elem = static_cast<std::int64_t>(dtype_size(dtype));
@@ -168,9 +190,9 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
     if (ring && c.destination_storage != Storage::shared)
       fail(s.location, "`" + future->name + "` is swapped: its copies go into `=> shared`");
     if (ring) {
-      tile = ring_destination(future->name, dtype, box, s.location);
+      tile = ring_destination(future->name, dtype, tile_shape, s.location);
     } else if (c.destination_storage == Storage::shared) {
-      tile = whole(allocate(c.future ? "future" : "tile", dtype, box, ir::Space::shared, s.location));
+      tile = whole(allocate(c.future ? "future" : "tile", dtype, tile_shape, ir::Space::shared, s.location));
     } else if (c.destination) {
       Value d = expr(*c.destination);
       place_at_origin(d);
@@ -182,7 +204,7 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
       for (std::size_t i = 0; i < buffer(tile.buffer).dims.size(); ++i) tile_dims.push_back(dim_value(tile.buffer, i));
       bool whole_buffer = tile.extent == tile_dims;
       for (const auto& o : tile.origin) whole_buffer = whole_buffer && ir::is_zero(o);
-      if (!whole_buffer || tile.extent != box)
+      if (!whole_buffer || !fits_box(tile.extent))
         fail(c.destination->location, "tma.copy fills a whole shared buffer of the box's shape " + shape_text(dtype, box) +
                                           "; the destination is " + shape_text(buffer(tile.buffer).dtype, tile.extent));
     } else {
@@ -239,6 +261,9 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
     mark_written(global.buffer);
     return;
   }
+  // A plain tile (no ring, no array of stages, whose reuse events order)
+  // may still be read by this warpgroup's multiply of the previous step.
+  if (!ring && !pipeline_load_ && buffer(tile.buffer).slots == 0) complete_shared_readers(tile.buffer);
   line_mark(s.location);
   auto product = support::checked_product(box);
   const std::int64_t bytes = *product * elem;  // box extents are at most 256 in at most 5 dims

@@ -280,6 +280,9 @@ class Lowerer {
   // block-scope reads, and thread levels entered from block scope, come
   // after a barrier.
   void note_unsynced_write(int buffer);
+  // Before a copy overwrites shared buffer `id`: this warpgroup's WGMMA
+  // groups that read it complete (a completion point for the pass).
+  void complete_shared_readers(int id);
   void barrier_before_shared_read(int buffer);
   void sync_statement(const Stmt& s, const Sync& y);
   bool on_whole_warpgroups() const;
@@ -326,6 +329,7 @@ class Lowerer {
     ExprRef reg;
     std::size_t rank = 0;
     std::int64_t registers = 0;
+    std::vector<int> touched;  // the register buffers its body reads or writes
   };
   std::optional<ApplyContext> apply_;
   // Emits `body(r)` for each register r of a fragment of `registers` (an unrolled loop).
@@ -386,6 +390,14 @@ class Lowerer {
   std::set<int> unsynced_shared_writes_;
   std::set<std::string> overlapped_store_names_;  // source names (find_overlapped_store_tiles)
   std::set<int> overlapped_store_tiles_;          // their shared buffers
+  // `.sqz()` views (pointer aliases): the tensor they squeeze and the origins
+  // of its dropped leading dims, so tma.copy can address the tensor itself
+  // (its tensor map is built on the host, once per tensor).
+  struct Squeezed {
+    int tensor = -1;
+    std::vector<ExprRef> leading_origin;
+  };
+  std::map<int, Squeezed> squeezed_;
   bool committed_stores_ = false;                 // a TMA store was committed without a wait
   int warpgroup_barrier_base_ = -1;
   // A pipelined loop's load: the barrier array and slot it completes on

@@ -53,12 +53,122 @@ bool ldmatrix_fits(const ir::MmaOperand& op, std::int64_t element_bytes, bool n_
          op.tile.extent[k_dim] % 16 == 0;
 }
 
-// The WGMMA completion state along program order.
+// The WGMMA completion state along program order: the groups that may be in
+// flight, oldest first. Groups complete in issue order, so `wait_group<n>`
+// (at most n pending) completes a group once n groups issued after it are
+// known to exist on every path here.
 struct Completion {
+  struct Group {
+    int id = 0;               // identity, for merging the states of two paths
+    int accumulator = -1;     // the accumulator it writes
+    int registers = -1;       // that accumulator's register buffer (-1: none)
+    int fragment = -1;        // the register fragment it reads (RS mode; -1: none)
+    int shared_a = -1, shared_b = -1;  // the shared buffers (roots) it reads
+    bool everything = false;  // stands for unknown groups touching anything
+    // definite: issued on every path (counted); maybe: on some path;
+    // back_edge: issued by a later iteration of an enclosing loop, still
+    // reading or writing registers at the loop's head (only a completion
+    // point that names registers waits for it, as before this was tracked).
+    enum class Kind { definite, maybe, back_edge } kind = Kind::definite;
+  };
   ir::Kernel& kernel;
-  bool pending = false;
+  std::vector<Group> pending;
+  int next_id = 0;
+  // Only follow the state (a loop body's, to learn what an iteration leaves
+  // in flight at the next one's head); change nothing.
+  bool dry = false;
 
   ir::StmtPtr wait(int groups, const std::string& note = "") { return ir::make_stmt(ir::MmaWait{groups, note}); }
+
+  bool in_flight() const {
+    return std::any_of(pending.begin(), pending.end(), [](const Group& g) { return g.kind != Group::Kind::back_edge; });
+  }
+
+  bool touches(const Group& g, const ir::MmaCommit& c) const {
+    if (g.everything) return true;
+    const auto any = [](const std::vector<int>& v, auto f) { return std::any_of(v.begin(), v.end(), f); };
+    return any(c.registers, [&](int b) { return b >= 0 && (b == g.registers || b == g.fragment); }) ||
+           any(c.shared, [&](int b) { return b >= 0 && (b == g.shared_a || b == g.shared_b); });
+  }
+
+  int root(const ir::MmaOperand& op) const {
+    if (op.tile.buffer < 0 || op.space != ir::Space::shared) return -1;
+    const ir::Buffer& b = kernel.buffers[static_cast<std::size_t>(op.tile.buffer)];
+    return b.alias_of >= 0 ? b.alias_of : op.tile.buffer;
+  }
+
+  Group group_of(const ir::Mma& m, Group::Kind kind) {
+    Group g;
+    g.id = next_id++;
+    g.accumulator = m.accumulator;
+    g.registers = kernel.accumulators[static_cast<std::size_t>(m.accumulator)].registers;
+    g.fragment = m.a_fragment;
+    g.shared_a = m.a_fragment >= 0 ? -1 : root(m.a);
+    g.shared_b = root(m.b);
+    g.kind = kind;
+    return g;
+  }
+
+  // The wait that completes the newest pending group matching `match`
+  // (null: none pending), dropping it and every older one.
+  template <typename Match>
+  ir::StmtPtr complete_newest(Match match) {
+    for (std::size_t i = pending.size(); i-- > 0;) {
+      if (!match(pending[i])) continue;
+      int newer = 0;
+      for (std::size_t j = i + 1; j < pending.size(); ++j) newer += pending[j].kind == Group::Kind::definite ? 1 : 0;
+      pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      return wait(newer);
+    }
+    return nullptr;
+  }
+
+  // The state after two paths meet: groups are pending in issue order, so
+  // when one path's groups end the other's, the longer list covers both
+  // (its extra, older groups become `maybe`); otherwise nothing is known
+  // beyond "something may be in flight".
+  std::vector<Group> merge(const std::vector<Group>& a, const std::vector<Group>& b) const {
+    auto ends = [](const std::vector<Group>& longer, const std::vector<Group>& shorter) {
+      if (shorter.size() > longer.size()) return false;
+      for (std::size_t i = 0; i < shorter.size(); ++i)
+        if (longer[longer.size() - shorter.size() + i].id != shorter[i].id) return false;
+      return true;
+    };
+    const bool a_covers = ends(a, b), b_covers = ends(b, a);
+    if (a_covers || b_covers) {
+      std::vector<Group> out = a_covers ? a : b;
+      const std::size_t shared = std::min(a.size(), b.size());
+      for (std::size_t i = 0; i + shared < out.size(); ++i)
+        if (out[i].kind == Group::Kind::definite) out[i].kind = Group::Kind::maybe;
+      return out;
+    }
+    Group unknown;
+    unknown.id = -1;
+    unknown.everything = true;
+    unknown.kind = Group::Kind::maybe;
+    const bool any = !a.empty() || !b.empty();
+    return any ? std::vector<Group>{unknown} : std::vector<Group>{};
+  }
+
+  // The groups an iteration of `loop` leaves in flight at the next one's
+  // head (its body walked dry from `before`).
+  std::vector<Group> back_edge_groups(ir::For& loop, const std::vector<Group>& before) {
+    Completion body{kernel};
+    body.dry = true;
+    body.next_id = next_id;
+    body.pending = before;
+    ir::StmtList pre, post;
+    bool deferred = false;
+    body.walk(std::get<ir::Seq>(loop.body->node).body, &loop, &pre, &post, &deferred);
+    next_id = body.next_id;
+    std::vector<Group> out;
+    for (Group g : body.pending) {
+      if (std::any_of(before.begin(), before.end(), [&](const Group& b) { return b.id == g.id; })) continue;
+      g.kind = Group::Kind::back_edge;
+      out.push_back(g);
+    }
+    return out;
+  }
 
   // `trigger e[i]` ending a loop body while a group is in flight: wait for
   // all but the newest group, release the stage the previous iteration
@@ -70,6 +180,10 @@ struct Completion {
     for (std::size_t j = at + 1; j < list.size(); ++j)
       if (!std::holds_alternative<ir::LineMark>(list[j]->node)) return false;
     (void)loop;
+    if (dry) {
+      if (!pending.empty()) pending.erase(pending.begin(), pending.end() - 1);
+      return true;
+    }
     const std::string held = kernel.fresh("loop") + "_held";
     const ir::ExprRef held_var = ir::var(held);
     auto release_previous = [&] {
@@ -90,7 +204,40 @@ struct Completion {
     list.erase(list.begin() + static_cast<std::ptrdiff_t>(at));
     list.insert(list.begin() + static_cast<std::ptrdiff_t>(at), std::make_move_iterator(replacement.begin()),
                 std::make_move_iterator(replacement.end()));
+    // Only the newest group may still be in flight.
+    if (!pending.empty()) pending.erase(pending.begin(), pending.end() - 1);
     return true;
+  }
+
+  // Every group complete (a full completion point): the wait, or null when
+  // nothing is in flight.
+  ir::StmtPtr complete_all() {
+    if (!in_flight()) return nullptr;
+    pending.clear();
+    return wait(0);
+  }
+
+  // The wait for completion point `c` (naming no buffer: every group),
+  // fencing the accumulators among its registers; null when nothing is in
+  // flight.
+  ir::StmtPtr complete(const ir::MmaCommit& c) {
+    ir::StmtPtr w = c.registers.empty() && c.shared.empty()
+                        ? complete_all()
+                        : complete_newest([&](const Group& g) { return touches(g, c); });
+    if (!w) return nullptr;
+    auto& fence = std::get<ir::MmaWait>(w->node).fence;
+    for (int b : c.registers) {
+      const bool accumulator = std::any_of(kernel.accumulators.begin(), kernel.accumulators.end(),
+                                           [&](const ir::Accumulator& a) { return a.registers == b; });
+      if (accumulator && std::find(fence.begin(), fence.end(), b) == fence.end()) fence.push_back(b);
+    }
+    return w;
+  }
+
+  // Puts `w` (if any) before list[i], keeping i on the same statement.
+  void insert_before(ir::StmtList& list, std::size_t& i, ir::StmtPtr w) {
+    if (!w || dry) return;
+    list.insert(list.begin() + static_cast<std::ptrdiff_t>(i++), std::move(w));
   }
 
   // Walks `list` in program order; `loop` is the For whose body it is.
@@ -98,34 +245,36 @@ struct Completion {
     for (std::size_t i = 0; i < list.size(); ++i) {
       ir::Stmt& s = *list[i];
       if (auto* mma = std::get_if<ir::Mma>(&s.node)) {
-        if (mma->instruction == ir::MmaInstruction::wgmma) pending = true;
-      } else if (std::holds_alternative<ir::MmaCommit>(s.node)) {
-        if (pending) {
-          list[i] = wait(0);
-          pending = false;
-        } else {
-          list.erase(list.begin() + static_cast<std::ptrdiff_t>(i--));
-        }
+        if (mma->instruction != ir::MmaInstruction::wgmma) continue;
+        pending.push_back(group_of(*mma, Group::Kind::definite));
+      } else if (auto* commit = std::get_if<ir::MmaCommit>(&s.node)) {
+        ir::StmtPtr w = complete(*commit);
+        if (dry) continue;
+        if (w) list[i] = std::move(w);
+        else list.erase(list.begin() + static_cast<std::ptrdiff_t>(i--));
+      } else if (auto* fill = std::get_if<ir::MmaFill>(&s.node)) {
+        // Refilling an accumulator a group still writes.
+        const int acc = fill->accumulator;
+        insert_before(list, i, complete_newest([&](const Group& g) { return g.everything || g.accumulator == acc; }));
       } else if (std::holds_alternative<ir::MmaStore>(s.node) || std::holds_alternative<ir::MmaScale>(s.node)) {
-        if (pending) {
-          list.insert(list.begin() + static_cast<std::ptrdiff_t>(i++), wait(0));
-          pending = false;
-        }
+        insert_before(list, i, complete_all());
       } else if (std::holds_alternative<ir::Arrive>(s.node)) {
-        if (!pending) continue;
+        if (!in_flight()) continue;
         if (loop && !*deferred && defer_release(list, i, *loop, *pre, *post)) {
           *deferred = true;
-          i += 2;  // past the replacement
+          if (!dry) i += 2;  // past the replacement
           continue;
         }
-        list.insert(list.begin() + static_cast<std::ptrdiff_t>(i++), wait(0));
-        pending = false;
+        insert_before(list, i, complete_all());
       } else if (auto* f = std::get_if<ir::For>(&s.node)) {
         ir::StmtList loop_pre, loop_post;
         bool loop_deferred = false;
+        const std::vector<Group> before = pending;
+        for (Group& g : back_edge_groups(*f, before)) pending.push_back(g);
         walk(std::get<ir::Seq>(f->body->node).body, f, &loop_pre, &loop_post, &loop_deferred);
         if (loop_deferred) {
-          pending = false;  // the text after the loop waits for every group
+          pending.clear();  // the text after the loop waits for every group
+          if (dry) continue;
           const auto n_pre = static_cast<std::ptrdiff_t>(loop_pre.size());
           list.insert(list.begin() + static_cast<std::ptrdiff_t>(i), std::make_move_iterator(loop_pre.begin()),
                       std::make_move_iterator(loop_pre.end()));
@@ -133,29 +282,51 @@ struct Completion {
           list.insert(list.begin() + static_cast<std::ptrdiff_t>(i + 1), std::make_move_iterator(loop_post.begin()),
                       std::make_move_iterator(loop_post.end()));
           i += loop_post.size();
+        } else {
+          std::erase_if(pending, [](const Group& g) { return g.kind == Group::Kind::back_edge; });
+          pending = merge(before, pending);  // the loop may run no iteration
         }
       } else if (auto* region = std::get_if<ir::WarpgroupRegion>(&s.node)) {
-        const bool saved = pending;
-        pending = false;
+        std::vector<Group> saved = std::move(pending);
+        pending.clear();
         auto& body = std::get<ir::Seq>(region->body->node).body;
         bool none = false;
         walk(body, nullptr, nullptr, nullptr, &none);
-        if (pending) body.push_back(wait(0));
-        pending = saved;
+        if (in_flight() && !dry) body.push_back(wait(0));
+        pending = std::move(saved);
       } else if (auto* seq = std::get_if<ir::Seq>(&s.node)) {
         walk(seq->body, nullptr, nullptr, nullptr, deferred);
       } else {
-        // A branch may wait where the other path does not: after it, a
-        // group is pending if it was before or is at the end of any body.
-        const bool before = pending;
-        bool after = false;
-        for (ir::StmtPtr* b : ir::nested_bodies(s)) {
+        // Completion points that open an `if`'s branches complete before
+        // it: ptxas serializes every WGMMA of the kernel when a wait sits in
+        // a branch that another path skips.
+        if (std::holds_alternative<ir::If>(s.node)) {
+          ir::MmaCommit opening;
+          bool any = false, all = false;
+          for (ir::StmtPtr* b : ir::nested_bodies(s))
+            for (const ir::StmtPtr& st : std::get<ir::Seq>((*b)->node).body) {
+              if (std::holds_alternative<ir::LineMark>(st->node)) continue;
+              const auto* c = std::get_if<ir::MmaCommit>(&st->node);
+              if (!c) break;
+              any = true;
+              all = all || (c->registers.empty() && c->shared.empty());
+              opening.registers.insert(opening.registers.end(), c->registers.begin(), c->registers.end());
+              opening.shared.insert(opening.shared.end(), c->shared.begin(), c->shared.end());
+            }
+          if (any) insert_before(list, i, complete(all ? ir::MmaCommit{} : opening));
+        }
+        // A branch may wait where the other path does not: after it, the
+        // states of every path (and of skipping it) merge.
+        ir::Stmt& branch = *list[i];
+        const std::vector<Group> before = pending;
+        std::vector<Group> after = before;
+        for (ir::StmtPtr* b : ir::nested_bodies(branch)) {
           bool none = false;
           pending = before;
           walk(std::get<ir::Seq>((*b)->node).body, nullptr, nullptr, nullptr, &none);
-          after = after || pending;
+          after = merge(after, pending);
         }
-        pending = before || after;
+        pending = std::move(after);
       }
     }
   }

@@ -208,4 +208,24 @@ __co__ void double_heads(global f32 [H, S, 16] x, global f32 [H, S, 16] y) {
 }
 )croq";
 
+// The same through TMA: heads of [B, H, S, 32] tensors, 32-row tiles
+// loaded and stored by tma.copy on the `.sqz()` views. The copies address
+// the whole tensor (box [1, 1, 32, 32] at (b, h, row, 0)), so rows past S
+// read as zeros and are not stored: the next head stays as it was.
+inline constexpr const char* kHeadsBySqueezeTma = R"croq(
+__co__ void double_heads_tma(global f32 [B, H, S, 32] x, global f32 [B, H, S, 32] y) {
+  parallel {bs, h, b} by [cdiv(S, 32), H, B] : block {
+    shared f32 [32, 32] x_s, y_s;
+    xh = x.subspan(1, 1, S, 32).at(b, h, 0, 0).sqz();
+    yh = y.subspan(1, 1, S, 32).at(b, h, 0, 0).sqz();
+    tma.copy xh.subspan(32, 32).at(bs, 0) => x_s;
+    parallel r by 32 : thread {
+      foreach c in [32]
+        y_s.at(r, c) = x_s.at(r, c) * 2.0f;
+    }
+    tma.copy y_s => yh.subspan(32, 32).at(bs, 0);
+  }
+}
+)croq";
+
 }  // namespace croq::test

@@ -209,6 +209,22 @@ TEST(SqueezeGpu, HeadsWithATailTileAreDoubled) {
   EXPECT_EQ(bad, 0);
 }
 
+// tma.copy through `.sqz()` views: every head doubled, the rows past S of
+// the last tile neither read from nor written into the next head.
+TEST(FragmentGpu, TmaCopiesThroughSqueezedHeadsStayInTheirHead) {
+  CROQ_REQUIRE_SM90A();
+  Kernel kernel = compile_named(croq::test::kHeadsBySqueezeTma, "double_heads_tma");
+  auto x = make_spandata<float>(2, 3, 40, 32);
+  auto y = make_spandata<float>(2, 3, 40, 32);
+  x.fill_random(-1, 1, 41);
+  y.fill_random(1e4, 2e4, 42);
+  kernel(x.view(), y.view());
+  int bad = 0;
+  for (int i = 0; i < 2 * 3 * 40 * 32; ++i)
+    if (y.data()[i] != 2.0f * x.data()[i] && bad++ < 5) ADD_FAILURE() << "y[" << i << "] = " << y.data()[i];
+  EXPECT_EQ(bad, 0);
+}
+
 TEST(FragmentGpu, AttentionTileMatchesHostReference) {
   CROQ_REQUIRE_SM90A();
   expect_attention(false);

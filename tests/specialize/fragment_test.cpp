@@ -42,7 +42,7 @@ TEST(Fragment, LoadedFragmentIsTheLhsOfRsModeWgmma) {
                                    {tensor(DType::f16, {300, 136}), tensor(DType::f16, {200, 136}), tensor(DType::f32, {300, 200})});
   // 64 x 64 f16 in the accumulator layout: 32 halves per thread.
   EXPECT_TRUE(contains(k.cuda_source, "__half ma_")) << k.cuda_source;
-  EXPECT_TRUE(contains(k.cuda_source, "croq_dev::wgmma_m64nNk16_rs<128, false>(")) << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, "croq_dev::wgmma_m64nNk16_rs<128, false, ")) << k.cuda_source;
   EXPECT_TRUE(contains(k.cuda_source, "for (int k16 = 0; k16 < 4; ++k16)")) << k.cuda_source;
   const std::string ptx = ptx_of(k);
   // A as four 32-bit registers, B as a descriptor, no transpose of B.
@@ -55,24 +55,42 @@ TEST(Fragment, ConstantFragmentIsFilledOnceAndMultiplied) {
   GeneratedKernel k = generate_for(croq::test::kRsGemmConstantFragment,
                                    {tensor(DType::f16, {128, 96}), tensor(DType::f32, {64, 128})});
   EXPECT_TRUE(contains(k.cuda_source, "__half halves_")) << k.cuda_source;
-  EXPECT_TRUE(contains(k.cuda_source, "croq_dev::wgmma_m64nNk16_rs<64, false>(")) << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, "croq_dev::wgmma_m64nNk16_rs<64, false, ")) << k.cuda_source;
   EXPECT_TRUE(contains(k.cuda_source, "make_kmajor_desc<64>")) << k.cuda_source;
   const std::string ptx = ptx_of(k);
   EXPECT_TRUE(contains(ptx, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16")) << ptx;
   EXPECT_FALSE(contains(ptx, "ld.local")) << "the fragment and the accumulator stay in registers";
 }
 
-// The RS-mode registers may not change under the instruction: each RS mma
-// is waited for before the fragment can be touched again.
-TEST(Fragment, RsModeMmaIsWaitedForBeforeTheFragmentChanges) {
-  GeneratedKernel k = generate_for(croq::test::kRsGemmFromLoadedFragment,
-                                   {tensor(DType::f16, {128, 128}), tensor(DType::f16, {128, 128}), tensor(DType::f32, {128, 128})});
-  const std::size_t mma = k.cuda_source.find("wgmma_m64nNk16_rs<");
-  ASSERT_NE(mma, std::string::npos);
-  const std::size_t wait = k.cuda_source.find("croq_dev::wgmma_wait_group<0>();", mma);
-  const std::size_t loop_end = k.cuda_source.find("mma.store", mma);
-  EXPECT_NE(wait, std::string::npos) << k.cuda_source;
-  EXPECT_TRUE(loop_end == std::string::npos || wait < loop_end);
+// The RS-mode registers (and the shared rhs) may not change under the
+// instruction, but the mma need not be waited for at once: without
+// `mma.commit`, the wait comes before the next k step overwrites what the
+// group reads (the rhs tile's copy, then the fragment) and before the
+// accumulator is stored; the operand is packed before the wgmma fence.
+TEST(Fragment, RsModeMmaIsWaitedForBeforeItsOperandsChange) {
+  std::string source = croq::test::kRsGemmFromLoadedFragment;
+  source.erase(source.find("        mma.commit;\n"), std::string("        mma.commit;\n").size());
+  GeneratedKernel k = generate_for(source, {tensor(DType::f16, {128, 128}), tensor(DType::f16, {128, 128}),
+                                            tensor(DType::f32, {128, 128})});
+  const std::string& cuda = k.cuda_source;
+  const std::size_t mma = cuda.find("wgmma_m64nNk16_rs<");
+  ASSERT_NE(mma, std::string::npos) << cuda;
+  const std::size_t loop = cuda.rfind("for (int iv_k_", mma);
+  ASSERT_NE(loop, std::string::npos) << cuda;
+  const std::size_t wait_in_loop = cuda.find("croq_dev::wgmma_wait_group<0>();", loop);
+  EXPECT_LT(wait_in_loop, mma) << "the previous step's group completes before its operands are overwritten\n" << cuda;
+  EXPECT_LT(wait_in_loop, cuda.find("__half ma_", loop)) << "and before the fragment is loaded again";
+  const std::size_t commit = cuda.find("croq_dev::wgmma_commit_group();", mma);
+  const std::size_t next_wait = cuda.find("croq_dev::wgmma_wait_group<0>();", commit);
+  const std::size_t loop_end = cuda.find("store_accum", commit);
+  EXPECT_LT(next_wait, loop_end) << "waited before the store";
+  const std::size_t after_loop = cuda.find("#line", commit);
+  EXPECT_GT(cuda.find("wgmma_wait_group", commit), after_loop) << "not waited in the step that issues it\n" << cuda;
+  const std::size_t pack = cuda.rfind("croq_dev::pack_fragment(", mma);
+  const std::size_t fence = cuda.rfind("croq_dev::wgmma_fence();", mma);
+  ASSERT_NE(pack, std::string::npos) << cuda;
+  EXPECT_LT(pack, fence);
+  ptx_of(k);
 }
 
 TEST(Fragment, FragmentNeedsWgmma) {
@@ -96,7 +114,7 @@ TEST(Fragment, AttentionTileRunsTheSoftmaxInRegisters) {
     EXPECT_TRUE(contains(k.cuda_source, "croq_dev::quad_max(")) << k.cuda_source;
     EXPECT_TRUE(contains(k.cuda_source, "croq_dev::quad_sum(")) << k.cuda_source;
     EXPECT_TRUE(contains(k.cuda_source, "croq_dev::make_mnmajor_desc<128>(")) << k.cuda_source;
-    EXPECT_TRUE(contains(k.cuda_source, "croq_dev::wgmma_m64nNk16_rs<64, true>(")) << k.cuda_source;
+    EXPECT_TRUE(contains(k.cuda_source, "croq_dev::wgmma_m64nNk16_rs<64, true, ")) << k.cuda_source;
     EXPECT_EQ(contains(k.cuda_source, "(1.0f / 0.0f))"), true) << "-inf fills the row maxima";
     // The scores are read only after the SS-mode WGMMA that writes them completes.
     const std::size_t mma = k.cuda_source.find("wgmma_m64nNk16<64");
@@ -136,6 +154,31 @@ TEST(Squeeze, HeadIsAPointerGuardedByItsOwnRows) {
   EXPECT_TRUE(contains(k.cuda_source, " = (&arg_x[(h_1 * 640)]);")) << k.cuda_source;
   EXPECT_TRUE(contains(k.cuda_source, "+ r_7) < 40)")) << "writes stop at the head's last row\n" << k.cuda_source;
   EXPECT_FALSE(contains(k.cuda_source, "< 120")) << "nothing is guarded by the whole tensor's rows";
+  ptx_of(k);
+}
+
+// tma.copy of a `.sqz()` view addresses the squeezed tensor: a 4-D box
+// with the head's (b, h) as its outer coordinates, so TMA clips each head's
+// rows, and the shared tiles keep the view's 2-D shape.
+TEST(Squeeze, TmaCopiesOfAHeadAddressTheWholeTensor) {
+  const auto t = tensor(DType::f32, {2, 3, 40, 32});
+  GeneratedKernel k = generate_for(croq::test::kHeadsBySqueezeTma, {t, t});
+  const std::string& cuda = k.cuda_source;
+  const std::size_t load = cuda.find("croq_dev::tma_load_4d(");
+  const std::size_t store = cuda.find("croq_dev::tma_store_4d(");
+  ASSERT_NE(load, std::string::npos) << cuda;
+  ASSERT_NE(store, std::string::npos) << cuda;
+  const std::string load_call = cuda.substr(load, cuda.find('\n', load) - load);
+  EXPECT_TRUE(contains(load_call, "(int)((bs_")) << load_call;
+  EXPECT_TRUE(contains(load_call, "(int)(h_")) << load_call;
+  EXPECT_TRUE(contains(load_call, "(int)(b_")) << load_call;
+  int maps = 0;
+  for (const auto& p : k.params)
+    if (p.kind == abi::KernelParam::Kind::tensor_map) {
+      ++maps;
+      EXPECT_EQ(p.box, (std::vector<std::uint32_t>{1, 1, 32, 32})) << p.name;
+    }
+  EXPECT_EQ(maps, 2);
   ptx_of(k);
 }
 

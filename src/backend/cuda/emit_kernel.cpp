@@ -356,6 +356,7 @@ void Printer::stmt(const ir::Stmt& s) {
       mma(n);
     } else if constexpr (std::is_same_v<T, ir::MmaWait>) {
       line("croq_dev::wgmma_wait_group<" + std::to_string(n.pending) + ">();" + (n.note.empty() ? "" : "  // " + n.note));
+      for (int b : n.fence) line("croq_dev::fence_accum(" + kernel_.buffers[static_cast<std::size_t>(b)].name + ");");
     } else if constexpr (std::is_same_v<T, ir::MmaStore>) {
       mma_store(n);
     } else if constexpr (std::is_same_v<T, ir::MmaScale>) {

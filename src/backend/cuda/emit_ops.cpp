@@ -242,8 +242,13 @@ void Printer::mma_rs(const ir::Mma& m) {
   const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(m.accumulator)];
   const std::string& frag = kernel_.buffers[static_cast<std::size_t>(m.a_fragment)].name;
   const std::string swizzle = std::to_string(m.b.swizzle);
+  const ir::Buffer& fb = kernel_.buffers[static_cast<std::size_t>(m.a_fragment)];
+  const std::string packed_count = std::to_string(fb.dims[0].value / 2);
   line("{");
   indent();
+  line("croq_dev::u32 a_packed[" + packed_count + "];");
+  line("croq_dev::pack_fragment(" + frag + ", a_packed);");
+  line("croq_dev::fence_packed(a_packed);");
   line("croq_dev::fence_accum(" + acc.name + ");");
   line("croq_dev::wgmma_fence();");
   if (m.b_n_major)  // 16 rows of K per instruction: 16 rows of the tile's pitch
@@ -253,8 +258,9 @@ void Printer::mma_rs(const ir::Mma& m) {
   const std::string advance = m.b_n_major ? std::to_string(16 * m.b.pitch) : "32";
   line("#pragma unroll");
   line("for (int k16 = 0; k16 < " + std::to_string(m.k / 16) + "; ++k16)");
-  line("  croq_dev::wgmma_m64nNk16_rs<" + std::to_string(acc.n) + ", " + (m.b_n_major ? "true" : "false") + ">(" +
-       acc.name + ", " + frag + ", k16, croq_dev::desc_advance(desc_b, k16 * " + advance + "));");
+  line("  croq_dev::wgmma_m64nNk16_rs<" + std::to_string(acc.n) + ", " + (m.b_n_major ? "true" : "false") + ", " +
+       packed_count + ", " + (m.input == DType::bf16 ? "true" : "false") + ">(" + acc.name +
+       ", a_packed, k16, croq_dev::desc_advance(desc_b, k16 * " + advance + "));");
   line("croq_dev::wgmma_commit_group();");
   line("croq_dev::fence_accum(" + acc.name + ");");
   dedent();

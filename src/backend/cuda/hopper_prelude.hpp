@@ -58,8 +58,9 @@
 //               mma, each warp its own 16 x N tile (BTrans: rhs [K, N], row.col)
 //   registers   setmaxnreg_inc<R>(), setmaxnreg_dec<R>()
 //   fragments   (hopper_prelude_frag, when a kernel has register fragments)
-//               wgmma_m64nNk16_rs<N, TransB>(d, frag, k16, desc_b): RS-mode
-//               WGMMA; wgmma_m64nNk16_tb<N, AB>(d, desc_a, desc_b): SS mode
+//               pack_fragment(frag, packed), fence_packed(packed),
+//               wgmma_m64nNk16_rs<N, TransB, P, Bf16>(d, packed, k16, desc_b):
+//               RS-mode WGMMA; wgmma_m64nNk16_tb<N, AB>(d, desc_a, desc_b): SS mode
 //               with B N-major ([K][N], imm-trans-b); make_mnmajor_desc<Span>(tile);
 //               pack_pair(lo, hi), quad_max(v), quad_sum(v)
 //
@@ -124,9 +125,9 @@ struct RsWgmmaForm {
   friend auto operator<=>(const RsWgmmaForm&, const RsWgmmaForm&) = default;
 };
 
-// The register-fragment section: croq_dev::wgmma_m64nNk16_rs<N, TransB>(d,
-// frag, k16, desc_b) for exactly `forms` (distinct), pack_pair, quad_max and
-// quad_sum. Pasted after hopper_prelude() when a kernel has fragments.
+// The register-fragment section: croq_dev::wgmma_m64nNk16_rs<N, TransB, P,
+// Bf16>(d, packed, k16, desc_b) for exactly `forms` (distinct),
+// pack_fragment, pack_pair, quad_max and quad_sum. Pasted after hopper_prelude() when a kernel has fragments.
 std::string hopper_prelude_frag(const std::vector<RsWgmmaForm>& forms);
 
 // Host mirror of croq_dev::swizzle_offset: where byte `linear` of a tile

@@ -63,18 +63,34 @@ __device__ __forceinline__ u64 make_mnmajor_desc(const void* tile) {
   return make_smem_desc(tile, 8 * Span, 8 * Span, Span);
 }
 
-// D[64 x N] += A[64 x 16] * B[16 x N] with A the k16 slice `k16` of the
-// fragment `a` (R = K / 2 registers per thread, the accumulator layout of
-// [64, K]) and B from shared memory: [N][K] (K-major), or with TransB
-// [K][N] (N-major). d: N / 2 floats, the accumulator layout.
-template <int N, bool TransB, int R, typename AB>
-__device__ __forceinline__ void wgmma_m64nNk16_rs(float (&d)[N / 2], const AB (&a)[R], int k16, u64 desc_b,
-                                                  int scale_d = 1) {
-  const int i = 8 * k16;
-  detail::wgmma_rs<N, 2 * int(TransB) + detail::rs_bf16<AB>::value>::run(
-      d, pack_pair(a[i], a[i + 1]), pack_pair(a[i + 2], a[i + 3]), pack_pair(a[i + 4], a[i + 5]),
-      pack_pair(a[i + 6], a[i + 7]), desc_b, scale_d);
+// The fragment's pairs packed as WGMMA's A registers (R / 2 of them), done
+// before the wgmma fence so that no register is written between the fence
+// and the instructions that read it.
+template <int R, typename AB>
+__device__ __forceinline__ void pack_fragment(const AB (&a)[R], u32 (&packed)[R / 2]) {
+#pragma unroll
+  for (int i = 0; i < R / 2; ++i) packed[i] = pack_pair(a[2 * i], a[2 * i + 1]);
 }
+// pack_fragment's registers are live until the wgmma reading them: keep the
+// compiler from moving their computation past the fence.
+template <int P>
+__device__ __forceinline__ void fence_packed(u32 (&packed)[P]) {
+#pragma unroll
+  for (int i = 0; i < P; ++i) asm volatile("" : "+r"(packed[i])::"memory");
+}
+
+// D[64 x N] += A[64 x 16] * B[16 x N] with A the k16 slice `k16` of a
+// fragment's packed registers (pack_fragment: P = K / 4 of them, the
+// accumulator layout of [64, K]) and B from shared memory: [N][K]
+// (K-major), or with TransB [K][N] (N-major). d: N / 2 floats, the
+// accumulator layout. Bf16: bf16 inputs, else f16.
+template <int N, bool TransB, int P, bool Bf16>
+__device__ __forceinline__ void wgmma_m64nNk16_rs(float (&d)[N / 2], const u32 (&a)[P], int k16, u64 desc_b,
+                                                         int scale_d = 1) {
+  const int i = 4 * k16;
+  detail::wgmma_rs<N, 2 * int(TransB) + int(Bf16)>::run(d, a[i], a[i + 1], a[i + 2], a[i + 3], desc_b, scale_d);
+}
+
 // The same with A from shared memory (K-major): mma.row.col of two shared tiles.
 template <int N, typename AB>
 __device__ __forceinline__ void wgmma_m64nNk16_tb(float (&d)[N / 2], u64 desc_a, u64 desc_b, int scale_d = 1) {
