@@ -19,7 +19,7 @@ import sys
 
 import torch
 
-WARMUP, RUNS, BATCH = 3, 20, 10
+from event_timing import median_ms
 
 try:
     import triton
@@ -84,27 +84,6 @@ try:
 except Exception as exc:  # report, do not hide
     triton_matmul_abt = None
     triton_missing = f"{exc!r}"
-
-
-def median_ms(fn):
-    """Median over RUNS samples of the mean time of one fn call, each sample
-    BATCH back-to-back calls between two CUDA events, after WARMUP calls
-    (as bench/launch_timing.hpp does for croq): the host enqueues while the
-    device runs, so this is device time, not Python launch overhead."""
-    for _ in range(WARMUP):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(RUNS):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(BATCH):
-            fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e) / BATCH)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def fp32_accumulated_matmul(a, b):

@@ -1,0 +1,125 @@
+// Attention benchmark: the flash attention forward of
+// samples/flash_attention.cpp (samples/attention_source.hpp), f16 and bf16,
+// on device tensors [B, H, S, D]: B=4, H=16, S=T=4096, D=128 and B=8, H=16,
+// S=T=2048, D=64, causal and not, with 128 and 64 key rows per step (a
+// row's figure is the faster's; the JSON lists both). Each kernel is first
+// checked against the double host reference on a small shape with tails
+// (both masks); then timed as gemm_bench times GEMMs: the median of 20
+// samples, each the mean of 10 back-to-back launches between CUDA events,
+// after 3 warm-ups (bench/launch_timing.hpp). TFLOP/s count 4 B H S T D flops (two GEMMs),
+// halved when causal (the convention FlashAttention and cuDNN use).
+// bench/attention_reference.py times torch SDPA (cuDNN and FlashAttention-2
+// backends) on the same shapes in the same device run and prints ratios.
+//   attention_bench [--json FILE] [--only f16|bf16]
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "croq/croq.hpp"
+#include "launch_timing.hpp"
+#include "../samples/attention_check.hpp"
+#include "../samples/attention_source.hpp"
+
+namespace {
+
+constexpr int kWarmup = 3, kRuns = 20, kBatch = 10;
+
+struct BenchShape {
+  int batch, heads, seq, d;
+};
+
+template <typename T>
+bool check_kernel(const croq::Kernel& kernel, int d, const char* what) {
+  const attention::Shape s{1, 2, 300, 300};
+  for (bool causal : {false, true}) {
+    auto q = croq::make_spandata<T>(s.batch, s.heads, s.queries, d), o = croq::make_spandata<T>(s.batch, s.heads, s.queries, d);
+    auto k = croq::make_spandata<T>(s.batch, s.heads, s.keys, d), v = croq::make_spandata<T>(s.batch, s.heads, s.keys, d);
+    q.fill_random(-2, 2);
+    k.fill_random(-2, 2);
+    v.fill_random(-1, 1);
+    o.fill_random(1e4, 2e4);  // poison
+    kernel(q.view(), k.view(), v.view(), o.view(), causal ? 1 : 0);
+    const attention::Check c = attention::check(q, k, v, o, s, d, causal);
+    std::cout << "  check " << what << (causal ? " causal" : " non-causal") << ": relative error " << c.relative_error
+              << ", worst element " << c.worst_ratio << " of its tolerance\n";
+    if (!c.passed()) return false;
+  }
+  return true;
+}
+
+template <typename T>
+croq::Tensor random_device_tensor(const BenchShape& s, double lo, double hi, std::uint64_t seed) {
+  auto host = croq::make_spandata<T>(s.batch, s.heads, s.seq, s.d);
+  host.fill_random(lo, hi, seed);
+  return croq::Tensor::copy_of(host.view(), croq::MemoryKind::device);
+}
+
+// Key / value rows per step (BN, overriding the source's #define).
+constexpr int kKeyTiles[] = {128, 64};
+
+template <typename T>
+bool bench_element(const char* element, croq::DType dtype, nlohmann::json& results) {
+  const BenchShape shapes[] = {{4, 16, 4096, 128}, {8, 16, 2048, 64}};
+  for (const BenchShape& s : shapes) {
+    std::vector<croq::Kernel> kernels;
+    for (int bn : kKeyTiles) {
+      const std::string what = std::string(element) + " D=" + std::to_string(s.d) + " BN=" + std::to_string(bn);
+      croq::CompileOptions options;
+      options.defines["BN"] = bn;
+      kernels.push_back(croq::compile(attention::source(element, s.d), options));
+      if (!check_kernel<T>(kernels.back(), s.d, what.c_str())) {
+        std::cerr << "attention_bench: " << what << " computes a wrong result\n";
+        return false;
+      }
+    }
+    croq::Tensor q = random_device_tensor<T>(s, -2, 2, 1), k = random_device_tensor<T>(s, -2, 2, 2),
+                 v = random_device_tensor<T>(s, -1, 1, 3);
+    croq::Tensor o = croq::Tensor::empty(dtype, croq::Shape{std::size_t(s.batch), std::size_t(s.heads), std::size_t(s.seq),
+                                                            std::size_t(s.d)},
+                                         croq::MemoryKind::device);
+    for (bool causal : {false, true}) {
+      const double flops = 4.0 * s.batch * s.heads * double(s.seq) * s.seq * s.d / (causal ? 2 : 1);
+      nlohmann::json row = {{"dtype", element}, {"b", s.batch}, {"h", s.heads}, {"s", s.seq}, {"t", s.seq},
+                            {"d", s.d}, {"causal", causal}, {"configs", nlohmann::json::array()}};
+      for (std::size_t i = 0; i < kernels.size(); ++i) {
+        const croq::Kernel& kernel = kernels[i];
+        const double ms =
+            croq::bench::median_event_ms([&] { kernel(q, k, v, o, causal ? 1 : 0); }, kWarmup, kRuns, kBatch);
+        const double tflops = flops / (ms * 1e-3) / 1e12;
+        std::cout << "  croq attention " << element << " B=" << s.batch << " H=" << s.heads << " S=" << s.seq
+                  << " D=" << s.d << (causal ? " causal" : " non-causal") << " BN=" << kKeyTiles[i] << ": median " << ms
+                  << " ms, " << tflops << " TFLOP/s\n";
+        row["configs"].push_back({{"bn", kKeyTiles[i]}, {"ms", ms}, {"tflops", tflops}});
+        if (!row.contains("ms") || ms < row["ms"].get<double>()) {
+          row["ms"] = ms;
+          row["tflops"] = tflops;
+          row["bn"] = kKeyTiles[i];
+        }
+      }
+      results.push_back(row);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string json_path, only;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--json") json_path = argv[i + 1];
+    if (std::string(argv[i]) == "--only") only = argv[i + 1];
+  }
+  std::string why;
+  if (!croq::cuda_available(&why)) {
+    std::cout << "attention_bench: needs a CUDA GPU (" << why << ")\n";
+    return 0;
+  }
+  nlohmann::json results = nlohmann::json::array();
+  if ((only.empty() || only == "f16") && !bench_element<croq::f16>("f16", croq::DType::f16, results)) return 1;
+  if ((only.empty() || only == "bf16") && !bench_element<croq::bf16>("bf16", croq::DType::bf16, results)) return 1;
+  if (!json_path.empty()) std::ofstream(json_path) << results.dump(2) << "\n";
+}

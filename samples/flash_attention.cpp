@@ -1,0 +1,72 @@
+// Flash attention forward in Croqtile (samples/attention_source.hpp): TMA
+// loads of Q, K and V, a producer and two consumer warpgroups, the online
+// softmax in registers and P V as RS-mode WGMMA.
+// For f16 and bf16, head dims 64 and 128, causal and not, on shapes whose
+// sequence lengths are not multiples of the 128-row tiles (and one with
+// more keys than queries), it fills Q, K and V with random values, poisons
+// O, runs the kernel and compares O with a double-precision host reference
+// of softmax(Q K^T / sqrt(D)) V (samples/attention_check.hpp).
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include <croq/croq.hpp>
+
+#include "attention_check.hpp"
+#include "attention_source.hpp"
+
+namespace {
+
+template <typename T>
+void run(const croq::Kernel& kernel, const char* element, int d, const attention::Shape& s, bool causal) {
+  auto q = croq::make_spandata<T>(s.batch, s.heads, s.queries, d);
+  auto k = croq::make_spandata<T>(s.batch, s.heads, s.keys, d);
+  auto v = croq::make_spandata<T>(s.batch, s.heads, s.keys, d);
+  auto o = croq::make_spandata<T>(s.batch, s.heads, s.queries, d);
+  // Scores of a few units: a peaked softmax, so a wrong key or mask shows.
+  q.fill_random(-2, 2);
+  k.fill_random(-2, 2);
+  v.fill_random(-1, 1);
+  o.fill_random(1e4, 2e4);  // poison: every element must be written
+  kernel(q.view(), k.view(), v.view(), o.view(), causal ? 1 : 0);
+  const attention::Check c = attention::check(q, k, v, o, s, d, causal);
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "flash_attention %s D=%d %s B=%d H=%d S=%d T=%d: relative error %.2e, worst element %.5f (want %.5f, "
+                "%.2f of its tolerance)",
+                element, d, causal ? "causal" : "non-causal", s.batch, s.heads, s.queries, s.keys, c.relative_error,
+                c.worst_got, c.worst_want, c.worst_ratio);
+  std::cout << line << "\n";
+  croq::croq_assert(c.passed(), "attention output differs from the host reference");
+}
+
+}  // namespace
+
+// flash_attention [f16|bf16 [64|128]]: only that element type (and head dim).
+int main(int argc, char** argv) {
+  const std::string only_element = argc > 1 ? argv[1] : "";
+  const int only_d = argc > 2 ? std::atoi(argv[2]) : 0;
+  std::string why;
+  const bool gpu = croq::cuda_available(&why);
+  // Tails in every tile: 300 = 2 x 128 + 44 queries and keys; more keys
+  // than queries (causal rows see T - S earlier keys).
+  const attention::Shape shapes[] = {{2, 3, 300, 300}, {1, 2, 200, 328}};
+  for (const char* element : {"f16", "bf16"})
+    for (int d : {64, 128}) {
+      if ((!only_element.empty() && only_element != element) || (only_d && only_d != d)) continue;
+      croq::Kernel kernel = croq::compile(attention::source(element, d));
+      if (!gpu) {
+        std::cout << "flash_attention: compiled `" << kernel.name() << "` (" << element << ", D=" << d
+                  << "), but running it needs a CUDA GPU (" << why << ")\n";
+        continue;
+      }
+      for (const attention::Shape& s : shapes)
+        for (bool causal : {false, true}) {
+          if (std::string(element) == "f16") run<croq::f16>(kernel, element, d, s, causal);
+          else run<croq::bf16>(kernel, element, d, s, causal);
+        }
+    }
+  if (gpu) std::cout << "Test Passed\n";
+  return 0;
+}
