@@ -4,8 +4,9 @@
 // Q, K, V and O are [B, H, S, D] (K and V [B, H, T, D]), f16 or bf16; each
 // block takes 128 query rows of one head, the query tile varying fastest
 // across blocks, so the blocks resident at once share a few heads' K and V
-// in L2 (with the head varying fastest, every head's K and V were live and
-// DRAM traffic rose about tenfold). A producer warpgroup streams K
+// in L2 (with the head varying fastest, every head's K and V were live:
+// Nsight Compute showed DRAM at 56% of peak, about 2.3 GB per call against
+// 0.27 GB of Q, K, V and O, at B=4, H=16, S=4096, D=128). A producer warpgroup streams K
 // and V tiles of 128 rows with TMA through two stages; two consumer
 // warpgroups own 64 query rows each: S = Q K^T with WGMMA from shared
 // memory, the online softmax in registers (base 2: exp2 of the scaled
