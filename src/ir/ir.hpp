@@ -352,10 +352,10 @@ struct TmaStore {
   // writes; a BulkStoreWait comes before the tile's next write.
   bool wait = true;
 };
-// The leader's committed TMA stores have read their tiles (read_only) or
-// completed.
+// The thread's committed TMA stores have read their tiles (read_only) or
+// completed. Every thread waits (only a store's leader has any), so no
+// thread test is needed.
 struct BulkStoreWait {
-  ExprRef leader;
   bool read_only = true;
 };
 struct FenceProxyAsync {};

@@ -208,7 +208,7 @@ class Dumper {
         for (std::size_t i = 0; i < n.coords.size(); ++i) s += (i ? ", " : "") + expr(n.coords[i]);
         line(s + ")" + (n.wait ? "" : " (committed, waited before the tile's next write)"));
       } else if constexpr (std::is_same_v<T, BulkStoreWait>) {
-        line(std::string(n.read_only ? "tma.store.wait read" : "tma.store.wait complete") + " by " + expr(n.leader));
+        line(n.read_only ? "tma.store.wait read" : "tma.store.wait complete");
       } else if constexpr (std::is_same_v<T, FenceProxyAsync>) {
         line("fence.proxy.async");
       } else if constexpr (std::is_same_v<T, MmaFill>) {

@@ -187,8 +187,6 @@ class Verifier {
           error("a TMA copy names no tensor map");
         for (const auto& c : n.coords) expr(c);
         if constexpr (std::is_same_v<T, TmaLoad>) event_ref(n.event, "tma.load");
-      } else if constexpr (std::is_same_v<T, BulkStoreWait>) {
-        expr(n.leader);
       } else if constexpr (std::is_same_v<T, MmaFill>) {
         accumulator_ref(n.accumulator, "mma.fill");
         if (n.value) expr(n.value);

@@ -103,7 +103,7 @@ void Lowerer::wait_before_tile_write(const View& v, const SourceLocation& where)
   if (!overlapped_store_tiles_.count(b.alias_of >= 0 ? b.alias_of : id)) return;
   // Every thread waits for its own committed stores (only the leader has
   // any); the barrier holds the others until the leader's have read the tile.
-  emit_node(ir::BulkStoreWait{ir::int_const(1), true});
+  emit_node(ir::BulkStoreWait{true});
   emit_unit_barrier(where, per_warpgroup_tile(v));
 }
 

@@ -696,7 +696,7 @@ ir::Kernel Lowerer::run() {
   ir::StmtList body = collect([&] {
     block(*fn_.body);
     // No thread leaves with its committed stores still reading shared memory.
-    if (committed_stores_) emit_node(ir::BulkStoreWait{ir::int_const(1), false});
+    if (committed_stores_) emit_node(ir::BulkStoreWait{false});
   });
   kernel_.body = ir::make_stmt(ir::Seq{std::move(body), false});
   pop();

@@ -345,9 +345,8 @@ void Printer::stmt(const ir::Stmt& s) {
     } else if constexpr (std::is_same_v<T, ir::TmaStore>) {
       tma_store(n);
     } else if constexpr (std::is_same_v<T, ir::BulkStoreWait>) {
-      const std::string who = expr(n.leader);
-      line((who == "1" ? std::string() : "if (" + who + ") ") + "croq_dev::" + (n.read_only ? "bulk_wait_group_read<0>();  // the tile's TMA stores have read it"
-                                                                 : "bulk_wait_group<0>();  // every TMA store has completed"));
+      line(n.read_only ? "croq_dev::bulk_wait_group_read<0>();  // the tile's TMA stores have read it"
+                       : "croq_dev::bulk_wait_group<0>();  // every TMA store has completed");
     } else if constexpr (std::is_same_v<T, ir::FenceProxyAsync>) {
       line("croq_dev::fence_proxy_async_shared();  // make the tile's generic-proxy writes visible to TMA");
     } else if constexpr (std::is_same_v<T, ir::MmaFill>) {
