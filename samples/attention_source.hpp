@@ -51,9 +51,11 @@ inline std::string source(const std::string& element, int head_dim) {
   add("    kh = k.subspan(1, 1, T, " + d + ").at(b, h, 0, 0).sqz();");
   add("    vh = v.subspan(1, 1, T, " + d + ").at(b, h, 0, 0).sqz();");
   add("    oh = o.subspan(1, 1, S, " + d + ").at(b, h, 0, 0).sqz();");
-  // Causal: key tiles up to the block's last row's diagonal.
+  // Causal: key tiles up to the block's last row's diagonal, and at least
+  // one (the consumers always take tile 0): with S - T >= 128 a block's rows
+  // see no key, and softmax over no keys gives NaN, as in torch's math path.
   add("    diagonal = cdiv((bm + 1) * BM + T - S, BN);");
-  add("    tiles = causal && diagonal < cdiv(T, BN) ? diagonal : cdiv(T, BN);");
+  add("    tiles = causal && diagonal < cdiv(T, BN) ? (diagonal > 1 ? diagonal : 1) : cdiv(T, BN);");
   add("    parallel p by 3 : group-4 {");
   add("      inthreads.async (p == 0) {");
   each_slab("        tma.copy.swiz<128> qh.subspan(BM, 64).at(bm, #) => q_s#;");
