@@ -259,13 +259,16 @@ struct Completion {
       } else if (std::holds_alternative<ir::MmaStore>(s.node) || std::holds_alternative<ir::MmaScale>(s.node)) {
         insert_before(list, i, complete_all());
       } else if (std::holds_alternative<ir::Arrive>(s.node)) {
-        if (!in_flight()) continue;
-        if (loop && !*deferred && defer_release(list, i, *loop, *pre, *post)) {
+        // A trigger may release tiles that any group in flight reads, one
+        // a previous iteration left in flight included.
+        if (pending.empty()) continue;
+        if (in_flight() && loop && !*deferred && defer_release(list, i, *loop, *pre, *post)) {
           *deferred = true;
           if (!dry) i += 2;  // past the replacement
           continue;
         }
-        insert_before(list, i, complete_all());
+        pending.clear();
+        insert_before(list, i, wait(0));
       } else if (auto* f = std::get_if<ir::For>(&s.node)) {
         ir::StmtList loop_pre, loop_post;
         bool loop_deferred = false;
