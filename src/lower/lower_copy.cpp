@@ -197,8 +197,7 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
       // The tile of the previous iteration may still be read by a multiply:
       // complete it before the barrier (every warpgroup's, before any writes).
       if (c.destination_storage == Storage::shared && scope_ == Scope::block)
-        out_.back()->insert(out_.back()->begin() + static_cast<std::ptrdiff_t>(barrier_at),
-                            ir::make_stmt(ir::MmaCommit{{}, {id}}));
+        out_.back()->insert(out_.back()->begin() + static_cast<std::ptrdiff_t>(barrier_at), shared_readers_completion(id));
     }
     if (zfill && src.view.exact) warn(s, redundant_zfill);
     if (!src.view.exact && !zfill)

@@ -134,12 +134,14 @@ void Lowerer::note_unsynced_write(int id) {
   unsynced_shared_writes_.insert(b.alias_of >= 0 ? b.alias_of : id);
 }
 
-void Lowerer::complete_shared_readers(int id) {
+ir::StmtPtr Lowerer::shared_readers_completion(int id) const {
   // A multiply of this warpgroup may still read the tile (a plain mma
   // completes by the end of its statement as far as the program can tell).
   const ir::Buffer& b = buffer(id);
-  emit_node(ir::MmaCommit{{}, {b.alias_of >= 0 ? b.alias_of : id}});
+  return ir::make_stmt(ir::MmaCommit{{}, {b.alias_of >= 0 ? b.alias_of : id}});
 }
+
+void Lowerer::complete_shared_readers(int id) { emit(shared_readers_completion(id)); }
 
 void Lowerer::barrier_before_shared_read(int id) {
   const ir::Buffer& b = buffer(id);

@@ -150,15 +150,12 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
       fail(c.source->location, "tma.copy addresses tiles with 32-bit coordinates, but dimension " + std::to_string(d) +
                                    " of the tensor has " + std::to_string(dim_value(global.buffer, d)) + " elements",
            "use dma.copy for tensors with a dimension of 2^31 elements or more");
-  // The box is the global tile. A shared tile may drop its leading extent-1
-  // dims (a head's rows of a [B, H, S, D] tensor, box [1, 1, 64, 64], in a
-  // [64, 64] tile): the bytes are laid out the same.
+  // The box is the global tile. The shared tile has the box's shape, or a
+  // `.sqz()` view's, without the dropped extent-1 dims (a head's rows of a
+  // [B, H, S, D] tensor, box [1, 1, 64, 64], in a [64, 64] tile): the bytes
+  // are laid out the same. (Sema refuses other ranks.)
   const std::vector<std::int64_t> box = global.extent;
-  std::vector<std::int64_t> box_squeezed = box;
-  while (box_squeezed.size() > 1 && box_squeezed.front() == 1) box_squeezed.erase(box_squeezed.begin());
-  const auto fits_box = [&](const std::vector<std::int64_t>& shape) {
-    return shape == box || shape == box_squeezed || shape == tile_shape;
-  };
+  const auto fits_box = [&](const std::vector<std::int64_t>& shape) { return shape == box || shape == tile_shape; };
   if (store && !fits_box(tile.extent))
     fail(c.destination->location, "tma.copy destination has shape " + shape_text(dtype, global.extent) +
                                       " but the source tile has " + shape_text(buffer(tile.buffer).dtype, tile.extent));

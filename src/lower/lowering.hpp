@@ -282,6 +282,7 @@ class Lowerer {
   void note_unsynced_write(int buffer);
   // Before a copy overwrites shared buffer `id`: this warpgroup's WGMMA
   // groups that read it complete (a completion point for the pass).
+  ir::StmtPtr shared_readers_completion(int id) const;
   void complete_shared_readers(int id);
   void barrier_before_shared_read(int buffer);
   void sync_statement(const Stmt& s, const Sync& y);

@@ -66,9 +66,10 @@ struct Completion {
     int shared_a = -1, shared_b = -1;  // the shared buffers (roots) it reads
     bool everything = false;  // stands for unknown groups touching anything
     // definite: issued on every path (counted); maybe: on some path;
-    // back_edge: issued by a later iteration of an enclosing loop, still
-    // reading or writing registers at the loop's head (only a completion
-    // point that names registers waits for it, as before this was tracked).
+    // back_edge: left in flight at the loop's head by the previous
+    // iteration. A completion point that names what it touches, or a
+    // trigger, waits for it; a full one (a `wait`) does not, so a pipelined
+    // loop keeps its group in flight across the next step's wait.
     enum class Kind { definite, maybe, back_edge } kind = Kind::definite;
   };
   ir::Kernel& kernel;
@@ -180,10 +181,9 @@ struct Completion {
     for (std::size_t j = at + 1; j < list.size(); ++j)
       if (!std::holds_alternative<ir::LineMark>(list[j]->node)) return false;
     (void)loop;
-    if (dry) {
-      if (!pending.empty()) pending.erase(pending.begin(), pending.end() - 1);
-      return true;
-    }
+    // Only the newest group may still be in flight.
+    if (!pending.empty()) pending.erase(pending.begin(), pending.end() - 1);
+    if (dry) return true;
     const std::string held = kernel.fresh("loop") + "_held";
     const ir::ExprRef held_var = ir::var(held);
     auto release_previous = [&] {
@@ -204,8 +204,6 @@ struct Completion {
     list.erase(list.begin() + static_cast<std::ptrdiff_t>(at));
     list.insert(list.begin() + static_cast<std::ptrdiff_t>(at), std::make_move_iterator(replacement.begin()),
                 std::make_move_iterator(replacement.end()));
-    // Only the newest group may still be in flight.
-    if (!pending.empty()) pending.erase(pending.begin(), pending.end() - 1);
     return true;
   }
 

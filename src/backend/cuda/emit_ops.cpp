@@ -240,14 +240,13 @@ void Printer::sparse_wgmma(const ir::Mma& m, const ir::Accumulator& acc) {
 // B's descriptor is K-major ([N, K]) or, for row.col, N-major ([K, N]).
 void Printer::mma_rs(const ir::Mma& m) {
   const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(m.accumulator)];
-  const std::string& frag = kernel_.buffers[static_cast<std::size_t>(m.a_fragment)].name;
+  const ir::Buffer& frag = kernel_.buffers[static_cast<std::size_t>(m.a_fragment)];
   const std::string swizzle = std::to_string(m.b.swizzle);
-  const ir::Buffer& fb = kernel_.buffers[static_cast<std::size_t>(m.a_fragment)];
-  const std::string packed_count = std::to_string(fb.dims[0].value / 2);
+  const std::string packed_count = std::to_string(frag.dims[0].value / 2);
   line("{");
   indent();
   line("croq_dev::u32 a_packed[" + packed_count + "];");
-  line("croq_dev::pack_fragment(" + frag + ", a_packed);");
+  line("croq_dev::pack_fragment(" + frag.name + ", a_packed);");
   line("croq_dev::fence_packed(a_packed);");
   line("croq_dev::fence_accum(" + acc.name + ");");
   line("croq_dev::wgmma_fence();");

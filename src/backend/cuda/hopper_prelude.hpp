@@ -127,7 +127,8 @@ struct RsWgmmaForm {
 
 // The register-fragment section: croq_dev::wgmma_m64nNk16_rs<N, TransB, P,
 // Bf16>(d, packed, k16, desc_b) for exactly `forms` (distinct),
-// pack_fragment, pack_pair, quad_max and quad_sum. Pasted after hopper_prelude() when a kernel has fragments.
+// pack_fragment, pack_pair, quad_max and quad_sum. Pasted after
+// hopper_prelude() when a kernel has fragments.
 std::string hopper_prelude_frag(const std::vector<RsWgmmaForm>& forms);
 
 // Host mirror of croq_dev::swizzle_offset: where byte `linear` of a tile

@@ -86,7 +86,7 @@ __device__ __forceinline__ void fence_packed(u32 (&packed)[P]) {
 // accumulator layout. Bf16: bf16 inputs, else f16.
 template <int N, bool TransB, int P, bool Bf16>
 __device__ __forceinline__ void wgmma_m64nNk16_rs(float (&d)[N / 2], const u32 (&a)[P], int k16, u64 desc_b,
-                                                         int scale_d = 1) {
+                                                  int scale_d = 1) {
   const int i = 4 * k16;
   detail::wgmma_rs<N, 2 * int(TransB) + int(Bf16)>::run(d, a[i], a[i + 1], a[i + 2], a[i + 3], desc_b, scale_d);
 }
