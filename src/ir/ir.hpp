@@ -53,7 +53,7 @@ using ExprRef = std::shared_ptr<const Expr>;
 
 enum class ExprKind {
   int_const,      // value
-  float_literal,  // text: a validated C++ floating literal ("0.0f", "1e-3")
+  float_literal,  // text: a validated C++ floating literal ("0.0f", "1e-3"), or "inf" (+infinity, f32)
   var,            // text: a local variable or kernel parameter
   special,        // text: threadIdx.x, blockIdx.x, blockDim.x, gridDim.x
   unary,          // op, operands[0]

@@ -92,7 +92,7 @@ class Verifier {
           error("unknown special register `" + e->text + "`");
         break;
       case ExprKind::float_literal:
-        if (!is_float_literal(e->text)) error("`" + e->text + "` is not a floating literal");
+        if (e->text != "inf" && !is_float_literal(e->text)) error("`" + e->text + "` is not a floating literal");
         break;
       case ExprKind::typed_zero:
         if (e->text.empty() || e->text.find_first_not_of("0123456789") != std::string::npos)

@@ -735,9 +735,7 @@ Value Lowerer::expr_value(const Expr& e) {
       return scalar_const(static_cast<std::int64_t>(n.value));
     } else if constexpr (std::is_same_v<T, FloatLiteral>) {
       Value v;
-      // `inf`: C++ has no literal for it; 1.0f / 0.0f is one, evaluated by the compiler.
-      v.expr = std::isinf(n.value) ? ir::binary("/", ir::float_literal("1.0f"), ir::float_literal("0.0f"))
-                                   : ir::float_literal(n.spelling);
+      v.expr = ir::float_literal(std::isinf(n.value) ? "inf" : n.spelling);
       v.is_float = true;
       return v;
     } else if constexpr (std::is_same_v<T, BoolLiteral>) {

@@ -242,7 +242,7 @@ TEST_P(MathCodegen, EveryBuiltinCompilesForTheElementType) {
 
 INSTANTIATE_TEST_SUITE_P(
     Types, MathCodegen,
-    ::testing::Values(MathCase{"F32", DType::f32, {"sqrtf(", "rsqrtf(", "exp2f(", "__frcp_rn(", "fmaxf(", "fmaf("}},
+    ::testing::Values(MathCase{"F32", DType::f32, {"sqrtf(", "rsqrtf(", "croq_exp2_approx(", "__frcp_rn(", "fmaxf(", "fmaf("}},
                       MathCase{"F64", DType::f64, {"sqrt(", "rsqrt(", "exp2(", "__drcp_rn(", "fmax(", "fma("}},
                       MathCase{"F16", DType::f16, {"sqrtf(", "fmaf("}},
                       MathCase{"Bf16", DType::bf16, {"sqrtf(", "fmaf("}}),

@@ -34,6 +34,8 @@ class Printer {
   std::string scaled_text(const std::string& a, std::int64_t k) const;
   std::string math_call(const ir::Expr& e, const std::vector<std::string>& args) const;
   std::string atomic_call(const ir::Expr& e, const std::vector<std::string>& args) const;
+  // Whether the text printed so far calls croq_exp2_approx (the kernel then pastes it).
+  bool uses_exp2_approx() const { return uses_exp2_approx_; }
 
  private:
   void line(const std::string& text);
@@ -76,6 +78,7 @@ class Printer {
   std::string out_;
   int depth_ = 0;
   int next_name_ = 0;
+  mutable bool uses_exp2_approx_ = false;  // set by math_call, which is const like the rest of expr()
 };
 
 }  // namespace croq::backend::cuda

@@ -153,7 +153,9 @@ std::string Printer::expr(const ir::ExprRef& e) const {
     case ir::ExprKind::int_const:
       // INT64_MIN has no literal (9223372036854775808 is not a signed value).
       return e->value == std::numeric_limits<std::int64_t>::min() ? "(-9223372036854775807LL - 1)" : std::to_string(e->value);
-    case ir::ExprKind::float_literal: case ir::ExprKind::var: case ir::ExprKind::special: return e->text;
+    // C++ has no literal for infinity, and NVCC computes 1.0f / 0.0f at run time.
+    case ir::ExprKind::float_literal: return e->text == "inf" ? "__int_as_float(0x7f800000)" : e->text;
+    case ir::ExprKind::var: case ir::ExprKind::special: return e->text;
     case ir::ExprKind::unary: return "(" + e->op + expr(e->operands[0]) + ")";
     case ir::ExprKind::binary: return "(" + expr(e->operands[0]) + " " + e->op + " " + expr(e->operands[1]) + ")";
     case ir::ExprKind::select:
@@ -197,6 +199,7 @@ std::string Printer::math_call(const ir::Expr& e, const std::vector<std::string>
   if (e.op == "rcp") return call_text(is_double ? "__drcp_rn" : "__frcp_rn", args);
   if (e.op == "isfinite") return call_text("isfinite", args);
   if (e.op == "max" || e.op == "min") return call_text("f" + e.op + f, args);
+  if (e.op == "exp2" && !is_double) return uses_exp2_approx_ = true, call_text("croq_exp2_approx", args);
   return call_text(e.op + f, args);
 }
 
@@ -422,6 +425,19 @@ void Printer::print(const ir::Print& p) {
 // The first thread of each block adds to a zeroed counter so that the adds
 // of the whole grid sum to 2^31: the top bit flips once every block has
 // arrived, and the low bits are back to zero for the next barrier.
+// f32 exp2 (Croqtile's __exp2f, the softmax's exponential) is the hardware
+// approximation, as Croqtile's compiler gives it under its default fast
+// math: one MUFU.EX2, where exp2f also scales subnormal inputs and results
+// (three more instructions per call, a third of flash attention's loop).
+// Normal results are exp2f's (the same instruction); subnormal ones flush to zero.
+constexpr const char* kExp2Approx = R"CUDA(
+__device__ __forceinline__ float croq_exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+)CUDA";
+
 constexpr const char* kGridSync = R"CUDA(
 __device__ __forceinline__ void croq_grid_sync(unsigned int* counter) {
   __syncthreads();
@@ -518,6 +534,7 @@ std::string emit_kernel(ir::Kernel& kernel) {
   ir::for_each<ir::MmaScale>(*kernel.body, [&](const ir::MmaScale&, const ir::Stmt&) { scales = true; });
   if (kernel.hopper && scales) src << hopper_prelude_scale();
   if (kernel.cooperative) src << kGridSync;
+  if (printer.uses_exp2_approx()) src << kExp2Approx;
   // A #line before pasted __device__ code: NVRTC errors in it are the user's.
   for (const auto& dc : kernel.device_code)
     src << (dc.line > 0 ? line_directive(dc.line, kernel.source_name) + "\n" : "") << dc.text << "\n";
