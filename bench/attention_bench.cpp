@@ -1,8 +1,9 @@
 // Attention benchmark: the flash attention forward of
 // samples/flash_attention.cpp (samples/attention_source.hpp), f16 and bf16,
 // on device tensors [B, H, S, D]: B=4, H=16, S=T=4096, D=128 and B=8, H=16,
-// S=T=2048, D=64, causal and not, with 128 and 64 key rows per step (a
-// row's figure is the faster's; the JSON lists both). Each kernel is first
+// S=T=2048, D=64, causal and not, in the configurations of kConfigs (128
+// or 192 query rows per block, consumers with and without ping-pong; a
+// row's figure is the fastest's, and the JSON lists all). Each kernel is first
 // checked against the double host reference on a small shape with tails
 // (both masks); then timed as gemm_bench times GEMMs: the median of 20
 // samples, each the mean of 10 back-to-back launches between CUDA events,
@@ -57,19 +58,36 @@ croq::Tensor random_device_tensor(const BenchShape& s, double lo, double hi, std
   return croq::Tensor::copy_of(host.view(), croq::MemoryKind::device);
 }
 
-// Key / value rows per step (BN, overriding the source's #define).
-constexpr int kKeyTiles[] = {128, 64};
+// Key / value rows per step (BN, overriding the source's #define), whether
+// the consumer warpgroups take turns (ping-pong), and how many there are
+// (64 query rows each). Three consumers have 160 registers a thread: too
+// few for D=128's accumulators, so only D=64 tries them.
+struct Config {
+  int bn;
+  bool ping_pong;
+  int consumers;
+};
+constexpr Config kConfigs[] = {{128, true, 2}, {128, false, 2}, {128, true, 3}, {128, false, 3}};
+
+bool config_fits(const Config& c, int d) { return c.consumers * 64 <= 128 || d <= 64; }
+
+std::string config_name(const Config& c) {
+  return "BM=" + std::to_string(64 * c.consumers) + " BN=" + std::to_string(c.bn) + (c.ping_pong ? " ping-pong" : "");
+}
 
 template <typename T>
 bool bench_element(const char* element, croq::DType dtype, nlohmann::json& results) {
   const BenchShape shapes[] = {{4, 16, 4096, 128}, {8, 16, 2048, 64}};
   for (const BenchShape& s : shapes) {
     std::vector<croq::Kernel> kernels;
-    for (int bn : kKeyTiles) {
-      const std::string what = std::string(element) + " D=" + std::to_string(s.d) + " BN=" + std::to_string(bn);
+    std::vector<Config> configs;
+    for (const Config& c : kConfigs) {
+      if (!config_fits(c, s.d)) continue;
+      configs.push_back(c);
+      const std::string what = std::string(element) + " D=" + std::to_string(s.d) + " " + config_name(c);
       croq::CompileOptions options;
-      options.defines["BN"] = bn;
-      kernels.push_back(croq::compile(attention::source(element, s.d), options));
+      options.defines["BN"] = c.bn;
+      kernels.push_back(croq::compile(attention::source(element, s.d, c.ping_pong, c.consumers), options));
       if (!check_kernel<T>(kernels.back(), s.d, what.c_str())) {
         std::cerr << "attention_bench: " << what << " computes a wrong result\n";
         return false;
@@ -90,13 +108,17 @@ bool bench_element(const char* element, croq::DType dtype, nlohmann::json& resul
             croq::bench::median_event_ms([&] { kernel(q, k, v, o, causal ? 1 : 0); }, kWarmup, kRuns, kBatch);
         const double tflops = flops / (ms * 1e-3) / 1e12;
         std::cout << "  croq attention " << element << " B=" << s.batch << " H=" << s.heads << " S=" << s.seq
-                  << " D=" << s.d << (causal ? " causal" : " non-causal") << " BN=" << kKeyTiles[i] << ": median " << ms
-                  << " ms, " << tflops << " TFLOP/s\n";
-        row["configs"].push_back({{"bn", kKeyTiles[i]}, {"ms", ms}, {"tflops", tflops}});
+                  << " D=" << s.d << (causal ? " causal" : " non-causal") << " " << config_name(configs[i])
+                  << ": median " << ms << " ms, " << tflops << " TFLOP/s\n";
+        row["configs"].push_back(
+            {{"bm", 64 * configs[i].consumers}, {"bn", configs[i].bn}, {"ping_pong", configs[i].ping_pong}, {"ms", ms},
+             {"tflops", tflops}});
         if (!row.contains("ms") || ms < row["ms"].get<double>()) {
           row["ms"] = ms;
           row["tflops"] = tflops;
-          row["bn"] = kKeyTiles[i];
+          row["bm"] = 64 * configs[i].consumers;
+          row["bn"] = configs[i].bn;
+          row["ping_pong"] = configs[i].ping_pong;
         }
       }
       results.push_back(row);

@@ -2,13 +2,14 @@
 // head, shared by samples/flash_attention.cpp and bench/attention_bench.cpp.
 //
 // Q, K, V and O are [B, H, S, D] (K and V [B, H, T, D]), f16 or bf16; each
-// block takes 128 query rows of one head, the query tile varying fastest
+// block takes BM query rows of one head, the query tile varying fastest
 // across blocks, so the blocks resident at once share a few heads' K and V
 // in L2 (with the head varying fastest, every head's K and V were live:
 // Nsight Compute showed DRAM at 56% of peak, about 2.3 GB per call against
 // 0.27 GB of Q, K, V and O, at B=4, H=16, S=4096, D=128). A producer warpgroup streams K
-// and V tiles of 128 rows with TMA through two stages; two consumer
-// warpgroups own 64 query rows each: S = Q K^T with WGMMA from shared
+// and V tiles of 128 rows with TMA through two stages; the consumer
+// warpgroups (two by default, BM = 128) own 64 query rows each and take
+// turns issuing their multiplies (ping-pong): S = Q K^T with WGMMA from shared
 // memory, the online softmax in registers (base 2: exp2 of the scaled
 // score less the running row maximum), and O += P V with P as a register
 // fragment (RS-mode WGMMA), issued together with the next tile's Q K^T
@@ -23,8 +24,10 @@
 
 namespace attention {
 
-// `element`: "f16" or "bf16"; `head_dim`: a multiple of 64, at most 256.
-inline std::string source(const std::string& element, int head_dim) {
+// `element`: "f16" or "bf16"; `head_dim`: a multiple of 64, at most 256;
+// `ping_pong`: the consumers take turns issuing their multiplies;
+// `consumers`: consumer warpgroups, 64 query rows each (BM = 64 consumers).
+inline std::string source(const std::string& element, int head_dim, bool ping_pong = true, int consumers = 2) {
   const int slabs = head_dim / 64;
   const double scale = 1.0 / std::sqrt(double(head_dim)) * 1.4426950408889634;  // log2(e) / sqrt(D)
   std::string s;
@@ -37,16 +40,20 @@ inline std::string source(const std::string& element, int head_dim) {
     }
   };
   const std::string t = element, d = std::to_string(head_dim);
-  add("#define BM 128");
+  const std::string n_consumers = std::to_string(consumers);
+  add("#define BM " + std::to_string(64 * consumers));
   add("#define BN 128");
   add("#define STAGES 2");
   add("__co__ void attention(global " + t + " [B, H, S, " + d + "] q, global " + t + " [B, H, T, " + d + "] k,");
   add("                      global " + t + " [B, H, T, " + d + "] v, global " + t + " [B, H, S, " + d + "] o, bool causal) {");
   add("  parallel {b, h, bm} by [B, H, cdiv(S, BM)] : block {");
-  add("    shared event q_full, k_full[STAGES], v_full[STAGES], k_empty[STAGES] = ready, v_empty[STAGES] = ready;");
+  add("    shared event q_full, k_full[STAGES], v_full[STAGES], k_empty[STAGES] = ready, v_empty[STAGES] = ready,");
+  std::string turns = "turn1 = ready";
+  for (int c = 2; c <= consumers; ++c) turns += ", turn" + std::to_string(c);
+  add("                 " + turns + ";");
   each_slab("    shared " + t + " [BM, 64] q_s#;");
   each_slab("    shared " + t + " [BN, 64] k_s#[STAGES], v_s#[STAGES];");
-  each_slab("    shared " + t + " [64, 64] o_s#[2];");
+  each_slab("    shared " + t + " [64, 64] o_s#[" + n_consumers + "];");
   add("    qh = q.subspan(1, 1, S, " + d + ").at(b, h, 0, 0).sqz();");
   add("    kh = k.subspan(1, 1, T, " + d + ").at(b, h, 0, 0).sqz();");
   add("    vh = v.subspan(1, 1, T, " + d + ").at(b, h, 0, 0).sqz();");
@@ -56,7 +63,7 @@ inline std::string source(const std::string& element, int head_dim) {
   // see no key, and softmax over no keys gives NaN, as in torch's math path.
   add("    diagonal = cdiv((bm + 1) * BM + T - S, BN);");
   add("    tiles = causal && diagonal < cdiv(T, BN) ? (diagonal > 1 ? diagonal : 1) : cdiv(T, BN);");
-  add("    parallel p by 3 : group-4 {");
+  add("    parallel p by " + std::to_string(consumers + 1) + " : group-4 {");
   add("      inthreads.async (p == 0) {");
   each_slab("        tma.copy.swiz<128> qh.subspan(BM, 64).at(bm, #) => q_s#;");
   add("        trigger q_full;");
@@ -116,19 +123,36 @@ inline std::string source(const std::string& element, int head_dim) {
     add(indent + "apply {i, j} in scores.span");
     add(indent + "  probs.at(i, j) = __to<" + t + ">(scores.at(i, j));");
   };
+  // Ping-pong: the consumers take turns issuing their multiplies, so that
+  // one's softmax runs while the tensor cores work on the other's (both
+  // softmaxes at once leave the tensor cores idle).
+  auto my_turn = [&](const std::string& indent) {
+    if (!ping_pong) return;
+    for (int c = 1; c <= consumers; ++c)
+      add(indent + "inthreads (p == " + std::to_string(c) + ") { wait turn" + std::to_string(c) + "; }");
+  };
+  auto their_turn = [&](const std::string& indent) {
+    if (!ping_pong) return;
+    for (int c = 1; c <= consumers; ++c)
+      add(indent + "inthreads (p == " + std::to_string(c) + ") { trigger turn" + std::to_string(c % consumers + 1) + "; }");
+  };
   add("        wait q_full;");
   // Key tile 0; then each step multiplies P V of the previous tile while
   // its softmax runs on the next tile's scores (both WGMMA groups in flight).
   add("        wait k_full[0];");
+  my_turn("        ");
   scores_of("        ", "0");
+  their_turn("        ");
   softmax("        ", "0");
   add("        trigger k_empty[0];");
   add("        foreach {bn} in [tiles - 1] {");
   add("          next = bn + 1;");
   add("          wait k_full[next % STAGES];");
   add("          wait v_full[bn % STAGES];");
+  my_turn("          ");
   scores_of("          ", "next % STAGES");
   each_slab("          mma.row.col acc#, probs, v_s#[bn % STAGES];");
+  their_turn("          ");
   softmax("          ", "next");
   add("          trigger k_empty[next % STAGES];");
   add("          trigger v_empty[bn % STAGES];");
@@ -141,7 +165,7 @@ inline std::string source(const std::string& element, int head_dim) {
     add("        apply {i, j} in " + a + ".span");
     add("          " + a + ".at(i, j) = " + a + ".at(i, j) / row_sum.at(i);");
     add("        mma.store " + a + ", o_s" + sl + "[p - 1];");
-    add("        tma.copy o_s" + sl + "[p - 1] => oh.subspan(64, 64).at(bm * 2 + p - 1, " + sl + ");");
+    add("        tma.copy o_s" + sl + "[p - 1] => oh.subspan(64, 64).at(bm * " + n_consumers + " + p - 1, " + sl + ");");
   }
   add("      }");
   add("    }");

@@ -333,10 +333,59 @@ void Lowerer::arrive(const Value& ev, const SourceLocation& where) {
   ir::Arrive a;
   a.event = ev.event;
   a.index = ev.event_index;
-  a.set = set_;
-  a.per_warp = set_.threads > 0 && set_.threads % 32 == 0;
+  a.set = trigger_set_ ? *trigger_set_ : set_;
+  a.per_warp = a.set.threads > 0 && a.set.threads % 32 == 0;
   a.where = pos(where);
   emit_node(std::move(a), where);
+}
+
+std::vector<std::int64_t> Lowerer::selected_groups(const Expr& condition, const GroupLevel& level) {
+  std::vector<std::int64_t> chosen;
+  for (std::int64_t v = 0; v < level.count; ++v) {
+    push();
+    define(level.index, scalar_const(v));
+    Value c;
+    try {
+      c = expr(condition);
+    } catch (...) {
+      pop();
+      throw;
+    }
+    pop();
+    if (!c.constant) return {};
+    if (*c.constant) chosen.push_back(v);
+  }
+  return chosen;
+}
+
+bool Lowerer::selects_none(const Expr& condition, const GroupLevel& level) {
+  for (std::int64_t v = 0; v < level.count; ++v) {
+    push();
+    define(level.index, scalar_const(v));
+    Value c = expr(condition);
+    pop();
+    if (!c.constant || *c.constant) return false;
+  }
+  return true;
+}
+
+std::optional<ir::ThreadSet> Lowerer::inthreads_trigger_set(const Expr& condition) {
+  if (group_levels_.empty()) return std::nullopt;
+  const GroupLevel level = group_levels_.back();
+  const std::vector<std::int64_t> chosen = selected_groups(condition, level);
+  if (chosen.empty() || chosen.back() - chosen.front() + 1 != static_cast<std::int64_t>(chosen.size()))
+    return std::nullopt;
+  ir::ThreadSet narrowed;
+  narrowed.first = chosen.front() * level.unit;
+  narrowed.threads = static_cast<std::int64_t>(chosen.size()) * level.unit;
+  // Only groups the running threads include (an inthreads.async region's).
+  if (set_.threads > 0 && (narrowed.first < set_.first || narrowed.first + narrowed.threads > set_.first + set_.threads))
+    return std::nullopt;
+  narrowed.count = ir::int_const(narrowed.threads);
+  narrowed.tid = narrowed.first == 0 ? ir::special("threadIdx.x")
+                                     : ir::binary("-", ir::special("threadIdx.x"), ir::int_const(narrowed.first));
+  narrowed.barrier_id = set_.barrier_id;
+  return narrowed;
 }
 
 bool Lowerer::lifts_to_group(const Stmt& body) const {
@@ -423,17 +472,10 @@ void Lowerer::inthreads_async(const Stmt& s, const InThreads& t) {
     fail(s.location, "inthreads.async outside a `: group` or `: group-4` level is not supported yet by libcroqjit",
          "libcroqjit selects warps or warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`");
   const GroupLevel level = group_levels_.back();
-  std::vector<std::int64_t> chosen;
-  for (std::int64_t v = 0; v < level.count; ++v) {
-    push();
-    define(level.index, scalar_const(v));
-    Value c = expr(*t.condition);
-    pop();
-    if (!c.constant)
-      fail(t.condition->location, "the inthreads.async condition must depend only on `" + level.index +
-                                      "` (it selects whole thread groups)");
-    if (*c.constant) chosen.push_back(v);
-  }
+  const std::vector<std::int64_t> chosen = selected_groups(*t.condition, level);
+  if (chosen.empty() && !selects_none(*t.condition, level))
+    fail(t.condition->location, "the inthreads.async condition must depend only on `" + level.index +
+                                    "` (it selects whole thread groups)");
   if (chosen.empty())
     fail(t.condition->location, "the inthreads.async condition selects no `" + level.index + "` in 0.." +
                                     std::to_string(level.count - 1));
@@ -456,13 +498,17 @@ void Lowerer::inthreads_async(const Stmt& s, const InThreads& t) {
   region.set = set_;
   region.whole_warpgroups = level.unit % 128 == 0;
   region.mma = contains_mma(*t.body);
+  std::optional<ir::ThreadSet> saved_trigger_set = std::move(trigger_set_);
+  trigger_set_.reset();
   try {
     region.body = ir::make_stmt(ir::Seq{collect([&] { block(*t.body); }), false});
   } catch (...) {
     set_ = saved;
+    trigger_set_ = std::move(saved_trigger_set);
     throw;
   }
   set_ = saved;
+  trigger_set_ = std::move(saved_trigger_set);
   emit_node(std::move(region), s.location);
 }
 

@@ -487,7 +487,17 @@ void Lowerer::stmt(const Stmt& s) {
         return;
       }
       Value c = require_scalar(expr(*n.condition), *n.condition);
-      ir::StmtList body = collect([&] { block(*n.body); });
+      std::optional<ir::ThreadSet> narrowed = inthreads_trigger_set(*n.condition);
+      std::optional<ir::ThreadSet> saved = trigger_set_;
+      if (narrowed) trigger_set_ = std::move(narrowed);
+      ir::StmtList body;
+      try {
+        body = collect([&] { block(*n.body); });
+      } catch (...) {
+        trigger_set_ = std::move(saved);
+        throw;
+      }
+      trigger_set_ = std::move(saved);
       emit_node(ir::If{ir::truth(c.expr), ir::make_stmt(ir::Seq{std::move(body), false}), nullptr}, s.location);
     } else if constexpr (std::is_same_v<T, Copy>) {
       copy(s, n);

@@ -260,6 +260,15 @@ class Lowerer {
   void wait_statement(const Stmt& s, const Wait& w);
   void trigger_statement(const Stmt& s, const Trigger& t);
   void inthreads_async(const Stmt& s, const InThreads& t);
+  struct GroupLevel;
+  // The indices of `level` for which `condition` holds; empty when it
+  // depends on more than the index (or holds for none: selects_none).
+  std::vector<std::int64_t> selected_groups(const Expr& condition, const GroupLevel& level);
+  bool selects_none(const Expr& condition, const GroupLevel& level);
+  // The threads that run a (synchronous) `inthreads (cond)` body when cond
+  // selects a contiguous range of the innermost group level's groups among
+  // the running threads; else nullopt.
+  std::optional<ir::ThreadSet> inthreads_trigger_set(const Expr& condition);
   Value subscript(const Expr& e, const Subscript& sub);
   Value event_value(const Expr& e, const char* what);
   void arrive(const Value& ev, const SourceLocation& where);
@@ -388,6 +397,9 @@ class Lowerer {
   // barriers and single-thread work: the whole block, or (inside
   // inthreads.async) a contiguous range of warpgroups.
   ir::ThreadSet set_;
+  // Inside `inthreads (p == 1) { ... }`: the threads that arrive on a
+  // trigger there (the event counts their warps, not the whole set's).
+  std::optional<ir::ThreadSet> trigger_set_;
   std::set<int> unsynced_shared_writes_;
   std::set<std::string> overlapped_store_names_;  // source names (find_overlapped_store_tiles)
   std::set<int> overlapped_store_tiles_;          // their shared buffers

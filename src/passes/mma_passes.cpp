@@ -1,5 +1,6 @@
 // MMA instruction selection and WGMMA completion (see passes.hpp).
 #include <algorithm>
+#include <set>
 
 #include "ir/builder.hpp"
 #include "ir/walk.hpp"
@@ -57,6 +58,114 @@ bool ldmatrix_fits(const ir::MmaOperand& op, std::int64_t element_bytes, bool n_
 // flight, oldest first. Groups complete in issue order, so `wait_group<n>`
 // (at most n pending) completes a group once n groups issued after it are
 // known to exist on every path here.
+// The shared buffers (roots) that some thread waiting on an event writes,
+// anywhere in its warpgroup region (or anywhere in the kernel, for a wait
+// outside every region): what a trigger of the event may hand over for
+// overwriting. Inline assembly and addresses not traced to a buffer stand
+// for every buffer.
+struct SharedWrites {
+  bool everything = false;
+  std::set<int> roots;
+};
+
+class WaiterWrites {
+ public:
+  explicit WaiterWrites(const ir::Kernel& kernel) : kernel_(kernel), by_event_(kernel.events.size()) {
+    ir::Stmt& body = *kernel.body;
+    std::vector<int> waits(kernel.events.size(), 0);  // outside every region, once known
+    ir::for_each<ir::WaitEvent>(body, [&](ir::WaitEvent& w, ir::Stmt&) { ++waits[static_cast<std::size_t>(w.event)]; });
+    ir::for_each<ir::WarpgroupRegion>(body, [&](ir::WarpgroupRegion& r, ir::Stmt&) {
+      const SharedWrites region = writes(*r.body);
+      ir::for_each<ir::WaitEvent>(*r.body, [&](ir::WaitEvent& w, ir::Stmt&) {
+        add(by_event_[static_cast<std::size_t>(w.event)], region);
+        --waits[static_cast<std::size_t>(w.event)];
+      });
+    });
+    const SharedWrites whole = writes(body);
+    for (std::size_t e = 0; e < by_event_.size(); ++e)
+      if (waits[e] > 0) add(by_event_[e], whole);
+  }
+
+  const SharedWrites& of(int event) const { return by_event_[static_cast<std::size_t>(event)]; }
+
+ private:
+  static void add(SharedWrites& into, const SharedWrites& from) {
+    into.everything = into.everything || from.everything;
+    into.roots.insert(from.roots.begin(), from.roots.end());
+  }
+
+  int root(int buffer) const {
+    const ir::Buffer& b = kernel_.buffers[static_cast<std::size_t>(buffer)];
+    return b.alias_of >= 0 ? b.alias_of : buffer;
+  }
+
+  bool is_shared(int buffer) const {
+    return kernel_.buffers[static_cast<std::size_t>(root(buffer))].space == ir::Space::shared;
+  }
+
+  // Shared elements that atomics in `e` update.
+  void atomics(const ir::ExprRef& e, SharedWrites& out) const {
+    if (!e) return;
+    if (e->kind == ir::ExprKind::atomic && !e->operands.empty() && e->operands[0] &&
+        e->operands[0]->kind == ir::ExprKind::element && is_shared(e->operands[0]->buffer))
+      out.roots.insert(root(e->operands[0]->buffer));
+    for (const auto& o : e->operands) atomics(o, out);
+  }
+
+  // The shared buffers an address (of a TMA or store destination) points into.
+  void destination(const ir::ExprRef& address, SharedWrites& out) const {
+    bool found = false;
+    std::vector<ir::ExprRef> stack{address};
+    while (!stack.empty()) {
+      ir::ExprRef e = stack.back();
+      stack.pop_back();
+      if (!e) continue;
+      if (e->kind == ir::ExprKind::element && e->buffer >= 0) {
+        found = true;
+        if (is_shared(e->buffer)) out.roots.insert(root(e->buffer));
+      }
+      for (const auto& o : e->operands) stack.push_back(o);
+    }
+    if (!found) out.everything = true;
+  }
+
+  SharedWrites writes(ir::Stmt& s) const {
+    SharedWrites out;
+    ir::for_each_stmt(s, [&](ir::Stmt& st) {
+      std::visit(
+          [&](auto& n) {
+            using T = std::decay_t<decltype(n)>;
+            if constexpr (std::is_same_v<T, ir::Assign>) {
+              if (n.target && n.target->kind == ir::ExprKind::element && is_shared(n.target->buffer))
+                out.roots.insert(root(n.target->buffer));
+              atomics(n.value, out);
+              atomics(n.target, out);
+            } else if constexpr (std::is_same_v<T, ir::Eval>) {
+              atomics(n.value, out);
+            } else if constexpr (std::is_same_v<T, ir::Let>) {
+              atomics(n.init, out);
+            } else if constexpr (std::is_same_v<T, ir::If> || std::is_same_v<T, ir::While>) {
+              atomics(n.condition, out);
+            } else if constexpr (std::is_same_v<T, ir::CopyTiles>) {
+              if (n.dst.buffer < 0) out.everything = true;
+              else if (is_shared(n.dst.buffer)) out.roots.insert(root(n.dst.buffer));
+            } else if constexpr (std::is_same_v<T, ir::TmaLoad>) {
+              destination(n.destination, out);
+            } else if constexpr (std::is_same_v<T, ir::MmaStore>) {
+              if (n.space == ir::Space::shared) destination(n.destination, out);
+            } else if constexpr (std::is_same_v<T, ir::InlineAsm>) {
+              out.everything = true;
+            }
+          },
+          st.node);
+    });
+    return out;
+  }
+
+  const ir::Kernel& kernel_;
+  std::vector<SharedWrites> by_event_;
+};
+
 struct Completion {
   struct Group {
     int id = 0;               // identity, for merging the states of two paths
@@ -73,6 +182,7 @@ struct Completion {
     enum class Kind { definite, maybe, back_edge } kind = Kind::definite;
   };
   ir::Kernel& kernel;
+  const WaiterWrites& waiter_writes;
   std::vector<Group> pending;
   int next_id = 0;
   // Only follow the state (a loop body's, to learn what an iteration leaves
@@ -154,7 +264,7 @@ struct Completion {
   // The groups an iteration of `loop` leaves in flight at the next one's
   // head (its body walked dry from `before`).
   std::vector<Group> back_edge_groups(ir::For& loop, const std::vector<Group>& before) {
-    Completion body{kernel};
+    Completion body{kernel, waiter_writes};
     body.dry = true;
     body.next_id = next_id;
     body.pending = before;
@@ -232,6 +342,14 @@ struct Completion {
     return w;
   }
 
+  bool hands_over_read_tiles(const ir::Arrive& arrive) const {
+    const SharedWrites& w = waiter_writes.of(arrive.event);
+    if (w.everything) return true;
+    return std::any_of(pending.begin(), pending.end(), [&](const Group& g) {
+      return (g.everything && !w.roots.empty()) || w.roots.count(g.shared_a) > 0 || w.roots.count(g.shared_b) > 0;
+    });
+  }
+
   // Puts `w` (if any) before list[i], keeping i on the same statement.
   void insert_before(ir::StmtList& list, std::size_t& i, ir::StmtPtr w) {
     if (!w || dry) return;
@@ -256,10 +374,13 @@ struct Completion {
         insert_before(list, i, complete_newest([&](const Group& g) { return g.everything || g.accumulator == acc; }));
       } else if (std::holds_alternative<ir::MmaStore>(s.node) || std::holds_alternative<ir::MmaScale>(s.node)) {
         insert_before(list, i, complete_all());
-      } else if (std::holds_alternative<ir::Arrive>(s.node)) {
+      } else if (auto* arrive = std::get_if<ir::Arrive>(&s.node)) {
         // A trigger may release tiles that any group in flight reads, one
-        // a previous iteration left in flight included.
-        if (pending.empty()) continue;
+        // a previous iteration left in flight included: those that a
+        // waiter of its event writes. A trigger that hands over no such
+        // tile (a turn between consumer warpgroups) leaves the groups in
+        // flight.
+        if (pending.empty() || !hands_over_read_tiles(*arrive)) continue;
         if (in_flight() && loop && !*deferred && defer_release(list, i, *loop, *pre, *post)) {
           *deferred = true;
           if (!dry) i += 2;  // past the replacement
@@ -375,27 +496,35 @@ void select_mma_instructions(ir::Kernel& kernel, const target::Target& target) {
 }
 
 void complete_mma_groups(ir::Kernel& kernel) {
-  Completion c{kernel};
+  const WaiterWrites waiter_writes(kernel);
+  Completion c{kernel, waiter_writes};
   bool none = false;
   c.walk(std::get<ir::Seq>(kernel.body->node).body, nullptr, nullptr, nullptr, &none);
 }
 
 void reallocate_registers(ir::Kernel& kernel, const target::Target& target) {
   // Producers (no mma) give registers to consumers when the block is split
-  // into both and they are whole warpgroups: 40 per producer thread, the
-  // rest of the 64K register file shared by the consumers.
+  // into both and they are whole warpgroups: 40 per producer thread (32
+  // when 40 would leave a consumer under 160, as with three consumer
+  // warpgroups: ptxas then serializes a 64-row WGMMA consumer's multiplies
+  // for want of registers), the rest of the 64K register file shared by
+  // the consumers.
   if (!target.setmaxnreg()) return;
   std::int64_t producers = 0, consumers = 0;
   ir::for_each<ir::WarpgroupRegion>(*kernel.body, [&](ir::WarpgroupRegion& r, ir::Stmt&) {
     if (r.whole_warpgroups) (r.mma ? consumers : producers) += r.set.threads;
   });
   if (producers == 0 || consumers == 0 || producers + consumers != kernel.block_threads) return;
-  std::int64_t per_consumer = std::min<std::int64_t>((65536 - producers * 40) / consumers / 8 * 8, 240);
+  const auto consumer_share = [&](std::int64_t per_producer) {
+    return std::min<std::int64_t>((65536 - producers * per_producer) / consumers / 8 * 8, 240);
+  };
+  const std::int64_t per_producer = consumer_share(40) < 160 ? 32 : 40;
+  const std::int64_t per_consumer = consumer_share(per_producer);
   if (per_consumer <= 65536 / kernel.block_threads) return;
   ir::for_each<ir::WarpgroupRegion>(*kernel.body, [&](ir::WarpgroupRegion& r, ir::Stmt&) {
     if (!r.whole_warpgroups) return;
     auto& body = std::get<ir::Seq>(r.body->node).body;
-    body.insert(body.begin(), ir::make_stmt(ir::SetMaxNReg{r.mma, static_cast<int>(r.mma ? per_consumer : 40)}));
+    body.insert(body.begin(), ir::make_stmt(ir::SetMaxNReg{r.mma, static_cast<int>(r.mma ? per_consumer : per_producer)}));
   });
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/fragment_sources.hpp"
+#include "common/turn_sources.hpp"
 #include "croq/croq.hpp"
 #include "gpu_test_util.hpp"
 #include "../../samples/gemm_check.hpp"
@@ -29,11 +30,10 @@ Kernel compile_named(const std::string& source, const std::string& name) {
   return compile(source, options);
 }
 
-TEST(FragmentGpu, LoadedFragmentGemmMatchesHostReference) {
-  CROQ_REQUIRE_SM90A();
-  Kernel kernel = compile_named(croq::test::kRsGemmFromLoadedFragment, "rs_gemm");
-  const GemmShape shapes[] = {{128, 256, 128}, {192, 128, 320}, {300, 200, 136}};
-  std::uint64_t seed = 77;
+// C = A B^T with A [M, K] and B [N, K] of random f16, the output poisoned,
+// against the double host reference, on each shape.
+template <std::size_t N>
+void expect_gemm_matches(const Kernel& kernel, const GemmShape (&shapes)[N], std::uint64_t seed) {
   for (const GemmShape& s : shapes) {
     SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k));
     auto lhs = make_spandata<f16>(s.m, s.k);
@@ -47,6 +47,21 @@ TEST(FragmentGpu, LoadedFragmentGemmMatchesHostReference) {
     EXPECT_TRUE(check.passed()) << describe(check);
     seed += 3;
   }
+}
+
+TEST(FragmentGpu, LoadedFragmentGemmMatchesHostReference) {
+  CROQ_REQUIRE_SM90A();
+  const GemmShape shapes[] = {{128, 256, 128}, {192, 128, 320}, {300, 200, 136}};
+  expect_gemm_matches(compile_named(croq::test::kRsGemmFromLoadedFragment, "rs_gemm"), shapes, 77);
+}
+
+// Two consumers taking turns (events triggered inside `inthreads (p == ..)`,
+// counting one warpgroup each; the turn leaves the multiply in flight):
+// every turn is taken, no stage is overwritten early.
+TEST(FragmentGpu, TurnTakingConsumersMatchHostReference) {
+  CROQ_REQUIRE_SM90A();
+  const GemmShape shapes[] = {{256, 64, 512}, {300, 64, 136}, {128, 64, 64}};
+  expect_gemm_matches(compile_named(croq::test::kTurnTakingGemm, "turns"), shapes, 131);
 }
 
 // mma.row.col of shared tiles (B [K, N], N-major WGMMA operand).

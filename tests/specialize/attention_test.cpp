@@ -20,10 +20,10 @@ using test::contains;
 using test::generate_cuda;
 using test::tensor;
 
-GeneratedKernel generate_attention(const std::string& element, int d, std::int64_t seq) {
+GeneratedKernel generate_attention(const std::string& element, int d, std::int64_t seq, int consumers = 2) {
   CompileOptions options;
   options.source_name = "attention.co";
-  const std::string source = attention::source(element, d);
+  const std::string source = attention::source(element, d, true, consumers);
   auto program = frontend::parse_program(source, options);
   const auto& fn = frontend::select_entry(*program, options, program->source);
   const DType t = element == "bf16" ? DType::bf16 : DType::f16;
@@ -53,9 +53,12 @@ TEST(Attention, PvStaysInFlightDuringTheNextSoftmax) {
       const std::string partial_wait = "croq_dev::wgmma_wait_group<" + std::to_string(slabs) + ">";
       EXPECT_EQ(cuda.substr(first_wait, partial_wait.size()), partial_wait)
           << "the scores wait with the P V groups still in flight\n" << cuda.substr(loop, 6000);
+      // Then the other consumer's turn, given with S and P V in flight.
+      const std::size_t turn = cuda.find("croq_dev::mbar_arrive(&turn1_", pv);
+      EXPECT_LT(turn, first_wait) << "turns wait for no multiply\n" << cuda.substr(loop, 6000);
       // The mask's `if` opens with that wait: it is hoisted before the
       // branch (ptxas serializes every WGMMA when a wait sits in a branch).
-      EXPECT_LT(first_wait, cuda.find("if (", pv)) << cuda.substr(loop, 6000);
+      EXPECT_LT(first_wait, cuda.find("if (", turn)) << cuda.substr(loop, 6000);
       const std::size_t pack = cuda.rfind("croq_dev::pack_fragment(", pv);
       EXPECT_LT(pack, cuda.rfind("croq_dev::wgmma_fence();", pv)) << "A is packed before the fence";
       std::string ptx;
@@ -69,6 +72,20 @@ TEST(Attention, PvStaysInFlightDuringTheNextSoftmax) {
       EXPECT_TRUE(contains(ptx, "wgmma.wait_group.sync.aligned " + std::to_string(slabs) + ";"));
       EXPECT_FALSE(contains(ptx, "ld.local")) << "scores, probabilities and accumulators stay in registers";
     }
+}
+
+// Three consumer warpgroups (BM = 192): the producer keeps 32 registers so
+// that each consumer has 160 (with 40, 152: ptxas serializes the WGMMAs).
+// Their turns go round: 1, 2, 3, 1, ...
+TEST(Attention, ThreeConsumersTakeTurnsWith160Registers) {
+  GeneratedKernel k = generate_attention("f16", 64, 300, 3);
+  const std::string& cuda = k.cuda_source;
+  EXPECT_TRUE(contains(cuda, "croq_dev::setmaxnreg_dec<32>();")) << cuda;
+  EXPECT_TRUE(contains(cuda, "croq_dev::setmaxnreg_inc<160>();")) << cuda;
+  EXPECT_TRUE(contains(cuda, "__launch_bounds__(512, 1)")) << cuda;
+  for (const char* turn : {"mbar_arrive(&turn2_", "mbar_arrive(&turn3_", "mbar_arrive(&turn1_"})
+    EXPECT_TRUE(contains(cuda, turn)) << turn;
+  EXPECT_NO_THROW(jit::nvrtc_compile(cuda, "attention.cu", k.entry, {"sm_90a", false, {}}));
 }
 
 }  // namespace

@@ -1,11 +1,14 @@
 // WGMMA completion points (passes/mma_passes.cpp, complete_mma_groups)
 // that the sample kernels do not show: a trigger at the head of a loop body
 // releases a stage that the previous iteration's multiply, still in
-// flight, reads.
+// flight, reads; a trigger that releases nothing (a turn between
+// consumers) does not wait.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
+#include "common/turn_sources.hpp"
 #include "croq/croq.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "specialize/specialize_test_util.hpp"
@@ -48,14 +51,19 @@ __co__ void head_release(global f16 [M, K] lhs, global f16 [N, K] rhs, global f3
 }
 )croq";
 
-TEST(MmaCompletion, TriggerAtTheLoopHeadWaitsForThePreviousIterationsGroup) {
+// A GEMM kernel `source` (A [M, K], B [N, K], C [M, N] in f32) for sm_90a.
+GeneratedKernel generate_gemm(const char* source, const std::string& name, std::int64_t m, std::int64_t n,
+                              std::int64_t k) {
   CompileOptions options;
-  options.source_name = "head_release.co";
-  auto program = frontend::parse_program(kReleaseAtTheLoopHead, options);
+  options.source_name = name;
+  auto program = frontend::parse_program(source, options);
   const auto& fn = frontend::select_entry(*program, options, program->source);
-  GeneratedKernel k = generate_cuda(*program, fn,
-                                    {tensor(DType::f16, {128, 256}), tensor(DType::f16, {64, 256}), tensor(DType::f32, {128, 64})},
-                                    227 * 1024, {}, "sm_90a");
+  return generate_cuda(*program, fn, {tensor(DType::f16, {m, k}), tensor(DType::f16, {n, k}), tensor(DType::f32, {m, n})},
+                       227 * 1024, {}, "sm_90a");
+}
+
+TEST(MmaCompletion, TriggerAtTheLoopHeadWaitsForThePreviousIterationsGroup) {
+  GeneratedKernel k = generate_gemm(kReleaseAtTheLoopHead, "head_release.co", 128, 64, 256);
   const std::string& cuda = k.cuda_source;
   const std::size_t release = cuda.find("croq_dev::mbar_arrive(&empty_");
   ASSERT_NE(release, std::string::npos) << cuda;
@@ -64,6 +72,33 @@ TEST(MmaCompletion, TriggerAtTheLoopHeadWaitsForThePreviousIterationsGroup) {
   EXPECT_LT(wait, release) << "the stage is released only after the group that reads it completes\n" << cuda;
   EXPECT_LT(wait, cuda.find("wgmma_m64nNk16<", loop));
   EXPECT_NO_THROW(jit::nvrtc_compile(cuda, "head_release.cu", k.entry, {"sm_90a", false, {}}));
+}
+
+// Turns between the consumers: each turn event counts one warpgroup's warps
+// (the trigger sits in `inthreads (p == ...)`), and triggering it waits for
+// no multiply (its waiters overwrite no tile a multiply reads), while the
+// stage's release still does.
+TEST(MmaCompletion, TurnTriggersLeaveTheMultiplyInFlight) {
+  GeneratedKernel k = generate_gemm(croq::test::kTurnTakingGemm, "turns.co", 256, 64, 256);
+  const std::string& cuda = k.cuda_source;
+  // Events in declaration order: full, empty (both consumers: 8 warps), turn1, turn2.
+  const std::size_t init = cuda.find("croq_dev::mbar_init(");
+  ASSERT_NE(init, std::string::npos) << cuda;
+  const std::string inits = cuda.substr(init, cuda.find("fence_barrier_init", init) - init);
+  EXPECT_NE(inits.find("croq_smem + 16) + i, 8);"), std::string::npos) << inits;
+  EXPECT_NE(inits.find("croq_smem + 32) + i, 4);"), std::string::npos) << inits;
+  EXPECT_NE(inits.find("croq_smem + 40) + i, 4);"), std::string::npos) << inits;
+  const std::size_t issue = cuda.find("croq_dev::wgmma_commit_group();");
+  const std::size_t turn = cuda.find("croq_dev::mbar_arrive(&turn2_", issue);
+  const std::size_t other_turn = cuda.find("croq_dev::mbar_arrive(&turn1_", issue);
+  const std::size_t release = cuda.find("croq_dev::mbar_arrive(&empty_", issue);
+  ASSERT_NE(turn, std::string::npos) << cuda;
+  ASSERT_NE(other_turn, std::string::npos) << cuda;
+  ASSERT_NE(release, std::string::npos) << cuda;
+  const std::size_t wait = cuda.find("croq_dev::wgmma_wait_group<", issue);
+  EXPECT_GT(wait, std::max(turn, other_turn)) << "a turn waits for no multiply\n" << cuda;
+  EXPECT_LT(wait, release) << "the stage is released after the multiply that reads it\n" << cuda;
+  EXPECT_NO_THROW(jit::nvrtc_compile(cuda, "turns.cu", k.entry, {"sm_90a", false, {}}));
 }
 
 }  // namespace
