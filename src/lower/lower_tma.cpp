@@ -78,10 +78,10 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
     fail(c.op_location, "tma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit");
   if (!c.after.empty()) fail(s.location, "`after` is not supported yet by libcroqjit");
   int span = 0;
-  bool zfill = false, async = false;
+  bool zfill = false, async = false, swizzle_written = false;
   const Modifier* bound = nullptr;
   for (const Modifier& m : c.modifiers) {
-    if (m.name == "swiz") span = swizzle_span(m);
+    if (m.name == "swiz") span = swizzle_span(m), swizzle_written = true;
     else if (m.name == "zfill") zfill = true;
     else if (m.name == "async") {
       async = true;
@@ -109,6 +109,8 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
   View global;  // the global side
   if (store) {
     tile = src.view;
+    // A store without `.swiz` reads the tile in the layout it was written with.
+    if (!swizzle_written && buffer(tile.buffer).swizzle > 0) span = buffer(tile.buffer).swizzle;
     if (!c.destination) fail(s.location, "a tma.copy from shared memory needs a global destination");
     Value d = expr(*c.destination);
     place_at_origin(d);

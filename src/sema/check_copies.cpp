@@ -262,11 +262,12 @@ void Checker::tma_copy(const Stmt& s, const Copy& c) {
     limitation(Rule::unsupported_after, s.location, "`after` is not supported yet by libcroqjit",
                "wait for the future first: `wait f;`, then copy");
   int span = 0;
-  bool async = false;
+  bool async = false, swizzle_written = false;
   const Modifier* bound = nullptr;
   for (const Modifier& m : c.modifiers) {
     if (m.name == "swiz") {
       span = swizzle_span(m);
+      swizzle_written = true;
     } else if (m.name == "async") {
       async = true;
       if (m.has_template_args) bound = &m;
@@ -287,6 +288,8 @@ void Checker::tma_copy(const Stmt& s, const Copy& c) {
   Type tile, global;
   if (store) {
     tile = src;
+    // A store without `.swiz` reads the tile in the layout it was written with.
+    if (!swizzle_written && tile.buffer->swizzle > 0) span = tile.buffer->swizzle;
     if (!c.destination) fail(Rule::tma_direction, s.location, "a tma.copy from shared memory needs a global destination");
     global = expr(*c.destination);
     require_ok(global);

@@ -364,6 +364,30 @@ __co__ f32 [6, 16, 128] tiles(f32 [6, 16, 128] a) {
         ASSERT_EQ(static_cast<float>(got[i][j][l]), static_cast<float>(a[i][j][l])) << i << "," << j << "," << l;
 }
 
+// A store without `.swiz` of a tile loaded with `.swiz<128>` reads it in
+// that layout (as Croqtile's compiler does): the tensor comes back as it was.
+TEST(GpuCopyForms, TmaStoreReadsASwizzledTileInItsLayout) {
+  CROQ_REQUIRE_TMA();
+  Kernel k = compile(R"(
+__co__ f16 [256, 64] swizzled(f16 [256, 64] a) {
+  f16 [a.span] out;
+  parallel p by 4 : block {
+    shared f16 [64, 64] t;
+    tma.copy.swiz<128> a.subspan(64, 64).at(p, 0) => t;
+    tma.copy t => out.subspan(64, 64).at(p, 0);
+  }
+  return out;
+}
+)");
+  auto a = make_spandata<f16>(256, 64);
+  a.fill_random(-10, 10);
+  Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
+  Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::f16, Shape{256, 64});
+  for (std::size_t i = 0; i < 256; ++i)
+    for (std::size_t j = 0; j < 64; ++j)
+      ASSERT_EQ(got[i][j].as_double(), static_cast<double>(static_cast<float>(a[i][j].get()))) << i << "," << j;
+}
+
 // Double-buffered TMA loads through a ring of two slots, each completing on
 // its slot's barrier; the loop's last swap leaves the last tile in `l0`.
 TEST(GpuCopyForms, SwappedTmaFuturesAddTwoStreams) {

@@ -62,9 +62,10 @@ std::vector<RuleCase> copy_cases() {
       {"TmaLoadSwizzleChanges", "swizzle-layout",
        blk("    shared f16 [64, 64] s;\n    tma.copy.swiz<128> " + tile + " => s;\n    tma.copy " + tile + " => s;\n"), 5,
        "copy", "this copy writes the tile with swizzle 0 but it was written with swizzle 128 before"},
-      {"TmaStoreWithoutTheSwizzle", "swizzle-layout",
-       blk("    shared f16 [64, 64] s;\n    tma.copy.swiz<128> " + tile + " => s;\n    tma.copy s => " + tile + ";\n"), 5,
-       "copy", "the tile is laid out with swizzle 128; the store must say `.swiz<128>`",
+      {"TmaStoreWithAnotherSwizzle", "swizzle-layout",
+       blk("    shared f16 [64, 64] s;\n    tma.copy.swiz<128> " + tile + " => s;\n    tma.copy.swiz<0> s => " + tile +
+           ";\n"),
+       5, "copy", "the tile is laid out with swizzle 128; the store must say `.swiz<128>`",
        "a store reads the tile with the layout it was written with"},
       {"FutureIsNotAName", "future-name",
        blk("    shared event e[2];\n    e[0] = dma.copy.async " + tile + " => shared;\n"), 4, "e[0]",

@@ -262,9 +262,9 @@ std::vector<ErrorCase> tma_cases() {
        shell("    shared f16 [64, 64] lhs_s;\n    tma.copy.swiz<128> " + lhs_tile + " => lhs_s;\n"
              "    tma.copy lhs.subspan(64, 64).at(bm, 0) => lhs_s;\n"),
        5, 9, "this copy writes the tile with swizzle 0 but it was written with swizzle 128 before"},
-      {"TmaStoreOfASwizzledTileWithoutSwizzle",
+      {"TmaStoreOfASwizzledTileWithAnotherSwizzle",
        shell("    shared f16 [64, 64] lhs_s;\n    tma.copy.swiz<128> " + lhs_tile + " => lhs_s;\n"
-             "    tma.copy lhs_s => lhs.subspan(64, 64).at(bm, 0);\n"),
+             "    tma.copy.swiz<0> lhs_s => lhs.subspan(64, 64).at(bm, 0);\n"),
        5, 9, "the tile is laid out with swizzle 128; the store must say `.swiz<128>`"},
       // dma.copy.swiz<N> writes the TMA layout with threads.
       {"DmaSwizzleIntoGlobal", shell("    dma.copy.swiz<128> " + lhs_tile + " => rhs.subspan(64, 64).at(bn, 0);\n"), 3, 14,
