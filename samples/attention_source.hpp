@@ -58,14 +58,18 @@ inline std::string source(const std::string& element, int head_dim, bool ping_po
   add("    kh = k.subspan(1, 1, T, " + d + ").at(b, h, 0, 0).sqz();");
   add("    vh = v.subspan(1, 1, T, " + d + ").at(b, h, 0, 0).sqz();");
   add("    oh = o.subspan(1, 1, S, " + d + ").at(b, h, 0, 0).sqz();");
+  // The block's query tile: causal blocks start from the last (the most
+  // key tiles), so the blocks that start last are short and the grid's
+  // tail is even.
+  add("    qt = causal ? cdiv(S, BM) - 1 - bm : bm;");
   // Causal: key tiles up to the block's last row's diagonal, and at least
   // one (the consumers always take tile 0): with S - T >= 128 a block's rows
   // see no key, and softmax over no keys gives NaN, as in torch's math path.
-  add("    diagonal = cdiv((bm + 1) * BM + T - S, BN);");
+  add("    diagonal = cdiv((qt + 1) * BM + T - S, BN);");
   add("    tiles = causal && diagonal < cdiv(T, BN) ? (diagonal > 1 ? diagonal : 1) : cdiv(T, BN);");
   add("    parallel p by " + std::to_string(consumers + 1) + " : group-4 {");
   add("      inthreads.async (p == 0) {");
-  each_slab("        tma.copy.swiz<128> qh.subspan(BM, 64).at(bm, #) => q_s#;");
+  each_slab("        tma.copy.swiz<128> qh.subspan(BM, 64).at(qt, #) => q_s#;");
   add("        trigger q_full;");
   add("        foreach {bn} in [tiles] {");
   add("          stage = bn % STAGES;");
@@ -87,7 +91,7 @@ inline std::string source(const std::string& element, int head_dim, bool ping_po
   char scale_text[32];
   std::snprintf(scale_text, sizeof scale_text, "%.9ff", scale);
   add("        float scale = " + std::string(scale_text) + ";");
-  add("        first_row = bm * BM + (p - 1) * 64;");
+  add("        first_row = qt * BM + (p - 1) * 64;");
   each_slab("        acc# = mma.fill.f32 0.0f;");
   // S = Q K^T of key tile `tile` (in stage `stage`) into `scores`.
   auto scores_of = [&](const std::string& indent, const std::string& stage) {
@@ -165,7 +169,7 @@ inline std::string source(const std::string& element, int head_dim, bool ping_po
     add("        apply {i, j} in " + a + ".span");
     add("          " + a + ".at(i, j) = " + a + ".at(i, j) / row_sum.at(i);");
     add("        mma.store " + a + ", o_s" + sl + "[p - 1];");
-    add("        tma.copy o_s" + sl + "[p - 1] => oh.subspan(64, 64).at(bm * " + n_consumers + " + p - 1, " + sl + ");");
+    add("        tma.copy o_s" + sl + "[p - 1] => oh.subspan(64, 64).at(qt * " + n_consumers + " + p - 1, " + sl + ");");
   }
   add("      }");
   add("    }");
