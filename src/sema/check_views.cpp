@@ -41,6 +41,11 @@ Type Checker::element(const Expr& e, const Type& target, const ExprList& args) {
       fail(Rule::index_negative, where.location,
            "index " + std::to_string(idx[d].value) + " is out of range for dimension " + std::to_string(d) +
                " (indices start at 0)");
+    if (idx[d].known_now() && d < target.dims.size() && target.dims[d] && idx[d].value >= *target.dims[d])
+      fail(Rule::index_range, where.location,
+           "index " + std::to_string(idx[d].value) + " is out of range for dimension " + std::to_string(d) + " of extent " +
+               std::to_string(*target.dims[d]),
+           "", notes_of(target));
   }
   Type r;
   r.kind = Kind::scalar;
@@ -91,6 +96,7 @@ Type Checker::member(const Expr& e, const Member& m) {
                std::to_string(m.args.size()),
            "", notes_of(obj));
     for (const auto& a : m.args) constant(*a, "a step", true);
+    obj.stepped = true;
     return obj;
   }
   if (m.kind == MemberKind::from) {
@@ -105,9 +111,15 @@ Type Checker::member(const Expr& e, const Member& m) {
         fail(Rule::index_not_integer, m.args[std::min(d, m.args.size() - 1)]->location, "an offset must be an integer", "",
              notes_of(idx[d]));
       obj.window = obj.window || moves_origin(idx[d]);
+      if (idx[d].known_now() && d < obj.tiled.size() && obj.tiled[d] && idx[d].value >= *obj.tiled[d])
+        fail(Rule::index_range, m.args[std::min(d, m.args.size() - 1)]->location,
+             "offset " + std::to_string(idx[d].value) + " is past dimension " + std::to_string(d) + ", which has " +
+                 std::to_string(*obj.tiled[d]) + " elements",
+             "", notes_of(obj));
     }
     obj.kind = Kind::tensor;
     obj.pending = Pending::none;
+    obj.tiled.clear();
     return obj;
   }
   if (m.kind == MemberKind::other && m.name == "sqz") {
@@ -258,9 +270,23 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
             fail(Rule::index_not_integer, m.args[std::min(d, m.args.size() - 1)]->location,
                  "a tile coordinate must be an integer", "", notes_of(idx[d]));
           obj.window = obj.window || moves_origin(idx[d]);
+          // A coordinate whose tile starts past the end (tiles of a tail
+          // are shorter; a stepped subspan counts its tiles otherwise).
+          const auto& tiled = d < obj.tiled.size() ? obj.tiled[d] : std::nullopt;
+          if (!obj.stepped && idx[d].known_now() && tiled && d < dims.size() && dims[d] && *dims[d] > 0) {
+            const std::int64_t count = (*tiled + *dims[d] - 1) / *dims[d];
+            if (idx[d].value >= count)
+              fail(Rule::index_range, m.args[std::min(d, m.args.size() - 1)]->location,
+                   "tile coordinate " + std::to_string(idx[d].value) + " is out of range for dimension " +
+                       std::to_string(d) + ": tiles of " + std::to_string(*dims[d]) + " cover its " +
+                       std::to_string(*tiled) + " elements in " + std::to_string(count),
+                   "coordinates run from 0 to " + std::to_string(count - 1), notes_of(obj));
+          }
         }
         obj.kind = Kind::tensor;
         obj.pending = Pending::none;
+        obj.tiled.clear();
+        obj.stepped = false;
         obj.dims = std::move(dims);  // the subspan's extents
         return obj;
       }
@@ -269,6 +295,7 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
         fail(Rule::future_element, e.location,
              "`" + text(*m.object) + "` is a future; read the elements of its tile through `.data`",
              "write `" + text(*m.object) + ".data.at(...)`", notes_of(obj));
+      obj.dims = std::move(dims);  // the extents the indices run over
       return element(e, obj, m.args);
     }
     case MemberKind::chunkat: {
@@ -371,6 +398,8 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
                  "a tile fits in the tensor; make it at most " + std::to_string(*dims[d]), notes_of(obj));
       obj.kind = Kind::tensor;
       obj.pending = m.kind == MemberKind::view ? Pending::view : Pending::subspan;
+      obj.tiled = dims;
+      obj.stepped = false;
       if (listed) obj.dims = std::move(tile);
       if (listed) obj.unbounded_dims = 0;  // the tile's extents are the listed ones
       return obj;

@@ -111,6 +111,10 @@ struct Type {
   // (`s32 [64, 32] a`, `a.subspan(16, 8)`); empty, or nullopt dims, when not.
   std::vector<std::optional<std::int64_t>> dims;
   Pending pending = Pending::none;
+  // A pending subspan or view: the extents it tiles (constants as for
+  // dims), and whether `.step` spaced its tiles.
+  std::vector<std::optional<std::int64_t>> tiled;
+  bool stepped = false;
   bool window = false;      // placed inside a larger tensor (chunkat, .at of a subspan, .from)
   bool slot_selected = false;
   int selected = 0;  // the dims of an array of arrays indexed so far
