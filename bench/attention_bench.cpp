@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "croq/croq.hpp"
+#include "bench_args.hpp"
 #include "launch_timing.hpp"
 #include "../samples/attention_check.hpp"
 #include "../samples/attention_source.hpp"
@@ -130,11 +131,9 @@ bool bench_element(const char* element, croq::DType dtype, nlohmann::json& resul
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string json_path, only;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::string(argv[i]) == "--json") json_path = argv[i + 1];
-    if (std::string(argv[i]) == "--only") only = argv[i + 1];
-  }
+  croq::bench::BenchArgs args;
+  if (!croq::bench::parse_bench_args(argc, argv, "attention_bench", {"f16", "bf16"}, args)) return 2;
+  const std::string& only = args.only;
   std::string why;
   if (!croq::cuda_available(&why)) {
     std::cout << "attention_bench: needs a CUDA GPU (" << why << ")\n";
@@ -143,5 +142,5 @@ int main(int argc, char** argv) {
   nlohmann::json results = nlohmann::json::array();
   if ((only.empty() || only == "f16") && !bench_element<croq::f16>("f16", croq::DType::f16, results)) return 1;
   if ((only.empty() || only == "bf16") && !bench_element<croq::bf16>("bf16", croq::DType::bf16, results)) return 1;
-  if (!json_path.empty()) std::ofstream(json_path) << results.dump(2) << "\n";
+  if (!args.json.empty()) std::ofstream(args.json) << results.dump(2) << "\n";
 }

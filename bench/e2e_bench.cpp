@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_args.hpp"
 #include "croq/croq.hpp"
 #include "jit/driver.hpp"
 #include "jit/jit_compiler.hpp"
@@ -58,9 +59,9 @@ const char* kScaleSource = R"(__co__ void scale(f32 [N] x, f32 [N] y) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string json_path;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::string(argv[i]) == "--json") json_path = argv[i + 1];
+  croq::bench::BenchArgs args;
+  if (!croq::bench::parse_bench_args(argc, argv, "e2e_bench", {}, args)) return 2;
+  const std::string& json_path = args.json;
   nlohmann::json out;
 
   // Cold compile: parse + check + generate + NVRTC, no cache (CROQ_CACHE=0

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "croq/croq.hpp"
+#include "bench_args.hpp"
 #include "launch_timing.hpp"
 #include "../samples/gemm_check.hpp"
 
@@ -151,11 +152,9 @@ bool bench_mode(const Mode& mode, nlohmann::json& results) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string json_path, only;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::string(argv[i]) == "--json") json_path = argv[i + 1];
-    if (std::string(argv[i]) == "--only") only = argv[i + 1];
-  }
+  croq::bench::BenchArgs args;
+  if (!croq::bench::parse_bench_args(argc, argv, "gemm_bench", {"f16", "bf16", "fp8"}, args)) return 2;
+  const std::string& only = args.only;
   std::string why;
   if (!croq::cuda_available(&why)) {
     std::cout << "gemm_bench: needs a CUDA GPU (" << why << ")\n";
@@ -169,5 +168,5 @@ int main(int argc, char** argv) {
   nlohmann::json results = nlohmann::json::array();
   for (const Mode& mode : modes)
     if ((only.empty() || only == mode.name) && !bench_mode(mode, results)) return 1;
-  if (!json_path.empty()) std::ofstream(json_path) << results.dump(2) << "\n";
+  if (!args.json.empty()) std::ofstream(args.json) << results.dump(2) << "\n";
 }

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "jit/driver.hpp"
+#include "bench_args.hpp"
 #include "launch_timing.hpp"
 #include "jit/jit_compiler.hpp"
 #include "jit/launcher.hpp"
@@ -44,9 +45,9 @@ JitRequest tiny_request(const std::string& tag) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string json_path;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::string(argv[i]) == "--json") json_path = argv[i + 1];
+  croq::bench::BenchArgs args;
+  if (!croq::bench::parse_bench_args(argc, argv, "jit_bench", {}, args)) return 2;
+  const std::string& json_path = args.json;
   nlohmann::json out;
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("croq-bench-" + std::to_string(::getpid()));

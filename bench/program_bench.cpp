@@ -13,6 +13,7 @@
 
 #include "croq/croq.hpp"
 #include "jit/driver.hpp"
+#include "bench_args.hpp"
 #include "launch_timing.hpp"
 
 using namespace croq;
@@ -54,9 +55,9 @@ float expected_after(int kernels, float x0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string json_path;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::string(argv[i]) == "--json") json_path = argv[i + 1];
+  croq::bench::BenchArgs args;
+  if (!croq::bench::parse_bench_args(argc, argv, "program_bench", {}, args)) return 2;
+  const std::string& json_path = args.json;
   std::string why;
   if (!cuda_available(&why)) {
     std::printf("program_bench: needs a CUDA GPU (%s)\n", why.c_str());
