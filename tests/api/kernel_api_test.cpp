@@ -121,6 +121,8 @@ INSTANTIATE_TEST_SUITE_P(
                          "`.at` on a rank-2 tensor takes 2 indices, got 3"},
         CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 64\n    a.at(i, 70) = 1;\n}\n", 3, 13,
                          "index 70 is out of range for dimension 1 of extent 64"},
+        CodegenErrorCase{"__co__ void f(s32 [M, N] a) {\n  parallel i by 64\n    a.at(i, 70) = 1;\n}\n", 3, 13,
+                         "index 70 is out of range for dimension 1 of extent 64", Raised::at_call},
         CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 4 : block {\n    t = dma.copy a.chunkat(i, 3) => shared;\n  }\n}\n",
                          3, 31, "`chunkat` takes parallel or loop indices (or `_`), got `3`"},
         CodegenErrorCase{"__co__ void f(s32 [64, 64] a) {\n  parallel i by 2 : block {\n    t = dma.copy a => shared;\n    wait t;\n  }\n}\n",

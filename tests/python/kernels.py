@@ -75,5 +75,5 @@ __co__ f32 [2, WIDTH] second(f32 [WIDTH] x) {
 
 SYNTAX_ERROR = "__co__ void f(s32 [8] x) {\n  f = dma.copy x shared;\n}\n"
 
-# Valid syntax; specializing it fails (index past the extent).
-OUT_OF_RANGE = "__co__ void f(s32 [64, 64] a) {\n  parallel i by 64\n    a.at(i, 70) = 1;\n}\n"
+# Valid syntax; specializing it for N <= 70 fails (index past the extent).
+OUT_OF_RANGE = "__co__ void f(s32 [M, N] a) {\n  parallel i by 64\n    a.at(i, 70) = 1;\n}\n"
