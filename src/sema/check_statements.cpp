@@ -331,6 +331,9 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
       // (at function scope, tensors are global without saying so).
       v.buffer = new_buffer(decl.name, dtype, rank, Space::global, decl.location);
       v.buffer->declared_global = t.storage == Storage::global;
+      // An array (a limitation above) stays one, so its uses check as such.
+      v.buffer->is_array = decl.array_size != nullptr;
+      v.buffer->slots = slots;
     } else {
       // Checked on as a global buffer: its uses may break rules of their own.
       limitation(Rule::unsupported_global_tensor, decl.location,

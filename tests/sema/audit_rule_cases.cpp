@@ -185,6 +185,14 @@ TEST(AuditedStatements, IgnoredCooperativeLevelLeavesTheBarrierRule) {
             (Errors{{7, "barrier-needs-cooperative"}}));
 }
 
+// An array of global buffers declared in the function (a limitation) is
+// still an array: indexing it, one size per dimension, is no error.
+TEST(AuditedStatements, GlobalArrayOfArraysIsStillAnArray) {
+  EXPECT_EQ(errors_of("__co__ void f(s32 [128, 256] input) {\n  u8 [input.span] b[3][2];\n  parallel p by 1 {\n"
+                      "    shared u8 [1, 256] s[2];\n    dma.copy b[1][1].chunkat(p, _) => s[1];\n  }\n}\n"),
+            Errors{});
+}
+
 // The statements between the kernels of a program are a limitation, and
 // their own rules still apply.
 TEST(AuditedStatements, HostStatementOfAProgramIsChecked) {
