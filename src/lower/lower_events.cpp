@@ -339,7 +339,8 @@ void Lowerer::arrive(const Value& ev, const SourceLocation& where) {
   emit_node(std::move(a), where);
 }
 
-std::vector<std::int64_t> Lowerer::selected_groups(const Expr& condition, const GroupLevel& level) {
+std::optional<std::vector<std::int64_t>> Lowerer::selected_groups(const Expr& condition, const GroupLevel& level,
+                                                                  bool probe) {
   std::vector<std::int64_t> chosen;
   for (std::int64_t v = 0; v < level.count; ++v) {
     push();
@@ -347,34 +348,25 @@ std::vector<std::int64_t> Lowerer::selected_groups(const Expr& condition, const 
     Value c;
     try {
       c = expr(condition);
-    } catch (...) {
+    } catch (const CompileError&) {
       pop();
+      if (probe) return std::nullopt;  // e.g. `n / p` at p = 0: not a selection of groups
       throw;
     }
     pop();
-    if (!c.constant) return {};
+    if (!c.constant) return std::nullopt;
     if (*c.constant) chosen.push_back(v);
   }
   return chosen;
 }
 
-bool Lowerer::selects_none(const Expr& condition, const GroupLevel& level) {
-  for (std::int64_t v = 0; v < level.count; ++v) {
-    push();
-    define(level.index, scalar_const(v));
-    Value c = expr(condition);
-    pop();
-    if (!c.constant || *c.constant) return false;
-  }
-  return true;
-}
-
 std::optional<ir::ThreadSet> Lowerer::inthreads_trigger_set(const Expr& condition) {
   if (group_levels_.empty()) return std::nullopt;
   const GroupLevel level = group_levels_.back();
-  const std::vector<std::int64_t> chosen = selected_groups(condition, level);
-  if (chosen.empty() || chosen.back() - chosen.front() + 1 != static_cast<std::int64_t>(chosen.size()))
-    return std::nullopt;
+  const auto selected = selected_groups(condition, level, true);
+  if (!selected || selected->empty()) return std::nullopt;
+  const std::vector<std::int64_t>& chosen = *selected;
+  if (chosen.back() - chosen.front() + 1 != static_cast<std::int64_t>(chosen.size())) return std::nullopt;
   ir::ThreadSet narrowed;
   narrowed.first = chosen.front() * level.unit;
   narrowed.threads = static_cast<std::int64_t>(chosen.size()) * level.unit;
@@ -472,10 +464,11 @@ void Lowerer::inthreads_async(const Stmt& s, const InThreads& t) {
     fail(s.location, "inthreads.async outside a `: group` or `: group-4` level is not supported yet by libcroqjit",
          "libcroqjit selects warps or warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`");
   const GroupLevel level = group_levels_.back();
-  const std::vector<std::int64_t> chosen = selected_groups(*t.condition, level);
-  if (chosen.empty() && !selects_none(*t.condition, level))
+  const auto selected = selected_groups(*t.condition, level, false);
+  if (!selected)
     fail(t.condition->location, "the inthreads.async condition must depend only on `" + level.index +
                                     "` (it selects whole thread groups)");
+  const std::vector<std::int64_t>& chosen = *selected;
   if (chosen.empty())
     fail(t.condition->location, "the inthreads.async condition selects no `" + level.index + "` in 0.." +
                                     std::to_string(level.count - 1));

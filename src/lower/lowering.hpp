@@ -261,10 +261,9 @@ class Lowerer {
   void trigger_statement(const Stmt& s, const Trigger& t);
   void inthreads_async(const Stmt& s, const InThreads& t);
   struct GroupLevel;
-  // The indices of `level` for which `condition` holds; empty when it
-  // depends on more than the index (or holds for none: selects_none).
-  std::vector<std::int64_t> selected_groups(const Expr& condition, const GroupLevel& level);
-  bool selects_none(const Expr& condition, const GroupLevel& level);
+  // The indices of `level` for which `condition` holds; nullopt when it
+  // depends on more than the index (or, with `probe`, fails to evaluate).
+  std::optional<std::vector<std::int64_t>> selected_groups(const Expr& condition, const GroupLevel& level, bool probe);
   // The threads that run a (synchronous) `inthreads (cond)` body when cond
   // selects a contiguous range of the innermost group level's groups among
   // the running threads; else nullopt.
