@@ -54,10 +54,12 @@ bool ldmatrix_fits(const ir::MmaOperand& op, std::int64_t element_bytes, bool n_
          op.tile.extent[k_dim] % 16 == 0;
 }
 
-// The WGMMA completion state along program order: the groups that may be in
-// flight, oldest first. Groups complete in issue order, so `wait_group<n>`
-// (at most n pending) completes a group once n groups issued after it are
-// known to exist on every path here.
+// The buffer whose storage `buffer` is (a span_as or .sqz() view's root).
+int storage_root(const ir::Kernel& kernel, int buffer) {
+  const ir::Buffer& b = kernel.buffers[static_cast<std::size_t>(buffer)];
+  return b.alias_of >= 0 ? b.alias_of : buffer;
+}
+
 // The shared buffers (roots) that some thread waiting on an event writes,
 // anywhere in its warpgroup region (or anywhere in the kernel, for a wait
 // outside every region): what a trigger of the event may hand over for
@@ -94,10 +96,7 @@ class WaiterWrites {
     into.roots.insert(from.roots.begin(), from.roots.end());
   }
 
-  int root(int buffer) const {
-    const ir::Buffer& b = kernel_.buffers[static_cast<std::size_t>(buffer)];
-    return b.alias_of >= 0 ? b.alias_of : buffer;
-  }
+  int root(int buffer) const { return storage_root(kernel_, buffer); }
 
   bool is_shared(int buffer) const {
     return kernel_.buffers[static_cast<std::size_t>(root(buffer))].space == ir::Space::shared;
@@ -166,6 +165,10 @@ class WaiterWrites {
   std::vector<SharedWrites> by_event_;
 };
 
+// The WGMMA completion state along program order: the groups that may be in
+// flight, oldest first. Groups complete in issue order, so `wait_group<n>`
+// (at most n pending) completes a group once n groups issued after it are
+// known to exist on every path here.
 struct Completion {
   struct Group {
     int id = 0;               // identity, for merging the states of two paths
@@ -204,8 +207,7 @@ struct Completion {
 
   int root(const ir::MmaOperand& op) const {
     if (op.tile.buffer < 0 || op.space != ir::Space::shared) return -1;
-    const ir::Buffer& b = kernel.buffers[static_cast<std::size_t>(op.tile.buffer)];
-    return b.alias_of >= 0 ? b.alias_of : op.tile.buffer;
+    return storage_root(kernel, op.tile.buffer);
   }
 
   Group group_of(const ir::Mma& m, Group::Kind kind) {
