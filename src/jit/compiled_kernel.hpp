@@ -28,7 +28,8 @@ inline constexpr int kMaxLoadedDevices = 16;
 
 using LaunchConfig = abi::LaunchConfig;
 
-enum class CacheSource { compiled, memory, disk };
+// Where this process got a kernel's image from.
+enum class CacheSource { compiled, memory, disk, remote };
 
 struct CompiledKernel {
   support::Hash128 key;
@@ -42,6 +43,10 @@ struct CompiledKernel {
   std::string ptx;            // empty when not kept (always kept for a PTX image)
   LaunchConfig launch;        // default launch shape recorded with the cubin
   CacheSource source = CacheSource::compiled;  // where this process got it from
+  // Why the cache layers above `source` did not serve it (a corrupt,
+  // untrusted or foreign entry, a remote that is down), one line each, for
+  // the explanation of a compile; empty when nothing was wrong.
+  std::vector<std::string> lookup_notes;
   // The disk cache directory holding this image's entry; empty when the
   // cache is in memory only. A PTX image the driver refuses is deleted there.
   std::filesystem::path cache_dir;
