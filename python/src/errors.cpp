@@ -128,7 +128,9 @@ void register_errors(nb::module_& m) {
       "The source did not compile. .diagnostics lists each problem (line, column, message, hint); "
       "str() of the error or of a diagnostic shows the source line with a caret.");
   types.argument_error = new_exception_type(
-      m, "ArgumentError", types.error, "A kernel was called with arguments that do not fit its signature.");
+      m, "ArgumentError", types.error,
+      "A kernel was called with arguments that do not fit its signature, or compile(), TensorSpec or a call was "
+      "given an option it cannot take.");
   types.cuda_error = new_exception_type(
       m, "CudaError", types.error,
       "A CUDA driver call failed or no driver is present. .call names the driver function, .code is its CUresult.");

@@ -321,6 +321,9 @@ KernelImpl::ResolvedCall KernelImpl::resolve(std::span<const Arg> args, const La
   for (std::size_t i = 0; i < args.size() && i < params.size(); ++i)
     check_argument(args[i], i, params[i].name, describing);
 
+  if (options.device < -1)
+    throw ArgumentError("croq::LaunchOptions::device " + std::to_string(options.device) +
+                        " is neither -1 (the current device) nor a device ordinal");
   bool host_mode = false;
   int device = options.device;
   for (const Arg& a : args)

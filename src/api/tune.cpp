@@ -254,6 +254,9 @@ std::size_t fastest(const std::vector<TuneTrial>& trials) {
 TuneResult tune_checked(std::string_view source, std::span<const TuneConfig> configs, std::span<const Arg> args,
                         const TuneOptions& options) {
   if (configs.empty()) throw ArgumentError("croq::tune: the configuration list is empty");
+  if (options.device < -1)
+    throw ArgumentError("croq::TuneOptions::device " + std::to_string(options.device) +
+                        " is neither -1 (the arguments' or current device) nor a device ordinal");
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i].kind() != Arg::Kind::tensor) continue;
     detail::check_view(args[i].view(), "croq::tune: argument " + std::to_string(i + 1), false);

@@ -204,6 +204,10 @@ TEST(HostileInputs, KernelCallsWithValuesOutsideTheirEnums) {
   // An extra argument is checked too, before the arity error.
   args = {good, good, bad_dtype};
   EXPECT_EQ(error_of([&] { add.prepare(args); }), "`add` takes 2 arguments, got 3");
+  LaunchOptions on_device;
+  on_device.device = -5;
+  EXPECT_EQ(error_of([&] { add.prepare(std::vector<Arg>{good, good}, on_device); }),
+            "croq::LaunchOptions::device -5 is neither -1 (the current device) nor a device ordinal");
   TensorView output = good;
   output.dtype = kBadDType;
   LaunchOptions options;
@@ -272,6 +276,11 @@ TEST(HostileInputs, TuneEntryPoints) {
   EXPECT_EQ(error_of([&] { tune(kAdd, configs, args); }),
             "croq::tune: argument 1: dtype value 200 is not a croq::DType (0 to 27)");
   EXPECT_EQ(error_of([&] { tune(kAdd, std::span<const TuneConfig>(), args); }), "croq::tune: the configuration list is empty");
+  TuneOptions on_device;
+  on_device.device = -2;
+  args = {TensorView::contiguous(data, DType::f32, {4}), TensorView::contiguous(data, DType::f32, {4})};
+  EXPECT_EQ(error_of([&] { tune(kAdd, configs, args, on_device); }),
+            "croq::TuneOptions::device -2 is neither -1 (the arguments' or current device) nor a device ordinal");
 }
 
 }  // namespace
