@@ -24,6 +24,7 @@
 #include "launch_timing.hpp"
 #include "../samples/attention_check.hpp"
 #include "../samples/attention_source.hpp"
+#include "support/utf8.hpp"
 
 namespace {
 
@@ -142,5 +143,5 @@ int main(int argc, char** argv) {
   nlohmann::json results = nlohmann::json::array();
   if ((only.empty() || only == "f16") && !bench_element<croq::f16>("f16", croq::DType::f16, results)) return 1;
   if ((only.empty() || only == "bf16") && !bench_element<croq::bf16>("bf16", croq::DType::bf16, results)) return 1;
-  if (!args.json.empty()) std::ofstream(args.json) << results.dump(2) << "\n";
+  if (!args.json.empty()) std::ofstream(args.json) << croq::support::json_text(results, 2) << "\n";
 }

@@ -19,6 +19,7 @@
 #include "jit/launcher.hpp"
 #include "pipeline/pipeline.hpp"
 #include "launch_timing.hpp"
+#include "support/utf8.hpp"
 
 using Clock = std::chrono::steady_clock;
 using namespace croq;
@@ -98,7 +99,7 @@ int main(int argc, char** argv) {
   std::string why;
   if (!cuda_available(&why)) {
     std::printf("e2e_bench: needs a CUDA GPU (%s)\n", why.c_str());
-    if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
+    if (!json_path.empty()) std::ofstream(json_path) << croq::support::json_text(out, 2) << "\n";
     return 0;
   }
   jit::make_current(0);
@@ -172,6 +173,6 @@ int main(int argc, char** argv) {
   if (out.contains("cold_compile_median_ms"))
     std::printf("  cold compile DMA matmul         : first %.1f ms, median %.1f ms (compile + first call)\n",
                 out["cold_compile_first_ms"].get<double>(), out["cold_compile_median_ms"].get<double>());
-  if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
+  if (!json_path.empty()) std::ofstream(json_path) << croq::support::json_text(out, 2) << "\n";
   return 0;
 }

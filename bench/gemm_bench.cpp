@@ -25,6 +25,7 @@
 #include "bench_args.hpp"
 #include "launch_timing.hpp"
 #include "../samples/gemm_check.hpp"
+#include "support/utf8.hpp"
 
 #ifndef CROQ_SAMPLES_DIR
 #define CROQ_SAMPLES_DIR "samples"
@@ -168,5 +169,5 @@ int main(int argc, char** argv) {
   nlohmann::json results = nlohmann::json::array();
   for (const Mode& mode : modes)
     if ((only.empty() || only == mode.name) && !bench_mode(mode, results)) return 1;
-  if (!args.json.empty()) std::ofstream(args.json) << results.dump(2) << "\n";
+  if (!args.json.empty()) std::ofstream(args.json) << croq::support::json_text(results, 2) << "\n";
 }

@@ -21,6 +21,7 @@
 #include "jit/jit_compiler.hpp"
 #include "jit/launcher.hpp"
 #include "jit/nvrtc_compiler.hpp"
+#include "support/utf8.hpp"
 
 using namespace croq::jit;
 using Clock = std::chrono::steady_clock;
@@ -137,6 +138,6 @@ int main(int argc, char** argv) {
   } else {
     std::printf("  launch overhead                      : %s\n", out["launch"].get<std::string>().c_str());
   }
-  if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
+  if (!json_path.empty()) std::ofstream(json_path) << croq::support::json_text(out, 2) << "\n";
   return 0;
 }

@@ -15,6 +15,7 @@
 #include "jit/driver.hpp"
 #include "bench_args.hpp"
 #include "launch_timing.hpp"
+#include "support/utf8.hpp"
 
 using namespace croq;
 
@@ -112,6 +113,6 @@ int main(int argc, char** argv) {
                 within ? "within" : "OVER");
   }
   out["within_budget_without_buffers"] = all_within;
-  if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
+  if (!json_path.empty()) std::ofstream(json_path) << croq::support::json_text(out, 2) << "\n";
   return 0;
 }

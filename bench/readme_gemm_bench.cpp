@@ -19,6 +19,7 @@
 #include "launch_timing.hpp"
 #include "../samples/gemm_check.hpp"
 #include "../samples/upstream_readme.hpp"
+#include "support/utf8.hpp"
 
 namespace {
 
@@ -98,5 +99,5 @@ int main(int argc, char** argv) {
     results.push_back({{"dtype", "f16"}, {"out", "f16"}, {"m", m}, {"n", n}, {"k", k}, {"ms", median},
                        {"tflops", tflops}, {"kernel", "upstream README"}, {"config", "as written, f16 accumulate"}});
   }
-  if (!json_path.empty()) std::ofstream(json_path) << results.dump(2) << "\n";
+  if (!json_path.empty()) std::ofstream(json_path) << croq::support::json_text(results, 2) << "\n";
 }

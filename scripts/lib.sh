@@ -10,7 +10,7 @@ croq_jobs=${CROQ_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 # Debian packages: what the library, samples and tests build with, and
 # clang with libFuzzer for the fuzz smoke test (ctest skips it without them).
-croq_build_packages=(cmake ninja-build g++ libspdlog-dev nlohmann-json3-dev libxxhash-dev libgtest-dev)
+croq_build_packages=(cmake ninja-build g++ libspdlog-dev nlohmann-json3-dev libxxhash-dev libutfcpp-dev libgtest-dev)
 croq_fuzz_packages=(clang libclang-rt-14-dev)
 # The croqjit Python package's build and tests (its own packages come from
 # PyPI into a venv: scripts/python-deps.sh).

@@ -22,6 +22,11 @@ enum class DType : std::uint8_t {
 };
 inline constexpr int kDTypeCount = static_cast<int>(DType::f8_ue4m3) + 1;
 
+// Whether `t` is one of the values above (a DType cast from another number
+// may not be; every entry point of the library refuses those with an
+// ArgumentError).
+constexpr bool dtype_valid(DType t) { return static_cast<int>(t) < kDTypeCount; }
+
 // Size of one element in memory, in bytes (1 for the sub-byte types).
 constexpr std::size_t dtype_size(DType t) {
   switch (t) {
@@ -55,7 +60,8 @@ constexpr std::size_t packed_bytes(DType t, std::size_t count) {
   return count / 8 * bits + (count % 8 * bits + 7) / 8;
 }
 
-// The Croqtile spelling of the type ("s32", "bf16", ...).
+// The Croqtile spelling of the type ("s32", "bf16", ...); "<invalid dtype>"
+// when !dtype_valid(t).
 std::string_view dtype_name(DType t);
 // Parses a Croqtile type name; returns false when the name is not a type.
 bool parse_dtype(std::string_view name, DType& out);

@@ -8,9 +8,13 @@
 
 namespace croq {
 
+// what() is valid UTF-8: bytes of the message that are not (from a file
+// name, a source line, a tool's log) are replaced by U+FFFD, so the text can
+// go into JSON or a Python string as it is.
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& message);
+  explicit Error(const char* message);
 };
 
 enum class Severity { error, warning, note };

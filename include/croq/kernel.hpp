@@ -102,6 +102,9 @@ class Kernel {
   bool returns_tensor() const;  // whether calls return a result tensor
 
  private:
+  Tensor launch_checked(std::span<const Arg> args, const LaunchOptions& options) const;
+  CallInfo prepare_checked(std::span<const Arg> args, const LaunchOptions& options) const;
+
   std::shared_ptr<detail::KernelImpl> impl_;
 };
 
@@ -111,6 +114,9 @@ bool cuda_available(std::string* why = nullptr);
 
 // Parses and checks Croqtile source text. Throws CompileError with
 // diagnostics (line:column and a caret) when the source is not valid.
+// Like every function of this header it throws croq::Errors only:
+// ArgumentError for inputs it cannot take (a dtype outside DType, null
+// data, sizes past 64 bits), Error when host memory runs out.
 Kernel compile(std::string_view source, const CompileOptions& options = {});
 
 }  // namespace croq

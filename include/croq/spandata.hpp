@@ -2,8 +2,11 @@
 // croq::make_spandata<T>(dims...), fill_random, view(), t[i][j].
 #pragma once
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
+#include <string>
 #include <random>
 #include <type_traits>
 #include <vector>
@@ -44,10 +47,33 @@ class SpanRef {
   int dim_;
 };
 
+namespace detail {
+
+// "WHAT: f32 [1099511627776] needs 4,398,046,511,104 bytes of host memory,
+// which could not be allocated".
+Error host_allocation_error(const char* what, DType dtype, const Shape& shape);
+
+// Zeroed host storage for a tensor of `shape`; a croq::Error naming the
+// size, rather than std::bad_alloc, when it cannot be had.
+template <typename T>
+std::vector<T> allocate_elements(const Shape& shape) {
+  const std::size_t count = shape.numel();  // ArgumentError past 64 bits
+  std::vector<T> data;
+  if (count > data.max_size()) throw host_allocation_error("croq::spandata", dtype_of_v<T>, shape);
+  try {
+    data.resize(count);
+  } catch (const std::bad_alloc&) {
+    throw host_allocation_error("croq::spandata", dtype_of_v<T>, shape);
+  }
+  return data;
+}
+
+}  // namespace detail
+
 template <typename T>
 class spandata {
  public:
-  explicit spandata(Shape shape) : shape_(shape), data_(shape.numel()) {}
+  explicit spandata(Shape shape) : shape_(shape), data_(detail::allocate_elements<T>(shape)) {}
 
   const Shape& shape() const { return shape_; }
   std::size_t size() const { return data_.size(); }
@@ -58,7 +84,15 @@ class spandata {
   // Uniform random values in [lo, hi] (integers) or [lo, hi) (floats),
   // freshly seeded unless a seed is given.
   void fill_random(double lo, double hi) { fill_random(lo, hi, std::random_device{}()); }
+  // Throws croq::Error unless lo <= hi, both finite (and, for integer
+  // types, within the range of long long).
   void fill_random(double lo, double hi, std::uint64_t seed) {
+    constexpr double kLongLongBound = 9223372036854775808.0;  // 2^63
+    const bool integral = std::is_integral_v<T> || is_subbyte_integer_v<T>;
+    if (!(lo <= hi) || !std::isfinite(lo) || !std::isfinite(hi) ||
+        (integral && (lo < -kLongLongBound || hi >= kLongLongBound)))
+      throw Error("croq::spandata::fill_random: [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                  "] is not a range of " + (integral ? "integers" : "finite numbers") + " from low to high");
     std::mt19937_64 rng(seed);
     if constexpr (std::is_integral_v<T> || is_subbyte_integer_v<T>) {
       std::uniform_int_distribution<long long> dist(static_cast<long long>(lo),

@@ -27,8 +27,9 @@ class Shape {
 
   int rank() const { return rank_; }
   std::size_t size() const { return static_cast<std::size_t>(rank_); }
-  std::size_t operator[](std::size_t i) const { return dims_[i]; }
-  std::size_t& operator[](std::size_t i) { return dims_[i]; }
+  // Throws croq::Error for i >= rank().
+  std::size_t operator[](std::size_t i) const { return dims_[checked_index(i)]; }
+  std::size_t& operator[](std::size_t i) { return dims_[checked_index(i)]; }
   const std::size_t* begin() const { return dims_.data(); }
   const std::size_t* end() const { return dims_.data() + rank_; }
   void push_back(std::size_t d);  // throws croq::Error past kMaxRank
@@ -37,6 +38,12 @@ class Shape {
   friend bool operator==(const Shape& a, const Shape& b);
 
  private:
+  std::size_t checked_index(std::size_t i) const {
+    if (i >= static_cast<std::size_t>(rank_)) throw_index_out_of_range(i);
+    return i;
+  }
+  [[noreturn]] void throw_index_out_of_range(std::size_t i) const;
+
   std::array<std::size_t, kMaxRank> dims_{};
   int rank_ = 0;
 };
@@ -57,7 +64,8 @@ struct TensorView {
                                MemoryKind memory = MemoryKind::host, int device = 0);
   bool is_contiguous() const;
   std::size_t numel() const { return shape.numel(); }
-  std::size_t bytes() const { return numel() * dtype_size(dtype); }
+  // Throws ArgumentError for an invalid dtype or a size past 2^63 - 1 bytes.
+  std::size_t bytes() const;
   std::string str() const;  // "s32 [128, 256] (device 0)"
 };
 
@@ -85,7 +93,7 @@ class ElementRef {
   template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
   friend bool operator==(const ElementRef& e, T v) {
     if constexpr (std::is_integral_v<T>)
-      return is_floating(e.view_->dtype) ? e.as_double() == static_cast<double>(v)
+      return e.view_ != nullptr && is_floating(e.view_->dtype) ? e.as_double() == static_cast<double>(v)
                                          : e.as_int() == static_cast<std::int64_t>(v);
     else return e.as_double() == static_cast<double>(v);
   }
@@ -112,7 +120,7 @@ class Tensor {
   // Uninitialised contiguous storage. Device memory needs a CUDA driver.
   static Tensor empty(DType dtype, Shape shape, MemoryKind memory = MemoryKind::device,
                       int device = 0);
-  // Copies a host view into new memory of the given kind.
+  // Copies a view (host or device) into new memory of the given kind.
   static Tensor copy_of(const TensorView& src, MemoryKind memory = MemoryKind::device,
                         int device = 0);
 

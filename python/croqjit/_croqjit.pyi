@@ -14,7 +14,8 @@ class CompileError(Error):
     json: str
 
 class ArgumentError(Error):
-    """A kernel was called with arguments that do not fit its signature."""
+    """A kernel was called with arguments that do not fit its signature, or compile(),
+    TensorSpec or a call was given an option it cannot take."""
 
 class CudaError(Error):
     """A CUDA driver call failed, or no driver is present."""

@@ -99,9 +99,9 @@ def custom_op(
     mutated = set(mutates_args)
     for arg in mutated:
         if arg not in names:
-            raise ValueError(f"mutates_args names {arg!r}, which is not a parameter of `{kernel.name}` ({', '.join(names)})")
+            raise ArgumentError(f"mutates_args names {arg!r}, which is not a parameter of `{kernel.name}` ({', '.join(names)})")
         if not params[names.index(arg)].is_tensor:
-            raise ValueError(f"mutates_args names {arg!r}, a scalar parameter; only tensors can be mutated")
+            raise ArgumentError(f"mutates_args names {arg!r}, a scalar parameter; only tensors can be mutated")
     declared = {i for i, p in enumerate(params) if p.name in mutated}
     checked_signatures: set[tuple] = set()
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "croq/error.hpp"
+#include "errors.hpp"
 
 namespace croqpy {
 namespace {
@@ -24,6 +25,7 @@ struct Names {
   PyObject* flags = PyUnicode_InternFromString("flags");
   PyObject* writeable = PyUnicode_InternFromString("writeable");
   PyObject* itemsize = PyUnicode_InternFromString("itemsize");
+  PyObject* byteorder = PyUnicode_InternFromString("byteorder");
   PyObject* dlpack = PyUnicode_InternFromString("__dlpack__");
   PyObject* cuda_stream_protocol = PyUnicode_InternFromString("__cuda_stream__");
   PyObject* cuda_stream = PyUnicode_InternFromString("cuda_stream");
@@ -81,6 +83,7 @@ class ArgumentReader {
     int rank = read_ints(shape, extents);
     if (read_ints(strides, steps) != rank) fail("its strides and shape disagree in rank");
     for (int d = 0; d < rank; ++d) {
+      if (extents[d] < 0) fail("extent " + std::to_string(extents[d]) + " of dimension " + std::to_string(d) + " is negative");
       view.shape.push_back(static_cast<std::size_t>(extents[d]));
       std::int64_t step = steps[d];
       // A byte stride that is not whole elements is never contiguous.
@@ -94,12 +97,12 @@ class ArgumentReader {
     long device = static_cast<long>(as_int64(method(obj, n.get_device).ptr()));
     nb::object dtype = attribute(obj, n.dtype);
     auto dt = torch_dtype(torch, dtype.ptr());
-    if (!dt) fail("dtype " + nb::cast<std::string>(nb::str(dtype)) + " has no croq equivalent");
+    if (!dt) fail("dtype " + str_of(dtype) + " has no croq equivalent");
     croq::TensorView view;
     view.dtype = *dt;
     read_layout(attribute(obj, n.shape).ptr(), method(obj, n.stride).ptr(), view);
     if (device < 0 && !PyObject_IsTrue(attribute(obj, n.is_cpu).ptr()))
-      fail("a torch tensor on device '" + nb::cast<std::string>(nb::str(attribute(obj, n.device))) +
+      fail("a torch tensor on device '" + str_of(attribute(obj, n.device)) +
            "' cannot be used; pass a CUDA or CPU tensor");
     view.data = as_pointer(method(obj, n.data_ptr).ptr());
     view.memory = device >= 0 ? croq::MemoryKind::device : croq::MemoryKind::host;
@@ -111,7 +114,7 @@ class ArgumentReader {
     const Names& n = names();
     nb::object dtype = attribute(obj, n.dtype);
     auto dt = numpy_dtype(dtype.ptr());
-    if (!dt) fail("dtype " + nb::cast<std::string>(nb::str(dtype)) + " has no croq equivalent");
+    if (!dt) fail("dtype " + str_of(dtype) + " has no croq equivalent");
     croq::TensorView view;
     view.dtype = *dt;
     read_layout(attribute(obj, n.shape).ptr(), attribute(obj, n.strides).ptr(), view,
@@ -124,6 +127,9 @@ class ArgumentReader {
 
   // NumPy arrays and other DLPack producers, through nanobind.
   croq::TensorView dlpack_view(PyObject* obj, CallArguments& call) const {
+    // DLPack has no byte order and no Python objects: NumPy arrays of those
+    // would only be "not a tensor" below; say what is wrong instead.
+    if (framework_of(obj) == Framework::numpy) check_numpy_dtype(obj);
     nb::ndarray<nb::ro> array;
     if (!nb::try_cast(nb::handle(obj), array, false))
       fail("expected a tensor (torch, CuPy, NumPy or a DLPack producer), got " + type_name(obj));
@@ -153,6 +159,15 @@ class ArgumentReader {
     return view;
   }
 
+  void check_numpy_dtype(PyObject* obj) const {
+    nb::object dtype = attribute(obj, names().dtype);
+    if (numpy_dtype(dtype.ptr())) return;
+    nb::object order = attribute(dtype.ptr(), names().byteorder);
+    if (PyUnicode_Check(order.ptr()) && PyUnicode_CompareWithASCIIString(order.ptr(), ">") == 0)
+      fail("big-endian arrays are not supported; convert with arr.astype(arr.dtype.newbyteorder('='))");
+    fail("dtype " + str_of(dtype) + " has no croq equivalent");
+  }
+
   croq::DType dlpack_dtype(nb::dlpack::dtype dt, PyObject* obj) const {
     using Code = nb::dlpack::dtype_code;
     const auto code = static_cast<Code>(dt.code);
@@ -180,7 +195,7 @@ class ArgumentReader {
       if (dt.code == 12 && dt.bits == 8) return croq::DType::f8_e5m2;
     }
     if (framework_of(obj) == Framework::numpy)
-      fail("dtype " + nb::cast<std::string>(nb::str(attribute(obj, names().dtype))) + " has no croq equivalent");
+      fail("dtype " + str_of(attribute(obj, names().dtype)) + " has no croq equivalent");
     fail("DLPack dtype (code " + std::to_string(dt.code) + ", " + std::to_string(dt.bits) + " bits, " +
          std::to_string(dt.lanes) + " lanes) has no croq equivalent");
   }
@@ -191,7 +206,7 @@ class ArgumentReader {
       long long v = PyLong_AsLongLong(obj);
       if (v == -1 && PyErr_Occurred()) {
         PyErr_Clear();
-        fail("integer " + nb::cast<std::string>(nb::repr(nb::handle(obj))) + " does not fit in 64 bits");
+        fail("integer " + repr_of(obj) + " does not fit in 64 bits");
       }
       return croq::Arg(std::int64_t{v});
     }
@@ -267,20 +282,31 @@ CallArguments convert_arguments(PyObject* const* objects, std::size_t count,
 
 namespace {
 
+// A stream handle given as a Python int (itself, or what a stream object holds).
+CUstream_st* stream_pointer(PyObject* value) {
+  if (!PyLong_Check(value)) throw croq::ArgumentError("stream: a handle must be an int, got " + type_name(value));
+  void* p = PyLong_AsVoidPtr(value);
+  if (p == nullptr && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw croq::ArgumentError("stream: handle " + repr_of(value) + " is not a pointer value");
+  }
+  return static_cast<CUstream_st*>(p);
+}
+
 CUstream_st* stream_handle(nb::handle stream) {
   const Names& n = names();
   PyObject* obj = stream.ptr();
-  if (PyLong_Check(obj)) return static_cast<CUstream_st*>(as_pointer(obj));
+  if (PyLong_Check(obj)) return stream_pointer(obj);
   if (PyObject_HasAttr(obj, n.cuda_stream_protocol)) {  // (version, handle)
     nb::object pair = method(obj, n.cuda_stream_protocol);
     if (!PyTuple_Check(pair.ptr()) || PyTuple_GET_SIZE(pair.ptr()) != 2)
-      throw nb::type_error("stream.__cuda_stream__() must return (version, handle)");
-    return static_cast<CUstream_st*>(as_pointer(PyTuple_GET_ITEM(pair.ptr(), 1)));
+      throw croq::ArgumentError("stream: __cuda_stream__() must return (version, handle), got " + repr_of(pair));
+    return stream_pointer(PyTuple_GET_ITEM(pair.ptr(), 1));
   }
-  if (PyObject_HasAttr(obj, n.cuda_stream)) return static_cast<CUstream_st*>(as_pointer(attribute(obj, n.cuda_stream).ptr()));
-  if (PyObject_HasAttr(obj, n.ptr)) return static_cast<CUstream_st*>(as_pointer(attribute(obj, n.ptr).ptr()));
-  throw nb::type_error(("stream: expected None, an int handle, a torch.cuda.Stream, a CuPy stream or an object with "
-                        "__cuda_stream__, got " + type_name(obj)).c_str());
+  if (PyObject_HasAttr(obj, n.cuda_stream)) return stream_pointer(attribute(obj, n.cuda_stream).ptr());
+  if (PyObject_HasAttr(obj, n.ptr)) return stream_pointer(attribute(obj, n.ptr).ptr());
+  throw croq::ArgumentError("stream: expected None, an int handle, a torch.cuda.Stream, a CuPy stream or an object with "
+                            "__cuda_stream__, got " + type_name(obj));
 }
 
 // Host arguments name no stream. When torch has CUDA up, the call goes on

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "croq/error.hpp"
+#include "errors.hpp"
 
 namespace croqpy {
 namespace {
@@ -142,11 +143,11 @@ std::optional<croq::DType> numpy_dtype(PyObject* dtype) {
 
 croq::DType dtype_from_object(nb::handle dtype) {
   if (PyUnicode_Check(dtype.ptr())) {
-    std::string name = nb::cast<std::string>(dtype);
+    std::string name = utf8_of(dtype, "dtype");
     croq::DType dt;
     if (croq::parse_dtype(name, dt)) return dt;
     if (auto named = dtype_named(name)) return *named;
-    throw nb::type_error(("unknown dtype '" + name + "' (croq names such as 'f32', or NumPy names such as 'float32')").c_str());
+    throw croq::ArgumentError("unknown dtype '" + name + "' (croq names such as 'f32', or NumPy names such as 'float32')");
   }
   if (const TorchApi* torch = torch_api())
     if (auto dt = torch_dtype(*torch, dtype.ptr())) return *dt;
@@ -158,7 +159,7 @@ croq::DType dtype_from_object(nb::handle dtype) {
       else if (auto dt = numpy_dtype(as_numpy.ptr())) return *dt;
     }
   }
-  throw nb::type_error(("unsupported dtype " + nb::cast<std::string>(nb::repr(dtype))).c_str());
+  throw croq::ArgumentError("unsupported dtype " + repr_of(dtype));
 }
 
 const char* numpy_dtype_name(croq::DType dtype) { return kFrameworkDTypeNames[static_cast<std::size_t>(dtype)]; }

@@ -47,7 +47,8 @@ std::optional<croq::DType> torch_dtype(const TorchApi& torch, PyObject* dtype);
 // A NumPy dtype object (CuPy uses NumPy's) -> croq dtype; bf16 and fp8 by
 // their ml_dtypes names. nullopt for others (bool, complex, byte-swapped).
 std::optional<croq::DType> numpy_dtype(PyObject* dtype);
-// Any of: a croq name ("f32"), a torch dtype, a NumPy dtype or type.
+// Any of: a croq name ("f32"), a torch dtype, a NumPy dtype or type;
+// croq::ArgumentError for anything else.
 croq::DType dtype_from_object(nb::handle dtype);
 
 // NumPy's name for a croq dtype ("float32", "bfloat16"), as CuPy accepts it.

@@ -8,6 +8,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <climits>
 #include <string>
 #include <utility>
 
@@ -33,8 +34,8 @@ nb::handle stream_keyword(const nb::kwargs& kwargs) {
   nb::handle stream = nb::none();
   for (auto [key, value] : kwargs) {
     if (PyUnicode_Check(key.ptr()) && PyUnicode_CompareWithASCIIString(key.ptr(), "stream") == 0) stream = value;
-    else throw nb::type_error(("unexpected keyword argument " + nb::cast<std::string>(nb::repr(key)) +
-                               "; kernel arguments are positional, and stream= is the only keyword").c_str());
+    else throw croq::ArgumentError("unexpected keyword argument " + repr_of(key) +
+                                   "; kernel arguments are positional, and stream= is the only keyword");
   }
   return stream;
 }
@@ -92,14 +93,51 @@ nb::object call_kernel(const Kernel& k, nb::args args, nb::kwargs kwargs) {
 }
 
 croq::Shape shape_from(nb::handle sequence) {
+  nb::object items = nb::steal(PySequence_Fast(sequence.ptr(), ""));
+  if (!items.is_valid()) {
+    PyErr_Clear();
+    throw croq::ArgumentError("TensorSpec: shape must be a sequence of ints, got " + type_name(sequence.ptr()));
+  }
   croq::Shape shape;
-  for (nb::handle extent : sequence) {
-    long long v = PyLong_AsLongLong(extent.ptr());
-    if (v == -1 && PyErr_Occurred()) throw nb::python_error();
-    if (v < 0) throw nb::value_error("a shape's extents must not be negative");
+  for (Py_ssize_t d = 0; d < PySequence_Fast_GET_SIZE(items.ptr()); ++d) {
+    PyObject* extent = PySequence_Fast_GET_ITEM(items.ptr(), d);
+    const std::string which = "TensorSpec: extent " + std::to_string(d);
+    if (!PyIndex_Check(extent) || PyFloat_Check(extent))
+      throw croq::ArgumentError(which + " must be an int, got " + type_name(extent));
+    nb::object index = nb::steal(PyNumber_Index(extent));
+    if (!index.is_valid()) throw nb::python_error();  // a failing __index__ is the object's own error
+    long long v = PyLong_AsLongLong(index.ptr());
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw croq::ArgumentError(which + " (" + repr_of(extent) + ") does not fit in a 64-bit signed integer");
+    }
+    if (v < 0) throw croq::ArgumentError(which + " is " + std::to_string(v) + "; extents must not be negative");
     shape.push_back(static_cast<std::size_t>(v));  // throws croq::Error past rank 8
   }
   return shape;
+}
+
+// A compile() option that is a str or None.
+std::optional<std::string> optional_text(nb::handle value, const char* name) {
+  if (value.is_none()) return std::nullopt;
+  return utf8_of(value, name);
+}
+
+// A #define value: an int of 64 bits (an object with __index__, NumPy's
+// integers too) or a float.
+croq::DefineValue define_value(nb::handle value, const std::string& name) {
+  const std::string which = "defines['" + name + "']";
+  if (PyFloat_Check(value.ptr())) return PyFloat_AS_DOUBLE(value.ptr());
+  if (!PyIndex_Check(value.ptr()))
+    throw croq::ArgumentError(which + " must be an int or a float, got " + type_name(value.ptr()));
+  nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+  if (!index.is_valid()) throw nb::python_error();  // a failing __index__ is the object's own error
+  long long v = PyLong_AsLongLong(index.ptr());
+  if (v == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw croq::ArgumentError(which + " = " + repr_of(index) + " does not fit in a 64-bit signed integer");
+  }
+  return std::int64_t{v};
 }
 
 // Any range (extents, flags, pairs) as a Python tuple.
@@ -110,24 +148,37 @@ nb::tuple as_tuple(const Range& range) {
   return nb::tuple(out);
 }
 
-croq::CompileOptions compile_options(std::optional<std::string> entry, std::optional<nb::dict> defines,
-                                     std::optional<std::string> arch, nb::handle dynamic_dims,
-                                     std::optional<std::string> source_name, bool debug_line_info) {
+// compile()'s keywords, each checked: a wrong one is a croq::ArgumentError
+// naming it.
+croq::CompileOptions compile_options(nb::handle entry, nb::handle defines, nb::handle arch, nb::handle dynamic_dims,
+                                     nb::handle source_name, nb::handle debug_line_info) {
   croq::CompileOptions options;
-  if (entry) options.entry = *entry;
-  if (arch) options.arch = *arch;
-  if (source_name) options.source_name = *source_name;
-  options.debug_line_info = debug_line_info;
-  if (defines)
-    for (auto [key, value] : *defines) {
-      std::string name = nb::cast<std::string>(key);
-      if (PyLong_Check(value.ptr())) options.defines[name] = nb::cast<std::int64_t>(value);
-      else if (PyFloat_Check(value.ptr())) options.defines[name] = nb::cast<double>(value);
-      else throw nb::type_error(("defines['" + name + "'] must be an int or a float").c_str());
+  if (auto text = optional_text(entry, "entry")) options.entry = *text;
+  if (auto text = optional_text(arch, "arch")) options.arch = *text;
+  if (auto text = optional_text(source_name, "source_name")) options.source_name = *text;
+  if (!PyBool_Check(debug_line_info.ptr()))
+    throw croq::ArgumentError("debug_line_info must be a bool, got " + type_name(debug_line_info.ptr()));
+  options.debug_line_info = debug_line_info.ptr() == Py_True;
+  if (!defines.is_none()) {
+    if (!PyDict_Check(defines.ptr()))
+      throw croq::ArgumentError("defines must be a dict of names to ints or floats, got " + type_name(defines.ptr()));
+    for (auto [key, value] : nb::borrow<nb::dict>(defines)) {
+      const std::string name = utf8_of(key, "defines key " + repr_of(key));
+      options.defines[name] = define_value(value, name);
     }
-  if (PyUnicode_Check(dynamic_dims.ptr())) options.dynamic_dims.push_back(nb::cast<std::string>(dynamic_dims));
-  else if (!dynamic_dims.is_none())
-    for (nb::handle name : dynamic_dims) options.dynamic_dims.push_back(nb::cast<std::string>(name));
+  }
+  if (PyUnicode_Check(dynamic_dims.ptr())) {
+    options.dynamic_dims.push_back(utf8_of(dynamic_dims, "dynamic_dims"));
+  } else if (!dynamic_dims.is_none()) {
+    nb::object names = nb::steal(PySequence_Fast(dynamic_dims.ptr(), ""));
+    if (!names.is_valid()) {
+      PyErr_Clear();
+      throw croq::ArgumentError("dynamic_dims must be a str or a sequence of str, got " + type_name(dynamic_dims.ptr()));
+    }
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(names.ptr()); ++i)
+      options.dynamic_dims.push_back(
+          utf8_of(PySequence_Fast_GET_ITEM(names.ptr(), i), "dynamic_dims[" + std::to_string(i) + "]"));
+  }
   return options;
 }
 
@@ -140,6 +191,20 @@ Kernel compile(const std::string& source, const croq::CompileOptions& options) {
   k.params = k.kernel.params();
   k.returns_tensor = k.kernel.returns_tensor();
   return k;
+}
+
+// TensorSpec's device: None (host memory) or a device ordinal.
+int spec_device(nb::handle device) {
+  if (device.is_none()) return -1;
+  if (!PyLong_Check(device.ptr()) || PyBool_Check(device.ptr()))
+    throw croq::ArgumentError("TensorSpec: device must be None or an int, got " + type_name(device.ptr()));
+  const long v = PyLong_AsLong(device.ptr());
+  if ((v == -1 && PyErr_Occurred()) || v < 0 || v > INT_MAX) {
+    PyErr_Clear();
+    throw croq::ArgumentError("TensorSpec: device " + repr_of(device) +
+                              " is not a device ordinal (None stands for host memory)");
+  }
+  return static_cast<int>(v);
 }
 
 void bind_kernel(nb::module_& m) {
@@ -174,8 +239,8 @@ void bind_kernel(nb::module_& m) {
       });
 
   nb::class_<TensorSpec>(m, "TensorSpec", "A tensor described by dtype and shape only, for Kernel.prepare.")
-      .def("__init__", [](TensorSpec* self, nb::handle shape, nb::handle dtype, std::optional<int> device) {
-        new (self) TensorSpec{dtype_from_object(dtype), shape_from(shape), device.value_or(-1)};
+      .def("__init__", [](TensorSpec* self, nb::handle shape, nb::handle dtype, nb::handle device) {
+        new (self) TensorSpec{dtype_from_object(dtype), shape_from(shape), spec_device(device)};
       }, "shape"_a, "dtype"_a, "device"_a = nb::none())
       .def_prop_ro("shape", [](const TensorSpec& s) { return as_tuple(s.shape); })
       .def_prop_ro("dtype", [](const TensorSpec& s) { return std::string(croq::dtype_name(s.dtype)); })
@@ -201,11 +266,10 @@ void bind_kernel(nb::module_& m) {
         return text + ")>";
       });
 
-  m.def("compile", [](const std::string& source, std::optional<std::string> entry, std::optional<nb::dict> defines,
-                      std::optional<std::string> arch, nb::handle dynamic_dims, std::optional<std::string> source_name,
-                      bool debug_line_info) {
-    return compile(source, compile_options(std::move(entry), std::move(defines), std::move(arch), dynamic_dims,
-                                           std::move(source_name), debug_line_info));
+  m.def("compile", [](nb::handle source, nb::handle entry, nb::handle defines, nb::handle arch, nb::handle dynamic_dims,
+                      nb::handle source_name, nb::handle debug_line_info) {
+    return compile(utf8_of(source, "source"),
+                   compile_options(entry, defines, arch, dynamic_dims, source_name, debug_line_info));
   }, "source"_a, nb::kw_only(), "entry"_a = nb::none(), "defines"_a = nb::none(), "arch"_a = nb::none(),
         "dynamic_dims"_a = nb::none(), "source_name"_a = nb::none(), "debug_line_info"_a = false,
         "Parses and checks Croqtile source; raises CompileError with diagnostics when it is not valid.");
@@ -224,7 +288,7 @@ NB_MODULE(_croqjit, m) {
   m.def("cuda_available", [] { return croq::cuda_available(); }, "Whether a CUDA driver and device are present.");
   m.def("cuda_unavailable_reason", [] {
     std::string why;
-    return croq::cuda_available(&why) ? std::string() : why;
+    return croqpy::py_text(croq::cuda_available(&why) ? std::string() : why);  // dlerror() may name any path
   }, "Why kernels cannot run here; empty when they can.");
   m.attr("__version__") = CROQJIT_PYTHON_VERSION;
 }

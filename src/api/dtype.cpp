@@ -22,7 +22,9 @@ using E5M2 = detail::MiniFloat<5, 2, detail::Specials::ieee>;
 
 }  // namespace
 
-std::string_view dtype_name(DType t) { return kNames[static_cast<std::size_t>(t)]; }
+std::string_view dtype_name(DType t) {
+  return dtype_valid(t) ? kNames[static_cast<std::size_t>(t)] : std::string_view("<invalid dtype>");
+}
 
 bool parse_dtype(std::string_view name, DType& out) {
   for (std::size_t i = 0; i < kNames.size(); ++i)

@@ -6,8 +6,12 @@
 
 #include "croq/error.hpp"
 #include "support/format.hpp"
+#include "support/utf8.hpp"
 
 namespace croq {
+
+Error::Error(const std::string& message) : std::runtime_error(support::valid_utf8(message)) {}
+Error::Error(const char* message) : Error(std::string(message != nullptr ? message : "")) {}
 
 const char* severity_name(Severity s) {
   switch (s) {
@@ -45,8 +49,10 @@ constexpr std::size_t kMaxExcerptBytes = 160;    // the source line above the ca
 constexpr std::size_t kExcerptLeadBytes = 60;    // of it, before the caret
 constexpr std::size_t kMaxDiagnostics = 200;     // per report; a note counts the rest
 
-// Shortens long `quoted` spans, then the whole text.
-std::string bounded_text(const std::string& text) {
+// Shortens long `quoted` spans, then the whole text, never inside a
+// character; invalid UTF-8 becomes U+FFFD first.
+std::string bounded_text(const std::string& raw) {
+  const std::string text = support::valid_utf8(raw);
   std::string out;
   std::size_t i = 0;
   while (i < text.size()) {
@@ -58,14 +64,16 @@ std::string bounded_text(const std::string& text) {
     }
     out.append(text, i, open + 1 - i);
     std::size_t span = close - open - 1;
-    if (span > kMaxQuotedBytes) out.append(text, open + 1, kMaxQuotedBytes - 20).append("...");
-    else out.append(text, open + 1, span);
+    const std::string_view quoted = std::string_view(text).substr(open + 1, span);
+    if (span > kMaxQuotedBytes) out.append(support::utf8_prefix(quoted, kMaxQuotedBytes - 20)).append("...");
+    else out.append(quoted);
     out.push_back('`');
     i = close + 1;
   }
   if (out.size() > kMaxMessageBytes) {
-    std::size_t cut = out.size() - (kMaxMessageBytes - 100);
-    out.resize(kMaxMessageBytes - 100);
+    const std::size_t kept = support::utf8_boundary_before(out, kMaxMessageBytes - 100);
+    const std::size_t cut = out.size() - kept;
+    out.resize(kept);
     out += "... (" + group_digits(cut) + " more bytes)";
   }
   return out;
@@ -105,8 +113,8 @@ void render_excerpt(std::ostringstream& out, const Diagnostic& d, std::string_vi
   std::size_t col = std::min(static_cast<std::size_t>(std::max(d.column, 1)) - 1, text.size());
   std::size_t start = 0, end = text.size();
   if (text.size() > kMaxExcerptBytes) {
-    start = col > kExcerptLeadBytes ? col - kExcerptLeadBytes : 0;
-    end = std::min(text.size(), start + kMaxExcerptBytes);
+    start = support::utf8_boundary_before(text, col > kExcerptLeadBytes ? col - kExcerptLeadBytes : 0);
+    end = support::utf8_boundary_before(text, std::min(text.size(), start + kMaxExcerptBytes));
   }
   std::string lead = start > 0 ? "..." : "";
   out << "    " << lead << text.substr(start, end - start) << (end < text.size() ? "..." : "") << '\n';
@@ -120,7 +128,7 @@ void render_excerpt(std::ostringstream& out, const Diagnostic& d, std::string_vi
 
 void render_one(std::ostringstream& out, const Diagnostic& d, const std::string& source,
                 const std::string& source_name) {
-  out << (source_name.size() > kMaxQuotedBytes ? source_name.substr(0, kMaxQuotedBytes) + "..." : source_name);
+  out << support::utf8_prefix(source_name, kMaxQuotedBytes) << (source_name.size() > kMaxQuotedBytes ? "..." : "");
   if (d.line > 0) out << ':' << d.line << ':' << std::max(d.column, 1);
   out << ": " << severity_name(d.severity) << ": " << d.message;
   if (!d.rule.empty()) out << " [" << d.rule << ']';
@@ -145,7 +153,8 @@ std::string render_diagnostics(const std::vector<Diagnostic>& diags, const std::
                                const std::string& source_name) {
   std::ostringstream out;
   for (const Diagnostic& d : bounded(diags)) render_one(out, d, source, source_name);
-  return out.str();
+  // Source lines and the name may hold any bytes.
+  return support::valid_utf8(out.str());
 }
 
 CompileError::CompileError(std::vector<Diagnostic> diagnostics, std::string source,
@@ -170,7 +179,7 @@ std::string CompileError::to_json() const {
     if (!d.notes.empty()) j["notes"] = d.notes;
     out["diagnostics"].push_back(std::move(j));
   }
-  return out.dump(2);
+  return support::json_text(out, 2);
 }
 
 CudaError::CudaError(std::string call, int code, const std::string& message)

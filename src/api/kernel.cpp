@@ -8,6 +8,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "api/entry_point.hpp"
 #include "api/launch_args.hpp"
 #include "api/tensor_size.hpp"
 #include "bind/bind.hpp"
@@ -109,14 +110,14 @@ void check_argument(const Arg& a, std::size_t i, const std::string& param, bool 
   const TensorView& v = a.view();
   // Named only on failure: this runs on every launch.
   auto who = [&] { return "argument " + std::to_string(i + 1) + " '" + param + "'"; };
-  // Extents become int64 in the signature and index arithmetic: the size in
-  // bytes must have an int64 value (and so must every extent).
-  const std::optional<std::int64_t> bytes = detail::tensor_bytes(v.dtype, v.shape);
-  if (!bytes) throw ArgumentError(who() + ": " + v.str() + " holds more bytes than a 64-bit size can count (2^63 - 1)");
+  // A dtype and memory kind of their enums; extents become int64 in the
+  // signature and index arithmetic: the size in bytes must have an int64
+  // value (and so must every extent).
+  if (std::string problem = detail::view_problem(v, !describing); !problem.empty())
+    throw ArgumentError(who() + ": " + problem);
   for (std::size_t extent : v.shape)
     if (extent > static_cast<std::size_t>(INT64_MAX))
       throw ArgumentError(who() + ": " + v.str() + " has an extent past 2^63 - 1");
-  if (v.data == nullptr && *bytes > 0 && !describing) throw ArgumentError(who() + ": null data pointer");
   if (!v.is_contiguous()) throw ArgumentError(who() + ": " + v.str() + " is not contiguous (row-major); pass a contiguous copy");
   if (reinterpret_cast<std::uintptr_t>(v.data) % dtype_size(v.dtype) != 0)
     throw ArgumentError(who() + ": data pointer " + std::to_string(reinterpret_cast<std::uintptr_t>(v.data)) +
@@ -150,6 +151,7 @@ void refuse_during_capture(CUstream stream, int device, const std::string& kerne
 void check_output(const TensorView& out, DType dtype, const Shape& shape, MemoryKind memory, int device,
                   const std::string& kernel) {
   std::string who = "`" + kernel + "`: LaunchOptions::output " + out.str();
+  detail::check_view(out, who, true);
   std::string want = std::string(dtype_name(dtype)) + " " + shape.str();
   if (out.dtype != dtype || !(out.shape == shape)) throw ArgumentError(who + " does not fit the result, " + want);
   if (out.memory != memory)
@@ -319,6 +321,9 @@ KernelImpl::ResolvedCall KernelImpl::resolve(std::span<const Arg> args, const La
   for (std::size_t i = 0; i < args.size() && i < params.size(); ++i)
     check_argument(args[i], i, params[i].name, describing);
 
+  if (options.device < -1)
+    throw ArgumentError("croq::LaunchOptions::device " + std::to_string(options.device) +
+                        " is neither -1 (the current device) nor a device ordinal");
   bool host_mode = false;
   int device = options.device;
   for (const Arg& a : args)
@@ -366,6 +371,10 @@ const std::string& Kernel::name() const {
 
 Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) const {
   if (!impl_) throw Error("croq::Kernel: calling an empty kernel (use croq::compile)");
+  return detail::entry_point("croq::Kernel::launch", [&] { return launch_checked(args, options); });
+}
+
+Tensor Kernel::launch_checked(std::span<const Arg> args, const LaunchOptions& options) const {
   const auto call = impl_->resolve(args, options, false);
   const int device = call.device;
   const bool host_mode = call.host_mode;
@@ -446,6 +455,10 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
 
 CallInfo Kernel::prepare(std::span<const Arg> args, const LaunchOptions& options) const {
   if (!impl_) throw Error("croq::Kernel: preparing an empty kernel (use croq::compile)");
+  return detail::entry_point("croq::Kernel::prepare", [&] { return prepare_checked(args, options); });
+}
+
+CallInfo Kernel::prepare_checked(std::span<const Arg> args, const LaunchOptions& options) const {
   const auto call = impl_->resolve(args, options, true);
   const abi::KernelAbi& gen = call.spec->program;
   if (jit::driver_available() && call.device < jit::device_count()) {
@@ -490,7 +503,9 @@ bool Kernel::returns_tensor() const {
   return impl_ && frontend::ast::returned_tensor_type(*impl_->function) != nullptr;
 }
 
-Kernel compile(std::string_view source, const CompileOptions& options) {
+namespace detail {
+
+Kernel compile_checked(std::string_view source, const CompileOptions& options) {
   auto impl = std::make_shared<detail::KernelImpl>();
   // Every shape-independent error now, before any call; the arch rules too
   // when the options name the arch (else they wait for the device's).
@@ -501,6 +516,12 @@ Kernel compile(std::string_view source, const CompileOptions& options) {
     for (const abi::DimSource& w : where)
       if (w.dim < 32) impl->dynamic_mask[w.argument] |= 1u << w.dim;
   return Kernel(std::move(impl));
+}
+
+}  // namespace detail
+
+Kernel compile(std::string_view source, const CompileOptions& options) {
+  return detail::entry_point("croq::compile", [&] { return detail::compile_checked(source, options); });
 }
 
 }  // namespace croq

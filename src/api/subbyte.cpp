@@ -1,10 +1,12 @@
 // Host conversions of the sub-byte element types, and their dense packing.
 #include "croq/subbyte.hpp"
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 
 #include "api/minifloat.hpp"
+#include "api/tensor_size.hpp"
 #include "croq/error.hpp"
 
 namespace croq {
@@ -58,7 +60,25 @@ double subbyte_value(DType t, std::uint8_t bits) {
   }
 }
 
+namespace {
+
+// The inputs of pack_elements / unpack_elements: a real type, a count whose
+// bytes have a 64-bit size, and both buffers when there is anything to move.
+void check_packing(const char* what, DType t, const void* from, std::size_t count, const void* to) {
+  const std::string who = std::string("croq::") + what;
+  if (std::string problem = detail::dtype_problem(t); !problem.empty()) throw ArgumentError(who + ": " + problem);
+  if (count > static_cast<std::size_t>(INT64_MAX) / dtype_size(t))
+    throw ArgumentError(who + ": " + std::to_string(count) + " elements of " + std::string(dtype_name(t)) +
+                        " hold more bytes than a 64-bit size can count (2^63 - 1)");
+  if (count > 0 && (from == nullptr || to == nullptr))
+    throw ArgumentError(who + ": null " + (from == nullptr ? "source" : "destination") + " pointer for " +
+                        std::to_string(count) + " elements");
+}
+
+}  // namespace
+
 void pack_elements(DType t, const void* elements, std::size_t count, void* packed) {
+  check_packing("pack_elements", t, elements, count, packed);
   if (!is_subbyte(t)) {
     std::memcpy(packed, elements, count * dtype_size(t));
     return;
@@ -78,6 +98,7 @@ void pack_elements(DType t, const void* elements, std::size_t count, void* packe
 }
 
 void unpack_elements(DType t, const void* packed, std::size_t count, void* elements) {
+  check_packing("unpack_elements", t, packed, count, elements);
   if (!is_subbyte(t)) {
     std::memcpy(elements, packed, count * dtype_size(t));
     return;

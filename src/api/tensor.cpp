@@ -9,6 +9,7 @@
 #include "croq/tensor.hpp"
 #include "jit/driver.hpp"
 #include "support/checked_int.hpp"
+#include "support/format.hpp"
 
 namespace croq {
 
@@ -35,12 +36,43 @@ std::optional<std::int64_t> detail::tensor_bytes(DType dtype, const Shape& shape
   return n;
 }
 
+std::string detail::dtype_problem(DType dtype) {
+  if (dtype_valid(dtype)) return {};
+  return "dtype value " + std::to_string(static_cast<int>(dtype)) + " is not a croq::DType (0 to " +
+         std::to_string(kDTypeCount - 1) + ")";
+}
+
 std::size_t detail::tensor_bytes_or_throw(DType dtype, const Shape& shape, const std::string& what) {
+  if (std::string problem = dtype_problem(dtype); !problem.empty()) throw ArgumentError(what + ": " + problem);
   std::optional<std::int64_t> n = tensor_bytes(dtype, shape);
   if (!n)
     throw ArgumentError(what + ": " + std::string(dtype_name(dtype)) + " " + shape.str() +
                         " holds more bytes than a 64-bit size can count (2^63 - 1)");
   return static_cast<std::size_t>(*n);
+}
+
+std::string detail::view_problem(const TensorView& view, bool needs_data) {
+  if (std::string problem = dtype_problem(view.dtype); !problem.empty()) return problem;
+  if (view.memory != MemoryKind::host && view.memory != MemoryKind::device)
+    return "memory kind " + std::to_string(static_cast<int>(view.memory)) +
+           " is neither MemoryKind::host nor MemoryKind::device";
+  if (view.memory == MemoryKind::device && view.device < 0)
+    return "device ordinal " + std::to_string(view.device) + " is negative";
+  std::optional<std::int64_t> bytes = tensor_bytes(view.dtype, view.shape);
+  if (!bytes)
+    return std::string(dtype_name(view.dtype)) + " " + view.shape.str() +
+           " holds more bytes than a 64-bit size can count (2^63 - 1)";
+  if (needs_data && view.data == nullptr && *bytes > 0) return "null data pointer";
+  return {};
+}
+
+void detail::check_view(const TensorView& view, const std::string& who, bool needs_data) {
+  if (std::string problem = view_problem(view, needs_data); !problem.empty()) throw ArgumentError(who + ": " + problem);
+}
+
+void Shape::throw_index_out_of_range(std::size_t i) const {
+  throw Error("croq::Shape: index " + std::to_string(i) + " is out of range for " + str() + " (rank " +
+              std::to_string(rank_) + ")");
 }
 
 // Element counts must have int64 values (kernels index with them).
@@ -71,6 +103,7 @@ TensorView TensorView::contiguous(void* data, DType dtype, Shape shape, MemoryKi
   v.memory = memory;
   v.device = device;
   detail::tensor_bytes_or_throw(dtype, shape, "croq::TensorView");
+  detail::check_view(v, "croq::TensorView::contiguous", false);
   // Each stride is then an int64, except past an extent of 0 (an empty
   // tensor, where no stride is ever used): those are 0.
   std::int64_t stride = 1;
@@ -83,27 +116,40 @@ TensorView TensorView::contiguous(void* data, DType dtype, Shape shape, MemoryKi
 }
 
 bool TensorView::is_contiguous() const {
+  // A view without elements addresses no memory: any strides will do (NumPy
+  // and DLPack give 0-size arrays strides that no row-major view has).
+  for (std::size_t extent : shape)
+    if (extent == 0) return true;
   std::int64_t stride = 1;
   for (int i = shape.rank() - 1; i >= 0; --i) {
     const std::size_t extent = shape[static_cast<std::size_t>(i)];
     if (extent != 1 && strides[static_cast<std::size_t>(i)] != stride) return false;
-    // A stride past int64 matches no view; the shape is empty or too large.
+    // A stride past int64 matches no view; the shape is too large.
     support::CheckedInt next = support::checked_mul(stride, static_cast<std::int64_t>(std::min<std::size_t>(extent, INT64_MAX)));
-    if (!next.ok()) return detail::tensor_bytes(dtype, shape) == std::int64_t{0};
+    if (!next.ok()) return false;
     stride = next.value;
   }
   return true;
 }
 
+std::size_t TensorView::bytes() const { return detail::tensor_bytes_or_throw(dtype, shape, "croq::TensorView"); }
+
 std::string TensorView::str() const {
-  std::string out = std::string(dtype_name(dtype)) + " " + shape.str();
-  out += memory == MemoryKind::device ? " (device " + std::to_string(device) + ")" : " (host)";
-  return out;
+  // Names whatever the fields hold: messages about invalid views use it.
+  std::string out = dtype_valid(dtype) ? std::string(dtype_name(dtype))
+                                       : "<dtype " + std::to_string(static_cast<int>(dtype)) + ">";
+  out += " " + shape.str();
+  switch (memory) {
+    case MemoryKind::host: return out + " (host)";
+    case MemoryKind::device: return out + " (device " + std::to_string(device) + ")";
+  }
+  return out + " (memory kind " + std::to_string(static_cast<int>(memory)) + ")";
 }
 
 // ---- element access -------------------------------------------------------
 
 ElementRef ElementRef::operator[](std::size_t i) const {
+  if (view_ == nullptr) throw Error("croq::Tensor: indexing a null view");
   if (dim_ >= view_->shape.rank())
     throw Error("croq::Tensor: too many indices for " + view_->str());
   if (i >= view_->shape[static_cast<std::size_t>(dim_)])
@@ -114,9 +160,13 @@ ElementRef ElementRef::operator[](std::size_t i) const {
 }
 
 void ElementRef::check_complete() const {
+  if (view_ == nullptr) throw Error("croq::Tensor: reading an element of a null view");
   if (dim_ != view_->shape.rank())
     throw Error("croq::Tensor: element access needs " + std::to_string(view_->shape.rank()) +
                 " indices, got " + std::to_string(dim_));
+  detail::check_view(*view_, "croq::Tensor: reading an element of " + view_->str(), true);
+  if (view_->memory != MemoryKind::host)
+    throw Error("croq::Tensor: cannot read device memory on the host; call to_host() first");
 }
 
 namespace {
@@ -192,16 +242,24 @@ struct Tensor::Storage {
   }
 };
 
+Error detail::host_allocation_error(const char* what, DType dtype, const Shape& shape) {
+  std::optional<std::int64_t> bytes = tensor_bytes(dtype, shape);
+  return Error(std::string(what) + ": " + std::string(dtype_name(dtype)) + " " + shape.str() + " needs " +
+               (bytes ? support::group_digits(static_cast<std::uint64_t>(*bytes)) + " bytes" : "more bytes than 2^63 - 1") +
+               " of host memory, which could not be allocated");
+}
+
 Tensor Tensor::empty(DType dtype, Shape shape, MemoryKind memory, int device) {
+  std::size_t bytes = detail::tensor_bytes_or_throw(dtype, shape, "croq::Tensor::empty");
+  detail::check_view(TensorView{nullptr, dtype, shape, {}, memory, device}, "croq::Tensor::empty", false);
   auto storage = std::make_shared<Storage>();
   storage->memory = memory;
   storage->device = device;
-  std::size_t bytes = detail::tensor_bytes_or_throw(dtype, shape, "croq::Tensor::empty");
   std::size_t alloc = bytes == 0 ? 1 : bytes;
   if (memory == MemoryKind::host) {
     // 64-byte alignment keeps vector loads on copies and host kernels happy.
-    storage->data = std::aligned_alloc(64, (alloc + 63) / 64 * 64);
-    if (storage->data == nullptr) throw Error("croq::Tensor: out of host memory (" + std::to_string(bytes) + " bytes)");
+    storage->data = alloc > SIZE_MAX - 63 ? nullptr : std::aligned_alloc(64, (alloc + 63) / 64 * 64);
+    if (storage->data == nullptr) throw detail::host_allocation_error("croq::Tensor::empty", dtype, shape);
   } else {
     jit::make_current(device);
     CUdeviceptr ptr = 0;
@@ -215,6 +273,8 @@ Tensor Tensor::empty(DType dtype, Shape shape, MemoryKind memory, int device) {
 }
 
 Tensor Tensor::copy_of(const TensorView& src, MemoryKind memory, int device) {
+  detail::check_view(src, "croq::Tensor::copy_of: source " + src.str(), true);
+  if (!src.is_contiguous()) throw ArgumentError("croq::Tensor::copy_of: only contiguous tensors can be copied");
   Tensor t = empty(src.dtype, src.shape, memory, device);
   t.copy_from(src);
   return t;
@@ -222,7 +282,11 @@ Tensor Tensor::copy_of(const TensorView& src, MemoryKind memory, int device) {
 
 namespace {
 
+// `a` is the destination, `b` the source.
 void check_same_layout(const TensorView& a, const TensorView& b, const char* what) {
+  const std::string who = std::string("croq::Tensor::") + what;
+  detail::check_view(a, who + ": destination " + a.str(), true);
+  detail::check_view(b, who + ": source " + b.str(), true);
   if (a.dtype != b.dtype || !(a.shape == b.shape))
     throw ArgumentError(std::string("croq::Tensor::") + what + ": " + a.str() + " and " + b.str() +
                         " differ in dtype or shape");

@@ -7,6 +7,8 @@
 #include <mutex>
 #include <optional>
 
+#include "api/entry_point.hpp"
+#include "api/tensor_size.hpp"
 #include "api/tune_compare.hpp"
 #include "api/tune_record.hpp"
 #include "jit/driver.hpp"
@@ -249,15 +251,19 @@ std::size_t fastest(const std::vector<TuneTrial>& trials) {
   return best;
 }
 
-}  // namespace
-
-TuneResult tune(std::string_view source, std::span<const TuneConfig> configs, std::span<const Arg> args,
-                const TuneOptions& options) {
+TuneResult tune_checked(std::string_view source, std::span<const TuneConfig> configs, std::span<const Arg> args,
+                        const TuneOptions& options) {
   if (configs.empty()) throw ArgumentError("croq::tune: the configuration list is empty");
-  for (std::size_t i = 0; i < args.size(); ++i)
-    if (args[i].kind() == Arg::Kind::tensor && args[i].view().data == nullptr && args[i].view().numel() > 0)
+  if (options.device < -1)
+    throw ArgumentError("croq::TuneOptions::device " + std::to_string(options.device) +
+                        " is neither -1 (the arguments' or current device) nor a device ordinal");
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i].kind() != Arg::Kind::tensor) continue;
+    detail::check_view(args[i].view(), "croq::tune: argument " + std::to_string(i + 1), false);
+    if (args[i].view().data == nullptr && args[i].view().numel() > 0)
       throw ArgumentError("croq::tune: argument " + std::to_string(i + 1) +
                           " has no data; tuning runs the kernel on the real arguments");
+  }
   const int device = device_of(args, options.device);
   std::string no_gpu;
   const bool gpu = cuda_available(&no_gpu) && device < jit::device_count();
@@ -329,6 +335,13 @@ TuneResult tune(std::string_view source, std::span<const TuneConfig> configs, st
   }
   store.store(detail::TuneRecord{result.key, input, best, result.trials[best].median_ms});
   return result;
+}
+
+}  // namespace
+
+TuneResult tune(std::string_view source, std::span<const TuneConfig> configs, std::span<const Arg> args,
+                const TuneOptions& options) {
+  return detail::entry_point("croq::tune", [&] { return tune_checked(source, configs, args, options); });
 }
 
 }  // namespace croq

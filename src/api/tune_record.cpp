@@ -8,6 +8,7 @@
 #include "jit/cache_metadata.hpp"
 #include "support/hash.hpp"
 #include "support/log.hpp"
+#include "support/utf8.hpp"
 
 namespace croq::detail {
 namespace {
@@ -75,7 +76,7 @@ std::string record_to_json(const TuneRecord& r) {
   j["chosen"] = r.chosen;
   j["chosen_config"] = r.chosen < r.input.configs.size() ? r.input.configs[r.chosen] : std::string();
   j["median_ms"] = r.median_ms;
-  return j.dump(2) + "\n";
+  return support::json_text(j, 2) + "\n";
 }
 
 std::optional<TuneRecord> record_from_json(const std::string& text, const std::string& key,

@@ -18,6 +18,7 @@
 #include "croq/options.hpp"
 #include "frontend/frontend.hpp"
 #include "sema/sema.hpp"
+#include "support/utf8.hpp"
 
 namespace {
 
@@ -105,7 +106,7 @@ int run_check(const std::vector<std::string>& args) {
       nlohmann::json out = nlohmann::json::parse(croq::CompileError(warnings, source, options.source_name).to_json());
       out["functions"] = nlohmann::json::array();
       for (const auto& f : program->functions) out["functions"].push_back(f.name);
-      std::cout << out.dump(2) << "\n";
+      std::cout << croq::support::json_text(out, 2) << "\n";
     } else {
       std::cerr << croq::render_diagnostics(warnings, source, options.source_name);
       std::cout << options.source_name << ": ok (" << program->functions.size() << " __co__ function"
@@ -116,7 +117,7 @@ int run_check(const std::vector<std::string>& args) {
     }
     return kExitOk;
   } catch (const croq::CompileError& e) {
-    if (json) std::cout << nlohmann::json::parse(e.to_json()).dump(2) << "\n";
+    if (json) std::cout << e.to_json() << "\n";
     else std::cerr << e.what();
     return kExitErrors;
   }

@@ -45,6 +45,56 @@ TEST(CompileError, JsonCarriesEveryField) {
   EXPECT_EQ(d["hint"], "h");
 }
 
+// The excerpt window and the message are cut by bytes; a cut never splits a
+// character (the text then was invalid UTF-8: Python crashed building a str
+// from it, and to_json threw nlohmann's type_error 316).
+TEST(CompileError, CutsKeepWholeCharacters) {
+  const std::string han = "\xE6\xBC\xA2";  // 3 bytes
+  std::string comment;
+  for (int i = 0; i < 200; ++i) comment += han;
+  // 18 bytes before the comment: the window's 160th byte is inside a character.
+  const std::string line = "  y = nothing; // " + comment;
+  CompileError e({Diagnostic{Severity::error, "unknown name `nothing`", 1, 7, 7}}, line + "\n", "k.co");
+  std::string kept;
+  for (int i = 0; i < 47; ++i) kept += han;  // (160 - 18) / 3 whole characters
+  EXPECT_EQ(std::string(e.what()), "k.co:1:7: error: unknown name `nothing`\n"
+                                   "      y = nothing; // " + kept + "...\n"
+                                   "          ^~~~~~~\n");
+  std::string accents;
+  for (int i = 0; i < 1500; ++i) accents += "\xC3\xA9";
+  CompileError cut({Diagnostic{Severity::error, "#error: x" + accents, 1, 1, 1}}, "", "k.co");
+  std::string message = "#error: x";
+  for (int i = 0; i < 945; ++i) message += "\xC3\xA9";
+  message += "... (1,110 more bytes)";
+  EXPECT_EQ(cut.diagnostics()[0].message, message);
+  EXPECT_EQ(nlohmann::json::parse(cut.to_json())["diagnostics"][0]["message"], message);
+  // A quoted span is cut on a character boundary too.
+  std::string quoted = "x`";
+  for (int i = 0; i < 100; ++i) quoted += "\xC3\xA9";
+  CompileError span({Diagnostic{Severity::error, quoted + "`", 0, 0, 1}}, "", "k.co");
+  std::string shown = "x`";
+  for (int i = 0; i < 50; ++i) shown += "\xC3\xA9";
+  EXPECT_EQ(span.diagnostics()[0].message, shown + "...`");
+}
+
+// Bytes that are not UTF-8 (a Latin-1 source, a file name) become U+FFFD
+// in what(), the diagnostics and the JSON.
+TEST(CompileError, InvalidUtf8BecomesTheReplacementCharacter) {
+  const std::string fffd = "\xEF\xBF\xBD";
+  CompileError e({Diagnostic{Severity::error, "bad `caf\xE9`", 1, 5, 1, "h\xFF", "", {"n\xC3"}}}, "caf\xE9 x\n",
+                 "f\xFF.co");
+  EXPECT_EQ(std::string(e.what()), "f" + fffd + ".co:1:5: error: bad `caf" + fffd + "`\n"
+                                   "    caf" + fffd + " x\n"
+                                   "        ^\n"
+                                   "  note: n" + fffd + "\n"
+                                   "  hint: h" + fffd + "\n");
+  const nlohmann::json j = nlohmann::json::parse(e.to_json());
+  EXPECT_EQ(j["source"], "f" + fffd + ".co");
+  EXPECT_EQ(j["diagnostics"][0]["message"], "bad `caf" + fffd + "`");
+  EXPECT_EQ(j["diagnostics"][0]["hint"], "h" + fffd);
+  EXPECT_EQ(j["diagnostics"][0]["notes"][0], "n" + fffd);
+}
+
 TEST(CompileError, LongSourceLinesShowAWindowAroundTheCaret) {
   std::string src = std::string(1000, 'a') + " bad " + std::string(1000, 'b') + "\n";
   CompileError e({Diagnostic{Severity::error, "here", 1, 1002, 3, ""}}, src, "x");

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "cli/npy.hpp"
 #include "common/process.hpp"
@@ -122,6 +123,28 @@ TEST(CroqRun, WithoutGpuExplainsAndFails) {
   EXPECT_EQ(no_input.exit_code, 2);
   EXPECT_NE(no_input.err.find("no input for parameter 'lhs'; give --arg lhs=FILE.npy or --random SEED"),
             std::string::npos) << no_input.err;
+}
+
+// A source with bytes that are not UTF-8, and a message long enough to be
+// cut inside a character: `croq check --json` still prints JSON (it printed
+// nothing and aborted on nlohmann's type_error 316), with U+FFFD for them.
+TEST(CroqCheck, JsonOfTextThatIsNotUtf8) {
+  TempDir dir;
+  const std::string source_path = (dir.path() / "latin1.co").string();
+  std::string text = "#error caf\xE9 ";
+  for (int i = 0; i < 1500; ++i) text += "\xC3\xA9";
+  std::ofstream(source_path) << text << "\n";
+  auto r = run_process({kCroq, "check", "--json", source_path}, {}, dir.path());
+  EXPECT_EQ(r.exit_code, 1);
+  const nlohmann::json j = nlohmann::json::parse(r.out);  // throws (fails the test) when it is not JSON
+  ASSERT_EQ(j["diagnostics"].size(), 1u) << r.out;
+  std::string expected = "#error: caf\xEF\xBF\xBD ";
+  for (int i = 0; i < 942; ++i) expected += "\xC3\xA9";
+  expected += "... (1,116 more bytes)";
+  EXPECT_EQ(j["diagnostics"][0]["message"], expected);
+  auto human = run_process({kCroq, "check", source_path}, {}, dir.path());
+  EXPECT_EQ(human.exit_code, 1);
+  EXPECT_EQ(human.err.rfind(source_path + ":1:2: error: #error: caf\xEF\xBF\xBD \xC3\xA9", 0), 0u) << human.err;
 }
 
 }  // namespace

@@ -3,11 +3,13 @@
 
 #include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "croq/error.hpp"
 #include "jit/jit_compiler.hpp"
 #include "jit/nvrtc_compiler.hpp"
+#include "support/utf8.hpp"
 
 namespace croq::jit {
 namespace {
@@ -118,6 +120,27 @@ TEST(Arch, ComputeCapabilityMapping) {
   EXPECT_EQ(arch_for_compute_capability(8, 0), "sm_80");
   EXPECT_EQ(arch_for_compute_capability(8, 9), "sm_89");
   EXPECT_EQ(resolve_arch("sm_80"), "sm_80");
+}
+
+// NVRTC's log quotes the CUDA text as it is: Latin-1 bytes there reach the
+// diagnostics, which come out as valid UTF-8 (U+FFFD for them) in what(),
+// to_json() and each message, and a long line is cut between characters.
+TEST(Nvrtc, LogTextThatIsNotUtf8IsRepaired) {
+  std::string accents;
+  for (int i = 0; i < 200; ++i) accents += "\xC3\xA9";
+  const std::string src = "#error caf\xE9 " + accents + "\n" + kSaxpy;
+  try {
+    nvrtc_compile(src, "latin1\xFF.cu", "saxpy", {"sm_90a", false, {}});
+    FAIL() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    const std::string what = e.what();
+    EXPECT_TRUE(support::is_valid_utf8(what)) << what;
+    EXPECT_NE(what.find("caf\xEF\xBF\xBD \xC3\xA9"), std::string::npos) << what;
+    ASSERT_FALSE(e.diagnostics().empty());
+    for (const Diagnostic& d : e.diagnostics()) EXPECT_TRUE(support::is_valid_utf8(d.message)) << d.message;
+    const nlohmann::json j = nlohmann::json::parse(e.to_json());
+    EXPECT_EQ(j["source"], "latin1\xEF\xBF\xBD.cu");
+  }
 }
 
 }  // namespace

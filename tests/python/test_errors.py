@@ -91,9 +91,9 @@ def test_read_only_arrays_may_not_be_written(np):
 def test_keywords(np):
     add = croqjit.compile(ADD)
     a = np.zeros((2, 2), np.float32)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'lhs'"):
+    with pytest.raises(croqjit.ArgumentError, match="unexpected keyword argument 'lhs'"):
         add(a, lhs=a)
-    with pytest.raises(TypeError, match="stream: expected None, an int handle"):
+    with pytest.raises(croqjit.ArgumentError, match="stream: expected None, an int handle"):
         add(a, a, stream="default")
 
 

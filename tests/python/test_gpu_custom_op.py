@@ -74,7 +74,7 @@ def test_undeclared_writes_are_refused(torch):
     x = torch.randn(8, device="cuda")
     with pytest.raises(croqjit.ArgumentError, match=r"writes y, which mutates_args does not declare"):
         op(x, torch.empty_like(x), 1.0)
-    with pytest.raises(ValueError, match="not a parameter"):
+    with pytest.raises(croqjit.ArgumentError, match="not a parameter"):
         croqjit.torch.custom_op(op_name("bad"), croqjit.compile(SCALE), mutates_args=("z",))
-    with pytest.raises(ValueError, match="scalar parameter"):
+    with pytest.raises(croqjit.ArgumentError, match="scalar parameter"):
         croqjit.torch.custom_op(op_name("bad"), croqjit.compile(SCALE), mutates_args=("factor",))
