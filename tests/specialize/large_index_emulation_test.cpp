@@ -53,6 +53,7 @@ const char* kHarness = R"(#include "shim.hpp"
 #include <thread>
 #include <vector>
 #include "kernel.cu"
+#include "common/test_seed.hpp"
 int main(int argc, char** argv) {
   const long long n = std::atoll(argv[1]), valid = std::atoll(argv[2]);
   gridDim.x = std::atoll(argv[3]);
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
     return static_cast<unsigned char*>(p);
   };
   unsigned char *a = map(), *b = map(), *out = map();
-  std::mt19937 rng(std::random_device{}());
+  std::mt19937 rng(croq::test::next_seed());
   const long long region = 1 << 20;
   for (long long from : {0LL, n - region})
     for (long long i = from; i < from + region; ++i) { a[i] = rng(); b[i] = rng(); out[i] = 0xa5; }
