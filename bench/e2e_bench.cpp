@@ -1,8 +1,9 @@
-// End-to-end benchmark of croq::Kernel: f32 add bandwidth on 2^28 elements,
-// hot k(args) overhead with device tensors against raw cuLaunchKernel of the
-// same cubin, and cold compile (parse -> cubin) of the tutorial DMA matmul.
-// bench/reference.py measures torch.add and Triton's compile in the same
-// device run; scripts/gpu-check.sh prints the ratios.
+// End-to-end benchmark of croq::Kernel, the C++-only figures: hot k(args)
+// overhead with device tensors against raw cuLaunchKernel of the same cubin
+// (budget: at most 1.25x; over it the exit status is 1), and cold compile
+// (parse -> cubin) of the tutorial DMA matmul. bench/reference.py measures
+// Triton's compile in the same device run and bench/compare.py the ratio.
+// Kernel bandwidth against torch is the harness's (bench/harness/bench_add.py).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -28,11 +29,9 @@ namespace {
 
 using croq::bench::median;
 
-const char* kAdd = R"(__co__ void add(f32 [N] a, f32 [N] b, f32 [N] c) {
-  parallel i by N
-    c.at(i) = a.at(i) + b.at(i);
-}
-)";
+// The hot call of a Kernel with device tensors may cost at most this much
+// more host time than cuLaunchKernel of the same function.
+constexpr double kCallOverRawBudget = 1.25;
 
 // The tutorial's DMA matmul with symbolic sizes, so each M is a new signature.
 const char* kMatmul = R"(__co__ s32 [M, 256] matmul(s32 [M, 256] lhs, s32 [256, 256] rhs) {
@@ -57,6 +56,21 @@ const char* kScaleSource = R"(__co__ void scale(f32 [N] x, f32 [N] y) {
 }
 )";
 
+// Why `got` is not lhs [M, 256] x rhs [256, 256] (exact, in s32); empty when it is.
+std::string wrong_product(const spandata<s32>& lhs, const spandata<s32>& rhs, const Tensor& got) {
+  const std::size_t m = lhs.shape()[0];
+  const auto* out = static_cast<const std::int32_t*>(got.data());
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < 256; ++j) {
+      std::int64_t want = 0;
+      for (std::size_t x = 0; x < 256; ++x) want += std::int64_t(lhs.data()[i * 256 + x]) * rhs.data()[x * 256 + j];
+      if (out[i * 256 + j] != want)
+        return "element [" + std::to_string(i) + ", " + std::to_string(j) + "] is " + std::to_string(out[i * 256 + j]) +
+               ", expected " + std::to_string(want);
+    }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -79,8 +93,8 @@ int main(int argc, char** argv) {
       }
       std::size_t m = 16 * (round + 1) + 1024;
       auto lhs = make_spandata<s32>(m, 256), rhs = make_spandata<s32>(256, 256);
-      lhs.fill_random(-3, 3);
-      rhs.fill_random(-3, 3);
+      lhs.fill_random(-3, 3, 2026 + round);
+      rhs.fill_random(-3, 3, 3026 + round);
       Tensor dl = Tensor::copy_of(lhs.view()), dr = Tensor::copy_of(rhs.view());
       jit::driver().cuCtxSynchronize();
       auto t = Clock::now();
@@ -88,6 +102,11 @@ int main(int argc, char** argv) {
       Tensor res = fresh(dl, dr);
       jit::driver().cuCtxSynchronize();
       ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count());
+      // What was timed computed the product (every element, after the timing).
+      if (std::string wrong = wrong_product(lhs, rhs, res.to_host()); !wrong.empty()) {
+        std::fprintf(stderr, "e2e_bench: cold-compiled DMA matmul, M = %zu: %s\n", m, wrong.c_str());
+        return 1;
+      }
     }
     if (!ms.empty()) {
       out["cold_compile_first_ms"] = ms.front();
@@ -103,36 +122,6 @@ int main(int argc, char** argv) {
     return 0;
   }
   jit::make_current(0);
-
-  // f32 add, 2^28 elements: 3 x 1 GiB of traffic per call.
-  {
-    const std::size_t n = std::size_t{1} << 28;
-    Kernel add = compile(kAdd);
-    Tensor a = Tensor::empty(DType::f32, Shape{n}), b = Tensor::empty(DType::f32, Shape{n}),
-           c = Tensor::empty(DType::f32, Shape{n});
-    CROQ_CU(cuMemsetD32, reinterpret_cast<CUdeviceptr>(a.data()), 0x3f800000u, n);
-    CROQ_CU(cuMemsetD32, reinterpret_cast<CUdeviceptr>(b.data()), 0x40000000u, n);
-    add(a, b, c);  // compile + warm up
-    CUevent start, stop;
-    CROQ_CU(cuEventCreate, &start, 0);
-    CROQ_CU(cuEventCreate, &stop, 0);
-    std::vector<double> ms;
-    for (int r = 0; r < 30; ++r) {
-      CROQ_CU(cuEventRecord, start, nullptr);
-      add(a, b, c);
-      CROQ_CU(cuEventRecord, stop, nullptr);
-      CROQ_CU(cuEventSynchronize, stop);
-      float e = 0;
-      CROQ_CU(cuEventElapsedTime, &e, start, stop);
-      ms.push_back(e);
-    }
-    float probe = 0;
-    CROQ_CU(cuMemcpyDtoH, &probe, reinterpret_cast<CUdeviceptr>(c.data()) + 4 * (n - 1), 4);
-    if (probe != 3.0f) { std::fprintf(stderr, "add produced %f, expected 3\n", probe); return 1; }
-    double t = median(ms);
-    out["add_f32_2p28_ms"] = t;
-    out["add_f32_2p28_tbps"] = 3.0 * 4.0 * n / (t * 1e-3) / 1e12;
-  }
 
   // Hot path: k(x, y) with device tensors vs raw cuLaunchKernel of the same function.
   {
@@ -165,14 +154,15 @@ int main(int argc, char** argv) {
   }
 
   std::printf("libcroqjit end-to-end benchmark on %s\n", jit::device_info(0).name.c_str());
-  std::printf("  f32 add, 2^28 elements          : %.3f ms, %.2f TB/s\n", out["add_f32_2p28_ms"].get<double>(),
-              out["add_f32_2p28_tbps"].get<double>());
   std::printf("  raw cuLaunchKernel (median)     : %.3f us\n", out["raw_launch_us"].get<double>());
-  std::printf("  k(x, y) device tensors (median) : %.3f us  (%.3fx raw, goal <= 1.25x)\n",
-              out["kernel_call_us"].get<double>(), out["kernel_call_over_raw"].get<double>());
+  const bool within = out["kernel_call_over_raw"].get<double>() <= kCallOverRawBudget;
+  out["within_budget"] = within;
+  std::printf("  k(x, y) device tensors (median) : %.3f us  (%.3fx raw, budget <= %.2fx: %s)\n",
+              out["kernel_call_us"].get<double>(), out["kernel_call_over_raw"].get<double>(), kCallOverRawBudget,
+              within ? "within" : "OVER");
   if (out.contains("cold_compile_median_ms"))
     std::printf("  cold compile DMA matmul         : first %.1f ms, median %.1f ms (compile + first call)\n",
                 out["cold_compile_first_ms"].get<double>(), out["cold_compile_median_ms"].get<double>());
   if (!json_path.empty()) std::ofstream(json_path) << croq::support::json_text(out, 2) << "\n";
-  return 0;
+  return within ? 0 : 1;
 }

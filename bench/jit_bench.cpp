@@ -1,6 +1,7 @@
 // jit-layer benchmark: hot launch overhead against raw cuLaunchKernel (same
 // run, same kernel, same module), memory-hit and disk-hit lookup times, and
-// cold NVRTC compile time. Prints a table and, with --json FILE, the figures.
+// cold NVRTC compile time. Prints a table and, with --json FILE, the figures;
+// exit status 1 when the launch overhead is over its budget (1.25x raw).
 //
 // Launch overhead is host time per enqueue, measured over batches of 1000
 // launches of a tiny 4-argument kernel with a synchronize after each batch
@@ -29,6 +30,9 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 using croq::bench::median;
+
+// A jit launch may cost at most this much more host time than cuLaunchKernel.
+constexpr double kJitOverRawBudget = 1.25;
 
 double us_since(Clock::time_point t) { return std::chrono::duration<double, std::micro>(Clock::now() - t).count(); }
 
@@ -130,14 +134,18 @@ int main(int argc, char** argv) {
   std::printf("  cold NVRTC compile, median           : %8.1f ms\n", out["cold_nvrtc_median_ms"].get<double>());
   std::printf("  memory-hit lookup (median)           : %8.2f us\n", out["memory_hit_us"].get<double>());
   std::printf("  disk-hit lookup (median)             : %8.1f us\n", out["disk_hit_us"].get<double>());
+  bool within = true;
   if (out.contains("jit_over_raw")) {
     std::printf("  device                               : %s\n", out["device"].get<std::string>().c_str());
     std::printf("  raw cuLaunchKernel enqueue (median)  : %8.3f us\n", out["raw_launch_us"].get<double>());
     std::printf("  jit launch enqueue (median)          : %8.3f us\n", out["jit_launch_us"].get<double>());
-    std::printf("  jit / raw                            : %8.3fx (goal <= 1.25x)\n", out["jit_over_raw"].get<double>());
+    within = out["jit_over_raw"].get<double>() <= kJitOverRawBudget;
+    std::printf("  jit / raw                            : %8.3fx (budget <= %.2fx: %s)\n",
+                out["jit_over_raw"].get<double>(), kJitOverRawBudget, within ? "within" : "OVER");
   } else {
     std::printf("  launch overhead                      : %s\n", out["launch"].get<std::string>().c_str());
   }
+  out["within_budget"] = within;
   if (!json_path.empty()) std::ofstream(json_path) << croq::support::json_text(out, 2) << "\n";
-  return 0;
+  return within ? 0 : 1;
 }

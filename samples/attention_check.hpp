@@ -13,6 +13,8 @@
 
 #include <croq/croq.hpp>
 
+#include "gemm_check.hpp"
+
 namespace attention {
 
 struct Shape {
@@ -53,23 +55,8 @@ Check check(const croq::spandata<T>& q, const croq::spandata<T>& k, const croq::
           got.push_back(at(o, s.queries, b, h, i, c, s.heads));
         }
       }
-  double norm = 0, err = 0;
-  for (double r : ref) norm += r * r;
-  const double rms = std::sqrt(norm / double(ref.size()));
-  Check check;
-  for (std::size_t e = 0; e < ref.size(); ++e) {
-    const double diff = got[e] - ref[e];
-    err += diff * diff;
-    double ratio = std::abs(diff) / (0.05 * rms + 1e-2 * std::abs(ref[e]));
-    if (!std::isfinite(ratio)) ratio = INFINITY;
-    if (ratio > check.worst_ratio || e == 0) {
-      check.worst_ratio = ratio;
-      check.worst_got = got[e];
-      check.worst_want = ref[e];
-    }
-  }
-  check.relative_error = std::isfinite(err) ? std::sqrt(err / norm) : INFINITY;
-  return check;
+  const GemmCheck c = compare_with_reference(got, ref, static_cast<std::size_t>(d));
+  return Check{c.relative_error, c.worst_ratio, c.worst_got, c.worst_want};
 }
 
 }  // namespace attention

@@ -35,6 +35,31 @@ struct GemmCheck {
   bool passed() const { return relative_error <= 1e-2 && worst_ratio <= 1; }
 };
 
+// Checks `got` against `ref` (both [rows, cols] row-major, in double).
+inline GemmCheck compare_with_reference(const std::vector<double>& got, const std::vector<double>& ref,
+                                        std::size_t cols) {
+  double norm = 0;
+  for (double r : ref) norm += r * r;
+  const double rms = std::sqrt(norm / double(ref.size()));
+  GemmCheck check;
+  double err = 0;
+  for (std::size_t e = 0; e < ref.size(); ++e) {
+    const double d = got[e] - ref[e];
+    err += d * d;
+    double ratio = std::abs(d) / (0.05 * rms + 1e-2 * std::abs(ref[e]));
+    if (!std::isfinite(ratio)) ratio = INFINITY;
+    if (ratio > check.worst_ratio || e == 0) {
+      check.worst_ratio = ratio;
+      check.worst_row = e / cols;
+      check.worst_col = e % cols;
+      check.worst_got = got[e];
+      check.worst_want = ref[e];
+    }
+  }
+  check.relative_error = std::isfinite(err) ? std::sqrt(err / norm) : INFINITY;
+  return check;
+}
+
 // Checks host tensors out [M, N] against lhs [M, K] * rhs [N, K]^T in double.
 template <typename In, typename Out>
 GemmCheck check_gemm(const croq::spandata<In>& lhs, const croq::spandata<In>& rhs, const croq::spandata<Out>& out) {
@@ -46,7 +71,6 @@ GemmCheck check_gemm(const croq::spandata<In>& lhs, const croq::spandata<In>& rh
   };
   const std::vector<double> a = widen(lhs), b = widen(rhs), c = widen(out);
   std::vector<double> ref(m * n);
-  double norm = 0;
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t j = 0; j < n; ++j) {
       const double* a_row = &a[i * k];
@@ -54,26 +78,8 @@ GemmCheck check_gemm(const croq::spandata<In>& lhs, const croq::spandata<In>& rh
       double r = 0;
       for (std::size_t x = 0; x < k; ++x) r += a_row[x] * b_row[x];
       ref[i * n + j] = r;
-      norm += r * r;
     }
-  const double rms = std::sqrt(norm / double(m * n));
-  GemmCheck check;
-  double err = 0;
-  for (std::size_t e = 0; e < m * n; ++e) {
-    const double d = c[e] - ref[e];
-    err += d * d;
-    double ratio = std::abs(d) / (0.05 * rms + 1e-2 * std::abs(ref[e]));
-    if (!std::isfinite(ratio)) ratio = INFINITY;
-    if (ratio > check.worst_ratio || e == 0) {
-      check.worst_ratio = ratio;
-      check.worst_row = e / n;
-      check.worst_col = e % n;
-      check.worst_got = c[e];
-      check.worst_want = ref[e];
-    }
-  }
-  check.relative_error = std::isfinite(err) ? std::sqrt(err / norm) : INFINITY;
-  return check;
+  return compare_with_reference(c, ref, n);
 }
 
 // One line for logs and failures.

@@ -11,16 +11,23 @@
 // The README GEMM's output tile, as the #defines below set it.
 inline constexpr long kReadmeGemmTileM = 64, kReadmeGemmTileN = 128;
 
-// Empty with `error` set when the file cannot be read or has no such block.
-inline std::string upstream_readme_gemm_source(const std::string& path, std::string& error) {
+// The whole text of a file; false with `error` set when it cannot be read.
+inline bool read_text_file(const std::string& path, std::string& text, std::string& error) {
   std::ifstream in(path);
   if (!in) {
     error = "cannot read " + path;
-    return "";
+    return false;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string readme = text.str();
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  text = buffer.str();
+  return true;
+}
+
+// Empty with `error` set when the file cannot be read or has no such block.
+inline std::string upstream_readme_gemm_source(const std::string& path, std::string& error) {
+  std::string readme;
+  if (!read_text_file(path, readme, error)) return "";
   std::string code;
   for (std::size_t open = readme.find("```"); open != std::string::npos && code.empty();) {
     const std::size_t body = readme.find('\n', open);

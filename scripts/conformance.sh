@@ -8,14 +8,19 @@
 # that decides a file's verdict passes its target (-arch=sm_XY) and defines
 # (-DNAME=V) on to `croq check`.
 #
-#   scripts/conformance.sh CROQTILE [--croq PATH] [--out DIR] [--audit TABLE]
+#   scripts/conformance.sh CROQTILE [--croq PATH] [--out DIR] [--audit TABLE] [--timeout SECONDS]
 #
 # CROQTILE is a Croqtile checkout or a bare git directory (its HEAD is read).
 # Prints one line per folder (accepted of expected-accepted, rejected of
-# expected-rejected) and writes the disagreeing files, with croq's first
-# diagnostic, to DIR/false-rejects.txt and DIR/false-accepts.txt (default
+# expected-rejected, and the files on which `croq check` crashed or timed
+# out) and writes the disagreeing files, with croq's first diagnostic, to
+# DIR/false-rejects.txt and DIR/false-accepts.txt (default
 # ./conformance-out), and each expected-rejected file with croq's errors
-# (LINE:RULE, `syntax` for a parse error) to DIR/rejected.tsv.
+# (LINE:RULE, `syntax` for a parse error) to DIR/rejected.tsv. `croq check`
+# exits 0 (accepted) or 1 (rejected); any other end (a signal, another exit
+# status, or running past --timeout, default 20 s) is a crash or a timeout:
+# its own class, never counted as a rejection, listed in DIR/crashes.txt,
+# and the exit status is then 1.
 # With an audit table (--audit TABLE, default tests/conformance/rejects.tsv
 # when it exists: one row per error upstream reports, `file line rule note`),
 # it also counts the rejected files whose every recorded error croq reports
@@ -30,11 +35,13 @@ croq=$root/build/croq
 out=$PWD/conformance-out
 audit=$root/tests/conformance/rejects.tsv
 [ -f "$audit" ] || audit=
+limit=20
 while [ $# -gt 0 ]; do
   case $1 in
     --croq) croq=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --audit) audit=$2; shift 2 ;;
+    --timeout) limit=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -53,12 +60,13 @@ mkdir -p "$out"
 : > "$out/false-accepts.txt"
 : > "$out/rejected.tsv"
 : > "$out/construct-mismatches.txt"
+: > "$out/crashes.txt"
 
-declare -A want_accept got_accept want_reject got_reject
+declare -A want_accept got_accept want_reject got_reject crashed
 parse_only=0
 folders=(parse check infer gpu cpu)
 for folder in "${folders[@]}"; do
-  want_accept[$folder]=0 got_accept[$folder]=0 want_reject[$folder]=0 got_reject[$folder]=0
+  want_accept[$folder]=0 got_accept[$folder]=0 want_reject[$folder]=0 got_reject[$folder]=0 crashed[$folder]=0
 done
 
 while IFS= read -r path; do
@@ -94,8 +102,23 @@ while IFS= read -r path; do
                   sed -E 's/^[[:space:]]*-D[[:space:]]*//' || true); do
     mode+=(-D "$define")
   done
-  if report=$(timeout 20 "$croq" check "${mode[@]}" "$file" 2>&1 > /dev/null); then verdict=accept; else verdict=reject; fi
+  rc=0
+  report=$(timeout --kill-after=5 "$limit" "$croq" check "${mode[@]}" "$file" 2>&1 > /dev/null) || rc=$?
+  case $rc in
+    0) verdict=accept ;;
+    1) verdict=reject ;;
+    124|137) verdict=timeout ;;
+    *) verdict=crash ;;
+  esac
   first=$(grep -m1 -E 'error|fatal|timed out' <<< "$report" || true)
+  if [ "$verdict" = timeout ] || [ "$verdict" = crash ]; then
+    # Neither an acceptance nor a rejection: a bug of croq check.
+    crashed[$folder]=$((crashed[$folder] + 1))
+    why="exit $rc"
+    [ "$verdict" = timeout ] && why="timed out after ${limit}s"
+    [ $rc -gt 128 ] && [ "$verdict" = crash ] && why="signal $((rc - 128))"
+    printf '%s\t%s\t%s\t%s\n' "$path" "$verdict" "$why" "$(head -c 300 <<< "$report" | tr '\n\t' '  ')" >> "$out/crashes.txt"
+  fi
   # Each error as LINE:RULE; a parse error has no rule: `syntax`.
   errors=$(grep -E "^$file:[0-9]+:[0-9]+: error: " <<< "$report" |
            sed -E "s|^$file:([0-9]+):[0-9]+: error: .*\[([a-z0-9-]+)\]\$|\1:\2|; s|^$file:([0-9]+):[0-9]+: error: .*|\1:syntax|" |
@@ -104,27 +127,32 @@ while IFS= read -r path; do
   if [ "$expect" = accept ]; then
     want_accept[$folder]=$((want_accept[$folder] + 1))
     if [ "$verdict" = accept ]; then got_accept[$folder]=$((got_accept[$folder] + 1))
-    else printf '%s\t%s\n' "$path" "${first#"$work/"}" >> "$out/false-rejects.txt"; fi
+    elif [ "$verdict" = reject ]; then printf '%s\t%s\n' "$path" "${first#"$work/"}" >> "$out/false-rejects.txt"; fi
   else
     want_reject[$folder]=$((want_reject[$folder] + 1))
     if [ "$verdict" = reject ]; then got_reject[$folder]=$((got_reject[$folder] + 1))
-    else printf '%s\n' "$path" >> "$out/false-accepts.txt"; fi
+    elif [ "$verdict" = accept ]; then printf '%s\n' "$path" >> "$out/false-accepts.txt"; fi
   fi
 done < <(git --git-dir="$git_dir" ls-tree -r --name-only HEAD tests | grep -E "^tests/($(IFS='|'; echo "${folders[*]}"))/.*\.co$")
 
 printf 'Croqtile %s: `croq check` against the expectations of its tests\n' "$revision"
-printf '%-8s %22s %22s\n' folder "accepted / should be" "rejected / should be"
-ta=0 tA=0 tr=0 tR=0
+printf '%-8s %22s %22s %18s\n' folder "accepted / should be" "rejected / should be" "crashed or timed out"
+ta=0 tA=0 tr=0 tR=0 tc=0
 for folder in "${folders[@]}"; do
-  printf '%-8s %14d / %-5d %14d / %-5d\n' "$folder" "${got_accept[$folder]}" "${want_accept[$folder]}" \
-    "${got_reject[$folder]}" "${want_reject[$folder]}"
+  printf '%-8s %14d / %-5d %14d / %-5d %18d\n' "$folder" "${got_accept[$folder]}" "${want_accept[$folder]}" \
+    "${got_reject[$folder]}" "${want_reject[$folder]}" "${crashed[$folder]}"
   ta=$((ta + got_accept[$folder])) tA=$((tA + want_accept[$folder]))
-  tr=$((tr + got_reject[$folder])) tR=$((tR + want_reject[$folder]))
+  tr=$((tr + got_reject[$folder])) tR=$((tR + want_reject[$folder])) tc=$((tc + crashed[$folder]))
 done
-printf '%-8s %14d / %-5d %14d / %-5d\n' total "$ta" "$tA" "$tr" "$tR"
+printf '%-8s %14d / %-5d %14d / %-5d %18d\n' total "$ta" "$tA" "$tr" "$tR" "$tc"
 echo "$parse_only files are only parsed upstream (RUN -e): checked with --syntax-only"
 echo "disagreements: $out/false-rejects.txt, $out/false-accepts.txt"
-[ -n "$audit" ] || exit 0
+status=0
+if [ "$tc" -gt 0 ]; then
+  echo "croq check crashed or timed out on $tc file(s) (not counted as rejections): $out/crashes.txt"
+  status=1
+fi
+[ -n "$audit" ] || exit $status
 
 # The audit: a file agrees when croq reports each of its recorded errors
 # (LINE:RULE) among its own; a `not-rejected` row never agrees.
@@ -143,3 +171,4 @@ awk -F'\t' -v mismatches="$out/construct-mismatches.txt" '
         printf "  the first recorded error: %d / %d files; recorded errors reported: %d / %d\n", first_ok, files, rows_ok, rows_total
         print "mismatches: " mismatches }
 ' "$audit" "$out/rejected.tsv"
+exit $status

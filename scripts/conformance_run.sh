@@ -9,17 +9,28 @@
 #   scripts/conformance_run.sh CROQTILE [--out DIR] [--build DIR] [--timeout SECONDS] [--jobs N] [--only REGEX]
 #
 # CROQTILE is a Croqtile checkout or a bare git directory (its HEAD is read).
-# Prints one line per program and the totals:
-#   ran-ok          the output matched (or, without CHECK lines, it exited 0)
-#   wrong-output    it ran and the output did not match
+# Prints one line per program and the totals. A program that can run here:
+#   ran-ok          it exited 0 and its output matched its CHECK lines
+#   ran-unchecked   it exited 0 but has no CHECK lines: the pass rests on the
+#                   exit status alone (these are listed after the totals)
+#   wrong-output    its output did not match its CHECK lines
+#   exit-error      its output matched (or it has no CHECK lines) but it
+#                   exited non-zero without crashing
+#   crashed         it died on a signal, or croq stopped it on an argument or
+#                   CUDA error (exit 4, 5, 6), matched output or not
+#   timeout         it ran past --timeout (matched output or not)
 #   compile-error   croq rejected a __co__ function (its first diagnostic follows)
 #   build-error     g++ could not build the program (its first error follows)
-#   crashed         it died (signal, timeout, or a failing exit before matching)
+# and, reported apart and not counted among the runnable programs:
+#   skipped-codegen its RUN (and RUN-COCR) lines check generated code, not a
+#                   program's output (e.g. cpu/end2end/add.co): it cannot run
 #   skipped-no-gpu  built and compiled, but there is no GPU to run it on
-#   skipped-codegen its RUN (and RUN-COCR) lines check generated code, not a program's output
 # Without a GPU each program is still generated and built, and its __co__
 # functions compiled (CROQ_HOST_CHECK_ONLY=1), so compile errors show.
 # DIR (default ./conformance-run-out) keeps each program's files and logs.
+# Exit status: 0 when every runnable program is ran-ok or ran-unchecked, 1
+# otherwise, 2 on a usage error. CROQ_CONFORMANCE_GPU=0|1 overrides the
+# detection of a GPU (nvidia-smi); CXX the compiler.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 repo=${1:?usage: scripts/conformance_run.sh CROQTILE [--out DIR] [--build DIR] [--timeout SECONDS] [--jobs N] [--only REGEX]}
@@ -68,6 +79,7 @@ else
 fi
 have_gpu=0
 if command -v nvidia-smi > /dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then have_gpu=1; fi
+case ${CROQ_CONFORMANCE_GPU:-} in 0|1) have_gpu=$CROQ_CONFORMANCE_GPU ;; esac
 
 # The first error line of a log: croq's `file:line:col: error: ...`, g++'s
 # `file:line: error: ...`, or else its first line.
@@ -157,36 +169,57 @@ close_nots(len(lines))
 EOF
 }
 
+# "TEXT" followed by ": " and the first error of FILE, when it has one.
+with_error() {
+  local err
+  err=$(first_error "$2")
+  if [ -n "$err" ]; then printf '%s: %s\n' "$1" "$err"; else printf '%s\n' "$1"; fi
+}
+
+# Classifies one program's run (see the list at the top) from its exit
+# status and whether its output matched its CHECK lines.
 run_one() {
   local dir=$1 rc
   if [ $have_gpu = 0 ]; then
-    CROQ_HOST_CHECK_ONLY=1 timeout "$limit" "$dir/prog" > "$dir/stdout" 2> "$dir/stderr"
+    CROQ_HOST_CHECK_ONLY=1 timeout --kill-after=10 "$limit" "$dir/prog" > "$dir/stdout" 2> "$dir/stderr"
     rc=$?
     if [ $rc = 3 ]; then echo compile-error > "$dir/status"; first_error "$dir/stderr" > "$dir/detail"
     elif [ $rc = 0 ]; then echo skipped-no-gpu > "$dir/status"
+    elif [ $rc = 124 ] || [ $rc = 137 ]; then echo timeout > "$dir/status"; echo "timed out after ${limit}s while compiling" > "$dir/detail"
     else echo crashed > "$dir/status"; echo "exit $rc while compiling: $(first_error "$dir/stderr")" > "$dir/detail"
     fi
     return
   fi
-  (cd "$dir" && CHOREO_DISABLE_TIMING=1 timeout "$limit" ./prog --disable-timing > stdout 2> stderr)
+  (cd "$dir" && CHOREO_DISABLE_TIMING=1 timeout --kill-after=10 "$limit" ./prog --disable-timing > stdout 2> stderr)
   rc=$?
   if [ $rc = 3 ]; then
     echo compile-error > "$dir/status"; first_error "$dir/stderr" > "$dir/detail"; return
   fi
+  local checks=0 matched=0 status
   if grep -qE '^[[:space:]]*//[[:space:]]*CHECK(-NEXT|-NOT|-DAG)?:' "$dir/source.co"; then
-    if check_output "$dir" > "$dir/check.txt"; then echo ran-ok > "$dir/status"; return; fi
-  elif [ $rc = 0 ]; then
-    echo ran-ok > "$dir/status"; return
+    checks=1
+    check_output "$dir" > "$dir/check.txt" && matched=1
   fi
-  if [ $rc -ge 124 ] || [ $rc -gt 128 ] || { [ $rc -ge 4 ] && [ $rc -le 6 ]; }; then
+  local after=""
+  [ $matched = 1 ] && after=" (after its CHECK lines matched)"
+  if [ $rc = 124 ] || [ $rc = 137 ]; then
+    echo timeout > "$dir/status"
+    with_error "timed out after ${limit}s$after" "$dir/stderr" > "$dir/detail"
+  elif [ $rc -gt 128 ] || { [ $rc -ge 4 ] && [ $rc -le 6 ]; }; then
     echo crashed > "$dir/status"
     local why="exit $rc"
-    [ $rc = 124 ] && why="timed out after ${limit}s"
     [ $rc -gt 128 ] && why="signal $((rc - 128))"
-    echo "$why: $(first_error "$dir/stderr")" > "$dir/detail"
-  else
+    with_error "$why$after" "$dir/stderr" > "$dir/detail"
+  elif [ $checks = 1 ] && [ $matched = 0 ]; then
     echo wrong-output > "$dir/status"
     { cat "$dir/check.txt" 2>/dev/null; [ $rc != 0 ] && echo " (exit $rc: $(first_error "$dir/stderr"))"; } | tr '\n' ' ' > "$dir/detail"
+  elif [ $rc != 0 ]; then
+    echo exit-error > "$dir/status"
+    with_error "exit $rc$after" "$dir/stderr" > "$dir/detail"
+  else
+    status=ran-ok
+    [ $checks = 0 ] && status=ran-unchecked
+    echo $status > "$dir/status"
   fi
 }
 
@@ -205,21 +238,37 @@ done
 wait
 
 declare -A total
-statuses=(ran-ok wrong-output compile-error build-error crashed skipped-no-gpu skipped-codegen)
-for s in "${statuses[@]}"; do total[$s]=0; done
+runnable_statuses=(ran-ok ran-unchecked wrong-output exit-error crashed timeout compile-error build-error)
+other_statuses=(skipped-codegen skipped-no-gpu)
+for s in "${runnable_statuses[@]}" "${other_statuses[@]}"; do total[$s]=0; done
+unchecked=()
 : > "$out/summary.txt"
 for path in "${paths[@]}"; do
   dir=$(dir_of "$path")
   [ -f "$dir/status" ] || run_one "$dir"
   status=$(cat "$dir/status")
   total[$status]=$((total[$status] + 1))
+  [ "$status" = ran-unchecked ] && unchecked+=("${path#tests/}")
   line=$(printf '%-15s %s' "$status" "${path#tests/}")
   [ -s "$dir/detail" ] && line="$line: $(cat "$dir/detail")"
   echo "$line" | tee -a "$out/summary.txt"
 done
-summary="total ${#paths[@]}:"
-for s in "${statuses[@]}"; do summary="$summary $s ${total[$s]},"; done
-echo "${summary%,}" | tee -a "$out/summary.txt"
+runnable=0 not_runnable=0
+for s in "${runnable_statuses[@]}"; do runnable=$((runnable + total[$s])); done
+for s in "${other_statuses[@]}"; do not_runnable=$((not_runnable + total[$s])); done
+{
+  summary="runnable $runnable:"
+  for s in "${runnable_statuses[@]}"; do summary="$summary $s ${total[$s]},"; done
+  echo "${summary%,}"
+  summary="not run $not_runnable (not counted above):"
+  for s in "${other_statuses[@]}"; do summary="$summary $s ${total[$s]},"; done
+  echo "${summary%,}"
+  echo "total ${#paths[@]} programs"
+  if [ ${#unchecked[@]} -gt 0 ]; then
+    echo "passes resting on the exit status alone (no CHECK lines): ${unchecked[*]}"
+  fi
+} | tee -a "$out/summary.txt"
+failed=$((runnable - ${total[ran-ok]} - ${total[ran-unchecked]}))
 
 # Upstream README's persistent GEMM, as written there (only its #defines
 # added): tests/gpu/block_accumulator_gpu_test.cpp reads it from the README.
@@ -232,8 +281,10 @@ if [ -z "$only" ] && git --git-dir="$git_dir" show HEAD:README.md > "$readme" 2>
       echo "ran-ok          README.md persistent GEMM" | tee -a "$out/summary.txt"
     else
       echo "wrong-output    README.md persistent GEMM: see $out/readme-gemm.log" | tee -a "$out/summary.txt"
+      failed=$((failed + 1))
     fi
   else
     echo "skipped-no-gpu  README.md persistent GEMM" | tee -a "$out/summary.txt"
   fi
 fi
+[ "$failed" -eq 0 ]

@@ -1,51 +1,153 @@
 #!/usr/bin/env bash
-# On a machine with a GPU: configure, build, run every test (the `gpu`
-# label included) and the benchmarks, writing logs to $OUT (default ./out).
+# On a machine with a GPU, one command: configure, build, run the `gpu`
+# tests, the C++ benchmarks of the C++-only figures, every reference, the
+# harness's self-tests (deliberately broken kernels must be refused) and the
+# harness's kernel comparisons with torch (bench/harness), writing every log
+# and JSON to $OUT (default ./out). Every step's exit status counts: the
+# script prints a summary of the steps and exits 1 when any failed.
 #
-#   scripts/gpu-check.sh [--no-bench] [--bench-only NAME...]
+#   scripts/gpu-check.sh [--quick] [--no-tests] [--all-tests] [--no-bench]
+#                        [--only STEP]... [--conformance CROQTILE]
+#
+#   --quick        fewer shapes and rounds in the harness, no bench/hopper_gemm (the budget run)
+#   --no-tests     skip the ctest step;  --all-tests: every test, not only `gpu`
+#   --no-bench     skip the benchmarks, references and harness
+#   --only STEP    run only these steps (names as in the summary, e.g. bench_gemm)
+#   --conformance CROQTILE   also run scripts/conformance_run.sh on that checkout
 #
 # The GPU machine lacks xxHash headers: put them in .devdeps/include first
-# (../shared/device/fetch-devdeps.sh) and carry .devdeps along.
+# (../shared/device/fetch-devdeps.sh) and carry .devdeps along. Python: the
+# CROQ_PYTHON interpreter, else /opt/torch/.venv/bin/python (the GPU
+# machine's torch), else python3; the croqjit package is built for it.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/out}
 mkdir -p "$out"
+rm -f "$out"/*.json  # no figure of an earlier run may stand in for a step that failed
 build=${CROQ_GPU_BUILD_DIR:-$root/build-gpu}
-run_bench=1
-[ "${1:-}" = "--no-bench" ] && run_bench=0
-
+quick=() run_tests=1 all_tests=0 run_bench=1 only=() upstream=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) quick=(--quick); shift ;;
+    --no-tests) run_tests=0; shift ;;
+    --all-tests) all_tests=1; shift ;;
+    --no-bench) run_bench=0; shift ;;
+    --only) only+=("$2"); shift 2 ;;
+    --conformance) upstream=$2; shift 2 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    *) echo "gpu-check: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+python=${CROQ_PYTHON:-}
+[ -n "$python" ] || { [ -x /opt/torch/.venv/bin/python ] && python=/opt/torch/.venv/bin/python; } || python=python3
 export CPATH="$root/.devdeps/include${CPATH:+:$CPATH}"
 # The GPU machine's default CXX (/opt/gcc) links libstdc++ statically into
 # shared objects, which the Python package refuses (python/CMakeLists.txt);
 # its system g++ links it dynamically.
 if [ -x /usr/bin/g++ ] && [ "${CXX:-}" != /usr/bin/g++ ]; then export CC=/usr/bin/gcc CXX=/usr/bin/g++; fi
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/gpu.txt" 2>&1
+started=$SECONDS
+
+# step NAME TIMEOUT COMMAND...: runs COMMAND (under `timeout` unless TIMEOUT
+# is `-`: shell functions), shows and logs its output ($out/NAME.log) and
+# records its status for the summary.
+steps=() statuses=()
+wanted() {
+  [ ${#only[@]} -eq 0 ] && return 0
+  case $1 in configure|build) return 0 ;; esac
+  local s
+  for s in "${only[@]}"; do [ "$s" = "$1" ] && return 0; done
+  return 1
+}
+step() {
+  local name=$1 limit=$2 rc
+  shift 2
+  wanted "$name" || return 0
+  echo "== $name ($((SECONDS - started)) s into the run)"
+  if [ "$limit" = - ]; then "$@" 2>&1 | tee "$out/$name.log"
+  else timeout --kill-after=30 "$limit" "$@" 2>&1 | tee "$out/$name.log"; fi
+  rc=${PIPESTATUS[0]}
+  steps+=("$name")
+  case $rc in
+    0) statuses+=(ok) ;;
+    124|137) statuses+=("TIMEOUT after ${limit}s") ;;
+    *) statuses+=("FAILED (exit $rc)") ;;
+  esac
+  return "$rc"
+}
+summary() {
+  echo "== summary ($((SECONDS - started)) s; logs in $out)"
+  local i failed=0
+  for i in "${!steps[@]}"; do
+    printf '  %-26s %s\n' "${steps[$i]}" "${statuses[$i]}"
+    [ "${statuses[$i]}" = ok ] || failed=$((failed + 1))
+  done
+  if [ $failed -gt 0 ]; then
+    echo "gpu-check: $failed step(s) failed"
+    return 1
+  fi
+  echo "gpu-check: every step passed"
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader \
+  > "$out/gpu.txt" 2>&1
 cat "$out/gpu.txt"
+echo "python: $python"
 
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$root/.devdeps" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-cmake --build "$build" -j"$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -60; exit 1; }
-echo "build ok"
+configure() {
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$root/.devdeps" \
+    -DPython_EXECUTABLE="$(command -v "$python")"
+}
+build_targets() {
+  local targets=(croq croqjit croq_gpu_tests kernel_sources e2e_bench jit_bench program_bench parse_bench)
+  local src
+  for src in "$root"/samples/*.cpp; do targets+=("$(basename "$src" .cpp)"); done
+  grep -q "croqjit Python package: building" "$out/configure.log" && targets+=(_croqjit)
+  if [ $all_tests = 1 ]; then cmake --build "$build" -j"$(nproc)"
+  else cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"; fi
+}
+step configure - configure || { summary; exit 1; }
+step build - build_targets || { summary; exit 1; }
+if ! grep -q "croqjit Python package: building" "$out/configure.log"; then
+  echo "gpu-check: the croqjit Python package is not built for $python (see configure.log): the harness cannot run"
+  steps+=(python-package) statuses+=("FAILED (not built)")
+fi
 
-status=0
-( cd "$build" && ctest --output-on-failure -j4 -E install_consumer ) > "$out/ctest.log" 2>&1 || status=1
-grep -E "tests passed|tests failed|\*\*\*Failed|Skipped" "$out/ctest.log" | head -40
-( cd "$build" && ctest -L gpu --output-on-failure ) > "$out/ctest-gpu.log" 2>&1 || status=1
-grep -E "tests passed|tests failed|Failed" "$out/ctest-gpu.log" | head -20
+if [ $run_tests = 1 ]; then
+  labels=(-L gpu)
+  [ $all_tests = 1 ] && labels=(-E install_consumer)
+  # The harness's self-tests run below as steps of their own: the pytest
+  # that runs them too (tests/python/test_gpu_bench_harness.py) skips here.
+  harness_self_test=run
+  [ $run_bench = 1 ] && harness_self_test=skip
+  step ctest 1800 env CROQ_HARNESS_SELF_TEST=$harness_self_test \
+    ctest --test-dir "$build" --output-on-failure -j 8 "${labels[@]}"
+fi
 
 if [ $run_bench = 1 ]; then
-  for b in "$build"/bench/*; do
-    [ -x "$b" ] && [ -f "$b" ] || continue
-    name=$(basename "$b")
-    echo "== $name"
-    # Benchmarks measure cold compiles: keep the disk cache out of them.
-    json_args=(--json "$out/$name.json")
-    [ "$name" = parse_bench ] && json_args=()  # prints its own table only
-    CROQ_CACHE=0 "$b" "${json_args[@]}" 2>&1 | tee "$out/$name.txt"
+  # The C++-only figures; cold compiles keep the disk cache out of them.
+  for name in e2e_bench jit_bench program_bench; do
+    step "$name" 300 env CROQ_CACHE=0 "$build/bench/$name" --json "$out/$name.json"
   done
-  echo "== reference (torch, Triton) in the same run"
-  python3 "$root/bench/reference.py" > "$out/reference.json" 2> "$out/reference.err" || cat "$out/reference.err"
-  [ -f "$out/e2e_bench.json" ] && python3 "$root/bench/compare.py" "$out/e2e_bench.json" "$out/reference.json"
-  [ -f "$out/gemm_bench.json" ] && python3 "$root/bench/gemm_reference.py" "$out/gemm_bench.json" --json "$out/gemm_reference.json"
+  step parse_bench 300 "$build/bench/parse_bench"
+  step triton_compile_reference 300 sh -c "'$python' '$root/bench/reference.py' > '$out/reference.json'"
+  [ -f "$out/e2e_bench.json" ] && [ -f "$out/reference.json" ] &&
+    step compare_cold_compile 60 "$python" "$root/bench/compare.py" "$out/e2e_bench.json" "$out/reference.json"
+  export PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" CROQ_KERNEL_SOURCES="$build/bench/kernel_sources"
+  step python_launch_overhead 300 "$python" "$root/bench/python/launch_overhead.py" --check \
+    --json "$out/launch_overhead.json"
+  # The harness: first each script's self-test (broken kernels refused at
+  # the timed shapes), then the comparisons.
+  for script in bench_add bench_gemm bench_fp8_gemm bench_attention; do
+    step "$script-self-test" 600 "$python" "$root/bench/harness/$script.py" --self-test
+  done
+  for script in bench_add bench_gemm bench_fp8_gemm bench_attention; do
+    step "$script" 900 "$python" "$root/bench/harness/$script.py" "${quick[@]}" --json "$out/$script.json"
+  done
+  # The hand-written prelude GEMM against cuBLAS (nvcc; not in --quick).
+  [ ${#quick[@]} -eq 0 ] && step hopper_gemm 900 env OUT="$out/hopper_gemm" "$root/bench/hopper_gemm/run.sh"
 fi
-exit $status
+
+if [ -n "$upstream" ]; then
+  step conformance_run 1800 "$root/scripts/conformance_run.sh" "$upstream" --build "$build" --out "$out/conformance-run"
+fi
+summary

@@ -23,8 +23,13 @@ bool is_wide_integer(const ir::Type& t) {
 
 ExprRef as(const ExprRef& e, const ir::Type& t) { return e->type == t ? e : ir::convert(e, t); }
 
-// `text` (a decimal with a point) as a double or a float literal.
-ExprRef literal(const std::string& text, bool f64) { return ir::float_literal(f64 ? text : text + "f"); }
+// `text` (a decimal with a point) as a double or a float literal. The IR's
+// float literals are f32: a double one is converted, so that expressions
+// built on it (gelu's tanh operand) stay f64 and call CUDA's double functions.
+ExprRef literal(const std::string& text, bool f64) {
+  return f64 ? ir::convert(ir::float_literal(text), ir::Type{ir::Type::Kind::f64, DType::f64})
+             : ir::float_literal(text + "f");
+}
 
 }  // namespace
 

@@ -1,7 +1,10 @@
 // Shapes, views, spandata and host tensors (no GPU needed).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "croq/croq.hpp"
+#include "common/test_seed.hpp"
 
 namespace croq {
 namespace {
@@ -18,7 +21,7 @@ TEST(Shape, BasicsAndLimits) {
 
 TEST(SpanData, SeedHostCodeIdioms) {
   auto lhs = make_spandata<s32>(128, 256);
-  lhs.fill_random(-10, 10);
+  lhs.fill_random(-10, 10, croq::test::next_seed());
   int lo = 0, hi = 0;
   for (size_t i = 0; i < lhs.shape()[0]; ++i)
     for (size_t j = 0; j < lhs.shape()[1]; ++j) {
@@ -79,7 +82,7 @@ TEST(SpanData, SeededFillIsReproducibleAndFloatsStayInRange) {
 
 TEST(HostTensor, CopyAndIndex) {
   auto src = make_spandata<s64>(3, 5);
-  src.fill_random(-1000000, 1000000);
+  src.fill_random(-1000000, 1000000, croq::test::next_seed());
   Tensor t = Tensor::copy_of(src.view(), MemoryKind::host);
   EXPECT_EQ(t.memory(), MemoryKind::host);
   EXPECT_EQ(t.shape(), (Shape{3, 5}));
@@ -96,6 +99,18 @@ TEST(HostTensor, CopyAndIndex) {
   auto wrong = make_spandata<s32>(3, 5);
   EXPECT_THROW(t.copy_from(wrong.view()), ArgumentError);
   EXPECT_THROW(Tensor()[0], Error);
+}
+
+// Tests' random data comes from fixed seeds (tests/common/test_seed.hpp):
+// the seeds of a test are a function of the base seed, the test's name and
+// their order, and differ from one another.
+TEST(TestSeeds, AreFixedPerTestAndDistinct) {
+  const std::uint64_t first = test::next_seed(), second = test::next_seed();
+  EXPECT_NE(first, second);
+  EXPECT_EQ(test::seed_for("TestSeeds.AreFixedPerTestAndDistinct", 0), first);
+  EXPECT_EQ(test::seed_for("TestSeeds.AreFixedPerTestAndDistinct", 1), second);
+  EXPECT_NE(test::seed_for("TestSeeds.Other", 0), first);
+  if (!std::getenv("CROQ_TEST_SEED")) EXPECT_EQ(test::base_seed(), test::kDefaultTestSeed);
 }
 
 }  // namespace

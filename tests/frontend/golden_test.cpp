@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "common/golden.hpp"
 #include "frontend_test_util.hpp"
 
 namespace croq::frontend::testing {
@@ -46,15 +47,8 @@ TEST_P(GoldenAst, PrintsExpectedTree) {
   auto program = parse_ok(read_text(c.input), options);
   ASSERT_NE(program, nullptr);
   std::string actual = print_ast(*program);
-  const char* update = std::getenv("CROQ_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
-    std::filesystem::create_directories(c.expected.parent_path());
-    std::ofstream(c.expected, std::ios::binary) << actual;
-    GTEST_SKIP() << "rewrote " << c.expected;
-  }
-  ASSERT_TRUE(std::filesystem::exists(c.expected))
-      << c.expected << " is missing; run with CROQ_UPDATE_GOLDEN=1 to create it";
-  EXPECT_EQ(actual, read_text(c.expected)) << "AST of " << c.input << " differs from " << c.expected;
+  SCOPED_TRACE("AST of " + c.input.string());
+  CROQ_EXPECT_GOLDEN(actual, c.expected);
 }
 
 std::string case_name(const ::testing::TestParamInfo<GoldenCase>& info) {
@@ -66,6 +60,23 @@ std::string case_name(const ::testing::TestParamInfo<GoldenCase>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Frontend, GoldenAst, ::testing::ValuesIn(golden_cases()), case_name);
+
+// Every golden test (AST, IR, CUDA) rewrites its files only when
+// CROQ_UPDATE_GOLDEN is exactly "1"; "0", "yes" or an empty value compare.
+TEST(GoldenFiles, OnlyTheValueOneRewrites) {
+  const char* saved = std::getenv("CROQ_UPDATE_GOLDEN");
+  const std::string before = saved ? saved : "";
+  for (const char* value : {"0", "yes", "true", "", " 1", "10"}) {
+    ::setenv("CROQ_UPDATE_GOLDEN", value, 1);
+    EXPECT_FALSE(croq::test::update_golden()) << "CROQ_UPDATE_GOLDEN='" << value << "'";
+  }
+  ::unsetenv("CROQ_UPDATE_GOLDEN");
+  EXPECT_FALSE(croq::test::update_golden());
+  ::setenv("CROQ_UPDATE_GOLDEN", "1", 1);
+  EXPECT_TRUE(croq::test::update_golden());
+  if (saved) ::setenv("CROQ_UPDATE_GOLDEN", before.c_str(), 1);
+  else ::unsetenv("CROQ_UPDATE_GOLDEN");
+}
 
 TEST(GoldenAst, CoversEveryStatementKind) {
   // Each alternative of ast::Stmt::node appears in at least one golden input.

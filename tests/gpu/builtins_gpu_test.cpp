@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "croq/croq.hpp"
@@ -32,7 +34,7 @@ TEST(GpuBuiltins, SharedHistogramWithBlockBarriersAndAtomicAdd) {
   Kernel k = compile(kHistogram);
   for (int trial = 0; trial < 3; ++trial) {
     auto input = make_spandata<s32>(1024);
-    input.fill_random(0, 100000);
+    input.fill_random(0, 100000, croq::test::next_seed());
     auto bins = make_spandata<s32>(32);
     bins.fill(-7);  // poison
     k(input.view(), bins.view());
@@ -60,7 +62,7 @@ TEST(GpuBuiltins, WarpBarrierOrdersSharedMemoryWithinTheWarp) {
 }
 )");
   auto a = make_spandata<float>(8, 128), b = make_spandata<float>(8, 128);
-  a.fill_random(-10, 10);
+  a.fill_random(-10, 10, croq::test::next_seed());
   b.fill(std::nanf(""));
   k(a.view(), b.view());
   for (std::size_t r = 0; r < 8; ++r)
@@ -88,7 +90,7 @@ TEST(GpuBuiltins, BlockScopeSharedWritesAreVisibleToTheThreadLevel) {
 )");
   for (int trial = 0; trial < 3; ++trial) {
     auto a = make_spandata<float>(64, 256), b = make_spandata<float>(64, 256);
-    a.fill_random(-1, 1);
+    a.fill_random(-1, 1, croq::test::next_seed());
     b.fill(std::nanf(""));
     k(a.view(), b.view());
     for (std::size_t r = 0; r < 64; ++r) {
@@ -119,7 +121,7 @@ TEST(GpuBuiltins, AtomicOldValuesAndGlobalMaximum) {
 )");
   for (std::size_t n : {std::size_t{1}, std::size_t{300}, std::size_t{4096}}) {
     auto a = make_spandata<s32>(n), old = make_spandata<s32>(n), top = make_spandata<s32>(1);
-    a.fill_random(-100000, 100000);
+    a.fill_random(-100000, 100000, croq::test::next_seed());
     std::vector<int> before(n);
     for (std::size_t i = 0; i < n; ++i) before[i] = a[i];
     old.fill(12345678);  // poison
@@ -135,51 +137,105 @@ TEST(GpuBuiltins, AtomicOldValuesAndGlobalMaximum) {
   }
 }
 
-template <typename T>
-T gelu(T x) {
-  return T(0.5) * x * (T(1) + std::tanh(T(0.7978845608028654) * (x + T(0.044715) * x * x * x)));
+long double gelu(long double x) {
+  return 0.5L * x * (1 + std::tanh(0.7978845608028654L * (x + 0.044715L * x * x * x)));
 }
 
-// Every unary math builtin and the binary ones, in f32 and in f64.
-template <typename T>
-void check_math(const char* dtype) {
-  const std::string source = std::string("__co__ void math(") + dtype + " [N] x, " + dtype + " [N] y, " + dtype +
-                             " [N] out) {\n  parallel p by N {\n    a = x.at(p);\n    b = y.at(p);\n"
-                             "    out.at(p) = __sqrt(a + 2.0f) + __rsqrt(a + 2.0f) + __exp(a) + __exp2f(a) + __expm1(a) +\n"
-                             "      __log(a + 2.0f) + __log1p(a + 1.0f) + __sin(a) + __cos(a) + __tan(a) + __asin(a * 0.5f) +\n"
-                             "      __acos(a * 0.5f) + __atan(a) + __sinh(a) + __cosh(a) + __tanh(a) + __ceil(a) + __floor(a) +\n"
-                             "      __round(a) + __fabs(a) + __frcp_rn(a + 2.0f) + __sign(a) + __sigmoid(a) + __softplus(a) +\n"
-                             "      __gelu(a) + __pow(a + 2.0f, b) + __atan2(a, b) + __max(a, b) + __min(a, b) +\n"
-                             "      __fmaf(a, b, a) + __isfinite(a);\n  }\n}\n";
-  Kernel k = compile(source);
-  const std::size_t n = 1000;
-  auto x = make_spandata<T>(n), y = make_spandata<T>(n), out = make_spandata<T>(n);
-  x.fill_random(-0.9, 0.9);
-  y.fill_random(-0.9, 0.9);
-  out.fill(std::numeric_limits<T>::quiet_NaN());
-  k(x.view(), y.view(), out.view());
-  for (std::size_t i = 0; i < n; ++i) {
-    const T a = x[i], b = y[i];
-    const T sign = a > 0 ? T(1) : a < 0 ? T(-1) : T(0);
-    const T want = std::sqrt(a + 2) + 1 / std::sqrt(a + 2) + std::exp(a) + std::exp2(a) + std::expm1(a) +
-                   std::log(a + 2) + std::log1p(a + 1) + std::sin(a) + std::cos(a) + std::tan(a) + std::asin(a / 2) +
-                   std::acos(a / 2) + std::atan(a) + std::sinh(a) + std::cosh(a) + std::tanh(a) + std::ceil(a) +
-                   std::floor(a) + std::round(a) + std::fabs(a) + 1 / (a + 2) + sign + 1 / (1 + std::exp(-a)) +
-                   std::log1p(std::exp(a)) + gelu(a) + std::pow(a + 2, b) + std::atan2(a, b) + std::fmax(a, b) +
-                   std::fmin(a, b) + std::fma(a, b, a) + 1;
-    const T got = out[i];
-    ASSERT_NEAR(got, want, T(2e-4) * (1 + std::abs(want))) << dtype << " x " << a << " y " << b;
+// Every unary math builtin and the binary ones, summed, in `dtype` (f32 or f64).
+std::string math_source(const char* dtype) {
+  return std::string("__co__ void math(") + dtype + " [N] x, " + dtype + " [N] y, " + dtype +
+         " [N] out) {\n  parallel p by N {\n    a = x.at(p);\n    b = y.at(p);\n"
+         "    out.at(p) = __sqrt(a + 2.0f) + __rsqrt(a + 2.0f) + __exp(a) + __exp2f(a) + __expm1(a) +\n"
+         "      __log(a + 2.0f) + __log1p(a + 1.0f) + __sin(a) + __cos(a) + __tan(a) + __asin(a * 0.5f) +\n"
+         "      __acos(a * 0.5f) + __atan(a) + __sinh(a) + __cosh(a) + __tanh(a) + __ceil(a) + __floor(a) +\n"
+         "      __round(a) + __fabs(a) + __frcp_rn(a + 2.0f) + __sign(a) + __sigmoid(a) + __softplus(a) +\n"
+         "      __gelu(a) + __pow(a + 2.0f, b) + __atan2(a, b) + __max(a, b) + __min(a, b) +\n"
+         "      __fmaf(a, b, a) + __isfinite(a);\n  }\n}\n";
+}
+
+// The same sum on the host, in long double.
+long double host_math(long double a, long double b) {
+  const long double sign = a > 0 ? 1 : a < 0 ? -1 : 0;
+  return std::sqrt(a + 2) + 1 / std::sqrt(a + 2) + std::exp(a) + std::exp2(a) + std::expm1(a) + std::log(a + 2) +
+         std::log1p(a + 1) + std::sin(a) + std::cos(a) + std::tan(a) + std::asin(a / 2) + std::acos(a / 2) +
+         std::atan(a) + std::sinh(a) + std::cosh(a) + std::tanh(a) + std::ceil(a) + std::floor(a) + std::round(a) +
+         std::fabs(a) + 1 / (a + 2) + sign + 1 / (1 + std::exp(-a)) + std::log1p(std::exp(a)) + gelu(a) +
+         std::pow(a + 2, b) + std::atan2(a, b) + std::fmax(a, b) + std::fmin(a, b) + std::fma(a, b, a) + 1;
+}
+
+// Tolerances relative to 1 + |want| (the sum is about 5 to 20). f32: the
+// float functions (a few ulp each, __exp2f an approximation) over 31 terms.
+// f64: CUDA's double functions are within 2 ulp, so the sum is within about
+// 3e-13 of the host's; 1e-12 (1 + |want|) leaves a margin of 50x and is far
+// below an f32 result's error (about 1e-7 relative: the former bound, 2e-4,
+// passed a kernel that computed in float): MathToleranceInF64RejectsAnF32Path.
+constexpr double kMathToleranceF32 = 2e-4, kMathToleranceF64 = 1e-12;
+
+// The indices of `got` (for inputs x, y) outside `tolerance` (1 + |want|),
+// the first few reported as failures when `report`.
+std::vector<std::size_t> math_mismatches(const std::vector<double>& x, const std::vector<double>& y,
+                                         const std::vector<double>& got, double tolerance, const char* what,
+                                         bool report) {
+  std::vector<std::size_t> bad;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const long double want = host_math(x[i], y[i]);
+    if (!(std::fabs(got[i] - static_cast<double>(want)) <= tolerance * (1 + std::fabs(static_cast<double>(want))))) {
+      if (report && bad.size() < 5)
+        ADD_FAILURE() << what << ": x " << x[i] << " y " << y[i] << ": got " << got[i] << ", want "
+                      << static_cast<double>(want);
+      bad.push_back(i);
+    }
   }
+  return bad;
+}
+
+// Runs the math kernel in T on x, y (converted to T); returns its outputs.
+template <typename T>
+std::vector<double> device_math(const char* dtype, const std::vector<double>& x, const std::vector<double>& y) {
+  Kernel k = compile(math_source(dtype));
+  const std::size_t n = x.size();
+  auto dx = make_spandata<T>(n), dy = make_spandata<T>(n), out = make_spandata<T>(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    dx[i] = static_cast<T>(x[i]);
+    dy[i] = static_cast<T>(y[i]);
+  }
+  out.fill(std::numeric_limits<T>::quiet_NaN());
+  k(dx.view(), dy.view(), out.view());
+  std::vector<double> got(n);
+  for (std::size_t i = 0; i < n; ++i) got[i] = static_cast<T>(out[i]);
+  return got;
+}
+
+// Inputs in (-0.9, 0.9) as doubles; for f32, their float values.
+std::vector<double> math_inputs(bool as_float) {
+  auto v = make_spandata<double>(1000);
+  v.fill_random(-0.9, 0.9, croq::test::next_seed());
+  std::vector<double> out(v.data(), v.data() + 1000);
+  if (as_float)
+    for (double& e : out) e = static_cast<float>(e);
+  return out;
 }
 
 TEST(GpuBuiltins, MathBuiltinsMatchTheHostInF32) {
   CROQ_REQUIRE_GPU();
-  check_math<float>("f32");
+  const std::vector<double> x = math_inputs(true), y = math_inputs(true);
+  EXPECT_TRUE(math_mismatches(x, y, device_math<float>("f32", x, y), kMathToleranceF32, "f32", true).empty());
 }
 
 TEST(GpuBuiltins, MathBuiltinsMatchTheHostInF64) {
   CROQ_REQUIRE_GPU();
-  check_math<double>("f64");
+  const std::vector<double> x = math_inputs(false), y = math_inputs(false);
+  EXPECT_TRUE(math_mismatches(x, y, device_math<double>("f64", x, y), kMathToleranceF64, "f64", true).empty());
+}
+
+// The f64 bound against an f32 path (the same sum computed in float on the
+// same inputs): it must reject nearly every element.
+TEST(GpuBuiltins, MathToleranceInF64RejectsAnF32Path) {
+  CROQ_REQUIRE_GPU();
+  const std::vector<double> x = math_inputs(false), y = math_inputs(false);
+  const std::vector<double> f32_path = device_math<float>("f32", x, y);
+  EXPECT_GT(math_mismatches(x, y, f32_path, kMathToleranceF64, "f32 path", false).size(), x.size() * 9 / 10);
+  EXPECT_TRUE(math_mismatches(x, y, f32_path, kMathToleranceF32, "f32 path", true).empty());
 }
 
 // Half-precision elements compute in float and round back once.
@@ -191,7 +247,7 @@ TEST(GpuBuiltins, MathOnF16ElementsRoundsTheFloatResult) {
 }
 )");
   auto x = make_spandata<f16>(777), out = make_spandata<f16>(777);
-  x.fill_random(-2.0f, 2.0f);
+  x.fill_random(-2.0f, 2.0f, croq::test::next_seed());
   out.fill(f16(-1000.0f));
   k(x.view(), out.view());
   for (std::size_t i = 0; i < 777; ++i) {
@@ -223,7 +279,7 @@ TEST(GpuBuiltins, NamedShapesAndWithLoopsMatchTheHost) {
 )");
   for (int reps : {1, 3}) {
     auto a = make_spandata<s32>(64, 32), out = make_spandata<s32>(64, 32);
-    a.fill_random(-1000, 1000);
+    a.fill_random(-1000, 1000, croq::test::next_seed());
     out.fill(-123456789);  // poison
     k(a.view(), out.view(), reps);
     for (std::size_t i = 0; i < 64; ++i)
@@ -250,8 +306,8 @@ TEST(GpuBuiltins, InlinePtxComputesIntoElementsAndScalars) {
   const std::size_t n = 1000;
   auto a = make_spandata<s32>(n), sum = make_spandata<s32>(n);
   auto x = make_spandata<float>(n), scaled = make_spandata<float>(n);
-  a.fill_random(-100000, 100000);
-  x.fill_random(-10, 10);
+  a.fill_random(-100000, 100000, croq::test::next_seed());
+  x.fill_random(-10, 10, croq::test::next_seed());
   sum.fill(-1);
   scaled.fill(std::nanf(""));
   k(a.view(), x.view(), sum.view(), scaled.view(), 11);

@@ -19,8 +19,8 @@ TEST(GpuCli, RunReadsNpyInputsAndWritesTheResult) {
   CROQ_REQUIRE_GPU();
   TempDir dir;
   auto lhs = make_spandata<float>(37, 129), rhs = make_spandata<float>(37, 129);
-  lhs.fill_random(-10, 10);
-  rhs.fill_random(-10, 10);
+  lhs.fill_random(-10, 10, croq::test::next_seed());
+  rhs.fill_random(-10, 10, croq::test::next_seed());
   std::string lp = (dir.path() / "lhs.npy").string(), rp = (dir.path() / "rhs.npy").string(),
               out = (dir.path() / "out.npy").string();
   write_npy(lp, Tensor::copy_of(lhs.view(), MemoryKind::host));

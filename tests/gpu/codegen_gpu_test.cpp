@@ -17,7 +17,7 @@ namespace {
 
 template <typename T>
 std::vector<T> random_values(std::size_t n, int lo, int hi) {
-  std::mt19937 rng(std::random_device{}());
+  std::mt19937 rng(croq::test::next_seed());
   std::uniform_int_distribution<int> dist(lo, hi);
   std::vector<T> v(n);
   for (auto& x : v) x = static_cast<T>(dist(rng));
@@ -96,7 +96,7 @@ TEST(GpuCodegen, PadIntoSharedWithInteriorPadding) {
   for (auto [m, n] : {std::pair<std::size_t, std::size_t>{8, 8}, {24, 40}, {64, 16}}) {
     std::size_t tiles_m = m / 8, tiles_n = n / 8, p = tiles_m * 13, q = tiles_n * 16;
     auto a = make_spandata<s32>(m, n);
-    a.fill_random(-1000, 1000);
+    a.fill_random(-1000, 1000, croq::test::next_seed());
     Tensor da = Tensor::copy_of(a.view());
     Tensor out = Tensor::empty(DType::s32, Shape{p, q});
     CROQ_CU(cuMemsetD8, reinterpret_cast<CUdeviceptr>(out.data()), 0xff, out.bytes());
@@ -131,7 +131,7 @@ TEST(GpuCodegen, PadIntoLocalMemory) {
   for (std::size_t n : {4u, 64u, 38u}) {
     std::size_t chunks = (n + 3) / 4;
     auto a = make_spandata<float>(n);
-    a.fill_random(-1, 1);
+    a.fill_random(-1, 1, croq::test::next_seed());
     auto out = make_spandata<float>(chunks * 10);
     out.fill(std::nanf(""));
     pad(a.view(), out.view());
@@ -162,7 +162,7 @@ TEST(GpuCodegen, SpanAsReinterpretsAStagedStripRowMajor) {
   for (std::size_t strips : {1u, 5u, 32u}) {
     std::size_t n = strips * 128, rows = strips * 8;
     auto a = make_spandata<s32>(n);
-    a.fill_random(-500, 500);
+    a.fill_random(-500, 500, croq::test::next_seed());
     auto out = make_spandata<s32>(rows, 16);
     out.fill(std::numeric_limits<s32>::min());
     k(a.view(), out.view());
@@ -190,7 +190,7 @@ TEST(GpuCodegen, ZfillFillsTheUncoveredPartOfALargerDestination) {
   for (std::size_t m : {40u, 37u}) {
     std::size_t blocks = (m + 9) / 10;
     auto a = make_spandata<float>(m, 32);
-    a.fill_random(-1, 1);
+    a.fill_random(-1, 1, croq::test::next_seed());
     auto out = make_spandata<float>(blocks * 16, 32);
     out.fill(std::nanf(""));
     k(a.view(), out.view());
@@ -224,7 +224,7 @@ const char* kFp8Arithmetic = R"(__co__ void fp8_math(f8_e4m3 [M, 64] a, f8_e5m2 
 TEST(GpuCodegen, Fp8ArithmeticComputesInF32) {
   CROQ_REQUIRE_GPU();
   Kernel k = compile(kFp8Arithmetic);
-  std::mt19937 rng(std::random_device{}());
+  std::mt19937 rng(croq::test::next_seed());
   std::uniform_real_distribution<float> dist(-12.0f, 12.0f);
   for (std::size_t m : {1u, 7u, 32u}) {
     auto a = make_spandata<f8_e4m3>(m, 64);

@@ -43,7 +43,7 @@ __co__ s32 [3, 4, 8] first(s32 [5, 4, 16] a) {
 }
 )");
   auto a = make_spandata<s32>(5, 4, 16);
-  a.fill_random(-1000, 1000);
+  a.fill_random(-1000, 1000, croq::test::next_seed());
   Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
   Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::s32, Shape{3, 4, 8});
   for (std::size_t i = 0; i < 3; ++i)
@@ -67,7 +67,7 @@ __co__ f32 [16, 32] grow(f32 [M, N] a) {
 }
 )");
   auto a = make_spandata<float>(20, 40);
-  a.fill_random(-10, 10);
+  a.fill_random(-10, 10, croq::test::next_seed());
   Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
   Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::f32, Shape{16, 32});
   for (std::size_t i = 0; i < 16; ++i)
@@ -93,8 +93,8 @@ __co__ s32 [6, 17, 64] add(s32 [6, 17, 64] lhs, s32 [6, 17, 64] rhs) {
 }
 )");
   auto a = make_spandata<s32>(6, 17, 64), b = make_spandata<s32>(6, 17, 64);
-  a.fill_random(-1000, 1000);
-  b.fill_random(-1000, 1000);
+  a.fill_random(-1000, 1000, croq::test::next_seed());
+  b.fill_random(-1000, 1000, croq::test::next_seed());
   Tensor da = Tensor::copy_of(a.view(), MemoryKind::device), db = Tensor::copy_of(b.view(), MemoryKind::device);
   Tensor got = run_poisoned<2>(k, {Arg(da), Arg(db)}, DType::s32, Shape{6, 17, 64});
   for (std::size_t i = 0; i < 6; ++i)
@@ -115,7 +115,7 @@ __co__ f32 [33, 70] shift(f32 [33, 70] a) {
 }
 )");
   auto a = make_spandata<float>(33, 70);
-  a.fill_random(-10, 10);
+  a.fill_random(-10, 10, croq::test::next_seed());
   Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
   Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::f32, Shape{33, 70});
   for (std::size_t i = 0; i < 33; ++i)
@@ -144,8 +144,8 @@ __co__ s32 [6, 17, 32] add(s32 [6, 17, 32] a, s32 [6, 17, 32] b) {
 }
 )");
   auto a = make_spandata<s32>(6, 17, 32), b = make_spandata<s32>(6, 17, 32);
-  a.fill_random(-1000, 1000);
-  b.fill_random(-1000, 1000);
+  a.fill_random(-1000, 1000, croq::test::next_seed());
+  b.fill_random(-1000, 1000, croq::test::next_seed());
   Tensor da = Tensor::copy_of(a.view(), MemoryKind::device), db = Tensor::copy_of(b.view(), MemoryKind::device);
   Tensor got = run_poisoned<2>(k, {Arg(da), Arg(db)}, DType::s32, Shape{6, 17, 32});
   for (std::size_t i = 0; i < 6; ++i)
@@ -171,7 +171,7 @@ __co__ s32 [3, 4, 64] nested(s32 [3, 10, 64] a) {
 }
 )");
   auto a = make_spandata<s32>(3, 10, 64);
-  a.fill_random(-1000, 1000);
+  a.fill_random(-1000, 1000, croq::test::next_seed());
   Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
   Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::s32, Shape{3, 4, 64});
   for (std::size_t i = 0; i < 3; ++i)
@@ -205,7 +205,7 @@ __co__ s32 [64, 128] stream(s32 [64, 128] a) {
 }
 )");
   auto a = make_spandata<s32>(64, 128);
-  a.fill_random(-1000, 1000);
+  a.fill_random(-1000, 1000, croq::test::next_seed());
   Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
   Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::s32, Shape{64, 128});
   for (std::size_t i = 0; i < 64; ++i)
@@ -234,7 +234,7 @@ __co__ f32 [8, 96] rot(f32 [8, 96] a) {
 }
 )");
   auto a = make_spandata<float>(8, 96);
-  a.fill_random(-10, 10);
+  a.fill_random(-10, 10, croq::test::next_seed());
   Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
   Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::f32, Shape{8, 96});
   // After the rotation f0 holds tile 1, f1 tile 2 and f2 tile 0.
@@ -262,7 +262,7 @@ __co__ s32 [4, 64] shift(s32 [4, 64] a) {
 }
 )");
   auto a = make_spandata<s32>(4, 64);
-  a.fill_random(-1000, 1000);
+  a.fill_random(-1000, 1000, croq::test::next_seed());
   Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
   Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::s32, Shape{4, 64});
   // y = 1, 3, ..., 13 writes tiles 0, 2, ..., 12 (4 elements each).
@@ -295,7 +295,7 @@ __co__ s32 [4, 64] rotate_tiles(s32 [4, 64] a) {
 }
 )");
   auto a = make_spandata<s32>(4, 64);
-  a.fill_random(-1000, 1000);
+  a.fill_random(-1000, 1000, croq::test::next_seed());
   Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
   Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::s32, Shape{4, 64});
   // Output tile j holds input tile j + 1; the last holds tile 0.
@@ -327,7 +327,7 @@ __co__ f32 [6, 16, 64] round_trip(f32 [6, 16, 64] a) {
 }
 )");
   auto a = make_spandata<float>(6, 16, 64);
-  a.fill_random(-10, 10);
+  a.fill_random(-10, 10, croq::test::next_seed());
   Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
   Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::f32, Shape{6, 16, 64});
   for (std::size_t i = 0; i < 6; ++i)
@@ -355,7 +355,7 @@ __co__ f32 [6, 16, 128] tiles(f32 [6, 16, 128] a) {
 }
 )");
   auto a = make_spandata<float>(6, 16, 128);
-  a.fill_random(-10, 10);
+  a.fill_random(-10, 10, croq::test::next_seed());
   Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
   Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::f32, Shape{6, 16, 128});
   for (std::size_t i = 0; i < 6; ++i)
@@ -380,7 +380,7 @@ __co__ f16 [256, 64] swizzled(f16 [256, 64] a) {
 }
 )");
   auto a = make_spandata<f16>(256, 64);
-  a.fill_random(-10, 10);
+  a.fill_random(-10, 10, croq::test::next_seed());
   Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
   Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::f16, Shape{256, 64});
   for (std::size_t i = 0; i < 256; ++i)
@@ -420,8 +420,8 @@ __co__ f32 [8, 16, 32] add(f32 [8, 16, 32] l, f32 [8, 16, 32] r) {
 }
 )");
   auto l = make_spandata<float>(8, 16, 32), r = make_spandata<float>(8, 16, 32);
-  l.fill_random(-10, 10);
-  r.fill_random(-10, 10);
+  l.fill_random(-10, 10, croq::test::next_seed());
+  r.fill_random(-10, 10, croq::test::next_seed());
   Tensor dl = Tensor::copy_of(l.view(), MemoryKind::device), dr = Tensor::copy_of(r.view(), MemoryKind::device);
   Tensor got = run_poisoned<2>(k, {Arg(dl), Arg(dr)}, DType::f32, Shape{8, 16, 32});
   for (std::size_t i = 0; i < 8; ++i)

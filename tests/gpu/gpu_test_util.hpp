@@ -1,4 +1,5 @@
-// Shared by the GPU tests: skip without a device, device buffers, random data.
+// Shared by the GPU tests: skip without a device, device buffers, random data
+// (seeded: common/test_seed.hpp).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "common/test_seed.hpp"
 #include "jit/driver.hpp"
+#include "common/test_seed.hpp"
 
 namespace croq::test {
 
@@ -59,7 +62,7 @@ class DeviceBuffer {
 };
 
 inline std::vector<float> random_floats(std::size_t n, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(std::random_device{}());
+  std::mt19937 rng(croq::test::next_seed());
   std::uniform_real_distribution<float> dist(lo, hi);
   std::vector<float> v(n);
   for (auto& x : v) x = dist(rng);

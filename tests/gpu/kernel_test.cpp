@@ -44,12 +44,12 @@ const char* kScale = R"(__co__ void scale(f32 [N] x, f32 [N] y) {
 TEST(GpuKernel, HostArgumentsRandomShapes) {
   CROQ_REQUIRE_GPU();
   Kernel add = compile(kAdd);
-  std::mt19937 rng(std::random_device{}());
+  std::mt19937 rng(croq::test::next_seed());
   for (int trial = 0; trial < 6; ++trial) {
     std::size_t m = 1 + rng() % 300, n = 1 + rng() % 300;
     auto lhs = make_spandata<float>(m, n), rhs = make_spandata<float>(m, n);
-    lhs.fill_random(-100, 100);
-    rhs.fill_random(-100, 100);
+    lhs.fill_random(-100, 100, croq::test::next_seed());
+    rhs.fill_random(-100, 100, croq::test::next_seed());
     Tensor res = add(lhs.view(), rhs.view());
     ASSERT_EQ(res.memory(), MemoryKind::host);
     ASSERT_EQ(res.shape(), (Shape{m, n}));
@@ -64,8 +64,8 @@ TEST(GpuKernel, TailsAreGuardedForNonMultipleShapes) {
   Kernel add = compile(kTiledAdd);
   for (auto [m, n] : {std::pair<std::size_t, std::size_t>{64, 64}, {100, 37}, {17, 250}, {1, 1}, {31, 33}}) {
     auto lhs = make_spandata<s32>(m, n), rhs = make_spandata<s32>(m, n);
-    lhs.fill_random(-1000, 1000);
-    rhs.fill_random(-1000, 1000);
+    lhs.fill_random(-1000, 1000, croq::test::next_seed());
+    rhs.fill_random(-1000, 1000, croq::test::next_seed());
     Tensor res = add(lhs, rhs);
     for (std::size_t i = 0; i < m; ++i)
       for (std::size_t j = 0; j < n; ++j) ASSERT_EQ(res[i][j], lhs[i][j] + rhs[i][j]) << m << "x" << n;
@@ -84,8 +84,8 @@ TEST(GpuKernel, AutoReturnOfADeclaredTensor) {
 )");
   ASSERT_TRUE(add.returns_tensor());
   auto lhs = make_spandata<s32>(37, 70), rhs = make_spandata<s32>(37, 70);
-  lhs.fill_random(-1000, 1000);
-  rhs.fill_random(-1000, 1000);
+  lhs.fill_random(-1000, 1000, croq::test::next_seed());
+  rhs.fill_random(-1000, 1000, croq::test::next_seed());
   Tensor res = add(lhs, rhs);
   ASSERT_EQ(res.shape(), (Shape{37, 70}));
   for (std::size_t i = 0; i < 37; ++i)
@@ -96,7 +96,7 @@ TEST(GpuKernel, DeviceTensorsAreUsedZeroCopy) {
   CROQ_REQUIRE_GPU();
   Kernel scale = compile(kScale);
   auto host = make_spandata<float>(10007);
-  host.fill_random(-1, 1);
+  host.fill_random(-1, 1, croq::test::next_seed());
   Tensor x = Tensor::copy_of(host.view(), MemoryKind::device);
   Tensor y = Tensor::empty(DType::f32, Shape{10007}, MemoryKind::device);
   CROQ_CU(cuMemsetD8, reinterpret_cast<CUdeviceptr>(y.data()), 0xff, y.bytes());  // poison
@@ -115,8 +115,8 @@ TEST(GpuKernel, DeviceOutputOnCallerStream) {
   CROQ_REQUIRE_GPU();
   Kernel add = compile(kAdd);
   auto a = make_spandata<float>(129, 65), b = make_spandata<float>(129, 65);
-  a.fill_random(-5, 5);
-  b.fill_random(-5, 5);
+  a.fill_random(-5, 5, croq::test::next_seed());
+  b.fill_random(-5, 5, croq::test::next_seed());
   Tensor da = Tensor::copy_of(a.view()), db = Tensor::copy_of(b.view());
   CUstream stream;
   CROQ_CU(cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING);
@@ -136,7 +136,7 @@ TEST(GpuKernel, EightThreadsMixNewAndSeenShapesCompileOnce) {
   CROQ_REQUIRE_GPU();
   Kernel add = compile(kTiledAdd);
   // Shapes unlikely to be cached already (random odd sizes), each used by several threads.
-  std::mt19937 rng(std::random_device{}());
+  std::mt19937 rng(croq::test::next_seed());
   std::vector<std::pair<std::size_t, std::size_t>> shapes;
   std::set<std::pair<std::size_t, std::size_t>> distinct;
   while (shapes.size() < 4) {
@@ -152,8 +152,8 @@ TEST(GpuKernel, EightThreadsMixNewAndSeenShapesCompileOnce) {
         for (int iter = 0; iter < 6; ++iter) {
           auto [m, n] = shapes[(t + iter) % shapes.size()];
           auto lhs = make_spandata<s32>(m, n), rhs = make_spandata<s32>(m, n);
-          lhs.fill_random(-100, 100);
-          rhs.fill_random(-100, 100);
+          lhs.fill_random(-100, 100, croq::test::next_seed());
+          rhs.fill_random(-100, 100, croq::test::next_seed());
           Tensor res = add(lhs, rhs);
           for (std::size_t i = 0; i < m; ++i)
             for (std::size_t j = 0; j < n; ++j)

@@ -54,8 +54,8 @@ class LargeTensor : public ::testing::Test {
       a_ = b_ = out_ = Tensor();
       return;
     }
-    host_a_ = random_bytes(kElements, std::random_device{}());
-    host_b_ = random_bytes(kElements, std::random_device{}());
+    host_a_ = random_bytes(kElements, croq::test::seed_for("LargeTensorGpu", 0));
+    host_b_ = random_bytes(kElements, croq::test::seed_for("LargeTensorGpu", 1));
     CROQ_CU(cuMemcpyHtoD, reinterpret_cast<CUdeviceptr>(a_.data()), host_a_.data(), host_a_.size());
     CROQ_CU(cuMemcpyHtoD, reinterpret_cast<CUdeviceptr>(b_.data()), host_b_.data(), host_b_.size());
   }

@@ -224,7 +224,7 @@ TEST(GpuLaunch, EightThreadsCompileAndLaunchConcurrently) {
 TEST(GpuTensor, HostDeviceRoundTrip) {
   CROQ_REQUIRE_GPU();
   auto host = croq::make_spandata<float>(33, 65);
-  host.fill_random(-5, 5);
+  host.fill_random(-5, 5, croq::test::next_seed());
   croq::Tensor dev = croq::Tensor::copy_of(host.view(), croq::MemoryKind::device);
   EXPECT_EQ(dev.memory(), croq::MemoryKind::device);
   croq::Tensor back = dev.to_host();

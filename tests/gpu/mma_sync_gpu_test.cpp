@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -154,11 +155,21 @@ INSTANTIATE_TEST_SUITE_P(Warps, WarpMmaGpu, ::testing::ValuesIn(croq::test::warp
 // WarpGatherGemm): operands straight from global memory, every tile shape and
 // input type; C = A * B + 1 (the refill and the element-wise update) against
 // a double host reference, the output poisoned first. Floats: random in
-// [-1, 1], relative Frobenius error <= 1e-2; integers: random in [-8, 8]
+// [-1, 1], checked as samples/gemm_check.hpp checks GEMMs: relative
+// Frobenius error <= 1e-2 and every element within 0.05 rms(ref) +
+// 1e-2 |ref| (the norm alone passes a few wrong elements:
+// WarpGatherCheck shows both bounds at work); integers: random in [-8, 8]
 // (u8: [0, 8]), exact.
+struct GatherRun {
+  GemmCheck check;       // floats
+  double integer_diff = 0;  // integers: the sum of squared differences
+};
+
+// Runs `kernel` on fresh random inputs; `corrupt` (when set) changes the
+// output before it is checked, standing for a kernel that got it wrong.
 template <typename In, typename Out>
-double warp_gather_error(Kernel& kernel, const croq::test::WarpGatherGemm& g, std::int64_t m, std::int64_t n,
-                         std::int64_t k, std::uint64_t seed) {
+GatherRun warp_gather_run(Kernel& kernel, const croq::test::WarpGatherGemm& g, std::int64_t m, std::int64_t n,
+                          std::int64_t k, std::uint64_t seed, const std::function<void(std::vector<double>&)>& corrupt = {}) {
   constexpr bool integer = std::is_integral_v<In>;
   auto lhs = make_spandata<In>(m, k);
   auto rhs = g.row_col ? make_spandata<In>(k, n) : make_spandata<In>(n, k);
@@ -168,17 +179,34 @@ double warp_gather_error(Kernel& kernel, const croq::test::WarpGatherGemm& g, st
   rhs.fill_random(lo, hi, seed + 1);
   out.fill_random(integer ? 30000 : 1e4, integer ? 40000 : 2e4, seed + 2);  // every element must be written
   kernel(lhs.view(), rhs.view(), out.view());
-  double diff = 0, norm = 0;
+  std::vector<double> got(static_cast<std::size_t>(m * n)), ref(got.size());
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
-      double ref = 1;
+      double r = 1;
       for (std::int64_t x = 0; x < k; ++x)
-        ref += double(float(lhs.data()[i * k + x])) * double(float(g.row_col ? rhs.data()[x * n + j] : rhs.data()[j * k + x]));
-      const double got = double(float(g.transpose ? out.data()[j * m + i] : out.data()[i * n + j]));
-      diff += (got - ref) * (got - ref);
-      norm += ref * ref;
+        r += double(float(lhs.data()[i * k + x])) * double(float(g.row_col ? rhs.data()[x * n + j] : rhs.data()[j * k + x]));
+      ref[i * n + j] = r;
+      got[i * n + j] = double(float(g.transpose ? out.data()[j * m + i] : out.data()[i * n + j]));
     }
-  return integer ? diff : std::sqrt(diff / norm);
+  if (corrupt) corrupt(got);
+  GatherRun run;
+  if (integer) {
+    for (std::size_t e = 0; e < got.size(); ++e) run.integer_diff += (got[e] - ref[e]) * (got[e] - ref[e]);
+    return run;
+  }
+  run.check = compare_with_reference(got, ref, n);
+  return run;
+}
+
+template <typename... Corrupt>
+GatherRun warp_gather_for(const croq::test::WarpGatherGemm& g, Kernel& kernel, std::int64_t m, std::int64_t n,
+                          std::int64_t k, std::uint64_t seed, const Corrupt&... corrupt) {
+  if (g.in == "s8") return warp_gather_run<std::int8_t, std::int32_t>(kernel, g, m, n, k, seed, corrupt...);
+  if (g.in == "u8") return warp_gather_run<std::uint8_t, std::int32_t>(kernel, g, m, n, k, seed, corrupt...);
+  if (g.in == "f32") return warp_gather_run<float, float>(kernel, g, m, n, k, seed, corrupt...);
+  if (g.in == "bf16") return warp_gather_run<bf16, float>(kernel, g, m, n, k, seed, corrupt...);
+  if (g.out == "f16") return warp_gather_run<f16, f16>(kernel, g, m, n, k, seed, corrupt...);
+  return warp_gather_run<f16, float>(kernel, g, m, n, k, seed, corrupt...);
 }
 
 class WarpGatherGpu : public ::testing::TestWithParam<croq::test::WarpGatherGemm> {};
@@ -197,18 +225,39 @@ TEST_P(WarpGatherGpu, GemmMatchesHostReference) {
     for (const auto& [blocks_m, blocks_n, steps] : {std::tuple{1, 1, 1}, std::tuple{3, 2, 5}}) {
       const std::int64_t m = 4 * g.tm * blocks_m, n = 4 * g.tn * blocks_n, k = g.tk * steps;
       SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n) + " K " + std::to_string(k));
-      double error = 0;
-      if (g.in == "s8") error = warp_gather_error<std::int8_t, std::int32_t>(kernel, g, m, n, k, seed);
-      else if (g.in == "u8") error = warp_gather_error<std::uint8_t, std::int32_t>(kernel, g, m, n, k, seed);
-      else if (g.in == "f32") error = warp_gather_error<float, float>(kernel, g, m, n, k, seed);
-      else if (g.in == "bf16") error = warp_gather_error<bf16, float>(kernel, g, m, n, k, seed);
-      else if (g.out == "f16") error = warp_gather_error<f16, f16>(kernel, g, m, n, k, seed);
-      else error = warp_gather_error<f16, float>(kernel, g, m, n, k, seed);
-      if (g.in == "s8" || g.in == "u8") EXPECT_EQ(error, 0) << "integer results differ";
-      else EXPECT_LE(error, 1e-2);
+      const GatherRun run = warp_gather_for(g, kernel, m, n, k, seed);
+      if (g.in == "s8" || g.in == "u8") EXPECT_EQ(run.integer_diff, 0) << "integer results differ";
+      else EXPECT_TRUE(run.check.passed()) << describe(run.check);
       seed += 3;
     }
   }
+}
+
+// The float check against deliberately broken results of the f16 gather
+// kernel (3 x 2 blocks, 5 K steps): the K loop one step short (caught by
+// both bounds), and one element off by a few units, which the Frobenius
+// bound alone lets through.
+TEST(WarpGatherCheck, RejectsASkippedKStepAndOneWrongElement) {
+  CROQ_REQUIRE_SM80();
+  const croq::test::WarpGatherGemm g = croq::test::warp_gather_gemm_cases().front();
+  ASSERT_EQ(g.in, "f16");
+  const std::int64_t m = 4 * g.tm * 3, n = 4 * g.tn * 2, k = g.tk * 5;
+  std::string source = g.source();
+  const std::string loop = "foreach k in K / " + std::to_string(g.tk) + " {";
+  ASSERT_NE(source.find(loop), std::string::npos) << source;
+  Kernel correct = compile(source);
+  source.replace(source.find(loop), loop.size(), "foreach k in K / " + std::to_string(g.tk) + " - 1 {");
+  Kernel short_k = compile(source);
+
+  const GatherRun good = warp_gather_for(g, correct, m, n, k, 11);
+  EXPECT_TRUE(good.check.passed()) << describe(good.check);
+  const GatherRun skipped = warp_gather_for(g, short_k, m, n, k, 11);
+  EXPECT_FALSE(skipped.check.passed()) << "a K loop one step short passed: " << describe(skipped.check);
+  EXPECT_GT(skipped.check.relative_error, 1e-2);
+  const GatherRun one_wrong = warp_gather_for(g, correct, m, n, k, 11, std::function<void(std::vector<double>&)>(
+      [](std::vector<double>& got) { got[got.size() / 2] += 3; }));
+  EXPECT_FALSE(one_wrong.check.passed()) << "one wrong element passed: " << describe(one_wrong.check);
+  EXPECT_LE(one_wrong.check.relative_error, 1e-2) << "the norm alone would have caught it: not the case shown";
 }
 
 INSTANTIATE_TEST_SUITE_P(Warps, WarpGatherGpu, ::testing::ValuesIn(croq::test::warp_gather_gemm_cases()),

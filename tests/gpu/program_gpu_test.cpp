@@ -21,8 +21,8 @@ TEST(GpuProgram, TwoKernelsThroughAGlobalBufferMatchTheHostReference) {
   Kernel k = compile(croq::test::kReverseTwice);
   for (std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{1} << 20}) {
     auto a = make_spandata<float>(n), b = make_spandata<float>(n);
-    a.fill_random(-10, 10);
-    b.fill_random(-10, 10);
+    a.fill_random(-10, 10, croq::test::next_seed());
+    b.fill_random(-10, 10, croq::test::next_seed());
     Tensor da = Tensor::copy_of(a.view(), MemoryKind::device), db = Tensor::copy_of(b.view(), MemoryKind::device);
     Tensor out = Tensor::empty(DType::f32, Shape{n}, MemoryKind::device);
     CROQ_CU(cuMemsetD8, reinterpret_cast<CUdeviceptr>(out.data()), 0xff, out.bytes());  // poison (NaN)
@@ -99,8 +99,8 @@ TEST(GpuProgram, AsyncRegionsRunInOrderAndWriteTheirArguments) {
   Kernel k = compile(croq::test::kAsyncRegions);
   for (std::size_t n : {std::size_t{1}, std::size_t{777}}) {
     auto a = make_spandata<float>(n), b = make_spandata<float>(n), c = make_spandata<float>(n);
-    a.fill_random(-10, 10);
-    b.fill_random(-10, 10);
+    a.fill_random(-10, 10, croq::test::next_seed());
+    b.fill_random(-10, 10, croq::test::next_seed());
     std::vector<float> want_a(n), want_b(n), want_c(n);
     for (std::size_t i = 0; i < n; ++i) {
       want_a[i] = static_cast<float>(a[i]) * 3.0f;
@@ -136,7 +136,7 @@ TEST(GpuProgram, CooperativeBlocksExchangeRowsAcrossGridBarriers) {
   for (std::size_t blocks : {std::size_t{2}, std::size_t{128}}) {
     const std::size_t threads = 96;
     auto x = make_spandata<std::int32_t>(blocks, threads);
-    x.fill_random(-1000, 1000);
+    x.fill_random(-1000, 1000, croq::test::next_seed());
     Tensor dx = Tensor::copy_of(x.view(), MemoryKind::device);
     Tensor out = Tensor::empty(DType::s32, Shape{blocks, threads}, MemoryKind::device);
     CROQ_CU(cuMemsetD8, reinterpret_cast<CUdeviceptr>(out.data()), 0xa5, out.bytes());  // poison
@@ -168,7 +168,7 @@ TEST(GpuProgram, KernelsOnTwoStreamArgumentsKeepTheirOrder) {
   CROQ_CU(cuStreamCreate, &s1, CU_STREAM_NON_BLOCKING);
   for (std::size_t n : {std::size_t{5}, std::size_t{1} << 22}) {
     auto a = make_spandata<float>(n);
-    a.fill_random(-10, 10);
+    a.fill_random(-10, 10, croq::test::next_seed());
     Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
     Tensor out = Tensor::empty(DType::f32, Shape{n}, MemoryKind::device);
     CROQ_CU(cuMemsetD8, reinterpret_cast<CUdeviceptr>(out.data()), 0xff, out.bytes());  // poison (NaN)

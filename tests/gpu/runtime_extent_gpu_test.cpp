@@ -19,8 +19,8 @@ TEST(GpuRuntimeExtent, ChunksOfAComputedRowCountMatchTheHostReference) {
   const std::size_t cols = 48;
   for (std::size_t rows : {std::size_t{3}, std::size_t{10}, std::size_t{12}}) {
     auto x = make_spandata<float>(rows, cols), y = make_spandata<float>(rows, cols);
-    x.fill_random(-10, 10);
-    y.fill_random(-10, 10);
+    x.fill_random(-10, 10, croq::test::next_seed());
+    y.fill_random(-10, 10, croq::test::next_seed());
     Tensor dx = Tensor::copy_of(x.view(), MemoryKind::device), dy = Tensor::copy_of(y.view(), MemoryKind::device);
     Tensor out = Tensor::empty(DType::f32, Shape{rows, cols}, MemoryKind::device);
     CROQ_CU(cuMemsetD8, reinterpret_cast<CUdeviceptr>(out.data()), 0xff, out.bytes());  // poison (NaN)

@@ -79,7 +79,7 @@ class ScaleTypeGpu : public ::testing::TestWithParam<std::string> {};
 TEST_P(ScaleTypeGpu, CopiesMoveTheirBits) {
   CROQ_REQUIRE_GPU();
   const DType t = dtype_named(GetParam());
-  std::mt19937 rng(std::random_device{}());
+  std::mt19937 rng(croq::test::next_seed());
   Kernel moves = compile(test::subbyte_moves(GetParam()));
   for (std::size_t m : {1u, 5u, 33u}) {
     Tensor a = random_codes(t, {m, 64}, rng);
@@ -99,7 +99,7 @@ TEST_P(ScaleTypeGpu, CopiesMoveTheirBits) {
 TEST_P(ScaleTypeGpu, ArithmeticComputesInF32) {
   CROQ_REQUIRE_GPU();
   const DType t = dtype_named(GetParam());
-  std::mt19937 rng(std::random_device{}());
+  std::mt19937 rng(croq::test::next_seed());
   Kernel arith = compile(test::subbyte_arithmetic(GetParam()));
   for (std::size_t m : {1u, 3u, 17u}) {
     Tensor a = random_codes(t, {m, 64}, rng), b = random_codes(t, {m, 64}, rng);
@@ -123,7 +123,7 @@ TEST_P(ScaleTypeGpu, TmaMovesTheirBits) {
   CROQ_REQUIRE_GPU();
   if (jit::device_info(0).cc_major < 9) GTEST_SKIP() << "TMA needs sm_90 or newer";
   const DType t = dtype_named(GetParam());
-  std::mt19937 rng(std::random_device{}());
+  std::mt19937 rng(croq::test::next_seed());
   Kernel tma = compile(test::subbyte_tma(GetParam()));
   for (int round = 0; round < 2; ++round) {
     Tensor a = random_codes(t, {64, 128}, rng);

@@ -68,7 +68,7 @@ class SubByteGpu : public ::testing::TestWithParam<std::string> {};
 TEST_P(SubByteGpu, CopiesMoveBytes) {
   CROQ_REQUIRE_GPU();
   const DType t = dtype_named(GetParam());
-  std::mt19937 rng(std::random_device{}());
+  std::mt19937 rng(croq::test::next_seed());
   Kernel moves = compile(test::subbyte_moves(GetParam()));
   for (std::size_t m : {1u, 5u, 33u}) {
     Tensor a = random_codes(t, {m, 64}, rng);
@@ -89,7 +89,7 @@ TEST_P(SubByteGpu, CopiesMoveBytes) {
 TEST_P(SubByteGpu, ArithmeticComputesThroughF32OrInt) {
   CROQ_REQUIRE_GPU();
   const DType t = dtype_named(GetParam());
-  std::mt19937 rng(std::random_device{}());
+  std::mt19937 rng(croq::test::next_seed());
   Kernel arith = compile(test::subbyte_arithmetic(GetParam()));
   for (std::size_t m : {1u, 3u, 17u}) {
     Tensor a = random_codes(t, {m, 64}, rng), b = random_codes(t, {m, 64}, rng);
@@ -114,7 +114,7 @@ TEST_P(SubByteGpu, TmaMovesBytes) {
   CROQ_REQUIRE_GPU();
   if (jit::device_info(0).cc_major < 9) GTEST_SKIP() << "TMA needs sm_90 or newer";
   const DType t = dtype_named(GetParam());
-  std::mt19937 rng(std::random_device{}());
+  std::mt19937 rng(croq::test::next_seed());
   Kernel tma = compile(test::subbyte_tma(GetParam()));
   Tensor a = random_codes(t, {64, 128}, rng);
   Tensor b = poisoned(t, {64, 128}), widened = poisoned(DType::f32, {64, 128});

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <regex>
 
+#include "common/golden.hpp"
 #include "ir/ir_test_util.hpp"
 
 namespace croq::ir {
@@ -35,8 +36,7 @@ TEST_P(IrGolden, MatchesReviewedIr) {
   if (c.bf16) source = std::regex_replace(source, std::regex(R"(\bf16 \[)"), "bf16 [");
   pipeline::GeneratedKernel k = test::lower_for(source, c.args, c.arch);
   const std::string path = std::string(CROQ_TEST_DATA_DIR) + "/ir/" + c.name + ".ir";
-  if (std::getenv("CROQ_UPDATE_GOLDEN")) std::ofstream(path) << k.ir;
-  EXPECT_EQ(k.ir, test::read_text(path)) << "regenerate with CROQ_UPDATE_GOLDEN=1 and review the diff";
+  CROQ_EXPECT_GOLDEN(k.ir, path);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -12,6 +12,7 @@
 #include "common/process.hpp"
 #include "croq/croq.hpp"
 #include "jit/nvrtc_compiler.hpp"
+#include "common/test_seed.hpp"
 
 namespace croq::jit {
 namespace {
@@ -194,7 +195,7 @@ TEST(NvrtcSandbox, CroqtileDeviceCodeErrorsNameTheCoFile) {
   options.arch = "sm_90a";
   Kernel k = croq::compile(source, options);
   auto x = make_spandata<s32>(64);
-  x.fill_random(-5, 5);
+  x.fill_random(-5, 5, croq::test::next_seed());
   try {
     k(x.view());
     FAIL() << "expected a CompileError from NVRTC";

@@ -16,6 +16,7 @@
 #include "pipeline/specialize.hpp"
 #include "common/large_tensor_kernels.hpp"
 #include "common/process.hpp"
+#include "common/test_seed.hpp"
 #include "frontend/frontend.hpp"
 
 namespace croq::pipeline {
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
     return static_cast<unsigned char*>(p);
   };
   unsigned char *a = map(), *b = map(), *out = map();
-  std::mt19937 rng(std::random_device{}());
+  std::mt19937 rng(SEED);  // the test's seed (common/test_seed.hpp), as -DSEED
   const long long region = 1 << 20;
   for (long long from : {0LL, n - region})
     for (long long i = from; i < from + region; ++i) { a[i] = rng(); b[i] = rng(); out[i] = 0xa5; }
@@ -122,8 +123,8 @@ TEST_P(LargeIndexEmulation, HeadAndTailMatchTheHostReference) {
   const std::string launch = dynamic ? "croq_add(a, b, out, n)" : "croq_add(a, b, out)";
   const std::string binary = (dir.path() / "emu").string();
   croq::test::ProcessResult built = croq::test::run_process(
-      {CROQ_HOST_CXX, "-std=c++20", "-O1", "-pthread", "-w", "-DLAUNCH=" + launch, (dir.path() / "emu.cpp").string(), "-o",
-       binary},
+      {CROQ_HOST_CXX, "-std=c++20", "-O1", "-pthread", "-w", "-DLAUNCH=" + launch,
+       "-DSEED=" + std::to_string(croq::test::next_seed()) + "u", (dir.path() / "emu.cpp").string(), "-o", binary},
       {}, dir.path());
   ASSERT_EQ(built.exit_code, 0) << built.err << "\n" << k.cuda_source;
   std::vector<std::string> argv = {binary, std::to_string(kLarge)};

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/golden.hpp"
 #include "specialize/specialize_test_util.hpp"
 #include "pipeline/specialize.hpp"
 #include "croq/error.hpp"
@@ -35,8 +36,7 @@ TEST_P(SampleCodegen, MatchesGoldenAndCompiles) {
   const SampleCase& c = GetParam();
   GeneratedKernel k = generate(sample_source(c.sample), c.args, c.sample + ".co");
   std::string golden_path = std::string(CROQ_TEST_DATA_DIR) + "/cuda/" + c.sample + ".cu";
-  if (std::getenv("CROQ_UPDATE_GOLDEN")) std::ofstream(golden_path) << k.cuda_source;
-  EXPECT_EQ(k.cuda_source, read_file(golden_path)) << "regenerate with CROQ_UPDATE_GOLDEN=1 and review the diff";
+  CROQ_EXPECT_GOLDEN(k.cuda_source, golden_path);
   EXPECT_EQ(k.launch.grid, c.grid);
   EXPECT_EQ(k.launch.block, c.block);
   EXPECT_EQ(k.launch.shared_bytes, c.shared_bytes);

@@ -1,0 +1,149 @@
+"""Forward attention, O = softmax(Q K^T / sqrt(D)) V per head, Q K V O
+[B, H, S, D] in f16 or bf16, causal or not: croqjit's flash attention
+(samples/attention_source.hpp, as samples/flash_attention.cpp runs it) in
+its configurations (consumer warpgroups taking turns or not; three
+consumers, 192 query rows a block, at D = 64) against torch
+scaled_dot_product_attention through its cuDNN backend (the ratio's
+reference) and its FlashAttention-2 backend, in one process on the same
+tensors (harness.py says how rows are checked and timed). Both backends are
+checked first against SDPA's math backend in fp32 on the same inputs.
+
+FLOPs: 4 B H S T D, halved when causal. Inputs: torch.randn for Q, K and V
+(three draws), seeded per row.
+
+    python bench/harness/bench_attention.py [--quick] [--json OUT] [--only f16|bf16] [--self-test]
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+import kernel_text  # noqa: E402
+
+# (B, H, S, D): S = T.
+SHAPES = [(4, 16, 4096, 128), (8, 16, 2048, 64)]
+
+# (name, ping_pong, consumers); three consumers have too few registers for
+# D = 128's accumulators.
+CONFIGS = [("BM=128 ping-pong", True, 2), ("BM=128", False, 2), ("BM=192 ping-pong", True, 3), ("BM=192", False, 3)]
+QUICK_CONFIGS = [CONFIGS[0], CONFIGS[2]]
+
+# attention_check.hpp's bound: P and O rounded to f16 / bf16 stay far
+# inside it; a dropped key tile (1/32 of the keys at T = 4096) moves the
+# output by about 18% of its RMS.
+TOLERANCE = harness.Tolerance(rel_frobenius=1e-2, rms_fraction=0.05, rel_element=1e-2)
+
+COLUMNS = (f"  {'attention (forward)':40s} {'croq TFLOP/s':>13s} {'cuDNN TFLOP/s':>14s} {'flash TFLOP/s':>14s}"
+           f" {'croq/cuDNN':>11s} {'croq/flash':>11s}  croq ms [min, max]   config")
+
+
+def configs_for(head_dim, quick):
+    return [c for c in (QUICK_CONFIGS if quick else CONFIGS) if c[2] * 64 <= 128 or head_dim <= 64]
+
+
+def inputs(torch, dtype, b, h, s, d, seed, label):
+    g = harness.generator(seed, label)
+    return tuple(torch.randn(b, h, s, d, device="cuda", dtype=dtype, generator=g) for _ in range(3))
+
+
+def croq_side(croqjit, source, name, q, k, v, o, causal, config):
+    kernel = croqjit.compile(source, source_name=f"attention {name}.co")
+
+    def call():
+        kernel(q, k, v, o, causal)
+        return o
+
+    return harness.Side(name, call, poison=lambda: o.fill_(float("nan")), config=config)
+
+
+def sdpa_sides(torch, q, k, v, causal):
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    def backend(which):
+        def call():
+            with sdpa_kernel(which):
+                return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+        return call
+
+    return [harness.Side("cuDNN", backend(SDPBackend.CUDNN_ATTENTION)),
+            harness.Side("flash", backend(SDPBackend.FLASH_ATTENTION))]
+
+
+def fp32_attention(torch, q, k, v, causal):
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    with sdpa_kernel(SDPBackend.MATH):
+        return F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
+
+
+def run_rows(report, settings, timer, args):
+    import torch
+
+    croqjit = harness.import_croqjit()
+    for element in ("f16", "bf16"):
+        if args.only and args.only != element:
+            continue
+        dtype = torch.float16 if element == "f16" else torch.bfloat16
+        for b, h, s, d in SHAPES:
+            sources = {name: kernel_text.attention(element, d, ping_pong, consumers)
+                       for name, ping_pong, consumers in configs_for(d, args.quick)}
+            for causal in (False, True):
+                label = f"{element} B={b} H={h} S={s} D={d} {'causal' if causal else 'non-causal'}"
+
+                def row_fn(b=b, h=h, s=s, d=d, causal=causal, label=label, sources=sources):
+                    q, k, v = inputs(torch, dtype, b, h, s, d, args.seed, label)
+                    o = torch.empty_like(q)
+                    ours = [croq_side(croqjit, sources[name], name, q, k, v, o, causal,
+                                      {"ping_pong": pp, "consumers": n, "bm": 64 * n, "bn": 128})
+                            for name, pp, n in configs_for(d, args.quick)]
+                    row = harness.run_row(label, ours, sdpa_sides(torch, q, k, v, causal), TOLERANCE, settings,
+                                          timer, truth=lambda: fp32_attention(torch, q, k, v, causal))
+                    add_row(report, row, element, b, h, s, d, causal, args)
+
+                harness.guarded(report, label, row_fn)
+
+
+def add_row(report, row, element, b, h, s, d, causal, args):
+    flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
+    row.update({"dtype": element, "b": b, "h": h, "s": s, "t": s, "d": d, "causal": causal,
+                "seed": harness.row_seed(args.seed, row["label"])})
+    figures = {name: flops / (summary["median_ms"] * 1e-3) / 1e12
+               for name, summary in [("croq", row["ours"]), *row["references"].items()]}
+    row["tflops"] = figures
+    line = (f"  {row['label']:40s} {figures['croq']:13.1f} {figures['cuDNN']:14.1f} {figures['flash']:14.1f}"
+            f" {row['ratios']['cuDNN']:11.3f} {row['ratios']['flash']:11.3f}  {harness.spread(row['ours'])}"
+            f"  {row['config']['name']}")
+    report.add(row, line, args.min_ratio)
+
+
+def self_test_cases(args):
+    """At B=4 H=16 S=4096 D=128, f16, non-causal: the last key tile (128 of
+    4096 keys) dropped."""
+    import torch
+
+    croqjit = harness.import_croqjit()
+    b, h, s, d = SHAPES[0]
+    label = f"f16 B={b} H={h} S={s} D={d} non-causal"
+    q, k, v = inputs(torch, torch.float16, b, h, s, d, args.seed, label)
+    o = torch.empty_like(q)
+    name, ping_pong, consumers = CONFIGS[0]
+    source = kernel_text.attention("f16", d, ping_pong, consumers)
+    config = {"ping_pong": ping_pong, "consumers": consumers}
+    return [harness.SelfTestCase(
+        label, croq_side(croqjit, source, name, q, k, v, o, False, config),
+        croq_side(croqjit, kernel_text.attention_drop_last_key_tile(source), f"{name}, last key tile dropped",
+                  q, k, v, o, False, config),
+        sdpa_sides(torch, q, k, v, False)[:1], TOLERANCE)]
+
+
+def main():
+    return harness.script_main("bench_attention", __doc__.split("\n\n")[0], ["f16", "bf16"], COLUMNS, run_rows,
+                               self_test_cases, budget_help="croq/cuDNN throughput ratio")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

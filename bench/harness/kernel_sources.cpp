@@ -1,0 +1,101 @@
+// Prints the Croqtile source of a kernel that the benchmark harness times,
+// from where the C++ samples keep it, so both sides run one text:
+//
+//   kernel_sources sample NAME          the R"croq(...)croq" text of samples/NAME.cpp
+//   kernel_sources gemm f16|bf16|fp8    the persistent GEMM (samples/matmul_persistent.cpp;
+//                                       bf16: its f16 replaced; fp8: samples/matmul_fp8.cpp)
+//   kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N]
+//                                       samples/attention_source.hpp's forward attention
+//   kernel_sources readme-gemm README   upstream README's persistent GEMM (samples/upstream_readme.hpp)
+//
+// Exit 0 with the text on stdout; 1 when a file cannot be read or holds no
+// such source; 2 on a usage error.
+#include <cstdlib>
+#include <iostream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "../../samples/attention_source.hpp"
+#include "../../samples/upstream_readme.hpp"
+
+#ifndef CROQ_SAMPLES_DIR
+#define CROQ_SAMPLES_DIR "samples"
+#endif
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: kernel_sources sample NAME\n"
+    "       kernel_sources gemm f16|bf16|fp8\n"
+    "       kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N]\n"
+    "       kernel_sources readme-gemm README.md\n";
+
+int usage(const std::string& why) {
+  std::cerr << "kernel_sources: " << why << "\n" << kUsage;
+  return 2;
+}
+
+// The one raw string R"croq( ... )croq" of samples/<name>.cpp; empty with
+// `error` set when the file cannot be read or has none.
+std::string sample_source(const std::string& name, std::string& error) {
+  const std::string path = std::string(CROQ_SAMPLES_DIR) + "/" + name + ".cpp";
+  std::string s;
+  if (!read_text_file(path, s, error)) return "";
+  const std::string open = "R\"croq(", close = ")croq\"";
+  const std::size_t begin = s.find(open);
+  const std::size_t end = begin == std::string::npos ? begin : s.find(close, begin);
+  if (end == std::string::npos || s.find(open, end) != std::string::npos) {
+    error = path + " does not hold exactly one R\"croq(...)croq\" source";
+    return "";
+  }
+  return s.substr(begin + open.size(), end - begin - open.size());
+}
+
+bool positive_int(const std::string& text, int& out) {
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v <= 0 || v > 1024) return false;
+  out = static_cast<int>(v);
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) return usage("no kernel named");
+  const std::string& what = args[0];
+  std::string error, source;
+  if (what == "sample" && args.size() == 2) {
+    source = sample_source(args[1], error);
+  } else if (what == "gemm" && args.size() == 2) {
+    const std::string& element = args[1];
+    if (element != "f16" && element != "bf16" && element != "fp8") return usage("gemm takes f16, bf16 or fp8");
+    source = sample_source(element == "fp8" ? "matmul_fp8" : "matmul_persistent", error);
+    if (element == "bf16") source = std::regex_replace(source, std::regex("\\bf16\\b"), "bf16");
+  } else if (what == "attention" && args.size() >= 3) {
+    const std::string& element = args[1];
+    int head_dim = 0, consumers = 2;
+    bool ping_pong = true;
+    if (element != "f16" && element != "bf16") return usage("attention takes f16 or bf16");
+    if (!positive_int(args[2], head_dim) || head_dim % 64 != 0 || head_dim > 256)
+      return usage("the head dim must be 64, 128, 192 or 256");
+    for (std::size_t i = 3; i < args.size(); ++i) {
+      if (args[i] == "--no-ping-pong") ping_pong = false;
+      else if (args[i] == "--consumers" && i + 1 < args.size() && positive_int(args[i + 1], consumers) && consumers <= 3) ++i;
+      else return usage("unknown or incomplete attention option `" + args[i] + "`");
+    }
+    source = attention::source(element, head_dim, ping_pong, consumers);
+  } else if (what == "readme-gemm" && args.size() == 2) {
+    source = upstream_readme_gemm_source(args[1], error);
+  } else {
+    return usage("unknown kernel or wrong arguments");
+  }
+  if (source.empty()) {
+    std::cerr << "kernel_sources: " << error << "\n";
+    return 1;
+  }
+  std::cout << source;
+  return std::cout.good() ? 0 : 1;
+}
