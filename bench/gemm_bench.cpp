@@ -24,11 +24,8 @@
 #include "croq/croq.hpp"
 #include "bench_args.hpp"
 #include "launch_timing.hpp"
+#include "sample_source.hpp"
 #include "../samples/gemm_check.hpp"
-
-#ifndef CROQ_SAMPLES_DIR
-#define CROQ_SAMPLES_DIR "samples"
-#endif
 
 namespace {
 
@@ -69,12 +66,7 @@ bool check_configuration(const croq::Kernel& k, const char* what) {
 
 // The Croqtile source of a sample; bf16 is matmul_persistent's f16 kernel with the type replaced.
 std::string kernel_source(const std::string& sample, const std::string& element) {
-  std::ifstream in(std::string(CROQ_SAMPLES_DIR) + "/" + sample + ".cpp");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  auto begin = text.find("R\"croq(") + 7, end = text.find(")croq\"");
-  std::string src = text.substr(begin, end - begin);
+  const std::string src = croq::bench::sample_source(sample);
   return element == "bf16" ? std::regex_replace(src, std::regex("\\bf16\\b"), element) : src;
 }
 
