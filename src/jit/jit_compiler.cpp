@@ -134,16 +134,23 @@ JitCompiler& JitCompiler::global() {
 }
 
 // Everything that changes the image: the text, the entry, the target, the
-// NVRTC version and flags, the launch shape (recorded with the image), the
-// library build that generated and will interpret it, and the entry format.
-support::Hash128 JitCompiler::cache_key(const JitRequest& req, const std::string& arch) const {
+// NVRTC version and flags, the source name when line info records it, the
+// launch shape (recorded with the image), the library build that generated
+// and will interpret it, and the entry format.
+support::Hash128 kernel_cache_key(const JitRequest& req, const std::string& arch, const std::string& library_build) {
   NvrtcOptions options{arch, req.line_info, {}};
   support::Hasher128 h;
-  h.field("croqjit-cache").field(std::to_string(kCacheFormatVersion)).field(library_build_id());
+  h.field("croqjit-cache").field(std::to_string(kCacheFormatVersion)).field(library_build);
   h.field(req.cuda_source).field(req.entry).field(arch).field(nvrtc_version());
   for (const auto& flag : nvrtc_flags(options)) h.field(flag);
+  // NVRTC writes the program's name into the line table.
+  h.field(req.line_info ? req.source_name : std::string());
   h.field(nlohmann::json(req.launch).dump());
   return h.digest();
+}
+
+support::Hash128 JitCompiler::cache_key(const JitRequest& req, const std::string& arch) const {
+  return kernel_cache_key(req, arch, library_build_id());
 }
 
 JitStats JitCompiler::stats() const {

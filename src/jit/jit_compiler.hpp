@@ -63,6 +63,10 @@ std::string resolve_arch(const std::string& requested);
 // (wgmma and setmaxnreg need sm_90a).
 std::string arch_for_compute_capability(int major, int minor);
 
+// The cache key of `request` compiled for `arch` by the library build
+// `library_build` (JitCompiler::cache_key passes this build's).
+support::Hash128 kernel_cache_key(const JitRequest& request, const std::string& arch, const std::string& library_build);
+
 class JitCompiler {
  public:
   explicit JitCompiler(DiskCacheSettings disk);
