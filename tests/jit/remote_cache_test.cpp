@@ -21,9 +21,6 @@ using croq::test::RedisServer;
 using croq::test::TempDir;
 using namespace croq::jit::test;
 
-#define REQUIRE_REDIS(redis) \
-  if (!(redis).available()) GTEST_SKIP() << (redis).why()
-
 // The entry the remote holds for `key`, decoded as a host with `secret` would.
 DecodedRemoteEntry remote_entry(const RedisServer& redis, const JitRequest& r, const std::string& secret = "") {
   auto value = redis.command({"GET", remote_key(key_of(r))});

@@ -25,9 +25,6 @@ using croq::test::RedisServer;
 using croq::test::TempDir;
 using namespace croq::jit::test;
 
-#define REQUIRE_REDIS(redis) \
-  if (!(redis).available()) GTEST_SKIP() << (redis).why()
-
 // The library's warnings while it lives.
 class WarningCapture {
  public:

@@ -96,7 +96,7 @@ constexpr int kHosts = 32;
 
 TEST(RemoteLoad, ThirtyTwoHostsStartingTogetherCompileOnce) {
   RedisServer redis;
-  if (!redis.available()) GTEST_SKIP() << redis.why();
+  REQUIRE_REDIS(redis);
   TempDir work;
   const std::vector<std::string> tags(kHosts, "load-same");
   auto results = run_together(tags, [&](std::size_t i) { return (work.path() / ("host-" + std::to_string(i))).string(); },
@@ -114,7 +114,7 @@ TEST(RemoteLoad, ThirtyTwoHostsStartingTogetherCompileOnce) {
 
 TEST(RemoteLoad, ThirtyTwoHostsWithDifferentKernelsCompileEachOnce) {
   RedisServer redis;
-  if (!redis.available()) GTEST_SKIP() << redis.why();
+  REQUIRE_REDIS(redis);
   TempDir work;
   std::vector<std::string> tags;
   for (int i = 0; i < kHosts; ++i) tags.push_back("load-" + std::to_string(i));

@@ -19,6 +19,10 @@
 #include "jit/jit_compiler.hpp"
 #include "jit/nvrtc_compiler.hpp"
 
+// Skips the test, saying why, where no private redis-server can start.
+#define REQUIRE_REDIS(redis) \
+  if (!(redis).available()) GTEST_SKIP() << (redis).why()
+
 namespace croq::jit::test {
 
 using Clock = std::chrono::steady_clock;
