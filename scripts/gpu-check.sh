@@ -5,7 +5,12 @@
 #   scripts/gpu-check.sh [--no-bench] [--bench-only NAME...]
 #
 # The GPU machine lacks xxHash headers: put them in .devdeps/include first
-# (../shared/device/fetch-devdeps.sh) and carry .devdeps along.
+# (../shared/device/fetch-devdeps.sh) and carry .devdeps along. It lacks
+# hiredis too (and maybe OpenSSL's headers): unpack Debian's packages into
+# .devdeps here, whose usr/ this script searches:
+#   (d=$(mktemp -d) && cd "$d" && apt-get download libhiredis-dev libhiredis0.14 \
+#      libssl-dev libssl3 && for p in *.deb; do dpkg-deb -x "$p" "$OLDPWD/.devdeps"; done)
+#   rm -rf .devdeps/usr/share .devdeps/usr/lib/x86_64-linux-gnu/*.a   # 8 MB instead of 19
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/out}
@@ -14,7 +19,7 @@ build=${CROQ_GPU_BUILD_DIR:-$root/build-gpu}
 run_bench=1
 [ "${1:-}" = "--no-bench" ] && run_bench=0
 
-export CPATH="$root/.devdeps/include${CPATH:+:$CPATH}"
+export CPATH="$root/.devdeps/include:$root/.devdeps/usr/include:$root/.devdeps/usr/include/x86_64-linux-gnu${CPATH:+:$CPATH}"
 # The GPU machine's default CXX (/opt/gcc) links libstdc++ statically into
 # shared objects, which the Python package refuses (python/CMakeLists.txt);
 # its system g++ links it dynamically.
@@ -23,7 +28,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > 
 cat "$out/gpu.txt"
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$root/.devdeps" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+  -DCMAKE_PREFIX_PATH="$root/.devdeps;$root/.devdeps/usr" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build "$build" -j"$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -60; exit 1; }
 echo "build ok"
 

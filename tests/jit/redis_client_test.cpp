@@ -128,7 +128,7 @@ TEST(RedisClient, ConnectionRefusedIsAnErrorNotAHang) {
   std::string why;
   auto t = Clock::now();
   EXPECT_EQ(RedisConnection::connect(e, kTimeouts, 1 << 20, &why), nullptr);
-  EXPECT_LT(ms_since(t), 100 + 200);
+  EXPECT_LT(ms_since(t), 100 + 400);
   EXPECT_EQ(why, "connect: Connection refused");
 }
 
@@ -184,7 +184,7 @@ TEST(RedisClient, PausedServerTimesOutWithinTheBound) {
   redis.pause();
   auto t = Clock::now();
   EXPECT_FALSE(c->command({"PING"}, &why));
-  EXPECT_LT(ms_since(t), 100 + 100);
+  EXPECT_LT(ms_since(t), 100 + 400);  // the timeout, and slack for a loaded machine
   EXPECT_GE(ms_since(t), 95);
   EXPECT_EQ(why, "no answer within 100 ms");
   // A new connection: the kernel still accepts it, the AUTH-less PING of a
@@ -193,7 +193,7 @@ TEST(RedisClient, PausedServerTimesOutWithinTheBound) {
   auto fresh = RedisConnection::connect(redis.endpoint(), kTimeouts, 1 << 20, &why);
   ASSERT_TRUE(fresh);
   EXPECT_FALSE(fresh->command({"GET", "k"}, &why));
-  EXPECT_LT(ms_since(t), 2 * 100 + 100);
+  EXPECT_LT(ms_since(t), 2 * 100 + 400);
   redis.resume();
 }
 
@@ -226,7 +226,7 @@ TEST(RedisClient, ATricklingReplyIsCutAtTheCommandDeadline) {
   ASSERT_TRUE(c) << why;
   auto t = Clock::now();
   EXPECT_FALSE(c->command({"GET", "k"}, &why));
-  EXPECT_LT(ms_since(t), 100 + 100);
+  EXPECT_LT(ms_since(t), 100 + 400);
   EXPECT_EQ(why, "no answer within 100 ms");
 }
 

@@ -146,13 +146,13 @@ TEST(RemoteFaults, FetchFromAPausedRedisIsBoundedByTheCommandTimeout) {
   redis.resume();
   EXPECT_FALSE(r.kernel);
   EXPECT_FALSE(r.lease.held());
-  EXPECT_LT(ms, 100 + 100 + 150);  // connect (accepted by the kernel) + one command + slack
+  EXPECT_LT(ms, 100 + 100 + 400);  // connect (accepted by the kernel) + one command + slack
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0], "remote cache " + redis.endpoint().describe() + " unavailable: no answer within 100 ms");
   // Within the back-off nothing is sent at all.
   t = Clock::now();
   cache.fetch({key_of(saxpy_request("y")), "sm_90a", "saxpy", library_build_id()}, notes);
-  EXPECT_LT(ms_since(t), 20);
+  EXPECT_LT(ms_since(t), 90) << "the back-off did not keep the paused remote away";
 }
 
 TEST(RemoteFaults, AFullRedisFailsTheStoreNotTheCall) {
