@@ -16,7 +16,13 @@
 #   --conformance CROQTILE   also run scripts/conformance_run.sh on that checkout
 #
 # The GPU machine lacks xxHash headers: put them in .devdeps/include first
-# (../shared/device/fetch-devdeps.sh) and carry .devdeps along. Python: the
+# (../shared/device/fetch-devdeps.sh) and carry .devdeps along. It lacks
+# hiredis too (and maybe OpenSSL's headers): unpack Debian's packages into
+# .devdeps here, whose usr/ this script searches:
+#   (d=$(mktemp -d) && cd "$d" && apt-get download libhiredis-dev libhiredis0.14 \
+#      libssl-dev libssl3 && for p in *.deb; do dpkg-deb -x "$p" "$OLDPWD/.devdeps"; done)
+#   rm -rf .devdeps/usr/share .devdeps/usr/lib/x86_64-linux-gnu/*.a   # 8 MB instead of 19
+# Python: the
 # CROQ_PYTHON interpreter, else /opt/torch/.venv/bin/python (the GPU
 # machine's torch), else python3; the croqjit package is built for it.
 set -uo pipefail
@@ -40,7 +46,7 @@ while [ $# -gt 0 ]; do
 done
 python=${CROQ_PYTHON:-}
 [ -n "$python" ] || { [ -x /opt/torch/.venv/bin/python ] && python=/opt/torch/.venv/bin/python; } || python=python3
-export CPATH="$root/.devdeps/include${CPATH:+:$CPATH}"
+export CPATH="$root/.devdeps/include:$root/.devdeps/usr/include:$root/.devdeps/usr/include/x86_64-linux-gnu${CPATH:+:$CPATH}"
 # The GPU machine's default CXX (/opt/gcc) links libstdc++ statically into
 # shared objects, which the Python package refuses (python/CMakeLists.txt);
 # its system g++ links it dynamically.
@@ -94,7 +100,7 @@ cat "$out/gpu.txt"
 echo "python: $python"
 
 configure() {
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$root/.devdeps" \
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$root/.devdeps;$root/.devdeps/usr" \
     -DPython_EXECUTABLE="$(command -v "$python")"
 }
 build_targets() {

@@ -8,10 +8,15 @@ croq_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 croq_build=${CROQ_BUILD_DIR:-$croq_root/build}
 croq_jobs=${CROQ_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
-# Debian packages: what the library, samples and tests build with, and
+# Debian packages: what the library, samples and tests build with (hiredis
+# and OpenSSL's libcrypto for the remote kernel cache), and
 # clang with libFuzzer for the fuzz smoke test (ctest skips it without them).
-croq_build_packages=(cmake ninja-build g++ libspdlog-dev nlohmann-json3-dev libxxhash-dev libutfcpp-dev libgtest-dev)
+croq_build_packages=(cmake ninja-build g++ libspdlog-dev nlohmann-json3-dev libxxhash-dev libutfcpp-dev libhiredis-dev
+  libssl-dev libgtest-dev)
 croq_fuzz_packages=(clang libclang-rt-14-dev)
+# The remote kernel cache tests start private redis-server instances on
+# loopback ports of their own (they skip, saying why, without it).
+croq_test_packages=(redis-server)
 # The croqjit Python package's build and tests (its own packages come from
 # PyPI into a venv: scripts/python-deps.sh).
 croq_python_packages=(python3-dev python3-venv)

@@ -54,6 +54,10 @@ class CacheDirectory {
   CacheDirectory& operator=(const CacheDirectory&) = delete;
 
   const std::filesystem::path& path() const { return path_; }
+  // The directory's descriptor, for *at() calls of other cache files
+  // (compile_lock.hpp); valid while this object lives.
+  int descriptor() const { return fd_; }
+  bool shared() const { return shared_; }
 
   // Reads the regular file `name` if it is at most `max_bytes`.
   FileRead read(const std::string& name, std::uint64_t max_bytes) const;

@@ -121,6 +121,7 @@ std::string read_fields(const json& j, CacheMetadata& m) {
   r.string("nvrtc_version", m.nvrtc_version, false);
   r.string("created", m.created, false);
   r.string("croq_source_xxh3_128", m.croq_source_xxh3_128, false);
+  r.string("library_build", m.library_build, false);
   if (const json* v = r.find("compile_ms", false)) {
     if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < 0)
       r.fail("compile_ms", "is not a duration");
@@ -169,6 +170,7 @@ json CacheMetadata::to_json() const {
          {"cubin_xxh3_64", cubin_xxh3_64}};
   if (launch) j["launch"] = *launch;
   if (!croq_source_xxh3_128.empty()) j["croq_source_xxh3_128"] = croq_source_xxh3_128;
+  if (!library_build.empty()) j["library_build"] = library_build;
   return j;
 }
 

@@ -19,7 +19,8 @@ namespace croq::jit {
 
 // Bump when the entry layout or metadata meaning changes: old entries then
 // become misses (the version is part of every key).
-inline constexpr int kCacheFormatVersion = 1;
+// 2: the key covers the library build, recorded as "library_build".
+inline constexpr int kCacheFormatVersion = 2;
 
 // Metadata files are a few hundred bytes; anything larger is not ours.
 inline constexpr std::size_t kMaxMetadataBytes = 64 * 1024;
@@ -42,6 +43,7 @@ struct CacheMetadata {
   double compile_ms = 0;
   std::optional<LaunchConfig> launch;
   std::string croq_source_xxh3_128; // empty when absent
+  std::string library_build;        // library_build_id() of the writer; empty when absent
 
   nlohmann::json to_json() const;
 };

@@ -11,7 +11,9 @@
 #include <filesystem>
 
 #include "croq/error.hpp"
+#include "jit/build_id.hpp"
 #include "jit/cache_files.hpp"
+#include "jit/compile_lock.hpp"
 #include "jit/driver.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "support/env.hpp"
@@ -110,26 +112,57 @@ std::string resolve_arch(const std::string& requested) {
   return "sm_90a";
 }
 
-JitCompiler::JitCompiler(DiskCacheSettings settings) : disk_(std::move(settings)) {}
+JitSettings JitSettings::from_environment() {
+  JitSettings s;
+  s.disk = DiskCacheSettings::from_environment();
+  s.remote = RemoteCacheSettings::from_environment();
+  s.compile_wait = s.remote.lock_wait;  // CROQ_CACHE_WAIT_MS bounds both waits
+  return s;
+}
+
+JitCompiler::JitCompiler(DiskCacheSettings disk) : JitCompiler(JitSettings{std::move(disk), {}, {}}) {}
+
+JitCompiler::JitCompiler(JitSettings settings) : settings_(std::move(settings)), disk_(settings_.disk) {
+  if (settings_.remote.endpoint) remote_ = std::make_unique<RemoteCache>(settings_.remote);
+}
+
+JitCompiler::~JitCompiler() = default;
 
 JitCompiler& JitCompiler::global() {
-  static JitCompiler compiler(DiskCacheSettings::from_environment());
+  static JitCompiler compiler(JitSettings::from_environment());
   return compiler;
 }
 
-support::Hash128 JitCompiler::cache_key(const JitRequest& req, const std::string& arch) const {
+// Everything that changes the image: the text, the entry, the target, the
+// NVRTC version and flags, the source name when line info records it, the
+// launch shape (recorded with the image), the library build that generated
+// and will interpret it, and the entry format.
+support::Hash128 kernel_cache_key(const JitRequest& req, const std::string& arch, const std::string& library_build) {
   NvrtcOptions options{arch, req.line_info, {}};
   support::Hasher128 h;
-  h.field("croqjit-cache").field(std::to_string(kCacheFormatVersion));
+  h.field("croqjit-cache").field(std::to_string(kCacheFormatVersion)).field(library_build);
   h.field(req.cuda_source).field(req.entry).field(arch).field(nvrtc_version());
   for (const auto& flag : nvrtc_flags(options)) h.field(flag);
+  // NVRTC writes the program's name into the line table.
+  h.field(req.line_info ? req.source_name : std::string());
   h.field(nlohmann::json(req.launch).dump());
   return h.digest();
 }
 
+support::Hash128 JitCompiler::cache_key(const JitRequest& req, const std::string& arch) const {
+  return kernel_cache_key(req, arch, library_build_id());
+}
+
 JitStats JitCompiler::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return stats_;
+  JitStats s = stats_;
+  if (remote_) {
+    const RemoteStats r = remote_->stats();
+    s.remote_hits = r.hits;
+    s.remote_misses = r.misses;
+    s.remote_errors = r.errors;
+  }
+  return s;
 }
 
 std::shared_ptr<const CompiledKernel> JitCompiler::compile(const JitRequest& request) {
@@ -162,6 +195,9 @@ std::shared_ptr<const CompiledKernel> JitCompiler::compile(const JitRequest& req
   }
 }
 
+// The lookup below the memory layer: disk, then (once this process is the
+// one of its host to build the kernel) disk again and the remote, then
+// NVRTC, whose result goes to the disk and the remote.
 std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, const std::string& arch,
                                                          const support::Hash128& key) {
   auto kernel = std::make_shared<CompiledKernel>();
@@ -169,21 +205,52 @@ std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, 
   kernel->arch = arch;
   kernel->launch = req.launch;
   if (disk_.enabled()) kernel->cache_dir = disk_.dir();
-  if (auto stored = disk_.load(key)) {
-    kernel->cubin = std::move(stored->cubin);
-    kernel->image_is_ptx = stored->metadata.image_is_ptx;
-    if (kernel->image_is_ptx) kernel->ptx.assign(kernel->cubin.data());  // verified NUL-terminated
-    kernel->entry = stored->metadata.entry;  // verified to be a symbol name
-    kernel->source = CacheSource::disk;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      ++stats_.disk_hits;
-    }
-    support::log().debug("kernel cache: disk hit {} ({})", key.hex(), kernel->entry);
+  auto finish = [&](StoredKernel stored, CacheSource source) {
+    adopt(*kernel, std::move(stored), source);
     dump_artifacts(req, *kernel);
     return kernel;
-  }
+  };
+  if (auto stored = disk_.load(key)) return finish(std::move(*stored), CacheSource::disk);
 
+  HostCompileLock host_lock = disk_.enabled() ? HostCompileLock::acquire(disk_.dir(), settings_.disk.shared,
+                                                                          key.hex(), settings_.compile_wait)
+                                               : HostCompileLock();
+  if (disk_.enabled()) {
+    if (host_lock.timed_out())
+      kernel->lookup_notes.push_back("waited " + std::to_string(settings_.compile_wait.count()) +
+                                     " ms for another process of this host compiling this kernel; compiled it here");
+    if (auto stored = disk_.load(key)) return finish(std::move(*stored), CacheSource::disk);
+  }
+  const RemoteEntryExpectation expected{key.hex(), arch, req.entry, library_build_id()};
+  RemoteLookup remote;
+  if (remote_) remote = remote_->fetch(expected, kernel->lookup_notes);
+  if (remote.kernel) {
+    disk_.store(key, *remote.kernel);
+    return finish(std::move(*remote.kernel), CacheSource::remote);
+  }
+  StoredKernel stored = compile_here(req, *kernel);
+  disk_.store(key, stored);
+  if (remote_) remote_->store(key.hex(), stored, remote.replace, kernel->lookup_notes);
+  dump_artifacts(req, *kernel);
+  return kernel;  // the remote lease, then the host lock, are released here
+}
+
+void JitCompiler::adopt(CompiledKernel& kernel, StoredKernel stored, CacheSource source) {
+  kernel.cubin = std::move(stored.cubin);
+  kernel.image_is_ptx = stored.metadata.image_is_ptx;
+  if (kernel.image_is_ptx) kernel.ptx.assign(kernel.cubin.data());  // verified NUL-terminated
+  kernel.entry = stored.metadata.entry;                              // verified to be a symbol name
+  kernel.source = source;
+  if (source == CacheSource::disk) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.disk_hits;
+  }
+  support::log().debug("kernel cache: {} hit {} ({})", source == CacheSource::disk ? "disk" : "remote",
+                       kernel.key.hex(), kernel.entry);
+}
+
+StoredKernel JitCompiler::compile_here(const JitRequest& req, CompiledKernel& kernel) {
+  const std::string& arch = kernel.arch;
   auto started = std::chrono::steady_clock::now();
   NvrtcOutput out = nvrtc_compile(req.cuda_source, req.source_name, req.entry, {arch, req.line_info, {}}, req.origin);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
@@ -192,36 +259,35 @@ std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, 
     ++stats_.nvrtc_compiles;
   }
   support::log().debug("nvrtc: compiled {} for {} in {:.1f} ms", req.entry, arch, ms);
-  kernel->image_is_ptx = is_virtual_arch(arch);
-  if (kernel->image_is_ptx) {  // the driver loads PTX as a NUL-terminated string
-    kernel->cubin.assign(out.ptx.begin(), out.ptx.end());
-    kernel->cubin.push_back('\0');
+  kernel.image_is_ptx = is_virtual_arch(arch);
+  if (kernel.image_is_ptx) {  // the driver loads PTX as a NUL-terminated string
+    kernel.cubin.assign(out.ptx.begin(), out.ptx.end());
+    kernel.cubin.push_back('\0');
   } else {
-    kernel->cubin = std::move(out.cubin);
+    kernel.cubin = std::move(out.cubin);
   }
-  kernel->ptx = std::move(out.ptx);
-  kernel->entry = out.lowered_entry;
-  kernel->source = CacheSource::compiled;
+  kernel.ptx = std::move(out.ptx);
+  kernel.entry = out.lowered_entry;
+  kernel.source = CacheSource::compiled;
 
   StoredKernel stored;
-  stored.cubin = kernel->cubin;
+  stored.cubin = kernel.cubin;
   CacheMetadata& meta = stored.metadata;
-  meta.key = key.hex();
-  meta.entry = kernel->entry;
+  meta.key = kernel.key.hex();
+  meta.entry = kernel.entry;
   meta.source_name = req.source_name;
   meta.arch = arch;
-  meta.image_is_ptx = kernel->image_is_ptx;
+  meta.image_is_ptx = kernel.image_is_ptx;
   meta.nvrtc_version = nvrtc_version();
   meta.nvrtc_flags = nvrtc_flags({arch, req.line_info, {}});
   meta.created = iso_time_now();
   meta.compile_ms = ms;
-  meta.cubin_bytes = kernel->cubin.size();
-  meta.cubin_xxh3_64 = support::hex64(support::checksum64(kernel->cubin.data(), kernel->cubin.size()));
+  meta.cubin_bytes = kernel.cubin.size();
+  meta.cubin_xxh3_64 = support::hex64(support::checksum64(kernel.cubin.data(), kernel.cubin.size()));
   meta.launch = req.launch;
   meta.croq_source_xxh3_128 = req.croq_source_hash;
-  disk_.store(key, stored);
-  dump_artifacts(req, *kernel);
-  return kernel;
+  meta.library_build = library_build_id();
+  return stored;
 }
 
 }  // namespace croq::jit

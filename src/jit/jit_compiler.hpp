@@ -2,10 +2,15 @@
 // architecture (compute_XY) the cached image is the PTX, which the driver
 // compiles for the device when the kernel is first loaded.
 //
-// Lookup order: in-process map, then the disk cache, then NVRTC. Requests
-// for the same key from several threads compile once (the others wait).
+// Lookup order: in-process map, then the disk cache, then the remote cache
+// (when CROQ_CACHE_REMOTE names one), then NVRTC; a compile is written to
+// the disk and the remote, a remote hit to the disk. Requests for the same
+// key compile once: from several threads (the others wait on its future),
+// from several processes of a host (compile_lock.hpp) and from several
+// hosts sharing the remote (its lock, remote_cache.hpp).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <future>
 #include <map>
@@ -16,6 +21,7 @@
 #include "jit/compiled_kernel.hpp"
 #include "jit/disk_cache.hpp"
 #include "jit/nvrtc_diagnostics.hpp"
+#include "jit/remote_cache.hpp"
 
 namespace croq::jit {
 
@@ -34,6 +40,20 @@ struct JitStats {
   std::uint64_t nvrtc_compiles = 0;
   std::uint64_t memory_hits = 0;
   std::uint64_t disk_hits = 0;
+  std::uint64_t remote_hits = 0;
+  std::uint64_t remote_misses = 0;  // remote lookups that ended in a compile here
+  std::uint64_t remote_errors = 0;  // failed commands, error replies, refused entries
+};
+
+struct JitSettings {
+  DiskCacheSettings disk;
+  RemoteCacheSettings remote;  // no endpoint: no remote layer
+  // How long a process waits for another process of this host that
+  // compiles the same kernel before compiling it itself (CROQ_CACHE_WAIT_MS,
+  // which also sets remote.lock_wait).
+  std::chrono::milliseconds compile_wait{10000};
+
+  static JitSettings from_environment();
 };
 
 // The architecture to compile for: `requested` if set, else $CROQ_ARCH, else
@@ -43,9 +63,15 @@ std::string resolve_arch(const std::string& requested);
 // (wgmma and setmaxnreg need sm_90a).
 std::string arch_for_compute_capability(int major, int minor);
 
+// The cache key of `request` compiled for `arch` by the library build
+// `library_build` (JitCompiler::cache_key passes this build's).
+support::Hash128 kernel_cache_key(const JitRequest& request, const std::string& arch, const std::string& library_build);
+
 class JitCompiler {
  public:
-  explicit JitCompiler(DiskCacheSettings settings);
+  explicit JitCompiler(DiskCacheSettings disk);
+  explicit JitCompiler(JitSettings settings);
+  ~JitCompiler();
 
   // The process-wide compiler, configured from the environment on first use.
   static JitCompiler& global();
@@ -54,12 +80,19 @@ class JitCompiler {
   support::Hash128 cache_key(const JitRequest& request, const std::string& arch) const;
   JitStats stats() const;
   DiskCache& disk() { return disk_; }
+  RemoteCache* remote() { return remote_.get(); }  // nullptr without a remote layer
 
  private:
   std::shared_ptr<const CompiledKernel> build(const JitRequest& request, const std::string& arch,
                                               const support::Hash128& key);
+  // Fills `kernel` from a verified cache entry found in `source`.
+  void adopt(CompiledKernel& kernel, StoredKernel stored, CacheSource source);
+  // NVRTC; returns the entry to store.
+  StoredKernel compile_here(const JitRequest& request, CompiledKernel& kernel);
 
+  JitSettings settings_;
   DiskCache disk_;
+  std::unique_ptr<RemoteCache> remote_;
   mutable std::mutex mutex_;
   std::map<std::pair<std::uint64_t, std::uint64_t>,
            std::shared_future<std::shared_ptr<const CompiledKernel>>> kernels_;

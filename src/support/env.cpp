@@ -58,6 +58,19 @@ std::optional<std::uint64_t> env_bytes(const char* name) {
   return parse_byte_count(*text, name);
 }
 
+std::optional<std::chrono::milliseconds> env_milliseconds(const char* name, std::uint64_t max_ms) {
+  auto text = env_string(name);
+  if (!text) return std::nullopt;
+  std::uint64_t value = 0;
+  bool ok = text->size() <= 12 && text->find_first_not_of("0123456789") == std::string::npos;
+  if (ok)
+    for (char c : *text) value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  if (!ok || value > max_ms)
+    throw Error(std::string(name) + "=" + *text + ": expected a number of milliseconds from 0 to " +
+                std::to_string(max_ms));
+  return std::chrono::milliseconds(value);
+}
+
 std::optional<bool> parse_flag(std::string_view text) {
   const std::string v = lower_ascii(text);
   if (v == "1" || v == "true" || v == "yes" || v == "on") return true;

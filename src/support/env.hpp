@@ -2,6 +2,7 @@
 // syntaxes they share with the command-line tools.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,6 +20,11 @@ std::optional<std::string> env_string(const char* name);
 std::uint64_t parse_byte_count(std::string_view text, const std::string& what);
 // parse_byte_count of the variable's value; nullopt when unset.
 std::optional<std::uint64_t> env_bytes(const char* name);
+
+// A duration: decimal digits, in milliseconds, at most `max_ms`; nullopt
+// when unset. Throws croq::Error naming the variable when the value is
+// malformed or larger.
+std::optional<std::chrono::milliseconds> env_milliseconds(const char* name, std::uint64_t max_ms);
 
 // A yes/no value: 1/true/yes/on and 0/false/no/off in any case; nullopt
 // for anything else.

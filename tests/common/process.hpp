@@ -77,6 +77,10 @@ class Child {
     posix_spawn_file_actions_destroy(&actions);
   }
 
+  pid_t pid() const { return pid_; }
+  // What the child has written to stdout so far.
+  std::string output_so_far() const { return slurp(out_path_); }
+
   ProcessResult wait() {
     ProcessResult r;
     if (pid_ > 0) {

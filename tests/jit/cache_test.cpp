@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cache_test_util.hpp"
 #include "common/process.hpp"
 #include "croq/error.hpp"
 #include "jit/jit_compiler.hpp"
@@ -22,19 +23,8 @@ using croq::test::run_process;
 using croq::test::TempDir;
 
 const std::string kProbe = CROQ_BINARY_DIR "/tests/croq_jit_probe";
-const std::string kSaxpyPath = CROQ_TEST_DATA_DIR "/jit/saxpy.cu";
-
-JitRequest saxpy_request(const std::string& tag = "") {
-  std::ifstream in(kSaxpyPath);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  JitRequest r;
-  r.cuda_source = ss.str() + (tag.empty() ? "" : "\n// " + tag + "\n");
-  r.entry = "saxpy";
-  r.arch = "sm_90a";
-  r.source_name = "saxpy.cu";
-  return r;
-}
+using test::kSaxpyPath;
+using test::saxpy_request;
 
 DiskCacheSettings settings_for(const fs::path& dir, std::uint64_t max_bytes = 0) {
   DiskCacheSettings s;

@@ -7,8 +7,24 @@
 #include <string>
 
 #include "jit/disk_cache.hpp"
+#include "jit/jit_compiler.hpp"
 
 namespace croq::jit::test {
+
+inline const std::string kSaxpyPath = CROQ_TEST_DATA_DIR "/jit/saxpy.cu";
+
+// saxpy.cu with `tag` appended as a comment: a new kernel for each tag.
+inline JitRequest saxpy_request(const std::string& tag = "") {
+  std::ifstream in(kSaxpyPath);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  JitRequest r;
+  r.cuda_source = ss.str() + (tag.empty() ? "" : "\n// " + tag + "\n");
+  r.entry = "saxpy";
+  r.arch = "sm_90a";
+  r.source_name = "saxpy.cu";
+  return r;
+}
 
 inline DiskCacheSettings cache_in(const std::filesystem::path& dir, bool shared = false) {
   DiskCacheSettings s;
