@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "croq/error.hpp"
+#include "jit/cache_bundle.hpp"
 #include "jit/cache_files.hpp"
 #include "jit/driver.hpp"
 #include "jit/nvrtc_compiler.hpp"
@@ -114,7 +115,49 @@ JitCompiler::JitCompiler(DiskCacheSettings settings) : disk_(std::move(settings)
 
 JitCompiler& JitCompiler::global() {
   static JitCompiler compiler(DiskCacheSettings::from_environment());
+  // CROQ_CACHE_PRELOAD: a bundle loaded at the first use of the cache; one
+  // that cannot be read is warned about, and kernels compile as usual.
+  static const bool preloaded = [] {
+    const auto bundle = support::env_string("CROQ_CACHE_PRELOAD");
+    if (!bundle) return false;
+    try {
+      const std::size_t n = compiler.preload(*bundle);
+      support::log().info("CROQ_CACHE_PRELOAD: loaded {} entries from {}", n, *bundle);
+      return true;
+    } catch (const Error& e) {
+      support::log().warn("CROQ_CACHE_PRELOAD: {}; nothing preloaded", e.what());
+      return false;
+    }
+  }();
+  (void)preloaded;
   return compiler;
+}
+
+std::size_t JitCompiler::preload(const std::filesystem::path& bundle) {
+  std::vector<StoredKernel> entries = read_bundle(bundle);
+  if (disk_.enabled()) {
+    try {
+      disk_.add_entries(entries);
+      return entries.size();
+    } catch (const CacheError& e) {
+      support::log().warn("CROQ_CACHE_PRELOAD: {}; keeping the bundle's entries in memory", e.what());
+    }
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (StoredKernel& e : entries) preloaded_[e.metadata.key] = std::move(e);
+  return entries.size();
+}
+
+std::optional<StoredKernel> JitCompiler::preloaded(const support::Hash128& key, const EntryRequest& request,
+                                                   std::vector<std::string>& notes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = preloaded_.find(key.hex());
+  if (it == preloaded_.end()) return std::nullopt;
+  if (std::string why = DiskCache::request_problem(it->second.metadata, request); !why.empty()) {
+    notes.push_back("preloaded bundle entry was " + why);
+    return std::nullopt;
+  }
+  return it->second;
 }
 
 support::Hash128 JitCompiler::cache_key(const JitRequest& req, const std::string& arch) const {
@@ -132,7 +175,7 @@ JitStats JitCompiler::stats() const {
   return stats_;
 }
 
-std::shared_ptr<const CompiledKernel> JitCompiler::compile(const JitRequest& request) {
+std::shared_ptr<const CompiledKernel> JitCompiler::compile(const JitRequest& request, JitLookup* lookup) {
   std::string arch = resolve_arch(request.arch);
   validate_arch(arch);
   support::Hash128 key = cache_key(request, arch);
@@ -146,13 +189,16 @@ std::shared_ptr<const CompiledKernel> JitCompiler::compile(const JitRequest& req
       auto future = it->second;
       ++stats_.memory_hits;
       lock.unlock();
-      return future.get();  // waits while another thread builds it; rethrows its error
+      auto kernel = future.get();  // waits while another thread builds it; rethrows its error
+      if (lookup) *lookup = JitLookup{CacheSource::memory, {}, 0};
+      return kernel;
     }
     kernels_.emplace(map_key, promise.get_future().share());
   }
   try {
     auto kernel = build(request, arch, key);
     promise.set_value(kernel);
+    if (lookup) *lookup = JitLookup{kernel->source, kernel->lookup_notes, kernel->compile_ms};
     return kernel;
   } catch (...) {
     promise.set_exception(std::current_exception());
@@ -169,20 +215,34 @@ std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, 
   kernel->arch = arch;
   kernel->launch = req.launch;
   if (disk_.enabled()) kernel->cache_dir = disk_.dir();
-  if (auto stored = disk_.load(key)) {
-    kernel->cubin = std::move(stored->cubin);
-    kernel->image_is_ptx = stored->metadata.image_is_ptx;
+  // A stored entry, verified against its metadata and against the request.
+  const EntryRequest expected{req.entry, arch, req.launch, nvrtc_version(), nvrtc_flags({arch, req.line_info, {}})};
+  auto serve = [&](StoredKernel stored, CacheSource source) {
+    kernel->cubin = std::move(stored.cubin);
+    kernel->image_is_ptx = stored.metadata.image_is_ptx;
     if (kernel->image_is_ptx) kernel->ptx.assign(kernel->cubin.data());  // verified NUL-terminated
-    kernel->entry = stored->metadata.entry;  // verified to be a symbol name
-    kernel->source = CacheSource::disk;
+    kernel->entry = stored.metadata.entry;  // verified to be a symbol name of the image
+    kernel->source = source;
+    dump_artifacts(req, *kernel);
+    return kernel;
+  };
+  if (auto stored = preloaded(key, expected, kernel->lookup_notes)) {
+    kernel->cache_dir.clear();  // not on disk: nothing there to discard
+    return serve(std::move(*stored), CacheSource::memory);
+  }
+  std::string disk_miss;
+  if (auto stored = disk_.load(key, expected, &disk_miss)) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       ++stats_.disk_hits;
     }
-    support::log().debug("kernel cache: disk hit {} ({})", key.hex(), kernel->entry);
-    dump_artifacts(req, *kernel);
-    return kernel;
+    support::log().debug("kernel cache: disk hit {} ({})", key.hex(), stored->metadata.entry);
+    return serve(std::move(*stored), CacheSource::disk);
   }
+  kernel->lookup_notes.push_back(disk_miss);
+  if (req.require_hit)
+    throw CacheMiss("no cache layer has kernel `" + req.entry + "` for " + arch + " (key " + key.hex() + ")",
+                    kernel->lookup_notes);
 
   auto started = std::chrono::steady_clock::now();
   NvrtcOutput out = nvrtc_compile(req.cuda_source, req.source_name, req.entry, {arch, req.line_info, {}}, req.origin);
@@ -202,12 +262,14 @@ std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, 
   kernel->ptx = std::move(out.ptx);
   kernel->entry = out.lowered_entry;
   kernel->source = CacheSource::compiled;
+  kernel->compile_ms = ms;
 
   StoredKernel stored;
   stored.cubin = kernel->cubin;
   CacheMetadata& meta = stored.metadata;
   meta.key = key.hex();
   meta.entry = kernel->entry;
+  if (req.entry != kernel->entry) meta.name_expression = req.entry;
   meta.source_name = req.source_name;
   meta.arch = arch;
   meta.image_is_ptx = kernel->image_is_ptx;

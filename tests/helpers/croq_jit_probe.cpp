@@ -1,6 +1,7 @@
 // Compiles one CUDA file through the process-wide jit compiler (configured
 // from the environment, like an application) and prints what happened as
-// JSON: {"nvrtc_compiles", "memory_hits", "disk_hits", "source", "key"}.
+// JSON: {"nvrtc_compiles", "memory_hits", "disk_hits", "source", "notes", "key"}
+// (source and notes: the last compile call's).
 // Tests start it as a separate process to observe the disk cache.
 //
 //   croq_jit_probe --source F.cu --entry NAME [--arch sm_90a] [--repeat N]
@@ -59,11 +60,14 @@ int main(int argc, char** argv) {
   try {
     std::string source;
     std::string key;
+    croq::jit::JitLookup lookup;
     for (int r = 0; r < repeat; ++r) {
-      auto kernel = croq::jit::JitCompiler::global().compile(request);
+      auto kernel = croq::jit::JitCompiler::global().compile(request, &lookup);
       key = kernel->key.hex();
-      source = kernel->source == croq::jit::CacheSource::disk ? "disk"
-               : kernel->source == croq::jit::CacheSource::memory ? "memory" : "compiled";
+      source = lookup.source == croq::jit::CacheSource::disk     ? "disk"
+               : lookup.source == croq::jit::CacheSource::memory ? "memory"
+               : lookup.source == croq::jit::CacheSource::remote ? "remote"
+                                                                 : "compiled";
       if (r == 0 && source == "compiled" && kernel->cubin.empty()) return 4;
     }
     auto stats = croq::jit::JitCompiler::global().stats();
@@ -71,6 +75,7 @@ int main(int argc, char** argv) {
                        {"memory_hits", stats.memory_hits},
                        {"disk_hits", stats.disk_hits},
                        {"source", source},
+                       {"notes", lookup.notes},
                        {"key", key},
                        {"disk_enabled", croq::jit::JitCompiler::global().disk().enabled()}};
     std::cout << out.dump() << std::endl;
