@@ -79,7 +79,8 @@ class Kernel;
 // whose data may be null (TensorView::contiguous(nullptr, dtype, shape);
 // their pointers are taken to be 16-byte aligned, as allocators give) and
 // scalars. `archs` empty: options.arch (else CROQ_ARCH, the device's, or
-// sm_90a). Later processes sharing the cache directory (or a bundle of it,
+// sm_90a). `options` must be the application's, source_name included: the
+// generated code names the source, and the cache keys cover the code. Later processes sharing the cache directory (or a bundle of it,
 // `croq-cache export`) then start warm. Ignores CROQ_CACHE_REQUIRE_HIT.
 // Returns one SpecializationStats per (arch, signature), archs outermost.
 // Throws the first error (CompileError, ArgumentError); what was compiled

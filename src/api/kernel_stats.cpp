@@ -79,7 +79,8 @@ void argument_differences(const frontend::ast::Function& fn, std::size_t i, cons
   }
   if (!now.is_tensor) return;
   if (now.dtype != then.dtype)
-    out.push_back(who + " dtype changed from " + std::string(dtype_name(then.dtype)) + " to " + std::string(dtype_name(now.dtype)));
+    out.push_back(who + " dtype changed from " + std::string(dtype_name(then.dtype)) + " to " +
+                  std::string(dtype_name(now.dtype)));
   for (std::size_t d = 0; d < now.shape.size(); ++d)
     if (now.shape[d] != then.shape[d])
       out.push_back(who + " dim " + std::to_string(d) + dim_name(fn, i, d) + " changed from " +
