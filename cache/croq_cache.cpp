@@ -1,7 +1,9 @@
 // croq-cache: inspect and maintain the on-disk kernel cache.
 //
 //   croq-cache [--dir DIR] [--json] ls | stats | verify [--remove] |
-//              prune --max-bytes N | clear
+//              prune --max-bytes N | clear | export BUNDLE [--key K]... |
+//              import BUNDLE
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -10,7 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/file_io.hpp"
 #include "croq/error.hpp"
+#include "jit/cache_bundle.hpp"
 #include "jit/disk_cache.hpp"
 #include "support/env.hpp"
 
@@ -27,12 +31,18 @@ DIR, else $CROQ_CACHE_DIR, else $XDG_CACHE_HOME/croq, else ~/.cache/croq.
 
 commands:
   ls                    one line per entry: key, entry, arch, size, age
-  stats                 entries, total bytes, oldest and newest use
-  verify [--remove]     check every entry's metadata and checksum; --remove
-                        deletes bad ones (and says which it could not)
+  stats                 entries, total bytes, oldest and newest use, temp
+                        files left by writers that died
+  verify [--remove]     check every entry's metadata, checksum and image;
+                        --remove deletes bad ones (and says which it could not)
   prune --max-bytes N   evict least recently used entries until <= N bytes
-                        (N accepts K, M, G, T suffixes)
-  clear                 delete every entry
+                        (N accepts K, M, G, T suffixes); removes temp files
+                        older than 10 minutes
+  clear                 delete every entry and temp file
+  export BUNDLE [--key K]...
+                        write the valid entries (only K... when given) to the
+                        bundle file BUNDLE, for `import` or CROQ_CACHE_PRELOAD
+  import BUNDLE         verify the bundle and add its entries (all or none)
 
 exit status: 0 ok, 1 verify found bad entries or an operation failed, 2 usage
 )";
@@ -94,6 +104,13 @@ int cmd_ls(DiskCache& cache, bool json) {
 
 int cmd_stats(DiskCache& cache, bool json) {
   auto entries = cache.list();
+  std::uint64_t temp_bytes = 0;
+  std::size_t stale = 0;
+  const auto temps = cache.temp_files();
+  for (const auto& t : temps) {
+    temp_bytes += t.bytes;
+    stale += t.stale;
+  }
   std::uint64_t bytes = 0;
   std::int64_t oldest = 0, newest = 0;
   std::size_t unreadable = 0;
@@ -106,13 +123,17 @@ int cmd_stats(DiskCache& cache, bool json) {
   }
   if (json) {
     std::cout << json_text({{"dir", cache.dir().string()}, {"entries", entries.size()}, {"bytes", bytes},
-                            {"unreadable_entries", unreadable}, {"oldest_use", oldest}, {"newest_use", newest}})
+                            {"unreadable_entries", unreadable}, {"oldest_use", oldest}, {"newest_use", newest},
+                            {"temp_files", temps.size()}, {"temp_bytes", temp_bytes}, {"stale_temp_files", stale}})
               << "\n";
     return 0;
   }
   std::printf("directory: %s\nentries:   %zu\nbytes:     %llu (%s)\n", cache.dir().c_str(), entries.size(),
               static_cast<unsigned long long>(bytes), human_bytes(bytes).c_str());
   if (unreadable > 0) std::printf("unreadable: %zu entries (their bytes are not counted)\n", unreadable);
+  if (!temps.empty())
+    std::printf("temp files: %zu (%s), %zu of them stale (left by writers that died; prune removes them)\n",
+                temps.size(), human_bytes(temp_bytes).c_str(), stale);
   if (newest > 0)
     std::printf("last used: newest %s ago, oldest %s ago\n", human_age(newest).c_str(), human_age(oldest).c_str());
   return 0;
@@ -139,49 +160,113 @@ int cmd_verify(DiskCache& cache, bool json, bool remove) {
   return result.bad.empty() ? 0 : 1;
 }
 
+int cmd_export(DiskCache& cache, bool json, const std::string& bundle, const std::vector<std::string>& keys) {
+  std::size_t skipped = 0;
+  const auto entries = cache.read_entries(keys, &skipped);
+  croq::jit::write_bundle(bundle, entries);
+  std::uint64_t bytes = 0;
+  for (const auto& e : entries) bytes += e.cubin.size();
+  if (json) {
+    std::cout << json_text({{"bundle", bundle}, {"entries", entries.size()}, {"skipped", skipped},
+                            {"image_bytes", bytes}})
+              << "\n";
+  } else {
+    std::printf("exported %zu entries (%s of images) to %s\n", entries.size(), human_bytes(bytes).c_str(),
+                bundle.c_str());
+    if (skipped > 0) std::printf("skipped %zu invalid entries (see `croq-cache verify`)\n", skipped);
+  }
+  return 0;
+}
+
+int cmd_import(DiskCache& cache, bool json, const std::string& bundle) {
+  const auto entries = croq::jit::read_bundle(bundle);
+  const std::size_t added = cache.add_entries(entries);
+  if (json) {
+    std::cout << json_text({{"bundle", bundle}, {"entries", entries.size()}, {"added", added}}) << "\n";
+  } else {
+    std::printf("imported %zu of %zu entries into %s (%zu were there already)\n", added, entries.size(),
+                cache.dir().c_str(), entries.size() - added);
+  }
+  return 0;
+}
+
+struct Command {
+  std::string name, operand, max_bytes;
+  std::vector<std::string> keys;
+  bool json = false, remove = false;
+};
+
+int run(DiskCache& cache, const Command& c) {
+  if (c.name == "ls") return cmd_ls(cache, c.json);
+  if (c.name == "stats") return cmd_stats(cache, c.json);
+  if (c.name == "verify") return cmd_verify(cache, c.json, c.remove);
+  if (c.name == "export") return cmd_export(cache, c.json, c.operand, c.keys);
+  if (c.name == "import") return cmd_import(cache, c.json, c.operand);
+  if (c.name == "prune") {
+    std::uint64_t removed = cache.prune(croq::support::parse_byte_count(c.max_bytes, "--max-bytes"));
+    std::printf("removed %s\n", human_bytes(removed).c_str());
+    return 0;
+  }
+  const croq::jit::ClearResult removed = cache.clear();
+  std::printf("removed %zu entries and %zu temp files\n", removed.entries, removed.temp_files);
+  return 0;
+}
+
+int usage(const std::string& problem) {
+  std::cerr << "croq-cache: " << problem << "\n" << kUsage;
+  return 2;
+}
+
+// The command's status, made 1 when its output did not all reach standard
+// output (a full disk, a closed pipe): every write is checked through the
+// stream's error state, then the flush and the close.
+int finish(int status) {
+  std::string problem = croq::cli::flush_stdout();
+  if (problem.empty() && std::fclose(stdout) != 0) problem = "cannot write to standard output";
+  if (problem.empty()) return status;
+  std::cerr << "croq-cache: " << problem << "\n";
+  return status == 0 ? 1 : status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  bool json = false, remove = false;
-  std::string dir, command, max_bytes;
+  Command c;
+  std::string dir;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "-h" || a == "--help") { std::cout << kUsage; return 0; }
-    if (a == "--json") json = true;
-    else if (a == "--remove") remove = true;
+    if (a == "-h" || a == "--help") { std::cout << kUsage; return finish(0); }
+    if (a == "--json") c.json = true;
+    else if (a == "--remove") c.remove = true;
     else if (a == "--dir" && i + 1 < args.size()) dir = args[++i];
-    else if (a == "--max-bytes" && i + 1 < args.size()) max_bytes = args[++i];
-    else if (command.empty() && a[0] != '-') command = a;
-    else { std::cerr << "croq-cache: unexpected argument `" << a << "`\n" << kUsage; return 2; }
+    else if (a == "--max-bytes" && i + 1 < args.size()) c.max_bytes = args[++i];
+    else if (a == "--key" && i + 1 < args.size()) c.keys.push_back(args[++i]);
+    else if (c.name.empty() && !a.empty() && a[0] != '-') c.name = a;
+    else if ((c.name == "export" || c.name == "import") && c.operand.empty() && !a.empty() && a[0] != '-') c.operand = a;
+    else return usage("unexpected argument `" + a + "`");
   }
-  if (command.empty()) { std::cerr << kUsage; return 2; }
+  if (c.name.empty()) { std::cerr << kUsage; return 2; }
+  const std::vector<std::string> known{"ls", "stats", "verify", "prune", "clear", "export", "import"};
+  if (std::find(known.begin(), known.end(), c.name) == known.end()) return usage("unknown command `" + c.name + "`");
+  if (c.name == "prune" && c.max_bytes.empty()) return usage("prune needs --max-bytes N");
+  if ((c.name == "export" || c.name == "import") && c.operand.empty()) return usage(c.name + " needs a BUNDLE file");
+  if (!c.keys.empty() && c.name != "export") return usage("--key goes with export");
+  int status = 1;
   try {
     DiskCacheSettings settings = DiskCacheSettings::from_environment();
     if (!dir.empty()) settings.dir = dir;
-    if (settings.dir.empty()) { std::cerr << "croq-cache: no cache directory (set CROQ_CACHE_DIR or HOME)\n"; return 1; }
+    if (settings.dir.empty()) {
+      std::cerr << "croq-cache: no cache directory (set CROQ_CACHE_DIR or HOME)\n";
+      return finish(1);
+    }
     settings.enabled = true;
     DiskCache cache(settings);
-    if (command == "ls") return cmd_ls(cache, json);
-    if (command == "stats") return cmd_stats(cache, json);
-    if (command == "verify") return cmd_verify(cache, json, remove);
-    if (command == "prune") {
-      if (max_bytes.empty()) { std::cerr << "croq-cache: prune needs --max-bytes N\n"; return 2; }
-      std::uint64_t removed = cache.prune(croq::support::parse_byte_count(max_bytes, "--max-bytes"));
-      std::printf("removed %s\n", human_bytes(removed).c_str());
-      return 0;
-    }
-    if (command == "clear") {
-      std::printf("removed %zu entries\n", cache.clear());
-      return 0;
-    }
-    std::cerr << "croq-cache: unknown command `" << command << "`\n" << kUsage;
-    return 2;
+    status = run(cache, c);
   } catch (const croq::Error& e) {
     std::cerr << "croq-cache: " << e.what() << "\n";
-    return 1;
   } catch (const std::exception& e) {  // a bug, but report it rather than abort
     std::cerr << "croq-cache: internal error: " << e.what() << "\n";
-    return 1;
   }
+  return finish(status);
 }

@@ -9,6 +9,7 @@
 #include "croq/kernel.hpp"
 #include "croq/options.hpp"
 #include "croq/spandata.hpp"
+#include "croq/stats.hpp"
 #include "croq/subbyte.hpp"
 #include "croq/tensor.hpp"
 #include "croq/tune.hpp"

@@ -96,7 +96,8 @@ class CudaError : public Error {
 };
 
 // The on-disk kernel cache could not be used as asked (the croq-cache tool
-// and explicit cache operations; normal compiles degrade instead).
+// and explicit cache operations; normal compiles degrade instead), or a call
+// would compile under CROQ_CACHE_REQUIRE_HIT=1.
 class CacheError : public Error {
  public:
   using Error::Error;

@@ -13,6 +13,7 @@
 
 #include "croq/options.hpp"
 #include "croq/spandata.hpp"
+#include "croq/stats.hpp"
 #include "croq/tensor.hpp"
 
 namespace croq {
@@ -69,6 +70,23 @@ struct CallInfo {
 };
 
 namespace detail { class KernelImpl; }
+class Kernel;
+
+// Fills the kernel caches ahead of time, with no GPU needed: compiles (or
+// finds) `source`'s function for each argument signature and each arch, as
+// the first call with those arguments would, without loading anything.
+// A signature is a call's arguments as prepare() takes them: tensor views
+// whose data may be null (TensorView::contiguous(nullptr, dtype, shape);
+// their pointers are taken to be 16-byte aligned, as allocators give) and
+// scalars. `archs` empty: options.arch (else CROQ_ARCH, the device's, or
+// sm_90a). `options` must be the application's, source_name included: the
+// generated code names the source, and the cache keys cover the code. Later processes sharing the cache directory (or a bundle of it,
+// `croq-cache export`) then start warm. Ignores CROQ_CACHE_REQUIRE_HIT.
+// Returns one SpecializationStats per (arch, signature), archs outermost.
+// Throws the first error (CompileError, ArgumentError); what was compiled
+// before it stays cached.
+KernelStats precompile(std::string_view source, const CompileOptions& options,
+                       std::span<const std::vector<Arg>> signatures, std::span<const std::string> archs = {});
 
 // A compiled Croqtile function. Calling it specializes the function for the
 // arguments' dtypes and shapes (compiling once per signature, cached in
@@ -101,10 +119,16 @@ class Kernel {
   std::vector<ParamInfo> params() const;
   bool returns_tensor() const;  // whether calls return a result tensor
 
+  // Its specializations so far: where each one's images came from (memory,
+  // disk, remote, compiled), why each compile happened, and the totals.
+  KernelStats stats() const;
+
  private:
   Tensor launch_checked(std::span<const Arg> args, const LaunchOptions& options) const;
   CallInfo prepare_checked(std::span<const Arg> args, const LaunchOptions& options) const;
 
+  friend KernelStats precompile(std::string_view, const CompileOptions&, std::span<const std::vector<Arg>>,
+                                std::span<const std::string>);
   std::shared_ptr<detail::KernelImpl> impl_;
 };
 

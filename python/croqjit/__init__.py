@@ -22,12 +22,15 @@ from ._croqjit import (
     Diagnostic,
     Error,
     Kernel,
+    KernelStats,
     ParamInfo,
+    SpecializationStats,
     TensorSpec,
     __version__,
     compile,
     cuda_available,
     cuda_unavailable_reason,
+    precompile,
 )
 
 __all__ = [
@@ -39,12 +42,15 @@ __all__ = [
     "Diagnostic",
     "Error",
     "Kernel",
+    "KernelStats",
     "ParamInfo",
+    "SpecializationStats",
     "TensorSpec",
     "__version__",
     "compile",
     "cuda_available",
     "cuda_unavailable_reason",
+    "precompile",
 ]
 
 

@@ -207,6 +207,55 @@ int spec_device(nb::handle device) {
   return static_cast<int>(v);
 }
 
+// croqjit.precompile: each signature is a sequence of call arguments
+// (TensorSpec, arrays, numbers), converted as a call converts them.
+croq::KernelStats precompile(const std::string& source, const croq::CompileOptions& options, nb::handle signatures,
+                             std::optional<std::vector<std::string>> archs) {
+  Kernel k = compile(source, options);
+  std::vector<CallArguments> converted;
+  for (nb::handle signature : signatures) {
+    nb::object items = nb::steal(PySequence_Tuple(signature.ptr()));
+    if (!items.is_valid()) throw nb::python_error();
+    PyObject* const* objects = reinterpret_cast<PyTupleObject*>(items.ptr())->ob_item;
+    converted.push_back(convert_arguments(objects, static_cast<std::size_t>(PyTuple_GET_SIZE(items.ptr())), k.params));
+  }
+  std::vector<std::vector<croq::Arg>> calls;
+  for (const CallArguments& c : converted) calls.push_back(c.args);
+  const std::vector<std::string> targets = archs.value_or(std::vector<std::string>{});
+  nb::gil_scoped_release release;
+  return croq::precompile(source, options, calls, targets);
+}
+
+void bind_stats(nb::module_& m) {
+  nb::class_<croq::SpecializationStats>(m, "SpecializationStats",
+                                        "One argument signature of a kernel: where its images came from and why it compiled.")
+      .def_ro("signature", &croq::SpecializationStats::signature, "the arguments: 'f16 [128, 64], f16 [64, 256]'")
+      .def_ro("arch", &croq::SpecializationStats::arch)
+      .def_prop_ro("source", [](const croq::SpecializationStats& s) { return std::string(croq::image_source_name(s.source)); },
+                   "'memory', 'disk', 'remote' or 'compiled'")
+      .def_ro("reason", &croq::SpecializationStats::reason, "why it compiled ('' unless source == 'compiled')")
+      .def_ro("compile_ms", &croq::SpecializationStats::compile_ms, "NVRTC's time for its images")
+      .def_ro("specialize_ms", &croq::SpecializationStats::specialize_ms, "code generation, cache lookups and NVRTC")
+      .def_ro("images", &croq::SpecializationStats::images)
+      .def_ro("images_compiled", &croq::SpecializationStats::images_compiled)
+      .def("__repr__", [](const croq::SpecializationStats& s) {
+        return "<SpecializationStats (" + s.signature + ") " + s.arch + ": " + croq::image_source_name(s.source) + ">";
+      });
+  nb::class_<croq::KernelStats>(m, "KernelStats", "A kernel's specializations so far, and totals.")
+      .def_ro("specializations", &croq::KernelStats::specializations)
+      .def_ro("memory", &croq::KernelStats::memory)
+      .def_ro("disk", &croq::KernelStats::disk)
+      .def_ro("remote", &croq::KernelStats::remote)
+      .def_ro("compiled", &croq::KernelStats::compiled)
+      .def_ro("nvrtc_compiles", &croq::KernelStats::nvrtc_compiles)
+      .def_ro("compile_ms", &croq::KernelStats::compile_ms)
+      .def("__repr__", [](const croq::KernelStats& s) {
+        return "<KernelStats " + std::to_string(s.specializations.size()) + " specializations: " +
+               std::to_string(s.compiled) + " compiled, " + std::to_string(s.disk) + " disk, " +
+               std::to_string(s.remote) + " remote, " + std::to_string(s.memory) + " memory>";
+      });
+}
+
 void bind_kernel(nb::module_& m) {
   nb::class_<croq::ParamInfo>(m, "ParamInfo", "A parameter of the kernel's __co__ function, as declared.")
       .def_ro("name", &croq::ParamInfo::name)
@@ -260,6 +309,8 @@ void bind_kernel(nb::module_& m) {
       .def_prop_ro("name", [](const Kernel& k) { return k.kernel.name(); })
       .def_ro("params", &Kernel::params)
       .def_ro("returns_tensor", &Kernel::returns_tensor)
+      .def("stats", [](const Kernel& k) { return k.kernel.stats(); },
+           "Its specializations so far: where each one's images came from and why each compiled.")
       .def("__repr__", [](const Kernel& k) {
         std::string text = "<croqjit.Kernel " + k.kernel.name() + "(";
         for (std::size_t i = 0; i < k.params.size(); ++i) text += (i ? ", " : "") + k.params[i].name;
@@ -273,6 +324,18 @@ void bind_kernel(nb::module_& m) {
   }, "source"_a, nb::kw_only(), "entry"_a = nb::none(), "defines"_a = nb::none(), "arch"_a = nb::none(),
         "dynamic_dims"_a = nb::none(), "source_name"_a = nb::none(), "debug_line_info"_a = false,
         "Parses and checks Croqtile source; raises CompileError with diagnostics when it is not valid.");
+
+  m.def("precompile", [](const std::string& source, nb::handle signatures, std::optional<std::vector<std::string>> archs,
+                         std::optional<std::string> entry, std::optional<nb::dict> defines, nb::handle dynamic_dims,
+                         std::optional<std::string> source_name, bool debug_line_info) {
+    return precompile(source, compile_options(std::move(entry), std::move(defines), std::nullopt, dynamic_dims,
+                                              std::move(source_name), debug_line_info),
+                      signatures, std::move(archs));
+  }, "source"_a, "signatures"_a, nb::kw_only(), "archs"_a = nb::none(), "entry"_a = nb::none(),
+        "defines"_a = nb::none(), "dynamic_dims"_a = nb::none(), "source_name"_a = nb::none(),
+        "debug_line_info"_a = false,
+        "Compiles the kernel for each signature (a sequence of call arguments: TensorSpec, arrays, numbers) and "
+        "each arch into the kernel cache, without a GPU; returns KernelStats.");
 }
 
 }  // namespace
@@ -284,6 +347,7 @@ NB_MODULE(_croqjit, m) {
   // the interpreter exits, which nanobind would report as leaks.
   nanobind::set_leak_warnings(false);
   croqpy::register_errors(m);
+  croqpy::bind_stats(m);
   croqpy::bind_kernel(m);
   m.def("cuda_available", [] { return croq::cuda_available(); }, "Whether a CUDA driver and device are present.");
   m.def("cuda_unavailable_reason", [] {

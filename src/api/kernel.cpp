@@ -2,13 +2,16 @@
 // signature (the pipeline: generate + jit, cached), then pack arguments and launch.
 #include "croq/kernel.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <future>
 #include <mutex>
 #include <unordered_map>
 
 #include "api/entry_point.hpp"
+#include "api/kernel_stats.hpp"
 #include "api/launch_args.hpp"
 #include "api/tensor_size.hpp"
 #include "bind/bind.hpp"
@@ -16,9 +19,24 @@
 #include "jit/driver.hpp"
 #include "jit/launcher.hpp"
 #include "pipeline/pipeline.hpp"
+#include "support/env.hpp"
+#include "support/log.hpp"
 
 namespace croq {
 namespace {
+
+// CROQ_CACHE_REQUIRE_HIT=1: a call that would compile is a CacheError
+// (replicas that must start warm). Read once.
+bool cache_hit_required() {
+  static const bool required = support::env_flag("CROQ_CACHE_REQUIRE_HIT", false);
+  return required;
+}
+
+// CROQ_EXPLAIN=1: one log line per specialization. Read once.
+bool explaining() {
+  static const bool explain = support::env_flag("CROQ_EXPLAIN", false);
+  return explain;
+}
 
 // The alignment the kernel can rely on for a tensor argument's data: the
 // largest power of two up to 16 dividing the device address. Host tensors
@@ -191,6 +209,7 @@ struct Specialization {
     std::vector<std::string> tensor_map_names;
   };
   std::vector<Part> parts;
+  SpecializationStats stats;  // where its images came from, and why it compiled
   // The program as a call sees it: the output and scratch buffers (every
   // kernel declares the same), the arguments any kernel writes, and whether
   // any reads the output before writing it.
@@ -211,6 +230,7 @@ class KernelImpl {
   std::shared_ptr<const pipeline::CheckedProgram> checked;
   const frontend::ast::Function* function = nullptr;  // checked->function
   DynamicMask dynamic_mask;  // which argument dims are dynamic dims
+  std::string function_key;  // the function in SpecializationHistory: source hash and name
 
   // What a call needs before anything runs: the arguments checked, the
   // device, whether host data is staged, and the signature's specialization.
@@ -219,21 +239,36 @@ class KernelImpl {
     bool host_mode = false;
     std::shared_ptr<const Specialization> spec;
   };
-  ResolvedCall resolve(std::span<const Arg> args, const LaunchOptions& options, bool describing);
+  // `precompiling`: croq::precompile, which compiles despite CROQ_CACHE_REQUIRE_HIT.
+  ResolvedCall resolve(std::span<const Arg> args, const LaunchOptions& options, bool describing,
+                       bool precompiling = false);
 
   // Specializations by argument signature; a future so concurrent callers
   // of a new signature wait for one compile instead of starting their own.
   // A new signature is refused while `stream` is being captured.
   std::shared_ptr<const Specialization> specialization(std::string_view key, std::span<const Arg> args, int device,
-                                                       CUstream stream);
+                                                       CUstream stream, bool precompiling);
+
+  KernelStats stats() const;
 
  private:
-  std::mutex mutex_;
+  // Generates and compiles (or finds) the specialization of `args`.
+  std::shared_ptr<Specialization> build(std::span<const Arg> args, int device, bool precompiling);
+
+  mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_future<std::shared_ptr<const Specialization>>> table_;
+  std::vector<SpecializationStats> made_;  // in the order they were made
 };
 
+KernelStats KernelImpl::stats() const {
+  KernelStats out;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const SpecializationStats& s : made_) out.add(s);
+  return out;
+}
+
 std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_view key, std::span<const Arg> args,
-                                                                 int device, CUstream stream) {
+                                                                 int device, CUstream stream, bool precompiling) {
   // Hot path: the calling thread's last signature for this kernel, with no
   // lock and no allocation.
   struct Memo {
@@ -263,17 +298,46 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_vie
     memo = Memo{id, std::string(key), spec};
     return spec;
   }
-  std::vector<abi::ArgSignature> sig = signature_of(args, dynamic_mask);
   try {
-    auto spec = std::make_shared<Specialization>();
-    // The arch is fixed per device for this kernel (options, CROQ_ARCH or
-    // the device), so the key's device separates the arches.
-    const pipeline::TargetChoice target = pipeline::choose_target(checked->options.arch, device);
-    // Check every argument with its real extents first, so messages show
-    // them rather than the `?` that stands for a dynamic dim in `sig`.
-    if (!checked->options.dynamic_dims.empty())
-      bind::bind_dims(*checked->program, *function, signature_of(args, {}));
-    pipeline::Built built = pipeline::build(*checked, sig, target);
+    std::shared_ptr<const Specialization> done = build(args, device, precompiling);
+    promise.set_value(done);
+    memo = Memo{id, std::string(key), done};
+    return done;
+  } catch (...) {
+    promise.set_exception(std::current_exception());
+    std::lock_guard<std::mutex> lock(mutex_);
+    table_.erase(std::string(key));
+    throw;
+  }
+}
+
+std::shared_ptr<Specialization> KernelImpl::build(std::span<const Arg> args, int device, bool precompiling) {
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<abi::ArgSignature> sig = signature_of(args, dynamic_mask);
+  auto spec = std::make_shared<Specialization>();
+  // The arch is fixed per device for this kernel (options, CROQ_ARCH or
+  // the device), so the key's device separates the arches.
+  const pipeline::TargetChoice target = pipeline::choose_target(checked->options.arch, device);
+  // Check every argument with its real extents first, so messages show
+  // them rather than the `?` that stands for a dynamic dim in `sig`.
+  if (!checked->options.dynamic_dims.empty())
+    bind::bind_dims(*checked->program, *function, signature_of(args, {}));
+  const CompileOptions& options = checked->options;
+  SpecializationRecord record{sig, target.target.arch, define_values(*checked->program), options.debug_line_info,
+                              options.dynamic_dims};
+  // Why this one is new: computed only for a compile (or a refused one).
+  auto differences = [&] {
+    return difference_reason(*function, record, SpecializationHistory::global().of(function_key));
+  };
+  pipeline::Built built;
+  try {
+    built = pipeline::build(*checked, sig, target, cache_hit_required() && !precompiling);
+  } catch (const jit::CacheMiss& miss) {
+    throw CacheError("CROQ_CACHE_REQUIRE_HIT=1: `" + function->name + "`(" + signature_text(sig) + ") for " +
+                     record.arch + " is in no cache and would compile (" +
+                     compile_reason(differences(), miss.notes()) + ")");
+  }
+  {
     for (std::size_t k = 0; k < built.generated.kernels.size(); ++k) {
       Specialization::Part part{std::move(built.generated.kernels[k]), std::move(built.compiled[k]), {}};
       for (const abi::KernelParam& kp : part.generated.params)
@@ -290,16 +354,16 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_vie
       for (std::size_t i = 0; i < part.generated.argument_written.size(); ++i)
         if (part.generated.argument_written[i]) spec->program.argument_written[i] = true;
     }
-    std::shared_ptr<const Specialization> done = spec;
-    promise.set_value(done);
-    memo = Memo{id, std::string(key), done};
-    return done;
-  } catch (...) {
-    promise.set_exception(std::current_exception());
-    std::lock_guard<std::mutex> lock(mutex_);
-    table_.erase(std::string(key));
-    throw;
   }
+  const bool compiled = std::any_of(built.lookups.begin(), built.lookups.end(),
+                                    [](const jit::JitLookup& l) { return l.source == jit::CacheSource::compiled; });
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  spec->stats = specialization_stats(record, built.lookups, compiled ? differences() : std::string(), ms);
+  SpecializationHistory::global().add(function_key, std::move(record));
+  if (explaining()) support::log().info("{}", explain_line(function->name, spec->stats));
+  std::lock_guard<std::mutex> lock(mutex_);
+  made_.push_back(spec->stats);
+  return spec;
 }
 
 }  // namespace detail
@@ -316,7 +380,7 @@ bool cuda_available(std::string* why) {
 namespace detail {
 
 KernelImpl::ResolvedCall KernelImpl::resolve(std::span<const Arg> args, const LaunchOptions& options,
-                                             bool describing) {
+                                             bool describing, bool precompiling) {
   const auto& params = function->params;
   for (std::size_t i = 0; i < args.size() && i < params.size(); ++i)
     check_argument(args[i], i, params[i].name, describing);
@@ -359,7 +423,7 @@ KernelImpl::ResolvedCall KernelImpl::resolve(std::span<const Arg> args, const La
 
   KeyBuffer key;
   append_signature_key(args, dynamic_mask, device, key);
-  return ResolvedCall{device, host_mode, specialization(key.view(), args, device, options.stream)};
+  return ResolvedCall{device, host_mode, specialization(key.view(), args, device, options.stream, precompiling)};
 }
 
 }  // namespace detail
@@ -503,6 +567,27 @@ bool Kernel::returns_tensor() const {
   return impl_ && frontend::ast::returned_tensor_type(*impl_->function) != nullptr;
 }
 
+KernelStats Kernel::stats() const { return impl_ ? impl_->stats() : KernelStats{}; }
+
+KernelStats precompile(std::string_view source, const CompileOptions& options,
+                       std::span<const std::vector<Arg>> signatures, std::span<const std::string> archs) {
+  return detail::entry_point("croq::precompile", [&] {
+    std::vector<std::string> targets(archs.begin(), archs.end());
+    if (targets.empty()) targets.push_back(options.arch);
+    KernelStats out;
+    for (const std::string& arch : targets) {
+      CompileOptions for_arch = options;
+      for_arch.arch = arch;
+      Kernel kernel = compile(source, for_arch);
+      // prepare() without loading: the arch need not be the device's.
+      for (const std::vector<Arg>& args : signatures) kernel.impl_->resolve(args, LaunchOptions{}, true, true);
+      KernelStats made = kernel.stats();
+      for (SpecializationStats& s : made.specializations) out.add(std::move(s));
+    }
+    return out;
+  });
+}
+
 namespace detail {
 
 Kernel compile_checked(std::string_view source, const CompileOptions& options) {
@@ -511,6 +596,7 @@ Kernel compile_checked(std::string_view source, const CompileOptions& options) {
   // when the options name the arch (else they wait for the device's).
   impl->checked = pipeline::check(source, options);
   impl->function = impl->checked->function;
+  impl->function_key = impl->checked->source_hash + ":" + impl->function->name;
   impl->dynamic_mask.assign(impl->function->params.size(), 0);
   for (const auto& [name, where] : impl->checked->dynamic_sources)
     for (const abi::DimSource& w : where)

@@ -14,6 +14,7 @@
 #include "cli/file_io.hpp"
 #include "cli/host_command.hpp"
 #include "cli/kernel_commands.hpp"
+#include "cli/precompile_command.hpp"
 #include "croq/error.hpp"
 #include "croq/options.hpp"
 #include "frontend/frontend.hpp"
@@ -136,10 +137,14 @@ const Subcommand kSubcommands[] = {
      "  Valid Croqtile that libcroqjit cannot run yet is a warning here (exit 0);\n"
      "  croq::compile and `croq compile` reject it.\n",
      run_check},
-    {"compile", "FILE.co [--emit ast|ir|cuda|ptx|cubin] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A]",
+    {"compile", "FILE.co [--emit ast|ir|cuda|ptx|cubin] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A] [--explain]",
      "specialize a __co__ function for given shapes and print its AST, IR, CUDA, PTX or cubin",
      "  --emit KIND     ast, ir (the tile IR after the passes), cuda (default),\n"
      "                  ptx, or cubin (cubin needs -o)\n"
+     "  --explain       specialize through the kernel cache (as a call would) and\n"
+     "                  print where the image came from (source: memory, disk,\n"
+     "                  remote or compiled) and why it compiled; on standard\n"
+     "                  output without --emit, else on standard error\n"
      "  -o FILE         write the output to FILE instead of standard output\n"
      "  --shape N=V     bind the symbolic dim N (repeat for each dim)\n"
      "  --define N=V    define N as if by #define (overrides the source)\n"
@@ -147,6 +152,23 @@ const Subcommand kSubcommands[] = {
      "  --arch A        target architecture (default: CROQ_ARCH, the device's, or sm_90a);\n"
      "                  compute_XY emits PTX only\n",
      croq::cli::run_compile},
+    {"precompile", "FILE.co [--shape N=V]... [--signatures FILE] [--define N=V]... [--entry NAME] [--arch A[,B...]] [--source-name NAME] [--json]",
+     "fill the kernel cache for given shapes and architectures, without a GPU",
+     "  --shape N=V        bind the symbolic dim N (for every signature)\n"
+     "  --signatures FILE  one signature per line: N=V bindings separated by spaces\n"
+     "                     (`#` starts a comment; a line's binding wins over --shape)\n"
+     "  --arch A,B         compile for each architecture (default: CROQ_ARCH, the\n"
+     "                     device's, or sm_90a)\n"
+     "  --source-name N    the name the application compiles the source under\n"
+     "                     (CompileOptions::source_name; croq::compile's default is\n"
+     "                     <source>): the generated code names it, so the cache keys\n"
+     "                     match the application's only with the same name\n"
+     "                     (default: FILE as given)\n"
+     "  --json             print the results as JSON\n"
+     "  --define, --entry as for `croq compile`\n"
+     "  Prints one line per architecture and signature: where its image came from\n"
+     "  (compiled, disk, memory) and why it compiled. Exit 1 when any failed.\n",
+     croq::cli::run_precompile},
     {"run", "FILE.co [--arg NAME=FILE.npy]... [--random SEED] [--shape N=V]... [--out result.npy]",
      "run a __co__ function on the GPU with NumPy inputs (or random data) and save the result",
      "  --arg NAME=FILE.npy  the input for parameter NAME (its shape binds symbolic dims)\n"
@@ -183,7 +205,7 @@ const Subcommand kSubcommands[] = {
 
 void print_help() {
   std::cout << "usage: croq <command> [arguments]\n\ncommands:\n";
-  for (const Subcommand& s : kSubcommands) std::printf("  %-8s %s\n", s.name, s.summary);
+  for (const Subcommand& s : kSubcommands) std::printf("  %-10s %s\n", s.name, s.summary);
   std::cout << "\nexit status: 0 success, 1 errors in the input, 2 usage error\n"
                "run `croq <command> --help` for a command's options\n";
 }

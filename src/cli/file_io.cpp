@@ -81,9 +81,13 @@ std::string write_file(const std::string& path, std::initializer_list<std::strin
 }
 
 std::string flush_stdout() {
-  std::cout.flush();
+  // std::cout writes through stdout's buffer (synced with stdio): the first
+  // flush is the one that fails, with the reason in errno.
   errno = 0;
   bool failed = std::fflush(stdout) != 0;
+  const int error = errno;
+  std::cout.flush();
+  errno = error;
   // A write that failed earlier (the buffer filled up) leaves only the error flag; its errno is gone.
   if (!failed && !std::ferror(stdout) && std::cout) return "";
   return std::string("cannot write to standard output") + (failed && errno ? std::string(": ") + std::strerror(errno) : "");

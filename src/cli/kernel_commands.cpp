@@ -11,6 +11,7 @@
 #include "cli/cli_common.hpp"
 #include "cli/file_io.hpp"
 #include "cli/npy.hpp"
+#include "cli/precompile_command.hpp"
 #include "cli/tune_command.hpp"
 #include "croq/croq.hpp"
 #include "frontend/frontend.hpp"
@@ -114,19 +115,24 @@ void print_summary(const std::string& label, const Tensor& t) {
 
 }  // namespace
 
-// croq compile FILE.co [--emit ast|ir|cuda|ptx|cubin] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A]
+// croq compile FILE.co [--emit ast|ir|cuda|ptx|cubin] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A] [--explain]
 int run_compile(const std::vector<std::string>& args) {
   KernelOptions k;
-  std::string emit = "cuda", output;
+  std::string emit, output;
+  bool explain = false;
   int status = kExitOk;
   for (ArgReader r(args); !r.done(); r.next()) {
     std::string v;
     if (parse_common(r, k, status)) { if (status) return status; continue; }
     if (r.value("--emit", v)) emit = v;
+    else if (r.current() == "--explain") explain = true;
     else if (r.value("-o", v) || r.value("--output", v)) output = v;
     else if (r.missing_value()) return usage_error(r.current() + " needs a value");
     else return usage_error("compile: unexpected argument `" + r.current() + "`");
   }
+  // --explain alone prints only the explanation, on standard output.
+  const bool explain_only = explain && emit.empty() && output.empty();
+  if (emit.empty()) emit = "cuda";
   if (emit != "ast" && emit != "ir" && emit != "cuda" && emit != "ptx" && emit != "cubin")
     return usage_error("compile: --emit takes ast, ir, cuda, ptx or cubin, got `" + emit + "`");
   if (emit == "cubin" && output.empty()) return usage_error("compile: --emit cubin needs -o FILE (it is binary)");
@@ -139,6 +145,14 @@ int run_compile(const std::vector<std::string>& args) {
       // The same stages as croq::compile and a call: check, target, generate.
       auto checked = pipeline::check(k.source, k.compile);
       auto sig = signature_for(*checked->program, *checked->function, k.shapes, {});
+      if (explain) {
+        // Through the kernel cache, as the first call with these shapes would.
+        const std::vector<Arg> call = arguments_for(sig);
+        const KernelStats made = precompile(k.source, k.compile, std::span(&call, 1));
+        const std::string text = explanation(checked->function->name, made.specializations.at(0));
+        (explain_only ? std::cout : std::cerr) << text;
+        if (explain_only) return kExitOk;
+      }
       const pipeline::TargetChoice target = pipeline::choose_target(k.compile.arch, 0);
       const std::string& arch = target.target.arch;
       if (emit == "cubin" && target.target.is_virtual)

@@ -136,6 +136,7 @@ FileRead CacheDirectory::read(const std::string& name, std::uint64_t max_bytes) 
     r.problem = name + " is not a regular file";
   } else if (std::string problem = trust_problem(st, shared_); !problem.empty()) {
     r.problem = name + " is not trusted: " + problem;
+    r.untrusted = true;
   } else if (r.size = static_cast<std::uint64_t>(st.st_size); r.size > max_bytes) {
     r.too_large = true;
     r.problem = name + " is " + std::to_string(r.size) + " bytes, more than the " + std::to_string(max_bytes) +
@@ -164,7 +165,11 @@ int CacheDirectory::write_atomically(const std::string& name, const void* bytes,
 }
 
 int CacheDirectory::remove(const std::string& name) const {
-  return ::unlinkat(fd_, name.c_str(), 0) == 0 ? 0 : errno;
+  if (::unlinkat(fd_, name.c_str(), 0) == 0) return 0;
+  if (errno != EISDIR) return errno;
+  // A directory planted at an entry's name: removed only when empty (its
+  // contents are not the cache's to delete).
+  return ::unlinkat(fd_, name.c_str(), AT_REMOVEDIR) == 0 ? 0 : errno == EEXIST ? ENOTEMPTY : errno;
 }
 
 void CacheDirectory::touch(const std::string& name) const {

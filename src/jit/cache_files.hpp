@@ -26,6 +26,7 @@ struct FileRead {
   int error = 0;          // errno of a failed open or read; ENOENT: no such file
   std::string problem;    // the file exists but must not be used (link, not regular, untrusted, too large)
   bool too_large = false; // the problem is its size (`size` bytes, more than asked for)
+  bool untrusted = false; // the problem is its owner or mode (trust_problem)
   std::uint64_t size = 0;
   std::string bytes;
   bool ok() const { return error == 0 && problem.empty(); }
@@ -63,8 +64,9 @@ class CacheDirectory {
   FileRead read(const std::string& name, std::uint64_t max_bytes) const;
   // Writes `name` through a temp file + rename. Returns 0 or an errno.
   int write_atomically(const std::string& name, const void* bytes, std::size_t size) const;
-  // Unlinks `name` (a link itself, never its target). Returns 0 or an errno
-  // (ENOENT when already gone).
+  // Unlinks `name` (a link itself, never its target), or removes it when it
+  // is an empty directory. Returns 0 or an errno (ENOENT when already gone,
+  // ENOTEMPTY for a directory with contents).
   int remove(const std::string& name) const;
   // Sets the modification time of regular file `name` to now (LRU use).
   void touch(const std::string& name) const;

@@ -96,20 +96,35 @@ std::string read_launch(const json& value, LaunchConfig& launch) {
   r.unsigned_int("shared_bytes", shared, std::numeric_limits<unsigned>::max(), true);
   launch.shared_bytes = static_cast<unsigned>(shared);
   r.unsigned_triple("cluster", launch.cluster, false);
+  if (const json* v = r.find("cooperative", false)) {
+    if (!v->is_boolean()) r.fail("cooperative", "is not a boolean");
+    else launch.cooperative = v->get<bool>();
+  }
   return r.problem();
 }
 
-std::string read_fields(const json& j, CacheMetadata& m) {
+// `*other_version`: the problem is that another version of the library
+// wrote the metadata (a format this one does not read).
+std::string read_fields(const json& j, CacheMetadata& m, bool* other_version) {
   if (!j.is_object()) return "metadata is not a JSON object";
   FieldReader r(j, "");
   if (const json* v = r.find("format_version", true)) {
-    if (!v->is_number_integer()) r.fail("format_version", "is not an integer");
-    else if (v->get<std::int64_t>() != kCacheFormatVersion) return "unknown format version";
+    if (!v->is_number_integer()) {
+      r.fail("format_version", "is not an integer");
+    } else if (v->get<std::int64_t>() != kCacheFormatVersion) {
+      *other_version = true;
+      return "made by another version of libcroqjit (cache format " + std::to_string(v->get<std::int64_t>()) +
+             "; this one reads " + std::to_string(kCacheFormatVersion) + ")";
+    }
   }
   r.string("key", m.key, true);
   if (r.ok() && !is_cache_key(m.key)) r.fail("key", "is not a cache key");
   r.string("entry", m.entry, true);
   if (r.ok() && !is_symbol(m.entry)) r.fail("entry", "is not a symbol name");
+  r.string("name_expression", m.name_expression, false);
+  // Written only when it differs from the symbol (a C++ name expression).
+  if (r.ok() && !m.name_expression.empty() && m.name_expression == m.entry)
+    r.fail("name_expression", "repeats `entry`");
   r.string("arch", m.arch, true);
   if (r.ok() && !is_well_formed_arch(m.arch)) r.fail("arch", "is not an architecture name");
   std::string image = "cubin";
@@ -155,11 +170,22 @@ std::string read_fields(const json& j, CacheMetadata& m) {
 
 bool is_cache_key(std::string_view s) { return is_hex(s, 32); }
 
+namespace {
+
+// `text` with every byte that is not part of valid UTF-8 replaced by U+FFFD,
+// as nlohmann's serializer does when asked to (JSON text must be UTF-8).
+std::string valid_utf8(const std::string& text) {
+  const std::string quoted = json(text).dump(-1, ' ', false, json::error_handler_t::replace);
+  return json::parse(quoted).get<std::string>();
+}
+
+}  // namespace
+
 json CacheMetadata::to_json() const {
   json j{{"format_version", kCacheFormatVersion},
          {"key", key},
          {"entry", entry},
-         {"source_name", source_name},
+         {"source_name", valid_utf8(source_name)},
          {"arch", arch},
          {"image", image_is_ptx ? "ptx" : "cubin"},
          {"nvrtc_version", nvrtc_version},
@@ -169,9 +195,14 @@ json CacheMetadata::to_json() const {
          {"cubin_bytes", cubin_bytes},
          {"cubin_xxh3_64", cubin_xxh3_64}};
   if (launch) j["launch"] = *launch;
+  if (!name_expression.empty()) j["name_expression"] = valid_utf8(name_expression);
   if (!croq_source_xxh3_128.empty()) j["croq_source_xxh3_128"] = croq_source_xxh3_128;
   if (!library_build.empty()) j["library_build"] = library_build;
   return j;
+}
+
+std::string CacheMetadata::to_text() const {
+  return to_json().dump(2, ' ', false, json::error_handler_t::replace);
 }
 
 // The deepest nesting of [ and { outside strings, stopping once past `limit`.
@@ -211,7 +242,7 @@ ParsedMetadata parse_cache_metadata(std::string_view text) {
       return out;
     }
     CacheMetadata m;
-    out.problem = read_fields(j, m);
+    out.problem = read_fields(j, m, &out.other_version);
     if (out.problem.empty()) out.metadata = std::move(m);
   } catch (const std::exception& e) {  // bad_alloc; the reads above are type-checked
     out.problem = std::string("metadata could not be read: ") + e.what();

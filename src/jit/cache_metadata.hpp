@@ -31,11 +31,15 @@ struct CacheMetadata {
   // Required.
   std::string key;                  // 32 lowercase hex digits: the entry's name
   std::string entry;                // the symbol launched: [A-Za-z_][A-Za-z0-9_]*
+  // The entry as the request named it, when that is not `entry` itself (a
+  // C++ name expression whose symbol is mangled); empty otherwise.
+  std::string name_expression;
   std::string arch;                 // sm_XY[a|f] or compute_XY[a|f]
   bool image_is_ptx = false;        // "image": "ptx" (compute_XY) or "cubin" (default)
   std::uint64_t cubin_bytes = 0;    // size of <key>.cubin
   std::string cubin_xxh3_64;        // 16 lowercase hex digits
-  // Descriptive; type-checked when present.
+  // Descriptive; type-checked when present. Text is kept valid UTF-8
+  // (to_json replaces invalid bytes of a source path with U+FFFD).
   std::string source_name;
   std::string nvrtc_version;
   std::vector<std::string> nvrtc_flags;
@@ -46,11 +50,16 @@ struct CacheMetadata {
   std::string library_build;        // library_build_id() of the writer; empty when absent
 
   nlohmann::json to_json() const;
+  // The <key>.json text (to_json, indented).
+  std::string to_text() const;
+  // The entry as a request names it: name_expression, else entry.
+  const std::string& requested_entry() const { return name_expression.empty() ? entry : name_expression; }
 };
 
 struct ParsedMetadata {
   std::optional<CacheMetadata> metadata;
   std::string problem;  // why there is none
+  bool other_version = false;  // the problem: another library version's format
 };
 
 // Parses and validates <key>.json text. Never throws.

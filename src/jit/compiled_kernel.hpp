@@ -47,6 +47,7 @@ struct CompiledKernel {
   // untrusted or foreign entry, a remote that is down), one line each, for
   // the explanation of a compile; empty when nothing was wrong.
   std::vector<std::string> lookup_notes;
+  double compile_ms = 0;      // NVRTC's time, when this process compiled it
   // The disk cache directory holding this image's entry; empty when the
   // cache is in memory only. A PTX image the driver refuses is deleted there.
   std::filesystem::path cache_dir;

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <map>
 
 #include "croq/error.hpp"
 #include "jit/cache_files.hpp"
+#include "jit/cache_image.hpp"
 #include "support/env.hpp"
 #include "support/log.hpp"
 
@@ -22,7 +24,12 @@ constexpr double kLockWaitSeconds = 5;
 std::string meta_name(const std::string& key) { return key + ".json"; }
 std::string cubin_name(const std::string& key) { return key + ".cubin"; }
 
-enum class EntryState { valid, missing, corrupt, unreadable };
+// corrupt, untrusted and foreign entries are deleted; an unreadable one is
+// left alone (another user's entry of a shared cache, a directory that
+// cannot be entered).
+enum class EntryState { valid, missing, corrupt, untrusted, foreign, unreadable };
+
+bool is_temp_name(const std::string& name) { return name.rfind(".tmp-", 0) == 0; }
 
 struct EntryRead {
   EntryState state = EntryState::missing;
@@ -32,10 +39,11 @@ struct EntryRead {
 
 // The entry's metadata, read and validated; `*error` is the errno of a
 // failed read (ENOENT: there is none), and then nothing was parsed.
-ParsedMetadata read_metadata(const CacheDirectory& dir, const std::string& key, int* error) {
+ParsedMetadata read_metadata(const CacheDirectory& dir, const std::string& key, int* error, FileRead* read = nullptr) {
   ParsedMetadata parsed;
   FileRead file = dir.read(meta_name(key), kMaxMetadataBytes);
   *error = file.error;
+  if (read) read->untrusted = file.untrusted;
   if (file.error != 0) parsed.problem = "cannot read " + meta_name(key) + ": " + std::strerror(file.error);
   else if (file.too_large) parsed.problem = "metadata is larger than " + std::to_string(kMaxMetadataBytes) + " bytes";
   else if (!file.problem.empty()) parsed.problem = file.problem;
@@ -43,7 +51,14 @@ ParsedMetadata read_metadata(const CacheDirectory& dir, const std::string& key, 
   return parsed;
 }
 
-EntryRead read_entry(const CacheDirectory& dir, const std::string& key) {
+// The state of a file that exists but must not be used.
+EntryState state_of_problem(const FileRead& file) {
+  return file.untrusted ? EntryState::untrusted : EntryState::corrupt;
+}
+
+// `request`: what the caller needs (nullptr: the tool, which checks the
+// entry against itself only).
+EntryRead read_entry(const CacheDirectory& dir, const std::string& key, const EntryRequest* request = nullptr) {
   EntryRead r;
   auto fail = [&](EntryState state, std::string why) {
     r.state = state;
@@ -53,9 +68,17 @@ EntryRead read_entry(const CacheDirectory& dir, const std::string& key) {
   // Metadata first: it is renamed into place after the cubin, so a visible
   // .json means the cubin is complete.
   int error = 0;
-  ParsedMetadata parsed = read_metadata(dir, key, &error);
+  FileRead meta_file;
+  ParsedMetadata parsed = read_metadata(dir, key, &error, &meta_file);
   if (error == ENOENT) return fail(EntryState::missing, "missing");
-  if (!parsed.metadata) return fail(error != 0 ? EntryState::unreadable : EntryState::corrupt, parsed.problem);
+  if (!parsed.metadata)
+    return fail(error != 0             ? EntryState::unreadable
+                : parsed.other_version ? EntryState::foreign
+                                       : state_of_problem(meta_file),
+                parsed.problem);
+  if (request)
+    if (std::string why = DiskCache::request_problem(*parsed.metadata, *request); !why.empty())
+      return fail(EntryState::foreign, why);
   FileRead image = dir.read(cubin_name(key), parsed.metadata->cubin_bytes);
   if (image.error == ENOENT) return fail(EntryState::corrupt, "cubin file missing");
   if (image.error != 0)
@@ -63,7 +86,7 @@ EntryRead read_entry(const CacheDirectory& dir, const std::string& key) {
   if (image.too_large)
     return fail(EntryState::corrupt, "cubin is " + std::to_string(image.size) + " bytes, metadata says " +
                                          std::to_string(parsed.metadata->cubin_bytes));
-  if (!image.problem.empty()) return fail(EntryState::corrupt, image.problem);
+  if (!image.problem.empty()) return fail(state_of_problem(image), image.problem);
   StoredKernel kernel;
   kernel.cubin.assign(image.bytes.begin(), image.bytes.end());
   kernel.metadata = std::move(*parsed.metadata);
@@ -73,25 +96,59 @@ EntryRead read_entry(const CacheDirectory& dir, const std::string& key) {
   return r;
 }
 
-// Deletes both files of an entry; 0 or the errno of the first failure.
-int remove_entry(const CacheDirectory& dir, const std::string& key) {
+// Deletes both files of an entry; 0 or the errno of the first failure
+// (`*failed_name` names that file).
+int remove_entry(const CacheDirectory& dir, const std::string& key, std::string* failed_name = nullptr) {
   int error = 0;
   for (const std::string& name : {meta_name(key), cubin_name(key)}) {
     int e = dir.remove(name);
-    if (e != 0 && e != ENOENT && error == 0) error = e;
+    if (e != 0 && e != ENOENT && error == 0) {
+      error = e;
+      if (failed_name) *failed_name = name;
+    }
   }
   return error;
 }
 
+// What a failed removal of `name` means, for a warning.
+std::string removal_problem(const std::string& name, int error) {
+  if (error == ENOTEMPTY) return "cannot delete " + name + ": it is a directory that is not empty";
+  return "cannot delete " + name + ": " + std::strerror(error);
+}
+
+// The explanation's line for a miss of `state` (why: the entry's problem).
+std::string miss_note(EntryState state, const std::string& why) {
+  switch (state) {
+    case EntryState::valid: return {};
+    case EntryState::missing: return "not in the disk cache";
+    case EntryState::corrupt: return "disk cache entry was corrupt (" + why + ")";
+    case EntryState::untrusted: return "disk cache entry was not trusted (" + why + ")";
+    case EntryState::foreign: return "disk cache entry was " + why;
+    case EntryState::unreadable: return "disk cache entry could not be read (" + why + ")";
+  }
+  return why;
+}
+
+struct DirectoryScan {
+  std::vector<CacheEntryInfo> entries;  // sorted by key
+  std::vector<TempFileInfo> temps;
+};
+
 // The entries of `dir`: every key with a .json or a .cubin (a crash between
 // the two renames leaves a cubin alone). Files that cannot be examined make
 // their entry unreadable instead of failing the listing.
-std::vector<CacheEntryInfo> scan(const CacheDirectory& dir, bool with_metadata) {
+DirectoryScan scan(const CacheDirectory& dir, bool with_metadata) {
   std::vector<DirectoryFile> files;
   if (int e = dir.list(files); e != 0)
     throw CacheError("cannot read cache directory " + dir.path().string() + ": " + std::strerror(e));
+  DirectoryScan out;
+  const std::int64_t now = std::time(nullptr);
   std::map<std::string, CacheEntryInfo> entries;
   for (const DirectoryFile& f : files) {
+    if (is_temp_name(f.name) && f.error == 0 && f.regular) {
+      out.temps.push_back({f.name, f.bytes, f.mtime, now - f.mtime > kStaleTempSeconds});
+      continue;
+    }
     const fs::path name(f.name);
     const std::string ext = name.extension().string();
     const std::string key = name.stem().string();
@@ -106,7 +163,6 @@ std::vector<CacheEntryInfo> scan(const CacheDirectory& dir, bool with_metadata) 
     info.bytes += f.bytes;
     if (ext == ".json" || info.last_used == 0) info.last_used = f.mtime;
   }
-  std::vector<CacheEntryInfo> out;
   for (auto& [key, info] : entries) {
     if (with_metadata && info.readable) {
       int error = 0;
@@ -115,17 +171,34 @@ std::vector<CacheEntryInfo> scan(const CacheDirectory& dir, bool with_metadata) 
       info.metadata = std::move(parsed.metadata);
       info.problem = error == ENOENT ? "no metadata" : std::move(parsed.problem);
     }
-    out.push_back(std::move(info));
+    out.entries.push_back(std::move(info));
   }
-  return out;  // sorted by key (the map's order)
+  return out;  // entries sorted by key (the map's order)
+}
+
+// Removes stale temp files; the bytes of those left (a writer at work) are
+// added to `*kept_bytes`. Returns the bytes removed.
+std::uint64_t collect_stale_temps(const CacheDirectory& dir, const std::vector<TempFileInfo>& temps,
+                                  std::uint64_t* kept_bytes) {
+  std::uint64_t removed = 0;
+  for (const TempFileInfo& t : temps) {
+    if (t.stale && dir.remove(t.name) == 0) {
+      removed += t.bytes;
+      support::log().info("kernel cache: removed {} ({} bytes), left by a writer that died", t.name, t.bytes);
+    } else {
+      *kept_bytes += t.bytes;
+    }
+  }
+  return removed;
 }
 
 std::uint64_t evict_to(const CacheDirectory& dir, std::uint64_t max_bytes) {
-  std::vector<CacheEntryInfo> entries = scan(dir, /*with_metadata=*/false);
+  DirectoryScan scanned = scan(dir, /*with_metadata=*/false);
+  std::vector<CacheEntryInfo>& entries = scanned.entries;
   std::uint64_t total = 0;
+  std::uint64_t removed = collect_stale_temps(dir, scanned.temps, &total);  // fresh ones count toward the cap
   for (const auto& e : entries) total += e.bytes;  // unreadable entries count 0: their size is unknown
   std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.last_used < b.last_used; });
-  std::uint64_t removed = 0;
   for (const auto& e : entries) {
     if (total <= max_bytes) break;
     if (!e.readable) continue;
@@ -175,50 +248,80 @@ std::string DiskCache::check_entry(const std::string& key_hex, const StoredKerne
     return "cubin is " + std::to_string(stored.cubin.size()) + " bytes, metadata says " + std::to_string(m.cubin_bytes);
   if (m.cubin_xxh3_64 != support::hex64(support::checksum64(stored.cubin.data(), stored.cubin.size())))
     return "cubin checksum mismatch";
-  // The driver reads PTX up to its NUL, which must be the last byte.
-  if (m.image_is_ptx && (stored.cubin.empty() || stored.cubin.back() != '\0' ||
-                         std::find(stored.cubin.begin(), stored.cubin.end(), '\0') != stored.cubin.end() - 1))
-    return "PTX image is not one NUL-terminated text";
+  return image_problem(std::string_view(stored.cubin.data(), stored.cubin.size()), m.image_is_ptx, m.entry);
+}
+
+std::string DiskCache::request_problem(const CacheMetadata& m, const EntryRequest& request) {
+  if (m.requested_entry() != request.entry)
+    return "made for kernel `" + m.requested_entry() + "`, not `" + request.entry + "`";
+  if (m.arch != request.arch) return "made for " + m.arch + ", not " + request.arch;
+  if (!request.nvrtc_version.empty() && m.nvrtc_version != request.nvrtc_version)
+    return "made by NVRTC " + m.nvrtc_version + ", not " + request.nvrtc_version + " (another library version)";
+  if (!request.nvrtc_flags.empty() && m.nvrtc_flags != request.nvrtc_flags)
+    return "made with other NVRTC flags (another library version)";
+  if (request.launch) {
+    const LaunchConfig& want = *request.launch;
+    const bool same = m.launch && m.launch->grid == want.grid && m.launch->block == want.block &&
+                      m.launch->shared_bytes == want.shared_bytes && m.launch->cluster == want.cluster &&
+                      m.launch->cooperative == want.cooperative;
+    if (!same) return "made for another launch: its launch shape differs from the request";
+  }
   return {};
 }
 
-std::optional<StoredKernel> DiskCache::load(const support::Hash128& key) {
-  if (!enabled_) return std::nullopt;
+std::optional<StoredKernel> DiskCache::load(const support::Hash128& key, const EntryRequest& request,
+                                            std::string* why_missed) {
+  std::string ignored;
+  std::string& why = why_missed ? *why_missed : ignored;
+  if (!enabled_) {
+    why = "the disk cache is off";
+    return std::nullopt;
+  }
   try {
-    std::string why;
+    std::string problem;
     int error = 0;
-    auto dir = CacheDirectory::open(settings_.dir, settings_.shared, /*create=*/false, &why, &error);
+    auto dir = CacheDirectory::open(settings_.dir, settings_.shared, /*create=*/false, &problem, &error);
     if (!dir) {
-      if (error != ENOENT) disable(why);  // a missing directory is made by the first store
+      if (error != ENOENT) disable(problem);  // a missing directory is made by the first store
+      why = error == ENOENT ? "not in the disk cache (its directory does not exist yet)" : "the disk cache is off";
       return std::nullopt;
     }
-    return load_from(*dir, key.hex());
+    return load_from(*dir, key.hex(), request, &why);
   } catch (const std::exception& e) {  // not expected: every step reports errors as values
-    disable(std::string("unexpected error: ") + e.what());
+    support::log().warn("kernel cache: unexpected error reading entry {}: {}; caching in memory only", key.hex(),
+                        e.what());
+    enabled_ = false;
+    why = "the disk cache is off";
     return std::nullopt;
   }
 }
 
-std::optional<StoredKernel> DiskCache::load_from(const CacheDirectory& dir, const std::string& hex) {
-  EntryRead entry = read_entry(dir, hex);
+std::optional<StoredKernel> DiskCache::load_from(const CacheDirectory& dir, const std::string& hex,
+                                                 const EntryRequest& request, std::string* why_missed) {
+  EntryRead entry = read_entry(dir, hex, &request);
   if (entry.state == EntryState::valid) {
     dir.touch(meta_name(hex));  // last use, for LRU eviction
     return std::move(entry.kernel);
   }
+  *why_missed = miss_note(entry.state, entry.why);
   // Unreadable (EACCES in a directory that cannot be entered, an entry of
   // another user in a shared cache): a miss; storing then says whether the
   // directory is usable at all.
   if (entry.state == EntryState::missing || entry.state == EntryState::unreadable) return std::nullopt;
-  // Corrupt: re-check under the lock (a writer may have just finished) and delete.
+  // Bad: re-check under the lock (a writer may have just finished) and delete.
   CacheDirectory::Lock lock = dir.lock(kLockWaitSeconds);
   if (!lock.held()) return std::nullopt;
-  entry = read_entry(dir, hex);
+  entry = read_entry(dir, hex, &request);
   if (entry.state == EntryState::valid) return std::move(entry.kernel);
-  if (entry.state == EntryState::corrupt) {
-    support::log().warn("kernel cache entry {} in {} is corrupt ({}); deleting it and rebuilding", hex,
-                        settings_.dir.string(), entry.why);
-    remove_entry(dir, hex);
-  }
+  *why_missed = miss_note(entry.state, entry.why);
+  if (entry.state == EntryState::missing || entry.state == EntryState::unreadable) return std::nullopt;
+  std::string failed_name;
+  if (int err = remove_entry(dir, hex, &failed_name); err != 0)
+    support::log().warn("kernel cache entry {} in {}: {}; {}; compiling it without caching it on disk", hex,
+                        settings_.dir.string(), *why_missed, removal_problem(failed_name, err));
+  else
+    support::log().warn("kernel cache entry {} in {}: {}; deleted it, rebuilding", hex, settings_.dir.string(),
+                        *why_missed);
   return std::nullopt;
 }
 
@@ -231,8 +334,37 @@ void DiskCache::store(const support::Hash128& key, const StoredKernel& kernel) {
     if (!dir) return disable(why);
     store_to(*dir, key.hex(), kernel);
   } catch (const std::exception& e) {  // not expected: every step reports errors as values
-    disable(std::string("unexpected error: ") + e.what());
+    support::log().warn("kernel cache: unexpected error storing entry {}: {}; caching in memory only", key.hex(),
+                        e.what());
+    enabled_ = false;
   }
+}
+
+bool DiskCache::write_entry(const CacheDirectory& dir, const std::string& hex, const StoredKernel& kernel,
+                            bool* fatal) {
+  *fatal = false;
+  if (read_entry(dir, hex).state == EntryState::valid) return false;  // another process stored it first
+  // A directory planted at a name would make the rename fail: removed when
+  // empty, otherwise this entry is not cached (the rest of the cache is).
+  for (const std::string& name : {cubin_name(hex), meta_name(hex)}) {
+    if (int err = dir.remove(name); err != 0 && err != ENOENT) {
+      support::log().warn("kernel cache {}: not storing {}: {}", settings_.dir.string(), hex, removal_problem(name, err));
+      return false;
+    }
+  }
+  const std::string meta = kernel.metadata.to_text();
+  int err = dir.write_atomically(cubin_name(hex), kernel.cubin.data(), kernel.cubin.size());
+  if (err == 0) err = dir.write_atomically(meta_name(hex), meta.data(), meta.size());
+  if (err == 0) return true;
+  remove_entry(dir, hex);
+  // A name taken again since (by a directory): this entry only.
+  if (err == EISDIR || err == ENOTEMPTY || err == ENOTDIR || err == EEXIST) {
+    support::log().warn("kernel cache {}: not storing {}: {}", settings_.dir.string(), hex, std::strerror(err));
+    return false;
+  }
+  *fatal = true;
+  disable(std::strerror(err));
+  return false;
 }
 
 void DiskCache::store_to(const CacheDirectory& dir, const std::string& hex, const StoredKernel& kernel) {
@@ -242,15 +374,27 @@ void DiskCache::store_to(const CacheDirectory& dir, const std::string& hex, cons
     return;
   }
   if (!lock.held()) return disable(lock.error());
-  if (read_entry(dir, hex).state == EntryState::valid) return;  // another process stored it first
-  const std::string meta = kernel.metadata.to_json().dump(2);
-  int err = dir.write_atomically(cubin_name(hex), kernel.cubin.data(), kernel.cubin.size());
-  if (err == 0) err = dir.write_atomically(meta_name(hex), meta.data(), meta.size());
-  if (err != 0) {
-    remove_entry(dir, hex);
-    return disable(std::strerror(err));
+  bool fatal = false;
+  if (write_entry(dir, hex, kernel, &fatal) && settings_.max_bytes > 0) evict_to(dir, settings_.max_bytes);
+}
+
+std::size_t DiskCache::add_entries(const std::vector<StoredKernel>& kernels) {
+  std::string why;
+  int error = 0;
+  auto dir = CacheDirectory::open(settings_.dir, settings_.shared, /*create=*/true, &why, &error);
+  if (!dir) throw CacheError("cannot use cache directory " + settings_.dir.string() + ": " + why);
+  CacheDirectory::Lock lock = dir->lock(kLockWaitSeconds);
+  if (!lock.held()) throw CacheError("cannot lock cache directory " + settings_.dir.string() + ": " + lock.error());
+  std::size_t added = 0;
+  for (const StoredKernel& k : kernels) {
+    if (std::string problem = check_entry(k.metadata.key, k); !problem.empty())
+      throw CacheError("entry " + k.metadata.key + " is not valid: " + problem);
+    bool fatal = false;
+    if (write_entry(*dir, k.metadata.key, k, &fatal)) ++added;
+    if (fatal) throw CacheError("cannot write to cache directory " + settings_.dir.string());
   }
-  if (settings_.max_bytes > 0) evict_to(dir, settings_.max_bytes);
+  if (settings_.max_bytes > 0) evict_to(*dir, settings_.max_bytes);
+  return added;
 }
 
 void DiskCache::discard(const fs::path& dir_path, const std::string& key_hex, const std::string& why) {
@@ -260,8 +404,13 @@ void DiskCache::discard(const fs::path& dir_path, const std::string& key_hex, co
   if (!dir || !is_cache_key(key_hex)) return;
   CacheDirectory::Lock lock = dir->lock(kLockWaitSeconds);
   if (!lock.held() || !dir->exists(meta_name(key_hex))) return;
-  support::log().warn("kernel cache entry {} in {} is not loadable ({}); deleting it", key_hex, dir_path.string(), why);
-  remove_entry(*dir, key_hex);
+  std::string failed_name;
+  if (int err = remove_entry(*dir, key_hex, &failed_name); err != 0)
+    support::log().warn("kernel cache entry {} in {} is not loadable ({}); {}", key_hex, dir_path.string(), why,
+                        removal_problem(failed_name, err));
+  else
+    support::log().warn("kernel cache entry {} in {} is not loadable ({}); deleted it", key_hex, dir_path.string(),
+                        why);
 }
 
 std::unique_ptr<CacheDirectory> DiskCache::open_for_tool(bool* missing) const {
@@ -277,7 +426,40 @@ std::vector<CacheEntryInfo> DiskCache::list() const {
   bool missing = false;
   auto dir = open_for_tool(&missing);
   if (missing) return {};
-  return scan(*dir, /*with_metadata=*/true);
+  return scan(*dir, /*with_metadata=*/true).entries;
+}
+
+std::vector<TempFileInfo> DiskCache::temp_files() const {
+  bool missing = false;
+  auto dir = open_for_tool(&missing);
+  if (missing) return {};
+  return scan(*dir, /*with_metadata=*/false).temps;
+}
+
+std::vector<StoredKernel> DiskCache::read_entries(const std::vector<std::string>& keys, std::size_t* skipped) const {
+  *skipped = 0;
+  bool missing = false;
+  auto dir = open_for_tool(&missing);
+  if (missing && !keys.empty())
+    throw CacheError("no entry " + keys.front() + ": cache directory " + settings_.dir.string() + " does not exist");
+  if (missing) return {};
+  std::vector<std::string> wanted = keys;
+  if (wanted.empty())
+    for (const CacheEntryInfo& info : scan(*dir, /*with_metadata=*/false).entries) wanted.push_back(info.key);
+  std::vector<StoredKernel> out;
+  for (const std::string& key : wanted) {
+    if (!is_cache_key(key)) throw CacheError("`" + key + "` is not a cache key (32 lowercase hex digits)");
+    EntryRead entry = read_entry(*dir, key);
+    if (entry.state == EntryState::valid) {
+      out.push_back(std::move(*entry.kernel));
+      continue;
+    }
+    const std::string why = entry.state == EntryState::missing ? "not in the cache" : entry.why;
+    if (!keys.empty()) throw CacheError("entry " + key + ": " + why);
+    support::log().warn("kernel cache entry {} is skipped: {}", key, why);
+    ++*skipped;
+  }
+  return out;
 }
 
 VerifyResult DiskCache::verify(bool remove_bad) {
@@ -290,7 +472,7 @@ VerifyResult DiskCache::verify(bool remove_bad) {
   CacheDirectory::Lock lock = dir->lock(kLockWaitSeconds);
   if (remove_bad && !lock.held())
     throw CacheError("cannot lock cache directory " + settings_.dir.string() + ": " + lock.error());
-  for (const auto& info : scan(*dir, /*with_metadata=*/false)) {
+  for (const auto& info : scan(*dir, /*with_metadata=*/false).entries) {
     EntryRead entry = info.readable ? read_entry(*dir, info.key) : EntryRead{EntryState::unreadable, info.problem, {}};
     if (entry.state == EntryState::valid) {
       ++result.valid;
@@ -316,25 +498,23 @@ std::uint64_t DiskCache::prune(std::uint64_t max_bytes) {
   return evict_to(*dir, max_bytes);
 }
 
-std::size_t DiskCache::clear() {
+ClearResult DiskCache::clear() {
   bool missing = false;
   auto dir = open_for_tool(&missing);
-  if (missing) return 0;
+  if (missing) return {};
   CacheDirectory::Lock lock = dir->lock(kLockWaitSeconds);
   if (!lock.held()) throw CacheError("cannot lock cache directory " + settings_.dir.string() + ": " + lock.error());
-  std::size_t removed = 0;
+  ClearResult removed;
   std::string failures;
-  for (const auto& info : scan(*dir, /*with_metadata=*/false)) {
+  const DirectoryScan scanned = scan(*dir, /*with_metadata=*/false);
+  for (const auto& info : scanned.entries) {
     if (int err = remove_entry(*dir, info.key); err != 0) failures += "\n  " + info.key + ": " + std::strerror(err);
-    else ++removed;
+    else ++removed.entries;
   }
-  // Leftover temp files of crashed writers.
-  std::vector<DirectoryFile> files;
-  dir->list(files);
-  for (const auto& f : files)
-    if (f.name.rfind(".tmp-", 0) == 0) dir->remove(f.name);
+  // Temp files of any age: cache writers hold the lock while theirs exist.
+  for (const TempFileInfo& t : scanned.temps) removed.temp_files += dir->remove(t.name) == 0;
   if (!failures.empty())
-    throw CacheError("removed " + std::to_string(removed) + " entries; could not remove:" + failures);
+    throw CacheError("removed " + std::to_string(removed.entries) + " entries; could not remove:" + failures);
   return removed;
 }
 

@@ -12,6 +12,7 @@
 
 #include "croq/error.hpp"
 #include "jit/build_id.hpp"
+#include "jit/cache_bundle.hpp"
 #include "jit/cache_files.hpp"
 #include "jit/compile_lock.hpp"
 #include "jit/driver.hpp"
@@ -130,8 +131,51 @@ JitCompiler::~JitCompiler() = default;
 
 JitCompiler& JitCompiler::global() {
   static JitCompiler compiler(JitSettings::from_environment());
+  // CROQ_CACHE_PRELOAD: a bundle loaded at the first use of the cache; one
+  // that cannot be read is warned about, and kernels compile as usual.
+  static const bool preloaded = [] {
+    const auto bundle = support::env_string("CROQ_CACHE_PRELOAD");
+    if (!bundle) return false;
+    try {
+      const std::size_t n = compiler.preload(*bundle);
+      support::log().info("CROQ_CACHE_PRELOAD: loaded {} entries from {}", n, *bundle);
+      return true;
+    } catch (const Error& e) {
+      support::log().warn("CROQ_CACHE_PRELOAD: {}; nothing preloaded", e.what());
+      return false;
+    }
+  }();
+  (void)preloaded;
   return compiler;
 }
+
+std::size_t JitCompiler::preload(const std::filesystem::path& bundle) {
+  std::vector<StoredKernel> entries = read_bundle(bundle);
+  if (disk_.enabled()) {
+    try {
+      disk_.add_entries(entries);
+      return entries.size();
+    } catch (const CacheError& e) {
+      support::log().warn("CROQ_CACHE_PRELOAD: {}; keeping the bundle's entries in memory", e.what());
+    }
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (StoredKernel& e : entries) preloaded_[e.metadata.key] = std::move(e);
+  return entries.size();
+}
+
+std::optional<StoredKernel> JitCompiler::preloaded(const support::Hash128& key, const EntryRequest& request,
+                                                   std::vector<std::string>& notes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = preloaded_.find(key.hex());
+  if (it == preloaded_.end()) return std::nullopt;
+  if (std::string why = DiskCache::request_problem(it->second.metadata, request); !why.empty()) {
+    notes.push_back("preloaded bundle entry was " + why);
+    return std::nullopt;
+  }
+  return it->second;
+}
+
 
 // Everything that changes the image: the text, the entry, the target, the
 // NVRTC version and flags, the source name when line info records it, the
@@ -165,7 +209,7 @@ JitStats JitCompiler::stats() const {
   return s;
 }
 
-std::shared_ptr<const CompiledKernel> JitCompiler::compile(const JitRequest& request) {
+std::shared_ptr<const CompiledKernel> JitCompiler::compile(const JitRequest& request, JitLookup* lookup) {
   std::string arch = resolve_arch(request.arch);
   validate_arch(arch);
   support::Hash128 key = cache_key(request, arch);
@@ -179,13 +223,16 @@ std::shared_ptr<const CompiledKernel> JitCompiler::compile(const JitRequest& req
       auto future = it->second;
       ++stats_.memory_hits;
       lock.unlock();
-      return future.get();  // waits while another thread builds it; rethrows its error
+      auto kernel = future.get();  // waits while another thread builds it; rethrows its error
+      if (lookup) *lookup = JitLookup{CacheSource::memory, {}, 0};
+      return kernel;
     }
     kernels_.emplace(map_key, promise.get_future().share());
   }
   try {
     auto kernel = build(request, arch, key);
     promise.set_value(kernel);
+    if (lookup) *lookup = JitLookup{kernel->source, kernel->lookup_notes, kernel->compile_ms};
     return kernel;
   } catch (...) {
     promise.set_exception(std::current_exception());
@@ -205,12 +252,19 @@ std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, 
   kernel->arch = arch;
   kernel->launch = req.launch;
   if (disk_.enabled()) kernel->cache_dir = disk_.dir();
+  // A stored entry, verified against its metadata and against the request.
+  const EntryRequest expected{req.entry, arch, req.launch, nvrtc_version(), nvrtc_flags({arch, req.line_info, {}})};
   auto finish = [&](StoredKernel stored, CacheSource source) {
     adopt(*kernel, std::move(stored), source);
     dump_artifacts(req, *kernel);
     return kernel;
   };
-  if (auto stored = disk_.load(key)) return finish(std::move(*stored), CacheSource::disk);
+  if (auto stored = preloaded(key, expected, kernel->lookup_notes)) {
+    kernel->cache_dir.clear();  // not on disk: nothing there to discard
+    return finish(std::move(*stored), CacheSource::memory);
+  }
+  std::string disk_miss;
+  if (auto stored = disk_.load(key, expected, &disk_miss)) return finish(std::move(*stored), CacheSource::disk);
 
   HostCompileLock host_lock = disk_.enabled() ? HostCompileLock::acquire(disk_.dir(), settings_.disk.shared,
                                                                           key.hex(), settings_.compile_wait)
@@ -219,15 +273,24 @@ std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, 
     if (host_lock.timed_out())
       kernel->lookup_notes.push_back("waited " + std::to_string(settings_.compile_wait.count()) +
                                      " ms for another process of this host compiling this kernel; compiled it here");
-    if (auto stored = disk_.load(key)) return finish(std::move(*stored), CacheSource::disk);
+    // Another process of this host may have stored it while we waited.
+    if (auto stored = disk_.load(key, expected, &disk_miss)) return finish(std::move(*stored), CacheSource::disk);
   }
-  const RemoteEntryExpectation expected{key.hex(), arch, req.entry, library_build_id()};
+  kernel->lookup_notes.push_back(disk_miss);
   RemoteLookup remote;
-  if (remote_) remote = remote_->fetch(expected, kernel->lookup_notes);
+  if (remote_) remote = remote_->fetch({key.hex(), arch, req.entry, library_build_id()}, kernel->lookup_notes);
   if (remote.kernel) {
-    disk_.store(key, *remote.kernel);
-    return finish(std::move(*remote.kernel), CacheSource::remote);
+    if (std::string why = DiskCache::request_problem(remote.kernel->metadata, expected); why.empty()) {
+      disk_.store(key, *remote.kernel);
+      return finish(std::move(*remote.kernel), CacheSource::remote);
+    } else {
+      kernel->lookup_notes.push_back("remote entry refused: it was " + why);
+      remote.replace = true;
+    }
   }
+  if (req.require_hit)
+    throw CacheMiss("no cache layer has kernel `" + req.entry + "` for " + arch + " (key " + key.hex() + ")",
+                    kernel->lookup_notes);
   StoredKernel stored = compile_here(req, *kernel);
   disk_.store(key, stored);
   if (remote_) remote_->store(key.hex(), stored, remote.replace, kernel->lookup_notes);
@@ -245,7 +308,8 @@ void JitCompiler::adopt(CompiledKernel& kernel, StoredKernel stored, CacheSource
     std::lock_guard<std::mutex> lock(mutex_);
     ++stats_.disk_hits;
   }
-  support::log().debug("kernel cache: {} hit {} ({})", source == CacheSource::disk ? "disk" : "remote",
+  support::log().debug("kernel cache: {} hit {} ({})",
+                       source == CacheSource::disk ? "disk" : source == CacheSource::remote ? "remote" : "preloaded",
                        kernel.key.hex(), kernel.entry);
 }
 
@@ -269,12 +333,14 @@ StoredKernel JitCompiler::compile_here(const JitRequest& req, CompiledKernel& ke
   kernel.ptx = std::move(out.ptx);
   kernel.entry = out.lowered_entry;
   kernel.source = CacheSource::compiled;
+  kernel.compile_ms = ms;
 
   StoredKernel stored;
   stored.cubin = kernel.cubin;
   CacheMetadata& meta = stored.metadata;
   meta.key = kernel.key.hex();
   meta.entry = kernel.entry;
+  if (req.entry != kernel.entry) meta.name_expression = req.entry;
   meta.source_name = req.source_name;
   meta.arch = arch;
   meta.image_is_ptx = kernel.image_is_ptx;

@@ -2,12 +2,15 @@
 // architecture (compute_XY) the cached image is the PTX, which the driver
 // compiles for the device when the kernel is first loaded.
 //
-// Lookup order: in-process map, then the disk cache, then the remote cache
-// (when CROQ_CACHE_REMOTE names one), then NVRTC; a compile is written to
-// the disk and the remote, a remote hit to the disk. Requests for the same
-// key compile once: from several threads (the others wait on its future),
-// from several processes of a host (compile_lock.hpp) and from several
-// hosts sharing the remote (its lock, remote_cache.hpp).
+// Lookup order: in-process map, then the entries preloaded from a bundle
+// (CROQ_CACHE_PRELOAD with the disk cache off), then the disk cache, then
+// the remote cache (when CROQ_CACHE_REMOTE names one), then NVRTC; a
+// compile is written to the disk and the remote, a remote hit to the disk.
+// Requests for the same key compile once: from several threads (the others
+// wait on its future), from several processes of a host (compile_lock.hpp)
+// and from several hosts sharing the remote (its lock, remote_cache.hpp).
+// Each call can say where its image came from and why the layers before
+// did not have it (JitLookup).
 #pragma once
 
 #include <chrono>
@@ -16,8 +19,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "croq/error.hpp"
 #include "jit/compiled_kernel.hpp"
 #include "jit/disk_cache.hpp"
 #include "jit/nvrtc_diagnostics.hpp"
@@ -34,6 +40,28 @@ struct JitRequest {
   LaunchConfig launch;            // recorded in the metadata
   std::string croq_source_hash;   // hex XXH3 of the Croqtile source, when there is one
   SourceOrigin origin;            // the source the #line directives name (NVRTC errors in copied lines)
+  // Throw CacheMiss instead of compiling (CROQ_CACHE_REQUIRE_HIT=1).
+  bool require_hit = false;
+};
+
+// Where one compile() call got its image: `memory` when this process had
+// it already (compiled, loaded or preloaded before), else the layer that
+// served it, with why the layers before it did not (the kernel's
+// lookup_notes) and NVRTC's time for a compile.
+struct JitLookup {
+  CacheSource source = CacheSource::compiled;
+  std::vector<std::string> notes;
+  double compile_ms = 0;
+};
+
+// A request with require_hit that no cache layer could serve.
+class CacheMiss : public CacheError {
+ public:
+  CacheMiss(const std::string& what, std::vector<std::string> notes) : CacheError(what), notes_(std::move(notes)) {}
+  const std::vector<std::string>& notes() const { return notes_; }
+
+ private:
+  std::vector<std::string> notes_;
 };
 
 struct JitStats {
@@ -76,7 +104,11 @@ class JitCompiler {
   // The process-wide compiler, configured from the environment on first use.
   static JitCompiler& global();
 
-  std::shared_ptr<const CompiledKernel> compile(const JitRequest& request);
+  std::shared_ptr<const CompiledKernel> compile(const JitRequest& request, JitLookup* lookup = nullptr);
+  // Loads a bundle's entries (CROQ_CACHE_PRELOAD): into the disk cache, or
+  // kept in memory when it is off or cannot take them. Returns how many
+  // entries the bundle had; throws CacheError when it cannot be read.
+  std::size_t preload(const std::filesystem::path& bundle);
   support::Hash128 cache_key(const JitRequest& request, const std::string& arch) const;
   JitStats stats() const;
   DiskCache& disk() { return disk_; }
@@ -89,6 +121,9 @@ class JitCompiler {
   void adopt(CompiledKernel& kernel, StoredKernel stored, CacheSource source);
   // NVRTC; returns the entry to store.
   StoredKernel compile_here(const JitRequest& request, CompiledKernel& kernel);
+  // The bundle entry preloaded in memory for `key`, when it fits the request.
+  std::optional<StoredKernel> preloaded(const support::Hash128& key, const EntryRequest& request,
+                                        std::vector<std::string>& notes);
 
   JitSettings settings_;
   DiskCache disk_;
@@ -96,6 +131,7 @@ class JitCompiler {
   mutable std::mutex mutex_;
   std::map<std::pair<std::uint64_t, std::uint64_t>,
            std::shared_future<std::shared_ptr<const CompiledKernel>>> kernels_;
+  std::map<std::string, StoredKernel> preloaded_;  // by key (hex)
   JitStats stats_;
 };
 

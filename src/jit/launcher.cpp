@@ -33,6 +33,36 @@ void ensure_shared_limit(const CompiledKernel& kernel, CUfunction fn, unsigned b
   kernel.shared_bytes_set[device] = bytes;
 }
 
+// Whether the driver refused the image itself (so loading it again can only
+// fail again), not the context or memory it needed.
+bool image_refused(CUresult r) {
+  switch (r) {
+    case CUDA_ERROR_INVALID_IMAGE:
+    case CUDA_ERROR_INVALID_PTX:
+    case CUDA_ERROR_INVALID_SOURCE:
+    case CUDA_ERROR_NO_BINARY_FOR_GPU:
+    case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
+    case CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND:
+    case CUDA_ERROR_SHARED_OBJECT_INIT_FAILED:
+    case CUDA_ERROR_NOT_FOUND:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string error_name(CUresult r) {
+  const char* name = nullptr;
+  driver().cuGetErrorName(r, &name);
+  return name ? name : "CUDA error " + std::to_string(static_cast<int>(r));
+}
+
+// A disk cache entry whose image the driver refused is deleted, so that a
+// later process rebuilds it instead of failing on it again.
+void discard_refused(const CompiledKernel& kernel, CUresult r, const std::string& what) {
+  if (!kernel.cache_dir.empty() && image_refused(r)) DiskCache::discard(kernel.cache_dir, kernel.key.hex(), what);
+}
+
 }  // namespace
 
 CUfunction load_function(const CompiledKernel& kernel, int device) {
@@ -51,20 +81,18 @@ CUfunction load_function(const CompiledKernel& kernel, int device) {
     void* values[] = {log, reinterpret_cast<void*>(static_cast<std::uintptr_t>(sizeof log))};
     CUresult r = driver().cuModuleLoadDataEx(&module, kernel.cubin.data(), 2, options, values);
     if (r != CUDA_SUCCESS) {
-      const char* name = nullptr;
-      driver().cuGetErrorName(r, &name);
-      const std::string what = std::string(name ? name : "CUDA error " + std::to_string(static_cast<int>(r))) +
-                               " while the driver compiled the " + kernel.arch + " PTX of " + kernel.entry;
-      // Not served again from the disk cache: a later process rebuilds it.
-      if (!kernel.cache_dir.empty()) DiskCache::discard(kernel.cache_dir, kernel.key.hex(), what);
+      const std::string what = error_name(r) + " while the driver compiled the " + kernel.arch + " PTX of " + kernel.entry;
+      discard_refused(kernel, r, what);
       throw CudaError("cuModuleLoadDataEx", static_cast<int>(r), what + (log[0] ? std::string(": ") + log : std::string()));
     }
-  } else {
-    CROQ_CU(cuModuleLoadData, &module, kernel.cubin.data());
+  } else if (CUresult r = driver().cuModuleLoadData(&module, kernel.cubin.data()); r != CUDA_SUCCESS) {
+    discard_refused(kernel, r, error_name(r) + " from cuModuleLoadData for the " + kernel.arch + " cubin of " + kernel.entry);
+    throw_cuda_error(r, "cuModuleLoadData");
   }
   CUresult r = driver().cuModuleGetFunction(&fn, module, kernel.entry.c_str());
   if (r != CUDA_SUCCESS) {
     driver().cuModuleUnload(module);
+    discard_refused(kernel, r, error_name(r) + " from cuModuleGetFunction for `" + kernel.entry + "`");
     throw_cuda_error(r, "cuModuleGetFunction");
   }
   kernel.modules[device] = module;

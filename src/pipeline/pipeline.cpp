@@ -91,13 +91,17 @@ jit::JitRequest jit_request(const CheckedProgram& checked, const GeneratedKernel
 
 }  // namespace
 
-Built build(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args, const TargetChoice& target) {
+Built build(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args, const TargetChoice& target,
+            bool require_hit) {
   Built built;
   built.generated = generate(checked, args, target);
   for (const GeneratedKernel& kernel : built.generated.kernels) {
     for (const Diagnostic& w : kernel.warnings)
       support::log().warn("{}", render_diagnostics({w}, checked.program->source, checked.program->source_name));
-    built.compiled.push_back(jit::JitCompiler::global().compile(jit_request(checked, kernel, target)));
+    jit::JitRequest request = jit_request(checked, kernel, target);
+    request.require_hit = require_hit;
+    built.lookups.emplace_back();
+    built.compiled.push_back(jit::JitCompiler::global().compile(request, &built.lookups.back()));
   }
   return built;
 }

@@ -19,6 +19,7 @@
 #include "croq/options.hpp"
 #include "frontend/ast.hpp"
 #include "jit/compiled_kernel.hpp"
+#include "jit/jit_compiler.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "pipeline/specialize.hpp"
 #include "sema/sema.hpp"
@@ -62,11 +63,14 @@ TargetChoice choose_target(const std::string& requested, int device);
 struct Built {
   GeneratedProgram generated;
   std::vector<std::shared_ptr<const jit::CompiledKernel>> compiled;
+  std::vector<jit::JitLookup> lookups;  // per kernel: where its image came from, and why
 };
 
 // Generates (pipeline::generate_program) and compiles each kernel through the JIT cache.
-// Warnings are logged once, when the code is generated.
-Built build(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args, const TargetChoice& target);
+// Warnings are logged once, when the code is generated. With `require_hit`
+// a kernel that no cache layer has is a jit::CacheMiss instead of a compile.
+Built build(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args, const TargetChoice& target,
+            bool require_hit = false);
 
 // NVRTC on generated code, without the cache (croq compile --emit ptx|cubin);
 // NVRTC errors in copied device code point at the user's source.

@@ -27,7 +27,11 @@ spdlog::logger& log() {
     auto made = spdlog::stderr_color_mt("croq");
     made->set_pattern("[croq] [%l] %v");
     const auto text = env_string("CROQ_LOG_LEVEL");
-    const auto level = text ? parse_log_level(*text) : spdlog::level::warn;
+    // CROQ_EXPLAIN's lines are info: asking for them makes info the default.
+    // (Not env_flag: its warning about a bad value would log from here.)
+    const auto explain = env_string("CROQ_EXPLAIN");
+    const auto fallback = explain && parse_flag(*explain).value_or(false) ? spdlog::level::info : spdlog::level::warn;
+    const auto level = text ? parse_log_level(*text) : fallback;
     made->set_level(level.value_or(spdlog::level::warn));
     if (!level)
       made->warn("CROQ_LOG_LEVEL={} is not a level (trace, debug, info, warn, error, critical, off); using warn",

@@ -1,5 +1,6 @@
 // The library's one spdlog logger, named "croq"; level from CROQ_LOG_LEVEL
-// (trace, debug, info, warn, error, critical, off in any case; default warn).
+// (trace, debug, info, warn, error, critical, off in any case; default warn,
+// or info with CROQ_EXPLAIN=1, whose lines are info).
 #pragma once
 
 #include <optional>

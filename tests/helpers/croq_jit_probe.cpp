@@ -2,8 +2,8 @@
 // from the environment, like an application) and prints what happened as
 // JSON: {"nvrtc_compiles", "memory_hits", "disk_hits", "remote_hits",
 // "remote_misses", "remote_errors", "source", "key", "notes", "image_bytes",
-// "image_xxh3_64"}. Tests start it as a separate process to observe the
-// disk and remote caches.
+// "image_xxh3_64"} (source and notes: the last compile call's). Tests start
+// it as a separate process to observe the disk and remote caches.
 //
 //   croq_jit_probe --source F.cu --entry NAME [--arch sm_90a] [--repeat N]
 //                  [--without-bypass] [--define-tag TEXT]
@@ -75,13 +75,14 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::microseconds(500));
     std::string source;
     std::shared_ptr<const croq::jit::CompiledKernel> kernel;
+    croq::jit::JitLookup lookup;
     for (int r = 0; r < repeat; ++r) {
-      kernel = jit.compile(request);
+      kernel = jit.compile(request, &lookup);
       using croq::jit::CacheSource;
-      source = kernel->source == CacheSource::disk     ? "disk"
-               : kernel->source == CacheSource::memory ? "memory"
-               : kernel->source == CacheSource::remote ? "remote"
-                                                       : "compiled";
+      source = lookup.source == CacheSource::disk     ? "disk"
+               : lookup.source == CacheSource::memory ? "memory"
+               : lookup.source == CacheSource::remote ? "remote"
+                                                      : "compiled";
       if (r == 0 && source == "compiled" && kernel->cubin.empty()) return 4;
     }
     if (!image_out.empty()) {
@@ -98,7 +99,7 @@ int main(int argc, char** argv) {
                        {"remote_errors", stats.remote_errors},
                        {"source", source},
                        {"key", kernel->key.hex()},
-                       {"notes", kernel->lookup_notes},
+                       {"notes", lookup.notes},
                        {"image_bytes", kernel->cubin.size()},
                        {"image_xxh3_64", croq::support::hex64(croq::support::checksum64(kernel->cubin.data(),
                                                                                        kernel->cubin.size()))},

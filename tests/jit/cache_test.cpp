@@ -305,7 +305,7 @@ TEST(KernelCache, ManualPruneAndClear) {
   EXPECT_GT(jit.disk().prune(0), 0u);
   EXPECT_TRUE(jit.disk().list().empty());
   jit.compile(saxpy_request("after-prune"));  // memory hit? no: a new key
-  EXPECT_EQ(jit.disk().clear(), 1u);
+  EXPECT_EQ(jit.disk().clear().entries, 1u);
   EXPECT_EQ(count_with_extension(dir.path(), ".cubin"), 0u);
 }
 

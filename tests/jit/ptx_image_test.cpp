@@ -131,17 +131,18 @@ TEST(PtxImage, CacheRejectsAPtxImageWithoutItsNul) {
     s.metadata = *parsed.metadata;
     return DiskCache::check_entry(key, s);
   };
-  EXPECT_EQ(problem(std::string(".version 9.0\n") + '\0', "ptx"), "");
-  EXPECT_EQ(problem(".version 9.0\n", "ptx"), "PTX image is not one NUL-terminated text");
+  const std::string ptx = ".version 9.0\n.visible .entry saxpy()\n{\n ret;\n}\n";
+  EXPECT_EQ(problem(ptx + '\0', "ptx"), "");
+  EXPECT_EQ(problem(ptx, "ptx"), "PTX image is not one NUL-terminated text");
   EXPECT_EQ(problem(std::string("a\0b", 3) + '\0', "ptx"), "PTX image is not one NUL-terminated text");
-  EXPECT_EQ(problem("cubin bytes", "cubin"), "");
+  // A cubin must be an ELF image for CUDA that defines the entry (cache_entry_checks_test.cpp).
+  EXPECT_EQ(problem("cubin bytes", "cubin"), "cubin is not an ELF file");
   EXPECT_EQ(problem("cubin bytes", "fatbin"), "unknown image kind `fatbin`");
   // The image kind follows the arch: PTX for compute_XY, a cubin for sm_XY.
-  EXPECT_EQ(problem(std::string(".version 9.0\n") + '\0', "ptx", "sm_90a"),
-            "image kind `ptx` does not match architecture `sm_90a`");
+  EXPECT_EQ(problem(ptx + '\0', "ptx", "sm_90a"), "image kind `ptx` does not match architecture `sm_90a`");
   EXPECT_EQ(problem("cubin bytes", "cubin", "compute_80"),
             "image kind `cubin` does not match architecture `compute_80`");
-  EXPECT_EQ(problem(std::string(".version 9.0\n") + '\0', "ptx", "compute_90a"), "");
+  EXPECT_EQ(problem(ptx + '\0', "ptx", "compute_90a"), "");
 }
 
 // A mismatched entry on disk is deleted and rebuilt, not loaded.

@@ -139,3 +139,78 @@ def test_cache_and_logging_follow_the_environment(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stderr == ""
     assert not (tmp_path / "unused").exists() or not any((tmp_path / "unused").iterdir())
+
+
+def _run_python(code, **env):
+    full = dict(os.environ, **env)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full, check=True)
+
+
+def test_stats_say_where_each_specialization_came_from(tmp_path):
+    # A fresh process with a private cache: the first prepare compiles, the
+    # next process finds it on disk, a second Kernel in the same process in memory.
+    code = (
+        "import croqjit, json\n"
+        f"a = croqjit.compile({ADD!r})\n"
+        "a.prepare(croqjit.TensorSpec((16, 32), 'f32'), croqjit.TensorSpec((16, 32), 'f32'))\n"
+        "a.prepare(croqjit.TensorSpec((64, 32), 'f32'), croqjit.TensorSpec((64, 32), 'f32'))\n"
+        f"b = croqjit.compile({ADD!r})\n"
+        "b.prepare(croqjit.TensorSpec((16, 32), 'f32'), croqjit.TensorSpec((16, 32), 'f32'))\n"
+        "print(json.dumps([[(s.signature, s.arch, s.source, s.reason, s.images, s.images_compiled)\n"
+        "                   for s in k.stats().specializations] + [k.stats().nvrtc_compiles] for k in (a, b)]))\n"
+    )
+    env = {"CROQ_CACHE_DIR": str(tmp_path / "cache"), "CROQ_ARCH": "sm_90a", "CROQ_CACHE": "1"}
+    import json
+
+    cold = json.loads(_run_python(code, **env).stdout)
+    assert cold[0][0][:3] == ["f32 [16, 32], f32 [16, 32]", "sm_90a", "compiled"]
+    assert cold[0][0][3].startswith("first call of `add`; not in the disk cache")
+    assert cold[0][1][2] == "compiled"
+    assert cold[0][1][3] == ("argument 1 'lhs' dim 0 (M) changed from 16 to 64, "
+                             "argument 2 'rhs' dim 0 (M) changed from 16 to 64; not in the disk cache")
+    assert cold[0][2] == 2
+    assert cold[1][0][2:] == ["memory", "", 1, 0]
+    warm = json.loads(_run_python(code, **env).stdout)
+    assert [s[2] for s in warm[0][:2]] == ["disk", "disk"]
+    assert warm[0][2] == 0
+
+
+def test_precompile_fills_the_cache_for_each_arch(tmp_path):
+    code = (
+        "import croqjit\n"
+        f"stats = croqjit.precompile({ADD!r}, [(croqjit.TensorSpec((16, 32), 'f32'),) * 2],\n"
+        "                           archs=['sm_90a', 'sm_80'])\n"
+        "print(repr(stats))\n"
+        "for s in stats.specializations: print(s.arch, s.source, s.reason)\n"
+        f"k = croqjit.compile({ADD!r})\n"
+        "k.prepare(croqjit.TensorSpec((16, 32), 'f32'), croqjit.TensorSpec((16, 32), 'f32'))\n"
+        "print(k.stats().specializations[0].source)\n"
+    )
+    env = {"CROQ_CACHE_DIR": str(tmp_path / "cache"), "CROQ_ARCH": "sm_90a", "CROQ_CACHE": "1",
+           "CROQ_CACHE_REQUIRE_HIT": "1"}
+    lines = _run_python(code, **env).stdout.splitlines()
+    assert lines[0] == "<KernelStats 2 specializations: 2 compiled, 0 disk, 0 remote, 0 memory>"
+    assert lines[1].startswith("sm_90a compiled first call of `add`")
+    assert lines[2] == "sm_80 compiled arch changed from sm_90a to sm_80; not in the disk cache"
+    assert lines[3] == "memory"  # the precompiled image, already in this process
+    # A replica that must start warm: required to hit, and it does.
+    replica = (
+        "import croqjit\n"
+        f"k = croqjit.compile({ADD!r})\n"
+        "k.prepare(croqjit.TensorSpec((16, 32), 'f32'), croqjit.TensorSpec((16, 32), 'f32'))\n"
+        "print(k.stats().specializations[0].source)\n"
+        "try:\n"
+        "    k.prepare(croqjit.TensorSpec((8, 32), 'f32'), croqjit.TensorSpec((8, 32), 'f32'))\n"
+        "except croqjit.CacheError as e:\n"
+        "    print(e)\n"
+    )
+    lines = _run_python(replica, **env).stdout.splitlines()
+    assert lines[0] == "disk"
+    assert lines[1].startswith("CROQ_CACHE_REQUIRE_HIT=1: `add`(f32 [8, 32], f32 [8, 32]) for sm_90a is in no cache")
+
+
+def test_precompile_rejects_bad_signatures():
+    with pytest.raises(croqjit.ArgumentError):
+        croqjit.precompile(ADD, [(croqjit.TensorSpec((16, 32), "f32"),)])
+    with pytest.raises(TypeError):
+        croqjit.precompile(ADD, [5])
