@@ -17,9 +17,9 @@
 #
 # The GPU machine lacks xxHash headers: put them in .devdeps/include first
 # (../shared/device/fetch-devdeps.sh) and carry .devdeps along. It lacks
-# hiredis too (and maybe OpenSSL's headers): unpack Debian's packages into
+# hiredis and utfcpp too (and maybe OpenSSL's headers): unpack Debian's packages into
 # .devdeps here, whose usr/ this script searches:
-#   (d=$(mktemp -d) && cd "$d" && apt-get download libhiredis-dev libhiredis0.14 \
+#   (d=$(mktemp -d) && cd "$d" && apt-get download libhiredis-dev libhiredis0.14 libutfcpp-dev \
 #      libssl-dev libssl3 && for p in *.deb; do dpkg-deb -x "$p" "$OLDPWD/.devdeps"; done)
 #   rm -rf .devdeps/usr/share .devdeps/usr/lib/x86_64-linux-gnu/*.a   # 8 MB instead of 19
 # Python: the

@@ -148,6 +148,24 @@ nb::tuple as_tuple(const Range& range) {
   return nb::tuple(out);
 }
 
+// An option that is None (empty), a str (one item) or a sequence of str.
+std::vector<std::string> text_list(nb::handle value, const char* name) {
+  std::vector<std::string> out;
+  if (value.is_none()) return out;
+  if (PyUnicode_Check(value.ptr())) {
+    out.push_back(utf8_of(value, name));
+    return out;
+  }
+  nb::object items = nb::steal(PySequence_Fast(value.ptr(), ""));
+  if (!items.is_valid()) {
+    PyErr_Clear();
+    throw croq::ArgumentError(std::string(name) + " must be a str or a sequence of str, got " + type_name(value.ptr()));
+  }
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items.ptr()); ++i)
+    out.push_back(utf8_of(PySequence_Fast_GET_ITEM(items.ptr(), i), std::string(name) + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
 // compile()'s keywords, each checked: a wrong one is a croq::ArgumentError
 // naming it.
 croq::CompileOptions compile_options(nb::handle entry, nb::handle defines, nb::handle arch, nb::handle dynamic_dims,
@@ -167,18 +185,7 @@ croq::CompileOptions compile_options(nb::handle entry, nb::handle defines, nb::h
       options.defines[name] = define_value(value, name);
     }
   }
-  if (PyUnicode_Check(dynamic_dims.ptr())) {
-    options.dynamic_dims.push_back(utf8_of(dynamic_dims, "dynamic_dims"));
-  } else if (!dynamic_dims.is_none()) {
-    nb::object names = nb::steal(PySequence_Fast(dynamic_dims.ptr(), ""));
-    if (!names.is_valid()) {
-      PyErr_Clear();
-      throw croq::ArgumentError("dynamic_dims must be a str or a sequence of str, got " + type_name(dynamic_dims.ptr()));
-    }
-    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(names.ptr()); ++i)
-      options.dynamic_dims.push_back(
-          utf8_of(PySequence_Fast_GET_ITEM(names.ptr(), i), "dynamic_dims[" + std::to_string(i) + "]"));
-  }
+  options.dynamic_dims = text_list(dynamic_dims, "dynamic_dims");
   return options;
 }
 
@@ -210,20 +217,30 @@ int spec_device(nb::handle device) {
 // croqjit.precompile: each signature is a sequence of call arguments
 // (TensorSpec, arrays, numbers), converted as a call converts them.
 croq::KernelStats precompile(const std::string& source, const croq::CompileOptions& options, nb::handle signatures,
-                             std::optional<std::vector<std::string>> archs) {
+                             const std::vector<std::string>& archs) {
   Kernel k = compile(source, options);
   std::vector<CallArguments> converted;
-  for (nb::handle signature : signatures) {
-    nb::object items = nb::steal(PySequence_Tuple(signature.ptr()));
-    if (!items.is_valid()) throw nb::python_error();
+  nb::object list = nb::steal(PySequence_Fast(signatures.ptr(), ""));
+  if (!list.is_valid()) {
+    PyErr_Clear();
+    throw croq::ArgumentError("signatures must be a sequence of argument sequences, got " + type_name(signatures.ptr()));
+  }
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(list.ptr()); ++i) {
+    PyObject* signature = PySequence_Fast_GET_ITEM(list.ptr(), i);
+    nb::object items = nb::steal(PySequence_Check(signature) && !PyUnicode_Check(signature) ? PySequence_Tuple(signature)
+                                                                                              : nullptr);
+    if (!items.is_valid()) {
+      PyErr_Clear();
+      throw croq::ArgumentError("signatures[" + std::to_string(i) + "] must be a sequence of call arguments, got " +
+                                type_name(signature));
+    }
     PyObject* const* objects = reinterpret_cast<PyTupleObject*>(items.ptr())->ob_item;
     converted.push_back(convert_arguments(objects, static_cast<std::size_t>(PyTuple_GET_SIZE(items.ptr())), k.params));
   }
   std::vector<std::vector<croq::Arg>> calls;
   for (const CallArguments& c : converted) calls.push_back(c.args);
-  const std::vector<std::string> targets = archs.value_or(std::vector<std::string>{});
   nb::gil_scoped_release release;
-  return croq::precompile(source, options, calls, targets);
+  return croq::precompile(source, options, calls, archs);
 }
 
 void bind_stats(nb::module_& m) {
@@ -325,12 +342,11 @@ void bind_kernel(nb::module_& m) {
         "dynamic_dims"_a = nb::none(), "source_name"_a = nb::none(), "debug_line_info"_a = false,
         "Parses and checks Croqtile source; raises CompileError with diagnostics when it is not valid.");
 
-  m.def("precompile", [](const std::string& source, nb::handle signatures, std::optional<std::vector<std::string>> archs,
-                         std::optional<std::string> entry, std::optional<nb::dict> defines, nb::handle dynamic_dims,
-                         std::optional<std::string> source_name, bool debug_line_info) {
-    return precompile(source, compile_options(std::move(entry), std::move(defines), std::nullopt, dynamic_dims,
-                                              std::move(source_name), debug_line_info),
-                      signatures, std::move(archs));
+  m.def("precompile", [](nb::handle source, nb::handle signatures, nb::handle archs, nb::handle entry,
+                         nb::handle defines, nb::handle dynamic_dims, nb::handle source_name, nb::handle debug_line_info) {
+    return precompile(utf8_of(source, "source"),
+                      compile_options(entry, defines, nb::none(), dynamic_dims, source_name, debug_line_info), signatures,
+                      text_list(archs, "archs"));
   }, "source"_a, "signatures"_a, nb::kw_only(), "archs"_a = nb::none(), "entry"_a = nb::none(),
         "defines"_a = nb::none(), "dynamic_dims"_a = nb::none(), "source_name"_a = nb::none(),
         "debug_line_info"_a = false,
