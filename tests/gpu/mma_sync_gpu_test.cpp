@@ -246,7 +246,17 @@ TEST(WarpGatherCheck, RejectsASkippedKStepAndOneWrongElement) {
   const std::string loop = "foreach k in K / " + std::to_string(g.tk) + " {";
   ASSERT_NE(source.find(loop), std::string::npos) << source;
   Kernel correct = compile(source);
-  source.replace(source.find(loop), loop.size(), "foreach k in K / " + std::to_string(g.tk) + " - 1 {");
+  // One step short: the loop runs K / tk - 1 times over tiles of a fixed
+  // [tm, tk] / [tk, tn] (chunkat would divide K by the shorter count and
+  // still cover it whole).
+  const auto replace = [&](const std::string& from, const std::string& to) {
+    ASSERT_NE(source.find(from), std::string::npos) << from;
+    source.replace(source.find(from), from.size(), to);
+  };
+  const std::string tm = std::to_string(g.tm), tn = std::to_string(g.tn), tk = std::to_string(g.tk);
+  replace(loop, "foreach k in K / " + tk + " - 1 {");
+  replace("lhs.chunkat(m#g0, k)", "lhs.subspan(" + tm + ", " + tk + ").at(m#g0, k)");
+  replace("rhs.chunkat(k, n#g1)", "rhs.subspan(" + tk + ", " + tn + ").at(k, n#g1)");
   Kernel short_k = compile(source);
 
   const GatherRun good = warp_gather_for(g, correct, m, n, k, 11);
