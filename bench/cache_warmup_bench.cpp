@@ -33,13 +33,10 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_args.hpp"
+#include "sample_source.hpp"
 #include "croq/croq.hpp"
 #include "jit/cache_bundle.hpp"
 #include "launch_timing.hpp"
-
-#ifndef CROQ_SAMPLES_DIR
-#define CROQ_SAMPLES_DIR "samples"
-#endif
 
 extern char** environ;
 
@@ -50,19 +47,10 @@ using Clock = std::chrono::steady_clock;
 constexpr int kRuns = 5;
 constexpr std::int64_t kSize = 4096;
 
-std::string gemm_source() {
-  std::ifstream in(std::string(CROQ_SAMPLES_DIR) + "/matmul_persistent.cpp");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  const auto begin = text.find("R\"croq(") + 7, end = text.find(")croq\"");
-  return text.substr(begin, end - begin);
-}
-
 // The child: ready the kernel, print {"ready_ms", "source"}.
 int child(Clock::time_point started) {
   try {
-    const croq::Kernel k = croq::compile(gemm_source());
+    const croq::Kernel k = croq::compile(croq::bench::sample_source("matmul_persistent"));
     const croq::Shape shape{static_cast<std::size_t>(kSize), static_cast<std::size_t>(kSize)};
     std::vector<croq::Arg> args;
     for (int i = 0; i < 3; ++i) args.emplace_back(croq::TensorView::contiguous(nullptr, croq::DType::f16, shape));

@@ -17,13 +17,16 @@ namespace croq::bench {
 inline std::string sample_source(const std::string& sample) {
   const std::string path = std::string(CROQ_SAMPLES_DIR) + "/" + sample + ".cpp";
   std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string text = ss.str();
-  const std::size_t open = text.find("R\"croq("), close = text.find(")croq\"");
-  if (open == std::string::npos || close == std::string::npos || close < open)
-    throw std::runtime_error("no R\"croq( ... )croq\" source in " + path);
-  return text.substr(open + 7, close - open - 7);
+  const std::string open = "R\"croq(", close = ")croq\"";
+  const std::size_t begin = text.find(open);
+  const std::size_t end = begin == std::string::npos ? begin : text.find(close, begin);
+  if (end == std::string::npos || text.find(open, end) != std::string::npos)
+    throw std::runtime_error(path + " does not hold exactly one R\"croq(...)croq\" source");
+  return text.substr(begin + open.size(), end - begin - open.size());
 }
 
 }  // namespace croq::bench

@@ -18,10 +18,7 @@
 
 #include "../../samples/attention_source.hpp"
 #include "../../samples/upstream_readme.hpp"
-
-#ifndef CROQ_SAMPLES_DIR
-#define CROQ_SAMPLES_DIR "samples"
-#endif
+#include "../sample_source.hpp"
 
 namespace {
 
@@ -39,17 +36,12 @@ int usage(const std::string& why) {
 // The one raw string R"croq( ... )croq" of samples/<name>.cpp; empty with
 // `error` set when the file cannot be read or has none.
 std::string sample_source(const std::string& name, std::string& error) {
-  const std::string path = std::string(CROQ_SAMPLES_DIR) + "/" + name + ".cpp";
-  std::string s;
-  if (!read_text_file(path, s, error)) return "";
-  const std::string open = "R\"croq(", close = ")croq\"";
-  const std::size_t begin = s.find(open);
-  const std::size_t end = begin == std::string::npos ? begin : s.find(close, begin);
-  if (end == std::string::npos || s.find(open, end) != std::string::npos) {
-    error = path + " does not hold exactly one R\"croq(...)croq\" source";
+  try {
+    return croq::bench::sample_source(name);
+  } catch (const std::exception& e) {
+    error = e.what();
     return "";
   }
-  return s.substr(begin + open.size(), end - begin - open.size());
 }
 
 bool positive_int(const std::string& text, int& out) {
