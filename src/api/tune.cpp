@@ -254,6 +254,9 @@ std::size_t fastest(const std::vector<TuneTrial>& trials) {
 TuneResult tune(std::string_view source, std::span<const TuneConfig> configs, std::span<const Arg> args,
                 const TuneOptions& options) {
   if (configs.empty()) throw ArgumentError("croq::tune: the configuration list is empty");
+  if (configs.size() > kMaxTuneConfigurations)
+    throw ArgumentError("croq::tune: " + std::to_string(configs.size()) + " configurations, more than " +
+                        std::to_string(kMaxTuneConfigurations) + ", the limit");
   for (std::size_t i = 0; i < args.size(); ++i)
     if (args[i].kind() == Arg::Kind::tensor && args[i].view().data == nullptr && args[i].view().numel() > 0)
       throw ArgumentError("croq::tune: argument " + std::to_string(i + 1) +
