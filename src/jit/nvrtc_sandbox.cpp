@@ -114,10 +114,11 @@ void warm_up_nvrtc() {
   nvrtcDestroyProgram(&program);
 }
 
-// What NVRTC would otherwise load from disk during its first compile, done
-// before any sandboxed one: the device headers, its builtins library (dlopen by name; a loaded
-// library is found again without opening a file) and the time zone (glibc
-// reads it once; read in the sandbox it would stay UTC for the process).
+// What a first compile would otherwise read from disk, done before any
+// sandboxed one: the device headers; NVRTC's builtins library (dlopen by
+// name: a loaded library is found again without opening a file); and the
+// time zone (EDG's __DATE__ calls localtime, which glibc answers from its
+// loaded zone once stat says /etc/localtime is unchanged).
 void prepare_process() {
   static std::once_flag once;
   std::call_once(once, [] {
