@@ -3,7 +3,8 @@
 # rounds found) through `croq check`, `croq compile` (CUDA, and PTX through
 # NVRTC) and `croq host`, each under 10 seconds and 2 GiB of address space.
 # A crash, a timeout or running out of memory fails the run, and so does any
-# output that shows a host file (/etc/passwd's `root:` line).
+# output that shows a host file (/etc/passwd's `root:` line) or a message
+# located in one (NVRTC read it).
 #   run_probes.sh CROQ PROBE_DIR WORK_DIR
 # A probe's `// probe-compile: ARGS` line gives `croq compile` its arguments
 # (--shape, --define).
@@ -28,6 +29,7 @@ for probe in "$probes"/*.co; do
     if (( status == 124 || status == 137 )); then why="took more than 10 s"
     elif (( status > 2 )); then why="exit status $status (a crash or out of memory)"
     elif grep -q "root:.*:0:0:" "$out"; then why="printed a host file"
+    elif grep -Eq "/etc/passwd[:(][0-9]" "$out"; then why="read a host file (a message located in it)"
     fi
     if [[ -n $why ]]; then
       echo "FAIL $(basename "$probe") [croq $command $args]: $why"
