@@ -31,9 +31,14 @@ struct TuneConfig {
   friend bool operator==(const TuneConfig&, const TuneConfig&) = default;
 };
 
+// The most configurations one tune takes (each is an NVRTC compile and a
+// timing): cross_product and tune throw ArgumentError above it.
+inline constexpr std::size_t kMaxTuneConfigurations = 1024;
+
 // Every combination of the values, the first name varying slowest:
 // {{"A", {1, 2}}, {"B", {3, 4}}} -> A=1 B=3, A=1 B=4, A=2 B=3, A=2 B=4.
-// Throws ArgumentError for an empty value list or a repeated name.
+// Throws ArgumentError for an empty value list, a repeated name, or more
+// than kMaxTuneConfigurations combinations (before allocating them).
 std::vector<TuneConfig> cross_product(const std::vector<std::pair<std::string, std::vector<DefineValue>>>& axes);
 
 // What one configuration produced on the tuning arguments, as host tensors.

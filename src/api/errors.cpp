@@ -110,7 +110,8 @@ std::vector<Diagnostic> bounded(const std::vector<Diagnostic>& diags) {
 // The source line with a caret under the diagnostic's span; a long line is
 // cut to a window around the caret.
 void render_excerpt(std::ostringstream& out, const Diagnostic& d, std::string_view text) {
-  std::size_t col = std::min(static_cast<std::size_t>(std::max(d.column, 1)) - 1, text.size());
+  // The column counts code points, the length bytes of source (support/format.hpp).
+  std::size_t col = support::column_offset(text, std::max(d.column, 1));
   std::size_t start = 0, end = text.size();
   if (text.size() > kMaxExcerptBytes) {
     start = support::utf8_boundary_before(text, col > kExcerptLeadBytes ? col - kExcerptLeadBytes : 0);
@@ -120,10 +121,12 @@ void render_excerpt(std::ostringstream& out, const Diagnostic& d, std::string_vi
   out << "    " << lead << text.substr(start, end - start) << (end < text.size() ? "..." : "") << '\n';
   // Keep tabs in the caret line so the caret stays under the span.
   std::string pad(lead.size(), ' ');
-  for (std::size_t i = start; i < col; ++i) pad += text[i] == '\t' ? '\t' : ' ';
+  for (std::size_t i = start; i < col; ++i)  // one pad column per character (none for continuation bytes)
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) pad += text[i] == '\t' ? '\t' : ' ';
   std::size_t avail = end > col ? end - col : 1;
   std::size_t len = std::clamp<std::size_t>(static_cast<std::size_t>(std::max(d.length, 1)), 1, avail);
-  out << "    " << pad << '^' << std::string(len - 1, '~') << '\n';
+  const int columns = std::max(1, support::text_columns(text.substr(col, len)));
+  out << "    " << pad << '^' << std::string(static_cast<std::size_t>(columns - 1), '~') << '\n';
 }
 
 void render_one(std::ostringstream& out, const Diagnostic& d, const std::string& source,

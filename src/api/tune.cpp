@@ -257,6 +257,9 @@ TuneResult tune_checked(std::string_view source, std::span<const TuneConfig> con
   if (options.device < -1)
     throw ArgumentError("croq::TuneOptions::device " + std::to_string(options.device) +
                         " is neither -1 (the arguments' or current device) nor a device ordinal");
+  if (configs.size() > kMaxTuneConfigurations)
+    throw ArgumentError("croq::tune: " + std::to_string(configs.size()) + " configurations, more than " +
+                        std::to_string(kMaxTuneConfigurations) + ", the limit");
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i].kind() != Arg::Kind::tensor) continue;
     detail::check_view(args[i].view(), "croq::tune: argument " + std::to_string(i + 1), false);

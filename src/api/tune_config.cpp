@@ -34,7 +34,19 @@ std::vector<TuneConfig> cross_product(const std::vector<std::pair<std::string, s
     if (values.empty()) throw ArgumentError("croq::cross_product: `" + name + "` has no values");
     if (!names.insert(name).second) throw ArgumentError("croq::cross_product: `" + name + "` is given twice");
   }
+  // The count first, overflow-checked, so a runaway product is an error before any allocation.
+  std::size_t count = 1;
+  for (const auto& [name, values] : axes) {
+    if (values.size() > kMaxTuneConfigurations || count > kMaxTuneConfigurations / values.size()) {
+      std::string sizes;
+      for (const auto& axis : axes) sizes += (sizes.empty() ? "" : " x ") + std::to_string(axis.second.size());
+      throw ArgumentError("croq::cross_product: " + sizes + " values make more than " +
+                          std::to_string(kMaxTuneConfigurations) + " configurations, the limit; tune fewer names or values");
+    }
+    count *= values.size();
+  }
   std::vector<TuneConfig> configs(1);
+  configs.reserve(count);
   for (const auto& [name, values] : axes) {
     std::vector<TuneConfig> next;
     for (const TuneConfig& c : configs)

@@ -11,6 +11,7 @@
 
 #include "croq/error.hpp"
 #include "frontend/frontend.hpp"
+#include "frontend/lexer.hpp"
 
 namespace croq::cli {
 
@@ -42,6 +43,38 @@ std::optional<std::int64_t> parse_integer(const std::string& text, bool& out_of_
   long long v = std::strtoll(text.c_str(), &end, hex ? 16 : 10);
   if (errno == ERANGE) out_of_range = true;
   return static_cast<std::int64_t>(v);
+}
+
+// An integer spelled as the lexer reads literals, with an optional sign:
+// its value, or nullopt with `error` set when it is an integer literal the
+// language refuses (08, too large, a bad suffix) and left empty when the
+// text is no integer at all (a float, a word).
+std::optional<std::int64_t> integer_literal_value(const std::string& text, std::string& error) {
+  const bool negative = !text.empty() && text[0] == '-';
+  const std::string literal = text.substr(!text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0);
+  if (literal.empty() || !std::isdigit(static_cast<unsigned char>(literal[0]))) return std::nullopt;
+  std::vector<Diagnostic> diagnostics;
+  const std::vector<frontend::Token> tokens = frontend::tokenize(literal, diagnostics);
+  if (tokens.size() != 2 || tokens[0].kind != frontend::TokenKind::integer || tokens[0].text.size() != literal.size())
+    return std::nullopt;  // 1.5, 1e3f, "1 2"
+  const std::optional<std::uint64_t> value = frontend::integer_value(literal);
+  if (auto problem = frontend::integer_literal_problem(literal)) {
+    const bool digits_only = literal.find_first_not_of("0123456789'") == std::string::npos;
+    if (!value && digits_only && literal[0] == '0')  // 08, 0129
+      error = "`" + text + "` is no octal number: a leading 0 makes the digits octal, as in `#define`";
+    else if (!value && digits_only)
+      error = "`" + text + "` does not fit in a 64-bit signed integer";
+    else if (value)
+      error = problem->message;  // a bad suffix (10_x)
+    return std::nullopt;         // else no integer at all (0x): the caller says so
+  }
+  const std::uint64_t magnitude = value.value_or(0);
+  if (negative && magnitude == static_cast<std::uint64_t>(INT64_MAX) + 1) return INT64_MIN;
+  if (magnitude > static_cast<std::uint64_t>(INT64_MAX)) {  // 18446744073709551615u
+    error = "`" + text + "` does not fit in a 64-bit signed integer";
+    return std::nullopt;
+  }
+  return negative ? -static_cast<std::int64_t>(magnitude) : static_cast<std::int64_t>(magnitude);
 }
 
 // A decimal floating literal: digits with a `.` or an exponent, optional f/F.
@@ -84,6 +117,10 @@ bool parse_define(const std::string& spec, CompileOptions& options, std::string&
     return false;
   }
   if (eq == std::string::npos) {
+    if (options.defines.count(name)) {
+      error = "--define " + name + " is given twice; give it once";
+      return false;
+    }
     options.defines[name] = std::int64_t{1};
     return true;
   }
@@ -92,14 +129,17 @@ bool parse_define(const std::string& spec, CompileOptions& options, std::string&
     error = "--define " + name + ": the value is empty";
     return false;
   }
-  bool out_of_range = false;
-  if (std::optional<std::int64_t> i = parse_integer(value, out_of_range)) {
-    if (out_of_range) {
-      error = "--define " + name + ": `" + value + "` does not fit in a 64-bit signed integer";
-      return false;
-    }
+  if (auto it = options.defines.find(name); it != options.defines.end()) {
+    error = "--define " + name + " is given twice; give it once";
+    return false;
+  }
+  if (std::optional<std::int64_t> i = integer_literal_value(value, error)) {
     options.defines[name] = *i;
     return true;
+  }
+  if (!error.empty()) {
+    error = "--define " + name + ": " + error;
+    return false;
   }
   if (is_decimal_float(value)) {
     double d = std::strtod(value.c_str(), nullptr);  // 1e999 is inf; 1e-999 is 0
@@ -130,7 +170,23 @@ bool parse_shape(const std::string& spec, std::map<std::string, std::int64_t>& s
     error = "--shape needs NAME=POSITIVE_INTEGER, got `" + spec + "`";
     return false;
   }
-  shapes[spec.substr(0, eq)] = *v;
+  const std::string name = spec.substr(0, eq);
+  if (auto it = shapes.find(name); it != shapes.end()) {
+    error = "--shape " + name + " is given twice (" + name + "=" + std::to_string(it->second) + " and " + spec +
+            "); give it once";
+    return false;
+  }
+  shapes[name] = *v;
+  return true;
+}
+
+bool FlagValues::take(const std::string& flag, const std::string& value, std::string& slot, std::string& error) {
+  auto [it, first] = seen_.emplace(flag, value);
+  if (!first) {
+    error = flag + " is given twice (`" + it->second + "` and `" + value + "`); give it once";
+    return false;
+  }
+  slot = value;
   return true;
 }
 
@@ -145,10 +201,18 @@ bool ArgReader::value(const char* flag, std::string& out) {
     out = args_[++i_];
     return true;
   }
+  if (a == f) flag_without_value_ = true;  // `-o` last: its value is missing, it is no unknown option
   return false;
 }
 
-bool ArgReader::missing_value() const { return i_ + 1 == args_.size() && args_[i_].rfind("--", 0) == 0; }
+void ArgReader::next() {
+  ++i_;
+  flag_without_value_ = false;
+}
+
+bool ArgReader::missing_value() const {
+  return flag_without_value_ || (i_ + 1 == args_.size() && args_[i_].rfind("--", 0) == 0);
+}
 
 std::vector<abi::ArgSignature> signature_for(const frontend::ast::Program& program,
                                                  const frontend::ast::Function& fn,
@@ -198,7 +262,7 @@ std::vector<abi::ArgSignature> signature_for(const frontend::ast::Program& progr
                       n->name + "=N");
         }
       } else {
-        throw Error("parameter '" + p.name + "': dim `" + frontend::print_expression(*dim) +
+        throw Error("parameter '" + p.name + "': dim `" + frontend::source_text(program, *dim) +
                     "` cannot be sized from the command line");
       }
     }

@@ -18,6 +18,7 @@
 #include "croq/error.hpp"
 #include "croq/options.hpp"
 #include "frontend/frontend.hpp"
+#include "jit/nvrtc_compiler.hpp"
 #include "sema/sema.hpp"
 #include "support/utf8.hpp"
 
@@ -96,7 +97,10 @@ int run_check(const std::vector<std::string>& args) {
     croq::sema::Options checks;
     checks.limitations_are_errors = false;
     // The target's rules (thread counts, MMA and TMA forms) only with --arch.
-    if (!options.arch.empty()) checks.target = croq::target::parse_target(options.arch);
+    if (!options.arch.empty()) {
+      checks.target = croq::target::parse_target(options.arch);
+      croq::jit::validate_arch(options.arch);  // one NVRTC can target, as croq::compile requires
+    }
     std::vector<croq::Diagnostic> warnings = program->warnings;
     if (!syntax_only) {
       const croq::sema::CheckedProgram checked = croq::sema::check(*program, functions, checks);

@@ -54,6 +54,14 @@ std::string read_source(const std::string& path, std::string& text) {
   return problem;
 }
 
+std::string output_overwrites_input(const std::string& output, const std::string& input) {
+  if (output.empty() || input.empty() || input == "-") return "";
+  struct stat in {}, out {};
+  if (::stat(input.c_str(), &in) != 0 || ::stat(output.c_str(), &out) != 0) return "";
+  if (in.st_dev != out.st_dev || in.st_ino != out.st_ino) return "";
+  return "the output `" + output + "` is the input file; refusing to overwrite it (choose another -o)";
+}
+
 std::string write_file(const std::string& path, std::initializer_list<std::string_view> pieces) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) return "cannot write `" + path + "`: " + std::strerror(errno);

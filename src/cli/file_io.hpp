@@ -20,6 +20,10 @@ std::string input_file_problem(const std::string& path);
 // Writes the pieces to `path` (created or truncated), checking every write
 // and the close. Returns "" or why it failed; a regular file left partly
 // written is removed.
+// Why writing `output` would destroy `input` (the same file, through any
+// path or link); "" when it would not (or either is missing or `-`).
+std::string output_overwrites_input(const std::string& output, const std::string& input);
+
 std::string write_file(const std::string& path, std::initializer_list<std::string_view> pieces);
 
 // Flushes standard output; "" or why the output was lost (a full disk, a closed pipe).

@@ -10,7 +10,9 @@
 #include "cli/host_command.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <iostream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -179,16 +181,45 @@ std::string result_type(const ast::Program& program, const ast::Function& fn) {
   return "void";
 }
 
+// A raw-string delimiter the source never closes with: "croq", else
+// "croqN" for the smallest N. One pass over the source: each `)croqN"` in it
+// rules out one N, so the answer is at most their count.
 std::string raw_string_delimiter(const std::string& source) {
-  for (int n = 0;; ++n) {
-    std::string d = "croq" + (n ? std::to_string(n) : std::string());
-    if (source.find(")" + d + "\"") == std::string::npos) return d;
+  constexpr std::string_view kClose = ")croq";
+  std::vector<bool> taken;
+  for (std::size_t at = source.find(kClose); at != std::string::npos; at = source.find(kClose, at + 1)) {
+    std::size_t i = at + kClose.size();
+    const std::size_t digits_begin = i;
+    std::size_t n = 0;
+    while (i < source.size() && std::isdigit(static_cast<unsigned char>(source[i])) && i - digits_begin < 12)
+      n = n * 10 + static_cast<std::size_t>(source[i++] - '0');
+    if (i >= source.size() || source[i] != '"') continue;
+    if (i > digits_begin && (source[digits_begin] == '0' || n == 0)) continue;  // "croq0...": never chosen
+    if (n >= taken.size()) taken.resize(std::min<std::size_t>(n + 1, source.size() + 2));
+    if (n < taken.size()) taken[n] = true;
   }
+  std::size_t n = 0;
+  while (n < taken.size() && taken[n]) ++n;
+  return "croq" + (n ? std::to_string(n) : std::string());
 }
 
-int line_of(const std::string& source, std::size_t offset) {
-  return 1 + static_cast<int>(std::count(source.begin(), source.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
-}
+// Line numbers of increasing offsets, counted once over the source.
+class LineCounter {
+ public:
+  explicit LineCounter(const std::string& source) : source_(source) {}
+  int line_of(std::size_t offset) {
+    if (offset < offset_) offset_ = 0, line_ = 1;  // never happens: offsets only grow
+    const auto begin = source_.begin() + static_cast<std::ptrdiff_t>(offset_);
+    line_ += static_cast<int>(std::count(begin, source_.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+    offset_ = offset;
+    return line_;
+  }
+
+ private:
+  const std::string& source_;
+  std::size_t offset_ = 0;
+  int line_ = 1;
+};
 
 }  // namespace
 
@@ -197,15 +228,20 @@ std::string host_translation_unit(const ast::Program& program, const std::string
   std::vector<Diagnostic> lex_diagnostics;
   const std::vector<Token> tokens = frontend::tokenize(source, lex_diagnostics);
 
+  // The functions by where they start, to find each cut's in log time.
+  std::vector<std::pair<std::size_t, const ast::Function*>> by_offset;
+  for (const ast::Function& f : program.functions) by_offset.emplace_back(static_cast<std::size_t>(f.location.offset), &f);
+  std::sort(by_offset.begin(), by_offset.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<Cut> cuts;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     Cut cut;
     if (tokens[i].is("__co__") || tokens[i].is("__co_device__")) {
       cut = co_cut(tokens, i, source.size());
-      for (const ast::Function& f : program.functions) {
-        const auto at = static_cast<std::size_t>(f.location.offset);
-        if (at >= cut.begin && at < cut.end) cut.function = &f;
-      }
+      // The last function that starts inside the cut, as a scan in source order would find.
+      auto last = std::lower_bound(by_offset.begin(), by_offset.end(), cut.end,
+                                   [](const auto& f, std::size_t end) { return f.first < end; });
+      if (last != by_offset.begin() && std::prev(last)->first >= cut.begin) cut.function = std::prev(last)->second;
       cuts.push_back(cut);
     } else if (is_choreo_include(source, tokens, i, cut)) {
       cuts.push_back(cut);
@@ -221,9 +257,11 @@ std::string host_translation_unit(const ast::Program& program, const std::string
   std::vector<std::string> entries;
   std::string body;
   std::size_t at = 0;
+  LineCounter lines(source);
+  const std::string file_literal = backend::cuda::cuda_string_literal(source_name);
   auto host_text = [&](std::size_t end) {
     if (end <= at) return;
-    body += "\n#line " + std::to_string(line_of(source, at)) + " " + backend::cuda::cuda_string_literal(source_name) + "\n";
+    body += "\n#line " + std::to_string(lines.line_of(at)) + " " + file_literal + "\n";
     body += source.substr(at, end - at);
   };
   for (const Cut& cut : cuts) {
@@ -264,12 +302,13 @@ std::string host_translation_unit(const ast::Program& program, const std::string
 
 // croq host FILE.co [-o OUT.cpp]
 int run_host(const std::vector<std::string>& args) {
-  std::string path, output;
+  std::string path, output, error;
+  FlagValues once;
   ArgReader r(args);
   for (; !r.done(); r.next()) {
     std::string v;
     if (r.value("-o", v) || r.value("--output", v)) {
-      output = v;
+      if (!once.take("-o", v, output, error)) return usage_error(error);
     } else if (r.missing_value()) {
       return usage_error(r.current() + " needs a value");
     } else if (!r.current().empty() && r.current()[0] == '-' && r.current() != "-") {
@@ -281,6 +320,8 @@ int run_host(const std::vector<std::string>& args) {
     }
   }
   if (path.empty()) return usage_error("host: missing input file");
+  if (std::string problem = output_overwrites_input(output, path); !problem.empty())
+    return usage_error("host: " + problem);
   std::string source;
   if (std::string problem = read_source(path, source); !problem.empty()) return usage_error(problem);
   CompileOptions options;

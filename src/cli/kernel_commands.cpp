@@ -27,21 +27,23 @@ struct KernelOptions {
   std::map<std::string, std::int64_t> shapes;
   std::string path;
   std::string source;
+  FlagValues once;  // --entry, --arch, --emit, -o: one value each
 };
 
-// Parses the shared options; unknown ones go to `extra` (return false on a usage error).
+// Parses the shared options; false when the argument is none of them (a
+// usage error sets `status`).
 bool parse_common(ArgReader& r, KernelOptions& k, int& status) {
   std::string v, error;
   if (r.value("--define", v) || r.value("-D", v)) {
-    if (!parse_define(v, k.compile, error)) { status = usage_error(error); return true; }
+    if (!parse_define(v, k.compile, error)) status = usage_error(error);
   } else if (r.value("--shape", v)) {
-    if (!parse_shape(v, k.shapes, error)) { status = usage_error(error); return true; }
+    if (!parse_shape(v, k.shapes, error)) status = usage_error(error);
   } else if (r.value("--entry", v)) {
-    k.compile.entry = v;
+    if (!k.once.take("--entry", v, k.compile.entry, error)) status = usage_error(error);
   } else if (r.value("--arch", v)) {
-    k.compile.arch = v;
-  } else if (!r.current().empty() && r.current()[0] != '-' && k.path.empty()) {
-    k.path = r.current();
+    if (!k.once.take("--arch", v, k.compile.arch, error)) status = usage_error(error);
+  } else if (!r.current().empty() && (r.current()[0] != '-' || r.current() == "-") && k.path.empty()) {
+    k.path = r.current();  // `-` is standard input
   } else {
     return false;
   }
@@ -51,7 +53,7 @@ bool parse_common(ArgReader& r, KernelOptions& k, int& status) {
 int load_source(KernelOptions& k) {
   if (k.path.empty()) return usage_error("missing input file");
   if (std::string problem = read_source(k.path, k.source); !problem.empty()) return usage_error(problem);
-  k.compile.source_name = k.path;
+  k.compile.source_name = k.path == "-" ? "<stdin>" : k.path;
   return kExitOk;
 }
 
@@ -124,10 +126,14 @@ int run_compile(const std::vector<std::string>& args) {
   for (ArgReader r(args); !r.done(); r.next()) {
     std::string v;
     if (parse_common(r, k, status)) { if (status) return status; continue; }
-    if (r.value("--emit", v)) emit = v;
-    else if (r.current() == "--explain") explain = true;
-    else if (r.value("-o", v) || r.value("--output", v)) output = v;
-    else if (r.missing_value()) return usage_error(r.current() + " needs a value");
+    std::string error;
+    if (r.value("--emit", v)) {
+      if (!k.once.take("--emit", v, emit, error)) return usage_error(error);
+    } else if (r.current() == "--explain") {
+      explain = true;
+    } else if (r.value("-o", v) || r.value("--output", v)) {
+      if (!k.once.take("-o", v, output, error)) return usage_error(error);
+    } else if (r.missing_value()) return usage_error(r.current() + " needs a value");
     else return usage_error("compile: unexpected argument `" + r.current() + "`");
   }
   // --explain alone prints only the explanation, on standard output.
@@ -136,6 +142,8 @@ int run_compile(const std::vector<std::string>& args) {
   if (emit != "ast" && emit != "ir" && emit != "cuda" && emit != "ptx" && emit != "cubin")
     return usage_error("compile: --emit takes ast, ir, cuda, ptx or cubin, got `" + emit + "`");
   if (emit == "cubin" && output.empty()) return usage_error("compile: --emit cubin needs -o FILE (it is binary)");
+  if (std::string problem = output_overwrites_input(output, k.path); !problem.empty())
+    return usage_error("compile: " + problem);
   if ((status = load_source(k))) return status;
   try {
     std::string text;
@@ -208,13 +216,16 @@ int run_run(const std::vector<std::string>& args) {
       if (!n || *n < 0) return usage_error("--random needs a non-negative integer seed, got `" + v + "`");
       seed = static_cast<std::uint64_t>(*n);
     } else if (r.value("--out", v)) {
-      out_path = v;
+      std::string error;
+      if (!k.once.take("--out", v, out_path, error)) return usage_error(error);
     } else if (r.missing_value()) {
       return usage_error(r.current() + " needs a value");
     } else {
       return usage_error("run: unexpected argument `" + r.current() + "`");
     }
   }
+  if (std::string problem = output_overwrites_input(out_path, k.path); !problem.empty())
+    return usage_error("run: " + problem);
   if ((status = load_source(k))) return status;
   try {
     Kernel kernel = compile(k.source, k.compile);

@@ -421,6 +421,10 @@ struct DeviceCode {
   SourceLocation location;
   std::string name;  // the function's name; empty for a __cok__ block
   std::string text;
+  // The first identifier in it that starts with `croq_`, the prefix of the
+  // generated code's names (sema refuses it: rule device-reserved-name).
+  std::string reserved_name;
+  SourceLocation reserved_at;
 };
 
 // One #define after preprocessing; option defines override the source's.

@@ -8,6 +8,7 @@
 #include "frontend/constant_fold.hpp"
 #include "frontend/lexer.hpp"
 #include "frontend/limits.hpp"
+#include "support/format.hpp"
 
 namespace croq::frontend {
 namespace {
@@ -54,7 +55,7 @@ class ConstantChecker {
       std::string_view before = source.substr(e.source_begin, e.location.offset - e.source_begin);
       std::string_view text = source.substr(e.source_begin, e.source_end - e.source_begin);
       if (before.find('\n') == std::string_view::npos && text.find('\n') == std::string_view::npos) {
-        d.column = std::max(1, d.column - static_cast<int>(before.size()));
+        d.column = std::max(1, d.column - support::text_columns(before));
         d.length = static_cast<int>(text.size());
       }
     }

@@ -81,13 +81,12 @@ std::unique_ptr<ast::Program> parse_program(std::string_view source, const Compi
 }
 
 // "`a`, `b`, ... and 9,990 more": long lists are cut.
-static std::string function_list(const ast::Program& program) {
+static std::string function_list(const std::vector<const ast::Function*>& functions) {
   constexpr std::size_t kShown = 10;
   std::string names;
-  for (std::size_t i = 0; i < program.functions.size() && i < kShown; ++i)
-    names += (i ? ", " : "") + quote(program.functions[i].name, 80);
-  if (program.functions.size() > kShown)
-    names += " and " + limits::group_digits(program.functions.size() - kShown) + " more";
+  for (std::size_t i = 0; i < functions.size() && i < kShown; ++i)
+    names += (i ? ", " : "") + quote(functions[i]->name, 80);
+  if (functions.size() > kShown) names += " and " + limits::group_digits(functions.size() - kShown) + " more";
   return names;
 }
 
@@ -99,18 +98,27 @@ const ast::Function& select_entry(const ast::Program& program, const CompileOpti
     d.hint = std::move(hint);
     return CompileError({d}, source, options.source_name);
   };
-  if (program.functions.empty())
-    throw error("no __co__ function in the source", "a kernel starts with `__co__`");
+  // The functions a caller may choose: __co__ ones, not the __co_device__ helpers they call.
+  std::vector<const ast::Function*> candidates, helpers;
+  for (const ast::Function& f : program.functions) (f.is_co_device ? helpers : candidates).push_back(&f);
+  if (candidates.empty())
+    throw error(helpers.empty() ? "no __co__ function in the source"
+                                : "no __co__ function in the source, only __co_device__ helpers (" +
+                                      function_list(helpers) + ")",
+                "a kernel starts with `__co__`");
   if (!options.entry.empty()) {
-    if (const ast::Function* f = program.find_function(options.entry)) return *f;
-    throw error("no __co__ function named " + quote(options.entry, 80) + "; the source defines " + function_list(program),
+    const ast::Function* f = program.find_function(options.entry);
+    if (f && !f->is_co_device) return *f;
+    throw error((f ? quote(options.entry, 80) + " is a __co_device__ helper, not a kernel"
+                   : "no __co__ function named " + quote(options.entry, 80)) +
+                    "; the source defines " + function_list(candidates),
                 "set CompileOptions::entry to one of them");
   }
-  if (program.functions.size() > 1)
-    throw error("the source defines several __co__ functions (" + function_list(program) +
+  if (candidates.size() > 1)
+    throw error("the source defines several __co__ functions (" + function_list(candidates) +
                     "); choose one with the entry option",
                 "set CompileOptions::entry (or `--entry NAME`)");
-  return program.functions.front();
+  return *candidates.front();
 }
 
 }  // namespace croq::frontend

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -70,7 +71,17 @@ class Lexer {
   }
 
  private:
-  int column() const { return static_cast<int>(pos_ - line_begin_) + 1; }
+  // Columns count code points (support::text_columns), counted on from the
+  // last position asked about on the line: linear however long the line.
+  int column() {
+    if (column_pos_ < line_begin_ || column_pos_ > pos_) {
+      column_pos_ = line_begin_;
+      column_count_ = 0;
+    }
+    column_count_ += support::text_columns(src_.substr(column_pos_, pos_ - column_pos_));
+    column_pos_ = pos_;
+    return column_count_ + 1;
+  }
   unsigned char peek(size_t ahead = 0) const {
     return pos_ + ahead < src_.size() ? static_cast<unsigned char>(src_[pos_ + ahead]) : 0;
   }
@@ -155,10 +166,9 @@ class Lexer {
     }
     if (c == '"' || c == '\'') return quoted(start, line, col, c);
     if (size_t n = punct_length()) return punct(start, line, col, n);
-    // A run of bytes no token starts with (stray characters, UTF-8).
-    ++pos_;
-    if (c >= 0x80)
-      while (peek() >= 0x80) ++pos_;
+    // A character no token starts with: one UTF-8 sequence, or one byte
+    // that starts none (messages name it: describe_character).
+    pos_ += std::max<std::size_t>(1, utf8_sequence(src_.substr(pos_)).second);
     return make(TokenKind::invalid, start, line, col);
   }
 
@@ -266,6 +276,8 @@ class Lexer {
   bool over_limit_ = false;
   size_t pos_ = 0;
   size_t line_begin_ = 0;
+  size_t column_pos_ = 0;  // column() has counted the line up to here
+  int column_count_ = 0;
   int line_ = 1;
   bool line_start_ = true;
   bool stopped_ = false;
@@ -386,12 +398,20 @@ std::optional<std::string> string_value(std::string_view spelling, std::string* 
       std::size_t n = 1;
       for (; i + n < body.size() && digit(body[i + n], 16) >= 0; ++n) {
         v = v * 16 + digit(body[i + n], 16);
-        if (v > 255) return fail("a hex escape above \\xff");
+        if (v > 255) return fail("the hex escape `\\x" + std::string(body.substr(i + 1, std::min<std::size_t>(n, 16))) + "`, above \\xff");
       }
       out += static_cast<char>(v);
       i += n - 1;
+    } else if (c == 'u' || c == 'U') {
+      return fail(std::string("the universal character name `\\") + std::string(body.substr(i, c == 'u' ? 5 : 9)) +
+                  "`, which libcroqjit does not take in strings (write the character itself)");
+    } else if (c == 'x') {
+      return fail("the escape `\\x` without hex digits");
     } else {
-      return fail(std::string("the unknown escape `\\") + c + "`");
+      const std::string shown = static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f
+                                    ? describe_character(body.substr(i))
+                                    : "`\\" + std::string(1, c) + "`";
+      return fail("the unknown escape " + shown + (c == 'e' ? " (a GNU extension: write \\x1b)" : ""));
     }
   }
   return out;
@@ -457,13 +477,50 @@ Diagnostic error_at(const Token& token, std::string message, std::string hint) {
   d.message = std::move(message);
   d.line = token.line;
   d.column = token.column;
-  d.length = std::max(1, token.length());
+  d.length = std::max(1, token.length());  // bytes: the renderer turns them into columns
   d.hint = std::move(hint);
   return d;
 }
 
+std::pair<char32_t, std::size_t> utf8_sequence(std::string_view text) {
+  if (text.empty()) return {0, 0};
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return {lead, 1};
+  const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0;
+  if (length == 0 || lead > 0xF4 || text.size() < length) return {0, 0};
+  char32_t value = lead & (0x7F >> length);
+  for (std::size_t i = 1; i < length; ++i) {
+    if ((byte(i) & 0xC0) != 0x80) return {0, 0};
+    value = (value << 6) | (byte(i) & 0x3F);
+  }
+  const char32_t smallest = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000;
+  if (value < smallest || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) return {0, 0};
+  return {value, length};
+}
+
+std::string describe_character(std::string_view text) {
+  char buf[16];
+  const auto [value, length] = utf8_sequence(text);
+  if (text.empty()) return "end of file";
+  if (length == 0) {  // a byte that starts no UTF-8 character
+    std::snprintf(buf, sizeof buf, "`\\x%02X`", static_cast<unsigned char>(text[0]));
+  } else if (value == 0) {
+    return "`\\0` (a NUL byte)";
+  } else if (value < 0x20 || value == 0x7F) {
+    std::snprintf(buf, sizeof buf, "`\\x%02X`", static_cast<unsigned>(value));
+  } else if (value < 0x80) {
+    return "`" + std::string(1, static_cast<char>(value)) + "`";
+  } else {
+    std::snprintf(buf, sizeof buf, "`U+%04X`", static_cast<unsigned>(value));
+  }
+  return buf;
+}
+
 std::string describe(const Token& token) {
   if (token.kind == TokenKind::end_of_file) return "end of file";
+  if (token.kind == TokenKind::invalid && !token.text.empty() && token.text[0] != '"' && token.text[0] != '\'')
+    return describe_character(token.text);
   return quote(token.text);
 }
 

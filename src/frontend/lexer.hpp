@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "croq/error.hpp"
@@ -74,6 +75,14 @@ std::optional<LiteralProblem> integer_literal_problem(std::string_view spelling)
 std::optional<LiteralProblem> floating_literal_problem(std::string_view spelling);
 // The suffix letters of a numeric literal: "f" for 0.0f, "u" for 1u.
 std::string_view literal_suffix(std::string_view spelling, bool floating);
+
+// The first UTF-8 character of `text`: its code point and byte length;
+// {0, 0} when the text starts with a byte that begins no well-formed
+// character (a continuation byte, an overlong form, a surrogate, > U+10FFFF).
+std::pair<char32_t, std::size_t> utf8_sequence(std::string_view text);
+// The character `text` starts with, as a message names it: `@`, `\0` (a NUL
+// byte), `\x1B` (a control), `U+00E9` (beyond ASCII), `\xFF` (no UTF-8).
+std::string describe_character(std::string_view text);
 
 // An error Diagnostic underlining `token`.
 Diagnostic error_at(const Token& token, std::string message, std::string hint = {});

@@ -23,6 +23,19 @@ constexpr std::size_t kMaxExpandedTokens = std::size_t{4} << 20;
 // Defines expanding defines: deeper chains are an error.
 constexpr std::size_t kMaxDefineNesting = 64;
 
+// NVRTC's time grows faster than the text it compiles (quadratically in a
+// kernel's inline PTX; 660 KB of small __device__ functions take 15 s), so
+// what the source hands it verbatim is capped so that a compile stays
+// within seconds:
+// __device__ and __cok__ code of one source, in bytes;
+constexpr std::size_t kMaxDeviceCodeBytes = std::size_t{32} << 10;
+// the templates of the `__asm__` statements of one __co__ function, in bytes
+// (checked by sema, rule asm-size);
+constexpr std::size_t kMaxAsmBytes = std::size_t{16} << 10;
+// Top-level parallel statements (kernels) of one function, each an NVRTC
+// compile at its first call (sema, rule kernel-count).
+constexpr std::size_t kMaxKernels = 128;
+
 // Errors and warnings reported for one source; the rest are counted in a note.
 constexpr std::size_t kMaxDiagnostics = 50;
 

@@ -6,6 +6,9 @@
 #include <array>
 #include <cctype>
 
+#include "frontend/frontend.hpp"
+#include "frontend/limits.hpp"
+
 namespace croq::frontend {
 
 using namespace ast;
@@ -103,6 +106,13 @@ SourceLocation Parser::location_from(const Token& first) const {
   if (last.line == first.line && last.offset >= first.offset)
     loc.length = std::max(1, last.offset + last.length() - first.offset);
   return loc;
+}
+
+std::string Parser::written_text(const Expr& e) const {
+  if (e.source_begin < 0 || e.source_end <= e.source_begin || static_cast<std::size_t>(e.source_end) > source_.size())
+    return print_expression(e);
+  return std::string(source_.substr(static_cast<std::size_t>(e.source_begin),
+                                    static_cast<std::size_t>(e.source_end - e.source_begin)));
 }
 
 void Parser::set_extent(Expr& e, int begin) const {
@@ -309,6 +319,14 @@ void Parser::capture_device_code(Program& program, size_t start_token) {
   DeviceCode code;
   code.location = location(start);
   int paren_depth = 0;
+  // Names the generated code owns (croq_F, the preludes' croq_*): one here
+  // would meet them in the same CUDA text.
+  auto note_reserved = [&](const Token& t) {
+    if (code.reserved_name.empty() && t.is_identifier() && t.text.rfind("croq_", 0) == 0) {
+      code.reserved_name = std::string(t.text);
+      code.reserved_at = location(t);
+    }
+  };
   while (!at_eof()) {
     if (at_punct("(")) {
       if (paren_depth == 0 && code.name.empty() && pos_ > 0 && tokens_[pos_ - 1].is_identifier())
@@ -325,10 +343,19 @@ void Parser::capture_device_code(Program& program, size_t start_token) {
     }
     advance();
   }
+  for (size_t i = start_token; i < pos_; ++i) note_reserved(tokens_[i]);
   const Token& last = tokens_[pos_ > 0 ? pos_ - 1 : 0];
   size_t end = static_cast<size_t>(last.offset + last.length());
   if (end > static_cast<size_t>(start.offset) && end <= source_.size())
     code.text = std::string(source_.substr(start.offset, end - start.offset));
+  const std::size_t before = device_code_bytes_;
+  device_code_bytes_ += code.text.size();
+  if (before <= limits::kMaxDeviceCodeBytes && device_code_bytes_ > limits::kMaxDeviceCodeBytes)
+    report(start,
+           "__device__ code reaches " + limits::group_digits(device_code_bytes_) + " bytes here, more than " +
+               limits::group_digits(limits::kMaxDeviceCodeBytes) + " (32 KiB), the limit",
+           "NVRTC compiles it into every kernel of the source, and its time grows faster than the text: keep device "
+           "helpers small");
   program.device_code.push_back(std::move(code));
 }
 

@@ -56,6 +56,8 @@ class Parser {
   ast::SourceLocation location(const Token& t) const;
   ast::SourceLocation location_from(const Token& first) const;  // first .. previous token
   // Records e's text in the source: from byte `begin` to the end of the previous token.
+  // The expression as the user wrote it (messages never show the AST form).
+  std::string written_text(const ast::Expr& e) const;
   void set_extent(ast::Expr& e, int begin) const;
 
   // ---- errors (parser.cpp)
@@ -148,6 +150,7 @@ class Parser {
   std::vector<Token> tokens_;
   size_t pos_ = 0;
   std::string_view source_;
+  std::size_t device_code_bytes_ = 0;  // __device__ / __cok__ text so far (limits::kMaxDeviceCodeBytes)
   std::vector<Diagnostic>& diagnostics_;
   size_t error_count_ = 0;
   int nesting_ = 0;

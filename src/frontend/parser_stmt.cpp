@@ -281,7 +281,7 @@ StmtPtr Parser::parse_copy(ExprPtr future, const Token& first) {
   for (const ExprPtr& arg : copy.op_args)
     if (copy.op == CopyOp::transp && !is_integer_literal(*arg) && !std::holds_alternative<Name>(arg->node))
       fail_at(arg->location, "bad template argument of `transp`: expected a dimension index, found `" +
-                                 print_expression(*arg) + "`");
+                                 written_text(*arg) + "`");
   copy.modifiers = parse_modifiers(true);
   check_copy_modifiers(copy, engine);
   if (copy.op != CopyOp::any && !at_punct(";")) {

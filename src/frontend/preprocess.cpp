@@ -438,7 +438,9 @@ class Preprocessor {
     if (!expand_tokens(body, 0, body.size(), expanded, true, false)) return std::nullopt;
     for (const Token& t : expanded)
       if (t.is_identifier() || t.kind == TokenKind::floating) return std::nullopt;
-    return evaluate_constant(expanded).value;
+    ConstantResult r = evaluate_constant(expanded);
+    if (r.value && r.is_unsigned && *r.value < 0) return std::nullopt;  // above INT64_MAX: no signed constant
+    return r.value;
   }
 
   const std::vector<Token>& in_;

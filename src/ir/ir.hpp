@@ -492,6 +492,17 @@ struct Kernel {
     std::string text;
   };
   std::vector<DeviceCode> device_code;
+  // The object-like #defines with a number for a value (source and option
+  // defines), visible to the device code above from the line they are
+  // defined on, as the C preprocessor would have them. Names are
+  // identifiers; values are printed from the number, never the source text.
+  struct DeviceDefine {
+    std::string name;
+    std::variant<std::int64_t, double> value;
+    bool float_suffix = false;  // written `0.5f`: a float in C++ too
+    int line = 0;               // where the source defines it; 0: an option only
+  };
+  std::vector<DeviceDefine> device_defines;
   StmtPtr body;  // a Seq
 
   // Launch shape: the grid (constant part; runtime terms in abi), threads

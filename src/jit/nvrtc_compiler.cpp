@@ -9,6 +9,7 @@
 
 #include "croq/error.hpp"
 #include "jit/nvrtc_diagnostics.hpp"
+#include "jit/nvrtc_sandbox.hpp"
 #include "support/env.hpp"
 #include "support/log.hpp"
 
@@ -34,6 +35,59 @@ std::string arch_base(const std::string& arch) {
   if (digits.back() == 'a' || digits.back() == 'f') digits.pop_back();
   if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return {};
   return "sm_" + digits;
+}
+
+// One NVRTC compile, on the sandboxed thread: false (with the log) when
+// NVRTC reports errors. Logs nothing itself (a log file cannot be opened
+// there).
+bool run_nvrtc(const std::string& cuda_source, const std::string& source_name, const std::string& entry,
+               const NvrtcOptions& options, NvrtcOutput& out) {
+  const DeviceHeaders& headers = device_headers();
+  std::vector<const char*> header_texts, header_names;
+  for (std::size_t i = 0; i < headers.names.size(); ++i) {
+    header_texts.push_back(headers.texts[i].c_str());
+    header_names.push_back(headers.names[i].c_str());
+  }
+  nvrtcProgram program = nullptr;
+  check_nvrtc(nvrtcCreateProgram(&program, cuda_source.c_str(), source_name.c_str(),
+                                 static_cast<int>(header_names.size()), header_texts.data(), header_names.data()),
+              "nvrtcCreateProgram", cuda_source, source_name);
+  struct Destroy { nvrtcProgram* p; ~Destroy() { nvrtcDestroyProgram(p); } } destroy{&program};
+  check_nvrtc(nvrtcAddNameExpression(program, entry.c_str()), "nvrtcAddNameExpression", cuda_source,
+              source_name);
+
+  std::vector<std::string> flags = nvrtc_flags(options);
+  std::vector<const char*> argv;
+  for (const auto& f : flags) argv.push_back(f.c_str());
+  nvrtcResult compiled = nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
+
+  std::size_t log_size = 0;
+  nvrtcGetProgramLogSize(program, &log_size);
+  if (log_size > 1) {
+    out.log.resize(log_size);
+    nvrtcGetProgramLog(program, out.log.data());
+    out.log.resize(log_size - 1);
+  }
+  if (compiled != NVRTC_SUCCESS) return false;
+
+  const char* lowered = nullptr;
+  if (nvrtcGetLoweredName(program, entry.c_str(), &lowered) != NVRTC_SUCCESS || lowered == nullptr)
+    fail(cuda_source, source_name, "entry `" + entry + "` is not a __global__ function of " + source_name);
+  out.lowered_entry = lowered;
+
+  if (!is_virtual_arch(options.arch)) {  // compute_XY: PTX only
+    std::size_t cubin_size = 0;
+    check_nvrtc(nvrtcGetCUBINSize(program, &cubin_size), "nvrtcGetCUBINSize", cuda_source, source_name);
+    out.cubin.resize(cubin_size);
+    check_nvrtc(nvrtcGetCUBIN(program, out.cubin.data()), "nvrtcGetCUBIN", cuda_source, source_name);
+  }
+  std::size_t ptx_size = 0;
+  if (nvrtcGetPTXSize(program, &ptx_size) == NVRTC_SUCCESS && ptx_size > 1) {
+    out.ptx.resize(ptx_size);
+    nvrtcGetPTX(program, out.ptx.data());
+    out.ptx.resize(ptx_size - 1);
+  }
+  return true;
 }
 
 }  // namespace
@@ -82,6 +136,22 @@ bool is_well_formed_arch(const std::string& arch) { return !arch_base(arch).empt
 
 void validate_arch(const std::string& arch) {
   const std::string base = arch_base(arch);
+  // The suffixes exist from one generation on: `a` (arch-specific) from
+  // sm_90, `f` (family) from sm_100; NVRTC rejects sm_90f or sm_80a with a
+  // command-line error.
+  const char suffix = base.empty() ? 0 : arch.back();
+  const int number = base.empty() ? 0 : arch_number(arch);
+  if ((suffix == 'a' && number < 90) || (suffix == 'f' && number < 100)) {
+    const std::string family = arch.substr(0, arch.size() - 1);
+    throw CompileError({Diagnostic{Severity::error,
+                                   "unsupported architecture `" + arch + "`: the `" + std::string(1, suffix) + "` (" +
+                                       (suffix == 'a' ? "arch-specific" : "family") + ") suffix needs " +
+                                       (suffix == 'a' ? "sm_90" : "sm_100") + " or newer",
+                                   0, 0, 1,
+                                   "use `" + family + "`" +
+                                       (suffix == 'f' && number == 90 ? " or `" + family + "a`" : std::string())}},
+                       "", "<options>");
+  }
   std::string supported;
   for (const auto& a : nvrtc_supported_archs()) {
     if (a == base) return;
@@ -95,13 +165,11 @@ void validate_arch(const std::string& arch) {
 }
 
 std::vector<std::string> nvrtc_flags(const NvrtcOptions& options) {
-  // NVRTC reads only CUDA headers: not the directory of the source (the
-  // process's working directory), only the toolkit's include directory;
-  // unsafe_include_diagnostics refuses paths that would leave it.
+  // No include path at all: NVRTC gets the CUDA headers in memory
+  // (device_headers) and runs where no other file can be opened
+  // (run_without_file_access); not even the source's directory.
   std::vector<std::string> flags{"-arch=" + options.arch, "-std=c++17", "-default-device", "--no-source-include"};
   if (options.line_info) flags.push_back("-lineinfo");
-  std::string include = cuda_include_dir();
-  if (!include.empty()) flags.push_back("-I" + include);
   for (const auto& f : options.extra) flags.push_back(f);
   return flags;
 }
@@ -114,48 +182,13 @@ NvrtcOutput nvrtc_compile(const std::string& cuda_source, const std::string& sou
   if (auto unsafe = unsafe_include_diagnostics(cuda_source); !unsafe.empty())
     throw located_compile_error(std::move(unsafe), cuda_source, source_name, origin);
   invocations.fetch_add(1);
-  nvrtcProgram program = nullptr;
-  check_nvrtc(nvrtcCreateProgram(&program, cuda_source.c_str(), source_name.c_str(), 0, nullptr, nullptr),
-              "nvrtcCreateProgram", cuda_source, source_name);
-  struct Destroy { nvrtcProgram* p; ~Destroy() { nvrtcDestroyProgram(p); } } destroy{&program};
-  check_nvrtc(nvrtcAddNameExpression(program, entry.c_str()), "nvrtcAddNameExpression", cuda_source,
-              source_name);
-
-  std::vector<std::string> flags = nvrtc_flags(options);
-  std::vector<const char*> argv;
-  for (const auto& f : flags) argv.push_back(f.c_str());
   support::log().debug("nvrtc: compiling {} ({} bytes) for {}", source_name, cuda_source.size(), options.arch);
-  nvrtcResult compiled = nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
-
   NvrtcOutput out;
-  std::size_t log_size = 0;
-  nvrtcGetProgramLogSize(program, &log_size);
-  if (log_size > 1) {
-    out.log.resize(log_size);
-    nvrtcGetProgramLog(program, out.log.data());
-    out.log.resize(log_size - 1);
-  }
-  if (compiled != NVRTC_SUCCESS)
+  bool compiled = false;
+  run_without_file_access([&] { compiled = run_nvrtc(cuda_source, source_name, entry, options, out); });
+  if (!compiled)
     throw located_compile_error(parse_nvrtc_log(out.log, cuda_source, source_name), cuda_source, source_name, origin);
   if (!out.log.empty()) support::log().info("nvrtc: {}", out.log);
-
-  const char* lowered = nullptr;
-  if (nvrtcGetLoweredName(program, entry.c_str(), &lowered) != NVRTC_SUCCESS || lowered == nullptr)
-    fail(cuda_source, source_name, "entry `" + entry + "` is not a __global__ function of " + source_name);
-  out.lowered_entry = lowered;
-
-  if (!is_virtual_arch(options.arch)) {  // compute_XY: PTX only
-    std::size_t cubin_size = 0;
-    check_nvrtc(nvrtcGetCUBINSize(program, &cubin_size), "nvrtcGetCUBINSize", cuda_source, source_name);
-    out.cubin.resize(cubin_size);
-    check_nvrtc(nvrtcGetCUBIN(program, out.cubin.data()), "nvrtcGetCUBIN", cuda_source, source_name);
-  }
-  std::size_t ptx_size = 0;
-  if (nvrtcGetPTXSize(program, &ptx_size) == NVRTC_SUCCESS && ptx_size > 1) {
-    out.ptx.resize(ptx_size);
-    nvrtcGetPTX(program, out.ptx.data());
-    out.ptx.resize(ptx_size - 1);
-  }
   return out;
 }
 

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <sstream>
 #include <string_view>
+
+#include "jit/nvrtc_sandbox.hpp"
+#include "support/format.hpp"
 
 namespace croq::jit {
 namespace {
@@ -61,30 +65,63 @@ std::string unescape_string_literal(std::string_view s, std::size_t pos) {
   return out;
 }
 
+std::string line_directive_name(const std::string& name);
+
 struct Presumed {
   std::string name;
   int line = 0;
 };
 
+// `#line N ["name"]` (or `# N "name"`, the GNU form): true with N, and the
+// name when one is given.
+bool parse_line_directive(const std::string& line, int& number, std::optional<std::string>& name) {
+  std::string_view t = trim(line);
+  if (t.empty() || t[0] != '#') return false;
+  t = trim(t.substr(1));
+  if (t.rfind("line", 0) == 0 && t.size() >= 5 && std::isspace(static_cast<unsigned char>(t[4]))) t = trim(t.substr(4));
+  std::size_t digits = 0;
+  while (digits < t.size() && std::isdigit(static_cast<unsigned char>(t[digits]))) ++digits;
+  if (digits == 0 || digits > 9) return false;
+  number = std::stoi(std::string(t.substr(0, digits)));
+  std::string_view rest = trim(t.substr(digits));
+  name.reset();
+  if (!rest.empty() && rest[0] == '"') name = unescape_string_literal(rest, 0);
+  return true;
+}
+
 // The presumed location (#line file and line) of every physical line of
-// the CUDA text: index 0 is line 1.
+// the CUDA text, as NVRTC reports it: index 0 is line 1.
 std::vector<Presumed> presumed_locations(const std::vector<std::string>& lines, const std::string& cuda_name) {
   std::vector<Presumed> out;
   Presumed next{cuda_name, 1};
   for (const std::string& line : lines) {
     out.push_back(next);
     ++next.line;
-    std::string_view t = trim(line);
-    if (t.empty() || t[0] != '#') continue;
-    t = trim(t.substr(1));
-    if (t.rfind("line", 0) != 0 || t.size() < 5 || !std::isspace(static_cast<unsigned char>(t[4]))) continue;
-    t = trim(t.substr(4));
-    std::size_t digits = 0;
-    while (digits < t.size() && std::isdigit(static_cast<unsigned char>(t[digits]))) ++digits;
-    if (digits == 0 || digits > 9) continue;
-    next.line = std::stoi(std::string(t.substr(0, digits)));
-    std::string_view rest = trim(t.substr(digits));
-    if (!rest.empty() && rest[0] == '"') next.name = unescape_string_literal(rest, 0);
+    int number = 0;
+    std::optional<std::string> name;
+    if (!parse_line_directive(line, number, name)) continue;
+    next.line = number;
+    if (name) next.name = *name;
+  }
+  return out;
+}
+
+// The line of the user's source each physical line of the CUDA text is a
+// copy of, by the last #line that names that source (0 before any). A
+// #line naming another file, which only the user's own __device__ code can
+// hold, does not move it: that directive and the lines after it are copies
+// of the user's lines too.
+std::vector<int> origin_lines(const std::vector<std::string>& lines, const std::string& origin_name) {
+  std::vector<int> out;
+  int next = 0;
+  for (const std::string& line : lines) {
+    out.push_back(next);
+    if (next > 0) ++next;
+    int number = 0;
+    std::optional<std::string> name;
+    if (parse_line_directive(line, number, name) && name &&
+        line_directive_name(*name) == line_directive_name(origin_name))
+      next = number;
   }
   return out;
 }
@@ -173,22 +210,16 @@ SplicedText splice_lines(const std::string& src) {
   return out;
 }
 
-// A header NVRTC may look up: a relative path of plain components, found
-// only in the CUDA include directory (the one -I NVRTC gets).
+// A header NVRTC has in memory (device_headers), named as it is there.
 bool is_safe_header_name(std::string_view name) {
-  if (name.empty() || name.size() > 255 || name[0] == '/') return false;
-  if (name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-/") !=
-      std::string_view::npos)
-    return false;
-  std::size_t start = 0;
-  while (start <= name.size()) {
-    std::size_t end = name.find('/', start);
-    if (end == std::string_view::npos) end = name.size();
-    std::string_view part = name.substr(start, end - start);
-    if (part.empty() || part == "." || part == "..") return false;
-    start = end + 1;
-  }
-  return true;
+  const std::vector<std::string>& names = includable_header_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string includable_list() {
+  std::string out;
+  for (const std::string& name : includable_header_names()) out += (out.empty() ? "" : ", ") + name;
+  return out;
 }
 
 class IncludeScanner {
@@ -209,9 +240,9 @@ class IncludeScanner {
         i = std::min(t_.find('\n', i), t_.size());
       } else if (t_.compare(i, 2, "/*") == 0) {
         i = skip_block_comment(i);  // a comment keeps the line's start: `/* */ #include` is a directive
-      } else if (c == '#' && line_start) {
+      } else if ((c == '#' || t_.compare(i, 2, "%:") == 0) && line_start) {
         line_start = false;
-        i = directive(i);
+        i = directive(i, c == '#' ? 1 : 2);
       } else if (c == '"' || c == '\'') {
         line_start = false;
         i = skip_quoted(i);
@@ -288,15 +319,16 @@ class IncludeScanner {
     return i;
   }
 
-  std::size_t directive(std::size_t hash) {
-    std::size_t k = skip_blanks(hash + 1);
+  std::size_t directive(std::size_t hash, std::size_t hash_length) {
+    std::size_t k = skip_blanks(hash + hash_length);
     std::size_t name_end = k;
     while (name_end < t_.size() && is_identifier_char(t_[name_end])) ++name_end;
     const std::string name = t_.substr(k, name_end - k);
+    const std::string introducer = t_.substr(hash, hash_length);  // `#` or the digraph `%:`
     if (name == "include" || name == "include_next") {
-      check_header_operand(skip_blanks(name_end), hash, "#" + name);
+      check_header_operand(skip_blanks(name_end), hash, introducer + name);
     } else if (name == "embed" || name == "import") {
-      report(hash, "`#" + name + "` is not allowed in device code: it reads files of the host");
+      report(hash, "`" + introducer + name + "` is not allowed in device code: it reads files of the host");
     }
     return name_end;
   }
@@ -313,8 +345,8 @@ class IncludeScanner {
     const std::string header = t_.substr(k + 1, end - k - 1);
     if (!is_safe_header_name(header))
       report(where, "`" + what + " " + open + header + close +
-                        "` is not allowed: device code may include CUDA toolkit headers only, by a relative "
-                        "name such as <cuda_fp16.h>");
+                        "` is not allowed: device code may include only the CUDA toolkit headers that NVRTC "
+                        "gets in memory, by name (<cuda_fp16.h>)");
   }
 
   void report(std::size_t at, const std::string& message) {
@@ -323,7 +355,8 @@ class IncludeScanner {
     d.message = message;
     d.line = s_.where[at].first;
     d.column = s_.where[at].second;
-    d.hint = "kernels cannot read files of the host; put the code in the source instead";
+    d.hint = "kernels cannot read files of the host; put the code in the source instead (the headers: " +
+             includable_list() + ")";
     out_.push_back(std::move(d));
   }
 
@@ -351,7 +384,7 @@ int column_in_user_line(const std::string& generated, int column, const std::str
   if (at == std::string::npos) return 0;
   const std::size_t lead = generated.find_first_not_of(" \t\r\f\v");
   const std::size_t offset = column > 0 && static_cast<std::size_t>(column - 1) >= lead ? column - 1 - lead : 0;
-  return static_cast<int>(at + std::min(offset, copied.size())) + 1;
+  return support::text_columns(std::string_view(user).substr(0, at + std::min(offset, copied.size()))) + 1;
 }
 
 }  // namespace
@@ -391,6 +424,8 @@ std::vector<Diagnostic> parse_nvrtc_log(const std::string& log, const std::strin
       d.line = physical;
       d.column = std::max(1, caret_column(echoed, caret, src_lines[physical - 1]));
     }
+    if (h.message.find("open source file") != std::string::npos)  // NVRTC found nothing: the sandbox
+      d.hint = "NVRTC cannot read files of the host; device code may include only " + includable_list();
     out.push_back(std::move(d));
   }
   if (std::none_of(out.begin(), out.end(), [](const Diagnostic& d) { return d.severity == Severity::error; }))
@@ -402,18 +437,18 @@ CompileError located_compile_error(std::vector<Diagnostic> diagnostics, const st
                                    const std::string& cuda_name, const SourceOrigin& origin) {
   if (origin.name.empty()) return CompileError(std::move(diagnostics), cuda_source, cuda_name);
   const std::vector<std::string> src_lines = split_lines(cuda_source);
-  const std::vector<Presumed> presumed = presumed_locations(src_lines, cuda_name);
+  const std::vector<int> user_line_of = origin_lines(src_lines, origin.name);
   const std::vector<std::string> user_lines = split_lines(origin.text);
   std::vector<Diagnostic> mapped = diagnostics;
   bool any_error_mapped = false;
   for (Diagnostic& d : mapped) {
     if (d.line < 1 || static_cast<std::size_t>(d.line) > src_lines.size()) continue;
-    const Presumed& where = presumed[d.line - 1];
+    const int user_line = user_line_of[d.line - 1];
     int column = 0;
-    if (line_directive_name(where.name) == line_directive_name(origin.name) && where.line >= 1 && static_cast<std::size_t>(where.line) <= user_lines.size())
-      column = column_in_user_line(src_lines[d.line - 1], d.column, user_lines[where.line - 1]);
+    if (user_line >= 1 && static_cast<std::size_t>(user_line) <= user_lines.size())
+      column = column_in_user_line(src_lines[d.line - 1], d.column, user_lines[user_line - 1]);
     if (column > 0) {
-      d.line = where.line;
+      d.line = user_line;
       d.column = column;
       any_error_mapped = any_error_mapped || d.severity == Severity::error;
     } else {

@@ -687,6 +687,13 @@ ir::Kernel Lowerer::run() {
     if (a.is_tensor && a.align_bytes < 16) kernel_.description += " (data aligned to " + std::to_string(a.align_bytes) + " bytes)";
   }
   for (const auto& dc : program_.device_code) kernel_.device_code.push_back({dc.location.line, dc.text});
+  if (!program_.device_code.empty())
+    for (const auto& [name, d] : program_.defines) {
+      if (d.function_like || !d.value || !support::is_identifier(name)) continue;
+      const bool float_suffix = std::holds_alternative<double>(*d.value) && !d.text.empty() &&
+                                (d.text.back() == 'f' || d.text.back() == 'F') && !d.from_options;
+      kernel_.device_defines.push_back({name, *d.value, float_suffix, d.line});
+    }
   push();
   setup_parameters();
   setup_output();

@@ -12,6 +12,7 @@
 
 #include "lower/lowering.hpp"
 #include "support/checked_int.hpp"
+#include "support/format.hpp"
 
 namespace croq::lower::detail {
 
@@ -33,7 +34,8 @@ SourceLocation destination_storage_location(const Program& program, const Stmt& 
   SourceLocation loc;
   loc.line = s.location.line + static_cast<int>(std::count(src.begin() + start, src.begin() + at, '\n'));
   const std::size_t line_start = src.rfind('\n', at - 1);
-  loc.column = static_cast<int>(line_start == std::string::npos ? at + 1 : at - line_start);
+  const std::size_t column_start = line_start == std::string::npos ? 0 : line_start + 1;
+  loc.column = support::text_columns(std::string_view(src).substr(column_start, at - column_start)) + 1;
   loc.offset = static_cast<int>(at);
   loc.length = static_cast<int>(end - at);
   return loc;

@@ -160,6 +160,13 @@ void lay_out_shared_memory(ir::Kernel& kernel, std::int64_t max_shared_bytes) {
       if (end.value > kUnreachableBytes)
         ir::fail(s.where, "`" + kernel.function + "` needs more than " + std::to_string(kUnreachableBytes) +
                               " bytes of shared memory per block; the device allows " + std::to_string(max_shared_bytes));
+      // The tile that passes the limit is where the error is.
+      if (end.value > max_shared_bytes)
+        ir::fail(s.where, "this shared tile (" + std::to_string(total) + " bytes) brings the shared memory of `" +
+                              kernel.function + "` to " + std::to_string(end.value) +
+                              " bytes per block for this specialization; the device allows " +
+                              std::to_string(max_shared_bytes),
+                 "use smaller tiles");
       bytes = end.value;
     } else if (auto* d = std::get_if<ir::DeclareEvent>(&s.node)) {
       ir::Event& e = kernel.events[static_cast<std::size_t>(d->event)];

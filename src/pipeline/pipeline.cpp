@@ -34,6 +34,16 @@ sema::CheckedProgram check_semantics(const frontend::ast::Program& program, cons
   if (!options.arch.empty() && options.arch != "auto") {
     checks.target = target::parse_target(options.arch);  // a malformed name, before NVRTC's list
     jit::validate_arch(options.arch);
+  } else if (auto env = support::env_string("CROQ_ARCH"); env && *env != "auto") {
+    // The arch the first call will use: refused now, not at that call.
+    try {
+      target::parse_target(*env);
+      jit::validate_arch(*env);
+    } catch (const CompileError& e) {
+      std::vector<Diagnostic> named = e.diagnostics();
+      for (Diagnostic& d : named) d.message = "CROQ_ARCH=" + *env + ": " + d.message;
+      throw CompileError(std::move(named), e.source(), "<environment>");
+    }
   }
   return sema::check(program, {&fn}, checks);
 }
@@ -58,6 +68,7 @@ TargetChoice choose_target(const std::string& requested, int device) {
     arch = "sm_90a";
   }
   choice.target = target::parse_target(arch);  // a malformed name, before NVRTC's list
+  if (!has_device) choice.max_shared_bytes = choice.target.max_shared_bytes_per_block();
   jit::validate_arch(arch);
   return choice;
 }

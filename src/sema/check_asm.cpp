@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "frontend/lexer.hpp"
+#include "frontend/limits.hpp"
 #include "sema/checker.hpp"
 
 namespace croq::sema::detail {
@@ -42,6 +43,13 @@ void Checker::asm_statement(const Stmt& s, const Asm& a) {
   };
   std::string body;
   for (const std::string& t : a.templates) body += decoded(t, s.location, "template");
+  asm_bytes_ += body.size();
+  if (asm_bytes_ > frontend::limits::kMaxAsmBytes)
+    fail(Rule::asm_size, s.location,
+         "the inline assembly of `" + fn_.name + "` reaches " + std::to_string(asm_bytes_) + " bytes here, more than " +
+             std::to_string(frontend::limits::kMaxAsmBytes) + " (16 KiB), the limit",
+         "NVRTC's time grows with the square of a kernel's PTX instructions: move the loop into the kernel, or split "
+         "the function");
   if (parallel_depth_ == 0)
     limitation(Rule::unsupported_asm, s.location, "`__asm__` outside a parallel statement is not supported yet by libcroqjit",
                "libcroqjit runs inline assembly in kernels, as PTX: put it inside the parallel body");

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "frontend/builtins.hpp"
+#include "frontend/lexer.hpp"
 #include "sema/checker.hpp"
 #include "support/checked_int.hpp"
 
@@ -142,7 +143,10 @@ std::optional<Type> Checker::atomic(const Expr& e, const Call& c, const std::str
 Type Checker::print(const Expr& e, const Call& c) {
   const std::string name = text(*c.callee);
   for (const auto& arg : c.args) {
-    if (std::holds_alternative<StringLiteral>(arg->node)) continue;
+    if (const auto* s = std::get_if<StringLiteral>(&arg->node)) {
+      string_literal(*arg, *s);
+      continue;
+    }
     // A tuple of indices prints as its values.
     const auto* n = std::get_if<Name>(&arg->node);
     const Symbol* sym = n ? lookup(n->name) : nullptr;
@@ -160,6 +164,15 @@ Type Checker::print(const Expr& e, const Call& c) {
   out.kind = Kind::scalar;
   out.known = Known::at_run_time;
   return out;
+}
+
+// A string's bytes are what the generated code prints: its escapes are
+// checked here, not when a call first specializes the kernel.
+void Checker::string_literal(const Expr& e, const StringLiteral& s) {
+  std::string problem;
+  if (!frontend::string_value(s.spelling, &problem))
+    fail(Rule::string_escape, e.location, "the string " + frontend::quote(s.spelling, 60) + " has " + problem,
+         "libcroqjit takes C's escapes: \\n \\t \\r \\\\ \\\" \\' \\? \\a \\b \\f \\v, \\ooo and \\x00 to \\xff");
 }
 
 // __sqrt(x), __pow(x, y), __alignup(x, a), ...: numbers in; the value has

@@ -400,8 +400,11 @@ Type Checker::call(const Expr& e, const Call& c) {
   if (!callee || callee->name != "cdiv") {
     // The arguments of a call libcroqjit cannot run are still checked.
     for (const auto& arg : c.args) {
-      if (std::holds_alternative<StringLiteral>(arg->node)) continue;
       try {
+        if (const auto* s = std::get_if<StringLiteral>(&arg->node)) {
+          string_literal(*arg, *s);
+          continue;
+        }
         expr(*arg);
       } catch (const Abort&) {
       }

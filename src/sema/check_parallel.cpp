@@ -76,6 +76,7 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   if (level_index == p.levels.size()) {
     const int loops = loops_;
     loops_ = 0;  // a parallel body is not inside the loops around it: no break out of it
+    if (parallel_depth_ == 0) kernel_shared_bytes_ = 0;  // a top-level parallel statement is a kernel of its own
     ++parallel_depth_;
     nested(*p.body);
     --parallel_depth_;

@@ -4,7 +4,9 @@
 #include <algorithm>
 
 #include "frontend/builtins.hpp"
+#include "frontend/limits.hpp"
 #include "sema/checker.hpp"
+#include "support/checked_int.hpp"
 
 namespace croq::sema::detail {
 
@@ -51,9 +53,18 @@ void Checker::nested(const Stmt& s) {
     // A program (several top-level parallel statements): each is a kernel of
     // its own, and only declarations and `return` may stand between them.
     const bool program = &s == fn_.body.get() && kernel_count(fn_) > 1;
+    std::size_t kernels = 0;
     for (const auto& c : b->statements) {
       if (program && std::holds_alternative<Parallel>(c->node)) {
         grid_set_ = false;
+        if (++kernels > frontend::limits::kMaxKernels) {  // reported once; the rest is not checked
+          report(Rule::kernel_count, c->location,
+                 "`" + fn_.name + "` has more than " + std::to_string(frontend::limits::kMaxKernels) +
+                     " top-level parallel statements (kernels), the limit; this is kernel " + std::to_string(kernels),
+                 "each kernel is an NVRTC compile at the first call: merge kernels, or split the program into functions",
+                 {});
+          break;
+        }
       } else if (program && !std::holds_alternative<Declaration>(c->node) && !std::holds_alternative<Return>(c->node) &&
                  !is_global_sync(*c)) {
         // Its own rules are still checked.
@@ -160,6 +171,8 @@ void Checker::statement_node(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, Assert>) {
       ExtentsNow extents(extents_now_);
       Type c = condition(*n.condition, n.is_static ? "`static_assert`" : "`assert`");
+      if (const auto* message = n.message ? std::get_if<StringLiteral>(&n.message->node) : nullptr)
+        string_literal(*n.message, *message);
       if (c.known_now() && c.value == 0)
         fail(Rule::assertion_false, s.location, "this assertion is always false", "", {});
     } else {
@@ -254,6 +267,36 @@ void Checker::declaration(const Stmt& s, const Declaration& d) {
   fail(Rule::unsupported_declaration, t.location, what + " not supported yet by libcroqjit");
 }
 
+void Checker::count_shared_memory(const Declarator& decl, DType dtype,
+                                  const std::vector<std::optional<std::int64_t>>& dims,
+                                  std::optional<std::int64_t> slots) {
+  if (!options_.target || (decl.array_size && !slots)) return;
+  const std::int64_t limit = options_.target->max_shared_bytes_per_block();
+  if (kernel_shared_bytes_ > limit) return;  // reported once per kernel
+  std::vector<std::int64_t> extents;
+  for (const auto& d : dims) {
+    if (!d) return;  // known at specialization: the layout pass counts it then
+    extents.push_back(*d);
+  }
+  extents.push_back(static_cast<std::int64_t>(dtype_size(dtype)));
+  extents.push_back(slots.value_or(1));
+  const auto bytes = support::checked_product(extents);
+  // Tiles start 128-byte aligned (lay_out_shared_memory): a lower bound of what the kernel needs.
+  const auto total = bytes ? support::checked_add(kernel_shared_bytes_, (*bytes + 127) / 128 * 128)
+                           : support::CheckedInt{0, support::ArithmeticFault::overflow};
+  if (total.ok() && total.value <= limit) {
+    kernel_shared_bytes_ = total.value;
+    return;
+  }
+  kernel_shared_bytes_ = limit + 1;
+  fail(Rule::shared_memory_limit, decl.location,
+       "`" + decl.name + "` (" + std::string(dtype_name(dtype)) + ", " +
+           (bytes ? std::to_string(*bytes) : std::string("more than 2^63")) + " bytes) brings the shared memory this " +
+           "kernel declares to " + (total.ok() ? std::to_string(total.value) : std::string("more than 2^63")) +
+           " bytes; " + options_.target->arch + " allows " + std::to_string(limit) + " per block",
+       "use smaller tiles, or fewer stages");
+}
+
 void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
   const TypeRef& t = d.type;
   DType dtype;
@@ -304,6 +347,7 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
       if (slots && *slots < 1)
         fail(Rule::buffer_array_empty, decl.array_size->location, "an array of buffers needs at least one");
     }
+    if (t.storage == Storage::shared) count_shared_memory(decl, dtype, dims, slots);
     if (t.storage == Storage::shared || t.storage == Storage::local) {
       v.buffer = new_buffer(decl.name, dtype, rank, t.storage == Storage::shared ? Space::shared : Space::local, decl.location);
       v.buffer->is_array = decl.array_size != nullptr;

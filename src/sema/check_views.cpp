@@ -379,11 +379,21 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
           tile.push_back(std::nullopt);  // a runtime extent: the copy guards it
         } else if (v.kind != Kind::tuple) {
           tile.push_back(constant(*a, "a tile extent", true));
+          if (tile.back() && *tile.back() <= 0)
+            fail(Rule::extent_positive, a->location,
+                 "`." + m.name + "` takes tiles of extent " + std::to_string(*tile.back()) + " in dimension " +
+                     std::to_string(tile.size() - 1) + "; a tile extent must be positive",
+                 "", notes_of(v));
         } else {
           for (const Type* el : flat)
             tile.push_back(el->known_now() && !el->is_float() ? std::optional<std::int64_t>(el->value) : std::nullopt);
         }
       }
+      for (std::size_t d = 0; d < tile.size(); ++d)  // extents from a tuple (`b = {-4, 2}; x.subspan(b)`)
+        if (tile[d] && *tile[d] <= 0)
+          fail(Rule::extent_positive, e.location,
+               "`." + m.name + "` takes tiles of extent " + std::to_string(*tile[d]) + " in dimension " +
+                   std::to_string(d) + "; a tile extent must be positive");
       if (static_cast<int>(extents) != obj.rank)
         fail(Rule::subspan_arity, e.location,
              "`." + m.name + "` on a " + rank_text(obj.rank) + " tensor takes " + std::to_string(obj.rank) +

@@ -263,6 +263,7 @@ CheckedProgram check(const frontend::ast::Program& program, const std::vector<co
   std::vector<const frontend::ast::Function*> selected = functions;
   if (selected.empty())
     for (const auto& f : program.functions) selected.push_back(&f);
+  detail::check_device_code(program, diagnostics, errors);
   try {
     for (const frontend::ast::Function* fn : selected) {
       auto out = std::make_unique<CheckedFunction>();

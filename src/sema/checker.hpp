@@ -29,6 +29,9 @@ struct Abort {};
 // Thrown when the error limit is reached.
 struct Stop {};
 
+// Program-level: names in __device__ code (rule device-reserved-name).
+void check_device_code(const frontend::ast::Program& program, std::vector<Diagnostic>& diagnostics, int& errors);
+
 enum class Scope { kernel, block, thread };
 
 // A parallel count or loop bound: a constant now, or a value known once
@@ -114,6 +117,11 @@ class Checker {
   void return_statement(const Stmt& s, const Return& r);
   void unbounded_foreach_index(const frontend::ast::Identifier& id);
   void call_statement(const Stmt& s, const CallStatement& c);
+  void string_literal(const Expr& e, const StringLiteral& s);  // rule string-escape
+  // Rule shared-memory-limit: a shared declaration of constant shape, counted
+  // against the target's per-block limit.
+  void count_shared_memory(const Declarator& decl, DType dtype,
+                           const std::vector<std::optional<std::int64_t>>& dims, std::optional<std::int64_t> slots);
   Type condition(const Expr& e, const char* what);
   std::vector<const Expr*> leaves_of(const Expr& e) const;
   bool events_only(const Expr& e) const;
@@ -314,6 +322,8 @@ class Checker {
     explicit ExtentsNow(bool& f) : flag(f), saved(f) { flag = true; }
     ~ExtentsNow() { flag = saved; }
   };
+  std::size_t asm_bytes_ = 0;               // inline assembly of the function so far (rule asm-size)
+  std::int64_t kernel_shared_bytes_ = 0;  // shared tiles of constant shape declared in this kernel so far
   int parallel_depth_ = 0;  // parallel statements around the statement  // foreach and while loops around the statement, inside its parallel body
 };
 

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <limits>
+#include <mutex>
+#include <set>
 
 #include "croq/error.hpp"
 #include "support/log.hpp"
@@ -82,6 +84,13 @@ bool env_flag(const char* name, bool fallback) {
   auto text = env_string(name);
   if (!text) return fallback;
   if (auto flag = parse_flag(*text)) return *flag;
+  // Once per variable and value: several parts of the library read the same knob.
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!warned.insert(std::string(name) + "=" + *text).second) return fallback;
+  }
   log().warn("{}={} is not a yes/no value (1/true/yes/on or 0/false/no/off); using {}", name, *text,
              fallback ? "on" : "off");
   return fallback;

@@ -29,4 +29,24 @@ inline bool is_identifier(std::string_view name) {
   return true;
 }
 
+// Source columns count UTF-8 code points (what an editor shows): every byte
+// but a continuation byte (10xxxxxx) starts one, so a stray invalid byte is
+// one column too.
+inline int text_columns(std::string_view text) {
+  int columns = 0;
+  for (char c : text) columns += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return columns;
+}
+
+// The byte offset in `line` where 1-based column `column` (code points)
+// starts; line.size() when the line is shorter.
+inline std::size_t column_offset(std::string_view line, int column) {
+  std::size_t at = 0;
+  for (int c = 1; c < column && at < line.size(); ++c) {
+    ++at;
+    while (at < line.size() && (static_cast<unsigned char>(line[at]) & 0xC0) == 0x80) ++at;
+  }
+  return at;
+}
+
 }  // namespace croq::support

@@ -3,6 +3,7 @@
 // compile) and the features lowering and instruction selection ask about.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace croq::target {
@@ -21,6 +22,18 @@ struct Target {
   bool mbarrier_tx() const { return sm >= 90; }       // expect_tx, try_wait
   bool wgmma() const { return sm == 90 && suffix == 'a'; }       // sm_90a only
   bool setmaxnreg() const { return sm == 90 && suffix == 'a'; }  // sm_90a only
+
+  // Shared memory one block may use (with the opt-in attribute), by compute
+  // capability as CUDA's programming guide lists it; a device's own figure
+  // replaces it at a call (pipeline::choose_target).
+  std::int64_t max_shared_bytes_per_block() const {
+    if (sm >= 120) return 99 * 1024;             // sm_120, sm_121
+    if (sm >= 90) return 227 * 1024;             // sm_90, sm_100, sm_103, sm_110
+    if (sm == 80 || sm == 87) return 163 * 1024;
+    if (sm >= 86) return 99 * 1024;              // sm_86, sm_89
+    if (sm >= 75) return 64 * 1024;
+    return 48 * 1024;
+  }
 
   friend bool operator==(const Target&, const Target&) = default;
 };

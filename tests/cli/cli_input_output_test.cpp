@@ -67,7 +67,8 @@ TEST(CroqInput, DefineValuesMustBeFiniteNumbers) {
       {"X=1e999", "--define X: `1e999` is out of range for double"},
       {"X=1e39f", "--define X: `1e39f` is out of range for float"},
       {"X=1.5_trap", "--define X: `1.5_trap` is not a number"},
-      {"X=0x", "--define X: `0x` is not a number"},
+      {"X=0x", "--define X: integer literal `0x` has the unknown suffix `x`"},  // as `#define X 0x` reads
+      {"X=08", "--define X: `08` is no octal number: a leading 0 makes the digits octal, as in `#define`"},
       {"X=", "--define X: the value is empty"},
       {"X=99999999999999999999", "--define X: `99999999999999999999` does not fit in a 64-bit signed integer"},
       {"1X=3", "--define: `1X` is not a name"},

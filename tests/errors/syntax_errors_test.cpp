@@ -208,6 +208,23 @@ const std::vector<ErrorCase>& error_cases() {
     {"stray_character",
      "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  n = 1 @ 2;\n}\n",
      {{2, 9, "stray `@` in program", ""}}},
+    // Bytes beyond ASCII are named, not shown as `?` (issue 30).
+    {"stray_utf8_character",
+     "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  n = 1 \xc3\xa9 2;\n}\n",
+     {{2, 9, "stray `U+00E9` in program", ""}}},
+    {"stray_nul_byte",
+     "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  n = 1 " + std::string(1, '\0') + " 2;\n}\n",
+     {{2, 9, "stray `\\0` (a NUL byte) in program", ""}}},
+    {"stray_byte_that_is_no_utf8",
+     "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  n = 1 \xff 2;\n}\n",
+     {{2, 9, "stray `\\xFF` in program", ""}}},
+    {"stray_control_character",
+     "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  n = 1 \x1b 2;\n}\n",
+     {{2, 9, "stray `\\x1B` in program", ""}}},
+    // Columns count characters: `@` is the 11th, though the 12th byte.
+    {"column_after_a_two_byte_character",
+     "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  n = \"\xc3\xa9\" @ 2;\n}\n",
+     {{2, 11, "stray `@` in program", ""}}},
     {"stray_closing_brace",
      "__co__ void a() {\n  n = 1;\n}\n}\n",
      {{4, 1, "unmatched `}` at file scope", "remove it, or add the `{` it should close"}}},
@@ -376,6 +393,22 @@ class SyntaxErrors : public ::testing::TestWithParam<ErrorCase> {};
 TEST_P(SyntaxErrors, ReportsExactDiagnostics) { testing::expect_exact_diagnostics(GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Frontend, SyntaxErrors, ::testing::ValuesIn(error_cases()), testing::error_case_name);
+
+// The caret sits under the character the column names, after a
+// multi-byte one as after any other.
+TEST(SyntaxErrors, CaretCountsCharacters) {
+  const std::string source = "__co__ void k(int n) {\n  n = \"\xc3\xa9\xc3\xa9\" @ 2;\n}\n";
+  try {
+    parse_program(source, {});
+    FAIL() << "parsed";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("<source>:2:12: error: stray `@` in program\n"
+                                         "      n = \"\xc3\xa9\xc3\xa9\" @ 2;\n"
+                                         "               ^\n"),
+              std::string::npos)
+        << e.what();
+  }
+}
 
 TEST(SyntaxErrors, AtLeastSixtyCases) { EXPECT_GE(error_cases().size(), 60u); }
 

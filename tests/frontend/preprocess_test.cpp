@@ -145,3 +145,59 @@ TEST(Preprocess, DefinesReachTheProgram) {
 
 }  // namespace
 }  // namespace croq::frontend::testing
+
+namespace croq::frontend::testing {
+namespace {
+
+// `#if` computes as C does: a `u` literal is unsigned and makes the
+// operation unsigned (wrapping), comparisons and `!` give a signed 0 or 1,
+// a shift has its left operand's type (issue 30: these wrapped silently).
+TEST(Preprocess, UnsignedArithmeticInIfFollowsC) {
+  struct Case {
+    const char* condition;
+    bool taken;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"18446744073709551615u == -1", true},
+           {"9223372036854775808u > 0", true},
+           {"-1 < 0u", false},  // -1 converts to UINT64_MAX
+           {"-1 < 0", true},
+           {"0u - 1 == 18446744073709551615u", true},  // wraps, no overflow error
+           {"-1u == 18446744073709551615u", true},
+           {"~0u == 18446744073709551615u", true},
+           {"(1 ? -1 : 0u) > 0", true},  // ?: converts both branches
+           {"18446744073709551615u / 2 == 9223372036854775807", true},
+           {"1u << 63 == 9223372036854775808u", true},
+           {"!0u == 1 && (0u < 1) == 1", true},
+           {"(-1 >> 1) < 0", true},  // a signed left operand stays signed
+           {"0 && 1u / 0u", false},
+       }) {
+    auto p = run(std::string("#if ") + c.condition + "\nyes\n#else\nno\n#endif\n");
+    EXPECT_TRUE(p.diags.empty()) << c.condition << ": " << (p.diags.empty() ? "" : p.diags[0].message);
+    EXPECT_EQ(p.text, c.taken ? "yes" : "no") << c.condition;
+  }
+}
+
+TEST(Preprocess, UnsignedFaultsAndSignedOverflowInIf) {
+  auto p = run("#if 1u / 0\n#endif\n#if 1u << 64\n#endif\n#if 9223372036854775807 + 1\n#endif\n"
+               "#if 18446744073709551616u\n#endif\n#if 9223372036854775808\n#endif\n");
+  ASSERT_EQ(p.diags.size(), 5u);
+  EXPECT_EQ(p.diags[0].message, "`1u / 0` divides by zero in the `#if` condition");
+  EXPECT_EQ(p.diags[1].message, "`1u << 64` shifts by a negative amount or by 64 bits or more in the `#if` condition");
+  EXPECT_EQ(p.diags[2].message, "`9223372036854775807 + 1` overflows a 64-bit signed integer in the `#if` condition");
+  EXPECT_EQ(p.diags[3].message,
+            "integer literal `18446744073709551616u` does not fit in a 64-bit unsigned integer");
+  EXPECT_EQ(p.diags[4].message,
+            "integer literal `9223372036854775808` does not fit in a 64-bit signed integer");
+}
+
+// A define whose value is unsigned beyond INT64_MAX is no signed constant.
+TEST(Preprocess, UnsignedDefineValuesAboveTheSignedRange) {
+  auto p = run("#define BIG 18446744073709551615u\n#define SMALL 5u\n#if BIG == -1\nyes\n#endif\n");
+  EXPECT_EQ(p.text, "yes");
+  EXPECT_FALSE(p.result.defines["BIG"].value.has_value());
+  EXPECT_EQ(std::get<std::int64_t>(*p.result.defines["SMALL"].value), 5);
+}
+
+}  // namespace
+}  // namespace croq::frontend::testing

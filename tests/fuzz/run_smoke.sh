@@ -49,5 +49,5 @@ if [[ "$fuzzer" == croq_compiler_fuzzer ]]; then
     head -c 8 /dev/zero >> "$seed"
   done
 fi
-"$work/build/$fuzzer" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+"$work/build/$fuzzer" "$corpus" -dict="$repo/tests/fuzz/croq.dict" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
   -artifact_prefix="$artifacts/" -print_final_stats=1 2>&1 | tail -n 8

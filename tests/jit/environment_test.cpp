@@ -5,12 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
+
+#include <spdlog/sinks/ostream_sink.h>
 
 #include <nlohmann/json.hpp>
 
 #include "common/process.hpp"
 #include "croq/error.hpp"
 #include "support/env.hpp"
+#include "support/log.hpp"
 
 namespace croq::support {
 namespace {
@@ -75,6 +79,26 @@ std::string probe_stderr(const std::map<std::string, std::string>& extra) {
   return r.err;
 }
 
+// Several parts read the same knob (the kernel cache, tune records): an
+// unknown value is warned about once per process, not once per reader.
+TEST(Flags, AnUnknownValueIsWarnedOnce) {
+  std::ostringstream captured;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(captured);
+  log().sinks().push_back(sink);
+  ::setenv("CROQ_TEST_ONCE_FLAG", "maybe", 1);
+  EXPECT_TRUE(env_flag("CROQ_TEST_ONCE_FLAG", true));
+  EXPECT_TRUE(env_flag("CROQ_TEST_ONCE_FLAG", true));
+  ::setenv("CROQ_TEST_ONCE_FLAG", "perhaps", 1);
+  EXPECT_FALSE(env_flag("CROQ_TEST_ONCE_FLAG", false));
+  ::unsetenv("CROQ_TEST_ONCE_FLAG");
+  log().sinks().pop_back();
+  const std::string text = captured.str();
+  const std::string maybe = "CROQ_TEST_ONCE_FLAG=maybe is not a yes/no value";
+  EXPECT_NE(text.find(maybe), std::string::npos) << text;
+  EXPECT_EQ(text.find(maybe), text.rfind(maybe)) << text;
+  EXPECT_NE(text.find("CROQ_TEST_ONCE_FLAG=perhaps is not a yes/no value"), std::string::npos) << text;
+}
+
 TEST(Environment, LogLevelInAnyCaseIsHonoured) {
   for (const char* level : {"DEBUG", "Debug", "TRACE", "trace"}) {
     std::string err = probe_stderr({{"CROQ_LOG_LEVEL", level}});
@@ -107,9 +131,9 @@ TEST(Environment, CacheOffSpellingsTurnTheDiskCacheOff) {
     EXPECT_FALSE(std::filesystem::exists(dir)) << off;
   }
   std::string err = probe_stderr({{"CROQ_CACHE", "maybe"}});
-  EXPECT_NE(err.find("CROQ_CACHE=maybe is not a yes/no value (1/true/yes/on or 0/false/no/off); using on"),
-            std::string::npos)
-      << err;
+  const std::string warning = "CROQ_CACHE=maybe is not a yes/no value (1/true/yes/on or 0/false/no/off); using on";
+  EXPECT_NE(err.find(warning), std::string::npos) << err;
+  EXPECT_EQ(err.find(warning), err.rfind(warning)) << "warned more than once:\n" << err;  // issue 30
 }
 
 }  // namespace

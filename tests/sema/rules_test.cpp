@@ -14,7 +14,7 @@ std::vector<RuleCase> all_cases() {
   std::vector<RuleCase> all;
   for (auto part : {expression_cases, statement_cases, parallel_cases, copy_cases, event_and_mma_cases,
                     unsupported_cases, form_cases, declaration_cases, upstream_rule_cases, audit_rule_cases,
-                    construct_cases}) {
+                    construct_cases, reliability_cases}) {
     auto cases = part();
     all.insert(all.end(), cases.begin(), cases.end());
   }
@@ -69,6 +69,7 @@ INSTANTIATE_TEST_SUITE_P(Declarations, Rules, ::testing::ValuesIn(declaration_ca
 INSTANTIATE_TEST_SUITE_P(Upstream, Rules, ::testing::ValuesIn(upstream_rule_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Audit, Rules, ::testing::ValuesIn(audit_rule_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Constructs, Rules, ::testing::ValuesIn(construct_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Reliability, Rules, ::testing::ValuesIn(reliability_cases()), case_name);
 
 TEST(RuleTable, EveryRuleHasACase) {
   std::set<std::string> covered;

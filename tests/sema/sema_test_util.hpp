@@ -91,5 +91,6 @@ std::vector<RuleCase> declaration_cases();
 std::vector<RuleCase> upstream_rule_cases();
 std::vector<RuleCase> audit_rule_cases();
 std::vector<RuleCase> construct_cases();
+std::vector<RuleCase> reliability_cases();
 
 }  // namespace croq::sema::test

@@ -19,6 +19,8 @@ std::string add_text(const std::string& a, const std::string& b);
 std::string mul_text(const std::string& a, std::int64_t k);
 // `#line N "name"`, the name escaped for the literal.
 std::string line_directive(int line, const std::string& source_name);
+// The __device__ code of the kernel with the #defines it sees (emit_kernel.cpp).
+std::string device_code_text(const ir::Kernel& kernel);
 
 class Printer {
  public:

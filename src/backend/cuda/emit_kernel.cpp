@@ -1,5 +1,7 @@
 // The kernel's text: header, parameters, shared memory, statements and
 // expressions.
+#include <cmath>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <set>
@@ -117,6 +119,53 @@ std::string Printer::scaled_text(const std::string& a, std::int64_t k) const {
 
 std::string line_directive(int line, const std::string& source_name) {
   return "#line " + std::to_string(line) + " " + cuda_string_literal(source_name);
+}
+
+namespace {
+
+// A #define's number as a C++ literal of the same value: integers as they
+// are (LL past 32 bits), floats round-trip (`f` where written so), negative
+// ones in parentheses so the macro stays one operand.
+std::string define_literal(const ir::Kernel::DeviceDefine& d) {
+  std::string text;
+  bool negative = false;
+  if (const auto* i = std::get_if<std::int64_t>(&d.value)) {
+    negative = *i < 0;
+    if (*i == std::numeric_limits<std::int64_t>::min()) return "(-9223372036854775807LL - 1)";
+    const bool wide = *i < std::numeric_limits<std::int32_t>::min() || *i > std::numeric_limits<std::int32_t>::max();
+    text = std::to_string(*i) + (wide ? "LL" : "");
+  } else {
+    const double v = std::get<double>(d.value);
+    negative = std::signbit(v);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    text = buf;
+    if (text.find_first_of(".e") == std::string::npos) text += ".0";
+    if (d.float_suffix) text += "f";
+  }
+  return negative ? "(" + text + ")" : text;
+}
+
+}  // namespace
+
+// The pasted __device__ code, each piece after a #line (NVRTC errors in it
+// are the user's) and after the #defines the source has made by then; the
+// defines are undone after the last piece, so generated code never sees them.
+std::string device_code_text(const ir::Kernel& kernel) {
+  std::string out;
+  std::vector<bool> defined(kernel.device_defines.size(), false);
+  for (const auto& dc : kernel.device_code) {
+    for (std::size_t i = 0; i < kernel.device_defines.size(); ++i) {
+      const ir::Kernel::DeviceDefine& d = kernel.device_defines[i];
+      if (defined[i] || (d.line > 0 && dc.line > 0 && d.line > dc.line)) continue;
+      out += "#define " + d.name + " " + define_literal(d) + "\n";
+      defined[i] = true;
+    }
+    out += (dc.line > 0 ? line_directive(dc.line, kernel.source_name) + "\n" : "") + dc.text + "\n";
+  }
+  for (std::size_t i = 0; i < kernel.device_defines.size(); ++i)
+    if (defined[i]) out += "#undef " + kernel.device_defines[i].name + "\n";
+  return out;
 }
 
 
@@ -535,9 +584,7 @@ std::string emit_kernel(ir::Kernel& kernel) {
   if (kernel.hopper && scales) src << hopper_prelude_scale();
   if (kernel.cooperative) src << kGridSync;
   if (printer.uses_exp2_approx()) src << kExp2Approx;
-  // A #line before pasted __device__ code: NVRTC errors in it are the user's.
-  for (const auto& dc : kernel.device_code)
-    src << (dc.line > 0 ? line_directive(dc.line, kernel.source_name) + "\n" : "") << dc.text << "\n";
+  src << device_code_text(kernel);
   // Warp-specialized kernels run one block per SM (setmaxnreg needs the cap).
   src << "\nextern \"C\" __global__ void __launch_bounds__(" << kernel.block_threads << (kernel.hopper ? ", 1" : "")
       << ") " << kernel.entry << "(";
