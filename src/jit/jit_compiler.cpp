@@ -193,6 +193,10 @@ support::Hash128 kernel_cache_key(const JitRequest& req, const std::string& arch
   return h.digest();
 }
 
+EntryRequest entry_request(const JitRequest& req, const std::string& arch) {
+  return {req.entry, arch, req.launch, nvrtc_version(), nvrtc_flags({arch, req.line_info, {}})};
+}
+
 support::Hash128 JitCompiler::cache_key(const JitRequest& req, const std::string& arch) const {
   return kernel_cache_key(req, arch, library_build_id());
 }
@@ -253,7 +257,7 @@ std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, 
   kernel->launch = req.launch;
   if (disk_.enabled()) kernel->cache_dir = disk_.dir();
   // A stored entry, verified against its metadata and against the request.
-  const EntryRequest expected{req.entry, arch, req.launch, nvrtc_version(), nvrtc_flags({arch, req.line_info, {}})};
+  const EntryRequest expected = entry_request(req, arch);
   auto finish = [&](StoredKernel stored, CacheSource source) {
     adopt(*kernel, std::move(stored), source);
     dump_artifacts(req, *kernel);

@@ -95,6 +95,9 @@ std::string arch_for_compute_capability(int major, int minor);
 // `library_build` (JitCompiler::cache_key passes this build's).
 support::Hash128 kernel_cache_key(const JitRequest& request, const std::string& arch, const std::string& library_build);
 
+// What a cache entry for `request` compiled for `arch` must match.
+EntryRequest entry_request(const JitRequest& request, const std::string& arch);
+
 class JitCompiler {
  public:
   explicit JitCompiler(DiskCacheSettings disk);

@@ -47,8 +47,9 @@ TEST(CacheKey, TheBuildIdNamesTheVersionAndTheTree) {
 TEST(CacheKey, MetadataRecordsTheLibraryBuild) {
   croq::test::TempDir dir;
   JitCompiler jit(test::cache_in(dir.path()));
-  auto k = jit.compile(test::saxpy_request("key-metadata"));
-  auto stored = jit.disk().load(k->key);
+  const JitRequest request = test::saxpy_request("key-metadata");
+  auto k = jit.compile(request);
+  auto stored = jit.disk().load(k->key, entry_request(request, k->arch));
   ASSERT_TRUE(stored);
   EXPECT_EQ(stored->metadata.library_build, library_build_id());
   const auto json = nlohmann::json::parse(test::read_file_text(dir.path() / (k->key.hex() + ".json")));

@@ -120,7 +120,7 @@ std::string entry_value(const JitRequest& req, Edit edit, const std::string& sec
   disk.dir = dir.path();
   JitCompiler jit(disk);
   auto k = jit.compile(req);
-  auto stored = jit.disk().load(k->key);
+  auto stored = jit.disk().load(k->key, entry_request(req, k->arch));
   EXPECT_TRUE(stored);
   if (key.empty()) key = k->key.hex();
   stored->metadata.key = key;
