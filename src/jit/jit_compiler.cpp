@@ -277,8 +277,9 @@ std::shared_ptr<const CompiledKernel> JitCompiler::build(const JitRequest& req, 
     if (host_lock.timed_out())
       kernel->lookup_notes.push_back("waited " + std::to_string(settings_.compile_wait.count()) +
                                      " ms for another process of this host compiling this kernel; compiled it here");
-    // Another process of this host may have stored it while we waited.
-    if (auto stored = disk_.load(key, expected, &disk_miss)) return finish(std::move(*stored), CacheSource::disk);
+    // Another process of this host may have stored it while we waited (the
+    // first miss's reason stands: this one would only repeat or follow it).
+    if (auto stored = disk_.load(key, expected)) return finish(std::move(*stored), CacheSource::disk);
   }
   kernel->lookup_notes.push_back(disk_miss);
   RemoteLookup remote;

@@ -15,10 +15,6 @@ namespace {
 constexpr char kMagic[8] = {'C', 'R', 'O', 'Q', 'R', 'E', '\0', '\1'};
 constexpr std::size_t kKeyOffset = 8, kMetaLengthOffset = 40, kImageLengthOffset = 44, kMacLengthOffset = 52;
 constexpr std::size_t kHeaderBytes = 56, kChecksumBytes = 8, kMacBytes = 32;
-// ELF identification and e_machine of a CUDA cubin (EM_CUDA).
-constexpr std::size_t kElfHeaderBytes = 64;
-constexpr unsigned kElfMachineCuda = 190;
-
 void put_le(std::string& out, std::size_t offset, std::uint64_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) out[offset + i] = static_cast<char>((value >> (8 * i)) & 0xff);
 }
@@ -44,24 +40,14 @@ bool names_entry(const std::string& stored, const std::string& requested) {
   return stored.rfind("_Z", 0) == 0 && stored.find(std::to_string(requested.size()) + requested) != std::string::npos;
 }
 
-// Why `image` is not a CUDA ELF object, or empty.
-std::string elf_problem(const std::vector<char>& image) {
-  if (image.size() < kElfHeaderBytes) return "the image is too short for an ELF header";
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(image[i]); };
-  if (byte(0) != 0x7f || byte(1) != 'E' || byte(2) != 'L' || byte(3) != 'F') return "the image is not an ELF file";
-  if (byte(4) != 2 || byte(5) != 1) return "the image is not a 64-bit little-endian ELF file";
-  if ((byte(18) | (byte(19) << 8)) != kElfMachineCuda) return "the image is not a CUDA ELF file";
-  return {};
-}
-
-// What the checked metadata and image say that differs from `expected`.
+// What the checked metadata says that differs from `expected` (the image
+// itself is checked by DiskCache::check_entry, as on disk).
 std::string mismatch(const StoredKernel& k, const RemoteEntryExpectation& expected) {
   const CacheMetadata& m = k.metadata;
   if (m.arch != expected.arch) return "built for " + m.arch + ", not " + expected.arch;
   if (m.library_build != expected.library_build)
     return "from another library build (" + (m.library_build.empty() ? "unknown" : m.library_build) + ")";
   if (!names_entry(m.entry, expected.entry)) return "its symbol " + m.entry + " is not " + expected.entry;
-  if (!m.image_is_ptx) return elf_problem(k.cubin);
   return {};
 }
 

@@ -36,7 +36,7 @@ TEST(RemoteCache, AFreshHostGetsTheKernelFromTheRemoteAndKeepsItOnDisk) {
   JitCompiler a(remote_settings(host_a.path(), redis));
   auto compiled = a.compile(req);
   EXPECT_EQ(compiled->source, CacheSource::compiled);
-  EXPECT_TRUE(compiled->lookup_notes.empty()) << notes_of(*compiled);
+  EXPECT_EQ(problems_of(*compiled), "");
   EXPECT_EQ(a.stats().remote_misses, 1u);
   EXPECT_TRUE(remote_entry(redis, req).kernel) << "a compile writes through to the remote";
 

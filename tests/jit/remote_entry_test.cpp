@@ -1,9 +1,12 @@
 // The remote entry frame: one value holding image and metadata, verified
-// (lengths, checksum, HMAC, key, metadata, arch, library build, symbol, ELF
-// header) before use; each refusal with its reason.
+// (lengths, checksum, HMAC, key, metadata, arch, library build, symbol, the
+// image as the disk layer checks it) before use; each refusal with its reason.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "jit/build_id.hpp"
+#include "jit/nvrtc_compiler.hpp"
 #include "jit/remote_entry.hpp"
 #include "support/hash.hpp"
 
@@ -13,16 +16,23 @@ namespace {
 const std::string kKey = "0123456789abcdef0123456789abcdef";
 const std::string kOtherKey = "fedcba9876543210fedcba9876543210";
 
-// The smallest image the reader accepts as a cubin: a 64-bit little-endian
-// ELF header for EM_CUDA, then some bytes.
-std::vector<char> fake_cubin() {
-  std::vector<char> image(128, '\0');
-  const char ident[] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
-  std::copy(std::begin(ident), std::end(ident), image.begin());
-  image[18] = static_cast<char>(190);  // e_machine = EM_CUDA
-  for (std::size_t i = 64; i < image.size(); ++i) image[i] = static_cast<char>(i * 7);
+// A real image of `source`'s kernel `entry` (NVRTC, once per arguments).
+std::vector<char> image_of(const std::string& source, const std::string& entry, const std::string& arch = "sm_90a") {
+  static std::map<std::string, std::vector<char>> images;
+  std::vector<char>& image = images[source + "\n" + entry + "\n" + arch];
+  if (image.empty()) {
+    NvrtcOutput out = nvrtc_compile(source, "saxpy.cu", entry, {arch, false, {}});
+    image = is_virtual_arch(arch) ? std::vector<char>(out.ptx.begin(), out.ptx.end()) : out.cubin;
+    if (is_virtual_arch(arch)) image.push_back('\0');
+  }
   return image;
 }
+
+const std::string kSaxpy = "extern \"C\" __global__ void saxpy(float* x, float* y) { y[threadIdx.x] += x[threadIdx.x]; }\n";
+// saxpy(float*, float*) with C++ linkage: its symbol is _Z5saxpyPfS_.
+const std::string kCppSaxpy = "__global__ void saxpy(float* x, float* y) { y[threadIdx.x] += x[threadIdx.x]; }\n";
+
+std::vector<char> fake_cubin() { return image_of(kSaxpy, "saxpy"); }
 
 StoredKernel entry(std::vector<char> image = fake_cubin()) {
   StoredKernel k;
@@ -115,31 +125,32 @@ TEST(RemoteEntry, RefusesAnotherArchLibraryBuildOrSymbol) {
   EXPECT_EQ(refusal(encode_remote_entry(kKey, k, "")), "from another library build (0.0.1+elsewhere)");
   k.metadata.library_build.clear();
   EXPECT_EQ(refusal(encode_remote_entry(kKey, k, "")), "from another library build (unknown)");
-  k = entry();
+  k = entry(image_of(kSaxpy.substr(0, kSaxpy.find("saxpy")) + "other_kernel" + kSaxpy.substr(kSaxpy.find("(")),
+                     "other_kernel"));
   k.metadata.entry = "other_kernel";
   EXPECT_EQ(refusal(encode_remote_entry(kKey, k, "")), "its symbol other_kernel is not saxpy");
+  k = entry(image_of(kCppSaxpy, "saxpy"));
   k.metadata.entry = "_Z5saxpyPfS_";  // the C++ name of saxpy(float*, float*)
   EXPECT_TRUE(decode_remote_entry(encode_remote_entry(kKey, k, ""), expect(), "").kernel);
 }
 
 TEST(RemoteEntry, RefusesAnImageThatIsNotACudaElf) {
+  // The disk layer's image check (cache_image.hpp), the same on both layers.
   std::vector<char> image = fake_cubin();
   image[1] = 'X';
-  EXPECT_EQ(refusal(encode_remote_entry(kKey, entry(image), "")), "the image is not an ELF file");
+  EXPECT_EQ(refusal(encode_remote_entry(kKey, entry(image), "")), "cubin is not an ELF file");
   image = fake_cubin();
   image[4] = 1;  // 32-bit
-  EXPECT_EQ(refusal(encode_remote_entry(kKey, entry(image), "")), "the image is not a 64-bit little-endian ELF file");
+  EXPECT_EQ(refusal(encode_remote_entry(kKey, entry(image), "")), "cubin is not a 64-bit little-endian ELF file");
   image = fake_cubin();
   image[18] = 62;  // x86-64
-  EXPECT_EQ(refusal(encode_remote_entry(kKey, entry(image), "")), "the image is not a CUDA ELF file");
-  EXPECT_EQ(refusal(encode_remote_entry(kKey, entry(std::vector<char>(10, 'x')), "")),
-            "the image is too short for an ELF header");
+  image[19] = 0;
+  EXPECT_EQ(refusal(encode_remote_entry(kKey, entry(image), "")), "cubin is an ELF file for machine 62, not CUDA (190)");
+  EXPECT_EQ(refusal(encode_remote_entry(kKey, entry(std::vector<char>(10, 'x')), "")), "cubin is not an ELF file");
 }
 
 TEST(RemoteEntry, AcceptsAPtxImageForAVirtualArch) {
-  const std::string ptx = ".version 8.0\n.target compute_80\n";
-  StoredKernel k = entry(std::vector<char>(ptx.begin(), ptx.end()));
-  k.cubin.push_back('\0');
+  StoredKernel k = entry(image_of(kSaxpy, "saxpy", "compute_80"));
   k.metadata.arch = "compute_80";
   k.metadata.image_is_ptx = true;
   k.metadata.cubin_bytes = k.cubin.size();

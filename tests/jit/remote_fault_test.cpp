@@ -198,7 +198,7 @@ TEST(RemoteFaults, AKilledLocalLockHolderReleasesItsWaiters) {
   EXPECT_LT(ms, 300 + 10000) << "the waiter was held far past the holder's death";
   EXPECT_EQ(k->source, CacheSource::compiled);
   EXPECT_EQ(k->cubin, nvrtc_image(req));
-  EXPECT_TRUE(k->lookup_notes.empty()) << notes_of(*k);
+  EXPECT_EQ(problems_of(*k), "");
   EXPECT_FALSE(std::filesystem::exists(dir.path() / (key_of(req) + ".lock"))) << "the lock file was left behind";
 }
 
@@ -264,7 +264,7 @@ TEST(RemoteFaults, ARemoteLockThatExpiresIsTakenOver) {
   auto k = jit.compile(req);
   EXPECT_LT(ms_since(t), 600 + 10000);
   EXPECT_EQ(k->cubin, nvrtc_image(req));
-  EXPECT_TRUE(k->lookup_notes.empty()) << notes_of(*k);
+  EXPECT_EQ(problems_of(*k), "");
   auto lock = redis.command({"EXISTS", "croq:lock:" + key_of(req)});
   EXPECT_EQ(lock->integer, 0) << "the lock taken over was not released";
 }

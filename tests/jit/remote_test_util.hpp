@@ -75,6 +75,15 @@ inline std::string notes_of(const CompiledKernel& k) {
   return all.empty() ? " (no notes)" : all;
 }
 
+// The notes that say something went wrong: all but the disk layer's plain
+// absence, which every first compile of a kernel has.
+inline std::string problems_of(const CompiledKernel& k) {
+  std::string out;
+  for (const auto& n : k.lookup_notes)
+    if (n.rfind("not in the disk cache", 0) != 0) out += n + "\n";
+  return out;
+}
+
 // Waits (at most 10 s) until the helper has printed "held".
 inline bool wait_until_held(const croq::test::Child& child) {
   const auto deadline = Clock::now() + std::chrono::seconds(10);

@@ -212,5 +212,9 @@ def test_precompile_fills_the_cache_for_each_arch(tmp_path):
 def test_precompile_rejects_bad_signatures():
     with pytest.raises(croqjit.ArgumentError):
         croqjit.precompile(ADD, [(croqjit.TensorSpec((16, 32), "f32"),)])
-    with pytest.raises(TypeError):
+    with pytest.raises(croqjit.ArgumentError, match=r"^signatures\[0\] must be a sequence of call arguments, got int$"):
         croqjit.precompile(ADD, [5])
+    with pytest.raises(croqjit.ArgumentError, match=r"^signatures must be a sequence of argument sequences, got int$"):
+        croqjit.precompile(ADD, 5)
+    with pytest.raises(croqjit.ArgumentError, match=r"^archs\[0\] "):
+        croqjit.precompile(ADD, [], archs=[5])
