@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "api/minifloat.hpp"
+#include "core/minifloat.hpp"
 #include "croq/dtype.hpp"
 
 namespace croq {

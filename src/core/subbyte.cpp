@@ -5,8 +5,8 @@
 #include <cstring>
 #include <string>
 
-#include "api/minifloat.hpp"
-#include "api/tensor_size.hpp"
+#include "core/minifloat.hpp"
+#include "core/tensor_size.hpp"
 #include "croq/error.hpp"
 
 namespace croq {
