@@ -16,8 +16,10 @@
 #   WHEEL_DEPS_DIR    install offline, from the wheels in this folder only
 #                     (pip itself may be one of them: a venv made without pip
 #                     runs pip from its wheel file)
-#   WHEEL_EXTRA_SITE  a site-packages folder appended to the venv's path
+#   WHEEL_EXTRA_SITE  site-packages folders (one a line) appended to the venv's path
 #                     (the GPU machine's torch; the venv's own come first)
+#   WHEEL_REQUIREMENTS what is installed beside the wheel (default
+#                     "numpy pytest"; empty where WHEEL_EXTRA_SITE has them)
 # Exits with pytest's status (5, no test collected, counts as a failure).
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 WHEEL WORKDIR [PYTEST_ARGS...]" >&2; exit 2; }
@@ -49,7 +51,8 @@ if ! "${pip_command[@]}" --version > /dev/null 2>&1; then
 fi
 requirement=$wheel
 [ -n "${WHEEL_EXTRA:-}" ] && requirement="croqjit[$WHEEL_EXTRA] @ file://$wheel"
-"${pip_command[@]}" install "${pip_args[@]}" "$requirement" numpy pytest
+read -r -a requirements <<< "${WHEEL_REQUIREMENTS-numpy pytest}"
+"${pip_command[@]}" install "${pip_args[@]}" "$requirement" "${requirements[@]}"
 site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 if [ -n "${WHEEL_EXTRA_SITE:-}" ]; then
   echo "$WHEEL_EXTRA_SITE" > "$site/zz-wheel-check-extra-site.pth"

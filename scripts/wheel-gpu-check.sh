@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The wheel on the GPU machine: a fresh venv with only the wheel and the
-# wheels of DEPS_DIR (pip, numpy, pytest; that machine has no package
-# index), torch's site-packages appended (/opt/torch/.venv there: torch,
-# CuPy), then tests/python against the installed package: the CPU tests and
-# the GPU tests (scripts/wheel-check.sh). Logs go to $OUT (else ./wheel-gpu-logs).
+# The wheel on the GPU machine: a fresh venv with only the wheel and,
+# from DEPS_DIR (that machine has no package index), pip and whichever of
+# numpy and pytest torch's Python lacks; torch's site-packages
+# (/opt/torch/.venv there: torch, CuPy, numpy) appended to its path; then
+# tests/python against the installed package, CPU and GPU tests
+# (scripts/wheel-check.sh). Logs go to $OUT (else ./wheel-gpu-logs).
 #
 #   scripts/wheel-gpu-check.sh --fetch DEPS_DIR [PYTHON_VERSION]
 #       on a machine with PyPI: downloads pip, numpy and pytest (and what
@@ -34,13 +35,19 @@ python=python3
 extra_site=
 if [ -x /opt/torch/.venv/bin/python ]; then
   python=/opt/torch/.venv/bin/python
-  extra_site=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  extra_site=$("$python" -c 'import site; print("\n".join(site.getsitepackages()))')
 fi
+# numpy and pytest: torch's (its numpy is the one torch and CuPy were
+# built against) where that site has them, else DEPS_DIR's.
+missing=
+for module in numpy pytest; do
+  "$python" -c "import $module" 2> /dev/null || missing="$missing $module"
+done
 nvidia-smi -L > "$logs/nvidia-smi.txt" 2>&1 || true
 work=$(mktemp -d "${TMPDIR:-/tmp}/croqjit-wheel-gpu.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 status=0
-PYTHON=$python WHEEL_DEPS_DIR=$deps WHEEL_EXTRA_SITE=$extra_site \
+PYTHON=$python WHEEL_DEPS_DIR=$deps WHEEL_EXTRA_SITE=$extra_site WHEEL_REQUIREMENTS=$missing \
   "$root/scripts/wheel-check.sh" "$wheel" "$work/check" -v 2>&1 | tee "$logs/wheel-gpu-check.log" || status=$?
 # The GPU tests must have run, not skipped: their module names hold "gpu".
 passed_gpu=$(grep -c 'test_gpu_[a-z_]*\.py::.* PASSED' "$logs/wheel-gpu-check.log" || true)

@@ -109,7 +109,10 @@ std::string cuda_include_dir() {
   candidates.push_back("/usr/local/cuda/include");
   for (const auto& dir : candidates) {
     std::error_code ec;
-    if (fs::exists(fs::path(dir) / "cuda.h", ec)) return dir;
+    // crt/ too: the PyPI packages split it off (nvidia-cuda-crt), and
+    // vector_types.h, which every fp16/bf16 header includes, needs it.
+    if (fs::exists(fs::path(dir) / "cuda.h", ec) && fs::exists(fs::path(dir) / "crt" / "host_defines.h", ec))
+      return dir;
   }
   return std::string();
   }();

@@ -55,7 +55,7 @@ int arch_number(const std::string& arch);
 std::uint64_t nvrtc_invocations();
 // Where NVRTC looks for CUDA headers: the include folder beside the loaded
 // NVRTC's lib folder, the configure-time toolkit, then $CUDA_HOME,
-// $CUDA_PATH, then /usr/local/cuda (first that has cuda.h).
+// $CUDA_PATH, then /usr/local/cuda (first that has cuda.h and crt/).
 std::string cuda_include_dir();
 
 }  // namespace croq::jit

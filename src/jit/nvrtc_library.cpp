@@ -54,7 +54,8 @@ std::vector<std::string> nvrtc_search_paths() {
   const std::string name = nvrtc_library_name();
   std::vector<std::string> paths{"", std::string(CROQ_CUDA_LIBRARY_DIR) + "/" + name, name};
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-    if (auto root = support::env_string(var)) paths.push_back(*root + "/lib64/" + name);
+    if (auto root = support::env_string(var))
+      for (const char* lib : {"/lib64/", "/lib/"}) paths.push_back(*root + lib + name);
   paths.push_back("/usr/local/cuda/lib64/" + name);
   std::vector<std::string> unique;
   for (auto& p : paths)

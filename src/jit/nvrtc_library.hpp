@@ -31,7 +31,8 @@ std::string nvrtc_library_name();
 // Where NVRTC is looked for, in order: one already loaded into the process
 // (croqjit's Python package and torch load the PyPI one), the toolkit the
 // library was built against, the system loader (LD_LIBRARY_PATH,
-// ld.so.cache), $CUDA_HOME/lib64, $CUDA_PATH/lib64, /usr/local/cuda/lib64.
+// ld.so.cache), $CUDA_HOME/lib64 and /lib, the same of $CUDA_PATH,
+// /usr/local/cuda/lib64.
 // Each entry is a path for dlopen; "" stands for "already loaded".
 std::vector<std::string> nvrtc_search_paths();
 

@@ -1,7 +1,6 @@
 // NVRTC loaded at first use (jit/nvrtc_library.hpp): where it is looked
-// for, the error naming every place tried when none loads, and the one
-// this process found (this test executable links NVRTC, so it is the one
-// already loaded).
+// for, the error naming every place tried when none loads, the one this
+// process found, and a compile through it with the headers beside it.
 #include <gtest/gtest.h>
 
 #include <cuda.h>
@@ -12,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/scoped_env.hpp"
 #include "croq/error.hpp"
 #include "jit/nvrtc_compiler.hpp"
 #include "jit/nvrtc_library.hpp"
@@ -42,13 +42,15 @@ TEST(NvrtcLibrary, NameIsOfTheCudaMajorVersionBuiltAgainst) {
 }
 
 TEST(NvrtcLibrary, SearchesLoadedThenToolkitThenLoaderThenCudaHome) {
-  ::setenv("CUDA_HOME", "/opt/croq-test-cuda", 1);
-  ::unsetenv("CUDA_PATH");
-  const std::vector<std::string> paths = nvrtc_search_paths();
-  ::unsetenv("CUDA_HOME");
+  std::vector<std::string> paths;
+  {
+    test::ScopedEnv env({{"CUDA_HOME", "/opt/croq-test-cuda"}, {"CUDA_PATH", ""}});
+    paths = nvrtc_search_paths();
+  }
   const std::string name = nvrtc_library_name();
   const std::vector<std::string> expected{"", std::string(CROQ_CUDART_DIR) + "/" + name, name,
-                                          "/opt/croq-test-cuda/lib64/" + name, "/usr/local/cuda/lib64/" + name};
+                                          "/opt/croq-test-cuda/lib64/" + name, "/opt/croq-test-cuda/lib/" + name,
+                                          "/usr/local/cuda/lib64/" + name};
   EXPECT_EQ(paths, expected);
 }
 
@@ -76,14 +78,28 @@ TEST(NvrtcLibrary, FileThatIsNotALibraryGivesTheLoadersReason) {
   EXPECT_EQ(message.rfind(prefix, 0), 0u) << message;
 }
 
-TEST(NvrtcLibrary, FindsTheAlreadyLoadedOneFirst) {
+// What the Python package relies on: an NVRTC loaded by path (the PyPI
+// package's, before) is the one "already loaded" finds.
+TEST(NvrtcLibrary, FindsTheOneAlreadyLoaded) {
+  const std::string loaded = nvrtc().path;
+  EXPECT_EQ(fs::path(loaded).filename().string(), nvrtc_library_name());
   const NvrtcApi api = load_nvrtc({""});
-  EXPECT_EQ(fs::path(api.path).filename().string(), nvrtc_library_name());
+  EXPECT_EQ(api.path, loaded);
   ASSERT_NE(api.nvrtcVersion, nullptr);
   int major = 0, minor = 0;
   ASSERT_EQ(api.nvrtcVersion(&major, &minor), NVRTC_SUCCESS);
   EXPECT_EQ(major, CUDA_VERSION / 1000);
   EXPECT_EQ(nvrtc_version(), std::to_string(major) + "." + std::to_string(minor));
+}
+
+TEST(NvrtcLibrary, CompilesWithTheLoadedNvrtcAndItsHeaders) {
+  const std::string source =
+      "#include <cuda_fp16.h>\n"
+      "extern \"C\" __global__ void k(__half* x) { x[0] = __float2half(1.0f); }\n";
+  const NvrtcOutput out = nvrtc_compile(source, "k.cu", "k", {"sm_90a", false, {}});
+  ASSERT_GT(out.cubin.size(), 4u);
+  EXPECT_EQ(std::string(out.cubin.data() + 1, 3), "ELF");
+  EXPECT_EQ(out.lowered_entry, "k");
 }
 
 TEST(NvrtcLibrary, HeadersComeFromBesideTheLoadedNvrtc) {
