@@ -62,11 +62,15 @@ fi
 extension=$(ls "$site"/croqjit/_croqjit*.so)
 echo "wheel-check: ldd $extension"
 ldd "$extension" | tee "$work/ldd.txt"
-bad=$(awk -v libs="$site/croqjit.libs/" '
-  /=> not found/ { print; next }
-  /linux-vdso|ld-linux/ { next }
-  $1 ~ /^(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt)\.so/ { next }
-  index($3, libs) != 1 { print }' "$work/ldd.txt")
+bad=
+while read -r name arrow path _; do
+  case "$name" in linux-vdso.so.* | */ld-linux* | ld-linux*) continue ;; esac
+  case "$name" in libc.so.* | libm.so.* | libstdc++.so.* | libgcc_s.so.* | libpthread.so.* | libdl.so.* | librt.so.*) continue ;; esac
+  if [ "$arrow" != "=>" ] || [ "$path" = not ] ||
+     [ "$(dirname "$(readlink -f "$path")")" != "$(readlink -f "$site/croqjit.libs")" ]; then
+    bad="$bad$name $arrow $path"$'\n'
+  fi
+done < "$work/ldd.txt"
 if [ -n "$bad" ]; then
   echo "wheel-check: these libraries do not come from the wheel nor from glibc/libstdc++:" >&2
   echo "$bad" >&2
