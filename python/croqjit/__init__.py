@@ -33,6 +33,12 @@ from ._croqjit import (
     precompile,
 )
 
+from ._nvrtc import load_packaged_nvrtc as _load_packaged_nvrtc
+
+# NVRTC is loaded at the first compile; the nvidia-cuda-nvrtc package's, if
+# installed, is made the one found (croqjit/_nvrtc.py).
+_load_packaged_nvrtc()
+
 __all__ = [
     "ArgumentError",
     "CacheError",

@@ -1,7 +1,5 @@
 #include "jit/nvrtc_compiler.hpp"
 
-#include <nvrtc.h>
-
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -9,6 +7,7 @@
 
 #include "croq/error.hpp"
 #include "jit/nvrtc_diagnostics.hpp"
+#include "jit/nvrtc_library.hpp"
 #include "jit/nvrtc_sandbox.hpp"
 #include "support/env.hpp"
 #include "support/log.hpp"
@@ -23,7 +22,7 @@ std::atomic<std::uint64_t> invocations{0};
 }
 
 void check_nvrtc(nvrtcResult r, const char* call, const std::string& source, const std::string& name) {
-  if (r != NVRTC_SUCCESS) fail(source, name, std::string(call) + " failed: " + nvrtcGetErrorString(r));
+  if (r != NVRTC_SUCCESS) fail(source, name, std::string(call) + " failed: " + nvrtc().nvrtcGetErrorString(r));
 }
 
 // sm_XY for a well-formed sm_XY[a|f] or compute_XY[a|f] (compute_XY names
@@ -42,6 +41,7 @@ std::string arch_base(const std::string& arch) {
 // there).
 bool run_nvrtc(const std::string& cuda_source, const std::string& source_name, const std::string& entry,
                const NvrtcOptions& options, NvrtcOutput& out) {
+  const NvrtcApi& api = nvrtc();  // loaded before the sandbox (validate_arch)
   const DeviceHeaders& headers = device_headers();
   std::vector<const char*> header_texts, header_names;
   for (std::size_t i = 0; i < headers.names.size(); ++i) {
@@ -49,42 +49,42 @@ bool run_nvrtc(const std::string& cuda_source, const std::string& source_name, c
     header_names.push_back(headers.names[i].c_str());
   }
   nvrtcProgram program = nullptr;
-  check_nvrtc(nvrtcCreateProgram(&program, cuda_source.c_str(), source_name.c_str(),
+  check_nvrtc(api.nvrtcCreateProgram(&program, cuda_source.c_str(), source_name.c_str(),
                                  static_cast<int>(header_names.size()), header_texts.data(), header_names.data()),
               "nvrtcCreateProgram", cuda_source, source_name);
-  struct Destroy { nvrtcProgram* p; ~Destroy() { nvrtcDestroyProgram(p); } } destroy{&program};
-  check_nvrtc(nvrtcAddNameExpression(program, entry.c_str()), "nvrtcAddNameExpression", cuda_source,
+  struct Destroy { nvrtcProgram* p; ~Destroy() { nvrtc().nvrtcDestroyProgram(p); } } destroy{&program};
+  check_nvrtc(api.nvrtcAddNameExpression(program, entry.c_str()), "nvrtcAddNameExpression", cuda_source,
               source_name);
 
   std::vector<std::string> flags = nvrtc_flags(options);
   std::vector<const char*> argv;
   for (const auto& f : flags) argv.push_back(f.c_str());
-  nvrtcResult compiled = nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
+  nvrtcResult compiled = api.nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
 
   std::size_t log_size = 0;
-  nvrtcGetProgramLogSize(program, &log_size);
+  api.nvrtcGetProgramLogSize(program, &log_size);
   if (log_size > 1) {
     out.log.resize(log_size);
-    nvrtcGetProgramLog(program, out.log.data());
+    api.nvrtcGetProgramLog(program, out.log.data());
     out.log.resize(log_size - 1);
   }
   if (compiled != NVRTC_SUCCESS) return false;
 
   const char* lowered = nullptr;
-  if (nvrtcGetLoweredName(program, entry.c_str(), &lowered) != NVRTC_SUCCESS || lowered == nullptr)
+  if (api.nvrtcGetLoweredName(program, entry.c_str(), &lowered) != NVRTC_SUCCESS || lowered == nullptr)
     fail(cuda_source, source_name, "entry `" + entry + "` is not a __global__ function of " + source_name);
   out.lowered_entry = lowered;
 
   if (!is_virtual_arch(options.arch)) {  // compute_XY: PTX only
     std::size_t cubin_size = 0;
-    check_nvrtc(nvrtcGetCUBINSize(program, &cubin_size), "nvrtcGetCUBINSize", cuda_source, source_name);
+    check_nvrtc(api.nvrtcGetCUBINSize(program, &cubin_size), "nvrtcGetCUBINSize", cuda_source, source_name);
     out.cubin.resize(cubin_size);
-    check_nvrtc(nvrtcGetCUBIN(program, out.cubin.data()), "nvrtcGetCUBIN", cuda_source, source_name);
+    check_nvrtc(api.nvrtcGetCUBIN(program, out.cubin.data()), "nvrtcGetCUBIN", cuda_source, source_name);
   }
   std::size_t ptx_size = 0;
-  if (nvrtcGetPTXSize(program, &ptx_size) == NVRTC_SUCCESS && ptx_size > 1) {
+  if (api.nvrtcGetPTXSize(program, &ptx_size) == NVRTC_SUCCESS && ptx_size > 1) {
     out.ptx.resize(ptx_size);
-    nvrtcGetPTX(program, out.ptx.data());
+    api.nvrtcGetPTX(program, out.ptx.data());
     out.ptx.resize(ptx_size - 1);
   }
   return true;
@@ -96,13 +96,23 @@ std::string cuda_include_dir() {
   // Looked up once: the environment is read at first use, like every CROQ_* knob.
   static const std::string dir = [] {
   namespace fs = std::filesystem;
-  std::vector<std::string> candidates{CROQ_CUDA_INCLUDE_DIR};
+  std::vector<std::string> candidates;
+  // The headers beside the NVRTC in use first (lib/../include: a toolkit's,
+  // or the nvidia-cuda-runtime and -crt PyPI packages' beside -nvrtc's).
+  try {
+    candidates.push_back((fs::path(nvrtc().path).parent_path().parent_path() / "include").string());
+  } catch (const CompileError&) {
+  }
+  candidates.push_back(CROQ_CUDA_INCLUDE_DIR);
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
     if (auto root = support::env_string(var)) candidates.push_back(*root + "/include");
   candidates.push_back("/usr/local/cuda/include");
   for (const auto& dir : candidates) {
     std::error_code ec;
-    if (fs::exists(fs::path(dir) / "cuda.h", ec)) return dir;
+    // crt/ too: the PyPI packages split it off (nvidia-cuda-crt), and
+    // vector_types.h, which every fp16/bf16 header includes, needs it.
+    if (fs::exists(fs::path(dir) / "cuda.h", ec) && fs::exists(fs::path(dir) / "crt" / "host_defines.h", ec))
+      return dir;
   }
   return std::string();
   }();
@@ -111,15 +121,16 @@ std::string cuda_include_dir() {
 
 std::string nvrtc_version() {
   int major = 0, minor = 0;
-  nvrtcVersion(&major, &minor);
+  nvrtc().nvrtcVersion(&major, &minor);
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
 std::vector<std::string> nvrtc_supported_archs() {
+  const NvrtcApi& api = nvrtc();
   int n = 0;
-  nvrtcGetNumSupportedArchs(&n);
+  api.nvrtcGetNumSupportedArchs(&n);
   std::vector<int> archs(static_cast<std::size_t>(n));
-  nvrtcGetSupportedArchs(archs.data());
+  api.nvrtcGetSupportedArchs(archs.data());
   std::vector<std::string> out;
   for (int a : archs) out.push_back("sm_" + std::to_string(a));
   return out;

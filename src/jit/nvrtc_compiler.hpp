@@ -53,8 +53,9 @@ int arch_number(const std::string& arch);
 // How many times nvrtc_compile ran NVRTC in this process (tests use it to
 // prove cache hits).
 std::uint64_t nvrtc_invocations();
-// Where NVRTC looks for CUDA headers: the configure-time toolkit, then
-// $CUDA_HOME, $CUDA_PATH, then /usr/local/cuda (first that has cuda.h).
+// Where NVRTC looks for CUDA headers: the include folder beside the loaded
+// NVRTC's lib folder, the configure-time toolkit, then $CUDA_HOME,
+// $CUDA_PATH, then /usr/local/cuda (first that has cuda.h and crt/).
 std::string cuda_include_dir();
 
 }  // namespace croq::jit

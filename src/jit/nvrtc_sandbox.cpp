@@ -2,7 +2,6 @@
 
 #include <dlfcn.h>
 #include <linux/audit.h>
-#include <nvrtc.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
@@ -15,12 +14,14 @@
 #include <cstring>
 #include <ctime>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <sstream>
 
 #include "croq/error.hpp"
 #include "jit/nvrtc_compiler.hpp"
+#include "jit/nvrtc_library.hpp"
 
 #if !defined(__linux__)
 #error "the NVRTC sandbox needs Linux seccomp"
@@ -114,15 +115,17 @@ int install_filter() {
 }
 
 void warm_up_nvrtc() {
+  const NvrtcApi& api = nvrtc();
   nvrtcProgram program = nullptr;
-  if (nvrtcCreateProgram(&program, "", "croq_warm_up.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) return;
-  nvrtcCompileProgram(program, 0, nullptr);
-  nvrtcDestroyProgram(&program);
+  if (api.nvrtcCreateProgram(&program, "", "croq_warm_up.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) return;
+  api.nvrtcCompileProgram(program, 0, nullptr);
+  api.nvrtcDestroyProgram(&program);
 }
 
 // What a first compile would otherwise read from disk, done before any
-// sandboxed one: the device headers; NVRTC's builtins library (dlopen by
-// name: a loaded library is found again without opening a file); and the
+// sandboxed one: the device headers; NVRTC's builtins library (from beside
+// NVRTC, else by name: NVRTC's own dlopen by name then finds the loaded one
+// without opening a file); and the
 // time zone (EDG's __DATE__ calls localtime, which glibc answers from its
 // loaded zone once stat says /etc/localtime is unchanged).
 void prepare_process() {
@@ -131,6 +134,8 @@ void prepare_process() {
     device_headers();  // read here: in the sandbox nothing can be
     tzset();
     const std::string builtins = "libnvrtc-builtins.so." + nvrtc_version();
+    const auto beside = std::filesystem::path(nvrtc().path).parent_path() / builtins;
+    if (dlopen(beside.c_str(), RTLD_NOW | RTLD_LOCAL) != nullptr) return;
     if (dlopen(builtins.c_str(), RTLD_NOW | RTLD_LOCAL) != nullptr) return;
     // Another naming: an empty program loads whatever NVRTC needs, unsandboxed
     // (its text is ours; it includes nothing).

@@ -55,8 +55,16 @@ std::string killed_writer_leftover(const fs::path& dir) {
       write_file_atomically(dir_fd, "0123456789abcdef0123456789abcdef.cubin", image.data(), image.size(), 0600);
       ::_exit(0);
     }
+    // Until the temp file has bytes: killed between its creation and its
+    // first write (a loaded machine), it would be left empty.
+    const auto written = [&] {
+      std::error_code ec;
+      for (const auto& name : temp_files(dir))
+        if (fs::file_size(dir / name, ec) > 0 && !ec) return true;
+      return false;
+    };
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (temp_files(dir).empty() && std::chrono::steady_clock::now() < deadline)
+    while (!written() && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     ::kill(pid, SIGKILL);
     int status = 0;

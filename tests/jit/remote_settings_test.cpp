@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include "common/scoped_env.hpp"
 #include "croq/error.hpp"
 #include "jit/jit_compiler.hpp"
 
@@ -11,27 +12,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-// Sets variables for one test and restores them after.
-class ScopedEnv {
- public:
-  explicit ScopedEnv(std::map<std::string, std::string> values) {
-    for (const auto& [name, value] : values) {
-      const char* old = ::getenv(name.c_str());
-      saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
-      if (value.empty()) ::unsetenv(name.c_str());
-      else ::setenv(name.c_str(), value.c_str(), 1);
-    }
-  }
-  ~ScopedEnv() {
-    for (const auto& [name, old] : saved_) {
-      if (old) ::setenv(name.c_str(), old->c_str(), 1);
-      else ::unsetenv(name.c_str());
-    }
-  }
-
- private:
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
-};
+using test::ScopedEnv;
 
 const std::map<std::string, std::string> kUnset{{"CROQ_CACHE_REMOTE", ""},
                                                 {"CROQ_CACHE_REMOTE_SECRET", ""},
