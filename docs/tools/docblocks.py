@@ -75,7 +75,7 @@ class Block:
 
     @property
     def name(self) -> str:
-        return f"{self.page.relative_to(DOCS)}:{self.line}"
+        return f"{self.page.relative_to(REPO)}:{self.line}"
 
 
 def parse_marker(words: str, where: str) -> dict:
@@ -121,6 +121,11 @@ def blocks_of(page: Path, text: str | None = None) -> list[Block]:
 def pages() -> list[Path]:
     """The site's hand-written Markdown pages (docs/tools is not a page)."""
     return sorted(p for p in DOCS.rglob("*.md") if "tools" not in p.relative_to(DOCS).parts)
+
+
+def tested_pages() -> list[Path]:
+    """The pages whose code blocks are tests: the site's and the README."""
+    return pages() + [REPO / "README.md"]
 
 
 def build_dir() -> Path:

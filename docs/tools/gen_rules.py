@@ -1,6 +1,7 @@
 """The error-rule reference (docs/reference/errors.md), generated from
 src/sema/rules.def: every rule's id, what it requires, an example that
-breaks it (the rule's first case in tests/sema/*_cases.cpp, where
+breaks it (the rule's first case in tests/sema/*_cases.cpp, its
+first with a hint where one has, where
 croq_sema_tests checks its exact message, hint and caret), the diagnostics
 croq::compile renders for that example, and the fix."""
 
@@ -64,9 +65,11 @@ def _fence(text: str, language: str) -> str:
 
 
 def markdown() -> str:
+    # Each rule's first case, or its first with a hint (the hint is the fix).
     cases: dict[str, dict] = {}
     for case in rule_cases():
-        cases.setdefault(case["rule"], case)
+        if case["rule"] not in cases or (case["hint"] and not cases[case["rule"]]["hint"]):
+            cases[case["rule"]] = case
     out, area = [], None
     all_rules = rules()
     out.append(f"{len(all_rules)} rules, {sum(r.limitation for r in all_rules)} of them limitations.\n")
@@ -88,7 +91,7 @@ def markdown() -> str:
         out.append(_fence(case["source"], "croq"))
         out.append("**Reported:**\n")
         out.append(_fence(case["rendered"], "text"))
-        fix = case["hint"] or rule.summary
+        fix = case["hint"] or f"change the kernel so that {rule.summary}"
         out.append(f"**Fix:** {fix[0].upper() + fix[1:]}{'' if fix.endswith(('.', '?', ')')) else '.'}\n")
     return "\n".join(out)
 
