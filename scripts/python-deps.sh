@@ -3,6 +3,8 @@
 # the `croqjit` Python package: BUILD_DIR/python-venv with nanobind,
 # scikit-build-core, pytest and numpy. CMake configured into BUILD_DIR picks
 # this venv's interpreter, so the Python tests join ctest (label `python`).
+# It also installs the documentation site's MkDocs (docs/requirements.txt);
+# without it (no PyPI) only the site's build test skips, saying why.
 #
 #   scripts/python-deps.sh [BUILD_DIR]     (default: ./build, relative to the current directory)
 #
@@ -17,6 +19,7 @@ venv="$build/python-venv"
 python=${PYTHON:-python3}
 packages=(nanobind scikit-build-core pytest numpy)
 modules=(nanobind scikit_build_core pytest numpy)
+docs_requirements=$(cd "$(dirname "$0")/.." && pwd)/docs/requirements.txt
 
 have_packages() {
   "$venv/bin/python" - "${modules[@]}" <<'PY' 2>/dev/null
@@ -25,7 +28,16 @@ sys.exit(0 if all(importlib.util.find_spec(m) for m in sys.argv[1:]) else 1)
 PY
 }
 
+# The site's packages are optional: a failure is a warning, not an error.
+ensure_docs_packages() {
+  "$venv/bin/python" -c 'import mkdocs, material' 2>/dev/null && return 0
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --retries 1 --timeout 30 \
+    -r "$docs_requirements" >&2 ||
+    echo "python-deps: pip could not install $docs_requirements; the documentation site's build test (docs_build) will skip" >&2
+}
+
 if [ -x "$venv/bin/python" ] && have_packages; then
+  ensure_docs_packages
   echo "$venv/bin/python"
   exit 0
 fi
@@ -58,4 +70,5 @@ if ! have_packages; then
     exit 1
   }
 fi
+ensure_docs_packages
 echo "$venv/bin/python"

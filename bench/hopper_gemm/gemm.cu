@@ -491,7 +491,7 @@ void launch(const Problem<T>& p, int group_tiles, cudaStream_t stream) {
   }
 
 // The first is the headline configuration; the rest show what each choice
-// buys (README.md has the figures).
+// buys (docs/how-to/benchmarks.md has the figures).
 const Variant kVariants[] = {
     VARIANT("128x256_s3_cluster2_persistent_tmastore", 256, 3, 2, true, true, 16),
     VARIANT("128x256_s3_persistent_tmastore", 256, 3, 1, true, true, 16),

@@ -2,8 +2,7 @@
 // that a .co file's host code uses (make_spandata, spanned_data, views,
 // element types and conversions, choreo_assert, verification and timing
 // helpers), built on libcroqjit's public API. `croq host FILE.co` turns such
-// a file into a C++ translation unit that includes this header (README,
-// "Running a Croqtile host program").
+// a file into a C++ translation unit that includes this header (docs/how-to/upstream-host-programs.md).
 //
 // Element types: where the CUDA toolkit's headers are found (and
 // CROQ_CHOREO_NO_CUDA is not defined), choreo::f16, bf16, f8_e4m3 and

@@ -110,7 +110,7 @@ class TuneError : public Error {
 // Compiles, runs, checks and times each configuration on `args` and returns
 // the fastest. Host arguments are copied to the device once; device tensors
 // that the kernel writes are restored before each run and before returning.
-// The choice is recorded next to the kernel cache (README "Autotuning"),
+// The choice is recorded next to the kernel cache (docs/how-to/autotuning.md),
 // keyed by the source, the base options, the configurations, the arguments'
 // dtypes and shapes, the arch and the device name; a later call with the
 // same key compiles the recorded configuration and times nothing.

@@ -1,5 +1,5 @@
 // croq host FILE.co: a C++ translation unit that runs a Croqtile file's
-// host code against libcroqjit (README "Running a Croqtile host program").
+// host code against libcroqjit (docs/how-to/upstream-host-programs.md).
 //
 // The front end finds the __co__ functions (their names, return types and
 // locations) and the __device__ / __cok__ code; the lexer's tokens of the

@@ -1,6 +1,6 @@
 // Limits on what one source may ask of the frontend, so that no input makes
 // it run out of memory or time. Each limit that is hit is a diagnostic that
-// names it; the README's "Input limits" section lists them.
+// names it; docs/reference/limits.md lists them.
 #pragma once
 
 #include <cstddef>

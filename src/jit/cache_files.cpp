@@ -96,7 +96,7 @@ std::unique_ptr<CacheDirectory> CacheDirectory::open(const fs::path& path, bool 
     return nullptr;
   }
   if (std::string problem = trust_problem(st, shared); !problem.empty()) {
-    *why = "not trusted: " + problem + "; see \"Cache trust model\" in the README (CROQ_CACHE_SHARED=1 "
+    *why = "not trusted: " + problem + "; see \"Cache trust model\" in docs/reference/cache.md (CROQ_CACHE_SHARED=1 "
            "shares a cache between users)";
     ::close(fd);
     return nullptr;

@@ -7,7 +7,7 @@
 //    replaces a planted link instead of writing through it);
 //  - the directory and every file read must belong to the current user and
 //    not be writable by group or others, unless the cache is shared
-//    (CROQ_CACHE_SHARED=1: README "Cache trust model").
+//    (CROQ_CACHE_SHARED=1: docs/reference/cache.md, "Cache trust model").
 // Every call reports errors as values (errno, or a reason); none throws.
 #pragma once
 

@@ -65,7 +65,7 @@ struct EntryRequest {
 
 struct StoredKernel {
   std::vector<char> cubin;  // the image: cubin, or NUL-terminated PTX
-  CacheMetadata metadata;   // see README "Cache layout"
+  CacheMetadata metadata;   // see docs/reference/cache.md
 };
 
 struct CacheEntryInfo {

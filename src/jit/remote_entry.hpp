@@ -51,7 +51,7 @@ std::string encode_remote_entry(const std::string& key_hex, const StoredKernel& 
 // The verified entry, or the reason it is refused. With a secret, an
 // unsigned entry or one signed with another secret is refused; without one,
 // the signature is not checked (anyone who can write the store can write
-// any entry: README "Fleet use").
+// any entry: docs/how-to/caching-and-fleets.md, "Fleet use").
 DecodedRemoteEntry decode_remote_entry(std::string_view value, const RemoteEntryExpectation& expected,
                                        const std::string& secret);
 

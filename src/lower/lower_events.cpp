@@ -1,7 +1,7 @@
 // Lowering of events (mbarriers), wait and trigger, arrays of buffers and
 // events, and warp specialization (inthreads.async).
 //
-// Rules we implement (README "Hopper path"):
+// Rules we implement (docs/guide/targets.md):
 //   * `shared event e[N]` is N mbarriers. `trigger e[i]` is an arrival by
 //     every warp of the threads running it (one arrival per thread when the
 //     set is not whole warps); the barrier's count is fixed by the trigger

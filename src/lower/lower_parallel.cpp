@@ -1,4 +1,4 @@
-// Parallel mapping (documented in README "Parallel mapping"):
+// Parallel mapping (docs/guide/language.md, "Parallel mapping"):
 //   * `: block` levels become the (flattened, 1-D) grid; `: thread`,
 //     `: group` (32 threads) and `: group-4` (128 threads) levels become the
 //     threads of a block. Multi-index levels decompose row-major, last index

@@ -1,4 +1,4 @@
-// Events and futures (README "Hopper path"): `shared event e[N]`, `trigger`,
+// Events and futures (docs/guide/targets.md): `shared event e[N]`, `trigger`,
 // `wait`, and the futures of copies.
 #include "sema/checker.hpp"
 

@@ -50,7 +50,7 @@ bool Checker::placement_level(const Stmt& s, const Parallel& p, std::size_t leve
       fail(Rule::device_outermost, lv.location, "a `: device` level must be the outermost parallel level",
            "put the `: block` and `: thread` levels inside it");
     // One instance of a `: device(cpu|gpu)` level is a kernel launch: its
-    // body runs on the GPU either way (README "Parallel mapping").
+    // body runs on the GPU either way (docs/guide/language.md, "Parallel mapping").
     const bool one = values.size() == 1 && values[0].known == Known::now && values[0].value == 1;
     if (lv.space == SpaceSpecifier::term)
       limitation(Rule::unsupported_launch, lv.space_location, "`: term` levels are not supported yet by libcroqjit",

@@ -1,5 +1,4 @@
-// mma.fill / mma.load / mma.row.row / mma.commit / mma.store (README "Hopper
-// path"): operand kinds, element types, ranks, whole warpgroups, the
+// mma.fill / mma.load / mma.row.row / mma.commit / mma.store (docs/guide/targets.md): operand kinds, element types, ranks, whole warpgroups, the
 // accumulator's life and the operand layouts. The tile extents (64 rows, a
 // common K, N up to 256, swizzle spans matching row bytes) are checked per call.
 #include "sema/checker.hpp"

@@ -1,4 +1,4 @@
-// Parallel levels (README "Parallel mapping"), clusters and inthreads.async
+// Parallel levels (docs/guide/language.md, "Parallel mapping"), clusters and inthreads.async
 // regions: where each level runs, the counts that are constants in the
 // source, and which warpgroups a region selects.
 #include "frontend/frontend.hpp"

@@ -39,7 +39,7 @@ struct Options {
   bool limitations_are_errors = true;
 };
 
-// How a parallel level runs (README "Parallel mapping").
+// How a parallel level runs (docs/guide/language.md, "Parallel mapping").
 enum class Mapping { cluster, grid, threads, flat };
 
 // One checked __co__ function. Symbols, buffers, events and accumulators

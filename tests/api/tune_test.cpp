@@ -57,7 +57,7 @@ TEST(TuneConfig, CrossProductVariesTheLastNameFastest) {
   EXPECT_THROW(cross_product({{"TM", {}}}), ArgumentError);
   EXPECT_THROW(cross_product({{"TM", {std::int64_t{1}}}, {"TM", {std::int64_t{2}}}}), ArgumentError);
   EXPECT_EQ(cross_product({}).size(), 1u);  // no axes: the source's own defines
-  // The README's form: plain integer literals are integer defines.
+  // The documentation's form (docs/how-to/autotuning.md): plain integer literals are integer defines.
   auto readme = cross_product({{"TM", {8, 16, 32}}, {"TN", {8, 32}}});
   ASSERT_EQ(readme.size(), 6u);
   EXPECT_EQ(readme[5].str(), "TM=32 TN=32");

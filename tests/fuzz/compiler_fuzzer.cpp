@@ -4,8 +4,8 @@
 // (pipeline::generate: bind, lower, passes with the IR verifier on, the
 // CUDA backend; NVRTC is not run). Any crash, hang, sanitizer report,
 // exception other than croq::Error, invalid IR, or generated text that lets
-// the source name escape its literal or comment is a bug. See README.md for
-// how to run it.
+// the source name escape its literal or comment is a bug. See
+// tests/fuzz/README.md for how to run it.
 //
 // Input layout: the source, then 8 configuration bytes (inputs of 8 bytes
 // or less are all source, with a zero configuration):

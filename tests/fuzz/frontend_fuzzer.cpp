@@ -1,7 +1,7 @@
 // libFuzzer target: arbitrary bytes through the lexer, the preprocessor, the
 // parser and the semantic checker (with and without a target arch). Any
 // crash, hang, sanitizer report or exception other than croq::CompileError
-// is a bug. See README.md for how to run it.
+// is a bug. See tests/fuzz/README.md for how to run it.
 #include <cstddef>
 #include <cstdint>
 #include <limits>

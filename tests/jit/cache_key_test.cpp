@@ -1,5 +1,5 @@
-// The cache key covers everything that changes the image (README "Cache
-// layout"): checked here against NVRTC itself where an input changes the
+// The cache key covers everything that changes the image (docs/reference/cache.md,
+// "Cache layout"): checked here against NVRTC itself where an input changes the
 // cubin, and for the library build, which only the key can tell apart.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// No input under the limits takes over 10 seconds (README "Input limits"):
+// No input under the limits takes over 10 seconds (docs/reference/limits.md):
 // each test builds the worst case issue 30 found for a stage at (or just
 // under) its limit, runs the croq command on it, and times it; one step
 // past the limit is a clear error, at once. Label `slow`: they compile

@@ -10,30 +10,11 @@
 namespace croq::sema::test {
 namespace {
 
-std::vector<RuleCase> all_cases() {
-  std::vector<RuleCase> all;
-  for (auto part : {expression_cases, statement_cases, parallel_cases, copy_cases, event_and_mma_cases,
-                    unsupported_cases, form_cases, declaration_cases, upstream_rule_cases, audit_rule_cases,
-                    construct_cases, reliability_cases}) {
-    auto cases = part();
-    all.insert(all.end(), cases.begin(), cases.end());
-  }
-  return all;
-}
-
-// The target rules need CompileOptions::arch: sm_XY, as croq::compile builds it.
-Options options_for(const RuleCase& c) {
-  Options o;
-  if (!c.arch.empty()) o.target = target::parse_target(c.arch);
-  o.limitations_are_errors = !c.limitations_as_warnings;
-  return o;
-}
-
 class Rules : public ::testing::TestWithParam<RuleCase> {};
 
 TEST_P(Rules, ExactRuleMessageHintAndLocation) {
   const RuleCase& c = GetParam();
-  auto e = sema_error(c.source, options_for(c));
+  auto e = sema_error(c.source, rule_case_options(c));
   ASSERT_TRUE(e.has_value()) << "no error for:\n" << c.source;
   std::vector<Diagnostic> errors;
   for (const Diagnostic& d : e->diagnostics())
@@ -73,14 +54,14 @@ INSTANTIATE_TEST_SUITE_P(Reliability, Rules, ::testing::ValuesIn(reliability_cas
 
 TEST(RuleTable, EveryRuleHasACase) {
   std::set<std::string> covered;
-  for (const RuleCase& c : all_cases()) covered.insert(c.rule);
+  for (const RuleCase& c : all_rule_cases()) covered.insert(c.rule);
   for (const RuleInfo& r : all_rules()) EXPECT_TRUE(covered.count(r.id)) << "no case for rule " << r.id;
 }
 
 TEST(RuleTable, CasesNameKnownRules) {
   std::set<std::string> ids;
   for (const RuleInfo& r : all_rules()) ids.insert(r.id);
-  for (const RuleCase& c : all_cases()) EXPECT_TRUE(ids.count(c.rule)) << c.name << ": unknown rule " << c.rule;
+  for (const RuleCase& c : all_rule_cases()) EXPECT_TRUE(ids.count(c.rule)) << c.name << ": unknown rule " << c.rule;
 }
 
 TEST(RuleTable, IdsAreUniqueKebabCaseWithSummaries) {

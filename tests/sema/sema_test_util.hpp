@@ -11,6 +11,7 @@
 #include "croq/error.hpp"
 #include "frontend/frontend.hpp"
 #include "sema/sema.hpp"
+#include "target/target.hpp"
 
 namespace croq::sema::test {
 
@@ -92,5 +93,27 @@ std::vector<RuleCase> upstream_rule_cases();
 std::vector<RuleCase> audit_rule_cases();
 std::vector<RuleCase> construct_cases();
 std::vector<RuleCase> reliability_cases();
+
+// All of them, in that order (rules_test.cpp checks them; the documentation's
+// error reference shows them, tests/docs/rule_examples.cpp).
+inline std::vector<RuleCase> all_rule_cases() {
+  std::vector<RuleCase> all;
+  for (auto part : {expression_cases, statement_cases, parallel_cases, copy_cases, event_and_mma_cases,
+                    unsupported_cases, form_cases, declaration_cases, upstream_rule_cases, audit_rule_cases,
+                    construct_cases, reliability_cases}) {
+    auto cases = part();
+    all.insert(all.end(), cases.begin(), cases.end());
+  }
+  return all;
+}
+
+// The options a case is checked under: the target rules need
+// CompileOptions::arch (sm_XY, as croq::compile builds it).
+inline Options rule_case_options(const RuleCase& c) {
+  Options o;
+  if (!c.arch.empty()) o.target = target::parse_target(c.arch);
+  o.limitations_are_errors = !c.limitations_as_warnings;
+  return o;
+}
 
 }  // namespace croq::sema::test

@@ -1,4 +1,4 @@
-// `: cluster` levels (README "Hopper path"): the launch shape (grid =
+// `: cluster` levels (docs/guide/targets.md): the launch shape (grid =
 // clusters x blocks per cluster along x, cluster dims {B, 1, 1}), the index
 // arithmetic of the generated CUDA (cluster = blockIdx.x / B, block in the
 // cluster = blockIdx.x % B, row-major), dynamic cluster counts, NVRTC for

@@ -1,4 +1,4 @@
-// Every user-facing error of the Hopper path (README "Hopper path"): events,
+// Every user-facing error of the Hopper path (docs/guide/targets.md): events,
 // tma.copy, .swiz<N>, inthreads.async and mma.* misuses each have a minimal
 // kernel here, and the test asserts the exact message, hint, line and column
 // of the first diagnostic. The kernels are specialized with
