@@ -50,7 +50,8 @@ PreparedCall convert_call(const Kernel& k, const nb::args& args, const nb::kwarg
   PyObject* const* items = reinterpret_cast<PyTupleObject*>(args.ptr())->ob_item;
   PreparedCall call{convert_arguments(items, args.size(), k.params), {}};
   call.options.stream = resolve_stream(stream, call.arguments);
-  call.options.device = call.arguments.device;
+  // options.device stays -1: the library takes the first device tensor's
+  // device (call.arguments.device) itself, and its messages then say so.
   return call;
 }
 
