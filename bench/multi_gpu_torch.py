@@ -1,6 +1,7 @@
 """torch's side of samples/multi_gpu_allgather_gemm.cpp: the same
 all-gather + GEMM on every GPU of the node, in one process, with torch's
-peer copies (Tensor.copy_ between devices, cudaMemcpyPeerAsync) and
+peer copies (Tensor.copy_ between devices: cudaMemcpyPeerAsync, over
+NVLink where torch enabled peer access) and
 torch.matmul (cuBLAS):
 
   allgather_then_gemm  the peers' row shards of A copied in, then C_i = A B_i^T
@@ -49,34 +50,43 @@ def main(argv):
         a.append(full)
     b = [b_host[i].to(d) for i, d in enumerate(devices)]
     c = [torch.empty(m, cols, device=d, dtype=torch.half) for d in devices]
-    copy_streams = [torch.cuda.Stream(device=d) for d in devices]
+    # Streams of their own (not the legacy default stream, which would
+    # serialize with everything): compute per device, side (the fused
+    # form's copy stream) per device, and send[j][i] for the copies from
+    # j to i, since torch runs a copy between devices on the source
+    # device's current stream (two-way synchronized with the
+    # destination's current stream).
+    compute = [torch.cuda.Stream(device=d) for d in devices]
+    side = [torch.cuda.Stream(device=d) for d in devices]
+    send = [[torch.cuda.Stream(device=devices[j]) for _ in devices] for j in range(gpus)]
     done = [torch.cuda.Event() for _ in devices]
     arrived = [[torch.cuda.Event() for _ in devices] for _ in devices]
 
     def fetch(i, j):
-        a[i][j * rows:(j + 1) * rows].copy_(a[j][j * rows:(j + 1) * rows], non_blocking=True)
+        with torch.cuda.stream(send[j][i]):
+            a[i][j * rows:(j + 1) * rows].copy_(a[j][j * rows:(j + 1) * rows], non_blocking=True)
 
     def allgather_then_gemm(i):
-        with torch.cuda.device(i):
+        with torch.cuda.device(i), torch.cuda.stream(compute[i]):
             for step in range(1, gpus):
                 fetch(i, (i + step) % gpus)
             torch.matmul(a[i], b[i].t(), out=c[i])
 
     def fused(i):
         with torch.cuda.device(i):
-            compute = torch.cuda.current_stream()
-            with torch.cuda.stream(copy_streams[i]):
-                copy_streams[i].wait_event(done[i])
+            with torch.cuda.stream(side[i]):
+                side[i].wait_event(done[i])
                 for step in range(1, gpus):
                     j = (i + step) % gpus
                     fetch(i, j)
-                    arrived[i][j].record(copy_streams[i])
-            torch.matmul(a[i][i * rows:(i + 1) * rows], b[i].t(), out=c[i][i * rows:(i + 1) * rows])
-            for step in range(1, gpus):
-                j = (i + step) % gpus
-                compute.wait_event(arrived[i][j])
-                torch.matmul(a[i][j * rows:(j + 1) * rows], b[i].t(), out=c[i][j * rows:(j + 1) * rows])
-            done[i].record(compute)
+                    arrived[i][j].record(side[i])
+            with torch.cuda.stream(compute[i]):
+                torch.matmul(a[i][i * rows:(i + 1) * rows], b[i].t(), out=c[i][i * rows:(i + 1) * rows])
+                for step in range(1, gpus):
+                    j = (i + step) % gpus
+                    compute[i].wait_event(arrived[i][j])
+                    torch.matmul(a[i][j * rows:(j + 1) * rows], b[i].t(), out=c[i][j * rows:(j + 1) * rows])
+                done[i].record(compute[i])
 
     def sync_all():
         for d in devices:
@@ -111,6 +121,7 @@ def main(argv):
     for name, way in (("allgather_then_gemm", allgather_then_gemm), ("fused", fused)):
         for cc in c:
             cc.fill_(float("nan"))
+        sync_all()  # the fill and the inputs' uploads ran on the default streams
         for i in range(gpus):
             way(i)
         sync_all()

@@ -51,14 +51,18 @@
 #include "gemm_check.hpp"
 
 static const char* kSource = R"croq(
-// dst = src, 16 f32 (four 16-byte vectors, all loaded before any store, so
-// that enough bytes are in flight over the link) per thread; src may live
-// on a peer GPU. N is a multiple of 4096.
+// dst = src; src may live on a peer GPU (read over NVLink). Each thread
+// moves 16 f32 with all 16 loads issued before any store (through its
+// registers, v), so that enough bytes are in flight over the link; each
+// load of a warp reads 128 consecutive bytes. N is a multiple of 4096.
 __co__ void peer_copy(global f32 [N] src, global f32 [N] dst) {
   parallel b by N / 4096 : block
     parallel t by 256 : thread {
-      v = dma.copy src.subspan(16).at(b # t) => local;
-      dma.copy v.data => dst.subspan(16).at(b # t);
+      local f32 [16] v;
+      foreach k in [16]
+        v.at(k) = src.at(b # k # t);
+      foreach k in [16]
+        dst.at(b # k # t) = v.at(k);
     }
 }
 )croq";

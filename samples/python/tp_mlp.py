@@ -45,7 +45,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "bench",
 GELU_SOURCE = """
 __co__ void gelu(f16 [N] x) {
   parallel i by N
-    x.at(i) = gelu(x.at(i));
+    x.at(i) = __gelu(x.at(i));
 }
 """
 
@@ -77,7 +77,9 @@ def launch(args, argv) -> int:
         print(f"tp_mlp: skipped: needs {args.ranks} CUDA GPUs, {gpus} present")
         return 0
     cache = tempfile.mkdtemp(prefix="croqjit-tp-mlp-cache-")
-    env = dict(os.environ, CROQ_CACHE_DIR=cache, CROQ_CACHE="1")
+    # The ranks that wait for the one compiling wait long enough for any
+    # compile (the default 10 s would let a slow compile be repeated).
+    env = dict(os.environ, CROQ_CACHE_DIR=cache, CROQ_CACHE="1", CROQ_CACHE_WAIT_MS="120000")
     env.pop("CROQ_CACHE_REQUIRE_HIT", None)
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={args.ranks}",
                os.path.abspath(__file__), *argv]
