@@ -63,6 +63,6 @@ grep -h -E "fused speed-up|peer_copy / memcpy|allgather_then_gemm  |fused   |cud
   "$out/allgather_gemm_bench.log" 2>/dev/null
 grep -h -E "^  torch (allgather_then_gemm|fused)" "$out/torch_allgather_gemm.log" 2>/dev/null
 for ranks in 2 4; do
-  [ -f "$out/tp_mlp_$ranks.log" ] && grep -h -E "tp_mlp bench|croqjit GEMMs|torch.matmul|croqjit / torch" "$out/tp_mlp_$ranks.log"
+  [ -f "$out/tp_mlp_$ranks.log" ] && grep -h -E "tp_mlp bench|croqjit GEMMs|chunks overlapped|torch.matmul|croqjit \(|once per node|vs one GPU" "$out/tp_mlp_$ranks.log"
 done
 summary

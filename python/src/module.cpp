@@ -370,6 +370,18 @@ void bind_kernel(nb::module_& m) {
         "each arch into the kernel cache, without a GPU; returns KernelStats.");
 }
 
+void bind_devices(nb::module_& m) {
+  m.def("device_count", [] { return croq::device_count(); }, "CUDA devices present (0 without a driver).");
+  m.def("can_access_peer", [](int a, int b) { return croq::can_access_peer(a, b); }, "a"_a, "b"_a,
+        "Whether device a can be given access to device b's memory (NVLink or PCIe peer-to-peer).");
+  m.def("enable_peer_access", [](int a, int b) {
+    nb::gil_scoped_release release;
+    croq::enable_peer_access(a, b);
+  }, "a"_a, "b"_a,
+        "Maps device b's memory into device a's primary context, so that calls on a with peer_access=True may take "
+        "tensors living on b. One direction; already enabled (by torch too) is fine.");
+}
+
 }  // namespace
 }  // namespace croqpy
 
@@ -386,14 +398,6 @@ NB_MODULE(_croqjit, m) {
     std::string why;
     return croqpy::py_text(croq::cuda_available(&why) ? std::string() : why);  // dlerror() may name any path
   }, "Why kernels cannot run here; empty when they can.");
-  m.def("device_count", [] { return croq::device_count(); }, "CUDA devices present (0 without a driver).");
-  m.def("can_access_peer", [](int a, int b) { return croq::can_access_peer(a, b); }, "a"_a, "b"_a,
-        "Whether device a can be given access to device b's memory (NVLink or PCIe peer-to-peer).");
-  m.def("enable_peer_access", [](int a, int b) {
-    nb::gil_scoped_release release;
-    croq::enable_peer_access(a, b);
-  }, "a"_a, "b"_a,
-        "Maps device b's memory into device a's primary context, so that calls on a with peer_access=True may take "
-        "tensors living on b. One direction; already enabled (by torch too) is fine.");
+  croqpy::bind_devices(m);
   m.attr("__version__") = CROQJIT_PYTHON_VERSION;
 }
