@@ -129,7 +129,8 @@ def main(argv):
         timed(way, 2)
         figures[name + "_ms"] = sorted(timed(way) for _ in range(args.runs))[args.runs // 2]
     flops = 2.0 * m * cols * k
-    print(f"torch all-gather + GEMM, M = N = K = {m}, f16, {gpus} GPUs, median of {args.runs} runs:")
+    print(f"torch all-gather + GEMM, M = N = K = {m}, f16, {gpus} x {torch.cuda.get_device_name(0)}, "
+          f"median of {args.runs} runs:")
     for name in ("allgather_then_gemm", "fused"):
         ms = figures[name + "_ms"]
         print(f"  torch {name:20s} {ms:8.3f} ms  ({flops / ms / 1e9:6.1f} TFLOP/s per GPU)")

@@ -364,8 +364,10 @@ int bench(Setup& s, const Args& args) {
   const double gather_bytes = double(p - 1) * double(s.rows) * double(s.shape.k) * sizeof(f16);
   const double copy_bytes = double(s.copy_elements) * sizeof(float);
   const double gemm_ratio = sequence_ms / fused_ms, copy_ratio = memcpy_ms / kernel_ms;
-  std::printf("all-gather (%.0f MB into each GPU) + GEMM, M = N = K = %zu, f16, %d GPUs, median of %d runs:\n",
-              gather_bytes / 1e6, s.shape.m, p, args.runs);
+  cudaDeviceProp prop{};
+  CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("all-gather (%.0f MB into each GPU) + GEMM, M = N = K = %zu, f16, %d x %s, median of %d runs:\n",
+              gather_bytes / 1e6, s.shape.m, p, prop.name, args.runs);
   std::printf("  allgather_then_gemm  %8.3f ms  (%6.1f TFLOP/s per GPU)\n", sequence_ms, flops / sequence_ms / 1e9);
   std::printf("  fused                %8.3f ms  (%6.1f TFLOP/s per GPU)\n", fused_ms, flops / fused_ms / 1e9);
   std::printf("  fused speed-up       %8.3fx (acceptance on 4 GPUs: >= 1.1x)\n", gemm_ratio);
@@ -375,7 +377,8 @@ int bench(Setup& s, const Args& args) {
   std::printf("  peer_copy / memcpy   %8.3fx (acceptance: >= 0.9x)\n", copy_ratio);
   if (!args.json.empty()) {
     std::ofstream out(args.json);
-    out << "{\"gpus\": " << p << ", \"m\": " << s.shape.m << ", \"n\": " << s.shape.n << ", \"k\": " << s.shape.k
+    out << "{\"gpus\": " << p << ", \"card\": \"" << prop.name << "\", \"m\": " << s.shape.m
+        << ", \"n\": " << s.shape.n << ", \"k\": " << s.shape.k
         << ", \"runs\": " << args.runs << ", \"allgather_then_gemm_ms\": " << sequence_ms
         << ", \"fused_ms\": " << fused_ms << ", \"fused_speedup\": " << gemm_ratio
         << ", \"copy_bytes\": " << copy_bytes << ", \"memcpy_peer_ms\": " << memcpy_ms

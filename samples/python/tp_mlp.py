@@ -243,7 +243,8 @@ def bench(args, blocks, rank, world, t, h, f):
     labels = {"croq": "croqjit GEMMs + gelu + NCCL", "croq_overlapped": f"same, {args.chunks} chunks overlapped",
               "torch": "torch.matmul + gelu + NCCL"}
     if rank == 0:
-        print(f"tp_mlp bench, T {t}, H {h}, F {f}, f16, {world} GPUs, median of {args.runs} runs (slowest rank):")
+        card = torch.cuda.get_device_name()
+        print(f"tp_mlp bench, T {t}, H {h}, F {f}, f16, {world} x {card}, median of {args.runs} runs (slowest rank):")
         for name, label in labels.items():
             print(f"  {label:32s} {ms[name]:8.3f} ms  ({flops / ms[name] / 1e9:6.1f} TFLOP/s per GPU)")
         print(f"  croqjit ({best}) / torch speed  {ms['torch'] / ms[best]:8.3f}x (acceptance: >= 1.0x; "
