@@ -4,6 +4,11 @@
 // Kernel::prepare with views that only describe a signature.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include "api/device_rules.hpp"
 #include "common/error_text.hpp"
 #include "croq/croq.hpp"
@@ -101,6 +106,41 @@ TEST(DeviceRules, PeerAccessLetsAPeerTensorThrough) {
   EXPECT_EQ(error_of([&] { k.prepare(reverse, options); }),
             "argument 1 'x' is on device 40 but the kernel runs on device 41 (LaunchOptions::device), and peer "
             "access from device 41 to device 40 is not enabled: call croq::enable_peer_access(41, 40) first");
+}
+
+// The specialization table without a GPU: threads asking for the same
+// signatures on several devices (ordinals no machine has, so nothing is
+// loaded) get one specialization per (signature, device), each made once
+// however many threads asked; the images are shared through the memory
+// cache (one compile per distinct code).
+TEST(DeviceRules, OneSpecializationPerSignatureAndDeviceFromManyThreads) {
+  const Kernel k = compile(kScale);
+  constexpr int kThreads = 4, kDevices = 4, kCalls = 60;
+  const std::size_t extents[] = {64, 96, 128};
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int c = 0; c < kCalls && errors[t].empty(); ++c) {
+        const int device = 50 + (t + c) % kDevices;
+        const TensorView v = TensorView::contiguous(nullptr, DType::s32, {extents[(c / kDevices) % 3]},
+                                                    MemoryKind::device, device);
+        const Arg args[] = {v, v, c};
+        errors[t] = error_of([&] {
+          if (k.prepare(args).argument_written != std::vector<bool>{false, true, false})
+            throw Error("wrong CallInfo");
+        });
+        if (errors[t] == "no error") errors[t].clear();
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  for (const std::string& e : errors) EXPECT_EQ(e, "");
+  const KernelStats stats = k.stats();
+  ASSERT_EQ(stats.specializations.size(), 3u * kDevices);
+  std::map<std::string, int> per_signature;
+  for (const SpecializationStats& s : stats.specializations) ++per_signature[s.signature];
+  for (const auto& [signature, count] : per_signature) EXPECT_EQ(count, kDevices) << signature;
+  EXPECT_LE(stats.nvrtc_compiles, 3u);  // the devices share each image
 }
 
 TEST(DeviceRules, PublicPeerFunctionsRefuseNegativeOrdinals) {
