@@ -439,18 +439,20 @@ KernelImpl::ResolvedCall KernelImpl::resolve(std::span<const Arg> args, const La
       else if (device < 0) device = args[i].view().device, device_from = i;
     }
   if (device < 0) device = jit::current_device();
+  // How messages name argument i (the arity is checked later, by bind).
+  auto argument = [&](std::size_t i) {
+    return "argument " + std::to_string(i + 1) + " '" + (i < params.size() ? params[i].name : std::string("?")) + "'";
+  };
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i].kind() != Arg::Kind::tensor || args[i].view().memory != MemoryKind::device ||
         args[i].view().device == device)
       continue;
     const int there = args[i].view().device;
-    const LaunchDevice launch{device, options.device >= 0  ? std::string("LaunchOptions::device")
-                                      : device_from < args.size() ? "the device of argument " + std::to_string(device_from + 1) +
-                                                                    " '" + params[device_from].name + "'"
+    const LaunchDevice launch{device, options.device >= 0          ? std::string("LaunchOptions::device")
+                                      : device_from < args.size() ? "the device of " + argument(device_from)
                                                                   : std::string("the current device")};
-    const std::string problem = device_argument_problem(
-        "argument " + std::to_string(i + 1) + " '" + params[i].name + "'", there, launch, options.peer_access,
-        jit::peer_table().enabled(device, there));
+    const std::string problem =
+        device_argument_problem(argument(i), there, launch, options.peer_access, jit::peer_table().enabled(device, there));
     if (!problem.empty()) throw ArgumentError(problem);
   }
 
