@@ -4,6 +4,7 @@
 //   auto res = matmul(lhs.view(), rhs.view());
 #pragma once
 
+#include "croq/devices.hpp"
 #include "croq/dtype.hpp"
 #include "croq/error.hpp"
 #include "croq/kernel.hpp"

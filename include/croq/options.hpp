@@ -45,12 +45,21 @@ struct CompileOptions {
 // `output`) throws CudaError instead of breaking the capture.
 struct LaunchOptions {
   CUstream_st* stream = nullptr;  // nullptr: the legacy default stream
-  int device = -1;                // -1: the device of the current context, else 0
+  // -1: the device of the first device tensor argument, else of the
+  // current context, else 0. Every device tensor argument must be on it,
+  // unless peer_access allows it.
+  int device = -1;
   // Where the result goes, instead of a fresh allocation: a contiguous
   // tensor of the result's dtype and shape (Kernel::prepare tells them), in
   // the launch device's memory (host memory when the arguments are host
   // data). The launch then returns an empty Tensor. nullptr: allocate it.
   const TensorView* output = nullptr;
+  // Tensor arguments may live on other devices of the node whose memory
+  // croq::enable_peer_access(device, theirs) mapped here (last, so that
+  // LaunchOptions{stream, device, output} keeps its meaning): the kernel reads
+  // and writes them over NVLink / PCIe. Off: such an argument is an
+  // ArgumentError that says how to allow it.
+  bool peer_access = false;
 };
 
 }  // namespace croq

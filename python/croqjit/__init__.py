@@ -27,9 +27,12 @@ from ._croqjit import (
     SpecializationStats,
     TensorSpec,
     __version__,
+    can_access_peer,
     compile,
     cuda_available,
     cuda_unavailable_reason,
+    device_count,
+    enable_peer_access,
     precompile,
 )
 
@@ -53,9 +56,12 @@ __all__ = [
     "SpecializationStats",
     "TensorSpec",
     "__version__",
+    "can_access_peer",
     "compile",
     "cuda_available",
     "cuda_unavailable_reason",
+    "device_count",
+    "enable_peer_access",
     "precompile",
 ]
 

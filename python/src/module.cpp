@@ -29,15 +29,29 @@ struct Kernel {
   bool returns_tensor = false;
 };
 
-// The call's stream= keyword (None when absent); no other keyword exists.
-nb::handle stream_keyword(const nb::kwargs& kwargs) {
+// The call's keywords: stream= (None when absent) and peer_access= (a
+// bool: LaunchOptions::peer_access); no other keyword exists.
+struct CallKeywords {
   nb::handle stream = nb::none();
+  bool peer_access = false;
+};
+
+CallKeywords call_keywords(const nb::kwargs& kwargs) {
+  CallKeywords out;
   for (auto [key, value] : kwargs) {
-    if (PyUnicode_Check(key.ptr()) && PyUnicode_CompareWithASCIIString(key.ptr(), "stream") == 0) stream = value;
-    else throw croq::ArgumentError("unexpected keyword argument " + repr_of(key) +
-                                   "; kernel arguments are positional, and stream= is the only keyword");
+    const bool is_str = PyUnicode_Check(key.ptr());
+    if (is_str && PyUnicode_CompareWithASCIIString(key.ptr(), "stream") == 0) {
+      out.stream = value;
+    } else if (is_str && PyUnicode_CompareWithASCIIString(key.ptr(), "peer_access") == 0) {
+      if (!PyBool_Check(value.ptr()))
+        throw croq::ArgumentError("peer_access must be True or False, got " + type_name(value.ptr()));
+      out.peer_access = value.ptr() == Py_True;
+    } else {
+      throw croq::ArgumentError("unexpected keyword argument " + repr_of(key) +
+                                "; kernel arguments are positional, and stream= and peer_access= are the only keywords");
+    }
   }
-  return stream;
+  return out;
 }
 
 struct PreparedCall {
@@ -46,11 +60,13 @@ struct PreparedCall {
 };
 
 PreparedCall convert_call(const Kernel& k, const nb::args& args, const nb::kwargs& kwargs) {
-  nb::handle stream = stream_keyword(kwargs);
+  const CallKeywords keywords = call_keywords(kwargs);
   PyObject* const* items = reinterpret_cast<PyTupleObject*>(args.ptr())->ob_item;
   PreparedCall call{convert_arguments(items, args.size(), k.params), {}};
-  call.options.stream = resolve_stream(stream, call.arguments);
-  call.options.device = call.arguments.device;
+  call.options.stream = resolve_stream(keywords.stream, call.arguments);
+  call.options.peer_access = keywords.peer_access;
+  // options.device stays -1: the library takes the first device tensor's
+  // device (call.arguments.device) itself, and its messages then say so.
   return call;
 }
 
@@ -354,6 +370,18 @@ void bind_kernel(nb::module_& m) {
         "each arch into the kernel cache, without a GPU; returns KernelStats.");
 }
 
+void bind_devices(nb::module_& m) {
+  m.def("device_count", [] { return croq::device_count(); }, "CUDA devices present (0 without a driver).");
+  m.def("can_access_peer", [](int a, int b) { return croq::can_access_peer(a, b); }, "a"_a, "b"_a,
+        "Whether device a can be given access to device b's memory (NVLink or PCIe peer-to-peer).");
+  m.def("enable_peer_access", [](int a, int b) {
+    nb::gil_scoped_release release;
+    croq::enable_peer_access(a, b);
+  }, "a"_a, "b"_a,
+        "Maps device b's memory into device a's primary context, so that calls on a with peer_access=True may take "
+        "tensors living on b. One direction; already enabled (by torch too) is fine.");
+}
+
 }  // namespace
 }  // namespace croqpy
 
@@ -370,5 +398,6 @@ NB_MODULE(_croqjit, m) {
     std::string why;
     return croqpy::py_text(croq::cuda_available(&why) ? std::string() : why);  // dlerror() may name any path
   }, "Why kernels cannot run here; empty when they can.");
+  croqpy::bind_devices(m);
   m.attr("__version__") = CROQJIT_PYTHON_VERSION;
 }

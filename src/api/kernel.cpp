@@ -8,16 +8,20 @@
 #include <cstring>
 #include <future>
 #include <mutex>
+#include <shared_mutex>
 #include <unordered_map>
 
+#include "api/device_rules.hpp"
 #include "api/entry_point.hpp"
 #include "api/kernel_stats.hpp"
 #include "api/launch_args.hpp"
 #include "api/tensor_size.hpp"
 #include "bind/bind.hpp"
+#include "croq/devices.hpp"
 #include "croq/error.hpp"
 #include "jit/driver.hpp"
 #include "jit/launcher.hpp"
+#include "jit/peer_access.hpp"
 #include "pipeline/pipeline.hpp"
 #include "support/env.hpp"
 #include "support/log.hpp"
@@ -255,14 +259,23 @@ class KernelImpl {
   // Generates and compiles (or finds) the specialization of `args`.
   std::shared_ptr<Specialization> build(std::span<const Arg> args, int device, bool precompiling);
 
-  mutable std::mutex mutex_;
-  std::unordered_map<std::string, std::shared_future<std::shared_ptr<const Specialization>>> table_;
+  // Found without allocating: lookups take a std::string_view.
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+  };
+  // Readers (calls of known signatures, from any thread and device) share
+  // it; only a new signature takes it exclusively.
+  mutable std::shared_mutex mutex_;
+  std::unordered_map<std::string, std::shared_future<std::shared_ptr<const Specialization>>, KeyHash,
+                     std::equal_to<>>
+      table_;
   std::vector<SpecializationStats> made_;  // in the order they were made
 };
 
 KernelStats KernelImpl::stats() const {
   KernelStats out;
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::shared_lock<std::shared_mutex> lock(mutex_);
   for (const SpecializationStats& s : made_) out.add(s);
   return out;
 }
@@ -282,8 +295,12 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_vie
   std::promise<std::shared_ptr<const Specialization>> promise;
   std::shared_future<std::shared_ptr<const Specialization>> existing;
   {
-    std::unique_lock<std::mutex> lock(mutex_);
-    auto it = table_.find(std::string(key));
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    if (auto it = table_.find(key); it != table_.end()) existing = it->second;
+  }
+  if (!existing.valid()) {
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    auto it = table_.find(key);
     if (it != table_.end()) {
       existing = it->second;
     } else {
@@ -305,8 +322,8 @@ std::shared_ptr<const Specialization> KernelImpl::specialization(std::string_vie
     return done;
   } catch (...) {
     promise.set_exception(std::current_exception());
-    std::lock_guard<std::mutex> lock(mutex_);
-    table_.erase(std::string(key));
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    if (auto it = table_.find(key); it != table_.end()) table_.erase(it);
     throw;
   }
 }
@@ -361,13 +378,38 @@ std::shared_ptr<Specialization> KernelImpl::build(std::span<const Arg> args, int
   spec->stats = specialization_stats(record, built.lookups, compiled ? differences() : std::string(), ms);
   SpecializationHistory::global().add(function_key, std::move(record));
   if (explaining()) support::log().info("{}", explain_line(function->name, spec->stats));
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::shared_mutex> lock(mutex_);
   made_.push_back(spec->stats);
   return spec;
 }
 
 }  // namespace detail
 
+
+int device_count() {
+  return detail::entry_point("croq::device_count", [] { return jit::driver_available() ? jit::device_count() : 0; });
+}
+
+namespace {
+void check_ordinals(const char* entry, int a, int b) {
+  for (int d : {a, b})
+    if (d < 0) throw ArgumentError(std::string(entry) + ": device ordinal " + std::to_string(d) + " is negative");
+}
+}  // namespace
+
+bool can_access_peer(int a, int b) {
+  return detail::entry_point("croq::can_access_peer", [&] {
+    check_ordinals("croq::can_access_peer", a, b);
+    return jit::can_access_peer(a, b);
+  });
+}
+
+void enable_peer_access(int a, int b) {
+  detail::entry_point("croq::enable_peer_access", [&] {
+    check_ordinals("croq::enable_peer_access", a, b);
+    jit::enable_peer_access(a, b);
+  });
+}
 
 bool cuda_available(std::string* why) {
   std::string reason;
@@ -390,18 +432,29 @@ KernelImpl::ResolvedCall KernelImpl::resolve(std::span<const Arg> args, const La
                         " is neither -1 (the current device) nor a device ordinal");
   bool host_mode = false;
   int device = options.device;
-  for (const Arg& a : args)
-    if (a.kind() == Arg::Kind::tensor) {
-      if (a.view().memory == MemoryKind::host) host_mode = true;
-      else if (device < 0) device = a.view().device;
+  std::size_t device_from = args.size();  // the argument that chose the device, if one did
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (args[i].kind() == Arg::Kind::tensor) {
+      if (args[i].view().memory == MemoryKind::host) host_mode = true;
+      else if (device < 0) device = args[i].view().device, device_from = i;
     }
   if (device < 0) device = jit::current_device();
-  for (std::size_t i = 0; i < args.size(); ++i)
-    if (args[i].kind() == Arg::Kind::tensor && args[i].view().memory == MemoryKind::device &&
-        args[i].view().device != device)
-      throw ArgumentError("argument " + std::to_string(i + 1) + " '" + params[i].name + "' is on device " +
-                          std::to_string(args[i].view().device) + " but the kernel runs on device " +
-                          std::to_string(device));
+  // How messages name argument i (the arity is checked later, by bind).
+  auto argument = [&](std::size_t i) {
+    return "argument " + std::to_string(i + 1) + " '" + (i < params.size() ? params[i].name : std::string("?")) + "'";
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i].kind() != Arg::Kind::tensor || args[i].view().memory != MemoryKind::device ||
+        args[i].view().device == device)
+      continue;
+    const int there = args[i].view().device;
+    const LaunchDevice launch{device, options.device >= 0          ? std::string("LaunchOptions::device")
+                                      : device_from < args.size() ? "the device of " + argument(device_from)
+                                                                  : std::string("the current device")};
+    const std::string problem =
+        device_argument_problem(argument(i), there, launch, options.peer_access, jit::peer_table().enabled(device, there));
+    if (!problem.empty()) throw ArgumentError(problem);
+  }
 
   // Every occurrence of a dynamic dim must agree (the key cannot check it).
   for (const auto& [name, where] : checked->dynamic_sources) {

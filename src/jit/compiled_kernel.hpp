@@ -55,7 +55,9 @@ struct CompiledKernel {
   // One loaded module + function per device, filled on first launch there.
   mutable std::array<std::atomic<CUfunction>, kMaxLoadedDevices> functions{};
   mutable std::array<CUmodule, kMaxLoadedDevices> modules{};
-  mutable std::array<unsigned, kMaxLoadedDevices> shared_bytes_set{};  // smem attribute applied
+  // The shared memory attribute applied per device; read without the lock
+  // on every launch, written under it.
+  mutable std::array<std::atomic<unsigned>, kMaxLoadedDevices> shared_bytes_set{};
   mutable std::mutex load_mutex;
 };
 

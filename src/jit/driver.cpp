@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -102,7 +103,7 @@ int device_count() {
 }
 
 CUcontext make_current(int device) {
-  static std::array<CUcontext, kMaxDevices> contexts{};
+  static std::array<std::atomic<CUcontext>, kMaxDevices> contexts{};
   static std::mutex mutex;
   thread_local CUcontext current_on_thread = nullptr;
   thread_local int current_device_on_thread = -1;
@@ -115,19 +116,22 @@ CUcontext make_current(int device) {
     CUcontext now = nullptr;
     if (api.cuCtxGetCurrent(&now) == CUDA_SUCCESS && now == current_on_thread) return now;
   }
-  CUcontext ctx;
-  {
+  // Threads that switch devices read the retained context without a lock;
+  // only its first retain locks.
+  CUcontext ctx = contexts[device].load(std::memory_order_acquire);
+  if (ctx == nullptr) {
     std::lock_guard<std::mutex> lock(mutex);
-    if (contexts[device] == nullptr) {
+    ctx = contexts[device].load(std::memory_order_relaxed);
+    if (ctx == nullptr) {
       if (device >= device_count())
         throw CudaError("cuDeviceGet", CUDA_ERROR_INVALID_DEVICE,
                         "device " + std::to_string(device) + " does not exist (" +
                             std::to_string(device_count()) + " CUDA device(s) present)");
       CUdevice dev;
       CROQ_CU(cuDeviceGet, &dev, device);
-      CROQ_CU(cuDevicePrimaryCtxRetain, &contexts[device], dev);
+      CROQ_CU(cuDevicePrimaryCtxRetain, &ctx, dev);
+      contexts[device].store(ctx, std::memory_order_release);
     }
-    ctx = contexts[device];
   }
   CROQ_CU(cuCtxSetCurrent, ctx);
   current_on_thread = ctx;

@@ -20,7 +20,8 @@ namespace croq::jit {
   X(cuPointerGetAttribute) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)   \
   X(cuStreamIsCapturing) X(cuStreamWaitEvent) X(cuStreamGetId)                                      \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)              \
-  X(cuEventElapsedTime) X(cuTensorMapEncodeTiled)
+  X(cuEventElapsedTime) X(cuTensorMapEncodeTiled)                                        \
+  X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess) X(cuMemcpyPeer) X(cuMemcpyPeerAsync)
 
 // Function pointers into libcuda, resolved through cuGetProcAddress for the
 // CUDA version we were built against.

@@ -22,7 +22,7 @@ void check_device(int device) {
 // Kernels above 48 KB of dynamic shared memory must opt in per function.
 void ensure_shared_limit(const CompiledKernel& kernel, CUfunction fn, unsigned bytes, int device) {
   std::lock_guard<std::mutex> lock(kernel.load_mutex);
-  if (kernel.shared_bytes_set[device] >= bytes) return;
+  if (kernel.shared_bytes_set[device].load(std::memory_order_relaxed) >= bytes) return;
   const DeviceInfo& info = device_info(device);
   if (bytes > static_cast<unsigned>(info.max_shared_per_block_optin))
     throw CudaError("cuFuncSetAttribute", CUDA_ERROR_INVALID_VALUE,
@@ -30,7 +30,7 @@ void ensure_shared_limit(const CompiledKernel& kernel, CUfunction fn, unsigned b
                         " bytes of shared memory per block; " + info.name + " allows at most " +
                         std::to_string(info.max_shared_per_block_optin));
   CROQ_CU(cuFuncSetAttribute, fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(bytes));
-  kernel.shared_bytes_set[device] = bytes;
+  kernel.shared_bytes_set[device].store(bytes, std::memory_order_release);
 }
 
 // Whether the driver refused the image itself (so loading it again can only
@@ -104,7 +104,7 @@ CUfunction load_function(const CompiledKernel& kernel, int device) {
 
 CUfunction prepare_function(const CompiledKernel& kernel, const LaunchConfig& c, int device) {
   CUfunction fn = load_function(kernel, device);
-  if (c.shared_bytes > kDefaultSharedLimit && kernel.shared_bytes_set[device] < c.shared_bytes)
+  if (c.shared_bytes > kDefaultSharedLimit && kernel.shared_bytes_set[device].load(std::memory_order_acquire) < c.shared_bytes)
     ensure_shared_limit(kernel, fn, c.shared_bytes, device);
   return fn;
 }

@@ -109,5 +109,6 @@ def test_cupy_arrays_are_read_through_their_attributes(np):
     assert lines == [
         "(False, True, False)",
         "argument 2 'y': s32 [64] (device 0) is not contiguous (row-major); pass a contiguous copy",
-        "argument 2 'y' is on device 1 but the kernel runs on device 0",
+        "argument 2 'y' is on device 1 but the kernel runs on device 0 (the device of argument 1 'x'); pass a tensor "
+        "on device 0, or read it over the peer link: croq::enable_peer_access(0, 1) and LaunchOptions::peer_access",
     ]

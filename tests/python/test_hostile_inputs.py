@@ -140,7 +140,9 @@ def test_tensor_spec_arguments(args, message):
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"lhs": 1}, "unexpected keyword argument 'lhs'; kernel arguments are positional, and stream= is the only keyword"),
+    ({"lhs": 1}, "unexpected keyword argument 'lhs'; kernel arguments are positional, and stream= and "
+                 "peer_access= are the only keywords"),
+    ({"peer_access": 1}, "peer_access must be True or False, got int"),
     ({"stream": "default"}, "stream: expected None, an int handle, a torch.cuda.Stream, a CuPy stream or an object "
                             "with __cuda_stream__, got str"),
     ({"stream": 2**70}, "stream: handle 1180591620717411303424 is not a pointer value"),
