@@ -3,8 +3,8 @@ bytes/s against its device's roofline, and a tune's trials.
 
 The drawing takes given figures and needs no GPU (matplotlib, an optional
 dependency: ``pip install matplotlib``); ``croqjit.report`` times a kernel
-and reads the device's peaks, then draws. ``python -m croqjit.roofline
---figures JSON -o FILE.png`` is what ``croq bench --plot`` runs.
+and reads the device's peaks, then draws. ``python -m croqjit._bench_plot
+--figures JSON -o FILE.png`` (main) is what ``croq bench --plot`` runs.
 """
 
 from __future__ import annotations
@@ -153,10 +153,10 @@ def draw_trials(path: str, trials: Iterable[Any], chosen: int = -1, title: Optio
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """`python -m croqjit.roofline --figures JSON -o FILE.png`: JSON is
+    """`python -m croqjit._bench_plot --figures JSON -o FILE.png`: JSON is
     {"peaks": {device, memory_bytes_per_second, compute: [[name, FLOP/s]]},
     "kernels": [{label, seconds, bytes, flops (or null)}], "title": optional}."""
-    parser = argparse.ArgumentParser(prog="python -m croqjit.roofline", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m croqjit._bench_plot", description=main.__doc__)
     parser.add_argument("--figures", required=True, help="the figures, as JSON")
     parser.add_argument("-o", "--output", required=True, help="the PNG to write")
     options = parser.parse_args(argv)
@@ -176,6 +176,3 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 1
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/utf8.hpp"
+
 extern char** environ;
 
 namespace croq::cli {
@@ -25,14 +27,13 @@ std::string roofline_figures(const DevicePeaks& peaks, const std::string& label,
   const nlohmann::json figures{
       {"peaks", {{"device", peaks.device}, {"memory_bytes_per_second", peaks.memory_bytes_per_second}, {"compute", compute}}},
       {"kernels", nlohmann::json::array({kernel})}};
-  // Names from the source may hold any bytes: replace what is not UTF-8.
-  return figures.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return support::json_text(figures);  // names from the source may hold any bytes
 }
 
 int draw_roofline(const std::string& figures, const std::string& output) {
   const char* configured = std::getenv("CROQ_PYTHON");
   const std::string python = configured != nullptr && *configured != '\0' ? configured : "python3";
-  std::vector<std::string> words{python, "-m", "croqjit.roofline", "--figures", figures, "-o", output};
+  std::vector<std::string> words{python, "-m", "croqjit._bench_plot", "--figures", figures, "-o", output};
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
@@ -47,7 +48,7 @@ int draw_roofline(const std::string& figures, const std::string& output) {
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return 1;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
-  std::cerr << "croq bench: --plot: `" << python << " -m croqjit.roofline` failed (exit status "
+  std::cerr << "croq bench: --plot: `" << python << " -m croqjit._bench_plot` failed (exit status "
             << (WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status))
             << "); it needs the croqjit package and matplotlib importable there (CROQ_PYTHON, PYTHONPATH)\n";
   return 1;

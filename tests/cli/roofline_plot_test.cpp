@@ -1,5 +1,5 @@
 // croq bench --plot's hand-off to Python: the figures' JSON, and
-// `python -m croqjit.roofline` drawing them (no GPU needed; the whole
+// `python -m croqjit._bench_plot` drawing them (no GPU needed; the whole
 // command on a device is tests/gpu/roofline_gpu_test.cpp's).
 #include <gtest/gtest.h>
 
@@ -98,7 +98,7 @@ TEST(RooflinePlot, SaysWhatIsMissing) {
     testing::internal::CaptureStderr();
     EXPECT_EQ(draw_roofline(roofline_figures(h100(), "matmul", gemm_timing(), std::nullopt), png), 1);
     const std::string err = testing::internal::GetCapturedStderr();
-    EXPECT_NE(err.find("croq bench: --plot: `python3 -m croqjit.roofline` failed (exit status 1); it needs the "
+    EXPECT_NE(err.find("croq bench: --plot: `python3 -m croqjit._bench_plot` failed (exit status 1); it needs the "
                        "croqjit package and matplotlib importable there (CROQ_PYTHON, PYTHONPATH)"),
               std::string::npos)
         << err;

@@ -11,6 +11,7 @@
 
 #include "../../samples/attention_source.hpp"
 #include "common/arg_signature.hpp"
+#include "common/process.hpp"
 #include "croq/croq.hpp"
 #include "gpu_test_util.hpp"
 #include "jit/jit_compiler.hpp"
@@ -119,6 +120,21 @@ TEST(KernelInfoGpu, SpillingKernelMatchesPtxasReport) {
   EXPECT_EQ(image->resources->registers, fn.attribute(CU_FUNC_ATTRIBUTE_NUM_REGS));
   EXPECT_EQ(image->resources->stack_bytes, static_cast<std::uint64_t>(fn.attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)));
   EXPECT_EQ(fn.attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK), 1024);
+}
+
+// croq compile --emit info with a device: every figure is the driver's.
+TEST(KernelInfoGpu, CompileEmitInfoPrintsTheDriversFigures) {
+  CROQ_REQUIRE_GPU();
+  test::TempDir dir;
+  auto r = test::run_process({CROQ_BINARY_DIR "/croq", "compile", CROQ_TEST_DATA_DIR "/cli/add.co", "--shape", "M=16",
+                              "--shape", "N=32", "--emit", "info"},
+                             {{"CROQ_CACHE_DIR", dir.str()}, {"CROQ_ARCH", ""}}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("figures: driver (" + jit::device_info(0).name + ")\n"), std::string::npos) << r.out;
+  for (const char* line : {"  registers: ", " per thread (driver)\n", "  max threads per block: ",
+                           " blocks per SM (driver)\n", "  spills: 0 bytes stored, 0 bytes loaded per thread (nvrtc)\n"})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << r.out;
+  EXPECT_EQ(r.out.find("needs a CUDA device"), std::string::npos) << r.out;
 }
 
 }  // namespace

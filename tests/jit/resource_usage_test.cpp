@@ -61,7 +61,9 @@ TEST(ResourceUsage, AKernelCappedBelowItsLiveValuesSpills) {
     EXPECT_GT(r.spill_load_bytes, 0u) << arch;
     EXPECT_LE(r.registers, 32) << arch;
     EXPECT_GT(r.registers, 0) << arch;
-    EXPECT_GE(r.stack_frame_bytes, r.spill_store_bytes) << arch;
+    // The spills live in the stack frame (ptxas counts the bytes of its
+    // spill instructions, which may store to one slot several times).
+    EXPECT_GT(r.stack_frame_bytes, 0u) << arch;
     EXPECT_EQ(r.shared_bytes, 0u) << arch;
   }
 }
