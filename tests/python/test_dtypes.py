@@ -161,3 +161,26 @@ def test_torch_tensors_of_the_new_types():
         "argument 1 'x': the parameter's type f4_e2m1 has no torch dtype; NumPy arrays of ml_dtypes.float4_e2m1fn "
         "hold it",
     ]
+
+
+@pytest.mark.gpu
+def test_torch_tensors_of_the_new_types_on_a_device(torch):
+    """A copy kernel's result comes back as the argument's torch dtype, bit for bit."""
+    copy = """__co__ T [N] copy_typed(T [N] x) {
+  T [x.span] output;
+  parallel i by N
+    output.at(i) = x.at(i);
+  return output;
+}"""
+    values = torch.arange(1, 65, device="cuda", dtype=torch.float32)
+    cases = [("f32", torch.float32), ("tf32", torch.float32), ("bin1", torch.bool), ("f8_e4m3", torch.float8_e4m3fn),
+             ("f8_e5m2", torch.float8_e5m2)]
+    if hasattr(torch, "float8_e8m0fnu"):
+        cases.append(("f8_ue8m0", torch.float8_e8m0fnu))
+    for croq_dtype, dtype in cases:
+        x = (values > 32) if dtype == torch.bool else values.to(dtype)
+        out = croqjit.compile(copy.replace("T ", croq_dtype + " "))(x)
+        assert out.dtype == dtype and out.device == x.device, croq_dtype
+        size = x.element_size()
+        raw = torch.uint8 if size == 1 else torch.int32
+        assert torch.equal(out.view(raw), x.view(raw)), croq_dtype
