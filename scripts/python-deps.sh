@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Creates (or reuses) the Python virtual environment that builds and tests
 # the `croqjit` Python package: BUILD_DIR/python-venv with nanobind,
-# scikit-build-core, pytest and numpy. CMake configured into BUILD_DIR picks
+# scikit-build-core, pytest and numpy, and where the index has them
+# ml_dtypes (NumPy's bfloat16, fp8, fp6, fp4 and int4 dtypes), tqdm
+# (croqjit.tune's progress bar) and matplotlib (croqjit.report's plots),
+# whose tests skip without them. CMake configured into BUILD_DIR picks
 # this venv's interpreter, so the Python tests join ctest (label `python`).
 # It also installs the documentation site's MkDocs (docs/requirements.txt);
 # without it (no PyPI) only the site's build test skips, saying why.
@@ -20,9 +23,14 @@ python=${PYTHON:-python3}
 packages=(nanobind scikit-build-core pytest numpy)
 modules=(nanobind scikit_build_core pytest numpy)
 docs_requirements=$(cd "$(dirname "$0")/.." && pwd)/docs/requirements.txt
+# Optional: tried once per venv (the marker), so that a machine without a
+# package index (the GPU machine) neither fails nor waits on every run.
+optional=(ml_dtypes tqdm matplotlib)
+# The marker names the list, so that a package added to it is tried again.
+optional_tried=".croq-optional-tried-$(IFS=-; echo "${optional[*]}")"
 
 have_packages() {
-  "$venv/bin/python" - "${modules[@]}" <<'PY' 2>/dev/null
+  "$venv/bin/python" - "${@:-${modules[@]}}" <<'PY' 2>/dev/null
 import importlib.util, sys
 sys.exit(0 if all(importlib.util.find_spec(m) for m in sys.argv[1:]) else 1)
 PY
@@ -36,8 +44,17 @@ ensure_docs_packages() {
     echo "python-deps: pip could not install $docs_requirements; the documentation site's build test (docs_build) will skip" >&2
 }
 
+install_optional() {
+  [ -e "$venv/$optional_tried" ] || have_packages "${optional[@]}" && return 0
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --retries 0 --timeout 15 \
+    "${optional[@]}" >/dev/null 2>&1 ||
+    echo "python-deps: could not install ${optional[*]} (optional; their tests skip)" >&2
+  touch "$venv/$optional_tried"
+}
+
 if [ -x "$venv/bin/python" ] && have_packages; then
   ensure_docs_packages
+  install_optional
   echo "$venv/bin/python"
   exit 0
 fi
@@ -71,4 +88,5 @@ if ! have_packages; then
   }
 fi
 ensure_docs_packages
+install_optional
 echo "$venv/bin/python"

@@ -9,6 +9,7 @@
 #include "croq/error.hpp"
 #include "croq/kernel.hpp"
 #include "croq/options.hpp"
+#include "croq/roofline.hpp"
 #include "croq/spandata.hpp"
 #include "croq/stats.hpp"
 #include "croq/subbyte.hpp"

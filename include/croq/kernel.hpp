@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "croq/info.hpp"
 #include "croq/options.hpp"
 #include "croq/spandata.hpp"
 #include "croq/stats.hpp"
@@ -122,6 +123,18 @@ class Kernel {
   // Its specializations so far: where each one's images came from (memory,
   // disk, remote, compiled), why each compile happened, and the totals.
   KernelStats stats() const;
+
+  // What the kernels of the specialization for these arguments use
+  // (<croq/info.hpp>): specializes and compiles as prepare() does (views
+  // without data are fine); with a CUDA device it loads them and reads the
+  // driver's figures and occupancy, else ptxas's report of the compile.
+  KernelInfo info(std::span<const Arg> args = {}, const LaunchOptions& options = {}) const;
+  template <typename... Args>
+    requires(sizeof...(Args) > 0 && (std::is_constructible_v<Arg, Args &&> && ...))
+  KernelInfo info(Args&&... args) const {
+    std::array<Arg, sizeof...(Args)> packed{Arg(std::forward<Args>(args))...};
+    return info(std::span<const Arg>(packed.data(), packed.size()), LaunchOptions{});
+  }
 
  private:
   Tensor launch_checked(std::span<const Arg> args, const LaunchOptions& options) const;

@@ -51,6 +51,14 @@ struct TuneOutputs {
 // Says why `outputs` are wrong, or returns an empty string when they are right.
 using TuneChecker = std::function<std::string(const TuneOutputs& outputs)>;
 
+// Where a tune is, as it goes: "compile" after each configuration is
+// compiled (or failed to), `done` of `total` configurations; then "time"
+// after each compiled one is checked and timed (or failed), `done` of
+// `total` compiled ones. Called on tune's thread; what it throws ends the
+// tune and reaches tune's caller as it is (a progress bar the user
+// interrupted).
+using TuneProgress = std::function<void(std::string_view stage, std::size_t done, std::size_t total)>;
+
 struct TuneOptions {
   // The base options; each configuration's defines override `compile.defines`.
   CompileOptions compile;
@@ -68,6 +76,7 @@ struct TuneOptions {
   // false: time every configuration even when a record of an earlier choice
   // exists, and replace the record.
   bool reuse_record = true;
+  TuneProgress progress;  // empty: nothing reported
 };
 
 // What happened to one configuration.

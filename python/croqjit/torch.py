@@ -17,36 +17,17 @@ from typing import Any, Iterable, Sequence
 
 import torch
 
-from ._croqjit import ArgumentError, CallInfo, Kernel, ParamInfo, TensorSpec
+from ._croqjit import ArgumentError, CallInfo, Kernel, ParamInfo, TensorSpec, _framework_dtype
 
 __all__ = ["custom_op", "torch_dtype"]
 
 _FLOAT_TYPES = {"f16", "bf16", "f32", "f64", "float", "double", "half", "tf32"}
 
-_TORCH_DTYPES = {
-    "s8": "int8",
-    "u8": "uint8",
-    "s16": "int16",
-    "u16": "uint16",
-    "s32": "int32",
-    "u32": "uint32",
-    "s64": "int64",
-    "u64": "uint64",
-    "f16": "float16",
-    "bf16": "bfloat16",
-    "f32": "float32",
-    "f64": "float64",
-    "f8_e4m3": "float8_e4m3fn",
-    "f8_e5m2": "float8_e5m2",
-}
-
-
 def torch_dtype(croq_dtype: str) -> torch.dtype:
-    """The torch dtype of a croq dtype name ("f32" -> torch.float32)."""
-    try:
-        return getattr(torch, _TORCH_DTYPES[croq_dtype])
-    except (KeyError, AttributeError):
-        raise ArgumentError(f"dtype {croq_dtype} has no torch equivalent in torch {torch.__version__}") from None
+    """The torch dtype of a croq dtype name ("f32" -> torch.float32; tf32 ->
+    torch.float32, its storage); ArgumentError naming the type where torch
+    has none (croqjit.torch_dtype)."""
+    return _framework_dtype(croq_dtype, "torch")
 
 
 def _scalar_type(param: ParamInfo) -> tuple[type, str]:

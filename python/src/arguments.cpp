@@ -29,6 +29,7 @@ struct Names {
   PyObject* dlpack = PyUnicode_InternFromString("__dlpack__");
   PyObject* cuda_stream_protocol = PyUnicode_InternFromString("__cuda_stream__");
   PyObject* cuda_stream = PyUnicode_InternFromString("cuda_stream");
+  PyObject* array_interface = PyUnicode_InternFromString("__array_interface__");
 };
 
 const Names& names() {
@@ -125,11 +126,31 @@ class ArgumentReader {
     return view;
   }
 
+  // NumPy arrays of the dtypes NumPy's DLPack export refuses (ml_dtypes'
+  // bfloat16, fp8, fp6, fp4, int4, ...; bool), through their attributes.
+  croq::TensorView numpy_view(PyObject* obj, croq::DType dtype) const {
+    const Names& n = names();
+    croq::TensorView view;
+    view.dtype = dtype;
+    read_layout(attribute(obj, n.shape).ptr(), attribute(obj, n.strides).ptr(), view,
+                static_cast<std::int64_t>(croq::dtype_size(dtype)));
+    nb::object interface = attribute(obj, n.array_interface);
+    PyObject* data = PyDict_Check(interface.ptr()) ? PyDict_GetItemString(interface.ptr(), "data") : nullptr;
+    if (data == nullptr || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) < 1)
+      fail("its __array_interface__ has no data pointer");
+    view.data = as_pointer(PyTuple_GET_ITEM(data, 0));
+    view.memory = croq::MemoryKind::host;
+    return view;
+  }
+
   // NumPy arrays and other DLPack producers, through nanobind.
   croq::TensorView dlpack_view(PyObject* obj, CallArguments& call) const {
     // DLPack has no byte order and no Python objects: NumPy arrays of those
     // would only be "not a tensor" below; say what is wrong instead.
-    if (framework_of(obj) == Framework::numpy) check_numpy_dtype(obj);
+    if (framework_of(obj) == Framework::numpy) {
+      const croq::DType dtype = check_numpy_dtype(obj);
+      if (!plain_numpy_dtype(dtype)) return numpy_view(obj, dtype);
+    }
     nb::ndarray<nb::ro> array;
     if (!nb::try_cast(nb::handle(obj), array, false))
       fail("expected a tensor (torch, CuPy, NumPy or a DLPack producer), got " + type_name(obj));
@@ -159,9 +180,9 @@ class ArgumentReader {
     return view;
   }
 
-  void check_numpy_dtype(PyObject* obj) const {
+  croq::DType check_numpy_dtype(PyObject* obj) const {
     nb::object dtype = attribute(obj, names().dtype);
-    if (numpy_dtype(dtype.ptr())) return;
+    if (auto dt = numpy_dtype(dtype.ptr())) return *dt;
     nb::object order = attribute(dtype.ptr(), names().byteorder);
     if (PyUnicode_Check(order.ptr()) && PyUnicode_CompareWithASCIIString(order.ptr(), ">") == 0)
       fail("big-endian arrays are not supported; convert with arr.astype(arr.dtype.newbyteorder('='))");
@@ -190,9 +211,12 @@ class ArgumentReader {
           case 64: return croq::DType::f64;
         }
       if (code == Code::Bfloat && dt.bits == 16) return croq::DType::bf16;
-      // DLPack 1.1 codes: kDLFloat8_e4m3fn = 10, kDLFloat8_e5m2 = 12.
+      // DLPack 1.1 codes: kDLBool = 6, kDLFloat8_e4m3fn = 10, kDLFloat8_e5m2 = 12,
+      // kDLFloat8_e8m0fnu = 14.
+      if (dt.code == 6 && dt.bits == 8) return croq::DType::bin1;
       if (dt.code == 10 && dt.bits == 8) return croq::DType::f8_e4m3;
       if (dt.code == 12 && dt.bits == 8) return croq::DType::f8_e5m2;
+      if (dt.code == 14 && dt.bits == 8) return croq::DType::f8_ue8m0;
     }
     if (framework_of(obj) == Framework::numpy)
       fail("dtype " + str_of(attribute(obj, names().dtype)) + " has no croq equivalent");
@@ -233,6 +257,25 @@ class ArgumentReader {
 
 bool is_number(PyObject* obj) { return PyLong_Check(obj) || PyFloat_Check(obj); }
 
+// Fits a tensor argument to its parameter's declared element type: a
+// float32 array is the storage of a tf32 parameter; a parameter type the
+// argument's framework has no dtype for is named (whatever was passed
+// cannot be it).
+void fit_parameter(croq::TensorView& view, const croq::ParamInfo& param, Framework framework,
+                   const ArgumentReader& reader) {
+  if (croq::dtype_name(view.dtype) == param.type) return;  // the usual case, one comparison
+  croq::DType declared;
+  if (!croq::parse_dtype(param.type, declared) || view.dtype == declared) return;
+  if (declared == croq::DType::tf32 && view.dtype == croq::DType::f32) {
+    view.dtype = declared;
+    return;
+  }
+  const bool torch = framework == Framework::torch;
+  if (framework != Framework::torch && framework != Framework::numpy && framework != Framework::cupy) return;
+  if ((torch ? torch_dtype_name(declared) : numpy_dtype_name(declared)) == nullptr)
+    reader.fail("the parameter's type " + no_framework_dtype(declared, torch ? "torch" : "numpy"));
+}
+
 }  // namespace
 
 CallArguments convert_arguments(PyObject* const* objects, std::size_t count,
@@ -269,6 +312,7 @@ CallArguments convert_arguments(PyObject* const* objects, std::size_t count,
           !PyObject_IsTrue(attribute(attribute(obj, names().flags).ptr(), names().writeable).ptr()))
         call.read_only.push_back(i);
     }
+    fit_parameter(view, params[i], framework, reader);
     if (call.first_tensor == nullptr) {
       call.first_tensor = obj;
       call.framework = framework;

@@ -10,11 +10,27 @@
 namespace croqpy {
 namespace {
 
-// torch and NumPy (and ml_dtypes) spell every croq dtype the same way,
-// indexed by croq::DType.
-constexpr std::array<const char*, kDTypeCount> kFrameworkDTypeNames = {
-    "int8",    "uint8",    "int16",   "uint16",  "int32",         "uint32",     "int64",
-    "uint64",  "float16",  "bfloat16", "float32", "float64",       "float8_e4m3fn", "float8_e5m2"};
+// Each croq dtype's name in torch and in NumPy (ml_dtypes for the types
+// NumPy lacks), by croq::DType; nullptr where the framework has none. Both
+// store one element per byte for the 1-byte and sub-byte types, as croq
+// does (ml_dtypes' int4 holds -1 as 0x0f: the value in the low bits).
+struct FrameworkNames {
+  const char* torch;
+  const char* numpy;
+};
+constexpr std::array<FrameworkNames, kDTypeCount> kFrameworkNames = {{
+    {"int8", "int8"}, {"uint8", "uint8"}, {"int16", "int16"}, {"uint16", "uint16"},
+    {"int32", "int32"}, {"uint32", "uint32"}, {"int64", "int64"}, {"uint64", "uint64"},
+    {"float16", "float16"}, {"bfloat16", "bfloat16"}, {"float32", "float32"}, {"float64", "float64"},
+    {"float8_e4m3fn", "float8_e4m3fn"}, {"float8_e5m2", "float8_e5m2"},
+    // f6_e2m3, f6_e3m2, f4_e2m1: torch has no fp6, and packs fp4 two to a byte.
+    {nullptr, "float6_e2m3fn"}, {nullptr, "float6_e3m2fn"}, {nullptr, "float4_e2m1fn"},
+    // u6, s6, u4, s4, u2, s2, u1, bin1
+    {"uint6", nullptr}, {"int6", nullptr}, {"uint4", "uint4"}, {"int4", "int4"},
+    {"uint2", "uint2"}, {"int2", "int2"}, {"uint1", "uint1"}, {"bool", "bool"},
+    // tf32 is stored as float32 (storage_dtype); f8_ue4m3 (E4M3 without a sign) exists nowhere.
+    {nullptr, nullptr}, {"float8_e8m0fnu", "float8_e8m0fnu"}, {nullptr, nullptr},
+}};
 
 // sys.modules[name] when imported (borrowed), else nullptr.
 PyObject* imported_module(const char* name) {
@@ -62,9 +78,12 @@ std::string string_attribute(PyObject* obj, const char* name) {
   return std::string(text, static_cast<std::size_t>(size));
 }
 
-std::optional<croq::DType> dtype_named(std::string_view name) {
-  for (std::size_t i = 0; i < kDTypeCount; ++i)
-    if (name == kFrameworkDTypeNames[i]) return static_cast<croq::DType>(i);
+// The croq dtype a torch or NumPy name stands for.
+std::optional<croq::DType> dtype_named(std::string_view name, bool torch) {
+  for (std::size_t i = 0; i < kDTypeCount; ++i) {
+    const char* known = torch ? kFrameworkNames[i].torch : kFrameworkNames[i].numpy;
+    if (known != nullptr && name == known) return static_cast<croq::DType>(i);
+  }
   return std::nullopt;
 }
 
@@ -73,7 +92,8 @@ std::optional<croq::DType> classify_numpy_dtype(PyObject* dtype) {
   std::string kind = string_attribute(dtype, "kind");
   std::string order = string_attribute(dtype, "byteorder");
   if (order == ">") return std::nullopt;  // byte-swapped on this (little-endian) host
-  if (kind == "f" || kind == "i" || kind == "u" || kind == "V") return dtype_named(string_attribute(dtype, "name"));
+  if (kind == "f" || kind == "i" || kind == "u" || kind == "V" || kind == "b")
+    return dtype_named(string_attribute(dtype, "name"), false);
   return std::nullopt;
 }
 
@@ -86,7 +106,8 @@ const TorchApi* torch_api() {
   if (torch == nullptr) return nullptr;
   PyTypeObject* tensor = type_attribute(torch, "Tensor");
   if (tensor == nullptr) return nullptr;  // torch is still being imported
-  for (std::size_t i = 0; i < kDTypeCount; ++i) api.dtypes[i] = attribute_path(torch, {kFrameworkDTypeNames[i]});
+  for (std::size_t i = 0; i < kDTypeCount; ++i)
+    if (kFrameworkNames[i].torch != nullptr) api.dtypes[i] = attribute_path(torch, {kFrameworkNames[i].torch});
   api.current_raw_stream = attribute_path(torch, {"_C", "_cuda_getCurrentRawStream"});
   api.tensor_type = tensor;
   return &api;
@@ -146,7 +167,8 @@ croq::DType dtype_from_object(nb::handle dtype) {
     std::string name = utf8_of(dtype, "dtype");
     croq::DType dt;
     if (croq::parse_dtype(name, dt)) return dt;
-    if (auto named = dtype_named(name)) return *named;
+    if (auto named = dtype_named(name, false)) return *named;
+    if (auto named = dtype_named(name, true)) return *named;
     throw croq::ArgumentError("unknown dtype '" + name + "' (croq names such as 'f32', or NumPy names such as 'float32')");
   }
   if (const TorchApi* torch = torch_api())
@@ -162,7 +184,45 @@ croq::DType dtype_from_object(nb::handle dtype) {
   throw croq::ArgumentError("unsupported dtype " + repr_of(dtype));
 }
 
-const char* numpy_dtype_name(croq::DType dtype) { return kFrameworkDTypeNames[static_cast<std::size_t>(dtype)]; }
+bool plain_numpy_dtype(croq::DType dtype) {
+  return dtype <= croq::DType::f64 && dtype != croq::DType::bf16;
+}
+
+croq::DType storage_dtype(croq::DType dtype) { return dtype == croq::DType::tf32 ? croq::DType::f32 : dtype; }
+
+const char* torch_dtype_name(croq::DType dtype) {
+  return kFrameworkNames[static_cast<std::size_t>(storage_dtype(dtype))].torch;
+}
+
+const char* numpy_dtype_name(croq::DType dtype) {
+  return kFrameworkNames[static_cast<std::size_t>(storage_dtype(dtype))].numpy;
+}
+
+std::string no_framework_dtype(croq::DType dtype, std::string_view framework) {
+  const std::string type(croq::dtype_name(dtype));
+  const char* torch = torch_dtype_name(dtype);
+  const char* numpy = numpy_dtype_name(dtype);
+  if (torch == nullptr && numpy == nullptr) return type + " has no torch or NumPy dtype";
+  if (framework == "torch") return type + " has no torch dtype; NumPy arrays of ml_dtypes." + numpy + " hold it";
+  return type + " has no NumPy dtype; torch tensors of torch." + torch + " hold it";
+}
+
+nb::object framework_dtype(croq::DType dtype, std::string_view framework) {
+  const bool torch = framework == "torch";
+  const char* name = torch ? torch_dtype_name(dtype) : numpy_dtype_name(dtype);
+  if (name == nullptr) throw croq::ArgumentError(no_framework_dtype(dtype, framework));
+  auto import = [&](const char* module, const char* hint) {
+    nb::object m = nb::steal(PyImport_ImportModule(module));
+    if (m.is_valid()) return m;
+    PyErr_Clear();
+    throw croq::ArgumentError(std::string(croq::dtype_name(dtype)) + " is " + module + "." + name + ", but " + module +
+                              " cannot be imported" + hint);
+  };
+  if (torch) return import("torch", "").attr(name);
+  nb::object numpy = import("numpy", "");
+  if (nb::hasattr(numpy, name)) return numpy.attr("dtype")(numpy.attr(name));
+  return numpy.attr("dtype")(import("ml_dtypes", " (pip install ml_dtypes)").attr(name));
+}
 
 std::string type_name(PyObject* obj) {
   PyTypeObject* type = Py_TYPE(obj);

@@ -11,6 +11,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "croq/dtype.hpp"
 
@@ -18,7 +19,7 @@ namespace croqpy {
 
 namespace nb = nanobind;
 
-inline constexpr std::size_t kDTypeCount = static_cast<std::size_t>(croq::DType::f8_e5m2) + 1;
+inline constexpr std::size_t kDTypeCount = static_cast<std::size_t>(croq::kDTypeCount);
 
 // Where a tensor argument comes from; decides how results are returned.
 enum class Framework : std::uint8_t { none, torch, cupy, numpy, dlpack };
@@ -51,8 +52,32 @@ std::optional<croq::DType> numpy_dtype(PyObject* dtype);
 // croq::ArgumentError for anything else.
 croq::DType dtype_from_object(nb::handle dtype);
 
-// NumPy's name for a croq dtype ("float32", "bfloat16"), as CuPy accepts it.
+// Whether NumPy has `dtype` itself (integers, float16/32/64), so that its
+// arrays export it through DLPack; the others come from ml_dtypes (or are
+// NumPy's bool) and are read through the array's attributes.
+bool plain_numpy_dtype(croq::DType dtype);
+
+// The croq dtype whose framework dtype holds `dtype`'s values: f32 for tf32
+// (an f32 with its low mantissa bits zero), else `dtype` itself.
+croq::DType storage_dtype(croq::DType dtype);
+
+// The name of `dtype` in torch ("float8_e8m0fnu", "uint4": torch's bit-width
+// dtypes take a byte per element, as croq stores them) and in NumPy
+// ("float32"; ml_dtypes names for "bfloat16", the fp8, fp6 and fp4 types
+// and "int4", "uint2", ...): of its storage dtype. nullptr when the framework
+// has none (f8_ue4m3 nowhere; u6 and s6 not in NumPy; the fp6 and fp4 types
+// not in torch, which packs fp4 two to a byte).
+const char* torch_dtype_name(croq::DType dtype);
 const char* numpy_dtype_name(croq::DType dtype);
+
+// The framework's dtype object for `dtype` (framework "torch" or "numpy";
+// NumPy's through ml_dtypes where NumPy lacks it); croq::ArgumentError
+// naming the type when the framework has none, or when torch / ml_dtypes is
+// not installed.
+nb::object framework_dtype(croq::DType dtype, std::string_view framework);
+// Why `dtype` cannot go to or come from `framework` ("f8_ue4m3 has no torch
+// or NumPy dtype").
+std::string no_framework_dtype(croq::DType dtype, std::string_view framework);
 
 // repr of obj's type, for messages: "torch.Tensor", "list".
 std::string type_name(PyObject* obj);

@@ -16,6 +16,10 @@
 #include "croq/croq.hpp"
 #include "errors.hpp"
 #include "frameworks.hpp"
+#include "info.hpp"
+#include "kernel_object.hpp"
+#include "options.hpp"
+#include "tune.hpp"
 #include "results.hpp"
 
 namespace croqpy {
@@ -23,11 +27,21 @@ namespace {
 
 using namespace nb::literals;
 
-struct Kernel {
-  croq::Kernel kernel;
-  std::vector<croq::ParamInfo> params;
-  bool returns_tensor = false;
-};
+// Takes the int keyword `name` out of `kwargs` (`fallback` when absent).
+int int_keyword(const nb::kwargs& kwargs, const char* name, int fallback) {
+  PyObject* value = PyDict_GetItemString(kwargs.ptr(), name);  // borrowed
+  if (value == nullptr) return fallback;
+  if (!PyLong_Check(value) || PyBool_Check(value))
+    throw croq::ArgumentError(std::string(name) + " must be an int, got " + type_name(value));
+  const long v = PyLong_AsLong(value);
+  if (v == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw croq::ArgumentError(std::string(name) + " = " + repr_of(value) + " is out of range");
+  }
+  if (v < INT_MIN || v > INT_MAX) throw croq::ArgumentError(std::string(name) + " = " + repr_of(value) + " is out of range");
+  PyDict_DelItemString(kwargs.ptr(), name);
+  return static_cast<int>(v);
+}
 
 // The call's keywords: stream= (None when absent) and peer_access= (a
 // bool: LaunchOptions::peer_access); no other keyword exists.
@@ -100,6 +114,11 @@ nb::object call_kernel(const Kernel& k, nb::args args, nb::kwargs kwargs) {
       return std::move(result->tensor);
     }
   }
+  // A result the arguments' framework cannot hold is refused before the
+  // kernel runs (this path is the host copy or a bare DLPack producer's).
+  if (k.returns_tensor)
+    check_result_dtype(prepare(k, call).result_dtype,
+                       call.arguments.host ? croq::MemoryKind::host : croq::MemoryKind::device, framework);
   croq::Tensor result;
   {
     nb::gil_scoped_release release;
@@ -133,29 +152,6 @@ croq::Shape shape_from(nb::handle sequence) {
   return shape;
 }
 
-// A compile() option that is a str or None.
-std::optional<std::string> optional_text(nb::handle value, const char* name) {
-  if (value.is_none()) return std::nullopt;
-  return utf8_of(value, name);
-}
-
-// A #define value: an int of 64 bits (an object with __index__, NumPy's
-// integers too) or a float.
-croq::DefineValue define_value(nb::handle value, const std::string& name) {
-  const std::string which = "defines['" + name + "']";
-  if (PyFloat_Check(value.ptr())) return PyFloat_AS_DOUBLE(value.ptr());
-  if (!PyIndex_Check(value.ptr()))
-    throw croq::ArgumentError(which + " must be an int or a float, got " + type_name(value.ptr()));
-  nb::object index = nb::steal(PyNumber_Index(value.ptr()));
-  if (!index.is_valid()) throw nb::python_error();  // a failing __index__ is the object's own error
-  long long v = PyLong_AsLongLong(index.ptr());
-  if (v == -1 && PyErr_Occurred()) {
-    PyErr_Clear();
-    throw croq::ArgumentError(which + " = " + repr_of(index) + " does not fit in a 64-bit signed integer");
-  }
-  return std::int64_t{v};
-}
-
 // Any range (extents, flags, pairs) as a Python tuple.
 template <typename Range>
 nb::tuple as_tuple(const Range& range) {
@@ -164,56 +160,13 @@ nb::tuple as_tuple(const Range& range) {
   return nb::tuple(out);
 }
 
-// An option that is None (empty), a str (one item) or a sequence of str.
-std::vector<std::string> text_list(nb::handle value, const char* name) {
-  std::vector<std::string> out;
-  if (value.is_none()) return out;
-  if (PyUnicode_Check(value.ptr())) {
-    out.push_back(utf8_of(value, name));
-    return out;
-  }
-  nb::object items = nb::steal(PySequence_Fast(value.ptr(), ""));
-  if (!items.is_valid()) {
-    PyErr_Clear();
-    throw croq::ArgumentError(std::string(name) + " must be a str or a sequence of str, got " + type_name(value.ptr()));
-  }
-  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items.ptr()); ++i)
-    out.push_back(utf8_of(PySequence_Fast_GET_ITEM(items.ptr(), i), std::string(name) + "[" + std::to_string(i) + "]"));
-  return out;
-}
-
-// compile()'s keywords, each checked: a wrong one is a croq::ArgumentError
-// naming it.
-croq::CompileOptions compile_options(nb::handle entry, nb::handle defines, nb::handle arch, nb::handle dynamic_dims,
-                                     nb::handle source_name, nb::handle debug_line_info) {
-  croq::CompileOptions options;
-  if (auto text = optional_text(entry, "entry")) options.entry = *text;
-  if (auto text = optional_text(arch, "arch")) options.arch = *text;
-  if (auto text = optional_text(source_name, "source_name")) options.source_name = *text;
-  if (!PyBool_Check(debug_line_info.ptr()))
-    throw croq::ArgumentError("debug_line_info must be a bool, got " + type_name(debug_line_info.ptr()));
-  options.debug_line_info = debug_line_info.ptr() == Py_True;
-  if (!defines.is_none()) {
-    if (!PyDict_Check(defines.ptr()))
-      throw croq::ArgumentError("defines must be a dict of names to ints or floats, got " + type_name(defines.ptr()));
-    for (auto [key, value] : nb::borrow<nb::dict>(defines)) {
-      const std::string name = utf8_of(key, "defines key " + repr_of(key));
-      options.defines[name] = define_value(value, name);
-    }
-  }
-  options.dynamic_dims = text_list(dynamic_dims, "dynamic_dims");
-  return options;
-}
-
 Kernel compile(const std::string& source, const croq::CompileOptions& options) {
-  Kernel k;
+  croq::Kernel kernel;
   {
     nb::gil_scoped_release release;
-    k.kernel = croq::compile(source, options);
+    kernel = croq::compile(source, options);
   }
-  k.params = k.kernel.params();
-  k.returns_tensor = k.kernel.returns_tensor();
-  return k;
+  return wrap_kernel(std::move(kernel));
 }
 
 // TensorSpec's device: None (host memory) or a device ordinal.
@@ -344,6 +297,22 @@ void bind_kernel(nb::module_& m) {
       .def_ro("returns_tensor", &Kernel::returns_tensor)
       .def("stats", [](const Kernel& k) { return k.kernel.stats(); },
            "Its specializations so far: where each one's images came from and why each compiled.")
+      .def("info", [](const Kernel& k, nb::args args, nb::kwargs kwargs) {
+        PreparedCall call = convert_call(k, args, kwargs);
+        nb::gil_scoped_release release;
+        return k.kernel.info(call.arguments.args, call.options);
+      }, "What the kernels of the specialization for these arguments use (KernelInfo): registers, spills, shared and "
+         "local memory, launch shape, occupancy, image. Arguments as for a call (TensorSpec too); the driver's figures "
+         "with a CUDA device, else ptxas's report of the compile.")
+      .def("time", [](const Kernel& k, nb::args args, nb::kwargs kwargs) {
+        const int warmup = int_keyword(kwargs, "warmup", 3);
+        const int repetitions = int_keyword(kwargs, "repetitions", 20);
+        PreparedCall call = convert_call(k, args, kwargs);
+        nb::gil_scoped_release release;
+        return croq::time_kernel(k.kernel, call.arguments.args, warmup, repetitions, call.options);
+      }, "time(*args, warmup=3, repetitions=20, stream=None): KernelTiming of calls with these arguments (device "
+         "tensors): `warmup` calls, then `repetitions` timed with CUDA events on the call's stream, into one result "
+         "buffer.")
       .def("__repr__", [](const Kernel& k) {
         std::string text = "<croqjit.Kernel " + k.kernel.name() + "(";
         for (std::size_t i = 0; i < k.params.size(); ++i) text += (i ? ", " : "") + k.params[i].name;
@@ -392,7 +361,9 @@ NB_MODULE(_croqjit, m) {
   nanobind::set_leak_warnings(false);
   croqpy::register_errors(m);
   croqpy::bind_stats(m);
+  croqpy::bind_info(m);
   croqpy::bind_kernel(m);
+  croqpy::bind_tune(m);
   m.def("cuda_available", [] { return croq::cuda_available(); }, "Whether a CUDA driver and device are present.");
   m.def("cuda_unavailable_reason", [] {
     std::string why;

@@ -27,4 +27,9 @@ std::optional<AllocatedResult> allocate_result(const CallArguments& call, const 
 // tensor, CuPy array or bare DLPack-capable ndarray, sharing its memory.
 nb::object wrap_result(croq::Tensor result, Framework framework);
 
+// croq::ArgumentError when a result of `dtype` in `memory` cannot be
+// returned to `framework` (no dtype there: f8_ue4m3 anywhere, fp4 to
+// torch, ...), so that a call can refuse before it launches.
+void check_result_dtype(croq::DType dtype, croq::MemoryKind memory, Framework framework);
+
 }  // namespace croqpy

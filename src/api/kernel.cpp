@@ -15,6 +15,7 @@
 #include "api/entry_point.hpp"
 #include "api/kernel_stats.hpp"
 #include "api/launch_args.hpp"
+#include "api/specialization.hpp"
 #include "api/tensor_size.hpp"
 #include "bind/bind.hpp"
 #include "croq/devices.hpp"
@@ -203,25 +204,6 @@ void join_streams(CUstream from, CUstream to, int device) {
 
 namespace detail {
 
-struct Specialization {
-  // One kernel of the program, in launch order.
-  struct Part {
-    pipeline::GeneratedKernel generated;
-    std::shared_ptr<const jit::CompiledKernel> compiled;
-    // Per parameter: how a TMA descriptor's errors name it (empty for other
-    // kinds). Built once here so a launch formats no strings.
-    std::vector<std::string> tensor_map_names;
-  };
-  std::vector<Part> parts;
-  SpecializationStats stats;  // where its images came from, and why it compiled
-  // The program as a call sees it: the output and scratch buffers (every
-  // kernel declares the same), the arguments any kernel writes, and whether
-  // any reads the output before writing it.
-  abi::KernelAbi program;
-  // Device memory for the program's global buffers, kept between calls.
-  mutable ScratchPool scratch_pool;
-};
-
 class KernelImpl {
  public:
   KernelImpl() : id(next_id.fetch_add(1)) {}
@@ -356,7 +338,8 @@ std::shared_ptr<Specialization> KernelImpl::build(std::span<const Arg> args, int
   }
   {
     for (std::size_t k = 0; k < built.generated.kernels.size(); ++k) {
-      Specialization::Part part{std::move(built.generated.kernels[k]), std::move(built.compiled[k]), {}};
+      Specialization::Part part{std::move(built.generated.kernels[k]), std::move(built.compiled[k]), {},
+                                image_source_of(built.lookups[k].source)};
       for (const abi::KernelParam& kp : part.generated.params)
         part.tensor_map_names.push_back(kp.kind != abi::KernelParam::Kind::tensor_map ? std::string()
                                         : kp.argument < 0
@@ -621,6 +604,14 @@ bool Kernel::returns_tensor() const {
 }
 
 KernelStats Kernel::stats() const { return impl_ ? impl_->stats() : KernelStats{}; }
+
+KernelInfo Kernel::info(std::span<const Arg> args, const LaunchOptions& options) const {
+  if (!impl_) throw Error("croq::Kernel: describing an empty kernel (use croq::compile)");
+  return detail::entry_point("croq::Kernel::info", [&] {
+    const auto call = impl_->resolve(args, options, true);
+    return detail::specialization_info(*call.spec, args, call.device, name());
+  });
+}
 
 KernelStats precompile(std::string_view source, const CompileOptions& options,
                        std::span<const std::vector<Arg>> signatures, std::span<const std::string> archs) {

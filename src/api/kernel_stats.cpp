@@ -159,6 +159,16 @@ std::string compile_reason(const std::string& differences, const std::vector<std
   return join(parts, "; ", parts.size());
 }
 
+ImageSource image_source_of(jit::CacheSource source) {
+  switch (source) {
+    case jit::CacheSource::memory: return ImageSource::memory;
+    case jit::CacheSource::disk: return ImageSource::disk;
+    case jit::CacheSource::remote: return ImageSource::remote;
+    case jit::CacheSource::compiled: break;
+  }
+  return ImageSource::compiled;
+}
+
 SpecializationStats specialization_stats(const SpecializationRecord& record, const std::vector<jit::JitLookup>& lookups,
                                          const std::string& differences, double specialize_ms) {
   SpecializationStats s;

@@ -40,6 +40,9 @@ std::string signature_text(const std::vector<abi::ArgSignature>& signature);
 std::string difference_reason(const frontend::ast::Function& function, const SpecializationRecord& now,
                               const std::vector<SpecializationRecord>& earlier);
 
+// The public name of where an image came from.
+ImageSource image_source_of(jit::CacheSource source);
+
 // The stats of a specialization whose images were found as `lookups` say.
 // `differences` is difference_reason's text, used when something compiled.
 SpecializationStats specialization_stats(const SpecializationRecord& record, const std::vector<jit::JitLookup>& lookups,

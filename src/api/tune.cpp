@@ -198,48 +198,58 @@ std::string run_checker(const TuneChecker& check, const TuneOutputs& outputs) {
   }
 }
 
+// Checks, then times, configuration `i`; fills trials[i].
+void run_candidate(Runner& runner, const Candidate& candidate, std::span<const TuneConfig> configs, std::size_t i,
+                   const TuneOptions& options, std::optional<TuneOutputs>& reference, std::vector<TuneTrial>& trials) {
+  TuneTrial& trial = trials[i];
+  try {
+    TuneOutputs out = runner.run_checked(candidate, configs[i], 0xff);
+    std::string wrong;
+    if (options.check) {
+      wrong = run_checker(options.check, out);
+    } else if (reference) {
+      wrong = detail::compare_outputs(out, *reference, options.rtol, options.atol);
+    } else {
+      // The reference must not depend on the poison: that catches
+      // elements it never writes.
+      TuneOutputs again = runner.run_checked(candidate, configs[i], 0x00);
+      wrong = detail::compare_outputs(again, out, options.rtol, options.atol);
+      if (!wrong.empty()) wrong = "its outputs depend on the poisoned memory it starts from: " + wrong;
+    }
+    if (!wrong.empty()) {
+      trial.status = Status::wrong_result;
+      trial.why = wrong;
+      return;
+    }
+    if (!options.check && !reference) reference = std::move(out);
+    runner.time(candidate, trial);
+  } catch (const Error& e) {
+    trial.status = Status::launch_failed;
+    trial.why = e.what();
+    std::string lost;
+    if (!context_usable(&lost)) {
+      for (std::size_t j = i + 1; j < configs.size(); ++j)
+        if (trials[j].status == Status::not_run)  // compiled, not run yet
+          trials[j].why = "the CUDA context is unusable (" + lost + ") after " + configs[i].str() + " failed";
+      throw TuneError("croq::tune: the CUDA context is unusable after configuration " + configs[i].str() +
+                          " failed; nothing can run in this process any more",
+                      trials);
+    }
+  }
+}
+
 // Checks, then times, every compiled configuration; fills `trials`.
 void run_candidates(std::vector<std::optional<Candidate>>& candidates, std::span<const TuneConfig> configs,
                     TuningArguments& args, const TuneOptions& options, int device, std::vector<TuneTrial>& trials) {
   Runner runner(args, options, device);
   std::optional<TuneOutputs> reference;
+  const auto compiled = static_cast<std::size_t>(
+      std::count_if(candidates.begin(), candidates.end(), [](const auto& c) { return c.has_value(); }));
+  std::size_t done = 0;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     if (!candidates[i]) continue;
-    TuneTrial& trial = trials[i];
-    try {
-      TuneOutputs out = runner.run_checked(*candidates[i], configs[i], 0xff);
-      std::string wrong;
-      if (options.check) {
-        wrong = run_checker(options.check, out);
-      } else if (reference) {
-        wrong = detail::compare_outputs(out, *reference, options.rtol, options.atol);
-      } else {
-        // The reference must not depend on the poison: that catches
-        // elements it never writes.
-        TuneOutputs again = runner.run_checked(*candidates[i], configs[i], 0x00);
-        wrong = detail::compare_outputs(again, out, options.rtol, options.atol);
-        if (!wrong.empty()) wrong = "its outputs depend on the poisoned memory it starts from: " + wrong;
-      }
-      if (!wrong.empty()) {
-        trial.status = Status::wrong_result;
-        trial.why = wrong;
-        continue;
-      }
-      if (!options.check && !reference) reference = std::move(out);
-      runner.time(*candidates[i], trial);
-    } catch (const Error& e) {
-      trial.status = Status::launch_failed;
-      trial.why = e.what();
-      std::string lost;
-      if (!context_usable(&lost)) {
-        for (std::size_t j = i + 1; j < configs.size(); ++j)
-          if (candidates[j]) trials[j].why = "the CUDA context is unusable (" + lost + ") after " +
-                                            configs[i].str() + " failed";
-        throw TuneError("croq::tune: the CUDA context is unusable after configuration " + configs[i].str() +
-                            " failed; nothing can run in this process any more",
-                        trials);
-      }
-    }
+    run_candidate(runner, *candidates[i], configs, i, options, reference, trials);
+    if (options.progress) options.progress("time", ++done, compiled);
   }
 }
 
@@ -314,6 +324,7 @@ TuneResult tune_checked(std::string_view source, std::span<const TuneConfig> con
     trials[i].config = configs[i];
     candidates[i] = compile_config(source, options, configs[i], args, device, trials[i]);
     if (candidates[i]) compiled.push_back(&*candidates[i]);
+    if (options.progress) options.progress("compile", i + 1, configs.size());
   }
   if (!gpu) {
     for (std::size_t i = 0; i < configs.size(); ++i)

@@ -141,10 +141,13 @@ const Subcommand kSubcommands[] = {
      "  Valid Croqtile that libcroqjit cannot run yet is a warning here (exit 0);\n"
      "  croq::compile and `croq compile` reject it.\n",
      run_check},
-    {"compile", "FILE.co [--emit ast|ir|cuda|ptx|cubin] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A] [--explain]",
-     "specialize a __co__ function for given shapes and print its AST, IR, CUDA, PTX or cubin",
+    {"compile", "FILE.co [--emit ast|ir|cuda|ptx|cubin|info] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A] [--explain]",
+     "specialize a __co__ function for given shapes and print its AST, IR, CUDA, PTX, cubin or resource use",
      "  --emit KIND     ast, ir (the tile IR after the passes), cuda (default),\n"
-     "                  ptx, or cubin (cubin needs -o)\n"
+     "                  ptx, cubin (cubin needs -o), or info: each kernel's\n"
+     "                  registers, spills, shared and local memory, launch shape,\n"
+     "                  occupancy and image (the driver's figures with a GPU,\n"
+     "                  else ptxas's report of the compile; through the cache)\n"
      "  --explain       specialize through the kernel cache (as a call would) and\n"
      "                  print where the image came from (source: memory, disk,\n"
      "                  remote or compiled) and why it compiled; on standard\n"
@@ -181,7 +184,7 @@ const Subcommand kSubcommands[] = {
      "  --out FILE.npy       write the returned tensor as .npy\n"
      "  --define, --entry, --arch as for `croq compile`\n",
      croq::cli::run_run},
-    {"bench", "FILE.co --shape N=V... [--reps N] [--flops F] [--tune NAME=V1,V2,...]...",
+    {"bench", "FILE.co --shape N=V... [--reps N] [--flops F] [--tune NAME=V1,V2,...]... [--plot FILE.png]",
      "time a __co__ function on random device data: median time, GB/s, TFLOP/s",
      "  --shape N=V      bind every symbolic dim\n"
      "  --reps N         timed runs after one warm-up (default 50)\n"
@@ -191,8 +194,11 @@ const Subcommand kSubcommands[] = {
      "                   time or why it was skipped, then benches the fastest. The\n"
      "                   choice is recorded next to the kernel cache: a later run\n"
      "                   with the same source, shapes and values times nothing\n"
+     "  --plot FILE.png  draw the call's roofline (achieved FLOP/s and bytes/s\n"
+     "                   against the device's peaks) with the croqjit Python\n"
+     "                   package and matplotlib ($CROQ_PYTHON, default python3)\n"
      "  GB/s counts the bytes of all tensor arguments and the result once per call;\n"
-     "  a returned tensor is allocated on every call and that is timed too.\n"
+     "  every call writes into one result buffer (allocated once, not timed).\n"
      "  --define, --entry, --arch as for `croq compile`\n",
      croq::cli::run_bench},
     {"host", "FILE.co [-o OUT.cpp]",

@@ -101,4 +101,16 @@ std::string flush_stdout() {
   return std::string("cannot write to standard output") + (failed && errno ? std::string(": ") + std::strerror(errno) : "");
 }
 
+int write_output(const std::string& text, const std::string& output, std::string_view command) {
+  if (output.empty()) {
+    std::cout << text;
+    return 0;
+  }
+  if (std::string problem = write_file(output, {text}); !problem.empty()) {
+    std::cerr << command << ": " << problem << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace croq::cli

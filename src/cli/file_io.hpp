@@ -29,4 +29,8 @@ std::string write_file(const std::string& path, std::initializer_list<std::strin
 // Flushes standard output; "" or why the output was lost (a full disk, a closed pipe).
 std::string flush_stdout();
 
+// `text` to standard output, or to the file `output` when it is not empty;
+// the exit status: 0, else 1 with "<command>: <why>" on standard error.
+int write_output(const std::string& text, const std::string& output, std::string_view command);
+
 }  // namespace croq::cli

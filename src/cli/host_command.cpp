@@ -334,15 +334,7 @@ int run_host(const std::vector<std::string>& args) {
     std::cerr << e.what();
     return kExitErrors;
   }
-  if (output.empty()) {
-    std::cout << unit;
-    return kExitOk;
-  }
-  if (std::string problem = write_file(output, {unit}); !problem.empty()) {
-    std::cerr << "croq host: " << problem << "\n";
-    return kExitErrors;
-  }
-  return kExitOk;
+  return write_output(unit, output, "croq host");
 }
 
 }  // namespace croq::cli

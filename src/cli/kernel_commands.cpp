@@ -12,6 +12,7 @@
 #include "cli/file_io.hpp"
 #include "cli/npy.hpp"
 #include "cli/precompile_command.hpp"
+#include "cli/roofline_plot.hpp"
 #include "cli/tune_command.hpp"
 #include "croq/croq.hpp"
 #include "frontend/frontend.hpp"
@@ -117,7 +118,7 @@ void print_summary(const std::string& label, const Tensor& t) {
 
 }  // namespace
 
-// croq compile FILE.co [--emit ast|ir|cuda|ptx|cubin] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A] [--explain]
+// croq compile FILE.co [--emit ast|ir|cuda|ptx|cubin|info] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A] [--explain]
 int run_compile(const std::vector<std::string>& args) {
   KernelOptions k;
   std::string emit, output;
@@ -139,8 +140,8 @@ int run_compile(const std::vector<std::string>& args) {
   // --explain alone prints only the explanation, on standard output.
   const bool explain_only = explain && emit.empty() && output.empty();
   if (emit.empty()) emit = "cuda";
-  if (emit != "ast" && emit != "ir" && emit != "cuda" && emit != "ptx" && emit != "cubin")
-    return usage_error("compile: --emit takes ast, ir, cuda, ptx or cubin, got `" + emit + "`");
+  if (emit != "ast" && emit != "ir" && emit != "cuda" && emit != "ptx" && emit != "cubin" && emit != "info")
+    return usage_error("compile: --emit takes ast, ir, cuda, ptx, cubin or info, got `" + emit + "`");
   if (emit == "cubin" && output.empty()) return usage_error("compile: --emit cubin needs -o FILE (it is binary)");
   if (std::string problem = output_overwrites_input(output, k.path); !problem.empty())
     return usage_error("compile: " + problem);
@@ -160,6 +161,13 @@ int run_compile(const std::vector<std::string>& args) {
         const std::string text = explanation(checked->function->name, made.specializations.at(0));
         (explain_only ? std::cout : std::cerr) << text;
         if (explain_only) return kExitOk;
+      }
+      if (emit == "info") {
+        // Through the kernel cache, as a call with these shapes would; the
+        // driver's figures with a device, ptxas's report without.
+        const std::vector<Arg> call = arguments_for(sig);
+        text = format_kernel_info(compile(k.source, k.compile).info(call));
+        return write_output(text, output, "croq compile");
       }
       const pipeline::TargetChoice target = pipeline::choose_target(k.compile.arch, 0);
       const std::string& arch = target.target.arch;
@@ -182,15 +190,7 @@ int run_compile(const std::vector<std::string>& args) {
         }
       }
     }
-    if (output.empty()) {
-      std::cout << text;
-    } else {
-      if (std::string problem = write_file(output, {text}); !problem.empty()) {
-        std::cerr << "croq compile: " << problem << "\n";
-        return kExitErrors;
-      }
-    }
-    return kExitOk;
+    return write_output(text, output, "croq compile");
   } catch (const Error& e) {
     std::cerr << e.what() << (std::string(e.what()).back() == '\n' ? "" : "\n");
     return kExitErrors;
@@ -273,11 +273,12 @@ int run_run(const std::vector<std::string>& args) {
   }
 }
 
-// croq bench FILE.co --shape N=V... [--reps N] [--flops N] [--tune NAME=V1,V2,...]...
+// croq bench FILE.co --shape N=V... [--reps N] [--flops N] [--tune NAME=V1,V2,...]... [--plot FILE.png]
 int run_bench(const std::vector<std::string>& args) {
   KernelOptions k;
   int reps = 50;
   double flops = 0;
+  std::string plot;  // the roofline PNG, when asked for
   TuneAxes tune_axes;
   int status = kExitOk;
   for (ArgReader r(args); !r.done(); r.next()) {
@@ -291,9 +292,14 @@ int run_bench(const std::vector<std::string>& args) {
       reps = static_cast<int>(*n);
     }
     else if (r.value("--flops", v)) flops = std::strtod(v.c_str(), nullptr);
+    else if (r.value("--plot", v)) {
+      if (!k.once.take("--plot", v, plot, error)) return usage_error(error);
+    }
     else if (r.missing_value()) return usage_error(r.current() + " needs a value");
     else return usage_error("bench: unexpected argument `" + r.current() + "`");
   }
+  if (std::string problem = output_overwrites_input(plot, k.path); !problem.empty())
+    return usage_error("bench: " + problem);
   if ((status = load_source(k))) return status;
   try {
     Kernel kernel = compile(k.source, k.compile);
@@ -319,35 +325,30 @@ int run_bench(const std::vector<std::string>& args) {
     }
     std::vector<Tensor> device;
     std::vector<Arg> call;
-    double bytes = 0;
     for (const Tensor& h : host) {
       device.push_back(h.to_device());
-      bytes += static_cast<double>(device.back().bytes());
       call.emplace_back(device.back());
     }
-    Tensor first = kernel.launch(call);  // specializes and warms up
-    if (first.defined()) bytes += static_cast<double>(first.bytes());
-    CUevent start, stop;
-    CROQ_CU(cuEventCreate, &start, 0);
-    CROQ_CU(cuEventCreate, &stop, 0);
-    std::vector<float> ms;
-    for (int i = 0; i < reps; ++i) {
-      CROQ_CU(cuEventRecord, start, nullptr);
-      kernel.launch(call);
-      CROQ_CU(cuEventRecord, stop, nullptr);
-      CROQ_CU(cuEventSynchronize, stop);
-      float e = 0;
-      CROQ_CU(cuEventElapsedTime, &e, start, stop);
-      ms.push_back(e);
-    }
-    std::sort(ms.begin(), ms.end());
-    double median = ms[ms.size() / 2];
+    // One warm-up call (it specializes), then `reps` timed ones.
+    const KernelTiming timing = time_kernel(kernel, call, 1, reps);
+    const double median = timing.median_ms;
+    std::string label = fn.name + "(";
+    for (std::size_t i = 0; i < sig.size(); ++i) label += (i ? ", " : "") + shape_list(sig[i]);
+    label += ")";
     std::cout << fn.name << ":";
     for (const auto& a : sig) std::cout << " " << shape_list(a);
     std::printf("\n  median %.4f ms over %d runs (min %.4f), %.1f GB/s of arguments and result", median, reps,
-                ms.front(), bytes / (median * 1e-3) / 1e9);
+                timing.min_ms, static_cast<double>(timing.bytes) / (median * 1e-3) / 1e9);
     if (flops > 0) std::printf(", %.2f TFLOP/s", flops / (median * 1e-3) / 1e12);
     std::printf("\n");
+    std::fflush(stdout);
+    if (!plot.empty()) {
+      const DevicePeaks peaks = device_peaks(jit::current_device());
+      if (draw_roofline(roofline_figures(peaks, label, timing, flops > 0 ? std::optional<double>(flops) : std::nullopt),
+                        plot) != 0)
+        return kExitErrors;
+      std::cout << "  roofline written to " << plot << "\n";
+    }
     return kExitOk;
   } catch (const Error& e) {
     std::cerr << e.what() << (std::string(e.what()).back() == '\n' ? "" : "\n");

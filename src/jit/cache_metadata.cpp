@@ -103,6 +103,24 @@ std::string read_launch(const json& value, LaunchConfig& launch) {
   return r.problem();
 }
 
+std::string read_resources(const json& value, ResourceUsage& usage) {
+  if (!value.is_object()) return "metadata field `resource_usage` is not an object";
+  FieldReader r(value, "resource_usage.");
+  std::uint64_t registers = 0, barriers = 0;
+  constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 40;
+  r.unsigned_int("registers", registers, 65536, true);
+  r.unsigned_int("barriers", barriers, 65536, false);
+  r.unsigned_int("stack_frame_bytes", usage.stack_frame_bytes, kMaxBytes, true);
+  r.unsigned_int("stack_bytes", usage.stack_bytes, kMaxBytes, true);
+  r.unsigned_int("spill_store_bytes", usage.spill_store_bytes, kMaxBytes, true);
+  r.unsigned_int("spill_load_bytes", usage.spill_load_bytes, kMaxBytes, true);
+  r.unsigned_int("shared_bytes", usage.shared_bytes, kMaxBytes, true);
+  r.unsigned_int("constant_bytes", usage.constant_bytes, kMaxBytes, false);
+  usage.registers = static_cast<int>(registers);
+  usage.barriers = static_cast<int>(barriers);
+  return r.problem();
+}
+
 // `*other_version`: the problem is that another version of the library
 // wrote the metadata (a format this one does not read).
 std::string read_fields(const json& j, CacheMetadata& m, bool* other_version) {
@@ -156,6 +174,11 @@ std::string read_fields(const json& j, CacheMetadata& m, bool* other_version) {
     if (std::string why = read_launch(*v, launch); !why.empty()) return why;
     m.launch = launch;
   }
+  if (const json* v = r.find("resource_usage", false)) {
+    ResourceUsage usage;
+    if (std::string why = read_resources(*v, usage); !why.empty()) return why;
+    m.resources = usage;
+  }
   if (!r.ok()) return r.problem();
   // The image is a cubin unless the metadata says PTX; a PTX image belongs
   // to a virtual arch (compute_XY) and a cubin to a real one.
@@ -195,6 +218,15 @@ json CacheMetadata::to_json() const {
          {"cubin_bytes", cubin_bytes},
          {"cubin_xxh3_64", cubin_xxh3_64}};
   if (launch) j["launch"] = *launch;
+  if (resources)
+    j["resource_usage"] = json{{"registers", resources->registers},
+                               {"barriers", resources->barriers},
+                               {"stack_frame_bytes", resources->stack_frame_bytes},
+                               {"stack_bytes", resources->stack_bytes},
+                               {"spill_store_bytes", resources->spill_store_bytes},
+                               {"spill_load_bytes", resources->spill_load_bytes},
+                               {"shared_bytes", resources->shared_bytes},
+                               {"constant_bytes", resources->constant_bytes}};
   if (!name_expression.empty()) j["name_expression"] = valid_utf8(name_expression);
   if (!croq_source_xxh3_128.empty()) j["croq_source_xxh3_128"] = croq_source_xxh3_128;
   if (!library_build.empty()) j["library_build"] = library_build;

@@ -46,6 +46,7 @@ struct CacheMetadata {
   std::string created;              // ISO 8601 UTC
   double compile_ms = 0;
   std::optional<LaunchConfig> launch;
+  std::optional<ResourceUsage> resources;  // "resource_usage": ptxas's report (resource_usage.hpp)
   std::string croq_source_xxh3_128; // empty when absent
   std::string library_build;        // library_build_id() of the writer; empty when absent
 

@@ -8,12 +8,14 @@
 #include <atomic>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "abi/kernel_abi.hpp"
+#include "jit/resource_usage.hpp"
 #include "support/hash.hpp"
 
 namespace croq::abi {
@@ -42,6 +44,9 @@ struct CompiledKernel {
   bool image_is_ptx = false;
   std::string ptx;            // empty when not kept (always kept for a PTX image)
   LaunchConfig launch;        // default launch shape recorded with the cubin
+  // ptxas's report when NVRTC compiled the image, here or for the cache
+  // entry it came from; nullopt for PTX images.
+  std::optional<ResourceUsage> resources;
   CacheSource source = CacheSource::compiled;  // where this process got it from
   // Why the cache layers above `source` did not serve it (a corrupt,
   // untrusted or foreign entry, a remote that is down), one line each, for

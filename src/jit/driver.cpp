@@ -182,4 +182,65 @@ const DeviceInfo& device_info(int device) {
   return *infos[device];
 }
 
+FunctionAttributes function_attributes(CUfunction fn) {
+  FunctionAttributes a;
+  const auto get = [&](int& out, CUfunction_attribute attribute) {
+    CROQ_CU(cuFuncGetAttribute, &out, attribute, fn);
+  };
+  get(a.registers, CU_FUNC_ATTRIBUTE_NUM_REGS);
+  get(a.local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+  get(a.static_shared_bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+  get(a.constant_bytes, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES);
+  get(a.max_threads_per_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  get(a.binary_version, CU_FUNC_ATTRIBUTE_BINARY_VERSION);
+  return a;
+}
+
+CUlaunchConfig driver_launch_config(const abi::LaunchConfig& c, CUstream stream,
+                                    std::array<CUlaunchAttribute, 2>& attributes) {
+  unsigned count = 0;
+  if (c.has_cluster()) {
+    attributes[count] = CUlaunchAttribute{};
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attributes[count].value.clusterDim.x = c.cluster[0];
+    attributes[count].value.clusterDim.y = c.cluster[1];
+    attributes[count].value.clusterDim.z = c.cluster[2];
+    ++count;
+  }
+  if (c.cooperative) {
+    // The driver refuses the launch (COOPERATIVE_LAUNCH_TOO_LARGE) unless
+    // every block can be resident at once, as grid barriers need.
+    attributes[count] = CUlaunchAttribute{};
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    attributes[count].value.cooperative = 1;
+    ++count;
+  }
+  CUlaunchConfig config{};
+  config.gridDimX = c.grid[0];
+  config.gridDimY = c.grid[1];
+  config.gridDimZ = c.grid[2];
+  config.blockDimX = c.block[0];
+  config.blockDimY = c.block[1];
+  config.blockDimZ = c.block[2];
+  config.sharedMemBytes = c.shared_bytes;
+  config.hStream = stream;
+  config.attrs = attributes.data();
+  config.numAttrs = count;
+  return config;
+}
+
+Occupancy occupancy(CUfunction fn, const abi::LaunchConfig& config) {
+  Occupancy o;
+  const unsigned threads = config.block[0] * config.block[1] * config.block[2];
+  CROQ_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor, &o.blocks_per_sm, fn, static_cast<int>(threads),
+          static_cast<std::size_t>(config.shared_bytes));
+  if (!config.has_cluster()) return o;
+  abi::LaunchConfig clustered = config;
+  clustered.cooperative = false;  // how many clusters fit, whatever the launch asks besides
+  std::array<CUlaunchAttribute, 2> attributes;
+  const CUlaunchConfig launch = driver_launch_config(clustered, nullptr, attributes);
+  CROQ_CU(cuOccupancyMaxActiveClusters, &o.active_clusters, fn, &launch);
+  return o;
+}
+
 }  // namespace croq::jit

@@ -4,7 +4,10 @@
 
 #include <cuda.h>
 
+#include <array>
 #include <string>
+
+#include "abi/kernel_abi.hpp"
 
 namespace croq::jit {
 
@@ -21,7 +24,8 @@ namespace croq::jit {
   X(cuStreamIsCapturing) X(cuStreamWaitEvent) X(cuStreamGetId)                                      \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)              \
   X(cuEventElapsedTime) X(cuTensorMapEncodeTiled)                                        \
-  X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess) X(cuMemcpyPeer) X(cuMemcpyPeerAsync)
+  X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess) X(cuMemcpyPeer) X(cuMemcpyPeerAsync) \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuOccupancyMaxActiveClusters)
 
 // Function pointers into libcuda, resolved through cuGetProcAddress for the
 // CUDA version we were built against.
@@ -63,6 +67,34 @@ struct DeviceInfo {
   std::string name;
 };
 const DeviceInfo& device_info(int device);
+
+// cuLaunchKernelEx's configuration for `config` on `stream`: grid, block,
+// dynamic shared memory, and its attributes (cluster dimension,
+// cooperative) in `attributes`, which must outlive the result.
+CUlaunchConfig driver_launch_config(const abi::LaunchConfig& config, CUstream stream,
+                                    std::array<CUlaunchAttribute, 2>& attributes);
+
+// What the driver says about a loaded function (cuFuncGetAttribute).
+struct FunctionAttributes {
+  int registers = 0;              // CU_FUNC_ATTRIBUTE_NUM_REGS, per thread
+  int local_bytes = 0;            // LOCAL_SIZE_BYTES, per thread
+  int static_shared_bytes = 0;    // SHARED_SIZE_BYTES, per block
+  int constant_bytes = 0;         // CONST_SIZE_BYTES
+  int max_threads_per_block = 0;  // MAX_THREADS_PER_BLOCK: the most this function can launch with
+  int binary_version = 0;         // BINARY_VERSION: 90 for an sm_90 image
+};
+FunctionAttributes function_attributes(CUfunction fn);
+
+// How many of `fn`'s blocks launched as `config` says fit at once: per SM
+// (cuOccupancyMaxActiveBlocksPerMultiprocessor with its block size and
+// dynamic shared memory), and for a cluster launch the clusters the whole
+// device holds (cuOccupancyMaxActiveClusters; 0 otherwise). The dynamic
+// shared memory limit must be set first (launcher.hpp prepare_function).
+struct Occupancy {
+  int blocks_per_sm = 0;
+  int active_clusters = 0;
+};
+Occupancy occupancy(CUfunction fn, const abi::LaunchConfig& config);
 
 }  // namespace croq::jit
 

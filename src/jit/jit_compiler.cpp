@@ -308,6 +308,7 @@ void JitCompiler::adopt(CompiledKernel& kernel, StoredKernel stored, CacheSource
   kernel.image_is_ptx = stored.metadata.image_is_ptx;
   if (kernel.image_is_ptx) kernel.ptx.assign(kernel.cubin.data());  // verified NUL-terminated
   kernel.entry = stored.metadata.entry;                              // verified to be a symbol name
+  kernel.resources = stored.metadata.resources;
   kernel.source = source;
   if (source == CacheSource::disk) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -337,6 +338,7 @@ StoredKernel JitCompiler::compile_here(const JitRequest& req, CompiledKernel& ke
   }
   kernel.ptx = std::move(out.ptx);
   kernel.entry = out.lowered_entry;
+  kernel.resources = out.resources;
   kernel.source = CacheSource::compiled;
   kernel.compile_ms = ms;
 
@@ -356,6 +358,7 @@ StoredKernel JitCompiler::compile_here(const JitRequest& req, CompiledKernel& ke
   meta.cubin_bytes = kernel.cubin.size();
   meta.cubin_xxh3_64 = support::hex64(support::checksum64(kernel.cubin.data(), kernel.cubin.size()));
   meta.launch = req.launch;
+  meta.resources = kernel.resources;
   meta.croq_source_xxh3_128 = req.croq_source_hash;
   meta.library_build = library_build_id();
   return stored;

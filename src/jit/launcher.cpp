@@ -1,5 +1,6 @@
 #include "jit/launcher.hpp"
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -125,33 +126,8 @@ void launch(const CompiledKernel& kernel, const LaunchConfig& c, void** args, CU
     if (r != CUDA_SUCCESS) [[unlikely]] throw_cuda_error(r, "cuLaunchKernel");
     return;
   }
-  CUlaunchAttribute attrs[2]{};
-  unsigned count = 0;
-  if (c.has_cluster()) {
-    attrs[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attrs[count].value.clusterDim.x = c.cluster[0];
-    attrs[count].value.clusterDim.y = c.cluster[1];
-    attrs[count].value.clusterDim.z = c.cluster[2];
-    ++count;
-  }
-  if (c.cooperative) {
-    // The driver refuses the launch (COOPERATIVE_LAUNCH_TOO_LARGE) unless
-    // every block can be resident at once, as grid barriers need.
-    attrs[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
-    attrs[count].value.cooperative = 1;
-    ++count;
-  }
-  CUlaunchConfig config{};
-  config.gridDimX = c.grid[0];
-  config.gridDimY = c.grid[1];
-  config.gridDimZ = c.grid[2];
-  config.blockDimX = c.block[0];
-  config.blockDimY = c.block[1];
-  config.blockDimZ = c.block[2];
-  config.sharedMemBytes = c.shared_bytes;
-  config.hStream = stream;
-  config.attrs = attrs;
-  config.numAttrs = count;
+  std::array<CUlaunchAttribute, 2> attributes;
+  const CUlaunchConfig config = driver_launch_config(c, stream, attributes);
   CROQ_CU(cuLaunchKernelEx, &config, fn, args, nullptr);
 }
 

@@ -178,8 +178,10 @@ void validate_arch(const std::string& arch) {
 std::vector<std::string> nvrtc_flags(const NvrtcOptions& options) {
   // No include path at all: NVRTC gets the CUDA headers in memory
   // (device_headers) and runs where no other file can be opened
-  // (run_without_file_access); not even the source's directory.
-  std::vector<std::string> flags{"-arch=" + options.arch, "-std=c++17", "-default-device", "--no-source-include"};
+  // (run_without_file_access); not even the source's directory. ptxas -v
+  // reports each entry's registers, stack and spills (resource_usage.hpp).
+  std::vector<std::string> flags{"-arch=" + options.arch, "-std=c++17", "-default-device", "--no-source-include",
+                                 "-Xptxas=-v"};
   if (options.line_info) flags.push_back("-lineinfo");
   for (const auto& f : options.extra) flags.push_back(f);
   return flags;
@@ -199,6 +201,8 @@ NvrtcOutput nvrtc_compile(const std::string& cuda_source, const std::string& sou
   run_without_file_access([&] { compiled = run_nvrtc(cuda_source, source_name, entry, options, out); });
   if (!compiled)
     throw located_compile_error(parse_nvrtc_log(out.log, cuda_source, source_name), cuda_source, source_name, origin);
+  out.resources = parse_resource_usage(out.log, out.lowered_entry);
+  out.log = without_resource_report(out.log);
   if (!out.log.empty()) support::log().info("nvrtc: {}", out.log);
   return out;
 }

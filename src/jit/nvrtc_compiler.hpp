@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "jit/nvrtc_diagnostics.hpp"
+#include "jit/resource_usage.hpp"
 
 namespace croq::jit {
 
@@ -19,8 +21,11 @@ struct NvrtcOptions {
 struct NvrtcOutput {
   std::vector<char> cubin;    // empty for a virtual architecture (compute_XY)
   std::string ptx;
-  std::string log;            // warnings, when the compile succeeded
+  std::string log;            // warnings, when the compile succeeded (without ptxas's report)
   std::string lowered_entry;  // the entry's symbol in the cubin
+  // ptxas's report about the entry (registers, spills, ...); nullopt for a
+  // virtual architecture (no ptxas run).
+  std::optional<ResourceUsage> resources;
 };
 
 // Compiles `cuda_source` and looks up `entry` (an extern "C" name or a C++

@@ -101,7 +101,7 @@ TEST(CroqCompile, ErrorsAreClear) {
   EXPECT_EQ(missing.err, "parameter 'lhs' has the symbolic dim N; give it with --shape N=N\n");
   auto bad_emit = run_process({kCroq, "compile", kAdd, "--emit", "sass"}, {}, dir.path());
   EXPECT_EQ(bad_emit.exit_code, 2);
-  EXPECT_NE(bad_emit.err.find("--emit takes ast, ir, cuda, ptx or cubin, got `sass`"), std::string::npos);
+  EXPECT_NE(bad_emit.err.find("--emit takes ast, ir, cuda, ptx, cubin or info, got `sass`"), std::string::npos);
   auto cubin_stdout = run_process({kCroq, "compile", kAdd, "--emit", "cubin"}, {}, dir.path());
   EXPECT_EQ(cubin_stdout.exit_code, 2);
   auto bad_shape = run_process({kCroq, "compile", kAdd, "--shape", "M=-3"}, {}, dir.path());

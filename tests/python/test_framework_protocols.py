@@ -17,7 +17,9 @@ STAND_INS = textwrap.dedent('''
     class dtype:
         def __init__(self, name): self.name = name
         def __repr__(self): return "torch." + self.name
-    for name in ["float32", "float16", "bfloat16", "int32", "int64", "uint8", "bool"]:
+    for name in ["float32", "float16", "bfloat16", "int32", "int64", "uint8", "bool", "float8_e8m0fnu",
+                 "float8_e4m3fn", "float8_e5m2", "int8", "int16", "uint16", "uint32", "uint64", "float64",
+                 "uint1", "uint2", "uint4", "uint6", "int2", "int4", "int6", "complex64"]:
         setattr(torch, name, dtype(name))
     class Tensor:
         def __init__(self, array, dt, device=-1):
@@ -68,7 +70,7 @@ def test_torch_tensors_are_read_through_their_attributes(np):
         print(k.prepare(a, a).result_shape)
         print(k.prepare(a, Tensor(np.zeros((5, 7), np.float32), torch.float32, device=0)).result_shape)
         for bad in [Tensor(np.zeros((5, 7), np.float16), torch.float16),
-                    Tensor(np.zeros((5, 7), bool), torch.bool),
+                    Tensor(np.zeros((5, 7), np.complex64), torch.complex64),
                     Tensor(np.zeros((7, 5), np.float32).T, torch.float32),
                     Tensor(np.zeros((5, 7), np.float32), torch.float32, device=-2)]:
             try:
@@ -81,7 +83,7 @@ def test_torch_tensors_are_read_through_their_attributes(np):
         "(5, 7)",
         "(5, 7)",
         "argument 2 'rhs': expected f32 [M, N], got f16 [5, 7]",
-        "argument 2 'rhs': dtype torch.bool has no croq equivalent",
+        "argument 2 'rhs': dtype torch.complex64 has no croq equivalent",
         "argument 2 'rhs': f32 [5, 7] (host) is not contiguous (row-major); pass a contiguous copy",
         "argument 2 'rhs': a torch tensor on device 'meta' cannot be used; pass a CUDA or CPU tensor",
         "bf16",

@@ -108,7 +108,9 @@ def test_mismatched_devices_and_dtypes(torch):
     with pytest.raises(croqjit.ArgumentError, match="argument 2 'rhs': expected f32"):
         add(a, a.double())
     with pytest.raises(croqjit.ArgumentError, match="has no croq equivalent"):
-        add(a, a > 0)
+        add(a, a.to(torch.complex64))
+    with pytest.raises(croqjit.ArgumentError, match=r"argument 2 'rhs': expected f32 \[M, N\], got bin1"):
+        add(a, a > 0)  # torch.bool is bin1
     with pytest.raises(croqjit.ArgumentError, match="is not contiguous"):
         add(a.t(), a)
     with pytest.raises(croqjit.ArgumentError, match="cannot be used"):

@@ -36,7 +36,8 @@ def test_byte_swapped_and_boolean_arrays_are_refused(np):
     k = croqjit.compile(ADD_TYPED.replace("T ", "f32 "))
     with pytest.raises(croqjit.ArgumentError, match="argument 1 'lhs'"):
         k.prepare(np.zeros(4, dtype=">f4"), np.zeros(4, np.float32))
-    with pytest.raises(croqjit.ArgumentError, match="dtype bool has no croq equivalent"):
+    # Booleans are bin1 (a byte of 0 or 1), which an f32 parameter is not.
+    with pytest.raises(croqjit.ArgumentError, match=r"expected f32 \[N\], got bin1 \[4\]"):
         k.prepare(np.zeros(4, dtype=bool), np.zeros(4, np.float32))
 
 
