@@ -141,13 +141,17 @@ const Subcommand kSubcommands[] = {
      "  Valid Croqtile that libcroqjit cannot run yet is a warning here (exit 0);\n"
      "  croq::compile and `croq compile` reject it.\n",
      run_check},
-    {"compile", "FILE.co [--emit ast|ir|cuda|ptx|cubin|info] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A] [--explain]",
+    {"compile", "FILE.co [--emit ast|ir|cuda|ptx|cubin|info] [--after STAGE] [--full] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A] [--explain]",
      "specialize a __co__ function for given shapes and print its AST, IR, CUDA, PTX, cubin or resource use",
      "  --emit KIND     ast, ir (the tile IR after the passes), cuda (default),\n"
      "                  ptx, cubin (cubin needs -o), or info: each kernel's\n"
      "                  registers, spills, shared and local memory, launch shape,\n"
      "                  occupancy and image (the driver's figures with a GPU,\n"
      "                  else ptxas's report of the compile; through the cache)\n"
+     "  --after STAGE   with --emit ir: the IR after `lower` or after the named\n"
+     "                  pass instead (see docs/architecture.md for the pass list)\n"
+     "  --full          with --emit ir: the full text (every fact the passes read;\n"
+     "                  what the IR parser and tests/passes/ read)\n"
      "  --explain       specialize through the kernel cache (as a call would) and\n"
      "                  print where the image came from (source: memory, disk,\n"
      "                  remote or compiled) and why it compiled; on standard\n"

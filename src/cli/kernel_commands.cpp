@@ -17,6 +17,7 @@
 #include "croq/croq.hpp"
 #include "frontend/frontend.hpp"
 #include "jit/driver.hpp"
+#include "passes/passes.hpp"
 #include "pipeline/pipeline.hpp"
 
 namespace croq::cli {
@@ -118,11 +119,12 @@ void print_summary(const std::string& label, const Tensor& t) {
 
 }  // namespace
 
-// croq compile FILE.co [--emit ast|ir|cuda|ptx|cubin|info] [-o FILE] [--shape N=V]... [--define N=V]... [--entry NAME] [--arch A] [--explain]
+// croq compile FILE.co [--emit ast|ir|cuda|ptx|cubin|info] [--after STAGE] [--full] [-o FILE] [--shape N=V]...
+//   [--define N=V]... [--entry NAME] [--arch A] [--explain]
 int run_compile(const std::vector<std::string>& args) {
   KernelOptions k;
-  std::string emit, output;
-  bool explain = false;
+  std::string emit, output, after;
+  bool explain = false, full = false;
   int status = kExitOk;
   for (ArgReader r(args); !r.done(); r.next()) {
     std::string v;
@@ -130,8 +132,12 @@ int run_compile(const std::vector<std::string>& args) {
     std::string error;
     if (r.value("--emit", v)) {
       if (!k.once.take("--emit", v, emit, error)) return usage_error(error);
+    } else if (r.value("--after", v)) {
+      if (!k.once.take("--after", v, after, error)) return usage_error(error);
     } else if (r.current() == "--explain") {
       explain = true;
+    } else if (r.current() == "--full") {
+      full = true;
     } else if (r.value("-o", v) || r.value("--output", v)) {
       if (!k.once.take("-o", v, output, error)) return usage_error(error);
     } else if (r.missing_value()) return usage_error(r.current() + " needs a value");
@@ -143,6 +149,10 @@ int run_compile(const std::vector<std::string>& args) {
   if (emit != "ast" && emit != "ir" && emit != "cuda" && emit != "ptx" && emit != "cubin" && emit != "info")
     return usage_error("compile: --emit takes ast, ir, cuda, ptx, cubin or info, got `" + emit + "`");
   if (emit == "cubin" && output.empty()) return usage_error("compile: --emit cubin needs -o FILE (it is binary)");
+  if ((!after.empty() || full) && emit != "ir")
+    return usage_error(std::string("compile: ") + (full ? "--full" : "--after") + " goes with --emit ir");
+  if (!after.empty() && after != passes::kLowered && !passes::find_pass(after))
+    return usage_error("compile: --after takes a stage (" + passes::stage_names() + "), got `" + after + "`");
   if (std::string problem = output_overwrites_input(output, k.path); !problem.empty())
     return usage_error("compile: " + problem);
   if ((status = load_source(k))) return status;
@@ -173,7 +183,8 @@ int run_compile(const std::vector<std::string>& args) {
       const std::string& arch = target.target.arch;
       if (emit == "cubin" && target.target.is_virtual)
         return usage_error("compile: " + arch + " is a virtual architecture (PTX only); use --emit ptx or an sm_XY arch");
-      auto generated = pipeline::generate(*checked, sig, target, emit == "ir");
+      auto generated = pipeline::generate(*checked, sig, target, emit == "ir", after,
+                                          full ? ir::IrDetail::full : ir::IrDetail::summary);
       if (emit == "cubin" && generated.kernels.size() > 1)
         return usage_error("compile: `" + checked->function->name + "` is a program of " +
                            std::to_string(generated.kernels.size()) + " kernels (one cubin each); use --emit ptx");

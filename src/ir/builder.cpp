@@ -24,8 +24,8 @@ ExprRef make(ExprKind kind, Type type, std::vector<ExprRef> operands = {}) {
   return e;
 }
 
-// The type of `a op b` under C++'s usual arithmetic conversions, as far as
-// generated code needs them.
+}  // namespace
+
 Type common_type(const Type& a, const Type& b) {
   if (a.is_float() || b.is_float()) {
     if (a.kind == Type::Kind::element && a.is_float()) return a;
@@ -38,11 +38,17 @@ Type common_type(const Type& a, const Type& b) {
   return a.kind == Type::Kind::u32 || b.kind == Type::Kind::u32 ? Type{Type::Kind::u32, DType::u32} : Type::i32();
 }
 
+namespace {
+
 bool is_comparison(const std::string& op) {
   return op == "<" || op == ">" || op == "<=" || op == ">=" || op == "==" || op == "!=" || op == "&&" || op == "||";
 }
 
 }  // namespace
+
+Type binary_type(const std::string& op, const Type& lhs, const Type& rhs) {
+  return is_comparison(op) ? Type::boolean() : (op == "<<" || op == ">>") ? lhs : common_type(lhs, rhs);
+}
 
 ExprRef int_const(std::int64_t v, Type t) {
   auto e = std::make_shared<Expr>();
@@ -113,7 +119,7 @@ ExprRef binary(const std::string& op, ExprRef lhs, ExprRef rhs) {
                             is_narrow(narrow) && croq::is_floating(narrow.dtype);
   lhs = widen(std::move(lhs));
   rhs = widen(std::move(rhs));
-  Type t = is_comparison(op) ? Type::boolean() : (op == "<<" || op == ">>") ? lhs->type : common_type(lhs->type, rhs->type);
+  Type t = binary_type(op, lhs->type, rhs->type);
   auto e = std::const_pointer_cast<Expr>(make(ExprKind::binary, t, {std::move(lhs), std::move(rhs)}));
   e->op = op;
   return stays_narrow ? coerce(e, narrow) : e;

@@ -28,6 +28,12 @@ ExprRef convert(ExprRef e, Type t);
 // from a narrow type); `e` itself otherwise. unary, binary, select and math
 // compute narrow operands in their compute type on their own.
 ExprRef coerce(ExprRef e, Type t);
+// The type of `a op b` under C++'s usual arithmetic conversions, as far as
+// generated code needs them (what binary() gives its operands once widened).
+Type common_type(const Type& a, const Type& b);
+// binary()'s result type for operands of these types: boolean for
+// comparisons, the lhs's for shifts, else their common type.
+Type binary_type(const std::string& op, const Type& lhs, const Type& rhs);
 // Element types with no arithmetic of their own on the device: fp8 (CUDA's
 // types convert only explicitly) and the sub-byte types (the prelude's
 // structs). They compute as f32 (floats) or i32 (integers).

@@ -1,9 +1,10 @@
-// The IR verifier (see printer.hpp): run by the pipeline in debug builds
-// and by the tests after lowering and after the passes.
+// The IR verifier (see verifier.hpp).
+#include "ir/verifier.hpp"
+
 #include <regex>
+#include <set>
 
 #include "ir/builder.hpp"
-#include "ir/printer.hpp"
 #include "ir/walk.hpp"
 
 namespace croq::ir {
@@ -24,7 +25,7 @@ bool is_float_literal(const std::string& s) {
 
 class Verifier {
  public:
-  Verifier(const Kernel& k, VerifyStage stage) : k_(k), stage_(stage) {}
+  Verifier(const Kernel& k, Decisions made) : k_(k), made_(made) {}
 
   std::vector<std::string> run() {
     for (std::size_t i = 0; i < k_.buffers.size(); ++i) {
@@ -46,6 +47,10 @@ class Verifier {
       return errors_;
     }
     for_each_stmt(*k_.body, [&](const Stmt& s) { stmt(s); });
+    if (made_.has(Decision::event_arrivals))
+      for (std::size_t e = 0; e < k_.events.size(); ++e)
+        if (triggered_.count(static_cast<int>(e)) && k_.events[e].arrivals == 0 && !k_.events[e].arrivals_whole_block)
+          error("event `" + k_.events[e].name + "` is triggered but counts no arrivals");
     return errors_;
   }
 
@@ -57,7 +62,7 @@ class Verifier {
   }
   void event_ref(int id, const char* what) {
     if (id < 0 || id >= static_cast<int>(k_.events.size())) error(std::string(what) + " names event " + std::to_string(id));
-    else if (stage_ == VerifyStage::final && k_.events[static_cast<std::size_t>(id)].smem_offset < 0)
+    else if (made_.has(Decision::shared_layout) && k_.events[static_cast<std::size_t>(id)].smem_offset < 0)
       error("event `" + k_.events[static_cast<std::size_t>(id)].name + "` has no shared-memory offset");
   }
   void accumulator_ref(int id, const char* what) {
@@ -118,6 +123,14 @@ class Verifier {
     if (t.limit.size() > t.extent.size()) error("a tile has more limits than dimensions");
   }
 
+  // An mma operand's tile, whose known divisors the instruction selection reads.
+  void operand_tile(const Tile& t) {
+    tile(t);
+    if (t.origin_multiple.size() != t.extent.size())
+      error("an mma operand tile of rank " + std::to_string(t.extent.size()) + " has " +
+            std::to_string(t.origin_multiple.size()) + " known origin divisors");
+  }
+
   void stmt(const Stmt& s) {
     std::visit([&](const auto& n) {
       using T = std::decay_t<decltype(n)>;
@@ -151,13 +164,15 @@ class Verifier {
           }
         for (const InlineAsm::Operand& o : n.outputs)
           if (!o.value || o.value->kind != ExprKind::var) error("an asm output is not a variable");
+      } else if constexpr (std::is_same_v<T, Comment>) {
+        if (n.text.find_first_of("\r\n") != std::string::npos) error("a comment spans lines");
       } else if constexpr (std::is_same_v<T, CopyTiles>) {
         tile(n.src);
         tile(n.dst);
-        if (stage_ == VerifyStage::final && n.vector < 1) error("a copy has no access width");
+        if (made_.has(Decision::copy_vectors) && n.vector < 1) error("a copy has no access width");
       } else if constexpr (std::is_same_v<T, AllocShared>) {
         buffer_ref(n.buffer, "alloc");
-        if (stage_ == VerifyStage::final && n.buffer >= 0 && n.buffer < static_cast<int>(k_.buffers.size()) &&
+        if (made_.has(Decision::shared_layout) && n.buffer >= 0 && n.buffer < static_cast<int>(k_.buffers.size()) &&
             k_.buffers[static_cast<std::size_t>(n.buffer)].smem_offset < 0)
           error("shared buffer `" + k_.buffers[static_cast<std::size_t>(n.buffer)].name + "` has no offset");
       } else if constexpr (std::is_same_v<T, DeclareLocal>) {
@@ -173,10 +188,11 @@ class Verifier {
       } else if constexpr (std::is_same_v<T, DeclareEvent>) {
         event_ref(n.event, "event declaration");
       } else if constexpr (std::is_same_v<T, BarrierPrologue>) {
-        if (stage_ == VerifyStage::final && n.init.size() != k_.events.size()) error("the barrier prologue misses events");
+        if (made_.has(Decision::event_arrivals) && n.init.size() != k_.events.size()) error("the barrier prologue misses events");
       } else if constexpr (std::is_same_v<T, Arrive>) {
         event_ref(n.event, "arrive");
         expr(n.index);
+        triggered_.insert(n.event);
       } else if constexpr (std::is_same_v<T, WaitEvent>) {
         event_ref(n.event, "wait");
         expr(n.index);
@@ -193,10 +209,10 @@ class Verifier {
       } else if constexpr (std::is_same_v<T, Mma>) {
         accumulator_ref(n.accumulator, "mma");
         if (n.a_fragment >= 0) buffer_ref(n.a_fragment, "an mma's register lhs");
-        else tile(n.a.tile);
-        tile(n.b.tile);
+        else operand_tile(n.a.tile);
+        operand_tile(n.b.tile);
         if (n.metadata) expr(n.metadata);
-        if (stage_ == VerifyStage::final && n.instruction == MmaInstruction::unselected) error("an mma has no instruction");
+        if (made_.has(Decision::mma_instructions) && n.instruction == MmaInstruction::unselected) error("an mma has no instruction");
       } else if constexpr (std::is_same_v<T, MmaStore>) {
         accumulator_ref(n.accumulator, "mma.store");
         expr(n.destination);
@@ -208,7 +224,7 @@ class Verifier {
         expr(n.scale_a_rows);
         expr(n.scale_b);
       } else if constexpr (std::is_same_v<T, MmaCommit>) {
-        if (stage_ == VerifyStage::final) error("an mma completion point was left for the backend");
+        if (made_.has(Decision::mma_completion)) error("an mma completion point was left for the backend");
       } else if constexpr (std::is_same_v<T, WarpgroupRegion>) {
         expr(n.condition);
       }
@@ -216,12 +232,13 @@ class Verifier {
   }
 
   const Kernel& k_;
-  VerifyStage stage_;
+  Decisions made_;
   std::vector<std::string> errors_;
+  std::set<int> triggered_;  // events some Arrive names
 };
 
 }  // namespace
 
-std::vector<std::string> verify(const Kernel& kernel, VerifyStage stage) { return Verifier(kernel, stage).run(); }
+std::vector<std::string> verify(const Kernel& kernel, Decisions made) { return Verifier(kernel, made).run(); }
 
 }  // namespace croq::ir

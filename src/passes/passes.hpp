@@ -1,14 +1,47 @@
-// The passes over a lowered kernel, each with one job, in the order
-// run_passes applies them. Each may throw ir::SourceError for a rule that
-// only it can check; the IR verifier (ir/verifier.hpp) checks the result.
+// The passes over a lowered kernel, each a named function with one job,
+// and the pass list (pass_list.cpp): the one table of them, in the order
+// the pipeline runs them. Each may throw ir::SourceError for a rule that
+// only it can check; the pipeline runs the IR verifier (ir/verifier.hpp)
+// after each.
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
 
 #include "ir/ir.hpp"
+#include "ir/verifier.hpp"
 #include "target/target.hpp"
 
 namespace croq::passes {
+
+// What a pass may read besides the kernel.
+struct PassContext {
+  target::Target target;
+  std::int64_t max_shared_bytes = 227 * 1024;
+};
+
+struct Pass {
+  std::string_view name;  // the function's name: CROQ_PRINT_IR_AFTER, --after, tests/passes/<name>/
+  void (*run)(ir::Kernel& kernel, const PassContext& context);
+  // The decision it makes, which the verifier checks after it and every
+  // later pass (none: it decides nothing the verifier can check).
+  ir::Decisions decides;
+};
+
+// Every pass, in the order the pipeline runs them.
+std::span<const Pass> pass_list();
+
+// The pass of that name; null when none is.
+const Pass* find_pass(std::string_view name);
+
+// The stage before the passes, for the places that name a point between
+// stages (CROQ_PRINT_IR_AFTER, croq compile --after): "lower".
+inline constexpr std::string_view kLowered = "lower";
+
+// "lower, select_mma_instructions, ...": every point between stages, for messages.
+std::string stage_names();
 
 // MMA instruction selection: WGMMA on sm_90a (compute_90a), mma.sync
 // m16n8k16 on every other target from sm_80; checks the operand layouts
@@ -38,8 +71,5 @@ void remove_redundant_barriers(ir::Kernel& kernel);
 // Shared-memory layout: offsets of shared buffers and events, the block's
 // dynamic shared memory size, checked against `max_shared_bytes`.
 void lay_out_shared_memory(ir::Kernel& kernel, std::int64_t max_shared_bytes);
-
-// All of the above, in order.
-void run_passes(ir::Kernel& kernel, const target::Target& target, std::int64_t max_shared_bytes);
 
 }  // namespace croq::passes

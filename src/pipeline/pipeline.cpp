@@ -74,11 +74,14 @@ TargetChoice choose_target(const std::string& requested, int device) {
 }
 
 GeneratedProgram generate(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args,
-                          const TargetChoice& target, bool keep_ir) {
+                          const TargetChoice& target, bool keep_ir, const std::string& ir_after,
+                          ir::IrDetail ir_detail) {
   GenerateOptions options;
   options.max_shared_bytes = target.max_shared_bytes;
   options.dynamic_dims = checked.options.dynamic_dims;
   options.keep_ir = keep_ir;
+  options.ir_after = ir_after;
+  options.ir_detail = ir_detail;
   return generate_program(*checked.program, *checked.function, args, target.target, options);
 }
 

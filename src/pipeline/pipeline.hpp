@@ -77,8 +77,11 @@ Built build(const CheckedProgram& checked, const std::vector<abi::ArgSignature>&
 jit::NvrtcOutput compile_image(const CheckedProgram& checked, const GeneratedKernel& generated,
                                const TargetChoice& target);
 
-// generate_program() for a checked program (its entry, options and dynamic dims).
+// generate_program() for a checked program (its entry, options and dynamic
+// dims); with `keep_ir`, each kernel's IR text after stage `ir_after`
+// (GenerateOptions).
 GeneratedProgram generate(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args,
-                          const TargetChoice& target, bool keep_ir = false);
+                          const TargetChoice& target, bool keep_ir = false, const std::string& ir_after = "",
+                          ir::IrDetail ir_detail = ir::IrDetail::summary);
 
 }  // namespace croq::pipeline

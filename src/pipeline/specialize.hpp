@@ -11,6 +11,8 @@
 #include "abi/kernel_abi.hpp"
 #include "croq/error.hpp"
 #include "frontend/ast.hpp"
+#include "ir/printer.hpp"
+#include "passes/passes.hpp"
 #include "target/target.hpp"
 
 namespace croq::pipeline {
@@ -22,7 +24,7 @@ struct GeneratedKernel : abi::KernelAbi {
   std::vector<Diagnostic> warnings;
   // The first construct that needs sm_90 (TMA, clusters, WGMMA), if any.
   std::optional<Diagnostic> needs_sm90;
-  std::string ir;  // the IR after the passes, when asked for
+  std::string ir;  // the IR after the passes (or GenerateOptions::ir_after), when asked for
 };
 
 // A function's kernels (lower::kernel_count), launched in this order on one
@@ -34,11 +36,23 @@ struct GeneratedProgram {
 struct GenerateOptions {
   std::int64_t max_shared_bytes = 227 * 1024;
   std::vector<std::string> dynamic_dims;
+  // Keep the IR text in GeneratedKernel::ir: after stage `ir_after`
+  // (passes::kLowered or a pass's name; empty: after the last pass), in
+  // `ir_detail`. An unknown stage is an Error naming the stages.
   bool keep_ir = false;
-  // Run the IR verifier after lowering and after the passes (always in
-  // debug builds and tests); a violation is an internal error.
+  std::string ir_after;
+  ir::IrDetail ir_detail = ir::IrDetail::summary;
+  // Run the IR verifier after lowering and after every pass; also on in
+  // debug builds and under CROQ_VERIFY_IR=1. A violation is an internal
+  // error naming the stage, with the IR.
   bool verify_ir = false;
+  // The passes to run, in order; empty: passes::pass_list(). (Tests put a
+  // faulty pass in to see the verifier name it.)
+  std::span<const passes::Pass> passes;
 };
+
+// Whether CROQ_VERIFY_IR asks for the verifier (yes/no spellings; unset: no).
+bool verify_ir_requested();
 
 // Throws ArgumentError for a signature that does not fit the parameters and
 // CompileError (with source locations) for what cannot be lowered.

@@ -11,6 +11,7 @@
 #include "ir/builder.hpp"
 #include "ir/ir_test_util.hpp"
 #include "ir/printer.hpp"
+#include "ir/verifier.hpp"
 
 namespace croq::ir {
 namespace {
@@ -201,8 +202,8 @@ TEST(Verifier, ReportsBrokenKernels) {
   body.push_back(make_stmt(Eval{element(0, DType::f32, nullptr, {int_const(0), int_const(1)})}));
   body.push_back(make_stmt(MmaCommit{}));
   k.body = make_stmt(Seq{std::move(body), false});
-  std::vector<std::string> lowered = verify(k, VerifyStage::lowered);
-  std::vector<std::string> final = verify(k, VerifyStage::final);
+  std::vector<std::string> lowered = verify(k, Decisions::none());
+  std::vector<std::string> final = verify(k, Decisions::all());
   auto has = [](const std::vector<std::string>& v, const std::string& what) {
     for (const auto& s : v)
       if (s.find(what) != std::string::npos) return true;

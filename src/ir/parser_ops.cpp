@@ -1,0 +1,436 @@
+// The IR text parser: the lines of tile-level operations (see parser.hpp;
+// each reads what the printer's overload for its node writes).
+#include "croq/error.hpp"
+#include "ir/parser_impl.hpp"
+
+namespace croq::ir::text {
+
+ThreadSet Parser::thread_set(LineReader& r) {
+  ThreadSet set;
+  if (r.eat("block")) return set;
+  r.expect("threads ");
+  set.first = r.integer();
+  r.expect("..");
+  const std::int64_t last = r.integer();
+  r.expect(" barrier ");
+  set.barrier_id = static_cast<int>(r.integer());
+  set.threads = last - set.first + 1;
+  return set;
+}
+
+void Parser::set_attributes(LineReader& r, ThreadSet& set) {
+  set.threads = r.take_int("threads", set.threads);
+  set.first = r.take_int("first", set.first);
+  set.barrier_id = static_cast<int>(r.take_int("barrier_id", set.barrier_id));
+  set.tid = r.take_expr("tid");
+  set.count = r.take_expr("count");
+}
+
+Tile Parser::tile(LineReader& r) {
+  Tile t;
+  t.buffer = r.buffer(-1);
+  if (r.eat("{")) {
+    t.slot = r.expr();
+    r.expect("}");
+  }
+  r.expect(" at (");
+  t.origin = r.expr_list(')');
+  r.expect(") [");
+  bool limited = false;
+  std::vector<ExprRef> limits;
+  while (!r.eat("]")) {
+    if (!t.extent.empty()) r.expect(", ");
+    t.extent.push_back(r.integer());
+    limits.push_back(r.eat(" below ") ? r.expr() : nullptr);
+    limited = limited || limits.back();
+  }
+  if (limited) t.limit = std::move(limits);
+  t.exact = !r.eat(" guarded");
+  // Of buffers sharing a name (views), the one of this rank.
+  const Buffer& b = k_.buffers[static_cast<std::size_t>(t.buffer)];
+  if (b.dims.size() != t.origin.size())
+    if (int other = r.buffer_named(b.name, static_cast<int>(t.origin.size())); other >= 0) t.buffer = other;
+  return t;
+}
+
+StmtPtr Parser::barrier(LineReader& r, int) {
+  Barrier n;
+  using Scope = Barrier::Scope;
+  r.expect("barrier ");
+  if (r.eat("warp")) {
+    n.scope = Scope::warp;
+  } else if (r.eat("active lanes")) {
+    n.scope = Scope::lanes;
+  } else if (r.eat("grid counting in ")) {
+    n.scope = Scope::grid;
+    n.counter = r.buffer(-1);
+  } else if (r.eat("each warpgroup (ids from ")) {
+    n.scope = Scope::warpgroup;
+    n.set.barrier_id = static_cast<int>(r.integer());
+    r.expect(")");
+  } else {
+    n.set = thread_set(r);
+  }
+  r.attributes();
+  set_attributes(r, n.set);
+  if (n.scope != Scope::grid) n.counter = r.take_buffer("counter");
+  return finish(r, std::move(n));
+}
+
+StmtPtr Parser::inline_asm(LineReader& r, int) {
+  InlineAsm n;
+  r.expect("asm");
+  n.is_volatile = r.eat(" volatile");
+  r.expect(" ");
+  n.text = r.quoted();
+  for (auto* list : {&n.outputs, &n.inputs}) {
+    r.expect(" :");
+    if (r.peek() != ' ' || r.peek(1) == ':' || r.peek(1) == '{') continue;
+    do {
+      r.expect(" ");
+      const std::string_view rest = r.rest();
+      const std::size_t paren = rest.find('(');
+      if (paren == std::string_view::npos) r.fail("expected `constraint(value)`");
+      InlineAsm::Operand o;
+      o.constraint = std::string(rest.substr(0, paren));
+      r.expect(o.constraint);
+      r.expect("(");
+      o.value = r.expr();
+      r.expect(")");
+      list->push_back(std::move(o));
+    } while (r.eat(","));
+  }
+  n.memory = r.eat(" : memory");
+  r.attributes();
+  return finish(r, std::move(n));
+}
+
+StmtPtr Parser::print(LineReader& r, int) {
+  Print n;
+  r.expect("print");
+  while (r.peek() == ' ' && r.peek(1) != '{' && !r.looking_at(" if ")) {
+    r.expect(" ");
+    Print::Part part;
+    if (r.peek() == '"') part.text = r.quoted();
+    else part.value = r.expr();
+    n.parts.push_back(std::move(part));
+  }
+  if (r.eat(" if ")) n.guard = r.expr();
+  r.attributes();
+  return finish(r, std::move(n));
+}
+
+StmtPtr Parser::fence(LineReader& r, int) {
+  if (r.eat("fence.proxy.async")) {
+    r.attributes();
+    return finish(r, FenceProxyAsync{});
+  }
+  r.expect("fence ");
+  Fence n;
+  n.device = r.eat("device");
+  if (!n.device) r.expect("block");
+  r.attributes();
+  return finish(r, n);
+}
+
+StmtPtr Parser::copy(LineReader& r, int) {
+  CopyTiles n;
+  const bool pad = r.eat("pad ");
+  if (!pad) r.expect("copy ");
+  n.src = tile(r);
+  r.expect(" -> ");
+  n.dst = tile(r);
+  if (r.eat(" perm"))
+    while (r.peek() == ' ' && r.peek(1) >= '0' && r.peek(1) <= '9') {  // " by ..." follows the last
+      r.eat(" ");
+      n.perm.push_back(r.integer());
+    }
+  if (pad) {
+    Padding p;
+    r.expect(" low ");
+    p.low = r.int_list();
+    r.expect(" high ");
+    p.high = r.int_list();
+    r.expect(" mid ");
+    p.mid = r.int_list();
+    r.expect(" value ");
+    p.value = r.expr();
+    n.pad = std::move(p);
+  }
+  r.expect(" by ");
+  n.cooperative = !r.eat("each thread");
+  if (n.cooperative) n.set = thread_set(r);
+  n.zfill = r.eat(" zfill");
+  r.expect(" vector ");
+  n.vector = r.integer();
+  r.attributes();
+  n.src.origin_multiple = r.take_list("src_multiple");
+  n.dst.origin_multiple = r.take_list("dst_multiple");
+  set_attributes(r, n.set);
+  return finish(r, std::move(n));
+}
+
+StmtPtr Parser::declare_buffer(LineReader& r, int) {
+  if (r.eat("alloc ")) {
+    AllocShared n{r.buffer(-1)};
+    r.attributes();
+    return finish(r, n);
+  }
+  if (r.eat("local ")) {
+    DeclareLocal n{r.buffer(-1)};
+    r.attributes();
+    return finish(r, n);
+  }
+  r.expect("pointer ");
+  DeclarePointer n;
+  n.buffer = r.buffer(-1);
+  r.expect(" = ");
+  n.address = r.expr();
+  r.attributes();
+  return finish(r, std::move(n));
+}
+
+StmtPtr Parser::declare_event(LineReader& r, int) {
+  r.expect("event ");
+  DeclareEvent n{r.event()};
+  r.attributes();
+  return finish(r, n);
+}
+
+StmtPtr Parser::prologue(LineReader& r, int) {
+  BarrierPrologue n;
+  r.expect("init events");
+  if (!r.eat(": none"))
+    while (r.peek() == ' ' && r.peek(1) != '{') {
+      r.expect(" ");
+      n.init.push_back(r.event());
+    }
+  r.attributes();
+  for (const std::string& name : r.take_names("private")) {
+    LineReader v(name, 0, 0, k_, vars_);
+    n.private_events.push_back(v.event());
+  }
+  n.hopper = r.take_flag("hopper");
+  return finish(r, std::move(n));
+}
+
+StmtPtr Parser::arrive(LineReader& r, int) {
+  Arrive n;
+  r.expect("arrive ");
+  n.event = r.event();
+  r.expect("[");
+  n.index = r.expr();
+  r.expect("] by ");
+  n.set = thread_set(r);
+  n.per_warp = r.eat(" per warp");
+  n.ends_loop_body = r.eat(" (ends loop body)");
+  r.attributes();
+  n.where = r.take_position("where");
+  set_attributes(r, n.set);
+  return finish(r, std::move(n));
+}
+
+StmtPtr Parser::wait(LineReader& r, int) {
+  WaitEvent n;
+  r.expect("wait ");
+  n.event = r.event();
+  r.expect("[");
+  n.index = r.expr();
+  r.expect("]");
+  if (r.eat(" parity ")) n.parity = r.expr();
+  r.attributes();
+  return finish(r, std::move(n));
+}
+
+StmtPtr Parser::tma_load(LineReader& r, int) {
+  TmaLoad n;
+  r.expect("tma.load ");
+  n.map = r.param();
+  r.expect(" (");
+  n.coords = r.expr_list(')');
+  r.expect(") -> ");
+  n.destination = r.expr();
+  r.expect(" completes ");
+  n.event = r.event();
+  r.expect("[");
+  n.event_index = r.expr();
+  r.expect("] ");
+  n.bytes = r.integer();
+  r.expect(" bytes");
+  n.arrive = r.eat(" (arrives)");
+  r.attributes();
+  n.leader = r.take_expr("leader");
+  return finish(r, std::move(n));
+}
+
+StmtPtr Parser::tma_store(LineReader& r, int) {
+  if (r.eat("tma.store.wait ")) {
+    BulkStoreWait n;
+    n.read_only = r.eat("read");
+    if (!n.read_only) r.expect("complete");
+    r.attributes();
+    return finish(r, n);
+  }
+  TmaStore n;
+  r.expect("tma.store ");
+  n.source = r.expr();
+  r.expect(" -> ");
+  n.map = r.param();
+  r.expect(" (");
+  n.coords = r.expr_list(')');
+  r.expect(")");
+  n.wait = !r.eat(" (committed, waited before the tile's next write)");
+  r.attributes();
+  n.leader = r.take_expr("leader");
+  return finish(r, std::move(n));
+}
+
+StmtPtr Parser::mma_fill(LineReader& r, int) {
+  MmaFill n;
+  r.expect("mma.fill ");
+  n.accumulator = r.accumulator();
+  r.expect(" ");
+  n.op = r.word();
+  r.expect(" ");
+  ExprRef value = r.expr();
+  r.attributes();
+  if (r.take_flag("declare")) {  // `= fill`: the accumulator's declaration
+    Accumulator& acc = k_.accumulators[static_cast<std::size_t>(n.accumulator)];
+    if (n.op != "=") r.fail("a declaring mma.fill writes `=`");
+    if (!acc.fill) acc.fill = value;
+    n.op.clear();
+    n.value = r.take_expr("value");
+  } else {
+    n.value = value;
+  }
+  n.index = r.take_expr("index");
+  return finish(r, std::move(n));
+}
+
+void Parser::operand_attributes(LineReader& r, MmaOperand& op, const std::string& side) {
+  op.address = r.take_expr(side + "address");
+  op.pitch = r.take_int(side + "pitch", 0);
+  if (auto space = r.take_word(side + "space")) {
+    auto s = parse_space(*space);
+    if (!s) r.fail("unknown memory space `" + *space + "`");
+    op.space = *s;
+  }
+  op.leading = r.take_expr(side + "leading");
+  op.where = r.take_position(side + "where");
+  op.tile.origin_multiple = r.take_list(side + "multiple");
+}
+
+StmtPtr Parser::mma(LineReader& r, int) {
+  Mma n;
+  const std::string instruction = r.word();
+  if (auto i = parse_instruction(instruction)) n.instruction = *i;
+  else r.fail("unknown mma instruction `" + instruction + "`");
+  r.expect(" ");
+  n.accumulator = r.accumulator();
+  r.expect(" += ");
+  if (r.eat("registers ")) {
+    n.a_fragment = r.buffer(-1);
+  } else {
+    n.a.tile = tile(r);
+    r.expect(" swiz ");
+    n.a.swizzle = static_cast<int>(r.integer());
+  }
+  r.expect(" * ");
+  n.b.tile = tile(r);
+  n.b_n_major = r.eat(" (k-by-n)");
+  r.expect(" swiz ");
+  n.b.swizzle = static_cast<int>(r.integer());
+  r.expect(" k ");
+  n.k = r.integer();
+  if (r.eat(" sparse meta ")) n.metadata = r.expr();
+  r.attributes();
+  n.where = r.take_position("where");
+  if (auto t = r.take_type("input")) n.input = t->dtype;
+  if (auto t = r.take_type("input_b")) n.input_b = t->dtype;
+  n.index = r.take_expr("index");
+  n.metadata_pitch = r.take_int("metadata_pitch", 0);
+  operand_attributes(r, n.a, "a_");
+  operand_attributes(r, n.b, "b_");
+  return finish(r, std::move(n));
+}
+
+StmtPtr Parser::mma_wait(LineReader& r, int) {
+  MmaWait n;
+  r.expect("mma.wait pending ");
+  n.pending = static_cast<int>(r.integer());
+  r.attributes();
+  n.note = r.take_string("note").value_or("");
+  for (const std::string& name : r.take_names("fence")) {
+    LineReader v(name, 0, 0, k_, vars_);
+    n.fence.push_back(v.buffer(-1));
+  }
+  return finish(r, std::move(n));
+}
+
+StmtPtr Parser::mma_store(LineReader& r, int) {
+  MmaStore n;
+  r.expect("mma.store ");
+  n.accumulator = r.accumulator();
+  r.expect(" -> ");
+  n.destination = r.expr();
+  r.attributes();
+  n.leading = r.take_expr("leading");
+  if (auto space = r.take_word("space")) {
+    auto s = parse_space(*space);
+    if (!s) r.fail("unknown memory space `" + *space + "`");
+    n.space = *s;
+  }
+  n.rows = r.take_expr("rows");
+  n.cols = r.take_expr("cols");
+  n.index = r.take_expr("index");
+  n.transpose = r.take_flag("transpose");
+  return finish(r, std::move(n));
+}
+
+StmtPtr Parser::mma_complete(LineReader& r, int) {
+  MmaCommit n;
+  r.expect("mma.complete");
+  if (r.eat(" of")) {
+    while (r.peek() == ' ' && r.peek(1) != '{') {
+      if (r.eat(" readers of ")) {
+        n.shared.push_back(r.buffer(-1));
+      } else {
+        if (!n.shared.empty()) r.fail("register buffers come before `readers of`");
+        r.expect(" ");
+        n.registers.push_back(r.buffer(-1));
+      }
+    }
+  }
+  r.attributes();
+  return finish(r, std::move(n));
+}
+
+StmtPtr Parser::mma_scale(LineReader& r, int) {
+  MmaScale n;
+  r.expect("mma.scale ");
+  n.accumulator = r.accumulator();
+  r.expect(" += ");
+  n.partial = r.accumulator();
+  r.expect(" * ");
+  n.scale_a = r.expr();
+  r.expect("[row * ");
+  n.scale_a_stride = r.expr();
+  r.expect("] (rows < ");
+  n.scale_a_rows = r.expr();
+  r.expect(") * ");
+  n.scale_b = r.expr();
+  r.attributes();
+  return finish(r, std::move(n));
+}
+
+StmtPtr Parser::set_max_nreg(LineReader& r, int) {
+  SetMaxNReg n;
+  r.expect("setmaxnreg ");
+  n.increase = r.eat("inc ");
+  if (!n.increase) r.expect("dec ");
+  n.registers = static_cast<int>(r.integer());
+  r.attributes();
+  return finish(r, n);
+}
+
+}  // namespace croq::ir::text
