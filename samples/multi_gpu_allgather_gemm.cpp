@@ -14,7 +14,7 @@
 //                        so the communication hides behind the multiply.
 // The GEMM is samples/matmul_persistent.cpp's kernel (its text read from
 // that file, so both run one source). A second Croqtile kernel, peer_copy
-// (below), reads the neighbour GPU's buffer directly through peer access
+// (below), writes into the neighbour GPU's buffer directly through peer access
 // (LaunchOptions::peer_access) and is compared with cudaMemcpyPeerAsync.
 //
 //   multi_gpu_allgather_gemm                   checks both ways and the peer copy
@@ -51,14 +51,15 @@
 #include "gemm_check.hpp"
 
 static const char* kSource = R"croq(
-// dst = src; src may live on a peer GPU (read over NVLink). Each thread
-// moves 16 f32 with all 16 loads issued before any store (through its
-// registers, v), so that enough bytes are in flight over the link; each
-// load of a warp reads 128 consecutive bytes. N is a multiple of 4096.
-__co__ void peer_copy(global f32 [N] src, global f32 [N] dst) {
+// dst = src, bytes moved as 8-byte words; either may live on a peer GPU
+// (read or written over NVLink). Each thread moves 16 words with all 16 loads issued
+// before any store (through its registers, v), so that 128 bytes per
+// thread are in flight over the link; each load of a warp reads 256
+// consecutive bytes. N is a multiple of 4096.
+__co__ void peer_copy(global u64 [N] src, global u64 [N] dst) {
   parallel b by N / 4096 : block
     parallel t by 256 : thread {
-      local f32 [16] v;
+      local u64 [16] v;
       foreach k in [16]
         v.at(k) = src.at(b # k # t);
       foreach k in [16]
@@ -208,14 +209,22 @@ void fused_allgather_gemm(const Setup& s, const Gpu& g) {
   CUDA_OK(cudaEventRecord(g.done, g.compute));
 }
 
-// Each GPU reads its neighbour's copy_src: with the Croqtile kernel
-// through peer access, or with cudaMemcpyPeerAsync.
+// Each GPU's copy_dst ends up holding its neighbour's copy_src (the next
+// GPU of the ring): with cudaMemcpyPeerAsync, which pulls it, or with the
+// Croqtile kernel through peer access, run by the neighbour, which pushes
+// its copy_src (its f32 values as pairs, u64 words) into this GPU's
+// copy_dst: stores over NVLink are posted, while loads wait for their data
+// to come back, so an SM moves more bytes per second by writing remotely.
 int neighbour(const Setup& s, const Gpu& g) { return (g.device + 1) % static_cast<int>(s.gpus.size()); }
+int previous(const Setup& s, const Gpu& g) {
+  const int n = static_cast<int>(s.gpus.size());
+  return (g.device + n - 1) % n;
+}
 
 void croq_peer_copy(const Setup& s, const Gpu& g) {
   const croq::Arg args[] = {
-      device_view(s.gpus[neighbour(s, g)].copy_src, croq::DType::f32, {s.copy_elements}, neighbour(s, g)),
-      device_view(g.copy_dst, croq::DType::f32, {s.copy_elements}, g.device)};
+      device_view(g.copy_src, croq::DType::u64, {s.copy_elements / 2}, g.device),
+      device_view(s.gpus[previous(s, g)].copy_dst, croq::DType::u64, {s.copy_elements / 2}, previous(s, g))};
   croq::LaunchOptions options{g.compute, g.device};
   options.peer_access = true;
   s.copy.launch(args, options);
@@ -276,6 +285,7 @@ bool run_and_check(Setup& s, const std::string& name, const std::function<void(c
     sync.arrive_and_wait();  // every A holds its own rows before anyone reads them
     way(s, g);
     CUDA_OK(cudaDeviceSynchronize());
+    sync.arrive_and_wait();  // every GPU done: a copy may have written another GPU's copy_dst
     std::string problem = is_copy ? (check_copy(s, g) ? "" : "GPU " + std::to_string(g.device) + ": copy differs")
                                   : check_c(s, g);
     std::lock_guard<std::mutex> lock(mutex);
