@@ -8,12 +8,26 @@ The op's schema comes from the kernel's declared parameters; its fake
 (meta) implementation asks the kernel for the result's dtype and shape
 (``Kernel.prepare`` on shapes only), so tracing needs no data and compiles
 the kernel ahead of the first real call.
+
+With ``backward=`` the op is differentiable (torch.library's
+``register_autograd``): either one Croqtile kernel per input's gradient,
+
+    mul_op = croqjit.torch.custom_op("mylib::mul", mul,
+                                     backward={"x": mul_grad_x, "y": mul_grad_y})
+
+whose parameters are named after the forward's parameters, ``out`` (the
+forward's result) and ``grad_out`` (the gradient of the result), each
+registered as a custom op of its own so that torch.compile traces the
+backward too; or a Python function ``backward(inputs, out, grad_out)``
+(``inputs``: the forward's arguments as attributes) returning a dict
+{parameter: gradient} or a tuple with one entry per parameter.
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import Any, Iterable, Sequence
+from types import SimpleNamespace
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import torch
 
@@ -66,6 +80,7 @@ def custom_op(
     *,
     mutates_args: Iterable[str] = (),
     device_types: str | Sequence[str] | None = "cuda",
+    backward: Mapping[str, Kernel] | Callable | None = None,
 ):
     """Registers ``kernel`` as the torch custom op ``name`` ("namespace::op").
 
@@ -73,7 +88,9 @@ def custom_op(
     scalars) and returns its result tensor, or nothing. ``mutates_args``
     names the tensor parameters the kernel writes; a call whose kernel
     writes an undeclared one raises ArgumentError (torch.compile relies on
-    the declaration). Returns torch's CustomOpDef: call it like a function.
+    the declaration). ``backward`` makes the op differentiable (see the
+    module's text): {parameter: gradient kernel} or a Python function.
+    Returns torch's CustomOpDef: call it like a function.
     """
     params = list(kernel.params)
     names = [p.name for p in params]
@@ -145,4 +162,111 @@ def custom_op(
         schema=_schema(params, mutated, kernel.returns_tensor),
     )
     op.register_fake(fake)
+    if backward is not None:
+        _register_backward(op, name, kernel, params, mutated, backward, device_types)
     return op
+
+
+# The names a gradient kernel's parameters may take besides the forward's.
+_RESULT, _GRAD = "out", "grad_out"
+
+
+def _register_backward(op, name: str, kernel: Kernel, params: Sequence[ParamInfo], mutated: set[str],
+                       backward: Mapping[str, Kernel] | Callable, device_types) -> None:
+    """register_autograd for ``op``: saves the tensor arguments and the
+    result, and maps what ``backward`` returns to one gradient a parameter."""
+    if mutated:
+        raise ArgumentError(f"custom op {name}: an op that mutates its arguments ({', '.join(sorted(mutated))}) "
+                            "cannot have a backward; return the result instead")
+    if not kernel.returns_tensor:
+        raise ArgumentError(f"custom op {name}: `{kernel.name}` returns nothing, so it has no result to differentiate")
+    names = [p.name for p in params]
+    if isinstance(backward, Mapping):
+        gradient_of = _gradient_kernels(name, params, backward, device_types)
+    elif callable(backward):
+        gradient_of = backward
+    else:
+        raise ArgumentError(f"custom op {name}: backward must be a dict {{parameter: croqjit Kernel}} or a function "
+                            f"backward(inputs, out, grad_out), got {type(backward).__name__}")
+    tensors = [i for i, p in enumerate(params) if p.is_tensor]
+
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*(inputs[i] for i in tensors), output)
+        ctx.scalars = {names[i]: inputs[i] for i, p in enumerate(params) if not p.is_tensor}
+
+    def run_backward(ctx, grad_out):
+        saved = ctx.saved_tensors
+        values = dict(ctx.scalars)
+        values.update({names[i]: saved[k] for k, i in enumerate(tensors)})
+        inputs = SimpleNamespace(**{n: values[n] for n in names})
+        grads = gradient_of(inputs, saved[-1], grad_out)
+        return _gradients_in_order(name, params, values, grads)
+
+    op.register_autograd(run_backward, setup_context=setup_context)
+
+
+def _gradient_kernels(name: str, params: Sequence[ParamInfo], kernels: Mapping[str, Kernel], device_types) -> Callable:
+    """backward(inputs, out, grad_out) calling one Croqtile kernel a gradient,
+    each a custom op ("<name>_grad_<parameter>") so that traced backwards
+    (torch.compile's AOTAutograd) see ops, not raw kernel calls."""
+    names = [p.name for p in params]
+    clash = [n for n in (_RESULT, _GRAD) if n in names]
+    if clash:
+        raise ArgumentError(f"custom op {name}: a gradient kernel's parameters `{_RESULT}` and `{_GRAD}` name the "
+                            f"result and its gradient; rename the forward's parameter {', '.join(clash)}")
+    ops = {}
+    for target, grad_kernel in kernels.items():
+        if target not in names:
+            raise ArgumentError(f"custom op {name}: backward names {target!r}, which is not a parameter of the "
+                                f"forward ({', '.join(names)})")
+        if not params[names.index(target)].is_tensor:
+            raise ArgumentError(f"custom op {name}: backward names {target!r}, a scalar parameter; "
+                                "only tensors have gradients")
+        if not isinstance(grad_kernel, Kernel):
+            raise ArgumentError(f"custom op {name}: the gradient of {target!r} must be a croqjit Kernel, "
+                                f"got {type(grad_kernel).__name__}")
+        wanted = [p.name for p in grad_kernel.params]
+        unknown = [n for n in wanted if n not in names and n not in (_RESULT, _GRAD)]
+        if unknown:
+            raise ArgumentError(f"custom op {name}: gradient kernel `{grad_kernel.name}` of {target!r} has parameters "
+                                f"{', '.join(unknown)}; its parameters must be named after the forward's "
+                                f"({', '.join(names)}), `{_RESULT}` or `{_GRAD}`")
+        if not grad_kernel.returns_tensor:
+            raise ArgumentError(f"custom op {name}: gradient kernel `{grad_kernel.name}` of {target!r} must return "
+                                "the gradient")
+        ops[target] = (custom_op(f"{name}_grad_{target}", grad_kernel, device_types=device_types), wanted)
+
+    def backward(inputs, out, grad_out):
+        values = {**vars(inputs), _RESULT: out, _GRAD: grad_out}
+        return {target: grad_op(*(values[n] for n in wanted)) for target, (grad_op, wanted) in ops.items()}
+
+    return backward
+
+
+def _gradients_in_order(name: str, params: Sequence[ParamInfo], values: dict, grads) -> tuple:
+    """One gradient per forward parameter (None for scalars and for tensors
+    without one), each checked against its input's shape."""
+    names = [p.name for p in params]
+    if isinstance(grads, Mapping):
+        unknown = [k for k in grads if k not in names]
+        if unknown:
+            raise ArgumentError(f"custom op {name}: backward returned gradients for {', '.join(map(str, unknown))}, "
+                                f"which are not parameters ({', '.join(names)})")
+        ordered = [grads.get(n) for n in names]
+    elif isinstance(grads, (tuple, list)):
+        if len(grads) != len(names):
+            raise ArgumentError(f"custom op {name}: backward returned {len(grads)} gradients, the forward has "
+                                f"{len(names)} parameters ({', '.join(names)})")
+        ordered = list(grads)
+    else:
+        raise ArgumentError(f"custom op {name}: backward must return a dict {{parameter: gradient}} or a tuple, "
+                            f"got {type(grads).__name__}")
+    for p, g in zip(params, ordered):
+        if g is None:
+            continue
+        if not p.is_tensor:
+            raise ArgumentError(f"custom op {name}: backward returned a gradient for the scalar parameter {p.name!r}")
+        if tuple(g.shape) != tuple(values[p.name].shape):
+            raise ArgumentError(f"custom op {name}: the gradient of {p.name!r} has shape {list(g.shape)}, "
+                                f"its input {list(values[p.name].shape)}")
+    return tuple(ordered)
