@@ -17,7 +17,6 @@
 #include "api/launch_args.hpp"
 #include "api/specialization.hpp"
 #include "api/tensor_size.hpp"
-#include "bind/bind.hpp"
 #include "croq/devices.hpp"
 #include "croq/error.hpp"
 #include "jit/driver.hpp"
@@ -317,10 +316,6 @@ std::shared_ptr<Specialization> KernelImpl::build(std::span<const Arg> args, int
   // The arch is fixed per device for this kernel (options, CROQ_ARCH or
   // the device), so the key's device separates the arches.
   const pipeline::TargetChoice target = pipeline::choose_target(checked->options.arch, device);
-  // Check every argument with its real extents first, so messages show
-  // them rather than the `?` that stands for a dynamic dim in `sig`.
-  if (!checked->options.dynamic_dims.empty())
-    bind::bind_dims(*checked->program, *function, signature_of(args, {}));
   const CompileOptions& options = checked->options;
   SpecializationRecord record{sig, target.target.arch, define_values(*checked->program), options.debug_line_info,
                               options.dynamic_dims};
@@ -330,7 +325,10 @@ std::shared_ptr<Specialization> KernelImpl::build(std::span<const Arg> args, int
   };
   pipeline::Built built;
   try {
-    built = pipeline::build(*checked, sig, target, cache_hit_required() && !precompiling);
+    // Bound with the real extents, so messages show them rather than the
+    // `?` that stands for a dynamic dim in `sig` (bind unbinds them again).
+    built = pipeline::build(*checked, checked->options.dynamic_dims.empty() ? sig : signature_of(args, {}), target,
+                            cache_hit_required() && !precompiling);
   } catch (const jit::CacheMiss& miss) {
     throw CacheError("CROQ_CACHE_REQUIRE_HIT=1: `" + function->name + "`(" + signature_text(sig) + ") for " +
                      record.arch + " is in no cache and would compile (" +

@@ -103,9 +103,17 @@ BoundFunction bind_function(const Program& program, const Function& fn, const st
   bound.program = &program;
   bound.function = &fn;
   bound.args = args;
+  // Every extent the call has is checked, a dynamic dim's too (messages
+  // show the real extent); then the dynamic dims are unbound again, so the
+  // kernel holds for every extent they take.
   bound.dims = bind_signature(program, fn, args, &bound.dim_sources);
   bound.dynamic = dynamic_dim_sources(program, fn, dynamic_dims);
-  check_argument_extents(fn, args, dynamic_dims);
+  for (const auto& [name, where] : bound.dynamic) {
+    bound.dims.erase(name);
+    bound.dim_sources.erase(name);
+    for (const abi::DimSource& w : where) bound.args[w.argument].shape[w.dim] = -1;
+  }
+  check_argument_extents(fn, bound.args, dynamic_dims);
   return bound;
 }
 

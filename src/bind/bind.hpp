@@ -38,7 +38,9 @@ std::map<std::string, std::vector<abi::DimSource>> dynamic_dim_sources(const fro
                                                                      const frontend::ast::Function& fn,
                                                                      const std::vector<std::string>& dynamic_dims);
 
-// Both, as the input of lowering.
+// Both, as the input of lowering: binds `args`, whose dynamic dims may
+// hold the call's extents (checked like any other, once) or -1; in the
+// result they are -1 and unbound.
 BoundFunction bind_function(const frontend::ast::Program& program, const frontend::ast::Function& fn,
                                    const std::vector<abi::ArgSignature>& args,
                                    const std::vector<std::string>& dynamic_dims);

@@ -72,4 +72,10 @@ void remove_redundant_barriers(ir::Kernel& kernel);
 // dynamic shared memory size, checked against `max_shared_bytes`.
 void lay_out_shared_memory(ir::Kernel& kernel, std::int64_t max_shared_bytes);
 
+// After the pass list, before the backend prints: the launch the runtime
+// makes (kernel.abi.launch: grid, block, dynamic shared memory, cluster,
+// cooperative) and the symbol it looks up (kernel.abi.entry), from the
+// kernel's launch shape as lowering and the passes decided it.
+void complete_launch_abi(ir::Kernel& kernel);
+
 }  // namespace croq::passes

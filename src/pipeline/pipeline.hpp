@@ -67,6 +67,8 @@ struct Built {
 };
 
 // Generates (pipeline::generate_program) and compiles each kernel through the JIT cache.
+// A dynamic dim's extents in `args` may be the call's (bound once: checked
+// against the other arguments, then left unbound) or -1.
 // Warnings are logged once, when the code is generated. With `require_hit`
 // a kernel that no cache layer has is a jit::CacheMiss instead of a compile.
 Built build(const CheckedProgram& checked, const std::vector<abi::ArgSignature>& args, const TargetChoice& target,

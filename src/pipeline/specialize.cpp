@@ -8,6 +8,7 @@
 #include "ir/verifier.hpp"
 #include "lower/lower.hpp"
 #include "passes/passes.hpp"
+#include "pipeline/generated_dump.hpp"
 #include "support/env.hpp"
 
 namespace croq::pipeline {
@@ -122,9 +123,12 @@ GeneratedProgram generate_program(const frontend::ast::Program& program, const f
         made = made | pass.decides;
         watch.after(pass.name, kernel, made, generated);
       }
+      passes::complete_launch_abi(kernel);
       generated.cuda_source = backend::cuda::emit_kernel(kernel);
       static_cast<abi::KernelAbi&>(generated) = std::move(kernel.abi);
       generated.needs_sm90 = kernel.needs_sm90;
+      if (const std::string& dir = generated_dump_dir(); !dir.empty())
+        dump_generated(dir, program, function, bound.args, target, options, k, generated);
     } catch (const ir::SourceError& e) {
       throw CompileError({Diagnostic{Severity::error, e.message, e.where.line, e.where.column, e.where.length, e.hint, "",
                                      bind::derivation_notes(bound, e.where.line)}},

@@ -9,10 +9,11 @@
 
 namespace croq::backend::cuda {
 
-// The kernel's CUDA C++ text; also completes kernel.abi.launch (grid,
-// block, shared bytes, cluster) from the kernel's launch shape.
+// The kernel's CUDA C++ text. The kernel is finished: its launch shape and
+// entry (kernel.abi.launch, kernel.abi.entry) were decided before
+// (passes::complete_launch_abi), and printing changes nothing.
 // Throws ir::SourceError at the statement where the text passes 4 MiB.
-std::string emit_kernel(ir::Kernel& kernel);
+std::string emit_kernel(const ir::Kernel& kernel);
 
 // The length of `e` printed as CUDA (lowering caps it).
 std::size_t expression_text_size(const ir::Kernel& kernel, const ir::ExprRef& e);

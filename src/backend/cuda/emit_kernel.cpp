@@ -544,7 +544,7 @@ std::string frag_section(const ir::Kernel& kernel) {
 
 }  // namespace
 
-std::string emit_kernel(ir::Kernel& kernel) {
+std::string emit_kernel(const ir::Kernel& kernel) {
   Printer printer(kernel);
   const std::string body = printer.body_text(*kernel.body);
 
@@ -597,14 +597,6 @@ std::string emit_kernel(ir::Kernel& kernel) {
     src << "  extern __shared__ __align__(128) unsigned char croq_smem[];\n";
   }
   src << body << "}\n";
-
-  abi::LaunchConfig& launch = kernel.abi.launch;
-  launch.grid = {static_cast<unsigned>(kernel.grid), 1, 1};
-  launch.block = {static_cast<unsigned>(kernel.block_threads), 1, 1};
-  launch.shared_bytes = static_cast<unsigned>(kernel.shared_bytes);
-  if (kernel.cluster_blocks > 0) launch.cluster = {static_cast<unsigned>(kernel.cluster_blocks), 1, 1};
-  launch.cooperative = kernel.cooperative;
-  kernel.abi.entry = kernel.entry;
   return src.str();
 }
 
