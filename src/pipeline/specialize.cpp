@@ -125,6 +125,7 @@ GeneratedProgram generate_program(const frontend::ast::Program& program, const f
       generated.cuda_source = backend::cuda::emit_kernel(kernel);
       static_cast<abi::KernelAbi&>(generated) = std::move(kernel.abi);
       generated.needs_sm90 = kernel.needs_sm90;
+      if (options.keep_kernel) generated.kernel = std::make_shared<const ir::Kernel>(std::move(kernel));
     } catch (const ir::SourceError& e) {
       throw CompileError({Diagnostic{Severity::error, e.message, e.where.line, e.where.column, e.where.length, e.hint, "",
                                      bind::derivation_notes(bound, e.where.line)}},
