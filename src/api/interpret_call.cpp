@@ -96,7 +96,6 @@ bool interpreting(const CompileOptions& options) {
 }
 
 Tensor interpret_call(const pipeline::CheckedProgram& checked, std::span<const Arg> args, const LaunchOptions& options) {
-  const std::string& name = checked.function->name;
   const std::vector<abi::ArgSignature> sig = signature(checked, args);
   const pipeline::TargetChoice target = pipeline::choose_target(checked.options.arch, 0);
   pipeline::GenerateOptions generate;
@@ -105,6 +104,12 @@ Tensor interpret_call(const pipeline::CheckedProgram& checked, std::span<const A
   generate.keep_kernel = true;
   const pipeline::GeneratedProgram program =
       pipeline::generate_program(*checked.program, *checked.function, sig, target.target, generate);
+  return interpret_program(checked, program, args, options);
+}
+
+Tensor interpret_program(const pipeline::CheckedProgram& checked, const pipeline::GeneratedProgram& program,
+                         std::span<const Arg> args, const LaunchOptions& options) {
+  const std::string& name = checked.function->name;
   const abi::KernelAbi& first = program.kernels.front();
   Tensor output;
   if (first.has_output) {

@@ -17,4 +17,10 @@ bool interpreting(const CompileOptions& options);
 // Device tensors are an ArgumentError; a hazard is an InterpretError.
 Tensor interpret_call(const pipeline::CheckedProgram& checked, std::span<const Arg> args, const LaunchOptions& options);
 
+// Runs a generated program (GenerateOptions::keep_kernel) of `checked` on
+// the arguments: interpret_call's second half (tests give it programs their
+// own pass lists made).
+Tensor interpret_program(const pipeline::CheckedProgram& checked, const pipeline::GeneratedProgram& program,
+                         std::span<const Arg> args, const LaunchOptions& options);
+
 }  // namespace croq::detail
