@@ -63,8 +63,11 @@ Address Executor::element_address(Thread& t, int buffer, const Value* slot, cons
   Address a;
   a.dtype = b.dtype;
   std::size_t base = 0;
-  if (auto r = launch_.register_buffers.find(buffer); r != launch_.register_buffers.end()) {
-    a.storage = &accumulator_registers(t, r->second, 0);  // an accumulator's registers (`apply`)
+  const auto registers = launch_.register_buffers.find(buffer);
+  if (registers != launch_.register_buffers.end()) {
+    // An accumulator's registers (`apply`): sized by its mma, not by the buffer's dims.
+    a.storage = &accumulator_registers(t, registers->second, 0);
+    a.dtype = DType::f32;
   } else if (auto p = t.pointers.find(buffer); p != t.pointers.end()) {
     a.storage = p->second.storage;
     base = static_cast<std::size_t>(p->second.i);
@@ -89,6 +92,11 @@ Address Executor::element_address(Thread& t, int buffer, const Value* slot, cons
   if (a.storage == nullptr) fault(t.line, "internal error: buffer `" + b.name + "` has no memory in interpret mode");
   std::int64_t linear = 0;
   for (std::size_t d = 0; d < coords.size(); ++d) {
+    if (registers != launch_.register_buffers.end()) {
+      linear = coords[d];  // one dim; the storage's end bounds it below
+      if (linear < 0) fault(t.line, "out-of-bounds access of the registers of `" + shown_name(b.name) + "`");
+      continue;
+    }
     const std::int64_t n = d < b.dims.size() ? extent(t, buffer, d) : 1;
     if (coords[d] < 0 || coords[d] >= n)
       fault(t.line, std::string("out-of-bounds ") + (write ? "write" : "read") + " of `" + shown_name(b.name) + "` at " +
@@ -102,8 +110,8 @@ Address Executor::element_address(Thread& t, int buffer, const Value* slot, cons
                         std::to_string(slot->i) + " of a ring of " + std::to_string(b.slots));
     linear += slot->i * b.slot_elems;
   }
-  a.offset = base + static_cast<std::size_t>(linear) * dtype_size(b.dtype);
-  if (a.offset + dtype_size(b.dtype) > a.storage->bytes)
+  a.offset = base + static_cast<std::size_t>(linear) * dtype_size(a.dtype);
+  if (a.offset + dtype_size(a.dtype) > a.storage->bytes)
     fault(t.line, std::string("out-of-bounds ") + (write ? "write" : "read") + " of `" + shown_name(b.name) + "` at " +
                       coords_text(coords) + ": past the end of its memory");
   return a;
@@ -145,7 +153,7 @@ Value Executor::eval(Thread& t, const ir::ExprRef& ep) {
     case ir::ExprKind::var: {
       if (auto it = t.vars.find(e.text); it != t.vars.end()) return it->second;
       if (auto it = launch_.param_vars.find(e.text); it != launch_.param_vars.end())
-        return e.type.is_float() ? it->second : converted(ir::Type::i64(), e.type, it->second);
+        return e.type.is_float() ? from_double(e.type, it->second.f) : converted(ir::Type::i64(), e.type, it->second);
       fault(t.line, "internal error: variable `" + e.text + "` has no value in interpret mode");
     }
     case ir::ExprKind::special: {

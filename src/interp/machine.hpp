@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <string>
@@ -134,7 +135,8 @@ struct Launch {
   std::int64_t threads = 1;  // per block
   std::vector<std::unique_ptr<Storage>> globals;  // per buffer: the tensor it is bound to (nullptr: none)
   std::unordered_map<std::string_view, Value> param_vars;  // scalar and dim parameters
-  std::unordered_map<int, int> register_buffers;  // an accumulator's `registers` buffer -> the accumulator
+  std::unordered_map<int, int> register_buffers;
+  std::list<std::string> constant_names;  // names param_vars holds that no parameter owns  // an accumulator's `registers` buffer -> the accumulator
 };
 
 [[noreturn]] void fault(int line, std::string message);

@@ -31,7 +31,12 @@ void Executor::bind_globals() {
   const ir::Kernel& k = kernel();
   launch_.globals.resize(k.buffers.size());
   for (std::size_t a = 0; a < k.accumulators.size(); ++a)
-    if (k.accumulators[a].registers >= 0) launch_.register_buffers[k.accumulators[a].registers] = static_cast<int>(a);
+    if (k.accumulators[a].registers >= 0) {
+      launch_.register_buffers[k.accumulators[a].registers] = static_cast<int>(a);
+      // The backend's `constexpr int NAME_registers` (its registers per thread), which `apply` loops to.
+      launch_.constant_names.push_back(k.accumulators[a].name + "_registers");
+      launch_.param_vars[launch_.constant_names.back()].i = k.accumulators[a].n / 2;
+    }
   for (std::size_t p = 0; p < k.params.size() && p < launch_.params.size(); ++p) {
     const ir::Param& param = k.params[p];
     const ParamValue& value = launch_.params[p];

@@ -42,7 +42,8 @@ void Executor::copy_tiles(Thread& t, const ir::CopyTiles& c) {
   // Whether window element idx is inside its buffer and below its limits.
   auto inside = [&](const TileAt& at, const std::vector<std::int64_t>& lim, const std::vector<std::int64_t>& idx) {
     for (std::size_t d = 0; d < idx.size(); ++d) {
-      if (!at.tile->exact && at.origin[d] + idx[d] >= extent(t, at.tile->buffer, d)) return false;
+      const auto& dims = kernel().buffers[static_cast<std::size_t>(at.tile->buffer)].dims;
+      if (!at.tile->exact && d < dims.size() && at.origin[d] + idx[d] >= extent(t, at.tile->buffer, d)) return false;
       if (lim[d] >= 0 && idx[d] >= lim[d]) return false;
     }
     return true;

@@ -180,4 +180,76 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
   expect_nt_product(lhs, rhs, out, M, N, K, 2e-3, true);
 }
 
+TEST(InterpretMatmul, PersistentKernelWithReadyEventsAndTmaStores) {
+  // samples/matmul_persistent.cpp's kernel: 132 persistent blocks, a
+  // producer and two consumer warpgroups, `= ready` events, TMA stores.
+  auto k = interpreted(R"croq(
+#define BM 128
+#define BN 256
+#define TK 64
+#define STAGES 3
+#define NUM_SMS 132
+#define GROUP 8
+
+__co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, N] output) {
+  parallel block_id by NUM_SMS : block {
+    shared event full[STAGES], empty[STAGES] = ready;
+    shared f16 [BM, TK] lhs_s[STAGES];
+    shared f16 [BN, TK] rhs_s[STAGES];
+    shared f16 [BM, BN] out_s;
+    parallel p by 3 : group-4 {
+      inthreads.async (p == 0) {
+        foreach {tile_iter} in [cdiv(cdiv(M, BM) * cdiv(N, BN), NUM_SMS)] {
+          tile = tile_iter # block_id;
+          if (tile < cdiv(M, BM) * cdiv(N, BN)) {
+            first_m = tile / (GROUP * cdiv(N, BN)) * GROUP;
+            rows = cdiv(M, BM) - first_m < GROUP ? cdiv(M, BM) - first_m : GROUP;
+            bm = first_m + tile % (GROUP * cdiv(N, BN)) % rows;
+            bn = tile % (GROUP * cdiv(N, BN)) / rows;
+            foreach {iv_k} in [cdiv(K, TK)] {
+              stage = iv_k % STAGES;
+              wait empty[stage];
+              tma.copy.swiz<128> lhs.subspan(BM, TK).at(bm, iv_k).zfill => lhs_s[stage];
+              tma.copy.swiz<128> rhs.subspan(BN, TK).at(bn, iv_k).zfill => rhs_s[stage];
+              trigger full[stage];
+            }
+          }
+        }
+      }
+      inthreads.async (p >= 1) {
+        foreach {tile_iter} in [cdiv(cdiv(M, BM) * cdiv(N, BN), NUM_SMS)] {
+          tile = tile_iter # block_id;
+          if (tile < cdiv(M, BM) * cdiv(N, BN)) {
+            first_m = tile / (GROUP * cdiv(N, BN)) * GROUP;
+            rows = cdiv(M, BM) - first_m < GROUP ? cdiv(M, BM) - first_m : GROUP;
+            bm = first_m + tile % (GROUP * cdiv(N, BN)) % rows;
+            bn = tile % (GROUP * cdiv(N, BN)) / rows;
+            mc = mma.fill.f32 0.0f;
+            foreach {iv_k} in [cdiv(K, TK)] {
+              stage = iv_k % STAGES;
+              wait full[stage];
+              mma.row.row mc, lhs_s[stage].subspan(64, TK).at(p - 1, 0), rhs_s[stage];
+              trigger empty[stage];
+            }
+            // Through shared memory and a TMA store: the warpgroup goes on to
+            // the next tile while the copy engine writes this one.
+            mma.store mc, out_s.subspan(64, BN).at(p - 1, 0);
+            tma.copy out_s.subspan(64, BN).at(p - 1, 0) => output.subspan(BM, BN).at(bm, bn).subspan(64, BN).at(p - 1, 0);
+          }
+        }
+      }
+    }
+  }
+}
+)croq");
+  const std::size_t M = 200, N = 300, K = 136;
+  auto lhs = croq::make_spandata<croq::f16>(M, K);
+  auto rhs = croq::make_spandata<croq::f16>(N, K);
+  auto out = croq::make_spandata<croq::f16>(M, N);
+  lhs.fill_random(-1.0f, 1.0f);
+  rhs.fill_random(-1.0f, 1.0f);
+  k(lhs.view(), rhs.view(), out.view());
+  expect_nt_product(lhs, rhs, out, M, N, K, 2e-3);
+}
+
 }  // namespace
