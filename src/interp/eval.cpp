@@ -208,54 +208,63 @@ Value Executor::binary(Thread& t, const ir::Expr& e) {
   }
   const Value lv = eval(t, e.operands[0]);
   const Value rv = eval(t, e.operands[1]);
-  const bool shift = e.op == "<<" || e.op == ">>";
-  const ir::Type ct = arithmetic_type(shift ? lt : ir::common_type(lt, rt));
   if (lv.storage != nullptr) {  // pointer arithmetic: p + n elements
     Value p = lv;
     p.i += (e.op == "-" ? -1 : 1) * rv.i * static_cast<std::int64_t>(dtype_size(lt.dtype));
     return p;
   }
+  const bool shift = e.op == "<<" || e.op == ">>";
+  const ir::Type ct = arithmetic_type(shift ? lt : ir::common_type(lt, rt));
+  const Value r = arithmetic(t, e.op, ct, lt, lv, rt, rv);
+  if (e.type.kind == ir::Type::Kind::boolean) return from_int(e.type, r.i);  // a comparison
+  return converted(ct, e.type, r);
+}
+
+// `a op b` in type ct (the operands' common type): a value of ct, or for a
+// comparison 0 or 1 in `i`.
+Value Executor::arithmetic(Thread& t, const std::string& op, const ir::Type& ct, const ir::Type& lt, const Value& lv,
+                           const ir::Type& rt, const Value& rv) {
   if (ct.is_float()) {
     const double a = as_double(lt, lv), b = as_double(rt, rv);
     double r = 0;
-    if (e.op == "+") r = a + b;
-    else if (e.op == "-") r = a - b;
-    else if (e.op == "*") r = a * b;
-    else if (e.op == "/") r = a / b;
-    else if (e.op == "<") return from_int(e.type, a < b);
-    else if (e.op == ">") return from_int(e.type, a > b);
-    else if (e.op == "<=") return from_int(e.type, a <= b);
-    else if (e.op == ">=") return from_int(e.type, a >= b);
-    else if (e.op == "==") return from_int(e.type, a == b);
-    else if (e.op == "!=") return from_int(e.type, a != b);
-    else fault(t.line, "interpret mode does not know `" + e.op + "` on floats");
-    return from_double(e.type, from_double(ct, r).f);
+    if (op == "+") r = a + b;
+    else if (op == "-") r = a - b;
+    else if (op == "*") r = a * b;
+    else if (op == "/") r = a / b;
+    else if (op == "<") return Value{a < b};
+    else if (op == ">") return Value{a > b};
+    else if (op == "<=") return Value{a <= b};
+    else if (op == ">=") return Value{a >= b};
+    else if (op == "==") return Value{a == b};
+    else if (op == "!=") return Value{a != b};
+    else fault(t.line, "interpret mode does not know `" + op + "` on floats");
+    return from_double(ct, r);
   }
   const Value a = converted(lt, ct, lv), b = converted(rt, ct, rv);
   const bool u = is_unsigned(ct);
   const auto ua = static_cast<std::uint64_t>(a.i), ub = static_cast<std::uint64_t>(b.i);
   std::int64_t r = 0;
-  if (e.op == "+") r = static_cast<std::int64_t>(ua + ub);
-  else if (e.op == "-") r = static_cast<std::int64_t>(ua - ub);
-  else if (e.op == "*") r = static_cast<std::int64_t>(ua * ub);
-  else if (e.op == "/" || e.op == "%") {
+  if (op == "+") r = static_cast<std::int64_t>(ua + ub);
+  else if (op == "-") r = static_cast<std::int64_t>(ua - ub);
+  else if (op == "*") r = static_cast<std::int64_t>(ua * ub);
+  else if (op == "/" || op == "%") {
     if (b.i == 0) fault(t.line, "integer division by zero");
-    if (u) r = static_cast<std::int64_t>(e.op == "/" ? ua / ub : ua % ub);
-    else if (a.i == INT64_MIN && b.i == -1) r = e.op == "/" ? a.i : 0;
-    else r = e.op == "/" ? a.i / b.i : a.i % b.i;
-  } else if (e.op == "&") r = a.i & b.i;
-  else if (e.op == "|") r = a.i | b.i;
-  else if (e.op == "^") r = a.i ^ b.i;
-  else if (e.op == "<<") r = static_cast<std::int64_t>(ua << (ub & 63));
-  else if (e.op == ">>") r = u ? static_cast<std::int64_t>(ua >> (ub & 63)) : a.i >> (ub & 63);
-  else if (e.op == "<") return from_int(e.type, u ? ua < ub : a.i < b.i);
-  else if (e.op == ">") return from_int(e.type, u ? ua > ub : a.i > b.i);
-  else if (e.op == "<=") return from_int(e.type, u ? ua <= ub : a.i <= b.i);
-  else if (e.op == ">=") return from_int(e.type, u ? ua >= ub : a.i >= b.i);
-  else if (e.op == "==") return from_int(e.type, a.i == b.i);
-  else if (e.op == "!=") return from_int(e.type, a.i != b.i);
-  else fault(t.line, "interpret mode does not know `" + e.op + "`");
-  return converted(ct, e.type, normalized(ct, Value{r, 0, nullptr}));
+    if (u) r = static_cast<std::int64_t>(op == "/" ? ua / ub : ua % ub);
+    else if (a.i == INT64_MIN && b.i == -1) r = op == "/" ? a.i : 0;
+    else r = op == "/" ? a.i / b.i : a.i % b.i;
+  } else if (op == "&") r = a.i & b.i;
+  else if (op == "|") r = a.i | b.i;
+  else if (op == "^") r = a.i ^ b.i;
+  else if (op == "<<") r = static_cast<std::int64_t>(ua << (ub & 63));
+  else if (op == ">>") r = u ? static_cast<std::int64_t>(ua >> (ub & 63)) : a.i >> (ub & 63);
+  else if (op == "<") return Value{u ? ua < ub : a.i < b.i};
+  else if (op == ">") return Value{u ? ua > ub : a.i > b.i};
+  else if (op == "<=") return Value{u ? ua <= ub : a.i <= b.i};
+  else if (op == ">=") return Value{u ? ua >= ub : a.i >= b.i};
+  else if (op == "==") return Value{a.i == b.i};
+  else if (op == "!=") return Value{a.i != b.i};
+  else fault(t.line, "interpret mode does not know `" + op + "`");
+  return normalized(ct, Value{r, 0, nullptr});
 }
 
 Value Executor::math(Thread& t, const ir::Expr& e) {

@@ -120,39 +120,12 @@ void Executor::assign(Thread& t, const ir::Assign& a) {
   write(t, where, vt, v);
 }
 
-// `lhs op rhs` with lhs of type lt, computed as binary() would, in lt.
+// `lhs op= rhs`: computed as binary() computes `lhs op rhs`, the result in lt.
 Value Executor::combine(Thread& t, const std::string& op, const ir::Type& lt, const Value& lhs, const ir::Type& rt,
                         const Value& rhs) {
-  // In the common type of both, as binary() computes; the result in lt.
-  const ir::Type ct = arithmetic_type(ir::common_type(lt, rt));
-  if (ct.is_float()) {
-    const double a = as_double(lt, lhs), b = as_double(rt, rhs);
-    double r = 0;
-    if (op == "+") r = a + b;
-    else if (op == "-") r = a - b;
-    else if (op == "*") r = a * b;
-    else if (op == "/") r = a / b;
-    else fault(t.line, "interpret mode does not know `" + op + "=` on floats");
-    return from_double(lt, from_double(ct, r).f);
-  }
-  const Value a = converted(lt, ct, lhs), b = converted(rt, ct, rhs);
-  const auto ua = static_cast<std::uint64_t>(a.i), ub = static_cast<std::uint64_t>(b.i);
-  const bool u = is_unsigned(ct);
-  std::int64_t r = 0;
-  if (op == "+") r = static_cast<std::int64_t>(ua + ub);
-  else if (op == "-") r = static_cast<std::int64_t>(ua - ub);
-  else if (op == "*") r = static_cast<std::int64_t>(ua * ub);
-  else if (op == "/" || op == "%") {
-    if (b.i == 0) fault(t.line, "integer division by zero");
-    if (u) r = static_cast<std::int64_t>(op == "/" ? ua / ub : ua % ub);
-    else r = op == "/" ? a.i / b.i : a.i % b.i;
-  } else if (op == "&") r = a.i & b.i;
-  else if (op == "|") r = a.i | b.i;
-  else if (op == "^") r = a.i ^ b.i;
-  else if (op == "<<") r = static_cast<std::int64_t>(ua << (ub & 63));
-  else if (op == ">>") r = u ? static_cast<std::int64_t>(ua >> (ub & 63)) : a.i >> (ub & 63);
-  else fault(t.line, "interpret mode does not know `" + op + "=`");
-  return converted(ct, lt, normalized(ct, Value{r, 0, nullptr}));
+  const bool shift = op == "<<" || op == ">>";
+  const ir::Type ct = arithmetic_type(shift ? lt : ir::common_type(lt, rt));
+  return converted(ct, lt, arithmetic(t, op, ct, lt, lhs, rt, rhs));
 }
 
 void Executor::loop(Thread& t, const ir::For& f) {

@@ -44,6 +44,8 @@ class Executor {
   // ---- eval.cpp
   Value eval(Thread& t, const ir::ExprRef& e);
   Value binary(Thread& t, const ir::Expr& e);
+  Value arithmetic(Thread& t, const std::string& op, const ir::Type& ct, const ir::Type& lt, const Value& lv,
+                   const ir::Type& rt, const Value& rv);
   Value math(Thread& t, const ir::Expr& e);
   Value atomic(Thread& t, const ir::Expr& e);
   // quad_max / quad_sum: the 4 lanes of a quad exchange values (a collective).

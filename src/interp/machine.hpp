@@ -128,6 +128,8 @@ class Machine;
 
 // The running state of one kernel.
 struct Launch {
+  Launch(const ir::Kernel& k, const abi::KernelAbi& a, const std::vector<ParamValue>& p)
+      : kernel(k), abi(a), params(p) {}
   const ir::Kernel& kernel;
   const abi::KernelAbi& abi;
   const std::vector<ParamValue>& params;

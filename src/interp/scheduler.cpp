@@ -260,7 +260,7 @@ void Executor::deadlock() {
 
 void run_kernel(const ir::Kernel& kernel, const abi::KernelAbi& abi, const std::vector<ParamValue>& params,
                 const RunOptions& options) {
-  Launch launch{kernel, abi, params};
+  Launch launch(kernel, abi, params);
   launch.blocks = options.blocks;
   launch.threads = std::max<std::int64_t>(kernel.block_threads, 1);
   Executor(launch).run();
