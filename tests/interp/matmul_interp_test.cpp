@@ -252,4 +252,82 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
   expect_nt_product(lhs, rhs, out, M, N, K, 2e-3);
 }
 
+TEST(InterpretMatmul, Fp8InputsWithABf16Result) {
+  // samples/matmul_fp8.cpp's kernel: e4m3 x e4m3 WGMMA, f32 accumulate, bf16 out.
+  auto k = interpreted(R"croq(
+#define BM 128
+#define BN 256
+#define TK 128
+#define STAGES 3
+#define NUM_SMS 132
+#define GROUP 8
+
+__co__ void matmul(global f8_e4m3 [M, K] lhs, global f8_e4m3 [N, K] rhs, global bf16 [M, N] output) {
+  parallel block_id by NUM_SMS : block {
+    shared event full[STAGES], empty[STAGES] = ready;
+    shared f8_e4m3 [BM, TK] lhs_s[STAGES];
+    shared f8_e4m3 [BN, TK] rhs_s[STAGES];
+    shared bf16 [BM, BN] out_s;
+    parallel p by 3 : group-4 {
+      inthreads.async (p == 0) {
+        foreach {tile_iter} in [cdiv(cdiv(M, BM) * cdiv(N, BN), NUM_SMS)] {
+          tile = tile_iter # block_id;
+          if (tile < cdiv(M, BM) * cdiv(N, BN)) {
+            first_m = tile / (GROUP * cdiv(N, BN)) * GROUP;
+            rows = cdiv(M, BM) - first_m < GROUP ? cdiv(M, BM) - first_m : GROUP;
+            bm = first_m + tile % (GROUP * cdiv(N, BN)) % rows;
+            bn = tile % (GROUP * cdiv(N, BN)) / rows;
+            foreach {iv_k} in [cdiv(K, TK)] {
+              stage = iv_k % STAGES;
+              wait empty[stage];
+              tma.copy.swiz<128> lhs.subspan(BM, TK).at(bm, iv_k).zfill => lhs_s[stage];
+              tma.copy.swiz<128> rhs.subspan(BN, TK).at(bn, iv_k).zfill => rhs_s[stage];
+              trigger full[stage];
+            }
+          }
+        }
+      }
+      inthreads.async (p >= 1) {
+        foreach {tile_iter} in [cdiv(cdiv(M, BM) * cdiv(N, BN), NUM_SMS)] {
+          tile = tile_iter # block_id;
+          if (tile < cdiv(M, BM) * cdiv(N, BN)) {
+            first_m = tile / (GROUP * cdiv(N, BN)) * GROUP;
+            rows = cdiv(M, BM) - first_m < GROUP ? cdiv(M, BM) - first_m : GROUP;
+            bm = first_m + tile % (GROUP * cdiv(N, BN)) % rows;
+            bn = tile % (GROUP * cdiv(N, BN)) / rows;
+            mc = mma.fill.f32 0.0f;
+            foreach {iv_k} in [cdiv(K, TK)] {
+              stage = iv_k % STAGES;
+              wait full[stage];
+              mma.row.row mc, lhs_s[stage].subspan(64, TK).at(p - 1, 0), rhs_s[stage];
+              trigger empty[stage];
+            }
+            mma.store mc, out_s.subspan(64, BN).at(p - 1, 0);
+            tma.copy out_s.subspan(64, BN).at(p - 1, 0) => output.subspan(BM, BN).at(bm, bn).subspan(64, BN).at(p - 1, 0);
+          }
+        }
+      }
+    }
+  }
+}
+)croq");
+  const std::size_t M = 150, N = 260, K = 160;
+  auto lhs = croq::make_spandata<croq::f8_e4m3>(M, K);
+  auto rhs = croq::make_spandata<croq::f8_e4m3>(N, K);
+  auto out = croq::make_spandata<croq::bf16>(M, N);
+  lhs.fill_random(-2.0f, 2.0f);
+  rhs.fill_random(-2.0f, 2.0f);
+  k(lhs.view(), rhs.view(), out.view());
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < N; ++j) {
+      double want = 0;
+      for (std::size_t x = 0; x < K; ++x)
+        want += static_cast<double>(static_cast<float>(static_cast<croq::f8_e4m3>(lhs[i][x]))) *
+                static_cast<float>(static_cast<croq::f8_e4m3>(rhs[j][x]));
+      // bf16 keeps 8 bits of mantissa: within 2^-8 of the value.
+      ASSERT_NEAR(static_cast<float>(static_cast<croq::bf16>(out[i][j])), want, 4e-3 * (1 + std::fabs(want)))
+          << i << ", " << j;
+    }
+}
+
 }  // namespace
