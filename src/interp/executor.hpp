@@ -82,6 +82,11 @@ class Executor {
   // registers: f32 values in the WGMMA / mma.sync fragment layout.
   Storage& accumulator_registers(Thread& t, int accumulator, std::int64_t index);
 
+  // Thread `tid` of block b.
+  Thread& thread_of(const Block& b, std::int64_t tid);
+  // A cooperative launch's `sync.barrier : block`: every thread of the grid.
+  void grid_barrier(Thread& t, const ir::Stmt& s);
+
   Launch& launch() { return launch_; }
   const ir::Kernel& kernel() const { return launch_.kernel; }
 
@@ -95,12 +100,13 @@ class Executor {
   void complete(Block& b, const std::string& key);
   void bind_globals();
   void init_block(Block& b);
-  std::int64_t live_in(Block& b, std::int64_t first, std::int64_t count) const;
+  std::int64_t live_in(Block& b, std::int64_t first, std::int64_t count);
   static void trampoline(unsigned lo, unsigned hi);
 
   Launch& launch_;
   std::vector<std::unique_ptr<Thread>> threads_;
   std::vector<std::unique_ptr<Block>> blocks_;
+  Gathering grid_;  // the grid barrier being gathered
   ucontext_t scheduler_{};
   Thread* running_ = nullptr;
 };

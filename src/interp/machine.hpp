@@ -112,6 +112,7 @@ struct AccumulatorValue {
 
 struct Block {
   std::int64_t index = 0;  // blockIdx.x
+  std::int64_t slot = 0;   // among the blocks running together (a cooperative launch's)
   std::vector<std::unique_ptr<Storage>> shared;  // per root buffer (nullptr: not shared)
   std::vector<std::vector<EventSlot>> events;
   std::map<std::string, Gathering> gatherings;

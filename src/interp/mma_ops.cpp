@@ -73,13 +73,13 @@ Group group_of(const ir::Accumulator& acc, std::int64_t tid) {
 
 // Each register of each thread of `g`: f(thread, register index, row, col).
 template <typename F>
-void for_registers(std::vector<std::unique_ptr<Thread>>& threads, const ir::Accumulator& acc, std::int64_t first,
-                   std::int64_t size, F f) {
+void for_registers(Executor& x, const Block& b, const ir::Accumulator& acc, std::int64_t first, std::int64_t size,
+                   F f) {
   const std::int64_t per = registers_per_thread(acc);
-  for (std::int64_t tid = first; tid < first + size && tid < static_cast<std::int64_t>(threads.size()); ++tid)
+  for (std::int64_t tid = first; tid < first + size && tid < x.launch().threads; ++tid)
     for (std::int64_t i = 0; i < per; ++i) {
       auto [r, c] = acc.warp ? warp_position(tid, i, acc.n) : wgmma_position(tid, i);
-      f(*threads[static_cast<std::size_t>(tid)], i, r, c);
+      f(x.thread_of(b, tid), i, r, c);
     }
 }
 
@@ -97,10 +97,11 @@ void Executor::mma_fill(Thread& t, const ir::MmaFill& f, const ir::Stmt& s) {
     for (auto d : acc.array_dims) n *= d;
     return n;
   }();
+  const Block* block = t.block;
   gather(t, g.key, g.first, g.size, &s, [=, this, &acc] {
     const std::int64_t from = f.op.empty() ? 0 : index, to = f.op.empty() ? count : index + 1;
     for (std::int64_t k = from; k < to; ++k)
-      for_registers(threads_, acc, g.first, g.size, [&](Thread& th, std::int64_t i, std::int64_t, std::int64_t) {
+      for_registers(*this, *block, acc, g.first, g.size, [&](Thread& th, std::int64_t i, std::int64_t, std::int64_t) {
         auto* regs = reinterpret_cast<float*>(accumulator_registers(th, id, k).data);
         double v = regs[i];
         if (op == "=") v = value;
@@ -155,7 +156,7 @@ void Executor::mma(Thread& t, const ir::Mma& m, const ir::Stmt& s) {
       a1 = frag.fragment.size() > 1 ? frag.fragment[1] : m.k;
       a.assign(static_cast<std::size_t>(a0 * a1), 0.0);
       for (std::int64_t tid = g.first; tid < g.first + g.size; ++tid) {
-        Thread& th = *threads_[static_cast<std::size_t>(tid)];
+        Thread& th = thread_of(*me.block, tid);
         auto it = th.locals.find(m.a_fragment);
         if (it == th.locals.end()) fault(line, "internal error: fragment `" + frag.name + "` has no registers");
         for (std::int64_t i = 0; i < a1 / 2; ++i) {
@@ -175,7 +176,7 @@ void Executor::mma(Thread& t, const ir::Mma& m, const ir::Stmt& s) {
                       " x " + std::to_string(n) + " accumulator");
     const bool tf32 = m.input == DType::tf32;
     auto in = [&](double v) { return tf32 ? rounded(DType::tf32, v) : v; };
-    for_registers(threads_, acc, g.first, g.size, [&](Thread& th, std::int64_t i, std::int64_t r, std::int64_t c) {
+    for_registers(*this, *t.block, acc, g.first, g.size, [&](Thread& th, std::int64_t i, std::int64_t r, std::int64_t c) {
       auto* regs = reinterpret_cast<float*>(accumulator_registers(th, m.accumulator, index).data);
       double sum = 0;
       for (std::int64_t x = 0; x < k; ++x)
@@ -206,7 +207,7 @@ void Executor::mma_store(Thread& t, const ir::MmaStore& m, const ir::Stmt& s) {
   gather(t, g.key, g.first, g.size, &s, [=, this, &t, &acc, &m] {
     if (dest.storage == nullptr) fault(t.line, "internal error: mma.store to a non-pointer");
     const std::size_t size = dtype_size(dtype);
-    for_registers(threads_, acc, g.first, g.size, [&](Thread& th, std::int64_t i, std::int64_t r, std::int64_t c) {
+    for_registers(*this, *t.block, acc, g.first, g.size, [&](Thread& th, std::int64_t i, std::int64_t r, std::int64_t c) {
       if (r >= rows || c >= cols || r >= (acc.warp ? acc.rows : 64) || c >= acc.n) return;
       const std::int64_t linear = m.transpose ? c * leading + r : r * leading + c;
       const std::int64_t offset = dest.i + linear * static_cast<std::int64_t>(size);
@@ -233,7 +234,7 @@ Value Executor::quad_reduce(Thread& t, const ir::Expr& e, const Value& mine) {
   gather(t, "quad " + std::to_string(quad), quad * 4, 4, &e, [&b, quad, max, this] {
     double r = max ? -INFINITY : 0.0;
     for (std::int64_t lane = 0; lane < 4; ++lane) {
-      if (threads_[static_cast<std::size_t>(quad * 4 + lane)]->finished) continue;
+      if (thread_of(b, quad * 4 + lane).finished) continue;
       const double v = b.quad_inputs[quad][static_cast<std::size_t>(lane)];
       r = max ? std::fmax(r, v) : static_cast<float>(r + v);
     }

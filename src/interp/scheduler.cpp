@@ -96,20 +96,31 @@ void Executor::init_block(Block& b) {
 
 void Executor::run() {
   const ir::Kernel& k = kernel();
-  if (k.cooperative)
-    fault(k.where.line, "interpret mode does not run cooperative launches (grid-wide barriers) yet");
   if (k.cluster_blocks > 0) fault(k.where.line, "interpret mode does not run thread block clusters yet");
   bind_globals();
+  // A cooperative launch's blocks run together (its grid barriers wait for
+  // all of them); any other kernel's one after another.
+  const std::int64_t together = k.cooperative ? launch_.blocks : 1;
+  if (together * launch_.threads > (std::int64_t{1} << 16))
+    fault(k.where.line, "interpret mode runs at most 65536 threads of a cooperative launch at once; this one has " +
+                            std::to_string(together * launch_.threads));
   threads_.clear();
-  for (std::int64_t i = 0; i < launch_.threads; ++i) {
-    auto t = std::make_unique<Thread>();
-    t->tid = i;
-    t->stack.reset(new char[kStackBytes]);
-    threads_.push_back(std::move(t));
-  }
   blocks_.clear();
-  blocks_.push_back(std::make_unique<Block>());
-  for (std::int64_t b = 0; b < launch_.blocks; ++b) run_blocks(b, 1);
+  for (std::int64_t b = 0; b < together; ++b) {
+    blocks_.push_back(std::make_unique<Block>());
+    blocks_.back()->slot = b;
+    for (std::int64_t i = 0; i < launch_.threads; ++i) {
+      auto t = std::make_unique<Thread>();
+      t->tid = i;
+      t->stack.reset(new char[kStackBytes]);
+      threads_.push_back(std::move(t));
+    }
+  }
+  for (std::int64_t b = 0; b < launch_.blocks; b += together) run_blocks(b, together);
+}
+
+Thread& Executor::thread_of(const Block& b, std::int64_t tid) {
+  return *threads_[static_cast<std::size_t>(b.slot * launch_.threads + tid)];
 }
 
 void Executor::trampoline(unsigned lo, unsigned hi) {
@@ -156,11 +167,13 @@ void Executor::switch_to(Thread& t) {
 void Executor::yield(Thread& t) { swapcontext(&t.context, &scheduler_); }
 
 void Executor::run_blocks(std::int64_t first, std::int64_t count) {
-  (void)count;
-  Block& b = *blocks_.front();
-  b.index = first;
-  init_block(b);
-  for (auto& t : threads_) start_thread(*t, b);
+  for (std::int64_t i = 0; i < count; ++i) {
+    Block& b = *blocks_[static_cast<std::size_t>(i)];
+    b.index = first + i;
+    init_block(b);
+    for (std::int64_t tid = 0; tid < launch_.threads; ++tid) start_thread(thread_of(b, tid), b);
+  }
+  grid_ = Gathering{};
   std::size_t live = threads_.size();
   while (live > 0) {
     bool progress = false;
@@ -184,12 +197,33 @@ void Executor::run_blocks(std::int64_t first, std::int64_t count) {
   }
 }
 
-std::int64_t Executor::live_in(Block& b, std::int64_t first, std::int64_t count) const {
-  (void)b;
+std::int64_t Executor::live_in(Block& b, std::int64_t first, std::int64_t count) {
   std::int64_t n = 0;
-  const std::int64_t end = std::min<std::int64_t>(first + count, static_cast<std::int64_t>(threads_.size()));
-  for (std::int64_t i = std::max<std::int64_t>(first, 0); i < end; ++i) n += !threads_[static_cast<std::size_t>(i)]->finished;
+  const std::int64_t end = std::min<std::int64_t>(first + count, launch_.threads);
+  for (std::int64_t i = std::max<std::int64_t>(first, 0); i < end; ++i) n += !thread_of(b, i).finished;
   return n;
+}
+
+void Executor::grid_barrier(Thread& t, const ir::Stmt& s) {
+  if (!kernel().cooperative) fault(t.line, "internal error: a grid barrier in a kernel that is not a cooperative launch");
+  if (grid_.arrived.empty()) grid_.statement = &s, grid_.line = t.line;
+  else if (grid_.statement != &s)
+    fault(t.line, "threads of the grid disagree: thread " + std::to_string(grid_.arrived.front()->tid) + " of block " +
+                      std::to_string(grid_.arrived.front()->block->index) + " waits at the grid barrier at line " +
+                      std::to_string(grid_.line) + ", thread " + std::to_string(t.tid) + " of block " +
+                      std::to_string(t.block->index) + " arrives at line " + std::to_string(t.line));
+  grid_.arrived.push_back(&t);
+  std::int64_t live = 0;
+  for (const auto& th : threads_) live += !th->finished;
+  if (static_cast<std::int64_t>(grid_.arrived.size()) >= live) {
+    for (Thread* other : grid_.arrived) other->blocked = false;
+    grid_ = Gathering{};
+    return;
+  }
+  t.blocked = true;
+  t.ready = nullptr;
+  t.waiting_for = "the grid barrier at line " + std::to_string(grid_.line);
+  yield(t);
 }
 
 void Executor::wait_until(Thread& t, std::function<bool()> ready, std::string what) {
@@ -235,6 +269,10 @@ void Executor::complete(Block& b, const std::string& key) {
 }
 
 void Executor::thread_finished(Thread& t) {
+  if (!grid_.arrived.empty())
+    fault(grid_.line, std::to_string(grid_.arrived.size()) + " threads wait at the grid barrier at line " +
+                          std::to_string(grid_.line) + ", but thread " + std::to_string(t.tid) + " of block " +
+                          std::to_string(t.block->index) + " finished without reaching it");
   Block& b = *t.block;
   for (auto& [key, g] : b.gatherings) {
     if (t.tid < g.first || t.tid >= g.first + g.count) continue;
@@ -253,7 +291,7 @@ void Executor::deadlock() {
   }
   fault(first ? first->line : 0,
         "deadlock: thread " + std::to_string(first ? first->tid : 0) + " of block " +
-            std::to_string(blocks_.front()->index) + " waits for " + (first ? first->waiting_for : std::string("?")) +
+            std::to_string(first ? first->block->index : 0) + " waits for " + (first ? first->waiting_for : std::string("?")) +
             ", which never comes (" + std::to_string(blocked) + " threads blocked, " + std::to_string(finished) +
             " finished)");
 }

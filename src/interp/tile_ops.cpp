@@ -125,7 +125,8 @@ void Executor::barrier(Thread& t, const ir::Barrier& b, const ir::Stmt& s) {
       return;
     }
     case ir::Barrier::Scope::grid:
-      fault(t.line, "interpret mode does not run grid-wide barriers yet");
+      grid_barrier(t, s);
+      return;
   }
 }
 

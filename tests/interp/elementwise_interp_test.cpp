@@ -205,6 +205,46 @@ TEST(InterpretElementwise, DeviceTensorsAreRefusedWithAClearMessage) {
   }
 }
 
+TEST(InterpretElementwise, CooperativeLaunchSeesTheOtherBlocksWrites) {
+  // Each block reads what the other wrote before the grid barrier.
+  auto k = interpreted(R"croq(
+__co__ s32[2] coop_grid_sync() {
+  s32[2] a;
+  s32[2] b;
+  parallel bx by 2 : block<cooperative> {
+    a.at(bx) = bx + 1;
+    sync.barrier : block;
+    b.at(bx) = a.at(1 - bx);
+  }
+  return b;
+}
+)croq");
+  croq::Tensor out = k();
+  EXPECT_EQ(out[0].as_int(), 2);
+  EXPECT_EQ(out[1].as_int(), 1);
+}
+
+TEST(InterpretElementwise, InlinePtxIsRefusedAtItsLine) {
+  auto k = interpreted(R"croq(
+__co__ s32 [1] copy(s32 val) {
+  s32[1] output;
+  parallel p by 1 {
+    __asm__ volatile("mov.u32 %0, %1;" : "=r"(output.at(p)) : "r"(val) : "memory");
+  }
+  return output;
+}
+)croq");
+  try {
+    k(7);
+    FAIL() << "expected an InterpretError";
+  } catch (const croq::InterpretError& e) {
+    EXPECT_EQ(e.line(), 5) << e.what();
+    EXPECT_NE(std::string(e.what()).find("interpret mode cannot run inline PTX (__asm__); run this program on the GPU"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(InterpretHazards, OutOfBoundsReadIsAnErrorAtItsLine) {
   auto k = interpreted(R"croq(
 __co__ s32 [M, N] shifted(s32 [M, N] lhs, int off) {
