@@ -77,6 +77,8 @@ class Executor {
   void mma(Thread& t, const ir::Mma& m, const ir::Stmt& s);
   void mma_store(Thread& t, const ir::MmaStore& m, const ir::Stmt& s);
   void mma_wait(Thread& t, const ir::MmaWait& w);
+  std::vector<double> sparse_dense(Thread& t, const ir::Mma& m, const std::vector<double>& packed, std::int64_t rows,
+                                   std::int64_t& packed_k, int line);
   void mma_scale(Thread& t, const ir::MmaScale& m, const ir::Stmt& s);
   // The accumulator `accumulator` (one of an array: `index`) in thread t's
   // registers: f32 values in the WGMMA / mma.sync fragment layout.

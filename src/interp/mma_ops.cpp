@@ -117,7 +117,6 @@ void Executor::mma_fill(Thread& t, const ir::MmaFill& f, const ir::Stmt& s) {
 void Executor::mma(Thread& t, const ir::Mma& m, const ir::Stmt& s) {
   const ir::Accumulator& acc = kernel().accumulators[static_cast<std::size_t>(m.accumulator)];
   const int line = m.where.line > 0 ? m.where.line : t.line;
-  if (m.metadata) fault(line, "interpret mode does not run 2:4 sparse multiplies yet");
   const std::int64_t index = m.index ? as_int(m.index->type, eval(t, m.index)) : 0;
   const Group g = group_of(acc, t.tid);
   gather(t, g.key, g.first, g.size, &s, [&, index, g, line] {
@@ -168,6 +167,7 @@ void Executor::mma(Thread& t, const ir::Mma& m, const ir::Stmt& s) {
     } else {
       read_tile(m.a, a, a0, a1);
     }
+    if (m.metadata) a = sparse_dense(me, m, a, a0, a1, line);  // 2:4: k / 2 packed values per row
     read_tile(m.b, b, b0, b1);
     const std::int64_t k = a1;
     if (a0 != rows || (m.b_n_major ? b0 != k || b1 != n : b0 != n || b1 != k))
@@ -186,6 +186,34 @@ void Executor::mma(Thread& t, const ir::Mma& m, const ir::Stmt& s) {
     });
     if (m.instruction == ir::MmaInstruction::wgmma) me.block->mma_groups[g.first / 128].push_back(std::move(group));
   });
+}
+
+// The dense [rows, 2 * packed_k] lhs of a 2:4 sparse multiply: each group of
+// 4 columns keeps 2 values, at the positions the metadata byte's nibble
+// names (bits 0-1 the first, 2-3 the second; the low nibble for even
+// groups), as include/croq/choreo_sparse.hpp encodes them.
+std::vector<double> Executor::sparse_dense(Thread& t, const ir::Mma& m, const std::vector<double>& packed,
+                                           std::int64_t rows, std::int64_t& packed_k, int line) {
+  const Value meta = eval(t, m.metadata);
+  if (meta.storage == nullptr) fault(line, "internal error: sparse metadata is not a pointer");
+  const std::int64_t k = packed_k * 2;
+  std::vector<double> dense(static_cast<std::size_t>(rows * k), 0.0);
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t g = 0; g < k / 4; ++g) {
+      const std::int64_t offset = meta.i + r * m.metadata_pitch + g / 2;
+      if (offset < 0 || static_cast<std::size_t>(offset) >= meta.storage->bytes)
+        fault(line, "out-of-bounds read of the sparse metadata `" + shown_name(meta.storage->name) + "`");
+      if (meta.storage->space == ir::Space::shared)
+        check_shared_read(t, meta.storage, static_cast<std::size_t>(offset), static_cast<std::size_t>(offset) + 1);
+      const auto byte = static_cast<unsigned>(meta.storage->data[offset]);
+      const unsigned code = g % 2 == 0 ? byte & 15u : byte >> 4;
+      for (unsigned half = 0; half < 2; ++half) {
+        const std::int64_t column = g * 4 + ((code >> (2 * half)) & 3u);
+        dense[static_cast<std::size_t>(r * k + column)] += packed[static_cast<std::size_t>(r * packed_k + g * 2 + half)];
+      }
+    }
+  packed_k = k;
+  return dense;
 }
 
 void Executor::mma_wait(Thread& t, const ir::MmaWait& w) {
