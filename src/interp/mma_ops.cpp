@@ -250,8 +250,30 @@ void Executor::mma_store(Thread& t, const ir::MmaStore& m, const ir::Stmt& s) {
   });
 }
 
-void Executor::mma_scale(Thread& t, const ir::MmaScale&, const ir::Stmt&) {
-  fault(t.line, "interpret mode does not run mma.scale (block-scaled MMA) yet");
+// acc += partial * scale_a[row * stride] * scale_b over this thread's
+// registers (rows past scale_a_rows add nothing), as the prelude's
+// scale_accum: per thread, once its warpgroup's multiplies are done.
+void Executor::mma_scale(Thread& t, const ir::MmaScale& m, const ir::Stmt&) {
+  const ir::Accumulator& acc = kernel().accumulators[static_cast<std::size_t>(m.accumulator)];
+  const Value scale_a = eval(t, m.scale_a);
+  const std::int64_t stride = as_int(m.scale_a_stride->type, eval(t, m.scale_a_stride));
+  const std::int64_t rows = as_int(m.scale_a_rows->type, eval(t, m.scale_a_rows));
+  const double scale_b = as_double(m.scale_b->type, eval(t, m.scale_b));
+  if (scale_a.storage == nullptr) fault(t.line, "internal error: mma.scale's row scales are not a pointer");
+  auto* regs = reinterpret_cast<float*>(accumulator_registers(t, m.accumulator, 0).data);
+  const auto* partial = reinterpret_cast<const float*>(accumulator_registers(t, m.partial, 0).data);
+  for (std::int64_t i = 0; i < registers_per_thread(acc); ++i) {
+    const std::int64_t r = wgmma_position(t.tid, i).first;
+    double s = 0;
+    if (r < rows) {
+      const std::int64_t offset = scale_a.i + r * stride * static_cast<std::int64_t>(sizeof(float));
+      if (offset < 0 || static_cast<std::size_t>(offset) + sizeof(float) > scale_a.storage->bytes)
+        fault(t.line, "out-of-bounds read of the row scales `" + shown_name(scale_a.storage->name) + "` at row " +
+                          std::to_string(r));
+      s = static_cast<float>(load_double(DType::f32, scale_a.storage->data + offset) * scale_b);
+    }
+    regs[i] = static_cast<float>(rounded(acc.dtype, regs[i] + static_cast<double>(partial[i]) * s));
+  }
 }
 
 Value Executor::quad_reduce(Thread& t, const ir::Expr& e, const Value& mine) {
