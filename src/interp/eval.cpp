@@ -57,7 +57,7 @@ std::int64_t Executor::extent(Thread& t, int buffer, std::size_t d) {
 }
 
 Address Executor::element_address(Thread& t, int buffer, const Value* slot, const std::vector<std::int64_t>& coords,
-                                  bool write) {
+                                  bool write, bool bounds) {
   const ir::Buffer& b = kernel().buffers[static_cast<std::size_t>(buffer)];
   const int root = b.alias_of >= 0 ? b.alias_of : buffer;
   Address a;
@@ -98,7 +98,7 @@ Address Executor::element_address(Thread& t, int buffer, const Value* slot, cons
       continue;
     }
     const std::int64_t n = d < b.dims.size() ? extent(t, buffer, d) : 1;
-    if (coords[d] < 0 || coords[d] >= n)
+    if (bounds && (coords[d] < 0 || coords[d] >= n))
       fault(t.line, std::string("out-of-bounds ") + (write ? "write" : "read") + " of `" + shown_name(b.name) + "` at " +
                         coords_text(coords) + ": dimension " + std::to_string(d) + " has " + std::to_string(n) +
                         " elements");
@@ -110,14 +110,14 @@ Address Executor::element_address(Thread& t, int buffer, const Value* slot, cons
                         std::to_string(slot->i) + " of a ring of " + std::to_string(b.slots));
     linear += slot->i * b.slot_elems;
   }
-  a.offset = base + static_cast<std::size_t>(linear) * dtype_size(a.dtype);
-  if (a.offset + dtype_size(a.dtype) > a.storage->bytes)
+  a.offset = base + static_cast<std::size_t>(linear) * dtype_size(a.dtype);  // wraps below 0: past any storage
+  if (bounds && a.offset + dtype_size(a.dtype) > a.storage->bytes)
     fault(t.line, std::string("out-of-bounds ") + (write ? "write" : "read") + " of `" + shown_name(b.name) + "` at " +
                       coords_text(coords) + ": past the end of its memory");
   return a;
 }
 
-Address Executor::element_address(Thread& t, const ir::Expr& e, bool write) {
+Address Executor::element_address(Thread& t, const ir::Expr& e, bool write, bool bounds) {
   Value slot;
   const bool has_slot = e.operands[0] != nullptr;
   if (has_slot) slot = eval(t, e.operands[0]);
@@ -125,7 +125,7 @@ Address Executor::element_address(Thread& t, const ir::Expr& e, bool write) {
   coords.reserve(e.operands.size() - 1);
   for (std::size_t i = 1; i < e.operands.size(); ++i)
     coords.push_back(as_int(e.operands[i]->type, eval(t, e.operands[i])));
-  return element_address(t, e.buffer, has_slot ? &slot : nullptr, coords, write);
+  return element_address(t, e.buffer, has_slot ? &slot : nullptr, coords, write, bounds);
 }
 
 Value Executor::read(Thread& t, const Address& a) {
@@ -183,7 +183,9 @@ Value Executor::eval(Thread& t, const ir::ExprRef& ep) {
     }
     case ir::ExprKind::element: return read(t, element_address(t, e, false));
     case ir::ExprKind::address_of: {
-      const Address a = element_address(t, *e.operands[0], false);
+      // Taking an address accesses nothing (an mma.store's tile may start
+      // past a tail it then skips): the accesses through it are checked.
+      const Address a = element_address(t, *e.operands[0], false, false);
       Value v;
       v.storage = a.storage;
       v.i = static_cast<std::int64_t>(a.offset);

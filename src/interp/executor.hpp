@@ -51,9 +51,10 @@ class Executor {
   // quad_max / quad_sum: the 4 lanes of a quad exchange values (a collective).
   Value quad_reduce(Thread& t, const ir::Expr& e, const Value& mine);
   // The element `buffer`[slot][coords] (bounds checked, at the thread's line).
+  // `bounds` false: only the address (address_of), not an access.
   Address element_address(Thread& t, int buffer, const Value* slot, const std::vector<std::int64_t>& coords,
-                          bool write);
-  Address element_address(Thread& t, const ir::Expr& element, bool write);
+                          bool write, bool bounds = true);
+  Address element_address(Thread& t, const ir::Expr& element, bool write, bool bounds = true);
   Value read(Thread& t, const Address& a);
   void write(Thread& t, const Address& a, const ir::Type& from, const Value& v);
   std::int64_t extent(Thread& t, int buffer, std::size_t d);
