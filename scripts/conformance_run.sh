@@ -6,7 +6,10 @@
 # checked against the file's `// CHECK:` lines (CHECK, CHECK-NEXT,
 # CHECK-NOT, CHECK-DAG; --match-full-lines when the file's RUN line asks).
 #
-#   scripts/conformance_run.sh CROQTILE [--out DIR] [--build DIR] [--timeout SECONDS] [--jobs N] [--only REGEX]
+#   scripts/conformance_run.sh CROQTILE [--out DIR] [--build DIR] [--timeout SECONDS] [--jobs N] [--only REGEX] [--interpret]
+#
+# --interpret runs every program on the CPU (CROQ_INTERPRET=1: the tile IR
+# interpreter, no GPU needed) and checks its output like a GPU run.
 #
 # CROQTILE is a Croqtile checkout or a bare git directory (its HEAD is read).
 # Prints one line per program and the totals. A program that can run here:
@@ -40,6 +43,7 @@ build=$root/build
 limit=180
 jobs=$(nproc 2>/dev/null || echo 2)
 only=
+interpret=0
 while [ $# -gt 0 ]; do
   case $1 in
     --out) out=$2; shift 2 ;;
@@ -47,6 +51,7 @@ while [ $# -gt 0 ]; do
     --timeout) limit=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
+    --interpret) interpret=1; shift ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -80,6 +85,8 @@ fi
 have_gpu=0
 if command -v nvidia-smi > /dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then have_gpu=1; fi
 case ${CROQ_CONFORMANCE_GPU:-} in 0|1) have_gpu=$CROQ_CONFORMANCE_GPU ;; esac
+# Interpret mode runs the programs on the CPU, as a GPU run would.
+if [ $interpret = 1 ]; then have_gpu=1; export CROQ_INTERPRET=1; fi
 
 # The first error line of a log: croq's `file:line:col: error: ...`, g++'s
 # `file:line: error: ...`, or else its first line.

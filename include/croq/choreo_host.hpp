@@ -2,6 +2,10 @@
 // host code (what `croq host` generates), result verification and timing.
 #pragma once
 
+#include <cctype>
+#include <cstdlib>
+#include <string>
+
 #include "croq/choreo.hpp"
 
 namespace choreo {
@@ -141,8 +145,19 @@ spanned_data<T, R> from_tensor(const croq::Tensor& result, const char* entry) {
 // without `.async` waits, and so does `sync.global`): device memory holds
 // the results, and device printf output is out before the host's next line
 // (the device synchronization flushes it, whichever streams ran the kernels).
+// CROQ_INTERPRET=1 (1/true/yes/on, as the library reads it): the calls ran
+// on the CPU, and there may be no device to wait for.
+inline bool interpreting() {
+  const char* flag = std::getenv("CROQ_INTERPRET");
+  if (!flag) return false;
+  std::string value(flag);
+  for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return value == "1" || value == "true" || value == "yes" || value == "on";
+}
+
 inline void wait_for_the_device() {
 #if CROQ_CHOREO_CUDA
+  if (interpreting()) return;
   if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
     throw croq::CudaError("cudaDeviceSynchronize", static_cast<int>(e), cudaGetErrorString(e));
 #endif
@@ -290,7 +305,7 @@ template <typename F, typename... Args>
 double timing(F&& fn, const TimerOption& opt, Args&&... args) {
   auto wait = [&] {
 #if CROQ_CHOREO_CUDA
-    if (opt.sync) (void)cudaDeviceSynchronize();
+    if (opt.sync && !host::interpreting()) (void)cudaDeviceSynchronize();
 #endif
   };
   for (int i = 0; i < opt.warmup; ++i) fn(args...);

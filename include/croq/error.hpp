@@ -103,4 +103,19 @@ class CacheError : public Error {
   using Error::Error;
 };
 
+// Interpret mode (CompileOptions::interpret, CROQ_INTERPRET=1) found a
+// hazard the GPU would not report (an out-of-bounds access, a read before
+// its copy completed, a tile overwritten while a multiply may read it,
+// threads that disagree on a barrier), or a construct it cannot run.
+// what() names the Croqtile line and shows it; line() is that line (0:
+// unknown).
+class InterpretError : public Error {
+ public:
+  InterpretError(const std::string& what, int line) : Error(what), line_(line) {}
+  int line() const { return line_; }
+
+ private:
+  int line_;
+};
+
 }  // namespace croq

@@ -37,6 +37,11 @@ struct CompileOptions {
   bool debug_line_info = false;
   // Name shown in diagnostics ("matmul.co").
   std::string source_name = "<source>";
+  // Run calls on the CPU with the tile IR interpreter instead of the GPU
+  // (also CROQ_INTERPRET=1): no device or driver needed, host tensors only,
+  // and hazards the GPU cannot report (out-of-bounds accesses, reads before
+  // a copy completed, ...) are InterpretErrors at the Croqtile line.
+  bool interpret = false;
 };
 
 // While `stream` is being captured into a CUDA graph, a launch only

@@ -26,6 +26,11 @@ class CudaError(Error):
 class CacheError(Error):
     """The on-disk kernel cache could not be used."""
 
+class InterpretError(Error):
+    """Interpret mode found a hazard (out of bounds, read before wait, ...) at a Croqtile line."""
+
+    line: int
+
 class TuneError(Error):
     """No configuration of a tune compiled, ran and checked."""
 
@@ -269,6 +274,7 @@ def compile(
     dynamic_dims: Union[str, Sequence[str], None] = None,
     source_name: Optional[str] = None,
     debug_line_info: bool = False,
+    interpret: bool = False,
 ) -> Kernel: ...
 def precompile(
     source: str,

@@ -26,6 +26,7 @@ struct ExceptionTypes {
   PyObject* argument_error = nullptr;
   PyObject* cuda_error = nullptr;
   PyObject* cache_error = nullptr;
+  PyObject* interpret_error = nullptr;
 };
 ExceptionTypes types;
 
@@ -69,6 +70,8 @@ void translate(const std::exception_ptr& p, void*) {
     raise_with(types.cuda_error, e.what(), {{"call", py_text(e.call())}, {"code", nb::cast(e.code())}});
   } catch (const croq::CacheError& e) {
     raise_with(types.cache_error, e.what());
+  } catch (const croq::InterpretError& e) {
+    raise_with(types.interpret_error, e.what(), {{"line", nb::cast(e.line())}});
   } catch (const croq::Error& e) {
     raise_with(types.error, e.what());
   } catch (const nb::python_error&) {
@@ -135,6 +138,11 @@ void register_errors(nb::module_& m) {
       m, "CudaError", types.error,
       "A CUDA driver call failed or no driver is present. .call names the driver function, .code is its CUresult.");
   types.cache_error = new_exception_type(m, "CacheError", types.error, "The on-disk kernel cache could not be used.");
+  types.interpret_error = new_exception_type(
+      m, "InterpretError", types.error,
+      "Interpret mode (compile(..., interpret=True), CROQ_INTERPRET=1) found a hazard the GPU would not report "
+      "(an out-of-bounds access, a read before its copy completed, a tile overwritten while a multiply may read it, "
+      "threads that disagree on a barrier) or a construct it cannot run. .line is the Croqtile line (0: unknown).");
 
   nb::class_<PyDiagnostic>(m, "Diagnostic", "One message about the source: where, what, and a hint.")
       .def_prop_ro("severity", [](const PyDiagnostic& d) { return py_text(croq::severity_name(d.diagnostic.severity)); })

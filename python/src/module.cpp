@@ -320,17 +320,19 @@ void bind_kernel(nb::module_& m) {
       });
 
   m.def("compile", [](nb::handle source, nb::handle entry, nb::handle defines, nb::handle arch, nb::handle dynamic_dims,
-                      nb::handle source_name, nb::handle debug_line_info) {
+                      nb::handle source_name, nb::handle debug_line_info, nb::handle interpret) {
     return compile(utf8_of(source, "source"),
-                   compile_options(entry, defines, arch, dynamic_dims, source_name, debug_line_info));
+                   compile_options(entry, defines, arch, dynamic_dims, source_name, debug_line_info, interpret));
   }, "source"_a, nb::kw_only(), "entry"_a = nb::none(), "defines"_a = nb::none(), "arch"_a = nb::none(),
-        "dynamic_dims"_a = nb::none(), "source_name"_a = nb::none(), "debug_line_info"_a = false,
-        "Parses and checks Croqtile source; raises CompileError with diagnostics when it is not valid.");
+        "dynamic_dims"_a = nb::none(), "source_name"_a = nb::none(), "debug_line_info"_a = false, "interpret"_a = false,
+        "Parses and checks Croqtile source; raises CompileError with diagnostics when it is not valid. "
+        "interpret=True runs every call on the CPU with the tile IR interpreter (numpy or other host arrays; no GPU), "
+        "raising InterpretError for out-of-bounds accesses and synchronization hazards.");
 
   m.def("precompile", [](nb::handle source, nb::handle signatures, nb::handle archs, nb::handle entry,
                          nb::handle defines, nb::handle dynamic_dims, nb::handle source_name, nb::handle debug_line_info) {
     return precompile(utf8_of(source, "source"),
-                      compile_options(entry, defines, nb::none(), dynamic_dims, source_name, debug_line_info), signatures,
+                      compile_options(entry, defines, nb::none(), dynamic_dims, source_name, debug_line_info, nb::handle(Py_False)), signatures,
                       text_list(archs, "archs"));
   }, "source"_a, "signatures"_a, nb::kw_only(), "archs"_a = nb::none(), "entry"_a = nb::none(),
         "defines"_a = nb::none(), "dynamic_dims"_a = nb::none(), "source_name"_a = nb::none(),

@@ -59,8 +59,11 @@ std::map<std::string, croq::DefineValue> define_map(nb::handle dict, const std::
 }
 
 croq::CompileOptions compile_options(nb::handle entry, nb::handle defines, nb::handle arch, nb::handle dynamic_dims,
-                                     nb::handle source_name, nb::handle debug_line_info) {
+                                     nb::handle source_name, nb::handle debug_line_info, nb::handle interpret) {
   croq::CompileOptions options;
+  if (!PyBool_Check(interpret.ptr()))
+    throw croq::ArgumentError("interpret must be a bool, got " + type_name(interpret.ptr()));
+  options.interpret = interpret.ptr() == Py_True;
   if (auto text = optional_text(entry, "entry")) options.entry = *text;
   if (auto text = optional_text(arch, "arch")) options.arch = *text;
   if (auto text = optional_text(source_name, "source_name")) options.source_name = *text;

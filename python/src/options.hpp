@@ -28,6 +28,7 @@ std::map<std::string, croq::DefineValue> define_map(nb::handle dict, const std::
 
 // compile()'s keywords.
 croq::CompileOptions compile_options(nb::handle entry, nb::handle defines, nb::handle arch, nb::handle dynamic_dims,
-                                     nb::handle source_name, nb::handle debug_line_info);
+                                     nb::handle source_name, nb::handle debug_line_info,
+                                     nb::handle interpret);
 
 }  // namespace croqpy

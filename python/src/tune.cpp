@@ -248,7 +248,7 @@ void bind_tune(nb::module_& m) {
                     nb::handle check, double rtol, double atol, int warmup, int repetitions, int device,
                     bool reuse_record, nb::handle progress) {
     return tune(source, configs, args,
-                compile_options(entry, defines, arch, dynamic_dims, source_name, debug_line_info), check, rtol, atol,
+                compile_options(entry, defines, arch, dynamic_dims, source_name, debug_line_info, nb::handle(Py_False)), check, rtol, atol,
                 warmup, repetitions, device, reuse_record, progress);
   }, "source"_a, "configs"_a, "args"_a, nb::kw_only(), "entry"_a = nb::none(), "defines"_a = nb::none(),
         "arch"_a = nb::none(), "dynamic_dims"_a = nb::none(), "source_name"_a = nb::none(),

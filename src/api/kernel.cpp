@@ -13,6 +13,7 @@
 
 #include "api/device_rules.hpp"
 #include "api/entry_point.hpp"
+#include "api/interpret_call.hpp"
 #include "api/kernel_stats.hpp"
 #include "api/launch_args.hpp"
 #include "api/specialization.hpp"
@@ -473,6 +474,7 @@ Tensor Kernel::launch(std::span<const Arg> args, const LaunchOptions& options) c
 }
 
 Tensor Kernel::launch_checked(std::span<const Arg> args, const LaunchOptions& options) const {
+  if (detail::interpreting(impl_->checked->options)) return detail::interpret_call(*impl_->checked, args, options);
   const auto call = impl_->resolve(args, options, false);
   const int device = call.device;
   const bool host_mode = call.host_mode;

@@ -180,12 +180,14 @@ const Subcommand kSubcommands[] = {
      "  Prints one line per architecture and signature: where its image came from\n"
      "  (compiled, disk, memory) and why it compiled. Exit 1 when any failed.\n",
      croq::cli::run_precompile},
-    {"run", "FILE.co [--arg NAME=FILE.npy]... [--random SEED] [--shape N=V]... [--out result.npy]",
-     "run a __co__ function on the GPU with NumPy inputs (or random data) and save the result",
+    {"run", "FILE.co [--arg NAME=FILE.npy]... [--random SEED] [--shape N=V]... [--out result.npy] [--interpret]",
+     "run a __co__ function on the GPU (or the CPU: --interpret) with NumPy inputs (or random data) and save the result",
      "  --arg NAME=FILE.npy  the input for parameter NAME (its shape binds symbolic dims)\n"
      "  --random SEED        fill parameters without --arg with random data from SEED\n"
      "  --shape N=V          bind a symbolic dim that no input determines\n"
      "  --out FILE.npy       write the returned tensor as .npy\n"
+     "  --interpret          run on the CPU with the tile IR interpreter (no GPU; checks\n"
+     "                       out-of-bounds accesses and synchronization hazards)\n"
      "  --define, --entry, --arch as for `croq compile`\n",
      croq::cli::run_run},
     {"bench", "FILE.co --shape N=V... [--reps N] [--flops F] [--tune NAME=V1,V2,...]... [--plot FILE.png]",

@@ -10,6 +10,7 @@
 
 #include "cli/cli_common.hpp"
 #include "cli/file_io.hpp"
+#include "support/env.hpp"
 #include "cli/npy.hpp"
 #include "cli/precompile_command.hpp"
 #include "cli/roofline_plot.hpp"
@@ -208,7 +209,7 @@ int run_compile(const std::vector<std::string>& args) {
   }
 }
 
-// croq run FILE.co [--arg NAME=in.npy]... [--random SEED] [--shape N=V]... [--out result.npy]
+// croq run FILE.co [--arg NAME=in.npy]... [--random SEED] [--shape N=V]... [--out result.npy] [--interpret]
 int run_run(const std::vector<std::string>& args) {
   KernelOptions k;
   std::map<std::string, std::string> inputs;
@@ -229,6 +230,8 @@ int run_run(const std::vector<std::string>& args) {
     } else if (r.value("--out", v)) {
       std::string error;
       if (!k.once.take("--out", v, out_path, error)) return usage_error(error);
+    } else if (r.current() == "--interpret") {
+      k.compile.interpret = true;  // the tile IR interpreter on the CPU: no GPU needed
     } else if (r.missing_value()) {
       return usage_error(r.current() + " needs a value");
     } else {
@@ -265,8 +268,8 @@ int run_run(const std::vector<std::string>& args) {
       call.emplace_back(loaded[i].view());
     }
     std::string why;
-    if (!cuda_available(&why)) {
-      std::cerr << "croq run: running a kernel needs a CUDA GPU (" << why << ")\n";
+    if (!k.compile.interpret && !support::env_flag("CROQ_INTERPRET", false) && !cuda_available(&why)) {
+      std::cerr << "croq run: running a kernel needs a CUDA GPU (" << why << "); --interpret runs it on the CPU\n";
       return kExitErrors;
     }
     Tensor result = kernel.launch(call);

@@ -129,6 +129,7 @@ GeneratedProgram generate_program(const frontend::ast::Program& program, const f
       generated.needs_sm90 = kernel.needs_sm90;
       if (const std::string& dir = generated_dump_dir(); !dir.empty())
         dump_generated(dir, program, function, bound.args, target, options, k, generated);
+      if (options.keep_kernel) generated.kernel = std::make_shared<const ir::Kernel>(std::move(kernel));
     } catch (const ir::SourceError& e) {
       throw CompileError({Diagnostic{Severity::error, e.message, e.where.line, e.where.column, e.where.length, e.hint, "",
                                      bind::derivation_notes(bound, e.where.line)}},

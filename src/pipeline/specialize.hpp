@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,8 @@ struct GeneratedKernel : abi::KernelAbi {
   // The first construct that needs sm_90 (TMA, clusters, WGMMA), if any.
   std::optional<Diagnostic> needs_sm90;
   std::string ir;  // the IR after the passes (or GenerateOptions::ir_after), when asked for
+  // The IR after the passes, when GenerateOptions::keep_kernel asks (interpret mode).
+  std::shared_ptr<const ir::Kernel> kernel;
 };
 
 // A function's kernels (lower::kernel_count), launched in this order on one
@@ -42,6 +45,8 @@ struct GenerateOptions {
   bool keep_ir = false;
   std::string ir_after;
   ir::IrDetail ir_detail = ir::IrDetail::summary;
+  // Keep the IR after the passes in GeneratedKernel::kernel (the interpreter runs it).
+  bool keep_kernel = false;
   // Run the IR verifier after lowering and after every pass; also on in
   // debug builds and under CROQ_VERIFY_IR=1. A violation is an internal
   // error naming the stage, with the IR.

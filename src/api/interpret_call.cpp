@@ -1,0 +1,153 @@
+#include "api/interpret_call.hpp"
+
+#include <cstring>
+
+#include "api/launch_args.hpp"
+#include "api/tensor_size.hpp"
+#include "interp/interpreter.hpp"
+#include "support/env.hpp"
+
+namespace croq::detail {
+
+namespace {
+
+// The call's signature as the GPU path builds it: dynamic dims as -1.
+std::vector<abi::ArgSignature> signature(const pipeline::CheckedProgram& checked, std::span<const Arg> args) {
+  const auto& params = checked.function->params;
+  std::vector<abi::ArgSignature> sig;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const Arg& a = args[i];
+    abi::ArgSignature s;
+    if (a.kind() != Arg::Kind::tensor) {
+      s.is_tensor = false;
+      s.is_integer = a.kind() == Arg::Kind::integer;
+      s.is_stream = a.kind() == Arg::Kind::stream;
+      sig.push_back(s);
+      continue;
+    }
+    const TensorView& v = a.view();
+    const std::string who = "argument " + std::to_string(i + 1) + " '" +
+                            (i < params.size() ? params[i].name : std::string("?")) + "'";
+    if (v.memory != MemoryKind::host)
+      throw ArgumentError(who + ": " + v.str() +
+                          " is device memory; interpret mode (CROQ_INTERPRET, CompileOptions::interpret) runs on "
+                          "the CPU and takes host tensors");
+    check_view(v, who, true);
+    if (!v.is_contiguous()) throw ArgumentError(who + ": " + v.str() + " is not contiguous (row-major); pass a contiguous copy");
+    s.dtype = v.dtype;
+    for (int d = 0; d < v.shape.rank(); ++d) {
+      bool dynamic = false;
+      for (const auto& [name, where] : checked.dynamic_sources)
+        for (const abi::DimSource& w : where)
+          dynamic = dynamic || (w.argument == static_cast<int>(i) && w.dim == d);
+      s.shape.push_back(dynamic ? -1 : static_cast<std::int64_t>(v.shape[d]));
+    }
+    sig.push_back(std::move(s));
+  }
+  return sig;
+}
+
+interp::ParamValue tensor_value(const TensorView& v) {
+  interp::ParamValue p;
+  p.data = v.data;
+  p.dtype = v.dtype;
+  for (std::size_t x : v.shape) p.shape.push_back(static_cast<std::int64_t>(x));
+  return p;
+}
+
+std::vector<interp::ParamValue> parameter_values(const abi::KernelAbi& abi, std::span<const Arg> args,
+                                                 const Tensor& output, std::vector<std::vector<std::byte>>& scratch) {
+  std::vector<interp::ParamValue> values;
+  for (const abi::KernelParam& kp : abi.params) {
+    interp::ParamValue p;
+    using K = abi::KernelParam::Kind;
+    const auto arg = [&](int i) -> const Arg& { return args[static_cast<std::size_t>(i)]; };
+    switch (kp.kind) {
+      case K::tensor: p = tensor_value(arg(kp.argument).view()); break;
+      case K::output: p = tensor_value(output.view()); break;
+      case K::tensor_map: p = tensor_value(kp.argument < 0 ? output.view() : arg(kp.argument).view()); break;
+      case K::scratch: {
+        const abi::ScratchBuffer& b = abi.scratch[static_cast<std::size_t>(kp.argument)];
+        p.data = scratch[static_cast<std::size_t>(kp.argument)].data();
+        p.dtype = b.dtype;
+        p.shape = b.shape;
+        break;
+      }
+      case K::integer: p.integer = arg(kp.argument).integer(); break;
+      case K::floating: {
+        const Arg& a = arg(kp.argument);
+        p.floating = a.kind() == Arg::Kind::floating ? a.floating() : static_cast<double>(a.integer());
+        break;
+      }
+      case K::dim:
+        p.integer = static_cast<std::int64_t>(arg(kp.dim.argument).view().shape[static_cast<std::size_t>(kp.dim.dim)]);
+        break;
+    }
+    values.push_back(std::move(p));
+  }
+  return values;
+}
+
+}  // namespace
+
+bool interpreting(const CompileOptions& options) {
+  static const bool from_env = support::env_flag("CROQ_INTERPRET", false);
+  return options.interpret || from_env;
+}
+
+Tensor interpret_call(const pipeline::CheckedProgram& checked, std::span<const Arg> args, const LaunchOptions& options) {
+  const std::vector<abi::ArgSignature> sig = signature(checked, args);
+  const pipeline::TargetChoice target = pipeline::choose_target(checked.options.arch, 0);
+  pipeline::GenerateOptions generate;
+  generate.max_shared_bytes = target.max_shared_bytes;
+  generate.dynamic_dims = checked.options.dynamic_dims;
+  generate.keep_kernel = true;
+  const pipeline::GeneratedProgram program =
+      pipeline::generate_program(*checked.program, *checked.function, sig, target.target, generate);
+  return interpret_program(checked, program, args, options);
+}
+
+Tensor interpret_program(const pipeline::CheckedProgram& checked, const pipeline::GeneratedProgram& program,
+                         std::span<const Arg> args, const LaunchOptions& options) {
+  const std::string& name = checked.function->name;
+  const abi::KernelAbi& first = program.kernels.front();
+  Tensor output;
+  if (first.has_output) {
+    const Shape shape = result_shape_of(first, args);
+    if (options.output != nullptr) {
+      if (options.output->dtype != first.output_dtype || !(options.output->shape == shape) ||
+          options.output->memory != MemoryKind::host)
+        throw ArgumentError("`" + name + "`: LaunchOptions::output " + options.output->str() +
+                            " must be a host tensor of the result's " + std::string(dtype_name(first.output_dtype)) +
+                            " " + shape.str() + " in interpret mode");
+    }
+    output = Tensor::empty(first.output_dtype, shape, MemoryKind::host);
+    if (output.bytes() > 0) std::memset(output.data(), 0, output.bytes());
+  }
+  std::vector<std::vector<std::byte>> scratch;
+  for (const abi::ScratchBuffer& b : first.scratch) {
+    std::size_t n = dtype_size(b.dtype);
+    for (std::int64_t x : b.shape) n *= static_cast<std::size_t>(x);
+    scratch.emplace_back(n, std::byte{0});
+  }
+  for (const pipeline::GeneratedKernel& part : program.kernels) {
+    const abi::LaunchConfig launch = launch_config_of(part, args, name);
+    interp::RunOptions run;
+    run.blocks = static_cast<std::int64_t>(launch.grid[0]) * launch.grid[1] * launch.grid[2];
+    try {
+      interp::run_kernel(*part.kernel, part, parameter_values(part, args, output, scratch), run);
+    } catch (const interp::Fault& f) {
+      const std::string text = render_diagnostics(
+          {Diagnostic(Severity::error, "interpret mode: " + f.message, f.line, f.line > 0 ? 1 : 0, 1)},
+          checked.program->source, checked.program->source_name);
+      throw InterpretError(text, f.line);
+    }
+  }
+  if (options.output != nullptr && output.defined()) {
+    output.copy_to(*options.output);
+    return Tensor();
+  }
+  return output;
+}
+
+}  // namespace croq::detail

@@ -1,0 +1,67 @@
+// Interpret mode: mma.scale (tests/common/block_scale_sources.hpp's
+// block-scaled fp8 GEMM: per-row lhs scales and per-128-column rhs scales
+// for each 128-wide K block) against the host's scaled product.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/block_scale_sources.hpp"
+#include "croq/croq.hpp"
+
+namespace {
+
+TEST(InterpretBlockScale, ScaledFp8GemmMatchesTheHost) {
+  croq::CompileOptions options;
+  options.interpret = true;
+  options.arch = "sm_90a";
+  croq::Kernel k = croq::compile(croq::test::block_scaled_gemm_source(), options);
+  const std::size_t M = 64, N = 128, K = 256, KB = K / 128, NB = 1;
+  auto lhs = croq::make_spandata<croq::f8_e4m3>(M, K);
+  auto rhs = croq::make_spandata<croq::f8_e4m3>(N, K);
+  auto scale_lhs = croq::make_spandata<croq::f32>(M, KB);
+  auto scale_rhs = croq::make_spandata<croq::f32>(NB, KB);
+  auto out = croq::make_spandata<croq::f32>(M, N);
+  lhs.fill_random(-2.0f, 2.0f, 21);
+  rhs.fill_random(-2.0f, 2.0f, 22);
+  scale_lhs.fill_random(0.5f, 2.0f, 23);
+  scale_rhs.fill_random(0.5f, 2.0f, 24);
+  k(lhs.view(), scale_lhs.view(), rhs.view(), scale_rhs.view(), out.view());
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < N; ++j) {
+      double want = 0;
+      for (std::size_t kb = 0; kb < KB; ++kb) {
+        double block = 0;
+        for (std::size_t x = kb * 128; x < kb * 128 + 128; ++x)
+          block += static_cast<double>(static_cast<float>(static_cast<croq::f8_e4m3>(lhs[i][x]))) *
+                   static_cast<float>(static_cast<croq::f8_e4m3>(rhs[j][x]));
+        want += block * static_cast<float>(scale_lhs[i][kb]) * static_cast<float>(scale_rhs[j / 128][kb]);
+      }
+      ASSERT_NEAR(static_cast<float>(out[i][j]), want, 1e-4 * (1 + std::fabs(want))) << i << ", " << j;
+    }
+}
+
+TEST(InterpretBlockScale, ClustersAreRefusedWithAClearMessage) {
+  croq::CompileOptions options;
+  options.interpret = true;
+  options.arch = "sm_90a";
+  croq::Kernel k = croq::compile(R"croq(__co__ void ids(global s32 [C, B, T] out) {
+  parallel c by C : cluster {
+    parallel b by B : block {
+      parallel t by T : thread
+        out.at(c, b, t) = c * 10000 + b * 100 + t;
+    }
+  }
+}
+)croq",
+                                 options);
+  auto out = croq::make_spandata<croq::s32>(2, 2, 4);
+  try {
+    k(out.view());
+    FAIL() << "expected an InterpretError";
+  } catch (const croq::InterpretError& e) {
+    EXPECT_NE(std::string(e.what()).find("interpret mode does not run thread block clusters yet"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
