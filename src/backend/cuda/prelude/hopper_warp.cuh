@@ -1,15 +1,11 @@
-// Warp-level mma with gathered fragments (part of the Hopper device prelude,
-// see hopper_prelude_parts.hpp): each warp of a `: group` level owns an
-// M x N accumulator of any shape; its m16n8 blocks run mma.sync with operand
-// fragments that every lane reads element by element from global or shared
-// memory, so any layout, element type (f16, bf16, s8, u8, f32 as tf32) and
-// tile edge works. Also the warp accumulators' stores, for both warp paths.
-#include "backend/cuda/hopper_prelude_parts.hpp"
+// The Hopper device prelude, part 4: warp-level mma with fragments gathered
+// element by element (any layout, element type and tile edge), and the warp
+// accumulators' stores.
+#ifndef CROQ_PRELUDE_HOPPER_WARP_CUH
+#define CROQ_PRELUDE_HOPPER_WARP_CUH
+#include "hopper_accumulators.cuh"
+namespace croq_dev {
 
-namespace croq::backend::cuda {
-namespace {
-
-constexpr std::string_view kWarp = R"CUDA(
 // ---------------------------------------------------------------------------
 // Warp accumulators: ceil(M / 16) x ceil(N / 8) m16n8 blocks, block (mb, nb)
 // in registers 4 (mb * NB + nb) .. +3 (float, or int for s32); register i of
@@ -166,10 +162,5 @@ __device__ __forceinline__ void load_warp_accum(D* d, const T* tile, long long l
     d[j] = r < M && c < N ? static_cast<D>(tile[r * ld + c]) : D(0);
   }
 }
-)CUDA";
-
-}  // namespace
-
-std::string_view hopper_prelude_warp() { return kWarp; }
-
-}  // namespace croq::backend::cuda
+}  // namespace croq_dev
+#endif  // CROQ_PRELUDE_HOPPER_WARP_CUH

@@ -1,32 +1,10 @@
-// The end of the Hopper device prelude (see hopper_prelude.hpp): the WGMMA
-// entry points, the accumulator fragment layout and its stores to global
-// and shared memory, and the mma.sync form of the mma.* statements for
-// targets without WGMMA. Kept apart from hopper_prelude.cpp for size only;
-// build_prelude() there pastes it last.
-#include "backend/cuda/hopper_prelude_parts.hpp"
-
-namespace croq::backend::cuda {
-namespace {
-
-constexpr std::string_view kAccumulators = R"CUDA(}  // namespace detail
-
-// D[64 x N] (+)= A[64 x 16] * B[16 x N], fp32 accumulators, A and B of type AB
-// (__half or __nv_bfloat16), K-major in shared memory ("row.row": A given as
-// [M][K], B as [N][K]). d holds N/2 floats per thread (accum_row/accum_col).
-template <int N, typename AB = __half>
-__device__ __forceinline__ void wgmma_m64nNk16(float (&d)[N / 2], u64 desc_a, u64 desc_b, int scale_d = 1) {
-  detail::wgmma_ss<N, detail::wgmma_ab_kind<AB>::value>::run(d, desc_a, desc_b, scale_d);
-}
-
-// The same with f16 accumulators: N/4 registers, each two halves (lower half
-// = lower column) of the pair that the f32 form keeps in d[2k], d[2k+1].
-template <int N, typename AB = __half>
-__device__ __forceinline__ void wgmma_m64nNk16(u32 (&d)[N / 4], u64 desc_a, u64 desc_b, int scale_d = 1) {
-  static_assert(sizeof(AB) == 2 && detail::wgmma_ab_kind<AB>::value == detail::f32_f16,
-                "f16 accumulation takes f16 inputs");
-  detail::wgmma_ss<N, detail::f16_f16>::run(d, desc_a, desc_b, scale_d);
-}
-#endif  // CROQ_DEV_SM90A
+// The Hopper device prelude, part 3: the accumulator fragment layout and
+// its stores to global and shared memory, and the mma.sync form of the mma.*
+// statements for targets without WGMMA.
+#ifndef CROQ_PRELUDE_HOPPER_ACCUMULATORS_CUH
+#define CROQ_PRELUDE_HOPPER_ACCUMULATORS_CUH
+#include "hopper_wgmma.cuh"
+namespace croq_dev {
 
 // ---------------------------------------------------------------------------
 // Accumulator fragments of m64nNk16 (f32 form, register i of N/2) for thread
@@ -283,39 +261,5 @@ __device__ __forceinline__ void mma_sync_m16nNkK(u32 (&d)[N / 4], const void* a,
   detail::mma_sync_tile<N, K, SpanA, SpanB, AB, true, BTrans>(d, a, a_pitch, b, b_pitch);
 }
 
-)CUDA";
-
-// The last part: register reallocation, and the ends of the namespace and
-// the include guard.
-constexpr std::string_view kTail = R"CUDA(// ---------------------------------------------------------------------------
-// Register reallocation between warpgroups (warp-specialized kernels): the
-// producer gives registers back (dec), consumers take them (inc). R in
-// 24..256, a multiple of 8; every warp of the warpgroup executes it. The
-// kernel needs a register cap at entry: __launch_bounds__(threads, 1).
-// ---------------------------------------------------------------------------
-
-#if CROQ_DEV_SM90A
-template <int R>
-__device__ __forceinline__ void setmaxnreg_inc() {
-  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg takes 24..256 in steps of 8");
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
-}
-
-template <int R>
-__device__ __forceinline__ void setmaxnreg_dec() {
-  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg takes 24..256 in steps of 8");
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
-}
-#endif  // CROQ_DEV_SM90A
-
 }  // namespace croq_dev
-#endif  // CROQ_HOPPER_PRELUDE_INCLUDED
-// ===== end of croq hopper prelude =====
-)CUDA";
-
-}  // namespace
-
-std::string_view hopper_prelude_accumulators() { return kAccumulators; }
-std::string_view hopper_prelude_tail() { return kTail; }
-
-}  // namespace croq::backend::cuda
+#endif  // CROQ_PRELUDE_HOPPER_ACCUMULATORS_CUH
