@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "jit/nvrtc_compiler.hpp"
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 
 namespace croq::pipeline {
 namespace {

@@ -4,7 +4,7 @@
 // generated kernel (issue 30: they were not visible at all).
 #include "croq/croq.hpp"
 #include "jit/nvrtc_compiler.hpp"
-#include "specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 
 namespace croq::pipeline::test {
 namespace {

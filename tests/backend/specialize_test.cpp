@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "common/golden.hpp"
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 #include "pipeline/specialize.hpp"
 #include "croq/error.hpp"
 #include "frontend/frontend.hpp"

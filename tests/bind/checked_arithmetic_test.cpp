@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 #include "pipeline/specialize.hpp"
 #include "croq/error.hpp"
 

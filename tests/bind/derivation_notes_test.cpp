@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/cluster_sources.hpp"
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 
 namespace croq::pipeline {
 namespace {

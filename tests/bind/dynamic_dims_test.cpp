@@ -3,7 +3,7 @@
 // and uses that need a constant are CompileErrors naming the dim.
 #include <gtest/gtest.h>
 
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 #include "pipeline/specialize.hpp"
 #include "croq/error.hpp"
 #include "frontend/frontend.hpp"

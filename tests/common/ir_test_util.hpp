@@ -3,42 +3,21 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "abi/kernel_abi.hpp"
+#include "common/arg_signature.hpp"
+#include "common/files.hpp"
 #include "frontend/frontend.hpp"
 #include "pipeline/specialize.hpp"
 
 namespace croq::ir::test {
 
-inline abi::ArgSignature tensor(DType t, std::vector<std::int64_t> shape) {
-  abi::ArgSignature a;
-  a.dtype = t;
-  a.shape = std::move(shape);
-  return a;
-}
-
-inline std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// The Croqtile source embedded in samples/<sample>.cpp as R"croq( ... )croq".
-inline std::string sample_kernel(const std::string& sample) {
-  std::string text = read_text(std::string(CROQ_SAMPLES_DIR) + "/" + sample + ".cpp");
-  std::size_t begin = text.find("R\"croq(");
-  std::size_t end = text.find(")croq\"");
-  if (begin == std::string::npos || end == std::string::npos) {
-    ADD_FAILURE() << "no R\"croq(...)croq\" kernel in " << sample;
-    return {};
-  }
-  return text.substr(begin + 7, end - begin - 7);
-}
+using croq::test::read_file;
+using croq::test::sample_source;
+using croq::test::integer_scalar;
+using croq::test::tensor;
 
 // `source`'s entry through bind, lowering and the passes (the IR verifier
 // on), for `arch`.

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "../../samples/attention_source.hpp"
-#include "ir/ir_test_util.hpp"
+#include "common/ir_test_util.hpp"
 #include "pipeline/specialize.hpp"
 
 namespace croq::ir::test {
@@ -57,9 +57,7 @@ inline std::vector<SampleCase> sample_cases() {
   add(out, "matmul_scalar", "matmul_scalar", {tensor(D::s32, {128, 256}), tensor(D::s32, {256, 256})});
   add(out, "matmul_fp8", "matmul_fp8", gemm(D::f8_e4m3, D::bf16, 300, 520, 208));
   add(out, "row_scale", "row_scale", {tensor(D::f32, {100, 300})});
-  abi::ArgSignature causal;
-  causal.is_tensor = false;
-  causal.is_integer = true;
+  const abi::ArgSignature causal = integer_scalar();
   for (const auto& [element, d] : {std::pair{"f16", 64}, std::pair{"bf16", 128}}) {
     const auto qkv = tensor(std::string(element) == "f16" ? D::f16 : D::bf16, {2, 4, 300, d});
     add(out, std::string("flash_attention_") + element + "_d" + std::to_string(d), "flash_attention",
@@ -77,7 +75,7 @@ inline std::vector<SampleCase> golden_cases() {
 }
 
 inline std::string case_source(const SampleCase& c) {
-  std::string source = c.source.empty() ? sample_kernel(c.sample) : c.source;
+  std::string source = c.source.empty() ? sample_source(c.sample) : c.source;
   if (c.bf16) source = std::regex_replace(source, std::regex(R"(\bf16 \[)"), "bf16 [");
   return source;
 }

@@ -4,12 +4,12 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/arg_signature.hpp"
+#include "common/files.hpp"
 #include "pipeline/specialize.hpp"
 #include "croq/error.hpp"
 #include "croq/options.hpp"
@@ -25,31 +25,11 @@ using abi::RuntimeGrid;
 
 namespace croq::pipeline::test {
 
-// A tensor argument of the given dtype and shape (-1: a dynamic dim).
-inline ArgSignature tensor(DType t, std::vector<std::int64_t> shape) {
-  ArgSignature a;
-  a.dtype = t;
-  a.shape = std::move(shape);
-  return a;
-}
-
-inline std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// The Croqtile source embedded in samples/<sample>.cpp as R"croq( ... )croq".
-inline std::string sample_source(const std::string& sample) {
-  std::string text = read_file(std::string(CROQ_SAMPLES_DIR) + "/" + sample + ".cpp");
-  std::size_t begin = text.find("R\"croq(");
-  std::size_t end = text.find(")croq\"");
-  EXPECT_NE(begin, std::string::npos) << sample;
-  EXPECT_NE(end, std::string::npos) << sample;
-  if (begin == std::string::npos || end == std::string::npos) return {};
-  return text.substr(begin + 7, end - begin - 7);
-}
+using croq::test::read_file;
+using croq::test::sample_source;
+using croq::test::integer_scalar;
+using croq::test::stream_argument;
+using croq::test::tensor;
 
 // pipeline::generate for `arch` with the IR verifier on, keeping the IR
 // (GeneratedKernel::ir) for tests of lowering decisions.

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "errors/error_cases.hpp"
+#include "frontend/error_cases.hpp"
 
 namespace croq::frontend {
 namespace {

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "common/files.hpp"
 #include "common/process.hpp"
 #include "jit/disk_cache.hpp"
 #include "jit/jit_compiler.hpp"
@@ -16,11 +17,8 @@ inline const std::string kSaxpyPath = CROQ_TEST_DATA_DIR "/jit/saxpy.cu";
 
 // saxpy.cu with `tag` appended as a comment: a new kernel for each tag.
 inline JitRequest saxpy_request(const std::string& tag = "") {
-  std::ifstream in(kSaxpyPath);
-  std::stringstream ss;
-  ss << in.rdbuf();
   JitRequest r;
-  r.cuda_source = ss.str() + (tag.empty() ? "" : "\n// " + tag + "\n");
+  r.cuda_source = read_file(kSaxpyPath) + (tag.empty() ? "" : "\n// " + tag + "\n");
   r.entry = "saxpy";
   r.arch = "sm_90a";
   r.source_name = "saxpy.cu";
@@ -54,11 +52,6 @@ inline DiskCacheSettings cache_in(const std::filesystem::path& dir, bool shared 
   return s;
 }
 
-inline std::string read_file_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using croq::test::read_file;
 
 }  // namespace croq::jit::test

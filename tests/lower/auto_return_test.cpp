@@ -7,7 +7,7 @@
 #include <string>
 
 #include "pipeline/specialize.hpp"
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 
 namespace croq::pipeline {
 namespace {

@@ -9,7 +9,7 @@
 #include <regex>
 #include <string>
 
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 #include "common/block_scale_sources.hpp"
 #include "jit/nvrtc_compiler.hpp"
 

@@ -13,7 +13,7 @@
 #include <regex>
 #include <string>
 
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 #include "backend/cuda/hopper_prelude.hpp"
 #include "common/fp8_mma_sources.hpp"
 #include "common/process.hpp"

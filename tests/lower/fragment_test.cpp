@@ -9,7 +9,7 @@
 #include "common/fragment_sources.hpp"
 #include "croq/croq.hpp"
 #include "jit/nvrtc_compiler.hpp"
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 
 namespace croq::pipeline {
 namespace {
@@ -17,6 +17,7 @@ namespace {
 using test::contains;
 
 using test::generate_cuda;
+using test::integer_scalar;
 using test::tensor;
 
 GeneratedKernel generate_for(const std::string& source, const std::vector<ArgSignature>& args,
@@ -210,11 +211,8 @@ __co__ void f(global f32 [H, S, 16] x, global f32 [H, S, 16] y) {
 // (q_s, k_s, v_s) that each get their own shared memory.
 TEST(Fragment, MultiHeadAttentionCompilesWithDistinctSharedTiles) {
   const auto t = tensor(DType::f16, {2, 2, 192, 64});
-  ArgSignature flag;
-  flag.is_tensor = false;
-  flag.is_integer = true;
-  GeneratedKernel k =
-      generate_for(croq::test::multi_head_attention_source(), {t, t, t, tensor(DType::f32, {2, 2, 192, 64}), flag});
+  GeneratedKernel k = generate_for(croq::test::multi_head_attention_source(),
+                                   {t, t, t, tensor(DType::f32, {2, 2, 192, 64}), integer_scalar()});
   EXPECT_TRUE(contains(k.cuda_source, "croq_smem + 0)")) << k.cuda_source;
   EXPECT_TRUE(contains(k.cuda_source, "croq_smem + 8192)")) << k.cuda_source;
   EXPECT_TRUE(contains(k.cuda_source, "croq_smem + 16384)")) << k.cuda_source;

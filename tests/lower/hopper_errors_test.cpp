@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 #include "pipeline/specialize.hpp"
 #include "croq/croq.hpp"
 #include "frontend/frontend.hpp"

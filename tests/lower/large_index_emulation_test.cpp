@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 #include "pipeline/specialize.hpp"
 #include "common/large_tensor_kernels.hpp"
 #include "common/process.hpp"

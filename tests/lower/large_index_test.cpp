@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 #include "pipeline/specialize.hpp"
 #include "common/large_tensor_kernels.hpp"
 #include "croq/error.hpp"

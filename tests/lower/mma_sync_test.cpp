@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <string>
 
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 #include "backend/cuda/hopper_prelude.hpp"
 #include "common/mma_sync_sources.hpp"
 #include "croq/croq.hpp"
@@ -29,6 +29,7 @@ using croq::test::mma_sync_gemm;
 using croq::test::MmaSyncGemm;
 using croq::test::WarpMmaGemm;
 using test::generate_cuda;
+using test::integer_scalar;
 using test::tensor;
 
 bool nvrtc_has(const std::string& arch) {
@@ -467,14 +468,6 @@ TEST_P(WarpGather, Sm80AndSm90aPtxUseTheTypesMmaSync) {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, WarpGather, ::testing::ValuesIn(croq::test::warp_gather_gemm_cases()),
                          [](const auto& info) { return info.param.name(); });
-
-ArgSignature integer_scalar() {
-  ArgSignature a;
-  a.is_tensor = false;
-  a.is_integer = true;
-  a.dtype = DType::s32;
-  return a;
-}
 
 // One of an array of warp accumulators chosen by a runtime argument: the
 // array is one register row per accumulator, indexed where it is used.

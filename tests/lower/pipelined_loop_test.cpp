@@ -10,7 +10,7 @@
 
 #include "common/block_gemm_sources.hpp"
 #include "jit/nvrtc_compiler.hpp"
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 
 namespace croq::pipeline {
 namespace {

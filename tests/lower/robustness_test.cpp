@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/large_tensor_kernels.hpp"
-#include "ir/ir_test_util.hpp"
+#include "common/ir_test_util.hpp"
 
 namespace croq::ir {
 namespace {
@@ -60,7 +60,7 @@ TEST(IndexWidth, SmallTensorsAndTheGemmSampleKeep32BitIndices) {
   EXPECT_TRUE(contains(small.ir, "let i32 lin_0 = ((blockIdx.x * 256) + threadIdx.x)")) << small.ir;
   EXPECT_FALSE(contains(small.cuda_source, "long long")) << small.cuda_source;
 
-  const std::string gemm = test::sample_kernel("matmul_dma");
+  const std::string gemm = test::sample_source("matmul_dma");
   pipeline::GeneratedKernel k = generate(gemm, {tensor(DType::s32, {128, 256}), tensor(DType::s32, {256, 256})});
   EXPECT_FALSE(contains(k.ir, "64-bit indices")) << k.ir;
   EXPECT_FALSE(contains(k.ir, "i64")) << k.ir;

@@ -7,7 +7,7 @@
 
 #include "common/runtime_extent_sources.hpp"
 #include "jit/nvrtc_compiler.hpp"
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 
 namespace croq::pipeline {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 #include "backend/cuda/hopper_prelude.hpp"
 #include "common/sparse_mma_sources.hpp"
 #include "jit/nvrtc_compiler.hpp"

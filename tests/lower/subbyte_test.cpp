@@ -6,7 +6,7 @@
 
 #include "common/subbyte_sources.hpp"
 #include "jit/nvrtc_compiler.hpp"
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 
 namespace croq::pipeline {
 namespace {

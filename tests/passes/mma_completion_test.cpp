@@ -11,7 +11,7 @@
 #include "common/turn_sources.hpp"
 #include "croq/croq.hpp"
 #include "jit/nvrtc_compiler.hpp"
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 
 namespace croq::pipeline {
 namespace {

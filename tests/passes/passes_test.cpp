@@ -9,7 +9,7 @@
 #include "support/format.hpp"
 #include "common/mma_sync_sources.hpp"
 #include "ir/builder.hpp"
-#include "ir/ir_test_util.hpp"
+#include "common/ir_test_util.hpp"
 #include "ir/printer.hpp"
 #include "ir/verifier.hpp"
 
@@ -130,7 +130,7 @@ TEST(EventArrivals, TriggersFromDifferentThreadSetsAreAnError) {
 // ---- shared-memory layout --------------------------------------------------------------
 
 TEST(SharedLayout, TilesAreAlignedAndTheTotalIsChecked) {
-  const std::string source = test::sample_kernel("matmul_dma");
+  const std::string source = test::sample_source("matmul_dma");
   const auto args = std::vector<abi::ArgSignature>{tensor(DType::s32, {128, 256}), tensor(DType::s32, {256, 256})};
   std::string ir = test::lower_for(source, args).ir;
   EXPECT_TRUE(std::regex_search(ir, std::regex(R"(buffer future_\d+: shared s32 \[16, 16\] at 0\n)"))) << ir;
@@ -161,17 +161,17 @@ TEST(SharedLayout, RingsOfTilesGetOneAlignedSlotEach) {
 
 TEST(CopyVectorization, AlignedRowsMoveInSixteenByteVectors) {
   const auto args = std::vector<abi::ArgSignature>{tensor(DType::s32, {64, 128}), tensor(DType::s32, {64, 128})};
-  std::string ir = test::lower_for(test::sample_kernel("tiled_add"), args).ir;
+  std::string ir = test::lower_for(test::sample_source("tiled_add"), args).ir;
   EXPECT_EQ(count(ir, "by block vector 4"), 2u) << ir;
   auto misaligned = args;
   misaligned[0].align_bytes = 4;  // only the element alignment is known: scalar copies for lhs
-  ir = test::lower_for(test::sample_kernel("tiled_add"), misaligned).ir;
+  ir = test::lower_for(test::sample_source("tiled_add"), misaligned).ir;
   EXPECT_EQ(count(ir, "by block vector 4"), 1u) << ir;
   EXPECT_EQ(count(ir, "by block vector 1"), 1u) << ir;
 }
 
 TEST(Barriers, AdjacentBlockBarriersCollapse) {
-  std::string ir = test::lower_for(test::sample_kernel("tiled_add"),
+  std::string ir = test::lower_for(test::sample_source("tiled_add"),
                                    {tensor(DType::s32, {64, 128}), tensor(DType::s32, {64, 128})}).ir;
   // barrier, copy, barrier, copy, barrier: the barrier after the first copy
   // also serves before the second.
@@ -184,7 +184,7 @@ TEST(Barriers, AdjacentBlockBarriersCollapse) {
 TEST(Verifier, SampleKernelsAreValidAfterEveryStage) {
   // pipeline::generate with verify_ir checks after lowering and after the passes.
   EXPECT_NO_THROW(test::lower_for(croq::test::kMmaSyncPipelined, gemm_args(DType::f16, 300, 200, 136), "sm_90a"));
-  EXPECT_NO_THROW(test::lower_for(test::sample_kernel("pad"), {tensor(DType::f32, {64, 128})}));
+  EXPECT_NO_THROW(test::lower_for(test::sample_source("pad"), {tensor(DType::f32, {64, 128})}));
 }
 
 TEST(Verifier, ReportsBrokenKernels) {

@@ -11,13 +11,14 @@
 #include "../../samples/attention_source.hpp"
 #include "croq/croq.hpp"
 #include "jit/nvrtc_compiler.hpp"
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 
 namespace croq::pipeline {
 namespace {
 
 using test::contains;
 using test::generate_cuda;
+using test::integer_scalar;
 using test::tensor;
 
 GeneratedKernel generate_attention(const std::string& element, int d, std::int64_t seq, int consumers = 2) {
@@ -28,10 +29,7 @@ GeneratedKernel generate_attention(const std::string& element, int d, std::int64
   const auto& fn = frontend::select_entry(*program, options, program->source);
   const DType t = element == "bf16" ? DType::bf16 : DType::f16;
   const auto qkv = tensor(t, {2, 4, seq, d});
-  ArgSignature causal;
-  causal.is_tensor = false;
-  causal.is_integer = true;
-  return generate_cuda(*program, fn, {qkv, qkv, qkv, qkv, causal}, 227 * 1024, {}, "sm_90a");
+  return generate_cuda(*program, fn, {qkv, qkv, qkv, qkv, integer_scalar()}, 227 * 1024, {}, "sm_90a");
 }
 
 TEST(Attention, PvStaysInFlightDuringTheNextSoftmax) {

@@ -13,7 +13,7 @@
 #include <regex>
 #include <string>
 
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 #include "common/process.hpp"
 #include "jit/nvrtc_compiler.hpp"
 

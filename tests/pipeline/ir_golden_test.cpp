@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "common/golden.hpp"
-#include "ir/sample_cases.hpp"
+#include "common/sample_cases.hpp"
 
 namespace croq::ir {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "croq/error.hpp"
 #include "ir/builder.hpp"
-#include "ir/sample_cases.hpp"
+#include "common/sample_cases.hpp"
 #include "ir/walk.hpp"
 #include "passes/passes.hpp"
 

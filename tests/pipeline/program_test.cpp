@@ -8,11 +8,13 @@
 
 #include "common/program_sources.hpp"
 #include "jit/nvrtc_compiler.hpp"
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 
 namespace croq::pipeline {
 namespace {
 
+using test::integer_scalar;
+using test::stream_argument;
 using test::tensor;
 
 
@@ -137,9 +139,7 @@ TEST(Program, TheGridBarrierCounterIsInEveryKernelOfTheProgram) {
 }
 
 TEST(Program, KernelsOfParallelOnAStreamNameTheirStreamArgument) {
-  ArgSignature stream;
-  stream.is_tensor = false;
-  stream.is_stream = true;
+  const ArgSignature stream = stream_argument();
   GeneratedProgram p =
       generate_program_of(croq::test::kTwoStreams, {tensor(DType::f32, {256}), tensor(DType::f32, {256}), stream, stream});
   ASSERT_EQ(p.kernels.size(), 2u);
@@ -149,11 +149,8 @@ TEST(Program, KernelsOfParallelOnAStreamNameTheirStreamArgument) {
   for (const GeneratedKernel& k : p.kernels)
     for (const KernelParam& kp : k.params) EXPECT_TRUE(kp.argument < 2) << kp.name;
   // A scalar where the stream goes is an argument error.
-  ArgSignature scalar;
-  scalar.is_tensor = false;
-  scalar.is_integer = true;
   EXPECT_THROW(generate_program_of(croq::test::kTwoStreams,
-                                   {tensor(DType::f32, {256}), tensor(DType::f32, {256}), scalar, stream}),
+                                   {tensor(DType::f32, {256}), tensor(DType::f32, {256}), integer_scalar(), stream}),
                ArgumentError);
 }
 
