@@ -13,6 +13,8 @@
 
 namespace croq::jit::test {
 
+using croq::test::read_file;
+
 inline const std::string kSaxpyPath = CROQ_TEST_DATA_DIR "/jit/saxpy.cu";
 
 // saxpy.cu with `tag` appended as a comment: a new kernel for each tag.
@@ -52,6 +54,5 @@ inline DiskCacheSettings cache_in(const std::filesystem::path& dir, bool shared 
   return s;
 }
 
-using croq::test::read_file;
 
 }  // namespace croq::jit::test
