@@ -21,7 +21,7 @@ case "${1:-}" in
     [[ ${KEEP:-0} == 1 ]] || rm -rf "$dir"
     mkdir -p "$dir"
     export CROQ_DUMP_GENERATED=$dir CROQ_VERIFY_IR=1
-    for t in ${TESTS:-croq_ir_tests croq_passes_tests croq_specialize_tests croq_errors_tests croq_limits_tests croq_api_tests}; do
+    for t in ${TESTS:-croq_ir_tests croq_passes_tests croq_bind_tests croq_lower_tests croq_backend_tests croq_pipeline_tests croq_frontend_tests croq_limits_tests croq_api_tests croq_interp_tests}; do
       if [[ -x $build/tests/$t ]]; then
         "$build/tests/$t" --gtest_brief=1 >"$dir.$t.log" 2>&1 || echo "note: $t failed (see $dir.$t.log)"
       fi

@@ -17,8 +17,11 @@ mkdir -p "$build" "$out"
 cuda=${CUDA_HOME:-/usr/local/cuda}
 nvcc=$cuda/bin/nvcc
 
-g++ -std=c++20 -O1 -I "$root/src" "$here/dump_prelude.cpp" "$root/src/backend/cuda/hopper_prelude.cpp" "$root/src/backend/cuda/hopper_prelude_accumulators.cpp" \
-  -o "$build/dump_prelude" || exit 1
+# The prelude's text is src/backend/cuda/prelude/*.cuh, embedded as the library embeds it.
+cmake -DDIR="$root/src/backend/cuda/prelude" -DOUT="$build/prelude_embedded.cpp" \
+  -P "$root/cmake/CroqEmbedPrelude.cmake" || exit 1
+g++ -std=c++20 -O1 -I "$root/src" "$here/dump_prelude.cpp" "$root/src/backend/cuda/hopper_prelude.cpp" \
+  "$root/src/backend/cuda/prelude_files.cpp" "$build/prelude_embedded.cpp" -o "$build/dump_prelude" || exit 1
 "$build/dump_prelude" > "$build/croq_hopper_prelude.cuh" || exit 1
 
 if ! "$nvcc" -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I "$build" -Xptxas -v \

@@ -97,14 +97,9 @@ void Parser::header(LineReader& r) {
   if (colon == std::string_view::npos) r.fail("expected `ENTRY: grid`");
   k_.entry = std::string(r.rest().substr(0, colon));
   r.expect(k_.entry);
-  r.expect(": grid ");
-  k_.grid = r.integer();
+  r.read(": grid ", IntegerField{k_.grid});
   if (r.eat(" (runtime)")) k_.abi.runtime_grid.terms.push_back({});
-  r.expect(", block ");
-  k_.block_threads = r.integer();
-  r.expect(", shared ");
-  k_.shared_bytes = r.integer();
-  r.expect(" bytes");
+  r.read(", block ", IntegerField{k_.block_threads}, ", shared ", IntegerField{k_.shared_bytes}, " bytes");
   if (r.eat(", clusters of ")) k_.cluster_blocks = r.integer();
   k_.grid_stride = r.eat(", looping over block indices");
   if (r.eat(", 64-bit indices")) k_.index = Type::i64();
@@ -150,10 +145,8 @@ void Parser::param(LineReader& r, Param& p) {
 
 void Parser::buffer(LineReader& r, std::vector<std::string>& views) {
   Buffer b;
-  r.expect("buffer ");
-  b.name = r.identifier();
-  r.expect(": ");
-  const std::string space = r.identifier();
+  std::string space;
+  r.read("buffer ", b.name, ": ", space);
   if (auto s = text::parse_space(space)) b.space = *s;
   else r.fail("unknown memory space `" + space + "`");
   r.expect(" ");
@@ -167,9 +160,7 @@ void Parser::buffer(LineReader& r, std::vector<std::string>& views) {
   if (r.eat(" at ")) b.smem_offset = r.integer();
   if (r.eat(" swizzle ")) b.swizzle = static_cast<int>(r.integer());
   if (r.eat(" ring ")) {
-    b.slots = r.integer();
-    r.expect(" x ");
-    b.slot_elems = r.integer();
+    r.read(IntegerField{b.slots}, " x ", IntegerField{b.slot_elems});
   }
   std::string view;
   if (r.eat(" (view of ")) {
@@ -195,13 +186,7 @@ void Parser::buffer(LineReader& r, std::vector<std::string>& views) {
 
 void Parser::event(LineReader& r) {
   Event e;
-  r.expect("event ");
-  e.name = r.identifier();
-  r.expect("[");
-  e.count = r.integer();
-  r.expect("] at ");
-  e.smem_offset = r.integer();
-  r.expect(", arrivals ");
+  r.read("event ", e.name, "[", IntegerField{e.count}, "] at ", IntegerField{e.smem_offset}, ", arrivals ");
   if (r.eat("block")) e.arrivals_whole_block = true;
   else e.arrivals = r.integer();
   e.ready = r.eat(", ready");
@@ -218,14 +203,9 @@ void Parser::event(LineReader& r) {
 
 void Parser::accumulator(LineReader& r) {
   Accumulator a;
-  r.expect("accumulator ");
-  a.name = r.identifier();
-  r.expect(": ");
-  a.dtype = r.type().dtype;
-  r.expect(" ");
-  a.rows = r.integer();
-  r.expect(" x ");
-  a.n = r.integer();
+  Type type;
+  r.read("accumulator ", a.name, ": ", type, " ", IntegerField{a.rows}, " x ", IntegerField{a.n});
+  a.dtype = type.dtype;
   a.warp = r.eat(" per warp");
   r.attributes();
   a.fill = r.take_expr("fill");
@@ -329,11 +309,7 @@ StmtPtr Parser::let(LineReader& r, int) {
   Let n;
   n.is_const = r.eat("let ");
   if (!n.is_const) r.expect("var ");
-  n.type = r.type();
-  r.expect(" ");
-  n.name = r.identifier();
-  r.expect(" = ");
-  n.init = r.expr();
+  r.read(n.type, " ", n.name, " = ", n.init);
   r.attributes();
   if (r.take_flag("no_init")) n.init = nullptr;
   const std::string name = n.name;
@@ -346,42 +322,29 @@ StmtPtr Parser::let(LineReader& r, int) {
 StmtPtr Parser::assign(LineReader& r, ExprRef guard) {
   Assign n;
   n.guard = std::move(guard);
-  n.target = r.expr();
-  r.expect(" ");
+  r.read(n.target, " ");
   n.op = r.word();
-  r.expect(" ");
-  n.value = r.expr();
-  r.attributes();
-  return finish(r, std::move(n));
+  r.read(" ", n.value);
+  return finish_line(r, std::move(n));
 }
 
 StmtPtr Parser::eval(LineReader& r, int) {
-  r.expect("eval ");
-  Eval n{r.expr()};
-  r.attributes();
-  return finish(r, std::move(n));
+  Eval n;
+  r.read("eval ", n.value);
+  return finish_line(r, std::move(n));
 }
 
 StmtPtr Parser::for_loop(LineReader& r, int depth) {
   For n;
   r.expect("for ");
   n.unroll = r.eat("unrolled ");
-  n.var = r.identifier();
-  r.expect(" in [");
-  n.begin = r.expr();
-  r.expect(", ");
-  n.end = r.expr();
-  r.expect(")");
+  r.read(n.var, " in [", n.begin, ", ", n.end, ")");
   if (r.eat(" step ")) n.step = r.expr();
   r.attributes();
   r.expect(":");
   n.type = r.take_type("type").value_or(Type::i32());
-  const std::string var = n.var;
-  const Type type = n.type;
-  StmtPtr s = finish(r, std::move(n));
-  vars_[var] = type;
-  std::get<For>(s->node).body = body(depth + 1);
-  return s;
+  vars_[n.var] = n.type;
+  return with_body(r, std::move(n), depth);
 }
 
 StmtPtr Parser::if_stmt(LineReader& r, int depth) {
@@ -405,16 +368,13 @@ StmtPtr Parser::while_loop(LineReader& r, int depth) {
   ExprRef condition = r.expr();
   r.attributes();
   r.expect(":");
-  StmtPtr s = finish(r, While{condition, nullptr});
-  std::get<While>(s->node).body = body(depth + 1);
-  return s;
+  return with_body(r, While{condition, nullptr}, depth);
 }
 
 StmtPtr Parser::line_mark(LineReader& r, int) {
-  r.expect("#line ");
-  LineMark n{static_cast<int>(r.integer())};
-  r.attributes();
-  return finish(r, n);
+  LineMark n;
+  r.read("#line ", IntegerField{n.line});
+  return finish_line(r, n);
 }
 
 StmtPtr Parser::comment(LineReader& r, int) {
@@ -424,10 +384,9 @@ StmtPtr Parser::comment(LineReader& r, int) {
 }
 
 StmtPtr Parser::trap(LineReader& r, int) {
-  r.expect("trap unless ");
-  Trap n{r.expr()};
-  r.attributes();
-  return finish(r, std::move(n));
+  Trap n;
+  r.read("trap unless ", n.condition);
+  return finish_line(r, std::move(n));
 }
 
 StmtPtr Parser::region(LineReader& r, int depth) {
@@ -439,9 +398,7 @@ StmtPtr Parser::region(LineReader& r, int depth) {
   if (r.eat(" unit ")) n.unit = r.integer();
   r.attributes();
   r.expect(":");
-  StmtPtr s = finish(r, std::move(n));
-  std::get<Region>(s->node).body = body(depth + 1);
-  return s;
+  return with_body(r, std::move(n), depth);
 }
 
 StmtPtr Parser::warpgroups(LineReader& r, int depth) {
@@ -455,9 +412,7 @@ StmtPtr Parser::warpgroups(LineReader& r, int depth) {
   r.expect(":");
   n.whole_warpgroups = r.take_flag("whole");
   set_attributes(r, n.set);
-  StmtPtr s = finish(r, std::move(n));
-  std::get<WarpgroupRegion>(s->node).body = body(depth + 1);
-  return s;
+  return with_body(r, std::move(n), depth);
 }
 
 }  // namespace text

@@ -62,6 +62,21 @@ class Parser {
     return finish(r, make_stmt(std::move(n)));
   }
 
+  // The attribute block, the statement's position and the end of its line.
+  template <typename Node>
+  StmtPtr finish_line(LineReader& r, Node n) {
+    r.attributes();
+    return finish(r, make_stmt(std::move(n)));
+  }
+  // A statement with a nested body (`Node::body`): its line, then the body
+  // at depth + 1.
+  template <typename Node>
+  StmtPtr with_body(LineReader& r, Node n, int depth) {
+    StmtPtr s = finish(r, std::move(n));
+    std::get<Node>(s->node).body = body(depth + 1);
+    return s;
+  }
+
   ThreadSet thread_set(LineReader& r);
   void set_attributes(LineReader& r, ThreadSet& set);
   Tile tile(LineReader& r);

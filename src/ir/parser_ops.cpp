@@ -8,12 +8,8 @@ namespace croq::ir::text {
 ThreadSet Parser::thread_set(LineReader& r) {
   ThreadSet set;
   if (r.eat("block")) return set;
-  r.expect("threads ");
-  set.first = r.integer();
-  r.expect("..");
-  const std::int64_t last = r.integer();
-  r.expect(" barrier ");
-  set.barrier_id = static_cast<int>(r.integer());
+  std::int64_t last = 0;
+  r.read("threads ", IntegerField{set.first}, "..", IntegerField{last}, " barrier ", IntegerField{set.barrier_id});
   set.threads = last - set.first + 1;
   return set;
 }
@@ -33,9 +29,7 @@ Tile Parser::tile(LineReader& r) {
     t.slot = r.expr();
     r.expect("}");
   }
-  r.expect(" at (");
-  t.origin = r.expr_list(')');
-  r.expect(") [");
+  r.read(" at (", ExprListField{t.origin, ')'}, ") [");
   bool limited = false;
   std::vector<ExprRef> limits;
   while (!r.eat("]")) {
@@ -101,8 +95,7 @@ StmtPtr Parser::inline_asm(LineReader& r, int) {
     } while (r.eat(","));
   }
   n.memory = r.eat(" : memory");
-  r.attributes();
-  return finish(r, std::move(n));
+  return finish_line(r, std::move(n));
 }
 
 StmtPtr Parser::print(LineReader& r, int) {
@@ -116,21 +109,18 @@ StmtPtr Parser::print(LineReader& r, int) {
     n.parts.push_back(std::move(part));
   }
   if (r.eat(" if ")) n.guard = r.expr();
-  r.attributes();
-  return finish(r, std::move(n));
+  return finish_line(r, std::move(n));
 }
 
 StmtPtr Parser::fence(LineReader& r, int) {
   if (r.eat("fence.proxy.async")) {
-    r.attributes();
-    return finish(r, FenceProxyAsync{});
+    return finish_line(r, FenceProxyAsync{});
   }
   r.expect("fence ");
   Fence n;
   n.device = r.eat("device");
   if (!n.device) r.expect("block");
-  r.attributes();
-  return finish(r, n);
+  return finish_line(r, n);
 }
 
 StmtPtr Parser::copy(LineReader& r, int) {
@@ -153,16 +143,14 @@ StmtPtr Parser::copy(LineReader& r, int) {
     p.high = r.int_list();
     r.expect(" mid ");
     p.mid = r.int_list();
-    r.expect(" value ");
-    p.value = r.expr();
+    r.read(" value ", p.value);
     n.pad = std::move(p);
   }
   r.expect(" by ");
   n.cooperative = !r.eat("each thread");
   if (n.cooperative) n.set = thread_set(r);
   n.zfill = r.eat(" zfill");
-  r.expect(" vector ");
-  n.vector = r.integer();
+  r.read(" vector ", IntegerField{n.vector});
   r.attributes();
   n.src.origin_multiple = r.take_list("src_multiple");
   n.dst.origin_multiple = r.take_list("dst_multiple");
@@ -173,28 +161,21 @@ StmtPtr Parser::copy(LineReader& r, int) {
 StmtPtr Parser::declare_buffer(LineReader& r, int) {
   if (r.eat("alloc ")) {
     AllocShared n{r.buffer(-1)};
-    r.attributes();
-    return finish(r, n);
+    return finish_line(r, n);
   }
   if (r.eat("local ")) {
     DeclareLocal n{r.buffer(-1)};
-    r.attributes();
-    return finish(r, n);
+    return finish_line(r, n);
   }
-  r.expect("pointer ");
   DeclarePointer n;
-  n.buffer = r.buffer(-1);
-  r.expect(" = ");
-  n.address = r.expr();
-  r.attributes();
-  return finish(r, std::move(n));
+  r.read("pointer ", BufferField{n.buffer}, " = ", n.address);
+  return finish_line(r, std::move(n));
 }
 
 StmtPtr Parser::declare_event(LineReader& r, int) {
-  r.expect("event ");
-  DeclareEvent n{r.event()};
-  r.attributes();
-  return finish(r, n);
+  DeclareEvent n;
+  r.read("event ", EventField{n.event});
+  return finish_line(r, n);
 }
 
 StmtPtr Parser::prologue(LineReader& r, int) {
@@ -216,11 +197,7 @@ StmtPtr Parser::prologue(LineReader& r, int) {
 
 StmtPtr Parser::arrive(LineReader& r, int) {
   Arrive n;
-  r.expect("arrive ");
-  n.event = r.event();
-  r.expect("[");
-  n.index = r.expr();
-  r.expect("] by ");
+  r.read("arrive ", EventField{n.event}, "[", n.index, "] by ");
   n.set = thread_set(r);
   n.per_warp = r.eat(" per warp");
   n.ends_loop_body = r.eat(" (ends loop body)");
@@ -232,31 +209,15 @@ StmtPtr Parser::arrive(LineReader& r, int) {
 
 StmtPtr Parser::wait(LineReader& r, int) {
   WaitEvent n;
-  r.expect("wait ");
-  n.event = r.event();
-  r.expect("[");
-  n.index = r.expr();
-  r.expect("]");
+  r.read("wait ", EventField{n.event}, "[", n.index, "]");
   if (r.eat(" parity ")) n.parity = r.expr();
-  r.attributes();
-  return finish(r, std::move(n));
+  return finish_line(r, std::move(n));
 }
 
 StmtPtr Parser::tma_load(LineReader& r, int) {
   TmaLoad n;
-  r.expect("tma.load ");
-  n.map = r.param();
-  r.expect(" (");
-  n.coords = r.expr_list(')');
-  r.expect(") -> ");
-  n.destination = r.expr();
-  r.expect(" completes ");
-  n.event = r.event();
-  r.expect("[");
-  n.event_index = r.expr();
-  r.expect("] ");
-  n.bytes = r.integer();
-  r.expect(" bytes");
+  r.read("tma.load ", ParamField{n.map}, " (", ExprListField{n.coords, ')'}, ") -> ", n.destination, " completes ",
+         EventField{n.event}, "[", n.event_index, "] ", IntegerField{n.bytes}, " bytes");
   n.arrive = r.eat(" (arrives)");
   r.attributes();
   n.leader = r.take_expr("leader");
@@ -268,17 +229,10 @@ StmtPtr Parser::tma_store(LineReader& r, int) {
     BulkStoreWait n;
     n.read_only = r.eat("read");
     if (!n.read_only) r.expect("complete");
-    r.attributes();
-    return finish(r, n);
+    return finish_line(r, n);
   }
   TmaStore n;
-  r.expect("tma.store ");
-  n.source = r.expr();
-  r.expect(" -> ");
-  n.map = r.param();
-  r.expect(" (");
-  n.coords = r.expr_list(')');
-  r.expect(")");
+  r.read("tma.store ", n.source, " -> ", ParamField{n.map}, " (", ExprListField{n.coords, ')'}, ")");
   n.wait = !r.eat(" (committed, waited before the tile's next write)");
   r.attributes();
   n.leader = r.take_expr("leader");
@@ -287,9 +241,7 @@ StmtPtr Parser::tma_store(LineReader& r, int) {
 
 StmtPtr Parser::mma_fill(LineReader& r, int) {
   MmaFill n;
-  r.expect("mma.fill ");
-  n.accumulator = r.accumulator();
-  r.expect(" ");
+  r.read("mma.fill ", AccumulatorField{n.accumulator}, " ");
   n.op = r.word();
   r.expect(" ");
   ExprRef value = r.expr();
@@ -325,23 +277,17 @@ StmtPtr Parser::mma(LineReader& r, int) {
   const std::string instruction = r.word();
   if (auto i = parse_instruction(instruction)) n.instruction = *i;
   else r.fail("unknown mma instruction `" + instruction + "`");
-  r.expect(" ");
-  n.accumulator = r.accumulator();
-  r.expect(" += ");
+  r.read(" ", AccumulatorField{n.accumulator}, " += ");
   if (r.eat("registers ")) {
     n.a_fragment = r.buffer(-1);
   } else {
     n.a.tile = tile(r);
-    r.expect(" swiz ");
-    n.a.swizzle = static_cast<int>(r.integer());
+    r.read(" swiz ", IntegerField{n.a.swizzle});
   }
   r.expect(" * ");
   n.b.tile = tile(r);
   n.b_n_major = r.eat(" (k-by-n)");
-  r.expect(" swiz ");
-  n.b.swizzle = static_cast<int>(r.integer());
-  r.expect(" k ");
-  n.k = r.integer();
+  r.read(" swiz ", IntegerField{n.b.swizzle}, " k ", IntegerField{n.k});
   if (r.eat(" sparse meta ")) n.metadata = r.expr();
   r.attributes();
   n.where = r.take_position("where");
@@ -356,8 +302,7 @@ StmtPtr Parser::mma(LineReader& r, int) {
 
 StmtPtr Parser::mma_wait(LineReader& r, int) {
   MmaWait n;
-  r.expect("mma.wait pending ");
-  n.pending = static_cast<int>(r.integer());
+  r.read("mma.wait pending ", IntegerField{n.pending});
   r.attributes();
   n.note = r.take_string("note").value_or("");
   for (const std::string& name : r.take_names("fence")) {
@@ -369,10 +314,7 @@ StmtPtr Parser::mma_wait(LineReader& r, int) {
 
 StmtPtr Parser::mma_store(LineReader& r, int) {
   MmaStore n;
-  r.expect("mma.store ");
-  n.accumulator = r.accumulator();
-  r.expect(" -> ");
-  n.destination = r.expr();
+  r.read("mma.store ", AccumulatorField{n.accumulator}, " -> ", n.destination);
   r.attributes();
   n.leading = r.take_expr("leading");
   if (auto space = r.take_word("space")) {
@@ -401,26 +343,14 @@ StmtPtr Parser::mma_complete(LineReader& r, int) {
       }
     }
   }
-  r.attributes();
-  return finish(r, std::move(n));
+  return finish_line(r, std::move(n));
 }
 
 StmtPtr Parser::mma_scale(LineReader& r, int) {
   MmaScale n;
-  r.expect("mma.scale ");
-  n.accumulator = r.accumulator();
-  r.expect(" += ");
-  n.partial = r.accumulator();
-  r.expect(" * ");
-  n.scale_a = r.expr();
-  r.expect("[row * ");
-  n.scale_a_stride = r.expr();
-  r.expect("] (rows < ");
-  n.scale_a_rows = r.expr();
-  r.expect(") * ");
-  n.scale_b = r.expr();
-  r.attributes();
-  return finish(r, std::move(n));
+  r.read("mma.scale ", AccumulatorField{n.accumulator}, " += ", AccumulatorField{n.partial}, " * ", n.scale_a,
+         "[row * ", n.scale_a_stride, "] (rows < ", n.scale_a_rows, ") * ", n.scale_b);
+  return finish_line(r, std::move(n));
 }
 
 StmtPtr Parser::set_max_nreg(LineReader& r, int) {
@@ -428,9 +358,8 @@ StmtPtr Parser::set_max_nreg(LineReader& r, int) {
   r.expect("setmaxnreg ");
   n.increase = r.eat("inc ");
   if (!n.increase) r.expect("dec ");
-  n.registers = static_cast<int>(r.integer());
-  r.attributes();
-  return finish(r, n);
+  r.read(IntegerField{n.registers});
+  return finish_line(r, n);
 }
 
 }  // namespace croq::ir::text

@@ -9,12 +9,24 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ir/ir.hpp"
 #include "ir/text.hpp"
 
 namespace croq::ir::text {
+
+// What LineReader::read reads into an int or a list: the reader to use.
+struct EventField { int& to; };
+struct AccumulatorField { int& to; };
+struct ParamField { int& to; };
+struct BufferField { int& to; };  // any rank
+template <typename T>
+struct IntegerField { T& to; };
+template <typename T>
+IntegerField(T&) -> IntegerField<T>;
+struct ExprListField { std::vector<ExprRef>& to; char close; };  // up to `close` (not consumed)
 
 class LineReader {
  public:
@@ -54,6 +66,16 @@ class LineReader {
   int accumulator();
   int param();
 
+  // ---- fixed sequences, as the printer writes most statements: literals
+  // and values in turn, e.g.
+  //   r.read("arrive ", EventField{n.event}, "[", n.index, "] by ");
+  // expects each literal and reads each value: ExprRef (expr), std::string
+  // (identifier), Type (type), and the fields above the class.
+  template <typename... Parts>
+  void read(Parts&&... parts) {
+    (read_part(std::forward<Parts>(parts)), ...);
+  }
+
   // ---- the attribute block: ` {key=value, flag}` where the cursor is
 
   // Reads the block if one starts here (after an optional space).
@@ -73,6 +95,20 @@ class LineReader {
   void finish_attributes();
 
  private:
+  void read_part(std::string_view literal) { expect(literal); }
+  void read_part(ExprRef& to) { to = expr(); }
+  void read_part(std::string& to) { to = identifier(); }
+  void read_part(Type& to) { to = type(); }
+  void read_part(EventField f) { f.to = event(); }
+  void read_part(AccumulatorField f) { f.to = accumulator(); }
+  void read_part(ParamField f) { f.to = param(); }
+  void read_part(BufferField f) { f.to = buffer(-1); }
+  template <typename T>
+  void read_part(IntegerField<T> f) {
+    f.to = static_cast<T>(integer());
+  }
+  void read_part(ExprListField f) { f.to = expr_list(f.close); }
+
   ExprRef primary();
   ExprRef parenthesized();
   ExprRef named();

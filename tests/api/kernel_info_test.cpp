@@ -16,7 +16,7 @@
 #include "croq/croq.hpp"
 #include "api/specialization.hpp"
 #include "pipeline/pipeline.hpp"
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 
 namespace croq {
 namespace {

@@ -7,24 +7,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/process.hpp"
+#include "common/croq_command.hpp"
 #include "croq/croq.hpp"
 
 namespace croq::cli {
 namespace {
-
-using croq::test::ProcessResult;
-using croq::test::run_process;
-using croq::test::TempDir;
-
-const std::string kCroq = CROQ_BINARY_DIR "/croq";
-const std::string kAdd = CROQ_TEST_DATA_DIR "/cli/add.co";
-
-std::string write(const TempDir& dir, const std::string& name, const std::string& text) {
-  const std::string path = (dir.path() / name).string();
-  std::ofstream(path) << text;
-  return path;
-}
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);

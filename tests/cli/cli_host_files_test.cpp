@@ -5,15 +5,11 @@
 
 #include <fstream>
 
-#include "common/process.hpp"
+#include "common/croq_command.hpp"
 
 namespace croq::cli {
 namespace {
 
-using croq::test::run_process;
-using croq::test::TempDir;
-
-const std::string kCroq = CROQ_BINARY_DIR "/croq";
 constexpr const char* kSecret = "croq_cli_secret_91c2";
 
 TEST(CroqHostFiles, DeviceCodeDirectivesShowNoHostFile) {

@@ -8,18 +8,11 @@
 #include <fstream>
 
 #include "cli/npy.hpp"
-#include "common/process.hpp"
+#include "common/croq_command.hpp"
 #include "croq/croq.hpp"
 
 namespace croq::cli {
 namespace {
-
-using croq::test::ProcessResult;
-using croq::test::run_process;
-using croq::test::TempDir;
-
-const std::string kCroq = CROQ_BINARY_DIR "/croq";
-const std::string kAdd = CROQ_TEST_DATA_DIR "/cli/add.co";
 
 ProcessResult shell(const std::string& command, const TempDir& dir) {
   return run_process({"/bin/sh", "-c", command}, {}, dir.path());

@@ -1,17 +1,11 @@
 // croq compile --emit ir --after STAGE [--full]: the IR between stages.
 #include <gtest/gtest.h>
 
-#include "common/process.hpp"
+#include "common/croq_command.hpp"
 #include "passes/passes.hpp"
 
 namespace croq::cli {
 namespace {
-
-using croq::test::run_process;
-using croq::test::TempDir;
-
-const std::string kCroq = CROQ_BINARY_DIR "/croq";
-const std::string kAdd = CROQ_TEST_DATA_DIR "/cli/add.co";
 
 croq::test::ProcessResult compile_ir(const std::vector<std::string>& extra, const TempDir& dir) {
   std::vector<std::string> argv{kCroq, "compile", kAdd, "--shape", "M=8", "--shape", "N=8", "--emit", "ir"};

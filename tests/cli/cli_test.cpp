@@ -5,17 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/npy.hpp"
-#include "common/process.hpp"
+#include "common/croq_command.hpp"
 #include "croq/croq.hpp"
 
 namespace croq::cli {
 namespace {
-
-using croq::test::run_process;
-using croq::test::TempDir;
-
-const std::string kCroq = CROQ_BINARY_DIR "/croq";
-const std::string kAdd = CROQ_TEST_DATA_DIR "/cli/add.co";
 
 TEST(Npy, RoundTripsEveryNumpyDtype) {
   TempDir dir;

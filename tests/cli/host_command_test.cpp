@@ -6,17 +6,14 @@
 #include <sstream>
 
 #include "common/host_program.hpp"
-#include "common/process.hpp"
+#include "common/croq_command.hpp"
 
 namespace croq::cli {
 namespace {
 
 using croq::test::build_host_program;
 using croq::test::HostProgram;
-using croq::test::run_process;
-using croq::test::TempDir;
 
-const std::string kCroq = CROQ_BINARY_DIR "/croq";
 const std::string kHostProgram = CROQ_TEST_DATA_DIR "/host/host_program.co";
 
 // The generated text after the embedded source: what the C++ compiler sees

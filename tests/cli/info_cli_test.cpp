@@ -4,18 +4,11 @@
 
 #include <fstream>
 
-#include "common/process.hpp"
+#include "common/croq_command.hpp"
 #include "jit/driver.hpp"
 
 namespace croq::cli {
 namespace {
-
-using croq::test::ProcessResult;
-using croq::test::run_process;
-using croq::test::TempDir;
-
-const std::string kCroq = CROQ_BINARY_DIR "/croq";
-const std::string kAdd = CROQ_TEST_DATA_DIR "/cli/add.co";
 
 class InfoCli : public ::testing::Test {
  protected:

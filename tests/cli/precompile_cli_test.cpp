@@ -7,17 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/precompile_command.hpp"
-#include "common/process.hpp"
+#include "common/croq_command.hpp"
 
 namespace croq::cli {
 namespace {
-
-using croq::test::ProcessResult;
-using croq::test::run_process;
-using croq::test::TempDir;
-
-const std::string kCroq = CROQ_BINARY_DIR "/croq";
-const std::string kAdd = CROQ_TEST_DATA_DIR "/cli/add.co";
 
 class PrecompileCli : public ::testing::Test {
  protected:

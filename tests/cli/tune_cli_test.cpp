@@ -4,17 +4,12 @@
 
 #include <fstream>
 
-#include "common/process.hpp"
+#include "common/croq_command.hpp"
 #include "common/tune_sources.hpp"
 #include "croq/croq.hpp"
 
 namespace croq::cli {
 namespace {
-
-using croq::test::run_process;
-using croq::test::TempDir;
-
-const std::string kCroq = CROQ_BINARY_DIR "/croq";
 
 using croq::test::kTunedAdd;
 

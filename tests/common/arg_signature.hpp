@@ -3,12 +3,37 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "abi/kernel_abi.hpp"
 #include "croq/kernel.hpp"
 
 namespace croq::test {
+
+// A tensor argument of the given dtype and shape (-1: a dynamic dim).
+inline abi::ArgSignature tensor(DType t, std::vector<std::int64_t> shape) {
+  abi::ArgSignature a;
+  a.dtype = t;
+  a.shape = std::move(shape);
+  return a;
+}
+
+// An integer scalar argument, as a call's `int` makes it (signature_of).
+inline abi::ArgSignature integer_scalar() {
+  abi::ArgSignature a;
+  a.is_tensor = false;
+  a.is_integer = true;
+  return a;
+}
+
+// A CUDA stream argument.
+inline abi::ArgSignature stream_argument() {
+  abi::ArgSignature a;
+  a.is_tensor = false;
+  a.is_stream = true;
+  return a;
+}
 
 inline std::vector<abi::ArgSignature> signature_of(const std::vector<Arg>& args) {
   std::vector<abi::ArgSignature> sig;

@@ -1,6 +1,6 @@
 // A warp-specialized, block-scaled fp8 GEMM (scales as in DeepSeek's fp8
 // GEMMs: one f32 per row of lhs and 128 columns of K, one per 128 x 128
-// block of rhs), shared by tests/specialize/block_scale_test.cpp (generated
+// block of rhs), shared by tests/lower/block_scale_test.cpp (generated
 // CUDA, NVRTC for sm_90a), tests/gpu/block_scale_gpu_test.cpp (against a
 // host reference) and tests/sema/valid_programs_test.cpp.
 //

@@ -1,5 +1,5 @@
 // Croqtile kernels with a `: cluster` level, shared by
-// tests/specialize/cluster_test.cpp (launch shape, generated text, NVRTC) and
+// tests/lower/cluster_test.cpp (launch shape, generated text, NVRTC) and
 // tests/gpu/cluster_gpu_test.cpp (run on an sm_90 device).
 #pragma once
 

@@ -1,5 +1,5 @@
 // Croqtile fp8 GEMM kernels for the WGMMA fp8 path (m64nNk32, e4m3 / e5m2),
-// shared by tests/specialize/fp8_mma_test.cpp (generated CUDA, NVRTC for
+// shared by tests/lower/fp8_mma_test.cpp (generated CUDA, NVRTC for
 // sm_90a), tests/gpu/fp8_mma_gpu_test.cpp (run against a host reference)
 // and tests/sema/valid_programs_test.cpp (no false positives).
 //

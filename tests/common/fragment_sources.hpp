@@ -1,5 +1,5 @@
 // Croqtile kernels with register fragments (`frag`, `mma.load.frag`, RS-mode
-// WGMMA), shared by tests/specialize/fragment_test.cpp (NVRTC for sm_90a)
+// WGMMA), shared by tests/lower/fragment_test.cpp (NVRTC for sm_90a)
 // and tests/gpu/fragment_gpu_test.cpp (run on an H100).
 #pragma once
 

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include "common/files.hpp"
+
 namespace croq::test {
 
 inline bool update_golden() {
@@ -18,12 +20,8 @@ inline bool update_golden() {
   return value && std::string(value) == "1";
 }
 
-inline std::string read_golden(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+// The golden file's text ("" when it does not exist yet).
+inline std::string read_golden(const std::filesystem::path& path) { return read_file(path); }
 
 inline void write_golden(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::create_directories(path.parent_path());

@@ -1,6 +1,6 @@
 // Element-wise u8 kernels (out = a + b) in every mapping lowering has, for
 // the tensors past 2^31 elements of tests/gpu/large_tensor_gpu_test.cpp and
-// tests/specialize/large_index_emulation_test.cpp.
+// tests/lower/large_index_emulation_test.cpp.
 #pragma once
 
 namespace croq::test {

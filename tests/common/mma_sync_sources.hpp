@@ -1,5 +1,5 @@
 // Croqtile GEMM kernels for the mma.sync path (mma.* below sm_90), shared by
-// tests/specialize/mma_sync_test.cpp (NVRTC) and tests/gpu/mma_sync_gpu_test.cpp
+// tests/lower/mma_sync_test.cpp (NVRTC) and tests/gpu/mma_sync_gpu_test.cpp
 // (run through the public API with arch compute_80).
 //
 // All compute C = A * B^T with A [M, K] and B [N, K] (K-major) in the input

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "common/files.hpp"
+
 extern char** environ;
 
 namespace croq::test {
@@ -93,12 +95,7 @@ class Child {
     return r;
   }
 
-  static std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
+  static std::string slurp(const std::string& path) { return read_file(path); }
 
  private:
   pid_t pid_ = -1;

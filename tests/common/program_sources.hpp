@@ -1,4 +1,4 @@
-// Croqtile programs of several kernels, shared by tests/specialize/program_test.cpp
+// Croqtile programs of several kernels, shared by tests/pipeline/program_test.cpp
 // (generated kernels and ABI) and tests/gpu/program_gpu_test.cpp (results).
 #pragma once
 

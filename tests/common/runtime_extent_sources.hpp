@@ -1,6 +1,6 @@
 // Kernels whose tiles have extents computed in the kernel (`view(n, 16)`,
 // `subspan(n, 16)`, `foreach r in n`), shared by
-// tests/specialize/runtime_extent_test.cpp (generated code) and
+// tests/lower/runtime_extent_test.cpp (generated code) and
 // tests/gpu/runtime_extent_gpu_test.cpp (results).
 #pragma once
 

@@ -1,5 +1,5 @@
 // Croqtile 2:4 sparse GEMM kernels for the WGMMA .sp path, shared by
-// tests/specialize/sparse_mma_test.cpp (generated CUDA, NVRTC for sm_90a)
+// tests/lower/sparse_mma_test.cpp (generated CUDA, NVRTC for sm_90a)
 // and tests/gpu/sparse_mma_gpu_test.cpp (run against a host reference).
 //
 // C [M, N] (f32) = A * B^T where A [M, K] is 2:4 sparse, given as its packed

@@ -1,5 +1,5 @@
 // Kernels over the sub-byte element types, shared by
-// tests/specialize/subbyte_test.cpp (generated CUDA, NVRTC) and
+// tests/lower/subbyte_test.cpp (generated CUDA, NVRTC) and
 // tests/gpu/subbyte_gpu_test.cpp (results against the host conversions).
 #pragma once
 

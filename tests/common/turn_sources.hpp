@@ -1,6 +1,6 @@
 // A warp-specialized GEMM whose two consumer warpgroups take turns issuing
 // their multiplies (the ping-pong of samples/attention_source.hpp), shared
-// by tests/specialize/mma_completion_test.cpp and
+// by tests/passes/mma_completion_test.cpp and
 // tests/gpu/fragment_gpu_test.cpp.
 #pragma once
 

@@ -32,7 +32,7 @@ std::string trim(const std::string& s) {
 // The body rows of every table of the document.
 std::vector<Row> table_rows() {
   std::vector<Row> rows;
-  std::istringstream in(read_text(kTests / "frontend" / "CONSTRUCTS.md"));
+  std::istringstream in(read_file(kTests / "frontend" / "CONSTRUCTS.md"));
   std::string text;
   for (int line = 1; std::getline(in, text); ++line) {
     if (text.rfind("|", 0) != 0) continue;
@@ -67,7 +67,7 @@ std::vector<std::string> code_spans(const std::string& cell) {
 // A test source with adjacent string literals joined and `\"`, `\\` unescaped,
 // as the messages read at run time.
 std::string literal_text(const std::filesystem::path& path) {
-  std::string text = std::regex_replace(read_text(path), std::regex("\"\\s+\""), "");
+  std::string text = std::regex_replace(read_file(path), std::regex("\"\\s+\""), "");
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '\\' && i + 1 < text.size() && (text[i + 1] == '"' || text[i + 1] == '\\')) ++i;
@@ -90,7 +90,7 @@ void expect_test(const Row& row, const std::string& reference) {
   const auto dot = test.find('.');
   ASSERT_TRUE(std::filesystem::exists(file)) << "line " << row.line << ": no file " << file;
   ASSERT_NE(dot, std::string::npos) << "line " << row.line << ": `" << test << "` is not Suite.Name";
-  EXPECT_TRUE(defines_test(read_text(file), test.substr(0, dot), test.substr(dot + 1)))
+  EXPECT_TRUE(defines_test(read_file(file), test.substr(0, dot), test.substr(dot + 1)))
       << "line " << row.line << ": " << file << " defines no test " << test;
 }
 
@@ -131,7 +131,7 @@ TEST(ConstructsTable, GoldensHoldTheirSnippets) {
     ASSERT_TRUE(std::filesystem::exists(file)) << "line " << row.line << ": no golden " << file;
     EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(file).replace_extension(".ast")))
         << "line " << row.line << ": " << file << " has no .ast";
-    EXPECT_NE(read_text(file).find(spans[1]), std::string::npos)
+    EXPECT_NE(read_file(file).find(spans[1]), std::string::npos)
         << "line " << row.line << ": " << file << " does not hold `" << spans[1] << "`";
   }
 }

@@ -12,7 +12,7 @@ TEST(Corpus, EveryExampleParsesCleanly) {
     SCOPED_TRACE(path.string());
     CompileOptions options;
     options.source_name = path.filename().string();
-    auto program = parse_ok(read_text(path), options);
+    auto program = parse_ok(read_file(path), options);
     ASSERT_NE(program, nullptr);
     EXPECT_FALSE(program->functions.empty());
     EXPECT_TRUE(program->warnings.empty());
@@ -35,12 +35,12 @@ TEST(Corpus, SeedChaptersAreReadable) {
   for (const char* seed : {"000_66a4f9526c375981.txt", "001_f1df22a3d441e6fa.txt", "004_a5858e9901a72390.txt"}) {
     std::filesystem::path path = std::filesystem::path(CROQ_SPEC_DIR) / "seeds" / seed;
     if (!std::filesystem::exists(path)) GTEST_SKIP() << "spec folder not present: " << path;
-    EXPECT_NE(read_text(path).find("__co__"), std::string::npos) << path;
+    EXPECT_NE(read_file(path).find("__co__"), std::string::npos) << path;
   }
 }
 
 TEST(Corpus, BenchmarkInputParses) {
-  std::string text = read_text(data_dir() / "bench_200_lines.co");
+  std::string text = read_file(data_dir() / "bench_200_lines.co");
   EXPECT_GE(std::count(text.begin(), text.end(), '\n'), 190);
   auto program = parse_ok(text);
   ASSERT_NE(program, nullptr);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/files.hpp"
 #include "croq/error.hpp"
 #include "frontend/frontend.hpp"
 
@@ -16,12 +17,7 @@ namespace croq::frontend::testing {
 
 inline std::filesystem::path data_dir() { return std::filesystem::path(CROQ_TEST_DATA_DIR) / "frontend"; }
 
-inline std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using croq::test::read_file;
 
 // Files with `extension` directly in `dir`, sorted by name.
 inline std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, const std::string& extension) {

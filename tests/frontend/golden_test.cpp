@@ -44,7 +44,7 @@ TEST_P(GoldenAst, PrintsExpectedTree) {
   const GoldenCase& c = GetParam();
   CompileOptions options = c.options;
   options.source_name = c.input.filename().string();
-  auto program = parse_ok(read_text(c.input), options);
+  auto program = parse_ok(read_file(c.input), options);
   ASSERT_NE(program, nullptr);
   std::string actual = print_ast(*program);
   SCOPED_TRACE("AST of " + c.input.string());
@@ -98,7 +98,7 @@ TEST(GoldenAst, CoversEveryStatementKind) {
         s.node);
   };
   for (const auto& input : files_in(data_dir() / "golden", ".co")) {
-    auto program = parse_ok(read_text(input));
+    auto program = parse_ok(read_file(input));
     ASSERT_NE(program, nullptr);
     for (const auto& f : program->functions) visit(*f.body);
   }
@@ -155,7 +155,7 @@ void mark_expressions(const ast::Expr& e, std::vector<bool>& seen) {
 TEST(GoldenAst, CoversEveryExpressionKindAndOperator) {
   // expressions.co alone holds every alternative of ast::Expr::node, every
   // binary operator and every unary operator.
-  auto program = parse_ok(read_text(data_dir() / "golden" / "expressions.co"));
+  auto program = parse_ok(read_file(data_dir() / "golden" / "expressions.co"));
   ASSERT_NE(program, nullptr);
   std::vector<bool> kinds(std::variant_size_v<decltype(ast::Expr::node)>, false);
   std::set<std::string> operators;

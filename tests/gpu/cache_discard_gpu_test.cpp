@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/files.hpp"
 #include "common/process.hpp"
 #include "croq/error.hpp"
 #include "gpu_test_util.hpp"
@@ -23,11 +24,8 @@ namespace fs = std::filesystem;
 using croq::test::TempDir;
 
 JitRequest saxpy_for(const std::string& arch) {
-  std::ifstream in(CROQ_TEST_DATA_DIR "/jit/saxpy.cu");
-  std::stringstream ss;
-  ss << in.rdbuf();
   JitRequest r;
-  r.cuda_source = ss.str() + "\n// cache discard test\n";
+  r.cuda_source = croq::test::read_file(CROQ_TEST_DATA_DIR "/jit/saxpy.cu") + "\n// cache discard test\n";
   r.entry = "saxpy";
   r.arch = arch;
   r.source_name = "saxpy.cu";

@@ -2,18 +2,12 @@
 #include <gtest/gtest.h>
 
 #include "cli/npy.hpp"
-#include "common/process.hpp"
+#include "common/croq_command.hpp"
 #include "croq/croq.hpp"
 #include "gpu_test_util.hpp"
 
 namespace croq::cli {
 namespace {
-
-using croq::test::run_process;
-using croq::test::TempDir;
-
-const std::string kCroq = CROQ_BINARY_DIR "/croq";
-const std::string kAdd = CROQ_TEST_DATA_DIR "/cli/add.co";
 
 TEST(GpuCli, RunReadsNpyInputsAndWritesTheResult) {
   CROQ_REQUIRE_GPU();

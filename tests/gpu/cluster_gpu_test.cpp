@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 #include "common/cluster_sources.hpp"
 #include "common/process.hpp"
 #include "croq/croq.hpp"

@@ -15,7 +15,7 @@
 #include "common/fp8_mma_sources.hpp"
 #include "croq/croq.hpp"
 #include "gpu_test_util.hpp"
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 #include "../../samples/gemm_check.hpp"
 
 namespace croq {

@@ -16,7 +16,7 @@
 #include "gpu_test_util.hpp"
 #include "jit/jit_compiler.hpp"
 #include "pipeline/pipeline.hpp"
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 
 namespace croq {
 namespace {

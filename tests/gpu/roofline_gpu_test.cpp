@@ -10,7 +10,7 @@
 #include "common/process.hpp"
 #include "croq/croq.hpp"
 #include "gpu_test_util.hpp"
-#include "specialize/specialize_test_util.hpp"
+#include "common/specialize_test_util.hpp"
 
 namespace croq {
 namespace {

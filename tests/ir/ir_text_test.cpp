@@ -12,7 +12,7 @@
 #include "ir/builder.hpp"
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
-#include "ir/sample_cases.hpp"
+#include "common/sample_cases.hpp"
 #include "passes/passes.hpp"
 
 namespace croq::ir {

@@ -24,7 +24,7 @@ using croq::test::ProcessResult;
 using croq::test::run_process;
 using croq::test::TempDir;
 using croq::jit::test::cache_in;
-using croq::jit::test::read_file_text;
+using croq::test::read_file;
 
 const std::string kProbe = CROQ_BINARY_DIR "/tests/croq_jit_probe";
 using croq::jit::test::tiny_kernel;
@@ -70,7 +70,7 @@ TEST_F(BundleTest, ExportAndImportMoveEveryEntry) {
   EXPECT_EQ(result["added"], 3);
   EXPECT_EQ(croq_cache(target(), {"verify"}).out, "3 valid, 0 bad\n");
   for (const auto& key : keys_)
-    EXPECT_EQ(read_file_text(target() / (key + ".cubin")), read_file_text(source_.path() / (key + ".cubin")));
+    EXPECT_EQ(read_file(target() / (key + ".cubin")), read_file(source_.path() / (key + ".cubin")));
   // Importing again adds nothing and replaces nothing.
   r = croq_cache(target(), {"import", bundle().string()});
   EXPECT_EQ(r.out, "imported 0 of 3 entries into " + target().string() + " (3 were there already)\n");
@@ -96,7 +96,7 @@ TEST_F(BundleTest, ExportSelectsKeys) {
 }
 
 TEST_F(BundleTest, CorruptBundlesImportNothing) {
-  const std::string good = read_file_text(bundle());
+  const std::string good = read_file(bundle());
   struct Case {
     const char* what;
     std::string bytes;
@@ -189,7 +189,7 @@ TEST_F(BundleTest, PreloadFillsAnEmptyDiskCache) {
   EXPECT_FALSE(fs::exists(logs.path() / "unused"));
 
   // A corrupt bundle is warned about; the kernel compiles as usual.
-  std::string bytes = read_file_text(bundle());
+  std::string bytes = read_file(bundle());
   bytes[bytes.size() / 3] ^= 1;
   const fs::path bad = logs.path() / "bad.croqbundle";
   std::ofstream(bad, std::ios::binary) << bytes;

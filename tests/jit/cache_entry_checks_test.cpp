@@ -24,13 +24,13 @@ namespace fs = std::filesystem;
 using croq::test::run_process;
 using croq::test::TempDir;
 using croq::jit::test::cache_in;
-using croq::jit::test::read_file_text;
+using croq::test::read_file;
 
 const std::string kTool = CROQ_BINARY_DIR "/cache/croq-cache";
 using croq::jit::test::tiny_kernel;
 
 nlohmann::json read_meta(const fs::path& dir, const std::string& key) {
-  return nlohmann::json::parse(read_file_text(dir / (key + ".json")));
+  return nlohmann::json::parse(read_file(dir / (key + ".json")));
 }
 
 void write_meta(const fs::path& dir, const std::string& key, const nlohmann::json& meta) {
@@ -128,7 +128,7 @@ TEST(CacheEntryChecks, ImagesThatAreNoCubinAreRefusedDespiteTheirChecksum) {
     replace_image(dir, key, "");
   }, "cubin is empty");
   expect_refused(tiny_kernel("kern_trunc"), [](const fs::path& dir, const std::string& key) {
-    std::string cubin = read_file_text(dir / (key + ".cubin"));
+    std::string cubin = read_file(dir / (key + ".cubin"));
     replace_image(dir, key, cubin.substr(0, cubin.size() / 2));
   }, "cubin is truncated");
   expect_refused(tiny_kernel("kern_random"), [](const fs::path& dir, const std::string& key) {
@@ -138,7 +138,7 @@ TEST(CacheEntryChecks, ImagesThatAreNoCubinAreRefusedDespiteTheirChecksum) {
     replace_image(dir, key, bytes);
   }, "cubin is not an ELF file");
   expect_refused(tiny_kernel("kern_x86"), [](const fs::path& dir, const std::string& key) {
-    std::string cubin = read_file_text(dir / (key + ".cubin"));
+    std::string cubin = read_file(dir / (key + ".cubin"));
     cubin[18] = 62;  // e_machine: EM_X86_64
     cubin[19] = 0;
     replace_image(dir, key, cubin);

@@ -52,7 +52,7 @@ TEST(CacheKey, MetadataRecordsTheLibraryBuild) {
   auto stored = jit.disk().load(k->key, entry_request(request, k->arch));
   ASSERT_TRUE(stored);
   EXPECT_EQ(stored->metadata.library_build, library_build_id());
-  const auto json = nlohmann::json::parse(test::read_file_text(dir.path() / (k->key.hex() + ".json")));
+  const auto json = nlohmann::json::parse(test::read_file(dir.path() / (k->key.hex() + ".json")));
   EXPECT_EQ(json["library_build"], library_build_id());
   EXPECT_EQ(json["format_version"], 2);
 }

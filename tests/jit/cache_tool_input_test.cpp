@@ -25,7 +25,7 @@ using croq::test::ProcessResult;
 using croq::test::run_process;
 using croq::test::TempDir;
 using croq::jit::test::cache_in;
-using croq::jit::test::read_file_text;
+using croq::test::read_file;
 
 const std::string kTool = CROQ_BINARY_DIR "/cache/croq-cache";
 const std::string kWithoutBypass = CROQ_BINARY_DIR "/tests/croq_without_bypass";
@@ -93,7 +93,7 @@ TEST(CacheHostileInput, MalformedMetadataIsACorruptEntry) {
   }
   for (std::size_t i = 0; i < mutations().size(); ++i) {
     const fs::path meta_path = dir.path() / (keys[i] + ".json");
-    auto meta = nlohmann::json::parse(read_file_text(meta_path));
+    auto meta = nlohmann::json::parse(read_file(meta_path));
     mutations()[i].apply(meta);
     write_text(meta_path, meta.dump(2));
   }

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/files.hpp"
 #include "cache_test_util.hpp"
 #include "common/process.hpp"
 #include "jit/jit_compiler.hpp"
@@ -23,7 +24,7 @@ namespace fs = std::filesystem;
 using croq::test::run_process;
 using croq::test::TempDir;
 using croq::jit::test::cache_in;
-using croq::jit::test::read_file_text;
+using croq::test::read_file;
 
 const std::string kProbe = CROQ_BINARY_DIR "/tests/croq_jit_probe";
 const std::string kTool = CROQ_BINARY_DIR "/cache/croq-cache";
@@ -31,11 +32,8 @@ const std::string kSaxpyPath = CROQ_TEST_DATA_DIR "/jit/saxpy.cu";
 constexpr uid_t kOtherUid = 65534;  // nobody
 
 JitRequest saxpy(const std::string& tag) {
-  std::ifstream in(kSaxpyPath);
-  std::stringstream ss;
-  ss << in.rdbuf();
   JitRequest r;
-  r.cuda_source = ss.str() + "\n// " + tag + "\n";
+  r.cuda_source = croq::test::read_file(kSaxpyPath) + "\n// " + tag + "\n";
   r.entry = "saxpy";
   r.arch = "sm_90a";
   r.source_name = "saxpy.cu";
@@ -58,7 +56,7 @@ std::string cached_entry(const fs::path& dir, const std::string& tag) {
 // (size and checksum): what an attacker with write access would do.
 void forge_entry(const fs::path& dir, const std::string& key, const std::string& forged) {
   const fs::path meta_path = dir / (key + ".json");
-  auto meta = nlohmann::json::parse(read_file_text(meta_path));
+  auto meta = nlohmann::json::parse(read_file(meta_path));
   meta["cubin_bytes"] = forged.size();
   meta["cubin_xxh3_64"] = support::hex64(support::checksum64(forged.data(), forged.size()));
   fs::remove(meta_path);
@@ -177,10 +175,10 @@ TEST(CacheTrust, PlantedEntryLinksAreNotFollowed) {
     fs::copy_file(dir / (key + ext), outside);
     fs::remove(dir / (key + ext));
     fs::create_symlink(outside, dir / (key + ext));
-    const std::string before = read_file_text(outside);
+    const std::string before = read_file(outside);
     JitCompiler jit(cache_in(dir));
     EXPECT_EQ(jit.compile(saxpy("entry-link"))->source, CacheSource::compiled);
-    EXPECT_EQ(read_file_text(outside), before) << "the link's target was written";
+    EXPECT_EQ(read_file(outside), before) << "the link's target was written";
     EXPECT_FALSE(fs::is_symlink(dir / (key + ext))) << "the rebuilt entry replaced the link";
     EXPECT_EQ(JitCompiler(cache_in(dir)).compile(saxpy("entry-link"))->source, CacheSource::disk);
   }
@@ -219,7 +217,7 @@ TEST(CacheTrust, DumpFilesStayInTheDumpDirectory) {
 
   // A metadata `entry` that is a path (checksum intact) ...
   const fs::path meta_path = cache / (key + ".json");
-  auto meta = nlohmann::json::parse(read_file_text(meta_path));
+  auto meta = nlohmann::json::parse(read_file(meta_path));
   meta["entry"] = "../../x/pwn";
   std::ofstream(meta_path, std::ios::trunc) << meta.dump(2);
   // ... and a link planted where the next dump goes.
@@ -231,7 +229,7 @@ TEST(CacheTrust, DumpFilesStayInTheDumpDirectory) {
   auto second = run_process(argv, env, logs.path());
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_TRUE(fs::is_empty(escape)) << "a dump file escaped the dump directory";
-  EXPECT_EQ(read_file_text(outside), "keep");
+  EXPECT_EQ(read_file(outside), "keep");
   EXPECT_FALSE(fs::is_symlink(dump / (stem + ".cu")));
   std::vector<std::string> names;
   for (const auto& f : fs::directory_iterator(dump)) names.push_back(f.path().filename().string());

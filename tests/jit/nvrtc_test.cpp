@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/files.hpp"
 #include "croq/error.hpp"
 #include "jit/jit_compiler.hpp"
 #include "jit/nvrtc_compiler.hpp"
@@ -14,14 +15,9 @@
 namespace croq::jit {
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using croq::test::read_file;
 
-const std::string kSaxpy = read_text(CROQ_TEST_DATA_DIR "/jit/saxpy.cu");
+const std::string kSaxpy = read_file(CROQ_TEST_DATA_DIR "/jit/saxpy.cu");
 
 // The SM number recorded in a CUDA ELF's e_flags (bits 8..15).
 int cubin_sm(const std::vector<char>& cubin) {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/files.hpp"
 #include "cache_test_util.hpp"
 #include "common/process.hpp"
 #include "croq/error.hpp"
@@ -24,11 +25,8 @@ using croq::test::TempDir;
 using croq::jit::test::cache_in;
 
 JitRequest saxpy_for(const std::string& arch) {
-  std::ifstream in(CROQ_TEST_DATA_DIR "/jit/saxpy.cu");
-  std::stringstream ss;
-  ss << in.rdbuf();
   JitRequest r;
-  r.cuda_source = ss.str();
+  r.cuda_source = croq::test::read_file(CROQ_TEST_DATA_DIR "/jit/saxpy.cu");
   r.entry = "saxpy";
   r.arch = arch;
   r.source_name = "saxpy.cu";

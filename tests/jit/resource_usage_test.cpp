@@ -19,11 +19,11 @@ namespace croq::jit {
 namespace {
 
 using croq::jit::test::cache_in;
-using croq::jit::test::read_file_text;
+using croq::test::read_file;
 using croq::test::TempDir;
 
 // Capped at 32 registers below its 64 live doubles (tests/data/jit/spills.cu).
-const std::string kSpillingKernel = read_file_text(CROQ_TEST_DATA_DIR "/jit/spills.cu");
+const std::string kSpillingKernel = read_file(CROQ_TEST_DATA_DIR "/jit/spills.cu");
 
 // A local array indexed at run time: local memory (a stack frame), no spills.
 const char* kLocalArrayKernel = R"(
@@ -156,7 +156,7 @@ TEST(ResourceUsage, KeptWithTheCacheEntry) {
     compiled = k->resources;
     key = k->key.hex();
   }
-  const auto meta = nlohmann::json::parse(read_file_text(dir.path() / (key + ".json")));
+  const auto meta = nlohmann::json::parse(read_file(dir.path() / (key + ".json")));
   ASSERT_TRUE(meta.contains("resource_usage")) << meta.dump(2);
   EXPECT_EQ(meta["resource_usage"]["spill_store_bytes"], compiled->spill_store_bytes);
   EXPECT_EQ(meta["resource_usage"]["registers"], compiled->registers);
@@ -219,7 +219,7 @@ TEST(ResourceUsage, ACorruptReportOnDiskIsRebuilt) {
     key = jit.compile(spilling_request())->key.hex();
   }
   const auto path = dir.path() / (key + ".json");
-  auto meta = nlohmann::json::parse(read_file_text(path));
+  auto meta = nlohmann::json::parse(read_file(path));
   meta["resource_usage"]["spill_store_bytes"] = "many";
   std::filesystem::remove(path);
   std::ofstream(path) << meta.dump(2);

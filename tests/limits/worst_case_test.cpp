@@ -8,18 +8,19 @@
 #include <chrono>
 #include <fstream>
 
-#include "common/process.hpp"
+#include "common/croq_command.hpp"
 #include "croq/croq.hpp"
 #include "frontend/limits.hpp"
 
 namespace croq {
 namespace {
 
+using croq::cli::write;
+using croq::test::kCroq;
 using croq::test::ProcessResult;
 using croq::test::run_process;
 using croq::test::TempDir;
 
-const std::string kCroq = CROQ_BINARY_DIR "/croq";
 constexpr double kBudgetSeconds = 10.0;
 
 struct Timed {
@@ -34,12 +35,6 @@ Timed croq(const std::vector<std::string>& args, const TempDir& dir) {
   Timed t{run_process(argv, {}, dir.path()), 0};
   t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return t;
-}
-
-std::string write(const TempDir& dir, const std::string& name, const std::string& text) {
-  const std::string path = (dir.path() / name).string();
-  std::ofstream(path) << text;
-  return path;
 }
 
 const std::string kKernel = "__co__ void f(s32 [8] x) {\n  parallel i by 8\n    x.at(i) = 1;\n}\n";

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/files.hpp"
 #include "common/fragment_sources.hpp"
 #include "common/cluster_sources.hpp"
 #include "common/fp8_mma_sources.hpp"
@@ -18,12 +19,7 @@
 namespace croq::sema::test {
 namespace {
 
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using croq::test::read_file;
 
 // Every raw string literal holding a __co__ function (R"croq(...)croq",
 // R"(...)") in the .cpp files of `dir`, by file.
@@ -31,7 +27,7 @@ std::vector<std::pair<std::string, std::string>> embedded_kernels(const std::fil
   std::vector<std::pair<std::string, std::string>> kernels;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".cpp") continue;
-    const std::string text = read(entry.path());
+    const std::string text = read_file(entry.path());
     for (std::size_t at = text.find("R\""); at != std::string::npos; at = text.find("R\"", at + 1)) {
       const std::size_t open = text.find('(', at);
       if (open == std::string::npos || open - at > 18) continue;
@@ -136,7 +132,7 @@ TEST(ValidPrograms, DataFiles) {
   const std::filesystem::path data(CROQ_TEST_DATA_DIR);
   for (const char* file : {"cli/add.co", "frontend/corpus/ch2_tiled_add.co", "frontend/corpus/ch3_matmul.co",
                            "frontend/bench_200_lines.co"})
-    expect_clean(file, read(data / file));
+    expect_clean(file, read_file(data / file));
 }
 
 }  // namespace

@@ -3,6 +3,11 @@
 // that the Hopper path needs (mbarrier, TMA bulk tensor copies, WGMMA,
 // setmaxnreg; mma.sync below sm_90) in small readable functions of
 // namespace croq_dev, so that the backend emits calls instead of inline asm.
+// The text is the files of backend/cuda/prelude/ (hopper_core, hopper_wgmma,
+// hopper_accumulators, hopper_warp, hopper_registers; the sections
+// hopper_fp8, hopper_sparse, hopper_frag, hopper_scale), each a header that
+// compiles alone, embedded at build time (prelude_files.hpp), with the
+// specializations generated for a kernel pasted into their marked lines.
 //
 // The text needs nothing but NVRTC's own headers (<cuda_fp16.h>,
 // <cuda_bf16.h>); it declares the TMA descriptor type itself:

@@ -1,21 +1,11 @@
-// The parts the Hopper device prelude is assembled from (internal to
-// backend/cuda; hopper_prelude() is the whole, hopper_prelude_fp8() the
+// The WGMMA specializations the Hopper device prelude generates (internal
+// to backend/cuda; hopper_prelude() is the whole, hopper_prelude_fp8() the
 // fp8 WGMMA section a kernel adds when it multiplies fp8 tiles).
 #pragma once
 
 #include <string>
-#include <string_view>
 
 namespace croq::backend::cuda {
-
-// Closes croq_dev::detail, then the WGMMA entry points, the accumulator
-// fragments and their stores, and the mma.sync path.
-std::string_view hopper_prelude_accumulators();
-// Warp-level mma with fragments gathered element by element, and the warp
-// accumulators' stores (hopper_prelude_warp.cpp).
-std::string_view hopper_prelude_warp();
-// Register reallocation; closes croq_dev and the include guard.
-std::string_view hopper_prelude_tail();
 
 // One WGMMA form with both operands in shared memory, as the device struct
 // `struct_name<N, enumerator>::run(d, desc_a, desc_b, scale_d)`.

@@ -19,8 +19,10 @@
 // and no unsigned E4M3, so they are computed, not asked of the hardware.)
 #pragma once
 
+#include <string_view>
+
 namespace croq::backend::cuda {
 
-const char* scale_type_prelude();
+std::string_view scale_type_prelude();
 
 }  // namespace croq::backend::cuda

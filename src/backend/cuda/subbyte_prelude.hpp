@@ -18,8 +18,10 @@
 // rintf, so a test can check them against the host conversions.
 #pragma once
 
+#include <string_view>
+
 namespace croq::backend::cuda {
 
-const char* subbyte_prelude();
+std::string_view subbyte_prelude();
 
 }  // namespace croq::backend::cuda
