@@ -109,6 +109,14 @@ GeneratedProgram generate_program(const frontend::ast::Program& program, const f
   const passes::PassContext context{target, options.max_shared_bytes};
   GeneratedProgram out;
   bind::BoundFunction bound = bind::bind_function(program, function, args, options.dynamic_dims);
+  std::optional<sema::CheckedProgram> checked_here;
+  bound.semantics = options.semantics;
+  if (!bound.semantics) {  // sema's errors are what lowering would report
+    sema::Options checks;
+    checks.target = target;
+    checked_here = sema::check(program, {&function}, checks);
+    bound.semantics = checked_here->find(function.name);
+  }
   const int count = lower::kernel_count(function);
   for (int k = 0; k < count; ++k) {
     GeneratedKernel& generated = out.kernels.emplace_back();

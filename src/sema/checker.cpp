@@ -258,6 +258,7 @@ CheckedProgram check(const frontend::ast::Program& program, const std::vector<co
                      const Options& options) {
   CheckedProgram checked;
   checked.program = &program;
+  checked.target = options.target;
   std::vector<Diagnostic> diagnostics;
   int errors = 0;
   std::vector<const frontend::ast::Function*> selected = functions;
