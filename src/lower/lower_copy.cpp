@@ -26,6 +26,7 @@ void Lowerer::require_static(const View& v, const Expr& where) {
 // source, `high` after it and `mid` between neighbouring source elements,
 // all holding `value`; the padded extent is low + high + n + (n - 1) * mid.
 ir::Padding Lowerer::padding(const Copy& c, const std::vector<std::int64_t>& extent) {
+  if (!facts_.paddings.count(&c)) unchecked(c.op_location, "a padding sema did not decode");
   const sema::Padding& decoded = facts_.padding(c);  // sema checked its form
   static const char* const names[] = {"low", "high", "mid"};
   ir::Padding p;

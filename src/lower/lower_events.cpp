@@ -197,6 +197,11 @@ void Lowerer::event_declaration(const Stmt& s, const Declaration& d) {
   }
 }
 
+int Lowerer::swizzle_span(const Modifier& m) const {
+  if (!facts_.swizzle_spans.count(&m)) unchecked(m.location, sema::Rule::swizzle_mode);
+  return facts_.swizzle_span(m);
+}
+
 Value Lowerer::event_value(const Expr& e, const char* /*what: sema names it in its messages*/) {
   Value v = expr(e);
   if (v.kind != Value::Kind::event) unchecked(e.location, "an event operand that is no event");

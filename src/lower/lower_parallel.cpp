@@ -234,6 +234,7 @@ Lowerer::LevelFrame Lowerer::level_counts(const ParallelLevel& lv) {
     f.total = product.value;
   }
   if (f.runtime_total && f.total != 1) f.runtime_total = ir::binary("*", f.runtime_total, ir::int_const(f.total));
+  if (!facts_.mappings.count(&lv)) unchecked(lv.location, "a parallel level sema did not map");
   f.mapping = ir_mapping(facts_.mapping(lv));
   return f;
 }

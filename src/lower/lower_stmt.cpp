@@ -32,11 +32,26 @@ const sema::CheckedFunction& Lowerer::semantics_of(const BoundFunction& bound) {
 }
 
 void Lowerer::unchecked(const SourceLocation& loc, const char* what) const {
+  if (const Diagnostic* d = rejected_at(loc, nullptr)) fail(loc, d->message, d->hint);
   fail(loc, std::string("internal error: lowering met ") + what + " that sema did not check",
        "please report this with the source");
 }
 
+// Lowering a function sema rejected (generate_program without sema's facts,
+// as tests of lowering call it): sema's error of `rule` (any, when null) on
+// the line of `loc`, else its first error of `rule`.
+const Diagnostic* Lowerer::rejected_at(const SourceLocation& loc, const char* rule) const {
+  const Diagnostic* first = nullptr;
+  for (const Diagnostic& d : facts_.rejected) {
+    if (d.severity != Severity::error || (rule && d.rule != rule)) continue;
+    if (d.line == loc.line) return &d;
+    if (!first) first = &d;
+  }
+  return rule ? first : nullptr;
+}
+
 void Lowerer::unchecked(const SourceLocation& loc, sema::Rule rule) const {
+  if (const Diagnostic* d = rejected_at(loc, sema::rule_id(rule))) fail(loc, d->message, d->hint);
   fail(loc, std::string("internal error: lowering met what rule `") + sema::rule_id(rule) + "` forbids, which sema did not check",
        "please report this with the source");
 }

@@ -135,6 +135,7 @@ class Lowerer {
   [[noreturn]] void unchecked(const SourceLocation& loc, const char* what) const;
   // The same for a construct that sema's rule `rule` forbids.
   [[noreturn]] void unchecked(const SourceLocation& loc, sema::Rule rule) const;
+  const Diagnostic* rejected_at(const SourceLocation& loc, const char* rule) const;
 
  private:
   // --- symbols
@@ -352,7 +353,7 @@ class Lowerer {
   void sync_statement(const Stmt& s, const Sync& y);
   bool on_whole_warpgroups() const;
   bool on_single_warps() const;
-  int swizzle_span(const Modifier& m) const { return facts_.swizzle_span(m); }  // decoded by sema
+  int swizzle_span(const Modifier& m) const;  // decoded by sema
 
   // --- TMA and MMA (lower_tma.cpp, lower_mma.cpp)
   void tma_copy(const Stmt& s, const Copy& c);

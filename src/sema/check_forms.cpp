@@ -3,6 +3,7 @@
 // (`parallel.async`, `parallel<s>`, `: device(...)` and `: term` levels,
 // `: block<cooperative>`), barriers and fences, the bindings of `with`
 // after the first, local loop names and `where` clauses.
+#include "frontend/ast_walk.hpp"
 #include "sema/checker.hpp"
 
 namespace croq::sema::detail {
@@ -61,6 +62,10 @@ bool Checker::placement_level(const Stmt& s, const Parallel& p, std::size_t leve
                  "write `by 1`; the levels inside it say how the work is spread");
   } catch (const Abort&) {
   }
+  // Without parallel levels inside, the level itself maps as an unannotated
+  // one (one thread runs it); lowering reads that mapping.
+  if (lv.space == SpaceSpecifier::device && level_index + 1 == p.levels.size() && !contains_parallel(*p.body))
+    level_mapping(p, level_index, false);
   push();
   for (std::size_t d = 0; d < lv.indices.size(); ++d) {
     Type t;

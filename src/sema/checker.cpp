@@ -286,6 +286,10 @@ CheckedProgram check(const frontend::ast::Program& program, const std::vector<co
   if (errors > 0) {
     diagnostics.insert(diagnostics.end(), checked.limitations.begin(), checked.limitations.end());
     std::stable_sort(diagnostics.begin(), diagnostics.end(), by_position);
+    if (options.keep_going) {
+      for (auto& f : checked.functions) f->rejected = diagnostics;
+      return checked;
+    }
     throw CompileError(std::move(diagnostics), program.source, program.source_name);
   }
   return checked;

@@ -40,6 +40,12 @@ struct Options {
   // cannot run yet) are errors for croq::compile. `croq check` turns this
   // off: they come back as warnings in CheckedProgram::limitations.
   bool limitations_are_errors = true;
+  // Return the facts of functions with errors instead of throwing; the
+  // errors go to CheckedFunction::rejected. For pipeline::generate_program
+  // called without sema's facts (tests of lowering on sources that
+  // croq::compile rejects): lowering reports sema's error of the construct
+  // it cannot lower.
+  bool keep_going = false;
 };
 
 // How a parallel level runs (docs/guide/language.md, "Parallel mapping").
@@ -70,6 +76,8 @@ struct CheckedFunction {
   // and each `dma.pad<low, high, mid, value>` -> its parts per dimension.
   std::unordered_map<const frontend::ast::Modifier*, int> swizzle_spans;
   std::unordered_map<const frontend::ast::Copy*, Padding> paddings;
+  // With Options::keep_going: the errors sema found (sorted by position).
+  std::vector<Diagnostic> rejected;
 
   // The facts of a construct that passed the checks (an internal error
   // when sema recorded none: lowering met what sema did not check).
