@@ -11,6 +11,7 @@
 
 #include "abi/kernel_abi.hpp"
 #include "frontend/ast.hpp"
+#include "sema/sema.hpp"
 
 namespace croq::bind {
 
@@ -23,6 +24,9 @@ struct BoundFunction {
   std::map<std::string, abi::DimSource> dim_sources;  // where each bound dim came from
   // Dynamic dims: where each is read at launch (first) and every occurrence.
   std::map<std::string, std::vector<abi::DimSource>> dynamic;
+  // What sema proved about `function` (names, mappings, decoded modifiers),
+  // for the target being lowered for: lowering reads it.
+  const sema::CheckedFunction* semantics = nullptr;
 };
 
 

@@ -36,7 +36,7 @@ ExprRef literal(const std::string& text, bool f64) {
 Value Lowerer::builtin_call(const Expr& e, const Call& c, const std::string& name) {
   if (name.rfind("__atomic_", 0) == 0) return atomic_call(e, c, name.substr(9));
   const frontend::MathBuiltin* b = frontend::find_math_builtin(name);
-  if (!b) fail(e.location, "calls are not supported yet by libcroqjit (`" + name + "`)");
+  if (!b) unchecked(e.location, sema::Rule::unsupported_call);
   if (static_cast<int>(c.args.size()) != b->operands)
     fail(e.location, "`" + name + "` takes " + std::to_string(b->operands) + " operands");
   std::vector<Value> args;
@@ -95,8 +95,8 @@ Value Lowerer::builtin_call(const Expr& e, const Call& c, const std::string& nam
 Value Lowerer::align(const Expr& e, const std::string& function, const std::vector<Value>& args) {
   const Value& x = args[0];
   const Value& a = args[1];
-  if (a.constant && *a.constant <= 0)
-    fail(e.location, "`" + source_text(e) + "` aligns to a positive multiple, got " + std::to_string(*a.constant));
+  if (sema::Verdict broken = a.constant ? sema::align_multiple(function, *a.constant) : std::nullopt)
+    fail(e.location, *broken);
   if (x.constant && a.constant) {
     support::CheckedInt q = function == "alignup" ? support::checked_cdiv(*x.constant, *a.constant)
                                                   : support::checked_div(*x.constant, *a.constant);
@@ -118,11 +118,10 @@ Value Lowerer::atomic_call(const Expr& e, const Call& c, const std::string& op) 
     fail(e.location, "calls are not supported yet by libcroqjit (`__atomic_" + op + "`)");
   Value target = expr(*c.args[0]);
   if (target.element_of < 0 || !target.expr || target.expr->kind != ir::ExprKind::element)
-    fail(c.args[0]->location, "`__atomic_" + op + "` updates an element of a tensor, got `" + source_text(*c.args[0]) + "`");
+    unchecked(c.args[0]->location, sema::Rule::atomic_operand);
   const ir::Buffer& b = buffer(target.element_of);
   if (b.space == ir::Space::local)
-    fail(c.args[0]->location, "`__atomic_" + op + "` updates shared or global memory; `" + source_text(*c.args[0]) +
-                                  "` is local");
+    unchecked(c.args[0]->location, sema::Rule::atomic_operand);
   mark_written(target.element_of);
   if (b.argument == -2) kernel_.abi.output_needs_zero = true;  // it reads the returned tensor
   std::vector<ExprRef> values;
@@ -193,10 +192,10 @@ void Lowerer::asm_statement(const Stmt& s, const Asm& a) {
   for (const AsmOperand& op : a.outputs) {
     const std::string c = decoded(op.constraint);
     if (c.size() != 2 || std::string("hrlfd").find(c[1]) == std::string::npos)
-      fail(op.location, "the output constraint \"" + c + "\" is not supported yet by libcroqjit");
+      unchecked(op.location, sema::Rule::unsupported_asm);
     Value target = require_scalar(expr(*op.value), *op.value);
     if (target.expr->kind != ir::ExprKind::element && (target.expr->kind != ir::ExprKind::var || target.constant))
-      fail(op.value->location, "the assembly writes `" + source_text(*op.value) + "`, which cannot be assigned");
+      unchecked(op.value->location, sema::Rule::asm_operand);
     const ir::Type type = register_type(c[1]);
     const std::string name = fresh("asm_out");
     ExprRef read = c[0] == '+' ? ir::convert(guarded(target, ir::zero_like(target.expr)), type) : nullptr;
@@ -207,7 +206,7 @@ void Lowerer::asm_statement(const Stmt& s, const Asm& a) {
   for (const AsmOperand& op : a.inputs) {
     const std::string c = decoded(op.constraint);
     if (c.size() != 1 || std::string("hrlfdn").find(c[0]) == std::string::npos)
-      fail(op.location, "the input constraint \"" + c + "\" is not supported yet by libcroqjit");
+      unchecked(op.location, sema::Rule::unsupported_asm);
     Value v = require_scalar(expr(*op.value), *op.value);
     if (c == "n") {
       if (!v.constant) fail(op.value->location, "\"n\" takes a constant, got `" + source_text(*op.value) + "`");
@@ -218,7 +217,7 @@ void Lowerer::asm_statement(const Stmt& s, const Asm& a) {
     node.inputs.push_back({c, ir::convert(value, register_type(c[0]))});
   }
   for (const std::string& clobber : a.clobbers) {
-    if (decoded(clobber) != "memory") fail(s.location, "the clobber \"" + decoded(clobber) + "\" is not supported yet by libcroqjit");
+    if (decoded(clobber) != "memory") unchecked(s.location, sema::Rule::unsupported_asm);
     node.memory = true;
   }
   emit_node(std::move(node), s.location);

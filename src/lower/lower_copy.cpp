@@ -26,36 +26,24 @@ void Lowerer::require_static(const View& v, const Expr& where) {
 // source, `high` after it and `mid` between neighbouring source elements,
 // all holding `value`; the padded extent is low + high + n + (n - 1) * mid.
 ir::Padding Lowerer::padding(const Copy& c, const std::vector<std::int64_t>& extent) {
-  const std::size_t rank = extent.size();
-  if (c.op_args.size() != 4)
-    fail(c.op_location, "dma.pad takes <low, high, mid, value>, got " + std::to_string(c.op_args.size()) +
-                            " template argument" + (c.op_args.size() == 1 ? "" : "s"));
+  if (!facts_.paddings.count(&c)) unchecked(c.op_location, "a padding sema did not decode");
+  const sema::Padding& decoded = facts_.padding(c);  // sema checked its form
   static const char* const names[] = {"low", "high", "mid"};
   ir::Padding p;
   std::vector<std::int64_t>* parts[] = {&p.low, &p.high, &p.mid};
   for (int k = 0; k < 3; ++k) {
-    const Expr& arg = *c.op_args[k];
-    std::vector<const Expr*> elements;
-    if (const auto* t = std::get_if<ITuple>(&arg.node)) {
-      for (const auto& el : t->elements) elements.push_back(el.get());
-    } else {
-      elements.push_back(&arg);
-    }
-    if (elements.size() != rank)
-      fail(arg.location, std::string("dma.pad on a rank-") + std::to_string(rank) + " tile takes " + std::to_string(rank) +
-                             " `" + names[k] + "` padding" + (rank == 1 ? "" : "s") + ", got " +
-                             std::to_string(elements.size()));
-    for (const Expr* el : elements) {
-      std::int64_t v = const_int(*el, "a padding");
-      if (v < 0) fail(el->location, std::string("`") + names[k] + "` padding must not be negative, got " + std::to_string(v));
+    if (decoded.parts[k].size() != extent.size()) unchecked(c.op_location, "a padding of another rank");
+    for (const Expr* el : decoded.parts[k]) {
+      std::int64_t v = const_int(*el, sema::what::padding);
+      if (sema::Verdict broken = sema::pad_padding(names[k], v)) fail(el->location, *broken);
       if (v > kInt32Max)
         fail(el->location, std::string("`") + names[k] + "` padding must be below 2^31, got " + std::to_string(v));
       parts[k]->push_back(v);
     }
   }
-  Value value = expr(*c.op_args[3]);
+  Value value = expr(*decoded.value);
   if (value.kind != Value::Kind::scalar || value.guard || (!value.constant && !value.is_float))
-    fail(c.op_args[3]->location, "the padding value must be a number, got `" + source_text(*c.op_args[3]) + "`");
+    unchecked(decoded.value->location, "a padding value that is not a number");
   p.value = value.expr;
   return p;
 }
@@ -109,6 +97,66 @@ void Lowerer::limit_extents(const Stmt& s, const Copy& c, View& src, View& dst, 
   }
 }
 
+// dma.transp<p...>: the destination's extents (dst dim d takes src dim
+// p[d]) and the inverse permutation (src dim p[d] reads dst index d).
+std::vector<std::int64_t> Lowerer::transposition(const Copy& c, const std::vector<std::int64_t>& src_extent,
+                                                 std::vector<std::int64_t>& dst_extent) {
+  std::vector<std::int64_t> perm;
+  for (const auto& a : c.op_args) perm.push_back(const_int(*a, sema::what::transp_dimension));
+  std::vector<bool> seen(perm.size());
+  if (perm.size() != dst_extent.size())
+    unchecked(c.op_location, sema::Rule::transp_arity);
+  for (auto p : perm) {
+    if (p < 0 || p >= static_cast<std::int64_t>(perm.size()) || seen[p])
+      unchecked(c.op_location, sema::Rule::transp_permutation);
+    seen[p] = true;
+  }
+  std::vector<std::int64_t> inverse(perm.size());
+  for (std::size_t d = 0; d < perm.size(); ++d) {
+    dst_extent[d] = src_extent[perm[d]];
+    inverse[perm[d]] = static_cast<std::int64_t>(d);
+  }
+  return inverse;
+}
+
+// The padded extent of each dimension: low + high + n + (n - 1) * mid.
+std::vector<std::int64_t> Lowerer::padded_extents(const Copy& c, const ir::Padding& pad,
+                                                  const std::vector<std::int64_t>& src_extent) {
+  std::vector<std::int64_t> out(src_extent.size());
+  for (std::size_t d = 0; d < out.size(); ++d) {
+    // A gap term of INT64_MAX is tile_end's overflow.
+    const std::int64_t n = src_extent[d];
+    std::int64_t padded = 0;
+    bool overflow = false;
+    for (std::int64_t term : {pad.low[d], pad.high[d], n, tile_end(std::max<std::int64_t>(n - 1, 0), pad.mid[d], 0)}) {
+      const support::CheckedInt next = support::checked_add(padded, term);
+      overflow = overflow || !next.ok() || term == INT64_MAX;
+      padded = next.value;
+    }
+    if (overflow)
+      fail(c.op_location, "the padded extent of dimension " + std::to_string(d) + " overflows a 64-bit signed integer");
+    out[d] = padded;
+  }
+  return out;
+}
+
+// `dma.copy.swiz<N>`: the TMA layout, written by threads, into a shared tile
+// whose rows are N bytes; the tile's first writer fixes its layout.
+void Lowerer::swizzled_destination(const Modifier& swiz, int dst) {
+  int span = swizzle_span(swiz);
+  ir::Buffer& b = buffer(dst);
+  if (b.space != ir::Space::shared)
+    unchecked(swiz.location, sema::Rule::swizzle_needs_shared);
+  const std::int64_t row_bytes = b.dims.back().value * static_cast<std::int64_t>(dtype_size(b.dtype));
+  if (span > 0 && row_bytes != span)
+    fail(swiz.location, "dma.copy.swiz<" + std::to_string(span) + "> needs tile rows of exactly " + std::to_string(span) +
+                            " bytes, got " + std::to_string(row_bytes),
+         "match the innermost tile extent to the swizzle span");
+  if (b.swizzle >= 0 && b.swizzle != span)
+    unchecked(swiz.location, sema::Rule::swizzle_layout);
+  b.swizzle = span;
+}
+
 void Lowerer::copy(const Stmt& s, const Copy& c) {
   if (c.op == CopyOp::any) {
     placeholder(s, c);
@@ -119,72 +167,41 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
     return;
   }
   if (c.op != CopyOp::copy && c.op != CopyOp::transp && c.op != CopyOp::pad)
-    fail(c.op_location, "dma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit");
+    unchecked(c.op_location, sema::Rule::unsupported_copy);
   bool zfill = false, async = false;
   const Modifier* swiz = nullptr;
   for (const Modifier& m : c.modifiers) {
     if (m.name == "zfill") zfill = true;
     else if (m.name == "async") async = true;
     else if (m.name == "swiz") swiz = &m;
-    else fail(m.location, "`." + m.name + "` on dma.copy is not supported yet by libcroqjit");
+    else unchecked(m.location, sema::Rule::unsupported_modifier);
   }
-  if (!c.after.empty()) fail(s.location, "`after` is not supported yet by libcroqjit");
+  if (!c.after.empty()) unchecked(s.location, sema::Rule::unsupported_after);
   Value src = expr(*c.source);
   place_at_origin(src);
   zfill = zfill || src.zfill;
   if (src.kind == Value::Kind::future) src.kind = Value::Kind::view;
   if (src.kind != Value::Kind::view || src.view.pending != View::Pending::none)
-    fail(c.source->location, "the source of a copy must be a tensor or a placed tile, got `" + source_text(*c.source) + "`");
+    unchecked(c.source->location, sema::Rule::copy_source);
   require_static(src.view, *c.source);
   barrier_before_shared_read(src.view.buffer);
   const DType src_dtype = buffer(src.view.buffer).dtype;
   std::vector<std::int64_t> perm;
   std::vector<std::int64_t> dst_extent = src.view.extent;
-  if (c.op == CopyOp::transp) {
-    for (const auto& a : c.op_args) perm.push_back(const_int(*a, "a transp<> dimension"));
-    std::vector<bool> seen(perm.size());
-    if (perm.size() != dst_extent.size())
-      fail(c.op_location, "dma.transp on a rank-" + std::to_string(dst_extent.size()) + " tile takes " +
-                              std::to_string(dst_extent.size()) + " dimensions, got " + std::to_string(perm.size()));
-    for (auto p : perm) {
-      if (p < 0 || p >= static_cast<std::int64_t>(perm.size()) || seen[p])
-        fail(c.op_location, "dma.transp<...> must be a permutation of 0.." + std::to_string(perm.size() - 1));
-      seen[p] = true;
-    }
-    // dst dim d takes src dim perm[d]; src dim perm[d] reads dst index d.
-    std::vector<std::int64_t> inverse(perm.size());
-    for (std::size_t d = 0; d < perm.size(); ++d) {
-      dst_extent[d] = src.view.extent[perm[d]];
-      inverse[perm[d]] = static_cast<std::int64_t>(d);
-    }
-    perm = inverse;
-  }
+  if (c.op == CopyOp::transp) perm = transposition(c, src.view.extent, dst_extent);
   // A future that swap statements exchange (or a placeholder's) fills a ring.
   const auto* future = c.future ? std::get_if<Name>(&c.future->node) : nullptr;
-  if (c.future && !future) fail(c.future->location, "a copy's future must be a plain name");
+  if (c.future && !future) unchecked(c.future->location, sema::Rule::future_name);
   const std::string future_name = future ? future->name : "";
   FutureRing* ring = future ? ring_of(future_name) : nullptr;
   std::optional<ir::Padding> pad;
   if (c.op == CopyOp::pad) {
     pad = padding(c, src.view.extent);
-    for (std::size_t d = 0; d < dst_extent.size(); ++d) {
-      // low + high + n + (n - 1) * mid; a gap term of INT64_MAX is tile_end's overflow.
-      const std::int64_t n = src.view.extent[d];
-      std::int64_t padded = 0;
-      bool overflow = false;
-      for (std::int64_t term : {pad->low[d], pad->high[d], n, tile_end(std::max<std::int64_t>(n - 1, 0), pad->mid[d], 0)}) {
-        const support::CheckedInt next = support::checked_add(padded, term);
-        overflow = overflow || !next.ok() || term == INT64_MAX;
-        padded = next.value;
-      }
-      if (overflow)
-        fail(c.op_location, "the padded extent of dimension " + std::to_string(d) + " overflows a 64-bit signed integer");
-      dst_extent[d] = padded;
-    }
+    dst_extent = padded_extents(c, *pad, src.view.extent);
   }
   View dst;
   if (c.destination_storage == Storage::shared || c.destination_storage == Storage::local) {
-    if (scope_ == Scope::kernel) fail(s.location, "a copy into shared or local memory must be inside a parallel level");
+    if (scope_ == Scope::kernel) unchecked(s.location, sema::Rule::copy_outside_parallel);
     const std::size_t barrier_at = out_.back()->size();
     if (c.destination_storage == Storage::shared && scope_ == Scope::block) emit_barrier();
     if (ring && c.destination_storage == Storage::shared) {
@@ -208,7 +225,7 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
     Value d = expr(*c.destination);
     place_at_origin(d);
     if (d.kind != Value::Kind::view || d.view.pending != View::Pending::none)
-      fail(c.destination->location, "the destination of a copy must be a tensor or a placed tile");
+      unchecked(c.destination->location, sema::Rule::copy_destination);
     dst = d.view;
     require_static(dst, *c.destination);
     limit_extents(s, c, src.view, dst, dst_extent);
@@ -232,29 +249,14 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
     zfill = zfill || larger;
     if (zfill && !larger && src.view.exact) warn(s, redundant_zfill);
     if (dst_dtype != src_dtype)
-      fail(c.destination->location, "copy between different element types (" + std::string(dtype_name(src_dtype)) + " to " +
-                                        std::string(dtype_name(dst_dtype)) + ")");
+      unchecked(c.destination->location, sema::Rule::copy_element_type);
     mark_written(dst.buffer);
     if (buffer(dst.buffer).space == ir::Space::shared && buffer(dst.buffer).slots == 0) complete_shared_readers(dst.buffer);
     if (scope_ == Scope::block) emit_barrier();
   } else {
-    fail(s.location, "a copy needs a destination after `=>`");
+    unchecked(s.location, sema::Rule::copy_destination);
   }
-  if (swiz) {  // the TMA layout, written by threads
-    int span = swizzle_span(*swiz);
-    ir::Buffer& b = buffer(dst.buffer);
-    if (b.space != ir::Space::shared)
-      fail(swiz->location, "`.swiz<N>` lays out a tile in shared memory; the destination is not shared");
-    const std::int64_t row_bytes = b.dims.back().value * static_cast<std::int64_t>(dtype_size(b.dtype));
-    if (span > 0 && row_bytes != span)
-      fail(swiz->location, "dma.copy.swiz<" + std::to_string(span) + "> needs tile rows of exactly " + std::to_string(span) +
-                               " bytes, got " + std::to_string(row_bytes),
-           "match the innermost tile extent to the swizzle span");
-    if (b.swizzle >= 0 && b.swizzle != span)
-      fail(swiz->location, "this copy writes the tile with swizzle " + std::to_string(span) +
-                               " but it was written with swizzle " + std::to_string(b.swizzle) + " before");
-    b.swizzle = span;
-  }
+  if (swiz) swizzled_destination(*swiz, dst.buffer);
   if (!support::checked_product(dst.extent))
     fail(s.location, "this copy's destination tile " + shape_list(dst.extent) + " has more elements than fit in 64 bits");
   line_mark(s.location);

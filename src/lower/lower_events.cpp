@@ -12,34 +12,15 @@
 //   * inthreads.async (cond) runs its body on the warpgroups of the enclosing
 //     `parallel p by N : group-4` that satisfy cond (a contiguous range);
 //     barriers inside use a named barrier of those threads only.
-#include "frontend/ast.hpp"
+#include "frontend/ast_walk.hpp"
 #include "lower/lowering.hpp"
 
 namespace croq::lower::detail {
 
 namespace {
 
-template <typename F>
-void walk_statements(const Stmt& s, F&& f) {
-  f(s);
-  std::visit([&](const auto& n) {
-    using T = std::decay_t<decltype(n)>;
-    if constexpr (std::is_same_v<T, Block>) {
-      for (const auto& c : n.statements) walk_statements(*c, f);
-    } else if constexpr (std::is_same_v<T, Parallel> || std::is_same_v<T, Loop> || std::is_same_v<T, While> ||
-                         std::is_same_v<T, InThreads>) {
-      if (n.body) walk_statements(*n.body, f);
-    } else if constexpr (std::is_same_v<T, If>) {
-      walk_statements(*n.then_branch, f);
-      if (n.else_branch) walk_statements(*n.else_branch, f);
-    }
-  }, s.node);
-}
-
 bool contains_mma(const Stmt& s) {
-  bool found = false;
-  walk_statements(s, [&](const Stmt& st) { found = found || std::holds_alternative<Mma>(st.node); });
-  return found;
+  return any_statement(s, [](const Stmt& st) { return std::holds_alternative<Mma>(st.node); });
 }
 
 }  // namespace
@@ -162,21 +143,19 @@ void Lowerer::sync_statement(const Stmt& s, const Sync& y) {
     const bool device = y.level == SpaceSpecifier::block || y.level == SpaceSpecifier::device;
     if (!device && y.level != SpaceSpecifier::thread && y.level != SpaceSpecifier::group &&
         y.level != SpaceSpecifier::group4)
-      fail(s.location, "this `sync.fence` level is not supported yet by libcroqjit");
+      unchecked(s.location, "a `sync.fence` of another level");
     emit_node(ir::Fence{device}, s.location);
     return;
   }
   if (y.scope == "barrier" && in_cooperative_ &&
       (y.level == SpaceSpecifier::block || y.level == SpaceSpecifier::device)) {
-    if (scope_ != Scope::block || set_.threads != 0)
-      fail(s.location, "a grid barrier inside a thread level is not supported yet by libcroqjit",
-           "put the `sync.barrier` at the scope of the `: block<cooperative>` level, where every thread reaches it");
+    if (scope_ != Scope::block || set_.threads != 0) unchecked(s.location, "a grid barrier below the block's scope");
     b.scope = ir::Barrier::Scope::grid;
     b.counter = grid_barrier_;
   } else if (y.scope == "barrier" && y.level == SpaceSpecifier::group) b.scope = ir::Barrier::Scope::warp;
   else if (y.scope == "barrier" && y.level == SpaceSpecifier::thread) b.scope = ir::Barrier::Scope::lanes;
   else if (y.scope != "shared" && !(y.scope == "barrier" && y.level == SpaceSpecifier::block))
-    fail(s.location, "`sync." + y.scope + "` at this level is not supported yet by libcroqjit");
+    unchecked(s.location, "a `sync` of another kind");
   if (b.scope == ir::Barrier::Scope::set || b.scope == ir::Barrier::Scope::grid) unsynced_shared_writes_.clear();
   emit_node(std::move(b), s.location);
 }
@@ -191,53 +170,19 @@ bool Lowerer::on_whole_warpgroups() const {
 
 // `.swiz<N>`: 0..3 name the hardware modes (none, 32B, 64B, 128B); 32, 64
 // and 128 are the byte spans themselves.
-int Lowerer::swizzle_span(const Modifier& m) {
-  if (m.template_args.size() != 1) fail(m.location, "`.swiz<N>` takes one argument");
-  const auto* lit = std::get_if<IntegerLiteral>(&m.template_args[0]->node);
-  std::int64_t n = lit && lit->value < 1024 ? static_cast<std::int64_t>(lit->value) : -1;
-  if (!lit) {
-    if (const auto* name = std::get_if<Name>(&m.template_args[0]->node)) {
-      auto def = program_.defines.find(name->name);
-      if (def != program_.defines.end() && def->second.value && std::holds_alternative<std::int64_t>(*def->second.value))
-        n = std::get<std::int64_t>(*def->second.value);
-    }
-  }
-  switch (n) {
-    case 0: return 0;
-    case 1: case 32: return 32;
-    case 2: case 64: return 64;
-    case 3: case 128: return 128;
-    default:
-      fail(m.location, "`.swiz<" + (n < 0 ? source_text(*m.template_args[0]) : std::to_string(n)) +
-                           ">` is not a swizzle mode",
-           "use swiz<0..3> (none, 32B, 64B, 128B) or the byte span swiz<32|64|128>");
-  }
-}
-
 void Lowerer::event_declaration(const Stmt& s, const Declaration& d) {
-  if (!target_.mbarrier())
-    fail(s.location, "events are mbarriers, which need sm_80 or newer (compiling for " + target_.arch + ")");
-  if (d.type.storage != Storage::shared) fail(d.type.location, "events live in shared memory: declare them `shared event`");
-  // The messages of sema's event-scope rules, for callers that skip sema.
-  if (set_.threads != 0)
-    fail(s.location, "events are not declared inside inthreads",
-         "declare the event before the inthreads region, in the parallel level around it");
-  if (scope_ == Scope::kernel)
-    fail(s.location, "`shared` events are declared inside a parallel statement",
-         "move the declaration into the `: block` level that uses it");
-  if (scope_ != Scope::block)
-    fail(s.location, "events declared in a parallel level other than the `: block` level are not supported yet by libcroqjit",
-         "declare the event directly in the `: block` level");
+  // Sema's rules: an sm_80 target, shared storage, directly in the block level.
+  if (!target_.mbarrier() || d.type.storage != Storage::shared || set_.threads != 0 || scope_ != Scope::block)
+    unchecked(s.location, "an event declared where events cannot live");
   for (const Declarator& decl : d.declarators) {
     ir::Event ev;
     ev.source_name = decl.name;
-    ev.count = decl.array_size ? const_int(*decl.array_size, "the number of events") : 1;
-    if (ev.count < 1 || ev.count > 32)
-      fail(ev.count < 1 ? decl.array_size->location : decl.location,
-           "an event array holds 1 to 32 events, got " + std::to_string(ev.count));
+    ev.count = decl.array_size ? const_int(*decl.array_size, sema::what::event_count) : 1;
+    if (sema::Verdict broken = sema::event_count(ev.count))
+      fail(ev.count < 1 ? decl.array_size->location : decl.location, *broken);
     if (decl.init != Declarator::Init::none) {
       const auto* name = decl.init_values.size() == 1 ? std::get_if<Name>(&decl.init_values[0]->node) : nullptr;
-      if (!name || name->name != "ready") fail(decl.location, "an event can only be initialized `= ready`");
+      if (!name || name->name != "ready") unchecked(decl.location, "an event initialized other than `= ready`");
       ev.ready = true;
     }
     ev.name = fresh(decl.name);
@@ -252,17 +197,17 @@ void Lowerer::event_declaration(const Stmt& s, const Declaration& d) {
   }
 }
 
-Value Lowerer::event_value(const Expr& e, const char* what) {
+int Lowerer::swizzle_span(const Modifier& m) const {
+  if (!facts_.swizzle_spans.count(&m)) unchecked(m.location, sema::Rule::swizzle_mode);
+  return facts_.swizzle_span(m);
+}
+
+Value Lowerer::event_value(const Expr& e, const char* /*what: sema names it in its messages*/) {
   Value v = expr(e);
-  if (v.kind != Value::Kind::event) fail(e.location, std::string(what) + " takes an event, got `" + source_text(e) + "`");
+  if (v.kind != Value::Kind::event) unchecked(e.location, "an event operand that is no event");
   if (!v.event_index) {
     const std::int64_t count = kernel_.events[static_cast<std::size_t>(v.event)].count;
-    if (count != 1 && (std::string_view(what) == "`trigger`" || std::string_view(what) == "`wait`"))
-      fail(e.location, std::string(what) + " of a whole event array (`" + source_text(e) + "`) is not supported yet by libcroqjit",
-           "name each event, e.g. `" + source_text(e) + "[0]`");
-    if (count != 1)
-      fail(e.location, "`" + source_text(e) + "` is an array of " + std::to_string(count) +
-                           " events; say which one, e.g. `" + source_text(e) + "[i]`");
+    if (sema::Verdict broken = sema::event_unselected(source_text(e), count)) fail(e.location, *broken);
     v.event_index = ir::int_const(0);
   }
   return v;
@@ -273,10 +218,9 @@ Value Lowerer::event_value(const Expr& e, const char* what) {
 // first wait passes).
 Value Lowerer::event_at(const Expr& e, const Member& m, Value ev) {
   const ir::Event& event = kernel_.events[static_cast<std::size_t>(ev.event)];
-  if (ev.event_index || m.args.size() != 1)
-    fail(e.location, "`.at(order)` takes one order of an event array, such as `" + source_text(*m.object) + ".at(k)`");
+  if (ev.event_index || m.args.size() != 1) unchecked(e.location, "an event order of a selected event");
   Value order = require_scalar(expr(*m.args[0]), *m.args[0]);
-  if (order.is_float) fail(m.args[0]->location, "the event order is an integer, got `" + source_text(*m.args[0]) + "`");
+  if (order.is_float) unchecked(m.args[0]->location, "a float event order");
   const ExprRef n = ir::int_const(event.count);
   ev.event_index = ir::binary("%", order.expr, n);
   ExprRef parity = ir::binary("%", ir::binary("/", order.expr, n), ir::int_const(2));
@@ -290,43 +234,36 @@ Value Lowerer::subscript(const Expr& e, const Subscript& sub) {
   if (obj.kind == Value::Kind::accumulator) {  // mc[i][j]: one of an array of accumulators
     const auto& dims = kernel_.accumulators[static_cast<std::size_t>(obj.accumulator)].array_dims;
     for (const ExprPtr& index : sub.indices) {
-      if (obj.accumulator_selected >= dims.size())
-        fail(e.location, "`" + source_text(*sub.object) + "` has " + std::to_string(dims.size()) + " array dimensions");
+      if (obj.accumulator_selected >= dims.size()) unchecked(e.location, "an accumulator selected past its dims");
       Value idx = expr(*index);
       if ((idx.kind != Value::Kind::scalar && idx.kind != Value::Kind::index) || idx.is_float)
-        fail(index->location, "an array index must be an integer");
+        unchecked(index->location, "an array index that is no integer");
       const std::int64_t size = dims[obj.accumulator_selected++];
-      if (idx.constant && (*idx.constant < 0 || *idx.constant >= size))
-        fail(index->location, "index " + std::to_string(*idx.constant) + " is out of range for " + std::to_string(size) + " elements");
+      if (sema::Verdict broken = idx.constant ? sema::array_index(*idx.constant, size) : std::nullopt)
+        fail(index->location, *broken);
       obj.accumulator_index = obj.accumulator_index
                                   ? ir::binary("+", ir::binary("*", obj.accumulator_index, ir::int_const(size)), idx.expr)
                                   : idx.expr;
     }
     return obj;
   }
-  if (sub.indices.size() != 1) fail(e.location, "`[...]` selects one element of an array of buffers or events");
+  if (sub.indices.size() != 1) unchecked(e.location, "a subscript of several indices");
   Value idx = expr(*sub.indices[0]);
-  if (idx.kind != Value::Kind::scalar && idx.kind != Value::Kind::index)
-    fail(sub.indices[0]->location, "an array index must be an integer");
-  if (idx.is_float)
-    fail(sub.indices[0]->location, "an array index must be an integer, got " + source_text(*sub.indices[0]));
+  if ((idx.kind != Value::Kind::scalar && idx.kind != Value::Kind::index) || idx.is_float)
+    unchecked(sub.indices[0]->location, "an array index that is no integer");
   std::int64_t count = obj.kind == Value::Kind::event ? kernel_.events[static_cast<std::size_t>(obj.event)].count
                        : (obj.kind == Value::Kind::view && buffer(obj.view.buffer).slots > 0) ? buffer(obj.view.buffer).slots
                                                                                              : 0;
   if (count == 0 || (obj.kind == Value::Kind::event && obj.event_index) || (obj.kind == Value::Kind::view && obj.view.slot))
-    fail(e.location, "`" + source_text(*sub.object) + "` is not an array of buffers or events; use `.at(...)` for elements");
-  if (idx.constant && (*idx.constant < 0 || *idx.constant >= count))
-    fail(sub.indices[0]->location, "index " + std::to_string(*idx.constant) + " is out of range for " +
-                                       std::to_string(count) + " elements");
+    unchecked(e.location, "a subscript of what is not an array");
+  if (sema::Verdict broken = idx.constant ? sema::array_index(*idx.constant, count) : std::nullopt)
+    fail(sub.indices[0]->location, *broken);
   if (obj.kind == Value::Kind::event) obj.event_index = idx.expr;
   else obj.view.slot = idx.expr;
   return obj;
 }
 
-void Lowerer::fail_buffer_array(const Expr& e) {
-  const std::string name = source_text(e);
-  fail(e.location, "`" + name + "` is an array of buffers; say which one, e.g. `" + name + "[stage]`");
-}
+void Lowerer::fail_buffer_array(const Expr& e) { unchecked(e.location, "an array of buffers used as one buffer"); }
 
 void Lowerer::arrive(const Value& ev, const SourceLocation& where) {
   // One arrival per warp when the running threads are whole warps.
@@ -403,9 +340,7 @@ void Lowerer::trigger_statement(const Stmt& s, const Trigger& t) {
   for (const auto& f : t.after) {
     Value v = expr(*f);
     if (v.kind != Value::Kind::future || v.bound_event.empty())
-      fail(f->location, "`trigger ... after " + source_text(*f) +
-                            "` waits for an asynchronous tma.copy issued earlier in the same block",
-           "name the future of a `tma.copy.async` of this block");
+      unchecked(f->location, "`trigger ... after` of what is no bound future");
   }
   line_mark(s.location);
   // `... trigger empty[s];` closing a loop body may release its stage one
@@ -429,14 +364,8 @@ void Lowerer::wait_statement(const Stmt& s, const Wait& w) {
       emit_node(ir::WaitEvent{ev.event, ev.event_index, ev.event_parity}, t->location);
       continue;
     }
-    if (f.kind != Value::Kind::future)
-      fail(t->location, "`wait` takes the future of an asynchronous copy or an event, got `" + source_text(*t) + "`");
-    if (!f.bound_event.empty())
-      fail(t->location, "`" + source_text(*t) + "` completes on event `" + f.bound_event + "` (it was started with `.async<" +
-                            f.bound_event + ">`); wait on the event: `wait " + f.bound_event + ";`");
-    if (!f.is_async)
-      fail(t->location, "waiting on a synchronous copy: `" + source_text(*t) + "` was not started with `.async`",
-           "remove the `wait`, or add `.async` to the copy");
+    if (f.kind != Value::Kind::future || !f.bound_event.empty() || !f.is_async)
+      unchecked(t->location, "a wait on what no wait completes");
     if (f.event >= 0) {  // a TMA copy: its private barrier (a ring's: the future's slot)
       emit_node(ir::WaitEvent{f.event, f.event_index ? f.event_index : ir::int_const(0), nullptr}, t->location);
     } else {
@@ -449,7 +378,7 @@ void Lowerer::wait_statement(const Stmt& s, const Wait& w) {
 }
 
 void Lowerer::inthreads_async(const Stmt& s, const InThreads& t) {
-  if (set_.threads > 0) fail(s.location, "inthreads.async inside another inthreads.async region");
+  if (set_.threads > 0) unchecked(s.location, "nested inthreads.async regions");
   // In a thread level that spans each group's threads, a region whose body
   // does not name the thread index runs alike in every thread: at the
   // group's scope (TMA, mma, events on whole groups).
@@ -460,23 +389,14 @@ void Lowerer::inthreads_async(const Stmt& s, const InThreads& t) {
     Scope saved;
     ~RestoreScope() { scope = saved; }
   } restore{scope_, saved_scope};
-  if (group_levels_.empty())
-    fail(s.location, "inthreads.async outside a `: group` or `: group-4` level is not supported yet by libcroqjit",
-         "libcroqjit selects warps or warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`");
+  if (group_levels_.empty()) unchecked(s.location, "inthreads.async outside a group level");
   const GroupLevel level = group_levels_.back();
   const auto selected = selected_groups(*t.condition, level, false);
-  if (!selected)
-    fail(t.condition->location, "the inthreads.async condition must depend only on `" + level.index +
-                                    "` (it selects whole thread groups)");
+  if (sema::Verdict broken = sema::inthreads_selection(level.index, level.count, selected))
+    fail(t.condition->location, *broken);
   const std::vector<std::int64_t>& chosen = *selected;
-  if (chosen.empty())
-    fail(t.condition->location, "the inthreads.async condition selects no `" + level.index + "` in 0.." +
-                                    std::to_string(level.count - 1));
-  for (std::size_t i = 1; i < chosen.size(); ++i)
-    if (chosen[i] != chosen[i - 1] + 1)
-      fail(t.condition->location, "the inthreads.async condition must select a contiguous range of `" + level.index + "`");
-  if (next_barrier_id_ > 15)
-    fail(s.location, "at most 15 inthreads.async regions in a block (named barriers 1..15; barrier 0 is the block barrier)");
+  // Named barriers 1..15: each region takes one, as the per-warpgroup barriers do.
+  if (sema::Verdict broken = sema::inthreads_regions(next_barrier_id_ - 1)) fail(s.location, *broken);
   Value c = require_scalar(expr(*t.condition), *t.condition);
   line_mark(s.location);
   const ir::ThreadSet saved = set_;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "frontend/constant_fold.hpp"
 #include "frontend/frontend.hpp"
 #include "lower/lowering.hpp"
 #include "support/checked_int.hpp"
@@ -57,10 +58,8 @@ std::string shape_text(DType t, const std::vector<std::int64_t>& dims) {
 
 std::int64_t Lowerer::const_int(const Expr& e, const char* what) {
   Value v = expr(e);
-  if (v.kind == Value::Kind::index && v.count > 0 && !v.constant)
-    fail(e.location, std::string(what) + " must be known when the kernel is specialized; `" + source_text(e) +
-                         "` is a runtime index");
-  if (!v.constant) fail(e.location, std::string(what) + " must be a constant, got `" + source_text(e) + "`");
+  if (!v.constant)
+    fail(e.location, sema::constant_required(what, source_text(e), v.kind == Value::Kind::index && v.count > 0));
   return *v.constant;
 }
 
@@ -124,7 +123,7 @@ std::vector<std::int64_t> Lowerer::shape_of(const Expr& e, std::vector<std::stri
       }
       [[fallthrough]];
     default:
-      fail(e.location, "expected a shape such as `[M, N]` or `x.span`, got `" + source_text(e) + "`");
+      unchecked(e.location, "a shape operand that is no shape");
   }
   dim_names.resize(dims.size());
   for (std::size_t d = 0; d < dims.size(); ++d)
@@ -158,8 +157,7 @@ std::vector<Value> Lowerer::counts_of(const Expr& e, const char* what, bool runt
       counts.push_back(v);
       return;
     }
-    fail(part.location, std::string(what) + " must be a constant or computed from a dynamic dim "
-                        "(`M`, `cdiv(M, 64)`, `M / 64`), got `" + source_text(part) + "`");
+    fail(part.location, sema::count_form(what, source_text(part)));
   };
   if (const auto* list = std::get_if<ShapeList>(&e.node)) {
     for (const auto& d : list->dims) add(*d);
@@ -170,7 +168,13 @@ std::vector<Value> Lowerer::counts_of(const Expr& e, const char* what, bool runt
 }
 
 Value Lowerer::name_value(const Expr& e, const Name& n) {
-  if (const Value* v = lookup(n.name)) return *v;
+  // Sema resolved the name to its declaration: a symbolic dim is bound by
+  // now (or read at launch); anything else lowering defined in its scopes,
+  // as it met the declaration. (#define names are the preprocessor's.)
+  const auto resolved = facts_.resolved.find(&e);
+  const sema::Symbol* symbol = resolved == facts_.resolved.end() ? nullptr : resolved->second;
+  if (!symbol || symbol->origin != sema::Origin::symbolic_dim)
+    if (const Value* v = lookup(n.name)) return *v;
   auto dim = dims_.find(n.name);
   if (dim != dims_.end()) return scalar_const(dim->second);
   if (dynamic_.count(n.name)) {
@@ -187,7 +191,7 @@ Value Lowerer::name_value(const Expr& e, const Name& n) {
     f.is_float = true;
     return f;
   }
-  fail(e.location, "unknown name `" + n.name + "`");
+  unchecked(e.location, "a name sema did not resolve");
 }
 
 std::vector<Value> Lowerer::index_args(const ExprList& args) {
@@ -214,10 +218,9 @@ Value Lowerer::element_ref(const Expr& e, const Value& target, const ExprList& a
   for (std::size_t d = 0; d < idx.size(); ++d) {
     const Expr& where = *args[std::min(d, args.size() - 1)];
     if (idx[d].kind != Value::Kind::scalar && idx[d].kind != Value::Kind::index)
-      fail(where.location, "an index must be an integer");
-    if (idx[d].constant && (*idx[d].constant < 0 || (v.extent[d] >= 0 && *idx[d].constant >= v.extent[d])))
-      fail(where.location, "index " + std::to_string(*idx[d].constant) + " is out of range for dimension " +
-                               std::to_string(d) + " of extent " + std::to_string(v.extent[d]));
+      unchecked(where.location, "an index that is no integer");
+    if (sema::Verdict broken = idx[d].constant ? sema::element_index(*idx[d].constant, d, v.extent[d]) : std::nullopt)
+      fail(where.location, *broken);
     coords.push_back(idx[d].expr);
     // In range by construction when the index cannot exceed the window and
     // the window stays inside the buffer; otherwise guard at run time.
@@ -245,7 +248,7 @@ Value Lowerer::member(const Expr& e, const Member& m) {
                        m.kind == MemberKind::subspan || m.kind == MemberKind::view || m.kind == MemberKind::span_as ||
                        m.kind == MemberKind::zfill;
   if (view_op && obj.kind != Value::Kind::view && obj.kind != Value::Kind::future)
-    fail(e.location, "`." + m.name + "` needs a tensor, got `" + source_text(*m.object) + "`");
+    unchecked(e.location, "a view operation on what is no tensor");
   if (m.kind == MemberKind::other && m.name == "sqz") return squeeze(e, obj);
   switch (m.kind) {
     case MemberKind::span: {
@@ -257,10 +260,8 @@ Value Lowerer::member(const Expr& e, const Member& m) {
         for (std::size_t d = 0; d < r.dims.size(); ++d) r.dim_names.push_back(name_of(d));
         return r;
       }
-      std::int64_t i = const_int(*m.args.at(0), "the dimension of `.span(i)`");
-      if (i < 0 || i >= static_cast<std::int64_t>(obj.view.extent.size()))
-        fail(e.location, "`.span(" + std::to_string(i) + ")` on a rank-" + std::to_string(obj.view.extent.size()) +
-                             " tensor");
+      std::int64_t i = const_int(*m.args.at(0), sema::what::span_dimension);
+      if (i < 0 || i >= static_cast<std::int64_t>(obj.view.extent.size())) unchecked(e.location, "a `.span(i)` past the rank");
       if (obj.view.extent[i] < 0) {
         Value r;
         r.expr = ir::var("dim_" + name_of(i), ir::Type::i64());
@@ -271,7 +272,7 @@ Value Lowerer::member(const Expr& e, const Member& m) {
     }
     case MemberKind::data:
       if (obj.kind != Value::Kind::future)
-        fail(e.location, "`.data` needs the future of a copy, got `" + source_text(*m.object) + "`");
+        unchecked(e.location, "`.data` of what is no future");
       obj.kind = Value::Kind::view;
       return obj;
     case MemberKind::span_as:
@@ -283,7 +284,7 @@ Value Lowerer::member(const Expr& e, const Member& m) {
     case MemberKind::step: case MemberKind::from:
       return view_member(e, m, std::move(obj));
     default:
-      fail(e.location, "`." + m.name + "` is not supported yet by libcroqjit");
+      unchecked(e.location, "a member sema does not know");
   }
 }
 
@@ -311,9 +312,7 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
     case MemberKind::at: {
       if (obj.view.pending == View::Pending::subspan) {
         std::vector<Value> idx = index_args(m.args);
-        if (idx.size() != obj.view.extent.size())
-          fail(e.location, "`.at` after `subspan` takes " + std::to_string(obj.view.extent.size()) +
-                               " tile coordinates, got " + std::to_string(idx.size()));
+        if (idx.size() != obj.view.extent.size()) unchecked(e.location, "tile coordinates of another rank");
         std::vector<ExprRef> offsets;
         std::vector<std::int64_t> multiples;
         View& v = obj.view;
@@ -345,13 +344,11 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
         }
         return place(offsets, multiples);
       }
-      if (obj.view.pending != View::Pending::none) fail(e.location, "`.view(...)` must be placed with `.from(...)`");
+      if (obj.view.pending != View::Pending::none) unchecked(e.location, "an element of an unplaced view");
       return element_ref(e, obj, m.args);
     }
     case MemberKind::chunkat: {
-      if (m.args.size() != obj.view.extent.size())
-        fail(e.location, "`.chunkat` on a rank-" + std::to_string(obj.view.extent.size()) + " tensor takes " +
-                             std::to_string(obj.view.extent.size()) + " arguments, got " + std::to_string(m.args.size()));
+      if (m.args.size() != obj.view.extent.size()) unchecked(e.location, "`chunkat` of another rank");
       View v = obj.view;
       std::vector<ExprRef> offsets(v.extent.size(), ir::int_const(0));
       std::vector<std::int64_t> multiples(v.extent.size(), 0);
@@ -359,8 +356,7 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
         if (std::holds_alternative<Wildcard>(m.args[d]->node)) continue;
         Value idx = expr(*m.args[d]);
         if (idx.kind != Value::Kind::index || idx.count <= 0)
-          fail(m.args[d]->location, "`chunkat` takes parallel or loop indices (or `_`), got `" + source_text(*m.args[d]) + "`",
-               "use `subspan(...).at(...)` for tiles of an explicit size");
+          fail(m.args[d]->location, sema::chunkat_index(source_text(*m.args[d])));
         if (v.extent[d] < 0)
           fail(m.args[d]->location, "`chunkat` splits dimension " + std::to_string(d) + ", the dynamic dim `" +
                                         dim_name(v.buffer, d) + "`, into chunks whose size must be known at compile time",
@@ -377,9 +373,7 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
     }
     case MemberKind::subspan:
     case MemberKind::view: {
-      if (m.args.size() != obj.view.extent.size())
-        fail(e.location, "`." + m.name + "` on a rank-" + std::to_string(obj.view.extent.size()) + " tensor takes " +
-                             std::to_string(obj.view.extent.size()) + " extents, got " + std::to_string(m.args.size()));
+      if (m.args.size() != obj.view.extent.size()) unchecked(e.location, "a window of another rank");
       Value r = obj;
       r.kind = Value::Kind::view;
       // A tile of a window (`x.subspan(...).at(...).subspan(...)`) stays in it.
@@ -392,7 +386,7 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
         if (std::holds_alternative<Wildcard>(a.node)) continue;  // `_`: the whole dim
         Value x = expr(a);
         if (x.kind == Value::Kind::scalar && x.constant) {
-          r.view.extent[d] = non_negative_int(a, "a tile extent");
+          r.view.extent[d] = non_negative_int(a, sema::what::tile_extent);
         } else if ((x.kind == Value::Kind::scalar || x.kind == Value::Kind::index) && x.expr && !x.is_float && !x.dynamic) {
           // Computed in the kernel: the window keeps the parent's extent as
           // its bound and the value as its limit.
@@ -402,27 +396,23 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
           r.view.limit.resize(r.view.extent.size());
           r.view.limit[d] = x.expr;
         } else {
-          r.view.extent[d] = non_negative_int(a, "a tile extent");
+          r.view.extent[d] = non_negative_int(a, sema::what::tile_extent);
         }
       }
       r.view.pending = m.kind == MemberKind::view ? View::Pending::view : View::Pending::subspan;
       return r;
     }
     case MemberKind::step: {
-      if (obj.view.pending != View::Pending::subspan) fail(e.location, "`.step(...)` follows `.subspan(...)`");
-      if (m.args.size() != obj.view.extent.size())
-        fail(e.location, "`.step` on a rank-" + std::to_string(obj.view.extent.size()) + " tile takes " +
-                             std::to_string(obj.view.extent.size()) + " steps, got " + std::to_string(m.args.size()));
+      if (obj.view.pending != View::Pending::subspan || m.args.size() != obj.view.extent.size())
+        unchecked(e.location, "a `.step` of no subspan or of another rank");
       obj.view.step.clear();
-      for (const auto& a : m.args) obj.view.step.push_back(non_negative_int(*a, "a step"));
+      for (const auto& a : m.args) obj.view.step.push_back(non_negative_int(*a, sema::what::step));
       return obj;
     }
     case MemberKind::from: {
-      if (obj.view.pending != View::Pending::view) fail(e.location, "`.from(...)` follows `.view(...)`");
+      if (obj.view.pending != View::Pending::view) unchecked(e.location, "a `.from` of no view");
       std::vector<Value> idx = index_args(m.args);
-      if (idx.size() != obj.view.extent.size())
-        fail(e.location, "`.from` takes " + std::to_string(obj.view.extent.size()) + " offsets, got " +
-                             std::to_string(idx.size()));
+      if (idx.size() != obj.view.extent.size()) unchecked(e.location, "`.from` offsets of another rank");
       std::vector<ExprRef> offsets;
       std::vector<std::int64_t> multiples;
       for (std::size_t d = 0; d < idx.size(); ++d) {
@@ -438,7 +428,7 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
       return place(offsets, multiples);
     }
     default:
-      fail(e.location, "`." + m.name + "` is not supported yet by libcroqjit");
+      unchecked(e.location, "a member sema does not know");
   }
 }
 
@@ -459,7 +449,7 @@ void Lowerer::place_at_origin(Value& v) const {
 // seen with another shape. No data moves, so `x` must be a whole buffer
 // (every element of a contiguous block) and the element counts must agree.
 Value Lowerer::span_as(const Expr& e, const Member& m, const Value& obj) {
-  if (m.args.empty()) fail(e.location, "`.span_as` takes the new shape, such as `.span_as([rows, cols])`");
+  if (m.args.empty()) unchecked(e.location, "`.span_as` without a shape");
   std::vector<std::int64_t> dims;
   for (const auto& a : m.args) {
     std::vector<std::int64_t> part = shape_of(*a);
@@ -470,8 +460,9 @@ Value Lowerer::span_as(const Expr& e, const Member& m, const Value& obj) {
     if (v.extent[d] < 0)
       fail(e.location, "`.span_as` needs the element count at compile time, but dimension " + std::to_string(d) +
                            " is the dynamic dim `" + dim_name(v.buffer, d) + "`");
-  for (auto d : dims)
-    if (d <= 0) fail(m.args[0]->location, "`.span_as` needs positive extents, got " + shape_list(dims));
+  if (sema::Verdict broken =
+          sema::span_as_extents(std::all_of(dims.begin(), dims.end(), [](std::int64_t d) { return d > 0; }), shape_list(dims)))
+    fail(m.args[0]->location, *broken);
   const std::optional<std::int64_t> count = support::checked_product(dims);
   if (!count) fail_arithmetic(e, support::ArithmeticFault::overflow, "the product of " + shape_list(dims));
   const std::optional<std::int64_t> before = support::checked_product(v.extent);
@@ -485,9 +476,7 @@ Value Lowerer::span_as(const Expr& e, const Member& m, const Value& obj) {
   for (std::size_t d = 0; d < buffer(v.buffer).dims.size(); ++d) buffer_dims.push_back(dim_value(v.buffer, d));
   bool is_whole = v.extent == buffer_dims && v.pending == View::Pending::none;
   for (const auto& o : v.origin) is_whole = is_whole && ir::is_zero(o);
-  if (!is_whole)
-    fail(e.location, "`.span_as` reinterprets a whole buffer, not a window into a larger tensor",
-         "copy the tile first, then reinterpret its `.data`");
+  if (!is_whole) unchecked(e.location, "`.span_as` of a window");
   ir::Buffer alias = buffer(v.buffer);
   alias.alias_of = buffer(v.buffer).alias_of >= 0 ? buffer(v.buffer).alias_of : v.buffer;
   alias.dims.clear();
@@ -500,29 +489,8 @@ Value Lowerer::span_as(const Expr& e, const Member& m, const Value& obj) {
 }
 
 Value Lowerer::fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c) {
-  using namespace support;
-  CheckedInt r;
-  switch (op) {
-    case BinaryOp::mul: r = checked_mul(a, c); break;
-    case BinaryOp::div: r = checked_div(a, c); break;
-    case BinaryOp::mod: r = checked_mod(a, c); break;
-    case BinaryOp::add: r = checked_add(a, c); break;
-    case BinaryOp::sub: r = checked_sub(a, c); break;
-    case BinaryOp::shl: r = checked_shl(a, c); break;
-    case BinaryOp::shr: r = checked_shr(a, c); break;
-    case BinaryOp::lt: r = {a < c}; break;
-    case BinaryOp::gt: r = {a > c}; break;
-    case BinaryOp::le: r = {a <= c}; break;
-    case BinaryOp::ge: r = {a >= c}; break;
-    case BinaryOp::eq: r = {a == c}; break;
-    case BinaryOp::ne: r = {a != c}; break;
-    case BinaryOp::bit_and: r = {a & c}; break;
-    case BinaryOp::bit_xor: r = {a ^ c}; break;
-    case BinaryOp::bit_or: r = {a | c}; break;
-    case BinaryOp::logical_and: r = {a && c}; break;
-    case BinaryOp::logical_or: r = {a || c}; break;
-    default: fail(e.location, "this operator is not supported yet by libcroqjit");
-  }
+  if (op == BinaryOp::compose) unchecked(e.location, "a `#` of two constants");
+  const support::CheckedInt r = frontend::fold_binary(op, a, c);
   if (!r.ok()) fail_arithmetic(e, r.fault, std::to_string(a) + " " + binary_op_name(op) + " " + std::to_string(c));
   return scalar_const(r.value);
 }
@@ -531,8 +499,7 @@ Value Lowerer::binary(const Expr& e, const Binary& b) {
   Value l = expr(*b.lhs), r = expr(*b.rhs);
   if (b.op == BinaryOp::compose) {
     if (r.kind != Value::Kind::index || r.count <= 0)
-      fail(b.rhs->location, "the right side of `#` must be a bounded index (a parallel or loop variable), got `" +
-                                source_text(*b.rhs) + "`");
+      fail(b.rhs->location, sema::compose_index(source_text(*b.rhs)));
     require_scalar(l, *b.lhs);
     Value out;
     out.kind = Value::Kind::index;
@@ -547,7 +514,7 @@ Value Lowerer::binary(const Expr& e, const Binary& b) {
   }
   for (const Value* v : {&l, &r})
     if (v->kind == Value::Kind::view || v->kind == Value::Kind::future || v->kind == Value::Kind::shape)
-      fail(e.location, "arithmetic on a whole tensor or shape is not supported; index it with `.at`");
+      unchecked(e.location, "arithmetic on a whole tensor or shape");
   require_scalar(l, *b.lhs);
   require_scalar(r, *b.rhs);
   if (l.constant && r.constant) return fold(e, b.op, *l.constant, *r.constant);
@@ -601,7 +568,7 @@ Value Lowerer::unary(const Expr& e, const Unary& n) {
   if (n.op != UnaryOp::extent) require_scalar(v, *n.operand);
   if (n.op == UnaryOp::extent) {
     if (v.kind != Value::Kind::index || v.count <= 0)
-      fail(e.location, "`#` gives the extent of a parallel or loop index; `" + source_text(*n.operand) + "` is not one");
+      fail(e.location, sema::extent_of_index(source_text(*n.operand)));
     return scalar_const(v.count);
   }
   if (v.constant && n.op == UnaryOp::negate) {
@@ -656,7 +623,7 @@ Value Lowerer::named_value(const Expr& init, bool shape) {
     return r;
   }
   if (v.kind != (shape ? Value::Kind::shape : Value::Kind::tuple))
-    fail(init.location, std::string("expected ") + (shape ? "a shape" : "a tuple") + ", got `" + source_text(init) + "`");
+    unchecked(init.location, shape ? "a named shape whose value is no shape" : "a tuple whose value is no tuple");
   return v;
 }
 
@@ -665,12 +632,11 @@ Value Lowerer::call(const Expr& e, const Call& n) {
   // sp(i), t(i): dimension i of a shape, element i of a tuple.
   if (const Value* whole = callee ? lookup(callee->name) : nullptr;
       whole && (whole->kind == Value::Kind::shape || whole->kind == Value::Kind::tuple) && n.args.size() == 1) {
-    const std::int64_t i = const_int(*n.args[0], "the element index");
+    const std::int64_t i = const_int(*n.args[0], sema::what::element_index);
     Value shape = *whole;
     const std::size_t size = shape.kind == Value::Kind::shape ? shape.dims.size() : shape.elements.size();
-    if (i < 0 || static_cast<std::size_t>(i) >= size)
-      fail(n.args[0]->location, "`" + callee->name + "` has " + std::to_string(size) + " elements; " +
-                                    std::to_string(i) + " is not one of them");
+    if (sema::Verdict broken = sema::element_of_index(callee->name, static_cast<std::int64_t>(size), i))
+      fail(n.args[0]->location, *broken);
     if (shape.kind == Value::Kind::tuple) return shape.elements[static_cast<std::size_t>(i)];
     if (shape.dims[static_cast<std::size_t>(i)] >= 0) return scalar_const(shape.dims[static_cast<std::size_t>(i)]);
     const std::string& dim = shape.dim_names[static_cast<std::size_t>(i)];
@@ -697,12 +663,10 @@ Value Lowerer::call(const Expr& e, const Call& n) {
   }
   // `y(i)` of a bounded index: the value i (from the end when negative), bounded as `y`.
   if (const Value* index = callee ? lookup(callee->name) : nullptr; index && index->kind == Value::Kind::index) {
-    const std::int64_t i = n.args.size() == 1 ? const_int(*n.args[0], "the value of a bounded index") : -1;
+    const std::int64_t i = n.args.size() == 1 ? const_int(*n.args[0], sema::what::bounded_index_value) : -1;
     if (n.args.size() != 1) fail(e.location, "`" + callee->name + "(i)` takes one value of the index");
     if (index->count <= 0) fail(e.location, "`" + source_text(e) + "` needs the bound of `" + callee->name + "` at compile time");
-    if (i >= index->count || i < -index->count)
-      fail(n.args[0]->location, "`" + callee->name + "` takes " + std::to_string(index->count) + " values; `(" +
-                                    std::to_string(i) + ")` is not one of them");
+    if (sema::Verdict broken = sema::index_value(callee->name, index->count, i)) fail(n.args[0]->location, *broken);
     Value out = *index;
     const std::int64_t value = i < 0 ? index->count + i : i;
     out.expr = ir::int_const(value);
@@ -710,7 +674,7 @@ Value Lowerer::call(const Expr& e, const Call& n) {
     out.multiple = value == 0 ? 0 : value;
     return out;
   }
-  if (!callee) fail(e.location, "calls are not supported yet by libcroqjit (`" + source_text(*n.callee) + "`)");
+  if (!callee) unchecked(e.location, "a call of what is no name");
   return builtin_call(e, n, callee->name);
 }
 

@@ -54,8 +54,7 @@ void Lowerer::for_each_register(std::int64_t registers, const std::function<void
 
 Value Lowerer::fragment(const std::string& base, DType t, const std::vector<std::int64_t>& shape, const SourceLocation& where) {
   if (!target_.wgmma())
-    fail(where, "register fragments are held in WGMMA's register layout, which libcroqjit has on sm_90a only (compiling for " +
-                    target_.arch + ")");
+    unchecked(where, sema::Rule::unsupported_fragment);
   if (scope_ != Scope::block)
     fail(where, "a register fragment belongs to a warpgroup: declare it at block level or in a `: group-4` level, "
                 "not inside a thread level");
@@ -88,7 +87,7 @@ void Lowerer::fill_fragment(int id, const ExprRef& value) {
 void Lowerer::fragment_declaration(const Stmt& s, const Declaration& d) {
   const TypeRef& t = d.type;
   DType dtype;
-  if (!parse_dtype(t.name, dtype)) fail(t.location, "element type `" + t.name + "` is not supported yet");
+  if (!parse_dtype(t.name, dtype)) unchecked(t.location, sema::Rule::unsupported_element_type);
   std::vector<std::int64_t> shape;
   for (const auto& dim : t.shape) {
     auto part = shape_of(*dim);
@@ -117,15 +116,13 @@ void Lowerer::mma_load_fragment(const Stmt& s, const Mma& m) {
   if (v.kind != Value::Kind::view || buffer(v.view.buffer).space != ir::Space::shared)
     fail(src.location, "mma.load.frag reads a tile in shared memory");
   if (buffer(v.view.buffer).slots > 0 && !v.view.slot) fail_buffer_array(src);
-  if (v.view.extent.size() != 2) fail(src.location, "mma.load.frag loads a 2-D tile, got rank " + std::to_string(v.view.extent.size()));
+  if (v.view.extent.size() != 2) unchecked(src.location, sema::Rule::mma_operand_rank);
   ir::Buffer& b = buffer(v.view.buffer);
   for (const Modifier& mod : m.modifiers) {
     if (mod.name != "swiz") continue;
     const int span = swizzle_span(mod);
     if (b.swizzle >= 0 && b.swizzle != span)
-      fail(s.location, "mma.load.frag.swiz<" + std::to_string(span) + "> does not match the tile's layout: it was copied with " +
-                           (b.swizzle ? ".swiz<" + std::to_string(b.swizzle) + ">" : std::string("no swizzle")),
-           "use the same .swiz<N> on the copy and on mma.load");
+      unchecked(s.location, sema::Rule::swizzle_layout);
     b.swizzle = span;
   }
   if (b.swizzle < 0) b.swizzle = 0;

@@ -36,7 +36,7 @@ View Lowerer::registers_of(const Value& v, const Expr& where) {
   if (acc.rows != 64)
     fail(where.location, "element-wise work on a warp's own accumulator (a `: group` level) is not supported yet by libcroqjit");
   if (acc.dtype != DType::f32)
-    fail(where.location, "element-wise work on an f16 accumulator is not supported yet by libcroqjit", "fill it with mma.fill.f32");
+    unchecked(where.location, sema::Rule::mma_element_types);
   if (acc.registers < 0) {
     // The accumulator's own array, under its name: declared by mma.fill.
     ir::Buffer b;

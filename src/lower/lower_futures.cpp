@@ -9,6 +9,7 @@
 // exchanges the variables, so code after a loop of swaps sees the buffers
 // where the last iteration left them. TMA copies of a ring complete on its
 // private barriers, one per slot.
+#include "frontend/ast_walk.hpp"
 #include "lower/lowering.hpp"
 
 namespace croq::lower::detail {
@@ -17,27 +18,18 @@ namespace {
 
 // The names `swap` and `rotate` statements of `s` exchange, one list each.
 void swap_lists(const Stmt& s, std::vector<std::vector<std::string>>& out) {
-  std::visit([&](const auto& n) {
-    using T = std::decay_t<decltype(n)>;
-    if constexpr (std::is_same_v<T, Swap>) {
-      std::vector<std::string> names;
-      auto add = [&](const ExprPtr& e) {
-        if (const auto* name = e ? std::get_if<Name>(&e->node) : nullptr) names.push_back(name->name);
-      };
-      add(n.first);
-      add(n.second);
-      for (const auto& e : n.more) add(e);
-      out.push_back(std::move(names));
-    } else if constexpr (std::is_same_v<T, Block>) {
-      for (const auto& c : n.statements) swap_lists(*c, out);
-    } else if constexpr (std::is_same_v<T, Loop> || std::is_same_v<T, While> || std::is_same_v<T, InThreads> ||
-                         std::is_same_v<T, Parallel>) {
-      if (n.body) swap_lists(*n.body, out);
-    } else if constexpr (std::is_same_v<T, If>) {
-      swap_lists(*n.then_branch, out);
-      if (n.else_branch) swap_lists(*n.else_branch, out);
-    }
-  }, s.node);
+  walk_statements(s, [&](const Stmt& st) {
+    const auto* n = std::get_if<Swap>(&st.node);
+    if (!n) return;
+    std::vector<std::string> names;
+    auto add = [&](const ExprPtr& e) {
+      if (const auto* name = e ? std::get_if<Name>(&e->node) : nullptr) names.push_back(name->name);
+    };
+    add(n->first);
+    add(n->second);
+    for (const auto& e : n->more) add(e);
+    out.push_back(std::move(names));
+  });
 }
 
 }  // namespace

@@ -81,7 +81,7 @@ void Lowerer::bind_with(const std::optional<Identifier>& tuple_name, const std::
 }
 
 void Lowerer::with_loop(const Stmt& s, const Loop& l) {
-  if (!l.where.empty()) fail(l.where.front().first.location, "`where` clauses are not supported yet by libcroqjit");
+  if (!l.where.empty()) unchecked(l.where.front().first.location, sema::Rule::unsupported_loop);
   push();
   bind_with(l.tuple_name, l.indices, l.braced, *l.bound);
   for (const LoopBinding& b : l.more_bindings) bind_with(b.tuple_name, b.indices, b.braced, *b.bound);
@@ -120,7 +120,7 @@ void Lowerer::foreach_bound_indices(const Stmt& s, const Loop& l) {
   }
   for (const Walk& w : walks)
     if (!w.index.count_expr)
-      fail(s.location, "`foreach` without `in` iterates indices that a `with` binds; `" + w.name + "` is not one");
+      unchecked(s.location, sema::Rule::foreach_index);
   push();
   line_mark(s.location);
   std::vector<Value> loop_values;

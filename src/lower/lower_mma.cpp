@@ -24,7 +24,8 @@ ExprRef selected_index(const ir::Kernel& kernel, const Value& v, const std::stri
                        const std::function<void(const std::string&)>& fail) {
   const auto& dims = kernel.accumulators[static_cast<std::size_t>(v.accumulator)].array_dims;
   if (v.accumulator_selected != dims.size())
-    fail("`" + text + "` is an array of accumulators; an mma operation takes one of them");
+    fail("an array of accumulators where sema's rule `" + std::string(sema::rule_id(sema::Rule::buffer_array_unselected)) +
+         "` wants one (`" + text + "`)");
   return v.accumulator_index;
 }
 
@@ -32,8 +33,7 @@ ExprRef selected_index(const ir::Kernel& kernel, const Value& v, const std::stri
 
 void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
   if (!target_.mma_sync())
-    fail(s.location, "mma lowers to WGMMA on sm_90a and to mma.sync m16n8k16 on sm_80 to sm_89; compiling for " +
-                         target_.arch + " has neither");
+    unchecked(s.location, sema::Rule::needs_sm80);
   line_mark(s.location);
   auto operand_count = [&](std::size_t n) {
     if (m.operands.size() != n)
@@ -45,10 +45,10 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
       if (m.operands.size() == 2 && !m.result) {  // `mma.fill acc, v;` refills
         Value acc_value = expr(*m.operands[0]);
         if (acc_value.kind != Value::Kind::accumulator)
-          fail(m.operands[0]->location, "expected an accumulator from `mma.fill`, got `" + source_text(*m.operands[0]) + "`");
+          unchecked(m.operands[0]->location, sema::Rule::accumulator_expected);
         const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(acc_value.accumulator)];
         Value fill = expr(*m.operands[1]);
-        if (fill.kind != Value::Kind::scalar) fail(m.operands[1]->location, "mma.fill takes the new value, such as 0.0f");
+        if (fill.kind != Value::Kind::scalar) unchecked(m.operands[1]->location, sema::Rule::mma_fill_value);
         ir::MmaFill refill{acc_value.accumulator, "=", ir::coerce(fill.expr, ir::Type::element(acc.dtype)), nullptr};
         refill.index = selected_index(kernel_, acc_value, source_text(*m.operands[0]),
                                       [&](const std::string& why) { fail(m.operands[0]->location, why); });
@@ -57,14 +57,12 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
       }
       operand_count(1);
       const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr;
-      if (!name) fail(s.location, "mma.fill makes an accumulator: `acc = mma.fill.f32 0.0f;`");
+      if (!name) unchecked(s.location, sema::Rule::mma_result);
       // Filled at block scope, the accumulator is each warp's own in the
       // `: group` level that multiplies into it (registers are per thread).
       const bool per_warp = on_single_warps() || at_block_scope();
       if (!on_whole_warpgroups() && !per_warp)
-        fail(s.location, std::string(target_.wgmma() ? "WGMMA runs on whole warpgroups: put the "
-                                                     : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +
-                             "mma.fill inside `parallel p by N : group-4`");
+        unchecked(s.location, sema::Rule::mma_warpgroups);
       ir::Accumulator acc;
       acc.warp = per_warp;
       acc.rows = per_warp ? 0 : 64;  // a warp's rows: from its first mma
@@ -76,7 +74,7 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
                                     (per_warp ? "; `.s32` at warp level" : "") + "), got `." + mod.name + "`");
       }
       Value fill = expr(*m.operands[0]);
-      if (fill.kind != Value::Kind::scalar) fail(m.operands[0]->location, "mma.fill takes the initial value, such as 0.0f");
+      if (fill.kind != Value::Kind::scalar) unchecked(m.operands[0]->location, sema::Rule::mma_fill_value);
       acc.fill = ir::coerce(fill.expr, ir::Type::element(acc.dtype));
       for (const ExprPtr& dim : m.array_dims) {  // `frag mc[2][3] {0.0f}`
         Value d = expr(*dim);
@@ -97,15 +95,14 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
     case MmaOp::load: {
       operand_count(1);
       const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr;
-      if (!name) fail(s.location, "mma.load names its operand: `a = mma.load tile;`");
+      if (!name) unchecked(s.location, sema::Rule::mma_result);
       if (find_modifier(m.modifiers, "frag")) return mma_load_fragment(s, m);  // into registers
       Value v = expr(*m.operands[0]);
       if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
       // From global memory only at warp level (gathered fragments).
       const bool global = v.kind == Value::Kind::view && buffer(v.view.buffer).space == ir::Space::global;
       if (v.kind != Value::Kind::view || (buffer(v.view.buffer).space != ir::Space::shared && !(global && on_single_warps())))
-        fail(m.operands[0]->location, on_single_warps() ? "a warp's mma.load reads a tile in shared or global memory"
-                                                        : "mma.load reads a tile in shared memory");
+        unchecked(m.operands[0]->location, sema::Rule::mma_operand_kind);
       if (buffer(v.view.buffer).slots > 0 && !v.view.slot) fail_buffer_array(*m.operands[0]);
       if (global) {
         v.kind = Value::Kind::operand;
@@ -121,10 +118,7 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
       }
       ir::Buffer& b = buffer(v.view.buffer);
       if (b.swizzle >= 0 && b.swizzle != span)
-        fail(s.location, "mma.load" + (span ? ".swiz<" + std::to_string(span) + ">" : std::string()) +
-                             " does not match the tile's layout: it was copied with " +
-                             (b.swizzle ? ".swiz<" + std::to_string(b.swizzle) + ">" : std::string("no swizzle")),
-             "use the same .swiz<N> on the copy and on mma.load");
+        unchecked(s.location, sema::Rule::swizzle_layout);
       // The first use fixes the tile's layout, so a copy written later in the
       // source (a consumer region before the producer's) must match it.
       if (b.swizzle < 0) b.swizzle = span;
@@ -152,7 +146,7 @@ ir::MmaOperand Lowerer::mma_tile_operand(const Expr& e, View& tile, bool fragmen
   Value v = expr(e);
   if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
   if (fragment_ok && v.kind == Value::Kind::fragment) {  // RS mode: the lhs from registers
-    if (v.view.extent.size() != 2) fail(e.location, "an mma operand is a 2-D tile, got rank " + std::to_string(v.view.extent.size()));
+    if (v.view.extent.size() != 2) unchecked(e.location, sema::Rule::mma_operand_rank);
     tile = v.view;
     ir::MmaOperand op;
     op.address = ir::int_const(0);
@@ -174,10 +168,10 @@ ir::MmaOperand Lowerer::mma_tile_operand(const Expr& e, View& tile, bool fragmen
   } else if (v.kind == Value::Kind::view && global_ok && buffer(v.view.buffer).space == ir::Space::global) {
     v.swizzle = 0;  // a warp reads global tiles directly (gathered fragments)
   } else if (v.kind != Value::Kind::operand) {
-    fail(e.location, "an mma operand is a shared tile or the result of mma.load, got `" + source_text(e) + "`");
+    unchecked(e.location, sema::Rule::mma_operand_kind);
   }
   if (buffer(v.view.buffer).slots > 0 && !v.view.slot) fail_buffer_array(e);
-  if (v.view.extent.size() != 2) fail(e.location, "an mma operand is a 2-D tile, got rank " + std::to_string(v.view.extent.size()));
+  if (v.view.extent.size() != 2) unchecked(e.location, sema::Rule::mma_operand_rank);
   const ir::Buffer& b = buffer(v.view.buffer);
   tile = v.view;
   ir::MmaOperand op;
@@ -218,14 +212,12 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   if (m.operands.size() != 3) fail(s.location, "mma." + std::string(mma_op_name(m.op)) + " takes 3 operands, got " +
                                                    std::to_string(m.operands.size()));
   for (const Modifier& mod : m.modifiers)
-    fail(mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
+    unchecked(mod.location, sema::Rule::unsupported_modifier);
   if (!on_whole_warpgroups() && !on_single_warps())
-    fail(s.location, std::string(wgmma ? "WGMMA runs on whole warpgroups: put the "
-                                       : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +
-                         "mma inside `parallel p by N : group-4`");
+    unchecked(s.location, sema::Rule::mma_warpgroups);
   Value acc_value = expr(*m.operands[0]);
   if (acc_value.kind != Value::Kind::accumulator)
-    fail(m.operands[0]->location, "expected an accumulator from `mma.fill`, got `" + source_text(*m.operands[0]) + "`");
+    unchecked(m.operands[0]->location, sema::Rule::accumulator_expected);
   acc_value.accumulator = scale_target(acc_value.accumulator);  // a later mma.scale's partial
   ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(acc_value.accumulator)];
   if (acc.warp != on_single_warps())
@@ -249,14 +241,10 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   const bool fp8 = is_fp8(t) && is_fp8(tb);
   if (per_warp && fp8) fail(s.location, "warp-level mma (mma.sync) multiplies f16 or bf16 tiles, not fp8");
   if (n_major && !per_warp && (fp8 || acc.dtype != DType::f32))
-    fail(s.location, fp8 ? "mma.row.col on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; "
-                           "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"
-                         : "mma.row.col on WGMMA accumulates in f32 here: use mma.fill.f32");
+    fp8 ? unchecked(s.location, sema::Rule::unsupported_mma_layout)
+        : fail(s.location, "mma.row.col on WGMMA accumulates in f32 here: use mma.fill.f32");
   if (m.layout != "row.row" && !n_major)
-    fail(s.location, fp8 ? "mma." + m.layout + " on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; "
-                           "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"
-                         : "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row "
-                           "(lhs [M, K], rhs [N, K], both K contiguous)");
+    unchecked(s.location, sema::Rule::unsupported_mma_layout);
   if (per_warp) {
     if (t != tb || !warp_input_fits(t, acc.dtype))
       fail(s.location, "a warp's mma.sync multiplies f16 (f32 or f16 accumulator), bf16 or f32 as tf32 (f32 accumulator), "
@@ -264,11 +252,9 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
                            std::string(dtype_name(tb)) + " into " + std::string(dtype_name(acc.dtype)));
   } else {
     if (!fp8 && (t != tb || (t != DType::f16 && t != DType::bf16)))
-      fail(s.location, std::string(wgmma ? "WGMMA multiplies f16 or bf16 tiles (both the same) or fp8 tiles (f8_e4m3, f8_e5m2, in any mix)"
-                                         : "mma.sync multiplies f16 or bf16 tiles (both the same)") +
-                           ", got " + std::string(dtype_name(t)) + " and " + std::string(dtype_name(tb)));
+      unchecked(s.location, sema::Rule::mma_element_types);
     if (!fp8 && acc.dtype == DType::f16 && t != DType::f16)
-      fail(s.location, "an f16 accumulator takes f16 or fp8 inputs; use mma.fill.f32 for bf16");
+      unchecked(s.location, sema::Rule::mma_element_types);
   }
   const std::int64_t b_k = b.extent[n_major ? 0 : 1];
   if (!per_warp && a.extent[0] != 64)
@@ -331,17 +317,15 @@ void Lowerer::accumulator_update(const Stmt& s, const Assignment& a, const Value
 void Lowerer::mma_store(const Stmt& s, const Mma& m) {
   if (m.operands.size() != 2) fail(s.location, "mma.store takes 2 operands, got " + std::to_string(m.operands.size()));
   if (!on_whole_warpgroups() && !on_single_warps())
-    fail(s.location, std::string(target_.wgmma() ? "WGMMA runs on whole warpgroups: put the "
-                                                 : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +
-                         "mma.store inside `parallel p by N : group-4`");
+    unchecked(s.location, sema::Rule::mma_warpgroups);
   Value acc_value = expr(*m.operands[0]);
   if (acc_value.kind != Value::Kind::accumulator)
-    fail(m.operands[0]->location, "expected an accumulator from `mma.fill`, got `" + source_text(*m.operands[0]) + "`");
+    unchecked(m.operands[0]->location, sema::Rule::accumulator_expected);
   const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(acc_value.accumulator)];
-  if (acc.n == 0) fail(s.location, "mma.store of an accumulator that no mma has written");
+  if (acc.n == 0) unchecked(s.location, sema::Rule::mma_store_unwritten);
   Value d = expr(*m.operands[1]);
   if (d.kind != Value::Kind::view || d.view.pending != View::Pending::none || d.view.extent.size() != 2)
-    fail(m.operands[1]->location, "mma.store writes a 2-D tile of shared or global memory");
+    unchecked(m.operands[1]->location, sema::Rule::mma_store_destination);
   View& v = d.view;
   ir::Buffer& b = buffer(v.buffer);
   if (b.slots > 0 && !v.slot) fail_buffer_array(*m.operands[1]);
@@ -358,8 +342,7 @@ void Lowerer::mma_store(const Stmt& s, const Mma& m) {
                                       (transpose ? " (stored transposed)" : "") + " but the destination tile is " +
                                       shape_text(b.dtype, v.extent));
   if (acc.dtype == DType::s32 ? b.dtype != DType::s32 : (b.dtype != DType::f32 && b.dtype != DType::f16 && b.dtype != DType::bf16))
-    fail(m.operands[1]->location, acc.dtype == DType::s32 ? "an s32 accumulator is stored to s32 tiles"
-                                                          : "mma.store writes f32, f16 or bf16 tiles");
+    unchecked(m.operands[1]->location, sema::Rule::mma_store_destination);
   ir::MmaStore op;
   op.transpose = transpose;
   op.index = selected_index(kernel_, acc_value, source_text(*m.operands[0]),
@@ -369,7 +352,7 @@ void Lowerer::mma_store(const Stmt& s, const Mma& m) {
   op.leading = dim_expr(v.buffer, 1);
   op.space = b.space;
   if (b.space == ir::Space::shared) {
-    if (b.swizzle > 0) fail(m.operands[1]->location, "mma.store into a swizzled shared tile is not supported yet");
+    if (b.swizzle > 0) unchecked(m.operands[1]->location, sema::Rule::mma_store_swizzled);
     b.swizzle = 0;
     wait_before_tile_write(v, s.location);
   } else if (b.space == ir::Space::global) {
@@ -388,7 +371,7 @@ void Lowerer::mma_store(const Stmt& s, const Mma& m) {
     }
     mark_written(v.buffer);
   } else {
-    fail(m.operands[1]->location, "mma.store writes shared or global memory");
+    unchecked(m.operands[1]->location, sema::Rule::mma_store_destination);
   }
   emit_node(std::move(op), s.location);
 }

@@ -37,13 +37,12 @@ int Lowerer::scale_target(int accumulator) const {
 
 void Lowerer::mma_scale(const Stmt& s, const Mma& m) {
   if (m.operands.size() != 3)
-    fail(s.location, "mma.scale takes 3 operands (the accumulator and the scales of both sides), got " +
-                         std::to_string(m.operands.size()));
+    unchecked(s.location, sema::Rule::mma_operand_count);
   if (!target_.wgmma() || !on_whole_warpgroups())
-    fail(s.location, "mma.scale is supported on WGMMA accumulators only (whole warpgroups, sm_90a)");
+    unchecked(s.location, sema::Rule::unsupported_mma_form);
   Value acc_value = expr(*m.operands[0]);
   if (acc_value.kind != Value::Kind::accumulator)
-    fail(m.operands[0]->location, "expected an accumulator from `mma.fill`, got `" + source_text(*m.operands[0]) + "`");
+    unchecked(m.operands[0]->location, sema::Rule::accumulator_expected);
   const auto it = scale_partials_.find(acc_value.accumulator);
   if (it == scale_partials_.end())
     fail(s.location, "mma.scale of `" + source_text(*m.operands[0]) +
@@ -63,8 +62,7 @@ void Lowerer::mma_scale(const Stmt& s, const Mma& m) {
   Value a = expr(a_expr);
   if (a.kind == Value::Kind::future) a.kind = Value::Kind::view;
   if (a.kind != Value::Kind::view || buffer(a.view.buffer).dtype != DType::f32)
-    fail(a_expr.location, "the lhs scales of mma.scale are a tile of f32 (one per accumulator row), got `" +
-                              source_text(a_expr) + "`");
+    unchecked(a_expr.location, sema::Rule::mma_scale_operands);
   const View& v = a.view;
   ir::MmaScale op;
   const bool rows_down = v.extent.size() == 1 || v.extent[0] == acc.rows;  // [64] or [64, 1]; else [1, 64]
@@ -88,7 +86,7 @@ void Lowerer::mma_scale(const Stmt& s, const Mma& m) {
       if (e != 1) fail(b_expr.location, "the rhs scale of mma.scale is one f32 value, got " + shape_text(buffer(b.view.buffer).dtype, b.view.extent));
     b.expr = element_at(b.view, std::vector<ExprRef>(b.view.extent.size(), ir::int_const(0)));
   } else if (b.kind != Value::Kind::scalar) {
-    fail(b_expr.location, "the rhs scale of mma.scale is one f32 value, got `" + source_text(b_expr) + "`");
+    unchecked(b_expr.location, sema::Rule::mma_scale_operands);
   }
   op.scale_b = ir::coerce(b.expr, ir::Type::f32());
   op.accumulator = acc_value.accumulator;

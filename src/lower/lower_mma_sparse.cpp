@@ -16,7 +16,7 @@ void Lowerer::mma_sparse_multiply(const Stmt& s, const Mma& m) {
   if (!target_.wgmma())
     fail(s.location, "a sparse mma (`.sp`) lowers to WGMMA .sp, which needs sm_90a; compiling for " + target_.arch);
   for (const Modifier& mod : m.modifiers)
-    if (mod.name != "sp") fail(mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
+    if (mod.name != "sp") unchecked(mod.location, sema::Rule::unsupported_modifier);
   if (m.operands.size() != 4 || !find_modifier(m.modifiers, "sp"))
     fail(s.location, "a sparse mma is `mma.row.row.sp acc, a, b, meta` (4 operands and `.sp`), got " +
                          std::to_string(m.operands.size()) + " operands",
@@ -26,7 +26,7 @@ void Lowerer::mma_sparse_multiply(const Stmt& s, const Mma& m) {
   if (!on_whole_warpgroups()) fail(s.location, "WGMMA runs on whole warpgroups: put the mma inside `parallel p by N : group-4`");
   Value acc_value = expr(*m.operands[0]);
   if (acc_value.kind != Value::Kind::accumulator)
-    fail(m.operands[0]->location, "expected an accumulator from `mma.fill`, got `" + source_text(*m.operands[0]) + "`");
+    unchecked(m.operands[0]->location, sema::Rule::accumulator_expected);
   acc_value.accumulator = scale_target(acc_value.accumulator);  // a later mma.scale's partial
   ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(acc_value.accumulator)];
   if (acc.rows != 64) fail(s.location, "a sparse mma multiplies into a warpgroup's accumulator (filled in a group-4 level)");
@@ -40,7 +40,7 @@ void Lowerer::mma_sparse_multiply(const Stmt& s, const Mma& m) {
     fail(s.location, "a sparse WGMMA multiplies f16 or bf16 tiles (both the same) or fp8 tiles (f8_e4m3, f8_e5m2, in "
                      "any mix), got " + std::string(dtype_name(ta)) + " and " + std::string(dtype_name(tb)));
   if (!fp8 && acc.dtype == DType::f16 && ta != DType::f16)
-    fail(s.location, "an f16 accumulator takes f16 or fp8 inputs; use mma.fill.f32 for bf16");
+    unchecked(s.location, sema::Rule::mma_element_types);
   if (a.extent[0] != 64)
     fail(m.operands[1]->location, "one warpgroup's mma takes 64 rows of lhs (WGMMA m64), got " + std::to_string(a.extent[0]));
   const std::int64_t k = b.extent[1];
@@ -60,9 +60,7 @@ void Lowerer::mma_sparse_multiply(const Stmt& s, const Mma& m) {
   const Expr& meta_expr = *m.operands[3];
   Value meta = expr(meta_expr);
   if (meta.kind != Value::Kind::operand)
-    fail(meta_expr.location, "sparse WGMMA metadata must be loaded with mma.load before use, got `" +
-                                 source_text(meta_expr) + "`",
-         "load it first: `me = mma.load meta_tile;`");
+    unchecked(meta_expr.location, sema::Rule::mma_operand_kind);
   const ir::Buffer& mb = buffer(meta.view.buffer);
   if (mb.dtype != DType::u8 || meta.view.extent.size() != 2 || meta.view.extent[0] != 64 || meta.view.extent[1] != k / 8)
     fail(meta_expr.location, "the metadata of a sparse mma with K = " + std::to_string(k) + " is a u8 [64, " +

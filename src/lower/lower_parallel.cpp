@@ -16,67 +16,38 @@
 // Statements at block scope run on every thread of the block (uniform
 // control flow); their stores are done by thread 0. Copies into shared
 // memory are cooperative over all threads and fenced by barriers.
+#include <tuple>
+
+#include "frontend/ast_walk.hpp"
 #include "lower/lowering.hpp"
 #include "support/checked_int.hpp"
 
 namespace croq::lower::detail {
 
-bool Lowerer::contains_parallel(const Stmt& s) const {
-  bool found = false;
-  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
-    if (found) return;
-    std::visit([&](const auto& n) {
-      using T = std::decay_t<decltype(n)>;
-      if constexpr (std::is_same_v<T, Parallel>) found = true;
-      else if constexpr (std::is_same_v<T, Block>) { for (const auto& c : n.statements) walk(*c); }
-      else if constexpr (std::is_same_v<T, Loop> || std::is_same_v<T, While> || std::is_same_v<T, InThreads>) { if (n.body) walk(*n.body); }
-      else if constexpr (std::is_same_v<T, If>) { walk(*n.then_branch); if (n.else_branch) walk(*n.else_branch); }
-    }, st.node);
-  };
-  walk(s);
-  return found;
+namespace {
+
+ir::Mapping ir_mapping(sema::Mapping m) {
+  switch (m) {
+    case sema::Mapping::cluster: return ir::Mapping::cluster;
+    case sema::Mapping::grid: return ir::Mapping::grid;
+    case sema::Mapping::threads: return ir::Mapping::threads;
+    case sema::Mapping::flat: return ir::Mapping::flat;
+  }
+  return ir::Mapping::flat;
 }
+
+}  // namespace
+
+bool Lowerer::contains_parallel(const Stmt& s) const { return frontend::ast::contains_parallel(s); }
 
 bool Lowerer::has_cooperative_level(const Stmt& s) const {
-  bool found = false;
-  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
-    if (found) return;
-    std::visit([&](const auto& n) {
-      using T = std::decay_t<decltype(n)>;
-      if constexpr (std::is_same_v<T, Parallel>) {
-        for (const ParallelLevel& lv : n.levels) found = found || (lv.cooperative && lv.space == SpaceSpecifier::block);
-        if (n.body) walk(*n.body);
-      } else if constexpr (std::is_same_v<T, Block>) {
-        for (const auto& c : n.statements) walk(*c);
-      } else if constexpr (std::is_same_v<T, Loop> || std::is_same_v<T, While> || std::is_same_v<T, InThreads>) {
-        if (n.body) walk(*n.body);
-      } else if constexpr (std::is_same_v<T, If>) {
-        walk(*n.then_branch);
-        if (n.else_branch) walk(*n.else_branch);
-      }
-    }, st.node);
-  };
-  walk(s);
-  return found;
-}
-
-bool Lowerer::uses_shared(const Stmt& s) const {
-  bool found = false;
-  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
-    if (found) return;
-    std::visit([&](const auto& n) {
-      using T = std::decay_t<decltype(n)>;
-      if constexpr (std::is_same_v<T, Copy>) { if (n.destination_storage == Storage::shared) found = true; }
-      else if constexpr (std::is_same_v<T, Declaration>) { if (n.type.storage == Storage::shared) found = true; }
-      else if constexpr (std::is_same_v<T, Sync>) found = true;
-      else if constexpr (std::is_same_v<T, Block>) { for (const auto& c : n.statements) walk(*c); }
-      else if constexpr (std::is_same_v<T, Loop> || std::is_same_v<T, While> || std::is_same_v<T, InThreads> ||
-                         std::is_same_v<T, Parallel>) { if (n.body) walk(*n.body); }
-      else if constexpr (std::is_same_v<T, If>) { walk(*n.then_branch); if (n.else_branch) walk(*n.else_branch); }
-    }, st.node);
-  };
-  walk(s);
-  return found;
+  return any_statement(s, [](const Stmt& st) {
+    const auto* p = std::get_if<Parallel>(&st.node);
+    if (!p) return false;
+    for (const ParallelLevel& lv : p->levels)
+      if (lv.cooperative && lv.space == SpaceSpecifier::block) return true;
+    return false;
+  });
 }
 
 // The blocks per cluster of the `: cluster` level p.levels[level]: the count
@@ -85,22 +56,17 @@ bool Lowerer::uses_shared(const Stmt& s) const {
 std::int64_t Lowerer::cluster_size(const Parallel& p, std::size_t level) {
   const ParallelLevel& lv = p.levels[level];
   const ParallelLevel* next = level_after_cluster(p, level);
-  if (!next || next->space != SpaceSpecifier::block)
-    fail(lv.location, "a `: cluster` level must be directly followed by a `: block` level",
-         "write `parallel c by C : cluster, b by B : block { ... }`, or a `: block` level as the only "
-         "statement of the cluster level");
+  if (!next || next->space != SpaceSpecifier::block) unchecked(lv.location, "a cluster level without its block level");
   std::int64_t blocks = 1;
-  for (const Value& c : counts_of(*next->count, "a parallel count")) {
+  for (const Value& c : counts_of(*next->count, sema::what::parallel_count)) {
     if (!c.constant)
       fail(next->count->location, "the number of blocks in a cluster must be known at compile time, but `" +
                                       source_text(*next->count) + "` depends on a dynamic dim",
            "size the `: cluster` level with the dynamic dim instead");
-    if (*c.constant <= 0) fail(next->count->location, "a parallel count must be positive, got " + std::to_string(*c.constant));
+    if (sema::Verdict broken = sema::parallel_count(*c.constant)) fail(next->count->location, *broken);
     auto product = support::checked_mul(blocks, *c.constant);
-    if (!product.ok() || product.value > 8)
-      fail(next->count->location, "a cluster holds at most 8 blocks, got " +
-                                      (product.ok() ? std::to_string(product.value) : source_text(*next->count)),
-           "8 is the portable cluster size");
+    if (sema::Verdict broken = sema::cluster_size(product, source_text(*next->count)))
+      fail(next->count->location, *broken);
     blocks = product.value;
   }
   return blocks;
@@ -110,24 +76,19 @@ std::int64_t Lowerer::cluster_size(const Parallel& p, std::size_t level) {
 // block: the kernel is `parallel by 1 : block` around it.
 void Lowerer::implicit_block(const Stmt& s, const Parallel& p, std::size_t level_index) {
   const ParallelLevel& lv = p.levels[level_index];
-  if (grid_set_) fail(lv.location, "only one block-level parallel statement per kernel is supported yet");
+  if (grid_set_) unchecked(lv.location, "a second block-level parallel statement");
   kernel_.grid = 1;
   grid_set_ = true;
   ir::StmtList region;
   out_.push_back(&region);
   if (kernel_.hopper) emit_node(ir::BarrierPrologue{{}, {}, true});  // filled by the event pass
-  const Scope saved_scope = scope_;
-  const bool saved_in_warpgroup = in_warpgroup_, saved_in_warp = in_warp_;
-  const std::int64_t saved_thread_instances = thread_instances_;
+  const Placement saved = placement();
   scope_ = Scope::block;
   in_warpgroup_ = false;
   in_warp_ = false;
   thread_instances_ = 1;
   parallel(s, p, level_index);
-  scope_ = saved_scope;
-  in_warpgroup_ = saved_in_warpgroup;
-  in_warp_ = saved_in_warp;
-  thread_instances_ = saved_thread_instances;
+  restore(saved);
   out_.pop_back();
   emit_node(ir::Region{ir::Mapping::grid, 1, braced(std::move(region))}, lv.location);
 }
@@ -137,10 +98,9 @@ void Lowerer::implicit_block(const Stmt& s, const Parallel& p, std::size_t level
 // inside, the level itself maps as an unannotated one: one thread runs it.
 void Lowerer::device_level(const Stmt& s, const Parallel& p, std::size_t level_index) {
   const ParallelLevel& lv = p.levels[level_index];
-  const std::vector<Value> count_values = counts_of(*lv.count, "a parallel count");
+  const std::vector<Value> count_values = counts_of(*lv.count, sema::what::parallel_count);
   if (count_values.size() != 1 || !count_values[0].constant || *count_values[0].constant != 1)
-    fail(lv.count->location, "a `: device(" + lv.device + ")` level of more than one instance is not supported yet by libcroqjit",
-         "write `by 1`; the levels inside it say how the work is spread");
+    unchecked(lv.count->location, "a device level of several instances");
   push();
   for (const auto& index : lv.indices) {
     Value v = scalar_const(0);
@@ -169,247 +129,44 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     device_level(s, p, level_index);
     return;
   }
-  // The counts: `by 8`, `by [8, 16]`, or a shape expression; a count
-  // computed from a dynamic dim is a runtime value (count 0 below).
-  std::vector<Value> count_values = counts_of(*lv.count, "a parallel count");
-  std::vector<std::int64_t> counts;
-  if (!lv.indices.empty() && lv.indices.size() != count_values.size())
-    fail(lv.location, std::to_string(lv.indices.size()) + " indices but " + std::to_string(count_values.size()) +
-                          " counts after `by`");
-  std::int64_t total = 1;
-  ExprRef runtime_total;  // the runtime part of the total
-  abi::RuntimeGrid runtime;
-  for (const Value& c : count_values) {
-    counts.push_back(c.constant ? *c.constant : 0);
-    if (!c.constant) {
-      const std::vector<abi::DimSource>& where = dynamic_.at(c.dynamic->dim);
-      runtime.terms.push_back({where.front(), c.dynamic->divisor, c.dynamic->ceil});
-      runtime_total = runtime_total ? ir::binary("*", runtime_total, c.expr) : c.expr;
-      continue;
-    }
-    if (*c.constant <= 0) fail(lv.count->location, "a parallel count must be positive, got " + std::to_string(*c.constant));
-    auto product = support::checked_mul(total, *c.constant);
-    if (!product.ok())
-      fail_arithmetic(*lv.count, product.fault, "the level's total count, " + std::to_string(total) + " * " +
-                                                    std::to_string(*c.constant));
-    total = product.value;
-  }
-  if (runtime_total && total != 1) runtime_total = ir::binary("*", runtime_total, ir::int_const(total));
-  // Where this level runs.
-  SpaceSpecifier space = lv.space;
-  bool nested_below = level_index + 1 < p.levels.size() || contains_parallel(*p.body);
-  ir::Mapping mapping;
-  if (space == SpaceSpecifier::block) mapping = ir::Mapping::grid;
-  else if (space == SpaceSpecifier::thread || space == SpaceSpecifier::group || space == SpaceSpecifier::group4)
-    mapping = ir::Mapping::threads;
-  else if (space == SpaceSpecifier::cluster) mapping = ir::Mapping::cluster;
-  else if (scope_ == Scope::kernel) mapping = (nested_below || uses_shared(*p.body)) ? ir::Mapping::grid : ir::Mapping::flat;
-  else mapping = ir::Mapping::threads;
-
-  if (mapping == ir::Mapping::threads && scope_ == Scope::kernel && !cluster_open_) {
+  LevelFrame f = level_counts(lv);
+  if (f.mapping == ir::Mapping::threads && scope_ == Scope::kernel && !cluster_open_) {
     implicit_block(s, p, level_index);
     return;
   }
-  if (mapping == ir::Mapping::cluster && (scope_ != Scope::kernel || cluster_open_))
-    fail(lv.location, "a `: cluster` level must be the outermost parallel level");
-  if (mapping == ir::Mapping::grid && scope_ != Scope::kernel)
-    fail(lv.location, "a `: block` level must be the outermost parallel level");
-  if (mapping == ir::Mapping::threads && scope_ == Scope::thread && space != SpaceSpecifier::thread)
-    fail(lv.location, "parallel levels inside a thread level are not supported");
-  if (mapping != ir::Mapping::threads && grid_set_)
-    fail(lv.location, "only one block-level parallel statement per kernel is supported yet");
-  if (mapping == ir::Mapping::threads && runtime_total)
+  if ((f.mapping == ir::Mapping::cluster && (scope_ != Scope::kernel || cluster_open_)) ||
+      (f.mapping == ir::Mapping::grid && scope_ != Scope::kernel) ||
+      (f.mapping == ir::Mapping::threads && scope_ == Scope::thread && lv.space != SpaceSpecifier::thread) ||
+      (f.mapping != ir::Mapping::threads && grid_set_))
+    unchecked(lv.location, "a parallel level nested where it cannot run");
+  if (f.mapping == ir::Mapping::threads && f.runtime_total)
     fail(lv.count->location, "the thread count of a block must be known at compile time, but `" + source_text(*lv.count) +
                                  "` depends on a dynamic dim",
          "size the grid (the outermost level) with the dynamic dim instead");
 
-  const std::string linear = fresh("lin");
-  ExprRef linear_var = ir::var(linear);
-  const Scope saved_scope = scope_;
-  const bool saved_in_warpgroup = in_warpgroup_, saved_in_warp = in_warp_, saved_span = threads_span_group_;
-  const ExprRef saved_tid = thread_id_;
-  const std::int64_t saved_thread_instances = thread_instances_;
-  const std::size_t saved_group_vars = group_vars_.size();
-  if (mapping == ir::Mapping::grid) thread_instances_ = 1;
-  if (mapping == ir::Mapping::flat || (mapping == ir::Mapping::threads && (runtime_total || total != 1)))
+  f.linear = fresh("lin");
+  f.linear_var = ir::var(f.linear);
+  f.saved = placement();
+  if (f.mapping == ir::Mapping::grid) thread_instances_ = 1;
+  if (f.mapping == ir::Mapping::flat || (f.mapping == ir::Mapping::threads && (f.runtime_total || f.total != 1)))
     thread_instances_ = 0;
-  bool pushed_group = false;
-  bool one_warpgroup_block = false;  // a group-4 level in a block of one warpgroup
-  std::int64_t unit = 1;
-  ExprRef guard;
-  // A grid-stride loop over the level's instances (grids past 2^31 - 1
-  // blocks, or counts known only at launch): `linear` from `loop_begin`
-  // below `loop_end`, stepping `loop_step`.
-  ExprRef loop_begin, loop_end, loop_step;
-  bool barrier_at_close = false;  // a block-index loop: fence shared memory before the next index
-  const bool saved_in_cooperative = in_cooperative_;
   ir::StmtList region;
   out_.push_back(&region);
   line_mark(lv.location);
-  auto let_linear = [&](ExprRef value, ir::Type type = ir::Type::i32()) {
-    linear_var = ir::var(linear, type);
-    emit_node(ir::Let{linear, type, true, std::move(value)});
-  };
-  if (mapping == ir::Mapping::cluster) {
-    // Clusters are contiguous runs of B blocks along x: the cluster index is
-    // blockIdx.x / B, the block's rank in it the rest.
-    if (!kernel_.needs_sm90) kernel_.needs_sm90 = Diagnostic{Severity::error, "`: cluster` needs sm_90 (Hopper)", lv.location.line,
-                                                             lv.location.column, std::max(1, lv.location.length), ""};
-    if (!target_.clusters()) fail(lv.location, kernel_.needs_sm90->message + " (compiling for " + target_.arch + ")");
-    kernel_.cluster_blocks = cluster_size(p, level_index);
-    clusters_ = total;
-    cluster_runtime_ = runtime;
-    cluster_open_ = true;
-    let_linear(ir::binary("/", ir::special("blockIdx.x"), ir::int_const(kernel_.cluster_blocks)));
-  } else if (mapping == ir::Mapping::grid) {
-    const bool in_cluster = cluster_open_;
-    if (lv.cooperative) {
-      // Every block must be resident at once: one block per index, no loop.
-      if (runtime.dynamic() || total > kMaxGridBlocks || in_cluster)
-        fail(lv.count->location, "the blocks of a cooperative launch are counted at compile time, one per index, "
-                                 "and are not clustered",
-             "give the `: block<cooperative>` level a constant count");
-      kernel_.cooperative = true;
-      in_cooperative_ = true;
-    }
-    if (in_cluster) {  // the blocks of one cluster: the grid is clusters x blocks per cluster
-      cluster_open_ = false;
-      auto blocks = support::checked_mul(clusters_, total);
-      if (!blocks.ok() || blocks.value > kMaxGridBlocks)
-        fail(lv.location, "this launch needs " + std::to_string(clusters_) + " clusters of " + std::to_string(total) +
-                              " blocks, more than a grid holds (2^31 - 1 blocks)",
-             "give each block more work");
-      runtime = cluster_runtime_;
-      runtime.factor = blocks.value;
-      kernel_.grid = blocks.value;
-      grid_set_ = true;
-      if (runtime.dynamic()) kernel_.abi.runtime_grid = runtime;
-      let_linear(ir::binary("%", ir::special("blockIdx.x"), ir::int_const(total)));
-    } else {
-      runtime.factor = total;
-      kernel_.grid = total;
-      grid_set_ = true;
-      if (runtime.dynamic()) kernel_.abi.runtime_grid = runtime;
-      // A grid holds 2^31 - 1 blocks: more (or a runtime count) loop over
-      // block indices, except in Hopper kernels, whose barriers are set up
-      // once per block.
-      if (kernel_.hopper && total > kMaxGridBlocks)
-        fail(lv.location, "this level needs " + std::to_string(total) + " blocks, more than a grid holds (2^31 - 1); "
-                          "kernels with events, TMA or mma cannot loop over block indices",
-             "give each block more work");
-      if (!kernel_.hopper && (total > kMaxGridBlocks || runtime.dynamic())) {
-        fit_index(INT64_MAX);
-        kernel_.grid = std::min(total, kMaxGridBlocks);
-        kernel_.abi.runtime_grid.grid_stride = kernel_.grid_stride = true;
-        loop_begin = ir::special("blockIdx.x");
-        loop_end = runtime_total ? runtime_total : ir::int_const(total);
-        loop_step = ir::special("gridDim.x");
-        barrier_at_close = true;  // the next block index reuses shared memory
-      } else {
-        fit_index(total);
-        let_linear(ir::special("blockIdx.x"), index_type());
-      }
-    }
-    if (kernel_.hopper) emit_node(ir::BarrierPrologue{{}, {}, true});  // filled by the event pass
-    scope_ = Scope::block;
-    // A block of one warpgroup runs its block-scope statements on whole
-    // warpgroups: accumulators may be filled and stored there.
-    in_warpgroup_ = level_index + 1 == p.levels.size() && block_of_one_warpgroup(*p.body);
-  } else if (mapping == ir::Mapping::flat) {
-    const std::int64_t threads = runtime_total ? 256 : std::min<std::int64_t>(total, 256);
-    const std::int64_t blocks = support::checked_cdiv(total, threads).value;  // both positive: no fault
-    kernel_.grid = blocks;
-    grid_set_ = true;
-    kernel_.block_threads = std::max(kernel_.block_threads, threads);
-    runtime.factor = total;
-    runtime.per_block = threads;
-    if (runtime.dynamic()) kernel_.abi.runtime_grid = runtime;
-    const ExprRef end = runtime_total ? runtime_total : ir::int_const(total);
-    const ExprRef first = ir::binary(
-        "+", ir::binary("*", ir::convert(ir::special("blockIdx.x"), ir::Type::i64()), ir::int_const(threads)),
-        ir::special("threadIdx.x"));
-    if (runtime_total || blocks > kMaxGridBlocks) {
-      // Instances past what one pass of the grid covers loop.
-      fit_index(INT64_MAX);
-      kernel_.grid = std::min(blocks, kMaxGridBlocks);
-      kernel_.abi.runtime_grid.grid_stride = kernel_.grid_stride = true;
-      loop_begin = first;
-      loop_end = end;
-      loop_step = ir::binary("*", ir::convert(ir::special("gridDim.x"), ir::Type::i64()), ir::int_const(threads));
-    } else {
-      fit_index(blocks * threads);  // the last block's threads count past `total`
-      if (wide_) let_linear(first, ir::Type::i64());
-      else let_linear(ir::binary("+", ir::binary("*", ir::special("blockIdx.x"), ir::int_const(threads)), ir::special("threadIdx.x")));
-      if (kernel_.grid * threads != total) guard = ir::less(linear_var, end);
-    }
-    scope_ = Scope::thread;
-  } else {
-    // The level's threads read what one thread just wrote only after a barrier.
-    if (scope_ == Scope::block && !unsynced_shared_writes_.empty()) emit_barrier();
-    unit = space == SpaceSpecifier::group ? 32 : space == SpaceSpecifier::group4 ? 128 : 1;
-    auto needed = support::checked_mul(total, unit);
-    if (!needed.ok() || needed.value > 1024)
-      fail(lv.location, "this parallel level needs " +
-                            (needed.ok() ? std::to_string(needed.value) : std::to_string(total) + " x " + std::to_string(unit)) +
-                            " threads in a block; a block has at most 1024");
-    const bool top = thread_id_->kind == ir::ExprKind::special;
-    if (top) kernel_.block_threads = std::max(kernel_.block_threads, needed.value);
-    let_linear(unit == 1 ? thread_id_ : ir::binary("/", thread_id_, ir::int_const(unit)));
-    guard = ir::less(linear_var, ir::int_const(total));
-    if (unit > 1 && counts.size() == 1 && lv.indices.size() == 1 && top) {
-      group_levels_.push_back({lv.indices[0].name, total, unit});
-      pushed_group = true;
-    }
-    one_warpgroup_block = unit == 128 && top && in_warpgroup_ && scope_ == Scope::block;
-    in_warpgroup_ = unit == 128 && top;
-    in_warp_ = unit == 32 && top;
-    if (unit > 1) thread_id_ = ir::binary("%", thread_id_, ir::int_const(unit));
-    threads_span_group_ = unit == 1 && scope_ == Scope::block && !group_levels_.empty() && total == group_levels_.back().unit;
-    if (threads_span_group_) {
-      span_thread_indices_.clear();
-      for (const auto& index : lv.indices) span_thread_indices_.push_back(index.name);
-    }
-    if (unit == 1) scope_ = Scope::thread;
+  switch (f.mapping) {
+    case ir::Mapping::cluster: enter_cluster_level(f, p, level_index); break;
+    case ir::Mapping::grid: enter_grid_level(f, p, level_index); break;
+    case ir::Mapping::flat: enter_flat_level(f); break;
+    default: enter_thread_level(f); break;
   }
-  if (loop_begin) linear_var = ir::var(linear, ir::Type::i64());
+  if (f.loop_begin) f.linear_var = ir::var(f.linear, ir::Type::i64());
   // The indices, then the next level, inside the guard or loop if there is one.
   ir::StmtList inner;
   out_.push_back(&inner);
   push();
-  std::int64_t inner_const = 1;
-  ExprRef inner_dynamic;  // runtime factors of the inner counts
-  Value indices;          // `parallel p = {a, b} by [...]`: p names them together
-  indices.kind = Value::Kind::tuple;
-  indices.elements.resize(lv.indices.empty() ? 0 : counts.size());
-  for (int d = static_cast<int>(counts.size()) - 1; d >= 0; --d) {
-    if (!lv.indices.empty()) {
-      std::string name = fresh(lv.indices[d].name);
-      ExprRef inner_count = ir::int_const(inner_const);
-      if (inner_dynamic) inner_count = inner_const == 1 ? inner_dynamic : ir::binary("*", inner_dynamic, inner_count);
-      ExprRef value = ir::is_const(inner_count) && inner_const == 1 && !inner_dynamic ? linear_var
-                                                                                       : ir::binary("/", linear_var, inner_count);
-      if (d > 0) value = ir::binary("%", value, count_values[d].expr);
-      // Thread indices are below 1024; block and flat ones take the index type.
-      const ir::Type type = mapping == ir::Mapping::threads ? ir::Type::i32() : index_type();
-      emit_node(ir::Let{name, type, true, value});
-      if (mapping == ir::Mapping::threads && unit > 1) group_vars_.push_back(name);
-      Value v;
-      v.kind = Value::Kind::index;
-      v.expr = ir::var(name, type);
-      v.count = counts[d];  // 0: a runtime count
-      define(lv.indices[d].name, v);
-      indices.elements[static_cast<std::size_t>(d)] = v;
-    }
-    if (counts[d] > 0) {
-      auto product = support::checked_mul(inner_const, counts[d]);
-      inner_const = product.ok() ? product.value : inner_const;
-    } else {
-      inner_dynamic = inner_dynamic ? ir::binary("*", inner_dynamic, count_values[d].expr) : count_values[d].expr;
-    }
-  }
-  if (lv.tuple_name && !lv.indices.empty()) define(lv.tuple_name->name, indices);
+  bind_level_indices(f);
   parallel(s, p, level_index + 1);
-  if (one_warpgroup_block && !pipelined_multiply_) {
+  if (f.one_warpgroup_block && !pipelined_multiply_) {
     // The warpgroup of a one-warpgroup block leaves the level with its
     // multiplies complete and every warp past them: the block-scope code
     // after it may overwrite the operand tiles (the next TMA load) or read
@@ -418,33 +175,241 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     emit_barrier();
   }
   pop();
-  if (barrier_at_close) emit_barrier();
+  if (f.barrier_at_close) emit_barrier();
   out_.pop_back();
-  if (loop_begin) {
-    ir::For f;
-    f.var = linear;
-    f.type = ir::Type::i64();
-    f.begin = loop_begin;
-    f.end = loop_end;
-    f.step = loop_step;
-    f.body = ir::make_stmt(ir::Seq{std::move(inner), false});
-    emit_node(std::move(f));
-  } else if (guard) {
-    emit_node(ir::If{guard, ir::make_stmt(ir::Seq{std::move(inner), false}), nullptr});
+  if (f.loop_begin) {
+    ir::For loop;
+    loop.var = f.linear;
+    loop.type = ir::Type::i64();
+    loop.begin = f.loop_begin;
+    loop.end = f.loop_end;
+    loop.step = f.loop_step;
+    loop.body = ir::make_stmt(ir::Seq{std::move(inner), false});
+    emit_node(std::move(loop));
+  } else if (f.guard) {
+    emit_node(ir::If{f.guard, ir::make_stmt(ir::Seq{std::move(inner), false}), nullptr});
   } else {
     for (auto& st : inner) emit(std::move(st));
   }
   out_.pop_back();
-  emit_node(ir::Region{mapping, unit, braced(std::move(region))}, lv.location);
-  if (pushed_group) group_levels_.pop_back();
-  scope_ = saved_scope;
-  in_warpgroup_ = saved_in_warpgroup;
-  in_warp_ = saved_in_warp;
-  threads_span_group_ = saved_span;
-  in_cooperative_ = saved_in_cooperative;
-  thread_id_ = saved_tid;
-  thread_instances_ = saved_thread_instances;
-  group_vars_.resize(saved_group_vars);
+  emit_node(ir::Region{f.mapping, f.unit, braced(std::move(region))}, lv.location);
+  if (f.pushed_group) group_levels_.pop_back();
+  restore(f.saved);
+}
+
+Lowerer::Placement Lowerer::placement() const {
+  return {scope_, in_warpgroup_, in_warp_, threads_span_group_, in_cooperative_, thread_id_, thread_instances_,
+          group_vars_.size()};
+}
+
+void Lowerer::restore(const Placement& saved) {
+  std::tie(scope_, in_warpgroup_, in_warp_, threads_span_group_, in_cooperative_, thread_id_, thread_instances_) =
+      std::tie(saved.scope, saved.in_warpgroup, saved.in_warp, saved.threads_span_group, saved.in_cooperative,
+               saved.thread_id, saved.thread_instances);
+  group_vars_.resize(saved.group_vars);
+}
+
+// The counts: `by 8`, `by [8, 16]`, or a shape expression; a count
+// computed from a dynamic dim is a runtime value (count 0). And where the
+// level runs: sema mapped it.
+Lowerer::LevelFrame Lowerer::level_counts(const ParallelLevel& lv) {
+  LevelFrame f;
+  f.level = &lv;
+  f.count_values = counts_of(*lv.count, sema::what::parallel_count);
+  if (!lv.indices.empty() && lv.indices.size() != f.count_values.size())
+    unchecked(lv.location, "a level whose indices and counts differ in number");
+  for (const Value& c : f.count_values) {
+    f.counts.push_back(c.constant ? *c.constant : 0);
+    if (!c.constant) {
+      const std::vector<abi::DimSource>& where = dynamic_.at(c.dynamic->dim);
+      f.runtime.terms.push_back({where.front(), c.dynamic->divisor, c.dynamic->ceil});
+      f.runtime_total = f.runtime_total ? ir::binary("*", f.runtime_total, c.expr) : c.expr;
+      continue;
+    }
+    if (sema::Verdict broken = sema::parallel_count(*c.constant)) fail(lv.count->location, *broken);
+    auto product = support::checked_mul(f.total, *c.constant);
+    if (!product.ok())
+      fail_arithmetic(*lv.count, product.fault, "the level's total count, " + std::to_string(f.total) + " * " +
+                                                    std::to_string(*c.constant));
+    f.total = product.value;
+  }
+  if (f.runtime_total && f.total != 1) f.runtime_total = ir::binary("*", f.runtime_total, ir::int_const(f.total));
+  if (!facts_.mappings.count(&lv)) unchecked(lv.location, "a parallel level sema did not map");
+  f.mapping = ir_mapping(facts_.mapping(lv));
+  return f;
+}
+
+void Lowerer::let_linear(LevelFrame& f, ExprRef value, ir::Type type) {
+  f.linear_var = ir::var(f.linear, type);
+  emit_node(ir::Let{f.linear, type, true, std::move(value)});
+}
+
+// Clusters are contiguous runs of B blocks along x: the cluster index is
+// blockIdx.x / B, the block's rank in it the rest.
+void Lowerer::enter_cluster_level(LevelFrame& f, const Parallel& p, std::size_t level_index) {
+  const ParallelLevel& lv = *f.level;
+  if (!kernel_.needs_sm90) kernel_.needs_sm90 = Diagnostic{Severity::error, "`: cluster` needs sm_90 (Hopper)", lv.location.line,
+                                                           lv.location.column, std::max(1, lv.location.length), ""};
+  if (!target_.clusters()) unchecked(lv.location, "a cluster level on a target without clusters");
+  kernel_.cluster_blocks = cluster_size(p, level_index);
+  clusters_ = f.total;
+  cluster_runtime_ = f.runtime;
+  cluster_open_ = true;
+  let_linear(f, ir::binary("/", ir::special("blockIdx.x"), ir::int_const(kernel_.cluster_blocks)));
+}
+
+void Lowerer::enter_grid_level(LevelFrame& f, const Parallel& p, std::size_t level_index) {
+  const ParallelLevel& lv = *f.level;
+  const std::int64_t total = f.total;
+  const bool in_cluster = cluster_open_;
+  if (lv.cooperative) {
+    // Every block must be resident at once: one block per index, no loop.
+    if (f.runtime.dynamic() || total > kMaxGridBlocks || in_cluster)
+      fail(lv.count->location, "the blocks of a cooperative launch are counted at compile time, one per index, "
+                               "and are not clustered",
+           "give the `: block<cooperative>` level a constant count");
+    kernel_.cooperative = true;
+    in_cooperative_ = true;
+  }
+  if (in_cluster) {  // the blocks of one cluster: the grid is clusters x blocks per cluster
+    cluster_open_ = false;
+    auto blocks = support::checked_mul(clusters_, total);
+    if (!blocks.ok() || blocks.value > kMaxGridBlocks)
+      fail(lv.location, "this launch needs " + std::to_string(clusters_) + " clusters of " + std::to_string(total) +
+                            " blocks, more than a grid holds (2^31 - 1 blocks)",
+           "give each block more work");
+    f.runtime = cluster_runtime_;
+    f.runtime.factor = blocks.value;
+    kernel_.grid = blocks.value;
+    grid_set_ = true;
+    if (f.runtime.dynamic()) kernel_.abi.runtime_grid = f.runtime;
+    let_linear(f, ir::binary("%", ir::special("blockIdx.x"), ir::int_const(total)));
+  } else {
+    f.runtime.factor = total;
+    kernel_.grid = total;
+    grid_set_ = true;
+    if (f.runtime.dynamic()) kernel_.abi.runtime_grid = f.runtime;
+    // A grid holds 2^31 - 1 blocks: more (or a runtime count) loop over
+    // block indices, except in Hopper kernels, whose barriers are set up
+    // once per block.
+    if (kernel_.hopper && total > kMaxGridBlocks)
+      fail(lv.location, "this level needs " + std::to_string(total) + " blocks, more than a grid holds (2^31 - 1); "
+                        "kernels with events, TMA or mma cannot loop over block indices",
+           "give each block more work");
+    if (!kernel_.hopper && (total > kMaxGridBlocks || f.runtime.dynamic())) {
+      fit_index(INT64_MAX);
+      kernel_.grid = std::min(total, kMaxGridBlocks);
+      kernel_.abi.runtime_grid.grid_stride = kernel_.grid_stride = true;
+      f.loop_begin = ir::special("blockIdx.x");
+      f.loop_end = f.runtime_total ? f.runtime_total : ir::int_const(total);
+      f.loop_step = ir::special("gridDim.x");
+      f.barrier_at_close = true;  // the next block index reuses shared memory
+    } else {
+      fit_index(total);
+      let_linear(f, ir::special("blockIdx.x"), index_type());
+    }
+  }
+  if (kernel_.hopper) emit_node(ir::BarrierPrologue{{}, {}, true});  // filled by the event pass
+  scope_ = Scope::block;
+  // A block of one warpgroup runs its block-scope statements on whole
+  // warpgroups: accumulators may be filled and stored there.
+  in_warpgroup_ = level_index + 1 == p.levels.size() && block_of_one_warpgroup(*p.body);
+}
+
+void Lowerer::enter_flat_level(LevelFrame& f) {
+  const std::int64_t total = f.total;
+  const std::int64_t threads = f.runtime_total ? 256 : std::min<std::int64_t>(total, 256);
+  const std::int64_t blocks = support::checked_cdiv(total, threads).value;  // both positive: no fault
+  kernel_.grid = blocks;
+  grid_set_ = true;
+  kernel_.block_threads = std::max(kernel_.block_threads, threads);
+  f.runtime.factor = total;
+  f.runtime.per_block = threads;
+  if (f.runtime.dynamic()) kernel_.abi.runtime_grid = f.runtime;
+  const ExprRef end = f.runtime_total ? f.runtime_total : ir::int_const(total);
+  const ExprRef first = ir::binary(
+      "+", ir::binary("*", ir::convert(ir::special("blockIdx.x"), ir::Type::i64()), ir::int_const(threads)),
+      ir::special("threadIdx.x"));
+  if (f.runtime_total || blocks > kMaxGridBlocks) {
+    // Instances past what one pass of the grid covers loop.
+    fit_index(INT64_MAX);
+    kernel_.grid = std::min(blocks, kMaxGridBlocks);
+    kernel_.abi.runtime_grid.grid_stride = kernel_.grid_stride = true;
+    f.loop_begin = first;
+    f.loop_end = end;
+    f.loop_step = ir::binary("*", ir::convert(ir::special("gridDim.x"), ir::Type::i64()), ir::int_const(threads));
+  } else {
+    fit_index(blocks * threads);  // the last block's threads count past `total`
+    if (wide_) let_linear(f, first, ir::Type::i64());
+    else let_linear(f, ir::binary("+", ir::binary("*", ir::special("blockIdx.x"), ir::int_const(threads)), ir::special("threadIdx.x")));
+    if (kernel_.grid * threads != total) f.guard = ir::less(f.linear_var, end);
+  }
+  scope_ = Scope::thread;
+}
+
+void Lowerer::enter_thread_level(LevelFrame& f) {
+  const ParallelLevel& lv = *f.level;
+  const std::int64_t total = f.total;
+  // The level's threads read what one thread just wrote only after a barrier.
+  if (scope_ == Scope::block && !unsynced_shared_writes_.empty()) emit_barrier();
+  const std::int64_t unit = f.unit = lv.space == SpaceSpecifier::group ? 32 : lv.space == SpaceSpecifier::group4 ? 128 : 1;
+  auto needed = support::checked_mul(total, unit);
+  if (sema::Verdict broken = sema::block_threads(needed)) fail(lv.location, *broken);
+  const bool top = thread_id_->kind == ir::ExprKind::special;
+  if (top) kernel_.block_threads = std::max(kernel_.block_threads, needed.value);
+  let_linear(f, unit == 1 ? thread_id_ : ir::binary("/", thread_id_, ir::int_const(unit)));
+  f.guard = ir::less(f.linear_var, ir::int_const(total));
+  if (unit > 1 && f.counts.size() == 1 && lv.indices.size() == 1 && top) {
+    group_levels_.push_back({lv.indices[0].name, total, unit});
+    f.pushed_group = true;
+  }
+  f.one_warpgroup_block = unit == 128 && top && in_warpgroup_ && scope_ == Scope::block;
+  in_warpgroup_ = unit == 128 && top;
+  in_warp_ = unit == 32 && top;
+  if (unit > 1) thread_id_ = ir::binary("%", thread_id_, ir::int_const(unit));
+  threads_span_group_ = unit == 1 && scope_ == Scope::block && !group_levels_.empty() && total == group_levels_.back().unit;
+  if (threads_span_group_) {
+    span_thread_indices_.clear();
+    for (const auto& index : lv.indices) span_thread_indices_.push_back(index.name);
+  }
+  if (unit == 1) scope_ = Scope::thread;
+}
+
+// The level's indices from its linear index, the last fastest.
+void Lowerer::bind_level_indices(const LevelFrame& f) {
+  const ParallelLevel& lv = *f.level;
+  std::int64_t inner_const = 1;
+  ExprRef inner_dynamic;  // runtime factors of the inner counts
+  Value indices;          // `parallel p = {a, b} by [...]`: p names them together
+  indices.kind = Value::Kind::tuple;
+  indices.elements.resize(lv.indices.empty() ? 0 : f.counts.size());
+  for (int d = static_cast<int>(f.counts.size()) - 1; d >= 0; --d) {
+    if (!lv.indices.empty()) {
+      std::string name = fresh(lv.indices[d].name);
+      ExprRef inner_count = ir::int_const(inner_const);
+      if (inner_dynamic) inner_count = inner_const == 1 ? inner_dynamic : ir::binary("*", inner_dynamic, inner_count);
+      ExprRef value = ir::is_const(inner_count) && inner_const == 1 && !inner_dynamic ? f.linear_var
+                                                                                       : ir::binary("/", f.linear_var, inner_count);
+      if (d > 0) value = ir::binary("%", value, f.count_values[d].expr);
+      // Thread indices are below 1024; block and flat ones take the index type.
+      const ir::Type type = f.mapping == ir::Mapping::threads ? ir::Type::i32() : index_type();
+      emit_node(ir::Let{name, type, true, value});
+      if (f.mapping == ir::Mapping::threads && f.unit > 1) group_vars_.push_back(name);
+      Value v;
+      v.kind = Value::Kind::index;
+      v.expr = ir::var(name, type);
+      v.count = f.counts[d];  // 0: a runtime count
+      define(lv.indices[d].name, v);
+      indices.elements[static_cast<std::size_t>(d)] = v;
+    }
+    if (f.counts[d] > 0) {
+      auto product = support::checked_mul(inner_const, f.counts[d]);
+      inner_const = product.ok() ? product.value : inner_const;
+    } else {
+      inner_dynamic = inner_dynamic ? ir::binary("*", inner_dynamic, f.count_values[d].expr) : f.count_values[d].expr;
+    }
+  }
+  if (lv.tuple_name && !lv.indices.empty()) define(lv.tuple_name->name, indices);
 }
 
 }  // namespace croq::lower::detail

@@ -14,6 +14,7 @@ Lowerer::Lowerer(const BoundFunction& bound, const target::Target& target, std::
       dims_(bound.dims),
       dynamic_(bound.dynamic),
       bound_(bound),
+      facts_(semantics_of(bound)),
       kernel_index_(kernel),
       kernel_count_(frontend::ast::kernel_count(*bound.function)),
       target_(target),
@@ -24,6 +25,38 @@ Lowerer::Lowerer(const BoundFunction& bound, const target::Target& target, std::
   set_.tid = ir::special("threadIdx.x");
   set_.count = ir::special("blockDim.x");
 }
+
+const sema::CheckedFunction& Lowerer::semantics_of(const BoundFunction& bound) {
+  if (!bound.semantics) throw Error("internal error: `" + bound.function->name + "` is lowered without sema's facts");
+  return *bound.semantics;
+}
+
+void Lowerer::unchecked(const SourceLocation& loc, const char* what) const {
+  if (const Diagnostic* d = rejected_at(loc, nullptr)) fail(loc, d->message, d->hint);
+  fail(loc, std::string("internal error: lowering met ") + what + " that sema did not check",
+       "please report this with the source");
+}
+
+// Lowering a function sema rejected (generate_program without sema's facts,
+// as tests of lowering call it): sema's error of `rule` (any, when null) on
+// the line of `loc`, else its first error of `rule`.
+const Diagnostic* Lowerer::rejected_at(const SourceLocation& loc, const char* rule) const {
+  const Diagnostic* first = nullptr;
+  for (const Diagnostic& d : facts_.rejected) {
+    if (d.severity != Severity::error || (rule && d.rule != rule)) continue;
+    if (d.line == loc.line) return &d;
+    if (!first) first = &d;
+  }
+  return rule ? first : nullptr;
+}
+
+void Lowerer::unchecked(const SourceLocation& loc, sema::Rule rule) const {
+  if (const Diagnostic* d = rejected_at(loc, sema::rule_id(rule))) fail(loc, d->message, d->hint);
+  fail(loc, std::string("internal error: lowering met what rule `") + sema::rule_id(rule) + "` forbids, which sema did not check",
+       "please report this with the source");
+}
+
+void Lowerer::fail(const SourceLocation& loc, const sema::Violation& v) const { fail(loc, v.message, v.hint); }
 
 void Lowerer::fail(const SourceLocation& loc, const std::string& message, const std::string& hint) const {
   Diagnostic d;
@@ -202,7 +235,7 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
   if (t.storage == Storage::frag && t.kind == TypeKind::element) return fragment_declaration(s, d);
   if (t.kind == TypeKind::element && t.has_shape) {
     DType dtype;
-    if (!parse_dtype(t.name, dtype)) fail(t.location, "element type `" + t.name + "` is not supported yet");
+    if (!parse_dtype(t.name, dtype)) unchecked(t.location, sema::Rule::unsupported_element_type);
     // Only the returned tensor may have dynamic extents (the runtime sizes it).
     bool returned = t.storage != Storage::shared && t.storage != Storage::local && d.declarators.size() == 1 &&
                     d.declarators[0].name == output_name_;
@@ -215,24 +248,23 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
     for (const Declarator& decl : d.declarators) {
       std::int64_t slots = 0;
       if (decl.array_size) {
-        if (t.storage != Storage::shared) fail(decl.location, "arrays of buffers live in shared memory (a ring of stages)");
-        slots = const_int(*decl.array_size, "the number of buffers");
-        if (slots < 1) fail(decl.array_size->location, "an array of buffers needs at least one");
+        if (t.storage != Storage::shared) unchecked(decl.location, sema::Rule::buffer_array_not_shared);
+        slots = const_int(*decl.array_size, sema::what::buffer_count);
+        if (sema::Verdict broken = sema::buffer_array_size(slots)) fail(decl.array_size->location, *broken);
       }
       int id = -1;
       if (t.storage == Storage::shared || t.storage == Storage::local) {
         id = allocate(decl.name, dtype, dims, t.storage == Storage::shared ? ir::Space::shared : ir::Space::local,
                       decl.location, slots);
       } else if (decl.name == output_name_) {
-        if (dtype != kernel_.abi.output_dtype || dims != kernel_.abi.output_shape)
-          fail(decl.location, "`" + decl.name + "` is declared " + shape_text(dtype, dims) + " but the function returns " +
-                                  shape_text(kernel_.abi.output_dtype, kernel_.abi.output_shape));
+        if (sema::Verdict broken = sema::returned_declaration(
+                decl.name, shape_text(dtype, dims), shape_text(kernel_.abi.output_dtype, kernel_.abi.output_shape)))
+          fail(decl.location, *broken);
         id = output_;
       } else if ((t.storage == Storage::global || t.storage == Storage::none) && scope_ == Scope::kernel) {
         id = scratch_buffer(decl.name, dtype, dims, decl.location);
       } else {
-        fail(decl.location, "global tensors other than the returned one are not supported yet",
-             "declare it `global` at function scope, `shared` or `local`, or return it");
+        unchecked(decl.location, sema::Rule::unsupported_global_tensor);
       }
       Value v;
       v.kind = Value::Kind::view;
@@ -262,7 +294,7 @@ void Lowerer::scalar_declaration(const Declaration& d) {
     ir::Type type = t.kind == TypeKind::bool_ ? ir::Type::boolean() : ir::Type::i32();
     if (t.kind == TypeKind::element) {
       DType dt;
-      if (!frontend::scalar_dtype(t.name, dt)) fail(t.location, "element type `" + t.name + "` is not supported yet");
+      if (!frontend::scalar_dtype(t.name, dt)) unchecked(t.location, sema::Rule::unsupported_element_type);
       note_dtype(dt);
       type = ir::Type::element(dt);
     }
@@ -338,8 +370,7 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
   Value value = require_scalar(expr(*a.value), *a.value);
   atomic_value_in_thread(value, *a.value);
   if (target.kind != Value::Kind::scalar || target.constant)
-    fail(a.target->location, "cannot assign to `" + source_text(*a.target) + "`",
-         "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar");
+    unchecked(a.target->location, sema::Rule::assign_target);
   ExprRef value_expr = value.guard ? ir::select(value.guard, value.expr, ir::zero_like(value.expr)) : value.expr;
   ExprRef guard = target.guard;
   if (target.element_of >= 0) {
@@ -374,12 +405,11 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
   if (l.kind == LoopKind::with) return with_loop(s, l);
   if (l.kind == LoopKind::apply) return apply_loop(s, l);
   if (!l.bound) return foreach_bound_indices(s, l);
-  std::vector<Value> bounds = counts_of(*l.bound, "a loop bound", true);
+  std::vector<Value> bounds = counts_of(*l.bound, sema::what::loop_bound, true);
   // `foreach x in [4, 8]` (or `in t.span`): x is the tuple of one index per dimension.
   const bool one_name_for_all = l.indices.size() == 1 && bounds.size() > 1 && !l.indices[0].range && !l.tuple_name;
   if (l.indices.size() != bounds.size() && !one_name_for_all)
-    fail(l.bound->location, std::to_string(l.indices.size()) + " loop indices but the bound has " +
-                                std::to_string(bounds.size()) + " dimensions");
+    unchecked(l.bound->location, sema::Rule::loop_index_count);
   // A loop that reads what was just written would otherwise wait each pass.
   if (scope_ == Scope::block && !unsynced_shared_writes_.empty()) emit_barrier();
   if (bounds.size() == 1 && try_pipelined_loop(s, l, bounds[0])) return;
@@ -517,7 +547,7 @@ void Lowerer::stmt(const Stmt& s) {
       if (!n.value) return;
       const auto* name = std::get_if<Name>(&n.value->node);
       if (!name || name->name != output_name_)
-        fail(n.value->location, "only a tensor declared in the function can be returned");
+        unchecked(n.value->location, sema::Rule::return_value);
     } else if constexpr (std::is_same_v<T, Assert>) {
       Value c = require_scalar(expr(*n.condition), *n.condition);
       if (c.constant) {
@@ -611,7 +641,7 @@ void Lowerer::setup_output() {
   if (!returned) return;
   abi::KernelAbi& abi = kernel_.abi;
   if (!parse_dtype(returned->name, abi.output_dtype))
-    fail(returned->location, "element type `" + returned->name + "` is not supported yet");
+    unchecked(returned->location, sema::Rule::unsupported_element_type);
   std::vector<std::string> output_dim_names;
   for (const auto& d : returned->shape) {
     std::vector<std::string> names;
@@ -632,7 +662,7 @@ void Lowerer::setup_output() {
   }
   abi.has_output = true;
   output_name_ = returned_name(fn_);
-  if (output_name_.empty()) fail(returned->location, "the function returns a tensor but has no `return NAME;`");
+  if (output_name_.empty()) unchecked(returned->location, sema::Rule::missing_return);
   ir::Buffer b;
   b.name = "croq_output";
   b.dtype = abi.output_dtype;
@@ -649,8 +679,7 @@ bool Lowerer::in_this_kernel(const Stmt& s) {
   if (std::holds_alternative<Parallel>(s.node)) return top_parallels_seen_++ == kernel_index_;
   if (std::holds_alternative<Declaration>(s.node) || std::holds_alternative<Return>(s.node)) return true;
   if (is_global_sync(s)) return false;  // stream order: nothing to emit
-  fail(s.location, "statements between the kernels of a program (host code) are not supported yet",
-       "a function with several top-level parallel statements may hold only declarations and `return` besides them");
+  unchecked(s.location, sema::Rule::program_host_statement);
 }
 
 namespace {

@@ -71,77 +71,11 @@ int Lowerer::tensor_map_param(const View& global, const std::vector<std::int64_t
   return static_cast<int>(kernel_.params.size()) - 1;
 }
 
-void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
-  if (!kernel_.needs_sm90)
-    kernel_.needs_sm90 = Diagnostic{Severity::error, "tma.copy needs sm_90 (Hopper); use dma.copy", c.op_location.line,
-                                    c.op_location.column, std::max(1, c.op_location.length), ""};
-  if (!target_.tma()) fail(c.op_location, kernel_.needs_sm90->message + " (compiling for " + target_.arch + ")");
-  if (c.op != CopyOp::copy && c.op != CopyOp::load)
-    fail(c.op_location, "tma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit");
-  if (!c.after.empty()) fail(s.location, "`after` is not supported yet by libcroqjit");
-  int span = 0;
-  bool zfill = false, async = false, swizzle_written = false;
-  const Modifier* bound = nullptr;
-  for (const Modifier& m : c.modifiers) {
-    if (m.name == "swiz") span = swizzle_span(m), swizzle_written = true;
-    else if (m.name == "zfill") zfill = true;
-    else if (m.name == "async") {
-      async = true;
-      if (m.has_template_args) bound = &m;
-    } else {
-      fail(m.location, "`." + m.name + "` on tma.copy is not supported yet by libcroqjit");
-    }
-  }
-  // In a thread-level parallel of one thread, that thread issues and awaits it.
-  const bool single_thread = scope_ == Scope::thread && thread_instances_ == 1;
-  if (scope_ == Scope::thread && !single_thread)
-    fail(s.location, "tma.copy runs at block or warpgroup scope, or in a thread-level parallel of one thread; this one "
-                     "runs in many threads");
-  if (scope_ != Scope::block && !single_thread)
-    fail(s.location, "tma.copy runs at block or warpgroup scope, not inside a thread-level parallel");
-  Value src = expr(*c.source);
-  place_at_origin(src);
-  zfill = zfill || src.zfill;
-  if (src.kind == Value::Kind::future) src.kind = Value::Kind::view;
-  if (src.kind != Value::Kind::view || src.view.pending != View::Pending::none)
-    fail(c.source->location, "the source of a copy must be a tensor or a placed tile");
-  const bool store = buffer(src.view.buffer).space == ir::Space::shared;
-  if (store) barrier_before_shared_read(src.view.buffer);
-  View tile;    // the shared side
-  View global;  // the global side
-  if (store) {
-    tile = src.view;
-    // A store without `.swiz` reads the tile in the layout it was written with.
-    if (!swizzle_written && buffer(tile.buffer).swizzle > 0) span = buffer(tile.buffer).swizzle;
-    if (!c.destination) fail(s.location, "a tma.copy from shared memory needs a global destination");
-    Value d = expr(*c.destination);
-    place_at_origin(d);
-    if (d.kind != Value::Kind::view || buffer(d.view.buffer).space != ir::Space::global)
-      fail(c.destination->location, "a tma.copy from shared memory writes a tile of a global tensor");
-    global = d.view;
-    if (buffer(tile.buffer).dtype != buffer(global.buffer).dtype)
-      fail(c.destination->location, "copy between different element types (" +
-                                        std::string(dtype_name(buffer(tile.buffer).dtype)) + " to " +
-                                        std::string(dtype_name(buffer(global.buffer).dtype)) + ")");
-  } else {
-    global = src.view;
-    if (buffer(global.buffer).space != ir::Space::global)
-      fail(c.source->location, "tma.copy moves tiles between global and shared memory");
-  }
-  // The shared tile's shape: the global tile's as the source names it.
-  const std::vector<std::int64_t> tile_shape = global.extent;
-  if (auto sq = squeezed_.find(global.buffer); sq != squeezed_.end()) {
-    // A `.sqz()` view: the tile of the squeezed tensor with extent 1 in the
-    // dropped leading dims, so the tensor's own map clips each head's rows.
-    const std::size_t lead = sq->second.leading_origin.size();
-    View full = global;
-    full.buffer = sq->second.tensor;
-    full.origin.insert(full.origin.begin(), sq->second.leading_origin.begin(), sq->second.leading_origin.end());
-    full.extent.insert(full.extent.begin(), lead, 1);
-    full.origin_multiple.clear();
-    if (!full.limit.empty()) full.limit.insert(full.limit.begin(), lead, nullptr);
-    global = std::move(full);
-  }
+// What TMA takes of a copy's tiles: boxes known on the host of 1 to 5 dims
+// of 1..256 elements, rows of 16-byte multiples (or the swizzle span),
+// tensors of 32-bit coordinates; `stored`: the shared tile a store reads.
+void Lowerer::check_tma_box(const Stmt& s, const Copy& c, const View& global, const View* stored,
+                            const std::vector<std::int64_t>& tile_shape, int span, bool zfill) {
   const DType dtype = buffer(global.buffer).dtype;
   for (std::size_t d = 0; d < global.extent.size(); ++d)
     if (global.extent[d] < 0)
@@ -154,17 +88,12 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
       fail(c.source->location, "tma.copy addresses tiles with 32-bit coordinates, but dimension " + std::to_string(d) +
                                    " of the tensor has " + std::to_string(dim_value(global.buffer, d)) + " elements",
            "use dma.copy for tensors with a dimension of 2^31 elements or more");
-  // The box is the global tile. The shared tile has the box's shape, or a
-  // `.sqz()` view's, without the dropped extent-1 dims (a head's rows of a
-  // [B, H, S, D] tensor, box [1, 1, 64, 64], in a [64, 64] tile): the bytes
-  // are laid out the same. (Sema refuses other ranks.)
-  const std::vector<std::int64_t> box = global.extent;
-  const auto fits_box = [&](const std::vector<std::int64_t>& shape) { return shape == box || shape == tile_shape; };
-  if (store && !fits_box(tile.extent))
+  const std::vector<std::int64_t>& box = global.extent;
+  if (stored && stored->extent != box && stored->extent != tile_shape)
     fail(c.destination->location, "tma.copy destination has shape " + shape_text(dtype, global.extent) +
-                                      " but the source tile has " + shape_text(buffer(tile.buffer).dtype, tile.extent));
+                                      " but the source tile has " + shape_text(buffer(stored->buffer).dtype, stored->extent));
   if (box.empty() || box.size() > 5)
-    fail(c.source->location, "a TMA box has 1 to 5 dimensions, got " + std::to_string(box.size()));
+    unchecked(c.source->location, sema::Rule::tma_box_rank);
   const std::int64_t elem = static_cast<std::int64_t>(dtype_size(dtype));
   for (std::size_t d = 0; d < box.size(); ++d)
     if (box[d] < 1 || box[d] > 256)
@@ -181,11 +110,90 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
                                  std::to_string(span) + " bytes (" + std::to_string(span / elem) + " " +
                                  std::string(dtype_name(dtype)) + "), got " + std::to_string(row_bytes),
          "match the innermost tile extent to the swizzle span");
-  if (zfill && global.exact && !store) warn(s, "`.zfill` is redundant: the source tile always covers the destination");
+  if (zfill && global.exact && !stored) warn(s, "`.zfill` is redundant: the source tile always covers the destination");
+}
+
+void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
+  if (!kernel_.needs_sm90)
+    kernel_.needs_sm90 = Diagnostic{Severity::error, "tma.copy needs sm_90 (Hopper); use dma.copy", c.op_location.line,
+                                    c.op_location.column, std::max(1, c.op_location.length), ""};
+  if (!target_.tma()) fail(c.op_location, kernel_.needs_sm90->message + " (compiling for " + target_.arch + ")");
+  if (c.op != CopyOp::copy && c.op != CopyOp::load)
+    unchecked(c.op_location, sema::Rule::unsupported_copy);
+  if (!c.after.empty()) unchecked(s.location, sema::Rule::unsupported_after);
+  int span = 0;
+  bool zfill = false, async = false, swizzle_written = false;
+  const Modifier* bound = nullptr;
+  for (const Modifier& m : c.modifiers) {
+    if (m.name == "swiz") span = swizzle_span(m), swizzle_written = true;
+    else if (m.name == "zfill") zfill = true;
+    else if (m.name == "async") {
+      async = true;
+      if (m.has_template_args) bound = &m;
+    } else {
+      unchecked(m.location, sema::Rule::unsupported_modifier);
+    }
+  }
+  // In a thread-level parallel of one thread, that thread issues and awaits it.
+  const bool single_thread = scope_ == Scope::thread && thread_instances_ == 1;
+  if (sema::Verdict broken = scope_ == Scope::thread ? sema::tma_in_threads(single_thread) : std::nullopt)
+    fail(s.location, *broken);
+  if (scope_ != Scope::block && !single_thread)
+    unchecked(s.location, sema::Rule::tma_scope);
+  Value src = expr(*c.source);
+  place_at_origin(src);
+  zfill = zfill || src.zfill;
+  if (src.kind == Value::Kind::future) src.kind = Value::Kind::view;
+  if (src.kind != Value::Kind::view || src.view.pending != View::Pending::none)
+    unchecked(c.source->location, sema::Rule::copy_source);
+  const bool store = buffer(src.view.buffer).space == ir::Space::shared;
+  if (store) barrier_before_shared_read(src.view.buffer);
+  View tile;    // the shared side
+  View global;  // the global side
+  if (store) {
+    tile = src.view;
+    // A store without `.swiz` reads the tile in the layout it was written with.
+    if (!swizzle_written && buffer(tile.buffer).swizzle > 0) span = buffer(tile.buffer).swizzle;
+    if (!c.destination) unchecked(s.location, sema::Rule::tma_direction);
+    Value d = expr(*c.destination);
+    place_at_origin(d);
+    if (d.kind != Value::Kind::view || buffer(d.view.buffer).space != ir::Space::global)
+      unchecked(c.destination->location, sema::Rule::tma_direction);
+    global = d.view;
+    if (buffer(tile.buffer).dtype != buffer(global.buffer).dtype)
+      unchecked(c.destination->location, sema::Rule::copy_element_type);
+  } else {
+    global = src.view;
+    if (buffer(global.buffer).space != ir::Space::global)
+      unchecked(c.source->location, sema::Rule::tma_direction);
+  }
+  // The shared tile's shape: the global tile's as the source names it.
+  const std::vector<std::int64_t> tile_shape = global.extent;
+  if (auto sq = squeezed_.find(global.buffer); sq != squeezed_.end()) {
+    // A `.sqz()` view: the tile of the squeezed tensor with extent 1 in the
+    // dropped leading dims, so the tensor's own map clips each head's rows.
+    const std::size_t lead = sq->second.leading_origin.size();
+    View full = global;
+    full.buffer = sq->second.tensor;
+    full.origin.insert(full.origin.begin(), sq->second.leading_origin.begin(), sq->second.leading_origin.end());
+    full.extent.insert(full.extent.begin(), lead, 1);
+    full.origin_multiple.clear();
+    if (!full.limit.empty()) full.limit.insert(full.limit.begin(), lead, nullptr);
+    global = std::move(full);
+  }
+  const DType dtype = buffer(global.buffer).dtype;
+  // The box is the global tile. The shared tile has the box's shape, or a
+  // `.sqz()` view's, without the dropped extent-1 dims (a head's rows of a
+  // [B, H, S, D] tensor, box [1, 1, 64, 64], in a [64, 64] tile): the bytes
+  // are laid out the same. (Sema refuses other ranks.)
+  const std::vector<std::int64_t> box = global.extent;
+  const auto fits_box = [&](const std::vector<std::int64_t>& shape) { return shape == box || shape == tile_shape; };
+  check_tma_box(s, c, global, store ? &tile : nullptr, tile_shape, span, zfill);
+  const std::int64_t elem = static_cast<std::int64_t>(dtype_size(dtype));
 
   // A future that swap statements exchange (or a placeholder's) fills a ring.
   const auto* future = c.future ? std::get_if<Name>(&c.future->node) : nullptr;
-  if (c.future && !future) fail(c.future->location, "a copy's future must be a plain name");
+  if (c.future && !future) unchecked(c.future->location, sema::Rule::future_name);
   FutureRing* ring = future && !store ? ring_of(future->name) : nullptr;
   if (!store) {
     if (ring && c.destination_storage != Storage::shared)
@@ -198,7 +206,7 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
       Value d = expr(*c.destination);
       place_at_origin(d);
       if (d.kind != Value::Kind::view || buffer(d.view.buffer).space != ir::Space::shared)
-        fail(c.destination->location, "tma.copy loads into shared memory");
+        unchecked(c.destination->location, sema::Rule::tma_direction);
       tile = d.view;
       if (buffer(tile.buffer).slots > 0 && !tile.slot) fail_buffer_array(*c.destination);
       std::vector<std::int64_t> tile_dims;
@@ -209,19 +217,16 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
         fail(c.destination->location, "tma.copy fills a whole shared buffer of the box's shape " + shape_text(dtype, box) +
                                           "; the destination is " + shape_text(buffer(tile.buffer).dtype, tile.extent));
     } else {
-      fail(destination_storage_location(program_, s, c), "tma.copy loads into shared memory; use `=> shared` or a shared buffer");
+      unchecked(destination_storage_location(program_, s, c), sema::Rule::tma_direction);
     }
     ir::Buffer& tb = buffer(tile.buffer);
     if (tb.dtype != dtype)
-      fail(c.destination->location, "copy between different element types (" + std::string(dtype_name(dtype)) + " to " +
-                                        std::string(dtype_name(tb.dtype)) + ")");
+      unchecked(c.destination->location, sema::Rule::copy_element_type);
     if (tb.swizzle >= 0 && tb.swizzle != span)
-      fail(c.op_location, "this copy writes the tile with swizzle " + std::to_string(span) +
-                              " but it was written with swizzle " + std::to_string(tb.swizzle) + " before");
+      unchecked(c.op_location, sema::Rule::swizzle_layout);
     tb.swizzle = span;
   } else if (buffer(tile.buffer).swizzle > 0 && buffer(tile.buffer).swizzle != span) {
-    fail(c.op_location, "the tile is laid out with swizzle " + std::to_string(buffer(tile.buffer).swizzle) +
-                            "; the store must say `.swiz<" + std::to_string(buffer(tile.buffer).swizzle) + ">`");
+    unchecked(c.op_location, sema::Rule::swizzle_layout);
   }
 
   const int map = tensor_map_param(global, box, span, c.op_location);
@@ -245,23 +250,40 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
     const ExprRef unit = ir::int_const(group_levels_.back().unit);
     leader = ir::binary("==", ir::binary("%", tid(), unit), ir::int_const(0));
   }
-  if (store) {
-    emit_node(ir::MmaCommit{});  // WGMMA may still write the tile
-    line_mark(s.location);
-    emit_node(ir::FenceProxyAsync{});
-    // Each warpgroup's own tile: its own barrier before its leader stores.
-    const bool per_warpgroup = !single_thread && (per_warpgroup_tile(tile) || per_warpgroup_tile(global));
-    const int root = buffer(tile.buffer).alias_of >= 0 ? buffer(tile.buffer).alias_of : tile.buffer;
-    const bool overlapped = !single_thread && overlapped_store_tiles_.count(root);
-    if (!single_thread) emit_unit_barrier(s.location, per_warpgroup);
-    ir::TmaStore st{map, tile_address(tile), coords, leader};
-    st.wait = !overlapped;
-    emit_node(std::move(st), s.location);
-    if (overlapped) committed_stores_ = true;
-    else if (!single_thread) emit_unit_barrier(s.location, per_warpgroup);
-    mark_written(global.buffer);
-    return;
-  }
+  if (store) return tma_store(s, TmaIssue{tile, global, map, coords, leader, single_thread});
+  tma_load(s, TmaIssue{tile, global, map, coords, leader, single_thread}, box, elem, bound, ring, future, async);
+
+}
+
+// A store from shared memory: after the tile's writers (WGMMA, every thread),
+// committed; waited for here or, for a tile only mma.store writes, before
+// its next write.
+void Lowerer::tma_store(const Stmt& s, const TmaIssue& t) {
+  const View& tile = t.tile;
+  const View& global = t.global;
+  const bool single_thread = t.single_thread;
+  emit_node(ir::MmaCommit{});  // WGMMA may still write the tile
+  line_mark(s.location);
+  emit_node(ir::FenceProxyAsync{});
+  // Each warpgroup's own tile: its own barrier before its leader stores.
+  const bool per_warpgroup = !single_thread && (per_warpgroup_tile(tile) || per_warpgroup_tile(global));
+  const int root = buffer(tile.buffer).alias_of >= 0 ? buffer(tile.buffer).alias_of : tile.buffer;
+  const bool overlapped = !single_thread && overlapped_store_tiles_.count(root);
+  if (!single_thread) emit_unit_barrier(s.location, per_warpgroup);
+  ir::TmaStore st{t.map, tile_address(tile), t.coords, t.leader};
+  st.wait = !overlapped;
+  emit_node(std::move(st), s.location);
+  if (overlapped) committed_stores_ = true;
+  else if (!single_thread) emit_unit_barrier(s.location, per_warpgroup);
+  mark_written(global.buffer);
+}
+
+// A load into shared memory, completing on an event of the program, a
+// pipelined loop's slot barrier, a ring's or a private barrier.
+void Lowerer::tma_load(const Stmt& s, const TmaIssue& t, const std::vector<std::int64_t>& box, std::int64_t elem,
+                       const Modifier* bound, FutureRing* ring, const Name* future, bool async) {
+  const View& tile = t.tile;
+  const bool single_thread = t.single_thread;
   // A plain tile (no ring, no array of stages, whose reuse events order)
   // may still be read by this warpgroup's multiply of the previous step.
   if (!ring && !pipeline_load_ && buffer(tile.buffer).slots == 0) complete_shared_readers(tile.buffer);
@@ -279,7 +301,7 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
     ev.event = pipeline_load_->event;
     ev.event_index = pipeline_load_->slot;
   } else if (bound) {
-    if (bound->template_args.size() != 1) fail(bound->location, "`.async<e>` names one event");
+    if (bound->template_args.size() != 1) unchecked(bound->location, sema::Rule::async_event);
     ev = event_value(*bound->template_args[0], "`.async<...>`");
   } else if (ring) {
     ring_event(*ring, ev, future->name);
@@ -302,11 +324,11 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
     }
   }
   ir::TmaLoad load;
-  load.map = map;
+  load.map = t.map;
   load.destination = tile_address(tile);
-  load.coords = coords;
+  load.coords = t.coords;
   load.bytes = bytes;
-  load.leader = leader;
+  load.leader = t.leader;
   if (pipeline_load_) {  // completes on its slot's barrier; the pass that reads it waits
     load.event = ev.event;
     load.event_index = ev.event_index;

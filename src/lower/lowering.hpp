@@ -17,6 +17,8 @@
 #include "frontend/frontend.hpp"
 #include "ir/builder.hpp"
 #include "lower/lower.hpp"
+#include "sema/bound_rules.hpp"
+#include "sema/sema.hpp"
 #include "support/checked_int.hpp"
 
 namespace croq::lower::detail {
@@ -123,8 +125,17 @@ class Lowerer {
           const ExpressionTextSize& text_size, int kernel = 0);
   ir::Kernel run();
 
-  // Errors, with the bound dims that the construct at `loc` mentions.
+  // Errors, with the bound dims that the construct at `loc` mentions: the
+  // shape-dependent rules (sema/bound_rules.hpp) once dims are bound, and
+  // lowering's own limits.
   [[noreturn]] void fail(const SourceLocation& loc, const std::string& message, const std::string& hint = "") const;
+  [[noreturn]] void fail(const SourceLocation& loc, const sema::Violation& v) const;
+  // An internal invariant: `what` at `loc` is a construct sema rejects, so
+  // lowering meets it only through a fault of the library.
+  [[noreturn]] void unchecked(const SourceLocation& loc, const char* what) const;
+  // The same for a construct that sema's rule `rule` forbids.
+  [[noreturn]] void unchecked(const SourceLocation& loc, sema::Rule rule) const;
+  const Diagnostic* rejected_at(const SourceLocation& loc, const char* rule) const;
 
  private:
   // --- symbols
@@ -224,6 +235,47 @@ class Lowerer {
 
   // --- parallel levels (lower_parallel.cpp)
   void parallel(const Stmt& s, const Parallel& p, std::size_t level);
+  // Where the statements run: what a parallel level changes on entry and
+  // puts back on exit.
+  struct Placement {
+    Scope scope;
+    bool in_warpgroup, in_warp, threads_span_group, in_cooperative;
+    ExprRef thread_id;
+    std::int64_t thread_instances;
+    std::size_t group_vars;
+  };
+  Placement placement() const;
+  void restore(const Placement& saved);
+  // One level being lowered: its counts (constants, and the runtime part),
+  // mapping, linear index and what encloses its body (a guard or a loop).
+  struct LevelFrame {
+    const ParallelLevel* level = nullptr;
+    ir::Mapping mapping = ir::Mapping::flat;
+    std::vector<Value> count_values;
+    std::vector<std::int64_t> counts;  // 0: a runtime count
+    std::int64_t total = 1;            // the product of the constant counts
+    ExprRef runtime_total;             // the runtime part of the total
+    abi::RuntimeGrid runtime;
+    std::string linear;
+    ExprRef linear_var;
+    std::int64_t unit = 1;  // threads per instance: 1, 32 (group), 128 (group-4)
+    ExprRef guard;
+    // A grid-stride loop over the level's instances (grids past 2^31 - 1
+    // blocks, or counts known only at launch): `linear` from `loop_begin`
+    // below `loop_end`, stepping `loop_step`.
+    ExprRef loop_begin, loop_end, loop_step;
+    bool barrier_at_close = false;     // a block-index loop: fence shared memory before the next index
+    bool pushed_group = false;
+    bool one_warpgroup_block = false;  // a group-4 level in a block of one warpgroup
+    Placement saved{};
+  };
+  LevelFrame level_counts(const ParallelLevel& lv);
+  void let_linear(LevelFrame& f, ExprRef value, ir::Type type = ir::Type::i32());
+  void enter_cluster_level(LevelFrame& f, const Parallel& p, std::size_t level);
+  void enter_grid_level(LevelFrame& f, const Parallel& p, std::size_t level);
+  void enter_flat_level(LevelFrame& f);
+  void enter_thread_level(LevelFrame& f);
+  void bind_level_indices(const LevelFrame& f);
   void implicit_block(const Stmt& s, const Parallel& p, std::size_t level);
   void device_level(const Stmt& s, const Parallel& p, std::size_t level);
   bool has_cooperative_level(const Stmt& s) const;
@@ -232,6 +284,11 @@ class Lowerer {
   // --- copies (lower_copy.cpp)
   void copy(const Stmt& s, const Copy& c);
   ir::Padding padding(const Copy& c, const std::vector<std::int64_t>& extent);
+  std::vector<std::int64_t> transposition(const Copy& c, const std::vector<std::int64_t>& src_extent,
+                                          std::vector<std::int64_t>& dst_extent);
+  std::vector<std::int64_t> padded_extents(const Copy& c, const ir::Padding& pad,
+                                           const std::vector<std::int64_t>& src_extent);
+  void swizzled_destination(const Modifier& swiz, int dst);
   void require_static(const View& v, const Expr& where);
   bool mentions_group_index(const ir::Tile& t) const;
 
@@ -296,10 +353,24 @@ class Lowerer {
   void sync_statement(const Stmt& s, const Sync& y);
   bool on_whole_warpgroups() const;
   bool on_single_warps() const;
-  int swizzle_span(const Modifier& m);
+  int swizzle_span(const Modifier& m) const;  // decoded by sema
 
   // --- TMA and MMA (lower_tma.cpp, lower_mma.cpp)
   void tma_copy(const Stmt& s, const Copy& c);
+  void check_tma_box(const Stmt& s, const Copy& c, const View& global, const View* stored,
+                     const std::vector<std::int64_t>& tile_shape, int span, bool zfill);
+  // A tma.copy ready to issue: its shared and global tiles, tensor map,
+  // coordinates (innermost first) and the thread that issues it.
+  struct TmaIssue {
+    View tile, global;
+    int map = -1;
+    std::vector<ExprRef> coords;
+    ExprRef leader;
+    bool single_thread = false;
+  };
+  void tma_store(const Stmt& s, const TmaIssue& t);
+  void tma_load(const Stmt& s, const TmaIssue& t, const std::vector<std::int64_t>& box, std::int64_t elem,
+                const Modifier* bound, FutureRing* ring, const Name* future, bool async);
   int tensor_map_param(const View& global, const std::vector<std::int64_t>& box, int swizzle, const SourceLocation& where);
   void mma_statement(const Stmt& s, const Mma& m);
   void accumulator_update(const Stmt& s, const Assignment& a, const Value& target);
@@ -346,7 +417,6 @@ class Lowerer {
 
   // --- helpers
   bool contains_parallel(const Stmt& s) const;
-  bool uses_shared(const Stmt& s) const;
   bool uses_hopper(const Stmt& s) const;
   // `where`: the statement or declarator that asks for it, for errors.
   int allocate(const std::string& base, DType t, std::vector<std::int64_t> dims, ir::Space space,
@@ -371,6 +441,10 @@ class Lowerer {
   std::map<std::string, std::int64_t> dims_;
   std::map<std::string, std::vector<abi::DimSource>> dynamic_;
   const BoundFunction& bound_;  // for the derivation notes of errors
+  // What sema proved about the function: lowering reads names, mappings
+  // and decoded modifiers here instead of deriving them again.
+  static const sema::CheckedFunction& semantics_of(const BoundFunction& bound);
+  const sema::CheckedFunction& facts_;
   const int kernel_index_;      // which top-level parallel statement this kernel runs
   const int kernel_count_;      // how many the function has (at least 1)
   int top_parallels_seen_ = 0;

@@ -82,6 +82,10 @@ GeneratedProgram generate(const CheckedProgram& checked, const std::vector<abi::
   options.keep_ir = keep_ir;
   options.ir_after = ir_after;
   options.ir_detail = ir_detail;
+  // Sema's facts serve a target whose arch rules it checked; otherwise
+  // generate_program checks the function for this one.
+  if (checked.semantics.target && checked.semantics.target->arch == target.target.arch)
+    options.semantics = checked.semantics.find(checked.function->name);
   return generate_program(*checked.program, *checked.function, args, target.target, options);
 }
 

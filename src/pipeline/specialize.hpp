@@ -14,6 +14,7 @@
 #include "frontend/ast.hpp"
 #include "ir/printer.hpp"
 #include "passes/passes.hpp"
+#include "sema/sema.hpp"
 #include "target/target.hpp"
 
 namespace croq::pipeline {
@@ -54,6 +55,11 @@ struct GenerateOptions {
   // The passes to run, in order; empty: passes::pass_list(). (Tests put a
   // faulty pass in to see the verifier name it.)
   std::span<const passes::Pass> passes;
+  // Sema's facts of `function` (pipeline::CheckedProgram::semantics) when
+  // they were checked for this target; null: generate_program checks the
+  // function for the target itself (tests, and programs checked without an
+  // arch), so lowering always reads sema's facts.
+  const sema::CheckedFunction* semantics = nullptr;
 };
 
 // Whether CROQ_VERIFY_IR asks for the verifier (yes/no spellings; unset: no).

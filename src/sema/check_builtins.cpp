@@ -206,9 +206,7 @@ Type Checker::math_builtin(const Expr& e, const Call& c, const frontend::MathBui
   const auto known = [](const Type& t) { return t.kind == Kind::scalar ? t.known : Known::at_run_time; };
   out.known = std::max(known(x), known(a));
   if (out.known != Known::now) return out;
-  if (a.value <= 0)
-    fail(Rule::constant_arithmetic, c.args[1]->location,
-         "`" + name + "` aligns to a positive multiple, got " + std::to_string(a.value));
+  if (Verdict broken = align_multiple(name, a.value)) fail(c.args[1]->location, std::move(*broken));
   support::CheckedInt q = b.function == "alignup" ? support::checked_cdiv(x.value, a.value)
                                                   : support::checked_div(x.value, a.value);
   support::CheckedInt r = q.ok() ? support::checked_mul(q.value, a.value) : q;

@@ -12,16 +12,19 @@ int Checker::swizzle_span(const Modifier& m) {
   const Expr* arg = m.template_args.size() == 1 ? m.template_args[0].get() : nullptr;
   const auto* lit = arg ? std::get_if<IntegerLiteral>(&arg->node) : nullptr;
   const std::int64_t n = lit ? static_cast<std::int64_t>(lit->value) : -1;
+  int span = 0;
   switch (n) {
-    case 0: return 0;
-    case 1: case 32: return 32;
-    case 2: case 64: return 64;
-    case 3: case 128: return 128;
+    case 0: span = 0; break;
+    case 1: case 32: span = 32; break;
+    case 2: case 64: span = 64; break;
+    case 3: case 128: span = 128; break;
     default:
       fail(Rule::swizzle_mode, m.location,
            "`.swiz<" + (n < 0 && arg ? text(*arg) : std::to_string(n)) + ">` is not a swizzle mode",
            "use swiz<0..3> (none, 32B, 64B, 128B) or the byte span swiz<32|64|128>");
   }
+  if (!trial_) out_.swizzle_spans[&m] = span;  // lowering reads the span
+  return span;
 }
 
 void Checker::copy(const Stmt& s, const Copy& c) {
@@ -54,7 +57,7 @@ Type Checker::copy_source(const Copy& c) {
 
 std::vector<std::optional<std::int64_t>> Checker::transpose(const Copy& c, int rank) {
   std::vector<std::optional<std::int64_t>> perm;
-  for (const auto& a : c.op_args) perm.push_back(constant(*a, "a transp<> dimension"));
+  for (const auto& a : c.op_args) perm.push_back(constant(*a, what::transp_dimension));
   if (static_cast<int>(perm.size()) != rank)
     fail(Rule::transp_arity, c.op_location,
          "dma.transp on a rank-" + std::to_string(rank) + " tile takes " + std::to_string(rank) + " dimensions, got " +
@@ -73,9 +76,10 @@ std::vector<std::optional<std::int64_t>> Checker::transpose(const Copy& c, int r
 // dma.pad<low, high, mid, value>: one low, high and mid padding per dimension.
 void Checker::padding(const Copy& c, int rank) {
   static const char* const names[] = {"low", "high", "mid"};
+  Padding decoded;
   for (std::size_t k = 0; k < 3 && k < c.op_args.size(); ++k) {
     const Expr& arg = *c.op_args[k];
-    std::vector<const Expr*> elements;
+    std::vector<const Expr*>& elements = decoded.parts[k];
     if (const auto* t = std::get_if<ITuple>(&arg.node)) {
       for (const auto& el : t->elements) elements.push_back(el.get());
     } else {
@@ -85,20 +89,21 @@ void Checker::padding(const Copy& c, int rank) {
       fail(Rule::pad_arity, arg.location,
            "dma.pad on a rank-" + std::to_string(rank) + " tile takes " + std::to_string(rank) + " `" + names[k] +
                "` padding" + (rank == 1 ? "" : "s") + ", got " + std::to_string(elements.size()));
-    for (const Expr* el : elements) {
-      auto v = constant(*el, "a padding");
-      if (v && *v < 0)
-        fail(Rule::pad_negative, el->location,
-             std::string("`") + names[k] + "` padding must not be negative, got " + std::to_string(*v));
-    }
+    for (const Expr* el : elements)
+      if (auto v = constant(*el, what::padding))
+        if (Verdict broken = pad_padding(names[k], *v)) fail(el->location, std::move(*broken));
   }
   if (c.op_args.size() < 4) return;  // the parser reports it
   const Expr& value_expr = *c.op_args[3];
   Type value = expr(value_expr);
   require_ok(value);
-  if (value.kind != Kind::scalar || (!value.is_float() && value.known == Known::at_run_time))
+  // A number known when the kernel is specialized, or a float computed in
+  // the kernel (not an element of a tensor: a padded copy reads none).
+  if (value.kind != Kind::scalar || value.element || (!value.is_float() && value.known == Known::at_run_time))
     fail(Rule::pad_value, value_expr.location, "the padding value must be a number, got `" + text(value_expr) + "`", "",
          notes_of(value));
+  decoded.value = &value_expr;
+  if (!trial_) out_.paddings[&c] = std::move(decoded);  // lowering evaluates the parts once dims are bound
 }
 
 void Checker::require_copy_types(const Expr& where, const char* engine, const Type& from, const Type& dst) {
@@ -277,10 +282,8 @@ void Checker::tma_copy(const Stmt& s, const Copy& c) {
   }
   if (async && !c.future) require_named_async(s, c);
   // A thread-level parallel of one thread issues it from that thread.
-  if (scope_ == Scope::thread && thread_instances_ != 1)
-    fail(Rule::tma_scope, s.location,
-         "tma.copy runs at block or warpgroup scope, or in a thread-level parallel of one thread; this one runs in many "
-         "threads");
+  if (Verdict broken = scope_ == Scope::thread ? tma_in_threads(thread_instances_ == 1) : std::nullopt)
+    fail(s.location, std::move(*broken));
   if (scope_ == Scope::kernel)
     fail(Rule::tma_scope, s.location, "tma.copy runs at block or warpgroup scope, not inside a thread-level parallel");
   Type src = copy_source(c);

@@ -34,10 +34,9 @@ void Checker::event_declaration(const Stmt& s, const Declaration& d) {
     ev.name = decl.name;
     ev.is_array = decl.array_size != nullptr;
     ev.dimensions = 1 + static_cast<int>(decl.more_array_dims.size());
-    ev.count = decl.array_size ? constant(*decl.array_size, "the number of events") : std::optional<std::int64_t>(1);
-    if (ev.count && (*ev.count < 1 || *ev.count > 32))
-      fail(Rule::event_count, *ev.count < 1 ? decl.array_size->location : decl.location,
-           "an event array holds 1 to 32 events, got " + std::to_string(*ev.count));
+    ev.count = decl.array_size ? constant(*decl.array_size, what::event_count) : std::optional<std::int64_t>(1);
+    if (Verdict broken = ev.count ? event_count(*ev.count) : std::nullopt)
+      fail(*ev.count < 1 ? decl.array_size->location : decl.location, std::move(*broken));
     if (decl.init != Declarator::Init::none) {
       const auto* name = decl.init_values.size() == 1 ? std::get_if<Name>(&decl.init_values[0]->node) : nullptr;
       if (!name || name->name != "ready")
@@ -61,11 +60,8 @@ Type Checker::event_value(const Expr& e, const char* what, bool whole_array) {
     fail(Rule::unsupported_whole_event_array, e.location,
          std::string(what) + " of a whole event array (`" + text(e) + "`) is not supported yet by libcroqjit",
          "name each event, e.g. `" + text(e) + "[0]`", notes_of(v));
-  if (!v.event_selected && v.event->count && *v.event->count != 1)
-    fail(Rule::event_array_unselected, e.location,
-         "`" + text(e) + "` is an array of " + std::to_string(*v.event->count) + " events; say which one, e.g. `" +
-             text(e) + "[i]`",
-         "", notes_of(v));
+  if (Verdict broken = !v.event_selected && v.event->count ? event_unselected(text(e), *v.event->count) : std::nullopt)
+    fail(e.location, std::move(*broken), notes_of(v));
   return v;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "frontend/builtins.hpp"
+#include "frontend/constant_fold.hpp"
 #include "frontend/parser.hpp"
 #include "sema/checker.hpp"
 #include "support/checked_int.hpp"
@@ -196,9 +197,7 @@ Type Checker::unary(const Expr& e, const Unary& u) {
   Type v = expr(*u.operand);
   require_ok(v);
   if (u.op == UnaryOp::extent) {
-    if (v.kind != Kind::index)
-      fail(Rule::extent_needs_index, e.location,
-           "`#` gives the extent of a parallel or loop index; `" + text(*u.operand) + "` is not one", "", notes_of(v));
+    if (v.kind != Kind::index) fail(e.location, extent_of_index(text(*u.operand)), notes_of(v));
     if (v.tuple_of_one)
       fail(Rule::extent_needs_index, e.location,
            "`" + text(*u.operand) + "` is bound by a bound in brackets, a tuple of one index; `#` gives the extent of "
@@ -242,33 +241,9 @@ Type Checker::unary(const Expr& e, const Unary& u) {
 
 namespace {
 
-// A binary operation on two constants, with its overflow or fault.
-support::CheckedInt fold(BinaryOp op, std::int64_t a, std::int64_t c) {
-  using namespace support;
-  CheckedInt v;
-  switch (op) {
-    case BinaryOp::mul: v = checked_mul(a, c); break;
-    case BinaryOp::div: v = checked_div(a, c); break;
-    case BinaryOp::mod: v = checked_mod(a, c); break;
-    case BinaryOp::add: v = checked_add(a, c); break;
-    case BinaryOp::sub: v = checked_sub(a, c); break;
-    case BinaryOp::shl: v = checked_shl(a, c); break;
-    case BinaryOp::shr: v = checked_shr(a, c); break;
-    case BinaryOp::lt: v.value = a < c; break;
-    case BinaryOp::gt: v.value = a > c; break;
-    case BinaryOp::le: v.value = a <= c; break;
-    case BinaryOp::ge: v.value = a >= c; break;
-    case BinaryOp::eq: v.value = a == c; break;
-    case BinaryOp::ne: v.value = a != c; break;
-    case BinaryOp::bit_and: v.value = a & c; break;
-    case BinaryOp::bit_xor: v.value = a ^ c; break;
-    case BinaryOp::bit_or: v.value = a | c; break;
-    case BinaryOp::logical_and: v.value = a && c; break;
-    case BinaryOp::logical_or: v.value = a || c; break;
-    default: break;
-  }
-  return v;
-}
+// A binary operation on two constants, with its overflow or fault (the
+// frontend's folding, which lowering uses too).
+support::CheckedInt fold(BinaryOp op, std::int64_t a, std::int64_t c) { return frontend::fold_binary(op, a, c); }
 
 }  // namespace
 
@@ -292,10 +267,7 @@ Type Checker::binary(const Expr& e, const Binary& b) {
   require_ok(l);
   require_ok(r);
   if (b.op == BinaryOp::compose) {
-    if (r.kind != Kind::index)
-      fail(Rule::compose_needs_index, b.rhs->location,
-           "the right side of `#` must be a bounded index (a parallel or loop variable), got `" + text(*b.rhs) + "`", "",
-           notes_of(r));
+    if (r.kind != Kind::index) fail(b.rhs->location, compose_index(text(*b.rhs)), notes_of(r));
     if (!l.is_number())
       fail(Rule::arithmetic_operand, b.lhs->location,
            "`" + text(*b.lhs) + "` is " + kind_phrase(l.kind) + "; `#` composes a tile index with an index", "", notes_of(l));
@@ -468,12 +440,9 @@ Type Checker::element_of(const Expr& e, const Call& c, const Type& whole) {
       whole.kind == Kind::shape && whole.elements.empty() ? whole.rank : static_cast<std::int64_t>(whole.elements.size());
   if (c.args.size() != 1)
     fail(Rule::pick_index, e.location, "`" + name + "(i)` takes one index, got " + std::to_string(c.args.size()));
-  std::optional<std::int64_t> i = constant(*c.args[0], "the element index");
-  if (i && (*i < 0 || *i >= size))
-    fail(Rule::pick_index, c.args[0]->location,
-         "`" + name + "` has " + std::to_string(size) + (size == 1 ? " element" : " elements") + "; `" + name + "(" +
-             std::to_string(*i) + ")` is not one of them",
-         "elements count from 0");
+  std::optional<std::int64_t> i = constant(*c.args[0], what::element_index);
+  if (Verdict broken = i ? element_of_index(name, size, *i) : std::nullopt)
+    fail(c.args[0]->location, std::move(*broken));
   if (!i || whole.elements.empty()) {
     Type out;
     out.kind = Kind::scalar;
@@ -492,13 +461,8 @@ std::optional<std::int64_t> Checker::constant(const Expr& e, const char* what, b
   require_ok(v);
   const bool runtime_integer = v.kind == Kind::index || (v.kind == Kind::scalar && !v.is_float() && v.known == Known::at_run_time);
   if (runtime_integer && runtime_in_croqtile) runtime_value(e, what, v);
-  if (v.kind == Kind::index)
-    fail(Rule::constant_required, e.location,
-         std::string(what) + " must be known when the kernel is specialized; `" + text(e) + "` is a runtime index", "",
-         notes_of(v));
-  if (v.kind != Kind::scalar || v.is_float() || v.known == Known::at_run_time)
-    fail(Rule::constant_required, e.location, std::string(what) + " must be a constant, got `" + text(e) + "`", "",
-         notes_of(v));
+  if (v.kind == Kind::index || v.kind != Kind::scalar || v.is_float() || v.known == Known::at_run_time)
+    fail(e.location, constant_required(what, text(e), v.kind == Kind::index), notes_of(v));
   if (v.known == Known::now) return v.value;
   return std::nullopt;
 }
@@ -573,10 +537,7 @@ std::vector<Count> Checker::counts(const Expr& e, const char* what, bool runtime
       }
       runtime_value(part, what, v);
     }
-    fail(Rule::count_not_constant, part.location,
-         std::string(what) + " must be a constant or computed from a dynamic dim (`M`, `cdiv(M, 64)`, `M / 64`), got `" +
-             text(part) + "`",
-         "", notes_of(v));
+    fail(part.location, count_form(what, text(part)), notes_of(v));
   };
   if (const auto* list = std::get_if<ShapeList>(&e.node)) {
     for (const auto& d : list->dims) add(*d);
@@ -657,12 +618,9 @@ Type Checker::bounded_value(const Expr& e, const Call& c, const Type& index) {
   if (c.args.size() != 1)
     fail(Rule::pick_index, e.location, "`" + text(*c.callee) + "(i)` takes one value of the index, got " +
                                            std::to_string(c.args.size()));
-  const std::optional<std::int64_t> i = constant(*c.args[0], "the value of a bounded index");
-  if (i && index.count && (*i >= *index.count || *i < -*index.count))
-    fail(Rule::pick_index, c.args[0]->location,
-         "`" + text(*c.callee) + "` takes " + std::to_string(*index.count) + " values; `(" + std::to_string(*i) +
-             ")` is not one of them",
-         "values count from 0, and from -1 backwards from the last");
+  const std::optional<std::int64_t> i = constant(*c.args[0], what::bounded_index_value);
+  if (Verdict broken = i && index.count ? index_value(text(*c.callee), *index.count, *i) : std::nullopt)
+    fail(c.args[0]->location, std::move(*broken));
   Type out = index;
   return out;
 }

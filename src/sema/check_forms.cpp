@@ -3,6 +3,7 @@
 // (`parallel.async`, `parallel<s>`, `: device(...)` and `: term` levels,
 // `: block<cooperative>`), barriers and fences, the bindings of `with`
 // after the first, local loop names and `where` clauses.
+#include "frontend/ast_walk.hpp"
 #include "sema/checker.hpp"
 
 namespace croq::sema::detail {
@@ -42,7 +43,7 @@ bool Checker::placement_level(const Stmt& s, const Parallel& p, std::size_t leve
   if (lv.space != SpaceSpecifier::device && lv.space != SpaceSpecifier::term) return false;
   std::vector<Count> values;
   try {
-    values = counts(*lv.count, "a parallel count");
+    values = counts(*lv.count, what::parallel_count);
   } catch (const Abort&) {
   }
   try {
@@ -61,6 +62,10 @@ bool Checker::placement_level(const Stmt& s, const Parallel& p, std::size_t leve
                  "write `by 1`; the levels inside it say how the work is spread");
   } catch (const Abort&) {
   }
+  // Without parallel levels inside, the level itself maps as an unannotated
+  // one (one thread runs it); lowering reads that mapping.
+  if (lv.space == SpaceSpecifier::device && level_index + 1 == p.levels.size() && !contains_parallel(*p.body))
+    level_mapping(p, level_index, false);
   push();
   for (std::size_t d = 0; d < lv.indices.size(); ++d) {
     Type t;
@@ -85,7 +90,7 @@ void Checker::sync_statement(const Stmt& s, const Sync& y) {
   // for the whole grid; libcroqjit runs it where the whole block runs.
   const bool grid_barrier =
       y.scope == "barrier" && cooperative_levels_ > 0 && (y.level == L::block || y.level == L::device);
-  if (grid_barrier && scope_ != Scope::block) {
+  if (grid_barrier && (scope_ != Scope::block || region_.active)) {
     limitation(Rule::unsupported_statement, s.location,
                "a grid barrier inside a thread level is not supported yet by libcroqjit",
                "put the `sync.barrier` at the scope of the `: block<cooperative>` level, where every thread reaches it");
@@ -143,7 +148,7 @@ void Checker::loop_extras(const Loop& l) {
     try {
       {
         RuntimeCounts runtime(runtime_counts_, true);  // `with` only binds its indices
-        bounds = counts(*b.bound, "a loop bound");
+        bounds = counts(*b.bound, what::loop_bound);
       }
       if (!(b.indices.size() == 1 && !b.braced) && b.indices.size() != bounds.size())
         fail(Rule::loop_index_count, b.bound->location,

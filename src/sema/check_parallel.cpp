@@ -1,6 +1,7 @@
 // Parallel levels (docs/guide/language.md, "Parallel mapping"), clusters and inthreads.async
 // regions: where each level runs, the counts that are constants in the
 // source, and which warpgroups a region selects.
+#include "frontend/ast_walk.hpp"
 #include "frontend/frontend.hpp"
 #include "sema/checker.hpp"
 #include "support/checked_int.hpp"
@@ -9,39 +10,13 @@ namespace croq::sema::detail {
 
 namespace {
 
-template <typename F>
-void walk(const Stmt& s, F&& visit) {
-  if (visit(s)) return;
-  std::visit([&](const auto& n) {
-    using T = std::decay_t<decltype(n)>;
-    if constexpr (std::is_same_v<T, Block>) {
-      for (const auto& c : n.statements) walk(*c, visit);
-    } else if constexpr (std::is_same_v<T, Loop> || std::is_same_v<T, While> || std::is_same_v<T, InThreads> ||
-                         std::is_same_v<T, Parallel>) {
-      if (n.body) walk(*n.body, visit);
-    } else if constexpr (std::is_same_v<T, If>) {
-      walk(*n.then_branch, visit);
-      if (n.else_branch) walk(*n.else_branch, visit);
-    }
-  }, s.node);
-}
-
-bool contains_parallel(const Stmt& s) {
-  bool found = false;
-  walk(s, [&](const Stmt& st) { return found = found || std::holds_alternative<Parallel>(st.node); });
-  return found;
-}
-
 // Stages data in shared memory: an unannotated top level then maps to blocks.
 bool uses_shared(const Stmt& s) {
-  bool found = false;
-  walk(s, [&](const Stmt& st) {
-    if (const auto* c = std::get_if<Copy>(&st.node)) found = found || c->destination_storage == Storage::shared;
-    else if (const auto* d = std::get_if<Declaration>(&st.node)) found = found || d->type.storage == Storage::shared;
-    else if (std::holds_alternative<Sync>(st.node)) found = true;
-    return found;
+  return any_statement(s, [](const Stmt& st) {
+    if (const auto* c = std::get_if<Copy>(&st.node)) return c->destination_storage == Storage::shared;
+    if (const auto* d = std::get_if<Declaration>(&st.node)) return d->type.storage == Storage::shared;
+    return std::holds_alternative<Sync>(st.node);
   });
-  return found;
 }
 
 std::string space_text(const ParallelLevel& lv) {
@@ -60,16 +35,111 @@ std::optional<std::int64_t> Checker::cluster_blocks(const Parallel& p, std::size
     fail(Rule::cluster_needs_block, lv.location, "a `: cluster` level must be directly followed by a `: block` level",
          "write `parallel c by C : cluster, b by B : block { ... }`, or a `: block` level as the only statement of the "
          "cluster level");
-  std::int64_t blocks = 1;
-  for (const Count& c : counts(*next->count, "a parallel count")) {
+  support::CheckedInt blocks{1};
+  for (const Count& c : counts(*next->count, what::parallel_count)) {
     if (c.known != Known::now || c.value <= 0) return std::nullopt;  // the block level reports a count below 1
-    auto product = support::checked_mul(blocks, c.value);
-    blocks = product.ok() ? product.value : 9;
+    if (blocks.ok()) blocks = support::checked_mul(blocks.value, c.value);
   }
-  if (blocks > 8)
-    fail(Rule::cluster_size, next->count->location, "a cluster holds at most 8 blocks, got " + std::to_string(blocks),
-         "8 is the portable cluster size");
-  return blocks;
+  if (Verdict broken = cluster_size(blocks, text(*next->count))) fail(next->count->location, std::move(*broken));
+  return blocks.value;
+}
+
+// The counts of level `lv` (each known now or not) and their product.
+Checker::LevelCounts Checker::level_counts(const ParallelLevel& lv) {
+  LevelCounts n;
+  std::vector<Count>& count_values = n.values;
+  std::int64_t& total = n.total;
+  bool& total_known = n.known;
+  try {
+    // The index count first: a runtime count (a limitation) must not hide it.
+    if (const auto* list = std::get_if<ShapeList>(&lv.count->node);
+        list && !lv.indices.empty() && lv.indices.size() != list->dims.size())
+      fail(Rule::parallel_index_count, lv.location,
+           std::to_string(lv.indices.size()) + " indices but " + std::to_string(list->dims.size()) + " counts after `by`");
+    count_values = counts(*lv.count, what::parallel_count);
+    if (!lv.indices.empty() && lv.indices.size() != count_values.size())
+      fail(Rule::parallel_index_count, lv.location,
+           std::to_string(lv.indices.size()) + " indices but " + std::to_string(count_values.size()) + " counts after `by`");
+    for (const Count& c : count_values) {
+      if (c.known != Known::now) {
+        total_known = false;
+        continue;
+      }
+      if (Verdict broken = parallel_count(c.value)) fail(lv.count->location, std::move(*broken));
+      if (total_known) {
+        auto product = support::checked_mul(total, c.value);
+        total_known = product.ok();
+        total = product.value;
+      }
+    }
+  } catch (const Abort&) {
+    total_known = false;
+    count_values.assign(lv.indices.size(), Count{});
+  }
+  return n;
+}
+
+// Where level `level_index` of `p` runs (recorded for lowering).
+Mapping Checker::level_mapping(const Parallel& p, std::size_t level_index, bool nested_below) {
+  const ParallelLevel& lv = p.levels[level_index];
+  Mapping mapping;
+  switch (lv.space) {
+    case SpaceSpecifier::block: mapping = Mapping::grid; break;
+    case SpaceSpecifier::thread: case SpaceSpecifier::group: case SpaceSpecifier::group4: mapping = Mapping::threads; break;
+    case SpaceSpecifier::cluster: mapping = Mapping::cluster; break;
+    default:
+      mapping = scope_ != Scope::kernel ? Mapping::threads
+                : (nested_below || uses_shared(*p.body)) ? Mapping::grid
+                                                         : Mapping::flat;
+  }
+  out_.mappings[&lv] = mapping;
+  return mapping;
+}
+
+// The rules of a level's nesting and size: outermost clusters and blocks,
+// one block-level statement, thread levels that fit the block.
+void Checker::check_level_fits(const Parallel& p, std::size_t level_index, Mapping mapping, const LevelCounts& n,
+                               std::int64_t unit, bool nested_below) {
+  const ParallelLevel& lv = p.levels[level_index];
+  const std::int64_t total = n.total;
+  const bool total_known = n.known;
+  if (mapping == Mapping::cluster && (scope_ != Scope::kernel || cluster_open_))
+    fail(Rule::cluster_outermost, lv.location, "a `: cluster` level must be the outermost parallel level");
+  if (mapping == Mapping::grid && scope_ != Scope::kernel)
+    fail(Rule::block_outermost, lv.location, "a `: block` level must be the outermost parallel level",
+         "an unannotated level inside a block level runs on its threads; say `: thread` or `: group-4`");
+  if (mapping == Mapping::threads && scope_ == Scope::thread && lv.space != SpaceSpecifier::thread)
+    fail(Rule::thread_level_nesting, lv.location, "parallel levels inside a thread level are not supported");
+  if (mapping != Mapping::threads && grid_set_)
+    fail(Rule::one_grid, lv.location, "only one block-level parallel statement per kernel is supported yet",
+         "put every block-level statement in one `parallel ... : block`");
+  if (mapping == Mapping::cluster) {
+    cluster_blocks(p, level_index);
+    if (options_.target && !options_.target->clusters() && !needs_sm90_reported_) {
+      needs_sm90_reported_ = true;
+      fail(Rule::needs_sm90, lv.location, "`: cluster` needs sm_90 (Hopper) (compiling for " + options_.target->arch + ")");
+    }
+  }
+  if (Verdict broken = mapping == Mapping::threads && total_known ? sema::block_threads(support::checked_mul(total, unit))
+                                                                   : std::nullopt)
+    fail(lv.location, std::move(*broken));
+  if (mapping == Mapping::threads && lv.space == SpaceSpecifier::group && group4_levels_ > 0)
+    fail(Rule::group_nesting, lv.location, "a `: group` level inside a `: group-4` level",
+         "split the warpgroup's threads with a `: thread` level, or make this level a sibling of the `: group-4` one");
+  if (mapping == Mapping::threads && total_known && thread_split_ && unit == 1 && split_groups_) {
+    auto needed = support::checked_mul(total, *split_groups_);
+    if (!needed.ok() || needed.value > 1024)
+      fail(Rule::block_thread_limit, lv.location,
+           "this parallel level needs " + (needed.ok() ? std::to_string(needed.value) : std::string("more than 2^63")) +
+               " threads in a block (" + std::to_string(*split_groups_) + " groups of " + std::to_string(total) +
+               "); a block has at most 1024");
+  }
+  if (mapping == Mapping::threads && total_known) {
+    if (scope_ == Scope::block && !thread_split_) block_threads(lv, total * unit, !nested_below);
+    // A rule of the GPU targets: `croq check` without --arch leaves it out.
+    if ((lv.space == SpaceSpecifier::thread || lv.space == SpaceSpecifier::none) && options_.target)
+      thread_level_units(lv, total);
+  }
 }
 
 void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index) {
@@ -96,49 +166,12 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     limitation(Rule::cooperative_level, lv.cooperative_location,
                "`<cooperative>` applies only to a `: block` level; Croqtile ignores it here",
                "remove it, or write `parallel b by N : block<cooperative>`");
-  std::vector<Count> count_values;
-  std::int64_t total = 1;  // the product of the counts, when total_known
-  bool total_known = true;
-  try {
-    // The index count first: a runtime count (a limitation) must not hide it.
-    if (const auto* list = std::get_if<ShapeList>(&lv.count->node);
-        list && !lv.indices.empty() && lv.indices.size() != list->dims.size())
-      fail(Rule::parallel_index_count, lv.location,
-           std::to_string(lv.indices.size()) + " indices but " + std::to_string(list->dims.size()) + " counts after `by`");
-    count_values = counts(*lv.count, "a parallel count");
-    if (!lv.indices.empty() && lv.indices.size() != count_values.size())
-      fail(Rule::parallel_index_count, lv.location,
-           std::to_string(lv.indices.size()) + " indices but " + std::to_string(count_values.size()) + " counts after `by`");
-    for (const Count& c : count_values) {
-      if (c.known != Known::now) {
-        total_known = false;
-        continue;
-      }
-      if (c.value <= 0)
-        fail(Rule::parallel_count, lv.count->location, "a parallel count must be positive, got " + std::to_string(c.value));
-      if (total_known) {
-        auto product = support::checked_mul(total, c.value);
-        total_known = product.ok();
-        total = product.value;
-      }
-    }
-  } catch (const Abort&) {
-    total_known = false;
-    count_values.assign(lv.indices.size(), Count{});
-  }
-  // Where the level runs.
+  LevelCounts n = level_counts(lv);
+  std::vector<Count>& count_values = n.values;
+  const std::int64_t total = n.total;  // the product of the counts, when total_known
+  const bool total_known = n.known;
   const bool nested_below = level_index + 1 < p.levels.size() || contains_parallel(*p.body);
-  Mapping mapping;
-  switch (lv.space) {
-    case SpaceSpecifier::block: mapping = Mapping::grid; break;
-    case SpaceSpecifier::thread: case SpaceSpecifier::group: case SpaceSpecifier::group4: mapping = Mapping::threads; break;
-    case SpaceSpecifier::cluster: mapping = Mapping::cluster; break;
-    default:
-      mapping = scope_ != Scope::kernel ? Mapping::threads
-                : (nested_below || uses_shared(*p.body)) ? Mapping::grid
-                                                         : Mapping::flat;
-  }
-  out_.mappings[&lv] = mapping;
+  const Mapping mapping = level_mapping(p, level_index, nested_below);
   const std::int64_t unit = lv.space == SpaceSpecifier::group ? 32 : lv.space == SpaceSpecifier::group4 ? 128 : 1;
   const Scope saved_scope = scope_;
   const bool saved_in_warpgroup = in_warpgroup_, saved_thread_split = thread_split_, saved_in_warp = in_warp_;
@@ -167,46 +200,7 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   }
   try {
     if (after_bad_cluster) throw Abort{};
-    if (mapping == Mapping::cluster && (scope_ != Scope::kernel || cluster_open_))
-      fail(Rule::cluster_outermost, lv.location, "a `: cluster` level must be the outermost parallel level");
-    if (mapping == Mapping::grid && scope_ != Scope::kernel)
-      fail(Rule::block_outermost, lv.location, "a `: block` level must be the outermost parallel level",
-           "an unannotated level inside a block level runs on its threads; say `: thread` or `: group-4`");
-    if (mapping == Mapping::threads && scope_ == Scope::thread && lv.space != SpaceSpecifier::thread)
-      fail(Rule::thread_level_nesting, lv.location, "parallel levels inside a thread level are not supported");
-    if (mapping != Mapping::threads && grid_set_)
-      fail(Rule::one_grid, lv.location, "only one block-level parallel statement per kernel is supported yet",
-           "put every block-level statement in one `parallel ... : block`");
-    if (mapping == Mapping::cluster) {
-      cluster_blocks(p, level_index);
-      if (options_.target && !options_.target->clusters() && !needs_sm90_reported_) {
-        needs_sm90_reported_ = true;
-        fail(Rule::needs_sm90, lv.location, "`: cluster` needs sm_90 (Hopper) (compiling for " + options_.target->arch + ")");
-      }
-    }
-    if (mapping == Mapping::threads && total_known && total > 1024 / unit) {
-      auto needed = support::checked_mul(total, unit);
-      fail(Rule::block_thread_limit, lv.location,
-           "this parallel level needs " + (needed.ok() ? std::to_string(needed.value) : std::string("more than 2^63")) +
-               " threads in a block; a block has at most 1024");
-    }
-    if (mapping == Mapping::threads && lv.space == SpaceSpecifier::group && group4_levels_ > 0)
-      fail(Rule::group_nesting, lv.location, "a `: group` level inside a `: group-4` level",
-           "split the warpgroup's threads with a `: thread` level, or make this level a sibling of the `: group-4` one");
-    if (mapping == Mapping::threads && total_known && thread_split_ && unit == 1 && split_groups_) {
-      auto needed = support::checked_mul(total, *split_groups_);
-      if (!needed.ok() || needed.value > 1024)
-        fail(Rule::block_thread_limit, lv.location,
-             "this parallel level needs " + (needed.ok() ? std::to_string(needed.value) : std::string("more than 2^63")) +
-                 " threads in a block (" + std::to_string(*split_groups_) + " groups of " + std::to_string(total) +
-                 "); a block has at most 1024");
-    }
-    if (mapping == Mapping::threads && total_known) {
-      if (scope_ == Scope::block && !thread_split_) block_threads(lv, total * unit, !nested_below);
-      // A rule of the GPU targets: `croq check` without --arch leaves it out.
-      if ((lv.space == SpaceSpecifier::thread || lv.space == SpaceSpecifier::none) && options_.target)
-        thread_level_units(lv, total);
-    }
+    check_level_fits(p, level_index, mapping, n, unit, nested_below);
   } catch (const Abort&) {
     cluster_error_ = mapping == Mapping::cluster;
   }
@@ -410,8 +404,7 @@ void Checker::inthreads_async(const Stmt& s, const InThreads& t) {
         fail(Rule::condition_not_a_number, t.condition->location,
              "`" + text(*t.condition) + "` is " + kind_phrase(c.kind) + "; an inthreads.async condition is a comparison");
       if (c.known == Known::at_run_time || c.is_float())
-        fail(Rule::inthreads_condition, t.condition->location,
-             "the inthreads.async condition must depend only on `" + level.index + "` (it selects whole thread groups)");
+        fail(t.condition->location, *inthreads_selection(level.index, level.count.value_or(0), std::nullopt));
       if (c.known != Known::now) return std::nullopt;
       return c.value != 0;
     };
@@ -432,16 +425,9 @@ void Checker::inthreads_async(const Stmt& s, const InThreads& t) {
       value.known = Known::at_specialization;
       selects(value);
     }
-    if (known && chosen.empty())
-      fail(Rule::inthreads_selection, t.condition->location,
-           "the inthreads.async condition selects no `" + level.index + "` in 0.." + std::to_string(*level.count - 1));
-    for (std::size_t i = 1; known && i < chosen.size(); ++i)
-      if (chosen[i] != chosen[i - 1] + 1)
-        fail(Rule::inthreads_selection, t.condition->location,
-             "the inthreads.async condition must select a contiguous range of `" + level.index + "`");
-    if (regions_ >= 15)
-      fail(Rule::inthreads_limit, s.location,
-           "at most 15 inthreads.async regions in a block (named barriers 1..15; barrier 0 is the block barrier)");
+    if (Verdict broken = known ? inthreads_selection(level.index, *level.count, chosen) : std::nullopt)
+      fail(t.condition->location, std::move(*broken));
+    if (Verdict broken = inthreads_regions(regions_)) fail(s.location, std::move(*broken));
     ++regions_;
     expr(*t.condition);  // resolves its names
     if (known) {

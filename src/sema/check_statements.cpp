@@ -343,9 +343,8 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
       if (t.storage != Storage::shared)
         limitation(Rule::buffer_array_not_shared, decl.location, "arrays of buffers live in shared memory (a ring of stages)",
                    "declare it `shared " + t.name + " [...] " + decl.name + "[N];`");
-      slots = constant(*decl.array_size, "the number of buffers");
-      if (slots && *slots < 1)
-        fail(Rule::buffer_array_empty, decl.array_size->location, "an array of buffers needs at least one");
+      slots = constant(*decl.array_size, what::buffer_count);
+      if (Verdict broken = slots ? buffer_array_size(*slots) : std::nullopt) fail(decl.array_size->location, std::move(*broken));
     }
     if (t.storage == Storage::shared) count_shared_memory(decl, dtype, dims, slots);
     if (t.storage == Storage::shared || t.storage == Storage::local) {
@@ -363,11 +362,9 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
                    fn_.return_type.name + " mdspan<" + std::to_string(*output_rank_only_) + ">`)",
                "declare the returned tensor with " + std::to_string(*output_rank_only_) + " dims");
       }
-      if (dtype != output_dtype_ || rank != output_rank_)
-        fail(Rule::returned_declaration, decl.location,
-             "`" + decl.name + "` is declared " + dtype_text(dtype) + " of rank " + std::to_string(rank) +
-                 " but the function returns " + dtype_text(output_dtype_) + " of rank " + std::to_string(output_rank_),
-             "declare the returned tensor with the function's return type");
+      if (Verdict broken = returned_declaration(decl.name, dtype_text(dtype) + " of rank " + std::to_string(rank),
+                                                 dtype_text(output_dtype_) + " of rank " + std::to_string(output_rank_)))
+        fail(decl.location, {broken->rule, broken->message, "declare the returned tensor with the function's return type"});
       v.buffer = new_buffer(decl.name, dtype, rank, Space::global, decl.location);
       v.buffer->returned = true;
     } else if ((t.storage == Storage::global || t.storage == Storage::none) && scope_ == Scope::kernel) {
@@ -557,7 +554,7 @@ void Checker::loop(const Stmt& s, const Loop& l) {
       // `with` only binds its indices: their bounds may be run-time values.
       RuntimeCounts runtime(runtime_counts_, l.kind == LoopKind::with);
       // A foreach may loop to a bound computed in the kernel (`foreach y in X`).
-      bounds = counts(*l.bound, "a loop bound", l.kind == LoopKind::foreach_);
+      bounds = counts(*l.bound, what::loop_bound, l.kind == LoopKind::foreach_);
     }
     if (l.indices.size() == 1 && bounds.size() > 1 && !l.tuple_name && !l.indices[0].range && !l.braced)
       one_name_for_all = true;

@@ -10,6 +10,17 @@ namespace {
 
 std::string rank_text(int rank) { return "rank-" + std::to_string(rank); }
 
+// `op` (`.at`, `.chunkat`, ...) on `t`, a tensor or tile of t.rank dims,
+// takes one of `things` per dim; it got `got`.
+void require_per_dim(Checker& c, Rule rule, const Expr& e, const std::string& op, const char* things, std::size_t got,
+                     const Type& t) {
+  if (static_cast<int>(got) == t.rank) return;
+  c.fail(rule, e.location,
+         "`" + op + "` on a " + rank_text(t.rank) + " tensor takes " + std::to_string(t.rank) + " " + things + ", got " +
+             std::to_string(got),
+         "", c.notes_of(t));
+}
+
 // A placement coordinate that is not the constant 0 makes a window.
 bool moves_origin(const Type& t) { return !(t.known_now() && t.value == 0); }
 
@@ -25,11 +36,7 @@ void Checker::require_selected(const Expr& e, const Type& t) {
 
 Type Checker::element(const Expr& e, const Type& target, const ExprList& args) {
   std::vector<Type> idx = index_args(args);
-  if (static_cast<int>(idx.size()) != target.rank)
-    fail(Rule::at_arity, e.location,
-         "`.at` on a " + rank_text(target.rank) + " tensor takes " + std::to_string(target.rank) + " indices, got " +
-             std::to_string(idx.size()),
-         "", notes_of(target));
+  require_per_dim(*this, Rule::at_arity, e, ".at", "indices", idx.size(), target);
   for (std::size_t d = 0; d < idx.size(); ++d) {
     const Expr& where = *args[std::min(d, args.size() - 1)];
     require_ok(idx[d]);
@@ -37,15 +44,9 @@ Type Checker::element(const Expr& e, const Type& target, const ExprList& args) {
     if (idx[d].is_float())
       fail(Rule::index_not_integer, where.location, "an index must be an integer, got `" + text(where) + "`", "",
            notes_of(idx[d]));
-    if (idx[d].known_now() && idx[d].value < 0)
-      fail(Rule::index_negative, where.location,
-           "index " + std::to_string(idx[d].value) + " is out of range for dimension " + std::to_string(d) +
-               " (indices start at 0)");
-    if (idx[d].known_now() && d < target.dims.size() && target.dims[d] && idx[d].value >= *target.dims[d])
-      fail(Rule::index_range, where.location,
-           "index " + std::to_string(idx[d].value) + " is out of range for dimension " + std::to_string(d) + " of extent " +
-               std::to_string(*target.dims[d]),
-           "", notes_of(target));
+    const std::int64_t extent = d < target.dims.size() && target.dims[d] ? *target.dims[d] : -1;
+    if (Verdict broken = idx[d].known_now() ? element_index(idx[d].value, d, extent) : std::nullopt)
+      fail(where.location, std::move(*broken), idx[d].value < 0 ? std::vector<std::string>{} : notes_of(target));
   }
   Type r;
   r.kind = Kind::scalar;
@@ -95,7 +96,7 @@ Type Checker::member(const Expr& e, const Member& m) {
            "`.step` on a " + rank_text(obj.rank) + " tile takes " + std::to_string(obj.rank) + " steps, got " +
                std::to_string(m.args.size()),
            "", notes_of(obj));
-    for (const auto& a : m.args) constant(*a, "a step", true);
+    for (const auto& a : m.args) constant(*a, what::step, true);
     obj.stepped = true;
     return obj;
   }
@@ -217,6 +218,115 @@ void Checker::event_order(const Expr& e, const Member& m, const Type& ev) {
          notes_of(v));
 }
 
+// `x.chunkat(i, _, ...)`: the tile of each index (`_` keeps a dimension whole).
+Type Checker::chunkat_member(const Expr& e, const Member& m, Type obj, std::vector<std::optional<std::int64_t>> dims) {
+  // A tuple of indices stands for its indices.
+  std::vector<std::pair<const Expr*, Type>> parts;
+  for (const auto& a : m.args) {
+    if (std::holds_alternative<Wildcard>(a->node)) {
+      parts.emplace_back(a.get(), Type{});
+      continue;
+    }
+    Type idx = expr(*a);
+    require_ok(idx);
+    if (idx.kind == Kind::tuple)
+      for (const Type& el : idx.elements) parts.emplace_back(a.get(), el);
+    else parts.emplace_back(a.get(), idx);
+  }
+  require_per_dim(*this, Rule::chunkat_arity, e, ".chunkat", "arguments", parts.size(), obj);
+  for (std::size_t d = 0; d < parts.size(); ++d) {
+    const auto& [a, idx] = parts[d];
+    if (std::holds_alternative<Wildcard>(a->node)) continue;
+    if (idx.kind != Kind::index) fail(a->location, chunkat_index(text(*a)), notes_of(idx));
+    index_binding_limit(*a);
+    obj.window = true;
+    if (dims[d] && idx.count && *idx.count > *dims[d])
+      fail(Rule::chunkat_too_many_tiles, a->location,
+           "`" + text(*a) + "` splits dimension " + std::to_string(d) + " (extent " + std::to_string(*dims[d]) +
+               ") into " + std::to_string(*idx.count) + " tiles: more tiles than elements",
+           "split it by an index of at most " + std::to_string(*dims[d]) + " values", notes_of(obj));
+    dims[d] = dims[d] && idx.count && *idx.count > 0 && *dims[d] % *idx.count == 0
+                  ? std::optional<std::int64_t>(*dims[d] / *idx.count)
+                  : std::nullopt;
+  }
+  obj.kind = Kind::tensor;
+  obj.dims = std::move(dims);
+  return obj;
+}
+
+// `x.subspan(...)` / `x.view(...)`: a tile of the listed extents, placed
+// later by `.at` / `.from`.
+Type Checker::subspan_member(const Expr& e, const Member& m, Type obj, std::vector<std::optional<std::int64_t>> dims) {
+  // A tuple (`b = {16, 18}; x.subspan(b, 9)`) stands for its values.
+  std::size_t extents = 0;
+  std::vector<std::optional<std::int64_t>> tile;  // the extents, where constants
+  bool listed = true;                             // one value per extent, in order
+  for (const auto& a : m.args) {
+    if (std::holds_alternative<Wildcard>(a->node)) {  // the whole dimension
+      ++extents;
+      tile.push_back(extents <= dims.size() ? dims[extents - 1] : std::nullopt);
+      continue;
+    }
+    Type v = expr(*a);
+    require_ok(v);
+    if (v.kind == Kind::shape && std::holds_alternative<ShapeList>(a->node)) {  // x.view([b, 3])
+      limitation(Rule::unsupported_expression, a->location,
+                 "a shape (`" + text(*a) + "`) as the extents of `." + m.name +
+                     "` is not supported yet by libcroqjit",
+                 "list the extents one by one");
+      extents += static_cast<std::size_t>(v.rank);
+      listed = false;
+      continue;
+    }
+    std::vector<const Type*> flat;  // nested tuples stand for their values
+    const auto flatten = [&](const auto& self, const Type& t) -> void {
+      if (t.kind != Kind::tuple) return flat.push_back(&t);
+      for (const Type& el : t.elements) self(self, el);
+    };
+    if (v.kind == Kind::tuple) flatten(flatten, v);
+    extents += v.kind == Kind::tuple ? flat.size() : 1;
+    const bool device_value = v.kind == Kind::index || (v.kind == Kind::scalar && !v.is_float() && v.known == Known::at_run_time);
+    if (tma_operands_ && device_value)
+      fail(Rule::tma_box_runtime, a->location,
+           "a tma.copy box extent is encoded on the host before the launch; `" + text(*a) +
+               "` is computed in the kernel",
+           "use a constant or an expression of the parameters' dims, and mask the tail instead", notes_of(v));
+    if (v.kind != Kind::tuple && device_value) {
+      tile.push_back(std::nullopt);  // a runtime extent: the copy guards it
+    } else if (v.kind != Kind::tuple) {
+      tile.push_back(constant(*a, what::tile_extent, true));
+      if (tile.back() && *tile.back() <= 0)
+        fail(Rule::extent_positive, a->location,
+             "`." + m.name + "` takes tiles of extent " + std::to_string(*tile.back()) + " in dimension " +
+                 std::to_string(tile.size() - 1) + "; a tile extent must be positive",
+             "", notes_of(v));
+    } else {
+      for (const Type* el : flat)
+        tile.push_back(el->known_now() && !el->is_float() ? std::optional<std::int64_t>(el->value) : std::nullopt);
+    }
+  }
+  for (std::size_t d = 0; d < tile.size(); ++d)  // extents from a tuple (`b = {-4, 2}; x.subspan(b)`)
+    if (tile[d] && *tile[d] <= 0)
+      fail(Rule::extent_positive, e.location,
+           "`." + m.name + "` takes tiles of extent " + std::to_string(*tile[d]) + " in dimension " +
+               std::to_string(d) + "; a tile extent must be positive");
+  require_per_dim(*this, Rule::subspan_arity, e, "." + m.name, "extents", extents, obj);
+  if (listed && m.kind == MemberKind::subspan)
+    for (std::size_t d = 0; d < tile.size() && d < dims.size(); ++d)
+      if (tile[d] && dims[d] && *tile[d] > *dims[d])
+        fail(Rule::subspan_too_large, e.location,
+             "`." + m.name + "` takes tiles of extent " + std::to_string(*tile[d]) + " in dimension " +
+                 std::to_string(d) + ", which has only " + std::to_string(*dims[d]) + " elements",
+             "a tile fits in the tensor; make it at most " + std::to_string(*dims[d]), notes_of(obj));
+  obj.kind = Kind::tensor;
+  obj.pending = m.kind == MemberKind::view ? Pending::view : Pending::subspan;
+  obj.tiled = dims;
+  obj.stepped = false;
+  if (listed) obj.dims = std::move(tile);
+  if (listed) obj.unbounded_dims = 0;  // the tile's extents are the listed ones
+  return obj;
+}
+
 Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
   // The extents known before the member; each case says what they become.
   std::vector<std::optional<std::int64_t>> dims = std::move(obj.dims);
@@ -241,7 +351,7 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
       }
       if (m.args.size() != 1)
         fail(Rule::span_arity, e.location, "`.span(i)` takes one dimension, got " + std::to_string(m.args.size()));
-      auto i = constant(*m.args[0], "the dimension of `.span(i)`");
+      auto i = constant(*m.args[0], what::span_dimension);
       if (i && (*i < 0 || *i >= obj.rank))
         fail(Rule::span_dimension, e.location,
              "`.span(" + std::to_string(*i) + ")` on a " + rank_text(obj.rank) + " tensor", "dimensions count from 0",
@@ -298,122 +408,11 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
       obj.dims = std::move(dims);  // the extents the indices run over
       return element(e, obj, m.args);
     }
-    case MemberKind::chunkat: {
-      // A tuple of indices stands for its indices.
-      std::vector<std::pair<const Expr*, Type>> parts;
-      for (const auto& a : m.args) {
-        if (std::holds_alternative<Wildcard>(a->node)) {
-          parts.emplace_back(a.get(), Type{});
-          continue;
-        }
-        Type idx = expr(*a);
-        require_ok(idx);
-        if (idx.kind == Kind::tuple)
-          for (const Type& el : idx.elements) parts.emplace_back(a.get(), el);
-        else parts.emplace_back(a.get(), idx);
-      }
-      if (static_cast<int>(parts.size()) != obj.rank)
-        fail(Rule::chunkat_arity, e.location,
-             "`.chunkat` on a " + rank_text(obj.rank) + " tensor takes " + std::to_string(obj.rank) + " arguments, got " +
-                 std::to_string(parts.size()),
-             "", notes_of(obj));
-      for (std::size_t d = 0; d < parts.size(); ++d) {
-        const auto& [a, idx] = parts[d];
-        if (std::holds_alternative<Wildcard>(a->node)) continue;
-        if (idx.kind != Kind::index)
-          fail(Rule::chunkat_needs_index, a->location,
-               "`chunkat` takes parallel or loop indices (or `_`), got `" + text(*a) + "`",
-               "use `subspan(...).at(...)` for tiles of an explicit size", notes_of(idx));
-        index_binding_limit(*a);
-        obj.window = true;
-        if (dims[d] && idx.count && *idx.count > *dims[d])
-          fail(Rule::chunkat_too_many_tiles, a->location,
-               "`" + text(*a) + "` splits dimension " + std::to_string(d) + " (extent " + std::to_string(*dims[d]) +
-                   ") into " + std::to_string(*idx.count) + " tiles: more tiles than elements",
-               "split it by an index of at most " + std::to_string(*dims[d]) + " values", notes_of(obj));
-        dims[d] = dims[d] && idx.count && *idx.count > 0 && *dims[d] % *idx.count == 0
-                      ? std::optional<std::int64_t>(*dims[d] / *idx.count)
-                      : std::nullopt;
-      }
-      obj.kind = Kind::tensor;
-      obj.dims = std::move(dims);
-      return obj;
-    }
+    case MemberKind::chunkat:
+      return chunkat_member(e, m, std::move(obj), std::move(dims));
     case MemberKind::subspan:
-    case MemberKind::view: {
-      // A tuple (`b = {16, 18}; x.subspan(b, 9)`) stands for its values.
-      std::size_t extents = 0;
-      std::vector<std::optional<std::int64_t>> tile;  // the extents, where constants
-      bool listed = true;                             // one value per extent, in order
-      for (const auto& a : m.args) {
-        if (std::holds_alternative<Wildcard>(a->node)) {  // the whole dimension
-          ++extents;
-          tile.push_back(extents <= dims.size() ? dims[extents - 1] : std::nullopt);
-          continue;
-        }
-        Type v = expr(*a);
-        require_ok(v);
-        if (v.kind == Kind::shape && std::holds_alternative<ShapeList>(a->node)) {  // x.view([b, 3])
-          limitation(Rule::unsupported_expression, a->location,
-                     "a shape (`" + text(*a) + "`) as the extents of `." + m.name +
-                         "` is not supported yet by libcroqjit",
-                     "list the extents one by one");
-          extents += static_cast<std::size_t>(v.rank);
-          listed = false;
-          continue;
-        }
-        std::vector<const Type*> flat;  // nested tuples stand for their values
-        const auto flatten = [&](const auto& self, const Type& t) -> void {
-          if (t.kind != Kind::tuple) return flat.push_back(&t);
-          for (const Type& el : t.elements) self(self, el);
-        };
-        if (v.kind == Kind::tuple) flatten(flatten, v);
-        extents += v.kind == Kind::tuple ? flat.size() : 1;
-        const bool device_value = v.kind == Kind::index || (v.kind == Kind::scalar && !v.is_float() && v.known == Known::at_run_time);
-        if (tma_operands_ && device_value)
-          fail(Rule::tma_box_runtime, a->location,
-               "a tma.copy box extent is encoded on the host before the launch; `" + text(*a) +
-                   "` is computed in the kernel",
-               "use a constant or an expression of the parameters' dims, and mask the tail instead", notes_of(v));
-        if (v.kind != Kind::tuple && device_value) {
-          tile.push_back(std::nullopt);  // a runtime extent: the copy guards it
-        } else if (v.kind != Kind::tuple) {
-          tile.push_back(constant(*a, "a tile extent", true));
-          if (tile.back() && *tile.back() <= 0)
-            fail(Rule::extent_positive, a->location,
-                 "`." + m.name + "` takes tiles of extent " + std::to_string(*tile.back()) + " in dimension " +
-                     std::to_string(tile.size() - 1) + "; a tile extent must be positive",
-                 "", notes_of(v));
-        } else {
-          for (const Type* el : flat)
-            tile.push_back(el->known_now() && !el->is_float() ? std::optional<std::int64_t>(el->value) : std::nullopt);
-        }
-      }
-      for (std::size_t d = 0; d < tile.size(); ++d)  // extents from a tuple (`b = {-4, 2}; x.subspan(b)`)
-        if (tile[d] && *tile[d] <= 0)
-          fail(Rule::extent_positive, e.location,
-               "`." + m.name + "` takes tiles of extent " + std::to_string(*tile[d]) + " in dimension " +
-                   std::to_string(d) + "; a tile extent must be positive");
-      if (static_cast<int>(extents) != obj.rank)
-        fail(Rule::subspan_arity, e.location,
-             "`." + m.name + "` on a " + rank_text(obj.rank) + " tensor takes " + std::to_string(obj.rank) +
-                 " extents, got " + std::to_string(extents),
-             "", notes_of(obj));
-      if (listed && m.kind == MemberKind::subspan)
-        for (std::size_t d = 0; d < tile.size() && d < dims.size(); ++d)
-          if (tile[d] && dims[d] && *tile[d] > *dims[d])
-            fail(Rule::subspan_too_large, e.location,
-                 "`." + m.name + "` takes tiles of extent " + std::to_string(*tile[d]) + " in dimension " +
-                     std::to_string(d) + ", which has only " + std::to_string(*dims[d]) + " elements",
-                 "a tile fits in the tensor; make it at most " + std::to_string(*dims[d]), notes_of(obj));
-      obj.kind = Kind::tensor;
-      obj.pending = m.kind == MemberKind::view ? Pending::view : Pending::subspan;
-      obj.tiled = dims;
-      obj.stepped = false;
-      if (listed) obj.dims = std::move(tile);
-      if (listed) obj.unbounded_dims = 0;  // the tile's extents are the listed ones
-      return obj;
-    }
+    case MemberKind::view:
+      return subspan_member(e, m, std::move(obj), std::move(dims));
     case MemberKind::span_as:
       obj.dims = std::move(dims);
       return span_as(e, m, obj);
@@ -443,8 +442,8 @@ Type Checker::span_as(const Expr& e, const Member& m, const Type& obj) {
     positive = positive && (!dims[i] || *dims[i] > 0);
     list += (i ? ", " : "") + (dims[i] ? std::to_string(*dims[i]) : std::string("?"));
   }
-  if (all_known && !positive)
-    fail(Rule::span_as_shape, m.args[0]->location, "`.span_as` needs positive extents, got " + list + "]");
+  if (Verdict broken = all_known ? span_as_extents(positive, list + "]") : std::nullopt)
+    fail(m.args[0]->location, std::move(*broken));
   if (obj.window || obj.pending != Pending::none)
     fail(Rule::span_as_window, e.location, "`.span_as` of a window into a larger tensor is not supported yet by libcroqjit",
          "copy the tile first, then reinterpret its `.data`", notes_of(obj));
@@ -500,10 +499,8 @@ Type Checker::subscript(const Expr& e, const Subscript& s) {
                                       : event      ? obj.event->count
                                                    : obj.buffer->slots;
   if (nested > 1) count = obj.buffer->array_dims[static_cast<std::size_t>(obj.selected)];
-  if (idx.known_now() && count && (idx.value < 0 || idx.value >= *count))
-    fail(Rule::array_index_range, index.location,
-         "index " + std::to_string(idx.value) + " is out of range for " + std::to_string(*count) + " elements", "",
-         notes_of(obj));
+  if (Verdict broken = idx.known_now() && count ? array_index(idx.value, *count) : std::nullopt)
+    fail(index.location, std::move(*broken), notes_of(obj));
   // (Inside an inthreads region the condition narrows the index: not modelled.)
   if (!idx.known_now() && idx.range && count && !region_.active && (idx.range->first < 0 || idx.range->second >= *count))
     fail(Rule::array_index_range, index.location,

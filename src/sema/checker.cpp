@@ -258,6 +258,7 @@ CheckedProgram check(const frontend::ast::Program& program, const std::vector<co
                      const Options& options) {
   CheckedProgram checked;
   checked.program = &program;
+  checked.target = options.target;
   std::vector<Diagnostic> diagnostics;
   int errors = 0;
   std::vector<const frontend::ast::Function*> selected = functions;
@@ -285,6 +286,10 @@ CheckedProgram check(const frontend::ast::Program& program, const std::vector<co
   if (errors > 0) {
     diagnostics.insert(diagnostics.end(), checked.limitations.begin(), checked.limitations.end());
     std::stable_sort(diagnostics.begin(), diagnostics.end(), by_position);
+    if (options.keep_going) {
+      for (auto& f : checked.functions) f->rejected = diagnostics;
+      return checked;
+    }
     throw CompileError(std::move(diagnostics), program.source, program.source_name);
   }
   return checked;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "frontend/builtins.hpp"
+#include "sema/bound_rules.hpp"
 #include "sema/rules.hpp"
 #include "sema/sema.hpp"
 
@@ -50,6 +51,10 @@ class Checker {
   // ---- diagnostics (checker.cpp)
   [[noreturn]] void fail(Rule rule, const SourceLocation& at, std::string message, std::string hint = {},
                          std::vector<std::string> notes = {});
+  // A shape-dependent rule (bound_rules.hpp) that a constant broke.
+  [[noreturn]] void fail(const SourceLocation& at, Violation v, std::vector<std::string> notes = {}) {
+    fail(v.rule, at, std::move(v.message), std::move(v.hint), std::move(notes));
+  }
   void report(Rule rule, const SourceLocation& at, std::string message, std::string hint, std::vector<std::string> notes);
   // A limitation (rules.def CROQ_SEMA_LIMIT) whose construct the checker
   // understands well enough to go on checking the statement.
@@ -102,6 +107,8 @@ class Checker {
   Type element(const Expr& e, const Type& target, const ExprList& args);
   Type span_as(const Expr& e, const Member& m, const Type& obj);
   Type view_member(const Expr& e, const Member& m, Type obj);
+  Type chunkat_member(const Expr& e, const Member& m, Type obj, std::vector<std::optional<std::int64_t>> dims);
+  Type subspan_member(const Expr& e, const Member& m, Type obj, std::vector<std::optional<std::int64_t>> dims);
   void event_order(const Expr& e, const Member& m, const Type& ev);  // `e.at(order)`
   // An array of buffers used where one buffer is needed.
   void require_selected(const Expr& e, const Type& t);
@@ -138,6 +145,15 @@ class Checker {
 
   // ---- parallel levels and inthreads (check_parallel.cpp)
   void parallel(const Stmt& s, const Parallel& p, std::size_t level);
+  struct LevelCounts {
+    std::vector<Count> values;
+    std::int64_t total = 1;  // the product of the counts, when `known`
+    bool known = true;
+  };
+  LevelCounts level_counts(const ParallelLevel& lv);
+  Mapping level_mapping(const Parallel& p, std::size_t level_index, bool nested_below);
+  void check_level_fits(const Parallel& p, std::size_t level_index, Mapping mapping, const LevelCounts& n,
+                        std::int64_t unit, bool nested_below);
   std::optional<std::int64_t> cluster_blocks(const Parallel& p, std::size_t level);
   void inthreads_async(const Stmt& s, const InThreads& t);
   void inthreads(const Stmt& s, const InThreads& t);  // the plain (not async) form

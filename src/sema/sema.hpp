@@ -1,9 +1,11 @@
 // The semantic checker: runs once per croq::compile (and `croq check`) on
 // the AST, before any call, and reports every error that does not depend on
 // the argument shapes. What it proves is recorded in a CheckedProgram that
-// later stages may rely on: each name resolved to a symbol of a known kind
-// (tensor of dtype/rank/space, bounded index, scalar, future, event,
-// accumulator, mma operand, shape), and how each parallel level maps.
+// later stages rely on (lowering reads it rather than deriving it again):
+// each name resolved to a symbol of a known kind (tensor of
+// dtype/rank/space, bounded index, scalar, future, event, accumulator, mma
+// operand, shape), how each parallel level maps, and the decoded modifiers
+// (swizzle spans, paddings).
 //
 // Types are shape-independent: ranks, element types, memory spaces, kinds
 // and values that are constants in the source; never tensor extents (those
@@ -13,6 +15,7 @@
 // with their stable ids.
 #pragma once
 
+#include <array>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -37,10 +40,24 @@ struct Options {
   // cannot run yet) are errors for croq::compile. `croq check` turns this
   // off: they come back as warnings in CheckedProgram::limitations.
   bool limitations_are_errors = true;
+  // Return the facts of functions with errors instead of throwing; the
+  // errors go to CheckedFunction::rejected. For pipeline::generate_program
+  // called without sema's facts (tests of lowering on sources that
+  // croq::compile rejects): lowering reports sema's error of the construct
+  // it cannot lower.
+  bool keep_going = false;
 };
 
 // How a parallel level runs (docs/guide/language.md, "Parallel mapping").
 enum class Mapping { cluster, grid, threads, flat };
+
+// `dma.pad<low, high, mid, value>`: per part (low, high, mid) one
+// expression per dimension of the tile, and the value. The expressions are
+// evaluated when the kernel is specialized (they may name symbolic dims).
+struct Padding {
+  std::array<std::vector<const frontend::ast::Expr*>, 3> parts;
+  const frontend::ast::Expr* value = nullptr;
+};
 
 // One checked __co__ function. Symbols, buffers, events and accumulators
 // are owned here; the maps point into them (the object is not copyable).
@@ -54,6 +71,19 @@ struct CheckedFunction {
   std::unordered_map<const frontend::ast::Expr*, const Symbol*> resolved;
   std::unordered_map<const frontend::ast::ParallelLevel*, Mapping> mappings;
   std::string returned;  // the name of the returned tensor; empty when none
+  // Decoded modifiers, which lowering reads instead of decoding them again:
+  // each `.swiz<N>` of a copy or mma.load -> its byte span (0, 32, 64, 128),
+  // and each `dma.pad<low, high, mid, value>` -> its parts per dimension.
+  std::unordered_map<const frontend::ast::Modifier*, int> swizzle_spans;
+  std::unordered_map<const frontend::ast::Copy*, Padding> paddings;
+  // With Options::keep_going: the errors sema found (sorted by position).
+  std::vector<Diagnostic> rejected;
+
+  // The facts of a construct that passed the checks (an internal error
+  // when sema recorded none: lowering met what sema did not check).
+  Mapping mapping(const frontend::ast::ParallelLevel& level) const;
+  int swizzle_span(const frontend::ast::Modifier& swiz) const;
+  const Padding& padding(const frontend::ast::Copy& copy) const;
 
   CheckedFunction() = default;
   CheckedFunction(const CheckedFunction&) = delete;
@@ -67,6 +97,9 @@ struct CheckedProgram {
   // Warnings, one per construct libcroqjit cannot run yet, when
   // Options::limitations_are_errors is off (in source order).
   std::vector<Diagnostic> limitations;
+  // The target whose arch rules were checked (Options::target); without
+  // one, a specialization for a target checks the function again.
+  std::optional<target::Target> target;
 };
 
 // Checks `functions` of `program` (all of them when empty). Throws

@@ -1,0 +1,157 @@
+#include "sema/bound_rules.hpp"
+
+namespace croq::sema {
+
+Verdict pad_padding(const char* part, std::int64_t value) {
+  if (value < 0)
+    return Violation{Rule::pad_negative,
+                     std::string("`") + part + "` padding must not be negative, got " + std::to_string(value), ""};
+  return std::nullopt;
+}
+
+Verdict event_count(std::int64_t n) {
+  if (n < 1 || n > 32) return Violation{Rule::event_count, "an event array holds 1 to 32 events, got " + std::to_string(n), ""};
+  return std::nullopt;
+}
+
+Verdict parallel_count(std::int64_t n) {
+  if (n <= 0) return Violation{Rule::parallel_count, "a parallel count must be positive, got " + std::to_string(n), ""};
+  return std::nullopt;
+}
+
+Verdict cluster_size(support::CheckedInt blocks, const std::string& count_text) {
+  if (blocks.ok() && blocks.value <= 8) return std::nullopt;
+  return Violation{Rule::cluster_size,
+                   "a cluster holds at most 8 blocks, got " + (blocks.ok() ? std::to_string(blocks.value) : count_text),
+                   "8 is the portable cluster size"};
+}
+
+Verdict block_threads(support::CheckedInt threads) {
+  if (threads.ok() && threads.value <= 1024) return std::nullopt;
+  return Violation{Rule::block_thread_limit,
+                   "this parallel level needs " + (threads.ok() ? std::to_string(threads.value) : std::string("more than 2^63")) +
+                       " threads in a block; a block has at most 1024",
+                   ""};
+}
+
+Verdict event_unselected(const std::string& text, std::int64_t count) {
+  if (count == 1) return std::nullopt;
+  return Violation{Rule::event_array_unselected,
+                   "`" + text + "` is an array of " + std::to_string(count) + " events; say which one, e.g. `" + text + "[i]`",
+                   ""};
+}
+
+Verdict array_index(std::int64_t index, std::int64_t count) {
+  if (index >= 0 && index < count) return std::nullopt;
+  return Violation{Rule::array_index_range,
+                   "index " + std::to_string(index) + " is out of range for " + std::to_string(count) + " elements", ""};
+}
+
+Verdict inthreads_selection(const std::string& index, std::int64_t count,
+                            const std::optional<std::vector<std::int64_t>>& selected) {
+  if (!selected)
+    return Violation{Rule::inthreads_condition,
+                     "the inthreads.async condition must depend only on `" + index + "` (it selects whole thread groups)", ""};
+  if (selected->empty())
+    return Violation{Rule::inthreads_selection,
+                     "the inthreads.async condition selects no `" + index + "` in 0.." + std::to_string(count - 1), ""};
+  for (std::size_t i = 1; i < selected->size(); ++i)
+    if ((*selected)[i] != (*selected)[i - 1] + 1)
+      return Violation{Rule::inthreads_selection,
+                       "the inthreads.async condition must select a contiguous range of `" + index + "`", ""};
+  return std::nullopt;
+}
+
+Violation constant_required(const char* what, const std::string& text, bool runtime_index) {
+  if (runtime_index)
+    return Violation{Rule::constant_required,
+                     std::string(what) + " must be known when the kernel is specialized; `" + text + "` is a runtime index", ""};
+  return Violation{Rule::constant_required, std::string(what) + " must be a constant, got `" + text + "`", ""};
+}
+
+Violation count_form(const char* what, const std::string& text) {
+  return Violation{Rule::count_not_constant,
+                   std::string(what) + " must be a constant or computed from a dynamic dim (`M`, `cdiv(M, 64)`, `M / 64`), got `" +
+                       text + "`",
+                   ""};
+}
+
+Verdict element_index(std::int64_t index, std::size_t d, std::int64_t extent) {
+  if (index < 0)
+    return Violation{Rule::index_negative,
+                     "index " + std::to_string(index) + " is out of range for dimension " + std::to_string(d) +
+                         " (indices start at 0)",
+                     ""};
+  if (extent >= 0 && index >= extent)
+    return Violation{Rule::index_range,
+                     "index " + std::to_string(index) + " is out of range for dimension " + std::to_string(d) + " of extent " +
+                         std::to_string(extent),
+                     ""};
+  return std::nullopt;
+}
+
+Verdict span_as_extents(bool positive, const std::string& shape) {
+  if (positive) return std::nullopt;
+  return Violation{Rule::span_as_shape, "`.span_as` needs positive extents, got " + shape, ""};
+}
+
+Violation chunkat_index(const std::string& text) {
+  return Violation{Rule::chunkat_needs_index, "`chunkat` takes parallel or loop indices (or `_`), got `" + text + "`",
+                   "use `subspan(...).at(...)` for tiles of an explicit size"};
+}
+
+Violation extent_of_index(const std::string& text) {
+  return Violation{Rule::extent_needs_index, "`#` gives the extent of a parallel or loop index; `" + text + "` is not one", ""};
+}
+
+Violation compose_index(const std::string& text) {
+  return Violation{Rule::compose_needs_index,
+                   "the right side of `#` must be a bounded index (a parallel or loop variable), got `" + text + "`", ""};
+}
+
+Verdict element_of_index(const std::string& name, std::int64_t size, std::int64_t i) {
+  if (i >= 0 && i < size) return std::nullopt;
+  return Violation{Rule::pick_index,
+                   "`" + name + "` has " + std::to_string(size) + (size == 1 ? " element" : " elements") + "; `" + name +
+                       "(" + std::to_string(i) + ")` is not one of them",
+                   "elements count from 0"};
+}
+
+Verdict index_value(const std::string& text, std::int64_t count, std::int64_t i) {
+  if (i < count && i >= -count) return std::nullopt;
+  return Violation{Rule::pick_index,
+                   "`" + text + "` takes " + std::to_string(count) + " values; `(" + std::to_string(i) + ")` is not one of them",
+                   "values count from 0, and from -1 backwards from the last"};
+}
+
+Verdict buffer_array_size(std::int64_t n) {
+  if (n >= 1) return std::nullopt;
+  return Violation{Rule::buffer_array_empty, "an array of buffers needs at least one", ""};
+}
+
+Verdict align_multiple(const std::string& text, std::int64_t m) {
+  if (m > 0) return std::nullopt;
+  return Violation{Rule::constant_arithmetic, "`" + text + "` aligns to a positive multiple, got " + std::to_string(m), ""};
+}
+
+Verdict returned_declaration(const std::string& name, const std::string& declared, const std::string& returned) {
+  if (declared == returned) return std::nullopt;
+  return Violation{Rule::returned_declaration, "`" + name + "` is declared " + declared + " but the function returns " + returned,
+                   ""};
+}
+
+Verdict tma_in_threads(bool single) {
+  if (single) return std::nullopt;
+  return Violation{Rule::tma_scope,
+                   "tma.copy runs at block or warpgroup scope, or in a thread-level parallel of one thread; this one runs "
+                   "in many threads",
+                   ""};
+}
+
+Verdict inthreads_regions(std::int64_t taken) {
+  if (taken < 15) return std::nullopt;
+  return Violation{Rule::inthreads_limit,
+                   "at most 15 inthreads.async regions in a block (named barriers 1..15; barrier 0 is the block barrier)", ""};
+}
+
+}  // namespace croq::sema

@@ -1,0 +1,36 @@
+// The facts sema records for later stages (sema.hpp, CheckedFunction).
+#include <string>
+
+#include "croq/error.hpp"
+#include "sema/sema.hpp"
+
+namespace croq::sema {
+
+namespace {
+
+[[noreturn]] void unchecked(const char* what, const frontend::ast::SourceLocation& at) {
+  throw Error(std::string("internal error: sema recorded no ") + what + " for line " + std::to_string(at.line) +
+              ", column " + std::to_string(at.column) + "; please report this with the source");
+}
+
+}  // namespace
+
+Mapping CheckedFunction::mapping(const frontend::ast::ParallelLevel& level) const {
+  auto it = mappings.find(&level);
+  if (it == mappings.end()) unchecked("parallel mapping", level.location);
+  return it->second;
+}
+
+int CheckedFunction::swizzle_span(const frontend::ast::Modifier& swiz) const {
+  auto it = swizzle_spans.find(&swiz);
+  if (it == swizzle_spans.end()) unchecked("swizzle span", swiz.location);
+  return it->second;
+}
+
+const Padding& CheckedFunction::padding(const frontend::ast::Copy& copy) const {
+  auto it = paddings.find(&copy);
+  if (it == paddings.end()) unchecked("padding", copy.op_location);
+  return it->second;
+}
+
+}  // namespace croq::sema

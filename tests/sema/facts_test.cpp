@@ -1,0 +1,204 @@
+// The facts sema records for lowering (sema.hpp: mappings, decoded
+// `.swiz<N>` spans and `dma.pad` parts, the target its arch rules used), and
+// the shape-dependent rules both stages apply (bound_rules.hpp): one test
+// and one message each, whichever stage meets the value.
+#include <memory>
+#include <string>
+
+#include "sema/bound_rules.hpp"
+#include "sema_test_util.hpp"
+
+namespace croq::sema::test {
+namespace {
+
+using namespace frontend::ast;
+
+struct Checked {
+  std::unique_ptr<Program> program;
+  CheckedProgram checked;
+};
+
+Checked check_source(const std::string& source, const Options& options = {}) {
+  Checked c;
+  c.program = frontend::parse_program(source, {});
+  c.checked = check(*c.program, {}, options);
+  return c;
+}
+
+// Every statement of `s` (itself included), in source order.
+void statements(const Stmt& s, std::vector<const Stmt*>& out) {
+  out.push_back(&s);
+  std::visit([&](const auto& n) {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, Block>) {
+      for (const auto& c : n.statements) statements(*c, out);
+    } else if constexpr (std::is_same_v<T, Parallel> || std::is_same_v<T, Loop> || std::is_same_v<T, InThreads>) {
+      if (n.body) statements(*n.body, out);
+    }
+  }, s.node);
+}
+
+std::vector<const Stmt*> statements_of(const Checked& c) {
+  std::vector<const Stmt*> out;
+  statements(*c.program->functions.at(0).body, out);
+  return out;
+}
+
+const char* kPad = R"croq(
+__co__ f32 [M, N] box(f32 [M, N] input) {
+  f32 [input.span] output;
+  parallel {pm, pn} by [M / 16, N / 32] : block {
+    padded = dma.pad<{1, 2}, {3, 4}, {0, 0}, 0.5f> input.chunkat(pm, pn) => shared;
+    parallel {i, j} by [16, 32] : thread
+      output.at(pm # i, pn # j) = padded.data.at(i, j);
+  }
+  return output;
+}
+)croq";
+
+TEST(SemaFacts, MapsEveryParallelLevel) {
+  Checked c = check_source(kPad);
+  const CheckedFunction& f = *c.checked.functions.at(0);
+  std::vector<Mapping> mappings;
+  for (const Stmt* s : statements_of(c))
+    if (const auto* p = std::get_if<Parallel>(&s->node))
+      for (const ParallelLevel& lv : p->levels) mappings.push_back(f.mapping(lv));
+  EXPECT_EQ(mappings, (std::vector<Mapping>{Mapping::grid, Mapping::threads}));
+}
+
+TEST(SemaFacts, DecodesEachPaddingOnce) {
+  Checked c = check_source(kPad);
+  const CheckedFunction& f = *c.checked.functions.at(0);
+  const Copy* pad = nullptr;
+  for (const Stmt* s : statements_of(c))
+    if (const auto* copy = std::get_if<Copy>(&s->node)) pad = copy;
+  ASSERT_NE(pad, nullptr);
+  const Padding& p = f.padding(*pad);
+  const char* expected[3][2] = {{"1", "2"}, {"3", "4"}, {"0", "0"}};
+  for (int k = 0; k < 3; ++k) {
+    ASSERT_EQ(p.parts[k].size(), 2u) << k;
+    for (int d = 0; d < 2; ++d) EXPECT_EQ(frontend::source_text(*c.program, *p.parts[k][d]), expected[k][d]);
+  }
+  ASSERT_NE(p.value, nullptr);
+  EXPECT_EQ(frontend::source_text(*c.program, *p.value), "0.5f");
+}
+
+TEST(SemaFacts, DecodesEachSwizzleSpan) {
+  // 0..3 name the modes, 32/64/128 the byte spans.
+  Checked c = check_source(wg("      ma = mma.load.swiz<3> ta.data;\n"
+                              "      mb = mma.load.swiz<128> tb.data;\n"
+                              "      mma.row.row mc, ma, mb;\n"));
+  const CheckedFunction& f = *c.checked.functions.at(0);
+  std::vector<int> spans;
+  for (const Stmt* s : statements_of(c)) {
+    const std::vector<Modifier>* mods = nullptr;
+    if (const auto* copy = std::get_if<Copy>(&s->node)) mods = &copy->modifiers;
+    if (const auto* mma = std::get_if<Mma>(&s->node)) mods = &mma->modifiers;
+    if (!mods) continue;
+    for (const Modifier& m : *mods)
+      if (m.name == "swiz") spans.push_back(f.swizzle_span(m));
+  }
+  EXPECT_EQ(spans, (std::vector<int>{128, 128, 128, 128}));
+}
+
+TEST(SemaFacts, AFactSemaDidNotRecordIsAnInternalError) {
+  Checked c = check_source(kPad);
+  const CheckedFunction& f = *c.checked.functions.at(0);
+  const Modifier stray{{7, 3, 4}, "swiz", true, {}};
+  try {
+    f.swizzle_span(stray);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "internal error: sema recorded no swizzle span for line 7, column 3; please report this with the source");
+  }
+}
+
+TEST(SemaFacts, RecordsTheTargetItsArchRulesUsed) {
+  EXPECT_FALSE(check_source(kPad).checked.target.has_value());
+  Options options;
+  options.target = target::parse_target("sm_80");
+  Checked c = check_source(kPad, options);
+  ASSERT_TRUE(c.checked.target.has_value());
+  EXPECT_EQ(c.checked.target->arch, "sm_80");
+}
+
+// The shape-dependent rules: sema applies them to constants, lowering to
+// bound values; either way the same verdict.
+TEST(BoundRules, HoldOrGiveTheRuleAndItsMessage) {
+  EXPECT_FALSE(event_count(1));
+  EXPECT_FALSE(event_count(32));
+  Verdict v = event_count(33);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, Rule::event_count);
+  EXPECT_EQ(v->message, "an event array holds 1 to 32 events, got 33");
+
+  EXPECT_FALSE(parallel_count(1));
+  EXPECT_EQ(parallel_count(0)->message, "a parallel count must be positive, got 0");
+
+  EXPECT_FALSE(cluster_size(support::CheckedInt{8}, "C"));
+  EXPECT_EQ(cluster_size(support::CheckedInt{9}, "C")->message, "a cluster holds at most 8 blocks, got 9");
+  EXPECT_EQ(cluster_size(support::CheckedInt{0, support::ArithmeticFault::overflow}, "[1 << 40, 1 << 40]")->message,
+            "a cluster holds at most 8 blocks, got [1 << 40, 1 << 40]");
+  EXPECT_EQ(cluster_size(support::CheckedInt{9}, "C")->hint, "8 is the portable cluster size");
+
+  EXPECT_FALSE(block_threads(support::CheckedInt{1024}));
+  EXPECT_EQ(block_threads(support::CheckedInt{1025})->message,
+            "this parallel level needs 1025 threads in a block; a block has at most 1024");
+  EXPECT_EQ(block_threads(support::CheckedInt{0, support::ArithmeticFault::overflow})->message,
+            "this parallel level needs more than 2^63 threads in a block; a block has at most 1024");
+
+  EXPECT_FALSE(pad_padding("low", 0));
+  EXPECT_EQ(pad_padding("mid", -2)->message, "`mid` padding must not be negative, got -2");
+
+  EXPECT_FALSE(array_index(3, 4));
+  EXPECT_EQ(array_index(4, 4)->message, "index 4 is out of range for 4 elements");
+  EXPECT_EQ(array_index(-1, 4)->rule, Rule::array_index_range);
+
+  EXPECT_FALSE(element_index(7, 1, 8));
+  EXPECT_FALSE(element_index(7, 1, -1));  // an extent not known: nothing to say
+  EXPECT_EQ(element_index(-1, 0, 8)->message, "index -1 is out of range for dimension 0 (indices start at 0)");
+  EXPECT_EQ(element_index(8, 1, 8)->message, "index 8 is out of range for dimension 1 of extent 8");
+
+  EXPECT_FALSE(event_unselected("e", 1));
+  EXPECT_EQ(event_unselected("e", 4)->message, "`e` is an array of 4 events; say which one, e.g. `e[i]`");
+
+  EXPECT_EQ(inthreads_selection("p", 4, std::nullopt)->message,
+            "the inthreads.async condition must depend only on `p` (it selects whole thread groups)");
+  EXPECT_EQ(inthreads_selection("p", 4, std::vector<std::int64_t>{})->message,
+            "the inthreads.async condition selects no `p` in 0..3");
+  EXPECT_EQ(inthreads_selection("p", 4, std::vector<std::int64_t>{0, 2})->message,
+            "the inthreads.async condition must select a contiguous range of `p`");
+  EXPECT_FALSE(inthreads_selection("p", 4, std::vector<std::int64_t>{1, 2}));
+  EXPECT_FALSE(inthreads_regions(14));
+  EXPECT_EQ(inthreads_regions(15)->rule, Rule::inthreads_limit);
+
+  EXPECT_EQ(constant_required(what::tile_extent, "n", false).message, "a tile extent must be a constant, got `n`");
+  EXPECT_EQ(constant_required(what::loop_bound, "i", true).message,
+            "a loop bound must be known when the kernel is specialized; `i` is a runtime index");
+  EXPECT_EQ(count_form(what::parallel_count, "M * 2").message,
+            "a parallel count must be a constant or computed from a dynamic dim (`M`, `cdiv(M, 64)`, `M / 64`), got `M * 2`");
+
+  EXPECT_FALSE(element_of_index("sp", 2, 1));
+  EXPECT_EQ(element_of_index("sp", 2, 2)->message, "`sp` has 2 elements; `sp(2)` is not one of them");
+  EXPECT_FALSE(index_value("y", 4, -4));
+  EXPECT_EQ(index_value("y", 4, 4)->message, "`y` takes 4 values; `(4)` is not one of them");
+
+  EXPECT_FALSE(buffer_array_size(1));
+  EXPECT_EQ(buffer_array_size(0)->message, "an array of buffers needs at least one");
+  EXPECT_FALSE(align_multiple("alignup", 64));
+  EXPECT_EQ(align_multiple("alignup", 0)->message, "`alignup` aligns to a positive multiple, got 0");
+  EXPECT_FALSE(returned_declaration("out", "f32 [4]", "f32 [4]"));
+  EXPECT_EQ(returned_declaration("out", "f32 [4]", "f32 [8]")->message,
+            "`out` is declared f32 [4] but the function returns f32 [8]");
+  EXPECT_FALSE(tma_in_threads(true));
+  EXPECT_EQ(tma_in_threads(false)->rule, Rule::tma_scope);
+  EXPECT_FALSE(span_as_extents(true, "[4, 8]"));
+  EXPECT_EQ(span_as_extents(false, "[0, 8]")->message, "`.span_as` needs positive extents, got [0, 8]");
+  EXPECT_EQ(chunkat_index("k").hint, "use `subspan(...).at(...)` for tiles of an explicit size");
+  EXPECT_EQ(extent_of_index("x").message, "`#` gives the extent of a parallel or loop index; `x` is not one");
+  EXPECT_EQ(compose_index("x").rule, Rule::compose_needs_index);
+}
+
+}  // namespace
+}  // namespace croq::sema::test
