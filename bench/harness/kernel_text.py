@@ -79,6 +79,27 @@ def add() -> str:
         return f.read()
 
 
+def rows(kind: str, element: str, hidden: int) -> str:
+    """samples/row_norm_source.hpp's softmax, rmsnorm or layernorm for rows of `hidden` elements."""
+    return tool_source("rows", kind, element, str(hidden))
+
+
+def elementwise(kind: str, element: str) -> str:
+    """bench/harness/kernels/ew_<kind>.co (add, fma, cast) for one element type:
+    add and fma with f32 replaced by it, cast (from f32) with its bf16
+    target replaced by it; transpose: samples/transpose.cpp's tiled transpose
+    with f32 replaced by it."""
+    import re
+
+    if kind == "transpose":
+        return re.sub(r"\bf32\b", element, tool_source("sample", "transpose"))
+    with open(os.path.join(HERE, "kernels", f"ew_{kind}.co")) as f:
+        text = f.read()
+    if kind == "cast":
+        return re.sub(r"\bbf16\b", element, text)
+    return re.sub(r"\bf32\b", element, text)
+
+
 def replace_exactly(text: str, old: str, new: str, count: int) -> str:
     """text with `old` replaced by `new`, which must occur `count` times."""
     found = text.count(old)

@@ -1,0 +1,119 @@
+// The vectorized element-wise kernels (passes/elementwise_pass.cpp) on the
+// device: the README's add, a fused multiply-add of three tensors and a
+// cast from f32, for f32, f16 and bf16, at sizes that are no multiple of the
+// vector (the scalar tail) and at one that is. Random inputs, the output
+// poisoned with NaN before the call, host references rounded as the kernel
+// rounds (bitwise equal).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "croq/croq.hpp"
+#include "gpu/gpu_test_util.hpp"
+
+namespace croq {
+namespace {
+
+struct Shape2 {
+  std::size_t m, n;
+};
+
+// f32 rounded to T and back, as the device rounds (to nearest even).
+template <typename T>
+float round_to(float v) {
+  return float(T(v));
+}
+
+template <typename T>
+void check_add(const char* element, Shape2 s) {
+  Kernel k = compile(std::string("__co__ void add(") + element + " [M, N] lhs, " + element + " [M, N] rhs, " + element +
+                     " [M, N] out) {\n  parallel {i, j} by [M, N]\n    out.at(i, j) = lhs.at(i, j) + rhs.at(i, j);\n}\n");
+  auto a = make_spandata<T>(s.m, s.n);
+  auto b = make_spandata<T>(s.m, s.n);
+  auto out = make_spandata<T>(s.m, s.n);
+  a.fill_random(-8, 8);
+  b.fill_random(-8, 8);
+  out.fill(NAN);
+  k(a.view(), b.view(), out.view());
+  for (std::size_t i = 0; i < s.m * s.n; ++i) {
+    const float want = round_to<T>(float(a.data()[i]) + float(b.data()[i]));
+    ASSERT_EQ(float(out.data()[i]), want) << element << " add [" << s.m << ", " << s.n << "] element " << i;
+  }
+}
+
+template <typename T>
+void check_fma(const char* element, Shape2 s) {
+  Kernel k = compile(std::string("__co__ void fma(") + element + " [M, N] a, " + element + " [M, N] b, " + element +
+                     " [M, N] c, " + element + " [M, N] out) {\n  parallel {i, j} by [M, N]\n"
+                     "    out.at(i, j) = a.at(i, j) * b.at(i, j) + c.at(i, j);\n}\n");
+  auto a = make_spandata<T>(s.m, s.n);
+  auto b = make_spandata<T>(s.m, s.n);
+  auto c = make_spandata<T>(s.m, s.n);
+  auto out = make_spandata<T>(s.m, s.n);
+  a.fill_random(-4, 4);
+  b.fill_random(-4, 4);
+  c.fill_random(-4, 4);
+  out.fill(NAN);
+  k(a.view(), b.view(), c.view(), out.view());
+  const bool narrow = !std::is_same_v<T, float>;
+  for (std::size_t i = 0; i < s.m * s.n; ++i) {
+    const float av = float(a.data()[i]), bv = float(b.data()[i]), cv = float(c.data()[i]);
+    const float got = float(out.data()[i]);
+    if (narrow) {  // each operation rounded to the narrow type (the float sum may round once more: one ulp)
+      const float want = round_to<T>(round_to<T>(av * bv) + cv);
+      const float ulp = std::is_same_v<T, bf16> ? 1.0f / 128 : 1.0f / 1024;
+      ASSERT_LE(std::fabs(got - want), std::fabs(want) * ulp + 1e-6f) << element << " fma element " << i << ": " << got;
+    } else {  // f32: one fma or two roundings
+      const float fused = std::fma(av, bv, cv), twice = av * bv + cv;
+      ASSERT_TRUE(got == fused || got == twice) << "f32 fma element " << i << ": " << got;
+    }
+  }
+}
+
+template <typename T>
+void check_cast(const char* element, Shape2 s) {
+  Kernel k = compile(std::string("__co__ void cast(f32 [M, N] x, ") + element +
+                     " [M, N] y) {\n  parallel {i, j} by [M, N]\n    y.at(i, j) = x.at(i, j);\n}\n");
+  auto x = make_spandata<float>(s.m, s.n);
+  auto y = make_spandata<T>(s.m, s.n);
+  x.fill_random(-1000, 1000);
+  y.fill(NAN);
+  k(x.view(), y.view());
+  for (std::size_t i = 0; i < s.m * s.n; ++i)
+    ASSERT_EQ(float(y.data()[i]), round_to<T>(x.data()[i])) << "cast f32 -> " << element << " element " << i;
+}
+
+// 1001 x 7: a tail for every vector width; 64 x 256: none.
+constexpr Shape2 kTail{1001, 7}, kWhole{64, 256};
+
+TEST(GpuElementwise, AddEveryElementType) {
+  CROQ_REQUIRE_GPU();
+  for (Shape2 s : {kTail, kWhole}) {
+    check_add<float>("f32", s);
+    check_add<f16>("f16", s);
+    check_add<bf16>("bf16", s);
+  }
+}
+
+TEST(GpuElementwise, FusedMultiplyAddOfThreeTensors) {
+  CROQ_REQUIRE_GPU();
+  for (Shape2 s : {kTail, kWhole}) {
+    check_fma<float>("f32", s);
+    check_fma<f16>("f16", s);
+    check_fma<bf16>("bf16", s);
+  }
+}
+
+TEST(GpuElementwise, CastFromF32) {
+  CROQ_REQUIRE_GPU();
+  for (Shape2 s : {kTail, kWhole, Shape2{1, 3}}) {
+    check_cast<bf16>("bf16", s);
+    check_cast<f16>("f16", s);
+  }
+}
+
+}  // namespace
+}  // namespace croq
