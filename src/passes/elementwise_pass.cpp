@@ -218,6 +218,7 @@ bool vectorize_region(ir::Kernel& kernel, ir::Region& region) {
   Plan plan;
   plan.lin = lin_let->name;
   plan.total = kernel.grid * threads;
+  plan.indices[plan.lin] = IndexOf{};  // `lin` itself indexes a one-dimensional level
   // The element body: inside the guard `lin < total` when the threads
   // outnumber the instances, else the statements after `lin`.
   ir::StmtList body;
