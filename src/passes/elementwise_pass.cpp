@@ -274,7 +274,10 @@ bool vectorize_region(ir::Kernel& kernel, ir::Region& region) {
       flat[b] = static_cast<int>(kernel.buffers.size());
       kernel.buffers.push_back(view);
       ir::Buffer regs;
-      regs.name = kernel.fresh(src.name.rfind("arg_", 0) == 0 ? src.name.substr(4) + "_vec" : src.name + "_vec");
+      std::string base = src.name;  // arg_x, croq_output: x_vec, output_vec
+      for (const char* prefix : {"arg_", "croq_"})
+        if (base.rfind(prefix, 0) == 0) base = base.substr(std::string(prefix).size());
+      regs.name = kernel.fresh(base + "_vec");
       regs.dtype = src.dtype;
       regs.dims = {ir::Extent{vec, ""}};
       regs.space = ir::Space::local;
