@@ -44,12 +44,13 @@ def tolerance(kind, element):
     """add, cast and transpose round once, as torch does: bitwise equal.
     fma: croq rounds a * b and then the sum to a narrow type (Croqtile's
     arithmetic on narrow types) and may contract f32 into one fma, torch's
-    addcmul computes in f32 and rounds once: within two units of the last
-    place of the element type."""
+    addcmul computes in f32 and rounds once: every element within 8 units of
+    the last place of the element type at the output's rms (the product's
+    rounding, where a * b and c cancel) plus 2 of its own."""
     if kind != "fma":
         return harness.Tolerance(exact=True)
     ulp = {"f32": 2.0 ** -23, "f16": 2.0 ** -10, "bf16": 2.0 ** -7}[element]
-    return harness.Tolerance(rel_frobenius=4 * ulp, rms_fraction=2 * ulp, rel_element=2 * ulp)
+    return harness.Tolerance(rel_frobenius=4 * ulp, rms_fraction=8 * ulp, rel_element=2 * ulp)
 
 
 def make_row(torch, croqjit, kind, element, shape, seed):
