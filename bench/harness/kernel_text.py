@@ -85,14 +85,11 @@ def rows(kind: str, element: str, hidden: int) -> str:
 
 
 def elementwise(kind: str, element: str) -> str:
-    """bench/harness/kernels/ew_<kind>.co (add, fma, cast) for one element type:
-    add and fma with f32 replaced by it, cast (from f32) with its bf16
-    target replaced by it; transpose: samples/transpose.cpp's tiled transpose
-    with f32 replaced by it."""
+    """bench/harness/kernels/ew_<kind>.co (add, fma, cast, transpose) for one
+    element type: add, fma and transpose with f32 replaced by it, cast (from
+    f32) with its bf16 target replaced by it."""
     import re
 
-    if kind == "transpose":
-        return re.sub(r"\bf32\b", element, tool_source("sample", "transpose"))
     with open(os.path.join(HERE, "kernels", f"ew_{kind}.co")) as f:
         text = f.read()
     if kind == "cast":

@@ -86,6 +86,34 @@ void check_cast(const char* element, Shape2 s) {
     ASSERT_EQ(float(y.data()[i]), round_to<T>(x.data()[i])) << "cast f32 -> " << element << " element " << i;
 }
 
+// bench/harness/kernels/ew_transpose.co: 32 x 32 tiles through shared memory.
+TEST(GpuElementwise, TransposeThroughSharedTiles) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(R"(
+__co__ void transpose(f32 [M, N] x, f32 [N, M] y) {
+  parallel {bm, bn} by [M / 32, N / 32] : block {
+    shared f32 [32, 33] tile;
+    parallel {r, c} by [8, 32] : thread {
+      foreach k in [4]
+        tile.at(k # r, c) = x.at(bm # k # r, bn # c);
+    }
+    parallel {r, c} by [8, 32] : thread {
+      foreach k in [4]
+        y.at(bn # k # r, bm # c) = tile.at(c, k # r);
+    }
+  }
+}
+)");
+  const std::size_t m = 64, n = 96;
+  auto x = make_spandata<float>(m, n);
+  auto y = make_spandata<float>(n, m);
+  x.fill_random(-1, 1);
+  y.fill(NAN);
+  k(x.view(), y.view());
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) ASSERT_EQ(y.data()[j * m + i], x.data()[i * n + j]) << i << ", " << j;
+}
+
 // 1001 x 7: a tail for every vector width; 64 x 256: none.
 constexpr Shape2 kTail{1001, 7}, kWhole{64, 256};
 
