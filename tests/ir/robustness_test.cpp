@@ -76,8 +76,13 @@ TEST(IndexWidth, TensorsPast2To31ElementsIndexIn64Bits) {
   EXPECT_TRUE(contains(k.ir, "let i64 lin_0 = ((vec_")) << k.ir;
   EXPECT_TRUE(contains(k.ir, "let i64 i_1 = lin_0")) << k.ir;
   EXPECT_TRUE(contains(k.cuda_source, "const long long i_1 = lin_0;")) << k.cuda_source;
-  EXPECT_FALSE(contains(k.cuda_source, "const int")) << k.cuda_source;
-  EXPECT_EQ(k.launch.grid[0], 8388625u);  // cdiv(2^31 + 4099, 256) blocks: no loop needed
+  // The element and vector indices are 64-bit (the copy loops' counters
+  // within one 16-element vector stay int).
+  EXPECT_FALSE(contains(k.cuda_source, "const int lin_")) << k.cuda_source;
+  EXPECT_FALSE(contains(k.cuda_source, "const int vec_")) << k.cuda_source;
+  EXPECT_FALSE(contains(k.cuda_source, "const int i_1 =")) << k.cuda_source;
+  // One thread per 16-element vector: cdiv((2^31 + 4099) / 16, 256) blocks, no loop needed.
+  EXPECT_EQ(k.launch.grid[0], 524289u);
   EXPECT_FALSE(k.runtime_grid.grid_stride);
 }
 
