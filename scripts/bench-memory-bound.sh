@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=(--quick); shift ;;
     --only) only+=("$2"); shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "bench-memory-bound: unknown argument $1" >&2; exit 2 ;;
   esac
 done
