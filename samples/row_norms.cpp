@@ -98,8 +98,9 @@ int main(int argc, char** argv) {
   std::string why;
   const bool gpu = croq::cuda_available(&why);
   // One token, a few, and a count that no block size divides; the shortest,
-  // a middle and the longest supported row.
-  const long long shapes[][2] = {{1, 512}, {37, 1024}, {5, 4096}, {3, 16384}};
+  // a middle and the longest supported row, and two whose LayerNorm holds 4
+  // and 7 chunks a thread (row_norm::chunks_per_thread).
+  const long long shapes[][2] = {{1, 512}, {37, 1024}, {5, 4096}, {2, 5120}, {2, 14336}, {3, 16384}};
   bool ok = true;
   for (row_norm::Kind kind : {row_norm::Kind::softmax, row_norm::Kind::rmsnorm, row_norm::Kind::layernorm})
     for (const char* element : {"f16", "bf16"}) {

@@ -143,13 +143,41 @@ TEST(RowNormSource, CompilesWithVectorLoads) {
         if (kind == row_norm::Kind::layernorm) args.push_back(tensor(t, {hidden}));
         args.push_back(tensor(t, {3, hidden}));
         GeneratedKernel k = generate(row_norm::source(kind, element, hidden), args);
-        EXPECT_EQ(k.launch.block[0], static_cast<unsigned>(hidden / 16));
+        EXPECT_EQ(k.launch.block[0], static_cast<unsigned>(row_norm::threads_per_row(kind, hidden)));
         EXPECT_TRUE(k.warnings.empty());
         const std::string ptx = compile_ptx(k);
         EXPECT_GE(vector_accesses(ptx, "ld"), 2u) << ptx;  // the row's two chunks
         EXPECT_GE(vector_accesses(ptx, "st"), 1u) << ptx;
         EXPECT_GE(count(ptx, "shfl.sync.bfly"), 5u) << ptx;
       }
+}
+
+// Softmax and RMSNorm: two chunks a thread. LayerNorm: at most 256 threads
+// a block (several blocks an SM at long rows), whole warps, the row covered.
+TEST(RowNormSource, ThreadsAndChunksPerRow) {
+  using row_norm::Kind;
+  EXPECT_EQ(row_norm::threads_per_row(Kind::softmax, 16384), 1024);
+  EXPECT_EQ(row_norm::threads_per_row(Kind::rmsnorm, 4096), 256);
+  EXPECT_EQ(row_norm::chunks_per_thread(Kind::layernorm, 4096), 2);
+  EXPECT_EQ(row_norm::chunks_per_thread(Kind::layernorm, 5120), 4);
+  EXPECT_EQ(row_norm::chunks_per_thread(Kind::layernorm, 14336), 7);
+  EXPECT_EQ(row_norm::chunks_per_thread(Kind::layernorm, 16384), 8);
+  EXPECT_EQ(row_norm::chunks_per_thread(Kind::layernorm, 8704), 17);  // 34 = 2 x 17 chunks a lane: 2 warps
+  for (long long hidden = 512; hidden <= 16384; hidden += 512) {
+    const long long threads = row_norm::threads_per_row(Kind::layernorm, hidden);
+    EXPECT_LE(threads, 256) << hidden;
+    EXPECT_EQ(threads % 32, 0) << hidden;
+    EXPECT_EQ(threads * 8 * row_norm::chunks_per_thread(Kind::layernorm, hidden), hidden) << hidden;
+  }
+}
+
+// LayerNorm reduces (mean, squared deviations) in one block reduction: one
+// barrier, two shuffles a butterfly step.
+TEST(RowNormSource, LayerNormReducesOnce) {
+  const std::string text = row_norm::source(row_norm::Kind::layernorm, "bf16", 16384);
+  EXPECT_EQ(count(text, "sync.shared"), 1u) << text;
+  EXPECT_EQ(count(text, "shfl.sync.bfly"), 10u) << text;
+  EXPECT_NE(text.find("#define THREADS 256\n#define CHUNKS 8\n"), std::string::npos) << text;
 }
 
 TEST(RowNormSource, SupportedRowLengths) {
