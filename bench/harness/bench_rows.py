@@ -24,9 +24,10 @@ import kernel_text  # noqa: E402
 
 KINDS = ["softmax", "rmsnorm", "layernorm"]
 ELEMENTS = ["f16", "bf16"]
-# (tokens, hidden): the row lengths at 4096 tokens, and 1 and 32768 tokens.
-SHAPES = [(4096, 1024), (4096, 2048), (4096, 4096), (4096, 8192), (4096, 16384), (1, 4096), (32768, 4096),
-          (32768, 1024)]
+# (tokens, hidden): the row lengths of Llama-class models at 4096 tokens
+# (1024 to 16384), and token counts from 1 to 32768.
+SHAPES = ([(4096, hidden) for hidden in (1024, 2048, 4096, 5120, 8192, 14336, 16384)]
+          + [(tokens, 4096) for tokens in (1, 16, 256, 32768)] + [(1, 16384), (32768, 1024)])
 QUICK_SHAPES = [(4096, 1024), (4096, 4096), (4096, 16384), (1, 4096)]
 
 COLUMNS = (f"  {'kernel':32s} {'croq GB/s':>10s} {'torch GB/s':>11s} {'triton GB/s':>12s} {'croq/torch':>11s}"
