@@ -88,9 +88,9 @@ inline constexpr const char* closing_store =
 // LayerNorm (see the header): the row kept in the element type, one
 // reduction of (mean, sum of squared deviations) per row.
 inline std::string layernorm_source(const std::string& DT, long long hidden) {
-  const long long chunks = chunks_per_thread(Kind::layernorm, hidden), threads = threads_per_row(Kind::layernorm, hidden);
-  const std::string C = std::to_string(chunks);
-  std::string s = "#define THREADS " + std::to_string(threads) + "\n#define CHUNKS " + C + "\n";
+  const long long chunks = chunks_per_thread(Kind::layernorm, hidden);
+  std::string s = "#define THREADS " + std::to_string(threads_per_row(Kind::layernorm, hidden)) + "\n";
+  s += "#define CHUNKS " + std::to_string(chunks) + "\n";
   s += "__co__ void layernorm(" + DT + " [T, H] x, " + DT + " [H] w, " + DT + " [H] b, " + DT + " [T, H] y) {\n";
   s += "  parallel r by T : block {\n";
   s += "    shared f32 [THREADS / 32] part_mean;\n";

@@ -1,6 +1,7 @@
 """Memory-bound element-wise kernels written in plain Croqtile (the README's
 add, a fused multiply-add of three tensors, a cast from f32, a transpose
-through 32 x 32 shared tiles: bench/harness/kernels/ew_*.co) against torch (torch.add, torch.addcmul, Tensor.to,
+through shared tiles, 32 x 32 for f32 and 64 x 64 for f16 and bf16:
+bench/harness/kernels/ew_*.co) against torch (torch.add, torch.addcmul, Tensor.to,
 x.t().contiguous()) and against a device-to-device copy (Tensor.copy_ of a
 tensor of the row's element type and element count), in one process on the
 same tensors (harness.py says how rows are checked and timed).
@@ -14,7 +15,7 @@ every byte a call must move: each input read once, the output written once.
 
 Shapes: [16384, 16384] and [16381, 16387] (an element count that is no
 multiple of any vector width, and rows that are not either); the transpose
-takes [16384, 16384] only (its tiles are 32 x 32). --quick: [8192, 8192] and
+takes [16384, 16384] only (whole tiles). --quick: [8192, 8192] and
 [8191, 8193].
 
     python bench/harness/bench_elementwise.py [--quick] [--only add|fma|cast|transpose] [--json OUT]
@@ -102,8 +103,9 @@ def run_rows(report, settings, timer, args):
             if kind == "cast" and element == "f32":
                 continue  # the cast's source is f32: its rows are f32 -> f16 and f32 -> bf16
             for shape in shapes:
-                if kind == "transpose" and (shape[0] % 32 or shape[1] % 32):
-                    continue  # the transpose moves whole 32 x 32 tiles
+                tile = kernel_text.transpose_tile(element)
+                if kind == "transpose" and (shape[0] % tile or shape[1] % tile):
+                    continue  # the transpose moves whole square tiles
                 what = f"cast f32 -> {element}" if kind == "cast" else f"{kind} {element}"
                 label = f"{what} [{shape[0]}, {shape[1]}]"
 

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "croq/croq.hpp"
+#include "common/bench_kernel_text.hpp"
 #include "gpu/gpu_test_util.hpp"
 
 namespace croq {
@@ -112,32 +113,26 @@ void check_cast(const char* element, Shape2 s) {
     ASSERT_EQ(float(y.data()[i]), round_to<T>(x.data()[i])) << "cast f32 -> " << element << " element " << i;
 }
 
-// bench/harness/kernels/ew_transpose.co: 32 x 32 tiles through shared memory.
-TEST(GpuElementwise, TransposeThroughSharedTiles) {
-  CROQ_REQUIRE_GPU();
-  Kernel k = compile(R"(
-__co__ void transpose(f32 [M, N] x, f32 [N, M] y) {
-  parallel {bm, bn} by [M / 32, N / 32] : block {
-    shared f32 [32, 33] tile;
-    parallel {r, c} by [8, 32] : thread {
-      foreach k in [4]
-        tile.at(k # r, c) = x.at(bm # k # r, bn # c);
-    }
-    parallel {r, c} by [8, 32] : thread {
-      foreach k in [4]
-        y.at(bn # k # r, bm # c) = tile.at(c, k # r);
-    }
-  }
-}
-)");
-  const std::size_t m = 64, n = 96;
-  auto x = make_spandata<float>(m, n);
-  auto y = make_spandata<float>(n, m);
+template <typename T>
+void check_transpose(const std::string& source, const char* element, std::size_t m, std::size_t n) {
+  Kernel k = compile(source);
+  auto x = make_spandata<T>(m, n);
+  auto y = make_spandata<T>(n, m);
   x.fill_random(-1, 1);
   y.fill(NAN);
   k(x.view(), y.view());
   for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j < n; ++j) ASSERT_EQ(y.data()[j * m + i], x.data()[i * n + j]) << i << ", " << j;
+    for (std::size_t j = 0; j < n; ++j)
+      ASSERT_EQ(float(y.data()[j * m + i]), float(x.data()[i * n + j])) << element << " " << i << ", " << j;
+}
+
+// ew_transpose.co (32 x 32 tiles, f32) and ew_transpose_2byte.co (64 x 64,
+// f16 and bf16), several tiles each way.
+TEST(GpuElementwise, TransposeThroughSharedTiles) {
+  CROQ_REQUIRE_GPU();
+  check_transpose<float>(croq::test::bench_kernel_text("ew_transpose.co", "f32", "f32"), "f32", 64, 96);
+  check_transpose<f16>(croq::test::bench_kernel_text("ew_transpose_2byte.co", "f16", "f16"), "f16", 128, 192);
+  check_transpose<bf16>(croq::test::bench_kernel_text("ew_transpose_2byte.co", "f16", "bf16"), "bf16", 192, 128);
 }
 
 // 1001 x 7: a tail for every vector width; 64 x 256: none.
