@@ -7,6 +7,8 @@
 //   kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N]
 //                                       samples/attention_source.hpp's forward attention
 //   kernel_sources readme-gemm README   upstream README's persistent GEMM (samples/upstream_readme.hpp)
+//   kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H
+//                                       samples/row_norm_source.hpp's row reduction for rows of H
 //
 // Exit 0 with the text on stdout; 1 when a file cannot be read or holds no
 // such source; 2 on a usage error.
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "../../samples/attention_source.hpp"
+#include "../../samples/row_norm_source.hpp"
 #include "../../samples/upstream_readme.hpp"
 #include "../sample_source.hpp"
 
@@ -26,7 +29,8 @@ constexpr const char* kUsage =
     "usage: kernel_sources sample NAME\n"
     "       kernel_sources gemm f16|bf16|fp8\n"
     "       kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N]\n"
-    "       kernel_sources readme-gemm README.md\n";
+    "       kernel_sources readme-gemm README.md\n"
+    "       kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H\n";
 
 int usage(const std::string& why) {
   std::cerr << "kernel_sources: " << why << "\n" << kUsage;
@@ -79,6 +83,18 @@ int main(int argc, char** argv) {
       else return usage("unknown or incomplete attention option `" + args[i] + "`");
     }
     source = attention::source(element, head_dim, ping_pong, consumers);
+  } else if (what == "rows" && args.size() == 4) {
+    const std::string& kind = args[1];
+    const std::string& element = args[2];
+    if (kind != "softmax" && kind != "rmsnorm" && kind != "layernorm") return usage("rows takes softmax, rmsnorm or layernorm");
+    if (element != "f16" && element != "bf16") return usage("rows takes f16 or bf16");
+    char* end = nullptr;
+    const long long hidden = std::strtoll(args[3].c_str(), &end, 10);
+    if (args[3].empty() || *end != '\0' || !row_norm::supported(hidden))
+      return usage("the row length must be a multiple of 512 from 512 to 16384");
+    source = row_norm::source(kind == "softmax" ? row_norm::Kind::softmax
+                              : kind == "rmsnorm" ? row_norm::Kind::rmsnorm : row_norm::Kind::layernorm,
+                              element, hidden);
   } else if (what == "readme-gemm" && args.size() == 2) {
     source = upstream_readme_gemm_source(args[1], error);
   } else {

@@ -193,7 +193,13 @@ int Lowerer::allocate(const std::string& base, DType t, std::vector<std::int64_t
   b.space = space;
   b.slots = slots;
   if (space == ir::Space::shared) b.align_bytes = kernel_.hopper ? 1024 : 128;
-  if (space == ir::Space::local) b.align_bytes = static_cast<int>(dtype_size(t));
+  if (space == ir::Space::local) {
+    // The largest power of two up to 16 bytes that divides its size: whole
+    // tiles copied into it may move as 16-byte vectors (vectorize_copies).
+    int align = static_cast<int>(dtype_size(t));
+    while (align < 16 && total.value % (2 * align) == 0) align *= 2;
+    b.align_bytes = align;
+  }
   note_dtype(t);
   kernel_.buffers.push_back(std::move(b));
   int id = static_cast<int>(kernel_.buffers.size()) - 1;

@@ -18,7 +18,8 @@ std::int64_t origin_multiple(const ir::Tile& t, std::size_t d) {
 // starts at a multiple of the vector when the innermost origin and every
 // outer stride (multiples of the innermost buffer extent) are multiples of
 // it and both base pointers are aligned to its size. Guarded windows,
-// zero-filled, padded or permuted copies and local arrays take the scalar path.
+// zero-filled, padded or permuted copies and local arrays aligned to their
+// element only take the scalar path.
 std::int64_t vector_width(const ir::Kernel& kernel, const ir::CopyTiles& c) {
   if (c.pad) return 1;
   for (std::size_t d = 0; d < c.perm.size(); ++d)
@@ -29,9 +30,9 @@ std::int64_t vector_width(const ir::Kernel& kernel, const ir::CopyTiles& c) {
   for (const auto* side : {&src, &dst})
     for (const ir::ExprRef& limit : side->limit)
       if (limit) return 1;  // runtime extents are guarded
-  const ir::Buffer& sb = kernel.buffers[static_cast<std::size_t>(src.buffer)];
   const ir::Buffer& db = kernel.buffers[static_cast<std::size_t>(dst.buffer)];
-  if (sb.space == ir::Space::local || db.space == ir::Space::local) return 1;
+  // Local arrays are aligned to their element (lowering) unless declared
+  // wider (the element-wise pass's register vectors): the alignment decides.
   const std::size_t last = dst.extent.size() - 1;
   const std::int64_t elem = static_cast<std::int64_t>(dtype_size(db.dtype));
   const std::int64_t row = dst.extent[last];

@@ -19,6 +19,8 @@ constexpr std::array kPasses{
          Decision::event_arrivals},
     Pass{"reallocate_registers", [](ir::Kernel& k, const PassContext& c) { reallocate_registers(k, c.target); },
          ir::Decisions::none()},
+    Pass{"vectorize_elementwise", [](ir::Kernel& k, const PassContext&) { vectorize_elementwise(k); },
+         ir::Decisions::none()},
     Pass{"vectorize_copies", [](ir::Kernel& k, const PassContext&) { vectorize_copies(k); }, Decision::copy_vectors},
     Pass{"remove_redundant_barriers", [](ir::Kernel& k, const PassContext&) { remove_redundant_barriers(k); },
          ir::Decisions::none()},

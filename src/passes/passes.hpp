@@ -62,6 +62,14 @@ void count_event_arrivals(ir::Kernel& kernel);
 // (MMA) warpgroups with setmaxnreg when the target has it.
 void reallocate_registers(ir::Kernel& kernel, const target::Target& target);
 
+// Element-wise vectorization (elementwise_pass.cpp): a flat level whose
+// body touches only each instance's own element of tensors of its shape
+// runs a vector of consecutive elements per thread (16 bytes of the
+// narrowest element type), loaded and stored as register tiles, then the
+// elements past the last whole vector one per thread; the grid is one
+// thread per vector.
+void vectorize_elementwise(ir::Kernel& kernel);
+
 // Copy vectorization: the widest aligned access for each cooperative copy.
 void vectorize_copies(ir::Kernel& kernel);
 

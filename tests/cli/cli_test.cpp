@@ -85,7 +85,9 @@ TEST(CroqCompile, EmitsCudaPtxCubinIrAndAst) {
   EXPECT_EQ(ir.out.rfind("kernel croq_add: grid 1, block 64, shared 0 bytes\n", 0), 0u) << ir.out;
   EXPECT_NE(ir.out.find("  buffer arg_lhs: global f32 [8, 8]\n"), std::string::npos) << ir.out;
   EXPECT_NE(ir.out.find("  region flat:\n"), std::string::npos) << ir.out;
-  EXPECT_NE(ir.out.find("croq_output[i_2, j_1] = (arg_lhs[i_2, j_1] + arg_rhs[i_2, j_1])"), std::string::npos) << ir.out;
+  // 4 elements a thread (vectorize_elementwise), added in registers.
+  EXPECT_NE(ir.out.find("// 4 elements per thread (16 vectors)"), std::string::npos) << ir.out;
+  EXPECT_NE(ir.out.find("output_vec_6[k_7] = (lhs_vec_4[k_7] + rhs_vec_5[k_7])"), std::string::npos) << ir.out;
 }
 
 TEST(CroqCompile, ErrorsAreClear) {

@@ -32,7 +32,8 @@ TEST_F(InfoCli, PrintsPtxasFiguresWithoutAGpu) {
                       0),
             0u)
       << out;
-  for (const char* line : {"  launch: grid [2, 1, 1], block [256, 1, 1]\n",
+  // 512 elements, 4 a thread (vectorize_elementwise): 128 vectors, one block.
+  for (const char* line : {"  launch: grid [1, 1, 1], block [256, 1, 1]\n",
                            "  spills: 0 bytes stored, 0 bytes loaded per thread (nvrtc)\n",
                            "  local memory: 0 bytes per thread (nvrtc)\n",
                            "  shared memory: 0 bytes static (nvrtc), 0 bytes dynamic per block\n",

@@ -57,7 +57,9 @@ std::optional<CompileError> error_of(const std::string& body, std::int64_t n = s
 TEST(IndexWidth, SmallTensorsAndTheGemmSampleKeep32BitIndices) {
   pipeline::GeneratedKernel small = generate(croq::test::kLargeFlatAdd, three_u8({1000}));
   EXPECT_FALSE(contains(small.ir, "64-bit indices")) << small.ir;
-  EXPECT_TRUE(contains(small.ir, "let i32 lin_0 = ((blockIdx.x * 256) + threadIdx.x)")) << small.ir;
+  // One thread per 16-element vector (vectorize_elementwise), the element index from it.
+  EXPECT_TRUE(contains(small.ir, " = ((blockIdx.x * 256) + threadIdx.x)")) << small.ir;
+  EXPECT_TRUE(contains(small.ir, "let i32 lin_0 = ((vec_")) << small.ir;
   EXPECT_FALSE(contains(small.cuda_source, "long long")) << small.cuda_source;
 
   const std::string gemm = test::sample_source("matmul_dma");
@@ -70,11 +72,17 @@ TEST(IndexWidth, SmallTensorsAndTheGemmSampleKeep32BitIndices) {
 TEST(IndexWidth, TensorsPast2To31ElementsIndexIn64Bits) {
   pipeline::GeneratedKernel k = generate(croq::test::kLargeFlatAdd, three_u8({kLarge}));
   EXPECT_TRUE(contains(k.ir, "64-bit indices")) << k.ir;
-  EXPECT_TRUE(contains(k.ir, "let i64 lin_0 = ((convert<i64>(blockIdx.x) * 256) + threadIdx.x)")) << k.ir;
+  EXPECT_TRUE(contains(k.ir, " = ((convert<i64>(blockIdx.x) * 256) + threadIdx.x)")) << k.ir;
+  EXPECT_TRUE(contains(k.ir, "let i64 lin_0 = ((vec_")) << k.ir;
   EXPECT_TRUE(contains(k.ir, "let i64 i_1 = lin_0")) << k.ir;
   EXPECT_TRUE(contains(k.cuda_source, "const long long i_1 = lin_0;")) << k.cuda_source;
-  EXPECT_FALSE(contains(k.cuda_source, "const int")) << k.cuda_source;
-  EXPECT_EQ(k.launch.grid[0], 8388625u);  // cdiv(2^31 + 4099, 256) blocks: no loop needed
+  // The element and vector indices are 64-bit (the copy loops' counters
+  // within one 16-element vector stay int).
+  EXPECT_FALSE(contains(k.cuda_source, "const int lin_")) << k.cuda_source;
+  EXPECT_FALSE(contains(k.cuda_source, "const int vec_")) << k.cuda_source;
+  EXPECT_FALSE(contains(k.cuda_source, "const int i_1 =")) << k.cuda_source;
+  // One thread per 16-element vector: cdiv((2^31 + 4099) / 16, 256) blocks, no loop needed.
+  EXPECT_EQ(k.launch.grid[0], 524289u);
   EXPECT_FALSE(k.runtime_grid.grid_stride);
 }
 

@@ -130,10 +130,11 @@ TEST(ScaleTypeKernelsPrelude, OnlyWhereUsedAndConvertsThroughF32) {
   const std::string& src = mixed.cuda_source;
   EXPECT_EQ(src.find("struct Tf32"), src.rfind("struct Tf32")) << src;
   EXPECT_NE(src.find("struct Tf32"), std::string::npos) << src;
-  EXPECT_TRUE(has(mixed, "(croq_f8_ue8m0)((float)(arg_a[")) << src;
-  EXPECT_TRUE(has(mixed, "(croq_f8_ue4m3)((float)(arg_b[")) << src;
-  EXPECT_TRUE(has(mixed, "(croq_s4)((int)((float)(arg_c[")) << src;
-  EXPECT_TRUE(has(mixed, "(croq_tf32)((float)((int)(arg_d[")) << src;
+  // On the element vectors of vectorize_elementwise (8 elements a thread).
+  EXPECT_TRUE(has(mixed, "(croq_f8_ue8m0)((float)(a_vec_")) << src;
+  EXPECT_TRUE(has(mixed, "(croq_f8_ue4m3)((float)(b_vec_")) << src;
+  EXPECT_TRUE(has(mixed, "(croq_s4)((int)((float)(c_vec_")) << src;
+  EXPECT_TRUE(has(mixed, "(croq_tf32)((float)((int)(d_vec_")) << src;
   expect_compiles(mixed, "mixed");
 }
 

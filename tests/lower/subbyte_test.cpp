@@ -125,9 +125,10 @@ TEST(SubByteKernelsPrelude, OnlyWhereUsed) {
       {tensor(DType::u4, {64}), tensor(DType::f4_e2m1, {64}), tensor(DType::s2, {64})});
   const std::string& src = mixed.cuda_source;
   EXPECT_EQ(src.find("struct SmallFloat"), src.rfind("struct SmallFloat")) << src;
-  // u4 to f4_e2m1 goes int -> float -> f4; f4 to s2 goes float -> int -> s2.
-  EXPECT_TRUE(has(mixed, "(croq_f4_e2m1)((float)((int)(arg_a[")) << src;
-  EXPECT_TRUE(has(mixed, "(croq_s2)((int)((float)(arg_b[")) << src;
+  // u4 to f4_e2m1 goes int -> float -> f4; f4 to s2 goes float -> int -> s2
+  // (on the element vectors of vectorize_elementwise: 16 a thread).
+  EXPECT_TRUE(has(mixed, "(croq_f4_e2m1)((float)((int)(a_vec_")) << src;
+  EXPECT_TRUE(has(mixed, "(croq_s2)((int)((float)(b_vec_")) << src;
   expect_compiles(mixed, "mixed");
 }
 

@@ -1,6 +1,7 @@
 """The benchmark harness (bench/harness) on a GPU: a deliberately broken
 kernel (the GEMM's K loop one tile short, its M tail left out, attention
-dropping its last key tile, an add one element short) is refused at the
+dropping its last key tile, an add one element short, an element-wise add one
+column short, an RMSNorm writing half of each row) is refused at the
 timed shape before any call of it is timed, while the correct kernel
 passes; and the comparison itself catches one wrong element."""
 import os
@@ -30,7 +31,8 @@ class Args:
     quick = True
 
 
-@pytest.mark.parametrize("script", ["bench_gemm", "bench_fp8_gemm", "bench_attention", "bench_add"])
+@pytest.mark.parametrize("script", ["bench_gemm", "bench_fp8_gemm", "bench_attention", "bench_add", "bench_elementwise",
+                                    "bench_rows"])
 def test_broken_kernels_are_refused_before_timing(torch, timer, script):
     import importlib
 

@@ -379,7 +379,10 @@ void Printer::stmt(const ir::Stmt& s) {
       std::int64_t count = 1;  // at most the local limit: checked in lowering
       for (const auto& d : b.dims) count *= d.value;
       // An empty tile still declares one element: C++ has no zero-length arrays.
-      line(std::string(cuda_type(b.dtype)) + " " + b.name + "[" + std::to_string(std::max<std::int64_t>(count, 1)) + "];");
+      // Wider than its element: accessed as whole vectors (element-wise vectorization).
+      const bool wide = b.align_bytes > static_cast<int>(dtype_size(b.dtype));
+      line((wide ? "__align__(" + std::to_string(b.align_bytes) + ") " : std::string()) + cuda_type(b.dtype) + " " +
+           b.name + "[" + std::to_string(std::max<std::int64_t>(count, 1)) + "];");
     } else if constexpr (std::is_same_v<T, ir::DeclareEvent>) {
       const ir::Event& e = kernel_.events[static_cast<std::size_t>(n.event)];
       line("unsigned long long* " + e.name + " = reinterpret_cast<unsigned long long*>(croq_smem + " +
