@@ -31,7 +31,7 @@ check_name=bench-memory-bound
 source "$root/scripts/device_check_lib.sh"
 
 build_targets() {
-  local targets=(croq croqjit croq_gpu_tests croq_specialize_tests croq_passes_tests kernel_sources row_norms ele_add)
+  local targets=(croq croqjit croq_gpu_tests croq_lower_tests croq_passes_tests kernel_sources row_norms ele_add)
   grep -q "croqjit Python package: building" "$out/configure.log" && targets+=(_croqjit)
   cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 }
