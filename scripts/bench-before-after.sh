@@ -47,8 +47,8 @@ build_tree() {  # build_tree SOURCE BUILD
     -DPython_EXECUTABLE="$(command -v "$python")" > "$out/configure-$(basename "$2").log" 2>&1 &&
     cmake --build "$2" -j"$(nproc)" --target croqjit kernel_sources _croqjit
 }
-step build_before 900 build_tree "$before_src" "$root/build-before" || { summary; exit 1; }
-step build_after 900 build_tree "$root" "$root/build-gpu" || { summary; exit 1; }
+step build_before - build_tree "$before_src" "$root/build-before" || { summary; exit 1; }
+step build_after - build_tree "$root" "$root/build-gpu" || { summary; exit 1; }
 
 run_bench() {  # run_bench TREE BUILD SCRIPT ROUND
   local tree=$1 bdir=$2 script=$3 round=$4
@@ -59,8 +59,8 @@ run_bench() {  # run_bench TREE BUILD SCRIPT ROUND
 }
 for round in $(seq 1 "$rounds"); do
   for script in bench_gemm bench_attention; do
-    step "$script-before-$round" 900 run_bench before "$root/build-before" "$script" "$round"
-    step "$script-after-$round" 900 run_bench after "$root/build-gpu" "$script" "$round"
+    step "$script-before-$round" - run_bench before "$root/build-before" "$script" "$round"
+    step "$script-after-$round" - run_bench after "$root/build-gpu" "$script" "$round"
   done
 done
 
@@ -89,4 +89,4 @@ for script in ("bench_gemm", "bench_attention"):
         print(f"  {label:52s} {b:10.4f} {a:10.4f} {a / b:13.3f} {statistics.median(r['ratio_before']):17.3f} "
               f"{statistics.median(r['ratio_after']):7.3f}")
 EOF
-check_name=bench-before-after summary
+check_name=bench-before-after; summary
