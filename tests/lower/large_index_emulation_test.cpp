@@ -36,7 +36,10 @@ inline std::barrier<>* croq_block_barrier = nullptr;
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
 #define __shared__
-#define __align__(n)
+#define __align__(n) __attribute__((aligned(n)))
+// The vector types of 16-, 8- and 4-byte accesses (vectorize_elementwise).
+struct alignas(16) int4 { int x, y, z, w; };
+struct alignas(8) int2 { int x, y; };
 inline void __syncthreads() { croq_block_barrier->arrive_and_wait(); }
 alignas(128) unsigned char croq_smem[1 << 16];
 )";
@@ -144,9 +147,12 @@ std::string at(std::int64_t v) { return std::to_string(v); }
 INSTANTIATE_TEST_SUITE_P(
     Codegen, LargeIndexEmulation,
     ::testing::Values(
-        // 8388625 blocks of 256: the last 49 blocks cover the last 8192 elements.
-        EmulationCase{"FlatTail", kLargeFlatAdd, {kLarge}, {at(kLarge), "8388625", "256", at(kLarge - 8192), at(kLarge), "8388576:8388624"}},
-        EmulationCase{"FlatHead", kLargeFlatAdd, {kLarge}, {at(kLarge), "8388625", "256", "0", "1024", "0:3"}},
+        // 16 elements a thread (vectorize_elementwise): 524289 blocks of 256
+        // threads take the 134217984 whole vectors, the last 2 blocks the last
+        // 8192 elements; the 3 past the last vector go to the first threads
+        // (block 0 runs too).
+        EmulationCase{"FlatTail", kLargeFlatAdd, {kLarge}, {at(kLarge), "524289", "256", at(kLarge - 8192), at(kLarge), "0:0", "524286:524288"}},
+        EmulationCase{"FlatHead", kLargeFlatAdd, {kLarge}, {at(kLarge), "524289", "256", "0", "1024", "0:0"}},
         EmulationCase{"FlatDynamicTail", kLargeFlatAdd, {-1}, {at(kLarge), "8388625", "256", at(kLarge - 8192), at(kLarge), "8388576:8388624"}},
         // 2^31 - 1 blocks of 1 thread: blocks 0..4099 also take the last 4100
         // elements on their second pass; the blocks before cover 100 more.
@@ -156,10 +162,11 @@ INSTANTIATE_TEST_SUITE_P(
                       {at(kLarge), "2147483647", "1", at(kLarge - 4200), at(kLarge), "0:4099", "2147483547:2147483646"}},
         EmulationCase{"TiledTail", kLargeTiledAdd, {kLarge},
                       {at(kLarge), "524290", "256", at(std::int64_t{524286} * 4096), at(kLarge), "524286:524289"}},
-        // [524289, 4096] = 2^31 + 4096 elements; the 3 bytes past it keep the poison.
+        // [524289, 4096] = 2^31 + 4096 elements, 16 a thread; the 3 bytes past
+        // it keep the poison.
         EmulationCase{"TwoDimensionalTail", kLargeTwoDimAdd, {524289, 4096},
-                      {at(std::int64_t{524289} * 4096), "8388624", "256", at(std::int64_t{524289} * 4096 - 12288), at(kLarge),
-                       "8388576:8388623"}}),
+                      {at(std::int64_t{524289} * 4096), "524289", "256", at(std::int64_t{524289} * 4096 - 12288), at(kLarge),
+                       "524286:524288"}}),
     [](const auto& info) { return info.param.name; });
 
 }  // namespace
