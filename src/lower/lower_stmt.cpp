@@ -32,7 +32,7 @@ const sema::CheckedFunction& Lowerer::semantics_of(const BoundFunction& bound) {
 }
 
 void Lowerer::unchecked(const SourceLocation& loc, const char* what) const {
-  if (const Diagnostic* d = rejected_at(loc, nullptr)) fail(loc, d->message, d->hint);
+  if (const Diagnostic* d = rejected_at(loc, nullptr)) fail_as_sema(loc, *d);
   fail(loc, std::string("internal error: lowering met ") + what + " that sema did not check",
        "please report this with the source");
 }
@@ -47,13 +47,25 @@ const Diagnostic* Lowerer::rejected_at(const SourceLocation& loc, const char* ru
     if (d.line == loc.line) return &d;
     if (!first) first = &d;
   }
-  return rule ? first : nullptr;
+  if (rule && first) return first;
+  // No error of that rule: the one croq::compile reports first, which
+  // stopped it before lowering.
+  for (const Diagnostic& d : facts_.rejected)
+    if (d.severity == Severity::error) return &d;
+  return nullptr;
 }
 
 void Lowerer::unchecked(const SourceLocation& loc, sema::Rule rule) const {
-  if (const Diagnostic* d = rejected_at(loc, sema::rule_id(rule))) fail(loc, d->message, d->hint);
+  if (const Diagnostic* d = rejected_at(loc, sema::rule_id(rule))) fail_as_sema(loc, *d);
   fail(loc, std::string("internal error: lowering met what rule `") + sema::rule_id(rule) + "` forbids, which sema did not check",
        "please report this with the source");
+}
+
+// Sema's error at lowering's place when it is on that line, else as sema
+// reported it (croq::compile's first error).
+void Lowerer::fail_as_sema(const SourceLocation& loc, const Diagnostic& d) const {
+  if (d.line == loc.line) fail(loc, d.message, d.hint);
+  throw CompileError({d}, program_.source, program_.source_name);
 }
 
 void Lowerer::fail(const SourceLocation& loc, const sema::Violation& v) const { fail(loc, v.message, v.hint); }

@@ -135,6 +135,7 @@ class Lowerer {
   [[noreturn]] void unchecked(const SourceLocation& loc, const char* what) const;
   // The same for a construct that sema's rule `rule` forbids.
   [[noreturn]] void unchecked(const SourceLocation& loc, sema::Rule rule) const;
+  [[noreturn]] void fail_as_sema(const SourceLocation& loc, const Diagnostic& d) const;
   const Diagnostic* rejected_at(const SourceLocation& loc, const char* rule) const;
 
  private:

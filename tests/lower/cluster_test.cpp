@@ -289,7 +289,7 @@ std::vector<ErrorCase> error_cases() {
       {"SecondGridStatement",
        head + "  if (1 > 0) {\n  parallel c by 2 : cluster, b by 2 : block {\n    out.at(c, b) = 1;\n  }\n"
               "  parallel d by 2 : cluster, e by 2 : block {\n    out.at(d, e) = 2;\n  }\n  }\n}\n",
-       6, 12, "only one block-level parallel statement per kernel is supported yet"},
+       6, 12, "only one block-level parallel statement per kernel is supported yet", "put every block-level statement in one `parallel ... : block`"},
   };
 }
 

@@ -110,11 +110,9 @@ std::vector<ErrorCase> swizzle_and_event_cases() {
        "declare the event before the inthreads region, in the parallel level around it"},
       {"EventArrayOfNone", shell("    shared event full[0];\n"), 3, 23, "an event array holds 1 to 32 events, got 0"},
       {"EventArrayTooLarge", shell("    shared event full[33];\n"), 3, 18, "an event array holds 1 to 32 events, got 33"},
-      {"EventInitializedToAValue", shell("    shared event full[4] = 1;\n"), 3, 18,
-       "an event can only be initialized `= ready`"},
+      {"EventInitializedToAValue", shell("    shared event full[4] = 1;\n"), 3, 18, "an event can only be initialized `= ready`", "`= ready` makes the first wait pass; leave it out otherwise"},
       // Using events
-      {"TriggerOfAWholeEventArray", shell("    shared event full[4];\n    trigger full;\n"), 4, 13,
-       "`trigger` of a whole event array (`full`) is not supported yet by libcroqjit", "name each event, e.g. `full[0]`"},
+      {"TriggerOfAWholeEventArray", shell("    shared event full[4];\n    trigger full;\n"), 4, 13, "`full` is an array of 4 events; say which one, e.g. `full[i]`"},
       {"AsyncBoundToAnEventArray",
        shell("    shared event full[4];\n    shared f16 [64, 64] lhs_s;\n"
              "    tma.copy.async<full> lhs.subspan(64, 64).at(bm, 0) => lhs_s;\n"),
@@ -149,9 +147,7 @@ std::vector<ErrorCase> swizzle_and_event_cases() {
        "an array index must be an integer, got 1.5"},
       {"SubscriptOfATensor", shell("    trigger lhs[0];\n"), 3, 13,
        "`lhs` is not an array of buffers or events; use `.at(...)` for elements"},
-      {"TriggerAfterAnEvent", shell("    shared event full[4], empty[4];\n    trigger full[0] after empty[0];\n"), 4, 27,
-       "`trigger ... after empty[0]` waits for an asynchronous tma.copy issued earlier in the same block",
-       "name the future of a `tma.copy.async` of this block"},
+      {"TriggerAfterAnEvent", shell("    shared event full[4], empty[4];\n    trigger full[0] after empty[0];\n"), 4, 27, "`trigger ... after` takes the future of an asynchronous copy, got `empty[0]`"},
       {"TriggerSetsDisagree",
        shell("    shared event full[2];\n    parallel p by 3 : group-4 {\n"
              "      inthreads.async (p == 0) { trigger full[0]; }\n"
@@ -185,7 +181,7 @@ std::vector<ErrorCase> inthreads_cases() {
       {"InthreadsAsyncNested",
        shell("    parallel p by 2 : group-4 {\n      inthreads.async (p == 0) {\n"
              "        inthreads.async (p == 0) { sync.shared; }\n      }\n    }\n"),
-       5, 9, "inthreads.async inside another inthreads.async region"},
+       5, 9, "inthreads.async inside another inthreads.async region", "make it a region of its own, next to the other"},
       {"InthreadsAsyncConditionSelectsNothing",
        shell("    parallel p by 2 : group-4 {\n      inthreads.async (p == 5) { sync.shared; }\n    }\n"), 4, 24,
        "the inthreads.async condition selects no `p` in 0..1"},
@@ -202,14 +198,13 @@ std::vector<ErrorCase> tma_cases() {
       {"TmaAfter",
        shell("    shared f16 [64, 64] lhs_s;\n    f = dma.copy.async " + lhs_tile + " => shared;\n"
              "    tma.copy lhs.subspan(64, 64).at(bm, 0) => lhs_s after f;\n"),
-       5, 5, "`after` is not supported yet by libcroqjit"},
+       5, 5, "`after` is not supported yet by libcroqjit", "wait for the future first: `wait f;`, then copy"},
       {"TmaInAThreadLevel",
        shell("    shared f16 [64, 64] lhs_s;\n    parallel t by 64 : thread {\n      tma.copy " + lhs_tile +
              " => lhs_s;\n    }\n"),
        5, 7, "tma.copy runs at block or warpgroup scope, or in a thread-level parallel of one thread; this one runs in many "
        "threads"},
-      {"TmaSourceViewNotPlaced", shell("    t = tma.copy lhs.view(64, 64) => shared;\n"), 3, 22,
-       "the source of a copy must be a tensor or a placed tile"},
+      {"TmaSourceViewNotPlaced", shell("    t = tma.copy lhs.view(64, 64) => shared;\n"), 3, 22, "the source of a copy must be a tensor or a placed tile", "place it with `.at(...)` (after subspan) or `.from(...)` (after view)"},
       {"TmaStoreWithoutAGlobalDestination", shell("    shared f16 [64, 64] lhs_s;\n    tma.copy lhs_s => shared;\n"), 4, 5,
        "a tma.copy from shared memory needs a global destination"},
       {"TmaStoreIntoShared",
@@ -265,10 +260,9 @@ std::vector<ErrorCase> tma_cases() {
       {"TmaStoreOfASwizzledTileWithAnotherSwizzle",
        shell("    shared f16 [64, 64] lhs_s;\n    tma.copy.swiz<128> " + lhs_tile + " => lhs_s;\n"
              "    tma.copy.swiz<0> lhs_s => lhs.subspan(64, 64).at(bm, 0);\n"),
-       5, 9, "the tile is laid out with swizzle 128; the store must say `.swiz<128>`"},
+       5, 9, "the tile is laid out with swizzle 128; the store must say `.swiz<128>`", "a store reads the tile with the layout it was written with"},
       // dma.copy.swiz<N> writes the TMA layout with threads.
-      {"DmaSwizzleIntoGlobal", shell("    dma.copy.swiz<128> " + lhs_tile + " => rhs.subspan(64, 64).at(bn, 0);\n"), 3, 14,
-       "`.swiz<N>` lays out a tile in shared memory; the destination is not shared"},
+      {"DmaSwizzleIntoGlobal", shell("    dma.copy.swiz<128> " + lhs_tile + " => rhs.subspan(64, 64).at(bn, 0);\n"), 3, 14, "a dma.copy between two `global` tensors is not possible on the GPU", "stage the tile through shared or local memory"},
       {"DmaSwizzleSpanNotTheRowSize", shell("    t = dma.copy.swiz<128> out.subspan(64, 64).at(bm, 0) => shared;\n"), 3, 18,
        "dma.copy.swiz<128> needs tile rows of exactly 128 bytes, got 256",
        "match the innermost tile extent to the swizzle span"},
@@ -289,8 +283,7 @@ std::vector<ErrorCase> mma_cases() {
       // mma.load
       {"MmaLoadWithoutAName", warpgroup("      mma.load.swiz<128> a.data;\n"), 7, 7,
        "mma.load names its operand: `a = mma.load tile;`"},
-      {"MmaLoadOfGlobal", warpgroup("      ma = mma.load.swiz<128> lhs.subspan(64, 64).at(bm, 0);\n"), 7, 51,
-       "mma.load reads a tile in shared memory"},
+      {"MmaLoadOfGlobal", warpgroup("      ma = mma.load.swiz<128> lhs.subspan(64, 64).at(bm, 0);\n"), 7, 51, "mma.load from global memory is not supported yet by libcroqjit", "copy the tile to shared memory first"},
       {"MmaLoadUnknownModifier", warpgroup("      ma = mma.load.swiz<128>.trans a.data;\n"), 7, 31,
        "`.trans` on mma.load is not supported yet"},
       {"MmaLoadSwizzleDiffersFromTheCopy", warpgroup("      ma = mma.load.swiz<64> a.data;\n"), 7, 7,
@@ -314,11 +307,11 @@ std::vector<ErrorCase> mma_cases() {
              "        a = tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, 0) => shared;\n"
              "        b = tma.copy.swiz<128> rhs.subspan(128, 64).at(bn, 0) => shared;\n"
              "        mma.row.row mc, a.data, b.data;\n      }\n    }\n"),
-       5, 9, "WGMMA runs on whole warpgroups: put the mma.fill inside `parallel p by N : group-4`"},
+       5, 9, "WGMMA runs on whole warpgroups: put the mma.fill inside `parallel p by N : group-4`", "an inthreads.async region must select whole warpgroups (multiples of 128 threads)"},
       {"MmaFillInWarpsAcrossTwoWarpgroups",
        shell("    parallel w by 8 : group {\n      inthreads.async (w >= 2 && w < 6) {\n        mc = mma.fill.f32 0.0f;\n"
              "      }\n    }\n"),
-       5, 9, "WGMMA runs on whole warpgroups: put the mma.fill inside `parallel p by N : group-4`"},
+       5, 9, "WGMMA runs on whole warpgroups: put the mma.fill inside `parallel p by N : group-4`", "an inthreads.async region must select whole warpgroups (multiples of 128 threads)"},
       {"MmaInAThreadLevel", warpgroup("      parallel t by 64 : thread {\n        mma.row.row mc, a.data, b.data;\n      }\n"),
        8, 9, "WGMMA runs on whole warpgroups: put the mma inside `parallel p by N : group-4`"},
       {"MmaIntoATile", warpgroup("      mma.row.row a, a.data, b.data;\n"), 7, 19,
@@ -354,7 +347,7 @@ std::vector<ErrorCase> mma_cases() {
        warpgroup("      c = tma.copy.swiz<128> out.subspan(64, 32).at(bm, 0) => shared;\n"
                  "      d = tma.copy.swiz<128> out.subspan(128, 32).at(bn, 0) => shared;\n"
                  "      mma.row.row mc, c.data, d.data;\n"),
-       9, 7, "WGMMA multiplies f16 or bf16 tiles (both the same) or fp8 tiles (f8_e4m3, f8_e5m2, in any mix), got f32 and f32"},
+       9, 7, "mma on f32 tiles is not supported yet by libcroqjit", "libcroqjit multiplies f16, bf16 or fp8 (f8_e4m3, f8_e5m2) tiles; a warp's mma (in a `: group` level) also s8, u8 and f32"},
       {"MmaOfBf16AndF16",
        warpgroup("      c = tma.copy.swiz<128> lhs_b.subspan(64, 64).at(bm, 0) => shared;\n"
                  "      mma.row.row mc, c.data, b.data;\n"),
@@ -379,8 +372,7 @@ std::vector<ErrorCase> mma_cases() {
       {"MmaAccumulatorReusedWithAnotherN", warpgroup(mma + "      mma.row.row mc, a.data, b.data.subspan(64, 64).at(0, 0);\n"),
        8, 7, "the accumulator is 64 x 128 but this mma makes 64 x 64"},
       // mma.store
-      {"MmaStoreOfAnUnwrittenAccumulator", warpgroup("      mma.store mc, out.subspan(64, 128).at(bm, bn);\n"), 7, 7,
-       "mma.store of an accumulator that no mma has written"},
+      {"MmaStoreOfAnUnwrittenAccumulator", warpgroup("      mma.store mc, out.subspan(64, 128).at(bm, bn);\n"), 7, 7, "mma.store of an accumulator that no mma has written", "multiply into it first: `mma.row.row mc, a, b;`"},
       {"MmaStoreInAThreadLevel",
        warpgroup(mma + "      parallel t by 128 : thread {\n        mma.store mc, out.subspan(64, 128).at(bm, bn);\n      }\n"),
        9, 9, "WGMMA runs on whole warpgroups: put the mma.store inside `parallel p by N : group-4`"},
@@ -393,15 +385,14 @@ std::vector<ErrorCase> mma_cases() {
        9, 21, "`out_s` is an array of buffers; say which one, e.g. `out_s[stage]`"},
       {"MmaStoreShapeMismatch", warpgroup(mma + "      mma.store mc, out.subspan(64, 64).at(bm, bn);\n"), 8, 41,
        "the accumulator is 64 x 128 but the destination tile is f32 [64, 64]"},
-      {"MmaStoreIntoS32", warpgroup("      shared s32 [64, 128] out_s;\n" + mma + "      mma.store mc, out_s;\n"), 9, 21,
-       "mma.store writes f32, f16 or bf16 tiles"},
+      {"MmaStoreIntoS32", warpgroup("      shared s32 [64, 128] out_s;\n" + mma + "      mma.store mc, out_s;\n"), 9, 21, "storing an f32 accumulator to s32 tiles is not supported yet by libcroqjit", "accumulate s8 or u8 tiles in s32 (mma.fill.s32) at warp level"},
       {"MmaStoreIntoLocal", warpgroup("      local f32 [64, 128] out_l;\n" + mma + "      mma.store mc, out_l;\n"), 9, 21,
        "mma.store writes shared or global memory"},
       {"MmaStoreIntoASwizzledTile",
        warpgroup("      shared f16 [64, 64] out_s;\n      d = tma.copy.swiz<128> rhs.subspan(64, 64).at(bn, 0) => shared;\n"
                  "      mh = mma.fill.f32 0.0f;\n      mma.row.row mh, a.data, d.data;\n"
                  "      tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, 0) => out_s;\n      mma.store mh, out_s;\n"),
-       12, 21, "mma.store into a swizzled shared tile is not supported yet"},
+       12, 21, "mma.store into a swizzled shared tile is not supported yet", "store into an unswizzled tile, then copy it with the swizzle"},
   };
 }
 
