@@ -5,6 +5,7 @@
 // shape with tails, against the sample's double-precision reference.
 #include <gtest/gtest.h>
 
+#include "interp/interp_test_util.hpp"
 #include "../../samples/attention_check.hpp"
 #include "../../samples/attention_source.hpp"
 #include "croq/croq.hpp"
@@ -12,10 +13,7 @@
 namespace {
 
 void expect_attention(bool causal) {
-  croq::CompileOptions options;
-  options.interpret = true;
-  options.arch = "sm_90a";
-  croq::Kernel kernel = croq::compile(attention::source("f16", 64), options);
+  croq::Kernel kernel = croq::test::interpreted(attention::source("f16", 64));
   const attention::Shape s{1, 1, 150, 200};
   const int d = 64;
   auto q = croq::make_spandata<croq::f16>(s.batch, s.heads, s.queries, d);

@@ -5,16 +5,14 @@
 
 #include <cmath>
 
+#include "interp/interp_test_util.hpp"
 #include "common/block_scale_sources.hpp"
 #include "croq/croq.hpp"
 
 namespace {
 
 TEST(InterpretBlockScale, ScaledFp8GemmMatchesTheHost) {
-  croq::CompileOptions options;
-  options.interpret = true;
-  options.arch = "sm_90a";
-  croq::Kernel k = croq::compile(croq::test::block_scaled_gemm_source(), options);
+  croq::Kernel k = croq::test::interpreted(croq::test::block_scaled_gemm_source());
   const std::size_t M = 64, N = 128, K = 256, KB = K / 128, NB = 1;
   auto lhs = croq::make_spandata<croq::f8_e4m3>(M, K);
   auto rhs = croq::make_spandata<croq::f8_e4m3>(N, K);
@@ -41,10 +39,7 @@ TEST(InterpretBlockScale, ScaledFp8GemmMatchesTheHost) {
 }
 
 TEST(InterpretBlockScale, ClustersAreRefusedWithAClearMessage) {
-  croq::CompileOptions options;
-  options.interpret = true;
-  options.arch = "sm_90a";
-  croq::Kernel k = croq::compile(R"croq(__co__ void ids(global s32 [C, B, T] out) {
+  croq::Kernel k = croq::test::interpreted(R"croq(__co__ void ids(global s32 [C, B, T] out) {
   parallel c by C : cluster {
     parallel b by B : block {
       parallel t by T : thread
@@ -52,8 +47,7 @@ TEST(InterpretBlockScale, ClustersAreRefusedWithAClearMessage) {
     }
   }
 }
-)croq",
-                                 options);
+)croq");
   auto out = croq::make_spandata<croq::s32>(2, 2, 4);
   try {
     k(out.view());

@@ -5,27 +5,15 @@
 
 #include <cmath>
 
+#include "common/files.hpp"
 #include "croq/croq.hpp"
+#include "interp/interp_test_util.hpp"
 
 namespace {
 
-croq::Kernel interpreted(const char* source) {
-  croq::CompileOptions options;
-  options.interpret = true;
-  options.arch = "sm_90a";
-  return croq::compile(source, options);
-}
+using croq::test::interpreted;
 
-const char* kEleAdd = R"croq(
-__co__ s32 [M, N] ele_add(s32 [M, N] lhs, s32 [M, N] rhs) {
-  s32 [lhs.span] output;
-
-  parallel {i, j} by [M, N]
-    output.at(i, j) = lhs.at(i, j) + rhs.at(i, j);
-
-  return output;
-}
-)croq";
+const std::string kEleAdd = croq::test::sample_source("ele_add");
 
 TEST(InterpretElementwise, EleAddMatchesTheHost) {
   auto k = interpreted(kEleAdd);

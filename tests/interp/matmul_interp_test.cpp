@@ -5,16 +5,13 @@
 
 #include <cmath>
 
+#include "common/files.hpp"
 #include "croq/croq.hpp"
+#include "interp/interp_test_util.hpp"
 
 namespace {
 
-croq::Kernel interpreted(const char* source) {
-  croq::CompileOptions options;
-  options.interpret = true;
-  options.arch = "sm_90a";
-  return croq::compile(source, options);
-}
+using croq::test::interpreted;
 
 TEST(InterpretMatmul, ScalarMatmulMatchesTheHost) {
   auto k = interpreted(R"croq(
@@ -88,28 +85,7 @@ void expect_nt_product(croq::spandata<croq::f16>& lhs, croq::spandata<croq::f16>
     }
 }
 
-const char* kMatmulWgmma = R"croq(
-#define WM 64
-#define WN 128
-#define TK 64
-
-__co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, N] output) {
-  parallel {block_m, block_n} by [cdiv(M, WM), cdiv(N, WN)] : block {
-    parallel p by 1 : group-4 {
-      mc = mma.fill.f32 0.0f;
-      foreach {iv_k} in [cdiv(K, TK)] {
-        a = tma.copy.swiz<128> lhs.subspan(WM, TK).at(block_m, iv_k).zfill => shared;
-        b = tma.copy.swiz<128> rhs.subspan(WN, TK).at(block_n, iv_k).zfill => shared;
-        ma = mma.load.swiz<128> a.data;
-        mb = mma.load.swiz<128> b.data;
-        mma.row.row mc, ma, mb;
-        mma.commit;
-      }
-      mma.store mc, output.subspan(WM, WN).at(block_m, block_n);
-    }
-  }
-}
-)croq";
+const std::string kMatmulWgmma = croq::test::sample_source("matmul_wgmma");
 
 TEST(InterpretMatmul, WgmmaWithTmaAndTails) {
   auto k = interpreted(kMatmulWgmma);
@@ -124,50 +100,7 @@ TEST(InterpretMatmul, WgmmaWithTmaAndTails) {
 }
 
 TEST(InterpretMatmul, WarpSpecializedTmaPipelineWithEvents) {
-  auto k = interpreted(R"croq(
-#define WARP_M 64
-#define WARP_N 128
-#define TILE_K 64
-#define WARP_K 16
-#define STAGES 4
-
-__co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, N] output) {
-  parallel {block_m, block_n} by [cdiv(M, WARP_M), cdiv(N, WARP_N)] : block {
-    shared event full[STAGES], empty[STAGES];
-    shared f16 [WARP_M, TILE_K] lhs_load_s[STAGES];
-    shared f16 [WARP_N, TILE_K] rhs_load_s[STAGES];
-    shared f16 [WARP_M, WARP_N] output_s;
-    parallel p1 by 2 : group-4 {
-      inthreads.async (p1 == 0) {
-        foreach {iv_k} in [cdiv(K, TILE_K)] {
-          stage = iv_k % STAGES;
-          wait empty[stage];
-          tma.copy.swiz<3> lhs.subspan(WARP_M, TILE_K).at(block_m, iv_k) => lhs_load_s[stage];
-          tma.copy.swiz<3> rhs.subspan(WARP_N, TILE_K).at(block_n, iv_k) => rhs_load_s[stage];
-          trigger full[stage];
-        }
-      }
-      inthreads.async (p1 == 1) {
-        mc = mma.fill.f16 0.0f;
-        foreach {s} in [STAGES] { trigger empty[s]; }
-        foreach {iv_k} in [cdiv(K, TILE_K)] {
-          stage = iv_k % STAGES;
-          wait full[stage];
-          foreach {iv_warp} in [cdiv(TILE_K, WARP_K)] {
-            ma = mma.load.swiz<3> lhs_load_s[stage].chunkat(_, iv_warp);
-            mb = mma.load.swiz<3> rhs_load_s[stage].chunkat(_, iv_warp);
-            mma.row.row mc, ma, mb;
-          }
-          mma.commit;
-          trigger empty[stage];
-        }
-        mma.store mc, output_s;
-        dma.copy output_s => output.subspan(WARP_M, WARP_N).at(block_m, block_n);
-      }
-    }
-  }
-}
-)croq");
+  auto k = interpreted(croq::test::sample_source("matmul_tma"));
   // Six k steps: the four-stage ring wraps, so the events' phases turn.
   const std::size_t M = 128, N = 128, K = 384;
   auto lhs = croq::make_spandata<croq::f16>(M, K);
@@ -183,65 +116,7 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
 TEST(InterpretMatmul, PersistentKernelWithReadyEventsAndTmaStores) {
   // samples/matmul_persistent.cpp's kernel: 132 persistent blocks, a
   // producer and two consumer warpgroups, `= ready` events, TMA stores.
-  auto k = interpreted(R"croq(
-#define BM 128
-#define BN 256
-#define TK 64
-#define STAGES 3
-#define NUM_SMS 132
-#define GROUP 8
-
-__co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, N] output) {
-  parallel block_id by NUM_SMS : block {
-    shared event full[STAGES], empty[STAGES] = ready;
-    shared f16 [BM, TK] lhs_s[STAGES];
-    shared f16 [BN, TK] rhs_s[STAGES];
-    shared f16 [BM, BN] out_s;
-    parallel p by 3 : group-4 {
-      inthreads.async (p == 0) {
-        foreach {tile_iter} in [cdiv(cdiv(M, BM) * cdiv(N, BN), NUM_SMS)] {
-          tile = tile_iter # block_id;
-          if (tile < cdiv(M, BM) * cdiv(N, BN)) {
-            first_m = tile / (GROUP * cdiv(N, BN)) * GROUP;
-            rows = cdiv(M, BM) - first_m < GROUP ? cdiv(M, BM) - first_m : GROUP;
-            bm = first_m + tile % (GROUP * cdiv(N, BN)) % rows;
-            bn = tile % (GROUP * cdiv(N, BN)) / rows;
-            foreach {iv_k} in [cdiv(K, TK)] {
-              stage = iv_k % STAGES;
-              wait empty[stage];
-              tma.copy.swiz<128> lhs.subspan(BM, TK).at(bm, iv_k).zfill => lhs_s[stage];
-              tma.copy.swiz<128> rhs.subspan(BN, TK).at(bn, iv_k).zfill => rhs_s[stage];
-              trigger full[stage];
-            }
-          }
-        }
-      }
-      inthreads.async (p >= 1) {
-        foreach {tile_iter} in [cdiv(cdiv(M, BM) * cdiv(N, BN), NUM_SMS)] {
-          tile = tile_iter # block_id;
-          if (tile < cdiv(M, BM) * cdiv(N, BN)) {
-            first_m = tile / (GROUP * cdiv(N, BN)) * GROUP;
-            rows = cdiv(M, BM) - first_m < GROUP ? cdiv(M, BM) - first_m : GROUP;
-            bm = first_m + tile % (GROUP * cdiv(N, BN)) % rows;
-            bn = tile % (GROUP * cdiv(N, BN)) / rows;
-            mc = mma.fill.f32 0.0f;
-            foreach {iv_k} in [cdiv(K, TK)] {
-              stage = iv_k % STAGES;
-              wait full[stage];
-              mma.row.row mc, lhs_s[stage].subspan(64, TK).at(p - 1, 0), rhs_s[stage];
-              trigger empty[stage];
-            }
-            // Through shared memory and a TMA store: the warpgroup goes on to
-            // the next tile while the copy engine writes this one.
-            mma.store mc, out_s.subspan(64, BN).at(p - 1, 0);
-            tma.copy out_s.subspan(64, BN).at(p - 1, 0) => output.subspan(BM, BN).at(bm, bn).subspan(64, BN).at(p - 1, 0);
-          }
-        }
-      }
-    }
-  }
-}
-)croq");
+  auto k = interpreted(croq::test::sample_source("matmul_persistent"));
   const std::size_t M = 200, N = 300, K = 136;
   auto lhs = croq::make_spandata<croq::f16>(M, K);
   auto rhs = croq::make_spandata<croq::f16>(N, K);
@@ -254,63 +129,7 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
 
 TEST(InterpretMatmul, Fp8InputsWithABf16Result) {
   // samples/matmul_fp8.cpp's kernel: e4m3 x e4m3 WGMMA, f32 accumulate, bf16 out.
-  auto k = interpreted(R"croq(
-#define BM 128
-#define BN 256
-#define TK 128
-#define STAGES 3
-#define NUM_SMS 132
-#define GROUP 8
-
-__co__ void matmul(global f8_e4m3 [M, K] lhs, global f8_e4m3 [N, K] rhs, global bf16 [M, N] output) {
-  parallel block_id by NUM_SMS : block {
-    shared event full[STAGES], empty[STAGES] = ready;
-    shared f8_e4m3 [BM, TK] lhs_s[STAGES];
-    shared f8_e4m3 [BN, TK] rhs_s[STAGES];
-    shared bf16 [BM, BN] out_s;
-    parallel p by 3 : group-4 {
-      inthreads.async (p == 0) {
-        foreach {tile_iter} in [cdiv(cdiv(M, BM) * cdiv(N, BN), NUM_SMS)] {
-          tile = tile_iter # block_id;
-          if (tile < cdiv(M, BM) * cdiv(N, BN)) {
-            first_m = tile / (GROUP * cdiv(N, BN)) * GROUP;
-            rows = cdiv(M, BM) - first_m < GROUP ? cdiv(M, BM) - first_m : GROUP;
-            bm = first_m + tile % (GROUP * cdiv(N, BN)) % rows;
-            bn = tile % (GROUP * cdiv(N, BN)) / rows;
-            foreach {iv_k} in [cdiv(K, TK)] {
-              stage = iv_k % STAGES;
-              wait empty[stage];
-              tma.copy.swiz<128> lhs.subspan(BM, TK).at(bm, iv_k).zfill => lhs_s[stage];
-              tma.copy.swiz<128> rhs.subspan(BN, TK).at(bn, iv_k).zfill => rhs_s[stage];
-              trigger full[stage];
-            }
-          }
-        }
-      }
-      inthreads.async (p >= 1) {
-        foreach {tile_iter} in [cdiv(cdiv(M, BM) * cdiv(N, BN), NUM_SMS)] {
-          tile = tile_iter # block_id;
-          if (tile < cdiv(M, BM) * cdiv(N, BN)) {
-            first_m = tile / (GROUP * cdiv(N, BN)) * GROUP;
-            rows = cdiv(M, BM) - first_m < GROUP ? cdiv(M, BM) - first_m : GROUP;
-            bm = first_m + tile % (GROUP * cdiv(N, BN)) % rows;
-            bn = tile % (GROUP * cdiv(N, BN)) / rows;
-            mc = mma.fill.f32 0.0f;
-            foreach {iv_k} in [cdiv(K, TK)] {
-              stage = iv_k % STAGES;
-              wait full[stage];
-              mma.row.row mc, lhs_s[stage].subspan(64, TK).at(p - 1, 0), rhs_s[stage];
-              trigger empty[stage];
-            }
-            mma.store mc, out_s.subspan(64, BN).at(p - 1, 0);
-            tma.copy out_s.subspan(64, BN).at(p - 1, 0) => output.subspan(BM, BN).at(bm, bn).subspan(64, BN).at(p - 1, 0);
-          }
-        }
-      }
-    }
-  }
-}
-)croq");
+  auto k = interpreted(croq::test::sample_source("matmul_fp8"));
   const std::size_t M = 150, N = 260, K = 160;
   auto lhs = croq::make_spandata<croq::f8_e4m3>(M, K);
   auto rhs = croq::make_spandata<croq::f8_e4m3>(N, K);
