@@ -19,6 +19,8 @@ namespace attention {
 
 struct Shape {
   int batch, heads, queries, keys;
+  int kv_heads = 0;  // K and V heads (grouped-query attention); 0: `heads`
+  int key_heads() const { return kv_heads ? kv_heads : heads; }
 };
 
 struct Check {
@@ -27,7 +29,8 @@ struct Check {
 };
 
 // softmax(Q K^T / sqrt(D)) V per head in double; causal: query i sees keys
-// j <= i + T - S (the last query row aligned with the last key).
+// j <= i + T - S (the last query row aligned with the last key). Query head
+// h reads key/value head h / (heads / key_heads()).
 template <typename T>
 Check check(const croq::spandata<T>& q, const croq::spandata<T>& k, const croq::spandata<T>& v, const croq::spandata<T>& o, const Shape& s, int d, bool causal) {
   auto at = [d](const croq::spandata<T>& t, int rows, int b, int h, int r, int c, int heads) {
@@ -35,14 +38,16 @@ Check check(const croq::spandata<T>& q, const croq::spandata<T>& k, const croq::
   };
   std::vector<double> ref, got;
   std::vector<double> p(s.keys);
+  const int group = s.heads / s.key_heads();
   for (int b = 0; b < s.batch; ++b)
     for (int h = 0; h < s.heads; ++h)
       for (int i = 0; i < s.queries; ++i) {
+        const int kvh = h / group;
         const int visible = causal ? std::min(s.keys, i + s.keys - s.queries + 1) : s.keys;
         double peak = -INFINITY;
         for (int j = 0; j < visible; ++j) {
           double dot = 0;
-          for (int c = 0; c < d; ++c) dot += at(q, s.queries, b, h, i, c, s.heads) * at(k, s.keys, b, h, j, c, s.heads);
+          for (int c = 0; c < d; ++c) dot += at(q, s.queries, b, h, i, c, s.heads) * at(k, s.keys, b, kvh, j, c, s.key_heads());
           p[j] = dot / std::sqrt(double(d));
           peak = std::max(peak, p[j]);
         }
@@ -50,7 +55,7 @@ Check check(const croq::spandata<T>& q, const croq::spandata<T>& k, const croq::
         for (int j = 0; j < visible; ++j) sum += p[j] = std::exp(p[j] - peak);
         for (int c = 0; c < d; ++c) {
           double r = 0;
-          for (int j = 0; j < visible; ++j) r += p[j] * at(v, s.keys, b, h, j, c, s.heads);
+          for (int j = 0; j < visible; ++j) r += p[j] * at(v, s.keys, b, kvh, j, c, s.key_heads());
           ref.push_back(r / sum);
           got.push_back(at(o, s.queries, b, h, i, c, s.heads));
         }

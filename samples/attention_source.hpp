@@ -26,8 +26,12 @@ namespace attention {
 
 // `element`: "f16" or "bf16"; `head_dim`: a multiple of 64, at most 256;
 // `ping_pong`: the consumers take turns issuing their multiplies;
-// `consumers`: consumer warpgroups, 64 query rows each (BM = 64 consumers).
-inline std::string source(const std::string& element, int head_dim, bool ping_pong = true, int consumers = 2) {
+// `consumers`: consumer warpgroups, 64 query rows each (BM = 64 consumers);
+// `grouped`: grouped-query attention (GQA, and MQA with one key/value
+// head): K and V are [B, HK, T, D] with HK dividing H, and query head h
+// reads key/value head h / (H / HK), as torch's SDPA with enable_gqa.
+inline std::string source(const std::string& element, int head_dim, bool ping_pong = true, int consumers = 2,
+                          bool grouped = false) {
   const int slabs = head_dim / 64;
   const double scale = 1.0 / std::sqrt(double(head_dim)) * 1.4426950408889634;  // log2(e) / sqrt(D)
   std::string s;
@@ -44,8 +48,10 @@ inline std::string source(const std::string& element, int head_dim, bool ping_po
   add("#define BM " + std::to_string(64 * consumers));
   add("#define BN 128");
   add("#define STAGES 2");
-  add("__co__ void attention(global " + t + " [B, H, S, " + d + "] q, global " + t + " [B, H, T, " + d + "] k,");
-  add("                      global " + t + " [B, H, T, " + d + "] v, global " + t + " [B, H, S, " + d + "] o, bool causal) {");
+  const std::string kv_heads = grouped ? "HK" : "H";
+  add("__co__ void attention(global " + t + " [B, H, S, " + d + "] q, global " + t + " [B, " + kv_heads + ", T, " + d + "] k,");
+  add("                      global " + t + " [B, " + kv_heads + ", T, " + d + "] v, global " + t + " [B, H, S, " + d +
+      "] o, bool causal) {");
   add("  parallel {b, h, bm} by [B, H, cdiv(S, BM)] : block {");
   add("    shared event q_full, k_full[STAGES], v_full[STAGES], k_empty[STAGES] = ready, v_empty[STAGES] = ready,");
   std::string turns = "turn1 = ready";
@@ -55,8 +61,10 @@ inline std::string source(const std::string& element, int head_dim, bool ping_po
   each_slab("    shared " + t + " [BN, 64] k_s#[STAGES], v_s#[STAGES];");
   each_slab("    shared " + t + " [64, 64] o_s#[" + n_consumers + "];");
   add("    qh = q.subspan(1, 1, S, " + d + ").at(b, h, 0, 0).sqz();");
-  add("    kh = k.subspan(1, 1, T, " + d + ").at(b, h, 0, 0).sqz();");
-  add("    vh = v.subspan(1, 1, T, " + d + ").at(b, h, 0, 0).sqz();");
+  const std::string kv_head = grouped ? "h / (H / HK)" : "h";
+  if (grouped) add("  assert(HK <= H && H % HK == 0, \"the query heads H must be a multiple of the key/value heads HK\");");
+  add("    kh = k.subspan(1, 1, T, " + d + ").at(b, " + kv_head + ", 0, 0).sqz();");
+  add("    vh = v.subspan(1, 1, T, " + d + ").at(b, " + kv_head + ", 0, 0).sqz();");
   add("    oh = o.subspan(1, 1, S, " + d + ").at(b, h, 0, 0).sqz();");
   // The block's query tile: causal blocks start from the last (the most
   // key tiles), so the blocks that start last are short and the grid's

@@ -5,7 +5,8 @@
 // sequence lengths are not multiples of the 128-row tiles (and one with
 // more keys than queries), it fills Q, K and V with random values, poisons
 // O, runs the kernel and compares O with a double-precision host reference
-// of softmax(Q K^T / sqrt(D)) V (samples/attention_check.hpp).
+// of softmax(Q K^T / sqrt(D)) V (samples/attention_check.hpp). The grouped
+// kernel (GQA: 8 query heads over 2 key/value heads; MQA: over 1) runs too.
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -21,8 +22,8 @@ namespace {
 template <typename T>
 void run(const croq::Kernel& kernel, const char* element, int d, const attention::Shape& s, bool causal) {
   auto q = croq::make_spandata<T>(s.batch, s.heads, s.queries, d);
-  auto k = croq::make_spandata<T>(s.batch, s.heads, s.keys, d);
-  auto v = croq::make_spandata<T>(s.batch, s.heads, s.keys, d);
+  auto k = croq::make_spandata<T>(s.batch, s.key_heads(), s.keys, d);
+  auto v = croq::make_spandata<T>(s.batch, s.key_heads(), s.keys, d);
   auto o = croq::make_spandata<T>(s.batch, s.heads, s.queries, d);
   // Scores of a few units: a peaked softmax, so a wrong key or mask shows.
   q.fill_random(-2, 2);
@@ -33,9 +34,10 @@ void run(const croq::Kernel& kernel, const char* element, int d, const attention
   const attention::Check c = attention::check(q, k, v, o, s, d, causal);
   char line[256];
   std::snprintf(line, sizeof line,
-                "flash_attention %s D=%d %s B=%d H=%d S=%d T=%d: relative error %.2e, worst element %.5f (want %.5f, "
-                "%.2f of its tolerance)",
-                element, d, causal ? "causal" : "non-causal", s.batch, s.heads, s.queries, s.keys, c.relative_error,
+                "flash_attention %s D=%d %s B=%d H=%d HK=%d S=%d T=%d: relative error %.2e, worst element %.5f (want "
+                "%.5f, %.2f of its tolerance)",
+                element, d, causal ? "causal" : "non-causal", s.batch, s.heads, s.key_heads(), s.queries, s.keys,
+                c.relative_error,
                 c.worst_got, c.worst_want, c.worst_ratio);
   std::cout << line << "\n";
   croq::croq_assert(c.passed(), "attention output differs from the host reference");
@@ -52,21 +54,23 @@ int main(int argc, char** argv) {
   // Tails in every tile: 300 = 2 x 128 + 44 queries and keys; more keys
   // than queries (causal rows see T - S earlier keys).
   const attention::Shape shapes[] = {{2, 3, 300, 300}, {1, 2, 200, 328}};
+  const attention::Shape grouped_shapes[] = {{1, 8, 300, 300, 2}, {2, 4, 200, 328, 1}};
   for (const char* element : {"f16", "bf16"})
-    for (int d : {64, 128}) {
-      if ((!only_element.empty() && only_element != element) || (only_d && only_d != d)) continue;
-      croq::Kernel kernel = croq::compile(attention::source(element, d));
-      if (!gpu) {
-        std::cout << "flash_attention: compiled `" << kernel.name() << "` (" << element << ", D=" << d
-                  << "), but running it needs a CUDA GPU (" << why << ")\n";
-        continue;
-      }
-      for (const attention::Shape& s : shapes)
-        for (bool causal : {false, true}) {
-          if (std::string(element) == "f16") run<croq::f16>(kernel, element, d, s, causal);
-          else run<croq::bf16>(kernel, element, d, s, causal);
+    for (int d : {64, 128})
+      for (bool grouped : {false, true}) {
+        if ((!only_element.empty() && only_element != element) || (only_d && only_d != d)) continue;
+        croq::Kernel kernel = croq::compile(attention::source(element, d, true, 2, grouped));
+        if (!gpu) {
+          std::cout << "flash_attention: compiled `" << kernel.name() << "` (" << element << ", D=" << d
+                    << (grouped ? ", grouped" : "") << "), but running it needs a CUDA GPU (" << why << ")\n";
+          continue;
         }
-    }
+        for (const attention::Shape& s : grouped ? grouped_shapes : shapes)
+          for (bool causal : {false, true}) {
+            if (std::string(element) == "f16") run<croq::f16>(kernel, element, d, s, causal);
+            else run<croq::bf16>(kernel, element, d, s, causal);
+          }
+      }
   if (gpu) std::cout << "Test Passed\n";
   return 0;
 }

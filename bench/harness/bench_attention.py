@@ -11,6 +11,12 @@ checked first against SDPA's math backend in fp32 on the same inputs.
 FLOPs: 4 B H S T D, halved when causal. Inputs: torch.randn for Q, K and V
 (three draws), seeded per row.
 
+Grouped-query rows (GQA: H query heads over HK key/value heads): croq's
+grouped kernel reads each key/value head for H / HK query heads; SDPA runs
+the same work with enable_gqa=True where the backend takes it, else on K
+and V repeated to H heads beforehand (outside the timing; the row's
+`reference_kv` says which).
+
     python bench/harness/bench_attention.py [--quick] [--json OUT] [--only f16|bf16] [--self-test]
 """
 import os
@@ -24,6 +30,9 @@ import kernel_text  # noqa: E402
 # (B, H, S, D): S = T.
 SHAPES = [(4, 16, 4096, 128), (8, 16, 2048, 64)]
 
+# (B, H, HK, S, D): grouped-query attention, S = T.
+GQA_SHAPES = [(2, 32, 8, 4096, 128)]
+
 # (name, ping_pong, consumers); three consumers have too few registers for
 # D = 128's accumulators.
 CONFIGS = [("BM=128 ping-pong", True, 2), ("BM=128", False, 2), ("BM=192 ping-pong", True, 3), ("BM=192", False, 3)]
@@ -34,7 +43,7 @@ QUICK_CONFIGS = [CONFIGS[0], CONFIGS[2]]
 # output by about 18% of its RMS.
 TOLERANCE = harness.Tolerance(rel_frobenius=1e-2, rms_fraction=0.05, rel_element=1e-2)
 
-COLUMNS = (f"  {'attention (forward)':40s} {'croq TFLOP/s':>13s} {'cuDNN TFLOP/s':>14s} {'flash TFLOP/s':>14s}"
+COLUMNS = (f"  {'attention (forward)':48s} {'croq TFLOP/s':>13s} {'cuDNN TFLOP/s':>14s} {'flash TFLOP/s':>14s}"
            f" {'croq/cuDNN':>11s} {'croq/flash':>11s}  croq ms [min, max]   config")
 
 
@@ -57,25 +66,47 @@ def croq_side(croqjit, source, name, q, k, v, o, causal, config):
     return harness.Side(name, call, poison=lambda: o.fill_(float("nan")), config=config)
 
 
-def sdpa_sides(torch, q, k, v, causal):
+def sdpa_sides(torch, q, k, v, causal, how=None):
+    """SDPA through cuDNN and FlashAttention-2. K and V with fewer heads than
+    Q (GQA): each backend takes enable_gqa=True if it can, else K and V
+    repeated to Q's heads (done here, outside the timing); `how` (a dict)
+    records which, per backend."""
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    def backend(which):
+    def backend(which, name):
+        kk, vv, extra = k, v, {}
+        if k.shape[1] != q.shape[1]:
+            extra = {"enable_gqa": True}
+            try:
+                with sdpa_kernel(which):
+                    F.scaled_dot_product_attention(q, k, v, is_causal=causal, **extra)
+                torch.cuda.synchronize()
+                way = "enable_gqa"
+            except RuntimeError:
+                group = q.shape[1] // k.shape[1]
+                kk, vv, extra = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1), {}
+                way = "K/V repeated"
+            if how is not None:
+                how[name] = way
+
         def call():
             with sdpa_kernel(which):
-                return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                return F.scaled_dot_product_attention(q, kk, vv, is_causal=causal, **extra)
 
         return call
 
-    return [harness.Side("cuDNN", backend(SDPBackend.CUDNN_ATTENTION)),
-            harness.Side("flash", backend(SDPBackend.FLASH_ATTENTION))]
+    return [harness.Side("cuDNN", backend(SDPBackend.CUDNN_ATTENTION, "cuDNN")),
+            harness.Side("flash", backend(SDPBackend.FLASH_ATTENTION, "flash"))]
 
 
 def fp32_attention(torch, q, k, v, causal):
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
+    if k.shape[1] != q.shape[1]:
+        group = q.shape[1] // k.shape[1]
+        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
     with sdpa_kernel(SDPBackend.MATH):
         return F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
 
@@ -105,6 +136,27 @@ def run_rows(report, settings, timer, args):
                     add_row(report, row, element, b, h, s, d, causal, args)
 
                 harness.guarded(report, label, row_fn)
+        for b, h, hk, s, d in GQA_SHAPES:
+            source = kernel_text.attention(element, d, True, 2, grouped=True)
+            for causal in (False, True):
+                label = f"{element} GQA B={b} H={h} HK={hk} S={s} D={d} {'causal' if causal else 'non-causal'}"
+
+                def gqa_row_fn(b=b, h=h, hk=hk, s=s, d=d, causal=causal, label=label, source=source):
+                    g = harness.generator(args.seed, label)
+                    q = torch.randn(b, h, s, d, device="cuda", dtype=dtype, generator=g)
+                    k, v = (torch.randn(b, hk, s, d, device="cuda", dtype=dtype, generator=g) for _ in range(2))
+                    o = torch.empty_like(q)
+                    how = {}
+                    ours = [croq_side(croqjit, source, "BM=128 ping-pong grouped", q, k, v, o, causal,
+                                      {"ping_pong": True, "consumers": 2, "bm": 128, "bn": 128, "grouped": True})]
+                    refs = sdpa_sides(torch, q, k, v, causal, how)
+                    row = harness.run_row(label, ours, refs, TOLERANCE, settings, timer,
+                                          truth=lambda: fp32_attention(torch, q, k, v, causal))
+                    row["hk"] = hk
+                    row["reference_kv"] = how
+                    add_row(report, row, element, b, h, s, d, causal, args)
+
+                harness.guarded(report, label, gqa_row_fn)
 
 
 def add_row(report, row, element, b, h, s, d, causal, args):
@@ -114,9 +166,10 @@ def add_row(report, row, element, b, h, s, d, causal, args):
     figures = {name: flops / (summary["median_ms"] * 1e-3) / 1e12
                for name, summary in [("croq", row["ours"]), *row["references"].items()]}
     row["tflops"] = figures
-    line = (f"  {row['label']:40s} {figures['croq']:13.1f} {figures['cuDNN']:14.1f} {figures['flash']:14.1f}"
+    line = (f"  {row['label']:48s} {figures['croq']:13.1f} {figures['cuDNN']:14.1f} {figures['flash']:14.1f}"
             f" {row['ratios']['cuDNN']:11.3f} {row['ratios']['flash']:11.3f}  {harness.spread(row['ours'])}"
-            f"  {row['config']['name']}")
+            f"  {row['config']['name']}"
+            + (f" (SDPA: {', '.join(f'{k} {w}' for k, w in row['reference_kv'].items())})" if row.get("reference_kv") else ""))
     report.add(row, line, args.min_ratio)
 
 

@@ -12,13 +12,12 @@
 
 namespace {
 
-void expect_attention(bool causal) {
-  croq::Kernel kernel = croq::test::interpreted(attention::source("f16", 64));
-  const attention::Shape s{1, 1, 150, 200};
+void expect_attention(bool causal, const attention::Shape& s = {1, 1, 150, 200}) {
+  croq::Kernel kernel = croq::test::interpreted(attention::source("f16", 64, true, 2, s.kv_heads != 0));
   const int d = 64;
   auto q = croq::make_spandata<croq::f16>(s.batch, s.heads, s.queries, d);
-  auto k = croq::make_spandata<croq::f16>(s.batch, s.heads, s.keys, d);
-  auto v = croq::make_spandata<croq::f16>(s.batch, s.heads, s.keys, d);
+  auto k = croq::make_spandata<croq::f16>(s.batch, s.key_heads(), s.keys, d);
+  auto v = croq::make_spandata<croq::f16>(s.batch, s.key_heads(), s.keys, d);
   auto o = croq::make_spandata<croq::f16>(s.batch, s.heads, s.queries, d);
   q.fill_random(-2, 2, 11);
   k.fill_random(-2, 2, 12);
@@ -33,5 +32,29 @@ void expect_attention(bool causal) {
 TEST(InterpretAttention, FlashAttentionMatchesTheReference) { expect_attention(false); }
 
 TEST(InterpretAttention, CausalFlashAttentionMatchesTheReference) { expect_attention(true); }
+
+// Grouped-query attention: 4 query heads read 2 key/value heads (each pair
+// one), and multi-query attention: 3 query heads read one.
+TEST(InterpretAttention, GroupedQueryAttentionMatchesTheReference) { expect_attention(false, {1, 4, 70, 90, 2}); }
+
+TEST(InterpretAttention, CausalMultiQueryAttentionMatchesTheReference) { expect_attention(true, {1, 3, 70, 90, 1}); }
+
+// Key/value heads that do not divide the query heads are refused when the
+// kernel is specialized, with the sample's own assertion.
+TEST(InterpretAttention, KeyHeadsThatDoNotDivideTheQueryHeadsAreRefused) {
+  croq::Kernel kernel = croq::test::interpreted(attention::source("f16", 64, true, 2, true));
+  auto q = croq::make_spandata<croq::f16>(1, 4, 64, 64);
+  auto k = croq::make_spandata<croq::f16>(1, 3, 64, 64);
+  auto v = croq::make_spandata<croq::f16>(1, 3, 64, 64);
+  auto o = croq::make_spandata<croq::f16>(1, 4, 64, 64);
+  try {
+    kernel(q.view(), k.view(), v.view(), o.view(), 0);
+    FAIL() << "expected a CompileError";
+  } catch (const croq::CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("the query heads H must be a multiple of the key/value heads HK"),
+              std::string::npos)
+        << e.what();
+  }
+}
 
 }  // namespace
