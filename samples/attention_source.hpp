@@ -13,8 +13,9 @@
 // memory, the online softmax in registers (base 2: exp2 of the scaled
 // score less the running row maximum), and O += P V with P as a register
 // fragment (RS-mode WGMMA), issued together with the next tile's Q K^T
-// so that it runs during that tile's softmax. D is handled in 64-column slabs (one 128-byte
-// swizzled TMA box each), so the text is generated per head dim. Causal
+// // so that it runs during that tile's softmax. D is handled in 64-column slabs (one 128-byte
+// swizzled TMA box each; a last slab of 32 columns with a 64-byte swizzle
+// when D is an odd multiple of 32), so the text is generated per head dim. Causal
 // masking aligns the last query row with the last key (row i sees keys
 // j <= i + T - S); the loop stops at the block's diagonal.
 #pragma once
@@ -24,29 +25,46 @@
 
 namespace attention {
 
-// `element`: "f16" or "bf16"; `head_dim`: a multiple of 64, at most 256;
+// `element`: "f16" or "bf16"; `head_dim`: a multiple of 32, at most 256;
 // `ping_pong`: the consumers take turns issuing their multiplies;
 // `consumers`: consumer warpgroups, 64 query rows each (BM = 64 consumers);
 // `grouped`: grouped-query attention (GQA, and MQA with one key/value
 // head): K and V are [B, HK, T, D] with HK dividing H, and query head h
 // reads key/value head h / (H / HK), as torch's SDPA with enable_gqa.
+// Above D = 128 the key tile is 64 rows (BN) and each consumer stages its
+// output one 64-column slab at a time through one tile (the compiler waits
+// for the previous slab's TMA store to read it before the next store), so
+// that Q, two stages of K and V and the staging fit in shared memory (at
+// D = 256: 200 KiB instead of 384).
 inline std::string source(const std::string& element, int head_dim, bool ping_pong = true, int consumers = 2,
                           bool grouped = false) {
-  const int slabs = head_dim / 64;
+  const int slabs = (head_dim + 63) / 64;
+  const bool wide = head_dim > 128;
   const double scale = 1.0 / std::sqrt(double(head_dim)) * 1.4426950408889634;  // log2(e) / sqrt(D)
   std::string s;
   auto add = [&](const std::string& line) { s += line + "\n"; };
-  auto each_slab = [&](const std::string& pattern) {  // `#` stands for the slab
+  // `#` stands for the slab, `@` for its width in columns (64, or 32 for
+  // the last slab of a head dim that is an odd multiple of 32), `$` for its
+  // index among tiles of that width along D, `&` for its swizzle span in
+  // bytes (the width of one row of 2-byte elements).
+  auto slab_width = [&](int c) { return c * 64 + 64 <= head_dim ? 64 : 32; };
+  auto each_slab = [&](const std::string& pattern) {
     for (int c = 0; c < slabs; ++c) {
+      const int width = slab_width(c);
       std::string line = pattern;
-      for (std::size_t at; (at = line.find('#')) != std::string::npos;) line.replace(at, 1, std::to_string(c));
+      const std::pair<char, std::string> fills[] = {{'#', std::to_string(c)},
+                                                    {'@', std::to_string(width)},
+                                                    {'$', std::to_string(c * 64 / width)},
+                                                    {'&', std::to_string(width * 2)}};
+      for (const auto& [mark, text] : fills)
+        for (std::size_t at; (at = line.find(mark)) != std::string::npos;) line.replace(at, 1, text);
       add(line);
     }
   };
   const std::string t = element, d = std::to_string(head_dim);
   const std::string n_consumers = std::to_string(consumers);
   add("#define BM " + std::to_string(64 * consumers));
-  add("#define BN 128");
+  add(wide ? "#define BN 64" : "#define BN 128");
   add("#define STAGES 2");
   const std::string kv_heads = grouped ? "HK" : "H";
   add("__co__ void attention(global " + t + " [B, H, S, " + d + "] q, global " + t + " [B, " + kv_heads + ", T, " + d + "] k,");
@@ -57,9 +75,10 @@ inline std::string source(const std::string& element, int head_dim, bool ping_po
   std::string turns = "turn1 = ready";
   for (int c = 2; c <= consumers; ++c) turns += ", turn" + std::to_string(c);
   add("                 " + turns + ";");
-  each_slab("    shared " + t + " [BM, 64] q_s#;");
-  each_slab("    shared " + t + " [BN, 64] k_s#[STAGES], v_s#[STAGES];");
-  each_slab("    shared " + t + " [64, 64] o_s#[" + n_consumers + "];");
+  each_slab("    shared " + t + " [BM, @] q_s#;");
+  each_slab("    shared " + t + " [BN, @] k_s#[STAGES], v_s#[STAGES];");
+  if (wide) add("    shared " + t + " [64, 64] o_s[" + n_consumers + "];");
+  else each_slab("    shared " + t + " [64, @] o_s#[" + n_consumers + "];");
   add("    qh = q.subspan(1, 1, S, " + d + ").at(b, h, 0, 0).sqz();");
   const std::string kv_head = grouped ? "h / (H / HK)" : "h";
   if (grouped) add("  assert(HK <= H && H % HK == 0, \"the query heads H must be a multiple of the key/value heads HK\");");
@@ -77,15 +96,15 @@ inline std::string source(const std::string& element, int head_dim, bool ping_po
   add("    tiles = causal && diagonal < cdiv(T, BN) ? (diagonal > 1 ? diagonal : 1) : cdiv(T, BN);");
   add("    parallel p by " + std::to_string(consumers + 1) + " : group-4 {");
   add("      inthreads.async (p == 0) {");
-  each_slab("        tma.copy.swiz<128> qh.subspan(BM, 64).at(qt, #) => q_s#;");
+  each_slab("        tma.copy.swiz<&> qh.subspan(BM, @).at(qt, $) => q_s#;");
   add("        trigger q_full;");
   add("        foreach {bn} in [tiles] {");
   add("          stage = bn % STAGES;");
   add("          wait k_empty[stage];");
-  each_slab("          tma.copy.swiz<128> kh.subspan(BN, 64).at(bn, #) => k_s#[stage];");
+  each_slab("          tma.copy.swiz<&> kh.subspan(BN, @).at(bn, $) => k_s#[stage];");
   add("          trigger k_full[stage];");
   add("          wait v_empty[stage];");
-  each_slab("          tma.copy.swiz<128> vh.subspan(BN, 64).at(bn, #) => v_s#[stage];");
+  each_slab("          tma.copy.swiz<&> vh.subspan(BN, @).at(bn, $) => v_s#[stage];");
   add("          trigger v_full[stage];");
   add("        }");
   add("      }");
@@ -104,7 +123,7 @@ inline std::string source(const std::string& element, int head_dim, bool ping_po
   // S = Q K^T of key tile `tile` (in stage `stage`) into `scores`.
   auto scores_of = [&](const std::string& indent, const std::string& stage) {
     add(indent + "scores = mma.fill.f32 0.0f;");
-    each_slab(indent + "mma.row.row scores, q_s#.subspan(64, 64).at(p - 1, 0), k_s#[" + stage + "];");
+    each_slab(indent + "mma.row.row scores, q_s#.subspan(64, @).at(p - 1, 0), k_s#[" + stage + "];");
   };
   // The online softmax of key tile `tile`'s scores: masks (keys past T, the
   // zero rows TMA fills in, and past the diagonal), the running maximum and
@@ -173,11 +192,13 @@ inline std::string source(const std::string& element, int head_dim, bool ping_po
   each_slab("        mma.row.col acc#, probs, v_s#[(tiles - 1) % STAGES];");
   add("        trigger v_empty[(tiles - 1) % STAGES];");
   for (int c = 0; c < slabs; ++c) {
-    const std::string a = "acc" + std::to_string(c), sl = std::to_string(c);
+    const std::string a = "acc" + std::to_string(c), sl = std::to_string(c), width = std::to_string(slab_width(c));
     add("        apply {i, j} in " + a + ".span");
     add("          " + a + ".at(i, j) = " + a + ".at(i, j) / row_sum.at(i);");
-    add("        mma.store " + a + ", o_s" + sl + "[p - 1];");
-    add("        tma.copy o_s" + sl + "[p - 1] => oh.subspan(64, 64).at(qt * " + n_consumers + " + p - 1, " + sl + ");");
+    const std::string staging = wide ? "o_s[p - 1]" : "o_s" + sl + "[p - 1]";
+    add("        mma.store " + a + ", " + staging + ";");
+    add("        tma.copy " + staging + " => oh.subspan(64, " + width + ").at(qt * " + n_consumers + " + p - 1, " +
+        std::to_string(c * 64 / slab_width(c)) + ");");
   }
   add("      }");
   add("    }");

@@ -1,7 +1,7 @@
 // Flash attention forward in Croqtile (samples/attention_source.hpp): TMA
 // loads of Q, K and V, a producer and two consumer warpgroups, the online
 // softmax in registers and P V as RS-mode WGMMA.
-// For f16 and bf16, head dims 64 and 128, causal and not, on shapes whose
+// For f16 and bf16, head dims 64, 96, 128 and 256, causal and not, on shapes whose
 // sequence lengths are not multiples of the 128-row tiles (and one with
 // more keys than queries), it fills Q, K and V with random values, poisons
 // O, runs the kernel and compares O with a double-precision host reference
@@ -45,7 +45,7 @@ void run(const croq::Kernel& kernel, const char* element, int d, const attention
 
 }  // namespace
 
-// flash_attention [f16|bf16 [64|128]]: only that element type (and head dim).
+// flash_attention [f16|bf16 [64|96|128|256]]: only that element type (and head dim).
 int main(int argc, char** argv) {
   const std::string only_element = argc > 1 ? argv[1] : "";
   const int only_d = argc > 2 ? std::atoi(argv[2]) : 0;
@@ -56,9 +56,10 @@ int main(int argc, char** argv) {
   const attention::Shape shapes[] = {{2, 3, 300, 300}, {1, 2, 200, 328}};
   const attention::Shape grouped_shapes[] = {{1, 8, 300, 300, 2}, {2, 4, 200, 328, 1}};
   for (const char* element : {"f16", "bf16"})
-    for (int d : {64, 128})
+    for (int d : {64, 96, 128, 256})
       for (bool grouped : {false, true}) {
         if ((!only_element.empty() && only_element != element) || (only_d && only_d != d)) continue;
+        if (grouped && d != 64 && d != 128) continue;  // the grouping is independent of the head dim
         croq::Kernel kernel = croq::compile(attention::source(element, d, true, 2, grouped));
         if (!gpu) {
           std::cout << "flash_attention: compiled `" << kernel.name() << "` (" << element << ", D=" << d

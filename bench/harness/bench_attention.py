@@ -28,7 +28,7 @@ import harness  # noqa: E402
 import kernel_text  # noqa: E402
 
 # (B, H, S, D): S = T.
-SHAPES = [(4, 16, 4096, 128), (8, 16, 2048, 64)]
+SHAPES = [(4, 16, 4096, 128), (8, 16, 2048, 64), (4, 16, 4096, 96), (4, 16, 4096, 256)]
 
 # (B, H, HK, S, D): grouped-query attention, S = T.
 GQA_SHAPES = [(2, 32, 8, 4096, 128)]

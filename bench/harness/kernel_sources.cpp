@@ -75,8 +75,8 @@ int main(int argc, char** argv) {
     int head_dim = 0, consumers = 2;
     bool ping_pong = true, grouped = false;
     if (element != "f16" && element != "bf16") return usage("attention takes f16 or bf16");
-    if (!positive_int(args[2], head_dim) || head_dim % 64 != 0 || head_dim > 256)
-      return usage("the head dim must be 64, 128, 192 or 256");
+    if (!positive_int(args[2], head_dim) || head_dim % 32 != 0 || head_dim > 256)
+      return usage("the head dim must be a multiple of 32, at most 256");
     for (std::size_t i = 3; i < args.size(); ++i) {
       if (args[i] == "--no-ping-pong") ping_pong = false;
       else if (args[i] == "--grouped") grouped = true;

@@ -12,9 +12,8 @@
 
 namespace {
 
-void expect_attention(bool causal, const attention::Shape& s = {1, 1, 150, 200}) {
-  croq::Kernel kernel = croq::test::interpreted(attention::source("f16", 64, true, 2, s.kv_heads != 0));
-  const int d = 64;
+void expect_attention(bool causal, const attention::Shape& s = {1, 1, 150, 200}, int d = 64) {
+  croq::Kernel kernel = croq::test::interpreted(attention::source("f16", d, true, 2, s.kv_heads != 0));
   auto q = croq::make_spandata<croq::f16>(s.batch, s.heads, s.queries, d);
   auto k = croq::make_spandata<croq::f16>(s.batch, s.key_heads(), s.keys, d);
   auto v = croq::make_spandata<croq::f16>(s.batch, s.key_heads(), s.keys, d);
@@ -38,6 +37,17 @@ TEST(InterpretAttention, CausalFlashAttentionMatchesTheReference) { expect_atten
 TEST(InterpretAttention, GroupedQueryAttentionMatchesTheReference) { expect_attention(false, {1, 4, 70, 90, 2}); }
 
 TEST(InterpretAttention, CausalMultiQueryAttentionMatchesTheReference) { expect_attention(true, {1, 3, 70, 90, 1}); }
+
+// Head dim 256: 64-row key tiles and one output staging tile per consumer
+// (the wide configuration); 192: three slabs; 96: a 64-column slab and a
+// 32-column one (64-byte swizzle).
+TEST(InterpretAttention, HeadDim256MatchesTheReference) { expect_attention(false, {1, 1, 150, 200}, 256); }
+
+TEST(InterpretAttention, CausalHeadDim192MatchesTheReference) { expect_attention(true, {1, 1, 150, 200}, 192); }
+
+TEST(InterpretAttention, HeadDim96MatchesTheReference) { expect_attention(false, {1, 2, 150, 200}, 96); }
+
+TEST(InterpretAttention, CausalHeadDim96MatchesTheReference) { expect_attention(true, {1, 1, 150, 200}, 96); }
 
 // Key/value heads that do not divide the query heads are refused when the
 // kernel is specialized, with the sample's own assertion.
