@@ -4,6 +4,10 @@
 //   kernel_sources sample NAME          the R"croq(...)croq" text of samples/NAME.cpp
 //   kernel_sources gemm f16|bf16|fp8    the persistent GEMM (samples/matmul_persistent.cpp;
 //                                       bf16: its f16 replaced; fp8: samples/matmul_fp8.cpp)
+//   kernel_sources gemm-any f16|bf16    the GEMM for every shape (samples/gemm_any_source.hpp)
+//   kernel_sources gemm-config M N K [SMS BYTES_PER_S FLOPS] [--top COUNT]
+//                                       its configurations for that shape, best first, one a
+//                                       line: NAME=VALUE ... (default device: an H100's figures)
 //   kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N]
 //                                       samples/attention_source.hpp's forward attention
 //   kernel_sources readme-gemm README   upstream README's persistent GEMM (samples/upstream_readme.hpp)
@@ -19,6 +23,7 @@
 #include <vector>
 
 #include "../../samples/attention_source.hpp"
+#include "../../samples/gemm_any_source.hpp"
 #include "../../samples/row_norm_source.hpp"
 #include "../../samples/upstream_readme.hpp"
 #include "../sample_source.hpp"
@@ -28,6 +33,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: kernel_sources sample NAME\n"
     "       kernel_sources gemm f16|bf16|fp8\n"
+    "       kernel_sources gemm-any f16|bf16\n"
+    "       kernel_sources gemm-config M N K [SMS BYTES_PER_S FLOPS] [--top COUNT]\n"
     "       kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N]\n"
     "       kernel_sources readme-gemm README.md\n"
     "       kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H\n";
@@ -56,6 +63,44 @@ bool positive_int(const std::string& text, int& out) {
   return true;
 }
 
+// `gemm-config M N K [SMS BYTES_PER_S FLOPS] [--top COUNT]`: the ranked
+// configurations, one a line of NAME=VALUE defines.
+int gemm_config(const std::vector<std::string>& args) {
+  std::vector<std::string> numbers;
+  long long top = 1;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--top" && i + 1 < args.size()) {
+      char* end = nullptr;
+      top = std::strtoll(args[++i].c_str(), &end, 10);
+      if (*end != '\0' || top <= 0) return usage("--top takes a positive count");
+    } else {
+      numbers.push_back(args[i]);
+    }
+  }
+  if (numbers.size() != 3 && numbers.size() != 6) return usage("gemm-config takes M N K and optionally SMS BYTES_PER_S FLOPS");
+  std::vector<double> v;
+  for (const std::string& text : numbers) {
+    char* end = nullptr;
+    const double x = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(x >= 1) || x > 1e18) return usage("`" + text + "` is not a positive number");
+    v.push_back(x);
+  }
+  gemm_any::Device device = gemm_any::h100();
+  if (v.size() == 6) {
+    device.sms = static_cast<int>(v[3]);
+    device.dram_bytes_per_s = v[4];
+    device.tensor_flops = v[5];
+  }
+  const long long m = static_cast<long long>(v[0]), n = static_cast<long long>(v[1]), k = static_cast<long long>(v[2]);
+  const std::vector<gemm_any::Config> ranked = gemm_any::candidates(m, n, k, device);
+  for (std::size_t i = 0; i < ranked.size() && static_cast<long long>(i) < top; ++i) {
+    std::string line;
+    for (const auto& [name, value] : ranked[i].defines()) line += (line.empty() ? "" : " ") + name + "=" + std::to_string(value);
+    std::cout << line << "\n";
+  }
+  return std::cout.good() ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -70,6 +115,11 @@ int main(int argc, char** argv) {
     if (element != "f16" && element != "bf16" && element != "fp8") return usage("gemm takes f16, bf16 or fp8");
     source = sample_source(element == "fp8" ? "matmul_fp8" : "matmul_persistent", error);
     if (element == "bf16") source = std::regex_replace(source, std::regex("\\bf16\\b"), "bf16");
+  } else if (what == "gemm-any" && args.size() == 2) {
+    if (args[1] != "f16" && args[1] != "bf16") return usage("gemm-any takes f16 or bf16");
+    source = gemm_any::source(args[1]);
+  } else if (what == "gemm-config" && args.size() >= 4) {
+    return gemm_config(args);
   } else if (what == "attention" && args.size() >= 3) {
     const std::string& element = args[1];
     int head_dim = 0, consumers = 2;
