@@ -214,7 +214,8 @@ def self_test_cases(args):
 
     croqjit = harness.import_croqjit()
     source = kernel_text.rows("rmsnorm", "f16", 4096)
-    broken = kernel_text.replace_exactly(source, "      foreach c in [2] {\n        wv", "      foreach c in [1] {\n        wv", 1)
+    broken = kernel_text.replace_exactly(source, "      foreach c in [CHUNKS] {\n        wv",
+                                         "      foreach c in [CHUNKS - 1] {\n        wv", 1)
     correct, refs, _ = sides(torch, croqjit, None, "rmsnorm", "f16", 4096, 4096, args.seed)
     wrong, _, _ = sides(torch, croqjit, None, "rmsnorm", "f16", 4096, 4096, args.seed, source=broken)
     wrong.name = "croq, half of each row not written"
