@@ -64,8 +64,9 @@ TEST(GemmAnyGpu, ChosenConfigurationsAtModelShapes) {
   CROQ_REQUIRE_HOPPER("the WGMMA GEMM");
   gemm_any::Gemm gemm;
   EXPECT_GT(gemm.config_for(16, 4096, 4096).splits, 1);
-  for (auto [m, n, k] : {std::tuple{1, 4096, 4096}, std::tuple{16, 4096, 4096}, std::tuple{256, 6144, 4096},
-                         std::tuple{2048, 1024, 4096}}) {
+  // (the host reference is a naive loop in double: a few billion products at most)
+  for (auto [m, n, k] : {std::tuple{1, 4096, 4096}, std::tuple{16, 4096, 4096}, std::tuple{256, 2048, 4096},
+                         std::tuple{2048, 512, 1024}}) {
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " with " +
                  gemm.config_for(m, n, k).name());
     const GemmCheck check = croq::test::gemm_on_random_data<croq::bf16>(gemm, m, n, k);
