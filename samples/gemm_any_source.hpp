@@ -12,9 +12,11 @@
 // two kernels: the first walks (split, tile) units, each multiplying one
 // K slice of one output tile and storing its f32 partial product in a
 // program buffer [SPLITS, M + 1, N] (zeroed by the runtime for each call); the second sums the slices and rounds to
-// the output type. That is what small M needs: at M = 16 a 4096 x 4096 B
-// gives 32 tiles of 128 columns, a quarter of the 132 SMs, and the GEMM is a
-// read of B, so the K loop is split until the units fill the SMs.
+// the output type. Small M needs both: the GEMM is then a read of B, and at
+// M = 16 a 4096 x 4096 B gives 16 tiles of 256 columns for 132 SMs; tiles
+// of 32 columns give 128, one per SM, in one kernel; where even the
+// narrowest tiles are too few (N = 1024), the K loop is split until the
+// units fill the SMs.
 //
 // `choose` picks the configuration from a per-SM roofline (cost_us): the
 // units a block walks, each bounded by its tensor-core work and by the bytes
@@ -49,7 +51,7 @@ inline constexpr int kTileK = 64;
 
 struct Config {
   int consumers = 2;  // consumer warpgroups; BM = 64 x consumers
-  int bn = 256;       // output tile columns
+  int bn = 256;       // output tile columns (32 to 256, a multiple of 16)
   int stages = 3;     // TMA pipeline depth
   int splits = 1;     // K slices (1: one kernel, the output stored directly)
   int blocks = 132;   // persistent blocks (at most the SMs)
@@ -78,10 +80,12 @@ inline int stages_for(int bm, int bn, int splits, const Device& d) {
   return static_cast<int>(std::clamp<long long>(room / stage, 2, 8));
 }
 
-// Tensor-core efficiency of a tile shape relative to 128 x 256 (smaller
-// WGMMA N and one consumer issue less per byte of shared memory read).
+// Tensor-core efficiency of a tile shape relative to 128 x 256: a WGMMA of
+// N columns keeps the tensor cores busy about N / (N + 22) of the time
+// (0.92 at 256, 0.85 at 128, 0.59 at 32), and one consumer warpgroup
+// overlaps its issue less than two.
 inline double tile_efficiency(int bm, int bn) {
-  const double by_n = bn >= 256 ? 1.0 : bn >= 128 ? 0.92 : 0.75;
+  const double by_n = (bn / (bn + 22.0)) / (256 / 278.0);
   return bm >= 128 ? by_n : by_n * 0.9;
 }
 
@@ -89,7 +93,6 @@ inline double tile_efficiency(int bm, int bn) {
 inline double cost_us(long long m, long long n, long long k, const Config& c, const Device& d) {
   const long long tiles = cdiv(m, c.bm()) * cdiv(n, c.bn);
   const long long units = tiles * c.splits;
-  const long long waves = cdiv(units, c.blocks);
   const long long k_per_unit = cdiv(cdiv(k, kTileK), c.splits) * kTileK;
   const double rows = double(std::min<long long>(m, c.bm()));  // TMA zero-fills rows past M without reading them
   const double unit_flops = 2.0 * c.bm() * c.bn * double(k_per_unit);
@@ -99,11 +102,17 @@ inline double cost_us(long long m, long long n, long long k, const Config& c, co
   const double sm_flops = d.tensor_flops / d.sms * tile_efficiency(c.bm(), c.bn);
   const double sm_bytes = 3.0 * d.dram_bytes_per_s / d.sms;
   const double per_unit_s = std::max(unit_flops / sm_flops, unit_bytes / sm_bytes);
-  // DRAM: every byte once, at the share of the bandwidth the busy SMs draw
-  // (at M = 16, 64 blocks of a 132-SM H100 reached 0.69x cuBLAS).
-  const double busy = std::min(1.0, double(std::min<long long>(units, c.blocks)) / d.sms);
-  const double dram_s = (double(m) * k + double(n) * k + double(m) * n) * 2 / (d.dram_bytes_per_s * busy);
-  double seconds = std::max(double(waves) * per_unit_s, dram_s);
+  // DRAM: every byte once, spread over the units; a wave of w units draws
+  // the share w / SMs of the bandwidth (at M = 16, 64 busy blocks of a
+  // 132-SM H100 reached 0.69x cuBLAS), so a last wave of a few units costs
+  // nearly as much as a full one.
+  const double dram_bytes = (double(m) * k + double(n) * k + double(m) * n) * 2;
+  auto wave_s = [&](long long busy) {
+    const double share = std::min(1.0, double(busy) / d.sms);
+    return std::max(per_unit_s, dram_bytes * double(busy) / double(units) / (d.dram_bytes_per_s * share));
+  };
+  double seconds = double(units / c.blocks) * wave_s(c.blocks);
+  if (units % c.blocks != 0) seconds += wave_s(units % c.blocks);
   if (c.splits > 1)  // the partials zeroed, written and read back; a memset and one more launch
     seconds += 3.0 * c.splits * double(m + 1) * n * 4 / d.dram_bytes_per_s + 4e-6;
   return seconds * 1e6;
@@ -117,8 +126,12 @@ inline std::vector<Config> candidates(long long m, long long n, long long k, con
   };
   std::vector<Scored> all;
   const long long k_tiles = cdiv(k, kTileK);
+  // BN in steps of 16 (WGMMA takes N in steps of 8; TMA boxes of up to 256
+  // rows): N = 4096, 6144, 10240, 14336 or 28672 divide into 128 tiles of
+  // 32, 48, 80, 112 or 224 columns, one per SM, where 64 or 128 leave SMs
+  // idle or take a second wave.
   for (int consumers : {1, 2})
-    for (int bn : {64, 128, 256}) {
+    for (int bn = 32; bn <= 256; bn += 16) {
       const long long tiles = cdiv(m, 64 * consumers) * cdiv(n, bn);
       for (int splits = 1; splits <= 16; ++splits) {
         // Each slice keeps at least 4 K tiles, and slices divide the K loop

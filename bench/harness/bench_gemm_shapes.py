@@ -1,7 +1,7 @@
 """f16 and bf16 GEMM, C = A B^T (A [M, K], B [N, K]), across model shapes:
 croqjit's GEMM for every shape (samples/gemm_any_source.hpp) with the
-configuration its model chooses for each shape and this device (split K for
-small M), against torch.matmul (cuBLAS), in one process on the same tensors
+configuration its model chooses for each shape and this device (narrow
+tiles or split K for small M), against torch.matmul (cuBLAS), in one process on the same tensors
 (harness.py says how rows are checked and timed). cuBLAS is checked first
 against an fp32 matmul of the same inputs (TF32 off).
 
@@ -9,9 +9,9 @@ Shapes: the projections of Llama-class models (8B: QKV 6144x4096, O
 4096x4096, MLP up 14336x4096, MLP down 4096x14336; 70B: QKV 10240x8192, O
 8192x8192, MLP up 28672x8192, MLP down 8192x28672; as N x K) at M = 16,
 64, 256, 1024, 4096 and 16384 tokens; gemm_bench's three (4096^3, 8192^3,
-M = 128); and awkward ones (M = 1, tails in every dimension). Every
-configuration is compiled before the first row (in parallel threads), so
-the rows time only kernels. --explore N also times the model's next N - 1
+M = 128); and awkward ones (M = 1, tails in every dimension, a small N
+that only split K fills the device with). Every configuration is compiled
+before the first row (in parallel threads), so the rows time only kernels. --explore N also times the model's next N - 1
 candidates in the selection pass and reports the fastest (the JSON keeps
 each candidate's selection time: data to refine the model).
 
@@ -39,7 +39,8 @@ TOKENS = [16, 64, 256, 1024, 4096, 16384]
 SHAPES = ([("model", m, n, k) for m in TOKENS for _, n, k in PROJECTIONS]
           + [("gemm_bench", 4096, 4096, 4096), ("gemm_bench", 8192, 8192, 8192), ("gemm_bench", 128, 8192, 8192)]
           + [("awkward", 1, 4096, 4096), ("awkward", 1, 14336, 4096), ("awkward", 37, 6144, 4096),
-             ("awkward", 1000, 1000, 1032), ("awkward", 4000, 4000, 4000), ("awkward", 333, 10240, 8192)])
+             ("awkward", 1000, 1000, 1032), ("awkward", 4000, 4000, 4000), ("awkward", 333, 10240, 8192),
+             ("awkward", 16, 1024, 8192)])
 QUICK_SHAPES = ([("model", m, n, k) for m in TOKENS for _, n, k in PROJECTIONS if (n, k) in ((4096, 4096), (14336, 4096),
                                                                                               (8192, 28672))]
                 + [s for s in SHAPES if s[0] == "gemm_bench"])
@@ -142,8 +143,8 @@ def print_summary(report, summary):
 
 
 def self_test_cases(args):
-    """At timed shapes: the split-K program's reduction one slice short
-    (f16, M = 16: a slice's partial products never added) and the
+    """The split-K program's reduction one slice short (f16, 16x1024x8192,
+    which the model splits: a slice's partial products never added) and the
     one-kernel form's K loop one tile short (bf16, 4096^3)."""
     import torch
 
@@ -151,7 +152,7 @@ def self_test_cases(args):
     device = device_figures(croqjit, torch)
     cases = []
     for element, dtype, (m, n, k), broken, what in (
-            ("f16", torch.float16, (16, 4096, 4096), reduce_one_slice_short, "reduction one slice short"),
+            ("f16", torch.float16, (16, 1024, 8192), reduce_one_slice_short, "reduction one slice short"),
             ("bf16", torch.bfloat16, (4096, 4096, 4096), bench_k_loop_short, "K loop one tile short")):
         label = f"{element} {m}x{n}x{k}"
         a, b = bench_gemm.inputs(torch, dtype, m, n, k, args.seed, label)

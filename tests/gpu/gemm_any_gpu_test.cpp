@@ -1,11 +1,11 @@
 // The GEMM for every shape on the device (samples/gemm_any.hpp): every
-// configuration class (one and two consumer warpgroups; tiles of 64, 128
-// and 256 columns; the one-kernel form and the split-K program) at shapes
-// with tails, f16 and bf16, then the configuration chosen for model shapes
-// (M = 1 and 16: split K; M = 256; M = 2048) and a tune over the model's
-// candidates, each on fresh random data against a host reference in double
-// (samples/gemm_check.hpp: relative Frobenius error <= 1e-2 and every
-// element within its bound).
+// configuration class (one and two consumer warpgroups; tiles of 32 to 256
+// columns; the one-kernel form and the split-K program) at shapes with
+// tails, f16 and bf16; then the configurations chosen for model shapes (M =
+// 1 and 16: narrow tiles, and split K at N = 1024; M = 256; M = 2048) and a
+// tune over the model's candidates; each on fresh random data against a
+// host reference in double (samples/gemm_check.hpp: relative Frobenius
+// error <= 1e-2 and every element within its bound).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -41,6 +41,10 @@ void expect_every_class(const char* element) {
       {config(2, 128, 1, 132), 777, 1544, 1024}, {config(2, 256, 1, 100), 1000, 1000, 1032},
       {config(1, 64, 4, 132), 16, 4096, 2048},   {config(1, 128, 3, 100), 5, 2056, 1000},
       {config(2, 128, 2, 132), 130, 2056, 2048}, {config(2, 256, 8, 132), 200, 1032, 4096},
+      // the narrow and uneven widths the model picks at small M (N / BN = 128 tiles)
+      {config(1, 32, 1, 128), 16, 4096, 2048},   {config(1, 48, 1, 128), 37, 6144, 1024},
+      {config(1, 112, 1, 128), 1, 14336, 1024},  {config(2, 224, 1, 64), 260, 1792, 1024},
+      {config(1, 32, 4, 128), 16, 1024, 4096},
   };
   for (const auto& [c, m, n, k] : cases) {
     SCOPED_TRACE(std::string(element) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
@@ -63,10 +67,10 @@ TEST(GemmAnyGpu, EveryConfigurationClassBf16) {
 TEST(GemmAnyGpu, ChosenConfigurationsAtModelShapes) {
   CROQ_REQUIRE_HOPPER("the WGMMA GEMM");
   gemm_any::Gemm gemm;
-  EXPECT_GT(gemm.config_for(16, 4096, 4096).splits, 1);
+  EXPECT_GT(gemm.config_for(16, 1024, 8192).splits, 1);
   // (the host reference is a naive loop in double: a few billion products at most)
-  for (auto [m, n, k] : {std::tuple{1, 4096, 4096}, std::tuple{16, 4096, 4096}, std::tuple{256, 2048, 4096},
-                         std::tuple{2048, 512, 1024}}) {
+  for (auto [m, n, k] : {std::tuple{1, 4096, 4096}, std::tuple{16, 4096, 4096}, std::tuple{16, 1024, 8192},
+                         std::tuple{256, 2048, 4096}, std::tuple{2048, 512, 1024}}) {
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " with " +
                  gemm.config_for(m, n, k).name());
     const GemmCheck check = croq::test::gemm_on_random_data<croq::bf16>(gemm, m, n, k);

@@ -1,7 +1,7 @@
 // The GEMM for every shape (samples/gemm_any_source.hpp, gemm_any.hpp): its
 // configuration model, and every configuration class run by the
 // interpreter on small shapes with tails (one and two consumer
-// warpgroups; tiles of 64, 128 and 256 columns; the one-kernel form and the
+// warpgroups; tiles of 32 to 256 columns; the one-kernel form and the
 // split-K program, slices that divide the K loop and slices past K) against
 // a host reference of A * B^T, f16 and bf16.
 #include <gtest/gtest.h>
@@ -51,6 +51,9 @@ const ClassCase kClasses[] = {
     {"split K in 3, a slice past K", config(1, 64, 2, 3, 5), 17, 200, 200},
     {"split K in 2, two consumers, M tail", config(2, 128, 3, 2, 7), 130, 200, 264},
     {"split K in 8 at M = 1", config(1, 64, 2, 8, 8), 1, 64, 512},
+    {"32 columns", config(1, 32, 3, 1, 3), 20, 104, 256},
+    {"48 columns, split K in 2", config(1, 48, 3, 2, 4), 20, 104, 256},
+    {"112 columns, two consumers", config(2, 112, 2, 1, 2), 130, 232, 128},
 };
 
 TEST(InterpretGemmAny, EveryConfigurationClassMatchesTheHostF16) {
@@ -71,11 +74,11 @@ TEST(InterpretGemmAny, SplitAndOneKernelFormsMatchTheHostBf16) {
   }
 }
 
-// The one call: the configuration chosen for each shape (split K at M = 16).
+// The one call: the configuration chosen for each shape (split K at M = 1).
 TEST(InterpretGemmAny, TheChosenConfigurationRunsEachShape) {
   gemm_any::Gemm gemm(gemm_any::h100(), interpret_options());
-  EXPECT_GT(gemm.config_for(16, 256, 1024).splits, 1);
-  for (auto [m, n, k] : {std::tuple{16, 256, 1024}, std::tuple{3, 72, 520}, std::tuple{96, 136, 256}}) {
+  EXPECT_GT(gemm.config_for(1, 128, 2048).splits, 1);
+  for (auto [m, n, k] : {std::tuple{1, 128, 2048}, std::tuple{3, 72, 520}, std::tuple{96, 136, 256}}) {
     SCOPED_TRACE(gemm.config_for(m, n, k).name());
     const GemmCheck check = croq::test::gemm_on_random_data<croq::f16>(gemm, m, n, k);
     EXPECT_TRUE(check.passed()) << describe(check);
@@ -123,15 +126,19 @@ TEST(GemmAnyConfig, EveryModelShapeGetsAConfigurationThatFits) {
       }
 }
 
-// Small M is a read of B: the chosen units keep most SMs loading it.
-TEST(GemmAnyConfig, SmallMSplitsKUntilTheUnitsFillTheDevice) {
+// Small M is a read of B: the chosen units keep most SMs loading it, in one
+// wave; narrower tiles first (4096 = 128 x 32 columns), then split K when
+// the tiles are still too few (N = 1024).
+TEST(GemmAnyConfig, SmallMFillsTheDeviceInOneWave) {
   const gemm_any::Device d = gemm_any::h100();
-  for (long long m : {1, 16}) {
-    const Config c = gemm_any::choose(m, 4096, 4096, d);
-    SCOPED_TRACE(c.name());
-    EXPECT_GT(c.splits, 1);
-    const long long units = gemm_any::cdiv(4096, c.bn) * c.splits;
+  for (auto [m, n, k] : {std::tuple{1, 4096, 4096}, std::tuple{16, 4096, 4096}, std::tuple{16, 14336, 4096},
+                         std::tuple{16, 1024, 8192}, std::tuple{64, 6144, 4096}}) {
+    const Config c = gemm_any::choose(m, n, k, d);
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + ": " + c.name());
+    const long long units = gemm_any::cdiv(n, c.bn) * c.splits;
     EXPECT_GE(units, d.sms * 9 / 10);
+    EXPECT_LE(units, d.sms);
+    EXPECT_EQ(c.splits > 1, n == 1024);
   }
   // Large M: the 128 x 256 tile of the persistent sample, one kernel.
   const Config big = gemm_any::choose(4096, 4096, 4096, d);
@@ -140,6 +147,7 @@ TEST(GemmAnyConfig, SmallMSplitsKUntilTheUnitsFillTheDevice) {
 
 TEST(GemmAnyConfig, CandidatesAreDistinctAndStartWithTheChoice) {
   const auto ranked = gemm_any::candidates(16, 4096, 4096);
+  for (const Config& c : ranked) EXPECT_TRUE(c.bn % 16 == 0 && c.bn >= 32 && c.bn <= 256) << c.name();
   ASSERT_GE(ranked.size(), 4u);
   EXPECT_EQ(ranked.front(), gemm_any::choose(16, 4096, 4096));
   std::set<std::string> names;

@@ -1,5 +1,5 @@
 """croqjit.gemm on the device: croqjit.gemm.matmul on torch tensors at
-decode and prefill shapes (split K at small M), f16 and bf16, against
+decode and prefill shapes (narrow tiles or split K at small M), f16 and bf16, against
 torch.matmul in float32 on fresh random data, and a tune over the model's
 candidates."""
 
@@ -23,8 +23,8 @@ def check(torch, a, b, c):
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-@pytest.mark.parametrize("m, n, k", [(1, 4096, 4096), (16, 4096, 4096), (37, 6144, 4096), (1000, 1000, 1032),
-                                     (2048, 4096, 4096)])
+@pytest.mark.parametrize("m, n, k", [(1, 4096, 4096), (16, 4096, 4096), (16, 1024, 8192), (37, 6144, 4096),
+                                     (1000, 1000, 1032), (2048, 4096, 4096)])
 def test_matmul_matches_torch(torch, dtype, m, n, k):
     hopper(torch)
     a = torch.randn(m, k, device="cuda", dtype=getattr(torch, dtype))
