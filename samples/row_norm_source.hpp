@@ -52,6 +52,12 @@ inline long long chunks_per_thread(Kind kind, long long hidden) {
   return per_lane;
 }
 
+// Whether rows of `hidden` split into whole warps of threads holding
+// `chunks` chunks each, at most 1024 threads.
+inline bool chunks_fit(long long hidden, long long chunks) {
+  return chunks > 0 && hidden % (256 * chunks) == 0 && hidden / (8 * chunks) <= 1024;
+}
+
 // The block's threads for rows of `hidden` (supported): whole warps.
 inline long long threads_per_row(Kind kind, long long hidden) { return hidden / (8 * chunks_per_thread(kind, hidden)); }
 
@@ -190,11 +196,15 @@ inline std::string layernorm_source(const std::string& DT, long long hidden) {
 // layernorm(x, w, b, y) with eps 1e-5 (w, b: [H]). `folds`: the warp
 // reductions' form (shared: softmax and RMSNorm for the interpreter;
 // LayerNorm's merges are shuffles only).
+// `chunks`: softmax's and RMSNorm's chunks a thread when not 0 (else
+// chunks_per_thread; the benchmark compares forms with it), one that
+// chunks_fit.
 inline std::string source(Kind kind, const std::string& element, long long hidden,
-                          detail::WarpFolds folds = detail::WarpFolds::shuffles) {
+                          detail::WarpFolds folds = detail::WarpFolds::shuffles, long long chunks = 0) {
   if (kind == Kind::layernorm) return detail::layernorm_source(element, hidden);
-  std::string s = "#define THREADS " + std::to_string(threads_per_row(kind, hidden)) + "\n";
-  s += "#define CHUNKS " + std::to_string(chunks_per_thread(kind, hidden)) + "\n";
+  if (chunks == 0) chunks = chunks_per_thread(kind, hidden);
+  std::string s = "#define THREADS " + std::to_string(hidden / (8 * chunks)) + "\n";
+  s += "#define CHUNKS " + std::to_string(chunks) + "\n";
   const std::string DT = element;
   if (kind == Kind::softmax) s += "__co__ void softmax(" + DT + " [T, H] x, " + DT + " [T, H] y) {\n";
   if (kind == Kind::rmsnorm)

@@ -12,14 +12,15 @@
 #   scripts/bench-gemm-shapes.sh [--quick] [--only STEP]... [-- BENCH_GEMM_SHAPES_ARGS...]
 #
 # Steps: configure, build, tests, python_tests, bench_gemm_shapes-self-test,
-# bench_rows-self-test, bench_gemm_shapes, bench_rows. Needs what
+# bench_rows-self-test, bench_gemm_shapes, bench_rows, bench_rows-1024-threads
+# (--quick softmax rows with rows of 16384 in their former form). Needs what
 # scripts/gpu-check.sh needs (.devdeps, see there). The build directory is
 # CROQ_GPU_BUILD_DIR (default build-gpu), shared with gpu-check.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/out}
 mkdir -p "$out"
-rm -f "$out"/bench_gemm_shapes.json "$out"/bench_rows.json
+rm -f "$out"/bench_gemm_shapes.json "$out"/bench_rows.json "$out"/bench_rows_1024_threads.json
 build=${CROQ_GPU_BUILD_DIR:-$root/build-gpu}
 quick=() only=() extra=()
 while [ $# -gt 0 ]; do
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=(--quick); shift ;;
     --only) only+=("$2"); shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "bench-gemm-shapes: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -54,4 +55,7 @@ step bench_gemm_shapes 1800 "$python" "$root/bench/harness/bench_gemm_shapes.py"
   --json "$out/bench_gemm_shapes.json"
 step bench_rows 1800 "$python" "$root/bench/harness/bench_rows.py" "${quick[@]}" --only softmax \
   --json "$out/bench_rows.json"
+# The former form of rows of 16384 (1024 threads of 16 elements), on the same device.
+step bench_rows-1024-threads 600 "$python" "$root/bench/harness/bench_rows.py" --quick --only softmax \
+  --softmax-chunks 2 --json "$out/bench_rows_1024_threads.json"
 summary

@@ -11,8 +11,9 @@
 //   kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N]
 //                                       samples/attention_source.hpp's forward attention
 //   kernel_sources readme-gemm README   upstream README's persistent GEMM (samples/upstream_readme.hpp)
-//   kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H
+//   kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H [--chunks C]
 //                                       samples/row_norm_source.hpp's row reduction for rows of H
+//                                       (softmax, rmsnorm: C 8-element chunks a thread)
 //
 // Exit 0 with the text on stdout; 1 when a file cannot be read or holds no
 // such source; 2 on a usage error.
@@ -37,7 +38,7 @@ constexpr const char* kUsage =
     "       kernel_sources gemm-config M N K [SMS BYTES_PER_S FLOPS] [--top COUNT]\n"
     "       kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N]\n"
     "       kernel_sources readme-gemm README.md\n"
-    "       kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H\n";
+    "       kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H [--chunks C]\n";
 
 int usage(const std::string& why) {
   std::cerr << "kernel_sources: " << why << "\n" << kUsage;
@@ -133,7 +134,7 @@ int main(int argc, char** argv) {
       else return usage("unknown or incomplete attention option `" + args[i] + "`");
     }
     source = attention::source(element, head_dim, ping_pong, consumers);
-  } else if (what == "rows" && args.size() == 4) {
+  } else if (what == "rows" && (args.size() == 4 || (args.size() == 6 && args[4] == "--chunks"))) {
     const std::string& kind = args[1];
     const std::string& element = args[2];
     if (kind != "softmax" && kind != "rmsnorm" && kind != "layernorm") return usage("rows takes softmax, rmsnorm or layernorm");
@@ -142,9 +143,12 @@ int main(int argc, char** argv) {
     const long long hidden = std::strtoll(args[3].c_str(), &end, 10);
     if (args[3].empty() || *end != '\0' || !row_norm::supported(hidden))
       return usage("the row length must be a multiple of 512 from 512 to 16384");
+    int chunks = 0;
+    if (args.size() == 6 && (kind == "layernorm" || !positive_int(args[5], chunks) || !row_norm::chunks_fit(hidden, chunks)))
+      return usage("--chunks takes softmax's or rmsnorm's chunks a thread, whole warps of at most 1024 threads");
     source = row_norm::source(kind == "softmax" ? row_norm::Kind::softmax
                               : kind == "rmsnorm" ? row_norm::Kind::rmsnorm : row_norm::Kind::layernorm,
-                              element, hidden);
+                              element, hidden, row_norm::detail::WarpFolds::shuffles, chunks);
   } else if (what == "readme-gemm" && args.size() == 2) {
     source = upstream_readme_gemm_source(args[1], error);
   } else {

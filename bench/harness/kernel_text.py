@@ -102,9 +102,11 @@ def add() -> str:
         return f.read()
 
 
-def rows(kind: str, element: str, hidden: int) -> str:
-    """samples/row_norm_source.hpp's softmax, rmsnorm or layernorm for rows of `hidden` elements."""
-    return tool_source("rows", kind, element, str(hidden))
+def rows(kind: str, element: str, hidden: int, chunks: int = 0) -> str:
+    """samples/row_norm_source.hpp's softmax, rmsnorm or layernorm for rows of
+    `hidden` elements (softmax, rmsnorm: `chunks` 8-element chunks a thread
+    when not 0, else the generator's choice)."""
+    return tool_source("rows", kind, element, str(hidden), *(["--chunks", str(chunks)] if chunks else []))
 
 
 def elementwise(kind: str, element: str) -> str:

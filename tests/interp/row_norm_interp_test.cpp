@@ -18,11 +18,13 @@ namespace {
 using row_norm::Kind;
 
 // Every element within 2^-10 |ref| + floor (f16; bf16 2^-7) of the reference.
+// (chunks: the generator's choice when 0)
 template <typename T>
-void expect_rows(Kind kind, const char* element, long long tokens, long long hidden) {
+void expect_rows(Kind kind, const char* element, long long tokens, long long hidden, long long chunks = 0) {
   SCOPED_TRACE(std::string(row_norm::name(kind)) + " " + element + " [" + std::to_string(tokens) + ", " +
-               std::to_string(hidden) + "]");
-  croq::Kernel kernel = croq::test::interpreted(row_norm::source(kind, element, hidden, row_norm::detail::WarpFolds::shared));
+               std::to_string(hidden) + "], chunks " + std::to_string(chunks));
+  croq::Kernel kernel =
+      croq::test::interpreted(row_norm::source(kind, element, hidden, row_norm::detail::WarpFolds::shared, chunks));
   auto x = croq::make_spandata<T>(tokens, hidden);
   auto w = croq::make_spandata<T>(hidden);
   auto y = croq::make_spandata<T>(tokens, hidden);
@@ -62,6 +64,14 @@ TEST(InterpretRowNorms, SoftmaxLongRowsTakeThirtyTwoElementsAThread) {
   EXPECT_EQ(row_norm::threads_per_row(Kind::rmsnorm, 16384), 1024);
   expect_rows<croq::f16>(Kind::softmax, "f16", 3, 16384);
   expect_rows<croq::bf16>(Kind::softmax, "bf16", 2, 16384);
+}
+
+// The form the benchmark compares with (`--softmax-chunks 2`): 1024 threads.
+TEST(InterpretRowNorms, LongRowsInTheFormerFormToo) {
+  EXPECT_TRUE(row_norm::chunks_fit(16384, 2));
+  EXPECT_FALSE(row_norm::chunks_fit(16384, 1));  // 2048 threads
+  EXPECT_FALSE(row_norm::chunks_fit(4608, 4));   // 144 threads: four and a half warps
+  expect_rows<croq::f16>(Kind::softmax, "f16", 2, 16384, 2);
 }
 
 TEST(InterpretRowNorms, ShortRowsMatchTheHost) {
