@@ -31,7 +31,8 @@ inline Device device_model(int device = 0) {
   const croq::DevicePeaks peaks = croq::device_peaks(device);
   if (peaks.sm_count > 0) d.sms = peaks.sm_count;
   if (peaks.memory_bytes_per_second > 0) d.dram_bytes_per_s = peaks.memory_bytes_per_second;
-  if (!peaks.compute.empty()) d.tensor_flops = peaks.compute.front().flops_per_second;
+  for (const croq::ComputePeak& p : peaks.compute)  // fastest first: f8 before f16 on sm_90
+    if (p.name == "f16/bf16 tensor cores") d.tensor_flops = p.flops_per_second;
   return d;
 }
 

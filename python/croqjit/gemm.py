@@ -50,7 +50,7 @@ class Gemm:
         self._figures = (0, 0.0, 0.0)
         if _croqjit.cuda_available() and not compile_options.get("interpret"):
             peaks = _croqjit.device_peaks(0 if device is None else device)
-            flops = peaks.compute[0].flops_per_second if peaks.compute else 0.0
+            flops = next((f for name, f in peaks.compute if name == "f16/bf16 tensor cores"), 0.0)
             self._figures = (peaks.sm_count, peaks.memory_bytes_per_second, flops)
         self._options = compile_options
         self._kernels: Dict[Tuple[str, Tuple[Tuple[str, int], ...]], Any] = {}
