@@ -4,16 +4,16 @@
 //   kernel_sources sample NAME          the R"croq(...)croq" text of samples/NAME.cpp
 //   kernel_sources gemm f16|bf16|fp8    the persistent GEMM (samples/matmul_persistent.cpp;
 //                                       bf16: its f16 replaced; fp8: samples/matmul_fp8.cpp)
-//   kernel_sources gemm-any f16|bf16    the GEMM for every shape (samples/gemm_any_source.hpp)
-//   kernel_sources gemm-config M N K [SMS BYTES_PER_S FLOPS] [--top COUNT]
-//                                       its configurations for that shape, best first, one a
-//                                       line: NAME=VALUE ... (default device: an H100's figures)
 //   kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N]
 //                                       samples/attention_source.hpp's forward attention
 //   kernel_sources readme-gemm README   upstream README's persistent GEMM (samples/upstream_readme.hpp)
 //   kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H [--chunks C]
 //                                       samples/row_norm_source.hpp's row reduction for rows of H
 //                                       (softmax, rmsnorm: C 8-element chunks a thread)
+//   kernel_sources gemm-any f16|bf16    the GEMM for every shape (samples/gemm_any_source.hpp)
+//   kernel_sources gemm-config M N K [SMS BYTES_PER_S FLOPS] [--top COUNT]
+//                                       its configurations for that shape, best first, one a
+//                                       line: NAME=VALUE ... (default device: an H100's figures)
 //
 // Exit 0 with the text on stdout; 1 when a file cannot be read or holds no
 // such source; 2 on a usage error.
@@ -34,11 +34,11 @@ namespace {
 constexpr const char* kUsage =
     "usage: kernel_sources sample NAME\n"
     "       kernel_sources gemm f16|bf16|fp8\n"
-    "       kernel_sources gemm-any f16|bf16\n"
-    "       kernel_sources gemm-config M N K [SMS BYTES_PER_S FLOPS] [--top COUNT]\n"
     "       kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N]\n"
     "       kernel_sources readme-gemm README.md\n"
-    "       kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H [--chunks C]\n";
+    "       kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H [--chunks C]\n"
+    "       kernel_sources gemm-any f16|bf16\n"
+    "       kernel_sources gemm-config M N K [SMS BYTES_PER_S FLOPS] [--top COUNT]\n";
 
 int usage(const std::string& why) {
   std::cerr << "kernel_sources: " << why << "\n" << kUsage;
@@ -105,7 +105,13 @@ int gemm_config(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  // `rows ... --chunks C`: the count taken off here, checked with the rest below.
+  int chunks = 0;
+  if (args.size() == 6 && args[0] == "rows" && args[4] == "--chunks") {
+    if (!positive_int(args[5], chunks)) return usage("--chunks takes a positive count");
+    args.resize(4);
+  }
   if (args.empty()) return usage("no kernel named");
   const std::string& what = args[0];
   std::string error, source;
@@ -116,11 +122,6 @@ int main(int argc, char** argv) {
     if (element != "f16" && element != "bf16" && element != "fp8") return usage("gemm takes f16, bf16 or fp8");
     source = sample_source(element == "fp8" ? "matmul_fp8" : "matmul_persistent", error);
     if (element == "bf16") source = std::regex_replace(source, std::regex("\\bf16\\b"), "bf16");
-  } else if (what == "gemm-any" && args.size() == 2) {
-    if (args[1] != "f16" && args[1] != "bf16") return usage("gemm-any takes f16 or bf16");
-    source = gemm_any::source(args[1]);
-  } else if (what == "gemm-config" && args.size() >= 4) {
-    return gemm_config(args);
   } else if (what == "attention" && args.size() >= 3) {
     const std::string& element = args[1];
     int head_dim = 0, consumers = 2;
@@ -134,7 +135,7 @@ int main(int argc, char** argv) {
       else return usage("unknown or incomplete attention option `" + args[i] + "`");
     }
     source = attention::source(element, head_dim, ping_pong, consumers);
-  } else if (what == "rows" && (args.size() == 4 || (args.size() == 6 && args[4] == "--chunks"))) {
+  } else if (what == "rows" && args.size() == 4) {
     const std::string& kind = args[1];
     const std::string& element = args[2];
     if (kind != "softmax" && kind != "rmsnorm" && kind != "layernorm") return usage("rows takes softmax, rmsnorm or layernorm");
@@ -143,14 +144,18 @@ int main(int argc, char** argv) {
     const long long hidden = std::strtoll(args[3].c_str(), &end, 10);
     if (args[3].empty() || *end != '\0' || !row_norm::supported(hidden))
       return usage("the row length must be a multiple of 512 from 512 to 16384");
-    int chunks = 0;
-    if (args.size() == 6 && (kind == "layernorm" || !positive_int(args[5], chunks) || !row_norm::chunks_fit(hidden, chunks)))
+    if (chunks != 0 && (kind == "layernorm" || !row_norm::chunks_fit(hidden, chunks)))
       return usage("--chunks takes softmax's or rmsnorm's chunks a thread, whole warps of at most 1024 threads");
     source = row_norm::source(kind == "softmax" ? row_norm::Kind::softmax
                               : kind == "rmsnorm" ? row_norm::Kind::rmsnorm : row_norm::Kind::layernorm,
                               element, hidden, row_norm::detail::WarpFolds::shuffles, chunks);
   } else if (what == "readme-gemm" && args.size() == 2) {
     source = upstream_readme_gemm_source(args[1], error);
+  } else if (what == "gemm-any" && args.size() == 2) {
+    if (args[1] != "f16" && args[1] != "bf16") return usage("gemm-any takes f16 or bf16");
+    source = gemm_any::source(args[1]);
+  } else if (what == "gemm-config" && args.size() >= 4) {
+    return gemm_config(args);
   } else {
     return usage("unknown kernel or wrong arguments");
   }
