@@ -89,17 +89,10 @@ inline std::string describe(const GemmCheck& c) {
          " (want " + std::to_string(c.worst_want) + ", " + std::to_string(c.worst_ratio) + " of its tolerance)";
 }
 
-// Runs `kernel(lhs, rhs, output)` on each shape (inputs of type In, output
-// Out) and checks it; prints one line per shape and "Test Passed". Without a
-// GPU it only says that the kernel compiled and that running it needs one
-// (and returns 0).
-template <typename In = croq::f16, typename Out = croq::f16>
-int run_gemm_sample(const char* name, const croq::Kernel& kernel, std::span<const GemmShape> shapes) {
-  std::string why;
-  if (!croq::cuda_available(&why)) {
-    std::cout << name << ": compiled `" << kernel.name() << "`, but running it needs a CUDA GPU (" << why << ")\n";
-    return 0;
-  }
+// Runs `gemm(lhs, rhs, output)` (views) on each shape (inputs of type In,
+// output Out) and checks it; prints one line per shape.
+template <typename In = croq::f16, typename Out = croq::f16, typename Gemm>
+void check_gemm_shapes(const std::string& name, const Gemm& gemm, std::span<const GemmShape> shapes) {
   for (const GemmShape& s : shapes) {
     auto lhs = croq::make_spandata<In>(s.m, s.k);
     auto rhs = croq::make_spandata<In>(s.n, s.k);
@@ -108,13 +101,25 @@ int run_gemm_sample(const char* name, const croq::Kernel& kernel, std::span<cons
     rhs.fill_random(-1, 1);
     out.fill_random(1e4, 2e4);  // poison: every element must be written
 
-    kernel(lhs.view(), rhs.view(), out.view());
+    gemm(lhs.view(), rhs.view(), out.view());
 
     const GemmCheck check = check_gemm(lhs, rhs, out);
     std::cout << name << ": [" << s.m << ", " << s.k << "] x [" << s.n << ", " << s.k << "]^T: " << describe(check)
               << "\n";
     croq::croq_assert(check.passed(), "relative Frobenius error above 1e-2 or an element outside its tolerance");
   }
+}
+
+// check_gemm_shapes of `kernel`, then "Test Passed". Without a GPU it only
+// says that the kernel compiled and that running it needs one (and returns 0).
+template <typename In = croq::f16, typename Out = croq::f16>
+int run_gemm_sample(const char* name, const croq::Kernel& kernel, std::span<const GemmShape> shapes) {
+  std::string why;
+  if (!croq::cuda_available(&why)) {
+    std::cout << name << ": compiled `" << kernel.name() << "`, but running it needs a CUDA GPU (" << why << ")\n";
+    return 0;
+  }
+  check_gemm_shapes<In, Out>(name, kernel, shapes);
   std::cout << "Test Passed\n";
   return 0;
 }

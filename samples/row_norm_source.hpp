@@ -12,7 +12,12 @@
 // warps through one shared f32 per warp and a barrier.
 //
 // Softmax and RMSNorm: CHUNKS = 2 (THREADS = H / 16, 32 to 1024), the row
-// kept as f32. LayerNorm keeps the row in its element type (half the
+// kept as f32; softmax over rows of 16384 takes CHUNKS = 4 (512 threads of
+// 32 elements). At 1024 threads it was 0.89x Triton's tutorial kernel (f16,
+// H200): a block of 1024 threads is as large as blocks get, so few fit an
+// SM and its loads wait while the block reduces; blocks of 512 threads
+// overlap in finer steps, with half the warps in each reduction (as
+// LayerNorm's smaller blocks did). LayerNorm keeps the row in its element type (half the
 // registers) and reduces once: each thread's mean and sum of squared
 // deviations (from its own registers), merged over lanes and warps with
 // Chan's formula for equal counts, so the variance stays two-pass accurate
@@ -34,13 +39,23 @@ enum class Kind { softmax, rmsnorm, layernorm };
 
 inline bool supported(long long hidden) { return hidden >= 512 && hidden <= 16384 && hidden % 512 == 0; }
 
+// Softmax rows at least this long keep 4 chunks (32 elements) a thread.
+inline constexpr long long kLongSoftmaxRow = 16384;
+
 // The 8-element chunks each thread holds for rows of `hidden` (supported).
 inline long long chunks_per_thread(Kind kind, long long hidden) {
+  if (kind == Kind::softmax) return hidden >= kLongSoftmaxRow ? 4 : 2;
   if (kind != Kind::layernorm) return 2;
   const long long per_lane = hidden / 256;  // chunks a warp-wide row slice gives each lane
   for (long long c = 2; c < per_lane; ++c)
     if (per_lane % c == 0 && 32 * (per_lane / c) <= 256) return c;
   return per_lane;
+}
+
+// Whether rows of `hidden` split into whole warps of threads holding
+// `chunks` chunks each, at most 1024 threads.
+inline bool chunks_fit(long long hidden, long long chunks) {
+  return chunks > 0 && hidden % (256 * chunks) == 0 && hidden / (8 * chunks) <= 1024;
 }
 
 // The block's threads for rows of `hidden` (supported): whole warps.
@@ -52,21 +67,38 @@ inline const char* name(Kind kind) {
 
 namespace detail {
 
+// How a warp folds its lanes: butterfly shuffles (inline PTX), or, for the
+// interpreter, which runs no inline PTX, each lane's value through shared
+// memory (`lanes`) and a barrier; the same fold of the same 32 values into
+// every lane, in another order.
+enum class WarpFolds { shuffles, shared };
+
 // Folds `v` over the warp's lanes with `op` ("sum" or "max") into every lane.
-inline std::string warp_fold(const std::string& v, const std::string& op) {
+inline std::string warp_fold(const std::string& v, const std::string& op, WarpFolds folds) {
   std::string s;
+  auto fold = [&](const std::string& a, const std::string& b) {
+    return op == "max" ? "__max(" + a + ", " + b + ")" : a + " + " + b;
+  };
+  if (folds == WarpFolds::shared) {
+    s += "      lanes.at(t) = " + v + ";\n";
+    s += "      sync.shared;\n";
+    s += "      " + v + " = lanes.at(t / 32 * 32);\n";
+    s += "      foreach l in [31]\n";
+    s += "        " + v + " = " + fold(v, "lanes.at(t / 32 * 32 + 1 + l)") + ";\n";
+    return s;
+  }
   for (int lane : {16, 8, 4, 2, 1}) {
     s += "      __asm__ volatile(\"shfl.sync.bfly.b32 %0, %1, " + std::to_string(lane) +
          ", 31, -1;\" : \"=f\"(other) : \"f\"(" + v + "));\n";
-    s += "      " + v + " = " + (op == "max" ? "__max(" + v + ", other)" : v + " + other") + ";\n";
+    s += "      " + v + " = " + fold(v, "other") + ";\n";
   }
   return s;
 }
 
 // `v` folded over the block into `into` (every thread), through `part`.
 inline std::string block_fold(const std::string& v, const std::string& op, const std::string& part,
-                              const std::string& into) {
-  std::string s = warp_fold(v, op);
+                              const std::string& into, WarpFolds folds) {
+  std::string s = warp_fold(v, op, folds);
   s += "      if (t % 32 == 0) " + part + ".at(t / 32) = " + v + ";\n";
   s += "      sync.shared;\n";
   s += "      f32 " + into + " = " + (op == "max" ? "-3.0e38f" : "0.0f") + ";\n";
@@ -161,10 +193,18 @@ inline std::string layernorm_source(const std::string& DT, long long hidden) {
 
 // The kernel's text for `element` ("f16" or "bf16") and row length `hidden`
 // (supported(hidden)). softmax(x, y); rmsnorm(x, w, y) with eps 1e-6;
-// layernorm(x, w, b, y) with eps 1e-5 (w, b: [H]).
-inline std::string source(Kind kind, const std::string& element, long long hidden) {
+// layernorm(x, w, b, y) with eps 1e-5 (w, b: [H]). `folds`: the warp
+// reductions' form (shared: softmax and RMSNorm for the interpreter;
+// LayerNorm's merges are shuffles only).
+// `chunks`: softmax's and RMSNorm's chunks a thread when not 0 (else
+// chunks_per_thread; the benchmark compares forms with it), one that
+// chunks_fit.
+inline std::string source(Kind kind, const std::string& element, long long hidden,
+                          detail::WarpFolds folds = detail::WarpFolds::shuffles, long long chunks = 0) {
   if (kind == Kind::layernorm) return detail::layernorm_source(element, hidden);
-  std::string s = "#define THREADS " + std::to_string(threads_per_row(kind, hidden)) + "\n";
+  if (chunks == 0) chunks = chunks_per_thread(kind, hidden);
+  std::string s = "#define THREADS " + std::to_string(hidden / (8 * chunks)) + "\n";
+  s += "#define CHUNKS " + std::to_string(chunks) + "\n";
   const std::string DT = element;
   if (kind == Kind::softmax) s += "__co__ void softmax(" + DT + " [T, H] x, " + DT + " [T, H] y) {\n";
   if (kind == Kind::rmsnorm)
@@ -172,13 +212,14 @@ inline std::string source(Kind kind, const std::string& element, long long hidde
   s += "  parallel r by T : block {\n";
   s += "    shared f32 [THREADS / 32] part_a;\n";
   s += "    shared f32 [THREADS / 32] part_b;\n";
+  if (folds == detail::WarpFolds::shared) s += "    shared f32 [THREADS] lanes;\n";
   s += "    parallel t by THREADS : thread {\n";
-  s += "      local f32 [16] v;\n";
+  s += "      local f32 [CHUNKS * 8] v;\n";
   s += "      local " + DT + " [1, 8] out;\n";
   s += "      f32 other = 0.0f;\n";
   s += "      f32 acc = 0.0f;\n";
   if (kind == Kind::softmax) s += "      acc = -3.0e38f;\n";
-  s += "      foreach c in [2] {\n";
+  s += "      foreach c in [CHUNKS] {\n";
   s += "        xv = dma.copy x.subspan(1, 8).at(r, c # t) => local;\n";
   s += "        foreach e in [8] {\n";
   s += "          f32 a = xv.data.at(0, e);\n";
@@ -188,20 +229,20 @@ inline std::string source(Kind kind, const std::string& element, long long hidde
   s += "        }\n";
   s += "      }\n";
   if (kind == Kind::softmax) {
-    s += detail::block_fold("acc", "max", "part_a", "row_max");
+    s += detail::block_fold("acc", "max", "part_a", "row_max", folds);
     s += "      f32 sum = 0.0f;\n";
-    s += "      foreach i in [16] {\n";
+    s += "      foreach i in [CHUNKS * 8] {\n";
     s += "        f32 p = __exp(v.at(i) - row_max);\n";
     s += "        v.at(i) = p;\n";
     s += "        sum += p;\n";
     s += "      }\n";
-    s += detail::block_fold("sum", "sum", "part_b", "total");
+    s += detail::block_fold("sum", "sum", "part_b", "total", folds);
     s += "      f32 scale = 1.0f / total;\n";
   } else {
-    s += detail::block_fold("acc", "sum", "part_a", "total");
+    s += detail::block_fold("acc", "sum", "part_a", "total", folds);
     s += "      f32 scale = __rsqrt(total / H + 1e-6f);\n";
   }
-  s += "      foreach c in [2] {\n";
+  s += "      foreach c in [CHUNKS] {\n";
   if (kind != Kind::softmax) s += "        wv = dma.copy w.subspan(8).at(c # t) => local;\n";
   s += "        foreach e in [8] {\n";
   if (kind == Kind::softmax) s += "          out.at(0, e) = v.at(c * 8 + e) * scale;\n";

@@ -87,10 +87,10 @@ if [ $run_bench = 1 ]; then
     --json "$out/launch_overhead.json"
   # The harness: first each script's self-test (broken kernels refused at
   # the timed shapes), then the comparisons.
-  for script in bench_add bench_elementwise bench_rows bench_gemm bench_fp8_gemm bench_attention; do
+  for script in bench_add bench_elementwise bench_rows bench_gemm bench_gemm_shapes bench_fp8_gemm bench_attention; do
     step "$script-self-test" 600 "$python" "$root/bench/harness/$script.py" --self-test
   done
-  for script in bench_add bench_elementwise bench_rows bench_gemm bench_fp8_gemm bench_attention; do
+  for script in bench_add bench_elementwise bench_rows bench_gemm bench_gemm_shapes bench_fp8_gemm bench_attention; do
     step "$script" 1800 "$python" "$root/bench/harness/$script.py" "${quick[@]}" --json "$out/$script.json"
   done
   # The hand-written prelude GEMM against cuBLAS (nvcc; not in --quick).

@@ -7,8 +7,13 @@
 //   kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N] [--grouped] [--varlen]
 //                                       samples/attention_source.hpp's forward attention
 //   kernel_sources readme-gemm README   upstream README's persistent GEMM (samples/upstream_readme.hpp)
-//   kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H
+//   kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H [--chunks C]
 //                                       samples/row_norm_source.hpp's row reduction for rows of H
+//                                       (softmax, rmsnorm: C 8-element chunks a thread)
+//   kernel_sources gemm-any f16|bf16    the GEMM for every shape (samples/gemm_any_source.hpp)
+//   kernel_sources gemm-config M N K [SMS BYTES_PER_S FLOPS] [--top COUNT]
+//                                       its configurations for that shape, best first, one a
+//                                       line: NAME=VALUE ... (default device: an H100's figures)
 //
 // Exit 0 with the text on stdout; 1 when a file cannot be read or holds no
 // such source; 2 on a usage error.
@@ -19,6 +24,7 @@
 #include <vector>
 
 #include "../../samples/attention_source.hpp"
+#include "../../samples/gemm_any_source.hpp"
 #include "../../samples/row_norm_source.hpp"
 #include "../../samples/upstream_readme.hpp"
 #include "../sample_source.hpp"
@@ -30,7 +36,9 @@ constexpr const char* kUsage =
     "       kernel_sources gemm f16|bf16|fp8\n"
     "       kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N] [--grouped] [--varlen]\n"
     "       kernel_sources readme-gemm README.md\n"
-    "       kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H\n";
+    "       kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H [--chunks C]\n"
+    "       kernel_sources gemm-any f16|bf16\n"
+    "       kernel_sources gemm-config M N K [SMS BYTES_PER_S FLOPS] [--top COUNT]\n";
 
 int usage(const std::string& why) {
   std::cerr << "kernel_sources: " << why << "\n" << kUsage;
@@ -56,10 +64,54 @@ bool positive_int(const std::string& text, int& out) {
   return true;
 }
 
+// `gemm-config M N K [SMS BYTES_PER_S FLOPS] [--top COUNT]`: the ranked
+// configurations, one a line of NAME=VALUE defines.
+int gemm_config(const std::vector<std::string>& args) {
+  std::vector<std::string> numbers;
+  long long top = 1;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--top" && i + 1 < args.size()) {
+      char* end = nullptr;
+      top = std::strtoll(args[++i].c_str(), &end, 10);
+      if (*end != '\0' || top <= 0) return usage("--top takes a positive count");
+    } else {
+      numbers.push_back(args[i]);
+    }
+  }
+  if (numbers.size() != 3 && numbers.size() != 6) return usage("gemm-config takes M N K and optionally SMS BYTES_PER_S FLOPS");
+  std::vector<double> v;
+  for (const std::string& text : numbers) {
+    char* end = nullptr;
+    const double x = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(x >= 1) || x > 1e18) return usage("`" + text + "` is not a positive number");
+    v.push_back(x);
+  }
+  gemm_any::Device device = gemm_any::h100();
+  if (v.size() == 6) {
+    device.sms = static_cast<int>(v[3]);
+    device.dram_bytes_per_s = v[4];
+    device.tensor_flops = v[5];
+  }
+  const long long m = static_cast<long long>(v[0]), n = static_cast<long long>(v[1]), k = static_cast<long long>(v[2]);
+  const std::vector<gemm_any::Config> ranked = gemm_any::candidates(m, n, k, device);
+  for (std::size_t i = 0; i < ranked.size() && static_cast<long long>(i) < top; ++i) {
+    std::string line;
+    for (const auto& [name, value] : ranked[i].defines()) line += (line.empty() ? "" : " ") + name + "=" + std::to_string(value);
+    std::cout << line << "\n";
+  }
+  return std::cout.good() ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  // `rows ... --chunks C`: the count taken off here, checked with the rest below.
+  int chunks = 0;
+  if (args.size() == 6 && args[0] == "rows" && args[4] == "--chunks") {
+    if (!positive_int(args[5], chunks)) return usage("--chunks takes a positive count");
+    args.resize(4);
+  }
   if (args.empty()) return usage("no kernel named");
   const std::string& what = args[0];
   std::string error, source;
@@ -101,11 +153,18 @@ int main(int argc, char** argv) {
     const long long hidden = std::strtoll(args[3].c_str(), &end, 10);
     if (args[3].empty() || *end != '\0' || !row_norm::supported(hidden))
       return usage("the row length must be a multiple of 512 from 512 to 16384");
+    if (chunks != 0 && (kind == "layernorm" || !row_norm::chunks_fit(hidden, chunks)))
+      return usage("--chunks takes softmax's or rmsnorm's chunks a thread, whole warps of at most 1024 threads");
     source = row_norm::source(kind == "softmax" ? row_norm::Kind::softmax
                               : kind == "rmsnorm" ? row_norm::Kind::rmsnorm : row_norm::Kind::layernorm,
-                              element, hidden);
+                              element, hidden, row_norm::detail::WarpFolds::shuffles, chunks);
   } else if (what == "readme-gemm" && args.size() == 2) {
     source = upstream_readme_gemm_source(args[1], error);
+  } else if (what == "gemm-any" && args.size() == 2) {
+    if (args[1] != "f16" && args[1] != "bf16") return usage("gemm-any takes f16 or bf16");
+    source = gemm_any::source(args[1]);
+  } else if (what == "gemm-config" && args.size() >= 4) {
+    return gemm_config(args);
   } else {
     return usage("unknown kernel or wrong arguments");
   }

@@ -84,9 +84,34 @@ def add() -> str:
         return f.read()
 
 
-def rows(kind: str, element: str, hidden: int) -> str:
-    """samples/row_norm_source.hpp's softmax, rmsnorm or layernorm for rows of `hidden` elements."""
-    return tool_source("rows", kind, element, str(hidden))
+def rows(kind: str, element: str, hidden: int, chunks: int = 0) -> str:
+    """samples/row_norm_source.hpp's softmax, rmsnorm or layernorm for rows of
+    `hidden` elements (softmax, rmsnorm: `chunks` 8-element chunks a thread
+    when not 0, else the generator's choice)."""
+    return tool_source("rows", kind, element, str(hidden), *(["--chunks", str(chunks)] if chunks else []))
+
+
+def gemm_any(element: str) -> str:
+    """The GEMM for every shape (samples/gemm_any_source.hpp): every size a #define."""
+    return tool_source("gemm-any", element)
+
+
+def gemm_configs(m: int, n: int, k: int, device=None, top: int = 1) -> list[dict]:
+    """The configurations gemm_any's model ranks best for this shape, best
+    first, as #define dicts; `device`: (SMs, DRAM bytes/s, tensor FLOP/s),
+    else an H100's figures."""
+    args = ["gemm-config", str(m), str(n), str(k)]
+    if device is not None:
+        args += [str(int(device[0])), f"{device[1]:.6g}", f"{device[2]:.6g}"]
+    text = tool_source(*args, "--top", str(top))
+    return [{name: int(value) for name, value in (pair.split("=") for pair in line.split())}
+            for line in text.splitlines() if line.strip()]
+
+
+def gemm_config_name(defines: dict) -> str:
+    """gemm_any::Config::name's text: "64x128 s8 split4 b132"."""
+    return (f"{64 * defines['CONSUMERS']}x{defines['BN']} s{defines['STAGES']} split{defines['SPLITS']} "
+            f"b{defines['BLOCKS']}")
 
 
 def elementwise(kind: str, element: str) -> str:

@@ -16,6 +16,7 @@
 #include "croq/croq.hpp"
 #include "errors.hpp"
 #include "frameworks.hpp"
+#include "gemm_any.hpp"
 #include "info.hpp"
 #include "kernel_object.hpp"
 #include "options.hpp"
@@ -366,6 +367,7 @@ NB_MODULE(_croqjit, m) {
   croqpy::bind_info(m);
   croqpy::bind_kernel(m);
   croqpy::bind_tune(m);
+  croqpy::bind_gemm_any(m);
   m.def("cuda_available", [] { return croq::cuda_available(); }, "Whether a CUDA driver and device are present.");
   m.def("cuda_unavailable_reason", [] {
     std::string why;

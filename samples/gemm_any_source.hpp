@@ -1,0 +1,263 @@
+// One GEMM for every shape: C = A * B^T (A [M, K], B [N, K], C [M, N],
+// f16 or bf16, fp32 accumulate), with its configuration chosen from the
+// shape and the device. Shared by samples/gemm_any.cpp, the GPU and
+// interpreter tests and bench/harness/bench_gemm_shapes.py (through the
+// kernel_sources tool).
+//
+// The kernel is the persistent warp-specialized GEMM of
+// samples/matmul_persistent.cpp with its sizes as #defines: CONSUMERS
+// consumer warpgroups of 64 rows each (BM = 64 x CONSUMERS), BN output
+// columns, STAGES TMA stages of TK = 64, BLOCKS persistent blocks, and
+// SPLITS slices of the K loop. With SPLITS > 1 the function is a program of
+// two kernels: the first walks (split, tile) units, each multiplying one
+// K slice of one output tile and storing its f32 partial product in a
+// program buffer [SPLITS, M + 1, N] (zeroed by the runtime for each call); the second sums the slices and rounds to
+// the output type. Small M needs both: the GEMM is then a read of B, and at
+// M = 16 a 4096 x 4096 B gives 16 tiles of 256 columns for 132 SMs; tiles
+// of 32 columns give 128, one per SM, in one kernel; where even the
+// narrowest tiles are too few (N = 1024), the K loop is split until the
+// units fill the SMs.
+//
+// `choose` picks the configuration from a per-SM roofline (cost_us): the
+// units a block walks, each bounded by its tensor-core work and by the bytes
+// it loads, against the whole call's DRAM traffic, plus the reduction's
+// launch and traffic when split. `candidates` lists the best few, for
+// croq::tune to refine on the device (they are #define sets of one text).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace gemm_any {
+
+// The device as the cost model sees it.
+struct Device {
+  int sms = 132;                       // streaming multiprocessors
+  double dram_bytes_per_s = 3.35e12;   // DRAM bandwidth
+  double tensor_flops = 989e12;        // dense f16/bf16 tensor-core peak
+  long long shared_bytes = 232448;     // shared memory a block may use (227 KiB on sm_90)
+};
+
+// H100 SXM figures, for choosing without a device at hand (interpreter,
+// tests); samples/gemm_any.cpp reads the real ones (croq::device_peaks).
+inline Device h100() { return Device{}; }
+
+inline constexpr int kTileK = 64;
+
+struct Config {
+  int consumers = 2;  // consumer warpgroups; BM = 64 x consumers
+  int bn = 256;       // output tile columns (32 to 256, a multiple of 16)
+  int stages = 3;     // TMA pipeline depth
+  int splits = 1;     // K slices (1: one kernel, the output stored directly)
+  int blocks = 132;   // persistent blocks (at most the SMs)
+
+  int bm() const { return 64 * consumers; }
+  // The #define overrides of the text (croq::CompileOptions::defines, TuneConfig).
+  std::map<std::string, long long> defines() const {
+    return {{"CONSUMERS", consumers}, {"BN", bn}, {"STAGES", stages}, {"SPLITS", splits}, {"BLOCKS", blocks}};
+  }
+  std::string name() const {
+    return std::to_string(bm()) + "x" + std::to_string(bn) + " s" + std::to_string(stages) + " split" +
+           std::to_string(splits) + " b" + std::to_string(blocks);
+  }
+  friend bool operator==(const Config&, const Config&) = default;
+};
+
+inline long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
+
+// The deepest pipeline the shared memory holds (2 to 8 stages): each stage
+// an A and a B tile of TK columns, plus the output tile of the one-kernel
+// form (its TMA store goes through shared memory).
+inline int stages_for(int bm, int bn, int splits, const Device& d) {
+  const long long stage = (bm + bn) * kTileK * 2LL;
+  const long long output = splits == 1 ? bm * bn * 2LL : 0;
+  const long long room = d.shared_bytes - 1024 - output;  // 1 KiB for the events and the runtime's use
+  return static_cast<int>(std::clamp<long long>(room / stage, 2, 8));
+}
+
+// Tensor-core efficiency of a tile shape relative to 128 x 256: a WGMMA of
+// N columns keeps the tensor cores busy about N / (N + 22) of the time
+// (0.92 at 256, 0.85 at 128, 0.59 at 32), and one consumer warpgroup
+// overlaps its issue less than two.
+inline double tile_efficiency(int bm, int bn) {
+  const double by_n = (bn / (bn + 22.0)) / (256 / 278.0);
+  return bm >= 128 ? by_n : by_n * 0.9;
+}
+
+// Estimated microseconds of one call (see the header).
+inline double cost_us(long long m, long long n, long long k, const Config& c, const Device& d) {
+  const long long tiles = cdiv(m, c.bm()) * cdiv(n, c.bn);
+  const long long units = tiles * c.splits;
+  const long long k_per_unit = cdiv(cdiv(k, kTileK), c.splits) * kTileK;
+  const double rows = double(std::min<long long>(m, c.bm()));  // TMA zero-fills rows past M without reading them
+  const double unit_flops = 2.0 * c.bm() * c.bn * double(k_per_unit);
+  const double unit_bytes = (rows + c.bn) * double(k_per_unit) * 2;
+  // Per SM: its share of the tensor peak, and of the L2-to-shared bandwidth
+  // (taken as 3x DRAM's).
+  const double sm_flops = d.tensor_flops / d.sms * tile_efficiency(c.bm(), c.bn);
+  const double sm_bytes = 3.0 * d.dram_bytes_per_s / d.sms;
+  const double per_unit_s = std::max(unit_flops / sm_flops, unit_bytes / sm_bytes);
+  // DRAM: every byte once, spread over the units; a wave of w units draws
+  // the share w / SMs of the bandwidth (at M = 16, 64 busy blocks of a
+  // 132-SM H100 reached 0.69x cuBLAS), so a last wave of a few units costs
+  // nearly as much as a full one.
+  const double dram_bytes = (double(m) * k + double(n) * k + double(m) * n) * 2;
+  auto wave_s = [&](long long busy) {
+    const double share = std::min(1.0, double(busy) / d.sms);
+    return std::max(per_unit_s, dram_bytes * double(busy) / double(units) / (d.dram_bytes_per_s * share));
+  };
+  double seconds = double(units / c.blocks) * wave_s(c.blocks);
+  if (units % c.blocks != 0) seconds += wave_s(units % c.blocks);
+  if (c.splits > 1)  // the partials zeroed, written and read back; a memset and one more launch
+    seconds += 3.0 * c.splits * double(m + 1) * n * 4 / d.dram_bytes_per_s + 4e-6;
+  return seconds * 1e6;
+}
+
+// Every configuration the model weighs for a shape, cheapest first.
+inline std::vector<Config> candidates(long long m, long long n, long long k, const Device& d = h100()) {
+  struct Scored {
+    Config config;
+    double us;
+  };
+  std::vector<Scored> all;
+  const long long k_tiles = cdiv(k, kTileK);
+  // BN in steps of 16 (WGMMA takes N in steps of 8; TMA boxes of up to 256
+  // rows): N = 4096, 6144, 10240, 14336 or 28672 divide into 128 tiles of
+  // 32, 48, 80, 112 or 224 columns, one per SM, where 64 or 128 leave SMs
+  // idle or take a second wave.
+  for (int consumers : {1, 2})
+    for (int bn = 32; bn <= 256; bn += 16) {
+      const long long tiles = cdiv(m, 64 * consumers) * cdiv(n, bn);
+      for (int splits = 1; splits <= 16; ++splits) {
+        // Each slice keeps at least 4 K tiles, and slices divide the K loop
+        // evenly unless it is short (a slice past K would load zero tiles).
+        if (splits > 1 && (k_tiles / splits < 4 || (k_tiles % splits != 0 && k_tiles >= 32))) continue;
+        if (splits > 1 && tiles >= d.sms) break;  // the tiles alone fill the device
+        Config c;
+        c.consumers = consumers;
+        c.bn = bn;
+        c.splits = splits;
+        c.stages = stages_for(c.bm(), bn, splits, d);
+        c.blocks = static_cast<int>(std::min<long long>(tiles * splits, d.sms));
+        all.push_back({c, cost_us(m, n, k, c, d)});
+      }
+    }
+  // Cheapest first; a near tie (within 2%) goes to fewer rows computed past
+  // M, then to fewer slices, then to the larger tile.
+  std::stable_sort(all.begin(), all.end(), [m](const Scored& a, const Scored& b) {
+    if (std::abs(a.us - b.us) > 0.02 * std::min(a.us, b.us)) return a.us < b.us;
+    const long long pad_a = cdiv(m, a.config.bm()) * a.config.bm(), pad_b = cdiv(m, b.config.bm()) * b.config.bm();
+    if (pad_a != pad_b) return pad_a < pad_b;
+    if (a.config.splits != b.config.splits) return a.config.splits < b.config.splits;
+    return a.config.bm() * a.config.bn > b.config.bm() * b.config.bn;
+  });
+  std::vector<Config> out;
+  for (const Scored& s : all) out.push_back(s.config);
+  return out;
+}
+
+// The configuration for C [M, N] = A [M, K] * B [N, K]^T on `d`.
+inline Config choose(long long m, long long n, long long k, const Device& d = h100()) {
+  return candidates(m, n, k, d).front();
+}
+
+// The kernel's text; every size a #define, set per call from a Config.
+inline constexpr const char* kSource = R"croq(
+#define CONSUMERS 2
+#define BN 256
+#define STAGES 3
+#define SPLITS 1
+#define BLOCKS 132
+#define BM (64 * CONSUMERS)
+#define TK 64
+#define GROUP 8
+
+__co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, N] output) {
+#if SPLITS > 1
+  // One row more than M: a slice of [1, 1, N] would lose both leading
+  // dims to .sqz() at M = 1 (it drops every extent-1 dim it leads with).
+  global f32 [SPLITS, M + 1, N] partial;
+#endif
+  parallel block_id by BLOCKS : block {
+    shared event full[STAGES], empty[STAGES] = ready;
+    shared f16 [BM, TK] lhs_s[STAGES];
+    shared f16 [BN, TK] rhs_s[STAGES];
+#if SPLITS == 1
+    shared f16 [BM, BN] out_s;
+#endif
+    parallel p by CONSUMERS + 1 : group-4 {
+      inthreads.async (p == 0) {
+        foreach {unit_iter} in [cdiv(cdiv(M, BM) * cdiv(N, BN) * SPLITS, BLOCKS)] {
+          unit = unit_iter # block_id;
+          if (unit < cdiv(M, BM) * cdiv(N, BN) * SPLITS) {
+            split = unit / (cdiv(M, BM) * cdiv(N, BN));
+            tile = unit % (cdiv(M, BM) * cdiv(N, BN));
+            first_m = tile / (GROUP * cdiv(N, BN)) * GROUP;
+            rows = cdiv(M, BM) - first_m < GROUP ? cdiv(M, BM) - first_m : GROUP;
+            bm = first_m + tile % (GROUP * cdiv(N, BN)) % rows;
+            bn = tile % (GROUP * cdiv(N, BN)) / rows;
+            foreach {iv_k} in [cdiv(cdiv(K, TK), SPLITS)] {
+              stage = iv_k % STAGES;
+              wait empty[stage];
+              tma.copy.swiz<128> lhs.subspan(BM, TK).at(bm, split * cdiv(cdiv(K, TK), SPLITS) + iv_k).zfill => lhs_s[stage];
+              tma.copy.swiz<128> rhs.subspan(BN, TK).at(bn, split * cdiv(cdiv(K, TK), SPLITS) + iv_k).zfill => rhs_s[stage];
+              trigger full[stage];
+            }
+          }
+        }
+      }
+      inthreads.async (p >= 1) {
+        foreach {unit_iter} in [cdiv(cdiv(M, BM) * cdiv(N, BN) * SPLITS, BLOCKS)] {
+          unit = unit_iter # block_id;
+          if (unit < cdiv(M, BM) * cdiv(N, BN) * SPLITS) {
+            split = unit / (cdiv(M, BM) * cdiv(N, BN));
+            tile = unit % (cdiv(M, BM) * cdiv(N, BN));
+            first_m = tile / (GROUP * cdiv(N, BN)) * GROUP;
+            rows = cdiv(M, BM) - first_m < GROUP ? cdiv(M, BM) - first_m : GROUP;
+            bm = first_m + tile % (GROUP * cdiv(N, BN)) % rows;
+            bn = tile % (GROUP * cdiv(N, BN)) / rows;
+            mc = mma.fill.f32 0.0f;
+            foreach {iv_k} in [cdiv(cdiv(K, TK), SPLITS)] {
+              stage = iv_k % STAGES;
+              wait full[stage];
+              mma.row.row mc, lhs_s[stage].subspan(64, TK).at(p - 1, 0), rhs_s[stage];
+              trigger empty[stage];
+            }
+#if SPLITS == 1
+            // Through shared memory and a TMA store: the warpgroup goes on to
+            // the next tile while the copy engine writes this one.
+            mma.store mc, out_s.subspan(64, BN).at(p - 1, 0);
+            tma.copy out_s.subspan(64, BN).at(p - 1, 0) => output.subspan(BM, BN).at(bm, bn).subspan(64, BN).at(p - 1, 0);
+#else
+            // This slice's f32 partial product, rows past M left out.
+            slice = partial.subspan(1, M + 1, N).at(split, 0, 0).sqz();
+            mma.store mc, slice.subspan(64, BN).at(bm * CONSUMERS + p - 1, bn);
+#endif
+          }
+        }
+      }
+    }
+  }
+#if SPLITS > 1
+  // The slices summed in a fixed order (the same bits every call), rounded once.
+  parallel {m, n} by [M, N] {
+    f32 acc = 0.0f;
+    foreach s in [SPLITS]
+      acc = acc + partial.at(s, m, n);
+    output.at(m, n) = acc;
+  }
+#endif
+}
+)croq";
+
+// The text for `element` ("f16" or "bf16").
+inline std::string source(const std::string& element) {
+  return element == "f16" ? std::string(kSource) : std::regex_replace(kSource, std::regex("\\bf16\\b"), element);
+}
+
+}  // namespace gemm_any
