@@ -1,6 +1,8 @@
 // Expressions, with the rounding and wrapping of their types, and element
 // accesses with their bounds and hazard checks.
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 
@@ -143,7 +145,10 @@ void Executor::write(Thread& t, const Address& a, const ir::Type& from, const Va
   if (a.offset + size > a.storage->bytes) fault(t.line, "out-of-bounds write of `" + shown_name(a.storage->name) + "`");
   if (a.storage->space == ir::Space::shared) {
     check_shared_write(t, a.storage, a.offset, a.offset + size);
-    race_access(t, a.storage, a.offset, a.offset + size, true, a.offset / size);
+    std::array<std::byte, 16> bytes{};
+    store_element(a.dtype, bytes.data(), from, v);
+    const bool same_value = size <= bytes.size() && std::memcmp(bytes.data(), a.storage->data + a.offset, size) == 0;
+    race_access(t, a.storage, a.offset, a.offset + size, true, a.offset / size, same_value);
   }
   store_element(a.dtype, a.storage->data + a.offset, from, v);
 }

@@ -83,7 +83,9 @@ class Executor {
   void race_forget(Storage* s, std::size_t begin, std::size_t end);
   // Thread t reads or writes bytes [begin, end) of s (element `element` of
   // it, for the message): a fault when another thread's access is unordered.
-  void race_access(Thread& t, Storage* s, std::size_t begin, std::size_t end, bool write, std::size_t element);
+  // `same_value`: a write that leaves the bytes as they are.
+  void race_access(Thread& t, Storage* s, std::size_t begin, std::size_t end, bool write, std::size_t element,
+                   bool same_value = false);
 
   // ---- ptx_ops.cpp
   // __asm__: warp shuffles (shfl.sync) as a warp collective; other PTX is refused.

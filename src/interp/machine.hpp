@@ -28,6 +28,8 @@ struct RaceCell {
   std::uint32_t write_tid = 0, write_at = 0;  // write_at 0: none since the last reset
   std::uint32_t read_tid = 0, read_at = 0;
   int write_line = 0, read_line = 0;
+  bool defined = false;     // its value was written (shared memory starts undefined)
+  bool replicated = false;  // unordered threads wrote it, all the same value
 };
 
 // A piece of memory: a tensor, a shared buffer of one block, a thread's

@@ -17,12 +17,19 @@
 
 #include "interp/executor.hpp"
 #include "interp/values.hpp"
+#include "support/env.hpp"
 
 namespace croq::interp {
 
 namespace {
 
 // Whether `clock` has seen the epoch (tid, at).
+// CROQ_INTERPRET_RACES=0 turns the race check off (read once).
+bool races_checked() {
+  static const bool checked = support::env_flag("CROQ_INTERPRET_RACES", true);
+  return checked;
+}
+
 bool ordered(const std::vector<std::uint32_t>& clock, std::uint32_t tid, std::uint32_t at) {
   return at == 0 || (tid < clock.size() && clock[tid] >= at);
 }
@@ -66,18 +73,29 @@ void Executor::race_acquire(Thread& t, const EventSlot& slot) { join(t.clock, sl
 
 void Executor::race_forget(Storage* s, std::size_t begin, std::size_t end) {
   if (s->race_cells.empty()) return;
+  RaceCell written;
+  written.defined = true;
   std::fill(s->race_cells.begin() + static_cast<std::ptrdiff_t>(begin),
-            s->race_cells.begin() + static_cast<std::ptrdiff_t>(std::min(end, s->race_cells.size())), RaceCell{});
+            s->race_cells.begin() + static_cast<std::ptrdiff_t>(std::min(end, s->race_cells.size())), written);
 }
 
-void Executor::race_access(Thread& t, Storage* s, std::size_t begin, std::size_t end, bool write, std::size_t element) {
-  if (t.atomic || s->space != ir::Space::shared) return;
+void Executor::race_access(Thread& t, Storage* s, std::size_t begin, std::size_t end, bool write, std::size_t element,
+                           bool same_value) {
+  if (t.atomic || s->space != ir::Space::shared || !races_checked()) return;
   if (s->race_cells.empty()) s->race_cells.resize(s->bytes);
   const auto me = static_cast<std::uint32_t>(t.tid);
   const std::uint32_t now = t.clock[static_cast<std::size_t>(t.tid)];
   for (std::size_t i = begin; i < end && i < s->race_cells.size(); ++i) {
     RaceCell& c = s->race_cells[i];
-    const bool after_write = c.write_tid == me || ordered(t.clock, c.write_tid, c.write_at);
+    const bool mine_or_ordered = c.write_tid == me || ordered(t.clock, c.write_tid, c.write_at);
+    if (write && same_value && c.defined) {
+      // Threads that all store the same value (a tile each thread copies
+      // whole): whichever store lands, every reader sees that value.
+      if (mine_or_ordered) c.write_tid = me, c.write_at = now, c.write_line = t.line;
+      else c.replicated = true;
+      continue;
+    }
+    const bool after_write = mine_or_ordered || (!write && c.replicated);
     const bool after_read = !write || c.read_tid == me || ordered(t.clock, c.read_tid, c.read_at);
     if (!after_write || !after_read) {
       const bool against_write = !after_write;
@@ -92,6 +110,7 @@ void Executor::race_access(Thread& t, Storage* s, std::size_t begin, std::size_t
     }
     if (write) {
       c.write_tid = me, c.write_at = now, c.write_line = t.line;
+      c.defined = true, c.replicated = false;
       c.read_tid = 0, c.read_at = 0;  // ordered after the last read: a later write checks this one
     } else {
       c.read_tid = me, c.read_at = now, c.read_line = t.line;

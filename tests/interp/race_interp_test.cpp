@@ -31,6 +31,7 @@ __co__ void neighbours(s32 [64] input, s32 [64] output) {
 
 void expect_race(const croq::Kernel& k, int line, const std::string& text) {
   auto input = croq::make_spandata<croq::s32>(64);
+  for (std::size_t t = 0; t < 64; ++t) input[t] = static_cast<std::int32_t>(t) + 1;  // each thread its own value
   auto output = croq::make_spandata<croq::s32>(64);
   try {
     k(input.view(), output.view());
@@ -73,6 +74,29 @@ __co__ void last_writer(s32 [64] input, s32 [64] output) {
   expect_race(k, 6,
               "data race on shared `slot` (element 0): thread 0 writes it at line 6 and thread 1 writes it at line 6 "
               "with no barrier or event between them");
+}
+
+TEST(InterpretRaces, ThreadsThatStoreTheSameValuesDoNotRace) {
+  // Every thread copies the whole tile (as a thread-level dma.copy into
+  // shared memory does), then reads it: whichever store lands, the values
+  // are the same.
+  auto k = interpreted(R"croq(
+__co__ void replicated(s32 [64] input, s32 [64] output) {
+  parallel b by 1 : block {
+    shared s32 [64] tile;
+    parallel t by 64 : thread {
+      foreach i in [64]
+        tile.at(i) = input.at(i);
+      output.at(t) = tile.at(63 - t);
+    }
+  }
+}
+)croq");
+  auto input = croq::make_spandata<croq::s32>(64);
+  input.fill_random(1, 100);
+  auto output = croq::make_spandata<croq::s32>(64);
+  k(input.view(), output.view());
+  for (std::size_t t = 0; t < 64; ++t) EXPECT_EQ(output[t], input[63 - t]) << t;
 }
 
 }  // namespace
