@@ -13,43 +13,10 @@
 
 #include <croq/croq.hpp>
 
+#include "row_norm_check.hpp"
 #include "row_norm_source.hpp"
 
 namespace {
-
-// The reference row: softmax, x / rms(x) * w (eps 1e-6), or
-// (x - mean) / sqrt(var + 1e-5) * w + b, in double from the rounded inputs.
-std::vector<double> reference_row(row_norm::Kind kind, const std::vector<double>& x, const std::vector<double>& w,
-                                  const std::vector<double>& b) {
-  const std::size_t n = x.size();
-  std::vector<double> y(n);
-  if (kind == row_norm::Kind::softmax) {
-    const double peak = *std::max_element(x.begin(), x.end());
-    double sum = 0;
-    for (std::size_t i = 0; i < n; ++i) sum += y[i] = std::exp(x[i] - peak);
-    for (double& v : y) v /= sum;
-  } else if (kind == row_norm::Kind::rmsnorm) {
-    double ss = 0;
-    for (double v : x) ss += v * v;
-    const double scale = 1.0 / std::sqrt(ss / double(n) + 1e-6);
-    for (std::size_t i = 0; i < n; ++i) y[i] = x[i] * scale * w[i];
-  } else {
-    double mean = 0, var = 0;
-    for (double v : x) mean += v;
-    mean /= double(n);
-    for (double v : x) var += (v - mean) * (v - mean);
-    const double scale = 1.0 / std::sqrt(var / double(n) + 1e-5);
-    for (std::size_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * scale * w[i] + b[i];
-  }
-  return y;
-}
-
-template <typename T>
-std::vector<double> values(const croq::spandata<T>& t, std::size_t from, std::size_t n) {
-  std::vector<double> out(n);
-  for (std::size_t i = 0; i < n; ++i) out[i] = double(float(t.data()[from + i]));
-  return out;
-}
 
 // Runs one kernel at [tokens, hidden]; true when every element is within
 // 2 ulps of the element type (relative, 2^-7 for bf16, 2^-10 for f16) of the
@@ -69,11 +36,11 @@ bool run(row_norm::Kind kind, const char* element, long long tokens, long long h
   else if (kind == row_norm::Kind::rmsnorm) kernel(x.view(), w.view(), y.view());
   else kernel(x.view(), w.view(), b.view(), y.view());
   const double ulp = std::string(element) == "bf16" ? 1.0 / 128 : 1.0 / 1024;
-  const std::vector<double> wv = values(w, 0, hidden), bv = values(b, 0, hidden);
+  const std::vector<double> wv = row_norm::values(w, 0, hidden), bv = row_norm::values(b, 0, hidden);
   double worst = 0, worst_got = 0, worst_want = 0;
   for (long long r = 0; r < tokens; ++r) {
-    const std::vector<double> want = reference_row(kind, values(x, r * hidden, hidden), wv, bv);
-    const std::vector<double> got = values(y, r * hidden, hidden);
+    const std::vector<double> want = row_norm::reference_row(kind, row_norm::values(x, r * hidden, hidden), wv, bv);
+    const std::vector<double> got = row_norm::values(y, r * hidden, hidden);
     const double floor = kind == row_norm::Kind::softmax ? 1e-6 : 1e-3;
     for (long long i = 0; i < hidden; ++i) {
       const double ratio = std::abs(got[i] - want[i]) / (2 * ulp * std::abs(want[i]) + floor);

@@ -442,3 +442,4 @@ inline bf16& operator*=(bf16& a, float b) { return a = bf16(static_cast<float>(a
 
 #include "croq/choreo_host.hpp"    // IWYU pragma: export
 #include "croq/choreo_sparse.hpp"  // IWYU pragma: export
+#include "croq/choreo_cuda_runtime.hpp"  // IWYU pragma: export (last: it renames the runtime's calls for the program's code)

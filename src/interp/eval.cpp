@@ -1,6 +1,8 @@
 // Expressions, with the rounding and wrapping of their types, and element
 // accesses with their bounds and hazard checks.
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 
@@ -131,14 +133,23 @@ Address Executor::element_address(Thread& t, const ir::Expr& e, bool write, bool
 Value Executor::read(Thread& t, const Address& a) {
   const std::size_t size = dtype_size(a.dtype);
   if (a.offset + size > a.storage->bytes) fault(t.line, "out-of-bounds read of `" + shown_name(a.storage->name) + "`");
-  if (a.storage->space == ir::Space::shared) check_shared_read(t, a.storage, a.offset, a.offset + size);
+  if (a.storage->space == ir::Space::shared) {
+    check_shared_read(t, a.storage, a.offset, a.offset + size);
+    race_access(t, a.storage, a.offset, a.offset + size, false, a.offset / size);
+  }
   return load_element(a.dtype, a.storage->data + a.offset);
 }
 
 void Executor::write(Thread& t, const Address& a, const ir::Type& from, const Value& v) {
   const std::size_t size = dtype_size(a.dtype);
   if (a.offset + size > a.storage->bytes) fault(t.line, "out-of-bounds write of `" + shown_name(a.storage->name) + "`");
-  if (a.storage->space == ir::Space::shared) check_shared_write(t, a.storage, a.offset, a.offset + size);
+  if (a.storage->space == ir::Space::shared) {
+    check_shared_write(t, a.storage, a.offset, a.offset + size);
+    std::array<std::byte, 16> bytes{};
+    store_element(a.dtype, bytes.data(), from, v);
+    const bool same_value = size <= bytes.size() && std::memcmp(bytes.data(), a.storage->data + a.offset, size) == 0;
+    race_access(t, a.storage, a.offset, a.offset + size, true, a.offset / size, same_value);
+  }
   store_element(a.dtype, a.storage->data + a.offset, from, v);
 }
 
@@ -299,7 +310,9 @@ Value Executor::atomic(Thread& t, const ir::Expr& e) {
   // Fibers switch only at barriers and waits, so a read-modify-write is atomic.
   const ir::Expr& element = *e.operands[0];
   const Address a = element_address(t, element, true);
+  t.atomic = true;  // not a race with other atomics (the read and the write below)
   const Value old = read(t, a);
+  t.atomic = false;
   const ir::Type& et = element.type;
   auto value = [&](std::size_t i) { return converted(e.operands[i]->type, et, eval(t, e.operands[i])); };
   Value next = old;
@@ -335,7 +348,9 @@ Value Executor::atomic(Thread& t, const ir::Expr& e) {
       next = converted(ct, et, Value{r, 0, nullptr});
     }
   }
+  t.atomic = true;
   write(t, a, et, next);
+  t.atomic = false;
   return old;
 }
 

@@ -45,7 +45,7 @@ void Executor::exec(Thread& t, const ir::Stmt& s) {
         } else if constexpr (std::is_same_v<T, ir::Barrier>) {
           barrier(t, n, s);
         } else if constexpr (std::is_same_v<T, ir::InlineAsm>) {
-          fault(t.line, "interpret mode cannot run inline PTX (__asm__); run this program on the GPU");
+          inline_asm(t, n, s);
         } else if constexpr (std::is_same_v<T, ir::Print>) {
           print(t, n);
         } else if constexpr (std::is_same_v<T, ir::CopyTiles>) {

@@ -73,6 +73,26 @@ class Executor {
   void check_shared_read(Thread& t, Storage* s, std::size_t begin, std::size_t end);
   void check_shared_write(Thread& t, Storage* s, std::size_t begin, std::size_t end);
 
+  // ---- races.cpp: data races on shared memory (vector clocks)
+  void race_start(Thread& t);
+  // The threads meet (a barrier, a collective): each is ordered after all.
+  void race_sync(const std::vector<Thread*>& threads);
+  void race_release(Thread& t, EventSlot& slot);      // an arrival on the event
+  void race_acquire(Thread& t, const EventSlot& slot);  // a completed wait on it
+  // Bytes [begin, end) of s written by the async proxy or a collective store.
+  void race_forget(Storage* s, std::size_t begin, std::size_t end);
+  // Thread t reads or writes bytes [begin, end) of s (element `element` of
+  // it, for the message): a fault when another thread's access is unordered.
+  // `same_value`: a write that leaves the bytes as they are.
+  void race_access(Thread& t, Storage* s, std::size_t begin, std::size_t end, bool write, std::size_t element,
+                   bool same_value = false);
+
+  // ---- ptx_ops.cpp
+  // __asm__: warp shuffles (shfl.sync) as a warp collective; other PTX is refused.
+  void inline_asm(Thread& t, const ir::InlineAsm& a, const ir::Stmt& s);
+  // An integer operand of inline PTX: a literal, or %N (an input operand).
+  std::int64_t asm_integer(Thread& t, const ir::InlineAsm& a, const std::string& operand);
+
   // ---- mma_ops.cpp
   void mma_fill(Thread& t, const ir::MmaFill& f, const ir::Stmt& s);
   void mma(Thread& t, const ir::Mma& m, const ir::Stmt& s);

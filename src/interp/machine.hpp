@@ -22,6 +22,16 @@
 
 namespace croq::interp {
 
+// What the race check (races.cpp) keeps per byte of shared memory: the
+// epoch (thread, its clock) and line of the last write and the last read.
+struct RaceCell {
+  std::uint32_t write_tid = 0, write_at = 0;  // write_at 0: none since the last reset
+  std::uint32_t read_tid = 0, read_at = 0;
+  int write_line = 0, read_line = 0;
+  bool defined = false;     // its value was written (shared memory starts undefined)
+  bool replicated = false;  // unordered threads wrote it, all the same value
+};
+
 // A piece of memory: a tensor, a shared buffer of one block, a thread's
 // local array. Elements are stored in their dtype's bytes, row-major in the
 // logical layout (swizzles only permute where bytes live on the device, and
@@ -32,6 +42,7 @@ struct Storage {
   std::byte* data = nullptr;
   std::size_t bytes = 0;
   std::vector<std::byte> owned;  // shared and local storages own their bytes
+  std::vector<RaceCell> race_cells;  // shared: per byte, once a thread accesses it
 };
 
 // A scalar value: integers (every integer type, booleans) in `i`, floats in
@@ -68,6 +79,7 @@ struct EventSlot {
   std::int64_t expected = 1;  // arrivals per phase
   std::int64_t pending = 1;   // arrivals still missing in the current phase
   std::int64_t completed = 0; // phases completed
+  std::vector<std::uint32_t> clock;  // the arrivals' vector clocks, joined (races.cpp)
 };
 
 struct Block;
@@ -91,6 +103,8 @@ struct Thread {
   // Per event slot (event, index): the phases this thread has seen complete.
   std::map<std::pair<int, std::int64_t>, std::int64_t> seen;
   std::vector<std::uint32_t> phase_bits;  // per event: the thread's phase bits (waits without a parity)
+  std::vector<std::uint32_t> clock;       // its vector clock over the block's threads (races.cpp)
+  bool atomic = false;                    // inside an atomic read-modify-write (not a race)
 };
 
 // A barrier or collective operation being gathered: the threads that
@@ -123,6 +137,8 @@ struct Block {
   // quad_max / quad_sum: each quad's lanes' values, and the last result.
   std::map<std::int64_t, std::array<double, 4>> quad_inputs;
   std::map<std::int64_t, double> quad_results;
+  // shfl.sync: each warp's lanes' 32-bit inputs, and what each lane receives.
+  std::map<std::int64_t, std::array<std::uint32_t, 32>> shuffle_inputs, shuffle_results;
 };
 
 class Machine;

@@ -242,8 +242,10 @@ void Executor::mma_store(Thread& t, const ir::MmaStore& m, const ir::Stmt& s) {
       if (offset < 0 || static_cast<std::size_t>(offset) + size > dest.storage->bytes)
         fault(t.line, "out-of-bounds mma.store into `" + shown_name(dest.storage->name) + "` at row " + std::to_string(r) +
                           ", column " + std::to_string(c));
-      if (dest.storage->space == ir::Space::shared)
+      if (dest.storage->space == ir::Space::shared) {
         check_shared_write(t, dest.storage, static_cast<std::size_t>(offset), static_cast<std::size_t>(offset) + size);
+        race_forget(dest.storage, static_cast<std::size_t>(offset), static_cast<std::size_t>(offset) + size);
+      }
       const auto* regs = reinterpret_cast<const float*>(accumulator_registers(th, m.accumulator, index).data);
       store_double(dtype, dest.storage->data + offset, regs[i]);
     });

@@ -145,6 +145,7 @@ void Executor::start_thread(Thread& t, Block& b) {
   t.locals.clear();
   t.pointers.clear();
   t.seen.clear();
+  race_start(t);
   t.phase_bits.assign(kernel().events.size(), 0u);
   for (std::size_t e = 0; e < kernel().events.size(); ++e)
     if (kernel().events[e].ready) t.phase_bits[e] = 0xffffffffu;
@@ -217,6 +218,7 @@ void Executor::grid_barrier(Thread& t, const ir::Stmt& s) {
   for (const auto& th : threads_) live += !th->finished;
   if (static_cast<std::int64_t>(grid_.arrived.size()) >= live) {
     for (Thread* other : grid_.arrived) other->blocked = false;
+    race_sync(grid_.arrived);
     grid_ = Gathering{};
     return;
   }
@@ -265,6 +267,7 @@ void Executor::complete(Block& b, const std::string& key) {
   Gathering g = std::move(b.gatherings[key]);
   b.gatherings.erase(key);
   for (Thread* other : g.arrived) other->blocked = false;
+  race_sync(g.arrived);
   if (g.action) g.action();
 }
 
@@ -283,6 +286,21 @@ void Executor::thread_finished(Thread& t) {
 }
 
 void Executor::deadlock() {
+  // Threads gathered at a barrier or collective while one of its threads
+  // waits elsewhere: they disagree (a lane skipped a trigger, a barrier).
+  for (const auto& bp : blocks_)
+    for (const auto& [key, g] : bp->gatherings)
+      for (std::int64_t tid = g.first; tid < g.first + g.count && tid < launch_.threads; ++tid) {
+        const Thread& other = thread_of(*bp, tid);
+        if (other.finished || std::find(g.arrived.begin(), g.arrived.end(), &other) != g.arrived.end()) continue;
+        fault(g.line, "threads of one " + key + " disagree: " + std::to_string(g.arrived.size()) +
+                          " threads wait at line " + std::to_string(g.line) + ", but thread " + std::to_string(tid) +
+                          " waits for " + other.waiting_for +
+                          (other.waiting_for.find(" at line ") == std::string::npos
+                               ? " at line " + std::to_string(other.line)
+                               : std::string()) +
+                          " (every thread of it must reach the same barrier, trigger or multiply)");
+      }
   const Thread* first = nullptr;
   std::int64_t blocked = 0, finished = 0;
   for (const auto& t : threads_) {

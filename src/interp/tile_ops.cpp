@@ -154,6 +154,7 @@ void Executor::arrive(Thread& t, const ir::Arrive& a, const ir::Stmt& s) {
   const std::int64_t index = a.index ? as_int(a.index->type, eval(t, a.index)) : 0;
   EventSlot& slot = event_slot(t, a.event, index);
   if (!a.per_warp) {
+    race_release(t, slot);
     arrive_once(slot);
     return;
   }
@@ -161,7 +162,11 @@ void Executor::arrive(Thread& t, const ir::Arrive& a, const ir::Stmt& s) {
   // lanes that do not all trigger are a disagreement.
   const std::int64_t w = t.tid / 32;
   EventSlot* target = &slot;
-  gather(t, "warp " + std::to_string(w), w * 32, 32, &s, [target] { arrive_once(*target); });
+  Thread* lane = &t;  // after the warp's join, every lane's clock
+  gather(t, "warp " + std::to_string(w), w * 32, 32, &s, [this, target, lane] {
+    race_release(*lane, *target);
+    arrive_once(*target);
+  });
 }
 
 void Executor::wait_event(Thread& t, const ir::WaitEvent& w) {
@@ -179,6 +184,7 @@ void Executor::wait_event(Thread& t, const ir::WaitEvent& w) {
                  ")");
   if (!w.parity) t.phase_bits[static_cast<std::size_t>(w.event)] ^= 1u << (index & 31);
   t.seen[{w.event, index}] = slot->completed;
+  race_acquire(t, *slot);
 }
 
 // ---- TMA ----------------------------------------------------------------------
@@ -229,6 +235,10 @@ void Executor::tma_load(Thread& t, const ir::TmaLoad& l) {
     fault(t.line, "out-of-bounds tma.copy into `" + (dest.storage ? dest.storage->name : std::string("?")) +
                       "`: the box of " + std::to_string(box_elements(map.box)) + " elements does not fit");
   check_shared_write(t, dest.storage, begin, end);
+  // The issuing thread must come after the tile's earlier readers; its
+  // readers then wait for the copy's event (check_shared_read).
+  race_access(t, dest.storage, begin, end, true, begin / size);
+  race_forget(dest.storage, begin, end);
   const auto* from = static_cast<const std::byte*>(tensor.data);
   std::byte* to = dest.storage->data + begin;
   for_box(map.box, at, tensor.shape, [&](std::int64_t e, std::int64_t linear) {
@@ -242,7 +252,10 @@ void Executor::tma_load(Thread& t, const ir::TmaLoad& l) {
     return p.storage == dest.storage && overlaps(p.begin, p.end, begin, end);
   });
   pending.push_back(PendingTma{dest.storage, begin, end, l.event, index, slot.completed + 1, t.line});
-  if (l.arrive) arrive_once(slot);
+  if (l.arrive) {
+    race_release(t, slot);
+    arrive_once(slot);
+  }
 }
 
 void Executor::tma_store(Thread& t, const ir::TmaStore& st) {
@@ -257,6 +270,7 @@ void Executor::tma_store(Thread& t, const ir::TmaStore& st) {
   if (src.storage == nullptr || end > src.storage->bytes)
     fault(t.line, "out-of-bounds tma.copy from `" + (src.storage ? src.storage->name : std::string("?")) + "`");
   check_shared_read(t, src.storage, begin, end);
+  race_access(t, src.storage, begin, end, false, begin / size);
   auto* to = static_cast<std::byte*>(tensor.data);
   const std::byte* from = src.storage->data + begin;
   for_box(map.box, at, tensor.shape, [&](std::int64_t e, std::int64_t linear) {
