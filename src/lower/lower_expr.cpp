@@ -6,6 +6,7 @@
 
 #include "frontend/constant_fold.hpp"
 #include "frontend/frontend.hpp"
+#include "ir/expr_size.hpp"
 #include "lower/lowering.hpp"
 #include "support/checked_int.hpp"
 
@@ -680,8 +681,9 @@ Value Lowerer::call(const Expr& e, const Call& n) {
 
 Value Lowerer::expr(const Expr& e) {
   Value v = expr_value(e);
-  if (text_size_ && v.expr) {
-    const std::size_t size = text_size_(kernel_, v.expr) + (v.guard ? text_size_(kernel_, v.guard) : 0);
+  if (v.expr) {
+    const std::size_t size = ir::expression_text_size(kernel_, v.expr, kMaxExpressionText) +
+                             ir::expression_text_size(kernel_, v.guard, kMaxExpressionText);
     if (size > kMaxExpressionText)
       fail(e.location, "this expression generates more than " + std::to_string(kMaxExpressionText >> 20) +
                            " MiB of CUDA (each guarded element read inside an index repeats the index)",

@@ -7,7 +7,7 @@
 namespace croq::lower::detail {
 
 Lowerer::Lowerer(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings, bool wide,
-                 const ExpressionTextSize& text_size, int kernel)
+                 int kernel)
     : program_(*bound.program),
       fn_(*bound.function),
       args_(bound.args),
@@ -19,8 +19,7 @@ Lowerer::Lowerer(const BoundFunction& bound, const target::Target& target, std::
       kernel_count_(frontend::ast::kernel_count(*bound.function)),
       target_(target),
       warnings_(warnings),
-      wide_(wide),
-      text_size_(text_size) {
+      wide_(wide) {
   thread_id_ = ir::special("threadIdx.x");
   set_.tid = ir::special("threadIdx.x");
   set_.count = ir::special("blockDim.x");
@@ -774,20 +773,20 @@ namespace croq::lower {
 int kernel_count(const frontend::ast::Function& fn) { return frontend::ast::kernel_count(fn); }
 
 ir::Kernel lower_function(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings,
-                          const ExpressionTextSize& text_size, int kernel) {
+                          int kernel) {
   bool wide = !bound.dynamic.empty();
   for (const abi::ArgSignature& a : bound.args)
     if (a.is_tensor) wide = wide || detail::element_count(a.shape) > detail::kInt32Max;
   if (!wide) {
     std::vector<Diagnostic> narrow_warnings;
     try {
-      ir::Kernel k = detail::Lowerer(bound, target, narrow_warnings, false, text_size, kernel).run();
+      ir::Kernel k = detail::Lowerer(bound, target, narrow_warnings, false, kernel).run();
       warnings.insert(warnings.end(), narrow_warnings.begin(), narrow_warnings.end());
       return k;
     } catch (const detail::NeedsWideIndices&) {
     }
   }
-  return detail::Lowerer(bound, target, warnings, true, text_size, kernel).run();
+  return detail::Lowerer(bound, target, warnings, true, kernel).run();
 }
 
 }  // namespace croq::lower

@@ -119,10 +119,10 @@ class Lowerer {
  public:
   // `wide`: index arithmetic in 64 bits, for kernels whose extents, counts
   // or coordinates may pass 2^31 - 1; otherwise 32 bits, and such a value
-  // throws NeedsWideIndices. `text_size` measures expressions as CUDA.
+  // throws NeedsWideIndices.
   // `kernel`: which of the function's kernel_count() kernels to lower.
   Lowerer(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings, bool wide,
-          const ExpressionTextSize& text_size, int kernel = 0);
+          int kernel = 0);
   ir::Kernel run();
 
   // Errors, with the bound dims that the construct at `loc` mentions: the
@@ -452,7 +452,6 @@ class Lowerer {
   const target::Target& target_;
   std::vector<Diagnostic>& warnings_;
   const bool wide_;
-  const ExpressionTextSize& text_size_;
   std::int64_t shared_reach_ = 0;  // shared bytes of the tiles so far, aligned (limit checks only)
 
   ir::Kernel kernel_;
