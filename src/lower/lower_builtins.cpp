@@ -228,7 +228,6 @@ void Lowerer::asm_statement(const Stmt& s, const Asm& a) {
       // Block scope: every thread ran the assembly; one store is enough.
       if (scope_ != Scope::thread && buffer(w.target.element_of).space != ir::Space::local)
         guard = ir::all_of(ir::binary("==", set_.tid, ir::int_const(0)), guard);
-      if (buffer(w.target.element_of).space == ir::Space::shared) note_unsynced_write(w.target.element_of);
     }
     emit_node(ir::Assign{w.target.expr, "=", ir::convert(w.value, w.target.expr->type), guard}, s.location);
   }

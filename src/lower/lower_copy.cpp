@@ -184,7 +184,7 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
   if (src.kind != Value::Kind::view || src.view.pending != View::Pending::none)
     unchecked(c.source->location, sema::Rule::copy_source);
   require_static(src.view, *c.source);
-  barrier_before_shared_read(src.view.buffer);
+  ask_barrier_before_shared_read(src.view.buffer);
   const DType src_dtype = buffer(src.view.buffer).dtype;
   std::vector<std::int64_t> perm;
   std::vector<std::int64_t> dst_extent = src.view.extent;

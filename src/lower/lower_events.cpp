@@ -105,14 +105,19 @@ void Lowerer::emit_unit_barrier(const SourceLocation& where, bool per_warpgroup)
   emit_node(std::move(b));
 }
 
-void Lowerer::emit_barrier() {
-  emit_node(ir::Barrier{set_});
-  unsynced_shared_writes_.clear();
-}
+void Lowerer::emit_barrier() { emit_node(ir::Barrier{set_}); }
 
-void Lowerer::note_unsynced_write(int id) {
-  const ir::Buffer& b = buffer(id);
-  unsynced_shared_writes_.insert(b.alias_of >= 0 ? b.alias_of : id);
+void Lowerer::ask_barrier_before_shared_read(int id) {
+  if (scope_ != Scope::block) return;
+  ir::Barrier b{set_};
+  if (id >= 0) {
+    const ir::Buffer& read = buffer(id);
+    if (read.space != ir::Space::shared) return;
+    b.if_written = read.alias_of >= 0 ? read.alias_of : id;
+  } else {
+    b.if_written = -1;
+  }
+  emit_node(std::move(b));
 }
 
 ir::StmtPtr Lowerer::shared_readers_completion(int id) const {
@@ -124,10 +129,6 @@ ir::StmtPtr Lowerer::shared_readers_completion(int id) const {
 
 void Lowerer::complete_shared_readers(int id) { emit(shared_readers_completion(id)); }
 
-void Lowerer::barrier_before_shared_read(int id) {
-  const ir::Buffer& b = buffer(id);
-  if (scope_ == Scope::block && unsynced_shared_writes_.count(b.alias_of >= 0 ? b.alias_of : id)) emit_barrier();
-}
 
 // sync.shared and sync.barrier : block wait for the threads running the
 // statement (the block, or an inthreads.async set); in a cooperative launch
@@ -156,7 +157,6 @@ void Lowerer::sync_statement(const Stmt& s, const Sync& y) {
   else if (y.scope == "barrier" && y.level == SpaceSpecifier::thread) b.scope = ir::Barrier::Scope::lanes;
   else if (y.scope != "shared" && !(y.scope == "barrier" && y.level == SpaceSpecifier::block))
     unchecked(s.location, "a `sync` of another kind");
-  if (b.scope == ir::Barrier::Scope::set || b.scope == ir::Barrier::Scope::grid) unsynced_shared_writes_.clear();
   emit_node(std::move(b), s.location);
 }
 

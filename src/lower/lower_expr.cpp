@@ -230,7 +230,7 @@ Value Lowerer::element_ref(const Expr& e, const Value& target, const ExprList& a
     if (!(bounded && v.exact)) guard = ir::all_of(guard, ir::less(ir::add(v.origin[d], idx[d].expr), dim_expr(v.buffer, d)));
     if (d < v.limit.size() && v.limit[d]) guard = ir::all_of(guard, ir::less(idx[d].expr, v.limit[d]));
   }
-  if (!lowering_store_target_ && buffer(v.buffer).space == ir::Space::shared) barrier_before_shared_read(v.buffer);
+  if (!lowering_store_target_ && buffer(v.buffer).space == ir::Space::shared) ask_barrier_before_shared_read(v.buffer);
   Value r;
   r.expr = element_at(v, coords);
   r.guard = guard;

@@ -129,7 +129,7 @@ void Lowerer::mma_load_fragment(const Stmt& s, const Mma& m) {
   const DType t = b.dtype;
   if (t != DType::f16 && t != DType::bf16)
     fail(src.location, "mma.load.frag loads f16 or bf16 tiles (an mma's lhs), got " + std::string(dtype_name(t)));
-  barrier_before_shared_read(v.view.buffer);
+  ask_barrier_before_shared_read(v.view.buffer);
   line_mark(s.location);
   Value f = fragment(name.name, t, v.view.extent, m.result->location);
   const int id = f.view.buffer;

@@ -110,7 +110,7 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
         define(name->name, v);
         return;
       }
-      barrier_before_shared_read(v.view.buffer);
+      ask_barrier_before_shared_read(v.view.buffer);
       int span = 0;
       for (const Modifier& mod : m.modifiers) {
         if (mod.name == "swiz") span = swizzle_span(mod);
@@ -158,7 +158,7 @@ ir::MmaOperand Lowerer::mma_tile_operand(const Expr& e, View& tile, bool fragmen
     return op;
   }
   if (v.kind == Value::Kind::view && buffer(v.view.buffer).space == ir::Space::shared) {
-    barrier_before_shared_read(v.view.buffer);
+    ask_barrier_before_shared_read(v.view.buffer);
     ir::Buffer& b = buffer(v.view.buffer);
     v.swizzle = std::max(0, b.swizzle);  // direct operand: the tile's own layout
     // Not copied yet in the source (a consumer region written before the

@@ -351,7 +351,7 @@ void Lowerer::enter_thread_level(LevelFrame& f) {
   const ParallelLevel& lv = *f.level;
   const std::int64_t total = f.total;
   // The level's threads read what one thread just wrote only after a barrier.
-  if (scope_ == Scope::block && !unsynced_shared_writes_.empty()) emit_barrier();
+  ask_barrier_before_shared_read(-1);
   const std::int64_t unit = f.unit = lv.space == SpaceSpecifier::group ? 32 : lv.space == SpaceSpecifier::group4 ? 128 : 1;
   auto needed = support::checked_mul(total, unit);
   if (sema::Verdict broken = sema::block_threads(needed)) fail(lv.location, *broken);

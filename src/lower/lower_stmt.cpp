@@ -396,7 +396,6 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
     // Block scope: every thread runs this statement; one store is enough.
     if (scope_ != Scope::thread && buffer(target.element_of).space != ir::Space::local)
       guard = ir::all_of(ir::binary("==", set_.tid, ir::int_const(0)), guard);
-    if (buffer(target.element_of).space == ir::Space::shared) note_unsynced_write(target.element_of);
   }
   std::string op = assign_op_name(a.op);
   // Narrow types have no compound assignment: `t op= v` becomes
@@ -428,7 +427,7 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
   if (l.indices.size() != bounds.size() && !one_name_for_all)
     unchecked(l.bound->location, sema::Rule::loop_index_count);
   // A loop that reads what was just written would otherwise wait each pass.
-  if (scope_ == Scope::block && !unsynced_shared_writes_.empty()) emit_barrier();
+  ask_barrier_before_shared_read(-1);
   if (bounds.size() == 1 && try_pipelined_loop(s, l, bounds[0])) return;
   push();
   line_mark(s.location);

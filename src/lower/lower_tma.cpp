@@ -147,7 +147,7 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
   if (src.kind != Value::Kind::view || src.view.pending != View::Pending::none)
     unchecked(c.source->location, sema::Rule::copy_source);
   const bool store = buffer(src.view.buffer).space == ir::Space::shared;
-  if (store) barrier_before_shared_read(src.view.buffer);
+  if (store) ask_barrier_before_shared_read(src.view.buffer);
   View tile;    // the shared side
   View global;  // the global side
   if (store) {

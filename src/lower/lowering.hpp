@@ -341,16 +341,17 @@ class Lowerer {
   // when the loop is not of that form.
   bool try_pipelined_loop(const Stmt& s, const Loop& l, const Value& bound);
   void wait_before_tile_write(const View& tile, const SourceLocation& where);
-  // Shared buffers written element by element (by one thread at block
-  // scope, by each thread in a thread level) since the last block barrier:
-  // block-scope reads, and thread levels entered from block scope, come
-  // after a barrier.
-  void note_unsynced_write(int buffer);
+  // Shared memory written element by element (by one thread at block
+  // scope, by each thread in a thread level) is read by the block's threads
+  // after a barrier: at block scope, a barrier asked for before a read of
+  // `buffer` (-1: before a loop or a thread level, whose threads may read
+  // any), which passes::place_shared_barriers keeps where a store came
+  // since the last barrier.
+  void ask_barrier_before_shared_read(int buffer);
   // Before a copy overwrites shared buffer `id`: this warpgroup's WGMMA
   // groups that read it complete (a completion point for the pass).
   ir::StmtPtr shared_readers_completion(int id) const;
   void complete_shared_readers(int id);
-  void barrier_before_shared_read(int buffer);
   void sync_statement(const Stmt& s, const Sync& y);
   bool on_whole_warpgroups() const;
   bool on_single_warps() const;
@@ -473,7 +474,6 @@ class Lowerer {
   // Inside `inthreads (p == 1) { ... }`: the threads that arrive on a
   // trigger there (the event counts their warps, not the whole set's).
   std::optional<ir::ThreadSet> trigger_set_;
-  std::set<int> unsynced_shared_writes_;
   std::set<std::string> overlapped_store_names_;  // source names (find_overlapped_store_tiles)
   std::set<int> overlapped_store_tiles_;          // their shared buffers
   // `.sqz()` views (pointer aliases): the tensor they squeeze and the origins
