@@ -224,8 +224,13 @@ void MmaLowering::mma_multiply(const Stmt& s, const Mma& m) {
   const bool lhs_in_registers = names_fragment(*m.operands[1]);
   if (lhs_in_registers && per_warp)
     fail(m.operands[1]->location, "a register fragment is a warpgroup's lhs; a warp's mma reads its lhs from shared memory");
-  // row.col (warp level, or WGMMA with imm-trans-b): rhs is [K, N], N contiguous.
-  const bool n_major = m.layout == "row.col" && (per_warp || lhs_in_registers || target_.wgmma());
+  // row.col: rhs is [K, N], N contiguous, as written; how the instruction
+  // reads it (ldmatrix.trans at warp level, WGMMA's imm-trans-b) is the
+  // selection pass's. Sema allows it on warps, on a register lhs and where
+  // WGMMA multiplies.
+  const bool n_major = m.layout == "row.col";
+  if (n_major && !per_warp && !lhs_in_registers && !target_.wgmma())
+    unchecked(s.location, sema::Rule::unsupported_mma_layout);
   ir::MmaOperand operands[2];
   View tiles[2];
   for (int i = 0; i < 2; ++i) operands[i] = mma_tile_operand(*m.operands[1 + i], tiles[i], i == 0, per_warp);
