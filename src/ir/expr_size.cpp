@@ -38,9 +38,11 @@ class TextSize {
       case ExprKind::unary: return 2 + e.op.size();
       case ExprKind::binary: return 4 + e.op.size();
       case ExprKind::select: return 8;
-      case ExprKind::element: {
+      case ExprKind::element: {  // name{slot}[coords...]: operands[0] is the slot (or null)
         const std::size_t b = static_cast<std::size_t>(e.buffer);
-        return (b < kernel_.buffers.size() ? kernel_.buffers[b].name.size() : 1) + 2 + separators;
+        const std::size_t coords = e.operands.empty() ? 0 : e.operands.size() - 1;
+        return (b < kernel_.buffers.size() ? kernel_.buffers[b].name.size() : 1) + 2 + (coords ? 2 * (coords - 1) : 0) +
+               (!e.operands.empty() && e.operands[0] ? 2 : 0);
       }
       case ExprKind::address_of: return 1;
       case ExprKind::zero_like: return 11;
