@@ -28,6 +28,27 @@ struct Check {
   bool passed() const { return relative_error <= 1e-2 && worst_ratio <= 1; }
 };
 
+// One query row of the reference: softmax over the first `visible` keys of
+// q . k_j / sqrt(d), times V, appended to `out` (d values); `p` is scratch
+// of at least `visible` entries. q(c), k(j, c), v(j, c) read the inputs.
+template <typename Q, typename K, typename V>
+void reference_row(Q q, K k, V v, int visible, int d, std::vector<double>& p, std::vector<double>& out) {
+  double peak = -INFINITY;
+  for (int j = 0; j < visible; ++j) {
+    double dot = 0;
+    for (int c = 0; c < d; ++c) dot += q(c) * k(j, c);
+    p[j] = dot / std::sqrt(double(d));
+    peak = std::max(peak, p[j]);
+  }
+  double sum = 0;
+  for (int j = 0; j < visible; ++j) sum += p[j] = std::exp(p[j] - peak);
+  for (int c = 0; c < d; ++c) {
+    double r = 0;
+    for (int j = 0; j < visible; ++j) r += p[j] * v(j, c);
+    out.push_back(r / sum);
+  }
+}
+
 // softmax(Q K^T / sqrt(D)) V per head in double; causal: query i sees keys
 // j <= i + T - S (the last query row aligned with the last key). Query head
 // h reads key/value head h / (heads / key_heads()).
@@ -44,22 +65,43 @@ Check check(const croq::spandata<T>& q, const croq::spandata<T>& k, const croq::
       for (int i = 0; i < s.queries; ++i) {
         const int kvh = h / group;
         const int visible = causal ? std::min(s.keys, i + s.keys - s.queries + 1) : s.keys;
-        double peak = -INFINITY;
-        for (int j = 0; j < visible; ++j) {
-          double dot = 0;
-          for (int c = 0; c < d; ++c) dot += at(q, s.queries, b, h, i, c, s.heads) * at(k, s.keys, b, kvh, j, c, s.key_heads());
-          p[j] = dot / std::sqrt(double(d));
-          peak = std::max(peak, p[j]);
-        }
-        double sum = 0;
-        for (int j = 0; j < visible; ++j) sum += p[j] = std::exp(p[j] - peak);
-        for (int c = 0; c < d; ++c) {
-          double r = 0;
-          for (int j = 0; j < visible; ++j) r += p[j] * at(v, s.keys, b, kvh, j, c, s.key_heads());
-          ref.push_back(r / sum);
-          got.push_back(at(o, s.queries, b, h, i, c, s.heads));
-        }
+        reference_row([&](int c) { return at(q, s.queries, b, h, i, c, s.heads); },
+                      [&](int j, int c) { return at(k, s.keys, b, kvh, j, c, s.key_heads()); },
+                      [&](int j, int c) { return at(v, s.keys, b, kvh, j, c, s.key_heads()); }, visible, d, p, ref);
+        for (int c = 0; c < d; ++c) got.push_back(at(o, s.queries, b, h, i, c, s.heads));
       }
+  const GemmCheck c = compare_with_reference(got, ref, static_cast<std::size_t>(d));
+  return Check{c.relative_error, c.worst_ratio, c.worst_got, c.worst_want};
+}
+
+// Packed sequences (attention::varlen_source): Q and O [H, TQ, D], K and
+// V [HK, TK, D], sequence b's queries rows cu_q[b] .. cu_q[b + 1] - 1 and
+// keys cu_k[b] .. cu_k[b + 1] - 1; each sequence checked as its own
+// attention (causal: its last query aligned with its last key), every
+// output row against the reference.
+template <typename T>
+Check check_varlen(const croq::spandata<T>& q, const croq::spandata<T>& k, const croq::spandata<T>& v,
+                   const croq::spandata<T>& o, const std::vector<int>& cu_q, const std::vector<int>& cu_k, int heads,
+                   int kv_heads, int d, bool causal) {
+  const std::size_t total_q = q.shape()[1], total_k = k.shape()[1];
+  auto at = [d](const croq::spandata<T>& t, std::size_t rows, int h, int r, int c) {
+    return double(float(t.data()[(std::size_t(h) * rows + r) * d + c]));
+  };
+  std::vector<double> ref, got, p;
+  for (int h = 0; h < heads; ++h) {
+    const int kvh = h / (heads / kv_heads);
+    for (std::size_t b = 0; b + 1 < cu_q.size(); ++b) {
+      const int q0 = cu_q[b], queries = cu_q[b + 1] - q0, k0 = cu_k[b], keys = cu_k[b + 1] - k0;
+      p.assign(keys, 0);
+      for (int i = 0; i < queries; ++i) {
+        const int visible = causal ? std::min(keys, i + keys - queries + 1) : keys;
+        reference_row([&](int c) { return at(q, total_q, h, q0 + i, c); },
+                      [&](int j, int c) { return at(k, total_k, kvh, k0 + j, c); },
+                      [&](int j, int c) { return at(v, total_k, kvh, k0 + j, c); }, visible, d, p, ref);
+        for (int c = 0; c < d; ++c) got.push_back(at(o, total_q, h, q0 + i, c));
+      }
+    }
+  }
   const GemmCheck c = compare_with_reference(got, ref, static_cast<std::size_t>(d));
   return Check{c.relative_error, c.worst_ratio, c.worst_got, c.worst_want};
 }

@@ -14,106 +14,281 @@
 // score less the running row maximum), and O += P V with P as a register
 // fragment (RS-mode WGMMA), issued together with the next tile's Q K^T
 // so that it runs during that tile's softmax. D is handled in 64-column slabs (one 128-byte
-// swizzled TMA box each), so the text is generated per head dim. Causal
+// swizzled TMA box each; a last slab of 32 columns with a 64-byte swizzle
+// when D is an odd multiple of 32), so the text is generated per head dim. Causal
 // masking aligns the last query row with the last key (row i sees keys
 // j <= i + T - S); the loop stops at the block's diagonal.
+//
+// Variable lengths (`varlen_source`): the sequences of a batch packed one
+// after another, head-major: Q and O [H, TQ, D], K and V [HK, TK, D], with
+// the cumulative offsets cu_q [B + 1] and cu_k [B + 1] (int32, as
+// FlashAttention's varlen API: sequence b's queries are rows cu_q[b] to
+// cu_q[b + 1] - 1). The blocks walk the query tiles of every sequence in
+// turn (the blocks past the last do nothing); key rows past the sequence are masked like the key tail; the
+// output is stored from registers, row by row within the sequence, so that
+// a tail tile never writes into the next sequence.
 #pragma once
 
 #include <cmath>
+#include <cstdio>
 #include <string>
+#include <utility>
 
 namespace attention {
 
-// `element`: "f16" or "bf16"; `head_dim`: a multiple of 64, at most 256;
-// `ping_pong`: the consumers take turns issuing their multiplies;
-// `consumers`: consumer warpgroups, 64 query rows each (BM = 64 consumers);
-// `grouped`: grouped-query attention (GQA, and MQA with one key/value
-// head): K and V are [B, HK, T, D] with HK dividing H, and query head h
-// reads key/value head h / (H / HK), as torch's SDPA with enable_gqa.
-inline std::string source(const std::string& element, int head_dim, bool ping_pong = true, int consumers = 2,
-                          bool grouped = false) {
-  const int slabs = head_dim / 64;
-  const double scale = 1.0 / std::sqrt(double(head_dim)) * 1.4426950408889634;  // log2(e) / sqrt(D)
-  std::string s;
-  auto add = [&](const std::string& line) { s += line + "\n"; };
-  auto each_slab = [&](const std::string& pattern) {  // `#` stands for the slab
-    for (int c = 0; c < slabs; ++c) {
+struct Config {
+  std::string element = "f16";  // "f16" or "bf16"
+  int head_dim = 128;           // a multiple of 32, at most 256
+  bool ping_pong = true;        // the consumers take turns issuing their multiplies
+  int consumers = 2;            // consumer warpgroups, 64 query rows each (BM = 64 consumers)
+  // Grouped-query attention (GQA, and MQA with one key/value head): K and V
+  // have HK heads, HK dividing H, and query head h reads key/value head
+  // h / (H / HK), as torch's SDPA with enable_gqa.
+  bool grouped = false;
+  bool varlen = false;  // packed sequences of variable lengths (see above)
+};
+
+namespace detail {
+
+// Writes the text of one configuration. Above D = 128 the key tile is 64
+// rows (BN) and each consumer stages its output one 64-column slab at a
+// time through one tile (the compiler waits for the previous slab's TMA
+// store to read it before the next store), so that Q, two stages of K and
+// V and the staging fit in shared memory (at D = 256: 200 KiB instead of 384).
+class SourceWriter {
+ public:
+  explicit SourceWriter(const Config& c)
+      : c_(c), t_(c.element), d_(std::to_string(c.head_dim)), slabs_((c.head_dim + 63) / 64), wide_(c.head_dim > 128),
+        sq_(c.varlen ? "seq_q" : "S"), sk_(c.varlen ? "seq_k" : "T") {}
+
+  std::string text() {
+    header();
+    std::string body;
+    std::swap(body, s_);
+    block();  // into s_, then indented under the varlen guard
+    std::string kernel;
+    std::swap(kernel, s_);
+    s_ = body;
+    if (!c_.varlen) {
+      s_ += kernel;
+    } else {
+      add("    if (b < B1 - 1) {");
+      for (std::size_t at = 0; at < kernel.size();) {
+        const std::size_t end = kernel.find('\n', at);
+        s_ += "  " + kernel.substr(at, end - at + 1);
+        at = end + 1;
+      }
+      add("    }");
+    }
+    add("  }");
+    add("}");
+    return s_;
+  }
+
+ private:
+  void add(const std::string& line) { s_ += line + "\n"; }
+  int slab_width(int c) const { return c * 64 + 64 <= c_.head_dim ? 64 : 32; }
+  // `#` stands for the slab, `@` for its width in columns (64, or 32 for
+  // the last slab of a head dim that is an odd multiple of 32), `$` for its
+  // index among tiles of that width along D, `&` for its swizzle span in
+  // bytes (the width of one row of 2-byte elements).
+  void each_slab(const std::string& pattern) {
+    for (int c = 0; c < slabs_; ++c) {
+      const int width = slab_width(c);
       std::string line = pattern;
-      for (std::size_t at; (at = line.find('#')) != std::string::npos;) line.replace(at, 1, std::to_string(c));
+      const std::pair<char, std::string> fills[] = {{'#', std::to_string(c)},
+                                                    {'@', std::to_string(width)},
+                                                    {'$', std::to_string(c * 64 / width)},
+                                                    {'&', std::to_string(width * 2)}};
+      for (const auto& [mark, text] : fills)
+        for (std::size_t at; (at = line.find(mark)) != std::string::npos;) line.replace(at, 1, text);
       add(line);
     }
-  };
-  const std::string t = element, d = std::to_string(head_dim);
-  const std::string n_consumers = std::to_string(consumers);
-  add("#define BM " + std::to_string(64 * consumers));
-  add("#define BN 128");
-  add("#define STAGES 2");
-  const std::string kv_heads = grouped ? "HK" : "H";
-  add("__co__ void attention(global " + t + " [B, H, S, " + d + "] q, global " + t + " [B, " + kv_heads + ", T, " + d + "] k,");
-  add("                      global " + t + " [B, " + kv_heads + ", T, " + d + "] v, global " + t + " [B, H, S, " + d +
-      "] o, bool causal) {");
-  add("  parallel {b, h, bm} by [B, H, cdiv(S, BM)] : block {");
-  add("    shared event q_full, k_full[STAGES], v_full[STAGES], k_empty[STAGES] = ready, v_empty[STAGES] = ready,");
-  std::string turns = "turn1 = ready";
-  for (int c = 2; c <= consumers; ++c) turns += ", turn" + std::to_string(c);
-  add("                 " + turns + ";");
-  each_slab("    shared " + t + " [BM, 64] q_s#;");
-  each_slab("    shared " + t + " [BN, 64] k_s#[STAGES], v_s#[STAGES];");
-  each_slab("    shared " + t + " [64, 64] o_s#[" + n_consumers + "];");
-  add("    qh = q.subspan(1, 1, S, " + d + ").at(b, h, 0, 0).sqz();");
-  const std::string kv_head = grouped ? "h / (H / HK)" : "h";
-  if (grouped) add("  assert(HK <= H && H % HK == 0, \"the query heads H must be a multiple of the key/value heads HK\");");
-  add("    kh = k.subspan(1, 1, T, " + d + ").at(b, " + kv_head + ", 0, 0).sqz();");
-  add("    vh = v.subspan(1, 1, T, " + d + ").at(b, " + kv_head + ", 0, 0).sqz();");
-  add("    oh = o.subspan(1, 1, S, " + d + ").at(b, h, 0, 0).sqz();");
-  // The block's query tile: causal blocks start from the last (the most
-  // key tiles), so the blocks that start last are short and the grid's
-  // tail is even.
-  add("    qt = causal ? cdiv(S, BM) - 1 - bm : bm;");
-  // Causal: key tiles up to the block's last row's diagonal, and at least
-  // one (the consumers always take tile 0): with S - T >= 128 a block's rows
-  // see no key, and softmax over no keys gives NaN, as in torch's math path.
-  add("    diagonal = cdiv((qt + 1) * BM + T - S, BN);");
-  add("    tiles = causal && diagonal < cdiv(T, BN) ? (diagonal > 1 ? diagonal : 1) : cdiv(T, BN);");
-  add("    parallel p by " + std::to_string(consumers + 1) + " : group-4 {");
-  add("      inthreads.async (p == 0) {");
-  each_slab("        tma.copy.swiz<128> qh.subspan(BM, 64).at(qt, #) => q_s#;");
-  add("        trigger q_full;");
-  add("        foreach {bn} in [tiles] {");
-  add("          stage = bn % STAGES;");
-  add("          wait k_empty[stage];");
-  each_slab("          tma.copy.swiz<128> kh.subspan(BN, 64).at(bn, #) => k_s#[stage];");
-  add("          trigger k_full[stage];");
-  add("          wait v_empty[stage];");
-  each_slab("          tma.copy.swiz<128> vh.subspan(BN, 64).at(bn, #) => v_s#[stage];");
-  add("          trigger v_full[stage];");
-  add("        }");
-  add("      }");
-  add("      inthreads.async (p >= 1) {");
-  add("        frag " + t + " [64, BN] probs;");
-  add("        frag f32 [64] row_max {-inf};");
-  add("        frag f32 [64] row_max_prev;");
-  add("        frag f32 [64] row_sum {0.0f};");
-  add("        frag f32 [64] tile_sum;");
-  add("        frag f32 [64] rescale;");
-  char scale_text[32];
-  std::snprintf(scale_text, sizeof scale_text, "%.9ff", scale);
-  add("        float scale = " + std::string(scale_text) + ";");
-  add("        first_row = qt * BM + (p - 1) * 64;");
-  each_slab("        acc# = mma.fill.f32 0.0f;");
+  }
+
+  // The defines, the signature, the grid and the block's declarations.
+  void header() {
+    const std::string t = t_, d = d_, kv_heads = c_.grouped ? "HK" : "H";
+    add("#define BM " + std::to_string(64 * c_.consumers));
+    add(wide_ ? "#define BN 64" : "#define BN 128");
+    add("#define STAGES 2");
+    if (c_.varlen) {
+      add("__co__ void attention(global " + t + " [H, TQ, " + d + "] q, global " + t + " [" + kv_heads + ", TK, " + d + "] k,");
+      add("                      global " + t + " [" + kv_heads + ", TK, " + d + "] v, global " + t + " [H, TQ, " + d +
+          "] o, global s32 [B1] cu_q,");
+      add("                      global s32 [B1] cu_k, bool causal) {");
+    } else {
+      add("__co__ void attention(global " + t + " [B, H, S, " + d + "] q, global " + t + " [B, " + kv_heads + ", T, " + d + "] k,");
+      add("                      global " + t + " [B, " + kv_heads + ", T, " + d + "] v, global " + t + " [B, H, S, " + d +
+          "] o, bool causal) {");
+    }
+    if (c_.grouped) add("  assert(HK <= H && H % HK == 0, \"the query heads H must be a multiple of the key/value heads HK\");");
+    // Varlen: the query tiles of every sequence, one after another (at
+    // most cdiv(TQ, BM) + B1 - 1 of them); each block finds its sequence b
+    // and its tile bm in it by counting the tiles of the sequences before.
+    add(c_.varlen ? "  parallel {h, g} by [H, cdiv(TQ, BM) + B1 - 1] : block {"
+                  : "  parallel {b, h, bm} by [B, H, cdiv(S, BM)] : block {");
+    add("    shared event q_full, k_full[STAGES], v_full[STAGES], k_empty[STAGES] = ready, v_empty[STAGES] = ready,");
+    std::string turns = "turn1 = ready";
+    for (int c = 2; c <= c_.consumers; ++c) turns += ", turn" + std::to_string(c);
+    add("                 " + turns + ";");
+    each_slab("    shared " + t + " [BM, @] q_s#;");
+    each_slab("    shared " + t + " [BN, @] k_s#[STAGES], v_s#[STAGES];");
+    if (c_.varlen) {
+      // The output leaves from registers: no staging tile.
+    } else if (wide_) {
+      add("    shared " + t + " [64, 64] o_s[" + std::to_string(c_.consumers) + "];");
+    } else {
+      each_slab("    shared " + t + " [64, @] o_s#[" + std::to_string(c_.consumers) + "];");
+    }
+    const std::string kv_head = c_.grouped ? "h / (H / HK)" : "h";
+    if (c_.varlen) {
+      add("    mutable int b = 0;");
+      add("    mutable int tiles_before = 0;");
+      add("    foreach {i} in [B1 - 1] {");
+      add("      tiles_of_i = cdiv(cu_q.at(i + 1) - cu_q.at(i), BM);");
+      add("      step = b == i && g >= tiles_before + tiles_of_i ? 1 : 0;");
+      add("      b += step;");
+      add("      tiles_before += step * tiles_of_i;");
+      add("    }");
+      add("    qh = q.subspan(1, TQ, " + d + ").at(h, 0, 0).sqz();");
+      add("    kh = k.subspan(1, TK, " + d + ").at(" + kv_head + ", 0, 0).sqz();");
+      add("    vh = v.subspan(1, TK, " + d + ").at(" + kv_head + ", 0, 0).sqz();");
+      add("    oh = o.subspan(1, TQ, " + d + ").at(h, 0, 0).sqz();");
+    } else {
+      add("    qh = q.subspan(1, 1, S, " + d + ").at(b, h, 0, 0).sqz();");
+      add("    kh = k.subspan(1, 1, T, " + d + ").at(b, " + kv_head + ", 0, 0).sqz();");
+      add("    vh = v.subspan(1, 1, T, " + d + ").at(b, " + kv_head + ", 0, 0).sqz();");
+      add("    oh = o.subspan(1, 1, S, " + d + ").at(b, h, 0, 0).sqz();");
+    }
+  }
+
+  // The tile of `view` (qh, kh, vh) at tile row `row` of `rows` rows, in
+  // each_slab's marks.
+  std::string tile_of(const std::string& view, const std::string& rows, const std::string& row) const {
+    if (!c_.varlen) return view + ".subspan(" + rows + ", @).at(" + row + ", $)";
+    const std::string start = view == "qh" ? "q_start" : "k_start";
+    return view + ".view(" + rows + ", @).from(" + start + " + " + row + " * " + rows + ", # * 64)";
+  }
+
+  // The query tile, the key tiles, the producer and the consumers.
+  void block() {
+    const std::string sq = sq_, sk = sk_;
+    if (c_.varlen) {
+      add("    bm = g - tiles_before;");
+      add("    q_start = cu_q.at(b);");
+      add("    seq_q = cu_q.at(b + 1) - q_start;");
+      add("    k_start = cu_k.at(b);");
+      add("    seq_k = cu_k.at(b + 1) - k_start;");
+    }
+    // The block's query tile: causal blocks start from the last (the most
+    // key tiles), so the blocks that start last are short and the grid's
+    // tail is even.
+    add("    qt = causal ? cdiv(" + sq + ", BM) - 1 - bm : bm;");
+    // Causal: key tiles up to the block's last row's diagonal, and at least
+    // one (the consumers always take tile 0): with S - T >= 128 a block's rows
+    // see no key, and softmax over no keys gives NaN, as in torch's math path.
+    add("    diagonal = cdiv((qt + 1) * BM + " + sk + " - " + sq + ", BN);");
+    add("    tiles = causal && diagonal < cdiv(" + sk + ", BN) ? (diagonal > 1 ? diagonal : 1) : cdiv(" + sk + ", BN);");
+    add("    parallel p by " + std::to_string(c_.consumers + 1) + " : group-4 {");
+    add("      inthreads.async (p == 0) {");
+    each_slab("        tma.copy.swiz<&> " + tile_of("qh", "BM", "qt") + " => q_s#;");
+    add("        trigger q_full;");
+    add("        foreach {bn} in [tiles] {");
+    add("          stage = bn % STAGES;");
+    add("          wait k_empty[stage];");
+    each_slab("          tma.copy.swiz<&> " + tile_of("kh", "BN", "bn") + " => k_s#[stage];");
+    add("          trigger k_full[stage];");
+    add("          wait v_empty[stage];");
+    each_slab("          tma.copy.swiz<&> " + tile_of("vh", "BN", "bn") + " => v_s#[stage];");
+    add("          trigger v_full[stage];");
+    add("        }");
+    add("      }");
+    consumers();
+    add("    }");
+  }
+
+  void consumers() {
+    add("      inthreads.async (p >= 1) {");
+    add("        frag " + t_ + " [64, BN] probs;");
+    add("        frag f32 [64] row_max {-inf};");
+    add("        frag f32 [64] row_max_prev;");
+    add("        frag f32 [64] row_sum {0.0f};");
+    add("        frag f32 [64] tile_sum;");
+    add("        frag f32 [64] rescale;");
+    const double scale = 1.0 / std::sqrt(double(c_.head_dim)) * 1.4426950408889634;  // log2(e) / sqrt(D)
+    char scale_text[32];
+    std::snprintf(scale_text, sizeof scale_text, "%.9ff", scale);
+    add("        float scale = " + std::string(scale_text) + ";");
+    add("        first_row = qt * BM + (p - 1) * 64;");
+    each_slab("        acc# = mma.fill.f32 0.0f;");
+    add("        wait q_full;");
+    // Key tile 0; then each step multiplies P V of the previous tile while
+    // its softmax runs on the next tile's scores (both WGMMA groups in flight).
+    add("        wait k_full[0];");
+    my_turn("        ");
+    scores_of("        ", "0");
+    their_turn("        ");
+    softmax("        ", "0");
+    add("        trigger k_empty[0];");
+    add("        foreach {bn} in [tiles - 1] {");
+    add("          next = bn + 1;");
+    add("          wait k_full[next % STAGES];");
+    add("          wait v_full[bn % STAGES];");
+    my_turn("          ");
+    scores_of("          ", "next % STAGES");
+    each_slab("          mma.row.col acc#, probs, v_s#[bn % STAGES];");
+    their_turn("          ");
+    softmax("          ", "next");
+    add("          trigger k_empty[next % STAGES];");
+    add("          trigger v_empty[bn % STAGES];");
+    add("        }");
+    add("        wait v_full[(tiles - 1) % STAGES];");
+    each_slab("        mma.row.col acc#, probs, v_s#[(tiles - 1) % STAGES];");
+    add("        trigger v_empty[(tiles - 1) % STAGES];");
+    store_output();
+    add("      }");
+  }
+
+  // O = acc / row_sum: through a shared tile and TMA, or, for packed
+  // sequences, from registers, each row only while inside the sequence.
+  void store_output() {
+    for (int c = 0; c < slabs_; ++c) {
+      const std::string a = "acc" + std::to_string(c), sl = std::to_string(c), width = std::to_string(slab_width(c));
+      if (c_.varlen) {
+        add("        apply {i, j} in " + a + ".span {");
+        add("          if (first_row + i < seq_q)");
+        add("            oh.at(q_start + first_row + i, " + std::to_string(c * 64) + " + j) = __to<" + t_ + ">(" + a +
+            ".at(i, j) / row_sum.at(i));");
+        add("        }");
+        continue;
+      }
+      add("        apply {i, j} in " + a + ".span");
+      add("          " + a + ".at(i, j) = " + a + ".at(i, j) / row_sum.at(i);");
+      const std::string staging = wide_ ? "o_s[p - 1]" : "o_s" + sl + "[p - 1]";
+      add("        mma.store " + a + ", " + staging + ";");
+      add("        tma.copy " + staging + " => oh.subspan(64, " + width + ").at(qt * " + std::to_string(c_.consumers) +
+          " + p - 1, " + std::to_string(c * 64 / slab_width(c)) + ");");
+    }
+  }
+
   // S = Q K^T of key tile `tile` (in stage `stage`) into `scores`.
-  auto scores_of = [&](const std::string& indent, const std::string& stage) {
+  void scores_of(const std::string& indent, const std::string& stage) {
     add(indent + "scores = mma.fill.f32 0.0f;");
-    each_slab(indent + "mma.row.row scores, q_s#.subspan(64, 64).at(p - 1, 0), k_s#[" + stage + "];");
-  };
+    each_slab(indent + "mma.row.row scores, q_s#.subspan(64, @).at(p - 1, 0), k_s#[" + stage + "];");
+  }
+
   // The online softmax of key tile `tile`'s scores: masks (keys past T, the
   // zero rows TMA fills in, and past the diagonal), the running maximum and
   // sum, the output rescaled (after the previous P V completes) and the
   // probabilities as the next P V's lhs.
-  auto softmax = [&](const std::string& indent, const std::string& tile) {
-    add(indent + "if (" + tile + " * BN + BN > T || causal && " + tile + " * BN + BN > first_row + T - S + 1) {");
+  void softmax(const std::string& indent, const std::string& tile) {
+    const std::string sq = sq_, sk = sk_;
+    add(indent + "if (" + tile + " * BN + BN > " + sk + " || causal && " + tile + " * BN + BN > first_row + " + sk + " - " +
+        sq + " + 1) {");
     add(indent + "  apply {i, j} in scores.span {");
-    add(indent + "    if (" + tile + " * BN + j >= T || causal && " + tile + " * BN + j > first_row + i + T - S) scores.at(i, j) = -inf;");
+    add(indent + "    if (" + tile + " * BN + j >= " + sk + " || causal && " + tile + " * BN + j > first_row + i + " + sk +
+        " - " + sq + ") scores.at(i, j) = -inf;");
     add(indent + "  }");
     add(indent + "}");
     add(indent + "copy(row_max_prev, row_max);");
@@ -127,63 +302,63 @@ inline std::string source(const std::string& element, int head_dim, bool ping_po
     add(indent + "reduce_sum(tile_sum, scores, 1);");
     add(indent + "apply {i} in row_sum.span");
     add(indent + "  row_sum.at(i) = row_sum.at(i) * rescale.at(i) + tile_sum.at(i);");
-    for (int c = 0; c < slabs; ++c) {
+    for (int c = 0; c < slabs_; ++c) {
       const std::string acc = "acc" + std::to_string(c);
       add(indent + "apply {i, j} in " + acc + ".span");
       add(indent + "  " + acc + ".at(i, j) = " + acc + ".at(i, j) * rescale.at(i);");
     }
     add(indent + "apply {i, j} in scores.span");
-    add(indent + "  probs.at(i, j) = __to<" + t + ">(scores.at(i, j));");
-  };
+    add(indent + "  probs.at(i, j) = __to<" + t_ + ">(scores.at(i, j));");
+  }
+
   // Ping-pong: the consumers take turns issuing their multiplies, so that
   // one's softmax runs while the tensor cores work on the other's (both
   // softmaxes at once leave the tensor cores idle).
-  auto my_turn = [&](const std::string& indent) {
-    if (!ping_pong) return;
-    for (int c = 1; c <= consumers; ++c)
+  void my_turn(const std::string& indent) {
+    if (!c_.ping_pong) return;
+    for (int c = 1; c <= c_.consumers; ++c)
       add(indent + "inthreads (p == " + std::to_string(c) + ") { wait turn" + std::to_string(c) + "; }");
-  };
-  auto their_turn = [&](const std::string& indent) {
-    if (!ping_pong) return;
-    for (int c = 1; c <= consumers; ++c)
-      add(indent + "inthreads (p == " + std::to_string(c) + ") { trigger turn" + std::to_string(c % consumers + 1) + "; }");
-  };
-  add("        wait q_full;");
-  // Key tile 0; then each step multiplies P V of the previous tile while
-  // its softmax runs on the next tile's scores (both WGMMA groups in flight).
-  add("        wait k_full[0];");
-  my_turn("        ");
-  scores_of("        ", "0");
-  their_turn("        ");
-  softmax("        ", "0");
-  add("        trigger k_empty[0];");
-  add("        foreach {bn} in [tiles - 1] {");
-  add("          next = bn + 1;");
-  add("          wait k_full[next % STAGES];");
-  add("          wait v_full[bn % STAGES];");
-  my_turn("          ");
-  scores_of("          ", "next % STAGES");
-  each_slab("          mma.row.col acc#, probs, v_s#[bn % STAGES];");
-  their_turn("          ");
-  softmax("          ", "next");
-  add("          trigger k_empty[next % STAGES];");
-  add("          trigger v_empty[bn % STAGES];");
-  add("        }");
-  add("        wait v_full[(tiles - 1) % STAGES];");
-  each_slab("        mma.row.col acc#, probs, v_s#[(tiles - 1) % STAGES];");
-  add("        trigger v_empty[(tiles - 1) % STAGES];");
-  for (int c = 0; c < slabs; ++c) {
-    const std::string a = "acc" + std::to_string(c), sl = std::to_string(c);
-    add("        apply {i, j} in " + a + ".span");
-    add("          " + a + ".at(i, j) = " + a + ".at(i, j) / row_sum.at(i);");
-    add("        mma.store " + a + ", o_s" + sl + "[p - 1];");
-    add("        tma.copy o_s" + sl + "[p - 1] => oh.subspan(64, 64).at(qt * " + n_consumers + " + p - 1, " + sl + ");");
   }
-  add("      }");
-  add("    }");
-  add("  }");
-  add("}");
-  return s;
+  void their_turn(const std::string& indent) {
+    if (!c_.ping_pong) return;
+    for (int c = 1; c <= c_.consumers; ++c)
+      add(indent + "inthreads (p == " + std::to_string(c) + ") { trigger turn" + std::to_string(c % c_.consumers + 1) +
+          "; }");
+  }
+
+  const Config c_;
+  const std::string t_, d_;
+  const int slabs_;
+  const bool wide_;
+  const std::string sq_, sk_;  // the query and key counts: dims, or the sequence's
+  std::string s_;
+};
+
+}  // namespace detail
+
+inline std::string source(const Config& config) { return detail::SourceWriter(config).text(); }
+
+// `element`: "f16" or "bf16"; `head_dim`: a multiple of 32, at most 256;
+// the rest as Config's fields.
+inline std::string source(const std::string& element, int head_dim, bool ping_pong = true, int consumers = 2,
+                          bool grouped = false) {
+  Config c;
+  c.element = element;
+  c.head_dim = head_dim;
+  c.ping_pong = ping_pong;
+  c.consumers = consumers;
+  c.grouped = grouped;
+  return source(c);
+}
+
+// Packed sequences of variable lengths (see the top of this file).
+inline std::string varlen_source(const std::string& element, int head_dim, bool grouped = false) {
+  Config c;
+  c.element = element;
+  c.head_dim = head_dim;
+  c.grouped = grouped;
+  c.varlen = true;
+  return source(c);
 }
 
 }  // namespace attention

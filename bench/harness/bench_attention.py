@@ -17,6 +17,12 @@ the same work with enable_gqa=True where the backend takes it, else on K
 and V repeated to H heads beforehand (outside the timing; the row's
 `reference_kv` says which).
 
+Packed rows (varlen: sequences of different lengths one after another,
+Q K V O [H, total, D] with cumulative offsets, as FlashAttention's varlen
+API): croq's varlen kernel in one call; SDPA (cuDNN, FlashAttention-2) once
+per sequence on contiguous [1, H, len, D] copies made beforehand, which is
+the same arithmetic. FLOPs: the sum over the sequences.
+
     python bench/harness/bench_attention.py [--quick] [--json OUT] [--only f16|bf16] [--self-test]
 """
 import os
@@ -28,10 +34,13 @@ import harness  # noqa: E402
 import kernel_text  # noqa: E402
 
 # (B, H, S, D): S = T.
-SHAPES = [(4, 16, 4096, 128), (8, 16, 2048, 64)]
+SHAPES = [(4, 16, 4096, 128), (8, 16, 2048, 64), (4, 16, 4096, 96), (4, 16, 4096, 256)]
 
 # (B, H, HK, S, D): grouped-query attention, S = T.
 GQA_SHAPES = [(2, 32, 8, 4096, 128)]
+
+# Packed rows: (H, D, sequence lengths).
+VARLEN_ROWS = [(16, 128, (4096, 512, 3000, 1024, 2047, 129, 3500, 2200))]
 
 # (name, ping_pong, consumers); three consumers have too few registers for
 # D = 128's accumulators.
@@ -157,10 +166,60 @@ def run_rows(report, settings, timer, args):
                     add_row(report, row, element, b, h, s, d, causal, args)
 
                 harness.guarded(report, label, gqa_row_fn)
+        for h, d, lengths in VARLEN_ROWS:
+            source = kernel_text.attention(element, d, varlen=True)
+            for causal in (False, True):
+                label = f"{element} varlen {len(lengths)} seqs H={h} D={d} {'causal' if causal else 'non-causal'}"
+                harness.guarded(report, label, lambda h=h, d=d, lengths=lengths, causal=causal, label=label, source=source:
+                                varlen_row(torch, croqjit, report, settings, timer, args, element, dtype, h, d, lengths,
+                                           causal, label, source))
 
 
-def add_row(report, row, element, b, h, s, d, causal, args):
-    flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
+def varlen_row(torch, croqjit, report, settings, timer, args, element, dtype, h, d, lengths, causal, label, source):
+    """One packed batch: ours in one call, SDPA per sequence (see the module's text)."""
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    g = harness.generator(args.seed, label)
+    total = sum(lengths)
+    q, k, v = (torch.randn(h, total, d, device="cuda", dtype=dtype, generator=g) for _ in range(3))
+    o = torch.empty_like(q)
+    offsets = [0]
+    for n in lengths:
+        offsets.append(offsets[-1] + n)
+    cu = torch.tensor(offsets, device="cuda", dtype=torch.int32)
+    pieces = [tuple(t[:, a:b].unsqueeze(0).contiguous() for t in (q, k, v)) for a, b in zip(offsets, offsets[1:])]
+
+    def packed(outputs):  # per-sequence [1, H, len, D] outputs -> [H, total, D]
+        return torch.cat([x[0] for x in outputs], dim=1) if isinstance(outputs, list) else outputs
+
+    def backend(which):
+        def call():
+            with sdpa_kernel(which):
+                return [F.scaled_dot_product_attention(qq, kk, vv, is_causal=causal) for qq, kk, vv in pieces]
+        return call
+
+    kernel = croqjit.compile(source, source_name="attention varlen.co")
+
+    def ours():
+        kernel(q, k, v, o, cu, cu, causal)
+        return o
+
+    side = harness.Side("BM=128 ping-pong varlen", ours, poison=lambda: o.fill_(float("nan")),
+                        config={"ping_pong": True, "consumers": 2, "varlen": True})
+    refs = [harness.Side("cuDNN", backend(SDPBackend.CUDNN_ATTENTION)),
+            harness.Side("flash", backend(SDPBackend.FLASH_ATTENTION))]
+    row = harness.run_row(label, [side], refs, TOLERANCE, settings, timer,
+                          truth=lambda: [fp32_attention(torch, qq, kk, vv, causal) for qq, kk, vv in pieces],
+                          compare_fn=lambda got, want, tol: harness.compare(packed(got), packed(want), tol))
+    row["lengths"] = list(lengths)
+    row["reference_kv"] = {"cuDNN and flash": "once per sequence"}
+    flops = sum(4.0 * h * n * n * d / (2 if causal else 1) for n in lengths)
+    add_row(report, row, element, 1, h, total, d, causal, args, flops=flops)
+
+
+def add_row(report, row, element, b, h, s, d, causal, args, flops=None):
+    flops = flops or 4.0 * b * h * s * s * d / (2 if causal else 1)
     row.update({"dtype": element, "b": b, "h": h, "s": s, "t": s, "d": d, "causal": causal,
                 "seed": harness.row_seed(args.seed, row["label"])})
     figures = {name: flops / (summary["median_ms"] * 1e-3) / 1e12

@@ -4,7 +4,7 @@
 //   kernel_sources sample NAME          the R"croq(...)croq" text of samples/NAME.cpp
 //   kernel_sources gemm f16|bf16|fp8    the persistent GEMM (samples/matmul_persistent.cpp;
 //                                       bf16: its f16 replaced; fp8: samples/matmul_fp8.cpp)
-//   kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N] [--grouped]
+//   kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N] [--grouped] [--varlen]
 //                                       samples/attention_source.hpp's forward attention
 //   kernel_sources readme-gemm README   upstream README's persistent GEMM (samples/upstream_readme.hpp)
 //   kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H
@@ -28,7 +28,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: kernel_sources sample NAME\n"
     "       kernel_sources gemm f16|bf16|fp8\n"
-    "       kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N] [--grouped]\n"
+    "       kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N] [--grouped] [--varlen]\n"
     "       kernel_sources readme-gemm README.md\n"
     "       kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H\n";
 
@@ -73,17 +73,25 @@ int main(int argc, char** argv) {
   } else if (what == "attention" && args.size() >= 3) {
     const std::string& element = args[1];
     int head_dim = 0, consumers = 2;
-    bool ping_pong = true, grouped = false;
+    bool ping_pong = true, grouped = false, varlen = false;
     if (element != "f16" && element != "bf16") return usage("attention takes f16 or bf16");
-    if (!positive_int(args[2], head_dim) || head_dim % 64 != 0 || head_dim > 256)
-      return usage("the head dim must be 64, 128, 192 or 256");
+    if (!positive_int(args[2], head_dim) || head_dim % 32 != 0 || head_dim > 256)
+      return usage("the head dim must be a multiple of 32, at most 256");
     for (std::size_t i = 3; i < args.size(); ++i) {
       if (args[i] == "--no-ping-pong") ping_pong = false;
       else if (args[i] == "--grouped") grouped = true;
+      else if (args[i] == "--varlen") varlen = true;
       else if (args[i] == "--consumers" && i + 1 < args.size() && positive_int(args[i + 1], consumers) && consumers <= 3) ++i;
       else return usage("unknown or incomplete attention option `" + args[i] + "`");
     }
-    source = attention::source(element, head_dim, ping_pong, consumers, grouped);
+    attention::Config config;
+    config.element = element;
+    config.head_dim = head_dim;
+    config.ping_pong = ping_pong;
+    config.consumers = consumers;
+    config.grouped = grouped;
+    config.varlen = varlen;
+    source = attention::source(config);
   } else if (what == "rows" && args.size() == 4) {
     const std::string& kind = args[1];
     const std::string& element = args[2];

@@ -62,13 +62,16 @@ def gemm(element: str) -> str:
     return tool_source("gemm", element)
 
 
-def attention(element: str, head_dim: int, ping_pong: bool = True, consumers: int = 2, grouped: bool = False) -> str:
+def attention(element: str, head_dim: int, ping_pong: bool = True, consumers: int = 2, grouped: bool = False,
+              varlen: bool = False) -> str:
     args = ["attention", element, str(head_dim)]
     if not ping_pong:
         args.append("--no-ping-pong")
     args += ["--consumers", str(consumers)]
     if grouped:
         args.append("--grouped")
+    if varlen:
+        args.append("--varlen")
     return tool_source(*args)
 
 

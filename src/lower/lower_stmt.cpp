@@ -180,7 +180,8 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
     mark_written(target.element_of);
     if (buffer(target.element_of).argument == -2 && a.op != AssignOp::assign) kernel_.abi.output_needs_zero = true;
     // Block scope: every thread runs this statement; one store is enough.
-    if (scope_ != Scope::thread && buffer(target.element_of).space != ir::Space::local)
+    // Not inside `apply`, where each thread stores its own elements.
+    if (scope_ != Scope::thread && !apply_ && buffer(target.element_of).space != ir::Space::local)
       guard = ir::all_of(ir::binary("==", set_.tid, ir::int_const(0)), guard);
   }
   std::string op = assign_op_name(a.op);
