@@ -19,15 +19,7 @@ std::size_t count(const std::string& text, const std::string& what) {
 }
 
 std::string ir_after(const std::string& source, const std::string& stage) {
-  CompileOptions options;
-  options.source_name = "kernel.co";
-  auto program = frontend::parse_program(source, options);
-  const auto& fn = frontend::select_entry(*program, options, program->source);
-  pipeline::GenerateOptions g;
-  g.keep_ir = true;
-  g.verify_ir = true;
-  g.ir_after = stage;
-  return pipeline::generate(*program, fn, {tensor(DType::s32, {128})}, target::parse_target("sm_90a"), g).ir;
+  return lower_for(source, {tensor(DType::s32, {128})}, "sm_90a", 227 * 1024, stage).ir;
 }
 
 constexpr const char* kWriteThenRead =
