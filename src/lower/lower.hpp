@@ -2,10 +2,11 @@
 //
 // Every symbolic dim is bound to a number (or stays a dynamic dim, a kernel
 // parameter), so shapes, tile extents and parallel counts are constants in
-// the IR; indices are expressions. Lowering decides the parallel mapping,
-// allocates buffers and events, and turns copies and MMAs into IR
-// operations; layouts, barrier counts, instruction choices and the shared
-// memory layout are left to the passes (src/passes).
+// the IR; indices are expressions. Lowering translates the parallel
+// mapping sema chose, allocates buffers and events, and turns copies and
+// MMAs into IR operations; which barriers shared reads need, layouts,
+// barrier counts, instruction choices and the shared memory layout are left
+// to the passes (src/passes).
 #pragma once
 
 #include <cstdint>
