@@ -133,6 +133,7 @@ struct Member {
   MemberKind kind = MemberKind::other;
   bool has_args = false;  // .span(0) vs .span
   ExprList args;
+  std::string space;  // `.map<local>(...)` / `.remap<local>(...)`: the space named
 };
 
 struct Subscript {  // buffer[stage], full[s]

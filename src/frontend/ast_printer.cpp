@@ -447,7 +447,7 @@ class Printer {
     out_ << ")";
   }
   void print_expr(const Member& n) {
-    out_ << "(." << n.name << (n.has_args ? "() " : " ");
+    out_ << "(." << n.name << (n.space.empty() ? "" : "<" + n.space + ">") << (n.has_args ? "() " : " ");
     expr(*n.object);
     list(n.args);
     out_ << ")";

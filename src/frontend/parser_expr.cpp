@@ -123,7 +123,7 @@ ExprPtr Parser::parse_unary() {
   return parse_postfix();
 }
 
-// postfix = primary { "." IDENT [ "(" [ args ] ")" ] | "(" [ args ] ")" | "[" args "]" | tuple_pick | "++" | "--" }
+// postfix = primary { "." IDENT [ "<" IDENT ">" ] [ "(" [ args ] ")" ] | "(" [ args ] ")" | "[" args "]" | tuple_pick | "++" | "--" }
 ExprPtr Parser::parse_postfix() {
   const int begin = peek().offset;
   ExprPtr e = parse_primary();
@@ -142,6 +142,14 @@ ExprPtr Parser::parse_postfix() {
       m.object = std::move(e);
       m.name = std::string(name.text);
       m.kind = member_kind(m.name);
+      // Explicit buffer mapping names its space: `src.map<local>(offset, size)`.
+      if ((m.name == "map" || m.name == "remap") && at_punct("<") && peek(1).is_identifier() && peek(2).is(">") &&
+          peek(3).is("(")) {
+        advance();
+        m.space = std::string(peek().text);
+        advance();
+        advance();
+      }
       if (at_punct("(")) {
         m.has_args = true;
         m.args = parse_call_arguments("the arguments of `." + m.name + "`");

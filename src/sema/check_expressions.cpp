@@ -143,8 +143,11 @@ Type Checker::expr(const Expr& e) {
         return r;
       }
       fail(Rule::unsupported_expression, e.location, "conversions (`__to<" + n.target + ">`) are not supported yet by libcroqjit");
-    } else if constexpr (std::is_same_v<T, Range>) {
-      fail(Rule::unsupported_expression, e.location, "ranges (`start:end:stride`) are not supported yet by libcroqjit");
+    } else if constexpr (std::is_same_v<T, frontend::ast::Range>) {  // not this file's value range
+      fail(Rule::unsupported_expression, e.location,
+           "ranges and strided extents (`" + text(e) + "`) are not supported yet by libcroqjit",
+           "a strided view (`x.view(extent : stride)`) is not supported yet: take a dense view, or copy the window "
+           "and index it with the stride");
     } else {  // StringLiteral
       fail(Rule::unsupported_expression, e.location, "string literals are not supported yet by libcroqjit",
            "strings appear only in `assert(cond, \"message\")`");

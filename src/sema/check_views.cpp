@@ -60,6 +60,11 @@ Type Checker::element(const Expr& e, const Type& target, const ExprList& args) {
 Type Checker::member(const Expr& e, const Member& m) {
   Type obj = expr(*m.object);
   require_ok(obj);
+  if (!m.space.empty())
+    fail(Rule::buffer_map_target, e.location,
+         "explicit buffer mapping (`." + m.name + "<" + m.space + ">`) is not supported by CUDA targets: a GPU has no "
+         "hardware that maps global memory into a thread's local memory",
+         "copy the window instead, e.g. `dma.copy " + text(*m.object) + ".view(size).from(offset) => local;`");
   if (obj.kind == Kind::accumulator && m.kind == MemberKind::span && !m.has_args) {
     // `apply {i, j} in acc.span`: a warpgroup's 64 x N registers.
     Type shape;

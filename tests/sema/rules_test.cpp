@@ -51,6 +51,7 @@ INSTANTIATE_TEST_SUITE_P(Upstream, Rules, ::testing::ValuesIn(upstream_rule_case
 INSTANTIATE_TEST_SUITE_P(Audit, Rules, ::testing::ValuesIn(audit_rule_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Constructs, Rules, ::testing::ValuesIn(construct_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Reliability, Rules, ::testing::ValuesIn(reliability_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Messages, Rules, ::testing::ValuesIn(message_cases()), case_name);
 
 TEST(RuleTable, EveryRuleHasACase) {
   std::set<std::string> covered;
