@@ -248,6 +248,14 @@ struct Barrier {  // every thread of the set waits for the others
   // set.barrier_id + threadIdx.x / 128.
   enum class Scope { set, warp, lanes, grid, warpgroup } scope = Scope::set;
   int counter = -1;  // grid: the zeroed global u32 buffer the blocks count in
+  // A barrier lowering asks for where the threads of `set` read shared
+  // memory that one thread (or each thread of a thread level) may have
+  // written element by element: `if_written` is the buffer read (-1: any,
+  // before a loop or a thread level). passes::place_shared_barriers keeps
+  // it (as a plain barrier, kAlways) when an element store to that buffer
+  // came since the last barrier of the set, and drops it otherwise.
+  static constexpr int kAlways = -2;
+  int if_written = kAlways;
 };
 // __asm__: PTX with operands %0, %1, ... (outputs, then inputs). Outputs
 // are variables of the constraint's type; the text is the user's and the

@@ -64,6 +64,7 @@ StmtPtr Parser::barrier(LineReader& r, int) {
     r.expect(")");
   } else {
     n.set = thread_set(r);
+    if (r.eat(" if written ")) n.if_written = r.eat("shared") ? -1 : r.buffer(-1);
   }
   r.attributes();
   set_attributes(r, n.set);

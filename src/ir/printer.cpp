@@ -239,6 +239,11 @@ class Printer {
          attrs_of(s), true);
     body(n.body);
   }
+  // A barrier asked for before a read (Barrier::if_written): " if written NAME" or " if written shared".
+  std::string if_written(int id) {
+    if (id == Barrier::kAlways) return "";
+    return " if written " + (id < 0 ? std::string("shared") : buffer(id));
+  }
   void node(const Stmt& s, const Barrier& n) {
     Attrs a = attrs_of(s);
     using Scope = Barrier::Scope;
@@ -248,7 +253,7 @@ class Printer {
          : n.scope == Scope::lanes     ? std::string("barrier active lanes")
          : n.scope == Scope::grid      ? "barrier grid counting in " + buffer(n.counter)
          : n.scope == Scope::warpgroup ? "barrier each warpgroup (ids from " + std::to_string(n.set.barrier_id) + ")"
-                                       : "barrier " + threads(n.set),
+                                       : "barrier " + threads(n.set) + if_written(n.if_written),
          a);
   }
   void node(const Stmt& s, const InlineAsm& n) {

@@ -181,6 +181,11 @@ class Verifier {
         buffer_ref(n.buffer, "pointer");
         expr(n.address);
       } else if constexpr (std::is_same_v<T, Barrier>) {
+        if (n.if_written != Barrier::kAlways) {
+          if (n.if_written >= 0) buffer_ref(n.if_written, "barrier");
+          if (n.scope != Barrier::Scope::set) error("a barrier asked for before a shared read is not the set's");
+          if (made_.has(Decision::shared_barriers)) error("a barrier asked for before a shared read was left undecided");
+        }
         if (n.scope == Barrier::Scope::grid) {
           buffer_ref(n.counter, "grid barrier");
           if (!k_.cooperative) error("a grid barrier in a kernel that is not launched cooperatively");

@@ -20,6 +20,7 @@ enum class Decision : unsigned {
   event_arrivals = 1u << 2,    // the barrier prologue initializes every event; triggered events count arrivals
   copy_vectors = 1u << 3,      // every CopyTiles has an access width
   shared_layout = 1u << 4,     // every shared buffer and event has an offset
+  shared_barriers = 1u << 5,   // no barrier asked for before a shared read is left undecided (Barrier::if_written)
 };
 
 // A set of decisions.
@@ -28,7 +29,7 @@ class Decisions {
   constexpr Decisions() = default;
   constexpr Decisions(Decision d) : bits_(static_cast<unsigned>(d)) {}  // NOLINT: a set of one
   static constexpr Decisions none() { return {}; }
-  static constexpr Decisions all() { return Decisions(0x1fu); }
+  static constexpr Decisions all() { return Decisions(0x3fu); }
   constexpr bool has(Decision d) const { return (bits_ & static_cast<unsigned>(d)) != 0; }
   constexpr Decisions operator|(Decisions o) const { return Decisions(bits_ | o.bits_); }
   constexpr bool operator==(const Decisions&) const = default;

@@ -2,10 +2,11 @@
 //
 // Every symbolic dim is bound to a number (or stays a dynamic dim, a kernel
 // parameter), so shapes, tile extents and parallel counts are constants in
-// the IR; indices are expressions. Lowering decides the parallel mapping,
-// allocates buffers and events, and turns copies and MMAs into IR
-// operations; layouts, barrier counts, instruction choices and the shared
-// memory layout are left to the passes (src/passes).
+// the IR; indices are expressions. Lowering translates the parallel
+// mapping sema chose, allocates buffers and events, and turns copies and
+// MMAs into IR operations; which barriers shared reads need, layouts,
+// barrier counts, instruction choices and the shared memory layout are left
+// to the passes (src/passes).
 #pragma once
 
 #include <cstdint>
@@ -25,14 +26,11 @@ namespace croq::lower {
 
 using bind::BoundFunction;
 
-
-// The length of an expression as the backend prints it: lowering refuses
-// expressions past 1 MiB of text (nested guarded reads double it per level).
-using ExpressionTextSize = std::function<std::size_t(const ir::Kernel&, const ir::ExprRef&)>;
-
 // 32-bit index arithmetic unless a tensor may hold 2^31 elements or more
 // (or a dim is dynamic); lowering starts over in 64 bits when a count or
 // coordinate turns out to need them.
+// Expressions whose text would pass 1 MiB (nested guarded reads double it
+// per level) are refused, measured on the IR (ir/expr_size.hpp).
 // Throws CompileError (with the source location, and the bound dims that
 // the failing construct involves) for what cannot be lowered for `target`.
 // Warnings (redundant or missing .zfill, ...) are appended to `warnings`.
@@ -44,6 +42,6 @@ using ExpressionTextSize = std::function<std::size_t(const ir::Kernel&, const ir
 // code) are a CompileError.
 int kernel_count(const frontend::ast::Function& fn);
 ir::Kernel lower_function(const BoundFunction& bound, const target::Target& target,
-                          std::vector<Diagnostic>& warnings, const ExpressionTextSize& text_size = {}, int kernel = 0);
+                          std::vector<Diagnostic>& warnings, int kernel = 0);
 
 }  // namespace croq::lower

@@ -33,7 +33,7 @@ ExprRef literal(const std::string& text, bool f64) {
 
 }  // namespace
 
-Value Lowerer::builtin_call(const Expr& e, const Call& c, const std::string& name) {
+Value ExprLowering::builtin_call(const Expr& e, const Call& c, const std::string& name) {
   if (name.rfind("__atomic_", 0) == 0) return atomic_call(e, c, name.substr(9));
   const frontend::MathBuiltin* b = frontend::find_math_builtin(name);
   if (!b) unchecked(e.location, sema::Rule::unsupported_call);
@@ -92,7 +92,7 @@ Value Lowerer::builtin_call(const Expr& e, const Call& c, const std::string& nam
 }
 
 // __alignup(x, a): x rounded up to a multiple of a; __aligndown: down.
-Value Lowerer::align(const Expr& e, const std::string& function, const std::vector<Value>& args) {
+Value ExprLowering::align(const Expr& e, const std::string& function, const std::vector<Value>& args) {
   const Value& x = args[0];
   const Value& a = args[1];
   if (sema::Verdict broken = a.constant ? sema::align_multiple(function, *a.constant) : std::nullopt)
@@ -113,7 +113,7 @@ Value Lowerer::align(const Expr& e, const std::string& function, const std::vect
 
 // __atomic_add(x.at(i), v) and its kin: sema made it the whole value of a
 // statement, so it is printed (and runs) once. Out of range it does nothing.
-Value Lowerer::atomic_call(const Expr& e, const Call& c, const std::string& op) {
+Value ExprLowering::atomic_call(const Expr& e, const Call& c, const std::string& op) {
   if (ir::atomic_arity(op) < 0 || static_cast<int>(c.args.size()) != ir::atomic_arity(op) + 1)
     fail(e.location, "calls are not supported yet by libcroqjit (`__atomic_" + op + "`)");
   Value target = expr(*c.args[0]);
@@ -156,7 +156,7 @@ ir::Type register_type(char letter) {
 // __asm__: each output goes through a variable of its register type (read
 // first for "+"), written back to its element or scalar after the asm;
 // inputs are converted to their register type. %[name] becomes %N.
-void Lowerer::asm_statement(const Stmt& s, const Asm& a) {
+void ExprLowering::asm_statement(const Stmt& s, const Asm& a) {
   auto decoded = [&](const std::string& spelling) {
     std::optional<std::string> v = frontend::string_value(spelling);
     if (!v) fail(s.location, "`__asm__` takes plain string literals");
@@ -228,14 +228,13 @@ void Lowerer::asm_statement(const Stmt& s, const Asm& a) {
       // Block scope: every thread ran the assembly; one store is enough.
       if (scope_ != Scope::thread && buffer(w.target.element_of).space != ir::Space::local)
         guard = ir::all_of(ir::binary("==", set_.tid, ir::int_const(0)), guard);
-      if (buffer(w.target.element_of).space == ir::Space::shared) note_unsynced_write(w.target.element_of);
     }
     emit_node(ir::Assign{w.target.expr, "=", ir::convert(w.value, w.target.expr->type), guard}, s.location);
   }
 }
 
 // __to<T>(x): x converted to element type T.
-Value Lowerer::conversion(const Expr& e, const Convert& n) {
+Value ExprLowering::conversion(const Expr& e, const Convert& n) {
   DType to;
   if (n.foreign || !parse_dtype(n.target, to)) fail(e.location, "`__to<" + n.target + ">` names no element type");
   Value v = require_scalar(expr(*n.operand), *n.operand);
@@ -251,7 +250,7 @@ Value Lowerer::conversion(const Expr& e, const Convert& n) {
 // [B, H, S, D] tensor, `.subspan(1, 1, S, D).at(b, h, 0, 0).sqz()`): a
 // pointer to the view's first element, read as a buffer of the kept dims,
 // so tails are guarded against the view's own extents.
-Value Lowerer::squeeze(const Expr& e, const Value& obj) {
+Value ExprLowering::squeeze(const Expr& e, const Value& obj) {
   if ((obj.kind != Value::Kind::view && obj.kind != Value::Kind::future) || obj.view.pending != View::Pending::none)
     fail(e.location, "`.sqz()` needs a placed view, e.g. `x.subspan(1, N).at(i, 0).sqz()`");
   const View& v = obj.view;

@@ -14,7 +14,7 @@ constexpr const char* redundant_zfill = "`.zfill` is redundant: the source tile 
 
 }  // namespace
 
-void Lowerer::require_static(const View& v, const Expr& where) {
+void MemoryLowering::require_static(const View& v, const Expr& where) {
   for (std::size_t d = 0; d < v.extent.size(); ++d)
     if (v.extent[d] < 0)
       fail(where.location, "the copied tile's extent in dimension " + std::to_string(d) + " is the dynamic dim `" +
@@ -25,7 +25,7 @@ void Lowerer::require_static(const View& v, const Expr& where) {
 // dma.pad<low, high, mid, value>: per dimension, `low` elements before the
 // source, `high` after it and `mid` between neighbouring source elements,
 // all holding `value`; the padded extent is low + high + n + (n - 1) * mid.
-ir::Padding Lowerer::padding(const Copy& c, const std::vector<std::int64_t>& extent) {
+ir::Padding MemoryLowering::padding(const Copy& c, const std::vector<std::int64_t>& extent) {
   if (!facts_.paddings.count(&c)) unchecked(c.op_location, "a padding sema did not decode");
   const sema::Padding& decoded = facts_.padding(c);  // sema checked its form
   static const char* const names[] = {"low", "high", "mid"};
@@ -48,31 +48,11 @@ ir::Padding Lowerer::padding(const Copy& c, const std::vector<std::int64_t>& ext
   return p;
 }
 
-namespace {
-
-bool mentions(const ExprRef& e, const std::vector<std::string>& names) {
-  if (!e) return false;
-  if (e->kind == ir::ExprKind::var && std::find(names.begin(), names.end(), e->text) != names.end()) return true;
-  for (const auto& o : e->operands)
-    if (mentions(o, names)) return true;
-  return false;
-}
-
-}  // namespace
-
-bool Lowerer::mentions_group_index(const ir::Tile& t) const {
-  if (group_vars_.empty()) return false;
-  if (mentions(t.slot, group_vars_)) return true;
-  for (const auto& o : t.origin)
-    if (mentions(o, group_vars_)) return true;
-  return false;
-}
-
 // Runtime extents (`view(1, X)`, `subspan(1, X)`) on either side: the copy
 // covers the smaller static extent of each such dim and its elements below
 // the limits (the backend guards them); a limit past that extent would
 // leave elements uncopied, so it stops the kernel (__trap).
-void Lowerer::limit_extents(const Stmt& s, const Copy& c, View& src, View& dst, std::vector<std::int64_t>& dst_extent) {
+void MemoryLowering::limit_extents(const Stmt& s, const Copy& c, View& src, View& dst, std::vector<std::int64_t>& dst_extent) {
   auto limited = [](const View& v, std::size_t d) { return d < v.limit.size() && v.limit[d]; };
   bool any = false;
   for (std::size_t d = 0; d < std::max(src.extent.size(), dst.extent.size()); ++d) any = any || limited(src, d) || limited(dst, d);
@@ -99,7 +79,7 @@ void Lowerer::limit_extents(const Stmt& s, const Copy& c, View& src, View& dst, 
 
 // dma.transp<p...>: the destination's extents (dst dim d takes src dim
 // p[d]) and the inverse permutation (src dim p[d] reads dst index d).
-std::vector<std::int64_t> Lowerer::transposition(const Copy& c, const std::vector<std::int64_t>& src_extent,
+std::vector<std::int64_t> MemoryLowering::transposition(const Copy& c, const std::vector<std::int64_t>& src_extent,
                                                  std::vector<std::int64_t>& dst_extent) {
   std::vector<std::int64_t> perm;
   for (const auto& a : c.op_args) perm.push_back(const_int(*a, sema::what::transp_dimension));
@@ -120,7 +100,7 @@ std::vector<std::int64_t> Lowerer::transposition(const Copy& c, const std::vecto
 }
 
 // The padded extent of each dimension: low + high + n + (n - 1) * mid.
-std::vector<std::int64_t> Lowerer::padded_extents(const Copy& c, const ir::Padding& pad,
+std::vector<std::int64_t> MemoryLowering::padded_extents(const Copy& c, const ir::Padding& pad,
                                                   const std::vector<std::int64_t>& src_extent) {
   std::vector<std::int64_t> out(src_extent.size());
   for (std::size_t d = 0; d < out.size(); ++d) {
@@ -142,7 +122,7 @@ std::vector<std::int64_t> Lowerer::padded_extents(const Copy& c, const ir::Paddi
 
 // `dma.copy.swiz<N>`: the TMA layout, written by threads, into a shared tile
 // whose rows are N bytes; the tile's first writer fixes its layout.
-void Lowerer::swizzled_destination(const Modifier& swiz, int dst) {
+void MemoryLowering::swizzled_destination(const Modifier& swiz, int dst) {
   int span = swizzle_span(swiz);
   ir::Buffer& b = buffer(dst);
   if (b.space != ir::Space::shared)
@@ -157,7 +137,7 @@ void Lowerer::swizzled_destination(const Modifier& swiz, int dst) {
   b.swizzle = span;
 }
 
-void Lowerer::copy(const Stmt& s, const Copy& c) {
+void MemoryLowering::copy(const Stmt& s, const Copy& c) {
   if (c.op == CopyOp::any) {
     placeholder(s, c);
     return;
@@ -184,7 +164,7 @@ void Lowerer::copy(const Stmt& s, const Copy& c) {
   if (src.kind != Value::Kind::view || src.view.pending != View::Pending::none)
     unchecked(c.source->location, sema::Rule::copy_source);
   require_static(src.view, *c.source);
-  barrier_before_shared_read(src.view.buffer);
+  ask_barrier_before_shared_read(src.view.buffer);
   const DType src_dtype = buffer(src.view.buffer).dtype;
   std::vector<std::int64_t> perm;
   std::vector<std::int64_t> dst_extent = src.view.extent;

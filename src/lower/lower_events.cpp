@@ -25,21 +25,6 @@ bool contains_mma(const Stmt& s) {
 
 }  // namespace
 
-bool Lowerer::uses_hopper(const Stmt& s) const {
-  bool found = false;
-  walk_statements(s, [&](const Stmt& st) {
-    if (const auto* c = std::get_if<Copy>(&st.node))
-      found = found || c->engine == Engine::tma || find_modifier(c->modifiers, "swiz") != nullptr;
-    else if (std::holds_alternative<Mma>(st.node))
-      found = true;
-    else if (const auto* d = std::get_if<Declaration>(&st.node))
-      found = found || d->type.kind == TypeKind::event;
-    else if (const auto* t = std::get_if<InThreads>(&st.node))
-      found = found || t->is_async;
-  });
-  return found;
-}
-
 namespace {
 
 // The tensor an expression views: `out_s` in `out_s.subspan(64, BN).at(p, 0)`.
@@ -56,7 +41,7 @@ const Name* root_name(const Expr& e) {
 // stores are committed without a wait, and the wait for the copy engine's
 // read moves to the tile's next mma.store (a tile loop's next pass), so the
 // threads compute the next tile while the last one drains to global memory.
-void Lowerer::find_overlapped_store_tiles(const Stmt& body) {
+void MemoryLowering::find_overlapped_store_tiles(const Stmt& body) {
   std::set<std::string> stored, written;
   walk_statements(body, [&](const Stmt& st) {
     if (const auto* c = std::get_if<Copy>(&st.node)) {
@@ -74,11 +59,7 @@ void Lowerer::find_overlapped_store_tiles(const Stmt& body) {
     if (!written.count(name)) overlapped_store_names_.insert(name);
 }
 
-bool Lowerer::per_warpgroup_tile(const View& v) const {
-  return in_warpgroup_ && !group_levels_.empty() && group_levels_.back().unit == 128 && mentions_group_index(tile_of(v));
-}
-
-void Lowerer::wait_before_tile_write(const View& v, const SourceLocation& where) {
+void MemoryLowering::wait_before_tile_write(const View& v, const SourceLocation& where) {
   const int id = v.buffer;
   const ir::Buffer& b = buffer(id);
   if (!overlapped_store_tiles_.count(b.alias_of >= 0 ? b.alias_of : id)) return;
@@ -88,53 +69,22 @@ void Lowerer::wait_before_tile_write(const View& v, const SourceLocation& where)
   emit_unit_barrier(where, per_warpgroup_tile(v));
 }
 
-void Lowerer::emit_unit_barrier(const SourceLocation& where, bool per_warpgroup) {
-  if (!per_warpgroup) return emit_barrier();
-  if (warpgroup_barrier_base_ < 0) {
-    const std::int64_t warpgroups = std::max<std::int64_t>(1, (kernel_.block_threads + 127) / 128);
-    if (next_barrier_id_ + warpgroups > 16)
-      fail(where, "this block needs a named barrier per warpgroup and has too few left (16 in all; inthreads.async "
-                  "regions take one each)");
-    warpgroup_barrier_base_ = next_barrier_id_;
-    next_barrier_id_ += static_cast<int>(warpgroups);
-  }
-  ir::Barrier b;
-  b.set = set_;
-  b.set.barrier_id = warpgroup_barrier_base_;
-  b.scope = ir::Barrier::Scope::warpgroup;
-  emit_node(std::move(b));
-}
-
-void Lowerer::emit_barrier() {
-  emit_node(ir::Barrier{set_});
-  unsynced_shared_writes_.clear();
-}
-
-void Lowerer::note_unsynced_write(int id) {
-  const ir::Buffer& b = buffer(id);
-  unsynced_shared_writes_.insert(b.alias_of >= 0 ? b.alias_of : id);
-}
-
-ir::StmtPtr Lowerer::shared_readers_completion(int id) const {
+ir::StmtPtr MemoryLowering::shared_readers_completion(int id) const {
   // A multiply of this warpgroup may still read the tile (a plain mma
   // completes by the end of its statement as far as the program can tell).
   const ir::Buffer& b = buffer(id);
   return ir::make_stmt(ir::MmaCommit{{}, {b.alias_of >= 0 ? b.alias_of : id}});
 }
 
-void Lowerer::complete_shared_readers(int id) { emit(shared_readers_completion(id)); }
+void MemoryLowering::complete_shared_readers(int id) { emit(shared_readers_completion(id)); }
 
-void Lowerer::barrier_before_shared_read(int id) {
-  const ir::Buffer& b = buffer(id);
-  if (scope_ == Scope::block && unsynced_shared_writes_.count(b.alias_of >= 0 ? b.alias_of : id)) emit_barrier();
-}
 
 // sync.shared and sync.barrier : block wait for the threads running the
 // statement (the block, or an inthreads.async set); in a cooperative launch
 // sync.barrier : block (or : device) waits for the grid; : group for the warp;
 // : thread for the warp's lanes that are here. sync.fence orders memory for
 // the block (thread, group, group-4) or the device (block, device).
-void Lowerer::sync_statement(const Stmt& s, const Sync& y) {
+void MemoryLowering::sync_statement(const Stmt& s, const Sync& y) {
   // At function scope: the host side of a launch, which stream order covers.
   if (is_global_sync(s) && scope_ == Scope::kernel) return;
   ir::Barrier b;
@@ -156,21 +106,12 @@ void Lowerer::sync_statement(const Stmt& s, const Sync& y) {
   else if (y.scope == "barrier" && y.level == SpaceSpecifier::thread) b.scope = ir::Barrier::Scope::lanes;
   else if (y.scope != "shared" && !(y.scope == "barrier" && y.level == SpaceSpecifier::block))
     unchecked(s.location, "a `sync` of another kind");
-  if (b.scope == ir::Barrier::Scope::set || b.scope == ir::Barrier::Scope::grid) unsynced_shared_writes_.clear();
   emit_node(std::move(b), s.location);
-}
-
-bool Lowerer::on_single_warps() const { return scope_ == Scope::block && in_warp_ && set_.threads == 0; }
-
-bool Lowerer::on_whole_warpgroups() const {
-  if (scope_ != Scope::block) return false;
-  if (set_.threads > 0) return set_.threads % 128 == 0 && set_.first % 128 == 0;
-  return in_warpgroup_;
 }
 
 // `.swiz<N>`: 0..3 name the hardware modes (none, 32B, 64B, 128B); 32, 64
 // and 128 are the byte spans themselves.
-void Lowerer::event_declaration(const Stmt& s, const Declaration& d) {
+void MemoryLowering::event_declaration(const Stmt& s, const Declaration& d) {
   // Sema's rules: an sm_80 target, shared storage, directly in the block level.
   if (!target_.mbarrier() || d.type.storage != Storage::shared || set_.threads != 0 || scope_ != Scope::block)
     unchecked(s.location, "an event declared where events cannot live");
@@ -197,75 +138,7 @@ void Lowerer::event_declaration(const Stmt& s, const Declaration& d) {
   }
 }
 
-int Lowerer::swizzle_span(const Modifier& m) const {
-  if (!facts_.swizzle_spans.count(&m)) unchecked(m.location, sema::Rule::swizzle_mode);
-  return facts_.swizzle_span(m);
-}
-
-Value Lowerer::event_value(const Expr& e, const char* /*what: sema names it in its messages*/) {
-  Value v = expr(e);
-  if (v.kind != Value::Kind::event) unchecked(e.location, "an event operand that is no event");
-  if (!v.event_index) {
-    const std::int64_t count = kernel_.events[static_cast<std::size_t>(v.event)].count;
-    if (sema::Verdict broken = sema::event_unselected(source_text(e), count)) fail(e.location, *broken);
-    v.event_index = ir::int_const(0);
-  }
-  return v;
-}
-
-// `e.at(order)` of `event e[N]`: barrier order % N, generation order / N
-// (its phase parity: (order / N) % 2, flipped for `= ready` events, whose
-// first wait passes).
-Value Lowerer::event_at(const Expr& e, const Member& m, Value ev) {
-  const ir::Event& event = kernel_.events[static_cast<std::size_t>(ev.event)];
-  if (ev.event_index || m.args.size() != 1) unchecked(e.location, "an event order of a selected event");
-  Value order = require_scalar(expr(*m.args[0]), *m.args[0]);
-  if (order.is_float) unchecked(m.args[0]->location, "a float event order");
-  const ExprRef n = ir::int_const(event.count);
-  ev.event_index = ir::binary("%", order.expr, n);
-  ExprRef parity = ir::binary("%", ir::binary("/", order.expr, n), ir::int_const(2));
-  if (event.ready) parity = ir::binary("-", ir::int_const(1), parity);
-  ev.event_parity = parity;
-  return ev;
-}
-
-Value Lowerer::subscript(const Expr& e, const Subscript& sub) {
-  Value obj = expr(*sub.object);
-  if (obj.kind == Value::Kind::accumulator) {  // mc[i][j]: one of an array of accumulators
-    const auto& dims = kernel_.accumulators[static_cast<std::size_t>(obj.accumulator)].array_dims;
-    for (const ExprPtr& index : sub.indices) {
-      if (obj.accumulator_selected >= dims.size()) unchecked(e.location, "an accumulator selected past its dims");
-      Value idx = expr(*index);
-      if ((idx.kind != Value::Kind::scalar && idx.kind != Value::Kind::index) || idx.is_float)
-        unchecked(index->location, "an array index that is no integer");
-      const std::int64_t size = dims[obj.accumulator_selected++];
-      if (sema::Verdict broken = idx.constant ? sema::array_index(*idx.constant, size) : std::nullopt)
-        fail(index->location, *broken);
-      obj.accumulator_index = obj.accumulator_index
-                                  ? ir::binary("+", ir::binary("*", obj.accumulator_index, ir::int_const(size)), idx.expr)
-                                  : idx.expr;
-    }
-    return obj;
-  }
-  if (sub.indices.size() != 1) unchecked(e.location, "a subscript of several indices");
-  Value idx = expr(*sub.indices[0]);
-  if ((idx.kind != Value::Kind::scalar && idx.kind != Value::Kind::index) || idx.is_float)
-    unchecked(sub.indices[0]->location, "an array index that is no integer");
-  std::int64_t count = obj.kind == Value::Kind::event ? kernel_.events[static_cast<std::size_t>(obj.event)].count
-                       : (obj.kind == Value::Kind::view && buffer(obj.view.buffer).slots > 0) ? buffer(obj.view.buffer).slots
-                                                                                             : 0;
-  if (count == 0 || (obj.kind == Value::Kind::event && obj.event_index) || (obj.kind == Value::Kind::view && obj.view.slot))
-    unchecked(e.location, "a subscript of what is not an array");
-  if (sema::Verdict broken = idx.constant ? sema::array_index(*idx.constant, count) : std::nullopt)
-    fail(sub.indices[0]->location, *broken);
-  if (obj.kind == Value::Kind::event) obj.event_index = idx.expr;
-  else obj.view.slot = idx.expr;
-  return obj;
-}
-
-void Lowerer::fail_buffer_array(const Expr& e) { unchecked(e.location, "an array of buffers used as one buffer"); }
-
-void Lowerer::arrive(const Value& ev, const SourceLocation& where) {
+void MemoryLowering::arrive(const Value& ev, const SourceLocation& where) {
   // One arrival per warp when the running threads are whole warps.
   ir::Arrive a;
   a.event = ev.event;
@@ -276,7 +149,7 @@ void Lowerer::arrive(const Value& ev, const SourceLocation& where) {
   emit_node(std::move(a), where);
 }
 
-std::optional<std::vector<std::int64_t>> Lowerer::selected_groups(const Expr& condition, const GroupLevel& level,
+std::optional<std::vector<std::int64_t>> MemoryLowering::selected_groups(const Expr& condition, const GroupLevel& level,
                                                                   bool probe) {
   std::vector<std::int64_t> chosen;
   for (std::int64_t v = 0; v < level.count; ++v) {
@@ -297,7 +170,7 @@ std::optional<std::vector<std::int64_t>> Lowerer::selected_groups(const Expr& co
   return chosen;
 }
 
-std::optional<ir::ThreadSet> Lowerer::inthreads_trigger_set(const Expr& condition) {
+std::optional<ir::ThreadSet> MemoryLowering::inthreads_trigger_set(const Expr& condition) {
   if (group_levels_.empty()) return std::nullopt;
   const GroupLevel level = group_levels_.back();
   const auto selected = selected_groups(condition, level, true);
@@ -317,7 +190,7 @@ std::optional<ir::ThreadSet> Lowerer::inthreads_trigger_set(const Expr& conditio
   return narrowed;
 }
 
-bool Lowerer::lifts_to_group(const Stmt& body) const {
+bool MemoryLowering::lifts_to_group(const Stmt& body) const {
   for (const std::string& index : span_thread_indices_)
     if (frontend::statement_mentions(program_, body.location, index)) return false;
   return true;
@@ -325,7 +198,7 @@ bool Lowerer::lifts_to_group(const Stmt& body) const {
 
 // The `trigger ... after` later in the current block that waits for the
 // future `name`, or null.
-const Trigger* Lowerer::trigger_after_naming(const std::string& name) const {
+const Trigger* MemoryLowering::trigger_after_naming(const std::string& name) const {
   if (!block_statements_) return nullptr;
   for (std::size_t i = block_position_ + 1; i < block_statements_->size(); ++i)
     if (const auto* t = std::get_if<Trigger>(&(*block_statements_)[i]->node))
@@ -334,7 +207,7 @@ const Trigger* Lowerer::trigger_after_naming(const std::string& name) const {
   return nullptr;
 }
 
-void Lowerer::trigger_statement(const Stmt& s, const Trigger& t) {
+void MemoryLowering::trigger_statement(const Stmt& s, const Trigger& t) {
   // `trigger e after f`: f (an async TMA copy of this block) was bound to e
   // when it was issued; the trigger arrives as any other.
   for (const auto& f : t.after) {
@@ -353,7 +226,7 @@ void Lowerer::trigger_statement(const Stmt& s, const Trigger& t) {
   }
 }
 
-void Lowerer::wait_statement(const Stmt& s, const Wait& w) {
+void MemoryLowering::wait_statement(const Stmt& s, const Wait& w) {
   emit_node(ir::MmaCommit{});  // what the wait guards may still be read by WGMMA
   line_mark(s.location);
   bool waited_dma = false;
@@ -377,7 +250,7 @@ void Lowerer::wait_statement(const Stmt& s, const Wait& w) {
   if (waited_dma && scope_ == Scope::block) emit_barrier();
 }
 
-void Lowerer::inthreads_async(const Stmt& s, const InThreads& t) {
+void MemoryLowering::inthreads_async(const Stmt& s, const InThreads& t) {
   if (set_.threads > 0) unchecked(s.location, "nested inthreads.async regions");
   // In a thread level that spans each group's threads, a region whose body
   // does not name the thread index runs alike in every thread: at the

@@ -6,6 +6,7 @@
 
 #include "frontend/constant_fold.hpp"
 #include "frontend/frontend.hpp"
+#include "ir/expr_size.hpp"
 #include "lower/lowering.hpp"
 #include "support/checked_int.hpp"
 
@@ -56,35 +57,25 @@ std::string shape_text(DType t, const std::vector<std::int64_t>& dims) {
   return std::string(dtype_name(t)) + " " + shape_list(dims);
 }
 
-std::int64_t Lowerer::const_int(const Expr& e, const char* what) {
+std::int64_t ExprLowering::const_int(const Expr& e, const char* what) {
   Value v = expr(e);
   if (!v.constant)
     fail(e.location, sema::constant_required(what, source_text(e), v.kind == Value::Kind::index && v.count > 0));
   return *v.constant;
 }
 
-std::int64_t Lowerer::non_negative_int(const Expr& e, const char* what) {
+std::int64_t ExprLowering::non_negative_int(const Expr& e, const char* what) {
   std::int64_t v = const_int(e, what);
   if (v < 0) fail(e.location, std::string(what) + " must not be negative, got " + std::to_string(v));
   return v;
 }
 
-const Value& Lowerer::require_scalar(const Value& v, const Expr& e) const {
+const Value& ExprLowering::require_scalar(const Value& v, const Expr& e) const {
   if (!v.expr) fail(e.location, "expected a number, an index or an element here, got `" + source_text(e) + "`");
   return v;
 }
 
-void Lowerer::fail_arithmetic(const Expr& e, support::ArithmeticFault fault, const std::string& values) const {
-  fail(e.location, "`" + source_text(e) + "` " + support::describe(fault) + " (" + values + ")",
-       "integer arithmetic on constants and shapes is evaluated in 64 bits when the kernel is specialized");
-}
-
-ExprRef Lowerer::scaled(const ExprRef& e, std::int64_t k) const {
-  if (!wide_ || k == 1 || ir::is_const(e)) return ir::mul(e, k);
-  return ir::binary("*", ir::convert(e, ir::Type::i64()), ir::int_const(k));
-}
-
-std::vector<std::int64_t> Lowerer::shape_of(const Expr& e, std::vector<std::string>* names) {
+std::vector<std::int64_t> ExprLowering::shape_of(const Expr& e, std::vector<std::string>* names) {
   Value v = expr(e);
   std::vector<std::int64_t> dims;
   std::vector<std::string> dim_names;
@@ -135,7 +126,7 @@ std::vector<std::int64_t> Lowerer::shape_of(const Expr& e, std::vector<std::stri
   return dims;
 }
 
-std::vector<Value> Lowerer::counts_of(const Expr& e, const char* what, bool runtime_ok) {
+std::vector<Value> ExprLowering::counts_of(const Expr& e, const char* what, bool runtime_ok) {
   std::vector<Value> counts;
   auto add = [&](const Expr& part) {
     Value v = expr(part);
@@ -167,7 +158,7 @@ std::vector<Value> Lowerer::counts_of(const Expr& e, const char* what, bool runt
   return counts;
 }
 
-Value Lowerer::name_value(const Expr& e, const Name& n) {
+Value ExprLowering::name_value(const Expr& e, const Name& n) {
   // Sema resolved the name to its declaration: a symbolic dim is bound by
   // now (or read at launch); anything else lowering defined in its scopes,
   // as it met the declaration. (#define names are the preprocessor's.)
@@ -194,7 +185,7 @@ Value Lowerer::name_value(const Expr& e, const Name& n) {
   unchecked(e.location, "a name sema did not resolve");
 }
 
-std::vector<Value> Lowerer::index_args(const ExprList& args) {
+std::vector<Value> ExprLowering::index_args(const ExprList& args) {
   std::vector<Value> out;
   for (const auto& a : args) {
     Value v = expr(*a);
@@ -207,7 +198,7 @@ std::vector<Value> Lowerer::index_args(const ExprList& args) {
   return out;
 }
 
-Value Lowerer::element_ref(const Expr& e, const Value& target, const ExprList& args) {
+Value ExprLowering::element_ref(const Expr& e, const Value& target, const ExprList& args) {
   const View& v = target.view;
   std::vector<Value> idx = index_args(args);
   if (idx.size() != v.extent.size())
@@ -229,7 +220,7 @@ Value Lowerer::element_ref(const Expr& e, const Value& target, const ExprList& a
     if (!(bounded && v.exact)) guard = ir::all_of(guard, ir::less(ir::add(v.origin[d], idx[d].expr), dim_expr(v.buffer, d)));
     if (d < v.limit.size() && v.limit[d]) guard = ir::all_of(guard, ir::less(idx[d].expr, v.limit[d]));
   }
-  if (!lowering_store_target_ && buffer(v.buffer).space == ir::Space::shared) barrier_before_shared_read(v.buffer);
+  if (!lowering_store_target_ && buffer(v.buffer).space == ir::Space::shared) ask_barrier_before_shared_read(v.buffer);
   Value r;
   r.expr = element_at(v, coords);
   r.guard = guard;
@@ -238,7 +229,7 @@ Value Lowerer::element_ref(const Expr& e, const Value& target, const ExprList& a
   return r;
 }
 
-Value Lowerer::member(const Expr& e, const Member& m) {
+Value ExprLowering::member(const Expr& e, const Member& m) {
   Value obj = expr(*m.object);
   if (obj.kind == Value::Kind::event && m.kind == MemberKind::at) return event_at(e, m, std::move(obj));
   if ((obj.kind == Value::Kind::accumulator || obj.kind == Value::Kind::fragment) &&
@@ -290,7 +281,7 @@ Value Lowerer::member(const Expr& e, const Member& m) {
 
 // The view operations: .at (elements, or subspan tiles), .chunkat,
 // .subspan/.view (pending until placed), .step and .from.
-Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
+Value ExprLowering::view_member(const Expr& e, const Member& m, Value obj) {
   auto place = [&](const std::vector<ExprRef>& offsets, const std::vector<std::int64_t>& multiples) {
     View v = obj.view;
     for (std::size_t d = 0; d < v.extent.size(); ++d) {
@@ -434,7 +425,7 @@ Value Lowerer::view_member(const Expr& e, const Member& m, Value obj) {
 
 // A copy's `x.subspan(...)` (or `.subspan(...).step(...)`) without `.at`
 // is its first tile, as `.at(0, ...)`: exact where it fits in the parent.
-void Lowerer::place_at_origin(Value& v) const {
+void ExprLowering::place_at_origin(Value& v) const {
   if ((v.kind != Value::Kind::view && v.kind != Value::Kind::future) || v.view.pending != View::Pending::subspan) return;
   for (std::size_t d = 0; d < v.view.extent.size(); ++d) {
     // -1 when dynamic: never provably inside
@@ -448,7 +439,7 @@ void Lowerer::place_at_origin(Value& v) const {
 // x.span_as([d0, d1, ...]): the same elements, in the same row-major order,
 // seen with another shape. No data moves, so `x` must be a whole buffer
 // (every element of a contiguous block) and the element counts must agree.
-Value Lowerer::span_as(const Expr& e, const Member& m, const Value& obj) {
+Value ExprLowering::span_as(const Expr& e, const Member& m, const Value& obj) {
   if (m.args.empty()) unchecked(e.location, "`.span_as` without a shape");
   std::vector<std::int64_t> dims;
   for (const auto& a : m.args) {
@@ -488,14 +479,14 @@ Value Lowerer::span_as(const Expr& e, const Member& m, const Value& obj) {
   return r;
 }
 
-Value Lowerer::fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c) {
+Value ExprLowering::fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c) {
   if (op == BinaryOp::compose) unchecked(e.location, "a `#` of two constants");
   const support::CheckedInt r = frontend::fold_binary(op, a, c);
   if (!r.ok()) fail_arithmetic(e, r.fault, std::to_string(a) + " " + binary_op_name(op) + " " + std::to_string(c));
   return scalar_const(r.value);
 }
 
-Value Lowerer::binary(const Expr& e, const Binary& b) {
+Value ExprLowering::binary(const Expr& e, const Binary& b) {
   Value l = expr(*b.lhs), r = expr(*b.rhs);
   if (b.op == BinaryOp::compose) {
     if (r.kind != Value::Kind::index || r.count <= 0)
@@ -554,16 +545,16 @@ Value Lowerer::binary(const Expr& e, const Binary& b) {
   return out;
 }
 
-ExprRef Lowerer::read(const Value& v) const {
+ExprRef ExprLowering::read(const Value& v) const {
   return guarded(v, v.element_of >= 0 ? ir::typed_zero(buffer(v.element_of).dtype) : ir::int_const(0));
 }
 
-ExprRef Lowerer::guarded(const Value& v, ExprRef zero) const {
+ExprRef ExprLowering::guarded(const Value& v, ExprRef zero) const {
   if (!v.guard) return v.expr;
   return ir::select(v.guard, v.expr, std::move(zero));
 }
 
-Value Lowerer::unary(const Expr& e, const Unary& n) {
+Value ExprLowering::unary(const Expr& e, const Unary& n) {
   Value v = expr(*n.operand);
   if (n.op != UnaryOp::extent) require_scalar(v, *n.operand);
   if (n.op == UnaryOp::extent) {
@@ -589,7 +580,7 @@ Value Lowerer::unary(const Expr& e, const Unary& n) {
 
 // `sp : [7, 8]` (a shape: the extents of a tensor, the values of a tuple)
 // and `ituple<3> t = {1, x, 3}` (a tuple: the dims of a shape).
-Value Lowerer::named_value(const Expr& init, bool shape) {
+Value ExprLowering::named_value(const Expr& init, bool shape) {
   Value v = expr(init);
   if (v.kind == Value::Kind::view || v.kind == Value::Kind::future || (shape && v.kind == Value::Kind::scalar)) {
     Value r;
@@ -627,7 +618,7 @@ Value Lowerer::named_value(const Expr& init, bool shape) {
   return v;
 }
 
-Value Lowerer::call(const Expr& e, const Call& n) {
+Value ExprLowering::call(const Expr& e, const Call& n) {
   const auto* callee = std::get_if<Name>(&n.callee->node);
   // sp(i), t(i): dimension i of a shape, element i of a tuple.
   if (const Value* whole = callee ? lookup(callee->name) : nullptr;
@@ -678,10 +669,11 @@ Value Lowerer::call(const Expr& e, const Call& n) {
   return builtin_call(e, n, callee->name);
 }
 
-Value Lowerer::expr(const Expr& e) {
+Value ExprLowering::expr(const Expr& e) {
   Value v = expr_value(e);
-  if (text_size_ && v.expr) {
-    const std::size_t size = text_size_(kernel_, v.expr) + (v.guard ? text_size_(kernel_, v.guard) : 0);
+  if (v.expr) {
+    const std::size_t size = ir::expression_text_size(kernel_, v.expr, kMaxExpressionText) +
+                             ir::expression_text_size(kernel_, v.guard, kMaxExpressionText);
     if (size > kMaxExpressionText)
       fail(e.location, "this expression generates more than " + std::to_string(kMaxExpressionText >> 20) +
                            " MiB of CUDA (each guarded element read inside an index repeats the index)",
@@ -690,7 +682,7 @@ Value Lowerer::expr(const Expr& e) {
   return v;
 }
 
-Value Lowerer::expr_value(const Expr& e) {
+Value ExprLowering::expr_value(const Expr& e) {
   return std::visit([&](const auto& n) -> Value {
     using T = std::decay_t<decltype(n)>;
     if constexpr (std::is_same_v<T, IntegerLiteral>) {

@@ -41,7 +41,7 @@ ExprRef fragment_col(const ExprRef& tid, const ExprRef& r) {
 
 ExprRef fragment_row_of_vector(const ExprRef& tid, const ExprRef& r) { return row_of(lane_in_warpgroup(tid), r); }
 
-void Lowerer::for_each_register(std::int64_t registers, const std::function<void(const ExprRef&)>& body) {
+void MmaLowering::for_each_register(std::int64_t registers, const std::function<void(const ExprRef&)>& body) {
   const std::string r = fresh("r");
   ir::For f;
   f.var = r;
@@ -52,7 +52,7 @@ void Lowerer::for_each_register(std::int64_t registers, const std::function<void
   emit_node(std::move(f));
 }
 
-Value Lowerer::fragment(const std::string& base, DType t, const std::vector<std::int64_t>& shape, const SourceLocation& where) {
+Value MmaLowering::fragment(const std::string& base, DType t, const std::vector<std::int64_t>& shape, const SourceLocation& where) {
   if (!target_.wgmma())
     unchecked(where, sema::Rule::unsupported_fragment);
   if (scope_ != Scope::block)
@@ -74,7 +74,7 @@ Value Lowerer::fragment(const std::string& base, DType t, const std::vector<std:
   return v;
 }
 
-void Lowerer::fill_fragment(int id, const ExprRef& value) {
+void MmaLowering::fill_fragment(int id, const ExprRef& value) {
   emit_node(ir::MmaCommit{{id}});  // an RS-mode mma may still read the registers
   const ir::Buffer& b = buffer(id);
   const ExprRef v = ir::coerce(value, ir::Type::element(b.dtype));
@@ -84,7 +84,7 @@ void Lowerer::fill_fragment(int id, const ExprRef& value) {
 }
 
 // frag f16 [64, 16] a {1.0f};
-void Lowerer::fragment_declaration(const Stmt& s, const Declaration& d) {
+void MmaLowering::fragment_declaration(const Stmt& s, const Declaration& d) {
   const TypeRef& t = d.type;
   DType dtype;
   if (!parse_dtype(t.name, dtype)) unchecked(t.location, sema::Rule::unsupported_element_type);
@@ -108,7 +108,7 @@ void Lowerer::fragment_declaration(const Stmt& s, const Declaration& d) {
 
 // a = mma.load.frag tile;  each thread reads its registers' elements of the
 // shared tile (through the tile's swizzle).
-void Lowerer::mma_load_fragment(const Stmt& s, const Mma& m) {
+void MmaLowering::mma_load_fragment(const Stmt& s, const Mma& m) {
   const auto& name = std::get<Name>(m.result->node);
   const Expr& src = *m.operands[0];
   Value v = expr(src);
@@ -129,7 +129,7 @@ void Lowerer::mma_load_fragment(const Stmt& s, const Mma& m) {
   const DType t = b.dtype;
   if (t != DType::f16 && t != DType::bf16)
     fail(src.location, "mma.load.frag loads f16 or bf16 tiles (an mma's lhs), got " + std::string(dtype_name(t)));
-  barrier_before_shared_read(v.view.buffer);
+  ask_barrier_before_shared_read(v.view.buffer);
   line_mark(s.location);
   Value f = fragment(name.name, t, v.view.extent, m.result->location);
   const int id = f.view.buffer;
@@ -141,7 +141,7 @@ void Lowerer::mma_load_fragment(const Stmt& s, const Mma& m) {
   define(name.name, f);
 }
 
-bool Lowerer::names_fragment(const Expr& e) const {
+bool MmaLowering::names_fragment(const Expr& e) const {
   const auto* n = std::get_if<Name>(&e.node);
   const Value* v = n ? lookup(n->name) : nullptr;
   return v && v->kind == Value::Kind::fragment;

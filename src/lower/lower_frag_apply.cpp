@@ -28,34 +28,7 @@ ExprRef register_count(const ir::Kernel& k, const View& v) {
 
 }  // namespace
 
-View Lowerer::registers_of(const Value& v, const Expr& where) {
-  if (v.kind == Value::Kind::fragment) return v.view;
-  if (v.kind != Value::Kind::accumulator)
-    fail(where.location, "expected a register fragment or an mma accumulator, got `" + source_text(where) + "`");
-  ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(v.accumulator)];
-  if (acc.rows != 64)
-    fail(where.location, "element-wise work on a warp's own accumulator (a `: group` level) is not supported yet by libcroqjit");
-  if (acc.dtype != DType::f32)
-    unchecked(where.location, sema::Rule::mma_element_types);
-  if (acc.registers < 0) {
-    // The accumulator's own array, under its name: declared by mma.fill.
-    ir::Buffer b;
-    b.name = acc.name;
-    b.dtype = DType::f32;
-    b.dims = {ir::Extent{acc.n > 0 ? acc.n / 2 : 0, ""}};
-    b.space = ir::Space::local;
-    b.align_bytes = 4;
-    b.fragment = {64, acc.n};
-    kernel_.buffers.push_back(std::move(b));
-    acc.registers = static_cast<int>(kernel_.buffers.size()) - 1;
-  }
-  View r;
-  r.buffer = acc.registers;
-  r.extent = {64, acc.n > 0 ? acc.n : -1};
-  return r;
-}
-
-void Lowerer::apply_loop(const Stmt& s, const Loop& l) {
+void MmaLowering::apply_loop(const Stmt& s, const Loop& l) {
   const auto* m = l.bound ? std::get_if<Member>(&l.bound->node) : nullptr;
   if (!m || m->kind != MemberKind::span || m->has_args)
     fail(s.location, "libcroqjit runs `apply` over a register fragment or an mma accumulator: `apply {i, j} in acc.span`");
@@ -112,48 +85,8 @@ void Lowerer::apply_loop(const Stmt& s, const Loop& l) {
   emit_node(std::move(f), s.location);
 }
 
-Value Lowerer::register_member(const Expr& e, const Member& m, const Value& obj) {
-  const View tile = registers_of(obj, *m.object);
-  if (m.kind == MemberKind::span) {
-    if (m.has_args) fail(e.location, "`.span(i)` of a register fragment is not supported yet by libcroqjit");
-    Value r;
-    r.kind = Value::Kind::shape;
-    r.dims = tile.extent;
-    r.dim_names.assign(r.dims.size(), "");
-    return r;
-  }
-  if (!apply_)
-    fail(e.location, "libcroqjit reads the elements of a register fragment or an accumulator only inside an `apply` over one",
-         "write `apply {i, j} in " + source_text(*m.object) + ".span { ... }`");
-  const std::size_t rank = tile.extent.size();
-  bool same = m.args.size() == rank && rank <= apply_->rank;
-  for (std::size_t d = 0; same && d < rank; ++d) {
-    const auto* n = std::get_if<Name>(&m.args[d]->node);
-    same = n && n->name == apply_->indices[d];
-  }
-  if (!same)
-    fail(e.location, "inside `apply`, a register tile is indexed by the apply's own indices, in order (`" +
-                         source_text(*m.object) + ".at(" + apply_->indices[0] + (rank == 2 && apply_->indices.size() > 1 ? ", " + apply_->indices[1] : "") + ")`)",
-         "each thread holds only the elements the apply visits");
-  const ir::Buffer& b = buffer(tile.buffer);
-  apply_->touched.push_back(tile.buffer);
-  ExprRef reg = apply_->reg;
-  if (rank == 2) {
-    if (b.dims[0].value > 0 && apply_->registers > 0 && b.dims[0].value != apply_->registers)
-      fail(e.location, "`" + source_text(*m.object) + "` is " + shape_list(tile.extent) + " but the apply walks a tile of " +
-                           std::to_string(2 * apply_->registers) + " columns");
-  } else if (apply_->rank == 2) {
-    reg = ir::binary("&", ir::binary(">>", reg, ir::int_const(1)), ir::int_const(1));  // row r / 8 % 2 of the pair
-  }
-  Value r;
-  r.expr = ir::element(tile.buffer, b.dtype, nullptr, {reg});
-  r.element_of = tile.buffer;
-  r.is_float = is_floating(b.dtype);
-  return r;
-}
-
 // reduce_max(dst, src, 1) / reduce_sum(dst, src, 1) / copy(dst, src).
-void Lowerer::fragment_statement(const Stmt& s, const Call& c, const std::string& name) {
+void MmaLowering::fragment_statement(const Stmt& s, const Call& c, const std::string& name) {
   const bool copy = name == "copy";
   if (c.args.size() != (copy ? 2u : 3u))
     fail(s.location, "`" + name + "` takes " + (copy ? "2 operands (destination, source)" : "3 operands (destination, source, dimension)"));

@@ -34,7 +34,7 @@ void swap_lists(const Stmt& s, std::vector<std::vector<std::string>>& out) {
 
 }  // namespace
 
-void Lowerer::find_future_rings() {
+void MemoryLowering::find_future_rings() {
   std::vector<std::vector<std::string>> lists;
   swap_lists(*fn_.body, lists);
   // Union of the lists that share a name, in order of first mention.
@@ -63,14 +63,14 @@ void Lowerer::find_future_rings() {
   }
 }
 
-Lowerer::FutureRing* Lowerer::ring_of(const std::string& name) {
+LoweringContext::FutureRing* MemoryLowering::ring_of(const std::string& name) {
   auto it = ring_of_.find(name);
   return it == ring_of_.end() ? nullptr : &rings_[static_cast<std::size_t>(it->second)];
 }
 
 // The ring's slot variables, where it is first met; its buffer's pointer
 // goes to the same place once the first copy gives the tile.
-void Lowerer::open_ring(FutureRing& ring) {
+void MemoryLowering::open_ring(FutureRing& ring) {
   if (ring.anchor) return;
   for (std::size_t i = 0; i < ring.names.size(); ++i) {
     ring.slot_vars.push_back(fresh(ring.names[i] + "_slot"));
@@ -80,7 +80,7 @@ void Lowerer::open_ring(FutureRing& ring) {
   ring.anchor = out_.back()->back().get();
 }
 
-ExprRef Lowerer::ring_slot(const FutureRing& ring, const std::string& name) const {
+ExprRef MemoryLowering::ring_slot(const FutureRing& ring, const std::string& name) const {
   for (std::size_t i = 0; i < ring.names.size(); ++i)
     if (ring.names[i] == name) return ir::var(ring.slot_vars[i], ir::Type::i32());
   return ir::int_const(0);
@@ -88,7 +88,7 @@ ExprRef Lowerer::ring_slot(const FutureRing& ring, const std::string& name) cons
 
 // The destination of a copy into `=> shared` whose future `name` belongs to
 // a ring: the future's current slot of the ring's buffer.
-View Lowerer::ring_destination(const std::string& name, DType dtype, const std::vector<std::int64_t>& extent,
+View MemoryLowering::ring_destination(const std::string& name, DType dtype, const std::vector<std::int64_t>& extent,
                                const SourceLocation& where) {
   FutureRing& ring = *ring_of(name);
   open_ring(ring);
@@ -113,7 +113,7 @@ View Lowerer::ring_destination(const std::string& name, DType dtype, const std::
 }
 
 // A TMA copy of a ring completes on the ring's barrier of its slot.
-void Lowerer::ring_event(FutureRing& ring, Value& ev, const std::string& name) {
+void MemoryLowering::ring_event(FutureRing& ring, Value& ev, const std::string& name) {
   if (ring.event < 0) {
     ir::Event priv;
     priv.source_name = "tma.copy";
@@ -130,7 +130,7 @@ void Lowerer::ring_event(FutureRing& ring, Value& ev, const std::string& name) {
 
 // A copy's future: a ring's future (or a placeholder's) is the symbol of the
 // scope that declared it, so code after the loop that fills it sees it.
-void Lowerer::define_future(const std::string& name, const Value& f) {
+void MemoryLowering::define_future(const std::string& name, const Value& f) {
   if (ring_of(name))
     for (auto it = symbols_.rbegin(); it != symbols_.rend(); ++it)
       if (auto found = it->find(name); found != it->end()) {
@@ -142,7 +142,7 @@ void Lowerer::define_future(const std::string& name, const Value& f) {
 
 // `f = dma.any;`: a future whose copy comes later; it rings alone unless a
 // swap joins it to others.
-void Lowerer::placeholder(const Stmt& s, const Copy& c) {
+void MemoryLowering::placeholder(const Stmt& s, const Copy& c) {
   const auto* name = c.future ? std::get_if<Name>(&c.future->node) : nullptr;
   if (!name) fail(s.location, "`" + std::string(c.engine == Engine::tma ? "tma" : "dma") + ".any` needs a future name");
   if (!ring_of(name->name)) {
@@ -164,7 +164,7 @@ void Lowerer::placeholder(const Stmt& s, const Copy& c) {
 }
 
 // swap a, b: a takes b's slot and b a's; rotate a, b, c: a takes b's, b c's, c a's.
-void Lowerer::swap_statement(const Stmt& s, const Swap& sw) {
+void MemoryLowering::swap_statement(const Stmt& s, const Swap& sw) {
   std::vector<const Expr*> operands = {sw.first.get(), sw.second.get()};
   for (const auto& e : sw.more) operands.push_back(e.get());
   std::vector<ExprRef> slots;

@@ -31,7 +31,7 @@ ExprRef selected_index(const ir::Kernel& kernel, const Value& v, const std::stri
 
 }  // namespace
 
-void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
+void MmaLowering::mma_statement(const Stmt& s, const Mma& m) {
   if (!target_.mma_sync())
     unchecked(s.location, sema::Rule::needs_sm80);
   line_mark(s.location);
@@ -110,7 +110,7 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
         define(name->name, v);
         return;
       }
-      barrier_before_shared_read(v.view.buffer);
+      ask_barrier_before_shared_read(v.view.buffer);
       int span = 0;
       for (const Modifier& mod : m.modifiers) {
         if (mod.name == "swiz") span = swizzle_span(mod);
@@ -142,7 +142,7 @@ void Lowerer::mma_statement(const Stmt& s, const Mma& m) {
   }
 }
 
-ir::MmaOperand Lowerer::mma_tile_operand(const Expr& e, View& tile, bool fragment_ok, bool global_ok) {
+ir::MmaOperand MmaLowering::mma_tile_operand(const Expr& e, View& tile, bool fragment_ok, bool global_ok) {
   Value v = expr(e);
   if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
   if (fragment_ok && v.kind == Value::Kind::fragment) {  // RS mode: the lhs from registers
@@ -158,7 +158,7 @@ ir::MmaOperand Lowerer::mma_tile_operand(const Expr& e, View& tile, bool fragmen
     return op;
   }
   if (v.kind == Value::Kind::view && buffer(v.view.buffer).space == ir::Space::shared) {
-    barrier_before_shared_read(v.view.buffer);
+    ask_barrier_before_shared_read(v.view.buffer);
     ir::Buffer& b = buffer(v.view.buffer);
     v.swizzle = std::max(0, b.swizzle);  // direct operand: the tile's own layout
     // Not copied yet in the source (a consumer region written before the
@@ -185,10 +185,6 @@ ir::MmaOperand Lowerer::mma_tile_operand(const Expr& e, View& tile, bool fragmen
   return op;
 }
 
-bool Lowerer::at_block_scope() const {
-  return scope_ == Scope::block && !in_warp_ && !in_warpgroup_ && set_.threads == 0;
-}
-
 namespace {
 
 // The accumulator types a warp's mma.sync has for each input type.
@@ -205,7 +201,7 @@ bool warp_input_fits(DType input, DType acc) {
 
 }  // namespace
 
-void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
+void MmaLowering::mma_multiply(const Stmt& s, const Mma& m) {
   // mma.row.row.sp acc, a, b, meta: 2:4 sparse lhs (lower_mma_sparse.cpp).
   if (find_modifier(m.modifiers, "sp") || m.operands.size() == 4) return mma_sparse_multiply(s, m);
   const bool wgmma = target_.wgmma();  // for the wording of messages only
@@ -228,8 +224,13 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   const bool lhs_in_registers = names_fragment(*m.operands[1]);
   if (lhs_in_registers && per_warp)
     fail(m.operands[1]->location, "a register fragment is a warpgroup's lhs; a warp's mma reads its lhs from shared memory");
-  // row.col (warp level, or WGMMA with imm-trans-b): rhs is [K, N], N contiguous.
-  const bool n_major = m.layout == "row.col" && (per_warp || lhs_in_registers || target_.wgmma());
+  // row.col: rhs is [K, N], N contiguous, as written; how the instruction
+  // reads it (ldmatrix.trans at warp level, WGMMA's imm-trans-b) is the
+  // selection pass's. Sema allows it on warps, on a register lhs and where
+  // WGMMA multiplies.
+  const bool n_major = m.layout == "row.col";
+  if (n_major && !per_warp && !lhs_in_registers && !target_.wgmma())
+    unchecked(s.location, sema::Rule::unsupported_mma_layout);
   ir::MmaOperand operands[2];
   View tiles[2];
   for (int i = 0; i < 2; ++i) operands[i] = mma_tile_operand(*m.operands[1 + i], tiles[i], i == 0, per_warp);
@@ -297,7 +298,7 @@ void Lowerer::mma_multiply(const Stmt& s, const Mma& m) {
   emit_node(std::move(op), s.location);
 }
 
-void Lowerer::accumulator_update(const Stmt& s, const Assignment& a, const Value& target) {
+void MmaLowering::accumulator_update(const Stmt& s, const Assignment& a, const Value& target) {
   const int accumulator = target.accumulator;
   const ExprRef index = selected_index(kernel_, target, source_text(*a.target),
                                        [&](const std::string& why) { fail(a.target->location, why); });
@@ -314,7 +315,7 @@ void Lowerer::accumulator_update(const Stmt& s, const Assignment& a, const Value
   emit_node(std::move(update), s.location);
 }
 
-void Lowerer::mma_store(const Stmt& s, const Mma& m) {
+void MmaLowering::mma_store(const Stmt& s, const Mma& m) {
   if (m.operands.size() != 2) fail(s.location, "mma.store takes 2 operands, got " + std::to_string(m.operands.size()));
   if (!on_whole_warpgroups() && !on_single_warps())
     unchecked(s.location, sema::Rule::mma_warpgroups);

@@ -11,7 +11,7 @@ namespace croq::lower::detail {
 
 // Where a block starts: a partial accumulator for each accumulator that an
 // mma.scale of the block names, filled with zero here.
-void Lowerer::open_scale_partials(const StmtList& statements) {
+void MmaLowering::open_scale_partials(const StmtList& statements) {
   for (const auto& st : statements) {
     const auto* m = std::get_if<Mma>(&st->node);
     const auto* name = m && m->op == MmaOp::scale && !m->operands.empty() ? std::get_if<Name>(&m->operands[0]->node) : nullptr;
@@ -30,12 +30,12 @@ void Lowerer::open_scale_partials(const StmtList& statements) {
   }
 }
 
-int Lowerer::scale_target(int accumulator) const {
+int MmaLowering::scale_target(int accumulator) const {
   const auto it = scale_partials_.find(accumulator);
   return it == scale_partials_.end() ? accumulator : it->second;
 }
 
-void Lowerer::mma_scale(const Stmt& s, const Mma& m) {
+void MmaLowering::mma_scale(const Stmt& s, const Mma& m) {
   if (m.operands.size() != 3)
     unchecked(s.location, sema::Rule::mma_operand_count);
   if (!target_.wgmma() || !on_whole_warpgroups())

@@ -12,7 +12,7 @@
 
 namespace croq::lower::detail {
 
-void Lowerer::mma_sparse_multiply(const Stmt& s, const Mma& m) {
+void MmaLowering::mma_sparse_multiply(const Stmt& s, const Mma& m) {
   if (!target_.wgmma())
     fail(s.location, "a sparse mma (`.sp`) lowers to WGMMA .sp, which needs sm_90a; compiling for " + target_.arch);
   for (const Modifier& mod : m.modifiers)

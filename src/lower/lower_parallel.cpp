@@ -38,22 +38,10 @@ ir::Mapping ir_mapping(sema::Mapping m) {
 
 }  // namespace
 
-bool Lowerer::contains_parallel(const Stmt& s) const { return frontend::ast::contains_parallel(s); }
-
-bool Lowerer::has_cooperative_level(const Stmt& s) const {
-  return any_statement(s, [](const Stmt& st) {
-    const auto* p = std::get_if<Parallel>(&st.node);
-    if (!p) return false;
-    for (const ParallelLevel& lv : p->levels)
-      if (lv.cooperative && lv.space == SpaceSpecifier::block) return true;
-    return false;
-  });
-}
-
 // The blocks per cluster of the `: cluster` level p.levels[level]: the count
 // of the `: block` level that must follow it, as the next level of the same
 // statement or the first level of the sole statement of its body.
-std::int64_t Lowerer::cluster_size(const Parallel& p, std::size_t level) {
+std::int64_t LevelLowering::cluster_size(const Parallel& p, std::size_t level) {
   const ParallelLevel& lv = p.levels[level];
   const ParallelLevel* next = level_after_cluster(p, level);
   if (!next || next->space != SpaceSpecifier::block) unchecked(lv.location, "a cluster level without its block level");
@@ -74,7 +62,7 @@ std::int64_t Lowerer::cluster_size(const Parallel& p, std::size_t level) {
 
 // A thread, group or group-4 level outside any block level runs in one
 // block: the kernel is `parallel by 1 : block` around it.
-void Lowerer::implicit_block(const Stmt& s, const Parallel& p, std::size_t level_index) {
+void LevelLowering::implicit_block(const Stmt& s, const Parallel& p, std::size_t level_index) {
   const ParallelLevel& lv = p.levels[level_index];
   if (grid_set_) unchecked(lv.location, "a second block-level parallel statement");
   kernel_.grid = 1;
@@ -96,7 +84,7 @@ void Lowerer::implicit_block(const Stmt& s, const Parallel& p, std::size_t level
 // A `: device(cpu|gpu)` level of one instance around parallel levels: the
 // kernel is what is inside it (its index is 0). Without parallel levels
 // inside, the level itself maps as an unannotated one: one thread runs it.
-void Lowerer::device_level(const Stmt& s, const Parallel& p, std::size_t level_index) {
+void LevelLowering::device_level(const Stmt& s, const Parallel& p, std::size_t level_index) {
   const ParallelLevel& lv = p.levels[level_index];
   const std::vector<Value> count_values = counts_of(*lv.count, sema::what::parallel_count);
   if (count_values.size() != 1 || !count_values[0].constant || *count_values[0].constant != 1)
@@ -112,7 +100,7 @@ void Lowerer::device_level(const Stmt& s, const Parallel& p, std::size_t level_i
   pop();
 }
 
-void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index) {
+void LevelLowering::parallel(const Stmt& s, const Parallel& p, std::size_t level_index) {
   if (level_index == 0 && p.stream) {  // parallel<s>: the kernel launches on stream argument `s`
     const std::string& name = std::get<Name>(p.stream->node).name;
     for (std::size_t i = 0; i < fn_.params.size(); ++i)
@@ -197,12 +185,12 @@ void Lowerer::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   restore(f.saved);
 }
 
-Lowerer::Placement Lowerer::placement() const {
+LevelLowering::Placement LevelLowering::placement() const {
   return {scope_, in_warpgroup_, in_warp_, threads_span_group_, in_cooperative_, thread_id_, thread_instances_,
           group_vars_.size()};
 }
 
-void Lowerer::restore(const Placement& saved) {
+void LevelLowering::restore(const Placement& saved) {
   std::tie(scope_, in_warpgroup_, in_warp_, threads_span_group_, in_cooperative_, thread_id_, thread_instances_) =
       std::tie(saved.scope, saved.in_warpgroup, saved.in_warp, saved.threads_span_group, saved.in_cooperative,
                saved.thread_id, saved.thread_instances);
@@ -212,7 +200,7 @@ void Lowerer::restore(const Placement& saved) {
 // The counts: `by 8`, `by [8, 16]`, or a shape expression; a count
 // computed from a dynamic dim is a runtime value (count 0). And where the
 // level runs: sema mapped it.
-Lowerer::LevelFrame Lowerer::level_counts(const ParallelLevel& lv) {
+LevelLowering::LevelFrame LevelLowering::level_counts(const ParallelLevel& lv) {
   LevelFrame f;
   f.level = &lv;
   f.count_values = counts_of(*lv.count, sema::what::parallel_count);
@@ -239,14 +227,14 @@ Lowerer::LevelFrame Lowerer::level_counts(const ParallelLevel& lv) {
   return f;
 }
 
-void Lowerer::let_linear(LevelFrame& f, ExprRef value, ir::Type type) {
+void LevelLowering::let_linear(LevelFrame& f, ExprRef value, ir::Type type) {
   f.linear_var = ir::var(f.linear, type);
   emit_node(ir::Let{f.linear, type, true, std::move(value)});
 }
 
 // Clusters are contiguous runs of B blocks along x: the cluster index is
 // blockIdx.x / B, the block's rank in it the rest.
-void Lowerer::enter_cluster_level(LevelFrame& f, const Parallel& p, std::size_t level_index) {
+void LevelLowering::enter_cluster_level(LevelFrame& f, const Parallel& p, std::size_t level_index) {
   const ParallelLevel& lv = *f.level;
   if (!kernel_.needs_sm90) kernel_.needs_sm90 = Diagnostic{Severity::error, "`: cluster` needs sm_90 (Hopper)", lv.location.line,
                                                            lv.location.column, std::max(1, lv.location.length), ""};
@@ -258,7 +246,7 @@ void Lowerer::enter_cluster_level(LevelFrame& f, const Parallel& p, std::size_t 
   let_linear(f, ir::binary("/", ir::special("blockIdx.x"), ir::int_const(kernel_.cluster_blocks)));
 }
 
-void Lowerer::enter_grid_level(LevelFrame& f, const Parallel& p, std::size_t level_index) {
+void LevelLowering::enter_grid_level(LevelFrame& f, const Parallel& p, std::size_t level_index) {
   const ParallelLevel& lv = *f.level;
   const std::int64_t total = f.total;
   const bool in_cluster = cluster_open_;
@@ -316,7 +304,7 @@ void Lowerer::enter_grid_level(LevelFrame& f, const Parallel& p, std::size_t lev
   in_warpgroup_ = level_index + 1 == p.levels.size() && block_of_one_warpgroup(*p.body);
 }
 
-void Lowerer::enter_flat_level(LevelFrame& f) {
+void LevelLowering::enter_flat_level(LevelFrame& f) {
   const std::int64_t total = f.total;
   const std::int64_t threads = f.runtime_total ? 256 : std::min<std::int64_t>(total, 256);
   const std::int64_t blocks = support::checked_cdiv(total, threads).value;  // both positive: no fault
@@ -347,11 +335,11 @@ void Lowerer::enter_flat_level(LevelFrame& f) {
   scope_ = Scope::thread;
 }
 
-void Lowerer::enter_thread_level(LevelFrame& f) {
+void LevelLowering::enter_thread_level(LevelFrame& f) {
   const ParallelLevel& lv = *f.level;
   const std::int64_t total = f.total;
   // The level's threads read what one thread just wrote only after a barrier.
-  if (scope_ == Scope::block && !unsynced_shared_writes_.empty()) emit_barrier();
+  ask_barrier_before_shared_read(-1);
   const std::int64_t unit = f.unit = lv.space == SpaceSpecifier::group ? 32 : lv.space == SpaceSpecifier::group4 ? 128 : 1;
   auto needed = support::checked_mul(total, unit);
   if (sema::Verdict broken = sema::block_threads(needed)) fail(lv.location, *broken);
@@ -376,7 +364,7 @@ void Lowerer::enter_thread_level(LevelFrame& f) {
 }
 
 // The level's indices from its linear index, the last fastest.
-void Lowerer::bind_level_indices(const LevelFrame& f) {
+void LevelLowering::bind_level_indices(const LevelFrame& f) {
   const ParallelLevel& lv = *f.level;
   std::int64_t inner_const = 1;
   ExprRef inner_dynamic;  // runtime factors of the inner counts

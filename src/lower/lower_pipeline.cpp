@@ -105,13 +105,31 @@ bool multiply_only(const Stmt& s, const std::set<std::string>& loaded, std::set<
 
 }  // namespace
 
-bool Lowerer::try_pipelined_loop(const Stmt& s, const Loop& l, const Value& bound) {
-  if (!kernel_.hopper || scope_ != Scope::block || set_.threads != 0 || in_warp_ || !in_warpgroup_) return false;
+// The form the pipelined loop takes: its body's leading loads into whole
+// shared buffers, where the multiplies start, and the stages the shared
+// memory allows.
+struct MmaLowering::PipelinedLoop {
+  const Block* body = nullptr;
+  std::vector<const Stmt*> loads;
+  std::vector<int> buffers;
+  std::size_t first_rest = 0;
+  std::int64_t stages = 0;
+};
+
+bool MmaLowering::try_pipelined_loop(const Stmt& s, const Loop& l, const Value& bound) {
+  const std::optional<PipelinedLoop> pipelined = pipelinable(s, l, bound);
+  if (!pipelined) return false;
+  emit_pipelined_loop(s, l, bound, *pipelined);
+  return true;
+}
+
+std::optional<MmaLowering::PipelinedLoop> MmaLowering::pipelinable(const Stmt& s, const Loop& l, const Value& bound) {
+  if (!kernel_.hopper || scope_ != Scope::block || set_.threads != 0 || in_warp_ || !in_warpgroup_) return std::nullopt;
   if (l.indices.size() != 1 || l.indices[0].range || l.indices[0].local_name || l.tuple_name || !s.attributes.empty())
-    return false;
-  if (bound.constant && *bound.constant < 2) return false;
+    return std::nullopt;
+  if (bound.constant && *bound.constant < 2) return std::nullopt;
   const auto* body = l.body ? std::get_if<Block>(&l.body->node) : nullptr;
-  if (!body) return false;
+  if (!body) return std::nullopt;
 
   // The leading synchronous TMA loads into whole shared buffers.
   std::vector<const Stmt*> loads;
@@ -126,32 +144,32 @@ bool Lowerer::try_pipelined_loop(const Stmt& s, const Loop& l, const Value& boun
     bool plain = c->destination_storage == Storage::none;
     for (const Modifier& m : c->modifiers) plain = plain && (m.name == "swiz" || m.name == "zfill");
     const Name* dest = plain_name(c->destination);
-    if (!plain || !dest || loaded.count(dest->name)) return false;
+    if (!plain || !dest || loaded.count(dest->name)) return std::nullopt;
     const Value* v = lookup(dest->name);
-    if (!v || v->kind != Value::Kind::view || v->view.slot || v->view.pending != View::Pending::none) return false;
+    if (!v || v->kind != Value::Kind::view || v->view.slot || v->view.pending != View::Pending::none) return std::nullopt;
     const ir::Buffer& b = buffer(v->view.buffer);
     if (b.space != ir::Space::shared || b.slots != 0 || b.alias_of >= 0 || overlapped_store_tiles_.count(v->view.buffer))
-      return false;
+      return std::nullopt;
     for (const ir::Buffer& other : kernel_.buffers)
-      if (other.alias_of == v->view.buffer) return false;
+      if (other.alias_of == v->view.buffer) return std::nullopt;
     loads.push_back(&st);
     buffers.push_back(v->view.buffer);
     loaded.insert(dest->name);
   }
-  if (loads.empty() || first_rest == body->statements.size()) return false;
+  if (loads.empty() || first_rest == body->statements.size()) return std::nullopt;
 
   // The rest only multiplies them, and names no other view of them.
   std::set<std::string> mentioned;
   bool multiplies = false;
   for (std::size_t i = first_rest; i < body->statements.size(); ++i)
-    if (!multiply_only(*body->statements[i], loaded, mentioned, multiplies)) return false;
-  if (!multiplies) return false;
+    if (!multiply_only(*body->statements[i], loaded, mentioned, multiplies)) return std::nullopt;
+  if (!multiplies) return std::nullopt;
   for (const std::string& name : mentioned) {
     if (loaded.count(name) || name == l.indices[0].name.name) continue;
     const Value* v = lookup(name);
     if (v && (v->kind == Value::Kind::view || v->kind == Value::Kind::future || v->kind == Value::Kind::operand) &&
         std::find(buffers.begin(), buffers.end(), v->view.buffer) != buffers.end())
-      return false;
+      return std::nullopt;
   }
 
   // Stages: as many as the shared memory budget allows, up to kMaxStages.
@@ -166,9 +184,17 @@ bool Lowerer::try_pipelined_loop(const Stmt& s, const Loop& l, const Value& boun
   }
   std::int64_t stages = kMaxStages;
   while (stages >= 2 && shared_bytes + (stages - 1) * stage_bytes > kPipelineSharedBudget) --stages;
-  if (stages < 2) return false;
+  if (stages < 2) return std::nullopt;
 
-  // From here on the loop is lowered as a pipeline.
+  return PipelinedLoop{body, std::move(loads), std::move(buffers), first_rest, stages};
+}
+
+void MmaLowering::emit_pipelined_loop(const Stmt& s, const Loop& l, const Value& bound, const PipelinedLoop& p) {
+  const Block* body = p.body;
+  const std::vector<const Stmt*>& loads = p.loads;
+  const std::vector<int>& buffers = p.buffers;
+  const std::size_t first_rest = p.first_rest;
+  const std::int64_t stages = p.stages;
   if (bound.constant) fit_index(*bound.constant + stages);
   const std::string& index_name = l.indices[0].name.name;
   const ir::Type it = index_type();
@@ -286,7 +312,6 @@ bool Lowerer::try_pipelined_loop(const Stmt& s, const Loop& l, const Value& boun
       break;
     }
   }
-  return true;
 }
 
 }  // namespace croq::lower::detail

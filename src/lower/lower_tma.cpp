@@ -43,7 +43,7 @@ SourceLocation destination_storage_location(const Program& program, const Stmt& 
 
 }  // namespace
 
-int Lowerer::tensor_map_param(const View& global, const std::vector<std::int64_t>& box, int swizzle,
+int MemoryLowering::tensor_map_param(const View& global, const std::vector<std::int64_t>& box, int swizzle,
                               const SourceLocation& where) {
   const ir::Buffer& b = buffer(global.buffer);
   const bool returned = b.argument == -2;  // its descriptor is encoded once the call has allocated it
@@ -74,7 +74,7 @@ int Lowerer::tensor_map_param(const View& global, const std::vector<std::int64_t
 // What TMA takes of a copy's tiles: boxes known on the host of 1 to 5 dims
 // of 1..256 elements, rows of 16-byte multiples (or the swizzle span),
 // tensors of 32-bit coordinates; `stored`: the shared tile a store reads.
-void Lowerer::check_tma_box(const Stmt& s, const Copy& c, const View& global, const View* stored,
+void MemoryLowering::check_tma_box(const Stmt& s, const Copy& c, const View& global, const View* stored,
                             const std::vector<std::int64_t>& tile_shape, int span, bool zfill) {
   const DType dtype = buffer(global.buffer).dtype;
   for (std::size_t d = 0; d < global.extent.size(); ++d)
@@ -113,7 +113,7 @@ void Lowerer::check_tma_box(const Stmt& s, const Copy& c, const View& global, co
   if (zfill && global.exact && !stored) warn(s, "`.zfill` is redundant: the source tile always covers the destination");
 }
 
-void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
+void MemoryLowering::tma_copy(const Stmt& s, const Copy& c) {
   if (!kernel_.needs_sm90)
     kernel_.needs_sm90 = Diagnostic{Severity::error, "tma.copy needs sm_90 (Hopper); use dma.copy", c.op_location.line,
                                     c.op_location.column, std::max(1, c.op_location.length), ""};
@@ -147,7 +147,7 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
   if (src.kind != Value::Kind::view || src.view.pending != View::Pending::none)
     unchecked(c.source->location, sema::Rule::copy_source);
   const bool store = buffer(src.view.buffer).space == ir::Space::shared;
-  if (store) barrier_before_shared_read(src.view.buffer);
+  if (store) ask_barrier_before_shared_read(src.view.buffer);
   View tile;    // the shared side
   View global;  // the global side
   if (store) {
@@ -258,7 +258,7 @@ void Lowerer::tma_copy(const Stmt& s, const Copy& c) {
 // A store from shared memory: after the tile's writers (WGMMA, every thread),
 // committed; waited for here or, for a tile only mma.store writes, before
 // its next write.
-void Lowerer::tma_store(const Stmt& s, const TmaIssue& t) {
+void MemoryLowering::tma_store(const Stmt& s, const TmaIssue& t) {
   const View& tile = t.tile;
   const View& global = t.global;
   const bool single_thread = t.single_thread;
@@ -280,7 +280,7 @@ void Lowerer::tma_store(const Stmt& s, const TmaIssue& t) {
 
 // A load into shared memory, completing on an event of the program, a
 // pipelined loop's slot barrier, a ring's or a private barrier.
-void Lowerer::tma_load(const Stmt& s, const TmaIssue& t, const std::vector<std::int64_t>& box, std::int64_t elem,
+void MemoryLowering::tma_load(const Stmt& s, const TmaIssue& t, const std::vector<std::int64_t>& box, std::int64_t elem,
                        const Modifier* bound, FutureRing* ring, const Name* future, bool async) {
   const View& tile = t.tile;
   const bool single_thread = t.single_thread;

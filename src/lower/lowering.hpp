@@ -1,9 +1,6 @@
-// The lowering's internal state, shared by the files that implement it:
-// lower_expr.cpp (expressions and views), lower_stmt.cpp (statements and
-// the kernel), lower_parallel.cpp (parallel mapping), lower_copy.cpp (dma
-// copies), lower_events.cpp (events, waits, warp specialization),
-// lower_futures.cpp (placeholders, swap), lower_tma.cpp and lower_mma.cpp.
-// Not an interface.
+// The lowering's internal classes and the values they pass around, shared
+// by the files that implement them (the class comment below says which
+// implements what). Not an interface.
 #pragma once
 
 #include <functional>
@@ -115,15 +112,40 @@ ExprRef fragment_row(const ExprRef& tid, const ExprRef& r);
 ExprRef fragment_col(const ExprRef& tid, const ExprRef& r);
 ExprRef fragment_row_of_vector(const ExprRef& tid, const ExprRef& r);
 
-class Lowerer {
+// Lowering is a chain of classes, each with one job, over one lowering
+// context (each class sees the ones before it):
+//
+//   LoweringContext   the state of the kernel being lowered (symbols, the
+//                     open statement lists, where the statements run) and
+//                     the vocabulary every part uses: errors, buffers and
+//                     views, barriers (lower_context.cpp)
+//   ExprLowering      expressions, views, element reads, builtins, events
+//                     and register tiles as values (lower_expr.cpp,
+//                     lower_builtins.cpp, lower_values.cpp)
+//   MemoryLowering    copies, futures and their rings, TMA, events, waits,
+//                     triggers and warp specialization (lower_copy.cpp,
+//                     lower_futures.cpp, lower_tma.cpp, lower_events.cpp)
+//   MmaLowering       accumulators, multiplies, block scales, register
+//                     fragments and the pipelined k loop (lower_mma*.cpp,
+//                     lower_frag*.cpp, lower_pipeline.cpp)
+//   LevelLowering     parallel levels and their mapping (lower_parallel.cpp)
+//   Lowerer           statements, declarations, loops and the kernel
+//                     (lower_stmt.cpp, lower_loops.cpp)
+//
+// A part that lowers nested statements (a level's body, an inthreads body,
+// an apply body, a pipelined loop's body) calls stmt() and block(), which
+// the context declares and Lowerer defines.
+class LoweringContext {
  public:
   // `wide`: index arithmetic in 64 bits, for kernels whose extents, counts
   // or coordinates may pass 2^31 - 1; otherwise 32 bits, and such a value
-  // throws NeedsWideIndices. `text_size` measures expressions as CUDA.
+  // throws NeedsWideIndices.
   // `kernel`: which of the function's kernel_count() kernels to lower.
-  Lowerer(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings, bool wide,
-          const ExpressionTextSize& text_size, int kernel = 0);
-  ir::Kernel run();
+  LoweringContext(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings, bool wide,
+                  int kernel = 0);
+  virtual ~LoweringContext() = default;
+  LoweringContext(const LoweringContext&) = delete;
+  LoweringContext& operator=(const LoweringContext&) = delete;
 
   // Errors, with the bound dims that the construct at `loc` mentions: the
   // shape-dependent rules (sema/bound_rules.hpp) once dims are bound, and
@@ -138,7 +160,11 @@ class Lowerer {
   [[noreturn]] void fail_as_sema(const SourceLocation& loc, const Diagnostic& d) const;
   const Diagnostic* rejected_at(const SourceLocation& loc, const char* rule) const;
 
- private:
+ protected:
+  // Nested statements (Lowerer).
+  virtual void stmt(const Stmt& s) = 0;
+  virtual void block(const Stmt& s) = 0;
+
   // --- symbols
   void push() { symbols_.emplace_back(); }
   void pop() { symbols_.pop_back(); }
@@ -153,256 +179,74 @@ class Lowerer {
   // Runs `body` collecting what it emits into a new list.
   ir::StmtList collect(const std::function<void()>& body);
   ir::StmtPtr braced(ir::StmtList body);
+  void line_mark(const SourceLocation& loc);
+  static ir::SourcePos pos(const SourceLocation& loc) { return {loc.line, loc.column, std::max(1, loc.length)}; }
+  std::string source_text(const Expr& e) const { return frontend::source_text(program_, e); }
+  void warn(const Stmt& s, const std::string& message, const std::string& hint = "");
+  // `e` has no 64-bit value: `values` shows the operation that failed.
+  [[noreturn]] void fail_arithmetic(const Expr& e, support::ArithmeticFault fault, const std::string& values) const;
+  [[noreturn]] void fail_buffer_array(const Expr& e);
+
+  // --- the function's statements
   // In a program of several kernels: whether top-level statement `s` belongs
   // to this kernel (its parallel statement, the declarations, `return`).
   bool in_this_kernel(const Stmt& s);
-  // A `global` tensor at function scope: a kernel parameter the runtime allocates per call.
-  int scratch_buffer(const std::string& name, DType dtype, const std::vector<std::int64_t>& dims,
-                     const SourceLocation& where);
-  void line_mark(const SourceLocation& loc);
-  static ir::SourcePos pos(const SourceLocation& loc) { return {loc.line, loc.column, std::max(1, loc.length)}; }
+  bool contains_parallel(const Stmt& s) const;
+  bool uses_hopper(const Stmt& s) const;
+  bool has_cooperative_level(const Stmt& s) const;
+  // What sema proved about the function: lowering reads names, mappings
+  // and decoded modifiers here instead of deriving them again.
+  static const sema::CheckedFunction& semantics_of(const BoundFunction& bound);
+  int swizzle_span(const Modifier& m) const;  // decoded by sema
 
-  // --- expressions (lower_expr.cpp)
-  std::string source_text(const Expr& e) const { return frontend::source_text(program_, e); }
-  Value expr(const Expr& e);  // expr_value, refusing runaway text
-  Value expr_value(const Expr& e);
-  Value name_value(const Expr& e, const Name& n);
-  Value member(const Expr& e, const Member& m);
-  Value view_member(const Expr& e, const Member& m, Value obj);
-  Value binary(const Expr& e, const Binary& b);
-  Value fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c);
-  Value unary(const Expr& e, const Unary& u);
-  Value call(const Expr& e, const Call& c);
-  Value named_value(const Expr& init, bool shape);
-  // Atomics and math builtins (lower_builtins.cpp).
-  Value builtin_call(const Expr& e, const Call& c, const std::string& name);
-  Value conversion(const Expr& e, const Convert& n);
-  Value squeeze(const Expr& e, const Value& obj);
-  Value align(const Expr& e, const std::string& function, const std::vector<Value>& args);
-  Value atomic_call(const Expr& e, const Call& c, const std::string& op);
-  void asm_statement(const Stmt& s, const Asm& a);
-  Value span_as(const Expr& e, const Member& m, const Value& obj);
-  void place_at_origin(Value& v) const;
-  Value element_ref(const Expr& e, const Value& target, const ExprList& args);
-  std::int64_t const_int(const Expr& e, const char* what);
-  std::int64_t non_negative_int(const Expr& e, const char* what);  // const_int, and not negative
-  // `v`, the value of `e`, has a scalar expression (not a tile, shape,
-  // tuple, event or accumulator); CompileError at `e` otherwise.
-  const Value& require_scalar(const Value& v, const Expr& e) const;
-  // `e` has no 64-bit value: `values` shows the operation that failed.
-  [[noreturn]] void fail_arithmetic(const Expr& e, support::ArithmeticFault fault, const std::string& values) const;
-  // Index arithmetic: the type of index variables, and `e * k` for a tile
-  // origin (in 64 bits when wide, whatever the type of `e`).
+  // --- index arithmetic: the type of index variables, and `e * k` for a
+  // tile origin (in 64 bits when wide, whatever the type of `e`).
   ir::Type index_type() const { return wide_ ? ir::Type::i64() : ir::Type::i32(); }
   ExprRef scaled(const ExprRef& e, std::int64_t k) const;
   // Values up to `largest` need 64-bit indices: restart wide unless already.
   void fit_index(std::int64_t largest) const {
     if (!wide_ && largest > kInt32Max) throw NeedsWideIndices{};
   }
-  // Dynamic dims are refused unless `names` is given (it gets their names).
-  std::vector<std::int64_t> shape_of(const Expr& e, std::vector<std::string>* names = nullptr);
-  // Parallel counts and loop bounds: constants, or counts of a dynamic dim.
-  // `runtime_ok`: an integer computed in the kernel is a count too.
-  std::vector<Value> counts_of(const Expr& e, const char* what, bool runtime_ok = false);
-  std::vector<Value> index_args(const ExprList& args);
-  ExprRef guarded(const Value& v, ExprRef zero) const;
-  // `v`'s value, a guarded element read giving its type's zero out of range.
-  ExprRef read(const Value& v) const;
 
-  // --- statements (lower_stmt.cpp)
-  void stmt(const Stmt& s);
-  void block(const Stmt& s);
-  void declaration(const Stmt& s, const Declaration& d);
-  void scalar_declaration(const Declaration& d);
-  void assignment(const Stmt& s, const Assignment& a);
-  void atomic_value_in_thread(const Value& v, const Expr& e) const;
-  void loop(const Stmt& s, const Loop& l);
-  // `with` and `foreach` over its indices (lower_loops.cpp).
-  void with_loop(const Stmt& s, const Loop& l);
-  void bind_with(const std::optional<Identifier>& tuple_name, const std::vector<LoopIndex>& indices, bool braced,
-                 const Expr& bound);
-  void foreach_bound_indices(const Stmt& s, const Loop& l);
-  void print_statement(const Stmt& s, const Call& c, bool newline);
-  struct LoopRange {
-    ExprRef begin, end, step;  // step null: 1
-  };
-  LoopRange loop_range(const LoopIndex& index, const ExprRef& count);
-  // Emits `body` inside one ir::For per variable, the first outermost; while
-  // the body is lowered it is the innermost of `loop_bodies_`.
-  void foreach_nest(const Stmt& s, const Stmt& body, const std::vector<std::string>& vars,
-                    const std::vector<LoopRange>& ranges);
-  void setup_parameters();
-  void setup_output();
+  // --- buffers and views
+  // `where`: the statement or declarator that asks for it, for errors.
+  int allocate(const std::string& base, DType t, std::vector<std::int64_t> dims, ir::Space space,
+               const SourceLocation& where, std::int64_t slots = 0);
+  // A `global` tensor at function scope: a kernel parameter the runtime allocates per call.
+  int scratch_buffer(const std::string& name, DType dtype, const std::vector<std::int64_t>& dims,
+                     const SourceLocation& where);
+  ir::Buffer& buffer(int id) { return kernel_.buffers[static_cast<std::size_t>(id)]; }
+  const ir::Buffer& buffer(int id) const { return kernel_.buffers[static_cast<std::size_t>(id)]; }
+  ExprRef dim_expr(int buffer, std::size_t d) const;  // an extent: a number or the dynamic dim
+  std::int64_t dim_value(int buffer, std::size_t d) const;  // -1 when dynamic
+  std::string dim_name(int buffer, std::size_t d) const;
+  View whole(int buffer) const;
+  ir::Tile tile_of(const View& v) const;
+  ExprRef element_at(const View& v, const std::vector<ExprRef>& idx) const;
+  ExprRef tile_address(const View& v) const;
+  void mark_written(int buffer);
+  void note_dtype(DType t);
 
-  // --- parallel levels (lower_parallel.cpp)
-  void parallel(const Stmt& s, const Parallel& p, std::size_t level);
-  // Where the statements run: what a parallel level changes on entry and
-  // puts back on exit.
-  struct Placement {
-    Scope scope;
-    bool in_warpgroup, in_warp, threads_span_group, in_cooperative;
-    ExprRef thread_id;
-    std::int64_t thread_instances;
-    std::size_t group_vars;
-  };
-  Placement placement() const;
-  void restore(const Placement& saved);
-  // One level being lowered: its counts (constants, and the runtime part),
-  // mapping, linear index and what encloses its body (a guard or a loop).
-  struct LevelFrame {
-    const ParallelLevel* level = nullptr;
-    ir::Mapping mapping = ir::Mapping::flat;
-    std::vector<Value> count_values;
-    std::vector<std::int64_t> counts;  // 0: a runtime count
-    std::int64_t total = 1;            // the product of the constant counts
-    ExprRef runtime_total;             // the runtime part of the total
-    abi::RuntimeGrid runtime;
-    std::string linear;
-    ExprRef linear_var;
-    std::int64_t unit = 1;  // threads per instance: 1, 32 (group), 128 (group-4)
-    ExprRef guard;
-    // A grid-stride loop over the level's instances (grids past 2^31 - 1
-    // blocks, or counts known only at launch): `linear` from `loop_begin`
-    // below `loop_end`, stepping `loop_step`.
-    ExprRef loop_begin, loop_end, loop_step;
-    bool barrier_at_close = false;     // a block-index loop: fence shared memory before the next index
-    bool pushed_group = false;
-    bool one_warpgroup_block = false;  // a group-4 level in a block of one warpgroup
-    Placement saved{};
-  };
-  LevelFrame level_counts(const ParallelLevel& lv);
-  void let_linear(LevelFrame& f, ExprRef value, ir::Type type = ir::Type::i32());
-  void enter_cluster_level(LevelFrame& f, const Parallel& p, std::size_t level);
-  void enter_grid_level(LevelFrame& f, const Parallel& p, std::size_t level);
-  void enter_flat_level(LevelFrame& f);
-  void enter_thread_level(LevelFrame& f);
-  void bind_level_indices(const LevelFrame& f);
-  void implicit_block(const Stmt& s, const Parallel& p, std::size_t level);
-  void device_level(const Stmt& s, const Parallel& p, std::size_t level);
-  bool has_cooperative_level(const Stmt& s) const;
-  std::int64_t cluster_size(const Parallel& p, std::size_t level);
-
-  // --- copies (lower_copy.cpp)
-  void copy(const Stmt& s, const Copy& c);
-  ir::Padding padding(const Copy& c, const std::vector<std::int64_t>& extent);
-  std::vector<std::int64_t> transposition(const Copy& c, const std::vector<std::int64_t>& src_extent,
-                                          std::vector<std::int64_t>& dst_extent);
-  std::vector<std::int64_t> padded_extents(const Copy& c, const ir::Padding& pad,
-                                           const std::vector<std::int64_t>& src_extent);
-  void swizzled_destination(const Modifier& swiz, int dst);
-  void require_static(const View& v, const Expr& where);
+  // --- where the statements run, and barriers for their threads
+  ExprRef tid() const { return set_.tid; }
+  bool on_whole_warpgroups() const;
+  bool on_single_warps() const;
+  bool at_block_scope() const;  // not in a group, group-4 or inthreads level of the block
   bool mentions_group_index(const ir::Tile& t) const;
-
-  // --- placeholders and swapped futures (lower_futures.cpp)
-  struct FutureRing {
-    std::vector<std::string> names;      // the futures, in order of first mention
-    std::vector<std::string> slot_vars;  // per future: the slot it refers to now
-    int buffer = -1;                     // shared, one slot per future (at the first copy)
-    int event = -1;                      // TMA copies: private barriers, one per slot
-    ir::Stmt* anchor = nullptr;          // where the slot variables are; the buffer's pointer joins them
-  };
-  void find_future_rings();
-  FutureRing* ring_of(const std::string& name);
-  void open_ring(FutureRing& ring);
-  ExprRef ring_slot(const FutureRing& ring, const std::string& name) const;
-  View ring_destination(const std::string& name, DType dtype, const std::vector<std::int64_t>& extent,
-                        const SourceLocation& where);
-  void ring_event(FutureRing& ring, Value& ev, const std::string& name);
-  void define_future(const std::string& name, const Value& f);
-  void placeholder(const Stmt& s, const Copy& c);
-  void swap_statement(const Stmt& s, const Swap& sw);
-  void limit_extents(const Stmt& s, const Copy& c, View& src, View& dst, std::vector<std::int64_t>& dst_extent);
-
-  // --- events, waits, warp specialization (lower_events.cpp)
-  void event_declaration(const Stmt& s, const Declaration& d);
-  void wait_statement(const Stmt& s, const Wait& w);
-  void trigger_statement(const Stmt& s, const Trigger& t);
-  void inthreads_async(const Stmt& s, const InThreads& t);
-  struct GroupLevel;
-  // The indices of `level` for which `condition` holds; nullopt when it
-  // depends on more than the index (or, with `probe`, fails to evaluate).
-  std::optional<std::vector<std::int64_t>> selected_groups(const Expr& condition, const GroupLevel& level, bool probe);
-  // The threads that run a (synchronous) `inthreads (cond)` body when cond
-  // selects a contiguous range of the innermost group level's groups among
-  // the running threads; else nullopt.
-  std::optional<ir::ThreadSet> inthreads_trigger_set(const Expr& condition);
-  Value subscript(const Expr& e, const Subscript& sub);
-  Value event_value(const Expr& e, const char* what);
-  void arrive(const Value& ev, const SourceLocation& where);
-  [[noreturn]] void fail_buffer_array(const Expr& e);
+  bool per_warpgroup_tile(const View& v) const;
   void emit_barrier();
   // A barrier for the threads running the statement: each warpgroup on its
   // own (a tile of each warpgroup's own in a group-4 level), or the set.
   void emit_unit_barrier(const SourceLocation& where, bool per_warpgroup);
-  bool per_warpgroup_tile(const View& v) const;
-  void find_overlapped_store_tiles(const Stmt& body);
-  // A k loop of synchronous TMA loads and the multiplies that read them,
-  // lowered as a ring of slots loaded ahead (lower_pipeline.cpp); false
-  // when the loop is not of that form.
-  bool try_pipelined_loop(const Stmt& s, const Loop& l, const Value& bound);
-  void wait_before_tile_write(const View& tile, const SourceLocation& where);
-  // Shared buffers written element by element (by one thread at block
-  // scope, by each thread in a thread level) since the last block barrier:
-  // block-scope reads, and thread levels entered from block scope, come
-  // after a barrier.
-  void note_unsynced_write(int buffer);
-  // Before a copy overwrites shared buffer `id`: this warpgroup's WGMMA
-  // groups that read it complete (a completion point for the pass).
-  ir::StmtPtr shared_readers_completion(int id) const;
-  void complete_shared_readers(int id);
-  void barrier_before_shared_read(int buffer);
-  void sync_statement(const Stmt& s, const Sync& y);
-  bool on_whole_warpgroups() const;
-  bool on_single_warps() const;
-  int swizzle_span(const Modifier& m) const;  // decoded by sema
+  // Shared memory written element by element (by one thread at block
+  // scope, by each thread in a thread level) is read by the block's threads
+  // after a barrier: at block scope, a barrier asked for before a read of
+  // `buffer` (-1: before a loop or a thread level, whose threads may read
+  // any), which passes::place_shared_barriers keeps where a store came
+  // since the last barrier.
+  void ask_barrier_before_shared_read(int buffer);
 
-  // --- TMA and MMA (lower_tma.cpp, lower_mma.cpp)
-  void tma_copy(const Stmt& s, const Copy& c);
-  void check_tma_box(const Stmt& s, const Copy& c, const View& global, const View* stored,
-                     const std::vector<std::int64_t>& tile_shape, int span, bool zfill);
-  // A tma.copy ready to issue: its shared and global tiles, tensor map,
-  // coordinates (innermost first) and the thread that issues it.
-  struct TmaIssue {
-    View tile, global;
-    int map = -1;
-    std::vector<ExprRef> coords;
-    ExprRef leader;
-    bool single_thread = false;
-  };
-  void tma_store(const Stmt& s, const TmaIssue& t);
-  void tma_load(const Stmt& s, const TmaIssue& t, const std::vector<std::int64_t>& box, std::int64_t elem,
-                const Modifier* bound, FutureRing* ring, const Name* future, bool async);
-  int tensor_map_param(const View& global, const std::vector<std::int64_t>& box, int swizzle, const SourceLocation& where);
-  void mma_statement(const Stmt& s, const Mma& m);
-  void accumulator_update(const Stmt& s, const Assignment& a, const Value& target);
-  bool at_block_scope() const;  // not in a group, group-4 or inthreads level of the block
-  void mma_multiply(const Stmt& s, const Mma& m);
-  void mma_sparse_multiply(const Stmt& s, const Mma& m);  // lower_mma_sparse.cpp
-  Value event_at(const Expr& e, const Member& m, Value ev);
-  // mma.scale (lower_mma_scale.cpp): the partial accumulators of a block.
-  void open_scale_partials(const StmtList& statements);
-  int scale_target(int accumulator) const;
-  void mma_scale(const Stmt& s, const Mma& m);
-  std::map<int, int> scale_partials_;  // accumulator -> the partial its block's mmas write
-  const Trigger* trigger_after_naming(const std::string& name) const;
-  bool lifts_to_group(const Stmt& body) const;  // an inthreads.async body without the thread index
-  // A 2-D mma operand (shared tile or mma.load result) and its view.
-  ir::MmaOperand mma_tile_operand(const Expr& e, View& tile, bool fragment_ok = false, bool global_ok = false);
-  void mma_store(const Stmt& s, const Mma& m);
-
-  // --- register fragments (lower_frag.cpp)
-  // A warpgroup's register tile of logical `shape` ([64, N] or [64]).
-  Value fragment(const std::string& base, DType t, const std::vector<std::int64_t>& shape, const SourceLocation& where);
-  void fill_fragment(int buffer, const ExprRef& value);
-  void fragment_declaration(const Stmt& s, const Declaration& d);
-  void mma_load_fragment(const Stmt& s, const Mma& m);
-  bool names_fragment(const Expr& e) const;
-  // Element-wise work on accumulators and fragments (lower_frag_apply.cpp).
-  void apply_loop(const Stmt& s, const Loop& l);
-  Value register_member(const Expr& e, const Member& m, const Value& obj);
-  void fragment_statement(const Stmt& s, const Call& c, const std::string& name);
-  // A fragment or accumulator operand: its buffer of registers and logical shape.
-  View registers_of(const Value& v, const Expr& where);
+  // --- the state shared by the parts
   // The `apply` being lowered: its index names, the register it visits, the
   // rank of the tile it walks and that tile's registers per thread.
   struct ApplyContext {
@@ -413,38 +257,22 @@ class Lowerer {
     std::vector<int> touched;  // the register buffers its body reads or writes
   };
   std::optional<ApplyContext> apply_;
-  // Emits `body(r)` for each register r of a fragment of `registers` (an unrolled loop).
-  void for_each_register(std::int64_t registers, const std::function<void(const ExprRef&)>& body);
-
-  // --- helpers
-  bool contains_parallel(const Stmt& s) const;
-  bool uses_hopper(const Stmt& s) const;
-  // `where`: the statement or declarator that asks for it, for errors.
-  int allocate(const std::string& base, DType t, std::vector<std::int64_t> dims, ir::Space space,
-               const SourceLocation& where, std::int64_t slots = 0);
-  ir::Buffer& buffer(int id) { return kernel_.buffers[static_cast<std::size_t>(id)]; }
-  const ir::Buffer& buffer(int id) const { return kernel_.buffers[static_cast<std::size_t>(id)]; }
-  ExprRef dim_expr(int buffer, std::size_t d) const;  // an extent: a number or the dynamic dim
-  std::int64_t dim_value(int buffer, std::size_t d) const;  // -1 when dynamic
-  std::string dim_name(int buffer, std::size_t d) const;
-  View whole(int buffer) const;
-  ir::Tile tile_of(const View& v) const;
-  ExprRef element_at(const View& v, const std::vector<ExprRef>& idx) const;
-  ExprRef tile_address(const View& v) const;
-  ExprRef tid() const { return set_.tid; }
-  void mark_written(int buffer);
-  void warn(const Stmt& s, const std::string& message, const std::string& hint = "");
-  void note_dtype(DType t);
-
+  std::map<int, int> scale_partials_;  // accumulator -> the partial its block's mmas write
+  struct FutureRing {
+    std::vector<std::string> names;      // the futures, in order of first mention
+    std::vector<std::string> slot_vars;  // per future: the slot it refers to now
+    int buffer = -1;                     // shared, one slot per future (at the first copy)
+    int event = -1;                      // TMA copies: private barriers, one per slot
+    ir::Stmt* anchor = nullptr;          // where the slot variables are; the buffer's pointer joins them
+  };
+  // --- the function and the kernel being lowered
   const Program& program_;
   const Function& fn_;
   const std::vector<abi::ArgSignature>& args_;
   std::map<std::string, std::int64_t> dims_;
   std::map<std::string, std::vector<abi::DimSource>> dynamic_;
   const BoundFunction& bound_;  // for the derivation notes of errors
-  // What sema proved about the function: lowering reads names, mappings
-  // and decoded modifiers here instead of deriving them again.
-  static const sema::CheckedFunction& semantics_of(const BoundFunction& bound);
+  // What sema proved about the function (semantics_of).
   const sema::CheckedFunction& facts_;
   const int kernel_index_;      // which top-level parallel statement this kernel runs
   const int kernel_count_;      // how many the function has (at least 1)
@@ -452,7 +280,6 @@ class Lowerer {
   const target::Target& target_;
   std::vector<Diagnostic>& warnings_;
   const bool wide_;
-  const ExpressionTextSize& text_size_;
   std::int64_t shared_reach_ = 0;  // shared bytes of the tiles so far, aligned (limit checks only)
 
   ir::Kernel kernel_;
@@ -474,7 +301,6 @@ class Lowerer {
   // Inside `inthreads (p == 1) { ... }`: the threads that arrive on a
   // trigger there (the event counts their warps, not the whole set's).
   std::optional<ir::ThreadSet> trigger_set_;
-  std::set<int> unsynced_shared_writes_;
   std::set<std::string> overlapped_store_names_;  // source names (find_overlapped_store_tiles)
   std::set<int> overlapped_store_tiles_;          // their shared buffers
   // `.sqz()` views (pointer aliases): the tensor they squeeze and the origins
@@ -534,6 +360,261 @@ class Lowerer {
   int output_ = -1;
   std::vector<FutureRing> rings_;
   std::map<std::string, int> ring_of_;
+};
+
+// Expressions and views: a source expression's Value.
+class ExprLowering : public LoweringContext {
+ public:
+  using LoweringContext::LoweringContext;
+
+ protected:
+  // --- expressions (lower_expr.cpp)
+  Value expr(const Expr& e);  // expr_value, refusing runaway text
+  Value expr_value(const Expr& e);
+  Value name_value(const Expr& e, const Name& n);
+  Value member(const Expr& e, const Member& m);
+  Value view_member(const Expr& e, const Member& m, Value obj);
+  Value binary(const Expr& e, const Binary& b);
+  Value fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c);
+  Value unary(const Expr& e, const Unary& u);
+  Value call(const Expr& e, const Call& c);
+  Value named_value(const Expr& init, bool shape);
+  Value span_as(const Expr& e, const Member& m, const Value& obj);
+  void place_at_origin(Value& v) const;
+  Value element_ref(const Expr& e, const Value& target, const ExprList& args);
+  std::int64_t const_int(const Expr& e, const char* what);
+  std::int64_t non_negative_int(const Expr& e, const char* what);  // const_int, and not negative
+  // `v`, the value of `e`, has a scalar expression (not a tile, shape,
+  // tuple, event or accumulator); CompileError at `e` otherwise.
+  const Value& require_scalar(const Value& v, const Expr& e) const;
+  // Dynamic dims are refused unless `names` is given (it gets their names).
+  std::vector<std::int64_t> shape_of(const Expr& e, std::vector<std::string>* names = nullptr);
+  // Parallel counts and loop bounds: constants, or counts of a dynamic dim.
+  // `runtime_ok`: an integer computed in the kernel is a count too.
+  std::vector<Value> counts_of(const Expr& e, const char* what, bool runtime_ok = false);
+  std::vector<Value> index_args(const ExprList& args);
+  ExprRef guarded(const Value& v, ExprRef zero) const;
+  // `v`'s value, a guarded element read giving its type's zero out of range.
+  ExprRef read(const Value& v) const;
+
+  // --- atomics and math builtins (lower_builtins.cpp)
+  Value builtin_call(const Expr& e, const Call& c, const std::string& name);
+  Value conversion(const Expr& e, const Convert& n);
+  Value squeeze(const Expr& e, const Value& obj);
+  Value align(const Expr& e, const std::string& function, const std::vector<Value>& args);
+  Value atomic_call(const Expr& e, const Call& c, const std::string& op);
+  void asm_statement(const Stmt& s, const Asm& a);
+
+  // --- events and register tiles as values (lower_values.cpp)
+  Value subscript(const Expr& e, const Subscript& sub);
+  Value event_value(const Expr& e, const char* what);
+  Value event_at(const Expr& e, const Member& m, Value ev);
+  Value register_member(const Expr& e, const Member& m, const Value& obj);
+  // A fragment or accumulator operand: its buffer of registers and logical shape.
+  View registers_of(const Value& v, const Expr& where);
+};
+
+// Copies, futures, TMA, events and warp specialization.
+class MemoryLowering : public ExprLowering {
+ public:
+  using ExprLowering::ExprLowering;
+
+ protected:
+  // --- copies (lower_copy.cpp)
+  void copy(const Stmt& s, const Copy& c);
+  ir::Padding padding(const Copy& c, const std::vector<std::int64_t>& extent);
+  std::vector<std::int64_t> transposition(const Copy& c, const std::vector<std::int64_t>& src_extent,
+                                          std::vector<std::int64_t>& dst_extent);
+  std::vector<std::int64_t> padded_extents(const Copy& c, const ir::Padding& pad,
+                                           const std::vector<std::int64_t>& src_extent);
+  void swizzled_destination(const Modifier& swiz, int dst);
+  void require_static(const View& v, const Expr& where);
+
+  // --- placeholders and swapped futures (lower_futures.cpp)
+  void find_future_rings();
+  FutureRing* ring_of(const std::string& name);
+  void open_ring(FutureRing& ring);
+  ExprRef ring_slot(const FutureRing& ring, const std::string& name) const;
+  View ring_destination(const std::string& name, DType dtype, const std::vector<std::int64_t>& extent,
+                        const SourceLocation& where);
+  void ring_event(FutureRing& ring, Value& ev, const std::string& name);
+  void define_future(const std::string& name, const Value& f);
+  void placeholder(const Stmt& s, const Copy& c);
+  void swap_statement(const Stmt& s, const Swap& sw);
+  void limit_extents(const Stmt& s, const Copy& c, View& src, View& dst, std::vector<std::int64_t>& dst_extent);
+
+  // --- events, waits, warp specialization (lower_events.cpp)
+  void event_declaration(const Stmt& s, const Declaration& d);
+  void wait_statement(const Stmt& s, const Wait& w);
+  void trigger_statement(const Stmt& s, const Trigger& t);
+  void inthreads_async(const Stmt& s, const InThreads& t);
+  // The indices of `level` for which `condition` holds; nullopt when it
+  // depends on more than the index (or, with `probe`, fails to evaluate).
+  std::optional<std::vector<std::int64_t>> selected_groups(const Expr& condition, const GroupLevel& level, bool probe);
+  // The threads that run a (synchronous) `inthreads (cond)` body when cond
+  // selects a contiguous range of the innermost group level's groups among
+  // the running threads; else nullopt.
+  std::optional<ir::ThreadSet> inthreads_trigger_set(const Expr& condition);
+  void arrive(const Value& ev, const SourceLocation& where);
+  void find_overlapped_store_tiles(const Stmt& body);
+  void wait_before_tile_write(const View& tile, const SourceLocation& where);
+  // Before a copy overwrites shared buffer `id`: this warpgroup's WGMMA
+  // groups that read it complete (a completion point for the pass).
+  ir::StmtPtr shared_readers_completion(int id) const;
+  void complete_shared_readers(int id);
+  void sync_statement(const Stmt& s, const Sync& y);
+  const Trigger* trigger_after_naming(const std::string& name) const;
+  bool lifts_to_group(const Stmt& body) const;  // an inthreads.async body without the thread index
+
+  // --- TMA (lower_tma.cpp)
+  void tma_copy(const Stmt& s, const Copy& c);
+  void check_tma_box(const Stmt& s, const Copy& c, const View& global, const View* stored,
+                     const std::vector<std::int64_t>& tile_shape, int span, bool zfill);
+  // A tma.copy ready to issue: its shared and global tiles, tensor map,
+  // coordinates (innermost first) and the thread that issues it.
+  struct TmaIssue {
+    View tile, global;
+    int map = -1;
+    std::vector<ExprRef> coords;
+    ExprRef leader;
+    bool single_thread = false;
+  };
+  void tma_store(const Stmt& s, const TmaIssue& t);
+  void tma_load(const Stmt& s, const TmaIssue& t, const std::vector<std::int64_t>& box, std::int64_t elem,
+                const Modifier* bound, FutureRing* ring, const Name* future, bool async);
+  int tensor_map_param(const View& global, const std::vector<std::int64_t>& box, int swizzle, const SourceLocation& where);
+};
+
+// Accumulators, multiplies, register fragments and the pipelined k loop.
+class MmaLowering : public MemoryLowering {
+ public:
+  using MemoryLowering::MemoryLowering;
+
+ protected:
+  // --- mma statements (lower_mma.cpp, lower_mma_sparse.cpp, lower_mma_scale.cpp)
+  void mma_statement(const Stmt& s, const Mma& m);
+  void accumulator_update(const Stmt& s, const Assignment& a, const Value& target);
+  void mma_multiply(const Stmt& s, const Mma& m);
+  void mma_sparse_multiply(const Stmt& s, const Mma& m);
+  // A 2-D mma operand (shared tile or mma.load result) and its view.
+  ir::MmaOperand mma_tile_operand(const Expr& e, View& tile, bool fragment_ok = false, bool global_ok = false);
+  void mma_store(const Stmt& s, const Mma& m);
+  // mma.scale: the partial accumulators of a block.
+  void open_scale_partials(const StmtList& statements);
+  int scale_target(int accumulator) const;
+  void mma_scale(const Stmt& s, const Mma& m);
+
+  // --- register fragments (lower_frag.cpp)
+  // A warpgroup's register tile of logical `shape` ([64, N] or [64]).
+  Value fragment(const std::string& base, DType t, const std::vector<std::int64_t>& shape, const SourceLocation& where);
+  void fill_fragment(int buffer, const ExprRef& value);
+  void fragment_declaration(const Stmt& s, const Declaration& d);
+  void mma_load_fragment(const Stmt& s, const Mma& m);
+  bool names_fragment(const Expr& e) const;
+  // Emits `body(r)` for each register r of a fragment of `registers` (an unrolled loop).
+  void for_each_register(std::int64_t registers, const std::function<void(const ExprRef&)>& body);
+  // Element-wise work on accumulators and fragments (lower_frag_apply.cpp).
+  void apply_loop(const Stmt& s, const Loop& l);
+  void fragment_statement(const Stmt& s, const Call& c, const std::string& name);
+
+  // --- the pipelined k loop (lower_pipeline.cpp)
+  // A k loop of synchronous TMA loads and the multiplies that read them,
+  // lowered as a ring of slots loaded ahead; false when the loop is not of
+  // that form.
+  bool try_pipelined_loop(const Stmt& s, const Loop& l, const Value& bound);
+  // The loop's leading loads, when they and the rest of its body have the
+  // form try_pipelined_loop takes.
+  struct PipelinedLoop;
+  std::optional<PipelinedLoop> pipelinable(const Stmt& s, const Loop& l, const Value& bound);
+  void emit_pipelined_loop(const Stmt& s, const Loop& l, const Value& bound, const PipelinedLoop& p);
+};
+
+// Parallel levels: the mapping sema chose, counts, linear indices, guards.
+class LevelLowering : public MmaLowering {
+ public:
+  using MmaLowering::MmaLowering;
+
+ protected:
+  // --- parallel levels (lower_parallel.cpp)
+  void parallel(const Stmt& s, const Parallel& p, std::size_t level);
+  // Where the statements run: what a parallel level changes on entry and
+  // puts back on exit.
+  struct Placement {
+    Scope scope;
+    bool in_warpgroup, in_warp, threads_span_group, in_cooperative;
+    ExprRef thread_id;
+    std::int64_t thread_instances;
+    std::size_t group_vars;
+  };
+  Placement placement() const;
+  void restore(const Placement& saved);
+  // One level being lowered: its counts (constants, and the runtime part),
+  // mapping, linear index and what encloses its body (a guard or a loop).
+  struct LevelFrame {
+    const ParallelLevel* level = nullptr;
+    ir::Mapping mapping = ir::Mapping::flat;
+    std::vector<Value> count_values;
+    std::vector<std::int64_t> counts;  // 0: a runtime count
+    std::int64_t total = 1;            // the product of the constant counts
+    ExprRef runtime_total;             // the runtime part of the total
+    abi::RuntimeGrid runtime;
+    std::string linear;
+    ExprRef linear_var;
+    std::int64_t unit = 1;  // threads per instance: 1, 32 (group), 128 (group-4)
+    ExprRef guard;
+    // A grid-stride loop over the level's instances (grids past 2^31 - 1
+    // blocks, or counts known only at launch): `linear` from `loop_begin`
+    // below `loop_end`, stepping `loop_step`.
+    ExprRef loop_begin, loop_end, loop_step;
+    bool barrier_at_close = false;     // a block-index loop: fence shared memory before the next index
+    bool pushed_group = false;
+    bool one_warpgroup_block = false;  // a group-4 level in a block of one warpgroup
+    Placement saved{};
+  };
+  LevelFrame level_counts(const ParallelLevel& lv);
+  void let_linear(LevelFrame& f, ExprRef value, ir::Type type = ir::Type::i32());
+  void enter_cluster_level(LevelFrame& f, const Parallel& p, std::size_t level);
+  void enter_grid_level(LevelFrame& f, const Parallel& p, std::size_t level);
+  void enter_flat_level(LevelFrame& f);
+  void enter_thread_level(LevelFrame& f);
+  void bind_level_indices(const LevelFrame& f);
+  void implicit_block(const Stmt& s, const Parallel& p, std::size_t level);
+  void device_level(const Stmt& s, const Parallel& p, std::size_t level);
+  std::int64_t cluster_size(const Parallel& p, std::size_t level);
+};
+
+// Statements, declarations, loops and the kernel: the whole lowering.
+class Lowerer : public LevelLowering {
+ public:
+  using LevelLowering::LevelLowering;
+  ir::Kernel run();
+
+ protected:
+  // --- statements (lower_stmt.cpp)
+  void stmt(const Stmt& s) override;
+  void block(const Stmt& s) override;
+  void declaration(const Stmt& s, const Declaration& d);
+  void scalar_declaration(const Declaration& d);
+  void assignment(const Stmt& s, const Assignment& a);
+  void atomic_value_in_thread(const Value& v, const Expr& e) const;
+  void setup_parameters();
+  void setup_output();
+
+  // --- loops (lower_stmt.cpp, lower_loops.cpp: `with` and `foreach` over its indices)
+  void loop(const Stmt& s, const Loop& l);
+  void with_loop(const Stmt& s, const Loop& l);
+  void bind_with(const std::optional<Identifier>& tuple_name, const std::vector<LoopIndex>& indices, bool braced,
+                 const Expr& bound);
+  void foreach_bound_indices(const Stmt& s, const Loop& l);
+  void print_statement(const Stmt& s, const Call& c, bool newline);
+  struct LoopRange {
+    ExprRef begin, end, step;  // step null: 1
+  };
+  LoopRange loop_range(const LoopIndex& index, const ExprRef& count);
+  // Emits `body` inside one ir::For per variable, the first outermost; while
+  // the body is lowered it is the innermost of `loop_bodies_`.
+  void foreach_nest(const Stmt& s, const Stmt& body, const std::vector<std::string>& vars,
+                    const std::vector<LoopRange>& ranges);
 };
 
 }  // namespace croq::lower::detail

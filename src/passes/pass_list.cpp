@@ -11,6 +11,8 @@ namespace {
 using ir::Decision;
 
 constexpr std::array kPasses{
+    Pass{"place_shared_barriers", [](ir::Kernel& k, const PassContext&) { place_shared_barriers(k); },
+         Decision::shared_barriers},
     Pass{"select_mma_instructions",
          [](ir::Kernel& k, const PassContext& c) { select_mma_instructions(k, c.target); }, Decision::mma_instructions},
     Pass{"complete_mma_groups", [](ir::Kernel& k, const PassContext&) { complete_mma_groups(k); },

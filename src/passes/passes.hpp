@@ -43,6 +43,13 @@ inline constexpr std::string_view kLowered = "lower";
 // "lower, select_mma_instructions, ...": every point between stages, for messages.
 std::string stage_names();
 
+// Barrier placement before shared reads (barrier_pass.cpp): a barrier
+// lowering asked for before threads read shared memory (ir::Barrier::
+// if_written) becomes a barrier of its thread set when an element store to
+// what they read came since the last barrier, in program order; otherwise
+// it goes.
+void place_shared_barriers(ir::Kernel& kernel);
+
 // MMA instruction selection: WGMMA on sm_90a (compute_90a), mma.sync
 // m16n8k16 on every other target from sm_80; checks the operand layouts
 // the chosen instruction needs.

@@ -123,8 +123,7 @@ GeneratedProgram generate_program(const frontend::ast::Program& program, const f
   for (int k = 0; k < count; ++k) {
     GeneratedKernel& generated = out.kernels.emplace_back();
     try {
-      ir::Kernel kernel =
-          lower::lower_function(bound, target, generated.warnings, backend::cuda::expression_text_size, k);
+      ir::Kernel kernel = lower::lower_function(bound, target, generated.warnings, k);
       ir::Decisions made;
       watch.after(passes::kLowered, kernel, made, generated);
       for (const passes::Pass& pass : options.passes.empty() ? passes::pass_list() : options.passes) {

@@ -20,9 +20,11 @@ using croq::test::integer_scalar;
 using croq::test::tensor;
 
 // `source`'s entry through bind, lowering and the passes (the IR verifier
-// on), for `arch`.
+// on), for `arch`; its IR text is the one after stage `ir_after` (the last
+// pass when empty).
 inline pipeline::GeneratedKernel lower_for(const std::string& source, const std::vector<abi::ArgSignature>& args,
-                                           const std::string& arch = "sm_90a", std::int64_t max_shared = 227 * 1024) {
+                                           const std::string& arch = "sm_90a", std::int64_t max_shared = 227 * 1024,
+                                           const std::string& ir_after = "") {
   CompileOptions options;
   options.source_name = "kernel.co";
   auto program = frontend::parse_program(source, options);
@@ -31,6 +33,7 @@ inline pipeline::GeneratedKernel lower_for(const std::string& source, const std:
   g.keep_ir = true;
   g.verify_ir = true;
   g.max_shared_bytes = max_shared;
+  g.ir_after = ir_after;
   return pipeline::generate(*program, fn, args, target::parse_target(arch), g);
 }
 

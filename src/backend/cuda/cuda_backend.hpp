@@ -15,7 +15,4 @@ namespace croq::backend::cuda {
 // Throws ir::SourceError at the statement where the text passes 4 MiB.
 std::string emit_kernel(const ir::Kernel& kernel);
 
-// The length of `e` printed as CUDA (lowering caps it).
-std::size_t expression_text_size(const ir::Kernel& kernel, const ir::ExprRef& e);
-
 }  // namespace croq::backend::cuda

@@ -603,6 +603,4 @@ std::string emit_kernel(const ir::Kernel& kernel) {
   return src.str();
 }
 
-std::size_t expression_text_size(const ir::Kernel& kernel, const ir::ExprRef& e) { return Printer(kernel).expr(e).size(); }
-
 }  // namespace croq::backend::cuda

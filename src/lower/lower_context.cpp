@@ -1,0 +1,369 @@
+// The lowering context (lowering.hpp): errors, symbols, emission, buffers
+// and views, where the statements run and the barriers for their threads.
+#include <algorithm>
+
+#include "frontend/ast_walk.hpp"
+#include "frontend/builtins.hpp"
+#include "lower/lowering.hpp"
+#include "support/checked_int.hpp"
+#include "support/format.hpp"
+
+namespace croq::lower::detail {
+
+// Bytes of memory on the device side that no buffer can reach: sizes past
+// this are refused before their arithmetic could overflow.
+constexpr std::int64_t kUnreachableBytes = std::int64_t{1} << 40;
+// What a thread's local memory holds at most (CUDA's per-thread limit).
+constexpr std::int64_t kLocalBytesLimit = 512 * 1024;
+
+namespace {
+
+bool mentions(const ExprRef& e, const std::vector<std::string>& names) {
+  if (!e) return false;
+  if (e->kind == ir::ExprKind::var && std::find(names.begin(), names.end(), e->text) != names.end()) return true;
+  for (const auto& o : e->operands)
+    if (mentions(o, names)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool LoweringContext::mentions_group_index(const ir::Tile& t) const {
+  if (group_vars_.empty()) return false;
+  if (mentions(t.slot, group_vars_)) return true;
+  for (const auto& o : t.origin)
+    if (mentions(o, group_vars_)) return true;
+  return false;
+}
+
+bool LoweringContext::uses_hopper(const Stmt& s) const {
+  bool found = false;
+  walk_statements(s, [&](const Stmt& st) {
+    if (const auto* c = std::get_if<Copy>(&st.node))
+      found = found || c->engine == Engine::tma || find_modifier(c->modifiers, "swiz") != nullptr;
+    else if (std::holds_alternative<Mma>(st.node))
+      found = true;
+    else if (const auto* d = std::get_if<Declaration>(&st.node))
+      found = found || d->type.kind == TypeKind::event;
+    else if (const auto* t = std::get_if<InThreads>(&st.node))
+      found = found || t->is_async;
+  });
+  return found;
+}
+
+bool LoweringContext::per_warpgroup_tile(const View& v) const {
+  return in_warpgroup_ && !group_levels_.empty() && group_levels_.back().unit == 128 && mentions_group_index(tile_of(v));
+}
+
+void LoweringContext::emit_unit_barrier(const SourceLocation& where, bool per_warpgroup) {
+  if (!per_warpgroup) return emit_barrier();
+  if (warpgroup_barrier_base_ < 0) {
+    const std::int64_t warpgroups = std::max<std::int64_t>(1, (kernel_.block_threads + 127) / 128);
+    if (next_barrier_id_ + warpgroups > 16)
+      fail(where, "this block needs a named barrier per warpgroup and has too few left (16 in all; inthreads.async "
+                  "regions take one each)");
+    warpgroup_barrier_base_ = next_barrier_id_;
+    next_barrier_id_ += static_cast<int>(warpgroups);
+  }
+  ir::Barrier b;
+  b.set = set_;
+  b.set.barrier_id = warpgroup_barrier_base_;
+  b.scope = ir::Barrier::Scope::warpgroup;
+  emit_node(std::move(b));
+}
+
+void LoweringContext::emit_barrier() { emit_node(ir::Barrier{set_}); }
+
+void LoweringContext::ask_barrier_before_shared_read(int id) {
+  if (scope_ != Scope::block) return;
+  ir::Barrier b{set_};
+  if (id >= 0) {
+    const ir::Buffer& read = buffer(id);
+    if (read.space != ir::Space::shared) return;
+    b.if_written = read.alias_of >= 0 ? read.alias_of : id;
+  } else {
+    b.if_written = -1;
+  }
+  emit_node(std::move(b));
+}
+
+bool LoweringContext::on_single_warps() const { return scope_ == Scope::block && in_warp_ && set_.threads == 0; }
+
+bool LoweringContext::on_whole_warpgroups() const {
+  if (scope_ != Scope::block) return false;
+  if (set_.threads > 0) return set_.threads % 128 == 0 && set_.first % 128 == 0;
+  return in_warpgroup_;
+}
+
+int LoweringContext::swizzle_span(const Modifier& m) const {
+  if (!facts_.swizzle_spans.count(&m)) unchecked(m.location, sema::Rule::swizzle_mode);
+  return facts_.swizzle_span(m);
+}
+
+void LoweringContext::fail_buffer_array(const Expr& e) { unchecked(e.location, "an array of buffers used as one buffer"); }
+
+void LoweringContext::fail_arithmetic(const Expr& e, support::ArithmeticFault fault, const std::string& values) const {
+  fail(e.location, "`" + source_text(e) + "` " + support::describe(fault) + " (" + values + ")",
+       "integer arithmetic on constants and shapes is evaluated in 64 bits when the kernel is specialized");
+}
+
+ExprRef LoweringContext::scaled(const ExprRef& e, std::int64_t k) const {
+  if (!wide_ || k == 1 || ir::is_const(e)) return ir::mul(e, k);
+  return ir::binary("*", ir::convert(e, ir::Type::i64()), ir::int_const(k));
+}
+
+bool LoweringContext::at_block_scope() const {
+  return scope_ == Scope::block && !in_warp_ && !in_warpgroup_ && set_.threads == 0;
+}
+
+bool LoweringContext::contains_parallel(const Stmt& s) const { return frontend::ast::contains_parallel(s); }
+
+bool LoweringContext::has_cooperative_level(const Stmt& s) const {
+  return any_statement(s, [](const Stmt& st) {
+    const auto* p = std::get_if<Parallel>(&st.node);
+    if (!p) return false;
+    for (const ParallelLevel& lv : p->levels)
+      if (lv.cooperative && lv.space == SpaceSpecifier::block) return true;
+    return false;
+  });
+}
+
+LoweringContext::LoweringContext(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings, bool wide,
+                 int kernel)
+    : program_(*bound.program),
+      fn_(*bound.function),
+      args_(bound.args),
+      dims_(bound.dims),
+      dynamic_(bound.dynamic),
+      bound_(bound),
+      facts_(semantics_of(bound)),
+      kernel_index_(kernel),
+      kernel_count_(frontend::ast::kernel_count(*bound.function)),
+      target_(target),
+      warnings_(warnings),
+      wide_(wide) {
+  thread_id_ = ir::special("threadIdx.x");
+  set_.tid = ir::special("threadIdx.x");
+  set_.count = ir::special("blockDim.x");
+}
+
+const sema::CheckedFunction& LoweringContext::semantics_of(const BoundFunction& bound) {
+  if (!bound.semantics) throw Error("internal error: `" + bound.function->name + "` is lowered without sema's facts");
+  return *bound.semantics;
+}
+
+void LoweringContext::unchecked(const SourceLocation& loc, const char* what) const {
+  if (const Diagnostic* d = rejected_at(loc, nullptr)) fail_as_sema(loc, *d);
+  fail(loc, std::string("internal error: lowering met ") + what + " that sema did not check",
+       "please report this with the source");
+}
+
+// Lowering a function sema rejected (generate_program without sema's facts,
+// as tests of lowering call it): sema's error of `rule` (any, when null) on
+// the line of `loc`, else its first error of `rule`.
+const Diagnostic* LoweringContext::rejected_at(const SourceLocation& loc, const char* rule) const {
+  const Diagnostic* first = nullptr;
+  for (const Diagnostic& d : facts_.rejected) {
+    if (d.severity != Severity::error || (rule && d.rule != rule)) continue;
+    if (d.line == loc.line) return &d;
+    if (!first) first = &d;
+  }
+  if (rule && first) return first;
+  // No error of that rule: the one croq::compile reports first, which
+  // stopped it before lowering.
+  for (const Diagnostic& d : facts_.rejected)
+    if (d.severity == Severity::error) return &d;
+  return nullptr;
+}
+
+void LoweringContext::unchecked(const SourceLocation& loc, sema::Rule rule) const {
+  if (const Diagnostic* d = rejected_at(loc, sema::rule_id(rule))) fail_as_sema(loc, *d);
+  fail(loc, std::string("internal error: lowering met what rule `") + sema::rule_id(rule) + "` forbids, which sema did not check",
+       "please report this with the source");
+}
+
+// Sema's error at lowering's place when it is on that line, else as sema
+// reported it (croq::compile's first error).
+void LoweringContext::fail_as_sema(const SourceLocation& loc, const Diagnostic& d) const {
+  if (d.line == loc.line) fail(loc, d.message, d.hint);
+  throw CompileError({d}, program_.source, program_.source_name);
+}
+
+void LoweringContext::fail(const SourceLocation& loc, const sema::Violation& v) const { fail(loc, v.message, v.hint); }
+
+void LoweringContext::fail(const SourceLocation& loc, const std::string& message, const std::string& hint) const {
+  Diagnostic d;
+  d.message = message;
+  d.line = loc.line;
+  d.column = loc.column;
+  d.length = std::max(1, loc.length);
+  d.hint = hint;
+  d.notes = bind::derivation_notes(bound_, loc.line);
+  throw CompileError({d}, program_.source, program_.source_name);
+}
+
+const Value* LoweringContext::lookup(const std::string& name) const {
+  for (auto it = symbols_.rbegin(); it != symbols_.rend(); ++it) {
+    auto f = it->find(name);
+    if (f != it->end()) return &f->second;
+  }
+  return nullptr;
+}
+
+ir::StmtList LoweringContext::collect(const std::function<void()>& body) {
+  ir::StmtList list;
+  out_.push_back(&list);
+  try {
+    body();
+  } catch (...) {
+    out_.pop_back();
+    throw;
+  }
+  out_.pop_back();
+  return list;
+}
+
+ir::StmtPtr LoweringContext::braced(ir::StmtList body) { return ir::make_stmt(ir::Seq{std::move(body), true}); }
+
+void LoweringContext::line_mark(const SourceLocation& loc) {
+  if (loc.line > 0) emit_node(ir::LineMark{loc.line});
+}
+
+void LoweringContext::warn(const Stmt& s, const std::string& message, const std::string& hint) {
+  warnings_.push_back(Diagnostic{Severity::warning, message, s.location.line, s.location.column,
+                                 std::max(1, s.location.length), hint});
+}
+
+void LoweringContext::note_dtype(DType t) {
+  if (t == DType::f16) kernel_.needs_half = true;
+  if (t == DType::bf16) kernel_.needs_bf16 = true;
+  if (t == DType::f8_e4m3 || t == DType::f8_e5m2) kernel_.needs_fp8 = true;
+  if (is_subbyte(t)) kernel_.needs_subbyte = true;
+  if (t == DType::tf32 || t == DType::f8_ue8m0 || t == DType::f8_ue4m3) kernel_.needs_scale_types = true;
+}
+
+void LoweringContext::mark_written(int id) {
+  const ir::Buffer& b = buffer(id);
+  int root = b.alias_of >= 0 ? b.alias_of : id;
+  int argument = buffer(root).argument;
+  if (argument >= 0) kernel_.abi.argument_written[static_cast<std::size_t>(argument)] = true;
+}
+
+ExprRef LoweringContext::dim_expr(int id, std::size_t d) const {
+  const ir::Extent& x = buffer(id).dims[d];
+  return x.is_dynamic() ? ir::var("dim_" + x.dim, ir::Type::i64()) : ir::int_const(x.value);
+}
+
+std::int64_t LoweringContext::dim_value(int id, std::size_t d) const { return buffer(id).dims[d].value; }
+
+std::string LoweringContext::dim_name(int id, std::size_t d) const {
+  return d < buffer(id).dims.size() ? buffer(id).dims[d].dim : "";
+}
+
+View LoweringContext::whole(int id) const {
+  View v;
+  v.buffer = id;
+  for (std::size_t d = 0; d < buffer(id).dims.size(); ++d) {
+    v.extent.push_back(dim_value(id, d));
+    v.origin.push_back(ir::int_const(0));
+  }
+  return v;
+}
+
+ir::Tile LoweringContext::tile_of(const View& v) const {
+  ir::Tile t;
+  t.buffer = v.buffer;
+  t.slot = v.slot;
+  t.origin = v.origin;
+  t.extent = v.extent;
+  t.exact = v.exact;
+  t.limit = v.limit;
+  for (std::size_t d = 0; d < v.origin.size(); ++d)
+    t.origin_multiple.push_back(ir::is_zero(v.origin[d]) ? 0 : d < v.origin_multiple.size() ? v.origin_multiple[d] : 1);
+  return t;
+}
+
+ExprRef LoweringContext::element_at(const View& v, const std::vector<ExprRef>& idx) const {
+  std::vector<ExprRef> coords;
+  for (std::size_t d = 0; d < idx.size(); ++d) coords.push_back(ir::add(v.origin[d], idx[d]));
+  return ir::element(v.buffer, buffer(v.buffer).dtype, v.slot, std::move(coords));
+}
+
+ExprRef LoweringContext::tile_address(const View& v) const {
+  return ir::address_of(element_at(v, std::vector<ExprRef>(v.extent.size(), ir::int_const(0))));
+}
+
+int LoweringContext::allocate(const std::string& base, DType t, std::vector<std::int64_t> dims, ir::Space space,
+                      const SourceLocation& where, std::int64_t slots) {
+  const std::int64_t elem = static_cast<std::int64_t>(dtype_size(t));
+  const std::optional<std::int64_t> n = support::checked_product(dims);
+  const support::CheckedInt total = n ? support::checked_mul(*n, elem) : support::CheckedInt{0, support::ArithmeticFault::overflow};
+  const char* kind = space == ir::Space::shared ? "shared" : "local";
+  if (!total.ok() || total.value > kUnreachableBytes)
+    fail(where, std::string("this ") + kind + " buffer, " + shape_text(t, dims) + ", is larger than any device memory");
+  if (space == ir::Space::shared && slots > 0) {
+    // Every term stays below 2^41 (kUnreachableBytes): nothing here overflows.
+    const std::int64_t align = kernel_.hopper ? 1024 : 128;
+    const support::CheckedInt ring = support::checked_mul((total.value + align - 1) / align * align, slots);
+    if (!ring.ok() || ring.value > kUnreachableBytes)
+      fail(where, "this ring of " + std::to_string(slots) + " shared buffers " + shape_text(t, dims) +
+                      " is larger than any device memory");
+  }
+  if (space == ir::Space::local && total.value > kLocalBytesLimit)
+    fail(where, "this local buffer, " + shape_text(t, dims) + ", needs " + std::to_string(total.value) +
+                    " bytes per thread; a thread's local memory holds at most " + std::to_string(kLocalBytesLimit),
+         "stage large tiles in shared memory or split them");
+  ir::Buffer b;
+  b.name = fresh(base);
+  b.dtype = t;
+  for (auto d : dims) b.dims.push_back(ir::Extent{d, ""});
+  b.space = space;
+  b.slots = slots;
+  if (space == ir::Space::shared) b.align_bytes = kernel_.hopper ? 1024 : 128;
+  if (space == ir::Space::local) {
+    // The largest power of two up to 16 bytes that divides its size: whole
+    // tiles copied into it may move as 16-byte vectors (vectorize_copies).
+    int align = static_cast<int>(dtype_size(t));
+    while (align < 16 && total.value % (2 * align) == 0) align *= 2;
+    b.align_bytes = align;
+  }
+  note_dtype(t);
+  kernel_.buffers.push_back(std::move(b));
+  int id = static_cast<int>(kernel_.buffers.size()) - 1;
+  if (space == ir::Space::shared && overlapped_store_names_.count(base)) overlapped_store_tiles_.insert(id);
+  if (space == ir::Space::shared) emit_node(ir::AllocShared{id}, where);
+  else if (space == ir::Space::local) emit_node(ir::DeclareLocal{id});
+  return id;
+}
+
+int LoweringContext::scratch_buffer(const std::string& name, DType dtype, const std::vector<std::int64_t>& dims,
+                            const SourceLocation& where) {
+  std::vector<std::int64_t> known = dims;  // shape_of refused dynamic dims
+  fit_index(element_count(known));
+  known.push_back(static_cast<std::int64_t>(dtype_size(dtype)));
+  if (!support::stride_product(known))
+    fail(where, "the global buffer `" + name + "`, " + shape_text(dtype, dims) +
+                    ", holds more bytes than a 64-bit size can count (2^63 - 1)");
+  abi::KernelAbi& abi = kernel_.abi;
+  ir::Buffer b;
+  b.name = "croq_global_" + name;
+  b.dtype = dtype;
+  for (std::int64_t d : dims) b.dims.push_back(ir::Extent{d, ""});
+  b.align_bytes = 256;  // a fresh device allocation
+  note_dtype(dtype);
+  kernel_.buffers.push_back(std::move(b));
+  const int id = static_cast<int>(kernel_.buffers.size()) - 1;
+  kernel_.params.push_back(ir::Param{abi::KernelParam::Kind::scratch, kernel_.buffers.back().name, ir::Type::element(dtype), id});
+  abi.params.push_back(abi::KernelParam{abi::KernelParam::Kind::scratch, static_cast<int>(abi.scratch.size()), name, {}, {}, 0});
+  abi.scratch.push_back(abi::ScratchBuffer{name, dtype, dims});
+  return id;
+}
+
+bool LoweringContext::in_this_kernel(const Stmt& s) {
+  if (std::holds_alternative<Parallel>(s.node)) return top_parallels_seen_++ == kernel_index_;
+  if (std::holds_alternative<Declaration>(s.node) || std::holds_alternative<Return>(s.node)) return true;
+  if (is_global_sync(s)) return false;  // stream order: nothing to emit
+  unchecked(s.location, sema::Rule::program_host_statement);
+}
+
+}  // namespace croq::lower::detail
