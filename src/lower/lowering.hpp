@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/ast_walk.hpp"
 #include "frontend/frontend.hpp"
 #include "ir/builder.hpp"
 #include "lower/lower.hpp"
@@ -136,9 +137,13 @@ class Lowerer {
   // The same for a construct that sema's rule `rule` forbids.
   [[noreturn]] void unchecked(const SourceLocation& loc, sema::Rule rule) const;
   [[noreturn]] void fail_as_sema(const SourceLocation& loc, const Diagnostic& d) const;
+  // A fact sema did not record for the construct at `loc` (`what`): sema
+  // rejected it, so its error on that line, where sema reported it.
+  [[noreturn]] void unrecorded(const SourceLocation& loc, const char* what) const;
   const Diagnostic* rejected_at(const SourceLocation& loc, const char* rule) const;
 
  private:
+  friend struct frontend::ast::Dispatch;  // stmt and expr_value: the dispatch sema shares
   // --- symbols
   void push() { symbols_.emplace_back(); }
   void pop() { symbols_.pop_back(); }
@@ -166,6 +171,8 @@ class Lowerer {
   std::string source_text(const Expr& e) const { return frontend::source_text(program_, e); }
   Value expr(const Expr& e);  // expr_value, refusing runaway text
   Value expr_value(const Expr& e);
+  template <typename T>
+  Value other_expression(const Expr& e, const T& n);  // the kinds Dispatch has no member name for
   Value name_value(const Expr& e, const Name& n);
   Value member(const Expr& e, const Member& m);
   Value view_member(const Expr& e, const Member& m, Value obj);
@@ -211,6 +218,8 @@ class Lowerer {
 
   // --- statements (lower_stmt.cpp)
   void stmt(const Stmt& s);
+  template <typename T>
+  void other_statement(const Stmt& s, const T& n);  // the kinds Dispatch has no member name for
   void block(const Stmt& s);
   void declaration(const Stmt& s, const Declaration& d);
   void scalar_declaration(const Declaration& d);

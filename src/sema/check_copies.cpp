@@ -27,6 +27,29 @@ int Checker::swizzle_span(const Modifier& m) {
   return span;
 }
 
+// The modifiers of a dma.copy or tma.copy (rule unsupported-modifier) and
+// its future's name, recorded for lowering before the operands are checked.
+CopyProtocol Checker::copy_protocol(const Copy& c) {
+  CopyProtocol p;
+  for (const Modifier& m : c.modifiers) {
+    if (m.name == "async") {
+      p.async = true;
+      if (m.has_template_args && c.engine == Engine::tma) p.bound = &m;
+    } else if (m.name == "swiz") {
+      p.swizzle = &m;
+      if (c.engine == Engine::tma) swizzle_span(m);  // reported before the modifiers after it
+    } else if (m.name == "zfill") {
+      p.zfill = true;
+    } else {
+      fail(Rule::unsupported_modifier, m.location,
+           "`." + m.name + "` on " + (c.engine == Engine::tma ? "tma" : "dma") + ".copy is not supported yet by libcroqjit");
+    }
+  }
+  p.future = c.future ? std::get_if<Name>(&c.future->node) : nullptr;
+  if (!trial_) out_.copies[&c] = p;
+  return p;
+}
+
 void Checker::copy(const Stmt& s, const Copy& c) {
   // A copy into a placeholder fills it, even when the copy itself has an error.
   if (const auto* name = c.future && c.op != CopyOp::any ? std::get_if<Name>(&c.future->node) : nullptr)
@@ -127,14 +150,9 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
   if (c.op != CopyOp::copy && c.op != CopyOp::transp && c.op != CopyOp::pad)
     fail(Rule::unsupported_copy, c.op_location,
          "dma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit");
-  const Modifier* swiz = nullptr;
-  bool async = false;
-  for (const Modifier& m : c.modifiers) {
-    if (m.name == "async") async = true;
-    else if (m.name == "swiz") swiz = &m;
-    else if (m.name != "zfill")
-      fail(Rule::unsupported_modifier, m.location, "`." + m.name + "` on dma.copy is not supported yet by libcroqjit");
-  }
+  const CopyProtocol protocol = copy_protocol(c);
+  const Modifier* swiz = protocol.swizzle;
+  const bool async = protocol.async;
   // The copy itself is understood: its operands are checked on.
   for (const auto& dependency : c.after) note_named_future(*dependency);
   if (!c.after.empty())
@@ -266,20 +284,10 @@ void Checker::tma_copy(const Stmt& s, const Copy& c) {
   if (!c.after.empty())
     limitation(Rule::unsupported_after, s.location, "`after` is not supported yet by libcroqjit",
                "wait for the future first: `wait f;`, then copy");
-  int span = 0;
-  bool async = false, swizzle_written = false;
-  const Modifier* bound = nullptr;
-  for (const Modifier& m : c.modifiers) {
-    if (m.name == "swiz") {
-      span = swizzle_span(m);
-      swizzle_written = true;
-    } else if (m.name == "async") {
-      async = true;
-      if (m.has_template_args) bound = &m;
-    } else if (m.name != "zfill") {
-      fail(Rule::unsupported_modifier, m.location, "`." + m.name + "` on tma.copy is not supported yet by libcroqjit");
-    }
-  }
+  const CopyProtocol protocol = copy_protocol(c);
+  int span = protocol.swizzle ? swizzle_span(*protocol.swizzle) : 0;
+  const bool async = protocol.async, swizzle_written = protocol.swizzle != nullptr;
+  const Modifier* bound = protocol.bound;
   if (async && !c.future) require_named_async(s, c);
   // A thread-level parallel of one thread issues it from that thread.
   if (Verdict broken = scope_ == Scope::thread ? tma_in_threads(thread_instances_ == 1) : std::nullopt)
@@ -288,6 +296,7 @@ void Checker::tma_copy(const Stmt& s, const Copy& c) {
     fail(Rule::tma_scope, s.location, "tma.copy runs at block or warpgroup scope, not inside a thread-level parallel");
   Type src = copy_source(c);
   const bool store = src.buffer->space == Space::shared;
+  if (!trial_) out_.copies[&c].store = store;
   Type tile, global;
   if (store) {
     tile = src;

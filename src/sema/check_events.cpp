@@ -31,9 +31,13 @@ void Checker::event_declaration(const Stmt& s, const Declaration& d) {
   for (const Declarator& decl : d.declarators) {
     require_new_name(decl.name, decl.location);
     EventArray& ev = out_.events.emplace_back();
+    // Lowering declares the barriers from these facts (and applies the
+    // count rule, bound_rules.hpp, to a count known only when bound).
+    if (!trial_) out_.declared_events[&decl] = &ev;
     ev.name = decl.name;
     ev.is_array = decl.array_size != nullptr;
     ev.dimensions = 1 + static_cast<int>(decl.more_array_dims.size());
+    ev.count_expr = decl.array_size.get();
     ev.count = decl.array_size ? constant(*decl.array_size, what::event_count) : std::optional<std::int64_t>(1);
     if (Verdict broken = ev.count ? event_count(*ev.count) : std::nullopt)
       fail(*ev.count < 1 ? decl.array_size->location : decl.location, std::move(*broken));
@@ -42,6 +46,7 @@ void Checker::event_declaration(const Stmt& s, const Declaration& d) {
       if (!name || name->name != "ready")
         fail(Rule::event_init, decl.location, "an event can only be initialized `= ready`",
              "`= ready` makes the first wait pass; leave it out otherwise");
+      ev.ready = true;
     }
     Type t;
     t.kind = Kind::event;
@@ -65,7 +70,7 @@ Type Checker::event_value(const Expr& e, const char* what, bool whole_array) {
   return v;
 }
 
-void Checker::wait_statement(const Wait& w) {
+void Checker::wait_statement(const Stmt&, const Wait& w) {
   for (const auto& target : w.targets) note_named_future(*target);  // even when one has an error
   for (const auto& target : w.targets) {
     Type f = expr(*target);
@@ -133,7 +138,9 @@ void Checker::trigger_after(const Trigger& t) {
   }
 }
 
-void Checker::trigger_statement(const Stmt& /*s*/, const Trigger& t) {
+void Checker::trigger_statement(const Stmt& s, const Trigger& t) {
+  if (!t.scope.empty())
+    limitation(Rule::unsupported_statement, s.location, "`trigger." + t.scope + "` is not supported yet by libcroqjit");
   for (const auto& dependency : t.after) note_named_future(*dependency);
   if (!t.after.empty()) trigger_after(t);
   for (const auto& target : t.targets) arrive(event_value(*target, "`trigger`", true), target->location);

@@ -72,87 +72,76 @@ std::optional<Range> range_arithmetic(BinaryOp op, const Type& l, const Type& r)
 
 }  // namespace
 
-Type Checker::expr(const Expr& e) {
-  return std::visit([&](const auto& n) -> Type {
-    using T = std::decay_t<decltype(n)>;
-    if constexpr (std::is_same_v<T, IntegerLiteral>) {
-      literal_limits(e);
-      return known_int(static_cast<std::int64_t>(n.value));
-    } else if constexpr (std::is_same_v<T, FloatLiteral>) {
-      literal_limits(e);
-      Type t;  // never an integer constant, as in lowering
-      t.kind = Kind::scalar;
-      t.number = Number::float_;
-      return t;
-    } else if constexpr (std::is_same_v<T, BoolLiteral>) {
-      return known_int(n.value ? 1 : 0, Number::bool_);
-    } else if constexpr (std::is_same_v<T, Name>) {
-      return name(e, n);
-    } else if constexpr (std::is_same_v<T, Unary>) {
-      return unary(e, n);
-    } else if constexpr (std::is_same_v<T, Binary>) {
-      return binary(e, n);
-    } else if constexpr (std::is_same_v<T, Conditional>) {
-      return conditional(n);
-    } else if constexpr (std::is_same_v<T, Call>) {
-      return call(e, n);
-    } else if constexpr (std::is_same_v<T, Member>) {
-      return member(e, n);
-    } else if constexpr (std::is_same_v<T, Subscript>) {
-      return subscript(e, n);
-    } else if constexpr (std::is_same_v<T, ShapeList>) {
-      Type t;
-      t.kind = Kind::shape;
-      for (const auto& d : n.dims)
-        for (const auto& dim : shape_dims(*d)) t.elements.push_back(dim ? known_int(*dim) : Type{});
-      t.rank = static_cast<int>(t.elements.size());
-      return t;
-    } else if constexpr (std::is_same_v<T, ITuple>) {
-      Type t;
-      t.kind = Kind::tuple;
-      for (const auto& el : n.elements) {
-        Type v = expr(*el);
-        // `{a.span}`: a shape inside braces gives its extents, one value each.
-        if (v.kind == Kind::shape && !v.elements.empty()) t.elements.insert(t.elements.end(), v.elements.begin(), v.elements.end());
-        else t.elements.push_back(std::move(v));
-      }
-      return t;
-    } else if constexpr (std::is_same_v<T, ElementCount>) {
-      std::int64_t count = 1;
-      bool known = true;
-      for (const auto& d : shape_dims(*n.operand)) {
-        auto product = d ? support::checked_mul(count, *d) : support::CheckedInt{0, support::ArithmeticFault::overflow};
-        known = known && product.ok();
-        count = product.value;
-      }
-      Type t = known_int(count);
-      if (!known) t.known = Known::at_specialization;
-      return t;
-    } else if constexpr (std::is_same_v<T, Wildcard>) {
-      fail(Rule::wildcard_outside_chunkat, e.location, "`_` (keep a dimension whole) is only an argument of `chunkat`");
-    } else if constexpr (std::is_same_v<T, Convert>) {
-      DType to;
-      if (!n.foreign && parse_dtype(n.target, to)) {  // __to<f16>(x): x converted to an element type
-        Type v = expr(*n.operand);
-        require_ok(v);
-        if (!v.is_number())
-          fail(Rule::unsupported_expression, e.location, "`__to<" + n.target + ">` converts a number, got `" + text(*n.operand) + "`");
-        Type r;
-        r.kind = Kind::scalar;
-        r.number = is_floating(to) ? Number::float_ : Number::int_;
-        return r;
-      }
-      fail(Rule::unsupported_expression, e.location, "conversions (`__to<" + n.target + ">`) are not supported yet by libcroqjit");
-    } else if constexpr (std::is_same_v<T, Range>) {
-      fail(Rule::unsupported_expression, e.location, "ranges (`start:end:stride`) are not supported yet by libcroqjit");
-    } else {  // StringLiteral
-      fail(Rule::unsupported_expression, e.location, "string literals are not supported yet by libcroqjit",
-           "strings appear only in `assert(cond, \"message\")`");
+// The kinds of expression without a member of their own (Dispatch).
+template <typename T>
+Type Checker::other_expression(const Expr& e, const T& n) {
+  if constexpr (std::is_same_v<T, IntegerLiteral>) {
+    literal_limits(e);
+    return known_int(static_cast<std::int64_t>(n.value));
+  } else if constexpr (std::is_same_v<T, FloatLiteral>) {
+    literal_limits(e);
+    Type t;  // never an integer constant, as in lowering
+    t.kind = Kind::scalar;
+    t.number = Number::float_;
+    return t;
+  } else if constexpr (std::is_same_v<T, BoolLiteral>) {
+    return known_int(n.value ? 1 : 0, Number::bool_);
+  } else if constexpr (std::is_same_v<T, Conditional>) {
+    return conditional(n);
+  } else if constexpr (std::is_same_v<T, ShapeList>) {
+    Type t;
+    t.kind = Kind::shape;
+    for (const auto& d : n.dims)
+      for (const auto& dim : shape_dims(*d)) t.elements.push_back(dim ? known_int(*dim) : Type{});
+    t.rank = static_cast<int>(t.elements.size());
+    return t;
+  } else if constexpr (std::is_same_v<T, ITuple>) {
+    Type t;
+    t.kind = Kind::tuple;
+    for (const auto& el : n.elements) {
+      Type v = expr(*el);
+      // `{a.span}`: a shape inside braces gives its extents, one value each.
+      if (v.kind == Kind::shape && !v.elements.empty()) t.elements.insert(t.elements.end(), v.elements.begin(), v.elements.end());
+      else t.elements.push_back(std::move(v));
     }
-  }, e.node);
+    return t;
+  } else if constexpr (std::is_same_v<T, ElementCount>) {
+    std::int64_t count = 1;
+    bool known = true;
+    for (const auto& d : shape_dims(*n.operand)) {
+      auto product = d ? support::checked_mul(count, *d) : support::CheckedInt{0, support::ArithmeticFault::overflow};
+      known = known && product.ok();
+      count = product.value;
+    }
+    Type t = known_int(count);
+    if (!known) t.known = Known::at_specialization;
+    return t;
+  } else if constexpr (std::is_same_v<T, Wildcard>) {
+    fail(Rule::wildcard_outside_chunkat, e.location, "`_` (keep a dimension whole) is only an argument of `chunkat`");
+  } else if constexpr (std::is_same_v<T, Convert>) {
+    DType to;
+    if (!n.foreign && parse_dtype(n.target, to)) {  // __to<f16>(x): x converted to an element type
+      Type v = expr(*n.operand);
+      require_ok(v);
+      if (!v.is_number())
+        fail(Rule::unsupported_expression, e.location, "`__to<" + n.target + ">` converts a number, got `" + text(*n.operand) + "`");
+      Type r;
+      r.kind = Kind::scalar;
+      r.number = is_floating(to) ? Number::float_ : Number::int_;
+      return r;
+    }
+    fail(Rule::unsupported_expression, e.location, "conversions (`__to<" + n.target + ">`) are not supported yet by libcroqjit");
+  } else if constexpr (std::is_same_v<T, Range>) {
+    fail(Rule::unsupported_expression, e.location, "ranges (`start:end:stride`) are not supported yet by libcroqjit");
+  } else {  // StringLiteral
+    fail(Rule::unsupported_expression, e.location, "string literals are not supported yet by libcroqjit",
+         "strings appear only in `assert(cond, \"message\")`");
+  }
 }
 
-Type Checker::name(const Expr& e, const Name& n) {
+Type Checker::expr(const Expr& e) { return Dispatch::expression(*this, e); }
+
+Type Checker::name_value(const Expr& e, const Name& n) {
   const Symbol* s = lookup(n.name);
   if (!s) {
     // Defines the preprocessor did not expand (option defines of names it kept).

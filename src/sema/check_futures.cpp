@@ -1,6 +1,7 @@
 // Names of futures and their life: one declaration per scope, `dma.any`
 // placeholders (filled by a later copy, never copied themselves, never left
 // unused), and `swap` of two futures.
+#include "frontend/ast_walk.hpp"
 #include "sema/checker.hpp"
 
 namespace croq::sema::detail {
@@ -11,7 +12,64 @@ std::string at_text(const SourceLocation& where) {
   return std::to_string(where.line) + ":" + std::to_string(where.column);
 }
 
+// The names `swap` and `rotate` statements of `s` exchange, one list each,
+// then each placeholder's name alone.
+std::vector<std::vector<std::string>> ring_lists(const Stmt& s) {
+  std::vector<std::vector<std::string>> swapped, placeholders;
+  walk_statements(s, [&](const Stmt& st) {
+    if (const auto* c = std::get_if<Copy>(&st.node); c && c->op == CopyOp::any) {
+      if (const auto* name = c->future ? std::get_if<Name>(&c->future->node) : nullptr)
+        placeholders.push_back({name->name});
+      return;
+    }
+    const auto* n = std::get_if<Swap>(&st.node);
+    if (!n) return;
+    std::vector<std::string> names;
+    auto add = [&](const ExprPtr& e) {
+      if (const auto* name = e ? std::get_if<Name>(&e->node) : nullptr) names.push_back(name->name);
+    };
+    add(n->first);
+    add(n->second);
+    for (const auto& e : n->more) add(e);
+    swapped.push_back(std::move(names));
+  });
+  swapped.insert(swapped.end(), placeholders.begin(), placeholders.end());
+  return swapped;
+}
+
 }  // namespace
+
+std::vector<FutureRing> future_rings(const Function& fn) {
+  std::vector<FutureRing> rings;
+  if (!fn.body) return rings;
+  std::map<std::string, std::size_t> ring_of;
+  // Union of the lists that share a name, in order of first mention.
+  for (const auto& list : ring_lists(*fn.body)) {
+    std::optional<std::size_t> ring;
+    for (const auto& name : list)
+      if (auto it = ring_of.find(name); it != ring_of.end()) ring = it->second;
+    if (!ring) {
+      ring = rings.size();
+      rings.emplace_back();
+    }
+    for (const auto& name : list) {
+      auto it = ring_of.find(name);
+      if (it != ring_of.end() && it->second != *ring) {  // merge the other ring into this one
+        std::vector<std::string>& other = rings[it->second].futures;
+        for (const auto& moved : other) {
+          ring_of[moved] = *ring;
+          rings[*ring].futures.push_back(moved);
+        }
+        other.clear();
+      } else if (it == ring_of.end()) {
+        ring_of[name] = *ring;
+        rings[*ring].futures.push_back(name);
+      }
+    }
+  }
+  std::erase_if(rings, [](const FutureRing& r) { return r.futures.empty(); });
+  return rings;
+}
 
 // The scope a name is declared in for the one-declaration rule: the
 // function body shares its scope with the parameters.

@@ -68,7 +68,7 @@ Accumulator* Checker::accumulator(const Expr& e) {
   return v.accumulator;
 }
 
-void Checker::mma(const Stmt& s, const Mma& m) {
+void Checker::mma_statement(const Stmt& s, const Mma& m) {
   if (options_.target && !options_.target->mma_sync() && !needs_sm80_reported_) {
     needs_sm80_reported_ = true;
     fail(Rule::needs_sm80, s.location,

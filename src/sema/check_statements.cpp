@@ -93,94 +93,70 @@ void Checker::statement(const Stmt& s) {
   pending_launch_bound_ = pending;
 }
 
-void Checker::statement_node(const Stmt& s) {
-  std::visit([&](const auto& n) {
-    using T = std::decay_t<decltype(n)>;
-    if constexpr (std::is_same_v<T, Block>) {
-      nested(s);
-    } else if constexpr (std::is_same_v<T, Declaration>) {
-      declaration(s, n);
-    } else if constexpr (std::is_same_v<T, Assignment>) {
-      assignment(s, n);
-    } else if constexpr (std::is_same_v<T, ExprStatement>) {
-      atomic_site_ = statement_expr_ = n.expr.get();
-      expr(*n.expr);
-    } else if constexpr (std::is_same_v<T, Parallel>) {
-      parallel(s, n, 0);
-    } else if constexpr (std::is_same_v<T, Loop>) {
-      loop(s, n);
-    } else if constexpr (std::is_same_v<T, While>) {
-      ++loops_;
-      if (events_only(*n.condition)) {
-        // `while (e)`, `while (e && f[0])`: loops while the events are not complete.
-        limitation(Rule::unsupported_statement, s.location,
-                   "`while` over events is not supported yet by libcroqjit", "wait for them: `wait e;`");
-        for (const Expr* part : leaves_of(*n.condition)) {  // `b[5]` is still checked; a whole array is fine here
-          try {
-            expr(*part);
-          } catch (const Abort&) {
-          }
+// The kinds of statement without a member of their own (Dispatch).
+template <typename T>
+void Checker::other_statement(const Stmt& s, const T& n) {
+  if constexpr (std::is_same_v<T, Block>) {
+    nested(s);
+  } else if constexpr (std::is_same_v<T, ExprStatement>) {
+    atomic_site_ = statement_expr_ = n.expr.get();
+    expr(*n.expr);
+  } else if constexpr (std::is_same_v<T, While>) {
+    ++loops_;
+    if (events_only(*n.condition)) {
+      // `while (e)`, `while (e && f[0])`: loops while the events are not complete.
+      limitation(Rule::unsupported_statement, s.location,
+                 "`while` over events is not supported yet by libcroqjit", "wait for them: `wait e;`");
+      for (const Expr* part : leaves_of(*n.condition)) {  // `b[5]` is still checked; a whole array is fine here
+        try {
+          expr(*part);
+        } catch (const Abort&) {
         }
-        nested(*n.body);
-      } else {
-        body_after_condition(*n.condition, "`while`", *n.body);
       }
-      --loops_;
-    } else if constexpr (std::is_same_v<T, If>) {
-      body_after_condition(*n.condition, "`if`", *n.then_branch);
-      if (n.else_branch) nested(*n.else_branch);
-    } else if constexpr (std::is_same_v<T, InThreads>) {
-      if (parallel_depth_ == 0)
-        fail(Rule::inthreads_outside_parallel, s.location,
-             std::string(n.is_async ? "`inthreads.async`" : "`inthreads`") + " outside a parallel statement",
-             "inthreads selects threads of the parallel levels around it; put it inside `parallel p by N { ... }`");
-      if (n.is_async) inthreads_async(s, n);
-      else inthreads(s, n);
-    } else if constexpr (std::is_same_v<T, Copy>) {
-      copy(s, n);
-    } else if constexpr (std::is_same_v<T, Wait>) {
-      wait_statement(n);
-    } else if constexpr (std::is_same_v<T, Trigger>) {
-      if (!n.scope.empty())
-        limitation(Rule::unsupported_statement, s.location,
-                   "`trigger." + n.scope + "` is not supported yet by libcroqjit");
-      trigger_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Mma>) {
-      mma(s, n);
-    } else if constexpr (std::is_same_v<T, Swap>) {
-      swap_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Sync>) {
-      sync_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Asm>) {
-      asm_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Break> || std::is_same_v<T, Continue>) {
-      const char* what = std::is_same_v<T, Break> ? "`break`" : "`continue`";
-      if (loops_ == 0)
-        fail(Rule::break_outside_loop, s.location, std::string(what) + " outside a loop",
-             "it leaves the innermost `foreach` or `while` of the same parallel body");
-      fail(Rule::unsupported_statement, s.location, std::string(what) + " is not supported yet by libcroqjit");
-    } else if constexpr (std::is_same_v<T, CallStatement>) {
-      call_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Yield>) {
-      if (parallel_depth_ == 0)
-        fail(Rule::yield_outside_parallel, s.location, "`yield` outside a parallel statement",
-             "`yield` ends the current iteration of a parallel body; the function body has none");
-      fail(Rule::unsupported_statement, s.location, "`yield` is not supported yet by libcroqjit");
-    } else if constexpr (std::is_same_v<T, Return>) {
-      return_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Assert>) {
-      ExtentsNow extents(extents_now_);
-      Type c = condition(*n.condition, n.is_static ? "`static_assert`" : "`assert`");
-      if (const auto* message = n.message ? std::get_if<StringLiteral>(&n.message->node) : nullptr)
-        string_literal(*n.message, *message);
-      if (c.known_now() && c.value == 0)
-        fail(Rule::assertion_false, s.location, "this assertion is always false", "", {});
+      nested(*n.body);
     } else {
-      fail(Rule::unsupported_statement, s.location,
-           std::string(unsupported_statement(s)) + " is not supported yet by libcroqjit");
+      body_after_condition(*n.condition, "`while`", *n.body);
     }
-  }, s.node);
+    --loops_;
+  } else if constexpr (std::is_same_v<T, If>) {
+    body_after_condition(*n.condition, "`if`", *n.then_branch);
+    if (n.else_branch) nested(*n.else_branch);
+  } else if constexpr (std::is_same_v<T, InThreads>) {
+    if (parallel_depth_ == 0)
+      fail(Rule::inthreads_outside_parallel, s.location,
+           std::string(n.is_async ? "`inthreads.async`" : "`inthreads`") + " outside a parallel statement",
+           "inthreads selects threads of the parallel levels around it; put it inside `parallel p by N { ... }`");
+    if (n.is_async) inthreads_async(s, n);
+    else inthreads(s, n);
+  } else if constexpr (std::is_same_v<T, Break> || std::is_same_v<T, Continue>) {
+    const char* what = std::is_same_v<T, Break> ? "`break`" : "`continue`";
+    if (loops_ == 0)
+      fail(Rule::break_outside_loop, s.location, std::string(what) + " outside a loop",
+           "it leaves the innermost `foreach` or `while` of the same parallel body");
+    fail(Rule::unsupported_statement, s.location, std::string(what) + " is not supported yet by libcroqjit");
+  } else if constexpr (std::is_same_v<T, CallStatement>) {
+    call_statement(s, n);
+  } else if constexpr (std::is_same_v<T, Yield>) {
+    if (parallel_depth_ == 0)
+      fail(Rule::yield_outside_parallel, s.location, "`yield` outside a parallel statement",
+           "`yield` ends the current iteration of a parallel body; the function body has none");
+    fail(Rule::unsupported_statement, s.location, "`yield` is not supported yet by libcroqjit");
+  } else if constexpr (std::is_same_v<T, Return>) {
+    return_statement(s, n);
+  } else if constexpr (std::is_same_v<T, Assert>) {
+    ExtentsNow extents(extents_now_);
+    Type c = condition(*n.condition, n.is_static ? "`static_assert`" : "`assert`");
+    if (const auto* message = n.message ? std::get_if<StringLiteral>(&n.message->node) : nullptr)
+      string_literal(*n.message, *message);
+    if (c.known_now() && c.value == 0)
+      fail(Rule::assertion_false, s.location, "this assertion is always false", "", {});
+  } else {
+    fail(Rule::unsupported_statement, s.location,
+         std::string(unsupported_statement(s)) + " is not supported yet by libcroqjit");
+  }
 }
+
+void Checker::statement_node(const Stmt& s) { Dispatch::statement(*this, s); }
 
 // The operands of `a && b || c`.
 std::vector<const Expr*> Checker::leaves_of(const Expr& e) const {
@@ -346,7 +322,6 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
       slots = constant(*decl.array_size, what::buffer_count);
       if (Verdict broken = slots ? buffer_array_size(*slots) : std::nullopt) fail(decl.array_size->location, std::move(*broken));
     }
-    if (t.storage == Storage::shared) count_shared_memory(decl, dtype, dims, slots);
     if (t.storage == Storage::shared || t.storage == Storage::local) {
       v.buffer = new_buffer(decl.name, dtype, rank, t.storage == Storage::shared ? Space::shared : Space::local, decl.location);
       v.buffer->is_array = decl.array_size != nullptr;
@@ -384,6 +359,12 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
       v.buffer->is_array = decl.array_size != nullptr;
       v.buffer->slots = slots;
     }
+    for (const auto& dim : t.shape) v.buffer->shape.push_back(dim.get());
+    v.buffer->dims = dims;
+    // Lowering allocates the buffer from these facts (and applies its own
+    // limits to a shape sema found too large for the target).
+    if (!trial_) out_.declared_buffers[&decl] = v.buffer;
+    if (t.storage == Storage::shared) count_shared_memory(decl, dtype, dims, slots);
     if (v.buffer && !decl.more_array_dims.empty()) {
       v.buffer->array_dims.push_back(slots);
       for (const ExprPtr& size : decl.more_array_dims) v.buffer->array_dims.push_back(constant(*size, "an array size"));

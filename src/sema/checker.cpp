@@ -270,6 +270,7 @@ CheckedProgram check(const frontend::ast::Program& program, const std::vector<co
       auto out = std::make_unique<CheckedFunction>();
       out->function = fn;
       detail::Checker(program, *fn, options, *out, diagnostics, errors, checked.limitations).run();
+      out->future_rings = detail::future_rings(*fn);
       checked.functions.push_back(std::move(out));
     }
   } catch (const detail::Stop&) {

@@ -9,12 +9,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "frontend/ast_walk.hpp"
 #include "frontend/builtins.hpp"
 #include "sema/bound_rules.hpp"
 #include "sema/rules.hpp"
@@ -29,6 +31,9 @@ using namespace frontend::ast;
 struct Abort {};
 // Thrown when the error limit is reached.
 struct Stop {};
+
+// The rings of futures of `fn` (sema.hpp's FutureRing).
+std::vector<FutureRing> future_rings(const Function& fn);
 
 // Program-level: names in __device__ code (rule device-reserved-name).
 void check_device_code(const frontend::ast::Program& program, std::vector<Diagnostic>& diagnostics, int& errors);
@@ -78,7 +83,10 @@ class Checker {
 
   // ---- expressions (check_expressions.cpp)
   Type expr(const Expr& e);
-  Type name(const Expr& e, const Name& n);
+  Type name_value(const Expr& e, const Name& n);
+  // The kinds of expression Dispatch has no member name for (check_expressions.cpp).
+  template <typename T>
+  Type other_expression(const Expr& e, const T& n);
   Type unary(const Expr& e, const Unary& u);
   Type binary(const Expr& e, const Binary& b);
   Type call(const Expr& e, const Call& c);
@@ -116,7 +124,9 @@ class Checker {
   // ---- statements (check_statements.cpp)
   void statement(const Stmt& s);
   void nested(const Stmt& s);  // a body: its own scope
-  void statement_node(const Stmt& s);
+  void statement_node(const Stmt& s);  // Dispatch::statement
+  template <typename T>
+  void other_statement(const Stmt& s, const T& n);
   void declaration(const Stmt& s, const Declaration& d);
   void tensor_declaration(const Stmt& s, const Declaration& d);
   void scalar_declaration(const Declaration& d);
@@ -170,6 +180,7 @@ class Checker {
 
   // ---- copies (check_copies.cpp)
   void copy(const Stmt& s, const Copy& c);
+  CopyProtocol copy_protocol(const Copy& c);
   void dma_copy(const Stmt& s, const Copy& c);
   void tma_copy(const Stmt& s, const Copy& c);
   std::vector<std::optional<std::int64_t>> transpose(const Copy& c, int rank);  // the permutation
@@ -205,13 +216,13 @@ class Checker {
   void event_declaration(const Stmt& s, const Declaration& d);
   // whole_array: `trigger e;` / `wait e;`, where a whole array is Croqtile (a limitation).
   Type event_value(const Expr& e, const char* what, bool whole_array = false);
-  void wait_statement(const Wait& w);
+  void wait_statement(const Stmt& s, const Wait& w);
   void trigger_statement(const Stmt& s, const Trigger& t);
   void trigger_after(const Trigger& t);
   void arrive(const Type& event, const SourceLocation& where);
 
   // ---- mma (check_mma.cpp)
-  void mma(const Stmt& s, const Mma& m);
+  void mma_statement(const Stmt& s, const Mma& m);
   void mma_fill(const Stmt& s, const Mma& m);
   void mma_load(const Stmt& s, const Mma& m);
   void mma_multiply(const Stmt& s, const Mma& m);
