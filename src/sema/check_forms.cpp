@@ -161,14 +161,7 @@ void StatementChecker::loop_extras(const Loop& l) {
     tuple.kind = Kind::tuple;
     std::string names;
     if (b.indices.size() == 1 && !b.braced && bounds.size() > 1) {  // `with i in [4, 8]`: a tuple of indices
-      for (const Count& c : bounds) {
-        Type t;
-        t.kind = Kind::index;
-        if (c.known == Known::now) t.count = c.value;
-        tuple.elements.push_back(t);
-      }
-      define(b.indices[0].name.name, tuple, Origin::index_tuple, b.indices[0].name.location,
-             std::to_string(bounds.size()) + " loop indices");
+      index_tuple(b.indices[0].name, bounds);
       continue;
     }
     for (std::size_t d = 0; d < b.indices.size(); ++d) {

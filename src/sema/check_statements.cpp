@@ -561,16 +561,7 @@ void StatementChecker::loop(const Stmt& s, const Loop& l) {
   std::string names;
   Type tuple;
   tuple.kind = Kind::tuple;
-  if (one_name_for_all) {
-    for (const Count& b : bounds) {
-      Type t;
-      t.kind = Kind::index;
-      if (b.known == Known::now) t.count = b.value;
-      tuple.elements.push_back(t);
-    }
-    define(l.indices[0].name.name, tuple, Origin::index_tuple, l.indices[0].name.location,
-           std::to_string(bounds.size()) + " loop indices");
-  }
+  if (one_name_for_all) tuple = index_tuple(l.indices[0].name, bounds);
   for (std::size_t d = 0; d < l.indices.size() && !one_name_for_all; ++d) {
     const LoopIndex& index = l.indices[d];
 
@@ -590,6 +581,21 @@ void StatementChecker::loop(const Stmt& s, const Loop& l) {
   nested(*l.body);
   if (l.kind == LoopKind::foreach_) --cx_.loops_;  // `with` only binds indices
   cx_.pop();
+}
+
+// `i` of `foreach i in [4, 8]` or `with i in [4, 8]`: one name for a tuple
+// of indices, one per bound.
+Type StatementChecker::index_tuple(const Identifier& name, const std::vector<Count>& bounds) {
+  Type tuple;
+  tuple.kind = Kind::tuple;
+  for (const Count& b : bounds) {
+    Type t;
+    t.kind = Kind::index;
+    if (b.known == Known::now) t.count = b.value;
+    tuple.elements.push_back(t);
+  }
+  define(name.name, tuple, Origin::index_tuple, name.location, std::to_string(bounds.size()) + " loop indices");
+  return tuple;
 }
 
 // `foreach x { }` iterates an index that an enclosing `with` binds (or the

@@ -355,6 +355,7 @@ class StatementChecker : public Part {
   void loop_range(const LoopIndex& index);
   void loop_extras(const Loop& l);
   void unbounded_foreach_index(const frontend::ast::Identifier& id);
+  Type index_tuple(const Identifier& name, const std::vector<Count>& bounds);
   void return_statement(const Stmt& s, const Return& r);
   void call_statement(const Stmt& s, const CallStatement& c);
   void sync_statement(const Stmt& s, const Sync& y);
