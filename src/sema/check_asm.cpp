@@ -32,7 +32,7 @@ bool ends_like_ptx(const std::string& text) {
 
 }  // namespace
 
-void Checker::asm_statement(const Stmt& s, const Asm& a) {
+void StatementChecker::asm_statement(const Stmt& s, const Asm& a) {
   auto decoded = [&](const std::string& spelling, const SourceLocation& at, const char* what) {
     std::string problem;
     std::optional<std::string> v = frontend::string_value(spelling, &problem);
@@ -43,14 +43,14 @@ void Checker::asm_statement(const Stmt& s, const Asm& a) {
   };
   std::string body;
   for (const std::string& t : a.templates) body += decoded(t, s.location, "template");
-  asm_bytes_ += body.size();
-  if (asm_bytes_ > frontend::limits::kMaxAsmBytes)
+  cx_.asm_bytes_ += body.size();
+  if (cx_.asm_bytes_ > frontend::limits::kMaxAsmBytes)
     fail(Rule::asm_size, s.location,
-         "the inline assembly of `" + fn_.name + "` reaches " + std::to_string(asm_bytes_) + " bytes here, more than " +
+         "the inline assembly of `" + cx_.fn_.name + "` reaches " + std::to_string(cx_.asm_bytes_) + " bytes here, more than " +
              std::to_string(frontend::limits::kMaxAsmBytes) + " (16 KiB), the limit",
          "NVRTC's time grows with the square of a kernel's PTX instructions: move the loop into the kernel, or split "
          "the function");
-  if (parallel_depth_ == 0)
+  if (cx_.parallel_depth_ == 0)
     limitation(Rule::unsupported_asm, s.location, "`__asm__` outside a parallel statement is not supported yet by libcroqjit",
                "libcroqjit runs inline assembly in kernels, as PTX: put it inside the parallel body");
   if (!ends_like_ptx(body))
@@ -81,7 +81,7 @@ void Checker::asm_statement(const Stmt& s, const Asm& a) {
                  "libcroqjit binds PTX registers: h, r, l (16, 32, 64-bit integers), f, d (f32, f64) and n (a constant)");
       continue;
     }
-    Type v = expr(*op.value);
+    Type v = c_.expressions.expr(*op.value);
     require_ok(v);
     if (!v.is_number())
       fail(Rule::asm_operand, op.value->location,

@@ -6,15 +6,15 @@
 
 namespace croq::sema::detail {
 
-void Checker::assignment(const Stmt& s, const Assignment& a) {
+void StatementChecker::assignment(const Stmt& s, const Assignment& a) {
   // `name = <value>;` with a new name binds it (`tile = f.data.span_as(...)`,
   // `stage = iv_k % STAGES`).
   const auto* n = std::get_if<Name>(&a.target->node);
   no_string_or_pointer(text(*a.target), *a.value);
-  if (n && a.op == AssignOp::assign && !lookup(n->name) && !program_.defines.count(n->name)) {
+  if (n && a.op == AssignOp::assign && !lookup(n->name) && !cx_.program_.defines.count(n->name)) {
     if (const auto* v = std::get_if<Name>(&a.value->node))
       if (const Symbol* source = lookup(v->name); source && source->type.placeholder) {
-        placeholders_used_.insert(source);
+        cx_.placeholders_used_.insert(source);
         fail(Rule::placeholder_use, a.value->location,
              "`" + n->name + "` cannot be bound to `" + v->name + "`, a dma.any placeholder that no copy has filled",
              "bind the name to a copy's future: `" + n->name + " = dma.copy ...;`", notes_of(source->type));
@@ -24,8 +24,8 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
         fail(Rule::declaration_init, a.value->location,
              "`" + n->name + "` names a tuple, whose values are fixed; `" + m->name + "` is mutable",
              "copy the value into an immutable name first: `int v = " + m->name + ";`", {describe(*m)});
-    atomic_site_ = a.value.get();
-    Type value = expr(*a.value);
+    cx_.atomic_site_ = a.value.get();
+    Type value = c_.expressions.expr(*a.value);
     require_ok(value);
     if (value.is_tile()) {
       define(n->name, value, Origin::binding, a.target->location);
@@ -62,9 +62,9 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
     define(n->name, value, Origin::binding, a.target->location);
     return;
   }
-  Type target = expr(*a.target);
-  atomic_site_ = a.value.get();
-  Type value = expr(*a.value);
+  Type target = c_.expressions.expr(*a.target);
+  cx_.atomic_site_ = a.value.get();
+  Type value = c_.expressions.expr(*a.value);
   require_ok(target);
   require_ok(value);
   // A warp's accumulator takes a number element-wise (`mc += bias;`).
@@ -85,7 +85,7 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
   if (n && a.op == AssignOp::assign && (number || tuple)) {
     const Symbol* outer = lookup(n->name);
     if (outer && (outer->origin == Origin::binding || (number && outer->origin == Origin::declaration)) &&
-        scope_of(outer) + 1 < scopes_.size()) {
+        cx_.scope_of(outer) + 1 < cx_.scopes_.size()) {
       limitation(Rule::unsupported_binding, a.target->location,
                  "`" + n->name + " = " + text(*a.value) + "` binds a new `" + n->name +
                      "` in this scope, which is not supported yet by libcroqjit",
@@ -112,7 +112,7 @@ void Checker::assignment(const Stmt& s, const Assignment& a) {
 
 // `a += b` with tensors `a` and `b` (or a number `b`): element by element,
 // `b` repeated along the leading dims of `a` that its shape lacks.
-void Checker::tensor_arithmetic(const Stmt& s, const Assignment& a, const Type& target, const Type& value) {
+void StatementChecker::tensor_arithmetic(const Stmt& s, const Assignment& a, const Type& target, const Type& value) {
   if (value.is_tile()) {
     auto text_of = [](const std::vector<std::optional<std::int64_t>>& dims) {
       std::string t = "[";
@@ -140,7 +140,7 @@ void Checker::tensor_arithmetic(const Stmt& s, const Assignment& a, const Type& 
        "write the loop: `foreach {i, j} in " + text(*a.target) + ".span { " + text(*a.target) + ".at(i, j) += ...; }`");
 }
 
-const Symbol* Checker::mutable_in(const Expr& e) const {
+const Symbol* StatementChecker::mutable_in(const Expr& e) const {
   return std::visit([&](const auto& n) -> const Symbol* {
     using T = std::decay_t<decltype(n)>;
     if constexpr (std::is_same_v<T, Name>) {
@@ -164,7 +164,7 @@ const Symbol* Checker::mutable_in(const Expr& e) const {
 }
 
 // Strings and addresses are not values a name can hold.
-void Checker::no_string_or_pointer(const std::string& name, const Expr& value) {
+void StatementChecker::no_string_or_pointer(const std::string& name, const Expr& value) {
   const auto* address = std::get_if<Unary>(&value.node);
   if (std::holds_alternative<StringLiteral>(value.node))
     fail(Rule::string_or_pointer, value.location, "`" + name + "` cannot hold a string",

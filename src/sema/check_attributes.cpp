@@ -18,8 +18,8 @@ bool block_level_statement(const Stmt& s) {
 
 }  // namespace
 
-std::int64_t Checker::attribute_integer(const Attribute& a, const Expr& arg, std::int64_t least, const char* what) {
-  Type v = expr(arg);
+std::int64_t LevelChecker::attribute_integer(const Attribute& a, const Expr& arg, std::int64_t least, const char* what) {
+  Type v = c_.expressions.expr(arg);
   require_ok(v);
   const std::string attr = "`[[" + a.name + "]]`";
   if (v.is_float() || !v.is_number())
@@ -35,7 +35,7 @@ std::int64_t Checker::attribute_integer(const Attribute& a, const Expr& arg, std
   return v.value;
 }
 
-void Checker::attributes(const Stmt& s) {
+void LevelChecker::attributes(const Stmt& s) {
   for (const Attribute& a : s.attributes) {
     try {
       if (a.name == "schedule") {
@@ -63,8 +63,8 @@ void Checker::attributes(const Stmt& s) {
         if (i == 0 && std::holds_alternative<Wildcard>(a.args[0]->node)) continue;  // computed from the levels
         const std::int64_t v = attribute_integer(a, *a.args[i], i == 0 ? 0 : 1, what[i]);
         if (i == 0) {
-          pending_launch_bound_ = v;
-          launch_bound_at_ = a.location;
+          cx_.pending_launch_bound_ = v;
+          cx_.launch_bound_at_ = a.location;
         }
       }
     } catch (const Abort&) {
@@ -72,7 +72,7 @@ void Checker::attributes(const Stmt& s) {
   }
 }
 
-void Checker::schedule_attribute(const Stmt& s, const Attribute& a) {
+void LevelChecker::schedule_attribute(const Stmt& s, const Attribute& a) {
   (void)s;
   for (const auto& arg : a.args) {
     const auto* call = std::get_if<Call>(&arg->node);
@@ -80,7 +80,7 @@ void Checker::schedule_attribute(const Stmt& s, const Attribute& a) {
     if (!callee || callee->name != "k_tiles") continue;
     std::vector<std::int64_t> order;
     for (const auto& tile : call->args) {
-      Type v = expr(*tile);
+      Type v = c_.expressions.expr(*tile);
       require_ok(v);
       if (!v.known_now() || v.is_float())
         fail(Rule::mma_schedule, tile->location, "`k_tiles(...)` lists constant k tile numbers, got `" + text(*tile) + "`");
@@ -99,32 +99,32 @@ void Checker::schedule_attribute(const Stmt& s, const Attribute& a) {
   }
 }
 
-void Checker::block_threads(const ParallelLevel& lv, std::int64_t threads, bool leaf) {
-  if (launch_bound_ > 0 && threads > launch_bound_)
+void LevelChecker::block_threads(const ParallelLevel& lv, std::int64_t threads, bool leaf) {
+  if (cx_.launch_bound_ > 0 && threads > cx_.launch_bound_)
     fail(Rule::launch_bounds_threads, lv.location,
          "this level runs " + std::to_string(threads) + " threads in the block, but its [[launch_bounds]] at " +
-             std::to_string(launch_bound_at_.line) + ":" + std::to_string(launch_bound_at_.column) + " allows " +
-             std::to_string(launch_bound_),
+             std::to_string(cx_.launch_bound_at_.line) + ":" + std::to_string(cx_.launch_bound_at_.column) + " allows " +
+             std::to_string(cx_.launch_bound_),
          "raise the first [[launch_bounds]] argument, or run fewer threads");
   if (!leaf) return;
-  if (!block_threads_) {
-    block_threads_ = threads;
-    block_threads_at_ = lv.location;
-  } else if (*block_threads_ != threads) {
+  if (!cx_.block_threads_) {
+    cx_.block_threads_ = threads;
+    cx_.block_threads_at_ = lv.location;
+  } else if (*cx_.block_threads_ != threads) {
     fail(Rule::block_threads_mismatch, lv.location,
          "this statement runs " + std::to_string(threads) + " threads per block, but the one at " +
-             std::to_string(block_threads_at_.line) + ":" + std::to_string(block_threads_at_.column) + " runs " +
-             std::to_string(*block_threads_),
+             std::to_string(cx_.block_threads_at_.line) + ":" + std::to_string(cx_.block_threads_at_.column) + " runs " +
+             std::to_string(*cx_.block_threads_),
          "the thread-level statements of one block share its thread count; give them the same size");
   }
 }
 
-void Checker::thread_level_units(const ParallelLevel& lv, std::int64_t threads) {
-  const std::int64_t unit = parent_space_ == SpaceSpecifier::group ? 32 : parent_space_ == SpaceSpecifier::group4 ? 128 : 0;
+void LevelChecker::thread_level_units(const ParallelLevel& lv, std::int64_t threads) {
+  const std::int64_t unit = cx_.parent_space_ == SpaceSpecifier::group ? 32 : cx_.parent_space_ == SpaceSpecifier::group4 ? 128 : 0;
   if (unit == 0 || threads % unit == 0) return;
   fail(Rule::thread_level_units, lv.location,
        std::string(lv.space == SpaceSpecifier::thread ? "a `: thread` level" : "a thread level") + " inside a `: " +
-           std::string(space_name(parent_space_)) + "` level runs a multiple of " +
+           std::string(space_name(cx_.parent_space_)) + "` level runs a multiple of " +
            std::to_string(unit) + " threads, got " + std::to_string(threads),
        unit == 32 ? "a group is one warp of 32 threads" : "a group-4 is one warpgroup of 128 threads");
 }

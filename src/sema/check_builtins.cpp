@@ -30,7 +30,7 @@ std::string operand_text(const Type& t) {
 }  // namespace
 
 // select(i, a, b, ...): one of the operands, chosen at run time by `i`.
-Type Checker::select(const Expr& e, const Call& c) {
+Type ExpressionChecker::select(const Expr& e, const Call& c) {
   if (c.args.size() < 3)
     fail(Rule::select_operands, e.location,
          "`select` takes a choice and at least two operands, got " + std::to_string(c.args.size()) + " arguments");
@@ -90,7 +90,7 @@ bool atomic_takes(const std::string& op, DType t) {
 // __atomic_add(x.at(i), v) and its kin: the first operand is an element of
 // a shared or global tensor; __atomic_cas takes a compare value too. The
 // value is the element's old value.
-std::optional<Type> Checker::atomic(const Expr& e, const Call& c, const std::string& name) {
+std::optional<Type> ExpressionChecker::atomic(const Expr& e, const Call& c, const std::string& name) {
   static const char* const binary[] = {"add", "sub", "exch", "min", "max", "and", "or", "xor"};
   const std::string op = name.substr(9);
   std::size_t want = 0;
@@ -127,7 +127,7 @@ std::optional<Type> Checker::atomic(const Expr& e, const Call& c, const std::str
   }
   // Its value is read once: inside a larger expression the generated code
   // could evaluate it twice or not at all.
-  if (&e != atomic_site_)
+  if (&e != cx_.atomic_site_)
     limitation(Rule::unsupported_call, e.location,
                "`" + name + "` inside a larger expression is not supported yet by libcroqjit",
                "make it a statement of its own, or the whole value of a declaration or an assignment");
@@ -140,7 +140,7 @@ std::optional<Type> Checker::atomic(const Expr& e, const Call& c, const std::str
 
 // print(...) and println(...): strings, numbers, shapes and tuples, printed
 // one after the other (println ends the line). Only a statement of its own.
-Type Checker::print(const Expr& e, const Call& c) {
+Type ExpressionChecker::print(const Expr& e, const Call& c) {
   const std::string name = text(*c.callee);
   for (const auto& arg : c.args) {
     if (const auto* s = std::get_if<StringLiteral>(&arg->node)) {
@@ -157,7 +157,7 @@ Type Checker::print(const Expr& e, const Call& c) {
            "`" + text(*arg) + "` is " + kind_phrase(v.kind) + "; `" + name + "` prints strings, numbers, shapes and tuples",
            v.is_tile() ? "print its elements: `" + name + "(" + text(*arg) + ".at(...))`" : "", notes_of(v));
   }
-  if (&e != statement_expr_)
+  if (&e != cx_.statement_expr_)
     fail(Rule::print_argument, e.location, "`" + name + "` is a statement of its own, not a value",
          "write `" + name + "(...);` on its own line");
   Type out;
@@ -168,7 +168,7 @@ Type Checker::print(const Expr& e, const Call& c) {
 
 // A string's bytes are what the generated code prints: its escapes are
 // checked here, not when a call first specializes the kernel.
-void Checker::string_literal(const Expr& e, const StringLiteral& s) {
+void ExpressionChecker::string_literal(const Expr& e, const StringLiteral& s) {
   std::string problem;
   if (!frontend::string_value(s.spelling, &problem))
     fail(Rule::string_escape, e.location, "the string " + frontend::quote(s.spelling, 60) + " has " + problem,
@@ -179,7 +179,7 @@ void Checker::string_literal(const Expr& e, const StringLiteral& s) {
 // the first operand's kind of number (upstream's rule), except __isfinite
 // (a truth value). __alignup and __aligndown take integers and fold when
 // both are known.
-Type Checker::math_builtin(const Expr& e, const Call& c, const frontend::MathBuiltin& b) {
+Type ExpressionChecker::math_builtin(const Expr& e, const Call& c, const frontend::MathBuiltin& b) {
   const std::string name(b.name);
   if (static_cast<int>(c.args.size()) != b.operands)
     fail(Rule::builtin_arity, e.location,

@@ -8,7 +8,7 @@ namespace croq::sema::detail {
 
 // `.swiz<N>`: 0..3 name the modes (none, 32B, 64B, 128B); 32, 64 and 128
 // are the byte spans themselves.
-int Checker::swizzle_span(const Modifier& m) {
+int TransferChecker::swizzle_span(const Modifier& m) {
   const Expr* arg = m.template_args.size() == 1 ? m.template_args[0].get() : nullptr;
   const auto* lit = arg ? std::get_if<IntegerLiteral>(&arg->node) : nullptr;
   const std::int64_t n = lit ? static_cast<std::int64_t>(lit->value) : -1;
@@ -23,26 +23,49 @@ int Checker::swizzle_span(const Modifier& m) {
            "`.swiz<" + (n < 0 && arg ? text(*arg) : std::to_string(n)) + ">` is not a swizzle mode",
            "use swiz<0..3> (none, 32B, 64B, 128B) or the byte span swiz<32|64|128>");
   }
-  if (!trial_) out_.swizzle_spans[&m] = span;  // lowering reads the span
+  if (!cx_.trial_) cx_.out_.swizzle_spans[&m] = span;  // lowering reads the span
   return span;
 }
 
-void Checker::copy(const Stmt& s, const Copy& c) {
+// The modifiers of a dma.copy or tma.copy (rule unsupported-modifier) and
+// its future's name, recorded for lowering before the operands are checked.
+CopyProtocol TransferChecker::copy_protocol(const Copy& c) {
+  CopyProtocol p;
+  for (const Modifier& m : c.modifiers) {
+    if (m.name == "async") {
+      p.async = true;
+      if (m.has_template_args && c.engine == Engine::tma) p.bound = &m;
+    } else if (m.name == "swiz") {
+      p.swizzle = &m;
+      if (c.engine == Engine::tma) swizzle_span(m);  // reported before the modifiers after it
+    } else if (m.name == "zfill") {
+      p.zfill = true;
+    } else {
+      fail(Rule::unsupported_modifier, m.location,
+           "`." + m.name + "` on " + (c.engine == Engine::tma ? "tma" : "dma") + ".copy is not supported yet by libcroqjit");
+    }
+  }
+  p.future = c.future ? std::get_if<Name>(&c.future->node) : nullptr;
+  if (!cx_.trial_) cx_.out_.copies[&c] = p;
+  return p;
+}
+
+void TransferChecker::copy(const Stmt& s, const Copy& c) {
   // A copy into a placeholder fills it, even when the copy itself has an error.
   if (const auto* name = c.future && c.op != CopyOp::any ? std::get_if<Name>(&c.future->node) : nullptr)
     if (const Symbol* existing = lookup(name->name); existing && existing->type.refillable)
-      placeholders_used_.insert(existing);
+      cx_.placeholders_used_.insert(existing);
   if (c.engine == Engine::tma) tma_copy(s, c);
   else dma_copy(s, c);
 }
 
 // A copy's `x.subspan(...)` without `.at` is its first tile: `.at(0, ...)`.
-void Checker::place_at_origin(Type& t) {
+void TransferChecker::place_at_origin(Type& t) {
   if (t.is_tile() && t.pending == Pending::subspan) t.pending = Pending::none;
 }
 
-Type Checker::copy_source(const Copy& c) {
-  Type src = expr(*c.source);
+Type TransferChecker::copy_source(const Copy& c) {
+  Type src = c_.expressions.expr(*c.source);
   require_ok(src);
   place_at_origin(src);
   if (!src.is_tile() || src.pending != Pending::none)
@@ -55,9 +78,9 @@ Type Checker::copy_source(const Copy& c) {
   return src;
 }
 
-std::vector<std::optional<std::int64_t>> Checker::transpose(const Copy& c, int rank) {
+std::vector<std::optional<std::int64_t>> TransferChecker::transpose(const Copy& c, int rank) {
   std::vector<std::optional<std::int64_t>> perm;
-  for (const auto& a : c.op_args) perm.push_back(constant(*a, what::transp_dimension));
+  for (const auto& a : c.op_args) perm.push_back(c_.expressions.constant(*a, what::transp_dimension));
   if (static_cast<int>(perm.size()) != rank)
     fail(Rule::transp_arity, c.op_location,
          "dma.transp on a rank-" + std::to_string(rank) + " tile takes " + std::to_string(rank) + " dimensions, got " +
@@ -74,7 +97,7 @@ std::vector<std::optional<std::int64_t>> Checker::transpose(const Copy& c, int r
 }
 
 // dma.pad<low, high, mid, value>: one low, high and mid padding per dimension.
-void Checker::padding(const Copy& c, int rank) {
+void TransferChecker::padding(const Copy& c, int rank) {
   static const char* const names[] = {"low", "high", "mid"};
   Padding decoded;
   for (std::size_t k = 0; k < 3 && k < c.op_args.size(); ++k) {
@@ -90,12 +113,12 @@ void Checker::padding(const Copy& c, int rank) {
            "dma.pad on a rank-" + std::to_string(rank) + " tile takes " + std::to_string(rank) + " `" + names[k] +
                "` padding" + (rank == 1 ? "" : "s") + ", got " + std::to_string(elements.size()));
     for (const Expr* el : elements)
-      if (auto v = constant(*el, what::padding))
+      if (auto v = c_.expressions.constant(*el, what::padding))
         if (Verdict broken = pad_padding(names[k], *v)) fail(el->location, std::move(*broken));
   }
   if (c.op_args.size() < 4) return;  // the parser reports it
   const Expr& value_expr = *c.op_args[3];
-  Type value = expr(value_expr);
+  Type value = c_.expressions.expr(value_expr);
   require_ok(value);
   // A number known when the kernel is specialized, or a float computed in
   // the kernel (not an element of a tensor: a padded copy reads none).
@@ -103,10 +126,10 @@ void Checker::padding(const Copy& c, int rank) {
     fail(Rule::pad_value, value_expr.location, "the padding value must be a number, got `" + text(value_expr) + "`", "",
          notes_of(value));
   decoded.value = &value_expr;
-  if (!trial_) out_.paddings[&c] = std::move(decoded);  // lowering evaluates the parts once dims are bound
+  if (!cx_.trial_) cx_.out_.paddings[&c] = std::move(decoded);  // lowering evaluates the parts once dims are bound
 }
 
-void Checker::require_copy_types(const Expr& where, const char* engine, const Type& from, const Type& dst) {
+void TransferChecker::require_copy_types(const Expr& where, const char* engine, const Type& from, const Type& dst) {
   // Both faults are reported: a copy can have the wrong rank and type at once.
   const bool rank_differs = dst.rank != from.rank;
   if (rank_differs)
@@ -122,19 +145,14 @@ void Checker::require_copy_types(const Expr& where, const char* engine, const Ty
   if (rank_differs) throw Abort{};
 }
 
-void Checker::dma_copy(const Stmt& s, const Copy& c) {
+void TransferChecker::dma_copy(const Stmt& s, const Copy& c) {
   if (c.op == CopyOp::any) return placeholder(s, c);
   if (c.op != CopyOp::copy && c.op != CopyOp::transp && c.op != CopyOp::pad)
     fail(Rule::unsupported_copy, c.op_location,
          "dma." + std::string(copy_op_name(c.op)) + " is not supported yet by libcroqjit");
-  const Modifier* swiz = nullptr;
-  bool async = false;
-  for (const Modifier& m : c.modifiers) {
-    if (m.name == "async") async = true;
-    else if (m.name == "swiz") swiz = &m;
-    else if (m.name != "zfill")
-      fail(Rule::unsupported_modifier, m.location, "`." + m.name + "` on dma.copy is not supported yet by libcroqjit");
-  }
+  const CopyProtocol protocol = copy_protocol(c);
+  const Modifier* swiz = protocol.swizzle;
+  const bool async = protocol.async;
   // The copy itself is understood: its operands are checked on.
   for (const auto& dependency : c.after) note_named_future(*dependency);
   if (!c.after.empty())
@@ -162,24 +180,24 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
          "take a tile of explicit extents, e.g. `.subspan(...).at(...)`", notes_of(src));
   if (c.destination_storage == Storage::shared || c.destination_storage == Storage::local) {
     // Reported, and the copy checked on: its future still names its tile.
-    if (scope_ == Scope::kernel)
+    if (cx_.scope_ == Scope::kernel)
       report(Rule::copy_outside_parallel, s.location, "a copy into shared or local memory must be inside a parallel level",
              "", {});
     dst.kind = Kind::tensor;
     dst.rank = src.rank;
     dst.dims = written;
-    dst.buffer = new_buffer(c.future ? "future" : "tile", src.buffer->dtype, src.rank,
+    dst.buffer = cx_.new_buffer(c.future ? "future" : "tile", src.buffer->dtype, src.rank,
                             c.destination_storage == Storage::shared ? Space::shared : Space::local, s.location);
   } else if (c.destination) {
     try {
-      dst = expr(*c.destination);
+      dst = c_.expressions.expr(*c.destination);
     } catch (const Abort&) {
       // `=> select(i, a, b)` with operands of other types (reported): the
       // future still holds a tile like `a`, for the statements after.
       const auto* call = std::get_if<Call>(&c.destination->node);
       const auto* callee = call ? std::get_if<Name>(&call->callee->node) : nullptr;
       if (c.future && callee && callee->name == "select" && call->args.size() > 1) {
-        Type first = expr(*call->args[1]);
+        Type first = c_.expressions.expr(*call->args[1]);
         if (first.is_tile()) bind_future(c, first, async, nullptr);
       }
       throw;
@@ -204,7 +222,7 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
     dst.kind = Kind::tensor;
     dst.rank = src.rank;
     dst.dims = written;
-    dst.buffer = new_buffer(c.future ? "future" : "tile", src.buffer->dtype, src.rank, Space::global, s.location);
+    dst.buffer = cx_.new_buffer(c.future ? "future" : "tile", src.buffer->dtype, src.rank, Space::global, s.location);
   } else {
     fail(Rule::copy_destination, c.destination_storage_location.line ? c.destination_storage_location : s.location,
          "a copy needs a destination after `=>`", "name a global tensor, or `shared` / `local` for a new buffer");
@@ -226,7 +244,7 @@ void Checker::dma_copy(const Stmt& s, const Copy& c) {
 
 // The GPU's copy engines copy nothing between two tensors declared `global`
 // (parameters without `global` are inputs the host may stage).
-void Checker::copy_direction(const Stmt& s, const Copy& c, const Type& src, const Type& dst, bool async) {
+void TransferChecker::copy_direction(const Stmt& s, const Copy& c, const Type& src, const Type& dst, bool async) {
   const Buffer& from = *src.buffer;
   const Buffer& to = *dst.buffer;
   if (from.declared_global && to.declared_global)
@@ -236,7 +254,7 @@ void Checker::copy_direction(const Stmt& s, const Copy& c, const Type& src, cons
   if (async && !c.future) require_named_async(s, c);
 }
 
-void Checker::require_named_async(const Stmt& s, const Copy& c) {
+void TransferChecker::require_named_async(const Stmt& s, const Copy& c) {
   for (const Modifier& m : c.modifiers)
     if (m.name == "async" && m.has_template_args) return;  // completes on its event
   fail(Rule::async_copy_unnamed, s.location,
@@ -245,17 +263,17 @@ void Checker::require_named_async(const Stmt& s, const Copy& c) {
        "name its future and `wait` for it, or drop `.async`");
 }
 
-void Checker::tma_copy(const Stmt& s, const Copy& c) {
+void TransferChecker::tma_copy(const Stmt& s, const Copy& c) {
   // The box extents of the global side are encoded on the host.
   struct BoxGuard {
     bool& flag;
     explicit BoxGuard(bool& f) : flag(f) { flag = true; }
     ~BoxGuard() { flag = false; }
-  } box_guard(tma_operands_);
-  if (options_.target && !options_.target->tma() && !needs_sm90_reported_) {
-    needs_sm90_reported_ = true;
+  } box_guard(cx_.tma_operands_);
+  if (cx_.options_.target && !cx_.options_.target->tma() && !cx_.needs_sm90_reported_) {
+    cx_.needs_sm90_reported_ = true;
     fail(Rule::needs_sm90, c.op_location, "tma.copy needs sm_90 (Hopper); use dma.copy (compiling for " +
-                                              options_.target->arch + ")");
+                                              cx_.options_.target->arch + ")");
   }
   if (c.op == CopyOp::any) return placeholder(s, c);
   if (c.op != CopyOp::copy && c.op != CopyOp::load)
@@ -266,35 +284,26 @@ void Checker::tma_copy(const Stmt& s, const Copy& c) {
   if (!c.after.empty())
     limitation(Rule::unsupported_after, s.location, "`after` is not supported yet by libcroqjit",
                "wait for the future first: `wait f;`, then copy");
-  int span = 0;
-  bool async = false, swizzle_written = false;
-  const Modifier* bound = nullptr;
-  for (const Modifier& m : c.modifiers) {
-    if (m.name == "swiz") {
-      span = swizzle_span(m);
-      swizzle_written = true;
-    } else if (m.name == "async") {
-      async = true;
-      if (m.has_template_args) bound = &m;
-    } else if (m.name != "zfill") {
-      fail(Rule::unsupported_modifier, m.location, "`." + m.name + "` on tma.copy is not supported yet by libcroqjit");
-    }
-  }
+  const CopyProtocol protocol = copy_protocol(c);
+  int span = protocol.swizzle ? swizzle_span(*protocol.swizzle) : 0;
+  const bool async = protocol.async, swizzle_written = protocol.swizzle != nullptr;
+  const Modifier* bound = protocol.bound;
   if (async && !c.future) require_named_async(s, c);
   // A thread-level parallel of one thread issues it from that thread.
-  if (Verdict broken = scope_ == Scope::thread ? tma_in_threads(thread_instances_ == 1) : std::nullopt)
+  if (Verdict broken = cx_.scope_ == Scope::thread ? tma_in_threads(cx_.thread_instances_ == 1) : std::nullopt)
     fail(s.location, std::move(*broken));
-  if (scope_ == Scope::kernel)
+  if (cx_.scope_ == Scope::kernel)
     fail(Rule::tma_scope, s.location, "tma.copy runs at block or warpgroup scope, not inside a thread-level parallel");
   Type src = copy_source(c);
   const bool store = src.buffer->space == Space::shared;
+  if (!cx_.trial_) cx_.out_.copies[&c].store = store;
   Type tile, global;
   if (store) {
     tile = src;
     // A store without `.swiz` reads the tile in the layout it was written with.
     if (!swizzle_written && tile.buffer->swizzle > 0) span = tile.buffer->swizzle;
     if (!c.destination) fail(Rule::tma_direction, s.location, "a tma.copy from shared memory needs a global destination");
-    global = expr(*c.destination);
+    global = c_.expressions.expr(*c.destination);
     require_ok(global);
     place_at_origin(global);
     if (!global.is_tile() || global.kind == Kind::future || global.buffer->space != Space::global)
@@ -314,14 +323,14 @@ void Checker::tma_copy(const Stmt& s, const Copy& c) {
     if (c.destination_storage == Storage::shared) {
       tile.kind = Kind::tensor;
       tile.rank = global.rank;
-      tile.buffer = new_buffer(c.future ? "future" : "tile", global.buffer->dtype, global.rank, Space::shared, s.location);
+      tile.buffer = cx_.new_buffer(c.future ? "future" : "tile", global.buffer->dtype, global.rank, Space::shared, s.location);
     } else if (c.destination) {
-      tile = expr(*c.destination);
+      tile = c_.expressions.expr(*c.destination);
       require_ok(tile);
       place_at_origin(tile);
       if (!tile.is_tile() || tile.kind == Kind::future || tile.buffer->space != Space::shared)
         fail(Rule::tma_direction, c.destination->location, "tma.copy loads into shared memory", "", notes_of(tile));
-      require_selected(*c.destination, tile);
+      c_.expressions.require_selected(*c.destination, tile);
       require_copy_types(*c.destination, "tma.copy", global, tile);
     } else {
       fail(Rule::tma_direction, c.destination_storage_location.line ? c.destination_storage_location : s.location,

@@ -22,7 +22,7 @@ std::string kind_word(TypeKind k) { return k == TypeKind::ituple ? "an ituple" :
 
 // ---- declarations ------------------------------------------------------------------
 
-bool Checker::declaration_form(const Stmt& s, const Declaration& d) {
+bool StatementChecker::declaration_form(const Stmt& s, const Declaration& d) {
   const TypeRef& t = d.type;
   if (t.storage == Storage::frag && t.kind == TypeKind::auto_) {
     // Its elements go unchecked; the array itself is not an mma operand.
@@ -30,7 +30,7 @@ bool Checker::declaration_form(const Stmt& s, const Declaration& d) {
                "arrays of mma accumulators (`frag " + d.declarators.front().name + "[...]`) are not supported yet by libcroqjit",
                "fill one accumulator per tile: `mc = mma.fill.f32 0.0f;`");
     for (const Declarator& decl : d.declarators)
-      accumulator_arrays_.insert(define(decl.name, Type{}, Origin::declaration, decl.location, "frag"));
+      cx_.accumulator_arrays_.insert(define(decl.name, Type{}, Origin::declaration, decl.location, "frag"));
     return true;
   }
   for (const Declarator& decl : d.declarators) {
@@ -39,7 +39,7 @@ bool Checker::declaration_form(const Stmt& s, const Declaration& d) {
     std::vector<const Expr*> sizes{decl.array_size.get()};
     for (const ExprPtr& dim : decl.more_array_dims) sizes.push_back(dim.get());
     for (const Expr* size : sizes) {
-      std::optional<std::int64_t> n = constant(*size, "an array size");
+      std::optional<std::int64_t> n = c_.expressions.constant(*size, "an array size");
       if (n && *n < 1)
         fail(t.kind == TypeKind::event ? Rule::event_count : Rule::buffer_array_empty, size->location,
              "an array size is at least 1, got " + std::to_string(*n));
@@ -75,19 +75,19 @@ bool Checker::declaration_form(const Stmt& s, const Declaration& d) {
          "give the shape, e.g. `" + t.name + " [M, N] " + d.declarators.front().name + ";`");
   }
   if (t.storage == Storage::frag) {
-    fragment_declaration(s, d);
+    c_.mma.fragment_declaration(s, d);
     return true;
   }
   return false;
 }
 
 // sp : [7, 8];  mdspan<2> sp : ...;  ituple<3> t = {a, b, c};
-void Checker::named_value_declaration(const Declaration& d) {
+void StatementChecker::named_value_declaration(const Declaration& d) {
   const TypeRef& t = d.type;
   const bool shape = t.kind == TypeKind::mdspan;
   std::optional<std::int64_t> rank;
   if (t.rank) {
-    rank = constant(*t.rank, "the rank");
+    rank = c_.expressions.constant(*t.rank, "the rank");
     if (!rank) fail(Rule::constant_required, t.rank->location, "the rank must be a constant, got `" + text(*t.rank) + "`");
     if (*rank < 1) fail(Rule::declaration_rank, t.rank->location, "a rank is at least 1, got " + std::to_string(*rank));
   }
@@ -110,7 +110,7 @@ void Checker::named_value_declaration(const Declaration& d) {
            shape ? "write `" + decl.name + " : [7, 8];`" : "write `ituple " + decl.name + " = {7, 8};`");
     const Expr& init = *decl.init_values.front();
     try {  // reported, and the value checked on
-      require_new_name(decl.name, decl.location);
+      cx_.require_new_name(decl.name, decl.location);
     } catch (const Abort&) {
     }
     if (shape && std::holds_alternative<ITuple>(init.node))
@@ -127,15 +127,15 @@ void Checker::named_value_declaration(const Declaration& d) {
     if (!shape && is_shape_list(init))
       fail(Rule::named_value_init, init.location, "an ituple is initialized with `{...}`, not `[...]`",
            "write `ituple " + decl.name + " = {" + text(init).substr(1, text(init).size() - 2) + "};`");
-    deriving_shape_ = shape;
+    cx_.deriving_shape_ = shape;
     Type v;
     try {
-      v = expr(init);
+      v = c_.expressions.expr(init);
     } catch (...) {
-      deriving_shape_ = false;
+      cx_.deriving_shape_ = false;
       throw;
     }
-    deriving_shape_ = false;
+    cx_.deriving_shape_ = false;
     require_ok(v);
     if (!shape && v.kind != Kind::tuple && v.kind != Kind::shape)
       fail(Rule::named_value_init, init.location,
@@ -178,25 +178,25 @@ void Checker::named_value_declaration(const Declaration& d) {
 
 // frag f32 [64, 64] acc {0.0f};  a register tile, spread over the threads of
 // the level it is declared in. Checked as a local buffer.
-void Checker::fragment_declaration(const Stmt& s, const Declaration& d) {
+void MmaChecker::fragment_declaration(const Stmt& s, const Declaration& d) {
   const TypeRef& t = d.type;
   if (!t.has_shape)
     fail(Rule::declaration_type, t.location, "a fragment is a tile and needs a shape, e.g. `frag " + t.name + " [64] x;`");
   // libcroqjit holds a fragment in a warpgroup's WGMMA register layout.
-  if (scope_ != Scope::block)
+  if (cx_.scope_ != Scope::block)
     limitation(Rule::unsupported_fragment, t.location,
                "register fragments inside a thread level are not supported yet by libcroqjit",
                "declare it at block level or in a `: group-4` level, where a warpgroup holds it in registers");
-  else if (!wgmma())
+  else if (!cx_.wgmma())
     limitation(Rule::unsupported_fragment, t.location,
                "register fragments are held in WGMMA's register layout, which libcroqjit has on sm_90a only (compiling for " +
-                   options_.target->arch + ")",
+                   cx_.options_.target->arch + ")",
                "compile for sm_90a, or use a `local` buffer per thread");
   DType dtype;
   if (!parse_dtype(t.name, dtype))
     fail(Rule::unsupported_element_type, t.location, "element type `" + t.name + "` is not supported yet");
   int rank = 0;
-  for (const auto& dim : t.shape) rank += static_cast<int>(shape_dims(*dim).size());
+  for (const auto& dim : t.shape) rank += static_cast<int>(c_.expressions.shape_dims(*dim).size());
   (void)s;
   for (const Declarator& decl : d.declarators) {
     if (decl.array_size)
@@ -205,16 +205,16 @@ void Checker::fragment_declaration(const Stmt& s, const Declaration& d) {
     Type v;
     v.kind = Kind::tensor;
     v.rank = rank;
-    v.buffer = new_buffer(decl.name, dtype, rank, Space::local, decl.location);
+    v.buffer = cx_.new_buffer(decl.name, dtype, rank, Space::local, decl.location);
     v.buffer->fragment = true;
     define(decl.name, v, Origin::declaration, decl.location);
   }
 }
 
 // mma.load src, frag: loads an mma operand into a register fragment.
-void Checker::fragment_load(const Mma& m) {
-  Type src = expr(*m.operands[0]);
-  Type dst = expr(*m.operands[1]);
+void MmaChecker::fragment_load(const Mma& m) {
+  Type src = c_.expressions.expr(*m.operands[0]);
+  Type dst = c_.expressions.expr(*m.operands[1]);
   require_ok(src);
   require_ok(dst);
   if (!src.is_tile())
@@ -232,7 +232,7 @@ void Checker::fragment_load(const Mma& m) {
 
 // ---- parameters ----------------------------------------------------------------
 
-void Checker::parameter_form(const Parameter& p) {
+void StatementChecker::parameter_form(const Parameter& p) {
   const TypeRef& t = p.type;
   const std::string name = p.name.empty() ? "an unnamed parameter" : "`" + p.name + "`";
   if (p.by_reference && !t.has_shape)
@@ -271,7 +271,7 @@ void Checker::parameter_form(const Parameter& p) {
 
 // t {(1), (0), 2}: a tuple from the elements of t (`(i)` is element i);
 // sp [(0) / 2, 4] and x [(1), (0)]: a shape from the dims of sp or x's shape.
-Type Checker::pick(const Expr& e, const Subscript& s, const Type& object) {
+Type ExpressionChecker::pick(const Expr& e, const Subscript& s, const Type& object) {
   const bool tuple = s.braces;
   if (tuple ? object.kind != Kind::tuple
             : object.kind != Kind::shape && !(object.kind == Kind::tensor && !object.buffer->is_array))
@@ -288,7 +288,7 @@ Type Checker::pick(const Expr& e, const Subscript& s, const Type& object) {
   for (const ExprPtr& index : s.indices) {
     // A parenthesized integer literal names an element of the operand.
     const Expr& i = *index;
-    const bool parenthesized = i.source_begin >= 0 && program_.source[static_cast<std::size_t>(i.source_begin)] == '(';
+    const bool parenthesized = i.source_begin >= 0 && cx_.program_.source[static_cast<std::size_t>(i.source_begin)] == '(';
     const auto* literal = std::get_if<IntegerLiteral>(&i.node);
     if (parenthesized && literal && size > 0 && literal->value >= static_cast<std::uint64_t>(size))
       fail(Rule::pick_index, i.location,
@@ -317,7 +317,7 @@ Type Checker::pick(const Expr& e, const Subscript& s, const Type& object) {
   return out;
 }
 
-void Checker::literal_limits(const Expr& e) {
+void ExpressionChecker::literal_limits(const Expr& e) {
   if (const auto* i = std::get_if<IntegerLiteral>(&e.node);
       i && i->value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
     fail(Rule::unsupported_literal, e.location,

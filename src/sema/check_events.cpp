@@ -4,37 +4,41 @@
 
 namespace croq::sema::detail {
 
-void Checker::event_declaration(const Stmt& s, const Declaration& d) {
-  if (options_.target && !options_.target->mbarrier() && !needs_sm80_reported_) {
-    needs_sm80_reported_ = true;
+void TransferChecker::event_declaration(const Stmt& s, const Declaration& d) {
+  if (cx_.options_.target && !cx_.options_.target->mbarrier() && !cx_.needs_sm80_reported_) {
+    cx_.needs_sm80_reported_ = true;
     fail(Rule::needs_sm80, s.location,
-         "events are mbarriers, which need sm_80 or newer (compiling for " + options_.target->arch + ")");
+         "events are mbarriers, which need sm_80 or newer (compiling for " + cx_.options_.target->arch + ")");
   }
   // Croqtile's rules first: where each storage of event may be declared.
   const bool global = d.type.storage == Storage::global;
-  if (region_.active || inthreads_depth_ > 0)
+  if (cx_.region_.active || cx_.inthreads_depth_ > 0)
     fail(Rule::event_scope, s.location, "events are not declared inside inthreads",
          "declare the event before the inthreads region, in the parallel level around it");
-  if (global && parallel_depth_ > 0)
+  if (global && cx_.parallel_depth_ > 0)
     fail(Rule::event_scope, s.location, "`global` events are declared at function scope, outside parallel statements",
          "move the declaration out of the parallel statement, or make the event `shared`");
-  if (!global && parallel_depth_ == 0)
+  if (!global && cx_.parallel_depth_ == 0)
     fail(Rule::event_scope, s.location,
          std::string("`") + storage_name(d.type.storage) + "` events are declared inside a parallel statement",
          "move the declaration into the `: block` level that uses it");
   if (d.type.storage != Storage::shared)
     fail(Rule::event_not_shared, d.type.location, "events live in shared memory: declare them `shared event`");
-  if (scope_ != Scope::block)
+  if (cx_.scope_ != Scope::block)
     fail(Rule::unsupported_event_scope, s.location,
          "events declared in a parallel level other than the `: block` level are not supported yet by libcroqjit",
          "declare the event directly in the `: block` level");
   for (const Declarator& decl : d.declarators) {
-    require_new_name(decl.name, decl.location);
-    EventArray& ev = out_.events.emplace_back();
+    cx_.require_new_name(decl.name, decl.location);
+    EventArray& ev = cx_.out_.events.emplace_back();
+    // Lowering declares the barriers from these facts (and applies the
+    // count rule, bound_rules.hpp, to a count known only when bound).
+    if (!cx_.trial_) cx_.out_.declared_events[&decl] = &ev;
     ev.name = decl.name;
     ev.is_array = decl.array_size != nullptr;
     ev.dimensions = 1 + static_cast<int>(decl.more_array_dims.size());
-    ev.count = decl.array_size ? constant(*decl.array_size, what::event_count) : std::optional<std::int64_t>(1);
+    ev.count_expr = decl.array_size.get();
+    ev.count = decl.array_size ? c_.expressions.constant(*decl.array_size, what::event_count) : std::optional<std::int64_t>(1);
     if (Verdict broken = ev.count ? event_count(*ev.count) : std::nullopt)
       fail(*ev.count < 1 ? decl.array_size->location : decl.location, std::move(*broken));
     if (decl.init != Declarator::Init::none) {
@@ -42,6 +46,7 @@ void Checker::event_declaration(const Stmt& s, const Declaration& d) {
       if (!name || name->name != "ready")
         fail(Rule::event_init, decl.location, "an event can only be initialized `= ready`",
              "`= ready` makes the first wait pass; leave it out otherwise");
+      ev.ready = true;
     }
     Type t;
     t.kind = Kind::event;
@@ -50,8 +55,8 @@ void Checker::event_declaration(const Stmt& s, const Declaration& d) {
   }
 }
 
-Type Checker::event_value(const Expr& e, const char* what, bool whole_array) {
-  Type v = expr(e);
+Type TransferChecker::event_value(const Expr& e, const char* what, bool whole_array) {
+  Type v = c_.expressions.expr(e);
   require_ok(v);
   if (v.kind != Kind::event)
     fail(Rule::event_expected, e.location, std::string(what) + " takes an event, got `" + text(e) + "`", "", notes_of(v));
@@ -65,16 +70,16 @@ Type Checker::event_value(const Expr& e, const char* what, bool whole_array) {
   return v;
 }
 
-void Checker::wait_statement(const Wait& w) {
+void TransferChecker::wait_statement(const Stmt&, const Wait& w) {
   for (const auto& target : w.targets) note_named_future(*target);  // even when one has an error
   for (const auto& target : w.targets) {
-    Type f = expr(*target);
+    Type f = c_.expressions.expr(*target);
     require_ok(f);
     if (f.kind == Kind::event) {
       event_value(*target, "`wait`", true);
       continue;
     }
-    if (f.from && (f.kind == Kind::mma_future || f.kind == Kind::future)) waited_.insert(f.from);
+    if (f.from && (f.kind == Kind::mma_future || f.kind == Kind::future)) cx_.waited_.insert(f.from);
     if (f.kind == Kind::mma_future) continue;
     if (f.kind != Kind::future)
       fail(Rule::wait_operand, target->location,
@@ -95,7 +100,7 @@ void Checker::wait_statement(const Wait& w) {
 
 // `trigger e after f`: the event completes with the copy, so `f` must be
 // an asynchronous TMA load that nothing has waited for yet.
-void Checker::trigger_after(const Trigger& t) {
+void TransferChecker::trigger_after(const Trigger& t) {
   for (const auto& target : t.targets) {
     const auto* at = std::get_if<Member>(&target->node);
     if (t.after.size() < 2 || !at || at->kind != MemberKind::at || at->args.size() != 1) continue;
@@ -108,13 +113,13 @@ void Checker::trigger_after(const Trigger& t) {
            "trigger with the order as it is, then advance it in a statement of its own");
   }
   for (const auto& dependency : t.after) {
-    Type f = expr(*dependency);
+    Type f = c_.expressions.expr(*dependency);
     require_ok(f);
     const std::string name = text(*dependency);
     if (!std::holds_alternative<Name>(dependency->node) || (f.kind != Kind::future && f.kind != Kind::mma_future))
       fail(Rule::trigger_after_future, dependency->location,
            "`trigger ... after` takes the future of an asynchronous copy, got `" + name + "`", "", notes_of(f));
-    if (f.from && waited_.count(f.from))
+    if (f.from && cx_.waited_.count(f.from))
       fail(Rule::trigger_after_future, dependency->location,
            "`" + name + "` has been waited for already; the event can no longer complete with it",
            "trigger the event right after the `wait " + name + ";`", notes_of(f));
@@ -133,7 +138,9 @@ void Checker::trigger_after(const Trigger& t) {
   }
 }
 
-void Checker::trigger_statement(const Stmt& /*s*/, const Trigger& t) {
+void TransferChecker::trigger_statement(const Stmt& s, const Trigger& t) {
+  if (!t.scope.empty())
+    limitation(Rule::unsupported_statement, s.location, "`trigger." + t.scope + "` is not supported yet by libcroqjit");
   for (const auto& dependency : t.after) note_named_future(*dependency);
   if (!t.after.empty()) trigger_after(t);
   for (const auto& target : t.targets) arrive(event_value(*target, "`trigger`", true), target->location);
@@ -142,11 +149,11 @@ void Checker::trigger_statement(const Stmt& /*s*/, const Trigger& t) {
 // The arrivals a trigger adds to an event's phase: one per warp of the
 // threads running it (one per thread when they are not whole warps). Every
 // trigger of an event must agree, since they fix the barrier's count.
-void Checker::arrive(const Type& ev, const SourceLocation& where) {
+void TransferChecker::arrive(const Type& ev, const SourceLocation& where) {
   std::string arrivals = "blockDim.x";
-  if (region_.active) {
-    if (!region_.threads) return;  // known per specialization
-    const std::int64_t n = *region_.threads;
+  if (cx_.region_.active) {
+    if (!cx_.region_.threads) return;  // known per specialization
+    const std::int64_t n = *cx_.region_.threads;
     arrivals = std::to_string(n % 32 == 0 ? n / 32 : n);
   }
   EventArray& e = *ev.event;
@@ -163,7 +170,7 @@ void Checker::arrive(const Type& ev, const SourceLocation& where) {
 
 // A copy's future: its tile, whether it is asynchronous, and the event that
 // completes it when `.async<e>` names one.
-void Checker::bind_future(const Copy& c, Type tile, bool async, const Expr* bound_event) {
+void TransferChecker::bind_future(const Copy& c, Type tile, bool async, const Expr* bound_event) {
   if (!c.future) return;
   const auto* name = std::get_if<Name>(&c.future->node);
   if (!name) fail(Rule::future_name, c.future->location, "a copy's future must be a plain name");

@@ -72,95 +72,84 @@ std::optional<Range> range_arithmetic(BinaryOp op, const Type& l, const Type& r)
 
 }  // namespace
 
-Type Checker::expr(const Expr& e) {
-  return std::visit([&](const auto& n) -> Type {
-    using T = std::decay_t<decltype(n)>;
-    if constexpr (std::is_same_v<T, IntegerLiteral>) {
-      literal_limits(e);
-      return known_int(static_cast<std::int64_t>(n.value));
-    } else if constexpr (std::is_same_v<T, FloatLiteral>) {
-      literal_limits(e);
-      Type t;  // never an integer constant, as in lowering
-      t.kind = Kind::scalar;
-      t.number = Number::float_;
-      return t;
-    } else if constexpr (std::is_same_v<T, BoolLiteral>) {
-      return known_int(n.value ? 1 : 0, Number::bool_);
-    } else if constexpr (std::is_same_v<T, Name>) {
-      return name(e, n);
-    } else if constexpr (std::is_same_v<T, Unary>) {
-      return unary(e, n);
-    } else if constexpr (std::is_same_v<T, Binary>) {
-      return binary(e, n);
-    } else if constexpr (std::is_same_v<T, Conditional>) {
-      return conditional(n);
-    } else if constexpr (std::is_same_v<T, Call>) {
-      return call(e, n);
-    } else if constexpr (std::is_same_v<T, Member>) {
-      return member(e, n);
-    } else if constexpr (std::is_same_v<T, Subscript>) {
-      return subscript(e, n);
-    } else if constexpr (std::is_same_v<T, ShapeList>) {
-      Type t;
-      t.kind = Kind::shape;
-      for (const auto& d : n.dims)
-        for (const auto& dim : shape_dims(*d)) t.elements.push_back(dim ? known_int(*dim) : Type{});
-      t.rank = static_cast<int>(t.elements.size());
-      return t;
-    } else if constexpr (std::is_same_v<T, ITuple>) {
-      Type t;
-      t.kind = Kind::tuple;
-      for (const auto& el : n.elements) {
-        Type v = expr(*el);
-        // `{a.span}`: a shape inside braces gives its extents, one value each.
-        if (v.kind == Kind::shape && !v.elements.empty()) t.elements.insert(t.elements.end(), v.elements.begin(), v.elements.end());
-        else t.elements.push_back(std::move(v));
-      }
-      return t;
-    } else if constexpr (std::is_same_v<T, ElementCount>) {
-      std::int64_t count = 1;
-      bool known = true;
-      for (const auto& d : shape_dims(*n.operand)) {
-        auto product = d ? support::checked_mul(count, *d) : support::CheckedInt{0, support::ArithmeticFault::overflow};
-        known = known && product.ok();
-        count = product.value;
-      }
-      Type t = known_int(count);
-      if (!known) t.known = Known::at_specialization;
-      return t;
-    } else if constexpr (std::is_same_v<T, Wildcard>) {
-      fail(Rule::wildcard_outside_chunkat, e.location, "`_` (keep a dimension whole) is only an argument of `chunkat`");
-    } else if constexpr (std::is_same_v<T, Convert>) {
-      DType to;
-      if (!n.foreign && parse_dtype(n.target, to)) {  // __to<f16>(x): x converted to an element type
-        Type v = expr(*n.operand);
-        require_ok(v);
-        if (!v.is_number())
-          fail(Rule::unsupported_expression, e.location, "`__to<" + n.target + ">` converts a number, got `" + text(*n.operand) + "`");
-        Type r;
-        r.kind = Kind::scalar;
-        r.number = is_floating(to) ? Number::float_ : Number::int_;
-        return r;
-      }
-      fail(Rule::unsupported_expression, e.location, "conversions (`__to<" + n.target + ">`) are not supported yet by libcroqjit");
-    } else if constexpr (std::is_same_v<T, frontend::ast::Range>) {  // not this file's value range
-      fail(Rule::unsupported_expression, e.location,
-           "ranges and strided extents (`" + text(e) + "`) are not supported yet by libcroqjit",
-           "a strided view (`x.view(extent : stride)`) is not supported yet: take a dense view, or copy the window "
-           "and index it with the stride");
-    } else {  // StringLiteral
-      fail(Rule::unsupported_expression, e.location, "string literals are not supported yet by libcroqjit",
-           "strings appear only in `assert(cond, \"message\")`");
+// The kinds of expression without a member of their own (Dispatch).
+template <typename T>
+Type ExpressionChecker::other_expression(const Expr& e, const T& n) {
+  if constexpr (std::is_same_v<T, IntegerLiteral>) {
+    literal_limits(e);
+    return known_int(static_cast<std::int64_t>(n.value));
+  } else if constexpr (std::is_same_v<T, FloatLiteral>) {
+    literal_limits(e);
+    Type t;  // never an integer constant, as in lowering
+    t.kind = Kind::scalar;
+    t.number = Number::float_;
+    return t;
+  } else if constexpr (std::is_same_v<T, BoolLiteral>) {
+    return known_int(n.value ? 1 : 0, Number::bool_);
+  } else if constexpr (std::is_same_v<T, Conditional>) {
+    return conditional(n);
+  } else if constexpr (std::is_same_v<T, ShapeList>) {
+    Type t;
+    t.kind = Kind::shape;
+    for (const auto& d : n.dims)
+      for (const auto& dim : shape_dims(*d)) t.elements.push_back(dim ? known_int(*dim) : Type{});
+    t.rank = static_cast<int>(t.elements.size());
+    return t;
+  } else if constexpr (std::is_same_v<T, ITuple>) {
+    Type t;
+    t.kind = Kind::tuple;
+    for (const auto& el : n.elements) {
+      Type v = expr(*el);
+      // `{a.span}`: a shape inside braces gives its extents, one value each.
+      if (v.kind == Kind::shape && !v.elements.empty()) t.elements.insert(t.elements.end(), v.elements.begin(), v.elements.end());
+      else t.elements.push_back(std::move(v));
     }
-  }, e.node);
+    return t;
+  } else if constexpr (std::is_same_v<T, ElementCount>) {
+    std::int64_t count = 1;
+    bool known = true;
+    for (const auto& d : shape_dims(*n.operand)) {
+      auto product = d ? support::checked_mul(count, *d) : support::CheckedInt{0, support::ArithmeticFault::overflow};
+      known = known && product.ok();
+      count = product.value;
+    }
+    Type t = known_int(count);
+    if (!known) t.known = Known::at_specialization;
+    return t;
+  } else if constexpr (std::is_same_v<T, Wildcard>) {
+    fail(Rule::wildcard_outside_chunkat, e.location, "`_` (keep a dimension whole) is only an argument of `chunkat`");
+  } else if constexpr (std::is_same_v<T, Convert>) {
+    DType to;
+    if (!n.foreign && parse_dtype(n.target, to)) {  // __to<f16>(x): x converted to an element type
+      Type v = expr(*n.operand);
+      require_ok(v);
+      if (!v.is_number())
+        fail(Rule::unsupported_expression, e.location, "`__to<" + n.target + ">` converts a number, got `" + text(*n.operand) + "`");
+      Type r;
+      r.kind = Kind::scalar;
+      r.number = is_floating(to) ? Number::float_ : Number::int_;
+      return r;
+    }
+    fail(Rule::unsupported_expression, e.location, "conversions (`__to<" + n.target + ">`) are not supported yet by libcroqjit");
+  } else if constexpr (std::is_same_v<T, frontend::ast::Range>) {  // not this file's value range
+    fail(Rule::unsupported_expression, e.location,
+         "ranges and strided extents (`" + text(e) + "`) are not supported yet by libcroqjit",
+         "a strided view (`x.view(extent : stride)`) is not supported yet: take a dense view, or copy the window "
+         "and index it with the stride");
+  } else {  // StringLiteral
+    fail(Rule::unsupported_expression, e.location, "string literals are not supported yet by libcroqjit",
+         "strings appear only in `assert(cond, \"message\")`");
+  }
 }
 
-Type Checker::name(const Expr& e, const Name& n) {
+Type ExpressionChecker::expr(const Expr& e) { return Dispatch::expression(*this, e); }
+
+Type ExpressionChecker::name_value(const Expr& e, const Name& n) {
   const Symbol* s = lookup(n.name);
   if (!s) {
     // Defines the preprocessor did not expand (option defines of names it kept).
-    auto def = program_.defines.find(n.name);
-    if (def != program_.defines.end() && def->second.value) {
+    auto def = cx_.program_.defines.find(n.name);
+    if (def != cx_.program_.defines.end() && def->second.value) {
       if (const auto* i = std::get_if<std::int64_t>(&*def->second.value)) return known_int(*i);
       Type f;
       f.kind = Kind::scalar;
@@ -171,29 +160,29 @@ Type Checker::name(const Expr& e, const Name& n) {
       fail(Rule::unknown_name, e.location, "`?` stands for a dim only in the shape of a parameter",
            "name the dim of the parameter, e.g. `f32 [M, 4] x`, and use `M` here");
     std::vector<std::string_view> visible;
-    for (const auto& scope : scopes_)
+    for (const auto& scope : cx_.scopes_)
       for (const auto& entry : scope) visible.push_back(entry.first);
-    for (const auto& entry : symbolic_dims_) visible.push_back(entry.first);
+    for (const auto& entry : cx_.symbolic_dims_) visible.push_back(entry.first);
     // One- and two-letter names are each one edit from many others: no guess.
     std::string guess = n.name.size() > 2 ? frontend::closest_name(n.name, visible) : "";
     fail(Rule::unknown_name, e.location, "unknown name `" + n.name + "`", guess.empty() ? "" : "did you mean `" + guess + "`?");
   }
-  if (!trial_) out_.resolved[&e] = s;
-  if (s->type.kind == Kind::future) named_futures_.insert(s);
+  if (!cx_.trial_) cx_.out_.resolved[&e] = s;
+  if (s->type.kind == Kind::future) cx_.named_futures_.insert(s);
   if (s->type.placeholder) {
     // Filled by a copy later in the source (a loop's next iteration): its
     // tile is not known here, so its uses go unchecked.
-    placeholders_used_.insert(s);
-    if (!placeholder_operand_) return Type{};
+    cx_.placeholders_used_.insert(s);
+    if (!cx_.placeholder_operand_) return Type{};
   }
-  if (s->origin == Origin::index_tuple && !index_tuple_arg_)  // checked as its indices, one per dimension
+  if (s->origin == Origin::index_tuple && !cx_.index_tuple_arg_)  // checked as its indices, one per dimension
     limitation(Rule::unsupported_index_tuple, e.location,
                "`" + n.name + "` names a tuple of indices, which is not supported yet by libcroqjit as a value",
                "use its indices (" + s->detail + ") directly");
   return s->type;
 }
 
-Type Checker::unary(const Expr& e, const Unary& u) {
+Type ExpressionChecker::unary(const Expr& e, const Unary& u) {
   if (const char* op = unsupported_operator(u.op))
     fail(Rule::unsupported_operator, e.location, std::string(op) + " is not supported yet by libcroqjit",
          "write the update as its own assignment, e.g. `x += 1;`");
@@ -252,7 +241,7 @@ support::CheckedInt fold(BinaryOp op, std::int64_t a, std::int64_t c) { return f
 
 // A bounded index bound to a name (`q1 = q #- 1;`), or one moved by a
 // constant, where an index is required: croq::compile cannot lower it yet.
-void Checker::index_binding_limit(const Expr& e, bool moved_too) {
+void ExpressionChecker::index_binding_limit(const Expr& e, bool moved_too) {
   const Symbol* bound = nullptr;
   if (const auto* n = std::get_if<Name>(&e.node)) bound = lookup(n->name);
   const auto* moved = std::get_if<Binary>(&e.node);
@@ -264,7 +253,7 @@ void Checker::index_binding_limit(const Expr& e, bool moved_too) {
                "use the parallel or loop variable itself");
 }
 
-Type Checker::binary(const Expr& e, const Binary& b) {
+Type ExpressionChecker::binary(const Expr& e, const Binary& b) {
   Type l = expr(*b.lhs);
   Type r = expr(*b.rhs);
   require_ok(l);
@@ -330,7 +319,7 @@ Type Checker::binary(const Expr& e, const Binary& b) {
   return out;
 }
 
-Type Checker::conditional(const Conditional& c) {
+Type ExpressionChecker::conditional(const Conditional& c) {
   Type cond = expr(*c.condition);
   Type a = expr(*c.then_value);
   Type b = expr(*c.else_value);
@@ -355,7 +344,7 @@ Type Checker::conditional(const Conditional& c) {
   return out;
 }
 
-Type Checker::call(const Expr& e, const Call& c) {
+Type ExpressionChecker::call(const Expr& e, const Call& c) {
   const auto* callee = std::get_if<Name>(&c.callee->node);
   if (const Symbol* sym = callee ? lookup(callee->name) : nullptr;
       sym && (sym->type.kind == Kind::shape || sym->type.kind == Kind::tuple))
@@ -398,7 +387,7 @@ Type Checker::call(const Expr& e, const Call& c) {
     return element;
   }
   // Register-fragment statements: reduce a tile's rows, copy a fragment.
-  if (callee && !named && statement_expr_ == &e &&
+  if (callee && !named && cx_.statement_expr_ == &e &&
       (((callee->name == "reduce_max" || callee->name == "reduce_sum") && c.args.size() == 3) ||
        (callee->name == "copy" && c.args.size() == 2)))
     return Type{};
@@ -437,7 +426,7 @@ Type Checker::call(const Expr& e, const Call& c) {
 }
 
 // sp(i), t(i): dimension i of a named shape, element i of an ituple.
-Type Checker::element_of(const Expr& e, const Call& c, const Type& whole) {
+Type ExpressionChecker::element_of(const Expr& e, const Call& c, const Type& whole) {
   const std::string name = text(*c.callee);
   const std::int64_t size =
       whole.kind == Kind::shape && whole.elements.empty() ? whole.rank : static_cast<std::int64_t>(whole.elements.size());
@@ -459,7 +448,7 @@ Type Checker::element_of(const Expr& e, const Call& c, const Type& whole) {
 
 // ---- constants ---------------------------------------------------------------
 
-std::optional<std::int64_t> Checker::constant(const Expr& e, const char* what, bool runtime_in_croqtile) {
+std::optional<std::int64_t> ExpressionChecker::constant(const Expr& e, const char* what, bool runtime_in_croqtile) {
   Type v = expr(e);
   require_ok(v);
   const bool runtime_integer = v.kind == Kind::index || (v.kind == Kind::scalar && !v.is_float() && v.known == Known::at_run_time);
@@ -472,13 +461,13 @@ std::optional<std::int64_t> Checker::constant(const Expr& e, const char* what, b
 
 // Croqtile computes these at run time on the host; libcroqjit specializes
 // each kernel on them, so it needs them from constants and dims.
-void Checker::runtime_value(const Expr& e, const char* what, const Type& v) {
+void ExpressionChecker::runtime_value(const Expr& e, const char* what, const Type& v) {
   fail(Rule::unsupported_runtime_value, e.location,
        std::string(what) + " computed at run time (`" + text(e) + "`) is not supported yet by libcroqjit",
        "use a constant, a #define or an expression of the parameters' dims (`M`, `cdiv(M, 64)`)", notes_of(v));
 }
 
-std::vector<std::optional<std::int64_t>> Checker::shape_dims(const Expr& e) {
+std::vector<std::optional<std::int64_t>> ExpressionChecker::shape_dims(const Expr& e) {
   Type v = expr(e);
   require_ok(v);
   std::vector<std::optional<std::int64_t>> dims;
@@ -492,7 +481,7 @@ std::vector<std::optional<std::int64_t>> Checker::shape_dims(const Expr& e) {
       return dims;
     case Kind::tuple:  // `f32 [t]` with t = {4, 8}: one dim per value
       for (const Type& d : v.elements) {
-        if (d.kind == Kind::scalar && !d.is_float() && d.known == Known::at_run_time && !runtime_counts_)
+        if (d.kind == Kind::scalar && !d.is_float() && d.known == Known::at_run_time && !cx_.runtime_counts_)
           runtime_value(e, "a dimension of a shape", d);
         dims.push_back(d.known_now() ? std::optional<std::int64_t>(d.value) : std::nullopt);
       }
@@ -508,7 +497,7 @@ std::vector<std::optional<std::int64_t>> Checker::shape_dims(const Expr& e) {
   }
 }
 
-std::vector<Count> Checker::counts(const Expr& e, const char* what, bool runtime_ok) {
+std::vector<Count> ExpressionChecker::counts(const Expr& e, const char* what, bool runtime_ok) {
   std::vector<Count> out;
   auto add = [&](const Expr& part) {
     Type v = expr(part);
@@ -534,7 +523,7 @@ std::vector<Count> Checker::counts(const Expr& e, const char* what, bool runtime
         out.push_back(Count{Known::at_run_time, 0});
         return;
       }
-      if (runtime_counts_) {
+      if (cx_.runtime_counts_) {
         out.push_back(Count{});
         return;
       }
@@ -552,7 +541,7 @@ std::vector<Count> Checker::counts(const Expr& e, const char* what, bool runtime
 
 // `[M, K] / {8, 64}`, `a.span + 1`: element by element; a number applies to
 // every element.
-Type Checker::shape_arithmetic(const Expr& e, const Binary& b, const Type& l, const Type& r) {
+Type ExpressionChecker::shape_arithmetic(const Expr& e, const Binary& b, const Type& l, const Type& r) {
   const auto size = [](const Type& t) { return t.kind == Kind::shape || t.kind == Kind::tuple ? t.elements.size() : 0; };
   for (const auto* side : {&l, &r})
     if (side->kind == Kind::scalar && side->number == Number::bool_) {
@@ -592,19 +581,19 @@ Type Checker::shape_arithmetic(const Expr& e, const Binary& b, const Type& l, co
   return out;
 }
 
-std::vector<Type> Checker::index_args(const ExprList& args) {
+std::vector<Type> ExpressionChecker::index_args(const ExprList& args) {
   std::vector<Type> out;
   for (const auto& a : args) {
     // A tuple of indices (`foreach x in t.span`) stands for its indices here.
-    index_tuple_arg_ = std::holds_alternative<Name>(a->node);
+    cx_.index_tuple_arg_ = std::holds_alternative<Name>(a->node);
     Type v;
     try {
       v = expr(*a);
     } catch (...) {
-      index_tuple_arg_ = false;
+      cx_.index_tuple_arg_ = false;
       throw;
     }
-    index_tuple_arg_ = false;
+    cx_.index_tuple_arg_ = false;
     require_ok(v);
     if (v.kind == Kind::tuple) {
       for (auto& el : v.elements) out.push_back(std::move(el));
@@ -617,7 +606,7 @@ std::vector<Type> Checker::index_args(const ExprList& args) {
 
 // `y(i)` of a bounded index `y`: its value i, counted from the end when
 // negative (`y(-1)` is #y - 1), bounded as `y` is.
-Type Checker::bounded_value(const Expr& e, const Call& c, const Type& index) {
+Type ExpressionChecker::bounded_value(const Expr& e, const Call& c, const Type& index) {
   if (c.args.size() != 1)
     fail(Rule::pick_index, e.location, "`" + text(*c.callee) + "(i)` takes one value of the index, got " +
                                            std::to_string(c.args.size()));

@@ -9,22 +9,22 @@
 namespace croq::sema::detail {
 
 // The launch of parallel statement `p`: checked once, at its first level.
-void Checker::parallel_launch(const Stmt& s, const Parallel& p) {
-  if (p.is_async && parallel_depth_ > 0)
+void LevelChecker::parallel_launch(const Stmt& s, const Parallel& p) {
+  if (p.is_async && cx_.parallel_depth_ > 0)
     fail(Rule::parallel_async_inner, s.location, "an inner parallel statement cannot be `parallel.async`",
          "only the outermost parallel statement (a kernel launch) runs asynchronously to the host");
   if (p.stream) {
     const std::string& name = std::get<Name>(p.stream->node).name;
-    if (parallel_depth_ > 0)
+    if (cx_.parallel_depth_ > 0)
       fail(Rule::parallel_stream, p.stream->location,
            "only the outermost parallel statement is launched on a stream (`parallel<" + name + ">`)");
     const Symbol* sym = lookup(name);
     if (!sym) {
-      expr(*p.stream);  // reports the unknown name
+      c_.expressions.expr(*p.stream);  // reports the unknown name
       throw Abort{};
     }
     const bool stream_param = sym->origin == Origin::parameter && sym->parameter >= 0 &&
-                              fn_.params[static_cast<std::size_t>(sym->parameter)].type.name == "stream";
+                              cx_.fn_.params[static_cast<std::size_t>(sym->parameter)].type.name == "stream";
     if (!stream_param)
       fail(Rule::parallel_stream, p.stream->location,
            "`" + name + "` is not a stream; `parallel<...>` takes a `stream` parameter",
@@ -38,16 +38,16 @@ void Checker::parallel_launch(const Stmt& s, const Parallel& p) {
 // A `: device(...)` or `: term` level: it names where the levels inside it
 // run, and takes no part in the block/thread mapping. Returns false for
 // any other level.
-bool Checker::placement_level(const Stmt& s, const Parallel& p, std::size_t level_index) {
+bool LevelChecker::placement_level(const Stmt& s, const Parallel& p, std::size_t level_index) {
   const ParallelLevel& lv = p.levels[level_index];
   if (lv.space != SpaceSpecifier::device && lv.space != SpaceSpecifier::term) return false;
   std::vector<Count> values;
   try {
-    values = counts(*lv.count, what::parallel_count);
+    values = c_.expressions.counts(*lv.count, what::parallel_count);
   } catch (const Abort&) {
   }
   try {
-    if (lv.space == SpaceSpecifier::device && (level_index > 0 || parallel_depth_ > 0 || scope_ != Scope::kernel))
+    if (lv.space == SpaceSpecifier::device && (level_index > 0 || cx_.parallel_depth_ > 0 || cx_.scope_ != Scope::kernel))
       fail(Rule::device_outermost, lv.location, "a `: device` level must be the outermost parallel level",
            "put the `: block` and `: thread` levels inside it");
     // One instance of a `: device(cpu|gpu)` level is a kernel launch: its
@@ -66,7 +66,7 @@ bool Checker::placement_level(const Stmt& s, const Parallel& p, std::size_t leve
   // one (one thread runs it); lowering reads that mapping.
   if (lv.space == SpaceSpecifier::device && level_index + 1 == p.levels.size() && !contains_parallel(*p.body))
     level_mapping(p, level_index, false);
-  push();
+  cx_.push();
   for (std::size_t d = 0; d < lv.indices.size(); ++d) {
     Type t;
     t.kind = Kind::index;
@@ -74,13 +74,13 @@ bool Checker::placement_level(const Stmt& s, const Parallel& p, std::size_t leve
     define(lv.indices[d].name, t, Origin::parallel_index, lv.indices[d].location, "`: device` level");
   }
   parallel(s, p, level_index + 1);
-  pop();
+  cx_.pop();
   return true;
 }
 
 // sync.shared / sync.global / sync.barrier : level / sync.fence : level<memory>
-void Checker::sync_statement(const Stmt& s, const Sync& y) {
-  if (y.scope == "barrier" && y.level == SpaceSpecifier::device && cooperative_levels_ == 0)
+void StatementChecker::sync_statement(const Stmt& s, const Sync& y) {
+  if (y.scope == "barrier" && y.level == SpaceSpecifier::device && cx_.cooperative_levels_ == 0)
     fail(Rule::barrier_needs_cooperative, s.location,
          "`sync.barrier : device` waits for every block of the grid: it needs an enclosing `: block<cooperative>` "
          "level",
@@ -89,20 +89,20 @@ void Checker::sync_statement(const Stmt& s, const Sync& y) {
   // In a cooperative launch `sync.barrier : block` (and `: device`) waits
   // for the whole grid; libcroqjit runs it where the whole block runs.
   const bool grid_barrier =
-      y.scope == "barrier" && cooperative_levels_ > 0 && (y.level == L::block || y.level == L::device);
-  if (grid_barrier && (scope_ != Scope::block || region_.active)) {
+      y.scope == "barrier" && cx_.cooperative_levels_ > 0 && (y.level == L::block || y.level == L::device);
+  if (grid_barrier && (cx_.scope_ != Scope::block || cx_.region_.active)) {
     limitation(Rule::unsupported_statement, s.location,
                "a grid barrier inside a thread level is not supported yet by libcroqjit",
                "put the `sync.barrier` at the scope of the `: block<cooperative>` level, where every thread reaches it");
     return;
   }
   const bool barrier = y.scope == "barrier" && (grid_barrier || y.level == L::group || y.level == L::thread ||
-                                                (y.level == L::block && cooperative_levels_ == 0));
+                                                (y.level == L::block && cx_.cooperative_levels_ == 0));
   const bool fence = y.scope == "fence" && (y.level == L::thread || y.level == L::group || y.level == L::group4 ||
                                             y.level == L::block || y.level == L::device);
   // At function scope `sync.global` waits for the kernels launched so far:
   // stream order already makes the next kernel wait for them.
-  const bool global = is_global_sync(s) && scope_ == Scope::kernel && parallel_depth_ == 0;
+  const bool global = is_global_sync(s) && cx_.scope_ == Scope::kernel && cx_.parallel_depth_ == 0;
   if (y.scope == "shared" || barrier || fence || global) return;
   std::string what = "`sync." + y.scope;
   if (y.level != L::none) what += std::string(" : ") + space_name(y.level);
@@ -113,7 +113,7 @@ void Checker::sync_statement(const Stmt& s, const Sync& y) {
 
 // What a loop binds besides its first group of indices: local names
 // (`foreach c = a(1:)`), later `with` bindings and the `where` pairs.
-void Checker::loop_extras(const Loop& l) {
+void StatementChecker::loop_extras(const Loop& l) {
   for (const LoopIndex& index : l.indices) {
     if (!index.local_name) continue;
     const Identifier& local = *index.local_name;
@@ -123,7 +123,7 @@ void Checker::loop_extras(const Loop& l) {
              "give the index a name, e.g. `c = " + index.name.name + "`", {});
       continue;
     }
-    if (const Symbol* other = declared_here(local.name); other && other->origin == Origin::loop_index) {
+    if (const Symbol* other = cx_.declared_here(local.name); other && other->origin == Origin::loop_index) {
       report(Rule::redeclaration, local.location, "the local name `" + local.name + "` is already used in this foreach",
              "give each index its own name", {});
       continue;
@@ -137,7 +137,7 @@ void Checker::loop_extras(const Loop& l) {
   // Each binding of one `with` names new indices: a name bound twice is an error.
   auto new_index_name = [&](const Identifier& id) {
     try {
-      require_new_name(id.name, id.location);
+      cx_.require_new_name(id.name, id.location);
     } catch (const Abort&) {
     }
   };
@@ -147,8 +147,8 @@ void Checker::loop_extras(const Loop& l) {
     std::vector<Count> bounds;
     try {
       {
-        RuntimeCounts runtime(runtime_counts_, true);  // `with` only binds its indices
-        bounds = counts(*b.bound, what::loop_bound);
+        RuntimeCounts runtime(cx_.runtime_counts_, true);  // `with` only binds its indices
+        bounds = c_.expressions.counts(*b.bound, what::loop_bound);
       }
       if (!(b.indices.size() == 1 && !b.braced) && b.indices.size() != bounds.size())
         fail(Rule::loop_index_count, b.bound->location,
@@ -161,14 +161,7 @@ void Checker::loop_extras(const Loop& l) {
     tuple.kind = Kind::tuple;
     std::string names;
     if (b.indices.size() == 1 && !b.braced && bounds.size() > 1) {  // `with i in [4, 8]`: a tuple of indices
-      for (const Count& c : bounds) {
-        Type t;
-        t.kind = Kind::index;
-        if (c.known == Known::now) t.count = c.value;
-        tuple.elements.push_back(t);
-      }
-      define(b.indices[0].name.name, tuple, Origin::index_tuple, b.indices[0].name.location,
-             std::to_string(bounds.size()) + " loop indices");
+      index_tuple(b.indices[0].name, bounds);
       continue;
     }
     for (std::size_t d = 0; d < b.indices.size(); ++d) {

@@ -33,26 +33,26 @@ bool accumulates_into(const Stmt& s, const std::string& name) {
 
 }  // namespace
 
-void Checker::require_warpgroups(const Stmt& s, const std::string& op, bool block_scope_fill) {
+void MmaChecker::require_warpgroups(const Stmt& s, const std::string& op, bool block_scope_fill) {
   // Croqtile also runs mma at other scopes; the operation is checked as usual.
   // Directly in a `: group` level each warp runs its own m16n8 tiles
   // (mma.sync on every target from sm_80, sm_90a included); an accumulator
   // filled at block scope is each warp's own in the `: group` levels below.
-  if (!on_whole_warpgroups() && !on_single_warps() && !(block_scope_fill && at_block_scope()))
+  if (!c_.levels.on_whole_warpgroups() && !c_.levels.on_single_warps() && !(block_scope_fill && c_.levels.at_block_scope()))
     limitation(Rule::mma_warpgroups, s.location,
-         (wgmma() ? "WGMMA runs on whole warpgroups: put the "
+         (cx_.wgmma() ? "WGMMA runs on whole warpgroups: put the "
                   : "mma runs on whole warpgroups (4 warps of 16 rows each): put the ") +
              op + " inside `parallel p by N : group-4`",
-         region_.active ? "an inthreads.async region must select whole warpgroups (multiples of 128 threads)" : "");
+         cx_.region_.active ? "an inthreads.async region must select whole warpgroups (multiples of 128 threads)" : "");
 }
 
-Accumulator* Checker::accumulator(const Expr& e) {
+Accumulator* MmaChecker::accumulator(const Expr& e) {
   if (const auto* n = std::get_if<Name>(&e.node))
-    if (const Symbol* sym = lookup(n->name); sym && accumulator_arrays_.count(sym))
+    if (const Symbol* sym = lookup(n->name); sym && cx_.accumulator_arrays_.count(sym))
       fail(Rule::buffer_array_unselected, e.location,
            "`" + n->name + "` is an array of accumulators; an mma operation takes one of them",
            "select one: `" + n->name + "[i][j]`");
-  Type v = expr(e);
+  Type v = c_.expressions.expr(e);
   require_ok(v);
   if (v.kind != Kind::accumulator)
     fail(Rule::accumulator_expected, e.location, "expected an accumulator from `mma.fill`, got `" + text(e) + "`", "",
@@ -68,12 +68,12 @@ Accumulator* Checker::accumulator(const Expr& e) {
   return v.accumulator;
 }
 
-void Checker::mma(const Stmt& s, const Mma& m) {
-  if (options_.target && !options_.target->mma_sync() && !needs_sm80_reported_) {
-    needs_sm80_reported_ = true;
+void MmaChecker::mma_statement(const Stmt& s, const Mma& m) {
+  if (cx_.options_.target && !cx_.options_.target->mma_sync() && !cx_.needs_sm80_reported_) {
+    cx_.needs_sm80_reported_ = true;
     fail(Rule::needs_sm80, s.location,
          "mma lowers to WGMMA on sm_90a and to mma.sync m16n8k16 on sm_80 to sm_89; compiling for " +
-             options_.target->arch + " has neither");
+             cx_.options_.target->arch + " has neither");
   }
   if (m.op == MmaOp::scale) return mma_scale(s, m);  // check_mma_scale.cpp
   if (m.op == MmaOp::multiply && m.operands.size() == 5 && find_modifier(m.modifiers, "scale")) {
@@ -92,8 +92,8 @@ void Checker::mma(const Stmt& s, const Mma& m) {
     // that no mma accumulates into is an operand.
     const auto* n = std::get_if<Name>(&m.operands[0]->node);
     const Symbol* loaded = n ? lookup(n->name) : nullptr;
-    if (loaded && (loaded->type.is_error() || loaded->type.kind == Kind::operand) && loaded->detail == "mma.load" && fn_.body &&
-        !accumulates_into(*fn_.body, n->name))
+    if (loaded && (loaded->type.is_error() || loaded->type.kind == Kind::operand) && loaded->detail == "mma.load" && cx_.fn_.body &&
+        !accumulates_into(*cx_.fn_.body, n->name))
       fail(Rule::accumulator_expected, m.operands[0]->location,
            "`" + n->name + "` is an mma.load result that no mma accumulates into; mma.fill refills accumulators",
            "fill the accumulator of the mma instead");
@@ -106,7 +106,7 @@ void Checker::mma(const Stmt& s, const Mma& m) {
          "mma." + std::string(mma_op_name(m.op)) + " with " + std::to_string(m.operands.size()) +
              " operands is not supported yet by libcroqjit");
   if (refill) {
-    Type v = expr(*m.operands[1]);
+    Type v = c_.expressions.expr(*m.operands[1]);
     require_ok(v);
     if (v.kind != Kind::scalar)
       fail(Rule::mma_fill_value, m.operands[1]->location, "mma.fill takes the new value, such as 0.0f", "", notes_of(v));
@@ -126,20 +126,20 @@ void Checker::mma(const Stmt& s, const Mma& m) {
   }
 }
 
-void Checker::mma_fill(const Stmt& s, const Mma& m) {
+void MmaChecker::mma_fill(const Stmt& s, const Mma& m) {
   const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr;
   if (!name) fail(Rule::mma_result, s.location, "mma.fill makes an accumulator: `acc = mma.fill.f32 0.0f;`");
   // `frag mc[2][3] {0.0f}` is a fill too: of an array of accumulators.
   const std::string what = m.frag_declaration ? "frag" : "mma.fill";
   std::vector<std::optional<std::int64_t>> array_dims;
   for (const ExprPtr& dim : m.array_dims) {
-    std::optional<std::int64_t> n = constant(*dim, "an array size");
+    std::optional<std::int64_t> n = c_.expressions.constant(*dim, "an array size");
     if (n && *n < 1)
       fail(Rule::buffer_array_empty, dim->location, "an array of accumulators holds at least one, got " + std::to_string(*n));
     array_dims.push_back(n);
   }
   require_warpgroups(s, what, true);
-  const bool warp = on_single_warps() || at_block_scope();
+  const bool warp = c_.levels.on_single_warps() || c_.levels.at_block_scope();
   DType dtype = DType::f32;
   for (const Modifier& mod : m.modifiers) {
     if (mod.name == "f32") dtype = DType::f32;
@@ -157,11 +157,11 @@ void Checker::mma_fill(const Stmt& s, const Mma& m) {
     limitation(Rule::unsupported_fragment, m.result->location,
                "arrays of mma accumulators (`frag " + name->name + "[..]`) are not supported yet by libcroqjit",
                "fill one accumulator per name: `" + name->name + "0 = mma.fill.f32 0.0f;`");
-  Type fill = expr(*m.operands[0]);
+  Type fill = c_.expressions.expr(*m.operands[0]);
   require_ok(fill);
   if (fill.kind != Kind::scalar)
     fail(Rule::mma_fill_value, m.operands[0]->location, "mma.fill takes the initial value, such as 0.0f", "", notes_of(fill));
-  Accumulator& acc = out_.accumulators.emplace_back();
+  Accumulator& acc = cx_.out_.accumulators.emplace_back();
   acc.name = name->name;
   acc.dtype = dtype;
   acc.warp = warp;
@@ -172,21 +172,21 @@ void Checker::mma_fill(const Stmt& s, const Mma& m) {
   define(name->name, t, Origin::mma_result, m.result->location, "mma.fill");
 }
 
-void Checker::mma_load(const Stmt& s, const Mma& m) {
+void MmaChecker::mma_load(const Stmt& s, const Mma& m) {
   const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr;
   if (!name) fail(Rule::mma_result, s.location, "mma.load names its operand: `a = mma.load tile;`");
   const Expr& tile_expr = *m.operands[0];
-  Type v = expr(tile_expr);
+  Type v = c_.expressions.expr(tile_expr);
   require_ok(v);
-  if (v.is_tile() && v.buffer->space == Space::global && on_single_warps()) {
+  if (v.is_tile() && v.buffer->space == Space::global && c_.levels.on_single_warps()) {
     // A warp reads its fragments from global memory directly.
-    require_selected(tile_expr, v);
+    c_.expressions.require_selected(tile_expr, v);
     if (!m.modifiers.empty())
       fail(Rule::unsupported_modifier, m.modifiers[0].location,
            "`." + m.modifiers[0].name + "` on an mma.load from global memory is not supported yet by libcroqjit");
-    if (fn_.body && accumulates_into(*fn_.body, name->name)) {
+    if (cx_.fn_.body && accumulates_into(*cx_.fn_.body, name->name)) {
       // The tile is the accumulator's initial value (C): an accumulator.
-      Accumulator& acc = out_.accumulators.emplace_back();
+      Accumulator& acc = cx_.out_.accumulators.emplace_back();
       acc.name = name->name;
       acc.dtype = v.buffer->dtype == DType::s32 ? DType::s32 : v.buffer->dtype == DType::f16 ? DType::f16 : DType::f32;
       acc.warp = true;
@@ -215,11 +215,11 @@ void Checker::mma_load(const Stmt& s, const Mma& m) {
   }
   if (!v.is_tile() || v.buffer->space != Space::shared)
     fail(Rule::mma_operand_kind, tile_expr.location, "mma.load reads a tile in shared memory", "", notes_of(v));
-  require_selected(tile_expr, v);
+  c_.expressions.require_selected(tile_expr, v);
   int span = 0;
   bool to_registers = false;  // mma.load.frag: a register fragment of the tile
   for (const Modifier& mod : m.modifiers) {
-    if (mod.name == "swiz") span = swizzle_span(mod);
+    if (mod.name == "swiz") span = c_.transfers.swizzle_span(mod);
     else if (mod.name == "frag") to_registers = true;
     else fail(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma.load is not supported yet by libcroqjit");
   }
@@ -242,7 +242,7 @@ void Checker::mma_load(const Stmt& s, const Mma& m) {
     Type f;
     f.kind = Kind::tensor;
     f.rank = 2;
-    f.buffer = new_buffer(name->name, b.dtype, 2, Space::local, m.result->location);
+    f.buffer = cx_.new_buffer(name->name, b.dtype, 2, Space::local, m.result->location);
     f.buffer->fragment = true;
     define(name->name, f, Origin::mma_result, m.result->location, "mma.load");
     return;
@@ -254,8 +254,8 @@ void Checker::mma_load(const Stmt& s, const Mma& m) {
 
 // One operand of mma.row.row: a shared tile (read with its own layout) or
 // an mma.load result, of rank 2. Returns its element type.
-DType Checker::mma_operand(const Expr& e, bool lhs) {
-  Type v = expr(e);
+DType MmaChecker::mma_operand(const Expr& e, bool lhs) {
+  Type v = c_.expressions.expr(e);
   require_ok(v);
   if (v.is_tile() && v.buffer && v.buffer->fragment) {
     // RS-mode WGMMA takes lhs from registers; rhs always comes from shared memory.
@@ -268,7 +268,7 @@ DType Checker::mma_operand(const Expr& e, bool lhs) {
            notes_of(v));
     return v.buffer->dtype;
   }
-  if (v.is_tile() && v.buffer->space == Space::global && on_single_warps()) {
+  if (v.is_tile() && v.buffer->space == Space::global && c_.levels.on_single_warps()) {
     // a warp reads global tiles directly
   } else if (v.is_tile() && v.buffer->space == Space::shared) {
     // Not copied yet in the source (a consumer region before the producer's):
@@ -278,7 +278,7 @@ DType Checker::mma_operand(const Expr& e, bool lhs) {
     fail(Rule::mma_operand_kind, e.location, "an mma operand is a shared tile or the result of mma.load, got `" + text(e) + "`",
          "", notes_of(v));
   }
-  require_selected(e, v);
+  c_.expressions.require_selected(e, v);
   if (v.rank != 2)
     fail(Rule::mma_operand_rank, e.location, "an mma operand is a 2-D tile, got rank " + std::to_string(v.rank), "",
          notes_of(v));
@@ -286,13 +286,13 @@ DType Checker::mma_operand(const Expr& e, bool lhs) {
 }
 
 // `e` names a register fragment: a `frag` tile or an `mma.load.frag` result.
-bool Checker::register_operand(const Expr& e) {
+bool MmaChecker::register_operand(const Expr& e) {
   const auto* n = std::get_if<Name>(&e.node);
   const Symbol* sym = n ? lookup(n->name) : nullptr;
   return sym && sym->type.is_tile() && sym->type.buffer && sym->type.buffer->fragment;
 }
 
-void Checker::mma_multiply(const Stmt& s, const Mma& m) {
+void MmaChecker::mma_multiply(const Stmt& s, const Mma& m) {
   // Other layouts, modifiers and element types mean what they say: the
   // operands are checked and the accumulator counts as written.
   for (const Modifier& mod : m.modifiers)
@@ -306,15 +306,15 @@ void Checker::mma_multiply(const Stmt& s, const Mma& m) {
   // Warp-level mma also reads rhs as [K, N] (row.col: ldmatrix.trans), and
   // so does RS-mode WGMMA (lhs a register fragment: imm-trans-b).
   const bool lhs_in_registers = register_operand(*m.operands[1]);
-  if (m.layout != "row.row" && !(m.layout == "row.col" && (on_single_warps() || lhs_in_registers || wgmma()) && !fp8))
+  if (m.layout != "row.row" && !(m.layout == "row.col" && (c_.levels.on_single_warps() || lhs_in_registers || cx_.wgmma()) && !fp8))
     limitation(Rule::unsupported_mma_layout, s.location,
                fp8 ? "mma." + m.layout + " on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; "
                      "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"
                    : "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)");
   const bool other_type = a == b && (a == DType::s8 || a == DType::u8 || a == DType::f32 || a == DType::s32);
   // A warp's mma.sync also multiplies s8 and u8 (into s32) and f32 as tf32.
-  const bool warp_int = on_single_warps() && a == b && (a == DType::s8 || a == DType::u8);
-  const bool warp_tf32 = on_single_warps() && a == b && a == DType::f32;
+  const bool warp_int = c_.levels.on_single_warps() && a == b && (a == DType::s8 || a == DType::u8);
+  const bool warp_tf32 = c_.levels.on_single_warps() && a == b && a == DType::f32;
   if (other_type && !warp_int && !warp_tf32)
     limitation(Rule::unsupported_mma_type, s.location,
                "mma on " + std::string(dtype_name(a)) + " tiles is not supported yet by libcroqjit",
@@ -334,19 +334,19 @@ void Checker::mma_multiply(const Stmt& s, const Mma& m) {
     fail(Rule::mma_element_types, s.location,
          "an s32 accumulator takes s8 or u8 tiles, got " + std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)));
   // fp8 multiplies only as WGMMA here (sm_89's mma.sync form is not lowered).
-  if (fp8 && on_single_warps())
+  if (fp8 && c_.levels.on_single_warps())
     limitation(Rule::unsupported_mma_type, s.location,
                "warp-level mma on fp8 tiles is not supported: a warp's mma is mma.sync, which libcroqjit lowers for "
                "f16 and bf16 only",
                "multiply fp8 tiles on whole warpgroups (WGMMA, sm_90a), or convert them to f16 or bf16");
-  else if (fp8 && !wgmma())
+  else if (fp8 && !cx_.wgmma())
     limitation(Rule::unsupported_mma_type, s.location,
                "mma on fp8 tiles lowers to WGMMA (sm_90a) only; libcroqjit has no mma.sync form for them (compiling for " +
-                   options_.target->arch + ")",
+                   cx_.options_.target->arch + ")",
                "compile for sm_90a, or convert the tiles to f16 or bf16");
   if (!other_type && !fp8 && (a != b || !mma_input_type(a)))
     fail(Rule::mma_element_types, s.location,
-         std::string(wgmma() && !on_single_warps() ? "WGMMA multiplies f16 or bf16 tiles (both the same) or fp8 tiles (f8_e4m3, f8_e5m2, in any mix)"
+         std::string(cx_.wgmma() && !c_.levels.on_single_warps() ? "WGMMA multiplies f16 or bf16 tiles (both the same) or fp8 tiles (f8_e4m3, f8_e5m2, in any mix)"
                              : "mma.sync multiplies f16 or bf16 tiles (both the same)") +
              ", got " + std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)));
   if (!other_type && !fp8 && acc->dtype == DType::f16 && a != DType::f16)
@@ -360,19 +360,19 @@ void Checker::mma_multiply(const Stmt& s, const Mma& m) {
   }
 }
 
-void Checker::mma_store(const Stmt& s, const Mma& m) {
+void MmaChecker::mma_store(const Stmt& s, const Mma& m) {
   require_warpgroups(s, "mma.store");
   Accumulator* acc = accumulator(*m.operands[0]);
   if (!acc->written)
     fail(Rule::mma_store_unwritten, s.location, "mma.store of an accumulator that no mma has written",
          "multiply into it first: `mma.row.row " + text(*m.operands[0]) + ", a, b;`");
   const Expr& dst_expr = *m.operands[1];
-  Type d = expr(dst_expr);
+  Type d = c_.expressions.expr(dst_expr);
   require_ok(d);
   if (d.kind != Kind::tensor || d.pending != Pending::none || d.rank != 2)
     fail(Rule::mma_store_destination, dst_expr.location, "mma.store writes a 2-D tile of shared or global memory", "",
          notes_of(d));
-  require_selected(dst_expr, d);
+  c_.expressions.require_selected(dst_expr, d);
   Buffer& b = *d.buffer;
   if (acc->dtype != DType::s32 && b.dtype == DType::s32) {
     limitation(Rule::unsupported_mma_type, dst_expr.location,

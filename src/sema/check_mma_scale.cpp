@@ -6,7 +6,7 @@
 
 namespace croq::sema::detail {
 
-void Checker::mma_scale(const Stmt& s, const Mma& m) {
+void MmaChecker::mma_scale(const Stmt& s, const Mma& m) {
   if (m.operands.size() != 3)
     fail(Rule::mma_operand_count, s.location,
          "mma.scale takes 3 operands (the accumulator and the scales of both sides), got " +
@@ -18,7 +18,7 @@ void Checker::mma_scale(const Stmt& s, const Mma& m) {
          "scale after the mmas of the block they scale: `mma.row.row " + text(*m.operands[0]) + ", a, b;` then `mma.scale " +
              text(*m.operands[0]) + ", sa, sb;`");
   const Expr& a_expr = *m.operands[1];
-  Type a = expr(a_expr);
+  Type a = c_.expressions.expr(a_expr);
   require_ok(a);
   if (!a.is_tile() || !a.buffer || a.buffer->dtype != DType::f32)
     fail(Rule::mma_scale_operands, a_expr.location,
@@ -26,14 +26,14 @@ void Checker::mma_scale(const Stmt& s, const Mma& m) {
              (a.is_tile() && a.buffer ? ", a tile of " + std::string(dtype_name(a.buffer->dtype)) : std::string()),
          "DeepSeek-style block scales: `scale_lhs.subspan(64, 1).at(block_m, k)`", notes_of(a));
   const Expr& b_expr = *m.operands[2];
-  Type b = expr(b_expr);
+  Type b = c_.expressions.expr(b_expr);
   require_ok(b);
   const bool one_f32 = b.is_number() || (b.is_tile() && b.buffer && b.buffer->dtype == DType::f32);
   if (!one_f32)
     fail(Rule::mma_scale_operands, b_expr.location,
          "the rhs scale of mma.scale is one f32 value, got `" + text(b_expr) + "`",
          "name one element: `scale_rhs.at(block_n, k)`", notes_of(b));
-  if (!wgmma() || on_single_warps())
+  if (!cx_.wgmma() || c_.levels.on_single_warps())
     limitation(Rule::unsupported_mma_form, s.location,
                "mma.scale is supported on WGMMA accumulators only (whole warpgroups, sm_90a)");
 }

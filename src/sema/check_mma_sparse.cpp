@@ -6,13 +6,13 @@
 
 namespace croq::sema::detail {
 
-void Checker::mma_sparse_multiply(const Stmt& s, const Mma& m) {
+void MmaChecker::mma_sparse_multiply(const Stmt& s, const Mma& m) {
   if (!find_modifier(m.modifiers, "sp"))
     fail(Rule::mma_sparse_metadata, s.location,
          "mma." + m.layout + " takes 3 operands; a fourth (sparsity metadata) belongs to the sparse form",
          "write `mma." + m.layout + ".sp acc, a, b, meta` for a 2:4 sparse lhs");
   const Expr& meta_expr = *m.operands[3];
-  Type meta = expr(meta_expr);
+  Type meta = c_.expressions.expr(meta_expr);
   require_ok(meta);
   // Upstream Croqtile reports this under its own rule; libcroqjit's is the
   // operand-kind rule (tests/conformance/rejects.tsv).
@@ -31,7 +31,7 @@ void Checker::mma_sparse_multiply(const Stmt& s, const Mma& m) {
     limitation(Rule::unsupported_mma_form, meta_expr.location,
                std::string(dtype_name(t)) + " sparsity metadata is not supported yet by libcroqjit",
                "libcroqjit reads WGMMA .sp metadata as u8 [64, K / 8] (two 4-bit codes a byte)");
-  if (!wgmma() || on_single_warps())
+  if (!cx_.wgmma() || c_.levels.on_single_warps())
     limitation(Rule::unsupported_mma_form, s.location,
                "a sparse mma lowers to WGMMA .sp on whole warpgroups (sm_90a) only; libcroqjit has no mma.sync .sp form",
                "multiply in a group-4 level and compile for sm_90a");

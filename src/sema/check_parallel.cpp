@@ -28,7 +28,7 @@ std::string space_text(const ParallelLevel& lv) {
 // The `: block` level that must follow a `: cluster` level: the next level
 // of the statement, or the first level of the sole statement of its body.
 // Returns the blocks per cluster when they are constants.
-std::optional<std::int64_t> Checker::cluster_blocks(const Parallel& p, std::size_t level) {
+std::optional<std::int64_t> LevelChecker::cluster_blocks(const Parallel& p, std::size_t level) {
   const ParallelLevel& lv = p.levels[level];
   const ParallelLevel* next = level_after_cluster(p, level);
   if (!next || next->space != SpaceSpecifier::block)
@@ -36,7 +36,7 @@ std::optional<std::int64_t> Checker::cluster_blocks(const Parallel& p, std::size
          "write `parallel c by C : cluster, b by B : block { ... }`, or a `: block` level as the only statement of the "
          "cluster level");
   support::CheckedInt blocks{1};
-  for (const Count& c : counts(*next->count, what::parallel_count)) {
+  for (const Count& c : c_.expressions.counts(*next->count, what::parallel_count)) {
     if (c.known != Known::now || c.value <= 0) return std::nullopt;  // the block level reports a count below 1
     if (blocks.ok()) blocks = support::checked_mul(blocks.value, c.value);
   }
@@ -45,7 +45,7 @@ std::optional<std::int64_t> Checker::cluster_blocks(const Parallel& p, std::size
 }
 
 // The counts of level `lv` (each known now or not) and their product.
-Checker::LevelCounts Checker::level_counts(const ParallelLevel& lv) {
+LevelChecker::LevelCounts LevelChecker::level_counts(const ParallelLevel& lv) {
   LevelCounts n;
   std::vector<Count>& count_values = n.values;
   std::int64_t& total = n.total;
@@ -56,7 +56,7 @@ Checker::LevelCounts Checker::level_counts(const ParallelLevel& lv) {
         list && !lv.indices.empty() && lv.indices.size() != list->dims.size())
       fail(Rule::parallel_index_count, lv.location,
            std::to_string(lv.indices.size()) + " indices but " + std::to_string(list->dims.size()) + " counts after `by`");
-    count_values = counts(*lv.count, what::parallel_count);
+    count_values = c_.expressions.counts(*lv.count, what::parallel_count);
     if (!lv.indices.empty() && lv.indices.size() != count_values.size())
       fail(Rule::parallel_index_count, lv.location,
            std::to_string(lv.indices.size()) + " indices but " + std::to_string(count_values.size()) + " counts after `by`");
@@ -80,7 +80,7 @@ Checker::LevelCounts Checker::level_counts(const ParallelLevel& lv) {
 }
 
 // Where level `level_index` of `p` runs (recorded for lowering).
-Mapping Checker::level_mapping(const Parallel& p, std::size_t level_index, bool nested_below) {
+Mapping LevelChecker::level_mapping(const Parallel& p, std::size_t level_index, bool nested_below) {
   const ParallelLevel& lv = p.levels[level_index];
   Mapping mapping;
   switch (lv.space) {
@@ -88,69 +88,69 @@ Mapping Checker::level_mapping(const Parallel& p, std::size_t level_index, bool 
     case SpaceSpecifier::thread: case SpaceSpecifier::group: case SpaceSpecifier::group4: mapping = Mapping::threads; break;
     case SpaceSpecifier::cluster: mapping = Mapping::cluster; break;
     default:
-      mapping = scope_ != Scope::kernel ? Mapping::threads
+      mapping = cx_.scope_ != Scope::kernel ? Mapping::threads
                 : (nested_below || uses_shared(*p.body)) ? Mapping::grid
                                                          : Mapping::flat;
   }
-  out_.mappings[&lv] = mapping;
+  cx_.out_.mappings[&lv] = mapping;
   return mapping;
 }
 
 // The rules of a level's nesting and size: outermost clusters and blocks,
 // one block-level statement, thread levels that fit the block.
-void Checker::check_level_fits(const Parallel& p, std::size_t level_index, Mapping mapping, const LevelCounts& n,
+void LevelChecker::check_level_fits(const Parallel& p, std::size_t level_index, Mapping mapping, const LevelCounts& n,
                                std::int64_t unit, bool nested_below) {
   const ParallelLevel& lv = p.levels[level_index];
   const std::int64_t total = n.total;
   const bool total_known = n.known;
-  if (mapping == Mapping::cluster && (scope_ != Scope::kernel || cluster_open_))
+  if (mapping == Mapping::cluster && (cx_.scope_ != Scope::kernel || cx_.cluster_open_))
     fail(Rule::cluster_outermost, lv.location, "a `: cluster` level must be the outermost parallel level");
-  if (mapping == Mapping::grid && scope_ != Scope::kernel)
+  if (mapping == Mapping::grid && cx_.scope_ != Scope::kernel)
     fail(Rule::block_outermost, lv.location, "a `: block` level must be the outermost parallel level",
          "an unannotated level inside a block level runs on its threads; say `: thread` or `: group-4`");
-  if (mapping == Mapping::threads && scope_ == Scope::thread && lv.space != SpaceSpecifier::thread)
+  if (mapping == Mapping::threads && cx_.scope_ == Scope::thread && lv.space != SpaceSpecifier::thread)
     fail(Rule::thread_level_nesting, lv.location, "parallel levels inside a thread level are not supported");
-  if (mapping != Mapping::threads && grid_set_)
+  if (mapping != Mapping::threads && cx_.grid_set_)
     fail(Rule::one_grid, lv.location, "only one block-level parallel statement per kernel is supported yet",
          "put every block-level statement in one `parallel ... : block`");
   if (mapping == Mapping::cluster) {
     cluster_blocks(p, level_index);
-    if (options_.target && !options_.target->clusters() && !needs_sm90_reported_) {
-      needs_sm90_reported_ = true;
-      fail(Rule::needs_sm90, lv.location, "`: cluster` needs sm_90 (Hopper) (compiling for " + options_.target->arch + ")");
+    if (cx_.options_.target && !cx_.options_.target->clusters() && !cx_.needs_sm90_reported_) {
+      cx_.needs_sm90_reported_ = true;
+      fail(Rule::needs_sm90, lv.location, "`: cluster` needs sm_90 (Hopper) (compiling for " + cx_.options_.target->arch + ")");
     }
   }
   if (Verdict broken = mapping == Mapping::threads && total_known ? sema::block_threads(support::checked_mul(total, unit))
                                                                    : std::nullopt)
     fail(lv.location, std::move(*broken));
-  if (mapping == Mapping::threads && lv.space == SpaceSpecifier::group && group4_levels_ > 0)
+  if (mapping == Mapping::threads && lv.space == SpaceSpecifier::group && cx_.group4_levels_ > 0)
     fail(Rule::group_nesting, lv.location, "a `: group` level inside a `: group-4` level",
          "split the warpgroup's threads with a `: thread` level, or make this level a sibling of the `: group-4` one");
-  if (mapping == Mapping::threads && total_known && thread_split_ && unit == 1 && split_groups_) {
-    auto needed = support::checked_mul(total, *split_groups_);
+  if (mapping == Mapping::threads && total_known && cx_.thread_split_ && unit == 1 && cx_.split_groups_) {
+    auto needed = support::checked_mul(total, *cx_.split_groups_);
     if (!needed.ok() || needed.value > 1024)
       fail(Rule::block_thread_limit, lv.location,
            "this parallel level needs " + (needed.ok() ? std::to_string(needed.value) : std::string("more than 2^63")) +
-               " threads in a block (" + std::to_string(*split_groups_) + " groups of " + std::to_string(total) +
+               " threads in a block (" + std::to_string(*cx_.split_groups_) + " groups of " + std::to_string(total) +
                "); a block has at most 1024");
   }
   if (mapping == Mapping::threads && total_known) {
-    if (scope_ == Scope::block && !thread_split_) block_threads(lv, total * unit, !nested_below);
+    if (cx_.scope_ == Scope::block && !cx_.thread_split_) block_threads(lv, total * unit, !nested_below);
     // A rule of the GPU targets: `croq check` without --arch leaves it out.
-    if ((lv.space == SpaceSpecifier::thread || lv.space == SpaceSpecifier::none) && options_.target)
+    if ((lv.space == SpaceSpecifier::thread || lv.space == SpaceSpecifier::none) && cx_.options_.target)
       thread_level_units(lv, total);
   }
 }
 
-void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index) {
+void LevelChecker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index) {
   if (level_index == p.levels.size()) {
-    const int loops = loops_;
-    loops_ = 0;  // a parallel body is not inside the loops around it: no break out of it
-    if (parallel_depth_ == 0) kernel_shared_bytes_ = 0;  // a top-level parallel statement is a kernel of its own
-    ++parallel_depth_;
-    nested(*p.body);
-    --parallel_depth_;
-    loops_ = loops;
+    const int loops = cx_.loops_;
+    cx_.loops_ = 0;  // a parallel body is not inside the loops around it: no break out of it
+    if (cx_.parallel_depth_ == 0) cx_.kernel_shared_bytes_ = 0;  // a top-level parallel statement is a kernel of its own
+    ++cx_.parallel_depth_;
+    c_.statements.nested(*p.body);
+    --cx_.parallel_depth_;
+    cx_.loops_ = loops;
     return;
   }
   if (level_index == 0) {
@@ -173,81 +173,76 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
   const bool nested_below = level_index + 1 < p.levels.size() || contains_parallel(*p.body);
   const Mapping mapping = level_mapping(p, level_index, nested_below);
   const std::int64_t unit = lv.space == SpaceSpecifier::group ? 32 : lv.space == SpaceSpecifier::group4 ? 128 : 1;
-  const Scope saved_scope = scope_;
-  const bool saved_in_warpgroup = in_warpgroup_, saved_thread_split = thread_split_, saved_in_warp = in_warp_;
-  const bool saved_span = threads_span_group_;
-  const std::optional<std::int64_t> saved_split_groups = split_groups_;
-  const int saved_group4_levels = group4_levels_;
+  const Context::Placement saved = cx_.placement();
   bool pushed_group = false;
   // The `: block` level of a cluster level that had an error: reported already.
-  const bool after_bad_cluster = mapping == Mapping::grid && cluster_open_ && cluster_error_;
-  cluster_error_ = false;
+  const bool after_bad_cluster = mapping == Mapping::grid && cx_.cluster_open_ && cx_.cluster_error_;
+  cx_.cluster_error_ = false;
   // A thread, group or group-4 level outside any block level runs in one
   // block, as inside `parallel by 1 : block` (lowering does the same).
-  const std::int64_t saved_bound = launch_bound_;
-  const auto saved_block_threads = block_threads_;
-  const SourceLocation saved_block_threads_at = block_threads_at_;
-  const bool implicit_block = mapping == Mapping::threads && scope_ == Scope::kernel && !cluster_open_;
-  const std::int64_t saved_thread_instances = thread_instances_;
-  if (implicit_block || mapping == Mapping::grid) thread_instances_ = 1;
-  if (mapping == Mapping::flat || (mapping == Mapping::threads && !(total_known && total == 1))) thread_instances_ = 0;
+  const std::int64_t saved_bound = cx_.launch_bound_;
+  const auto saved_block_threads = cx_.block_threads_;
+  const SourceLocation saved_block_threads_at = cx_.block_threads_at_;
+  const bool implicit_block = mapping == Mapping::threads && cx_.scope_ == Scope::kernel && !cx_.cluster_open_;
+  if (implicit_block || mapping == Mapping::grid) cx_.thread_instances_ = 1;
+  if (mapping == Mapping::flat || (mapping == Mapping::threads && !(total_known && total == 1))) cx_.thread_instances_ = 0;
   if (implicit_block) {
-    launch_bound_ = pending_launch_bound_;
-    pending_launch_bound_ = 0;
-    block_threads_.reset();
-    grid_set_ = true;
-    scope_ = Scope::block;
+    cx_.launch_bound_ = cx_.pending_launch_bound_;
+    cx_.pending_launch_bound_ = 0;
+    cx_.block_threads_.reset();
+    cx_.grid_set_ = true;
+    cx_.scope_ = Scope::block;
   }
   try {
     if (after_bad_cluster) throw Abort{};
     check_level_fits(p, level_index, mapping, n, unit, nested_below);
   } catch (const Abort&) {
-    cluster_error_ = mapping == Mapping::cluster;
+    cx_.cluster_error_ = mapping == Mapping::cluster;
   }
   switch (mapping) {
     case Mapping::cluster:
-      cluster_open_ = true;
+      cx_.cluster_open_ = true;
       break;
     case Mapping::grid:
-      launch_bound_ = pending_launch_bound_;
-      pending_launch_bound_ = 0;
-      block_threads_.reset();
-      cluster_open_ = false;
-      grid_set_ = true;
-      scope_ = Scope::block;
-      in_warpgroup_ = level_index + 1 == p.levels.size() && block_of_one_warpgroup(*p.body);  // as lowering
+      cx_.launch_bound_ = cx_.pending_launch_bound_;
+      cx_.pending_launch_bound_ = 0;
+      cx_.block_threads_.reset();
+      cx_.cluster_open_ = false;
+      cx_.grid_set_ = true;
+      cx_.scope_ = Scope::block;
+      cx_.in_warpgroup_ = level_index + 1 == p.levels.size() && block_of_one_warpgroup(*p.body);  // as lowering
       break;
     case Mapping::flat:
-      grid_set_ = true;
-      scope_ = Scope::thread;
+      cx_.grid_set_ = true;
+      cx_.scope_ = Scope::thread;
       break;
     case Mapping::threads:
-      if (unit > 1 && count_values.size() == 1 && lv.indices.size() == 1 && !thread_split_) {
-        group_levels_.push_back({lv.indices[0].name,
+      if (unit > 1 && count_values.size() == 1 && lv.indices.size() == 1 && !cx_.thread_split_) {
+        cx_.group_levels_.push_back({lv.indices[0].name,
                                  count_values[0].known == Known::now ? std::optional<std::int64_t>(count_values[0].value)
                                                                       : std::nullopt,
                                  unit});
         pushed_group = true;
       }
-      in_warpgroup_ = unit == 128 && !thread_split_;
-      in_warp_ = unit == 32 && !thread_split_;
+      cx_.in_warpgroup_ = unit == 128 && !cx_.thread_split_;
+      cx_.in_warp_ = unit == 32 && !cx_.thread_split_;
       if (unit > 1) {
-        thread_split_ = true;
-        auto groups = total_known && split_groups_ ? support::checked_mul(*split_groups_, total)
+        cx_.thread_split_ = true;
+        auto groups = total_known && cx_.split_groups_ ? support::checked_mul(*cx_.split_groups_, total)
                                                    : support::CheckedInt{0, support::ArithmeticFault::overflow};
-        split_groups_ = groups.ok() ? std::optional<std::int64_t>(groups.value) : std::nullopt;
+        cx_.split_groups_ = groups.ok() ? std::optional<std::int64_t>(groups.value) : std::nullopt;
       }
-      if (unit == 128) ++group4_levels_;
-      threads_span_group_ = unit == 1 && scope_ == Scope::block && !group_levels_.empty() && total_known &&
-                            total == group_levels_.back().unit;
-      if (threads_span_group_) {
-        span_thread_indices_.clear();
-        for (const auto& index : lv.indices) span_thread_indices_.push_back(index.name);
+      if (unit == 128) ++cx_.group4_levels_;
+      cx_.threads_span_group_ = unit == 1 && cx_.scope_ == Scope::block && !cx_.group_levels_.empty() && total_known &&
+                            total == cx_.group_levels_.back().unit;
+      if (cx_.threads_span_group_) {
+        cx_.span_thread_indices_.clear();
+        for (const auto& index : lv.indices) cx_.span_thread_indices_.push_back(index.name);
       }
-      if (unit == 1) scope_ = Scope::thread;
+      if (unit == 1) cx_.scope_ = Scope::thread;
       break;
   }
-  push();
+  cx_.push();
   std::string names;
   Type tuple;
   tuple.kind = Kind::tuple;
@@ -259,33 +254,26 @@ void Checker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index
     names += (d ? ", `" : "`") + lv.indices[d].name + "`";
   }
   if (lv.tuple_name) define(lv.tuple_name->name, tuple, Origin::index_tuple, lv.tuple_name->location, names);
-  if (cooperative) ++cooperative_levels_;
-  const SpaceSpecifier saved_parent = parent_space_;
-  parent_space_ = lv.space;
+  if (cooperative) ++cx_.cooperative_levels_;
+  const SpaceSpecifier saved_parent = cx_.parent_space_;
+  cx_.parent_space_ = lv.space;
   parallel(s, p, level_index + 1);
-  parent_space_ = saved_parent;
-  if (cooperative) --cooperative_levels_;
+  cx_.parent_space_ = saved_parent;
+  if (cooperative) --cx_.cooperative_levels_;
   if (mapping == Mapping::grid || implicit_block) {
-    launch_bound_ = saved_bound;
-    block_threads_ = saved_block_threads;
-    block_threads_at_ = saved_block_threads_at;
+    cx_.launch_bound_ = saved_bound;
+    cx_.block_threads_ = saved_block_threads;
+    cx_.block_threads_at_ = saved_block_threads_at;
   }
-  pop();
-  if (pushed_group) group_levels_.pop_back();
-  scope_ = saved_scope;
-  thread_instances_ = saved_thread_instances;
-  in_warpgroup_ = saved_in_warpgroup;
-  in_warp_ = saved_in_warp;
-  threads_span_group_ = saved_span;
-  thread_split_ = saved_thread_split;
-  split_groups_ = saved_split_groups;
-  group4_levels_ = saved_group4_levels;
+  cx_.pop();
+  if (pushed_group) cx_.group_levels_.pop_back();
+  cx_.restore(saved);
 }
 
 namespace {
 
 // The parallel indices `e` names.
-void indices_in(const Checker& c, const Expr& e, std::set<std::string>& out) {
+void indices_in(const Context& c, const Expr& e, std::set<std::string>& out) {
   std::visit([&](const auto& n) {
     using T = std::decay_t<decltype(n)>;
     if constexpr (std::is_same_v<T, Name>) {
@@ -311,10 +299,10 @@ bool is_comparison(BinaryOp op) {
 // inthreads (cond) { ... }: the threads for which `cond` holds. It splits the
 // threads of a parallel level, so each comparison sets one of its indices
 // against values every thread shares.
-void Checker::inthreads(const Stmt& s, const InThreads& t) {
+void LevelChecker::inthreads(const Stmt& s, const InThreads& t) {
   (void)s;
   std::vector<const Expr*> pending{t.condition.get()};
-  while (parallel_depth_ > 0 && !pending.empty()) {
+  while (cx_.parallel_depth_ > 0 && !pending.empty()) {
     const Expr& e = *pending.back();
     pending.pop_back();
     const auto* b = std::get_if<Binary>(&e.node);
@@ -325,8 +313,8 @@ void Checker::inthreads(const Stmt& s, const InThreads& t) {
     }
     if (!b || !is_comparison(b->op)) continue;
     std::set<std::string> left, right;
-    indices_in(*this, *b->lhs, left);
-    indices_in(*this, *b->rhs, right);
+    indices_in(cx_, *b->lhs, left);
+    indices_in(cx_, *b->rhs, right);
     if (left.size() + right.size() != 1) {
       report(Rule::inthreads_divergent, e.location,
              "`" + text(e) + "` " +
@@ -337,23 +325,23 @@ void Checker::inthreads(const Stmt& s, const InThreads& t) {
       break;
     }
   }
-  ++inthreads_depth_;
-  body_after_condition(*t.condition, "`inthreads`", *t.body);
-  --inthreads_depth_;
+  ++cx_.inthreads_depth_;
+  c_.statements.body_after_condition(*t.condition, "`inthreads`", *t.body);
+  --cx_.inthreads_depth_;
 }
 
-bool Checker::on_single_warps() const {
-  return scope_ == Scope::block && in_warp_ && !region_.active;
+bool LevelChecker::on_single_warps() const {
+  return cx_.scope_ == Scope::block && cx_.in_warp_ && !cx_.region_.active;
 }
 
-bool Checker::at_block_scope() const {
-  return scope_ == Scope::block && !in_warp_ && !in_warpgroup_ && !region_.active;
+bool LevelChecker::at_block_scope() const {
+  return cx_.scope_ == Scope::block && !cx_.in_warp_ && !cx_.in_warpgroup_ && !cx_.region_.active;
 }
 
-bool Checker::on_whole_warpgroups() const {
-  if (scope_ != Scope::block) return false;
-  if (region_.active) return !region_.threads || (*region_.threads % 128 == 0 && *region_.first % 128 == 0);
-  return in_warpgroup_;
+bool LevelChecker::on_whole_warpgroups() const {
+  if (cx_.scope_ != Scope::block) return false;
+  if (cx_.region_.active) return !cx_.region_.threads || (*cx_.region_.threads % 128 == 0 && *cx_.region_.first % 128 == 0);
+  return cx_.in_warpgroup_;
 }
 
 namespace {
@@ -361,7 +349,7 @@ namespace {
 // Binds the group index to one value while a condition is evaluated.
 class Probe {
  public:
-  Probe(Checker& c, const std::string& name, Type value) : c_(c) {
+  Probe(Context& c, const std::string& name, Type value) : c_(c) {
     symbol_.name = name;
     symbol_.type = std::move(value);
     symbol_.origin = Origin::parallel_index;
@@ -376,29 +364,29 @@ class Probe {
   Probe& operator=(const Probe&) = delete;
 
  private:
-  Checker& c_;
+  Context& c_;
   Symbol symbol_;
 };
 
 }  // namespace
 
-void Checker::inthreads_async(const Stmt& s, const InThreads& t) {
+void LevelChecker::inthreads_async(const Stmt& s, const InThreads& t) {
   Region region;
   region.active = true;
   try {
-    if (region_.active || inthreads_depth_ > 0)
+    if (cx_.region_.active || cx_.inthreads_depth_ > 0)
       fail(Rule::inthreads_nested, s.location,
-           std::string("inthreads.async inside ") + (region_.active ? "another inthreads.async region" : "an inthreads"),
+           std::string("inthreads.async inside ") + (cx_.region_.active ? "another inthreads.async region" : "an inthreads"),
            "make it a region of its own, next to the other");
-    if (group_levels_.empty())
+    if (cx_.group_levels_.empty())
       fail(Rule::inthreads_needs_group, s.location,
            "inthreads.async outside a `: group` or `: group-4` level is not supported yet by libcroqjit",
            "libcroqjit selects warps or warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`");
-    const GroupLevel level = group_levels_.back();
+    const GroupLevel level = cx_.group_levels_.back();
     // The condition may use only the group index: evaluate it for each value.
     auto selects = [&](Type value) -> std::optional<bool> {
-      Probe probe(*this, level.index, std::move(value));
-      Type c = expr(*t.condition);
+      Probe probe(cx_, level.index, std::move(value));
+      Type c = c_.expressions.expr(*t.condition);
       require_ok(c);
       if (!c.is_number())
         fail(Rule::condition_not_a_number, t.condition->location,
@@ -427,28 +415,28 @@ void Checker::inthreads_async(const Stmt& s, const InThreads& t) {
     }
     if (Verdict broken = known ? inthreads_selection(level.index, *level.count, chosen) : std::nullopt)
       fail(t.condition->location, std::move(*broken));
-    if (Verdict broken = inthreads_regions(regions_)) fail(s.location, std::move(*broken));
-    ++regions_;
-    expr(*t.condition);  // resolves its names
+    if (Verdict broken = inthreads_regions(cx_.regions_)) fail(s.location, std::move(*broken));
+    ++cx_.regions_;
+    c_.expressions.expr(*t.condition);  // resolves its names
     if (known) {
       region.threads = static_cast<std::int64_t>(chosen.size()) * level.unit;
       region.first = chosen.front() * level.unit;
     }
   } catch (const Abort&) {
   }
-  const Region saved = region_;
-  region_ = region;
+  const Region saved = cx_.region_;
+  cx_.region_ = region;
   // In a thread level that spans each group's threads, a region whose body
   // does not name the thread index runs alike in every thread: at the
   // group's scope (as lowering does).
-  const Scope saved_scope = scope_;
-  bool lift = scope_ == Scope::thread && threads_span_group_;
-  for (const std::string& index : span_thread_indices_)
-    lift = lift && !frontend::statement_mentions(program_, t.body->location, index);
-  if (lift) scope_ = Scope::block;
-  nested(*t.body);
-  scope_ = saved_scope;
-  region_ = saved;
+  const Scope saved_scope = cx_.scope_;
+  bool lift = cx_.scope_ == Scope::thread && cx_.threads_span_group_;
+  for (const std::string& index : cx_.span_thread_indices_)
+    lift = lift && !frontend::statement_mentions(cx_.program_, t.body->location, index);
+  if (lift) cx_.scope_ = Scope::block;
+  c_.statements.nested(*t.body);
+  cx_.scope_ = saved_scope;
+  cx_.region_ = saved;
 }
 
 }  // namespace croq::sema::detail

@@ -47,19 +47,19 @@ std::string without_parentheses(std::string text) {
 
 }  // namespace
 
-void Checker::nested(const Stmt& s) {
-  push();
+void StatementChecker::nested(const Stmt& s) {
+  cx_.push();
   if (const auto* b = std::get_if<Block>(&s.node)) {
     // A program (several top-level parallel statements): each is a kernel of
     // its own, and only declarations and `return` may stand between them.
-    const bool program = &s == fn_.body.get() && kernel_count(fn_) > 1;
+    const bool program = &s == cx_.fn_.body.get() && kernel_count(cx_.fn_) > 1;
     std::size_t kernels = 0;
     for (const auto& c : b->statements) {
       if (program && std::holds_alternative<Parallel>(c->node)) {
-        grid_set_ = false;
+        cx_.grid_set_ = false;
         if (++kernels > frontend::limits::kMaxKernels) {  // reported once; the rest is not checked
           report(Rule::kernel_count, c->location,
-                 "`" + fn_.name + "` has more than " + std::to_string(frontend::limits::kMaxKernels) +
+                 "`" + cx_.fn_.name + "` has more than " + std::to_string(frontend::limits::kMaxKernels) +
                      " top-level parallel statements (kernels), the limit; this is kernel " + std::to_string(kernels),
                  "each kernel is an NVRTC compile at the first call: merge kernels, or split the program into functions",
                  {});
@@ -78,112 +78,88 @@ void Checker::nested(const Stmt& s) {
   } else {
     statement(s);
   }
-  pop();
+  cx_.pop();
 }
 
-void Checker::statement(const Stmt& s) {
-  const std::int64_t pending = pending_launch_bound_;
-  pending_launch_bound_ = 0;
-  if (!s.attributes.empty()) attributes(s);
+void StatementChecker::statement(const Stmt& s) {
+  const std::int64_t pending = cx_.pending_launch_bound_;
+  cx_.pending_launch_bound_ = 0;
+  if (!s.attributes.empty()) c_.levels.attributes(s);
   try {
     statement_node(s);
   } catch (const Abort&) {
     define_poisoned(s);
   }
-  pending_launch_bound_ = pending;
+  cx_.pending_launch_bound_ = pending;
 }
 
-void Checker::statement_node(const Stmt& s) {
-  std::visit([&](const auto& n) {
-    using T = std::decay_t<decltype(n)>;
-    if constexpr (std::is_same_v<T, Block>) {
-      nested(s);
-    } else if constexpr (std::is_same_v<T, Declaration>) {
-      declaration(s, n);
-    } else if constexpr (std::is_same_v<T, Assignment>) {
-      assignment(s, n);
-    } else if constexpr (std::is_same_v<T, ExprStatement>) {
-      atomic_site_ = statement_expr_ = n.expr.get();
-      expr(*n.expr);
-    } else if constexpr (std::is_same_v<T, Parallel>) {
-      parallel(s, n, 0);
-    } else if constexpr (std::is_same_v<T, Loop>) {
-      loop(s, n);
-    } else if constexpr (std::is_same_v<T, While>) {
-      ++loops_;
-      if (events_only(*n.condition)) {
-        // `while (e)`, `while (e && f[0])`: loops while the events are not complete.
-        limitation(Rule::unsupported_statement, s.location,
-                   "`while` over events is not supported yet by libcroqjit", "wait for them: `wait e;`");
-        for (const Expr* part : leaves_of(*n.condition)) {  // `b[5]` is still checked; a whole array is fine here
-          try {
-            expr(*part);
-          } catch (const Abort&) {
-          }
+// The kinds of statement without a member of their own (Dispatch).
+template <typename T>
+void StatementChecker::other_statement(const Stmt& s, const T& n) {
+  if constexpr (std::is_same_v<T, Block>) {
+    nested(s);
+  } else if constexpr (std::is_same_v<T, ExprStatement>) {
+    cx_.atomic_site_ = cx_.statement_expr_ = n.expr.get();
+    c_.expressions.expr(*n.expr);
+  } else if constexpr (std::is_same_v<T, While>) {
+    ++cx_.loops_;
+    if (events_only(*n.condition)) {
+      // `while (e)`, `while (e && f[0])`: loops while the events are not complete.
+      limitation(Rule::unsupported_statement, s.location,
+                 "`while` over events is not supported yet by libcroqjit", "wait for them: `wait e;`");
+      for (const Expr* part : leaves_of(*n.condition)) {  // `b[5]` is still checked; a whole array is fine here
+        try {
+          c_.expressions.expr(*part);
+        } catch (const Abort&) {
         }
-        nested(*n.body);
-      } else {
-        body_after_condition(*n.condition, "`while`", *n.body);
       }
-      --loops_;
-    } else if constexpr (std::is_same_v<T, If>) {
-      body_after_condition(*n.condition, "`if`", *n.then_branch);
-      if (n.else_branch) nested(*n.else_branch);
-    } else if constexpr (std::is_same_v<T, InThreads>) {
-      if (parallel_depth_ == 0)
-        fail(Rule::inthreads_outside_parallel, s.location,
-             std::string(n.is_async ? "`inthreads.async`" : "`inthreads`") + " outside a parallel statement",
-             "inthreads selects threads of the parallel levels around it; put it inside `parallel p by N { ... }`");
-      if (n.is_async) inthreads_async(s, n);
-      else inthreads(s, n);
-    } else if constexpr (std::is_same_v<T, Copy>) {
-      copy(s, n);
-    } else if constexpr (std::is_same_v<T, Wait>) {
-      wait_statement(n);
-    } else if constexpr (std::is_same_v<T, Trigger>) {
-      if (!n.scope.empty())
-        limitation(Rule::unsupported_statement, s.location,
-                   "`trigger." + n.scope + "` is not supported yet by libcroqjit");
-      trigger_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Mma>) {
-      mma(s, n);
-    } else if constexpr (std::is_same_v<T, Swap>) {
-      swap_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Sync>) {
-      sync_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Asm>) {
-      asm_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Break> || std::is_same_v<T, Continue>) {
-      const char* what = std::is_same_v<T, Break> ? "`break`" : "`continue`";
-      if (loops_ == 0)
-        fail(Rule::break_outside_loop, s.location, std::string(what) + " outside a loop",
-             "it leaves the innermost `foreach` or `while` of the same parallel body");
-      fail(Rule::unsupported_statement, s.location, std::string(what) + " is not supported yet by libcroqjit");
-    } else if constexpr (std::is_same_v<T, CallStatement>) {
-      call_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Yield>) {
-      if (parallel_depth_ == 0)
-        fail(Rule::yield_outside_parallel, s.location, "`yield` outside a parallel statement",
-             "`yield` ends the current iteration of a parallel body; the function body has none");
-      fail(Rule::unsupported_statement, s.location, "`yield` is not supported yet by libcroqjit");
-    } else if constexpr (std::is_same_v<T, Return>) {
-      return_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Assert>) {
-      ExtentsNow extents(extents_now_);
-      Type c = condition(*n.condition, n.is_static ? "`static_assert`" : "`assert`");
-      if (const auto* message = n.message ? std::get_if<StringLiteral>(&n.message->node) : nullptr)
-        string_literal(*n.message, *message);
-      if (c.known_now() && c.value == 0)
-        fail(Rule::assertion_false, s.location, "this assertion is always false", "", {});
+      nested(*n.body);
     } else {
-      fail(Rule::unsupported_statement, s.location,
-           std::string(unsupported_statement(s)) + " is not supported yet by libcroqjit");
+      body_after_condition(*n.condition, "`while`", *n.body);
     }
-  }, s.node);
+    --cx_.loops_;
+  } else if constexpr (std::is_same_v<T, If>) {
+    body_after_condition(*n.condition, "`if`", *n.then_branch);
+    if (n.else_branch) nested(*n.else_branch);
+  } else if constexpr (std::is_same_v<T, InThreads>) {
+    if (cx_.parallel_depth_ == 0)
+      fail(Rule::inthreads_outside_parallel, s.location,
+           std::string(n.is_async ? "`inthreads.async`" : "`inthreads`") + " outside a parallel statement",
+           "inthreads selects threads of the parallel levels around it; put it inside `parallel p by N { ... }`");
+    if (n.is_async) c_.levels.inthreads_async(s, n);
+    else c_.levels.inthreads(s, n);
+  } else if constexpr (std::is_same_v<T, Break> || std::is_same_v<T, Continue>) {
+    const char* what = std::is_same_v<T, Break> ? "`break`" : "`continue`";
+    if (cx_.loops_ == 0)
+      fail(Rule::break_outside_loop, s.location, std::string(what) + " outside a loop",
+           "it leaves the innermost `foreach` or `while` of the same parallel body");
+    fail(Rule::unsupported_statement, s.location, std::string(what) + " is not supported yet by libcroqjit");
+  } else if constexpr (std::is_same_v<T, CallStatement>) {
+    call_statement(s, n);
+  } else if constexpr (std::is_same_v<T, Yield>) {
+    if (cx_.parallel_depth_ == 0)
+      fail(Rule::yield_outside_parallel, s.location, "`yield` outside a parallel statement",
+           "`yield` ends the current iteration of a parallel body; the function body has none");
+    fail(Rule::unsupported_statement, s.location, "`yield` is not supported yet by libcroqjit");
+  } else if constexpr (std::is_same_v<T, Return>) {
+    return_statement(s, n);
+  } else if constexpr (std::is_same_v<T, Assert>) {
+    ExtentsNow extents(cx_.extents_now_);
+    Type c = condition(*n.condition, n.is_static ? "`static_assert`" : "`assert`");
+    if (const auto* message = n.message ? std::get_if<StringLiteral>(&n.message->node) : nullptr)
+      c_.expressions.string_literal(*n.message, *message);
+    if (c.known_now() && c.value == 0)
+      fail(Rule::assertion_false, s.location, "this assertion is always false", "", {});
+  } else {
+    fail(Rule::unsupported_statement, s.location,
+         std::string(unsupported_statement(s)) + " is not supported yet by libcroqjit");
+  }
 }
+
+void StatementChecker::statement_node(const Stmt& s) { Dispatch::statement(*this, s); }
 
 // The operands of `a && b || c`.
-std::vector<const Expr*> Checker::leaves_of(const Expr& e) const {
+std::vector<const Expr*> StatementChecker::leaves_of(const Expr& e) const {
   const auto* b = std::get_if<Binary>(&e.node);
   if (!b || (b->op != BinaryOp::logical_and && b->op != BinaryOp::logical_or)) return {&e};
   std::vector<const Expr*> out = leaves_of(*b->lhs);
@@ -192,7 +168,7 @@ std::vector<const Expr*> Checker::leaves_of(const Expr& e) const {
 }
 
 // Whether every operand of `e`'s `&&` / `||` is an event (`e`, `e[i]`).
-bool Checker::events_only(const Expr& e) const {
+bool StatementChecker::events_only(const Expr& e) const {
   for (const Expr* part : leaves_of(e)) {
     const Expr* root = part;
     if (const auto* s = std::get_if<Subscript>(&root->node)) root = s->object.get();
@@ -203,8 +179,8 @@ bool Checker::events_only(const Expr& e) const {
   return true;
 }
 
-Type Checker::condition(const Expr& e, const char* what) {
-  Type c = expr(e);
+Type StatementChecker::condition(const Expr& e, const char* what) {
+  Type c = c_.expressions.expr(e);
   require_ok(c);
   if (c.unbounded)
     fail(Rule::unbounded_value, e.location,
@@ -220,7 +196,7 @@ Type Checker::condition(const Expr& e, const char* what) {
 }
 
 // The body is checked even when its condition had an error.
-void Checker::body_after_condition(const Expr& cond, const char* what, const Stmt& body) {
+void StatementChecker::body_after_condition(const Expr& cond, const char* what, const Stmt& body) {
   try {
     condition(cond, what);
   } catch (const Abort&) {
@@ -228,7 +204,7 @@ void Checker::body_after_condition(const Expr& cond, const char* what, const Stm
   nested(body);
 }
 
-void Checker::define_poisoned(const Stmt& s) {
+void StatementChecker::define_poisoned(const Stmt& s) {
   auto poison = [&](const Expr* e) {
     if (const auto* n = e ? std::get_if<Name>(&e->node) : nullptr)
       if (!lookup(n->name)) define(n->name, Type{}, Origin::binding, e->location);
@@ -237,11 +213,11 @@ void Checker::define_poisoned(const Stmt& s) {
     // A name this scope declared before keeps that declaration: its later
     // uses are checked against it.
     for (const Declarator& decl : d->declarators)
-      if (const Symbol* earlier = declared_here(decl.name); !earlier || earlier->type.is_error())
+      if (const Symbol* earlier = cx_.declared_here(decl.name); !earlier || earlier->type.is_error())
         define(decl.name, Type{}, Origin::declaration, decl.location);
   } else if (const auto* c = std::get_if<Copy>(&s.node)) {
     if (const auto* n = c->future ? std::get_if<Name>(&c->future->node) : nullptr)
-      if (const Symbol* bound = declared_here(n->name); !bound || bound->type.is_error())
+      if (const Symbol* bound = cx_.declared_here(n->name); !bound || bound->type.is_error())
         define(n->name, Type{}, Origin::copy_future, c->future->location);
   } else if (const auto* m = std::get_if<Mma>(&s.node)) {
     if (const auto* n = m->result ? std::get_if<Name>(&m->result->node) : nullptr)
@@ -253,10 +229,10 @@ void Checker::define_poisoned(const Stmt& s) {
 
 // ---- declarations ------------------------------------------------------------------
 
-void Checker::declaration(const Stmt& s, const Declaration& d) {
+void StatementChecker::declaration(const Stmt& s, const Declaration& d) {
   if (declaration_form(s, d)) return;
   const TypeRef& t = d.type;
-  if (t.kind == TypeKind::event) return event_declaration(s, d);
+  if (t.kind == TypeKind::event) return c_.transfers.event_declaration(s, d);
   if (t.kind == TypeKind::element && t.has_shape) return tensor_declaration(s, d);
   if (t.kind == TypeKind::int_ || t.kind == TypeKind::bool_ || t.kind == TypeKind::auto_ || t.kind == TypeKind::element)
     return scalar_declaration(d);
@@ -267,12 +243,12 @@ void Checker::declaration(const Stmt& s, const Declaration& d) {
   fail(Rule::unsupported_declaration, t.location, what + " not supported yet by libcroqjit");
 }
 
-void Checker::count_shared_memory(const Declarator& decl, DType dtype,
+void StatementChecker::count_shared_memory(const Declarator& decl, DType dtype,
                                   const std::vector<std::optional<std::int64_t>>& dims,
                                   std::optional<std::int64_t> slots) {
-  if (!options_.target || (decl.array_size && !slots)) return;
-  const std::int64_t limit = options_.target->max_shared_bytes_per_block();
-  if (kernel_shared_bytes_ > limit) return;  // reported once per kernel
+  if (!cx_.options_.target || (decl.array_size && !slots)) return;
+  const std::int64_t limit = cx_.options_.target->max_shared_bytes_per_block();
+  if (cx_.kernel_shared_bytes_ > limit) return;  // reported once per kernel
   std::vector<std::int64_t> extents;
   for (const auto& d : dims) {
     if (!d) return;  // known at specialization: the layout pass counts it then
@@ -282,30 +258,30 @@ void Checker::count_shared_memory(const Declarator& decl, DType dtype,
   extents.push_back(slots.value_or(1));
   const auto bytes = support::checked_product(extents);
   // Tiles start 128-byte aligned (lay_out_shared_memory): a lower bound of what the kernel needs.
-  const auto total = bytes ? support::checked_add(kernel_shared_bytes_, (*bytes + 127) / 128 * 128)
+  const auto total = bytes ? support::checked_add(cx_.kernel_shared_bytes_, (*bytes + 127) / 128 * 128)
                            : support::CheckedInt{0, support::ArithmeticFault::overflow};
   if (total.ok() && total.value <= limit) {
-    kernel_shared_bytes_ = total.value;
+    cx_.kernel_shared_bytes_ = total.value;
     return;
   }
-  kernel_shared_bytes_ = limit + 1;
+  cx_.kernel_shared_bytes_ = limit + 1;
   fail(Rule::shared_memory_limit, decl.location,
        "`" + decl.name + "` (" + std::string(dtype_name(dtype)) + ", " +
            (bytes ? std::to_string(*bytes) : std::string("more than 2^63")) + " bytes) brings the shared memory this " +
            "kernel declares to " + (total.ok() ? std::to_string(total.value) : std::string("more than 2^63")) +
-           " bytes; " + options_.target->arch + " allows " + std::to_string(limit) + " per block",
+           " bytes; " + cx_.options_.target->arch + " allows " + std::to_string(limit) + " per block",
        "use smaller tiles, or fewer stages");
 }
 
-void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
+void StatementChecker::tensor_declaration(const Stmt& s, const Declaration& d) {
   const TypeRef& t = d.type;
   DType dtype;
   if (!parse_dtype(t.name, dtype))
     fail(Rule::unsupported_element_type, t.location, "element type `" + t.name + "` is not supported yet");
   std::vector<std::optional<std::int64_t>> dims;
   for (const auto& dim : t.shape) {
-    ExtentsNow extents(extents_now_);
-    auto part = shape_dims(*dim);
+    ExtentsNow extents(cx_.extents_now_);
+    auto part = c_.expressions.shape_dims(*dim);
     dims.insert(dims.end(), part.begin(), part.end());
   }
   const int rank = static_cast<int>(dims.size());
@@ -314,7 +290,7 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
       fail(Rule::extent_positive, t.location,
            "extent " + std::to_string(i) + " of the tensor is " + std::to_string(*dims[i]) + "; extents are positive");
   (void)s;
-  const bool inside = parallel_depth_ > 0;
+  const bool inside = cx_.parallel_depth_ > 0;
   if ((t.storage == Storage::shared || t.storage == Storage::local) && !inside)
     fail(Rule::storage_scope, t.location,
          std::string(t.storage == Storage::shared ? "shared" : "local") +
@@ -324,9 +300,9 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
     fail(Rule::storage_scope, t.location, "global tensors are declared outside parallel statements",
          "declare it at function scope, or make it `shared` or `local`");
   for (const Declarator& decl : d.declarators) {
-    require_new_name(decl.name, decl.location);
+    cx_.require_new_name(decl.name, decl.location);
     for (const auto& init : decl.init_values) {
-      Type v = expr(*init);
+      Type v = c_.expressions.expr(*init);
       require_ok(v);
       if (!v.is_number())
         fail(Rule::tensor_init, init->location,
@@ -343,34 +319,33 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
       if (t.storage != Storage::shared)
         limitation(Rule::buffer_array_not_shared, decl.location, "arrays of buffers live in shared memory (a ring of stages)",
                    "declare it `shared " + t.name + " [...] " + decl.name + "[N];`");
-      slots = constant(*decl.array_size, what::buffer_count);
+      slots = c_.expressions.constant(*decl.array_size, what::buffer_count);
       if (Verdict broken = slots ? buffer_array_size(*slots) : std::nullopt) fail(decl.array_size->location, std::move(*broken));
     }
-    if (t.storage == Storage::shared) count_shared_memory(decl, dtype, dims, slots);
     if (t.storage == Storage::shared || t.storage == Storage::local) {
-      v.buffer = new_buffer(decl.name, dtype, rank, t.storage == Storage::shared ? Space::shared : Space::local, decl.location);
+      v.buffer = cx_.new_buffer(decl.name, dtype, rank, t.storage == Storage::shared ? Space::shared : Space::local, decl.location);
       v.buffer->is_array = decl.array_size != nullptr;
       v.buffer->slots = slots;
-    } else if (has_output_ && decl.name == out_.returned) {
-      if (output_declared_) {
-        output_dtype_ = dtype;
-        output_rank_ = rank;
-        if (output_rank_only_ && *output_rank_only_ != rank)
+    } else if (cx_.has_output_ && decl.name == cx_.out_.returned) {
+      if (cx_.output_declared_) {
+        cx_.output_dtype_ = dtype;
+        cx_.output_rank_ = rank;
+        if (cx_.output_rank_only_ && *cx_.output_rank_only_ != rank)
           fail(Rule::returned_declaration, decl.location,
                "`" + decl.name + "` is declared of rank " + std::to_string(rank) +
-                   " but the function returns a tensor of rank " + std::to_string(*output_rank_only_) + " (`" +
-                   fn_.return_type.name + " mdspan<" + std::to_string(*output_rank_only_) + ">`)",
-               "declare the returned tensor with " + std::to_string(*output_rank_only_) + " dims");
+                   " but the function returns a tensor of rank " + std::to_string(*cx_.output_rank_only_) + " (`" +
+                   cx_.fn_.return_type.name + " mdspan<" + std::to_string(*cx_.output_rank_only_) + ">`)",
+               "declare the returned tensor with " + std::to_string(*cx_.output_rank_only_) + " dims");
       }
       if (Verdict broken = returned_declaration(decl.name, dtype_text(dtype) + " of rank " + std::to_string(rank),
-                                                 dtype_text(output_dtype_) + " of rank " + std::to_string(output_rank_)))
+                                                 dtype_text(cx_.output_dtype_) + " of rank " + std::to_string(cx_.output_rank_)))
         fail(decl.location, {broken->rule, broken->message, "declare the returned tensor with the function's return type"});
-      v.buffer = new_buffer(decl.name, dtype, rank, Space::global, decl.location);
+      v.buffer = cx_.new_buffer(decl.name, dtype, rank, Space::global, decl.location);
       v.buffer->returned = true;
-    } else if ((t.storage == Storage::global || t.storage == Storage::none) && scope_ == Scope::kernel) {
+    } else if ((t.storage == Storage::global || t.storage == Storage::none) && cx_.scope_ == Scope::kernel) {
       // A buffer of the program, allocated by the runtime for each call
       // (at function scope, tensors are global without saying so).
-      v.buffer = new_buffer(decl.name, dtype, rank, Space::global, decl.location);
+      v.buffer = cx_.new_buffer(decl.name, dtype, rank, Space::global, decl.location);
       v.buffer->declared_global = t.storage == Storage::global;
       // An array (a limitation above) stays one, so its uses check as such.
       v.buffer->is_array = decl.array_size != nullptr;
@@ -380,19 +355,25 @@ void Checker::tensor_declaration(const Stmt& s, const Declaration& d) {
       limitation(Rule::unsupported_global_tensor, decl.location,
                  "global tensors other than the returned one are not supported yet",
                  "declare it `global` at function scope, `shared` or `local`, or return it");
-      v.buffer = new_buffer(decl.name, dtype, rank, Space::global, decl.location);
+      v.buffer = cx_.new_buffer(decl.name, dtype, rank, Space::global, decl.location);
       v.buffer->is_array = decl.array_size != nullptr;
       v.buffer->slots = slots;
     }
+    for (const auto& dim : t.shape) v.buffer->shape.push_back(dim.get());
+    v.buffer->dims = dims;
+    // Lowering allocates the buffer from these facts (and applies its own
+    // limits to a shape sema found too large for the target).
+    if (!cx_.trial_) cx_.out_.declared_buffers[&decl] = v.buffer;
+    if (t.storage == Storage::shared) count_shared_memory(decl, dtype, dims, slots);
     if (v.buffer && !decl.more_array_dims.empty()) {
       v.buffer->array_dims.push_back(slots);
-      for (const ExprPtr& size : decl.more_array_dims) v.buffer->array_dims.push_back(constant(*size, "an array size"));
+      for (const ExprPtr& size : decl.more_array_dims) v.buffer->array_dims.push_back(c_.expressions.constant(*size, "an array size"));
     }
     define(decl.name, v, Origin::declaration, decl.location);
   }
 }
 
-void Checker::scalar_declaration(const Declaration& d) {
+void StatementChecker::scalar_declaration(const Declaration& d) {
   const TypeRef& t = d.type;
   Number number = t.kind == TypeKind::bool_ ? Number::bool_ : Number::int_;
   if (t.kind == TypeKind::element) {
@@ -402,7 +383,7 @@ void Checker::scalar_declaration(const Declaration& d) {
     number = is_floating(dtype) ? Number::float_ : Number::int_;
   }
   for (const Declarator& decl : d.declarators) {
-    require_new_name(decl.name, decl.location);
+    cx_.require_new_name(decl.name, decl.location);
     if (!decl.init_values.empty()) no_string_or_pointer(decl.name, *decl.init_values[0]);
     // `x = call f()`: a device function's value, known when it runs, of a
     // type the call does not say.
@@ -421,8 +402,8 @@ void Checker::scalar_declaration(const Declaration& d) {
     Type init;
     const bool has_init = !decl.init_values.empty();
     if (has_init) {
-      atomic_site_ = decl.init_values[0].get();
-      init = expr(*decl.init_values[0]);
+      cx_.atomic_site_ = decl.init_values[0].get();
+      init = c_.expressions.expr(*decl.init_values[0]);
       require_ok(init);
       if (!init.is_number())
         fail(Rule::declaration_init, decl.init_values[0]->location,
@@ -454,7 +435,7 @@ void Checker::scalar_declaration(const Declaration& d) {
 
 // `call f<T, N>(args);`: a device function libcroqjit does not run yet; its
 // template arguments still name types, constants or values in scope.
-void Checker::call_statement(const Stmt& s, const CallStatement& c) {
+void StatementChecker::call_statement(const Stmt& s, const CallStatement& c) {
   // Cache hints are modifiers of tma.load now, not calls on its future.
   for (const char* hint : {"evict_last", "evict_first"})
     if (c.callee == std::string("croq::cuda::") + hint)
@@ -465,12 +446,12 @@ void Checker::call_statement(const Stmt& s, const CallStatement& c) {
     DType dtype;
     if (!n || parse_dtype(n->name, dtype) || n->name == "int" || n->name == "float" || n->name == "bool" ||
         n->name == "half" || n->name == "double" || n->name.find("::") != std::string::npos ||
-        std::any_of(fn_.template_params.begin(), fn_.template_params.end(),
+        std::any_of(cx_.fn_.template_params.begin(), cx_.fn_.template_params.end(),
                     [&](const TemplateParam& t) { return t.name == n->name; }))
       continue;
-    expr(*arg);  // an unknown name is an error
+    c_.expressions.expr(*arg);  // an unknown name is an error
   }
-  if (parallel_depth_ == 0)
+  if (cx_.parallel_depth_ == 0)
     fail(Rule::call_outside_parallel, s.location, "`call " + c.callee + "` outside a parallel statement",
          "a kernel function runs on the device; call it inside a parallel body");
   // Arguments are numbers, elements and tensors (a future passes as `f.data`).
@@ -485,7 +466,7 @@ void Checker::call_statement(const Stmt& s, const CallStatement& c) {
       // Still, the name it starts from is in scope (`f.data` after f's loop is not).
       const Expr* root = &arg;
       while (const auto* m = std::get_if<Member>(&root->node)) root = m->object.get();
-      if (const auto* n = std::get_if<Name>(&root->node); n && !lookup(n->name) && !program_.defines.count(n->name))
+      if (const auto* n = std::get_if<Name>(&root->node); n && !lookup(n->name) && !cx_.program_.defines.count(n->name))
         try {
           fail(Rule::unknown_name, root->location, "unknown name `" + n->name + "`");
         } catch (const Abort&) {
@@ -493,7 +474,7 @@ void Checker::call_statement(const Stmt& s, const CallStatement& c) {
       continue;
     }
     try {
-      Type v = expr(arg);
+      Type v = c_.expressions.expr(arg);
       require_ok(v);
       const auto* n = std::get_if<Name>(&arg.node);
       const Symbol* sym = n ? lookup(n->name) : nullptr;
@@ -513,7 +494,7 @@ void Checker::call_statement(const Stmt& s, const CallStatement& c) {
 
 // ---- loops ------------------------------------------------------------------------
 
-void Checker::loop(const Stmt& s, const Loop& l) {
+void StatementChecker::loop(const Stmt& s, const Loop& l) {
   std::vector<const Identifier*> index_names;
   if (l.tuple_name) index_names.push_back(&*l.tuple_name);
   for (const LoopIndex& index : l.indices) index_names.push_back(&index.name);
@@ -526,7 +507,7 @@ void Checker::loop(const Stmt& s, const Loop& l) {
                  " index; it only keeps a dimension whole in `chunkat`",
              "give the index a name", {});
   // The limitations here leave the loop's meaning clear: its body is checked.
-  if (l.kind == LoopKind::apply && !register_apply(l))
+  if (l.kind == LoopKind::apply && !c_.mma.register_apply(l))
     limitation(Rule::unsupported_loop, s.location, "`apply` loops are not supported yet by libcroqjit",
                "write the loop as `foreach`");
   if (!l.where.empty())
@@ -536,12 +517,12 @@ void Checker::loop(const Stmt& s, const Loop& l) {
     // `foreach x { }` iterates an index bound by an enclosing `with`.
     for (const LoopIndex& index : l.indices)
       if (!index.range && index.name.name != "_") unbounded_foreach_index(index.name);
-    push();
+    cx_.push();
     loop_extras(l);
-    ++loops_;
+    ++cx_.loops_;
     nested(*l.body);
-    --loops_;
-    pop();
+    --cx_.loops_;
+    cx_.pop();
     return;
   }
   std::vector<Count> bounds;
@@ -549,12 +530,12 @@ void Checker::loop(const Stmt& s, const Loop& l) {
   bool bracketed_one = false;
   try {
     std::optional<ExtentsNow> extents;
-    if (l.kind == LoopKind::with) extents.emplace(extents_now_);
+    if (l.kind == LoopKind::with) extents.emplace(cx_.extents_now_);
     {
       // `with` only binds its indices: their bounds may be run-time values.
-      RuntimeCounts runtime(runtime_counts_, l.kind == LoopKind::with);
+      RuntimeCounts runtime(cx_.runtime_counts_, l.kind == LoopKind::with);
       // A foreach may loop to a bound computed in the kernel (`foreach y in X`).
-      bounds = counts(*l.bound, what::loop_bound, l.kind == LoopKind::foreach_);
+      bounds = c_.expressions.counts(*l.bound, what::loop_bound, l.kind == LoopKind::foreach_);
     }
     if (l.indices.size() == 1 && bounds.size() > 1 && !l.tuple_name && !l.indices[0].range && !l.braced)
       one_name_for_all = true;
@@ -576,20 +557,11 @@ void Checker::loop(const Stmt& s, const Loop& l) {
              "`" + text(*l.bound) + "` gives dimension " + std::to_string(d) + " of the `with` index the extent " +
                  std::to_string(bounds[d].value),
              "a `with ... in` bound needs at least one value per dimension; check the division that makes it");
-  push();
+  cx_.push();
   std::string names;
   Type tuple;
   tuple.kind = Kind::tuple;
-  if (one_name_for_all) {
-    for (const Count& b : bounds) {
-      Type t;
-      t.kind = Kind::index;
-      if (b.known == Known::now) t.count = b.value;
-      tuple.elements.push_back(t);
-    }
-    define(l.indices[0].name.name, tuple, Origin::index_tuple, l.indices[0].name.location,
-           std::to_string(bounds.size()) + " loop indices");
-  }
+  if (one_name_for_all) tuple = index_tuple(l.indices[0].name, bounds);
   for (std::size_t d = 0; d < l.indices.size() && !one_name_for_all; ++d) {
     const LoopIndex& index = l.indices[d];
 
@@ -605,15 +577,30 @@ void Checker::loop(const Stmt& s, const Loop& l) {
   if (l.tuple_name && l.tuple_name->name != "_")
     define(l.tuple_name->name, tuple, Origin::index_tuple, l.tuple_name->location, names);
   loop_extras(l);
-  if (l.kind == LoopKind::foreach_) ++loops_;
+  if (l.kind == LoopKind::foreach_) ++cx_.loops_;
   nested(*l.body);
-  if (l.kind == LoopKind::foreach_) --loops_;  // `with` only binds indices
-  pop();
+  if (l.kind == LoopKind::foreach_) --cx_.loops_;  // `with` only binds indices
+  cx_.pop();
+}
+
+// `i` of `foreach i in [4, 8]` or `with i in [4, 8]`: one name for a tuple
+// of indices, one per bound.
+Type StatementChecker::index_tuple(const Identifier& name, const std::vector<Count>& bounds) {
+  Type tuple;
+  tuple.kind = Kind::tuple;
+  for (const Count& b : bounds) {
+    Type t;
+    t.kind = Kind::index;
+    if (b.known == Known::now) t.count = b.value;
+    tuple.elements.push_back(t);
+  }
+  define(name.name, tuple, Origin::index_tuple, name.location, std::to_string(bounds.size()) + " loop indices");
+  return tuple;
 }
 
 // `foreach x { }` iterates an index that an enclosing `with` binds (or the
 // tuple of them); a parallel index or any other name has no bound to iterate.
-void Checker::unbounded_foreach_index(const Identifier& id) {
+void StatementChecker::unbounded_foreach_index(const Identifier& id) {
   try {
     const Symbol* sym = lookup(id.name);
     if (!sym) fail(Rule::unknown_name, id.location, "unknown name `" + id.name + "`", "");
@@ -631,25 +618,25 @@ void Checker::unbounded_foreach_index(const Identifier& id) {
 
 // ---- return ------------------------------------------------------------------------
 
-void Checker::return_statement(const Stmt& s, const Return& r) {
-  if (parallel_depth_ > 0)
+void StatementChecker::return_statement(const Stmt& s, const Return& r) {
+  if (cx_.parallel_depth_ > 0)
     fail(Rule::return_in_parallel, s.location, "`return` inside a parallel statement",
          "the function returns once, after its parallel statements; move the `return` out of the parallel body");
   if (!r.value) return;
   const auto* n = std::get_if<Name>(&r.value->node);
-  const bool rank_only = is_rank_only(fn_.return_type);
-  if ((!n || !has_output_ || n->name != out_.returned) && (fn_.return_type.kind == TypeKind::auto_ || rank_only)) {
+  const bool rank_only = is_rank_only(cx_.fn_.return_type);
+  if ((!n || !cx_.has_output_ || n->name != cx_.out_.returned) && (cx_.fn_.return_type.kind == TypeKind::auto_ || rank_only)) {
     // Croqtile returns values and tensors to the host from `auto` functions
     // (and tensors from rank-only ones).
-    placeholder_operand_ = true;  // an unfilled placeholder is reported as returned, below
+    cx_.placeholder_operand_ = true;  // an unfilled placeholder is reported as returned, below
     Type v;
     try {
-      v = expr(*r.value);
+      v = c_.expressions.expr(*r.value);
     } catch (const Abort&) {
-      placeholder_operand_ = false;
+      cx_.placeholder_operand_ = false;
       throw;
     }
-    placeholder_operand_ = false;
+    cx_.placeholder_operand_ = false;
     require_ok(v);
     // A function gives the host numbers and tensors; a future, an index, a
     // tuple or a shape lives only inside it.
@@ -667,34 +654,34 @@ void Checker::return_statement(const Stmt& s, const Return& r) {
     if (rank_only)
       fail(Rule::return_value, r.value->location,
            "`" + text(*r.value) + "` is " + kind_phrase(v.kind) + "; the function returns a tensor (`" +
-               fn_.return_type.name + " mdspan<" + text(*fn_.return_type.rank) + ">`)",
+               cx_.fn_.return_type.name + " mdspan<" + text(*cx_.fn_.return_type.rank) + ">`)",
            "return a tensor declared at function scope", notes_of(v));
   }
-  if (!n || !has_output_ || n->name != out_.returned)
+  if (!n || !cx_.has_output_ || n->name != cx_.out_.returned)
     fail(Rule::return_value, r.value->location, "only a tensor declared in the function can be returned",
-         has_output_ ? "" : "give the function a tensor return type, e.g. `__co__ s32 [M, N] f(...)`");
-  Type v = expr(*r.value);
+         cx_.has_output_ ? "" : "give the function a tensor return type, e.g. `__co__ s32 [M, N] f(...)`");
+  Type v = c_.expressions.expr(*r.value);
   require_ok(v);
   if (!v.is_tile() || !v.buffer || !v.buffer->returned)
     fail(Rule::return_value, r.value->location, "only a tensor declared in the function can be returned",
-         "declare it in the function body, e.g. `" + std::string(dtype_name(output_dtype_)) + " [...] " + n->name + ";`",
+         "declare it in the function body, e.g. `" + std::string(dtype_name(cx_.output_dtype_)) + " [...] " + n->name + ";`",
          notes_of(v));
 }
 
 // `y(start:end:stride)`: y from start below #y + end, stepping stride.
-void Checker::loop_range(const LoopIndex& index) {
+void StatementChecker::loop_range(const LoopIndex& index) {
   const auto* r = std::get_if<Range>(&index.range->node);
   if (!r) return;  // the parser makes ranges only
   for (const ExprPtr* part : {&r->start, &r->end}) {
     if (!*part) continue;
-    Type v = expr(**part);
+    Type v = c_.expressions.expr(**part);
     require_ok(v);
     if (!v.is_number() || v.is_float())
       fail(Rule::loop_range, (*part)->location, "the bounds of a loop range are integers, got `" + text(**part) + "`", "",
            notes_of(v));
   }
   if (!r->stride) return;
-  const std::optional<std::int64_t> stride = constant(*r->stride, "the stride of a loop range");
+  const std::optional<std::int64_t> stride = c_.expressions.constant(*r->stride, "the stride of a loop range");
   if (stride && *stride <= 0)
     fail(Rule::loop_range, r->stride->location,
          "the stride of a loop range must be positive, got " + std::to_string(*stride));
@@ -702,11 +689,11 @@ void Checker::loop_range(const LoopIndex& index) {
 
 // `apply {i, j} in acc.span` over an mma accumulator or a register fragment
 // of the warpgroup: each thread visits the elements its registers hold.
-bool Checker::register_apply(const Loop& l) {
+bool MmaChecker::register_apply(const Loop& l) {
   const auto* m = l.bound ? std::get_if<Member>(&l.bound->node) : nullptr;
   const auto* n = m && m->kind == MemberKind::span && !m->has_args ? std::get_if<Name>(&m->object->node) : nullptr;
   const Symbol* sym = n ? lookup(n->name) : nullptr;
-  if (!sym || !on_whole_warpgroups()) return false;
+  if (!sym || !c_.levels.on_whole_warpgroups()) return false;
   return sym->type.kind == Kind::accumulator || (sym->type.is_tile() && sym->type.buffer && sym->type.buffer->fragment);
 }
 

@@ -12,7 +12,7 @@ std::string rank_text(int rank) { return "rank-" + std::to_string(rank); }
 
 // `op` (`.at`, `.chunkat`, ...) on `t`, a tensor or tile of t.rank dims,
 // takes one of `things` per dim; it got `got`.
-void require_per_dim(Checker& c, Rule rule, const Expr& e, const std::string& op, const char* things, std::size_t got,
+void require_per_dim(Context& c, Rule rule, const Expr& e, const std::string& op, const char* things, std::size_t got,
                      const Type& t) {
   if (static_cast<int>(got) == t.rank) return;
   c.fail(rule, e.location,
@@ -26,7 +26,7 @@ bool moves_origin(const Type& t) { return !(t.known_now() && t.value == 0); }
 
 }  // namespace
 
-void Checker::require_selected(const Expr& e, const Type& t) {
+void ExpressionChecker::require_selected(const Expr& e, const Type& t) {
   if ((t.is_tile() || t.kind == Kind::operand) && t.buffer && t.buffer->is_array && !t.slot_selected) {
     const std::string name = text(e);
     fail(Rule::buffer_array_unselected, e.location,
@@ -34,9 +34,9 @@ void Checker::require_selected(const Expr& e, const Type& t) {
   }
 }
 
-Type Checker::element(const Expr& e, const Type& target, const ExprList& args) {
+Type ExpressionChecker::element(const Expr& e, const Type& target, const ExprList& args) {
   std::vector<Type> idx = index_args(args);
-  require_per_dim(*this, Rule::at_arity, e, ".at", "indices", idx.size(), target);
+  require_per_dim(cx_, Rule::at_arity, e, ".at", "indices", idx.size(), target);
   for (std::size_t d = 0; d < idx.size(); ++d) {
     const Expr& where = *args[std::min(d, args.size() - 1)];
     require_ok(idx[d]);
@@ -57,7 +57,7 @@ Type Checker::element(const Expr& e, const Type& target, const ExprList& args) {
   return r;
 }
 
-Type Checker::member(const Expr& e, const Member& m) {
+Type ExpressionChecker::member(const Expr& e, const Member& m) {
   Type obj = expr(*m.object);
   require_ok(obj);
   if (!m.space.empty())
@@ -198,7 +198,7 @@ bool contains_update(const Expr& e) {
 }  // namespace
 
 // `e.at(order)`: which arrival of an event array's ring a trigger or wait means.
-void Checker::event_order(const Expr& e, const Member& m, const Type& ev) {
+void ExpressionChecker::event_order(const Expr& e, const Member& m, const Type& ev) {
   const std::string name = text(*m.object);
   if (!ev.event->is_array || ev.event_selected)
     fail(Rule::event_at_operand, e.location,
@@ -224,7 +224,7 @@ void Checker::event_order(const Expr& e, const Member& m, const Type& ev) {
 }
 
 // `x.chunkat(i, _, ...)`: the tile of each index (`_` keeps a dimension whole).
-Type Checker::chunkat_member(const Expr& e, const Member& m, Type obj, std::vector<std::optional<std::int64_t>> dims) {
+Type ExpressionChecker::chunkat_member(const Expr& e, const Member& m, Type obj, std::vector<std::optional<std::int64_t>> dims) {
   // A tuple of indices stands for its indices.
   std::vector<std::pair<const Expr*, Type>> parts;
   for (const auto& a : m.args) {
@@ -238,7 +238,7 @@ Type Checker::chunkat_member(const Expr& e, const Member& m, Type obj, std::vect
       for (const Type& el : idx.elements) parts.emplace_back(a.get(), el);
     else parts.emplace_back(a.get(), idx);
   }
-  require_per_dim(*this, Rule::chunkat_arity, e, ".chunkat", "arguments", parts.size(), obj);
+  require_per_dim(cx_, Rule::chunkat_arity, e, ".chunkat", "arguments", parts.size(), obj);
   for (std::size_t d = 0; d < parts.size(); ++d) {
     const auto& [a, idx] = parts[d];
     if (std::holds_alternative<Wildcard>(a->node)) continue;
@@ -261,7 +261,7 @@ Type Checker::chunkat_member(const Expr& e, const Member& m, Type obj, std::vect
 
 // `x.subspan(...)` / `x.view(...)`: a tile of the listed extents, placed
 // later by `.at` / `.from`.
-Type Checker::subspan_member(const Expr& e, const Member& m, Type obj, std::vector<std::optional<std::int64_t>> dims) {
+Type ExpressionChecker::subspan_member(const Expr& e, const Member& m, Type obj, std::vector<std::optional<std::int64_t>> dims) {
   // A tuple (`b = {16, 18}; x.subspan(b, 9)`) stands for its values.
   std::size_t extents = 0;
   std::vector<std::optional<std::int64_t>> tile;  // the extents, where constants
@@ -291,7 +291,7 @@ Type Checker::subspan_member(const Expr& e, const Member& m, Type obj, std::vect
     if (v.kind == Kind::tuple) flatten(flatten, v);
     extents += v.kind == Kind::tuple ? flat.size() : 1;
     const bool device_value = v.kind == Kind::index || (v.kind == Kind::scalar && !v.is_float() && v.known == Known::at_run_time);
-    if (tma_operands_ && device_value)
+    if (cx_.tma_operands_ && device_value)
       fail(Rule::tma_box_runtime, a->location,
            "a tma.copy box extent is encoded on the host before the launch; `" + text(*a) +
                "` is computed in the kernel",
@@ -315,7 +315,7 @@ Type Checker::subspan_member(const Expr& e, const Member& m, Type obj, std::vect
       fail(Rule::extent_positive, e.location,
            "`." + m.name + "` takes tiles of extent " + std::to_string(*tile[d]) + " in dimension " +
                std::to_string(d) + "; a tile extent must be positive");
-  require_per_dim(*this, Rule::subspan_arity, e, "." + m.name, "extents", extents, obj);
+  require_per_dim(cx_, Rule::subspan_arity, e, "." + m.name, "extents", extents, obj);
   if (listed && m.kind == MemberKind::subspan)
     for (std::size_t d = 0; d < tile.size() && d < dims.size(); ++d)
       if (tile[d] && dims[d] && *tile[d] > *dims[d])
@@ -332,7 +332,7 @@ Type Checker::subspan_member(const Expr& e, const Member& m, Type obj, std::vect
   return obj;
 }
 
-Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
+Type ExpressionChecker::view_member(const Expr& e, const Member& m, Type obj) {
   // The extents known before the member; each case says what they become.
   std::vector<std::optional<std::int64_t>> dims = std::move(obj.dims);
   obj.dims.clear();
@@ -347,7 +347,7 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
         for (std::size_t i = 0; i < r.elements.size(); ++i) {
           Type& d = r.elements[i];
           d.kind = Kind::scalar;
-          d.known = dims[i] && extents_now_ ? Known::now : Known::at_specialization;
+          d.known = dims[i] && cx_.extents_now_ ? Known::now : Known::at_specialization;
           d.value = dims[i].value_or(0);
           d.unbounded = i < 32 && (obj.unbounded_dims >> i & 1u);
         }
@@ -365,7 +365,7 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
       r.kind = Kind::scalar;
       r.known = Known::at_specialization;
       r.unbounded = i && *i < 32 && (obj.unbounded_dims >> *i & 1u);
-      if (i && dims[static_cast<std::size_t>(*i)] && extents_now_) {
+      if (i && dims[static_cast<std::size_t>(*i)] && cx_.extents_now_) {
         r.known = Known::now;
         r.value = *dims[static_cast<std::size_t>(*i)];
       }
@@ -432,7 +432,7 @@ Type Checker::view_member(const Expr& e, const Member& m, Type obj) {
 
 // x.span_as([d0, d1, ...]): the same elements seen with another shape; `x`
 // must be a whole buffer (the element count is checked per call).
-Type Checker::span_as(const Expr& e, const Member& m, const Type& obj) {
+Type ExpressionChecker::span_as(const Expr& e, const Member& m, const Type& obj) {
   if (m.args.empty())
     fail(Rule::span_as_shape, e.location, "`.span_as` takes the new shape, such as `.span_as([rows, cols])`");
   std::vector<std::optional<std::int64_t>> dims;
@@ -468,17 +468,17 @@ Type Checker::span_as(const Expr& e, const Member& m, const Type& obj) {
   Type r = obj;
   r.dims = dims;
   // A new buffer with the same storage, as lowering makes one: its layout is tracked apart.
-  Buffer& b = out_.buffers.emplace_back(*obj.buffer);
+  Buffer& b = cx_.out_.buffers.emplace_back(*obj.buffer);
   b.rank = static_cast<int>(dims.size());
   r.buffer = &b;
   r.rank = b.rank;
   return r;
 }
 
-Type Checker::subscript(const Expr& e, const Subscript& s) {
+Type ExpressionChecker::subscript(const Expr& e, const Subscript& s) {
   Type obj = expr(*s.object);
   require_ok(obj);
-  if (s.braces || obj.kind == Kind::shape || (deriving_shape_ && obj.kind == Kind::tensor && !obj.buffer->is_array))
+  if (s.braces || obj.kind == Kind::shape || (cx_.deriving_shape_ && obj.kind == Kind::tensor && !obj.buffer->is_array))
     return pick(e, s, obj);
   if (s.indices.size() != 1)
     fail(Rule::subscript_arity, e.location, "`[...]` selects one element of an array of buffers or events");
@@ -507,13 +507,13 @@ Type Checker::subscript(const Expr& e, const Subscript& s) {
   if (Verdict broken = idx.known_now() && count ? array_index(idx.value, *count) : std::nullopt)
     fail(index.location, std::move(*broken), notes_of(obj));
   // (Inside an inthreads region the condition narrows the index: not modelled.)
-  if (!idx.known_now() && idx.range && count && !region_.active && (idx.range->first < 0 || idx.range->second >= *count))
+  if (!idx.known_now() && idx.range && count && !cx_.region_.active && (idx.range->first < 0 || idx.range->second >= *count))
     fail(Rule::array_index_range, index.location,
          "`" + text(index) + "` takes the values " + std::to_string(idx.range->first) + ".." +
              std::to_string(idx.range->second) + ", outside the " + std::to_string(*count) + " elements of `" +
              text(*s.object) + "`",
          "", notes_of(idx));
-  if (idx.kind == Kind::index && idx.count && count && *idx.count > *count && !region_.active)
+  if (idx.kind == Kind::index && idx.count && count && *idx.count > *count && !cx_.region_.active)
     fail(Rule::array_index_range, index.location,
          "`" + text(index) + "` takes the values 0.." + std::to_string(*idx.count - 1) + ", outside the " +
              std::to_string(*count) + " elements of `" + text(*s.object) + "`",

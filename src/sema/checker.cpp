@@ -18,7 +18,7 @@ const CheckedFunction* CheckedProgram::find(const std::string& name) const {
 
 namespace detail {
 
-Checker::Checker(const Program& program, const Function& fn, const Options& options, CheckedFunction& out,
+Context::Context(const Program& program, const Function& fn, const Options& options, CheckedFunction& out,
                  std::vector<Diagnostic>& diagnostics, int& errors, std::vector<Diagnostic>& limitations)
     : program_(program),
       fn_(fn),
@@ -28,9 +28,18 @@ Checker::Checker(const Program& program, const Function& fn, const Options& opti
       errors_(errors),
       limitations_(limitations) {}
 
+Checker::Checker(const Program& program, const Function& fn, const Options& options, CheckedFunction& out,
+                 std::vector<Diagnostic>& diagnostics, int& errors, std::vector<Diagnostic>& limitations)
+    : context(program, fn, options, out, diagnostics, errors, limitations),
+      expressions(*this),
+      statements(*this),
+      transfers(*this),
+      mma(*this),
+      levels(*this) {}
+
 // ---- diagnostics ---------------------------------------------------------------
 
-void Checker::report(Rule rule, const SourceLocation& at, std::string message, std::string hint,
+void Context::report(Rule rule, const SourceLocation& at, std::string message, std::string hint,
                      std::vector<std::string> notes) {
   Diagnostic d;
   d.message = std::move(message);
@@ -50,7 +59,7 @@ void Checker::report(Rule rule, const SourceLocation& at, std::string message, s
   if (++errors_ >= options_.max_errors) throw Stop{};
 }
 
-void Checker::fail(Rule rule, const SourceLocation& at, std::string message, std::string hint,
+void Context::fail(Rule rule, const SourceLocation& at, std::string message, std::string hint,
                    std::vector<std::string> notes) {
   // After a limitation too the statement is not checked further: what it
   // means is not modelled here.
@@ -58,20 +67,20 @@ void Checker::fail(Rule rule, const SourceLocation& at, std::string message, std
   throw Abort{};
 }
 
-void Checker::limitation(Rule rule, const SourceLocation& at, std::string message, std::string hint) {
+void Context::limitation(Rule rule, const SourceLocation& at, std::string message, std::string hint) {
   report(rule, at, std::move(message), std::move(hint), {});
 }
 
-std::string Checker::text(const Expr& e) const { return frontend::source_text(program_, e); }
+std::string Context::text(const Expr& e) const { return frontend::source_text(program_, e); }
 
-std::vector<std::string> Checker::notes_of(const Type& t) const {
+std::vector<std::string> Context::notes_of(const Type& t) const {
   if (!t.from) return {};
   return {describe(*t.from)};
 }
 
 // ---- symbols ---------------------------------------------------------------------
 
-Symbol* Checker::define(const std::string& name, Type type, Origin origin, const SourceLocation& where,
+Symbol* Context::define(const std::string& name, Type type, Origin origin, const SourceLocation& where,
                         std::string detail) {
   Symbol& s = out_.symbols.emplace_back();
   s.name = name;
@@ -90,7 +99,7 @@ Symbol* Checker::define(const std::string& name, Type type, Origin origin, const
   return &s;
 }
 
-const Symbol* Checker::lookup(const std::string& name) const {
+const Symbol* Context::lookup(const std::string& name) const {
   for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope)
     for (const auto& entry : *scope)
       if (entry.first == name) return entry.second;
@@ -99,7 +108,7 @@ const Symbol* Checker::lookup(const std::string& name) const {
   return nullptr;
 }
 
-Buffer* Checker::new_buffer(std::string name, DType dtype, int rank, Space space, const SourceLocation& where) {
+Buffer* Context::new_buffer(std::string name, DType dtype, int rank, Space space, const SourceLocation& where) {
   Buffer& b = out_.buffers.emplace_back();
   b.name = std::move(name);
   b.dtype = dtype;
@@ -149,23 +158,23 @@ bool returns_a_value(const Stmt& s) {
 }  // namespace
 
 void Checker::run() {
-  push();
-  for (std::size_t i = 0; i < fn_.params.size(); ++i) {
-    const Parameter& p = fn_.params[i];
+  context.push();
+  for (std::size_t i = 0; i < context.fn_.params.size(); ++i) {
+    const Parameter& p = context.fn_.params[i];
     try {
-      require_new_name(p.name, p.location);
+      context.require_new_name(p.name, p.location);
     } catch (const Abort&) {
     }
     Type t;
     try {
-      parameter_form(p);
+      statements.parameter_form(p);
       if (p.type.has_shape) {
         DType dtype;
         if (!parse_dtype(p.type.name, dtype))
-          fail(Rule::unsupported_element_type, p.type.location, "element type `" + p.type.name + "` is not supported yet");
+          context.fail(Rule::unsupported_element_type, p.type.location, "element type `" + p.type.name + "` is not supported yet");
         t.kind = Kind::tensor;
         t.rank = static_cast<int>(p.type.shape.size());
-        t.buffer = new_buffer(p.name, dtype, t.rank, Space::global, p.location);
+        t.buffer = context.new_buffer(p.name, dtype, t.rank, Space::global, p.location);
         t.buffer->parameter = static_cast<int>(i);
         t.buffer->declared_global = p.type.storage == Storage::global;
         for (const auto& dim : p.type.shape) {  // the extents written as integers
@@ -186,21 +195,21 @@ void Checker::run() {
     } catch (const Abort&) {
     }
     if (!p.name.empty()) {  // an unnamed parameter is part of the signature only
-      define(p.name, t, Origin::parameter, p.location, parameter_text(program_, p))->parameter = static_cast<int>(i);
+      context.define(p.name, t, Origin::parameter, p.location, parameter_text(context.program_, p))->parameter = static_cast<int>(i);
     }
     // Symbolic dims: names among the extents, bound by the first argument that has them.
     for (std::size_t d = 0; p.type.has_shape && d < p.type.shape.size(); ++d) {
       const auto* n = std::get_if<Name>(&p.type.shape[d]->node);
       if (!n || n->name == "?" || n->name == "??") continue;  // `?`, `??`: a dim without a name
-      auto known = std::find_if(symbolic_dims_.begin(), symbolic_dims_.end(), [&](const auto& e) { return e.first == n->name; });
-      if (known != symbolic_dims_.end()) {
-        out_.resolved[p.type.shape[d].get()] = known->second;
+      auto known = std::find_if(context.symbolic_dims_.begin(), context.symbolic_dims_.end(), [&](const auto& e) { return e.first == n->name; });
+      if (known != context.symbolic_dims_.end()) {
+        context.out_.resolved[p.type.shape[d].get()] = known->second;
         continue;
       }
       Type dim;
       dim.kind = Kind::scalar;
       dim.known = Known::at_specialization;
-      Symbol& sym = out_.symbols.emplace_back();
+      Symbol& sym = context.out_.symbols.emplace_back();
       sym.name = n->name;
       sym.type = dim;
       sym.type.from = &sym;
@@ -208,48 +217,48 @@ void Checker::run() {
       sym.where = p.type.shape[d]->location;
       sym.parameter = static_cast<int>(i);
       sym.detail = p.name;
-      symbolic_dims_.emplace_back(n->name, &sym);
-      out_.resolved[p.type.shape[d].get()] = &sym;
+      context.symbolic_dims_.emplace_back(n->name, &sym);
+      context.out_.resolved[p.type.shape[d].get()] = &sym;
     }
   }
-  const TypeRef& ret = fn_.return_type;
+  const TypeRef& ret = context.fn_.return_type;
   const bool rank_only = is_rank_only(ret);  // f32 mdspan<2>
-  if (returned_tensor_type(fn_) && (ret.kind == TypeKind::auto_ || rank_only)) {
+  if (returned_tensor_type(context.fn_) && (ret.kind == TypeKind::auto_ || rank_only)) {
     // `auto` or a rank only, returning a declared tensor: its declaration
     // gives the type. As in Croqtile, a rank-only return type fixes the rank;
     // the element type and the shape are the returned tensor's.
-    has_output_ = true;
-    output_declared_ = true;
-    out_.returned = returned_name(fn_);
+    context.has_output_ = true;
+    context.output_declared_ = true;
+    context.out_.returned = returned_name(context.fn_);
     if (rank_only) {
       try {
-        output_rank_only_ = constant(*ret.rank, "the rank");
+        context.output_rank_only_ = expressions.constant(*ret.rank, "the rank");
       } catch (const Abort&) {
       }
     }
   } else if (rank_only) {
     // Other returned values are checked at their `return`.
     try {
-      if (!fn_.body || !returns_a_value(*fn_.body))
-        fail(Rule::missing_return, ret.location, "the function returns a tensor but has no `return NAME;`",
+      if (!context.fn_.body || !returns_a_value(*context.fn_.body))
+        context.fail(Rule::missing_return, ret.location, "the function returns a tensor but has no `return NAME;`",
              "declare the result, e.g. `" + ret.name + " [...] output;`, and end with `return output;`");
     } catch (const Abort&) {
     }
   } else if (ret.kind == TypeKind::element && ret.has_shape) {
     try {
-      if (!parse_dtype(ret.name, output_dtype_))
-        fail(Rule::unsupported_element_type, ret.location, "element type `" + ret.name + "` is not supported yet");
-      for (const auto& d : ret.shape) output_rank_ += static_cast<int>(shape_dims(*d).size());
-      has_output_ = true;
-      out_.returned = returned_name(fn_);
-      if (out_.returned.empty())
-        fail(Rule::missing_return, ret.location, "the function returns a tensor but has no `return NAME;`",
+      if (!parse_dtype(ret.name, context.output_dtype_))
+        context.fail(Rule::unsupported_element_type, ret.location, "element type `" + ret.name + "` is not supported yet");
+      for (const auto& d : ret.shape) context.output_rank_ += static_cast<int>(expressions.shape_dims(*d).size());
+      context.has_output_ = true;
+      context.out_.returned = returned_name(context.fn_);
+      if (context.out_.returned.empty())
+        context.fail(Rule::missing_return, ret.location, "the function returns a tensor but has no `return NAME;`",
              "declare the result, e.g. `" + ret.name + " [...] output;`, and end with `return output;`");
     } catch (const Abort&) {
     }
   }
-  if (fn_.body) nested(*fn_.body);
-  pop();
+  if (context.fn_.body) statements.nested(*context.fn_.body);
+  context.pop();
 }
 
 }  // namespace detail
@@ -270,6 +279,7 @@ CheckedProgram check(const frontend::ast::Program& program, const std::vector<co
       auto out = std::make_unique<CheckedFunction>();
       out->function = fn;
       detail::Checker(program, *fn, options, *out, diagnostics, errors, checked.limitations).run();
+      out->future_rings = detail::future_rings(*fn);
       checked.functions.push_back(std::move(out));
     }
   } catch (const detail::Stop&) {

@@ -4,17 +4,24 @@
 // Its state mirrors what lowering tracks on the same walk (scopes, parallel
 // mapping, inthreads regions, tile layouts), so that a rule that depends
 // on order (a tile's swizzle, an accumulator written before its store)
-// sees what lowering will see. Not a public interface; the rules are split
-// by area into check_*.cpp.
+// sees what lowering will see. Not a public interface.
+//
+// One checking context (diagnostics, symbols, where the statements run)
+// shared by one checker per area, each in its own check_*.cpp files:
+// expressions (with views and builtin calls), statements (declarations,
+// assignments, loops), transfers (copies, TMA, futures, events), mma, and
+// parallel levels (inthreads, attributes). `Checker` owns them all.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "frontend/ast_walk.hpp"
 #include "frontend/builtins.hpp"
 #include "sema/bound_rules.hpp"
 #include "sema/rules.hpp"
@@ -30,6 +37,9 @@ struct Abort {};
 // Thrown when the error limit is reached.
 struct Stop {};
 
+// The rings of futures of `fn` (sema.hpp's FutureRing; check_futures.cpp).
+std::vector<FutureRing> future_rings(const Function& fn);
+
 // Program-level: names in __device__ code (rule device-reserved-name).
 void check_device_code(const frontend::ast::Program& program, std::vector<Diagnostic>& diagnostics, int& errors);
 
@@ -42,11 +52,30 @@ struct Count {
   std::int64_t value = 0;
 };
 
-class Checker {
+// Sets `flag` for the lifetime of the object, then puts it back.
+struct FlagScope {
+  bool& flag;
+  bool saved;
+  FlagScope(bool& f, bool on) : flag(f), saved(f) { flag = on; }
+  ~FlagScope() { flag = saved; }
+  FlagScope(const FlagScope&) = delete;
+  FlagScope& operator=(const FlagScope&) = delete;
+};
+// Counting the bounds of a `with`: run-time values are fine there.
+struct RuntimeCounts : FlagScope {
+  using FlagScope::FlagScope;
+};
+// Constant extents of tensors (`.span`, `.span(i)`) fold to numbers.
+struct ExtentsNow : FlagScope {
+  explicit ExtentsNow(bool& f) : FlagScope(f, true) {}
+};
+
+// What every area's checker shares while one function is checked: its
+// diagnostics, its symbols, and where the statement being checked runs.
+class Context {
  public:
-  Checker(const Program& program, const Function& fn, const Options& options, CheckedFunction& out,
+  Context(const Program& program, const Function& fn, const Options& options, CheckedFunction& out,
           std::vector<Diagnostic>& diagnostics, int& errors, std::vector<Diagnostic>& limitations);
-  void run();
 
   // ---- diagnostics (checker.cpp)
   [[noreturn]] void fail(Rule rule, const SourceLocation& at, std::string message, std::string hint = {},
@@ -67,188 +96,18 @@ class Checker {
   std::vector<std::string> notes_of(const Type& t) const;  // how `t` was derived, when it comes from a name
   bool wgmma() const { return !options_.target || options_.target->wgmma(); }
 
-  // ---- symbols (checker.cpp)
+  // ---- symbols (checker.cpp; the names of futures in check_futures.cpp)
   void push() { scopes_.emplace_back(); }
-  void pop();  // reports the scope's unused dma.any placeholders (check_futures.cpp)
+  void pop();  // reports the scope's unused dma.any placeholders and unwaited futures
   Symbol* define(const std::string& name, Type type, Origin origin, const SourceLocation& where,
                  std::string detail = {});
   const Symbol* lookup(const std::string& name) const;
-  void index_binding_limit(const frontend::ast::Expr& e, bool moved_too = false);
   Buffer* new_buffer(std::string name, DType dtype, int rank, Space space, const SourceLocation& where);
-
-  // ---- expressions (check_expressions.cpp)
-  Type expr(const Expr& e);
-  Type name(const Expr& e, const Name& n);
-  Type unary(const Expr& e, const Unary& u);
-  Type binary(const Expr& e, const Binary& b);
-  Type call(const Expr& e, const Call& c);
-  Type bounded_value(const Expr& e, const Call& c, const Type& index);
-  void loop_range(const LoopIndex& index);
-  Type conditional(const Conditional& c);
-  // lowering's const_int: a value known at specialization; returns it when known now.
-  // `runtime_in_croqtile`: Croqtile also takes a value computed at run time
-  // here (a tile extent, a step); libcroqjit does not yet (a limitation).
-  std::optional<std::int64_t> constant(const Expr& e, const char* what, bool runtime_in_croqtile = false);
-  // lowering's shape_of: the dims of a shape operand, each known now or not.
-  std::vector<std::optional<std::int64_t>> shape_dims(const Expr& e);
-  Type shape_arithmetic(const Expr& e, const Binary& b, const Type& l, const Type& r);
-  [[noreturn]] void runtime_value(const Expr& e, const char* what, const Type& v);
-  // lowering's counts_of: parallel counts and loop bounds.
-  // `runtime_ok`: integers computed in the kernel are counts known at run time.
-  std::vector<Count> counts(const Expr& e, const char* what, bool runtime_ok = false);
-  // fp8 elements only move (copies, `x.at(i) = y.at(j)` of the same type):
-  // CUDA's fp8 types convert explicitly only.
-  // Arguments of `.at` / `.from`: tuples flattened.
-  std::vector<Type> index_args(const ExprList& args);
-
-  // ---- views and element access (check_views.cpp)
-  Type member(const Expr& e, const Member& m);
-  Type subscript(const Expr& e, const Subscript& s);
-  Type element(const Expr& e, const Type& target, const ExprList& args);
-  Type span_as(const Expr& e, const Member& m, const Type& obj);
-  Type view_member(const Expr& e, const Member& m, Type obj);
-  Type chunkat_member(const Expr& e, const Member& m, Type obj, std::vector<std::optional<std::int64_t>> dims);
-  Type subspan_member(const Expr& e, const Member& m, Type obj, std::vector<std::optional<std::int64_t>> dims);
-  void event_order(const Expr& e, const Member& m, const Type& ev);  // `e.at(order)`
-  // An array of buffers used where one buffer is needed.
-  void require_selected(const Expr& e, const Type& t);
-
-  // ---- statements (check_statements.cpp)
-  void statement(const Stmt& s);
-  void nested(const Stmt& s);  // a body: its own scope
-  void statement_node(const Stmt& s);
-  void declaration(const Stmt& s, const Declaration& d);
-  void tensor_declaration(const Stmt& s, const Declaration& d);
-  void scalar_declaration(const Declaration& d);
-  void loop(const Stmt& s, const Loop& l);
-  void return_statement(const Stmt& s, const Return& r);
-  void unbounded_foreach_index(const frontend::ast::Identifier& id);
-  void call_statement(const Stmt& s, const CallStatement& c);
-  void string_literal(const Expr& e, const StringLiteral& s);  // rule string-escape
-  // Rule shared-memory-limit: a shared declaration of constant shape, counted
-  // against the target's per-block limit.
-  void count_shared_memory(const Declarator& decl, DType dtype,
-                           const std::vector<std::optional<std::int64_t>>& dims, std::optional<std::int64_t> slots);
-  Type condition(const Expr& e, const char* what);
-  std::vector<const Expr*> leaves_of(const Expr& e) const;
-  bool events_only(const Expr& e) const;
-  void body_after_condition(const Expr& cond, const char* what, const Stmt& body);
-  // Names a failed statement would have defined, as errors (no cascades).
-  void define_poisoned(const Stmt& s);
-
-  // ---- assignments (check_assignments.cpp)
-  void assignment(const Stmt& s, const Assignment& a);
-  void tensor_arithmetic(const Stmt& s, const Assignment& a, const Type& target, const Type& value);
-  void no_string_or_pointer(const std::string& name, const Expr& value);
-  // A `mutable` scalar that `e` names, if any: tuples and shapes hold fixed values.
-  const Symbol* mutable_in(const Expr& e) const;
-
-  // ---- parallel levels and inthreads (check_parallel.cpp)
-  void parallel(const Stmt& s, const Parallel& p, std::size_t level);
-  struct LevelCounts {
-    std::vector<Count> values;
-    std::int64_t total = 1;  // the product of the counts, when `known`
-    bool known = true;
-  };
-  LevelCounts level_counts(const ParallelLevel& lv);
-  Mapping level_mapping(const Parallel& p, std::size_t level_index, bool nested_below);
-  void check_level_fits(const Parallel& p, std::size_t level_index, Mapping mapping, const LevelCounts& n,
-                        std::int64_t unit, bool nested_below);
-  std::optional<std::int64_t> cluster_blocks(const Parallel& p, std::size_t level);
-  void inthreads_async(const Stmt& s, const InThreads& t);
-  void inthreads(const Stmt& s, const InThreads& t);  // the plain (not async) form
-  int inthreads_depth_ = 0;  // plain inthreads around the statement
-  bool on_whole_warpgroups() const;
-  bool on_single_warps() const;  // warp-level mma: one m16n8k16 tile per warp
-
-  // ---- statement forms libcroqjit checks but cannot run yet (check_forms.cpp)
-  void parallel_launch(const Stmt& s, const Parallel& p);
-  bool placement_level(const Stmt& s, const Parallel& p, std::size_t level_index);
-  void sync_statement(const Stmt& s, const Sync& y);
-  void asm_statement(const Stmt& s, const Asm& a);
-  void loop_extras(const Loop& l);
-
-  // ---- copies (check_copies.cpp)
-  void copy(const Stmt& s, const Copy& c);
-  void dma_copy(const Stmt& s, const Copy& c);
-  void tma_copy(const Stmt& s, const Copy& c);
-  std::vector<std::optional<std::int64_t>> transpose(const Copy& c, int rank);  // the permutation
-  void padding(const Copy& c, int rank);
-  Type copy_source(const Copy& c);
-  static void place_at_origin(Type& t);
-  void bind_future(const Copy& c, Type tile, bool async, const Expr* bound_event);
-  // The destination `dst` (at `where`) of a copy from a tile of `from`: same rank and element type.
-  void require_copy_types(const Expr& where, const char* engine, const Type& from, const Type& dst);
-  int swizzle_span(const Modifier& m);
-  void copy_direction(const Stmt& s, const Copy& c, const Type& src, const Type& dst, bool async);
-  void require_named_async(const Stmt& s, const Copy& c);
-
-  // ---- names of futures, placeholders, swap, select (check_futures.cpp)
   const Symbol* declared_here(const std::string& name) const;
   void require_new_name(const std::string& name, const SourceLocation& at);
-  // `after f`: the future counts as used (async-not-waited) even when the
-  // statement is not checked further.
-  void note_named_future(const Expr& e);
-  void placeholder(const Stmt& s, const Copy& c);
-  void define_future(const std::string& name, Type tile, const SourceLocation& at, std::string detail);
   std::size_t scope_of(const Symbol* symbol) const;
-  void swap_statement(const Stmt& s, const Swap& sw);
 
-  // ---- builtin calls (check_builtins.cpp)
-  Type select(const Expr& e, const Call& c);
-  std::optional<Type> atomic(const Expr& e, const Call& c, const std::string& name);
-  Type math_builtin(const Expr& e, const Call& c, const frontend::MathBuiltin& b);
-  Type element_of(const Expr& e, const Call& c, const Type& whole);
-  Type print(const Expr& e, const Call& c);
-
-  // ---- events and futures (check_events.cpp)
-  void event_declaration(const Stmt& s, const Declaration& d);
-  // whole_array: `trigger e;` / `wait e;`, where a whole array is Croqtile (a limitation).
-  Type event_value(const Expr& e, const char* what, bool whole_array = false);
-  void wait_statement(const Wait& w);
-  void trigger_statement(const Stmt& s, const Trigger& t);
-  void trigger_after(const Trigger& t);
-  void arrive(const Type& event, const SourceLocation& where);
-
-  // ---- mma (check_mma.cpp)
-  void mma(const Stmt& s, const Mma& m);
-  void mma_fill(const Stmt& s, const Mma& m);
-  void mma_load(const Stmt& s, const Mma& m);
-  void mma_multiply(const Stmt& s, const Mma& m);
-  void mma_sparse_multiply(const Stmt& s, const Mma& m);  // check_mma_sparse.cpp
-  void mma_scale(const Stmt& s, const Mma& m);            // check_mma_scale.cpp
-  void mma_store(const Stmt& s, const Mma& m);
-  Accumulator* accumulator(const Expr& e);
-  void require_warpgroups(const Stmt& s, const std::string& op, bool block_scope_fill = false);
-  bool at_block_scope() const;  // in the block, outside its group, group-4 and inthreads levels
-  // `lhs`: the operand may be a register fragment (RS-mode WGMMA).
-  DType mma_operand(const Expr& e, bool lhs = false);
-  bool register_apply(const Loop& l);
-  bool register_operand(const Expr& e);
-
-  // ---- declarations, parameters, picks and literals (check_declarations.cpp)
-  // Checks the declaration when it is a named shape, an ituple or a
-  // fragment (true: done); arrays of arrays, `event<N>`, `auto` without a value.
-  bool declaration_form(const Stmt& s, const Declaration& d);
-  void named_value_declaration(const Declaration& d);
-  void fragment_declaration(const Stmt& s, const Declaration& d);
-  void fragment_load(const Mma& m);  // mma.load src, frag
-  void parameter_form(const Parameter& p);  // `?` dims, a rank only, `stream`
-  Type pick(const Expr& e, const Subscript& s, const Type& object);
-  void literal_limits(const Expr& e);
-  bool deriving_shape_ = false;  // in the value of `sp : ...`: `x [(1), (0)]` derives a shape
-  // ---- attributes (check_attributes.cpp)
-  void attributes(const Stmt& s);
-  // One integer argument of an attribute: a constant, at least `least`.
-  std::int64_t attribute_integer(const Attribute& a, const Expr& arg, std::int64_t least, const char* what);
-  void schedule_attribute(const Stmt& s, const Attribute& a);
-  // A thread-mapped level entered at block scope: the block's thread count
-  // against [[launch_bounds]] and against its sibling statements.
-  void block_threads(const ParallelLevel& lv, std::int64_t threads, bool leaf);
-  // A `: thread` level under a `: group` / `: group-4` level fills whole units.
-  void thread_level_units(const ParallelLevel& lv, std::int64_t threads);
-
-  // ---- state
+  // ---- the function and its results
   const Program& program_;
   const Function& fn_;
   const Options& options_;
@@ -257,17 +116,21 @@ class Checker {
   int& errors_;
   std::vector<Diagnostic>& limitations_;
 
+  // ---- names
   std::vector<std::vector<std::pair<std::string, const Symbol*>>> scopes_;
   std::vector<std::pair<std::string, const Symbol*>> symbolic_dims_;  // after every scope, as bind binds them
   bool index_tuple_arg_ = false;  // checking a plain name given to `.at` / `.from`: a tuple of indices is fine
   bool trial_ = false;  // evaluating an inthreads.async condition per index: record no resolutions
+  bool deriving_shape_ = false;  // in the value of `sp : ...`: `x [(1), (0)]` derives a shape
 
   // The function's returned tensor (a shaped return type).
   bool has_output_ = false;
   DType output_dtype_ = DType::f32;
   int output_rank_ = 0;
+  bool output_declared_ = false;  // `auto` return: the returned declaration sets the output type
+  std::optional<std::int64_t> output_rank_only_;  // `f32 mdspan<2>` return: the rank the declaration must have
 
-  // Where the statements run (lowering's scope, thread split and thread set).
+  // ---- where the statements run (lowering's scope, thread split and thread set)
   Scope scope_ = Scope::kernel;
   // Instances of the thread, group and group-4 levels inside the block
   // level (0: unknown or many): at thread scope, 1 is a single thread.
@@ -291,17 +154,10 @@ class Checker {
   bool cluster_open_ = false;
   bool cluster_error_ = false;  // the open cluster level had an error
   int regions_ = 0;  // inthreads.async regions so far (each takes a named barrier)
-  // One "needs sm_90" / "needs sm_80" per function, at the first construct.
-  bool needs_sm90_reported_ = false;
-  bool needs_sm80_reported_ = false;
-  bool output_declared_ = false;  // `auto` return: the returned declaration sets the output type
-  std::optional<std::int64_t> output_rank_only_;  // `f32 mdspan<2>` return: the rank the declaration must have
-  int loops_ = 0;
-  int cooperative_levels_ = 0;
-  // The whole value of the statement being checked (an expression statement,
-  // a declaration's or an assignment's value): where an atomic may stand.
-  const Expr* atomic_site_ = nullptr;
-  const Expr* statement_expr_ = nullptr;  // the expression of an expression statement  // `: block<cooperative>` levels around the statement
+  int inthreads_depth_ = 0;  // plain inthreads around the statement
+  int parallel_depth_ = 0;  // parallel statements around the statement
+  int loops_ = 0;  // foreach and while loops around the statement, inside its parallel body
+  int cooperative_levels_ = 0;  // `: block<cooperative>` levels around the statement
   // [[launch_bounds(N)]] of the enclosing block-level statement (0: none).
   std::int64_t launch_bound_ = 0;
   SourceLocation launch_bound_at_;
@@ -315,32 +171,338 @@ class Checker {
   // that many times its own count in the block.
   std::optional<std::int64_t> split_groups_ = 1;
   int group4_levels_ = 0;  // `: group-4` levels around the statement
+  // What a parallel level changes on entry and puts back on exit.
+  struct Placement {
+    Scope scope;
+    std::int64_t thread_instances;
+    bool thread_split, in_warpgroup, in_warp, threads_span_group;
+    std::optional<std::int64_t> split_groups;
+    int group4_levels;
+  };
+  Placement placement() const {
+    return {scope_, thread_instances_, thread_split_, in_warpgroup_, in_warp_, threads_span_group_, split_groups_,
+            group4_levels_};
+  }
+  void restore(const Placement& p) {
+    scope_ = p.scope;
+    thread_instances_ = p.thread_instances;
+    thread_split_ = p.thread_split;
+    in_warpgroup_ = p.in_warpgroup;
+    in_warp_ = p.in_warp;
+    threads_span_group_ = p.threads_span_group;
+    split_groups_ = p.split_groups;
+    group4_levels_ = p.group4_levels;
+  }
+
+  // ---- what earlier statements fixed
+  // One "needs sm_90" / "needs sm_80" per function, at the first construct.
+  bool needs_sm90_reported_ = false;
+  bool needs_sm80_reported_ = false;
+  // The whole value of the statement being checked (an expression statement,
+  // a declaration's or an assignment's value): where an atomic may stand.
+  const Expr* atomic_site_ = nullptr;
+  const Expr* statement_expr_ = nullptr;  // the expression of an expression statement
   std::set<const Symbol*> waited_;                      // futures a `wait` has named
   std::set<const Symbol*> named_futures_;               // futures a statement named after their copy
   std::set<const Symbol*> accumulator_arrays_;          // `frag mc[2][3] {0}`: used whole, an error
   bool tma_operands_ = false;                           // checking the operands of a tma.copy
   std::set<const Symbol*> placeholders_used_;           // dma.any placeholders a copy filled or a statement named
   bool placeholder_operand_ = false;                    // a swap operand may be an unfilled placeholder
-  // Constant extents of tensors (`.span`, `.span(i)`) fold to numbers: in
-  // assertions, `with` bounds and declared shapes only.
-  // Counting the bounds of a `with`: run-time values are fine there.
+  // Counting the bounds of a `with` (RuntimeCounts): run-time values are fine there.
   bool runtime_counts_ = false;
-  struct RuntimeCounts {
-    bool& flag;
-    bool saved;
-    RuntimeCounts(bool& f, bool on) : flag(f), saved(f) { flag = on; }
-    ~RuntimeCounts() { flag = saved; }
-  };
+  // Constant extents of tensors (`.span`, `.span(i)`) fold to numbers: in
+  // assertions, `with` bounds and declared shapes only (ExtentsNow).
   bool extents_now_ = false;
-  struct ExtentsNow {
-    bool& flag;
-    bool saved;
-    explicit ExtentsNow(bool& f) : flag(f), saved(f) { flag = true; }
-    ~ExtentsNow() { flag = saved; }
-  };
   std::size_t asm_bytes_ = 0;               // inline assembly of the function so far (rule asm-size)
   std::int64_t kernel_shared_bytes_ = 0;  // shared tiles of constant shape declared in this kernel so far
-  int parallel_depth_ = 0;  // parallel statements around the statement  // foreach and while loops around the statement, inside its parallel body
 };
+
+class Checker;
+
+// The base of each area's checker: the context, the other areas (through
+// the Checker that owns them all), and the context's diagnostics and names
+// that every rule uses.
+class Part {
+ public:
+  explicit Part(Checker& checker);
+
+ protected:
+
+  [[noreturn]] void fail(Rule rule, const SourceLocation& at, std::string message, std::string hint = {},
+                         std::vector<std::string> notes = {}) const {
+    cx_.fail(rule, at, std::move(message), std::move(hint), std::move(notes));
+  }
+  [[noreturn]] void fail(const SourceLocation& at, Violation v, std::vector<std::string> notes = {}) const {
+    cx_.fail(at, std::move(v), std::move(notes));
+  }
+  void report(Rule rule, const SourceLocation& at, std::string message, std::string hint,
+              std::vector<std::string> notes) const {
+    cx_.report(rule, at, std::move(message), std::move(hint), std::move(notes));
+  }
+  void limitation(Rule rule, const SourceLocation& at, std::string message, std::string hint = {}) const {
+    cx_.limitation(rule, at, std::move(message), std::move(hint));
+  }
+  void require_ok(const Type& t) const { cx_.require_ok(t); }
+  std::string text(const Expr& e) const { return cx_.text(e); }
+  std::vector<std::string> notes_of(const Type& t) const { return cx_.notes_of(t); }
+  const Symbol* lookup(const std::string& name) const { return cx_.lookup(name); }
+  Symbol* define(const std::string& name, Type type, Origin origin, const SourceLocation& where,
+                 std::string detail = {}) const {
+    return cx_.define(name, std::move(type), origin, where, std::move(detail));
+  }
+
+  Checker& c_;
+  Context& cx_;
+};
+
+// Expressions: names, literals, arithmetic, calls and the constant rules
+// (check_expressions.cpp), views and element access (check_views.cpp),
+// builtin calls (check_builtins.cpp), picks and literals (check_declarations.cpp).
+class ExpressionChecker : public Part {
+ public:
+  using Part::Part;
+  friend struct frontend::ast::Dispatch;
+
+  Type expr(const Expr& e);  // Dispatch::expression
+  // lowering's const_int: a value known at specialization; returns it when known now.
+  // `runtime_in_croqtile`: Croqtile also takes a value computed at run time
+  // here (a tile extent, a step); libcroqjit does not yet (a limitation).
+  std::optional<std::int64_t> constant(const Expr& e, const char* what, bool runtime_in_croqtile = false);
+  // lowering's shape_of: the dims of a shape operand, each known now or not.
+  std::vector<std::optional<std::int64_t>> shape_dims(const Expr& e);
+  // lowering's counts_of: parallel counts and loop bounds.
+  // `runtime_ok`: integers computed in the kernel are counts known at run time.
+  std::vector<Count> counts(const Expr& e, const char* what, bool runtime_ok = false);
+  // An array of buffers used where one buffer is needed.
+  void require_selected(const Expr& e, const Type& t);
+  void string_literal(const Expr& e, const StringLiteral& s);  // rule string-escape
+
+ private:
+  [[noreturn]] void runtime_value(const Expr& e, const char* what, const Type& v);
+  // Arguments of `.at` / `.from`: tuples flattened.
+  std::vector<Type> index_args(const ExprList& args);
+  void index_binding_limit(const Expr& e, bool moved_too = false);
+  void literal_limits(const Expr& e);
+  Type name_value(const Expr& e, const Name& n);
+  template <typename T>
+  Type other_expression(const Expr& e, const T& n);  // the kinds Dispatch has no member name for
+  Type unary(const Expr& e, const Unary& u);
+  Type binary(const Expr& e, const Binary& b);
+  Type call(const Expr& e, const Call& c);
+  Type bounded_value(const Expr& e, const Call& c, const Type& index);
+  Type conditional(const Conditional& c);
+  Type shape_arithmetic(const Expr& e, const Binary& b, const Type& l, const Type& r);
+  Type element_of(const Expr& e, const Call& c, const Type& whole);
+
+  // ---- views and element access (check_views.cpp)
+  Type member(const Expr& e, const Member& m);
+  Type subscript(const Expr& e, const Subscript& s);
+  Type element(const Expr& e, const Type& target, const ExprList& args);
+  Type span_as(const Expr& e, const Member& m, const Type& obj);
+  Type view_member(const Expr& e, const Member& m, Type obj);
+  Type chunkat_member(const Expr& e, const Member& m, Type obj, std::vector<std::optional<std::int64_t>> dims);
+  Type subspan_member(const Expr& e, const Member& m, Type obj, std::vector<std::optional<std::int64_t>> dims);
+  void event_order(const Expr& e, const Member& m, const Type& ev);  // `e.at(order)`
+  Type pick(const Expr& e, const Subscript& s, const Type& object);
+
+  // ---- builtin calls (check_builtins.cpp)
+  Type select(const Expr& e, const Call& c);
+  std::optional<Type> atomic(const Expr& e, const Call& c, const std::string& name);
+  Type math_builtin(const Expr& e, const Call& c, const frontend::MathBuiltin& b);
+  Type print(const Expr& e, const Call& c);
+};
+
+// Statements: the walk, declarations, loops, returns, conditions
+// (check_statements.cpp), assignments (check_assignments.cpp), `sync` and
+// loop forms (check_forms.cpp), inline assembly (check_asm.cpp), declaration
+// forms and parameters (check_declarations.cpp).
+class StatementChecker : public Part {
+ public:
+  using Part::Part;
+  friend struct frontend::ast::Dispatch;
+
+  void statement(const Stmt& s);
+  void nested(const Stmt& s);  // a body: its own scope
+  void body_after_condition(const Expr& cond, const char* what, const Stmt& body);
+  void parameter_form(const Parameter& p);  // `?` dims, a rank only, `stream`
+
+ private:
+  // A `mutable` scalar that `e` names, if any: tuples and shapes hold fixed values.
+  const Symbol* mutable_in(const Expr& e) const;
+  void statement_node(const Stmt& s);  // Dispatch::statement
+  template <typename T>
+  void other_statement(const Stmt& s, const T& n);  // the kinds Dispatch has no member name for
+  // The kinds other areas check (Dispatch's names).
+  void parallel(const Stmt& s, const Parallel& p, std::size_t level);
+  void copy(const Stmt& s, const Copy& c);
+  void mma_statement(const Stmt& s, const Mma& m);
+  void wait_statement(const Stmt& s, const Wait& w);
+  void trigger_statement(const Stmt& s, const Trigger& t);
+  void swap_statement(const Stmt& s, const Swap& sw);
+
+  void declaration(const Stmt& s, const Declaration& d);
+  // Checks the declaration when it is a named shape, an ituple or a
+  // fragment (true: done); arrays of arrays, `event<N>`, `auto` without a value.
+  bool declaration_form(const Stmt& s, const Declaration& d);
+  void named_value_declaration(const Declaration& d);
+  void tensor_declaration(const Stmt& s, const Declaration& d);
+  void scalar_declaration(const Declaration& d);
+  // Rule shared-memory-limit: a shared declaration of constant shape, counted
+  // against the target's per-block limit.
+  void count_shared_memory(const Declarator& decl, DType dtype,
+                           const std::vector<std::optional<std::int64_t>>& dims, std::optional<std::int64_t> slots);
+  void loop(const Stmt& s, const Loop& l);
+  void loop_range(const LoopIndex& index);
+  void loop_extras(const Loop& l);
+  void unbounded_foreach_index(const frontend::ast::Identifier& id);
+  Type index_tuple(const Identifier& name, const std::vector<Count>& bounds);
+  void return_statement(const Stmt& s, const Return& r);
+  void call_statement(const Stmt& s, const CallStatement& c);
+  void sync_statement(const Stmt& s, const Sync& y);
+  void asm_statement(const Stmt& s, const Asm& a);
+  Type condition(const Expr& e, const char* what);
+  std::vector<const Expr*> leaves_of(const Expr& e) const;
+  bool events_only(const Expr& e) const;
+  // Names a failed statement would have defined, as errors (no cascades).
+  void define_poisoned(const Stmt& s);
+
+  // ---- assignments (check_assignments.cpp)
+  void assignment(const Stmt& s, const Assignment& a);
+  void tensor_arithmetic(const Stmt& s, const Assignment& a, const Type& target, const Type& value);
+  void no_string_or_pointer(const std::string& name, const Expr& value);
+};
+
+// Copies (check_copies.cpp: dma.copy / transp / pad, tma.copy), futures
+// (check_futures.cpp: placeholders, swap) and events (check_events.cpp:
+// declarations, wait, trigger, a copy's future).
+class TransferChecker : public Part {
+ public:
+  using Part::Part;
+
+  void copy(const Stmt& s, const Copy& c);
+  int swizzle_span(const Modifier& m);
+  void swap_statement(const Stmt& s, const Swap& sw);
+  void event_declaration(const Stmt& s, const Declaration& d);
+  void wait_statement(const Stmt& s, const Wait& w);
+  void trigger_statement(const Stmt& s, const Trigger& t);
+
+ private:
+  static void place_at_origin(Type& t);
+  // `after f`: the future counts as used (async-not-waited) even when the
+  // statement is not checked further.
+  void note_named_future(const Expr& e);
+  // whole_array: `trigger e;` / `wait e;`, where a whole array is Croqtile (a limitation).
+  Type event_value(const Expr& e, const char* what, bool whole_array = false);
+  CopyProtocol copy_protocol(const Copy& c);
+  void dma_copy(const Stmt& s, const Copy& c);
+  void tma_copy(const Stmt& s, const Copy& c);
+  std::vector<std::optional<std::int64_t>> transpose(const Copy& c, int rank);  // the permutation
+  void padding(const Copy& c, int rank);
+  Type copy_source(const Copy& c);
+  void bind_future(const Copy& c, Type tile, bool async, const Expr* bound_event);
+  // The destination `dst` (at `where`) of a copy from a tile of `from`: same rank and element type.
+  void require_copy_types(const Expr& where, const char* engine, const Type& from, const Type& dst);
+  void copy_direction(const Stmt& s, const Copy& c, const Type& src, const Type& dst, bool async);
+  void require_named_async(const Stmt& s, const Copy& c);
+  void placeholder(const Stmt& s, const Copy& c);
+  void define_future(const std::string& name, Type tile, const SourceLocation& at, std::string detail);
+  void trigger_after(const Trigger& t);
+  void arrive(const Type& event, const SourceLocation& where);
+};
+
+// mma statements (check_mma.cpp, check_mma_sparse.cpp, check_mma_scale.cpp),
+// register fragments (check_declarations.cpp) and `apply` over registers
+// (check_statements.cpp).
+class MmaChecker : public Part {
+ public:
+  using Part::Part;
+
+  void mma_statement(const Stmt& s, const Mma& m);
+  void fragment_declaration(const Stmt& s, const Declaration& d);
+  bool register_apply(const Loop& l);
+
+ private:
+  bool register_operand(const Expr& e);
+  Accumulator* accumulator(const Expr& e);
+  void mma_fill(const Stmt& s, const Mma& m);
+  void mma_load(const Stmt& s, const Mma& m);
+  void fragment_load(const Mma& m);  // mma.load src, frag
+  void mma_multiply(const Stmt& s, const Mma& m);
+  void mma_sparse_multiply(const Stmt& s, const Mma& m);
+  void mma_scale(const Stmt& s, const Mma& m);
+  void mma_store(const Stmt& s, const Mma& m);
+  void require_warpgroups(const Stmt& s, const std::string& op, bool block_scope_fill = false);
+  // `lhs`: the operand may be a register fragment (RS-mode WGMMA).
+  DType mma_operand(const Expr& e, bool lhs = false);
+};
+
+// Parallel levels, inthreads (check_parallel.cpp), launch and placement
+// forms (check_forms.cpp) and the attributes of a statement
+// (check_attributes.cpp: launch bounds, schedules, threads per block).
+class LevelChecker : public Part {
+ public:
+  using Part::Part;
+
+  void parallel(const Stmt& s, const Parallel& p, std::size_t level);
+  void inthreads_async(const Stmt& s, const InThreads& t);
+  void inthreads(const Stmt& s, const InThreads& t);  // the plain (not async) form
+  void attributes(const Stmt& s);
+  bool on_whole_warpgroups() const;
+  bool on_single_warps() const;  // warp-level mma: one m16n8k16 tile per warp
+  bool at_block_scope() const;  // in the block, outside its group, group-4 and inthreads levels
+
+ private:
+  using Region = Context::Region;
+  using GroupLevel = Context::GroupLevel;
+  struct LevelCounts {
+    std::vector<Count> values;
+    std::int64_t total = 1;  // the product of the counts, when `known`
+    bool known = true;
+  };
+  LevelCounts level_counts(const ParallelLevel& lv);
+  Mapping level_mapping(const Parallel& p, std::size_t level_index, bool nested_below);
+  void check_level_fits(const Parallel& p, std::size_t level_index, Mapping mapping, const LevelCounts& n,
+                        std::int64_t unit, bool nested_below);
+  std::optional<std::int64_t> cluster_blocks(const Parallel& p, std::size_t level);
+  void parallel_launch(const Stmt& s, const Parallel& p);
+  bool placement_level(const Stmt& s, const Parallel& p, std::size_t level_index);
+  // One integer argument of an attribute: a constant, at least `least`.
+  std::int64_t attribute_integer(const Attribute& a, const Expr& arg, std::int64_t least, const char* what);
+  void schedule_attribute(const Stmt& s, const Attribute& a);
+  // A thread-mapped level entered at block scope: the block's thread count
+  // against [[launch_bounds]] and against its sibling statements.
+  void block_threads(const ParallelLevel& lv, std::int64_t threads, bool leaf);
+  // A `: thread` level under a `: group` / `: group-4` level fills whole units.
+  void thread_level_units(const ParallelLevel& lv, std::int64_t threads);
+};
+
+// The checker of one function: the context and each area's checker.
+class Checker {
+ public:
+  Checker(const Program& program, const Function& fn, const Options& options, CheckedFunction& out,
+          std::vector<Diagnostic>& diagnostics, int& errors, std::vector<Diagnostic>& limitations);
+  Checker(const Checker&) = delete;
+  Checker& operator=(const Checker&) = delete;
+  void run();
+
+  Context context;
+  ExpressionChecker expressions;
+  StatementChecker statements;
+  TransferChecker transfers;
+  MmaChecker mma;
+  LevelChecker levels;
+};
+
+inline Part::Part(Checker& checker) : c_(checker), cx_(checker.context) {}
+
+// The statement kinds other areas check, as Dispatch names them.
+inline void StatementChecker::parallel(const Stmt& s, const Parallel& p, std::size_t level) {
+  c_.levels.parallel(s, p, level);
+}
+inline void StatementChecker::copy(const Stmt& s, const Copy& c) { c_.transfers.copy(s, c); }
+inline void StatementChecker::mma_statement(const Stmt& s, const Mma& m) { c_.mma.mma_statement(s, m); }
+inline void StatementChecker::wait_statement(const Stmt& s, const Wait& w) { c_.transfers.wait_statement(s, w); }
+inline void StatementChecker::trigger_statement(const Stmt& s, const Trigger& t) { c_.transfers.trigger_statement(s, t); }
+inline void StatementChecker::swap_statement(const Stmt& s, const Swap& sw) { c_.transfers.swap_statement(s, sw); }
 
 }  // namespace croq::sema::detail

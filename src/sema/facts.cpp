@@ -33,4 +33,22 @@ const Padding& CheckedFunction::padding(const frontend::ast::Copy& copy) const {
   return it->second;
 }
 
+const Buffer& CheckedFunction::buffer(const frontend::ast::Declarator& declarator) const {
+  auto it = declared_buffers.find(&declarator);
+  if (it == declared_buffers.end()) unchecked("buffer", declarator.location);
+  return *it->second;
+}
+
+const EventArray& CheckedFunction::event(const frontend::ast::Declarator& declarator) const {
+  auto it = declared_events.find(&declarator);
+  if (it == declared_events.end()) unchecked("event", declarator.location);
+  return *it->second;
+}
+
+const CopyProtocol& CheckedFunction::protocol(const frontend::ast::Copy& copy) const {
+  auto it = copies.find(&copy);
+  if (it == copies.end()) unchecked("copy protocol", copy.op_location);
+  return it->second;
+}
+
 }  // namespace croq::sema

@@ -4,8 +4,10 @@
 // later stages rely on (lowering reads it rather than deriving it again):
 // each name resolved to a symbol of a known kind (tensor of
 // dtype/rank/space, bounded index, scalar, future, event, accumulator, mma
-// operand, shape), how each parallel level maps, and the decoded modifiers
-// (swizzle spans, paddings).
+// operand, shape), each declared buffer's element type, space and shape and
+// each event's count, how each parallel level maps, each copy's protocol
+// (async, bound event, zfill, direction, its future), the rings of swapped
+// futures, and the decoded modifiers (swizzle spans, paddings).
 //
 // Types are shape-independent: ranks, element types, memory spaces, kinds
 // and values that are constants in the source; never tensor extents (those
@@ -59,6 +61,26 @@ struct Padding {
   const frontend::ast::Expr* value = nullptr;
 };
 
+// How a copy runs, decoded from its modifiers and operands once: lowering
+// issues the copy and completes its future from this.
+struct CopyProtocol {
+  bool async = false;  // `.async`: completes later, through its future or its event
+  bool zfill = false;  // `.zfill` written (a `.zfill` view as the source adds its own)
+  const frontend::ast::Modifier* swizzle = nullptr;  // `.swiz<N>` (its span: CheckedFunction::swizzle_span)
+  const frontend::ast::Modifier* bound = nullptr;    // `.async<e>`: completes on event e, not on a wait
+  bool store = false;  // tma.copy from a shared tile to global memory (otherwise a load)
+  // The future the copy defines or fills (`f = dma.copy ...`); null: none.
+  const frontend::ast::Name* future = nullptr;
+};
+
+// Futures that `swap` and `rotate` statements exchange (the union of the
+// lists that share a name), and each `dma.any` / `tma.any` placeholder not
+// swapped: one shared buffer of a slot per future, which the future's copies
+// fill. Names in order of first mention.
+struct FutureRing {
+  std::vector<std::string> futures;
+};
+
 // One checked __co__ function. Symbols, buffers, events and accumulators
 // are owned here; the maps point into them (the object is not copyable).
 struct CheckedFunction {
@@ -76,6 +98,14 @@ struct CheckedFunction {
   // and each `dma.pad<low, high, mid, value>` -> its parts per dimension.
   std::unordered_map<const frontend::ast::Modifier*, int> swizzle_spans;
   std::unordered_map<const frontend::ast::Copy*, Padding> paddings;
+  // Each tensor and event declarator -> its buffer (element type, space,
+  // shape, ring slots, the returned tensor or a program buffer) or event
+  // array (count, `= ready`).
+  std::unordered_map<const frontend::ast::Declarator*, const Buffer*> declared_buffers;
+  std::unordered_map<const frontend::ast::Declarator*, const EventArray*> declared_events;
+  // Each dma.copy / tma.copy (not dma.any) -> its protocol.
+  std::unordered_map<const frontend::ast::Copy*, CopyProtocol> copies;
+  std::vector<FutureRing> future_rings;
   // With Options::keep_going: the errors sema found (sorted by position).
   std::vector<Diagnostic> rejected;
 
@@ -84,6 +114,9 @@ struct CheckedFunction {
   Mapping mapping(const frontend::ast::ParallelLevel& level) const;
   int swizzle_span(const frontend::ast::Modifier& swiz) const;
   const Padding& padding(const frontend::ast::Copy& copy) const;
+  const Buffer& buffer(const frontend::ast::Declarator& declarator) const;
+  const EventArray& event(const frontend::ast::Declarator& declarator) const;
+  const CopyProtocol& protocol(const frontend::ast::Copy& copy) const;
 
   CheckedFunction() = default;
   CheckedFunction(const CheckedFunction&) = delete;

@@ -59,6 +59,12 @@ struct Buffer {
   int swizzle = -1;
   frontend::ast::SourceLocation where;
   bool fragment = false;  // `frag`: a register tile spread over the threads of its level
+  // A declared tensor's shape as written: the shape operands (`[M, 64]`,
+  // `[a.span]`), which lowering evaluates once the dims are bound, and the
+  // extents they give that are constants of the source (nullopt: known at
+  // specialization).
+  std::vector<const frontend::ast::Expr*> shape;
+  std::vector<std::optional<std::int64_t>> dims;
 };
 
 // shared event e[N]
@@ -69,6 +75,9 @@ struct EventArray {
   int dimensions = 1;                  // `e[2][2]`: 2
   // Arrivals per phase as the first trigger fixed them ("4", "blockDim.x").
   std::string arrivals;
+  bool ready = false;  // `= ready`: every barrier starts as if completed once (the first wait passes)
+  // `[N]` as written (null without one): lowering evaluates it when N is known only at specialization.
+  const frontend::ast::Expr* count_expr = nullptr;
   frontend::ast::SourceLocation first_trigger;
 };
 

@@ -1,9 +1,13 @@
 // The facts sema records for lowering (sema.hpp: mappings, decoded
-// `.swiz<N>` spans and `dma.pad` parts, the target its arch rules used), and
+// `.swiz<N>` spans and `dma.pad` parts, each declared buffer and event, each
+// copy's protocol, the rings of swapped futures, the target its arch rules
+// used), and
 // the shape-dependent rules both stages apply (bound_rules.hpp): one test
 // and one message each, whichever stage meets the value.
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "sema/bound_rules.hpp"
 #include "sema_test_util.hpp"
@@ -112,6 +116,154 @@ TEST(SemaFacts, AFactSemaDidNotRecordIsAnInternalError) {
     EXPECT_EQ(std::string(e.what()),
               "internal error: sema recorded no swizzle span for line 7, column 3; please report this with the source");
   }
+}
+
+TEST(SemaFacts, ABufferEventOrCopySemaDidNotRecordIsAnInternalError) {
+  Checked c = check_source(kPad);
+  const CheckedFunction& f = *c.checked.functions.at(0);
+  Declarator stray;
+  stray.location = {4, 5, 1};
+  Copy copy;
+  copy.op_location = {6, 2, 3};
+  auto message = [](const auto& read) {
+    try {
+      read();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message([&] { f.buffer(stray); }),
+            "internal error: sema recorded no buffer for line 4, column 5; please report this with the source");
+  EXPECT_EQ(message([&] { f.event(stray); }),
+            "internal error: sema recorded no event for line 4, column 5; please report this with the source");
+  EXPECT_EQ(message([&] { f.protocol(copy); }),
+            "internal error: sema recorded no copy protocol for line 6, column 2; please report this with the source");
+}
+
+const char* kResources = R"croq(
+__co__ f32 [M, N] rings(f32 [M, N] a) {
+  f32 [a.span] out;
+  parallel p by M / 16 : block {
+    shared f32 [16, N] stage[2], whole;
+    local s32 [4] regs;
+    shared event full[2] = ready;
+    shared event one;
+    cur = dma.copy.async a.subspan(16, 16).at(p, 0) => shared;
+    nxt = dma.any;
+    foreach k in [7] {
+      nxt = dma.copy.async.zfill a.subspan(16, 16).at(p, k + 1) => shared;
+      wait cur;
+      parallel {i, j} by [16, 16] : thread
+        out.at(p # i, k # j) = cur.data.at(i, j);
+      swap cur, nxt;
+    }
+  }
+  return out;
+}
+)croq";
+
+// Every declarator of the declarations of `c`, in source order.
+std::vector<const Declarator*> declarators_of(const Checked& c) {
+  std::vector<const Declarator*> out;
+  for (const Stmt* s : statements_of(c))
+    if (const auto* d = std::get_if<Declaration>(&s->node))
+      for (const Declarator& decl : d->declarators) out.push_back(&decl);
+  return out;
+}
+
+std::vector<std::string> texts(const Checked& c, const std::vector<const Expr*>& exprs) {
+  std::vector<std::string> out;
+  for (const Expr* e : exprs) out.push_back(frontend::source_text(*c.program, *e));
+  return out;
+}
+
+TEST(SemaFacts, RecordsEachDeclaredBuffer) {
+  Checked c = check_source(kResources);
+  const CheckedFunction& f = *c.checked.functions.at(0);
+  const std::vector<const Declarator*> decls = declarators_of(c);
+  ASSERT_EQ(decls.size(), 6u);
+  using Dims = std::vector<std::optional<std::int64_t>>;
+
+  const Buffer& out = f.buffer(*decls[0]);
+  EXPECT_TRUE(out.returned);
+  EXPECT_EQ(out.space, Space::global);
+  EXPECT_EQ(out.dtype, DType::f32);
+  EXPECT_EQ(texts(c, out.shape), std::vector<std::string>{"a.span"});
+  EXPECT_EQ(out.dims, (Dims{std::nullopt, std::nullopt}));  // M and N: bound per call
+
+  const Buffer& stage = f.buffer(*decls[1]);
+  EXPECT_EQ(stage.space, Space::shared);
+  EXPECT_TRUE(stage.is_array);
+  EXPECT_EQ(stage.slots, 2);
+  EXPECT_EQ(texts(c, stage.shape), (std::vector<std::string>{"16", "N"}));
+  EXPECT_EQ(stage.dims, (Dims{16, std::nullopt}));
+
+  const Buffer& whole = f.buffer(*decls[2]);  // the same shape, one buffer
+  EXPECT_NE(&whole, &stage);
+  EXPECT_FALSE(whole.is_array);
+  EXPECT_EQ(texts(c, whole.shape), (std::vector<std::string>{"16", "N"}));
+
+  const Buffer& regs = f.buffer(*decls[3]);
+  EXPECT_EQ(regs.space, Space::local);
+  EXPECT_EQ(regs.dtype, DType::s32);
+  EXPECT_EQ(regs.dims, (Dims{4}));
+  EXPECT_FALSE(regs.returned);
+}
+
+TEST(SemaFacts, RecordsEachEventArray) {
+  Checked c = check_source(kResources);
+  const CheckedFunction& f = *c.checked.functions.at(0);
+  const std::vector<const Declarator*> decls = declarators_of(c);
+  const EventArray& full = f.event(*decls[4]);
+  EXPECT_EQ(full.name, "full");
+  EXPECT_TRUE(full.ready);
+  EXPECT_EQ(full.count, 2);
+  ASSERT_NE(full.count_expr, nullptr);
+  EXPECT_EQ(frontend::source_text(*c.program, *full.count_expr), "2");
+  const EventArray& one = f.event(*decls[5]);
+  EXPECT_FALSE(one.ready);
+  EXPECT_EQ(one.count, 1);
+  EXPECT_EQ(one.count_expr, nullptr);
+}
+
+TEST(SemaFacts, RecordsEachCopysProtocolAndTheRingsOfSwappedFutures) {
+  Checked c = check_source(kResources);
+  const CheckedFunction& f = *c.checked.functions.at(0);
+  std::vector<const Copy*> copies;
+  for (const Stmt* s : statements_of(c))
+    if (const auto* copy = std::get_if<Copy>(&s->node)) copies.push_back(copy);
+  ASSERT_EQ(copies.size(), 3u);
+  const CopyProtocol& first = f.protocol(*copies[0]);
+  EXPECT_TRUE(first.async);
+  EXPECT_FALSE(first.zfill);
+  EXPECT_FALSE(first.store);
+  EXPECT_EQ(first.swizzle, nullptr);
+  EXPECT_EQ(first.bound, nullptr);
+  ASSERT_NE(first.future, nullptr);
+  EXPECT_EQ(first.future->name, "cur");
+  EXPECT_FALSE(f.copies.count(copies[1]));  // `nxt = dma.any`: a placeholder, no copy
+  const CopyProtocol& refill = f.protocol(*copies[2]);
+  EXPECT_TRUE(refill.zfill);
+  EXPECT_EQ(refill.future->name, "nxt");
+  ASSERT_EQ(f.future_rings.size(), 1u);
+  EXPECT_EQ(f.future_rings[0].futures, (std::vector<std::string>{"cur", "nxt"}));
+}
+
+TEST(SemaFacts, RecordsTheDirectionAndSwizzleOfTmaCopies) {
+  Checked c = check_source(wg("      tma.copy.swiz<128> ta.data => lhs.subspan(64, 64).at(bm, 0);\n"));
+  const CheckedFunction& f = *c.checked.functions.at(0);
+  std::vector<bool> stores;
+  for (const Stmt* s : statements_of(c))
+    if (const auto* copy = std::get_if<Copy>(&s->node)) {
+      const CopyProtocol& p = f.protocol(*copy);
+      stores.push_back(p.store);
+      ASSERT_NE(p.swizzle, nullptr);
+      EXPECT_EQ(f.swizzle_span(*p.swizzle), 128);
+      EXPECT_FALSE(p.async);
+    }
+  EXPECT_EQ(stores, (std::vector<bool>{false, false, true}));
+  EXPECT_TRUE(f.future_rings.empty());
 }
 
 TEST(SemaFacts, RecordsTheTargetItsArchRulesUsed) {
