@@ -26,8 +26,13 @@ namespace attention {
 
 // `element`: "f16" or "bf16"; `head_dim`: a multiple of 64, at most 256;
 // `ping_pong`: the consumers take turns issuing their multiplies;
-// `consumers`: consumer warpgroups, 64 query rows each (BM = 64 consumers).
-inline std::string source(const std::string& element, int head_dim, bool ping_pong = true, int consumers = 2) {
+// `consumers`: consumer warpgroups, 64 query rows each (BM = 64 consumers);
+// `with_lse`: also write each row's log-sum-exp of the scaled scores, in
+// base 2, to `lse` [B, H, S, 8] (8 copies a row: an accumulator's
+// narrowest store), what the backward of
+// samples/attention_backward_source.hpp recomputes the probabilities from.
+inline std::string source(const std::string& element, int head_dim, bool ping_pong = true, int consumers = 2,
+                          bool with_lse = false) {
   const int slabs = head_dim / 64;
   const double scale = 1.0 / std::sqrt(double(head_dim)) * 1.4426950408889634;  // log2(e) / sqrt(D)
   std::string s;
@@ -45,7 +50,8 @@ inline std::string source(const std::string& element, int head_dim, bool ping_po
   add("#define BN 128");
   add("#define STAGES 2");
   add("__co__ void attention(global " + t + " [B, H, S, " + d + "] q, global " + t + " [B, H, T, " + d + "] k,");
-  add("                      global " + t + " [B, H, T, " + d + "] v, global " + t + " [B, H, S, " + d + "] o, bool causal) {");
+  add("                      global " + t + " [B, H, T, " + d + "] v, global " + t + " [B, H, S, " + d + "] o," +
+      (with_lse ? " global f32 [B, H, S, 8] lse," : "") + " bool causal) {");
   add("  parallel {b, h, bm} by [B, H, cdiv(S, BM)] : block {");
   add("    shared event q_full, k_full[STAGES], v_full[STAGES], k_empty[STAGES] = ready, v_empty[STAGES] = ready,");
   std::string turns = "turn1 = ready";
@@ -164,6 +170,18 @@ inline std::string source(const std::string& element, int head_dim, bool ping_po
   add("        wait v_full[(tiles - 1) % STAGES];");
   each_slab("        mma.row.col acc#, probs, v_s#[(tiles - 1) % STAGES];");
   add("        trigger v_empty[(tiles - 1) % STAGES];");
+  if (with_lse) {
+    // An accumulator is the register tile mma.store writes (element stores
+    // in an `apply` are one thread's), and a multiply gives it its width:
+    // an 8-column one (of Q's own rows, overwritten), each column the
+    // row's log2-sum-exp2.
+    add("        lse_rows = mma.fill.f32 0.0f;");
+    add("        mma.row.row lse_rows, q_s0.subspan(64, 64).at(p - 1, 0), q_s0.subspan(8, 64).at(0, 0);");
+    add("        apply {i, j} in lse_rows.span");
+    add("          lse_rows.at(i, j) = row_max.at(i) * scale + __log(row_sum.at(i)) * 1.442695041f;");
+    add("        mma.store lse_rows, lse.subspan(1, 1, S, 8).at(b, h, 0, 0).sqz().subspan(64, 8).at(qt * " + n_consumers +
+        " + p - 1, 0);");
+  }
   for (int c = 0; c < slabs; ++c) {
     const std::string a = "acc" + std::to_string(c), sl = std::to_string(c);
     add("        apply {i, j} in " + a + ".span");
