@@ -112,6 +112,10 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   x.add("            dscores_t.at(i, j) = __to<" + t + ">(scores_t.at(i, j) * (dprobs_t.at(i, j) -");
   x.add("              delta.at(b, h, first_query + j < S ? first_query + j : S - 1)));");
   x.each_slab("          mma.row.col dk#, dscores_t, q_s#[stage];");
+  // Complete the multiplies before the stage is released: one left in
+  // flight across the loop's back edge makes ptxas serialize every WGMMA
+  // of the kernel (C7514).
+  x.add("          mma.commit;");
   x.add("          trigger in_empty[stage];");
   x.add("        }");
   for (const char* acc : {"dk", "dv"})
@@ -180,6 +184,7 @@ inline void query_tile_kernel(Text& x, const std::string& t, const std::string& 
   x.add("            dscores.at(i, j) = __to<" + t + ">(scores.at(i, j) * (dprobs.at(i, j) - row_delta.at(i)));");
   x.add("          }");
   x.each_slab("          mma.row.col dq#, dscores, k_s#[stage];");
+  x.add("          mma.commit;");  // as kernel 2's
   x.add("          trigger kv_empty[stage];");
   x.add("        }");
   for (int c = 0; c < x.slabs; ++c) {

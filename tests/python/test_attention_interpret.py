@@ -25,6 +25,18 @@ def test_gradients_in_interpret_mode_match_float64_autograd():
         want.backward(dout.double())
         pairs = [("out", out, want)] + [(f"d{n}", a.grad, b.grad) for n, a, b in zip("qkv", leaves, wide)]
         for name, got, ref in pairs:
-            got, ref = got.double(), ref.detach()
+            got, ref = got.detach().double(), ref.detach()
             rel = float((got - ref).norm() / ref.norm())
             assert rel <= 1e-2, f"{name} {'causal' if causal else 'non-causal'}: relative error {rel:.3e}"
+
+
+def test_the_ops_pass_torch_library_opcheck():
+    """Schema, fake (meta) implementations and the autograd registration of
+    croqjit::attention and croqjit::attention_backward, as torch.compile
+    relies on them."""
+    torch = pytest.importorskip("torch")
+    import croqjit.attention  # noqa: F401  (registers the ops)
+
+    g = torch.Generator().manual_seed(4)
+    q, k, v = (torch.randn(1, 2, 48, 64, generator=g).to(torch.bfloat16).requires_grad_() for _ in range(3))
+    torch.library.opcheck(torch.ops.croqjit.attention.default, (q, k, v, True))

@@ -33,7 +33,7 @@ def reference(torch, q, k, v, causal, scale=None):
 def close(torch, got, want, what):
     """attention_check.hpp's bound, with dP and dS rounded too: relative
     Frobenius error <= 2e-2, every element within 0.05 rms + 2e-2 |want|."""
-    got, want = got.double(), want.double()
+    got, want = got.detach().double(), want.detach().double()
     rel = float((got - want).norm() / want.norm())
     rms = float(want.norm()) / math.sqrt(want.numel())
     ratio = float(((got - want).abs() / (0.05 * rms + 2e-2 * want.abs())).max())

@@ -10,6 +10,8 @@ pytestmark = pytest.mark.gpu
 
 STEPS = 12
 SEQ = 300  # tails in the kernels' 64- and 128-row tiles
+BATCH, WIDTH, HEADS = 4, 256, 4  # heads of 64
+DEVICE = "cuda"
 TOLERANCE = 2e-2  # relative, per step: bf16 attention on both sides, different summation orders
 
 
@@ -40,7 +42,7 @@ def block_class(torch):
 
 def losses(torch, attend, batches, targets):
     torch.manual_seed(0)
-    model = block_class(torch)(256, 4, attend).cuda()  # 4 heads of 64
+    model = block_class(torch)(WIDTH, HEADS, attend).to(DEVICE)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     curve = []
     for x, y in zip(batches, targets):
@@ -57,10 +59,10 @@ def test_training_on_croqjit_attention_follows_sdpa(torch):
 
     from croqjit.attention import attention
 
-    g = torch.Generator(device="cuda").manual_seed(1)
-    batches = [torch.randn(4, SEQ, 256, device="cuda", generator=g) for _ in range(STEPS)]
+    g = torch.Generator(device=DEVICE).manual_seed(1)
+    batches = [torch.randn(BATCH, SEQ, WIDTH, device=DEVICE, generator=g) for _ in range(STEPS)]
     # A target the block can learn: a fixed causal mixing of the input.
-    targets = [torch.cumsum(x, dim=1) / torch.arange(1, SEQ + 1, device="cuda").view(1, -1, 1) for x in batches]
+    targets = [torch.cumsum(x, dim=1) / torch.arange(1, SEQ + 1, device=DEVICE).view(1, -1, 1) for x in batches]
     ours = losses(torch, lambda q, k, v: attention(q, k, v, causal=True), batches, targets)
     sdpa = losses(torch, lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), batches, targets)
     table = "\n".join(f"step {i}: croqjit {a:.5f}, sdpa {b:.5f}" for i, (a, b) in enumerate(zip(ours, sdpa)))
