@@ -89,18 +89,24 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   x.add("        first_key = kt * 128 + (p - 1) * 64;");
   x.each_slab("        dv# = mma.fill.f32 0.0f;");
   x.each_slab("        dk# = mma.fill.f32 0.0f;");
+  // Sᵀ = K Qᵀ and dPᵀ = V dOᵀ of the query tile in `stage`.
+  auto products = [&](const std::string& in, const std::string& stage) {
+    x.add(in + "scores_t = mma.fill.f32 0.0f;");
+    x.each_slab(in + "mma.row.row scores_t, k_s#.subspan(64, 64).at(p - 1, 0), q_s#[" + stage + "];");
+    x.add(in + "dprobs_t = mma.fill.f32 0.0f;");
+    x.each_slab(in + "mma.row.row dprobs_t, v_s#.subspan(64, 64).at(p - 1, 0), do_s#[" + stage + "];");
+  };
+  // Pᵀ (rows: keys, columns: queries), masked: queries past S (TMA's zero
+  // rows), keys past T, and keys past a query's diagonal; lse and delta of
+  // a query past S are read at S - 1 (masked anyway). Each apply is a
+  // completion point for what it touches only: dV multiplies while dSᵀ
+  // is computed.
   x.add("        wait kv_full;");
   x.add("        foreach {it} in [tiles] {");
   x.add("          stage = it % 2;");
   x.add("          first_query = (first + it) * 64;");
   x.add("          wait in_full[stage];");
-  x.add("          scores_t = mma.fill.f32 0.0f;");
-  x.each_slab("          mma.row.row scores_t, k_s#.subspan(64, 64).at(p - 1, 0), q_s#[stage];");
-  x.add("          dprobs_t = mma.fill.f32 0.0f;");
-  x.each_slab("          mma.row.row dprobs_t, v_s#.subspan(64, 64).at(p - 1, 0), do_s#[stage];");
-  // Pᵀ (rows: keys, columns: queries); masked: queries past S (TMA's zero
-  // rows), keys past T, and keys past a query's diagonal. lse and delta of
-  // a query past S are read at S - 1 (the element is masked anyway).
+  products("          ", "stage");
   x.add("          apply {i, j} in scores_t.span {");
   x.add("            scores_t.at(i, j) = first_query + j >= S || first_key + i >= T || causal && first_key + i > first_query + j + T - S");
   x.add("              ? 0.0f");
@@ -114,7 +120,9 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   x.each_slab("          mma.row.col dk#, dscores_t, q_s#[stage];");
   // Complete the multiplies before the stage is released: one left in
   // flight across the loop's back edge makes ptxas serialize every WGMMA
-  // of the kernel (C7514).
+  // of the kernel (C7514). (Issuing the next tile's Sᵀ and dPᵀ with this
+  // one's dV and dK, as kernel 3 does, needs more registers than the
+  // consumers have at D = 128: ptxas spills; ping-pong turns spill too.)
   x.add("          mma.commit;");
   x.add("          trigger in_empty[stage];");
   x.add("        }");
@@ -145,7 +153,9 @@ inline void query_tile_kernel(Text& x, const std::string& t, const std::string& 
   // Causal blocks start from the last query tile (the most key tiles).
   x.add("    qt = causal ? cdiv(S, 128) - 1 - bm : bm;");
   x.add("    diagonal = cdiv((qt + 1) * 128 + T - S, 64);");
-  x.add("    tiles = causal && diagonal < cdiv(T, 64) ? (diagonal > 0 ? diagonal : 0) : cdiv(T, 64);");
+  // At least one key tile (the consumers always take tile 0): rows that
+  // see no key (causal, S - T >= 128) get dQ = 0.
+  x.add("    tiles = causal && diagonal < cdiv(T, 64) ? (diagonal > 1 ? diagonal : 1) : cdiv(T, 64);");
   x.add("    parallel p by 3 : group-4 {");
   x.add("      inthreads.async (p == 0) {");
   x.each_slab("        tma.copy.swiz<128> qh.subspan(128, 64).at(qt, #) => q_s#;");
@@ -170,23 +180,41 @@ inline void query_tile_kernel(Text& x, const std::string& t, const std::string& 
   x.add("          row_delta.at(i) = delta.at(b, h, first_row + i < S ? first_row + i : S - 1);");
   x.add("        }");
   x.each_slab("        dq# = mma.fill.f32 0.0f;");
+  // S = Q Kᵀ and dP = dO Vᵀ of the key tile in `stage`, with dQ += dS K of
+  // the previous tile (`previous`, or none) when there is one: it
+  // multiplies during the next tile's exponentials. (Ping-pong turns
+  // between the consumers, as the forward's, make ptxas serialize the
+  // WGMMAs here, C7518.)
+  auto products = [&](const std::string& in, const std::string& stage, const std::string& previous) {
+    x.add(in + "scores = mma.fill.f32 0.0f;");
+    x.each_slab(in + "mma.row.row scores, q_s#.subspan(64, 64).at(p - 1, 0), k_s#[" + stage + "];");
+    x.add(in + "dprobs = mma.fill.f32 0.0f;");
+    x.each_slab(in + "mma.row.row dprobs, do_s#.subspan(64, 64).at(p - 1, 0), v_s#[" + stage + "];");
+    if (!previous.empty()) x.each_slab(in + "mma.row.col dq#, dscores, k_s#[" + previous + "];");
+  };
+  // P (masked: keys past T and past the row's diagonal), then dS; each
+  // apply a completion point for what it touches only, so writing dscores
+  // waits for the previous dQ multiply, the exponentials do not.
+  auto gradients = [&](const std::string& in, const std::string& tile) {
+    x.add(in + "apply {i, j} in scores.span");
+    x.add(in + "  scores.at(i, j) = " + tile + " * 64 + j >= T || causal && " + tile + " * 64 + j > first_row + i + T - S");
+    x.add(in + "    ? 0.0f : __exp2f(scores.at(i, j) * scale - row_lse.at(i));");
+    x.add(in + "apply {i, j} in dprobs.span");
+    x.add(in + "  dscores.at(i, j) = __to<" + t + ">(scores.at(i, j) * (dprobs.at(i, j) - row_delta.at(i)));");
+  };
   x.add("        wait q_full;");
-  x.add("        foreach {kb} in [tiles] {");
-  x.add("          stage = kb % 2;");
-  x.add("          wait kv_full[stage];");
-  x.add("          scores = mma.fill.f32 0.0f;");
-  x.each_slab("          mma.row.row scores, q_s#.subspan(64, 64).at(p - 1, 0), k_s#[stage];");
-  x.add("          dprobs = mma.fill.f32 0.0f;");
-  x.each_slab("          mma.row.row dprobs, do_s#.subspan(64, 64).at(p - 1, 0), v_s#[stage];");
-  x.add("          apply {i, j} in scores.span {");
-  x.add("            scores.at(i, j) = kb * 64 + j >= T || causal && kb * 64 + j > first_row + i + T - S");
-  x.add("              ? 0.0f : __exp2f(scores.at(i, j) * scale - row_lse.at(i));");
-  x.add("            dscores.at(i, j) = __to<" + t + ">(scores.at(i, j) * (dprobs.at(i, j) - row_delta.at(i)));");
-  x.add("          }");
-  x.each_slab("          mma.row.col dq#, dscores, k_s#[stage];");
-  x.add("          mma.commit;");  // as kernel 2's
-  x.add("          trigger kv_empty[stage];");
+  x.add("        wait kv_full[0];");
+  products("        ", "0", "");
+  gradients("        ", "0");
+  x.add("        foreach {kb} in [tiles - 1] {");
+  x.add("          next = kb + 1;");
+  x.add("          wait kv_full[next % 2];");
+  products("          ", "next % 2", "kb % 2");
+  gradients("          ", "next");
+  x.add("          trigger kv_empty[kb % 2];");
   x.add("        }");
+  x.each_slab("        mma.row.col dq#, dscores, k_s#[(tiles - 1) % 2];");
+  x.add("        trigger kv_empty[(tiles - 1) % 2];");
   for (int c = 0; c < x.slabs; ++c) {
     const std::string a = "dq" + std::to_string(c), sl = std::to_string(c);
     x.add("        apply {i, j} in " + a + ".span");
