@@ -46,6 +46,11 @@ struct Config {
   // h / (H / HK), as torch's SDPA with enable_gqa.
   bool grouped = false;
   bool varlen = false;  // packed sequences of variable lengths (see above)
+  // Also write each row's log-sum-exp of the scaled scores, in base 2, to
+  // `lse` [B, H, S, 8] (8 copies a row: an accumulator's narrowest store),
+  // what the backward of samples/attention_backward_source.hpp recomputes
+  // the probabilities from. Dense only.
+  bool with_lse = false;
 };
 
 namespace detail {
@@ -120,7 +125,7 @@ class SourceWriter {
     } else {
       add("__co__ void attention(global " + t + " [B, H, S, " + d + "] q, global " + t + " [B, " + kv_heads + ", T, " + d + "] k,");
       add("                      global " + t + " [B, " + kv_heads + ", T, " + d + "] v, global " + t + " [B, H, S, " + d +
-          "] o, bool causal) {");
+          "] o," + (c_.with_lse ? " global f32 [B, H, S, 8] lse," : "") + " bool causal) {");
     }
     if (c_.grouped) add("  assert(HK <= H && H % HK == 0, \"the query heads H must be a multiple of the key/value heads HK\");");
     // Varlen: the query tiles of every sequence, one after another (at
@@ -246,6 +251,17 @@ class SourceWriter {
     add("        wait v_full[(tiles - 1) % STAGES];");
     each_slab("        mma.row.col acc#, probs, v_s#[(tiles - 1) % STAGES];");
     add("        trigger v_empty[(tiles - 1) % STAGES];");
+    if (c_.with_lse) {
+      // An accumulator is the register tile mma.store writes, and a multiply
+      // gives it its width: an 8-column one (of Q's own rows, overwritten),
+      // each column the row's log2-sum-exp2.
+      add("        lse_rows = mma.fill.f32 0.0f;");
+      add("        mma.row.row lse_rows, q_s0.subspan(64, 64).at(p - 1, 0), q_s0.subspan(8, 64).at(0, 0);");
+      add("        apply {i, j} in lse_rows.span");
+      add("          lse_rows.at(i, j) = row_max.at(i) * scale + __log(row_sum.at(i)) * 1.442695041f;");
+      add("        mma.store lse_rows, lse.subspan(1, 1, S, 8).at(b, h, 0, 0).sqz().subspan(64, 8).at(qt * " +
+          std::to_string(c_.consumers) + " + p - 1, 0);");
+    }
     store_output();
     add("      }");
   }
@@ -341,13 +357,22 @@ inline std::string source(const Config& config) { return detail::SourceWriter(co
 // `element`: "f16" or "bf16"; `head_dim`: a multiple of 32, at most 256;
 // the rest as Config's fields.
 inline std::string source(const std::string& element, int head_dim, bool ping_pong = true, int consumers = 2,
-                          bool grouped = false) {
+                          bool with_lse = false) {
   Config c;
   c.element = element;
   c.head_dim = head_dim;
   c.ping_pong = ping_pong;
   c.consumers = consumers;
-  c.grouped = grouped;
+  c.with_lse = with_lse;
+  return source(c);
+}
+
+// Grouped-query attention (Config::grouped), the defaults otherwise.
+inline std::string grouped_source(const std::string& element, int head_dim) {
+  Config c;
+  c.element = element;
+  c.head_dim = head_dim;
+  c.grouped = true;
   return source(c);
 }
 

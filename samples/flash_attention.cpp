@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
       for (bool grouped : {false, true}) {
         if ((!only_element.empty() && only_element != element) || (only_d && only_d != d)) continue;
         if (grouped && d != 64 && d != 128) continue;  // the grouping is independent of the head dim
-        croq::Kernel kernel = croq::compile(attention::source(element, d, true, 2, grouped));
+        croq::Kernel kernel = croq::compile(grouped ? attention::grouped_source(element, d) : attention::source(element, d));
         if (!gpu) {
           std::cout << "flash_attention: compiled `" << kernel.name() << "` (" << element << ", D=" << d
                     << (grouped ? ", grouped" : "") << "), but running it needs a CUDA GPU (" << why << ")\n";

@@ -493,6 +493,7 @@ class SelfTestCase:
     broken: Side
     references: Sequence[Side]
     tol: Tolerance
+    compare_fn: Callable | None = None  # the row's own comparison (e.g. of several outputs), else compare
 
 
 def run_self_test(cases: Sequence[SelfTestCase], timer, log: Callable[[str], None] = print,
@@ -502,17 +503,18 @@ def run_self_test(cases: Sequence[SelfTestCase], timer, log: Callable[[str], Non
     settings = Settings(warmup=0, rounds=1, calls=1, select_rounds=1, select_calls=1)
     failures = []
     for case in cases:
+        case_compare = case.compare_fn or compare_fn
         counting = CountingTimer(timer)
         try:
-            run_row(case.label, [case.correct], case.references, case.tol, settings, counting, compare_fn=compare_fn,
-                    log=log)
+            run_row(case.label, [case.correct], case.references, case.tol, settings, counting,
+                    compare_fn=case_compare, log=log)
         except HarnessError as exc:
             failures.append(f"{case.label}: the correct kernel was refused: {exc}")
             continue
         counting = CountingTimer(timer)
         try:
-            run_row(case.label, [case.broken], case.references, case.tol, settings, counting, compare_fn=compare_fn,
-                    log=log)
+            run_row(case.label, [case.broken], case.references, case.tol, settings, counting,
+                    compare_fn=case_compare, log=log)
             failures.append(f"{case.label}: the broken variant '{case.broken.name}' got a time")
         except MismatchError as exc:
             if counting.timed:

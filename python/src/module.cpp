@@ -20,6 +20,7 @@
 #include "info.hpp"
 #include "kernel_object.hpp"
 #include "options.hpp"
+#include "sample_sources.hpp"
 #include "tune.hpp"
 #include "results.hpp"
 
@@ -368,6 +369,7 @@ NB_MODULE(_croqjit, m) {
   croqpy::bind_kernel(m);
   croqpy::bind_tune(m);
   croqpy::bind_gemm_any(m);
+  croqpy::bind_sample_sources(m);
   m.def("cuda_available", [] { return croq::cuda_available(); }, "Whether a CUDA driver and device are present.");
   m.def("cuda_unavailable_reason", [] {
     std::string why;

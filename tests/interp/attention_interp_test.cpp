@@ -17,7 +17,7 @@
 namespace {
 
 void expect_attention(bool causal, const attention::Shape& s = {1, 1, 150, 200}, int d = 64) {
-  croq::Kernel kernel = croq::test::interpreted(attention::source("f16", d, true, 2, s.kv_heads != 0));
+  croq::Kernel kernel = croq::test::interpreted(s.kv_heads != 0 ? attention::grouped_source("f16", d) : attention::source("f16", d));
   auto q = croq::make_spandata<croq::f16>(s.batch, s.heads, s.queries, d);
   auto k = croq::make_spandata<croq::f16>(s.batch, s.key_heads(), s.keys, d);
   auto v = croq::make_spandata<croq::f16>(s.batch, s.key_heads(), s.keys, d);
@@ -87,7 +87,7 @@ TEST(InterpretAttention, PackedSequencesWithHeadDim96MatchTheReference) { expect
 // Key/value heads that do not divide the query heads are refused when the
 // kernel is specialized, with the sample's own assertion.
 TEST(InterpretAttention, KeyHeadsThatDoNotDivideTheQueryHeadsAreRefused) {
-  croq::Kernel kernel = croq::test::interpreted(attention::source("f16", 64, true, 2, true));
+  croq::Kernel kernel = croq::test::interpreted(attention::grouped_source("f16", 64));
   auto q = croq::make_spandata<croq::f16>(1, 4, 64, 64);
   auto k = croq::make_spandata<croq::f16>(1, 3, 64, 64);
   auto v = croq::make_spandata<croq::f16>(1, 3, 64, 64);

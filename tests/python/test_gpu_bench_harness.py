@@ -31,7 +31,8 @@ class Args:
     quick = True
 
 
-@pytest.mark.parametrize("script", ["bench_gemm", "bench_gemm_shapes", "bench_fp8_gemm", "bench_attention", "bench_add",
+@pytest.mark.parametrize("script", ["bench_gemm", "bench_gemm_shapes", "bench_fp8_gemm", "bench_attention", "bench_attention_backward",
+                                    "bench_add",
                                     "bench_elementwise", "bench_rows"])
 def test_broken_kernels_are_refused_before_timing(torch, timer, script):
     import importlib

@@ -1,0 +1,72 @@
+"""The attention texts the package runs (croqjit.attention, the backward
+bench) come from the samples' generators through the extension, and
+compile for sm_90a at the benchmarked shape without a GPU (NVRTC): the
+forward that writes the log-sum-exp, the backward program, and the bench
+self-test's broken backward."""
+
+import os
+import sys
+
+import pytest
+
+import croqjit
+
+HARNESS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "bench", "harness")
+
+
+def test_the_texts_are_the_generators():
+    forward = croqjit._croqjit._attention_source("forward", "f16", 64)
+    with_lse = croqjit._croqjit._attention_source("forward_lse", "f16", 64)
+    backward = croqjit._croqjit._attention_source("backward", "bf16", 128)
+    assert "lse" not in forward
+    assert "global f32 [B, H, S, 8] lse," in with_lse
+    assert backward.startswith("__co__ void attention_backward(global bf16 [B, H, S, 128] q,")
+    # The forward with the log-sum-exp is the sample's forward plus its lse
+    # parameter and the lines that store it.
+    stripped = with_lse.replace(" global f32 [B, H, S, 8] lse,", "")
+    assert "\n".join(line for line in stripped.splitlines() if "lse_rows" not in line) + "\n" == forward
+
+
+@pytest.mark.parametrize("args,message", [
+    (("sideways", "f16", 64), r"kind must be forward, forward_lse or backward, got 'sideways'"),
+    (("backward", "f32", 64), r"element must be f16 or bf16, got 'f32'"),
+    (("backward", "f16", 96), r"head_dim must be 64 or 128, got 96"),
+])
+def test_what_has_no_text_is_named(args, message):
+    with pytest.raises(croqjit.ArgumentError, match=message):
+        croqjit._croqjit._attention_source(*args)
+
+
+def signature(element, d, backward, b=4, h=16, s=4096):
+    qkv = croqjit.TensorSpec((b, h, s, d), element)
+    lse = croqjit.TensorSpec((b, h, s, 8), "f32")
+    if backward:
+        return (qkv,) * 5 + (lse,) + (qkv,) * 3 + (True,)
+    return (qkv,) * 4 + (lse, True)
+
+
+@pytest.mark.parametrize("element,d", [("bf16", 128)])  # the GPU tests compile every configuration
+def test_forward_and_backward_compile_for_sm90a_without_spills(element, d):
+    """ptxas's report of NVRTC's sm_90a compile (or the driver's): every
+    kernel (the backward has three) keeps its accumulators in registers."""
+    for kind in ("forward_lse", "backward"):
+        kernel = croqjit.compile(croqjit._croqjit._attention_source(kind, element, d), arch="sm_90a")
+        info = kernel.info(*signature(element, d, kind == "backward"))
+        assert len(info.kernels) == (3 if kind == "backward" else 1), str(info)
+        for image in info.kernels:
+            # With a driver the figures are its function attributes: no
+            # spill counts, but the local memory spills would take.
+            if image.figures == "nvrtc":
+                assert image.spill_store_bytes == 0 and image.spill_load_bytes == 0, str(info)
+            assert image.local_bytes == 0, str(info)
+
+
+def test_the_bench_self_tests_broken_backward_compiles():
+    sys.path.insert(0, HARNESS)
+    try:
+        import bench_attention_backward
+    finally:
+        sys.path.remove(HARNESS)
+    broken = bench_attention_backward.drop_last_query_tile(croqjit._croqjit._attention_source("backward", "f16", 128))
+    assert broken != croqjit._croqjit._attention_source("backward", "f16", 128)
+    croqjit.precompile(broken, [signature("f16", 128, True)], archs=["sm_90a"])

@@ -1,0 +1,98 @@
+"""croqjit.attention.attention on the GPU: the forward and the gradients of
+q, k and v (the samples' Croqtile kernels) against torch's autograd of
+scaled_dot_product_attention (math backend, in f32 from the same inputs),
+for every configuration (f16 and bf16, head dims 64 and 128, causal or
+not, tails, more keys than queries); inside torch.compile; a custom scale.
+"""
+
+import math
+
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+CONFIGS = [(dtype, d, causal) for dtype in ("float16", "bfloat16") for d in (64, 128) for causal in (False, True)]
+# (B, H, S, T): tails in every tile; T > S.
+SHAPES = [(2, 3, 300, 300), (1, 2, 200, 328)]
+
+
+def reference(torch, q, k, v, causal, scale=None):
+    """SDPA's math backend in f32, causal aligned to the last key (torch's
+    lower-right causal bias; is_causal where S == T)."""
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.attention.bias import causal_lower_right
+
+    q, k, v = (t.detach().float().requires_grad_() for t in (q, k, v))
+    mask = causal_lower_right(q.shape[-2], k.shape[-2]) if causal else None
+    with sdpa_kernel(SDPBackend.MATH):
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)
+    return out, (q, k, v)
+
+
+def close(torch, got, want, what):
+    """attention_check.hpp's bound, with dP and dS rounded too: relative
+    Frobenius error <= 2e-2, every element within 0.05 rms + 2e-2 |want|."""
+    got, want = got.detach().double(), want.detach().double()
+    rel = float((got - want).norm() / want.norm())
+    rms = float(want.norm()) / math.sqrt(want.numel())
+    ratio = float(((got - want).abs() / (0.05 * rms + 2e-2 * want.abs())).max())
+    assert torch.isfinite(got).all(), f"{what}: non-finite elements"
+    assert rel <= 2e-2 and ratio <= 1, f"{what}: relative error {rel:.3e}, worst element {ratio:.3f} of its bound"
+
+
+def leaves(torch, dtype, b, h, s, t, d, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    q = torch.randn(b, h, s, d, device="cuda", dtype=dtype, generator=g)
+    k = torch.randn(b, h, t, d, device="cuda", dtype=dtype, generator=g)
+    v = torch.randn(b, h, t, d, device="cuda", dtype=dtype, generator=g)
+    dout = torch.randn(b, h, s, d, device="cuda", dtype=dtype, generator=g)
+    return [x.requires_grad_() for x in (q, k, v)], dout
+
+
+@pytest.mark.parametrize("dtype,d,causal", CONFIGS, ids=[f"{t}-D{d}-{'causal' if c else 'full'}" for t, d, c in CONFIGS])
+def test_forward_and_gradients_match_sdpa(torch, dtype, d, causal):
+    from croqjit.attention import attention
+
+    for shape in SHAPES:
+        (q, k, v), dout = leaves(torch, getattr(torch, dtype), *shape, d, seed=sum(shape) + d)
+        out = attention(q, k, v, causal=causal)
+        out.backward(dout)
+        want, want_leaves = reference(torch, q, k, v, causal)
+        want.backward(dout.float())
+        what = f"{dtype} D={d} {'causal' if causal else 'non-causal'} {shape}"
+        close(torch, out, want, f"{what} out")
+        for name, got, ref in zip("qkv", (q, k, v), want_leaves):
+            close(torch, got.grad, ref.grad, f"{what} d{name}")
+
+
+def test_inside_torch_compile_and_with_a_scale(torch):
+    from croqjit.attention import attention
+
+    (q, k, v), dout = leaves(torch, torch.bfloat16, 2, 4, 256, 256, 64, seed=5)
+
+    @torch.compile(fullgraph=True)
+    def step(q, k, v):
+        return (attention(q, k, v, causal=True, scale=0.1) * dout).sum()
+
+    step(q, k, v).backward()
+    want, want_leaves = reference(torch, q, k, v, True, scale=0.1)
+    (want * dout.float()).sum().backward()
+    for name, got, ref in zip("qkv", (q, k, v), want_leaves):
+        close(torch, got.grad, ref.grad, f"compiled d{name}")
+
+
+def test_what_attention_cannot_take_is_named(torch):
+    import croqjit
+    from croqjit.attention import attention
+
+    q = torch.randn(1, 2, 64, 64, device="cuda", dtype=torch.float16)
+    cases = [
+        ((q[0], q, q), r"rank 4"),
+        ((q.float(), q.float(), q.float()), r"all float16 or all bfloat16, got torch.float32"),
+        ((q[..., :32], q[..., :32], q[..., :32]), r"head dims 64 and 128, got 32"),
+        ((q, q[:, :1], q[:, :1]), r"q \[B, H, S, D\] and k, v \[B, H, T, D\]"),
+    ]
+    for args, message in cases:
+        with pytest.raises(croqjit.ArgumentError, match=message):
+            attention(*args)
