@@ -211,7 +211,7 @@ def test_kernel_sources_reads_the_samples_text():
 
 
 @pytest.mark.parametrize("args,why", [([], "no kernel named"), (["gemm", "f32"], "gemm takes f16, bf16 or fp8"),
-                                      (["attention", "f16", "96"], "the head dim must be"),
+                                      (["attention", "f16", "80"], "the head dim must be"),
                                       (["attention", "f16", "64", "--consumers"], "unknown or incomplete"),
                                       (["sample", "no_such_sample"], "cannot read")])
 def test_kernel_sources_refuses_wrong_arguments(args, why):
