@@ -287,8 +287,9 @@ void Lowerer::stmt(const Stmt& s) {
       line_mark(s.location);
       ExprRef guard = v.guard;
       // At block scope one thread updates the element for the block; outside
-      // every parallel statement, one thread of the grid.
-      if (v.expr->kind == ir::ExprKind::atomic && scope_ != Scope::thread)
+      // every parallel statement, one thread of the grid. Inside `apply` each
+      // thread updates with its own elements.
+      if (v.expr->kind == ir::ExprKind::atomic && scope_ != Scope::thread && !apply_)
         guard = ir::all_of(ir::binary("==", set_.tid, ir::int_const(0)), guard);
       if (v.expr->kind == ir::ExprKind::atomic && scope_ == Scope::kernel)
         guard = ir::all_of(guard, ir::binary("==", ir::special("blockIdx.x"), ir::int_const(0)));
