@@ -69,5 +69,7 @@ def test_broken_variants_compile_for_the_timed_shape(tmp_path, element, shape, b
     for name, value in defines.items():
         args += ["--define", f"{name}={value}"]
     out = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    if out.returncode != 0 and "could not be loaded" in out.stderr and "NVRTC" in out.stderr:
+        pytest.skip("no NVRTC here (the wheel test hides the CUDA toolkit): PTX needs it")
     assert out.returncode == 0, out.stderr
     assert out.stdout.count(".entry") == (2 if defines["SPLITS"] > 1 else 1)
