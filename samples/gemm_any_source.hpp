@@ -184,14 +184,16 @@ inline std::vector<Config> candidates(long long m, long long n, long long k, con
       }
     }
   // Cheapest first; a near tie (within 2%) goes to fewer rows computed past
-  // M, then to fewer slices, then to 90% of the SMs busy or more (the
+  // M, then to fewer columns past N, then to fewer slices, then to 90% of the SMs busy or more (the
   // per-SM figures are the model's least certain part), then to the larger
   // tile.
   const int most_blocks = d.sms;
-  std::stable_sort(all.begin(), all.end(), [m, most_blocks](const Scored& a, const Scored& b) {
+  std::stable_sort(all.begin(), all.end(), [m, n, most_blocks](const Scored& a, const Scored& b) {
     if (std::abs(a.us - b.us) > 0.02 * std::min(a.us, b.us)) return a.us < b.us;
     const long long pad_a = cdiv(m, a.config.bm()) * a.config.bm(), pad_b = cdiv(m, b.config.bm()) * b.config.bm();
     if (pad_a != pad_b) return pad_a < pad_b;
+    const long long cols_a = cdiv(n, a.config.bn) * a.config.bn, cols_b = cdiv(n, b.config.bn) * b.config.bn;
+    if (cols_a != cols_b) return cols_a < cols_b;
     if (a.config.splits != b.config.splits) return a.config.splits < b.config.splits;
     const bool full_a = a.config.blocks * 10 >= most_blocks * 9, full_b = b.config.blocks * 10 >= most_blocks * 9;
     if (full_a != full_b) return full_a;
