@@ -13,10 +13,11 @@
 // K slice of one output tile and storing its f32 partial product in a
 // program buffer [SPLITS, M + 1, N] (zeroed by the runtime for each call); the second sums the slices and rounds to
 // the output type. Small M needs both: the GEMM is then a read of B, and at
-// M = 16 a 4096 x 4096 B gives 16 tiles of 256 columns for 132 SMs; tiles
-// of 32 columns give 128, one per SM, in one kernel; where even the
-// narrowest tiles are too few (N = 1024), the K loop is split until the
-// units fill the SMs.
+// M = 16 a 4096 x 4096 B gives 16 tiles of 256 columns for 132 SMs. Tiles
+// of 32 columns give 128, one per SM, but a block then waits on its loads
+// for every 32 columns of a K tile (0.49x cuBLAS at 16 x 4096 x 14336); 128
+// columns with the K loop in 4 slices give the same 128 units, each
+// carrying 4 times as much of B per wait.
 //
 // `choose` picks the configuration from a per-SM roofline (cost_us): the
 // units a block walks, each bounded by its tensor-core work and by the bytes
@@ -70,14 +71,27 @@ struct Config {
 
 inline long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
 
-// The deepest pipeline the shared memory holds (2 to 8 stages): each stage
-// an A and a B tile of TK columns, plus the output tile of the one-kernel
-// form (its TMA store goes through shared memory).
+// Shared memory of one block as the compiler lays it out for sm_90
+// (passes::lay_out_shared_memory): the 2 x STAGES events first, then each
+// tile at a 1024-byte boundary (the 128B swizzle's period), so the events
+// take a whole 1 KiB; the A and B rings (a stage of each is TK columns), the
+// output tile of the one-kernel form (its TMA store goes through shared
+// memory); and 1 KiB more, as the block's dynamic shared memory base is
+// aligned to 1024 bytes at run time.
+inline long long shared_bytes(int bm, int bn, int stages, int splits) {
+  auto align = [](long long bytes) { return (bytes + 1023) / 1024 * 1024; };
+  const long long events = align(2LL * stages * 8);
+  const long long rings = stages * (align(bm * kTileK * 2LL) + align(bn * kTileK * 2LL));
+  const long long output = splits == 1 ? align(bm * bn * 2LL) : 0;
+  return events + rings + output + 1024;
+}
+
+// The deepest pipeline the shared memory holds (2 to 8 stages; 2 even where
+// they do not fit, which the compiler then refuses).
 inline int stages_for(int bm, int bn, int splits, const Device& d) {
-  const long long stage = (bm + bn) * kTileK * 2LL;
-  const long long output = splits == 1 ? bm * bn * 2LL : 0;
-  const long long room = d.shared_bytes - 1024 - output;  // 1 KiB for the events and the runtime's use
-  return static_cast<int>(std::clamp<long long>(room / stage, 2, 8));
+  int stages = 8;
+  while (stages > 2 && shared_bytes(bm, bn, stages, splits) > d.shared_bytes) --stages;
+  return stages;
 }
 
 // Tensor-core efficiency of a tile shape relative to 128 x 256: a WGMMA of
@@ -89,19 +103,41 @@ inline double tile_efficiency(int bm, int bn) {
   return bm >= 128 ? by_n : by_n * 0.9;
 }
 
+// Figures fitted to one H200 run of bench_gemm_shapes.py (132 SMs, every
+// row against cuBLAS; docs/how-to/gemm-shapes.md):
+// - the 128 x 256 tile reached 0.69 to 0.73 of the f16 tensor peak from
+//   M = 1024 up, so a block computes at 0.72 of its share;
+// - one-consumer 64 x 128 tiles at M = 256 loaded 82 GB/s per SM from L2
+//   (2.25 x the DRAM bandwidth over the SMs);
+// - a block waits about 1.5 us for a stage's TMA loads (64 rows at M = 64,
+//   32 columns, 8 stages: 0.19 us per K tile whatever K), and 1.4 us more
+//   when the A box lies past M and is zero-filled (M = 16: 0.35 us per K
+//   tile at 32 and at 64 columns alike; M = 1 slower still). So a narrow
+//   tile at small M streams B at a fixed number of K tiles per second,
+//   whatever its width: 16 x 4096 x 14336 in 32-column tiles, one per SM,
+//   ran at 0.49x cuBLAS, and wider tiles with split K carry more of B per
+//   wait.
+inline constexpr double kTensorFraction = 0.72;
+inline constexpr double kSharedLoadPerDram = 2.25;
+inline constexpr double kStageWaitS = 1.5e-6;
+inline constexpr double kZeroFillWaitS = 1.4e-6;
+
 // Estimated microseconds of one call (see the header).
 inline double cost_us(long long m, long long n, long long k, const Config& c, const Device& d) {
   const long long tiles = cdiv(m, c.bm()) * cdiv(n, c.bn);
   const long long units = tiles * c.splits;
-  const long long k_per_unit = cdiv(cdiv(k, kTileK), c.splits) * kTileK;
+  const long long k_tiles = cdiv(cdiv(k, kTileK), c.splits);
+  const long long k_per_unit = k_tiles * kTileK;
   const double rows = double(std::min<long long>(m, c.bm()));  // TMA zero-fills rows past M without reading them
   const double unit_flops = 2.0 * c.bm() * c.bn * double(k_per_unit);
   const double unit_bytes = (rows + c.bn) * double(k_per_unit) * 2;
-  // Per SM: its share of the tensor peak, and of the L2-to-shared bandwidth
-  // (taken as 3x DRAM's).
-  const double sm_flops = d.tensor_flops / d.sms * tile_efficiency(c.bm(), c.bn);
-  const double sm_bytes = 3.0 * d.dram_bytes_per_s / d.sms;
-  const double per_unit_s = std::max(unit_flops / sm_flops, unit_bytes / sm_bytes);
+  // Per SM: its share of the tensor peak, of the L2-to-shared bandwidth,
+  // and the stages' waits (STAGES loads in flight).
+  const double sm_flops = d.tensor_flops / d.sms * tile_efficiency(c.bm(), c.bn) * kTensorFraction;
+  const double sm_bytes = kSharedLoadPerDram * d.dram_bytes_per_s / d.sms;
+  const double stage_wait_s = (kStageWaitS + kZeroFillWaitS * (1.0 - rows / c.bm())) / c.stages;
+  const double per_unit_s =
+      std::max({unit_flops / sm_flops, unit_bytes / sm_bytes, double(k_tiles) * stage_wait_s});
   // DRAM: every byte once, spread over the units; a wave of w units draws
   // the share w / SMs of the bandwidth (at M = 16, 64 busy blocks of a
   // 132-SM H100 reached 0.69x cuBLAS), so a last wave of a few units costs
@@ -148,12 +184,19 @@ inline std::vector<Config> candidates(long long m, long long n, long long k, con
       }
     }
   // Cheapest first; a near tie (within 2%) goes to fewer rows computed past
-  // M, then to fewer slices, then to the larger tile.
-  std::stable_sort(all.begin(), all.end(), [m](const Scored& a, const Scored& b) {
+  // M, then to fewer columns past N, then to fewer slices, then to 90% of the SMs busy or more (the
+  // per-SM figures are the model's least certain part), then to the larger
+  // tile.
+  const int most_blocks = d.sms;
+  std::stable_sort(all.begin(), all.end(), [m, n, most_blocks](const Scored& a, const Scored& b) {
     if (std::abs(a.us - b.us) > 0.02 * std::min(a.us, b.us)) return a.us < b.us;
     const long long pad_a = cdiv(m, a.config.bm()) * a.config.bm(), pad_b = cdiv(m, b.config.bm()) * b.config.bm();
     if (pad_a != pad_b) return pad_a < pad_b;
+    const long long cols_a = cdiv(n, a.config.bn) * a.config.bn, cols_b = cdiv(n, b.config.bn) * b.config.bn;
+    if (cols_a != cols_b) return cols_a < cols_b;
     if (a.config.splits != b.config.splits) return a.config.splits < b.config.splits;
+    const bool full_a = a.config.blocks * 10 >= most_blocks * 9, full_b = b.config.blocks * 10 >= most_blocks * 9;
+    if (full_a != full_b) return full_a;
     return a.config.bm() * a.config.bn > b.config.bm() * b.config.bn;
   });
   std::vector<Config> out;

@@ -1,7 +1,7 @@
 """f16 and bf16 GEMM, C = A B^T (A [M, K], B [N, K]), across model shapes:
 croqjit's GEMM for every shape (samples/gemm_any_source.hpp) with the
-configuration its model chooses for each shape and this device (narrow
-tiles or split K for small M), against torch.matmul (cuBLAS), in one process on the same tensors
+configuration its model chooses for each shape and this device (wider
+tiles with split K for small M), against torch.matmul (cuBLAS), in one process on the same tensors
 (harness.py says how rows are checked and timed). cuBLAS is checked first
 against an fp32 matmul of the same inputs (TF32 off).
 
