@@ -7,7 +7,9 @@
 #
 # Logs go to $OUT (default ./out). The disk cache is off so every kernel is
 # compiled and launched under the tool. SANITIZE_TOOLS picks the tools
-# (default: memcheck racecheck synccheck).
+# (default: memcheck racecheck synccheck); SAMPLE_ARGS is passed to every
+# sample (e.g. "f16 128": the attention samples' element type and head dim,
+# since racecheck slows a kernel down by two orders of magnitude).
 set -uo pipefail
 build=${1:?usage: sanitize-samples.sh BUILD_DIR [SAMPLE...]}
 shift
@@ -21,7 +23,7 @@ status=0
 for s in "${samples[@]}"; do
   for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
     log="$out/sanitize-$s-$tool.log"
-    CROQ_CACHE=0 "$sanitizer" --tool "$tool" --error-exitcode 99 "$build/samples/$s" > "$log" 2>&1
+    CROQ_CACHE=0 "$sanitizer" --tool "$tool" --error-exitcode 99 "$build/samples/$s" ${SAMPLE_ARGS:-} > "$log" 2>&1
     rc=$?
     summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
     passed=$(grep -c "Test Passed" "$log")
