@@ -16,7 +16,8 @@ from docblocks import REPO
 
 HEADERS = REPO / "include" / "croq"
 # Reading order: the entry points first, then the types they use.
-ORDER = ["croq.hpp", "kernel.hpp", "options.hpp", "error.hpp", "tensor.hpp", "spandata.hpp", "dtype.hpp",
+ORDER = ["croq.hpp", "kernel.hpp", "options.hpp", "error.hpp", "tensor.hpp", "shape.hpp", "spandata.hpp",
+         "dtype.hpp",
          "subbyte.hpp", "stats.hpp", "tune.hpp", "choreo.hpp", "choreo_host.hpp", "choreo_sparse.hpp"]
 
 

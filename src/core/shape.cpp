@@ -4,7 +4,7 @@
 
 #include "core/tensor_size.hpp"
 #include "croq/error.hpp"
-#include "croq/tensor.hpp"
+#include "croq/shape.hpp"
 #include "support/checked_int.hpp"
 
 namespace croq {

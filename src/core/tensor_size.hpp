@@ -7,7 +7,8 @@
 #include <string>
 
 #include "croq/error.hpp"
-#include "croq/tensor.hpp"
+#include "croq/dtype.hpp"
+#include "croq/shape.hpp"
 
 namespace croq::detail {
 
