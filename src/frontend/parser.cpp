@@ -13,8 +13,11 @@ namespace croq::frontend {
 
 using namespace ast;
 
-Parser::Parser(std::vector<Token> tokens, std::string_view source, std::vector<Diagnostic>& diagnostics)
+TokenCursor::TokenCursor(std::vector<Token> tokens, std::string_view source, std::vector<Diagnostic>& diagnostics)
     : tokens_(std::move(tokens)), source_(source), diagnostics_(diagnostics) {}
+
+Parser::Parser(std::vector<Token> tokens, std::string_view source, std::vector<Diagnostic>& diagnostics)
+    : StatementParser(std::move(tokens), source, diagnostics) {}
 
 void Parser::parse(Program& program) {
   try {
@@ -29,41 +32,41 @@ void Parser::parse(Program& program) {
 
 // ------------------------------------------------------------------ tokens
 
-const Token& Parser::peek(size_t ahead) const {
+const Token& TokenCursor::peek(size_t ahead) const {
   return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)];
 }
 
-const Token& Parser::advance() {
+const Token& TokenCursor::advance() {
   const Token& t = tokens_[pos_];
   if (pos_ + 1 < tokens_.size()) ++pos_;
   return t;
 }
 
-bool Parser::at(std::string_view text) const { return peek().is(text); }
-bool Parser::at_punct(std::string_view text) const {
+bool TokenCursor::at(std::string_view text) const { return peek().is(text); }
+bool TokenCursor::at_punct(std::string_view text) const {
   return peek().kind == TokenKind::punct && peek().is(text);
 }
-bool Parser::at_word(std::string_view text) const {
+bool TokenCursor::at_word(std::string_view text) const {
   return peek().kind == TokenKind::identifier && peek().is(text);
 }
-bool Parser::at_eof() const { return peek().kind == TokenKind::end_of_file; }
-bool Parser::at_function_start() const {
+bool TokenCursor::at_eof() const { return peek().kind == TokenKind::end_of_file; }
+bool TokenCursor::at_function_start() const {
   return at_word("__co__") || at_word("__co_device__") || at_word("__device__") || at_word("__global__");
 }
 
-bool Parser::accept(std::string_view text) {
+bool TokenCursor::accept(std::string_view text) {
   if (!at(text)) return false;
   advance();
   return true;
 }
 
-const Token& Parser::expect(std::string_view text, std::string_view context, std::string hint) {
+const Token& TokenCursor::expect(std::string_view text, std::string_view context, std::string hint) {
   if (at(text)) return advance();
   fail(peek(), "expected `" + std::string(text) + "` " + std::string(context) + ", found " + describe(peek()),
        std::move(hint));
 }
 
-const Token& Parser::expect_identifier(std::string_view what) {
+const Token& TokenCursor::expect_identifier(std::string_view what) {
   if (peek().is_identifier()) return advance();
   fail(peek(), "expected " + std::string(what) + ", found " + describe(peek()));
 }
@@ -80,7 +83,7 @@ static bool split_first(Token& t, char c) {
   return false;
 }
 
-bool Parser::accept_closing_angle() {
+bool TokenCursor::accept_closing_angle() {
   Token& t = tokens_[pos_];
   if (t.kind != TokenKind::punct || t.text.empty() || t.text[0] != '>') return false;
   if (!split_first(t, '>')) return true;  // consumed the first `>` of `>>`, `>=`, `>>=`
@@ -88,7 +91,7 @@ bool Parser::accept_closing_angle() {
   return true;
 }
 
-bool Parser::accept_colon() {
+bool TokenCursor::accept_colon() {
   Token& t = tokens_[pos_];
   if (t.kind != TokenKind::punct || t.text.empty() || t.text[0] != ':') return false;
   if (!split_first(t, ':')) return true;
@@ -96,11 +99,11 @@ bool Parser::accept_colon() {
   return true;
 }
 
-SourceLocation Parser::location(const Token& t) const {
+SourceLocation TokenCursor::location(const Token& t) const {
   return SourceLocation{t.line, t.column, t.offset, std::max(1, t.length())};
 }
 
-SourceLocation Parser::location_from(const Token& first) const {
+SourceLocation TokenCursor::location_from(const Token& first) const {
   SourceLocation loc = location(first);
   const Token& last = tokens_[pos_ > 0 ? pos_ - 1 : 0];
   if (last.line == first.line && last.offset >= first.offset)
@@ -108,14 +111,14 @@ SourceLocation Parser::location_from(const Token& first) const {
   return loc;
 }
 
-std::string Parser::written_text(const Expr& e) const {
+std::string TokenCursor::written_text(const Expr& e) const {
   if (e.source_begin < 0 || e.source_end <= e.source_begin || static_cast<std::size_t>(e.source_end) > source_.size())
     return print_expression(e);
   return std::string(source_.substr(static_cast<std::size_t>(e.source_begin),
                                     static_cast<std::size_t>(e.source_end - e.source_begin)));
 }
 
-void Parser::set_extent(Expr& e, int begin) const {
+void TokenCursor::set_extent(Expr& e, int begin) const {
   if (pos_ == 0) return;
   const Token& last = tokens_[pos_ - 1];
   int end = last.offset + last.length();
@@ -133,13 +136,13 @@ void Parser::set_extent(Expr& e, int begin) const {
 
 // ------------------------------------------------------------------ errors
 
-void Parser::report(const Token& at, std::string message, std::string hint) {
+void TokenCursor::report(const Token& at, std::string message, std::string hint) {
   if (error_count_ >= kMaxErrors) throw TooManyErrors{};
   ++error_count_;
   diagnostics_.push_back(error_at(at, std::move(message), std::move(hint)));
 }
 
-void Parser::fail_at(const SourceLocation& at, std::string message, std::string hint) {
+void TokenCursor::fail_at(const SourceLocation& at, std::string message, std::string hint) {
   Token where;
   where.line = at.line;
   where.column = at.column;
@@ -148,7 +151,7 @@ void Parser::fail_at(const SourceLocation& at, std::string message, std::string 
   throw SyntaxError{};
 }
 
-void Parser::fail(const Token& at, std::string message, std::string hint) {
+void TokenCursor::fail(const Token& at, std::string message, std::string hint) {
   if (at.kind == TokenKind::invalid) {
     // A stray byte explains itself better than "expected X".
     char first = at.text.empty() ? '?' : at.text[0];
@@ -163,7 +166,7 @@ void Parser::fail(const Token& at, std::string message, std::string hint) {
 
 // Skips to the end of the broken statement: past the next `;`, or past a
 // `{...}` block, or up to (not past) a `}` that closes the enclosing block.
-void Parser::synchronize() {
+void TokenCursor::synchronize() {
   int depth = 0, parens = 0;
   while (!at_eof() && !at_function_start()) {
     if (at_punct(";") && depth == 0 && parens == 0) {
@@ -187,7 +190,7 @@ void Parser::synchronize() {
   }
 }
 
-void Parser::skip_balanced(bool in_cok_block) {
+void TokenCursor::skip_balanced(bool in_cok_block) {
   const Token& open = advance();
   int depth = 1;
   // Host code never contains a __co__ function: one means a brace is missing.
@@ -204,14 +207,14 @@ void Parser::skip_balanced(bool in_cok_block) {
              " is never closed");
 }
 
-Parser::NestingGuard::NestingGuard(Parser& p, const Token& at) : parser(p) {
+TokenCursor::NestingGuard::NestingGuard(TokenCursor& p, const Token& at) : parser(p) {
   if (++parser.nesting_ > kMaxNesting) {
     --parser.nesting_;
     parser.fail(at, "nesting is too deep (more than " + std::to_string(kMaxNesting) + " levels)");
   }
 }
 
-void Parser::count_operand(const Token& at) {
+void TokenCursor::count_operand(const Token& at) {
   if (++operands_ > kMaxOperands)
     fail(at, "statement is too long (more than " + std::to_string(kMaxOperands) + " operands)");
 }
@@ -485,7 +488,7 @@ static std::optional<TypeKind> builtin_type(std::string_view name) {
   return std::nullopt;
 }
 
-bool Parser::at_type_name(size_t ahead) const {
+bool StatementParser::at_type_name(size_t ahead) const {
   const Token& t = peek(ahead);
   if (!t.is_identifier()) return false;
   return builtin_type(t.text) ||
@@ -493,7 +496,7 @@ bool Parser::at_type_name(size_t ahead) const {
 }
 
 // Decides, before committing, whether a statement is a declaration.
-bool Parser::at_declaration() const {
+bool StatementParser::at_declaration() const {
   const Token& t = peek();
   if (!t.is_identifier()) return false;
   // `frag` is also a fine name for a value; `frag mc[2] {0}` declares accumulators.
@@ -526,7 +529,7 @@ bool Parser::at_declaration() const {
 // type = [ "global" | "shared" | "local" | "frag" ] [ "mutable" ] type_name
 //        [ "<" expr ">" ] [ "mdspan" ( "<" expr ">" | shape ) | shape ]
 //      | "mutable"                  (before `IDENT =`: the type of the initializer)
-void Parser::parse_shape(TypeRef& type) {
+void StatementParser::parse_shape(TypeRef& type) {
   // shape = "[" [ expr { "," expr } ] "]"
   const Token& open = advance();
   type.has_shape = true;
@@ -553,7 +556,7 @@ void Parser::parse_shape(TypeRef& type) {
   }
 }
 
-TypeRef Parser::parse_type() {
+TypeRef StatementParser::parse_type() {
   TypeRef type;
   const Token& first = peek();
   type.location = location(first);
@@ -618,7 +621,7 @@ TypeRef Parser::parse_type() {
 }
 
 // angle_value = expr ">"   (after the `<` of `mdspan<2>`, `event<256>`)
-ExprPtr Parser::parse_angle_value(const std::string& where) {
+ExprPtr StatementParser::parse_angle_value(const std::string& where) {
   bool saved = angle_closes_;
   angle_closes_ = true;
   ExprPtr value = parse_expression();
@@ -628,7 +631,7 @@ ExprPtr Parser::parse_angle_value(const std::string& where) {
 }
 
 // declaration = ( type | IDENT ":" ) declarator { "," declarator } ";"
-StmtPtr Parser::parse_declaration() {
+StmtPtr StatementParser::parse_declaration() {
   const Token& first = peek();
   auto stmt = std::make_unique<Stmt>();
   Declaration decl;
@@ -652,7 +655,7 @@ StmtPtr Parser::parse_declaration() {
 }
 
 // declarator = IDENT { "[" expr "]" } [ "=" expr | "{" [ expr_list ] "}" | ":" expr ]
-Declarator Parser::parse_declarator() {
+Declarator StatementParser::parse_declarator() {
   Declarator d;
   const Token& name = expect_identifier("a name to declare");
   d.name = std::string(name.text);

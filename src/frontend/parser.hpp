@@ -1,7 +1,8 @@
 // Recursive-descent parser: preprocessed tokens -> ast::Program. One member
 // function per grammar rule, the EBNF rule in a comment above it. The rules
-// live in three files: parser.cpp (top level, functions, types,
-// declarations), parser_stmt.cpp (statements), parser_expr.cpp (expressions).
+// live in four files: parser.cpp (tokens, errors, top level, functions,
+// types, declarations), parser_stmt.cpp and parser_stmt2.cpp (statements),
+// parser_expr.cpp (expressions).
 //
 // Errors: fail() records a Diagnostic and throws SyntaxError; the innermost
 // statement list catches it, skips to the next `;` or `}` and goes on, so one
@@ -23,19 +24,21 @@ ast::StmtPtr make_stmt(ast::SourceLocation location, Payload payload) {
   return ast::make_node<ast::Stmt>(location, std::move(payload));
 }
 
-class Parser {
+// The parser is a chain of classes over one token stream, each a part of the
+// grammar: TokenCursor (tokens, errors, limits) <- ExpressionParser <-
+// StatementParser (types, declarations, statements) <- Parser (the top
+// level: functions, templates, device code). A part calls only itself and
+// the parts before it.
+class TokenCursor {
  public:
   static constexpr size_t kMaxErrors = 50;
   static constexpr int kMaxNesting = 160;
   static constexpr int kMaxOperands = 4096;  // per statement; keeps trees shallow enough to walk recursively
   static constexpr size_t kMaxTemplateHeaderTokens = 64;  // `template <...>` before __co__ (about 15 parameters)
 
-  Parser(std::vector<Token> tokens, std::string_view source, std::vector<Diagnostic>& diagnostics);
+ protected:
+  TokenCursor(std::vector<Token> tokens, std::string_view source, std::vector<Diagnostic>& diagnostics);
 
-  // Fills program.functions and program.device_code; errors go to diagnostics.
-  void parse(ast::Program& program);
-
- private:
   struct SyntaxError {};
   struct TooManyErrors {};
   struct FunctionAbandoned {};  // the body runs into the next function or the end of file
@@ -49,6 +52,7 @@ class Parser {
   bool accept(std::string_view text);
   const Token& expect(std::string_view text, std::string_view context, std::string hint = {});
   const Token& expect_identifier(std::string_view what);
+  void expect_semicolon(std::string_view after_what);  // (parser_stmt.cpp)
   bool at_eof() const;
   bool at_function_start() const;  // `__co__`, `__co_device__`, `__device__`: a body cannot contain them
   bool accept_closing_angle();   // `>`, splitting `>>` / `>=` / `>>=`
@@ -70,18 +74,50 @@ class Parser {
   // `__cok__` block `__co_device__` is the CUDA qualifier of its functions.
   void skip_balanced(bool in_cok_block = false);
   struct NestingGuard {
-    Parser& parser;
-    NestingGuard(Parser& p, const Token& at);
+    TokenCursor& parser;
+    NestingGuard(TokenCursor& p, const Token& at);
     ~NestingGuard() { --parser.nesting_; }
   };
+  void count_operand(const Token& at);
 
-  // ---- top level (parser.cpp)
-  void parse_top_level(ast::Program& program);
-  void parse_function(ast::Program& program);
-  void parse_template_header(ast::Function& function);
-  void parse_parameters(ast::Function& function);
-  void capture_device_code(ast::Program& program, size_t start_token);
-  bool template_introduces_function(size_t& after) const;
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+  std::string_view source_;
+  std::size_t device_code_bytes_ = 0;  // __device__ / __cok__ text so far (limits::kMaxDeviceCodeBytes)
+  std::vector<Diagnostic>& diagnostics_;
+  size_t error_count_ = 0;
+  int nesting_ = 0;
+  int operands_ = 0;  // operands and member accesses in the current statement
+  bool bar_closes_ = false;      // inside |...|: `|` ends the operand
+  bool angle_closes_ = false;    // inside <...>: `>` ends the argument
+  std::vector<std::string> type_params_;  // typename parameters of the current template
+};
+
+class ExpressionParser : public TokenCursor {
+ protected:
+  using TokenCursor::TokenCursor;
+
+  // ---- expressions (parser_expr.cpp)
+  ast::ExprPtr parse_expression();
+  ast::ExprPtr parse_conditional();
+  ast::ExprPtr parse_binary(int min_precedence);
+  ast::ExprPtr parse_unary();
+  ast::ExprPtr parse_postfix();
+  ast::ExprPtr parse_primary();
+  ast::ExprPtr parse_convert();
+  ast::ExprPtr parse_tuple_pick(ast::ExprPtr object);
+  ast::ExprList parse_call_arguments(std::string_view what);
+  ast::ExprPtr parse_call_argument();
+  ast::ExprPtr parse_range(const Token& open);
+  ast::ExprList parse_template_arguments(std::string_view what);
+  std::string parse_scoped_name();
+  ast::ExprList parse_expression_list();
+  ast::ExprPtr parse_call_expression();  // (parser_stmt2.cpp)
+};
+
+class StatementParser : public ExpressionParser {
+ protected:
+  using ExpressionParser::ExpressionParser;
 
   // ---- types and declarations (parser.cpp)
   bool at_type_name(size_t ahead = 0) const;
@@ -89,7 +125,6 @@ class Parser {
   ast::TypeRef parse_type();
   void parse_shape(ast::TypeRef& type);
   ast::ExprPtr parse_angle_value(const std::string& where);
-  ast::Parameter parse_parameter();
   ast::StmtPtr parse_declaration();
   ast::Declarator parse_declarator();
 
@@ -125,40 +160,27 @@ class Parser {
   void reject_removed_copy(const Token& engine, const Token& op);
   void check_copy_modifiers(const ast::Copy& copy, const Token& engine);
   ast::ExprList parse_sparsity();
-  ast::ExprPtr parse_call_expression();
   std::vector<ast::AsmOperand> parse_asm_operands();
   std::vector<ast::Attribute> parse_attributes();
   ast::StmtPtr parse_expression_statement();
-  void expect_semicolon(std::string_view after_what);
+};
 
-  // ---- expressions (parser_expr.cpp)
-  ast::ExprPtr parse_expression();
-  ast::ExprPtr parse_conditional();
-  ast::ExprPtr parse_binary(int min_precedence);
-  ast::ExprPtr parse_unary();
-  ast::ExprPtr parse_postfix();
-  ast::ExprPtr parse_primary();
-  ast::ExprPtr parse_convert();
-  ast::ExprPtr parse_tuple_pick(ast::ExprPtr object);
-  ast::ExprList parse_call_arguments(std::string_view what);
-  ast::ExprPtr parse_call_argument();
-  ast::ExprPtr parse_range(const Token& open);
-  ast::ExprList parse_template_arguments(std::string_view what);
-  std::string parse_scoped_name();
-  ast::ExprList parse_expression_list();
+class Parser : public StatementParser {
+ public:
+  Parser(std::vector<Token> tokens, std::string_view source, std::vector<Diagnostic>& diagnostics);
 
-  std::vector<Token> tokens_;
-  size_t pos_ = 0;
-  std::string_view source_;
-  std::size_t device_code_bytes_ = 0;  // __device__ / __cok__ text so far (limits::kMaxDeviceCodeBytes)
-  std::vector<Diagnostic>& diagnostics_;
-  size_t error_count_ = 0;
-  int nesting_ = 0;
-  int operands_ = 0;  // operands and member accesses in the current statement
-  void count_operand(const Token& at);
-  bool bar_closes_ = false;      // inside |...|: `|` ends the operand
-  bool angle_closes_ = false;    // inside <...>: `>` ends the argument
-  std::vector<std::string> type_params_;  // typename parameters of the current template
+  // Fills program.functions and program.device_code; errors go to diagnostics.
+  void parse(ast::Program& program);
+
+ private:
+  // ---- top level (parser.cpp)
+  void parse_top_level(ast::Program& program);
+  void parse_function(ast::Program& program);
+  void parse_template_header(ast::Function& function);
+  void parse_parameters(ast::Function& function);
+  ast::Parameter parse_parameter();
+  void capture_device_code(ast::Program& program, size_t start_token);
+  bool template_introduces_function(size_t& after) const;
 };
 
 // Edit-distance suggestion: the candidate closest to `word` within 2 edits, or "".

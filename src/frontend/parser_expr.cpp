@@ -39,10 +39,10 @@ constexpr std::array<BinaryOperator, 19> kBinaryOperators = {{
 }  // namespace
 
 // expr = conditional
-ExprPtr Parser::parse_expression() { return parse_conditional(); }
+ExprPtr ExpressionParser::parse_expression() { return parse_conditional(); }
 
 // expr_list = expr { "," expr }
-ExprList Parser::parse_expression_list() {
+ExprList ExpressionParser::parse_expression_list() {
   ExprList list;
   do {
     list.push_back(parse_expression());
@@ -51,7 +51,7 @@ ExprList Parser::parse_expression_list() {
 }
 
 // conditional = binary [ "?" expr ":" conditional ]
-ExprPtr Parser::parse_conditional() {
+ExprPtr ExpressionParser::parse_conditional() {
   const int begin = peek().offset;
   ExprPtr condition = parse_binary(0);
   if (!at_punct("?")) return condition;
@@ -69,7 +69,7 @@ ExprPtr Parser::parse_conditional() {
 }
 
 // binary = unary { binary_op unary }   (precedence climbing over the table above)
-ExprPtr Parser::parse_binary(int min_precedence) {
+ExprPtr ExpressionParser::parse_binary(int min_precedence) {
   const int begin = peek().offset;
   ExprPtr lhs = parse_unary();
   while (peek().kind == TokenKind::punct) {
@@ -100,7 +100,7 @@ ExprPtr Parser::parse_binary(int min_precedence) {
 }
 
 // unary = ( "-" | "+" | "!" | "~" | "#" | "++" | "--" | "&" | "*" ) unary | postfix
-ExprPtr Parser::parse_unary() {
+ExprPtr ExpressionParser::parse_unary() {
   const Token& t = peek();
   NestingGuard guard(*this, t);
   count_operand(t);
@@ -124,7 +124,7 @@ ExprPtr Parser::parse_unary() {
 }
 
 // postfix = primary { "." IDENT [ "<" IDENT ">" ] [ "(" [ args ] ")" ] | "(" [ args ] ")" | "[" args "]" | tuple_pick | "++" | "--" }
-ExprPtr Parser::parse_postfix() {
+ExprPtr ExpressionParser::parse_postfix() {
   const int begin = peek().offset;
   ExprPtr e = parse_primary();
   while (true) {
@@ -190,7 +190,7 @@ ExprPtr Parser::parse_postfix() {
 // primary = INTEGER | FLOAT | STRING | CHAR | "true" | "false" | "_" | convert
 //         | scoped_name [ template_arguments ] | "(" expr ")" | "{" [ expr_list ] "}" | "[" [ expr_list ] "]"
 //         | "|" expr "|"
-ExprPtr Parser::parse_primary() {
+ExprPtr ExpressionParser::parse_primary() {
   const Token& t = peek();
   SourceLocation loc = location(t);
   switch (t.kind) {
@@ -298,7 +298,7 @@ ExprPtr Parser::parse_primary() {
 // tuple_pick = IDENT "{" expr { "," expr } "}"   as in `t {(2), (0), 1}`: inside
 // the braces `(i)` is element i of t. Only after a plain name and before `(`,
 // so that the braces of a body (`foreach i in n { ... }`) are never read as one.
-ExprPtr Parser::parse_tuple_pick(ExprPtr object) {
+ExprPtr ExpressionParser::parse_tuple_pick(ExprPtr object) {
   const Token& open = advance();
   Subscript pick;
   SourceLocation loc = object->location;
@@ -320,7 +320,7 @@ ExprPtr Parser::parse_tuple_pick(ExprPtr object) {
 }
 
 // convert = "__to" "<" ( type_name | STRING ) ">" "(" expr ")"
-ExprPtr Parser::parse_convert() {
+ExprPtr ExpressionParser::parse_convert() {
   const Token& keyword = advance();
   Convert node;
   expect("<", "after `__to`", "write `__to<f16>(x)`");
@@ -341,7 +341,7 @@ ExprPtr Parser::parse_convert() {
 }
 
 // scoped_name = IDENT { "::" IDENT }
-std::string Parser::parse_scoped_name() {
+std::string ExpressionParser::parse_scoped_name() {
   std::string name(advance().text);
   while (at_punct("::") && peek(1).is_identifier() && !peek().space_before) {
     advance();
@@ -352,7 +352,7 @@ std::string Parser::parse_scoped_name() {
 }
 
 // args = "(" [ argument { "," argument } ] ")"
-ExprList Parser::parse_call_arguments(std::string_view what) {
+ExprList ExpressionParser::parse_call_arguments(std::string_view what) {
   const Token& open = advance();
   ExprList args;
   bool saved_bar = bar_closes_, saved_angle = angle_closes_;
@@ -374,7 +374,7 @@ ExprList Parser::parse_call_arguments(std::string_view what) {
 }
 
 // argument = expr | [ expr ] ":" [ expr ] [ ":" [ expr ] ]    (a range: `1::`, `ext : stride`)
-ExprPtr Parser::parse_call_argument() {
+ExprPtr ExpressionParser::parse_call_argument() {
   const Token& first = peek();
   ExprPtr start;
   if (!(first.kind == TokenKind::punct && !first.text.empty() && first.text[0] == ':')) start = parse_expression();
@@ -396,7 +396,7 @@ ExprPtr Parser::parse_call_argument() {
 }
 
 // range = "(" argument ")"   as in `foreach y(1::)`
-ExprPtr Parser::parse_range(const Token& open) {
+ExprPtr ExpressionParser::parse_range(const Token& open) {
   bool saved_bar = bar_closes_, saved_angle = angle_closes_;
   bar_closes_ = angle_closes_ = false;
   ExprPtr range = parse_call_argument();
@@ -412,7 +412,7 @@ ExprPtr Parser::parse_range(const Token& open) {
 }
 
 // template_arguments = "<" expr { "," expr } ">"
-ExprList Parser::parse_template_arguments(std::string_view what) {
+ExprList ExpressionParser::parse_template_arguments(std::string_view what) {
   const Token& open = advance();
   ExprList args;
   bool saved_angle = angle_closes_, saved_bar = bar_closes_;

@@ -36,7 +36,7 @@ bool is_integer_literal(const Expr& e, std::uint64_t* value = nullptr) {
 
 }  // namespace
 
-void Parser::expect_semicolon(std::string_view after_what) {
+void TokenCursor::expect_semicolon(std::string_view after_what) {
   if (accept(";")) return;
   std::string hint;
   if (peek().line > tokens_[pos_ - 1].line) hint = "add `;` at the end of the previous line";
@@ -47,7 +47,7 @@ void Parser::expect_semicolon(std::string_view after_what) {
 //           | copy | mma | wait | trigger | inthreads | sync | return
 //           | "break" ";" | "continue" ";" | call | assert | swap | yield | asm
 //           | declaration | expression_statement
-StmtPtr Parser::parse_statement() {
+StmtPtr StatementParser::parse_statement() {
   NestingGuard guard(*this, peek());
   operands_ = 0;
   const Token& t = peek();
@@ -97,7 +97,7 @@ StmtPtr Parser::parse_statement() {
 }
 
 // block = "{" { statement } "}"
-StmtPtr Parser::parse_block() {
+StmtPtr StatementParser::parse_block() {
   const Token& open = expect("{", "to begin a block");
   Block block;
   while (!at_punct("}")) {
@@ -119,7 +119,7 @@ StmtPtr Parser::parse_block() {
 }
 
 // attributes = "[[" IDENT [ "(" [ expr_list ] ")" ] { "," ... } "]]"
-std::vector<Attribute> Parser::parse_attributes() {
+std::vector<Attribute> StatementParser::parse_attributes() {
   std::vector<Attribute> attributes;
   advance();
   advance();
@@ -138,7 +138,7 @@ std::vector<Attribute> Parser::parse_attributes() {
 }
 
 // parallel = "parallel" [ "." "async" ] [ "<" expr ">" ] parallel_level { "," parallel_level } body
-StmtPtr Parser::parse_parallel() {
+StmtPtr StatementParser::parse_parallel() {
   const Token& keyword = advance();
   Parallel parallel;
   if (at_punct(".") && !peek().space_before) {
@@ -163,7 +163,7 @@ StmtPtr Parser::parse_parallel() {
 
 // parallel_level = [ index_group ] "by" expr [ ":" space_specifier ]
 // index_group    = IDENT | [ IDENT "=" ] "{" IDENT { "," IDENT } "}"
-ParallelLevel Parser::parse_parallel_level() {
+ParallelLevel StatementParser::parse_parallel_level() {
   ParallelLevel level;
   level.location = location(peek());
   if (peek().is_identifier() && peek(1).is("=") && peek(2).is("{")) {
@@ -196,7 +196,7 @@ ParallelLevel Parser::parse_parallel_level() {
 }
 
 // space_specifier = "block" | "thread" | "group" | "group-4" | "cluster" | "device" | "term"
-SpaceSpecifier Parser::parse_space_specifier() {
+SpaceSpecifier StatementParser::parse_space_specifier() {
   const Token& t = peek();
   if (t.is_identifier()) {
     if (t.text == "group" && peek(1).is("-") && peek(2).text == "4" && !peek(1).space_before) {
@@ -225,7 +225,7 @@ SpaceSpecifier Parser::parse_space_specifier() {
 }
 
 // while = "while" expr statement
-StmtPtr Parser::parse_while() {
+StmtPtr StatementParser::parse_while() {
   const Token& keyword = advance();
   While w;
   w.condition = parse_expression();
@@ -234,7 +234,7 @@ StmtPtr Parser::parse_while() {
 }
 
 // if = "if" [ "constexpr" ] "(" expr ")" statement [ "else" statement ]
-StmtPtr Parser::parse_if() {
+StmtPtr StatementParser::parse_if() {
   const Token& keyword = advance();
   If node;
   node.is_constexpr = accept("constexpr");
@@ -249,7 +249,7 @@ StmtPtr Parser::parse_if() {
 // copy        = [ postfix "=" ] ( "dma" | "tma" ) "." copy_op [ template_arguments ]
 //               modifiers [ expr "=>" destination ] [ "after" expr_list ] ";"
 // destination = "shared" | "local" | "global" | expr
-StmtPtr Parser::parse_copy(ExprPtr future, const Token& first) {
+StmtPtr StatementParser::parse_copy(ExprPtr future, const Token& first) {
   Copy copy;
   copy.future = std::move(future);
   const Token& engine = advance();
@@ -316,13 +316,13 @@ StmtPtr Parser::parse_copy(ExprPtr future, const Token& first) {
 }
 
 // after_list = expr_list    (following `after`)
-ExprList Parser::parse_after_list() {
+ExprList StatementParser::parse_after_list() {
   if (at_punct(";")) fail(peek(), "expected a future after `after`, found `;`");
   return parse_expression_list();
 }
 
 // modifiers = { "." IDENT [ template_arguments ] }
-std::vector<Modifier> Parser::parse_modifiers(bool for_copy) {
+std::vector<Modifier> StatementParser::parse_modifiers(bool for_copy) {
   std::vector<Modifier> modifiers;
   while (at_punct(".")) {
     advance();
@@ -362,7 +362,7 @@ std::vector<Modifier> Parser::parse_modifiers(bool for_copy) {
 
 // mma    = [ postfix "=" ] "mma" "." mma_op modifiers [ expr_list ] ";"
 // mma_op = "fill" | "load" | "store" | "commit" | "scale" | ( "row" | "col" ) "." ( "row" | "col" )
-StmtPtr Parser::parse_mma(ExprPtr result, const Token& first) {
+StmtPtr StatementParser::parse_mma(ExprPtr result, const Token& first) {
   Mma mma;
   mma.result = std::move(result);
   advance();
@@ -396,7 +396,7 @@ StmtPtr Parser::parse_mma(ExprPtr result, const Token& first) {
 }
 
 // wait = "wait" expr_list ";"
-StmtPtr Parser::parse_wait() {
+StmtPtr StatementParser::parse_wait() {
   const Token& keyword = advance();
   if (at_punct(";")) fail(peek(), "expected a future or event after `wait`, found `;`");
   Wait wait;
@@ -407,7 +407,7 @@ StmtPtr Parser::parse_wait() {
 }
 
 // inthreads = "inthreads" [ "." "async" ] "(" expr ")" statement
-StmtPtr Parser::parse_inthreads() {
+StmtPtr StatementParser::parse_inthreads() {
   const Token& keyword = advance();
   InThreads node;
   if (accept(".")) {
@@ -424,7 +424,7 @@ StmtPtr Parser::parse_inthreads() {
 }
 
 // return = "return" [ expr ] ";"
-StmtPtr Parser::parse_return() {
+StmtPtr StatementParser::parse_return() {
   const Token& keyword = advance();
   Return ret;
   if (!at_punct(";")) ret.value = parse_expression();
@@ -434,7 +434,7 @@ StmtPtr Parser::parse_return() {
 }
 
 // call = "call" scoped_name [ template_arguments ] "(" [ expr_list ] ")" ";"
-StmtPtr Parser::parse_call_statement() {
+StmtPtr StatementParser::parse_call_statement() {
   const Token& keyword = advance();
   CallStatement call;
   if (!peek().is_identifier()) fail(peek(), "expected a function name after `call`, found " + describe(peek()));
@@ -449,7 +449,7 @@ StmtPtr Parser::parse_call_statement() {
 }
 
 // assert = ( "assert" | "static_assert" ) "(" expr [ "," expr ] ")" ";"
-StmtPtr Parser::parse_assert() {
+StmtPtr StatementParser::parse_assert() {
   const Token& keyword = advance();
   Assert node;
   node.is_static = keyword.text == "static_assert";
@@ -463,7 +463,7 @@ StmtPtr Parser::parse_assert() {
 }
 
 // yield = "yield" [ expr ] ";"
-StmtPtr Parser::parse_yield() {
+StmtPtr StatementParser::parse_yield() {
   const Token& keyword = advance();
   Yield node;
   if (!at_punct(";")) node.value = parse_expression();
@@ -474,7 +474,7 @@ StmtPtr Parser::parse_yield() {
 
 // asm = ( "__asm__" | "asm" ) [ "volatile" ] "(" STRING { STRING }
 //       [ ":" asm_operands [ ":" asm_operands [ ":" [ STRING { "," STRING } ] ] ] ] ")" ";"
-StmtPtr Parser::parse_asm() {
+StmtPtr StatementParser::parse_asm() {
   const Token& keyword = advance();
   Asm node;
   node.is_volatile = accept("volatile") || accept("__volatile__");
@@ -502,7 +502,7 @@ StmtPtr Parser::parse_asm() {
 
 // asm_operands = [ asm_operand { "," asm_operand } ]
 // asm_operand  = [ "[" IDENT "]" ] STRING "(" expr ")"
-std::vector<AsmOperand> Parser::parse_asm_operands() {
+std::vector<AsmOperand> StatementParser::parse_asm_operands() {
   std::vector<AsmOperand> operands;
   while (peek().kind == TokenKind::string || at_punct("[")) {
     AsmOperand op;
@@ -524,7 +524,7 @@ std::vector<AsmOperand> Parser::parse_asm_operands() {
 }
 
 // expression_statement = postfix assign_op ( copy | mma | expr ) ";" | expr ";"
-StmtPtr Parser::parse_expression_statement() {
+StmtPtr StatementParser::parse_expression_statement() {
   const Token& first = peek();
   ExprPtr target = parse_expression();
   std::optional<AssignOp> op = assign_op(peek());

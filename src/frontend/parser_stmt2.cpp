@@ -17,7 +17,7 @@ const std::vector<std::string_view> kSyncKinds = {"shared", "global", "local", "
 }  // namespace
 
 // body = ";" | statement          (`;` is an empty body)
-StmtPtr Parser::parse_body() {
+StmtPtr StatementParser::parse_body() {
   if (at_punct(";")) {
     const Token& semicolon = advance();
     return make_stmt(location(semicolon), Block{});
@@ -28,7 +28,7 @@ StmtPtr Parser::parse_body() {
 }
 
 // level_annotation = ":" space_specifier [ "(" IDENT ")" ] [ "<" "cooperative" ">" ]
-void Parser::parse_level_annotation(ParallelLevel& level) {
+void StatementParser::parse_level_annotation(ParallelLevel& level) {
   const Token& word = peek();
   level.space_location = location(word);
   level.space = parse_space_specifier();
@@ -59,7 +59,7 @@ void Parser::parse_level_annotation(ParallelLevel& level) {
 // loop         = ( "foreach" | "with" | "apply" ) loop_binding { "," loop_binding } [ "in" expr ]
 //                { "," loop_binding { "," loop_binding } "in" expr } [ where ] [ ":" hints ] body
 // loop_binding = [ IDENT "=" ] IDENT [ "(" range ")" ] | [ IDENT "=" ] "{" IDENT { "," IDENT } "}"
-StmtPtr Parser::parse_loop() {
+StmtPtr StatementParser::parse_loop() {
   const Token& keyword = advance();
   Loop loop;
   loop.kind = keyword.text == "with" ? LoopKind::with : keyword.text == "apply" ? LoopKind::apply : LoopKind::foreach_;
@@ -157,7 +157,7 @@ StmtPtr Parser::parse_loop() {
 
 // sync = "sync" "." IDENT [ ":" space_specifier [ "<" IDENT ">" ] ] ";"
 //        (the level after `barrier` and `fence`)
-StmtPtr Parser::parse_sync() {
+StmtPtr StatementParser::parse_sync() {
   const Token& keyword = advance();
   advance();
   Sync sync;
@@ -190,7 +190,7 @@ StmtPtr Parser::parse_sync() {
 }
 
 // swap = ( "swap" | "rotate" ) ( "(" expr_list ")" | expr_list ) ";"
-StmtPtr Parser::parse_swap() {
+StmtPtr StatementParser::parse_swap() {
   const Token& keyword = advance();
   Swap node;
   node.rotate = keyword.is("rotate");
@@ -216,7 +216,7 @@ StmtPtr Parser::parse_swap() {
 }
 
 // trigger = "trigger" [ "." "cluster" ] expr_list [ "after" expr_list ] ";"
-StmtPtr Parser::parse_trigger() {
+StmtPtr StatementParser::parse_trigger() {
   const Token& keyword = advance();
   Trigger trigger;
   if (accept(".")) {
@@ -235,7 +235,7 @@ StmtPtr Parser::parse_trigger() {
 }
 
 // print = ( "print" | "println" ) "!" "(" [ expr_list ] ")" ";"    (printed when compiling)
-StmtPtr Parser::parse_compile_time_print() {
+StmtPtr StatementParser::parse_compile_time_print() {
   const Token& keyword = advance();
   advance();  // "!"
   if (!at_punct("(")) fail(peek(), "expected `(` after `" + std::string(keyword.text) + "!`, found " + describe(peek()));
@@ -253,14 +253,14 @@ StmtPtr Parser::parse_compile_time_print() {
 
 // Whether `frag` starts accumulator declarations: `frag.s32 mc ...`, or a
 // name that is not a type after `frag` (`frag mc[2][3] {0.0f}`).
-bool Parser::at_frag_accumulators() const {
+bool StatementParser::at_frag_accumulators() const {
   if (peek(1).is(".")) return peek(2).is_identifier() && peek(3).is_identifier();
   return peek(1).is_identifier() && !at_type_name(1) && (peek(2).is("[") || peek(2).is("{") || peek(2).is(";"));
 }
 
 // frag_accumulators = "frag" [ "." element_type ] IDENT { "[" expr "]" } "{" expr "}" ";"
 // Accumulators filled with the value: `frag.f32 mc[2][3] {0.0f};` is an mma.fill.
-StmtPtr Parser::parse_frag_accumulators() {
+StmtPtr StatementParser::parse_frag_accumulators() {
   const Token& keyword = advance();
   Mma mma;
   mma.op = MmaOp::fill;
@@ -295,7 +295,7 @@ StmtPtr Parser::parse_frag_accumulators() {
 
 
 // Operations Croqtile had once and removed: each gets its replacement.
-void Parser::reject_removed_copy(const Token& engine, const Token& op) {
+void StatementParser::reject_removed_copy(const Token& engine, const Token& op) {
   if (engine.is("dma") && op.is("load"))
     fail(op, "`.load` is a TMA-only operation", "write `dma.copy`, or `tma.load` for a TMA load");
   if (op.is("store"))
@@ -304,7 +304,7 @@ void Parser::reject_removed_copy(const Token& engine, const Token& op) {
 }
 
 // L2 eviction hints: on `tma.load` only, at most one, before `.swiz`.
-void Parser::check_copy_modifiers(const Copy& copy, const Token& engine) {
+void StatementParser::check_copy_modifiers(const Copy& copy, const Token& engine) {
   bool swizzled = false, evicting = false;
   for (const Modifier& m : copy.modifiers) {
     const bool evict = m.name == "evict_first" || m.name == "evict_last" || m.name == "evict_normal";
@@ -322,7 +322,7 @@ void Parser::check_copy_modifiers(const Copy& copy, const Token& engine) {
 }
 
 // sparsity = "<" INTEGER ( ":" | "," ) INTEGER ">"     (`.sp<2:4>`: n of every m elements kept)
-ExprList Parser::parse_sparsity() {
+ExprList StatementParser::parse_sparsity() {
   advance();  // "<"
   ExprList args;
   for (int part = 0; part < 2; ++part) {
@@ -344,7 +344,7 @@ ExprList Parser::parse_sparsity() {
 
 
 // call_expression = "call" scoped_name [ template_arguments ] "(" [ argument { "," argument } ] ")"
-ExprPtr Parser::parse_call_expression() {
+ExprPtr ExpressionParser::parse_call_expression() {
   const Token& keyword = advance();
   Call call;
   call.with_call_keyword = true;
