@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Runs `croq compile --emit cuda` over Croqtile sources for
-scripts/compare_generated.sh: every entry a file has (the error that asks
-for an entry names them), each symbolic dim given as 256 (the error that
-asks for one names it), for each architecture given. Output is discarded:
-CROQ_DUMP_GENERATED keeps the kernels.
+scripts/compare_generated.sh: every __co__ function a file has (croq
+compiles each when no --entry is given; a croq from before that asks for
+an entry and names them, and each is then compiled), each symbolic dim
+given as 256 (the error that asks for one names it), for each architecture
+given. Output is discarded: CROQ_DUMP_GENERATED keeps the kernels.
 
 usage: compile_all_cuda.py CROQ ARCHS FILE...   (ARCHS: comma-separated)
 """

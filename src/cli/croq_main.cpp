@@ -159,7 +159,8 @@ const Subcommand kSubcommands[] = {
      "  -o FILE         write the output to FILE instead of standard output\n"
      "  --shape N=V     bind the symbolic dim N (repeat for each dim)\n"
      "  --define N=V    define N as if by #define (overrides the source)\n"
-     "  --entry NAME    the __co__ function, when the file has several\n"
+     "  --entry NAME    the __co__ function to compile; without it, a file of\n"
+     "                  several compiles each, under a `// ==== __co__ NAME` line\n"
      "  --arch A        target architecture (default: CROQ_ARCH, the device's, or sm_90a);\n"
      "                  compute_XY emits PTX only\n",
      croq::cli::run_compile},

@@ -120,93 +120,148 @@ void print_summary(const std::string& label, const Tensor& t) {
 
 }  // namespace
 
+// What `croq compile` prints, and how.
+struct CompileRequest {
+  std::string emit, output, after;
+  bool explain = false, explain_only = false, full = false;
+};
+
+// One __co__ function (k.compile.entry, or the only one) into `text`;
+// errors go to standard error and give kExitErrors.
+int compile_entry(const KernelOptions& k, const CompileRequest& q, std::string& text) {
+  try {
+    if (q.emit == "ast") {
+      text += frontend::print_ast(*frontend::parse_program(k.source, k.compile));
+      return kExitOk;
+    }
+    // The same stages as croq::compile and a call: check, target, generate.
+    auto checked = pipeline::check(k.source, k.compile);
+    auto sig = signature_for(*checked->program, *checked->function, k.shapes, {});
+    if (q.explain) {
+      // Through the kernel cache, as the first call with these shapes would.
+      const std::vector<Arg> call = arguments_for(sig);
+      const KernelStats made = precompile(k.source, k.compile, std::span(&call, 1));
+      const std::string explained = explanation(checked->function->name, made.specializations.at(0));
+      (q.explain_only ? std::cout : std::cerr) << explained;
+      if (q.explain_only) return kExitOk;
+    }
+    if (q.emit == "info") {
+      // Through the kernel cache, as a call with these shapes would; the
+      // driver's figures with a device, ptxas's report without.
+      const std::vector<Arg> call = arguments_for(sig);
+      text += format_kernel_info(compile(k.source, k.compile).info(call));
+      return kExitOk;
+    }
+    const pipeline::TargetChoice target = pipeline::choose_target(k.compile.arch, 0);
+    const std::string& arch = target.target.arch;
+    if (q.emit == "cubin" && target.target.is_virtual)
+      return usage_error("compile: " + arch + " is a virtual architecture (PTX only); use --emit ptx or an sm_XY arch");
+    auto generated = pipeline::generate(*checked, sig, target, q.emit == "ir", q.after,
+                                        q.full ? ir::IrDetail::full : ir::IrDetail::summary);
+    if (q.emit == "cubin" && generated.kernels.size() > 1)
+      return usage_error("compile: `" + checked->function->name + "` is a program of " +
+                         std::to_string(generated.kernels.size()) + " kernels (one cubin each); use --emit ptx");
+    // A program's kernels, in launch order.
+    for (const pipeline::GeneratedKernel& gen : generated.kernels) {
+      for (const Diagnostic& w : gen.warnings) std::cerr << render_diagnostics({w}, k.source, k.path);
+      if (q.emit == "cuda") {
+        text += gen.cuda_source;
+      } else if (q.emit == "ir") {
+        text += gen.ir;
+      } else {
+        auto out = pipeline::compile_image(*checked, gen, target);
+        text += q.emit == "ptx" ? out.ptx : std::string(out.cubin.begin(), out.cubin.end());
+      }
+    }
+    return kExitOk;
+  } catch (const Error& e) {
+    std::cerr << e.what() << (std::string(e.what()).back() == '\n' ? "" : "\n");
+    return kExitErrors;
+  }
+}
+
+// The __co__ functions of the source when it has several and no --entry
+// chose one (empty otherwise, and when it does not parse: compile_entry
+// reports that).
+std::vector<std::string> every_entry(const KernelOptions& k) {
+  std::vector<std::string> names;
+  if (!k.compile.entry.empty()) return names;
+  try {
+    for (const auto& f : frontend::parse_program(k.source, k.compile)->functions)
+      if (!f.is_co_device) names.push_back(f.name);
+  } catch (const Error&) {
+    return {};
+  }
+  if (names.size() < 2) names.clear();
+  return names;
+}
+
 // croq compile FILE.co [--emit ast|ir|cuda|ptx|cubin|info] [--after STAGE] [--full] [-o FILE] [--shape N=V]...
 //   [--define N=V]... [--entry NAME] [--arch A] [--explain]
+// Without --entry, a source of several __co__ functions compiles each, in
+// source order, each under a `// ==== __co__ NAME` line; one that fails is
+// reported and the others still compile (exit status: errors).
 int run_compile(const std::vector<std::string>& args) {
   KernelOptions k;
-  std::string emit, output, after;
-  bool explain = false, full = false;
+  CompileRequest q;
   int status = kExitOk;
   for (ArgReader r(args); !r.done(); r.next()) {
     std::string v;
     if (parse_common(r, k, status)) { if (status) return status; continue; }
     std::string error;
     if (r.value("--emit", v)) {
-      if (!k.once.take("--emit", v, emit, error)) return usage_error(error);
+      if (!k.once.take("--emit", v, q.emit, error)) return usage_error(error);
     } else if (r.value("--after", v)) {
-      if (!k.once.take("--after", v, after, error)) return usage_error(error);
+      if (!k.once.take("--after", v, q.after, error)) return usage_error(error);
     } else if (r.current() == "--explain") {
-      explain = true;
+      q.explain = true;
     } else if (r.current() == "--full") {
-      full = true;
+      q.full = true;
     } else if (r.value("-o", v) || r.value("--output", v)) {
-      if (!k.once.take("-o", v, output, error)) return usage_error(error);
+      if (!k.once.take("-o", v, q.output, error)) return usage_error(error);
     } else if (r.missing_value()) return usage_error(r.current() + " needs a value");
     else return usage_error("compile: unexpected argument `" + r.current() + "`");
   }
   // --explain alone prints only the explanation, on standard output.
-  const bool explain_only = explain && emit.empty() && output.empty();
-  if (emit.empty()) emit = "cuda";
+  q.explain_only = q.explain && q.emit.empty() && q.output.empty();
+  if (q.emit.empty()) q.emit = "cuda";
+  const std::string& emit = q.emit;
   if (emit != "ast" && emit != "ir" && emit != "cuda" && emit != "ptx" && emit != "cubin" && emit != "info")
     return usage_error("compile: --emit takes ast, ir, cuda, ptx, cubin or info, got `" + emit + "`");
-  if (emit == "cubin" && output.empty()) return usage_error("compile: --emit cubin needs -o FILE (it is binary)");
-  if ((!after.empty() || full) && emit != "ir")
-    return usage_error(std::string("compile: ") + (full ? "--full" : "--after") + " goes with --emit ir");
-  if (!after.empty() && after != passes::kLowered && !passes::find_pass(after))
-    return usage_error("compile: --after takes a stage (" + passes::stage_names() + "), got `" + after + "`");
-  if (std::string problem = output_overwrites_input(output, k.path); !problem.empty())
+  if (emit == "cubin" && q.output.empty()) return usage_error("compile: --emit cubin needs -o FILE (it is binary)");
+  if ((!q.after.empty() || q.full) && emit != "ir")
+    return usage_error(std::string("compile: ") + (q.full ? "--full" : "--after") + " goes with --emit ir");
+  if (!q.after.empty() && q.after != passes::kLowered && !passes::find_pass(q.after))
+    return usage_error("compile: --after takes a stage (" + passes::stage_names() + "), got `" + q.after + "`");
+  if (std::string problem = output_overwrites_input(q.output, k.path); !problem.empty())
     return usage_error("compile: " + problem);
   if ((status = load_source(k))) return status;
-  try {
+  const std::vector<std::string> entries = emit == "ast" ? std::vector<std::string>{} : every_entry(k);
+  if (entries.empty()) {
     std::string text;
-    if (emit == "ast") {
-      text = frontend::print_ast(*frontend::parse_program(k.source, k.compile));
-    } else {
-      // The same stages as croq::compile and a call: check, target, generate.
-      auto checked = pipeline::check(k.source, k.compile);
-      auto sig = signature_for(*checked->program, *checked->function, k.shapes, {});
-      if (explain) {
-        // Through the kernel cache, as the first call with these shapes would.
-        const std::vector<Arg> call = arguments_for(sig);
-        const KernelStats made = precompile(k.source, k.compile, std::span(&call, 1));
-        const std::string text = explanation(checked->function->name, made.specializations.at(0));
-        (explain_only ? std::cout : std::cerr) << text;
-        if (explain_only) return kExitOk;
-      }
-      if (emit == "info") {
-        // Through the kernel cache, as a call with these shapes would; the
-        // driver's figures with a device, ptxas's report without.
-        const std::vector<Arg> call = arguments_for(sig);
-        text = format_kernel_info(compile(k.source, k.compile).info(call));
-        return write_output(text, output, "croq compile");
-      }
-      const pipeline::TargetChoice target = pipeline::choose_target(k.compile.arch, 0);
-      const std::string& arch = target.target.arch;
-      if (emit == "cubin" && target.target.is_virtual)
-        return usage_error("compile: " + arch + " is a virtual architecture (PTX only); use --emit ptx or an sm_XY arch");
-      auto generated = pipeline::generate(*checked, sig, target, emit == "ir", after,
-                                          full ? ir::IrDetail::full : ir::IrDetail::summary);
-      if (emit == "cubin" && generated.kernels.size() > 1)
-        return usage_error("compile: `" + checked->function->name + "` is a program of " +
-                           std::to_string(generated.kernels.size()) + " kernels (one cubin each); use --emit ptx");
-      // A program's kernels, in launch order.
-      for (const pipeline::GeneratedKernel& gen : generated.kernels) {
-        for (const Diagnostic& w : gen.warnings) std::cerr << render_diagnostics({w}, k.source, k.path);
-        if (emit == "cuda") {
-          text += gen.cuda_source;
-        } else if (emit == "ir") {
-          text += gen.ir;
-        } else {
-          auto out = pipeline::compile_image(*checked, gen, target);
-          text += emit == "ptx" ? out.ptx : std::string(out.cubin.begin(), out.cubin.end());
-        }
-      }
-    }
-    return write_output(text, output, "croq compile");
-  } catch (const Error& e) {
-    std::cerr << e.what() << (std::string(e.what()).back() == '\n' ? "" : "\n");
-    return kExitErrors;
+    if ((status = compile_entry(k, q, text)) || q.explain_only) return status;
+    return write_output(text, q.output, "croq compile");
   }
+  if (emit == "cubin")
+    return usage_error("compile: the source defines " + std::to_string(entries.size()) +
+                       " __co__ functions (one cubin each); choose one with --entry, or use --emit ptx");
+  std::string text;
+  int failed = 0;
+  for (const std::string& name : entries) {
+    k.compile.entry = name;
+    std::string one;
+    if (compile_entry(k, q, one) != kExitOk) {
+      ++failed;
+      continue;
+    }
+    text += "// ==== __co__ " + name + "\n" + one;
+  }
+  if (failed) std::cerr << "croq compile: " << failed << " of " << entries.size() << " __co__ functions failed\n";
+  if (!q.explain_only && (!text.empty() || !failed)) {
+    const int written = write_output(text, q.output, "croq compile");
+    if (written != kExitOk) return written;
+  }
+  return failed ? kExitErrors : kExitOk;
 }
 
 // croq run FILE.co [--arg NAME=in.npy]... [--random SEED] [--shape N=V]... [--out result.npy] [--interpret]
