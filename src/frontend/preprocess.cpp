@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <string_view>
 
 #include "frontend/limits.hpp"
@@ -23,6 +24,8 @@ constexpr std::array<std::string_view, 17> kDirectives = {
 struct Macro {
   std::vector<Token> body;
   bool function_like = false;
+  std::vector<std::string_view> params;  // of a function-like define
+  bool expandable_call = false;  // function-like with plain parameters, no `...`, `#` or `##`
   bool from_options = false;
 };
 
@@ -52,6 +55,7 @@ struct Expansion {
   std::vector<std::string_view> active;  // defines being expanded; stops self-reference
   bool too_large = false;
   std::string_view too_deep;  // the define left unexpanded at the nesting limit
+  bool calls = false;         // function-like defines expand too (inside a __co__ function)
 };
 
 bool is_identifier_text(std::string_view name) {
@@ -80,6 +84,14 @@ class Preprocessor {
         continue;
       }
       if (active()) {
+        track_co_function(in_[pos]);
+        if (in_co_function_) {
+          if (std::size_t after = expand_source_call(pos, end); after != pos) {
+            pos = after;
+            follows_directive_ = false;
+            continue;
+          }
+        }
         emit_source(in_[pos]);
         follows_directive_ = false;
       }
@@ -187,18 +199,160 @@ class Preprocessor {
 
   // A token of the source text in an active region.
   void emit_source(const Token& t) {
-    if (expandable(t, {})) expand_use(t, false);
+    if (expandable(t, {})) expand_use(t, false, [&](Expansion& e) { expand(t, e); });
     else push(t);
+  }
+
+  // Function-like defines expand inside `__co__` and `__co_device__`
+  // functions only: host code keeps its C++ macros for the C++ compiler.
+  void track_co_function(const Token& t) {
+    if (t.is("__co__") || t.is("__co_device__")) {
+      co_pending_ = true;
+    } else if (co_pending_ && t.is("{")) {
+      co_pending_ = false;
+      in_co_function_ = true;
+      co_depth_ = 1;
+    } else if (co_pending_ && t.is(";")) {
+      co_pending_ = false;  // a declaration
+    } else if (in_co_function_ && (t.is("{") || t.is("}"))) {
+      co_depth_ += t.is("{") ? 1 : -1;
+      if (co_depth_ == 0) in_co_function_ = false;
+    }
+  }
+
+  // The function-like define `seq[i]` names, when a `(` follows it and it
+  // may expand there.
+  const Macro* callable(const std::vector<Token>& seq, std::size_t i, std::size_t end,
+                        const std::vector<std::string_view>& active) const {
+    if (!seq[i].is_identifier() || i + 1 >= end || !seq[i + 1].is("(")) return nullptr;
+    auto it = macros_.find(seq[i].text);
+    if (it == macros_.end() || !it->second.function_like) return nullptr;
+    if (std::find(active.begin(), active.end(), seq[i].text) != active.end()) return nullptr;
+    return &it->second;
+  }
+
+  // The arguments of a call whose `(` is seq[open]: top-level commas split
+  // them. The index of the closing `)`, or 0 when there is none before `end`
+  // or a directive starts inside (`stop_at_directives`, the source).
+  std::size_t call_arguments(const std::vector<Token>& seq, std::size_t open, std::size_t end,
+                             std::vector<std::vector<Token>>& args, bool stop_at_directives) const {
+    args.assign(1, {});
+    int depth = 0;
+    for (std::size_t j = open + 1; j < end; ++j) {
+      if (stop_at_directives && is_directive(j)) return 0;
+      const Token& t = seq[j];
+      if (t.is("(") || t.is("[") || t.is("{")) ++depth;
+      if (t.is(")") && depth == 0) return j;
+      if (t.is(")") || t.is("]") || t.is("}")) --depth;
+      if (t.is(",") && depth == 0) args.emplace_back();
+      else args.back().push_back(t);
+    }
+    return 0;
+  }
+
+  // A use of a function-like define in the source at `pos`: expanded into
+  // out_.tokens, and the position after its `)`; `pos` itself when it is
+  // none (no define, no `(`, no closing `)`).
+  std::size_t expand_source_call(std::size_t pos, std::size_t end) {
+    const Macro* macro = callable(in_, pos, end, {});
+    if (!macro) return pos;
+    std::vector<std::vector<Token>> args;
+    const std::size_t close = call_arguments(in_, pos + 1, end, args, true);
+    if (close == 0) {
+      report(error_at(in_[pos], "the arguments of " + quote(in_[pos].text) + " have no closing `)`",
+                      "close the define's argument list on the lines before the next directive"));
+      return pos;
+    }
+    if (!call_fits(in_[pos], *macro, args)) return pos;
+    expand_use(in_[pos], false, [&](Expansion& e) {
+      e.calls = true;
+      expand_call(in_[pos], *macro, args, e);
+    });
+    return close + 1;
+  }
+
+  // Whether `args` suit `macro` (reported when not).
+  bool call_fits(const Token& name, const Macro& macro, std::vector<std::vector<Token>>& args) {
+    if (macro.params.empty() && args.size() == 1 && args[0].empty()) args.clear();  // F()
+    if (!macro.expandable_call) {
+      report(error_at(name, "the define " + quote(name.text) +
+                                " uses `...`, `#` or `##`, which libcroqjit does not expand yet",
+                      "write the expression out, or use a define with plain parameters"));
+      return false;
+    }
+    if (args.size() != macro.params.size()) {
+      report(error_at(name, quote(name.text) + " takes " + std::to_string(macro.params.size()) + " argument" +
+                                (macro.params.size() == 1 ? "" : "s") + ", got " + std::to_string(args.size())));
+      return false;
+    }
+    return true;
+  }
+
+  // The body of `macro` with each parameter replaced by its argument, each
+  // argument expanded first (as C does), then the result expanded again
+  // with `macro` itself left alone; every token takes the use's location.
+  void expand_call(const Token& name, const Macro& macro, const std::vector<std::vector<Token>>& args, Expansion& e) {
+    std::vector<std::vector<Token>> expanded(args.size());
+    for (std::size_t a = 0; a < args.size(); ++a) {
+      const std::size_t before = out_.tokens.size();
+      expand_sequence(args[a], e);
+      expanded[a].assign(out_.tokens.begin() + before, out_.tokens.end());
+      out_.tokens.resize(before);
+    }
+    std::vector<Token> substituted;
+    for (const Token& b : macro.body) {
+      auto p = std::find(macro.params.begin(), macro.params.end(), b.text);
+      if (b.is_identifier() && p != macro.params.end()) {
+        const auto& arg = expanded[p - macro.params.begin()];
+        substituted.insert(substituted.end(), arg.begin(), arg.end());
+      } else {
+        substituted.push_back(b);
+      }
+    }
+    for (std::size_t i = 0; i < substituted.size(); ++i) located_at(substituted[i], e.site, i == 0);
+    e.active.push_back(name.text);
+    expand_sequence(substituted, e);
+    e.active.pop_back();
+  }
+
+  // `t` given the place of the use `site`, as every expanded token.
+  static void located_at(Token& t, const Token& site, bool first) {
+    const bool space = t.space_before;
+    t.line = site.line;
+    t.column = site.column;
+    t.offset = site.offset;
+    t.at_line_start = first && site.at_line_start;
+    t.space_before = first ? site.space_before : space;
+  }
+
+  // Expands the tokens of `seq` in order: function-like uses (when
+  // e.calls) with their arguments, every other token as expand() does.
+  void expand_sequence(const std::vector<Token>& seq, Expansion& e) {
+    for (std::size_t i = 0; i < seq.size(); ++i) {
+      if (e.calls && !e.too_large && !budget_exhausted_) {
+        if (const Macro* macro = callable(seq, i, seq.size(), e.active)) {
+          std::vector<std::vector<Token>> args;
+          const std::size_t close = call_arguments(seq, i + 1, seq.size(), args, false);
+          if (close != 0 && e.active.size() < limits::kMaxDefineNesting && call_fits(seq[i], *macro, args)) {
+            expand_call(seq[i], *macro, args, e);
+            i = close;
+            continue;
+          }
+        }
+      }
+      expand(seq[i], e);
+    }
   }
 
   // Expands one use of a define into out_.tokens within the limits of
   // limits.hpp. Returns false when a limit was hit: nothing is emitted then
   // (a too deep chain keeps its unexpanded name), and unless `quiet` it is
   // an error naming the define.
-  bool expand_use(const Token& site, bool quiet) {
+  bool expand_use(const Token& site, bool quiet, const std::function<void(Expansion&)>& body) {
     std::size_t before = out_.tokens.size();
     Expansion e(site, quiet);
-    expand(site, e);
+    e.calls = in_co_function_;
+    body(e);
     if (budget_exhausted_) {
       out_.tokens.resize(before);
       if (!out_.fatal)
@@ -251,17 +405,9 @@ class Preprocessor {
       return;
     }
     e.active.push_back(t.text);
-    bool first = true;
-    for (const Token& b : macro->body) {
-      Token copy = b;
-      copy.line = e.site.line;
-      copy.column = e.site.column;
-      copy.offset = e.site.offset;
-      copy.at_line_start = first && e.site.at_line_start;
-      copy.space_before = first ? e.site.space_before : b.space_before;
-      expand(copy, e);
-      first = false;
-    }
+    std::vector<Token> body = macro->body;
+    for (std::size_t i = 0; i < body.size(); ++i) located_at(body[i], e.site, i == 0);
+    expand_sequence(body, e);
     e.active.pop_back();
   }
 
@@ -358,7 +504,7 @@ class Preprocessor {
         i = name + (paren ? 1 : 0);
         continue;
       }
-      if (expandable(t, {})) ok = expand_use(t, quiet);
+      if (expandable(t, {})) ok = expand_use(t, quiet, [&](Expansion& e) { expand(t, e); });
       else push(t);
     }
     expanded.assign(out_.tokens.begin() + before, out_.tokens.end());
@@ -402,10 +548,16 @@ class Preprocessor {
     // parser sees its uses as calls, so it is recorded and not expanded.
     if (body < end && in_[body].is("(") && !in_[body].space_before) {
       m.function_like = true;
-      while (body < end && !in_[body].is(")")) ++body;
+      m.expandable_call = true;
+      for (++body; body < end && !in_[body].is(")"); ++body) {
+        if (in_[body].is_identifier()) m.params.push_back(in_[body].text);
+        else if (!in_[body].is(",")) m.expandable_call = false;  // `...`
+      }
       if (body < end) ++body;
     }
     m.body.assign(in_.begin() + body, in_.begin() + end);
+    for (const Token& t : m.body)
+      if (t.is("#") || t.is("##")) m.expandable_call = false;
     std::string key(name.text);
     auto existing = macros_.find(key);
     if (existing != macros_.end() && existing->second.from_options) {
@@ -450,6 +602,9 @@ class Preprocessor {
   std::vector<Conditional> conditionals_;
   PreprocessedTokens out_;
   bool follows_directive_ = false;
+  bool co_pending_ = false;      // after `__co__`, before its body's `{`
+  bool in_co_function_ = false;  // inside a `__co__` function's body
+  int co_depth_ = 0;
   std::size_t expanded_tokens_ = 0;  // by all define expansions, against kMaxExpandedTokens
   bool budget_exhausted_ = false;
 };
