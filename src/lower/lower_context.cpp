@@ -182,6 +182,12 @@ void LoweringContext::unchecked(const SourceLocation& loc, sema::Rule rule) cons
        "please report this with the source");
 }
 
+void LoweringContext::unrecorded(const SourceLocation& loc, const char* what) const {
+  if (const Diagnostic* d = rejected_at(loc, nullptr); d && d->line == loc.line)
+    throw CompileError({*d}, program_.source, program_.source_name);
+  unchecked(loc, what);
+}
+
 // Sema's error at lowering's place when it is on that line, else as sema
 // reported it (croq::compile's first error).
 void LoweringContext::fail_as_sema(const SourceLocation& loc, const Diagnostic& d) const {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/ast_walk.hpp"
 #include "frontend/frontend.hpp"
 #include "ir/builder.hpp"
 #include "lower/lower.hpp"
@@ -158,6 +159,9 @@ class LoweringContext {
   // The same for a construct that sema's rule `rule` forbids.
   [[noreturn]] void unchecked(const SourceLocation& loc, sema::Rule rule) const;
   [[noreturn]] void fail_as_sema(const SourceLocation& loc, const Diagnostic& d) const;
+  // A fact sema did not record for the construct at `loc` (`what`): sema
+  // rejected it, so its error on that line, as sema reported it.
+  [[noreturn]] void unrecorded(const SourceLocation& loc, const char* what) const;
   const Diagnostic* rejected_at(const SourceLocation& loc, const char* rule) const;
 
  protected:
@@ -368,9 +372,12 @@ class ExprLowering : public LoweringContext {
   using LoweringContext::LoweringContext;
 
  protected:
+  friend struct frontend::ast::Dispatch;  // expr_value: the dispatch sema shares
   // --- expressions (lower_expr.cpp)
   Value expr(const Expr& e);  // expr_value, refusing runaway text
   Value expr_value(const Expr& e);
+  template <typename T>
+  Value other_expression(const Expr& e, const T& n);  // the kinds Dispatch has no member name for
   Value name_value(const Expr& e, const Name& n);
   Value member(const Expr& e, const Member& m);
   Value view_member(const Expr& e, const Member& m, Value obj);
@@ -590,8 +597,11 @@ class Lowerer : public LevelLowering {
   ir::Kernel run();
 
  protected:
+  friend struct frontend::ast::Dispatch;  // stmt: the dispatch sema shares
   // --- statements (lower_stmt.cpp)
   void stmt(const Stmt& s) override;
+  template <typename T>
+  void other_statement(const Stmt& s, const T& n);  // the kinds Dispatch has no member name for
   void block(const Stmt& s) override;
   void declaration(const Stmt& s, const Declaration& d);
   void scalar_declaration(const Declaration& d);
