@@ -194,7 +194,7 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
     value_expr = ir::binary(op.substr(0, op.size() - 1), target.expr, value_expr);
     op = "=";
   }
-  value_expr = ir::coerce(value_expr, target.expr->type);
+  value_expr = as_type_of(value_expr, target.expr, true);
   line_mark(s.location);
   emit_node(ir::Assign{target.expr, op, value_expr, guard}, s.location);
 }
@@ -461,7 +461,6 @@ ir::Kernel Lowerer::run() {
   kernel_.abi.argument_written.assign(args_.size(), false);
   kernel_.function = fn_.name;
   kernel_.entry = entry_name(fn_.name) + (kernel_count_ > 1 ? "_" + std::to_string(kernel_index_) : "");
-  kernel_.index = index_type();
   kernel_.abi.entry = kernel_.entry;
   kernel_.source_name = program_.source_name;
   kernel_.where = pos(fn_.location);
@@ -478,6 +477,10 @@ ir::Kernel Lowerer::run() {
                                 (d.text.back() == 'f' || d.text.back() == 'F') && !d.from_options;
       kernel_.device_defines.push_back({name, *d.value, float_suffix, d.line});
     }
+  // Dynamic dims and tensors past 2^31 - 1 elements bound no index.
+  if (!dynamic_.empty()) fit_index(INT64_MAX);
+  for (const abi::ArgSignature& a : args_)
+    if (a.is_tensor) fit_index(element_count(a.shape));
   push();
   setup_parameters();
   setup_output();
@@ -500,6 +503,7 @@ ir::Kernel Lowerer::run() {
     if (committed_stores_) emit_node(ir::BulkStoreWait{false});
   });
   kernel_.body = ir::make_stmt(ir::Seq{std::move(body), false});
+  kernel_.largest_index = largest_index_;
   pop();
   return std::move(kernel_);
 }
@@ -512,19 +516,7 @@ int kernel_count(const frontend::ast::Function& fn) { return frontend::ast::kern
 
 ir::Kernel lower_function(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings,
                           int kernel) {
-  bool wide = !bound.dynamic.empty();
-  for (const abi::ArgSignature& a : bound.args)
-    if (a.is_tensor) wide = wide || detail::element_count(a.shape) > detail::kInt32Max;
-  if (!wide) {
-    std::vector<Diagnostic> narrow_warnings;
-    try {
-      ir::Kernel k = detail::Lowerer(bound, target, narrow_warnings, false, kernel).run();
-      warnings.insert(warnings.end(), narrow_warnings.begin(), narrow_warnings.end());
-      return k;
-    } catch (const detail::NeedsWideIndices&) {
-    }
-  }
-  return detail::Lowerer(bound, target, warnings, true, kernel).run();
+  return detail::Lowerer(bound, target, warnings, kernel).run();
 }
 
 }  // namespace croq::lower

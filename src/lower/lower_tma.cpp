@@ -229,9 +229,9 @@ void MemoryLowering::tma_copy(const Stmt& s, const Copy& c) {
     // dimension (checked above), and TMA fills it with zeros instead of
     // reading the tile the truncated value would name.
     ExprRef origin = global.origin[d];
-    if (wide_ && !ir::is_zero(origin)) {
+    if (!ir::is_zero(origin)) {
       const ExprRef limit = ir::convert(ir::int_const(kInt32Max), ir::Type::i64());
-      origin = ir::select(ir::less(origin, limit), origin, limit);
+      origin = ir::by_index_width(origin, ir::select(ir::less(origin, limit), origin, limit));
     }
     coords.push_back(ir::convert(origin, ir::Type::i32()));
   }
