@@ -67,6 +67,14 @@ TEST(IndexWidth, ResolvingRetypesWhatIsOverAnIndexVariableAndSharesTheRest) {
   ASSERT_EQ(c->kind, ExprKind::by_index_width);
   EXPECT_EQ(narrow(c)->type, Type::i32());
   EXPECT_EQ(IndexWidth(true)(c)->type, Type::i64());
+  // Into a sub-byte integer (from i32 only): through i32 in 64-bit kernels.
+  const ExprRef s4 = coerce(binary("+", i, int_const(1)), Type::element(DType::s4));
+  ASSERT_EQ(s4->kind, ExprKind::by_index_width);
+  const ExprRef narrow_s4 = IndexWidth(false)(s4), wide_s4 = IndexWidth(true)(s4);
+  EXPECT_EQ(narrow_s4->operands[0]->kind, ExprKind::binary);
+  ASSERT_EQ(wide_s4->operands[0]->kind, ExprKind::convert);
+  EXPECT_EQ(wide_s4->operands[0]->type, Type::i32());
+  EXPECT_EQ(coerce(other, Type::element(DType::s4))->kind, ExprKind::convert) << "no index variable: one form";
 }
 
 }  // namespace
