@@ -161,6 +161,8 @@ Value Executor::eval(Thread& t, const ir::ExprRef& ep) {
       if (e.text == "inf") return from_double(e.type, INFINITY);
       return from_double(e.type, std::strtod(e.text.c_str(), nullptr));
     }
+    case ir::ExprKind::by_index_width:
+      fault(t.line, "internal error: an index width was left unchosen (the index-width pass did not run)");
     case ir::ExprKind::var: {
       if (auto it = t.vars.find(e.text); it != t.vars.end()) return it->second;
       if (auto it = launch_.param_vars.find(e.text); it != launch_.param_vars.end())

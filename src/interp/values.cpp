@@ -110,6 +110,7 @@ Value normalized(const ir::Type& t, Value v) {
     case Kind::boolean: v.i = v.i != 0; break;
     case Kind::f32: v.f = static_cast<float>(v.f); break;
     case Kind::f64: break;
+    case Kind::index: break;  // never met: the index-width pass chose i32 or i64
     case Kind::element:
       if (croq::is_floating(t.dtype)) v.f = rounded_to(t.dtype, v.f);
       else v.i = croq::dtype_bits(t.dtype) < 32 ? static_cast<std::int32_t>(v.i) : wrapped_to(t.dtype, v.i);

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "ir/index_width.hpp"
 #include "support/checked_int.hpp"
 
 namespace croq::ir {
@@ -50,7 +51,14 @@ Type binary_type(const std::string& op, const Type& lhs, const Type& rhs) {
   return is_comparison(op) ? Type::boolean() : (op == "<<" || op == ">>") ? lhs : common_type(lhs, rhs);
 }
 
+ExprRef by_index_width(ExprRef narrow, ExprRef wide) {
+  if (narrow == wide) return narrow;
+  Type t = narrow->type;
+  return make(ExprKind::by_index_width, t, {std::move(narrow), std::move(wide)});
+}
+
 ExprRef int_const(std::int64_t v, Type t) {
+  if (t.kind == Type::Kind::index) return by_index_width(int_const(v, Type::i32()), int_const(v, Type::i64()));
   auto e = std::make_shared<Expr>();
   e->kind = ExprKind::int_const;
   e->type = t;
@@ -69,7 +77,8 @@ ExprRef float_literal(const std::string& text) {
 ExprRef var(const std::string& name, Type t) {
   auto e = std::make_shared<Expr>();
   e->kind = ExprKind::var;
-  e->type = t;
+  e->index_var = t.kind == Type::Kind::index;
+  e->type = e->index_var ? Type::i32() : t;
   e->text = name;
   return e;
 }
@@ -162,15 +171,33 @@ ExprRef zero_like(ExprRef e) {
   return make(ExprKind::zero_like, t, {std::move(e)});
 }
 
-ExprRef convert(ExprRef e, Type t) { return make(ExprKind::convert, t, {std::move(e)}); }
+ExprRef convert(ExprRef e, Type t) {
+  if (t.kind == Type::Kind::index) return by_index_width(convert(e, Type::i32()), convert(e, Type::i64()));
+  return make(ExprKind::convert, t, {std::move(e)});
+}
 
-ExprRef coerce(ExprRef e, Type t) {
+namespace {
+
+// coerce() for the types `e` has now.
+ExprRef coerce_as_typed(ExprRef e, Type t) {
   if (e->type == t || (!is_narrow(t) && !is_narrow(e->type))) return e;
   // A prelude type's value converts only from and to its compute type; fp8
   // to fp8 of the other format goes through f32 (no direct conversion).
   if (in_prelude(e->type) || (is_narrow(t) && is_narrow(e->type))) e = convert(std::move(e), compute_type(e->type));
   if (in_prelude(t) && e->type != compute_type(t)) e = convert(std::move(e), compute_type(t));
   return e->type == t ? e : convert(std::move(e), t);
+}
+
+}  // namespace
+
+ExprRef coerce(ExprRef e, Type t) {
+  if (t.kind == Type::Kind::index) return by_index_width(coerce(e, Type::i32()), coerce(e, Type::i64()));
+  // Into a prelude integer type, which converts from i32 only: a value over
+  // index variables is i32 itself in 32-bit kernels, not in 64-bit ones.
+  if (in_prelude(t) && compute_type(t) == Type::i32() && e->type == Type::i32())
+    if (ExprRef wide = IndexWidth(true)(e); wide->type != e->type)
+      return by_index_width(coerce_as_typed(e, t), coerce_as_typed(wide, t));
+  return coerce_as_typed(std::move(e), t);
 }
 
 ExprRef truth(ExprRef e) { return widen(std::move(e)); }

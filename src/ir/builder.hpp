@@ -12,9 +12,15 @@
 
 namespace croq::ir {
 
+// Of Type::index(), the kernel's index type not chosen yet (ir.hpp), a
+// constant, a conversion or a coercion is the by_index_width of its i32
+// and its i64 form, and a variable is an index variable (read as i32).
 ExprRef int_const(std::int64_t v, Type t = Type::i32());
 ExprRef float_literal(const std::string& text);
 ExprRef var(const std::string& name, Type t = Type::i32());
+// `narrow` where the kernel's indices are 32-bit, `wide` where they are
+// 64-bit (`narrow` itself when both are the same expression).
+ExprRef by_index_width(ExprRef narrow, ExprRef wide);
 ExprRef special(const std::string& name);  // threadIdx.x, blockIdx.x, blockDim.x, gridDim.x
 ExprRef unary(const std::string& op, ExprRef operand);
 ExprRef binary(const std::string& op, ExprRef lhs, ExprRef rhs);

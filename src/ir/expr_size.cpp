@@ -1,6 +1,7 @@
 // The size of an expression's text, measured on the IR (see expr_size.hpp).
 #include "ir/expr_size.hpp"
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 
@@ -18,7 +19,10 @@ class TextSize {
     if (!e) return 0;
     if (auto found = memo_.find(e.get()); found != memo_.end()) return found->second;
     std::size_t size = own(*e);
-    for (const ExprRef& operand : e->operands) size = sum(size, of(operand));
+    if (e->kind == ExprKind::by_index_width)  // one of them is printed: the larger counts
+      for (const ExprRef& operand : e->operands) size = std::max(size, of(operand));
+    else
+      for (const ExprRef& operand : e->operands) size = sum(size, of(operand));
     memo_[e.get()] = size;
     return size;
   }
@@ -49,6 +53,7 @@ class TextSize {
       case ExprKind::convert: return 4 + text::type_name(e.type, false).size();
       case ExprKind::math:
       case ExprKind::atomic: return e.op.size() + 2 + separators;
+      case ExprKind::by_index_width: return 0;
     }
     return 1;
   }

@@ -35,9 +35,13 @@ struct SourcePos {
 // Scalar types of expressions: the index and control types of generated
 // code, and element types of tensors.
 struct Type {
-  enum class Kind { i32, i64, u32, f32, f64, boolean, element } kind = Kind::i32;
+  // `index`: the kernel's index type before the index-width pass chooses
+  // i32 or i64; only declarations (Let, For) have it. Their variables read
+  // as i32 until then (Expr::index_var), the form lowering builds on.
+  enum class Kind { i32, i64, u32, f32, f64, boolean, element, index } kind = Kind::i32;
   DType dtype = DType::s32;  // Kind::element only
   static Type i32() { return {Kind::i32, DType::s32}; }
+  static Type index() { return {Kind::index, DType::s32}; }
   static Type i64() { return {Kind::i64, DType::s64}; }
   static Type f32() { return {Kind::f32, DType::f32}; }
   static Type boolean() { return {Kind::boolean, DType::u8}; }
@@ -68,6 +72,8 @@ enum class ExprKind {
                   // (f32 or f64; integers for max and min); isfinite is boolean
   atomic,         // op ("add", "sub", "exch", "min", "max", "and", "or", "xor", "cas") on the element
                   // operands[0] with operands[1..] (of its type); the element's old value
+  by_index_width,  // operands[0] where the kernel's indices are 32-bit, operands[1] where they are 64-bit
+                   // (of operands[0]'s type): the index-width pass keeps one
 };
 
 struct Expr {
@@ -78,6 +84,9 @@ struct Expr {
   std::string op;  // unary/binary operator as C++ spells it
   int buffer = -1;  // element: Kernel::buffers index
   std::vector<ExprRef> operands;
+  // var: an index variable (declared with Type::index()), i32 until the
+  // index-width pass gives it the width chosen.
+  bool index_var = false;
 };
 
 // ------------------------------------------------------------------ data
@@ -528,6 +537,10 @@ struct Kernel {
   // Index arithmetic: i32, or i64 when tensors, counts or coordinates may
   // pass 2^31 - 1 (the backend scales addresses in this type).
   Type index = Type::i32();
+  // Until the index-width pass chooses `index`: the largest value an index,
+  // extent, count or coordinate of the kernel may take (INT64_MAX: no bound,
+  // as with dynamic dims). Empty once chosen.
+  std::optional<std::int64_t> largest_index;
   // The outermost level loops over more block indices than the grid has.
   bool grid_stride = false;
   // `: block<cooperative>`: the blocks run together (a cooperative launch).

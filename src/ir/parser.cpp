@@ -103,6 +103,7 @@ void Parser::header(LineReader& r) {
   if (r.eat(", clusters of ")) k_.cluster_blocks = r.integer();
   k_.grid_stride = r.eat(", looping over block indices");
   if (r.eat(", 64-bit indices")) k_.index = Type::i64();
+  if (r.eat(", indices up to ")) k_.largest_index = r.integer();
   r.attributes();
   k_.function = r.take_string("function").value_or("");
   k_.source_name = r.take_string("source").value_or("");

@@ -91,6 +91,7 @@ class Printer {
       case ExprKind::math: case ExprKind::atomic:
         return std::string(e.kind == ExprKind::atomic ? "atomic_" : "") + e.op + "<" + type(e.type) + ">(" +
                exprs(e.operands) + ")";
+      case ExprKind::by_index_width: return "index_width(" + exprs(e.operands) + ")";
     }
     return "?";
   }
@@ -434,6 +435,7 @@ void Printer::header() {
   if (k_.cluster_blocks) out_ << ", clusters of " << k_.cluster_blocks;
   if (k_.grid_stride) out_ << ", looping over block indices";
   if (k_.index.kind == Type::Kind::i64) out_ << ", 64-bit indices";
+  if (k_.largest_index) out_ << ", indices up to " << *k_.largest_index;
   if (full_) {
     Attrs a;
     if (!k_.function.empty()) a.add("function", quote(k_.function));

@@ -82,6 +82,7 @@ std::string type_name(const Type& t, bool exact) {
     case Type::Kind::f32: return "f32";
     case Type::Kind::f64: return "f64";
     case Type::Kind::boolean: return "bool";
+    case Type::Kind::index: return "index";
     case Type::Kind::element: {
       const std::string name(dtype_name(t.dtype));
       const bool scalar_name = name == "u32" || name == "f32" || name == "f64";
@@ -98,6 +99,7 @@ std::optional<Type> parse_type(std::string_view name) {
   if (name == "f32") return Type::f32();
   if (name == "f64") return Type{Type::Kind::f64, DType::f64};
   if (name == "bool") return Type::boolean();
+  if (name == "index") return Type::index();
   if (name.substr(0, 8) == "element.") name.remove_prefix(8);
   DType d{};
   if (parse_dtype(name, d)) return Type::element(d);
@@ -139,7 +141,7 @@ Type natural_type(const Expr& e, const Kernel& kernel, const VarTypes& vars) {
     case ExprKind::float_literal: return Type::f32();
     case ExprKind::var: {
       auto it = vars.find(e.text);
-      return it == vars.end() ? Type::i32() : it->second;
+      return it == vars.end() || it->second.kind == Type::Kind::index ? Type::i32() : it->second;
     }
     case ExprKind::special: return Type{Type::Kind::u32, DType::u32};
     case ExprKind::unary: return e.op == "!" ? Type::boolean() : operand(0);
@@ -152,6 +154,7 @@ Type natural_type(const Expr& e, const Kernel& kernel, const VarTypes& vars) {
     case ExprKind::address_of: case ExprKind::zero_like: return operand(0);
     case ExprKind::typed_zero: return Type::element(e.type.dtype);
     case ExprKind::convert: case ExprKind::math: case ExprKind::atomic: return e.type;
+    case ExprKind::by_index_width: return operand(0);
   }
   return e.type;
 }

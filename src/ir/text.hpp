@@ -27,7 +27,7 @@ std::optional<MmaInstruction> parse_instruction(std::string_view name);
 const char* param_kind_name(abi::KernelParam::Kind k);
 std::optional<abi::KernelParam::Kind> parse_param_kind(std::string_view name);
 
-// i32, i64, u32, f32, f64, bool, or an element type's dtype name. The
+// i32, i64, u32, f32, f64, bool, index, or an element type's dtype name. The
 // element types whose dtype name is also a scalar type's (u32, f32, f64)
 // are `element.u32` and so on where the text must tell them apart (`exact`).
 std::string type_name(const Type& t, bool exact);
@@ -50,7 +50,7 @@ using VarTypes = std::map<std::string, Type, std::less<>>;
 
 // The type the parser gives `e` when its text carries none: the printed
 // type where the text has one (convert, math, atomic), a declared
-// variable's type (i32 when undeclared), i32 for integer and f32 for
+// variable's type (i32 when undeclared or an index variable), i32 for integer and f32 for
 // floating literals, u32 for special registers, the element type of an
 // element's buffer, and what ir::binary gives for the operands' types. The
 // printer writes `:type` after an expression whose type differs.

@@ -311,6 +311,12 @@ ExprRef LineReader::named() {
     e->type = t;
     return e;
   }
+  if (name == "index_width" && eat("(")) {
+    auto e = node(ExprKind::by_index_width, expr_list(')'));
+    expect(")");
+    if (e->operands.size() != 2) fail("index_width takes two operands");
+    return e;
+  }
   DType dtype{};
   if (peek() == '(' && (name == "zero_like" || name == "float" || parse_dtype(name, dtype))) {
     ++p_;
@@ -338,6 +344,8 @@ ExprRef LineReader::named() {
   }
   auto e = node(ExprKind::var);
   e->text = name;
+  auto declared = vars_.find(name);
+  e->index_var = declared != vars_.end() && declared->second.kind == Type::Kind::index;
   return e;
 }
 

@@ -42,6 +42,7 @@ class Verifier {
     if (!is_identifier(k_.entry)) error("entry `" + k_.entry + "` is not an identifier");
     if (k_.params.size() != k_.abi.params.size()) error("the IR and the ABI disagree on the parameters");
     for (const Accumulator& a : k_.accumulators) expr(a.fill);
+    if (made_.has(Decision::index_width) && k_.largest_index) error("the index width was left unchosen");
     if (!k_.body || !std::holds_alternative<Seq>(k_.body->node)) {
       error("the kernel body is not a statement list");
       return errors_;
@@ -70,6 +71,11 @@ class Verifier {
       error(std::string(what) + " names accumulator " + std::to_string(id));
   }
 
+  void undecided_index(const Type& t, const std::string& name) {
+    if (t.kind == Type::Kind::index && made_.has(Decision::index_width))
+      error("`" + name + "` is declared with the index type after the index-width pass");
+  }
+
   void expr(const ExprRef& e) {
     if (!e) return;
     static const std::size_t arity[] = {0, 0, 0, 0, 1, 2, 3, 0, 1, 0, 1, 1};
@@ -91,6 +97,12 @@ class Verifier {
         break;
       case ExprKind::var:
         if (!is_identifier(e->text)) error("variable `" + e->text + "` is not an identifier");
+        if (e->index_var && made_.has(Decision::index_width))
+          error("index variable `" + e->text + "` has no width after the index-width pass");
+        break;
+      case ExprKind::by_index_width:
+        if (e->operands.size() != 2) error("an index_width choice has " + std::to_string(e->operands.size()) + " operands");
+        if (made_.has(Decision::index_width)) error("an index_width choice was left after the index-width pass");
         break;
       case ExprKind::special:
         if (e->text != "threadIdx.x" && e->text != "blockIdx.x" && e->text != "blockDim.x" && e->text != "gridDim.x")
@@ -136,6 +148,7 @@ class Verifier {
       using T = std::decay_t<decltype(n)>;
       if constexpr (std::is_same_v<T, Let>) {
         if (!is_identifier(n.name)) error("`" + n.name + "` is not an identifier");
+        undecided_index(n.type, n.name);
         expr(n.init);
       } else if constexpr (std::is_same_v<T, Assign>) {
         expr(n.target);
@@ -147,6 +160,7 @@ class Verifier {
         expr(n.value);
       } else if constexpr (std::is_same_v<T, For>) {
         if (!is_identifier(n.var)) error("loop variable `" + n.var + "` is not an identifier");
+        undecided_index(n.type, n.var);
         expr(n.begin);
         expr(n.end);
         expr(n.step);

@@ -21,6 +21,7 @@ enum class Decision : unsigned {
   copy_vectors = 1u << 3,      // every CopyTiles has an access width
   shared_layout = 1u << 4,     // every shared buffer and event has an offset
   shared_barriers = 1u << 5,   // no barrier asked for before a shared read is left undecided (Barrier::if_written)
+  index_width = 1u << 6,       // the index type is chosen: no Type::index, index variable or by_index_width is left
 };
 
 // A set of decisions.
@@ -29,7 +30,7 @@ class Decisions {
   constexpr Decisions() = default;
   constexpr Decisions(Decision d) : bits_(static_cast<unsigned>(d)) {}  // NOLINT: a set of one
   static constexpr Decisions none() { return {}; }
-  static constexpr Decisions all() { return Decisions(0x3fu); }
+  static constexpr Decisions all() { return Decisions(0x7fu); }
   constexpr bool has(Decision d) const { return (bits_ & static_cast<unsigned>(d)) != 0; }
   constexpr Decisions operator|(Decisions o) const { return Decisions(bits_ | o.bits_); }
   constexpr bool operator==(const Decisions&) const = default;

@@ -4,9 +4,9 @@
 // parameter), so shapes, tile extents and parallel counts are constants in
 // the IR; indices are expressions. Lowering translates the parallel
 // mapping sema chose, allocates buffers and events, and turns copies and
-// MMAs into IR operations; which barriers shared reads need, layouts,
-// barrier counts, instruction choices and the shared memory layout are left
-// to the passes (src/passes).
+// MMAs into IR operations; the width of index arithmetic, which barriers
+// shared reads need, layouts, barrier counts, instruction choices and the
+// shared memory layout are left to the passes (src/passes).
 #pragma once
 
 #include <cstdint>
@@ -26,9 +26,10 @@ namespace croq::lower {
 
 using bind::BoundFunction;
 
-// 32-bit index arithmetic unless a tensor may hold 2^31 elements or more
-// (or a dim is dynamic); lowering starts over in 64 bits when a count or
-// coordinate turns out to need them.
+// Index arithmetic in its 32-bit form, with the 64-bit form beside it where
+// they differ (ir/index_width.hpp), and the largest value an index may take
+// (ir::Kernel::largest_index: a tensor's elements, counts, coordinates; no
+// bound for dynamic dims), from which passes::choose_index_width chooses.
 // Expressions whose text would pass 1 MiB (nested guarded reads double it
 // per level) are refused, measured on the IR (ir/expr_size.hpp).
 // Throws CompileError (with the source location, and the bound dims that

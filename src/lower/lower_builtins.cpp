@@ -6,6 +6,7 @@
 
 #include "frontend/builtins.hpp"
 #include "frontend/lexer.hpp"
+#include "ir/index_width.hpp"
 #include "lower/lowering.hpp"
 
 namespace croq::lower::detail {
@@ -53,10 +54,18 @@ Value ExprLowering::builtin_call(const Expr& e, const Call& c, const std::string
     if (args[0].constant && args[1].constant)
       return scalar_const(function == "max" ? std::max(*args[0].constant, *args[1].constant)
                                             : std::min(*args[0].constant, *args[1].constant));
-    const ir::Type t = is_wide_integer(operands[0]->type) || is_wide_integer(operands[1]->type) ? ir::Type::i64()
-                                                                                                 : ir::Type::i32();
+    // In 64 bits when an operand is: with index variables, maybe only in
+    // 64-bit kernels (both forms, for the index-width pass).
+    auto min_max = [&](ir::Type (*type_of)(const ExprRef&)) {
+      const ir::Type t = is_wide_integer(type_of(operands[0])) || is_wide_integer(type_of(operands[1])) ? ir::Type::i64()
+                                                                                                       : ir::Type::i32();
+      auto as_t = [&](const ExprRef& o) { return type_of(o) == t ? o : ir::convert(o, t); };
+      return ir::math(function, {as_t(operands[0]), as_t(operands[1])}, t);
+    };
+    const auto narrow_type = [](const ExprRef& o) { return o->type; };
+    const bool same = ir::wide_type(operands[0]) == operands[0]->type && ir::wide_type(operands[1]) == operands[1]->type;
     Value out;
-    out.expr = ir::math(function, {as(operands[0], t), as(operands[1], t)}, t);
+    out.expr = same ? min_max(narrow_type) : ir::by_index_width(min_max(narrow_type), min_max(ir::wide_type));
     return out;
   }
   const bool f64 = std::any_of(operands.begin(), operands.end(), [](const ExprRef& o) { return is_double(o->type); });
@@ -85,8 +94,10 @@ Value ExprLowering::builtin_call(const Expr& e, const Call& c, const std::string
     out.expr = r;
     return out;
   }
-  const ir::Type result = args[0].expr->type;  // the first operand's type
-  out.expr = as(r, result.kind == ir::Type::Kind::boolean ? ir::Type::i32() : result);
+  const ir::Type result = args[0].expr->type;  // the first operand's type (an index variable's: i32 or i64)
+  const ir::Type wide_result = ir::wide_type(args[0].expr);
+  auto as_result = [&](const ir::Type& t) { return as(r, t.kind == ir::Type::Kind::boolean ? ir::Type::i32() : t); };
+  out.expr = wide_result == result ? as_result(result) : ir::by_index_width(as_result(result), as_result(wide_result));
   out.is_float = out.expr->type.is_float();
   return out;
 }
@@ -229,7 +240,7 @@ void ExprLowering::asm_statement(const Stmt& s, const Asm& a) {
       if (scope_ != Scope::thread && buffer(w.target.element_of).space != ir::Space::local)
         guard = ir::all_of(ir::binary("==", set_.tid, ir::int_const(0)), guard);
     }
-    emit_node(ir::Assign{w.target.expr, "=", ir::convert(w.value, w.target.expr->type), guard}, s.location);
+    emit_node(ir::Assign{w.target.expr, "=", as_type_of(w.value, w.target.expr), guard}, s.location);
   }
 }
 

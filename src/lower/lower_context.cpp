@@ -4,6 +4,7 @@
 
 #include "frontend/ast_walk.hpp"
 #include "frontend/builtins.hpp"
+#include "ir/index_width.hpp"
 #include "lower/lowering.hpp"
 #include "support/checked_int.hpp"
 #include "support/format.hpp"
@@ -108,8 +109,14 @@ void LoweringContext::fail_arithmetic(const Expr& e, support::ArithmeticFault fa
 }
 
 ExprRef LoweringContext::scaled(const ExprRef& e, std::int64_t k) const {
-  if (!wide_ || k == 1 || ir::is_const(e)) return ir::mul(e, k);
-  return ir::binary("*", ir::convert(e, ir::Type::i64()), ir::int_const(k));
+  if (k == 1 || ir::is_const(e)) return ir::mul(e, k);
+  return ir::by_index_width(ir::mul(e, k), ir::binary("*", ir::convert(e, ir::Type::i64()), ir::int_const(k)));
+}
+
+ExprRef LoweringContext::as_type_of(const ExprRef& v, const ExprRef& like, bool coerce_only) {
+  auto as = [&](const ir::Type& t) { return coerce_only ? ir::coerce(v, t) : ir::convert(v, t); };
+  const ir::Type wide = ir::wide_type(like);
+  return wide == like->type ? as(like->type) : ir::by_index_width(as(like->type), as(wide));
 }
 
 bool LoweringContext::at_block_scope() const {
@@ -128,7 +135,7 @@ bool LoweringContext::has_cooperative_level(const Stmt& s) const {
   });
 }
 
-LoweringContext::LoweringContext(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings, bool wide,
+LoweringContext::LoweringContext(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings,
                  int kernel)
     : program_(*bound.program),
       fn_(*bound.function),
@@ -140,8 +147,7 @@ LoweringContext::LoweringContext(const BoundFunction& bound, const target::Targe
       kernel_index_(kernel),
       kernel_count_(frontend::ast::kernel_count(*bound.function)),
       target_(target),
-      warnings_(warnings),
-      wide_(wide) {
+      warnings_(warnings) {
   thread_id_ = ir::special("threadIdx.x");
   set_.tid = ir::special("threadIdx.x");
   set_.count = ir::special("blockDim.x");
@@ -180,6 +186,12 @@ void LoweringContext::unchecked(const SourceLocation& loc, sema::Rule rule) cons
   if (const Diagnostic* d = rejected_at(loc, sema::rule_id(rule))) fail_as_sema(loc, *d);
   fail(loc, std::string("internal error: lowering met what rule `") + sema::rule_id(rule) + "` forbids, which sema did not check",
        "please report this with the source");
+}
+
+void LoweringContext::unrecorded(const SourceLocation& loc, const char* what) const {
+  if (const Diagnostic* d = rejected_at(loc, nullptr); d && d->line == loc.line)
+    throw CompileError({*d}, program_.source, program_.source_name);
+  unchecked(loc, what);
 }
 
 // Sema's error at lowering's place when it is on that line, else as sema

@@ -148,14 +148,11 @@ void MemoryLowering::copy(const Stmt& s, const Copy& c) {
   }
   if (c.op != CopyOp::copy && c.op != CopyOp::transp && c.op != CopyOp::pad)
     unchecked(c.op_location, sema::Rule::unsupported_copy);
-  bool zfill = false, async = false;
-  const Modifier* swiz = nullptr;
-  for (const Modifier& m : c.modifiers) {
-    if (m.name == "zfill") zfill = true;
-    else if (m.name == "async") async = true;
-    else if (m.name == "swiz") swiz = &m;
-    else unchecked(m.location, sema::Rule::unsupported_modifier);
-  }
+  if (!facts_.copies.count(&c)) unrecorded(c.op_location, "a copy");
+  const sema::CopyProtocol& protocol = facts_.protocol(c);
+  bool zfill = protocol.zfill;
+  const bool async = protocol.async;
+  const Modifier* swiz = protocol.swizzle;
   if (!c.after.empty()) unchecked(s.location, sema::Rule::unsupported_after);
   Value src = expr(*c.source);
   place_at_origin(src);
@@ -170,7 +167,7 @@ void MemoryLowering::copy(const Stmt& s, const Copy& c) {
   std::vector<std::int64_t> dst_extent = src.view.extent;
   if (c.op == CopyOp::transp) perm = transposition(c, src.view.extent, dst_extent);
   // A future that swap statements exchange (or a placeholder's) fills a ring.
-  const auto* future = c.future ? std::get_if<Name>(&c.future->node) : nullptr;
+  const Name* future = protocol.future;
   if (c.future && !future) unchecked(c.future->location, sema::Rule::future_name);
   const std::string future_name = future ? future->name : "";
   FutureRing* ring = future ? ring_of(future_name) : nullptr;

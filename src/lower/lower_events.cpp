@@ -116,16 +116,15 @@ void MemoryLowering::event_declaration(const Stmt& s, const Declaration& d) {
   if (!target_.mbarrier() || d.type.storage != Storage::shared || set_.threads != 0 || scope_ != Scope::block)
     unchecked(s.location, "an event declared where events cannot live");
   for (const Declarator& decl : d.declarators) {
+    if (!facts_.declared_events.count(&decl)) unrecorded(decl.location, "an event declaration");
+    const sema::EventArray& declared = facts_.event(decl);  // its count when a constant, `= ready`
     ir::Event ev;
     ev.source_name = decl.name;
-    ev.count = decl.array_size ? const_int(*decl.array_size, sema::what::event_count) : 1;
+    ev.count = declared.count ? *declared.count : const_int(*declared.count_expr, sema::what::event_count);
     if (sema::Verdict broken = sema::event_count(ev.count))
       fail(ev.count < 1 ? decl.array_size->location : decl.location, *broken);
-    if (decl.init != Declarator::Init::none) {
-      const auto* name = decl.init_values.size() == 1 ? std::get_if<Name>(&decl.init_values[0]->node) : nullptr;
-      if (!name || name->name != "ready") unchecked(decl.location, "an event initialized other than `= ready`");
-      ev.ready = true;
-    }
+    if (decl.init != Declarator::Init::none && !declared.ready) unrecorded(decl.location, "an event's initial value");
+    ev.ready = declared.ready;
     ev.name = fresh(decl.name);
     ev.phase = ev.name + "_phase";
     kernel_.events.push_back(ev);

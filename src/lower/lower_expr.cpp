@@ -682,66 +682,55 @@ Value ExprLowering::expr(const Expr& e) {
   return v;
 }
 
-Value ExprLowering::expr_value(const Expr& e) {
-  return std::visit([&](const auto& n) -> Value {
-    using T = std::decay_t<decltype(n)>;
-    if constexpr (std::is_same_v<T, IntegerLiteral>) {
-      if (n.value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-        fail(e.location, "the integer literal `" + n.spelling + "` does not fit in a 64-bit signed integer");
-      return scalar_const(static_cast<std::int64_t>(n.value));
-    } else if constexpr (std::is_same_v<T, FloatLiteral>) {
-      Value v;
-      v.expr = ir::float_literal(std::isinf(n.value) ? "inf" : n.spelling);
-      v.is_float = true;
-      return v;
-    } else if constexpr (std::is_same_v<T, BoolLiteral>) {
-      return scalar_const(n.value ? 1 : 0);
-    } else if constexpr (std::is_same_v<T, Name>) {
-      return name_value(e, n);
-    } else if constexpr (std::is_same_v<T, Unary>) {
-      return unary(e, n);
-    } else if constexpr (std::is_same_v<T, Binary>) {
-      return binary(e, n);
-    } else if constexpr (std::is_same_v<T, Convert>) {
-      return conversion(e, n);
-    } else if constexpr (std::is_same_v<T, Conditional>) {
-      Value c = require_scalar(expr(*n.condition), *n.condition);
-      Value a = require_scalar(expr(*n.then_value), *n.then_value), b = require_scalar(expr(*n.else_value), *n.else_value);
-      if (c.constant) return *c.constant ? a : b;
-      Value out;
-      out.expr = ir::select(c.expr, a.expr, b.expr);
-      out.is_float = a.is_float || b.is_float;
-      return out;
-    } else if constexpr (std::is_same_v<T, Call>) {
-      return call(e, n);
-    } else if constexpr (std::is_same_v<T, Member>) {
-      return member(e, n);
-    } else if constexpr (std::is_same_v<T, ShapeList>) {
-      Value v;
-      v.kind = Value::Kind::shape;
-      for (const auto& d : n.dims) {
-        std::vector<std::string> names;
-        std::vector<std::int64_t> part = shape_of(*d, &names);  // [a.span, 4] flattens a.span
-        v.dims.insert(v.dims.end(), part.begin(), part.end());
-        v.dim_names.insert(v.dim_names.end(), names.begin(), names.end());
-      }
-      return v;
-    } else if constexpr (std::is_same_v<T, ITuple>) {
-      Value v;
-      v.kind = Value::Kind::tuple;
-      for (const auto& el : n.elements) v.elements.push_back(expr(*el));
-      return v;
-    } else if constexpr (std::is_same_v<T, Subscript>) {
-      return subscript(e, n);
-    } else if constexpr (std::is_same_v<T, ElementCount>) {
-      std::vector<std::int64_t> dims = shape_of(*n.operand);
-      std::optional<std::int64_t> count = support::checked_product(dims);
-      if (!count) fail_arithmetic(e, support::ArithmeticFault::overflow, "the product of " + shape_list(dims));
-      return scalar_const(*count);
-    } else {
-      fail(e.location, "this expression is not supported yet by libcroqjit");
+// The kinds of expression without a member of their own (Dispatch).
+template <typename T>
+Value ExprLowering::other_expression(const Expr& e, const T& n) {
+  if constexpr (std::is_same_v<T, IntegerLiteral>) {
+    if (n.value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      fail(e.location, "the integer literal `" + n.spelling + "` does not fit in a 64-bit signed integer");
+    return scalar_const(static_cast<std::int64_t>(n.value));
+  } else if constexpr (std::is_same_v<T, FloatLiteral>) {
+    Value v;
+    v.expr = ir::float_literal(std::isinf(n.value) ? "inf" : n.spelling);
+    v.is_float = true;
+    return v;
+  } else if constexpr (std::is_same_v<T, BoolLiteral>) {
+    return scalar_const(n.value ? 1 : 0);
+  } else if constexpr (std::is_same_v<T, Convert>) {
+    return conversion(e, n);
+  } else if constexpr (std::is_same_v<T, Conditional>) {
+    Value c = require_scalar(expr(*n.condition), *n.condition);
+    Value a = require_scalar(expr(*n.then_value), *n.then_value), b = require_scalar(expr(*n.else_value), *n.else_value);
+    if (c.constant) return *c.constant ? a : b;
+    Value out;
+    out.expr = ir::select(c.expr, a.expr, b.expr);
+    out.is_float = a.is_float || b.is_float;
+    return out;
+  } else if constexpr (std::is_same_v<T, ShapeList>) {
+    Value v;
+    v.kind = Value::Kind::shape;
+    for (const auto& d : n.dims) {
+      std::vector<std::string> names;
+      std::vector<std::int64_t> part = shape_of(*d, &names);  // [a.span, 4] flattens a.span
+      v.dims.insert(v.dims.end(), part.begin(), part.end());
+      v.dim_names.insert(v.dim_names.end(), names.begin(), names.end());
     }
-  }, e.node);
+    return v;
+  } else if constexpr (std::is_same_v<T, ITuple>) {
+    Value v;
+    v.kind = Value::Kind::tuple;
+    for (const auto& el : n.elements) v.elements.push_back(expr(*el));
+    return v;
+  } else if constexpr (std::is_same_v<T, ElementCount>) {
+    std::vector<std::int64_t> dims = shape_of(*n.operand);
+    std::optional<std::int64_t> count = support::checked_product(dims);
+    if (!count) fail_arithmetic(e, support::ArithmeticFault::overflow, "the product of " + shape_list(dims));
+    return scalar_const(*count);
+  } else {
+    fail(e.location, "this expression is not supported yet by libcroqjit");
+  }
 }
+
+Value ExprLowering::expr_value(const Expr& e) { return Dispatch::expression(*this, e); }
 
 }  // namespace croq::lower::detail

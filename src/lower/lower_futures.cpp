@@ -9,57 +9,17 @@
 // exchanges the variables, so code after a loop of swaps sees the buffers
 // where the last iteration left them. TMA copies of a ring complete on its
 // private barriers, one per slot.
-#include "frontend/ast_walk.hpp"
 #include "lower/lowering.hpp"
 
 namespace croq::lower::detail {
 
-namespace {
-
-// The names `swap` and `rotate` statements of `s` exchange, one list each.
-void swap_lists(const Stmt& s, std::vector<std::vector<std::string>>& out) {
-  walk_statements(s, [&](const Stmt& st) {
-    const auto* n = std::get_if<Swap>(&st.node);
-    if (!n) return;
-    std::vector<std::string> names;
-    auto add = [&](const ExprPtr& e) {
-      if (const auto* name = e ? std::get_if<Name>(&e->node) : nullptr) names.push_back(name->name);
-    };
-    add(n->first);
-    add(n->second);
-    for (const auto& e : n->more) add(e);
-    out.push_back(std::move(names));
-  });
-}
-
-}  // namespace
-
+// The rings sema found (sema.hpp's FutureRing): the futures swap statements
+// exchange, and each placeholder not swapped.
 void MemoryLowering::find_future_rings() {
-  std::vector<std::vector<std::string>> lists;
-  swap_lists(*fn_.body, lists);
-  // Union of the lists that share a name, in order of first mention.
-  for (const auto& list : lists) {
-    int ring = -1;
-    for (const auto& name : list)
-      if (auto it = ring_of_.find(name); it != ring_of_.end()) ring = it->second;
-    if (ring < 0) {
-      ring = static_cast<int>(rings_.size());
-      rings_.emplace_back();
-    }
-    for (const auto& name : list) {
-      auto it = ring_of_.find(name);
-      if (it != ring_of_.end() && it->second != ring) {  // merge the other ring into this one
-        const int other = it->second;
-        for (const auto& moved : rings_[static_cast<std::size_t>(other)].names) {
-          ring_of_[moved] = ring;
-          rings_[static_cast<std::size_t>(ring)].names.push_back(moved);
-        }
-        rings_[static_cast<std::size_t>(other)].names.clear();
-      } else if (it == ring_of_.end()) {
-        ring_of_[name] = ring;
-        rings_[static_cast<std::size_t>(ring)].names.push_back(name);
-      }
-    }
+  for (const sema::FutureRing& found : facts_.future_rings) {
+    FutureRing& ring = rings_.emplace_back();
+    ring.names = found.futures;
+    for (const std::string& name : ring.names) ring_of_[name] = static_cast<int>(rings_.size()) - 1;
   }
 }
 
@@ -145,11 +105,7 @@ void MemoryLowering::define_future(const std::string& name, const Value& f) {
 void MemoryLowering::placeholder(const Stmt& s, const Copy& c) {
   const auto* name = c.future ? std::get_if<Name>(&c.future->node) : nullptr;
   if (!name) fail(s.location, "`" + std::string(c.engine == Engine::tma ? "tma" : "dma") + ".any` needs a future name");
-  if (!ring_of(name->name)) {
-    ring_of_[name->name] = static_cast<int>(rings_.size());
-    rings_.emplace_back();
-    rings_.back().names.push_back(name->name);
-  }
+  if (!ring_of(name->name)) unchecked(s.location, "a placeholder sema found no ring for");
   FutureRing& ring = *ring_of(name->name);
   line_mark(s.location);
   open_ring(ring);

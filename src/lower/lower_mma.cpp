@@ -364,7 +364,8 @@ void MmaLowering::mma_store(const Stmt& s, const Mma& m) {
       // clamp it to the tile first so the int cannot wrap.
       auto left = [&](std::size_t d, std::int64_t tile) {
         const ExprRef rest = ir::binary("-", dim_expr(v.buffer, d), v.origin[d]);
-        const ExprRef clamped = wide_ ? ir::select(ir::less(rest, ir::int_const(tile)), rest, ir::int_const(tile)) : rest;
+        const ExprRef clamped =
+            ir::by_index_width(rest, ir::select(ir::less(rest, ir::int_const(tile)), rest, ir::int_const(tile)));
         return ir::convert(clamped, ir::Type::i32());
       };
       op.rows = left(0, rows);

@@ -328,8 +328,9 @@ void LevelLowering::enter_flat_level(LevelFrame& f) {
     f.loop_step = ir::binary("*", ir::convert(ir::special("gridDim.x"), ir::Type::i64()), ir::int_const(threads));
   } else {
     fit_index(blocks * threads);  // the last block's threads count past `total`
-    if (wide_) let_linear(f, first, ir::Type::i64());
-    else let_linear(f, ir::binary("+", ir::binary("*", ir::special("blockIdx.x"), ir::int_const(threads)), ir::special("threadIdx.x")));
+    const ExprRef narrow =
+        ir::binary("+", ir::binary("*", ir::special("blockIdx.x"), ir::int_const(threads)), ir::special("threadIdx.x"));
+    let_linear(f, ir::by_index_width(narrow, first), index_type());
     if (kernel_.grid * threads != total) f.guard = ir::less(f.linear_var, end);
   }
   scope_ = Scope::thread;

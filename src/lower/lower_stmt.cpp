@@ -30,6 +30,7 @@ void Lowerer::block(const Stmt& s) {
 }
 
 void Lowerer::declaration(const Stmt& s, const Declaration& d) {
+  line_mark(s.location);
   const TypeRef& t = d.type;
   if (t.kind == TypeKind::event) {
     event_declaration(s, d);
@@ -37,35 +38,37 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
   }
   if (t.storage == Storage::frag && t.kind == TypeKind::element) return fragment_declaration(s, d);
   if (t.kind == TypeKind::element && t.has_shape) {
-    DType dtype;
-    if (!parse_dtype(t.name, dtype)) unchecked(t.location, sema::Rule::unsupported_element_type);
+    // Sema's facts of each buffer: element type, space, shape operands, slots.
+    for (const Declarator& decl : d.declarators)
+      if (!facts_.declared_buffers.count(&decl)) unrecorded(decl.location, "a tensor declaration");
+    const sema::Buffer& first = facts_.buffer(d.declarators.front());
     // Only the returned tensor may have dynamic extents (the runtime sizes it).
-    bool returned = t.storage != Storage::shared && t.storage != Storage::local && d.declarators.size() == 1 &&
-                    d.declarators[0].name == output_name_;
+    const bool returned = first.returned && d.declarators.size() == 1;
     std::vector<std::int64_t> dims;
-    for (const auto& dim : t.shape) {
+    for (const Expr* dim : first.shape) {
       std::vector<std::string> names;
       auto part = shape_of(*dim, returned ? &names : nullptr);
       dims.insert(dims.end(), part.begin(), part.end());
     }
     for (const Declarator& decl : d.declarators) {
+      const sema::Buffer& b = facts_.buffer(decl);
       std::int64_t slots = 0;
-      if (decl.array_size) {
-        if (t.storage != Storage::shared) unchecked(decl.location, sema::Rule::buffer_array_not_shared);
-        slots = const_int(*decl.array_size, sema::what::buffer_count);
+      if (b.is_array) {
+        if (b.space != sema::Space::shared) unchecked(decl.location, sema::Rule::buffer_array_not_shared);
+        slots = b.slots ? *b.slots : const_int(*decl.array_size, sema::what::buffer_count);
         if (sema::Verdict broken = sema::buffer_array_size(slots)) fail(decl.array_size->location, *broken);
       }
       int id = -1;
-      if (t.storage == Storage::shared || t.storage == Storage::local) {
-        id = allocate(decl.name, dtype, dims, t.storage == Storage::shared ? ir::Space::shared : ir::Space::local,
+      if (b.space == sema::Space::shared || b.space == sema::Space::local) {
+        id = allocate(decl.name, b.dtype, dims, b.space == sema::Space::shared ? ir::Space::shared : ir::Space::local,
                       decl.location, slots);
-      } else if (decl.name == output_name_) {
+      } else if (b.returned) {
         if (sema::Verdict broken = sema::returned_declaration(
-                decl.name, shape_text(dtype, dims), shape_text(kernel_.abi.output_dtype, kernel_.abi.output_shape)))
+                decl.name, shape_text(b.dtype, dims), shape_text(kernel_.abi.output_dtype, kernel_.abi.output_shape)))
           fail(decl.location, *broken);
         id = output_;
-      } else if ((t.storage == Storage::global || t.storage == Storage::none) && scope_ == Scope::kernel) {
-        id = scratch_buffer(decl.name, dtype, dims, decl.location);
+      } else if (scope_ == Scope::kernel) {
+        id = scratch_buffer(decl.name, b.dtype, dims, decl.location);
       } else {
         unchecked(decl.location, sema::Rule::unsupported_global_tensor);
       }
@@ -191,7 +194,7 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
     value_expr = ir::binary(op.substr(0, op.size() - 1), target.expr, value_expr);
     op = "=";
   }
-  value_expr = ir::coerce(value_expr, target.expr->type);
+  value_expr = as_type_of(value_expr, target.expr, true);
   line_mark(s.location);
   emit_node(ir::Assign{target.expr, op, value_expr, guard}, s.location);
 }
@@ -264,106 +267,84 @@ Lowerer::LoopRange Lowerer::loop_range(const LoopIndex& index, const ExprRef& co
   return out;
 }
 
-void Lowerer::stmt(const Stmt& s) {
-  std::visit([&](const auto& n) {
-    using T = std::decay_t<decltype(n)>;
-    if constexpr (std::is_same_v<T, Block>) {
-      emit(braced(collect([&] { block(s); })));
-    } else if constexpr (std::is_same_v<T, Declaration>) {
-      line_mark(s.location);
-      declaration(s, n);
-    } else if constexpr (std::is_same_v<T, Assignment>) {
-      assignment(s, n);
-    } else if constexpr (std::is_same_v<T, ExprStatement>) {
-      if (const auto* c = std::get_if<Call>(&n.expr->node))
-        if (const auto* f = std::get_if<Name>(&c->callee->node);
-            f && (f->name == "print" || f->name == "println") && !lookup(f->name))
-          return print_statement(s, *c, f->name == "println");
-      if (const auto* c = std::get_if<Call>(&n.expr->node))
-        if (const auto* f = std::get_if<Name>(&c->callee->node);
-            f && (f->name == "reduce_max" || f->name == "reduce_sum" || f->name == "copy") && !lookup(f->name))
-          return fragment_statement(s, *c, f->name);
-      Value v = require_scalar(expr(*n.expr), *n.expr);
-      line_mark(s.location);
-      ExprRef guard = v.guard;
-      // At block scope one thread updates the element for the block; outside
-      // every parallel statement, one thread of the grid. Inside `apply` each
-      // thread updates with its own elements.
-      if (v.expr->kind == ir::ExprKind::atomic && scope_ != Scope::thread && !apply_)
-        guard = ir::all_of(ir::binary("==", set_.tid, ir::int_const(0)), guard);
-      if (v.expr->kind == ir::ExprKind::atomic && scope_ == Scope::kernel)
-        guard = ir::all_of(guard, ir::binary("==", ir::special("blockIdx.x"), ir::int_const(0)));
-      if (guard) {
-        ir::StmtList body;
-        body.push_back(ir::make_stmt(ir::Eval{v.expr}, pos(s.location)));
-        emit_node(ir::If{guard, ir::make_stmt(ir::Seq{std::move(body), false}), nullptr}, s.location);
-      }
-      else emit_node(ir::Eval{v.expr}, s.location);
-    } else if constexpr (std::is_same_v<T, Parallel>) {
-      parallel(s, n, 0);
-    } else if constexpr (std::is_same_v<T, Loop>) {
-      loop(s, n);
-    } else if constexpr (std::is_same_v<T, While>) {
-      Value c = require_scalar(expr(*n.condition), *n.condition);
-      line_mark(s.location);
-      ir::StmtList body = collect([&] { block(*n.body); });
-      emit_node(ir::While{ir::truth(c.expr), ir::make_stmt(ir::Seq{std::move(body), false})}, s.location);
-    } else if constexpr (std::is_same_v<T, If>) {
-      Value c = require_scalar(expr(*n.condition), *n.condition);
-      line_mark(s.location);
-      ir::StmtList then_body = collect([&] { block(*n.then_branch); });
-      ir::StmtPtr else_stmt;
-      if (n.else_branch) else_stmt = ir::make_stmt(ir::Seq{collect([&] { block(*n.else_branch); }), false});
-      emit_node(ir::If{ir::truth(c.expr), ir::make_stmt(ir::Seq{std::move(then_body), false}), std::move(else_stmt)}, s.location);
-    } else if constexpr (std::is_same_v<T, InThreads>) {
-      if (n.is_async) {
-        inthreads_async(s, n);
-        return;
-      }
-      Value c = require_scalar(expr(*n.condition), *n.condition);
-      std::optional<ir::ThreadSet> narrowed = inthreads_trigger_set(*n.condition);
-      std::optional<ir::ThreadSet> saved = trigger_set_;
-      if (narrowed) trigger_set_ = std::move(narrowed);
+// The kinds of statement without a member of their own (Dispatch).
+template <typename T>
+void Lowerer::other_statement(const Stmt& s, const T& n) {
+  if constexpr (std::is_same_v<T, Block>) {
+    emit(braced(collect([&] { block(s); })));
+  } else if constexpr (std::is_same_v<T, ExprStatement>) {
+    if (const auto* c = std::get_if<Call>(&n.expr->node))
+      if (const auto* f = std::get_if<Name>(&c->callee->node);
+          f && (f->name == "print" || f->name == "println") && !lookup(f->name))
+        return print_statement(s, *c, f->name == "println");
+    if (const auto* c = std::get_if<Call>(&n.expr->node))
+      if (const auto* f = std::get_if<Name>(&c->callee->node);
+          f && (f->name == "reduce_max" || f->name == "reduce_sum" || f->name == "copy") && !lookup(f->name))
+        return fragment_statement(s, *c, f->name);
+    Value v = require_scalar(expr(*n.expr), *n.expr);
+    line_mark(s.location);
+    ExprRef guard = v.guard;
+    // At block scope one thread updates the element for the block; outside
+    // every parallel statement, one thread of the grid. Inside `apply` each
+    // thread updates with its own elements.
+    if (v.expr->kind == ir::ExprKind::atomic && scope_ != Scope::thread && !apply_)
+      guard = ir::all_of(ir::binary("==", set_.tid, ir::int_const(0)), guard);
+    if (v.expr->kind == ir::ExprKind::atomic && scope_ == Scope::kernel)
+      guard = ir::all_of(guard, ir::binary("==", ir::special("blockIdx.x"), ir::int_const(0)));
+    if (guard) {
       ir::StmtList body;
-      try {
-        body = collect([&] { block(*n.body); });
-      } catch (...) {
-        trigger_set_ = std::move(saved);
-        throw;
-      }
-      trigger_set_ = std::move(saved);
-      emit_node(ir::If{ir::truth(c.expr), ir::make_stmt(ir::Seq{std::move(body), false}), nullptr}, s.location);
-    } else if constexpr (std::is_same_v<T, Copy>) {
-      copy(s, n);
-    } else if constexpr (std::is_same_v<T, Wait>) {
-      wait_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Swap>) {
-      swap_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Trigger>) {
-      trigger_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Mma>) {
-      mma_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Sync>) {
-      sync_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Asm>) {
-      asm_statement(s, n);
-    } else if constexpr (std::is_same_v<T, Return>) {
-      if (!n.value) return;
-      const auto* name = std::get_if<Name>(&n.value->node);
-      if (!name || name->name != output_name_)
-        unchecked(n.value->location, sema::Rule::return_value);
-    } else if constexpr (std::is_same_v<T, Assert>) {
-      Value c = require_scalar(expr(*n.condition), *n.condition);
-      if (c.constant) {
-        if (!*c.constant) fail(s.location, "assertion is false for this specialization");
-      } else {
-        emit_node(ir::Trap{ir::truth(c.expr)}, s.location);
-      }
-    } else {
-      fail(s.location, "this statement is not supported yet by libcroqjit");
+      body.push_back(ir::make_stmt(ir::Eval{v.expr}, pos(s.location)));
+      emit_node(ir::If{guard, ir::make_stmt(ir::Seq{std::move(body), false}), nullptr}, s.location);
     }
-  }, s.node);
+    else emit_node(ir::Eval{v.expr}, s.location);
+  } else if constexpr (std::is_same_v<T, While>) {
+    Value c = require_scalar(expr(*n.condition), *n.condition);
+    line_mark(s.location);
+    ir::StmtList body = collect([&] { block(*n.body); });
+    emit_node(ir::While{ir::truth(c.expr), ir::make_stmt(ir::Seq{std::move(body), false})}, s.location);
+  } else if constexpr (std::is_same_v<T, If>) {
+    Value c = require_scalar(expr(*n.condition), *n.condition);
+    line_mark(s.location);
+    ir::StmtList then_body = collect([&] { block(*n.then_branch); });
+    ir::StmtPtr else_stmt;
+    if (n.else_branch) else_stmt = ir::make_stmt(ir::Seq{collect([&] { block(*n.else_branch); }), false});
+    emit_node(ir::If{ir::truth(c.expr), ir::make_stmt(ir::Seq{std::move(then_body), false}), std::move(else_stmt)}, s.location);
+  } else if constexpr (std::is_same_v<T, InThreads>) {
+    if (n.is_async) {
+      inthreads_async(s, n);
+      return;
+    }
+    Value c = require_scalar(expr(*n.condition), *n.condition);
+    std::optional<ir::ThreadSet> narrowed = inthreads_trigger_set(*n.condition);
+    std::optional<ir::ThreadSet> saved = trigger_set_;
+    if (narrowed) trigger_set_ = std::move(narrowed);
+    ir::StmtList body;
+    try {
+      body = collect([&] { block(*n.body); });
+    } catch (...) {
+      trigger_set_ = std::move(saved);
+      throw;
+    }
+    trigger_set_ = std::move(saved);
+    emit_node(ir::If{ir::truth(c.expr), ir::make_stmt(ir::Seq{std::move(body), false}), nullptr}, s.location);
+  } else if constexpr (std::is_same_v<T, Return>) {
+    if (!n.value) return;
+    const auto* name = std::get_if<Name>(&n.value->node);
+    if (!name || name->name != output_name_)
+      unchecked(n.value->location, sema::Rule::return_value);
+  } else if constexpr (std::is_same_v<T, Assert>) {
+    Value c = require_scalar(expr(*n.condition), *n.condition);
+    if (c.constant) {
+      if (!*c.constant) fail(s.location, "assertion is false for this specialization");
+    } else {
+      emit_node(ir::Trap{ir::truth(c.expr)}, s.location);
+    }
+  } else {
+    fail(s.location, "this statement is not supported yet by libcroqjit");
+  }
 }
+
+void Lowerer::stmt(const Stmt& s) { Dispatch::statement(*this, s); }
 
 // ---- the kernel ----------------------------------------------------------------
 
@@ -480,7 +461,6 @@ ir::Kernel Lowerer::run() {
   kernel_.abi.argument_written.assign(args_.size(), false);
   kernel_.function = fn_.name;
   kernel_.entry = entry_name(fn_.name) + (kernel_count_ > 1 ? "_" + std::to_string(kernel_index_) : "");
-  kernel_.index = index_type();
   kernel_.abi.entry = kernel_.entry;
   kernel_.source_name = program_.source_name;
   kernel_.where = pos(fn_.location);
@@ -497,6 +477,10 @@ ir::Kernel Lowerer::run() {
                                 (d.text.back() == 'f' || d.text.back() == 'F') && !d.from_options;
       kernel_.device_defines.push_back({name, *d.value, float_suffix, d.line});
     }
+  // Dynamic dims and tensors past 2^31 - 1 elements bound no index.
+  if (!dynamic_.empty()) fit_index(INT64_MAX);
+  for (const abi::ArgSignature& a : args_)
+    if (a.is_tensor) fit_index(element_count(a.shape));
   push();
   setup_parameters();
   setup_output();
@@ -519,6 +503,7 @@ ir::Kernel Lowerer::run() {
     if (committed_stores_) emit_node(ir::BulkStoreWait{false});
   });
   kernel_.body = ir::make_stmt(ir::Seq{std::move(body), false});
+  kernel_.largest_index = largest_index_;
   pop();
   return std::move(kernel_);
 }
@@ -531,19 +516,7 @@ int kernel_count(const frontend::ast::Function& fn) { return frontend::ast::kern
 
 ir::Kernel lower_function(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings,
                           int kernel) {
-  bool wide = !bound.dynamic.empty();
-  for (const abi::ArgSignature& a : bound.args)
-    if (a.is_tensor) wide = wide || detail::element_count(a.shape) > detail::kInt32Max;
-  if (!wide) {
-    std::vector<Diagnostic> narrow_warnings;
-    try {
-      ir::Kernel k = detail::Lowerer(bound, target, narrow_warnings, false, kernel).run();
-      warnings.insert(warnings.end(), narrow_warnings.begin(), narrow_warnings.end());
-      return k;
-    } catch (const detail::NeedsWideIndices&) {
-    }
-  }
-  return detail::Lowerer(bound, target, warnings, true, kernel).run();
+  return detail::Lowerer(bound, target, warnings, kernel).run();
 }
 
 }  // namespace croq::lower

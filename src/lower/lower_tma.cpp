@@ -121,19 +121,12 @@ void MemoryLowering::tma_copy(const Stmt& s, const Copy& c) {
   if (c.op != CopyOp::copy && c.op != CopyOp::load)
     unchecked(c.op_location, sema::Rule::unsupported_copy);
   if (!c.after.empty()) unchecked(s.location, sema::Rule::unsupported_after);
-  int span = 0;
-  bool zfill = false, async = false, swizzle_written = false;
-  const Modifier* bound = nullptr;
-  for (const Modifier& m : c.modifiers) {
-    if (m.name == "swiz") span = swizzle_span(m), swizzle_written = true;
-    else if (m.name == "zfill") zfill = true;
-    else if (m.name == "async") {
-      async = true;
-      if (m.has_template_args) bound = &m;
-    } else {
-      unchecked(m.location, sema::Rule::unsupported_modifier);
-    }
-  }
+  if (!facts_.copies.count(&c)) unrecorded(c.op_location, "a copy");
+  const sema::CopyProtocol& protocol = facts_.protocol(c);
+  const bool swizzle_written = protocol.swizzle != nullptr, async = protocol.async;
+  int span = swizzle_written ? swizzle_span(*protocol.swizzle) : 0;
+  bool zfill = protocol.zfill;
+  const Modifier* bound = protocol.bound;
   // In a thread-level parallel of one thread, that thread issues and awaits it.
   const bool single_thread = scope_ == Scope::thread && thread_instances_ == 1;
   if (sema::Verdict broken = scope_ == Scope::thread ? sema::tma_in_threads(single_thread) : std::nullopt)
@@ -192,7 +185,7 @@ void MemoryLowering::tma_copy(const Stmt& s, const Copy& c) {
   const std::int64_t elem = static_cast<std::int64_t>(dtype_size(dtype));
 
   // A future that swap statements exchange (or a placeholder's) fills a ring.
-  const auto* future = c.future ? std::get_if<Name>(&c.future->node) : nullptr;
+  const Name* future = protocol.future;
   if (c.future && !future) unchecked(c.future->location, sema::Rule::future_name);
   FutureRing* ring = future && !store ? ring_of(future->name) : nullptr;
   if (!store) {
@@ -236,9 +229,9 @@ void MemoryLowering::tma_copy(const Stmt& s, const Copy& c) {
     // dimension (checked above), and TMA fills it with zeros instead of
     // reading the tile the truncated value would name.
     ExprRef origin = global.origin[d];
-    if (wide_ && !ir::is_zero(origin)) {
+    if (!ir::is_zero(origin)) {
       const ExprRef limit = ir::convert(ir::int_const(kInt32Max), ir::Type::i64());
-      origin = ir::select(ir::less(origin, limit), origin, limit);
+      origin = ir::by_index_width(origin, ir::select(ir::less(origin, limit), origin, limit));
     }
     coords.push_back(ir::convert(origin, ir::Type::i32()));
   }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/ast_walk.hpp"
 #include "frontend/frontend.hpp"
 #include "ir/builder.hpp"
 #include "lower/lower.hpp"
@@ -89,11 +90,6 @@ std::string shape_text(DType t, const std::vector<std::int64_t>& dims);
 // "[128, 256]"; a dynamic dim (-1) prints as `?`.
 std::string shape_list(const std::vector<std::int64_t>& dims);
 
-// Thrown by a Lowerer with 32-bit indices that meets an extent, count or
-// coordinate past 2^31 - 1; lower_function catches it and starts over with
-// 64-bit indices. Never leaves lowering.
-struct NeedsWideIndices {};
-
 inline constexpr std::int64_t kInt32Max = 0x7fffffff;
 // The most blocks a launch has along x (the grid is one-dimensional).
 inline constexpr std::int64_t kMaxGridBlocks = 0x7fffffff;
@@ -137,11 +133,8 @@ ExprRef fragment_row_of_vector(const ExprRef& tid, const ExprRef& r);
 // the context declares and Lowerer defines.
 class LoweringContext {
  public:
-  // `wide`: index arithmetic in 64 bits, for kernels whose extents, counts
-  // or coordinates may pass 2^31 - 1; otherwise 32 bits, and such a value
-  // throws NeedsWideIndices.
   // `kernel`: which of the function's kernel_count() kernels to lower.
-  LoweringContext(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings, bool wide,
+  LoweringContext(const BoundFunction& bound, const target::Target& target, std::vector<Diagnostic>& warnings,
                   int kernel = 0);
   virtual ~LoweringContext() = default;
   LoweringContext(const LoweringContext&) = delete;
@@ -158,6 +151,9 @@ class LoweringContext {
   // The same for a construct that sema's rule `rule` forbids.
   [[noreturn]] void unchecked(const SourceLocation& loc, sema::Rule rule) const;
   [[noreturn]] void fail_as_sema(const SourceLocation& loc, const Diagnostic& d) const;
+  // A fact sema did not record for the construct at `loc` (`what`): sema
+  // rejected it, so its error on that line, as sema reported it.
+  [[noreturn]] void unrecorded(const SourceLocation& loc, const char* what) const;
   const Diagnostic* rejected_at(const SourceLocation& loc, const char* rule) const;
 
  protected:
@@ -199,14 +195,18 @@ class LoweringContext {
   static const sema::CheckedFunction& semantics_of(const BoundFunction& bound);
   int swizzle_span(const Modifier& m) const;  // decoded by sema
 
-  // --- index arithmetic: the type of index variables, and `e * k` for a
-  // tile origin (in 64 bits when wide, whatever the type of `e`).
-  ir::Type index_type() const { return wide_ ? ir::Type::i64() : ir::Type::i32(); }
+  // --- index arithmetic, whose width (32 or 64 bits) the index-width pass
+  // chooses (ir/index_width.hpp): the type index variables are declared
+  // with, and `e * k` for a tile origin (in 64 bits in 64-bit kernels,
+  // whatever the type of `e`).
+  ir::Type index_type() const { return ir::Type::index(); }
   ExprRef scaled(const ExprRef& e, std::int64_t k) const;
-  // Values up to `largest` need 64-bit indices: restart wide unless already.
-  void fit_index(std::int64_t largest) const {
-    if (!wide_ && largest > kInt32Max) throw NeedsWideIndices{};
-  }
+  // An index, extent, count or coordinate of the kernel may reach `largest`
+  // (Kernel::largest_index, which the pass reads).
+  void fit_index(std::int64_t largest) { largest_index_ = std::max(largest_index_, largest); }
+  // `v` converted to `like`'s type (an index variable's: i32 or i64 once
+  // chosen), or coerced where `coerce_only`.
+  static ExprRef as_type_of(const ExprRef& v, const ExprRef& like, bool coerce_only = false);
 
   // --- buffers and views
   // `where`: the statement or declarator that asks for it, for errors.
@@ -279,7 +279,7 @@ class LoweringContext {
   int top_parallels_seen_ = 0;
   const target::Target& target_;
   std::vector<Diagnostic>& warnings_;
-  const bool wide_;
+  std::int64_t largest_index_ = 0;  // fit_index
   std::int64_t shared_reach_ = 0;  // shared bytes of the tiles so far, aligned (limit checks only)
 
   ir::Kernel kernel_;
@@ -368,9 +368,12 @@ class ExprLowering : public LoweringContext {
   using LoweringContext::LoweringContext;
 
  protected:
+  friend struct frontend::ast::Dispatch;  // expr_value: the dispatch sema shares
   // --- expressions (lower_expr.cpp)
   Value expr(const Expr& e);  // expr_value, refusing runaway text
   Value expr_value(const Expr& e);
+  template <typename T>
+  Value other_expression(const Expr& e, const T& n);  // the kinds Dispatch has no member name for
   Value name_value(const Expr& e, const Name& n);
   Value member(const Expr& e, const Member& m);
   Value view_member(const Expr& e, const Member& m, Value obj);
@@ -590,8 +593,11 @@ class Lowerer : public LevelLowering {
   ir::Kernel run();
 
  protected:
+  friend struct frontend::ast::Dispatch;  // stmt: the dispatch sema shares
   // --- statements (lower_stmt.cpp)
   void stmt(const Stmt& s) override;
+  template <typename T>
+  void other_statement(const Stmt& s, const T& n);  // the kinds Dispatch has no member name for
   void block(const Stmt& s) override;
   void declaration(const Stmt& s, const Declaration& d);
   void scalar_declaration(const Declaration& d);

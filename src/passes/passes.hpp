@@ -50,6 +50,12 @@ std::string stage_names();
 // it goes.
 void place_shared_barriers(ir::Kernel& kernel);
 
+// The index width: 32-bit index arithmetic where every index, extent, count
+// and coordinate the kernel may take fits (Kernel::largest_index <= 2^31 -
+// 1), else 64-bit; index variables and declarations take that type and
+// each by_index_width keeps the form lowering built for it.
+void choose_index_width(ir::Kernel& kernel);
+
 // MMA instruction selection: WGMMA on sm_90a (compute_90a), mma.sync
 // m16n8k16 on every other target from sm_80; checks the operand layouts
 // the chosen instruction needs.

@@ -22,7 +22,10 @@ TEST(CroqCompileIr, AfterAStage) {
   EXPECT_EQ(after_layout.out, last.out) << "the last pass's IR is --emit ir's";
   auto lowered = compile_ir({"--after", "lower"}, dir);
   ASSERT_EQ(lowered.exit_code, 0) << lowered.err;
-  EXPECT_EQ(lowered.out.rfind("kernel croq_add: grid 1, block 64, shared 0 bytes\n", 0), 0u) << lowered.out;
+  // Before choose_index_width: the largest index lowering found, no width yet.
+  EXPECT_EQ(lowered.out.rfind("kernel croq_add: grid 1, block 64, shared 0 bytes, indices up to 64\n", 0), 0u)
+      << lowered.out;
+  EXPECT_NE(lowered.out.find("let index "), std::string::npos) << lowered.out;
   auto full = compile_ir({"--after", "vectorize_copies", "--full"}, dir);
   ASSERT_EQ(full.exit_code, 0) << full.err;
   EXPECT_EQ(full.out.rfind("kernel croq_add: grid 1, block 64, shared 0 bytes {function=\"add\"", 0), 0u) << full.out;

@@ -62,6 +62,7 @@ const char* cuda_type(const ir::Type& t) {
     case ir::Type::Kind::f64: return "double";
     case ir::Type::Kind::boolean: return "bool";
     case ir::Type::Kind::element: return cuda_type(t.dtype);
+    case ir::Type::Kind::index: throw Error("internal error: the backend met an index type no pass chose");
   }
   return "int";
 }
@@ -205,6 +206,7 @@ std::string Printer::expr(const ir::ExprRef& e) const {
     // C++ has no literal for infinity, and NVCC computes 1.0f / 0.0f at run time.
     case ir::ExprKind::float_literal: return e->text == "inf" ? "__int_as_float(0x7f800000)" : e->text;
     case ir::ExprKind::var: case ir::ExprKind::special: return e->text;
+    case ir::ExprKind::by_index_width: throw Error("internal error: the backend met an index width no pass chose");
     case ir::ExprKind::unary: return "(" + e->op + expr(e->operands[0]) + ")";
     case ir::ExprKind::binary: return "(" + expr(e->operands[0]) + " " + e->op + " " + expr(e->operands[1]) + ")";
     case ir::ExprKind::select:
