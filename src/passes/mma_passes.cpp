@@ -239,8 +239,13 @@ struct Completion {
   // The state after two paths meet: groups are pending in issue order, so
   // when one path's groups end the other's, the longer list covers both
   // (its extra, older groups become `maybe`); otherwise nothing is known
-  // beyond "something may be in flight".
-  std::vector<Group> merge(const std::vector<Group>& a, const std::vector<Group>& b) const {
+  // beyond "something may be in flight": a group of its own (a fresh id),
+  // never the same as another path's unknown groups. (With one id for every
+  // unknown, a loop's "in flight here" met its head's "left by the previous
+  // iteration" as the same group, and the loop's exit then thought nothing
+  // in flight: wgmma_persis.co's pipelined loop lost its wait before the
+  // store.)
+  std::vector<Group> merge(const std::vector<Group>& a, const std::vector<Group>& b) {
     auto ends = [](const std::vector<Group>& longer, const std::vector<Group>& shorter) {
       if (shorter.size() > longer.size()) return false;
       for (std::size_t i = 0; i < shorter.size(); ++i)
@@ -256,7 +261,7 @@ struct Completion {
       return out;
     }
     Group unknown;
-    unknown.id = -1;
+    unknown.id = next_id++;
     unknown.everything = true;
     unknown.kind = Group::Kind::maybe;
     const bool any = !a.empty() || !b.empty();
