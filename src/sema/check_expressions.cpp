@@ -184,8 +184,10 @@ Type ExpressionChecker::name_value(const Expr& e, const Name& n) {
 
 Type ExpressionChecker::unary(const Expr& e, const Unary& u) {
   if (const char* op = unsupported_operator(u.op))
-    fail(Rule::unsupported_operator, e.location, std::string(op) + " is not supported yet by libcroqjit",
-         "write the update as its own assignment, e.g. `x += 1;`");
+    fail(Rule::unsupported_operator, e.location,
+         std::string(op) + (u.op == UnaryOp::address_of || u.op == UnaryOp::dereference ? "" : " inside an expression") +
+             " is not supported yet by libcroqjit",
+         "write the update as a statement of its own, e.g. `x++;` or `x += 1;`");
   Type v = expr(*u.operand);
   require_ok(v);
   if (u.op == UnaryOp::extent) {
