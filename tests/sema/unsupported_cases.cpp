@@ -89,7 +89,7 @@ std::vector<RuleCase> unsupported_cases() {
       {"WhereClause", "unsupported-loop", fn("  with i in [4], j in [4] where i <-> j { }\n"), 2, "i <->",
        "`where` clauses are not supported yet by libcroqjit"},
       {"IndexTupleAsAValue", "unsupported-index-tuple",
-       blk("    foreach idx = {i, j} in [4, 4]\n      t = dma.copy a.chunkat(idx) => shared;\n"), 4, "idx)",
+       blk("    foreach idx = {i, j} in [4, 4]\n      t = dma.copy a.subspan(idx) => shared;\n"), 4, "idx)",
        "`idx` names a tuple of indices, which is not supported yet by libcroqjit as a value",
        "use its indices (`i`, `j`) directly"},
       {"NameForAShape", "unsupported-binding", fn("  s = lhs.span;\n"), 2, "s =",
