@@ -583,19 +583,24 @@ Type ExpressionChecker::shape_arithmetic(const Expr& e, const Binary& b, const T
   return out;
 }
 
+Type ExpressionChecker::index_arg(const Expr& a) {
+  cx_.index_tuple_arg_ = std::holds_alternative<Name>(a.node);
+  Type v;
+  try {
+    v = expr(a);
+  } catch (...) {
+    cx_.index_tuple_arg_ = false;
+    throw;
+  }
+  cx_.index_tuple_arg_ = false;
+  return v;
+}
+
 std::vector<Type> ExpressionChecker::index_args(const ExprList& args) {
   std::vector<Type> out;
   for (const auto& a : args) {
     // A tuple of indices (`foreach x in t.span`) stands for its indices here.
-    cx_.index_tuple_arg_ = std::holds_alternative<Name>(a->node);
-    Type v;
-    try {
-      v = expr(*a);
-    } catch (...) {
-      cx_.index_tuple_arg_ = false;
-      throw;
-    }
-    cx_.index_tuple_arg_ = false;
+    Type v = index_arg(*a);
     require_ok(v);
     if (v.kind == Kind::tuple) {
       for (auto& el : v.elements) out.push_back(std::move(el));

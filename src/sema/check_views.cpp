@@ -232,15 +232,7 @@ Type ExpressionChecker::chunkat_member(const Expr& e, const Member& m, Type obj,
       parts.emplace_back(a.get(), Type{});
       continue;
     }
-    cx_.index_tuple_arg_ = std::holds_alternative<Name>(a->node);  // a tuple of indices is fine here
-    Type idx;
-    try {
-      idx = expr(*a);
-    } catch (...) {
-      cx_.index_tuple_arg_ = false;
-      throw;
-    }
-    cx_.index_tuple_arg_ = false;
+    Type idx = index_arg(*a);
     require_ok(idx);
     if (idx.kind == Kind::tuple)
       for (const Type& el : idx.elements) parts.emplace_back(a.get(), el);

@@ -282,6 +282,8 @@ class ExpressionChecker : public Part {
   [[noreturn]] void runtime_value(const Expr& e, const char* what, const Type& v);
   // Arguments of `.at` / `.from`: tuples flattened.
   std::vector<Type> index_args(const ExprList& args);
+  // An index argument, where a plain name of a tuple of indices is fine (it stands for its indices).
+  Type index_arg(const Expr& a);
   void index_binding_limit(const Expr& e, bool moved_too = false);
   void literal_limits(const Expr& e);
   Type name_value(const Expr& e, const Name& n);
