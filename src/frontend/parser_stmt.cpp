@@ -536,6 +536,18 @@ StmtPtr StatementParser::parse_expression_statement() {
     if (!at_punct(";") && peek().line == tokens_[pos_ - 1].line)
       fail(peek(), "unexpected " + describe(peek()) + " after the expression; expected `;` or `=`");
     expect_semicolon("the expression");
+    if (auto* u = std::get_if<Unary>(&target->node)) {
+      // `x++;`, `--x;` as statements are `x += 1;` / `x -= 1;`: every rule
+      // of compound assignment applies (a mutable scalar or element).
+      const bool up = u->op == UnaryOp::pre_increment || u->op == UnaryOp::post_increment;
+      if (up || u->op == UnaryOp::pre_decrement || u->op == UnaryOp::post_decrement) {
+        Assignment step;
+        step.op = up ? AssignOp::add : AssignOp::sub;
+        step.value = make_node<Expr>(target->location, IntegerLiteral{"1", 1, ""});
+        step.target = std::move(u->operand);
+        return make_stmt(loc, std::move(step));
+      }
+    }
     return make_stmt(loc, ExprStatement{std::move(target)});
   }
   advance();

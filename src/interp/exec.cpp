@@ -10,6 +10,13 @@ namespace croq::interp {
 
 namespace {
 
+// After a loop body: whether a break left the loop; either jump ends there.
+bool jumped_out(Thread& t) {
+  const bool out = t.jump == Thread::Jump::break_loop;
+  t.jump = Thread::Jump::none;
+  return out;
+}
+
 // C++'s compound assignment `target op= value` as a binary operator.
 std::string compound_operator(const std::string& op) { return op.substr(0, op.size() - 1); }
 
@@ -20,7 +27,10 @@ void Executor::exec(Thread& t, const ir::Stmt& s) {
       [&](const auto& n) {
         using T = std::decay_t<decltype(n)>;
         if constexpr (std::is_same_v<T, ir::Seq>) {
-          for (const auto& child : n.body) exec(t, *child);
+          for (const auto& child : n.body) {
+            exec(t, *child);
+            if (t.jump != Thread::Jump::none) break;
+          }
         } else if constexpr (std::is_same_v<T, ir::Let>) {
           t.vars[n.name] = n.init ? converted(n.init->type, n.type, eval(t, n.init)) : from_int(n.type, 0);
         } else if constexpr (std::is_same_v<T, ir::Assign>) {
@@ -33,7 +43,12 @@ void Executor::exec(Thread& t, const ir::Stmt& s) {
           if (as_bool(n.condition->type, eval(t, n.condition))) exec(t, *n.then_branch);
           else if (n.else_branch) exec(t, *n.else_branch);
         } else if constexpr (std::is_same_v<T, ir::While>) {
-          while (as_bool(n.condition->type, eval(t, n.condition))) exec(t, *n.body);
+          while (as_bool(n.condition->type, eval(t, n.condition))) {
+            exec(t, *n.body);
+            if (jumped_out(t)) break;
+          }
+        } else if constexpr (std::is_same_v<T, ir::Jump>) {
+          t.jump = n.next_iteration ? Thread::Jump::next_iteration : Thread::Jump::break_loop;
         } else if constexpr (std::is_same_v<T, ir::LineMark>) {
           t.line = n.line;
         } else if constexpr (std::is_same_v<T, ir::Trap>) {
@@ -139,6 +154,7 @@ void Executor::loop(Thread& t, const ir::For& f) {
                                           : v.i < end.i;
     if (!more) break;
     exec(t, *f.body);
+    if (jumped_out(t)) break;
     Value& after = t.vars[f.var];
     const std::int64_t step = f.step ? as_int(f.step->type, eval(t, f.step)) : 1;
     after = normalized(f.type, Value{after.i + step, 0, nullptr});

@@ -230,6 +230,9 @@ struct While {
   ExprRef condition;
   StmtPtr body;
 };
+struct Jump {  // break / continue of the innermost For or While
+  bool next_iteration = false;  // continue
+};
 struct LineMark {  // #line: the source line of what follows
   int line = 0;
 };
@@ -469,7 +472,7 @@ struct WarpgroupRegion {
 
 struct Stmt {
   SourcePos where;
-  std::variant<Seq, Let, Assign, Eval, For, If, While, LineMark, Comment, Trap, Region, Barrier, Fence, InlineAsm, Print, CopyTiles,
+  std::variant<Seq, Let, Assign, Eval, For, If, While, Jump, LineMark, Comment, Trap, Region, Barrier, Fence, InlineAsm, Print, CopyTiles,
                AllocShared, DeclareLocal, DeclarePointer, DeclareEvent, BarrierPrologue, Arrive, WaitEvent, TmaLoad, TmaStore,
                FenceProxyAsync, BulkStoreWait, MmaFill, Mma, MmaWait, MmaStore, MmaCommit, MmaScale, SetMaxNReg, WarpgroupRegion>
       node;

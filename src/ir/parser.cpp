@@ -252,6 +252,7 @@ const std::map<std::string_view, Parser::StatementReader>& Parser::statement_rea
       {"let", &Parser::let},            {"var", &Parser::let},
       {"eval", &Parser::eval},          {"for", &Parser::for_loop},
       {"if", &Parser::if_stmt},         {"while", &Parser::while_loop},
+      {"break", &Parser::jump},         {"continue", &Parser::jump},
       {"#line", &Parser::line_mark},    {"//", &Parser::comment},
       {"trap", &Parser::trap},          {"region", &Parser::region},
       {"barrier", &Parser::barrier},    {"asm", &Parser::inline_asm},
@@ -370,6 +371,13 @@ StmtPtr Parser::while_loop(LineReader& r, int depth) {
   r.attributes();
   r.expect(":");
   return with_body(r, While{condition, nullptr}, depth);
+}
+
+StmtPtr Parser::jump(LineReader& r, int) {
+  Jump n;
+  n.next_iteration = r.eat("continue");
+  if (!n.next_iteration) r.expect("break");
+  return finish_line(r, n);
 }
 
 StmtPtr Parser::line_mark(LineReader& r, int) {

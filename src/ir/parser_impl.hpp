@@ -90,6 +90,7 @@ class Parser {
   StmtPtr for_loop(LineReader& r, int depth);
   StmtPtr if_stmt(LineReader& r, int depth);
   StmtPtr while_loop(LineReader& r, int depth);
+  StmtPtr jump(LineReader& r, int depth);
   StmtPtr line_mark(LineReader& r, int depth);
   StmtPtr comment(LineReader& r, int depth);
   StmtPtr trap(LineReader& r, int depth);

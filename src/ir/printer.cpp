@@ -231,6 +231,7 @@ class Printer {
     line("while " + expr(n.condition) + ":", attrs_of(s), true);
     body(n.body);
   }
+  void node(const Stmt& s, const Jump& n) { line(n.next_iteration ? "continue" : "break", attrs_of(s)); }
   void node(const Stmt& s, const LineMark& n) { line("#line " + std::to_string(n.line), attrs_of(s)); }
   void node(const Stmt&, const Comment& n) { line("// " + n.text); }
   void node(const Stmt& s, const Trap& n) { line("trap unless " + expr(n.condition), attrs_of(s)); }

@@ -48,6 +48,7 @@ class Verifier {
       return errors_;
     }
     for_each_stmt(*k_.body, [&](const Stmt& s) { stmt(s); });
+    jumps_in_loops(*k_.body, false);
     if (made_.has(Decision::event_arrivals))
       for (std::size_t e = 0; e < k_.events.size(); ++e)
         if (triggered_.count(static_cast<int>(e)) && k_.events[e].arrivals == 0 && !k_.events[e].arrivals_whole_block)
@@ -57,6 +58,19 @@ class Verifier {
 
  private:
   void error(const std::string& what) { errors_.push_back(what); }
+
+  // A break or continue leaves the innermost For or While; a Region or
+  // WarpgroupRegion between them would be left too (a parallel body).
+  void jumps_in_loops(const Stmt& s, bool in_loop) {
+    if (std::holds_alternative<Jump>(s.node) && !in_loop) error("a break or continue outside a loop");
+    if (const auto* seq = std::get_if<Seq>(&s.node)) {
+      for (const auto& c : seq->body) jumps_in_loops(*c, in_loop);
+      return;
+    }
+    const bool loop = std::holds_alternative<For>(s.node) || std::holds_alternative<While>(s.node);
+    const bool region = std::holds_alternative<Region>(s.node) || std::holds_alternative<WarpgroupRegion>(s.node);
+    for (StmtPtr* b : nested_bodies(const_cast<Stmt&>(s))) jumps_in_loops(**b, loop || (in_loop && !region));
+  }
 
   void buffer_ref(int id, const char* what) {
     if (id < 0 || id >= static_cast<int>(k_.buffers.size())) error(std::string(what) + " names buffer " + std::to_string(id));

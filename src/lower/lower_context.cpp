@@ -88,6 +88,15 @@ void LoweringContext::ask_barrier_before_shared_read(int id) {
   emit_node(std::move(b));
 }
 
+void LoweringContext::ask_barrier_before_thread_copy(int id) {
+  if (scope_ != Scope::thread || thread_branches_ > 0 || set_.threads != 0 || thread_level_threads_ == 0 ||
+      thread_level_threads_ != kernel_.block_threads || buffer(id).space != ir::Space::shared)
+    return;
+  ir::Barrier b{set_};
+  b.if_written = buffer(id).alias_of >= 0 ? buffer(id).alias_of : id;
+  emit_node(std::move(b));
+}
+
 bool LoweringContext::on_single_warps() const { return scope_ == Scope::block && in_warp_ && set_.threads == 0; }
 
 bool LoweringContext::on_whole_warpgroups() const {

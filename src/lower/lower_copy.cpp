@@ -162,6 +162,7 @@ void MemoryLowering::copy(const Stmt& s, const Copy& c) {
     unchecked(c.source->location, sema::Rule::copy_source);
   require_static(src.view, *c.source);
   ask_barrier_before_shared_read(src.view.buffer);
+  ask_barrier_before_thread_copy(src.view.buffer);
   const DType src_dtype = buffer(src.view.buffer).dtype;
   std::vector<std::int64_t> perm;
   std::vector<std::int64_t> dst_extent = src.view.extent;

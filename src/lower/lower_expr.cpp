@@ -339,17 +339,30 @@ Value ExprLowering::view_member(const Expr& e, const Member& m, Value obj) {
       return element_ref(e, obj, m.args);
     }
     case MemberKind::chunkat: {
-      if (m.args.size() != obj.view.extent.size()) unchecked(e.location, "`chunkat` of another rank");
+      // A tuple of indices (`with index in [7, 4]`) stands for its indices, one dimension each.
+      std::vector<std::pair<const Expr*, std::optional<Value>>> parts;  // nullopt: `_`
+      for (const auto& a : m.args) {
+        if (std::holds_alternative<Wildcard>(a->node)) {
+          parts.emplace_back(a.get(), std::nullopt);
+          continue;
+        }
+        Value idx = expr(*a);
+        if (idx.kind == Value::Kind::tuple)
+          for (const Value& el : idx.elements) parts.emplace_back(a.get(), el);
+        else parts.emplace_back(a.get(), std::move(idx));
+      }
+      if (parts.size() != obj.view.extent.size()) unchecked(e.location, "`chunkat` of another rank");
       View v = obj.view;
       std::vector<ExprRef> offsets(v.extent.size(), ir::int_const(0));
       std::vector<std::int64_t> multiples(v.extent.size(), 0);
-      for (std::size_t d = 0; d < m.args.size(); ++d) {
-        if (std::holds_alternative<Wildcard>(m.args[d]->node)) continue;
-        Value idx = expr(*m.args[d]);
+      for (std::size_t d = 0; d < parts.size(); ++d) {
+        if (!parts[d].second) continue;
+        const Expr& arg = *parts[d].first;
+        const Value& idx = *parts[d].second;
         if (idx.kind != Value::Kind::index || idx.count <= 0)
-          fail(m.args[d]->location, sema::chunkat_index(source_text(*m.args[d])));
+          fail(arg.location, sema::chunkat_index(source_text(arg)));
         if (v.extent[d] < 0)
-          fail(m.args[d]->location, "`chunkat` splits dimension " + std::to_string(d) + ", the dynamic dim `" +
+          fail(arg.location, "`chunkat` splits dimension " + std::to_string(d) + ", the dynamic dim `" +
                                         dim_name(v.buffer, d) + "`, into chunks whose size must be known at compile time",
                "use `subspan(T, ...).at(...)` with a constant tile extent");
         std::int64_t chunk = support::checked_cdiv(v.extent[d], idx.count).value;  // both positive: no fault

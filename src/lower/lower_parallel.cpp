@@ -135,6 +135,8 @@ void LevelLowering::parallel(const Stmt& s, const Parallel& p, std::size_t level
   f.linear = fresh("lin");
   f.linear_var = ir::var(f.linear);
   f.saved = placement();
+  const std::int64_t level_threads = thread_level_threads_;
+  const int branches = thread_branches_;
   if (f.mapping == ir::Mapping::grid) thread_instances_ = 1;
   if (f.mapping == ir::Mapping::flat || (f.mapping == ir::Mapping::threads && (f.runtime_total || f.total != 1)))
     thread_instances_ = 0;
@@ -183,6 +185,8 @@ void LevelLowering::parallel(const Stmt& s, const Parallel& p, std::size_t level
   emit_node(ir::Region{f.mapping, f.unit, braced(std::move(region))}, lv.location);
   if (f.pushed_group) group_levels_.pop_back();
   restore(f.saved);
+  thread_level_threads_ = level_threads;
+  thread_branches_ = branches;
 }
 
 LevelLowering::Placement LevelLowering::placement() const {
@@ -346,6 +350,7 @@ void LevelLowering::enter_thread_level(LevelFrame& f) {
   if (sema::Verdict broken = sema::block_threads(needed)) fail(lv.location, *broken);
   const bool top = thread_id_->kind == ir::ExprKind::special;
   if (top) kernel_.block_threads = std::max(kernel_.block_threads, needed.value);
+  thread_level_threads_ = top && unit == 1 ? needed.value : 0;
   let_linear(f, unit == 1 ? thread_id_ : ir::binary("/", thread_id_, ir::int_const(unit)));
   f.guard = ir::less(f.linear_var, ir::int_const(total));
   if (unit > 1 && f.counts.size() == 1 && lv.indices.size() == 1 && top) {

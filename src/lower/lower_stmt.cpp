@@ -1,4 +1,5 @@
 // Lowering of statements, declarations and the kernel's parameters.
+#include "frontend/ast_walk.hpp"
 #include "frontend/builtins.hpp"
 #include "lower/lowering.hpp"
 #include "support/checked_int.hpp"
@@ -218,7 +219,13 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
     unchecked(l.bound->location, sema::Rule::loop_index_count);
   // A loop that reads what was just written would otherwise wait each pass.
   ask_barrier_before_shared_read(-1);
-  if (bounds.size() == 1 && try_pipelined_loop(s, l, bounds[0])) return;
+  // A pipelined loop's stages are issued ahead: a break or continue would skip their waits.
+  const bool jumps = frontend::ast::any_statement(*l.body, [](const Stmt& st) {
+    return std::holds_alternative<Break>(st.node) || std::holds_alternative<Continue>(st.node);
+  });
+  if (bounds.size() == 1 && !jumps && try_pipelined_loop(s, l, bounds[0])) return;
+  const int branch = jumps && scope_ == Scope::thread;  // the threads of a level may leave it apart
+  thread_branches_ += branch;
   push();
   line_mark(s.location);
   std::vector<std::string> names;
@@ -242,6 +249,7 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
   if (l.tuple_name) define(l.tuple_name->name, tuple);  // `foreach t = {i, j} in ...`
   foreach_nest(s, *l.body, names, ranges);
   pop();
+  thread_branches_ -= branch;
 }
 
 // `y(lo:hi:stride)` over a bound of `count`: y from lo below count + hi,
@@ -300,14 +308,20 @@ void Lowerer::other_statement(const Stmt& s, const T& n) {
   } else if constexpr (std::is_same_v<T, While>) {
     Value c = require_scalar(expr(*n.condition), *n.condition);
     line_mark(s.location);
+    const int branch = scope_ == Scope::thread;  // the threads of a level may leave it apart
+    thread_branches_ += branch;
     ir::StmtList body = collect([&] { block(*n.body); });
+    thread_branches_ -= branch;
     emit_node(ir::While{ir::truth(c.expr), ir::make_stmt(ir::Seq{std::move(body), false})}, s.location);
   } else if constexpr (std::is_same_v<T, If>) {
     Value c = require_scalar(expr(*n.condition), *n.condition);
     line_mark(s.location);
+    const int branch = scope_ == Scope::thread;  // the threads of a level may take either side
+    thread_branches_ += branch;
     ir::StmtList then_body = collect([&] { block(*n.then_branch); });
     ir::StmtPtr else_stmt;
     if (n.else_branch) else_stmt = ir::make_stmt(ir::Seq{collect([&] { block(*n.else_branch); }), false});
+    thread_branches_ -= branch;
     emit_node(ir::If{ir::truth(c.expr), ir::make_stmt(ir::Seq{std::move(then_body), false}), std::move(else_stmt)}, s.location);
   } else if constexpr (std::is_same_v<T, InThreads>) {
     if (n.is_async) {
@@ -319,12 +333,14 @@ void Lowerer::other_statement(const Stmt& s, const T& n) {
     std::optional<ir::ThreadSet> saved = trigger_set_;
     if (narrowed) trigger_set_ = std::move(narrowed);
     ir::StmtList body;
+    ++thread_branches_;  // some of the threads
     try {
       body = collect([&] { block(*n.body); });
     } catch (...) {
       trigger_set_ = std::move(saved);
       throw;
     }
+    --thread_branches_;
     trigger_set_ = std::move(saved);
     emit_node(ir::If{ir::truth(c.expr), ir::make_stmt(ir::Seq{std::move(body), false}), nullptr}, s.location);
   } else if constexpr (std::is_same_v<T, Return>) {
@@ -332,6 +348,9 @@ void Lowerer::other_statement(const Stmt& s, const T& n) {
     const auto* name = std::get_if<Name>(&n.value->node);
     if (!name || name->name != output_name_)
       unchecked(n.value->location, sema::Rule::return_value);
+  } else if constexpr (std::is_same_v<T, Break> || std::is_same_v<T, Continue>) {
+    line_mark(s.location);
+    emit_node(ir::Jump{std::is_same_v<T, Continue>}, s.location);
   } else if constexpr (std::is_same_v<T, Assert>) {
     Value c = require_scalar(expr(*n.condition), *n.condition);
     if (c.constant) {

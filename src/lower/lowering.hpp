@@ -245,6 +245,11 @@ class LoweringContext {
   // any), which passes::place_shared_barriers keeps where a store came
   // since the last barrier.
   void ask_barrier_before_shared_read(int buffer);
+  // A copy inside a thread level is done by each thread whole: it reads
+  // what the other threads of the level wrote element by element, so it
+  // asks for a barrier of the block as well where every thread of the block
+  // reaches it (a top thread level as wide as the block, outside branches).
+  void ask_barrier_before_thread_copy(int buffer);
 
   // --- the state shared by the parts
   // The `apply` being lowered: its index names, the register it visits, the
@@ -339,6 +344,12 @@ class LoweringContext {
   };
   std::vector<GroupLevel> group_levels_;
   int next_barrier_id_ = 1;
+  // The threads of the innermost thread level when it splits the block's
+  // threads directly (0 otherwise), and the branches (if, while, loops that
+  // break or continue) around the statement inside it: where all of the
+  // level's threads reach a statement, for ask_barrier_before_thread_copy.
+  std::int64_t thread_level_threads_ = 0;
+  int thread_branches_ = 0;
   // The statements of the innermost block and the position being lowered
   // (tma.copy looks ahead for the `trigger` that completes it).
   const StmtList* block_statements_ = nullptr;

@@ -184,8 +184,10 @@ Type ExpressionChecker::name_value(const Expr& e, const Name& n) {
 
 Type ExpressionChecker::unary(const Expr& e, const Unary& u) {
   if (const char* op = unsupported_operator(u.op))
-    fail(Rule::unsupported_operator, e.location, std::string(op) + " is not supported yet by libcroqjit",
-         "write the update as its own assignment, e.g. `x += 1;`");
+    fail(Rule::unsupported_operator, e.location,
+         std::string(op) + (u.op == UnaryOp::address_of || u.op == UnaryOp::dereference ? "" : " inside an expression") +
+             " is not supported yet by libcroqjit",
+         "write the update as a statement of its own, e.g. `x++;` or `x += 1;`");
   Type v = expr(*u.operand);
   require_ok(v);
   if (u.op == UnaryOp::extent) {
@@ -581,19 +583,24 @@ Type ExpressionChecker::shape_arithmetic(const Expr& e, const Binary& b, const T
   return out;
 }
 
+Type ExpressionChecker::index_arg(const Expr& a) {
+  cx_.index_tuple_arg_ = std::holds_alternative<Name>(a.node);
+  Type v;
+  try {
+    v = expr(a);
+  } catch (...) {
+    cx_.index_tuple_arg_ = false;
+    throw;
+  }
+  cx_.index_tuple_arg_ = false;
+  return v;
+}
+
 std::vector<Type> ExpressionChecker::index_args(const ExprList& args) {
   std::vector<Type> out;
   for (const auto& a : args) {
     // A tuple of indices (`foreach x in t.span`) stands for its indices here.
-    cx_.index_tuple_arg_ = std::holds_alternative<Name>(a->node);
-    Type v;
-    try {
-      v = expr(*a);
-    } catch (...) {
-      cx_.index_tuple_arg_ = false;
-      throw;
-    }
-    cx_.index_tuple_arg_ = false;
+    Type v = index_arg(*a);
     require_ok(v);
     if (v.kind == Kind::tuple) {
       for (auto& el : v.elements) out.push_back(std::move(el));

@@ -2,6 +2,7 @@
 // loops, conditions, returns, and the statements libcroqjit cannot run yet
 // (assignments are in check_assignments.cpp).
 #include <algorithm>
+#include <utility>
 
 #include "frontend/builtins.hpp"
 #include "frontend/limits.hpp"
@@ -16,9 +17,7 @@ namespace {
 const char* unsupported_statement(const Stmt& s) {
   return std::visit([](const auto& n) -> const char* {
     using T = std::decay_t<decltype(n)>;
-    if constexpr (std::is_same_v<T, Break>) return "`break`";
-    else if constexpr (std::is_same_v<T, Continue>) return "`continue`";
-    else if constexpr (std::is_same_v<T, CallStatement>) return "`call`";
+    if constexpr (std::is_same_v<T, CallStatement>) return "`call`";
     else if constexpr (std::is_same_v<T, Swap>) return n.rotate ? "`rotate`" : "`swap`";
     else if constexpr (std::is_same_v<T, Yield>) return "`yield`";
     else return nullptr;
@@ -103,6 +102,7 @@ void StatementChecker::other_statement(const Stmt& s, const T& n) {
     c_.expressions.expr(*n.expr);
   } else if constexpr (std::is_same_v<T, While>) {
     ++cx_.loops_;
+    const bool several = std::exchange(cx_.loop_of_several_indices_, false);
     if (events_only(*n.condition)) {
       // `while (e)`, `while (e && f[0])`: loops while the events are not complete.
       limitation(Rule::unsupported_statement, s.location,
@@ -117,6 +117,7 @@ void StatementChecker::other_statement(const Stmt& s, const T& n) {
     } else {
       body_after_condition(*n.condition, "`while`", *n.body);
     }
+    cx_.loop_of_several_indices_ = several;
     --cx_.loops_;
   } else if constexpr (std::is_same_v<T, If>) {
     body_after_condition(*n.condition, "`if`", *n.then_branch);
@@ -133,7 +134,10 @@ void StatementChecker::other_statement(const Stmt& s, const T& n) {
     if (cx_.loops_ == 0)
       fail(Rule::break_outside_loop, s.location, std::string(what) + " outside a loop",
            "it leaves the innermost `foreach` or `while` of the same parallel body");
-    fail(Rule::unsupported_statement, s.location, std::string(what) + " is not supported yet by libcroqjit");
+    if (std::is_same_v<T, Break> && cx_.loop_of_several_indices_)
+      fail(Rule::unsupported_statement, s.location,
+           "`break` out of a `foreach` of several indices is not supported yet by libcroqjit",
+           "nest one `foreach` per index and break out of each, or use `continue`");
   } else if constexpr (std::is_same_v<T, CallStatement>) {
     call_statement(s, n);
   } else if constexpr (std::is_same_v<T, Yield>) {
@@ -520,7 +524,12 @@ void StatementChecker::loop(const Stmt& s, const Loop& l) {
     cx_.push();
     loop_extras(l);
     ++cx_.loops_;
+    bool several = l.indices.size() > 1;
+    for (const LoopIndex& index : l.indices)
+      if (const Symbol* s = lookup(index.name.name); s && s->type.kind == Kind::tuple) several = true;
+    several = std::exchange(cx_.loop_of_several_indices_, several);
     nested(*l.body);
+    cx_.loop_of_several_indices_ = several;
     --cx_.loops_;
     cx_.pop();
     return;
@@ -577,9 +586,13 @@ void StatementChecker::loop(const Stmt& s, const Loop& l) {
   if (l.tuple_name && l.tuple_name->name != "_")
     define(l.tuple_name->name, tuple, Origin::index_tuple, l.tuple_name->location, names);
   loop_extras(l);
+  const bool several = l.kind == LoopKind::foreach_
+                           ? std::exchange(cx_.loop_of_several_indices_, bounds.size() > 1)
+                           : cx_.loop_of_several_indices_;
   if (l.kind == LoopKind::foreach_) ++cx_.loops_;
   nested(*l.body);
   if (l.kind == LoopKind::foreach_) --cx_.loops_;  // `with` only binds indices
+  cx_.loop_of_several_indices_ = several;
   cx_.pop();
 }
 

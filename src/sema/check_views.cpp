@@ -232,7 +232,7 @@ Type ExpressionChecker::chunkat_member(const Expr& e, const Member& m, Type obj,
       parts.emplace_back(a.get(), Type{});
       continue;
     }
-    Type idx = expr(*a);
+    Type idx = index_arg(*a);
     require_ok(idx);
     if (idx.kind == Kind::tuple)
       for (const Type& el : idx.elements) parts.emplace_back(a.get(), el);

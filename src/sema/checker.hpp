@@ -157,6 +157,7 @@ class Context {
   int inthreads_depth_ = 0;  // plain inthreads around the statement
   int parallel_depth_ = 0;  // parallel statements around the statement
   int loops_ = 0;  // foreach and while loops around the statement, inside its parallel body
+  bool loop_of_several_indices_ = false;  // the innermost of them is a foreach of several indices
   int cooperative_levels_ = 0;  // `: block<cooperative>` levels around the statement
   // [[launch_bounds(N)]] of the enclosing block-level statement (0: none).
   std::int64_t launch_bound_ = 0;
@@ -281,6 +282,8 @@ class ExpressionChecker : public Part {
   [[noreturn]] void runtime_value(const Expr& e, const char* what, const Type& v);
   // Arguments of `.at` / `.from`: tuples flattened.
   std::vector<Type> index_args(const ExprList& args);
+  // An index argument, where a plain name of a tuple of indices is fine (it stands for its indices).
+  Type index_arg(const Expr& a);
   void index_binding_limit(const Expr& e, bool moved_too = false);
   void literal_limits(const Expr& e);
   Type name_value(const Expr& e, const Name& n);
