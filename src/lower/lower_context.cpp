@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "frontend/ast_walk.hpp"
+#include "frontend/host_code.hpp"
 #include "frontend/builtins.hpp"
 #include "lower/lowering.hpp"
 #include "support/checked_int.hpp"
@@ -139,6 +140,7 @@ LoweringContext::LoweringContext(const BoundFunction& bound, const target::Targe
       facts_(semantics_of(bound)),
       kernel_index_(kernel),
       kernel_count_(frontend::ast::kernel_count(*bound.function)),
+      host_program_(frontend::ast::is_host_program(*bound.function)),
       target_(target),
       warnings_(warnings),
       wide_(wide) {
