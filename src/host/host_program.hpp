@@ -59,6 +59,7 @@ struct Stmt {
 };
 
 struct Program {
+  std::string function;            // the __co__ function, for messages
   std::vector<std::string> slots;  // the host scalars' names, by slot
   std::vector<bool> slot_is_float;  // a slot keeps its type: what is assigned converts to it
   StmtList body;

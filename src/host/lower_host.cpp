@@ -30,6 +30,7 @@ class HostLowering {
 
   Program run() {
     program_.launches_only = false;
+    program_.function = fn_.name;
     scopes_.emplace_back();
     program_.body = statements(*fn_.body);
     return std::move(program_);

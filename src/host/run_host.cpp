@@ -25,8 +25,8 @@ class Executor {
   }
 
  private:
-  [[noreturn]] static void fail(int line, const std::string& what) {
-    throw Error("host code at line " + std::to_string(line) + ": " + what);
+  [[noreturn]] void fail(int line, const std::string& what) const {
+    throw Error("`" + program_.function + "`: host code at line " + std::to_string(line) + ": " + what);
   }
 
   void statement(const Stmt& s) {
@@ -99,7 +99,7 @@ class Executor {
     return take_a ? a : b;
   }
 
-  static Value binary(const Expr& e, const Value& a, const Value& b) {
+  Value binary(const Expr& e, const Value& a, const Value& b) {
     const std::string& op = e.op;
     if (op == "&&") return integer(truth(a) && truth(b));
     if (op == "||") return integer(truth(a) || truth(b));
