@@ -201,16 +201,15 @@ std::string host_statement_problem(const Stmt& s) {
 }
 
 bool is_host_program(const Function& fn) {
-  bool host_only = false, device_only = false, launch = false;
+  bool host_only = false, device_only = false;
   std::set<std::string> mutable_scalars;
   walk_host(fn, [&](const Stmt& s, int) {
     if (const auto* d = std::get_if<Declaration>(&s.node); d && d->type.is_mutable && is_scalar_declaration(*d))
       for (const Declarator& decl : d->declarators) mutable_scalars.insert(decl.name);
     host_only = host_only || is_host_only(s, mutable_scalars);
-    launch = launch || std::holds_alternative<Parallel>(s.node);
     device_only = device_only || (!std::holds_alternative<Parallel>(s.node) && !host_statement_problem(s).empty());
   });
-  return host_only && (launch || !device_only);
+  return host_only && !device_only;
 }
 
 std::vector<const Stmt*> launches(const Function& fn) {

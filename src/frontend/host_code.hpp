@@ -17,11 +17,13 @@
 namespace croq::frontend::ast {
 
 // Whether `fn` is a host program: some statement at host level is host
-// work of its own (print/println, an assignment to a scalar, a loop or
-// branch around a parallel statement), and the host level holds no work
-// that runs only on the device while no parallel statement stands there
-// (such a function keeps running as one kernel of one thread, as before).
-// Functions that are not host programs launch their kernels in order.
+// work of its own (print/println, an assignment to a `mutable` scalar, a
+// loop or branch around a parallel statement), and every statement at host
+// level is one the host runs (host_statement_problem). Other functions keep
+// what they did before host programs: their top-level parallel statements
+// are kernels launched in order (one kernel, the host level included, when
+// there is at most one), and a program's host statements are the
+// limitation program-host-statement.
 bool is_host_program(const Function& fn);
 
 // The parallel statements at host level, in source order: kernel k of a
