@@ -191,7 +191,7 @@ std::string host_statement_problem(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, If>) {
       return expressions_ok({n.condition.get()}) ? "" : "this condition (only scalars)";
     } else if constexpr (std::is_same_v<T, While>) {
-      return expressions_ok({n.condition.get()}) ? "" : "this condition (only scalars)";
+      return "a `while` loop";
     } else if constexpr (std::is_same_v<T, Copy>) {
       return "a copy";
     } else {
