@@ -47,6 +47,10 @@ struct KernelParam {
   // span in bytes; `name` says where it is used, for messages.
   std::vector<std::uint32_t> box;
   int swizzle_bytes = 0;
+  // Kind::integer / Kind::floating of a host program's kernel: the value
+  // host scalar `host_slot` has at the launch (host/host_program.hpp), not
+  // an argument's.
+  int host_slot = -1;
 };
 
 // A grid whose size depends on dynamic dims: blocks =

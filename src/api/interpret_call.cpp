@@ -1,5 +1,6 @@
 #include "api/interpret_call.hpp"
 
+#include <cstdio>
 #include <cstring>
 
 #include "api/launch_args.hpp"
@@ -56,7 +57,8 @@ interp::ParamValue tensor_value(const TensorView& v) {
 }
 
 std::vector<interp::ParamValue> parameter_values(const abi::KernelAbi& abi, std::span<const Arg> args,
-                                                 const Tensor& output, std::vector<std::vector<std::byte>>& scratch) {
+                                                 const Tensor& output, std::vector<std::vector<std::byte>>& scratch,
+                                                 std::span<const host::Value> host_scalars) {
   std::vector<interp::ParamValue> values;
   for (const abi::KernelParam& kp : abi.params) {
     interp::ParamValue p;
@@ -73,8 +75,14 @@ std::vector<interp::ParamValue> parameter_values(const abi::KernelAbi& abi, std:
         p.shape = b.shape;
         break;
       }
-      case K::integer: p.integer = arg(kp.argument).integer(); break;
+      case K::integer:
+        p.integer = kp.host_slot >= 0 ? host_scalars[static_cast<std::size_t>(kp.host_slot)].i : arg(kp.argument).integer();
+        break;
       case K::floating: {
+        if (kp.host_slot >= 0) {
+          p.floating = host_scalars[static_cast<std::size_t>(kp.host_slot)].as_float();
+          break;
+        }
         const Arg& a = arg(kp.argument);
         p.floating = a.kind() == Arg::Kind::floating ? a.floating() : static_cast<double>(a.integer());
         break;
@@ -110,7 +118,8 @@ Tensor interpret_call(const pipeline::CheckedProgram& checked, std::span<const A
 Tensor interpret_program(const pipeline::CheckedProgram& checked, const pipeline::GeneratedProgram& program,
                          std::span<const Arg> args, const LaunchOptions& options) {
   const std::string& name = checked.function->name;
-  const abi::KernelAbi& first = program.kernels.front();
+  static const abi::KernelAbi no_kernel;  // a host program without a parallel statement
+  const abi::KernelAbi& first = program.kernels.empty() ? no_kernel : program.kernels.front();
   Tensor output;
   if (first.has_output) {
     const Shape shape = result_shape_of(first, args);
@@ -130,18 +139,31 @@ Tensor interpret_program(const pipeline::CheckedProgram& checked, const pipeline
     for (std::int64_t x : b.shape) n *= static_cast<std::size_t>(x);
     scratch.emplace_back(n, std::byte{0});
   }
-  for (const pipeline::GeneratedKernel& part : program.kernels) {
+  auto launch = [&](const pipeline::GeneratedKernel& part, std::span<const host::Value> host_scalars) {
     const abi::LaunchConfig launch = launch_config_of(part, args, name);
     interp::RunOptions run;
     run.blocks = static_cast<std::int64_t>(launch.grid[0]) * launch.grid[1] * launch.grid[2];
     try {
-      interp::run_kernel(*part.kernel, part, parameter_values(part, args, output, scratch), run);
+      interp::run_kernel(*part.kernel, part, parameter_values(part, args, output, scratch, host_scalars), run);
     } catch (const interp::Fault& f) {
       const std::string text = render_diagnostics(
           {Diagnostic(Severity::error, "interpret mode: " + f.message, f.line, f.line > 0 ? 1 : 0, 1)},
           checked.program->source, checked.program->source_name);
       throw InterpretError(text, f.line);
     }
+  };
+  if (program.host.launches_only) {
+    for (const pipeline::GeneratedKernel& part : program.kernels) launch(part, {});
+  } else {
+    host::Hooks hooks = host_hooks(args, name);
+    hooks.launch = [&](int kernel, std::span<const host::Value> slots) {
+      launch(program.kernels[static_cast<std::size_t>(kernel)], slots);
+    };
+    hooks.print = [](std::string_view text) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      std::fflush(stdout);
+    };
+    host::run(program.host, hooks);
   }
   if (options.output != nullptr && output.defined()) {
     output.copy_to(*options.output);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <future>
 #include <mutex>
@@ -347,7 +348,9 @@ std::shared_ptr<Specialization> KernelImpl::build(std::span<const Arg> args, int
                                                   function->params[kp.argument].name + "' (" + kp.name + ")");
       spec->parts.push_back(std::move(part));
     }
-    spec->program = spec->parts.front().generated;
+    spec->host = std::move(built.generated.host);
+    if (!spec->parts.empty()) spec->program = spec->parts.front().generated;
+    spec->program.argument_written.resize(args.size(), false);
     for (const Specialization::Part& part : spec->parts) {
       spec->program.output_needs_zero = spec->program.output_needs_zero || part.generated.output_needs_zero;
       for (std::size_t i = 0; i < part.generated.argument_written.size(); ++i)
@@ -493,6 +496,9 @@ Tensor Kernel::launch_checked(std::span<const Arg> args, const LaunchOptions& op
                             "call prepare() with the same arguments before capturing");
   if (!gen.scratch.empty())
     refuse_during_capture(stream, device, name(), "allocating the program's global buffers", "call it outside the capture");
+  if (!spec->host.launches_only)
+    refuse_during_capture(stream, device, name(), "running a host program (its prints wait for the kernels)",
+                          "call it outside the capture");
   if (options.output != nullptr) {
     if (!gen.has_output)
       throw ArgumentError("`" + name() + "`: LaunchOptions::output is given, but the function returns no tensor");
@@ -530,9 +536,10 @@ Tensor Kernel::launch_checked(std::span<const Arg> args, const LaunchOptions& op
   // stream changes, the next one waits for the last (the kernels keep their
   // order), and the call's stream waits for the last before the buffers go.
   CUstream current = stream;
-  for (const auto& part : spec->parts) {
+  auto launch_part = [&](const detail::Specialization::Part& part, std::span<const host::Value> host_scalars) {
     const abi::LaunchConfig launch = detail::launch_config_of(part.generated, args, name());
-    detail::LaunchArgs parameters(part.generated, args, staged, part.tensor_map_names, output_data, scratch.pointers());
+    detail::LaunchArgs parameters(part.generated, args, staged, part.tensor_map_names, output_data, scratch.pointers(),
+                                  host_scalars);
     const CUstream on = part.generated.stream_argument >= 0
                             ? args[static_cast<std::size_t>(part.generated.stream_argument)].stream()
                             : stream;
@@ -540,6 +547,25 @@ Tensor Kernel::launch_checked(std::span<const Arg> args, const LaunchOptions& op
     current = on;
     // An empty grid (a dynamic dim of 0) has nothing to do.
     if (launch.grid[0] > 0) jit::launch(*part.compiled, launch, parameters.pointers(), on, device);
+  };
+  if (spec->host.launches_only) {
+    for (const auto& part : spec->parts) launch_part(part, {});
+  } else {
+    // A host program: its statements run here, in order with the launches;
+    // a print waits for the kernels before it (and their printf output).
+    bool launched = false;
+    host::Hooks hooks = detail::host_hooks(args, name());
+    hooks.launch = [&](int kernel, std::span<const host::Value> slots) {
+      launch_part(spec->parts[static_cast<std::size_t>(kernel)], slots);
+      launched = true;
+    };
+    hooks.print = [&](std::string_view text) {
+      if (launched) CROQ_CU(cuStreamSynchronize, current);
+      launched = false;
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      std::fflush(stdout);
+    };
+    host::run(spec->host, hooks);
   }
   if (current != stream) join_streams(current, stream, device);
 

@@ -51,9 +51,22 @@ Shape result_shape_of(const abi::KernelAbi& abi, std::span<const Arg> args) {
   return shape;
 }
 
+host::Hooks host_hooks(std::span<const Arg> args, const std::string& kernel) {
+  host::Hooks hooks;
+  hooks.argument = [args, kernel](int i) {
+    if (static_cast<std::size_t>(i) >= args.size())
+      throw ArgumentError("`" + kernel + "`: argument " + std::to_string(i + 1) + " is missing");
+    const Arg& a = args[static_cast<std::size_t>(i)];
+    if (a.kind() == Arg::Kind::floating) return host::Value{true, 0, a.floating()};
+    return host::Value{false, a.integer(), 0};
+  };
+  hooks.dim = [args](const abi::DimSource& w) { return dim_of(args, w); };
+  return hooks;
+}
+
 LaunchArgs::LaunchArgs(const abi::KernelAbi& abi, std::span<const Arg> args, std::span<const Tensor> staged,
                        const std::vector<std::string>& tensor_map_names, void* output,
-                       std::span<void* const> scratch) {
+                       std::span<void* const> scratch, std::span<const host::Value> host_scalars) {
   const std::size_t count = abi.params.size();
   std::uint64_t* slots = inline_slots_.data();
   pointers_ = inline_pointers_.data();
@@ -118,11 +131,17 @@ LaunchArgs::LaunchArgs(const abi::KernelAbi& abi, std::span<const Arg> args, std
         break;
       }
       case abi::KernelParam::Kind::integer: {
-        const std::int64_t v = args[static_cast<std::size_t>(kp.argument)].integer();
+        const std::int64_t v = kp.host_slot >= 0 ? host_scalars[static_cast<std::size_t>(kp.host_slot)].i
+                                                 : args[static_cast<std::size_t>(kp.argument)].integer();
         std::memcpy(&bits, &v, sizeof v);
         break;
       }
       default: {  // floating
+        if (kp.host_slot >= 0) {
+          const double v = host_scalars[static_cast<std::size_t>(kp.host_slot)].as_float();
+          std::memcpy(&bits, &v, sizeof v);
+          break;
+        }
         const Arg& a = args[static_cast<std::size_t>(kp.argument)];
         const double v = a.kind() == Arg::Kind::floating ? a.floating() : static_cast<double>(a.integer());
         std::memcpy(&bits, &v, sizeof v);

@@ -14,6 +14,7 @@
 
 #include "abi/kernel_abi.hpp"
 #include "croq/kernel.hpp"
+#include "host/host_program.hpp"
 #include "jit/driver.hpp"
 
 namespace croq::detail {
@@ -25,6 +26,10 @@ namespace croq::detail {
 unsigned runtime_grid_blocks(const abi::RuntimeGrid& grid,
                              const std::function<std::int64_t(const abi::DimSource&)>& dim_value,
                              const std::string& kernel);
+
+// A host program's hooks for a call's scalar arguments and dynamic dims
+// (host::run; the caller adds launch and print).
+host::Hooks host_hooks(std::span<const Arg> args, const std::string& kernel);
 
 // The launch shape for this call: the ABI's, with a runtime grid computed
 // from the arguments' dynamic dims.
@@ -44,8 +49,11 @@ class LaunchArgs {
   // parameter, how a TMA descriptor's errors name it. `output`: the
   // result's device memory (when the kernel returns a tensor).
   // `scratch`: the program's global buffers (ScratchBuffers::pointers()).
+  // `host_scalars`: a host program's scalars at this launch (the
+  // parameters with KernelParam::host_slot).
   LaunchArgs(const abi::KernelAbi& abi, std::span<const Arg> args, std::span<const Tensor> staged,
-             const std::vector<std::string>& tensor_map_names, void* output, std::span<void* const> scratch = {});
+             const std::vector<std::string>& tensor_map_names, void* output, std::span<void* const> scratch = {},
+             std::span<const host::Value> host_scalars = {});
   LaunchArgs(const LaunchArgs&) = delete;
   LaunchArgs& operator=(const LaunchArgs&) = delete;
 

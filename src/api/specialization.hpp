@@ -14,6 +14,7 @@
 #include "croq/info.hpp"
 #include "croq/kernel.hpp"
 #include "croq/stats.hpp"
+#include "host/host_program.hpp"
 #include "jit/compiled_kernel.hpp"
 #include "pipeline/specialize.hpp"
 
@@ -30,6 +31,7 @@ struct Specialization {
     ImageSource source = ImageSource::compiled;  // where this specialization got the image
   };
   std::vector<Part> parts;
+  host::Program host;  // what a call runs: the launches of `parts`, and host statements around them
   SpecializationStats stats;  // where its images came from, and why it compiled
   // The program as a call sees it: the output and scratch buffers (every
   // kernel declares the same), the arguments any kernel writes, and whether

@@ -1,6 +1,7 @@
 // Names of AST enums and small lookups shared by the parser, the printer and
 // later passes.
 #include "frontend/ast.hpp"
+#include "frontend/host_code.hpp"
 
 #include <algorithm>
 #include <array>
@@ -199,6 +200,7 @@ const TypeRef* returned_tensor_type(const Function& fn) {
 }
 
 int kernel_count(const Function& fn) {
+  if (is_host_program(fn)) return static_cast<int>(launches(fn).size());
   int count = 0;
   if (const auto* b = fn.body ? std::get_if<Block>(&fn.body->node) : nullptr)
     for (const auto& st : b->statements) count += std::holds_alternative<Parallel>(st->node);

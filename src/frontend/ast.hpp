@@ -471,7 +471,9 @@ bool is_element_type_name(std::string_view name);
 
 // How many kernels `fn` launches: one per top-level parallel statement of
 // its body, at least one. With several, the function is a program: its
-// kernels run in order and share its function-scope declarations.
+// kernels run in order and share its function-scope declarations. A host
+// program (frontend/host_code.hpp) has one kernel per parallel statement at
+// its host level, and none when it has no parallel statement.
 int kernel_count(const Function& fn);
 // `sync.global;`: at function scope it orders the kernels before it before
 // those after it, which their launch order on one stream already does.

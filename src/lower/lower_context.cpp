@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "frontend/ast_walk.hpp"
+#include "frontend/host_code.hpp"
 #include "frontend/builtins.hpp"
 #include "ir/index_width.hpp"
 #include "lower/lowering.hpp"
@@ -155,6 +156,7 @@ LoweringContext::LoweringContext(const BoundFunction& bound, const target::Targe
       facts_(semantics_of(bound)),
       kernel_index_(kernel),
       kernel_count_(frontend::ast::kernel_count(*bound.function)),
+      host_program_(frontend::ast::is_host_program(*bound.function)),
       target_(target),
       warnings_(warnings) {
   thread_id_ = ir::special("threadIdx.x");

@@ -10,6 +10,7 @@ namespace croq::lower::detail {
 // ---- statements --------------------------------------------------------------
 
 void Lowerer::block(const Stmt& s) {
+  if (&s == fn_.body.get() && host_program_) return host_level(s);
   push();
   if (const auto* b = std::get_if<Block>(&s.node)) {
     const StmtList* saved_list = block_statements_;

@@ -13,6 +13,7 @@
 
 #include "frontend/ast_walk.hpp"
 #include "frontend/frontend.hpp"
+#include "frontend/host_code.hpp"
 #include "ir/builder.hpp"
 #include "lower/lower.hpp"
 #include "sema/bound_rules.hpp"
@@ -281,6 +282,7 @@ class LoweringContext {
   const sema::CheckedFunction& facts_;
   const int kernel_index_;      // which top-level parallel statement this kernel runs
   const int kernel_count_;      // how many the function has (at least 1)
+  const bool host_program_;     // frontend::ast::is_host_program: the host level is the host's
   int top_parallels_seen_ = 0;
   const target::Target& target_;
   std::vector<Diagnostic>& warnings_;
@@ -632,6 +634,15 @@ class Lowerer : public LevelLowering {
   // the body is lowered it is the innermost of `loop_bodies_`.
   void foreach_nest(const Stmt& s, const Stmt& body, const std::vector<std::string>& vars,
                     const std::vector<LoopRange>& ranges);
+
+  // --- a host program's kernel (lower_host_level.cpp): the host level of
+  // the body down to this kernel's parallel statement, whose host scalars
+  // (frontend::ast::host_scalars) become parameters of the kernel.
+  void host_level(const Stmt& s);
+  void bind_host_scalars();
+  std::vector<std::pair<std::string, int>> host_visible_;  // host scalars in scope: name, slot
+  std::map<int, Value> host_params_;                       // slot -> its parameter
+  std::vector<frontend::ast::HostScalar> host_scalars_;    // by slot
 };
 
 }  // namespace croq::lower::detail

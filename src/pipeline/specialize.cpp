@@ -120,6 +120,7 @@ GeneratedProgram generate_program(const frontend::ast::Program& program, const f
     bound.semantics = checked_here->find(function.name);
   }
   const int count = lower::kernel_count(function);
+  out.host = host::lower_host(bound, count);
   for (int k = 0; k < count; ++k) {
     GeneratedKernel& generated = out.kernels.emplace_back();
     try {

@@ -12,6 +12,7 @@
 #include "abi/kernel_abi.hpp"
 #include "croq/error.hpp"
 #include "frontend/ast.hpp"
+#include "host/host_program.hpp"
 #include "ir/printer.hpp"
 #include "passes/passes.hpp"
 #include "sema/sema.hpp"
@@ -35,6 +36,9 @@ struct GeneratedKernel : abi::KernelAbi {
 // stream; they share the arguments, the output and the scratch buffers.
 struct GeneratedProgram {
   std::vector<GeneratedKernel> kernels;
+  // What a call runs on the host: the launches of `kernels`, and a host
+  // program's statements around them (host/host_program.hpp).
+  host::Program host;
 };
 
 struct GenerateOptions {

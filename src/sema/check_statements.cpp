@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "frontend/builtins.hpp"
+#include "frontend/host_code.hpp"
 #include "frontend/limits.hpp"
 #include "sema/checker.hpp"
 #include "support/checked_int.hpp"
@@ -51,10 +52,13 @@ void StatementChecker::nested(const Stmt& s) {
   if (const auto* b = std::get_if<Block>(&s.node)) {
     // A program (several top-level parallel statements): each is a kernel of
     // its own, and only declarations and `return` may stand between them.
-    const bool program = &s == cx_.fn_.body.get() && kernel_count(cx_.fn_) > 1;
+    const bool host_program = &s == cx_.fn_.body.get() && is_host_program(cx_.fn_);
+    const bool program = &s == cx_.fn_.body.get() && kernel_count(cx_.fn_) > 1 && !host_program;
+    if (&s == cx_.fn_.body.get()) host_program_ = host_program;
+    if (host_program) host_statements(s, 0);
     std::size_t kernels = 0;
     for (const auto& c : b->statements) {
-      if (program && std::holds_alternative<Parallel>(c->node)) {
+      if ((program || host_program) && std::holds_alternative<Parallel>(c->node)) {
         cx_.grid_set_ = false;
         if (++kernels > frontend::limits::kMaxKernels) {  // reported once; the rest is not checked
           report(Rule::kernel_count, c->location,
@@ -80,7 +84,42 @@ void StatementChecker::nested(const Stmt& s) {
   cx_.pop();
 }
 
+// A host program (frontend/host_code.hpp): each statement of its host
+// level must be one the host runs; nested tensors and events are the
+// kernels' only at function scope.
+void StatementChecker::host_statements(const Stmt& s, int depth) {
+  if (std::holds_alternative<Parallel>(s.node)) return;
+  std::string problem = host_statement_problem(s);
+  if (problem.empty() && depth > 1)
+    if (const auto* d = std::get_if<Declaration>(&s.node); d && (d->type.has_shape || d->type.storage != Storage::none ||
+                                                                 d->type.kind == TypeKind::event))
+      problem = "a tensor or event declared inside host control flow";
+  if (!problem.empty()) {
+    limitation(Rule::program_host_statement, s.location, problem + " is not supported in host code yet",
+               "host code (outside every parallel statement) prints, computes scalars, loops and branches around "
+               "the kernels; put device work inside a `parallel` statement");
+    return;
+  }
+  if (depth == 0 && launches(cx_.fn_).empty() && returned_tensor_type(cx_.fn_))
+    limitation(Rule::program_host_statement, cx_.fn_.location,
+               "a function with no parallel statement returns no tensor yet",
+               "compute the result in a `parallel` statement");
+  std::visit([&](const auto& n) {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, Block>) {
+      for (const auto& c : n.statements) host_statements(*c, depth + 1);
+    } else if constexpr (std::is_same_v<T, Loop> || std::is_same_v<T, While>) {
+      host_statements(*n.body, depth + 1);
+    } else if constexpr (std::is_same_v<T, If>) {
+      host_statements(*n.then_branch, depth + 1);
+      if (n.else_branch) host_statements(*n.else_branch, depth + 1);
+    }
+  }, s.node);
+}
+
 void StatementChecker::statement(const Stmt& s) {
+  // Each parallel statement at a host program's host level is a kernel of its own.
+  if (host_program_ && cx_.parallel_depth_ == 0 && std::holds_alternative<Parallel>(s.node)) cx_.grid_set_ = false;
   const std::int64_t pending = cx_.pending_launch_bound_;
   cx_.pending_launch_bound_ = 0;
   if (!s.attributes.empty()) c_.levels.attributes(s);

@@ -138,7 +138,7 @@ std::vector<RuleCase> parallel_cases() {
        fn("  parallel i by 2 : block\n    parallel t by 32 : thread\n      parallel w by 2 : group\n        a.at(t, w) = 1;\n"),
        4, "w by", "parallel levels inside a thread level are not supported"},
       {"TwoGridsInOneKernel", "one-grid",
-       fn("  if (n > 1) {\n    parallel i by 2 : block\n      a.at(i, 0) = 1;\n    parallel j by 2 : block\n      a.at(j, 0) = 1;\n  }\n"),
+       fn("  {\n    parallel i by 2 : block\n      a.at(i, 0) = 1;\n    parallel j by 2 : block\n      a.at(j, 0) = 1;\n  }\n"),
        5, "j by",
        "only one block-level parallel statement per kernel is supported yet",
        "put every block-level statement in one `parallel ... : block`"},

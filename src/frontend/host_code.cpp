@@ -1,0 +1,270 @@
+#include "frontend/host_code.hpp"
+
+#include <functional>
+#include <set>
+
+#include "frontend/ast_walk.hpp"
+
+namespace croq::frontend::ast {
+
+namespace {
+
+bool is_float_type_name(const std::string& name) {
+  return name == "f16" || name == "bf16" || name == "f32" || name == "f64" || name == "float" || name == "double" ||
+         name == "tf32";
+}
+
+// A declaration of a scalar: a type without a shape and without storage.
+bool is_scalar_declaration(const Declaration& d) {
+  const TypeRef& t = d.type;
+  if (t.has_shape || t.storage != Storage::none) return false;
+  return t.kind == TypeKind::int_ || t.kind == TypeKind::bool_ || t.kind == TypeKind::auto_ ||
+         (t.kind == TypeKind::element && !t.has_shape);
+}
+
+// The statements nested at host level in `s` (not inside a parallel statement).
+template <typename F>
+void for_host_children(const Stmt& s, F&& visit) {
+  std::visit([&](const auto& n) {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, Block>) {
+      for (const auto& c : n.statements) visit(*c);
+    } else if constexpr (std::is_same_v<T, Loop> || std::is_same_v<T, While>) {
+      if (n.body) visit(*n.body);
+    } else if constexpr (std::is_same_v<T, If>) {
+      visit(*n.then_branch);
+      if (n.else_branch) visit(*n.else_branch);
+    }
+  }, s.node);
+}
+
+// Every statement at host level of `fn`, in source order (parents first).
+void walk_host(const Function& fn, const std::function<void(const Stmt&, int depth)>& visit) {
+  std::function<void(const Stmt&, int)> go = [&](const Stmt& s, int depth) {
+    visit(s, depth);
+    if (std::holds_alternative<Parallel>(s.node)) return;
+    for_host_children(s, [&](const Stmt& c) { go(c, depth + 1); });
+  };
+  if (fn.body) go(*fn.body, 0);
+}
+
+void names_in(const Expr& e, std::set<std::string>& out) {
+  std::visit([&](const auto& n) {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, Name>) out.insert(n.name);
+    else if constexpr (std::is_same_v<T, Unary>) names_in(*n.operand, out);
+    else if constexpr (std::is_same_v<T, Binary>) {
+      names_in(*n.lhs, out);
+      names_in(*n.rhs, out);
+    } else if constexpr (std::is_same_v<T, Conditional>) {
+      names_in(*n.condition, out);
+      names_in(*n.then_value, out);
+      names_in(*n.else_value, out);
+    } else if constexpr (std::is_same_v<T, Call>) {
+      for (const auto& a : n.args) names_in(*a, out);
+    } else if constexpr (std::is_same_v<T, Member>) {
+      names_in(*n.object, out);
+    }
+  }, e.node);
+}
+
+bool mentions_float(const Expr& e, const std::set<std::string>& floats) {
+  bool found = false;
+  std::function<void(const Expr&)> go = [&](const Expr& x) {
+    std::visit([&](const auto& n) {
+      using T = std::decay_t<decltype(n)>;
+      if constexpr (std::is_same_v<T, FloatLiteral>) found = true;
+      else if constexpr (std::is_same_v<T, Name>) found = found || floats.count(n.name) > 0;
+      else if constexpr (std::is_same_v<T, Unary>) go(*n.operand);
+      else if constexpr (std::is_same_v<T, Binary>) {
+        if (n.op >= BinaryOp::lt && n.op <= BinaryOp::ne) return;  // a comparison is a truth value
+        go(*n.lhs);
+        go(*n.rhs);
+      } else if constexpr (std::is_same_v<T, Conditional>) {
+        go(*n.then_value);
+        go(*n.else_value);
+      } else if constexpr (std::is_same_v<T, Call>) {
+        const auto* f = std::get_if<Name>(&n.callee->node);
+        if (f && f->name == "cdiv") return;
+        for (const auto& a : n.args) go(*a);
+      }
+    }, x.node);
+  };
+  go(e);
+  return found;
+}
+
+// Host work of its own: a print, an assignment to a `mutable` scalar, a
+// loop or branch around a parallel statement.
+bool is_host_only(const Stmt& s, const std::set<std::string>& mutable_scalars) {
+  if (print_call(s)) return true;
+  if (const auto* a = std::get_if<Assignment>(&s.node)) {
+    const auto* target = std::get_if<Name>(&a->target->node);
+    return target && mutable_scalars.count(target->name) > 0;
+  }
+  if (std::holds_alternative<Loop>(s.node) || std::holds_alternative<While>(s.node) || std::holds_alternative<If>(s.node))
+    return contains_parallel(s);
+  return false;
+}
+
+}  // namespace
+
+const Call* print_call(const Stmt& s) {
+  const auto* es = std::get_if<ExprStatement>(&s.node);
+  const auto* c = es ? std::get_if<Call>(&es->expr->node) : nullptr;
+  const auto* f = c ? std::get_if<Name>(&c->callee->node) : nullptr;
+  return f && (f->name == "print" || f->name == "println") ? c : nullptr;
+}
+
+bool is_host_expression(const Expr& e) {
+  return std::visit([&](const auto& n) -> bool {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, IntegerLiteral> || std::is_same_v<T, FloatLiteral> ||
+                  std::is_same_v<T, BoolLiteral> || std::is_same_v<T, Name>) {
+      return true;
+    } else if constexpr (std::is_same_v<T, Unary>) {
+      return (n.op == UnaryOp::negate || n.op == UnaryOp::plus || n.op == UnaryOp::logical_not ||
+              n.op == UnaryOp::bit_not) && is_host_expression(*n.operand);
+    } else if constexpr (std::is_same_v<T, Binary>) {
+      return n.op != BinaryOp::compose && is_host_expression(*n.lhs) && is_host_expression(*n.rhs);
+    } else if constexpr (std::is_same_v<T, Conditional>) {
+      return is_host_expression(*n.condition) && is_host_expression(*n.then_value) &&
+             is_host_expression(*n.else_value);
+    } else if constexpr (std::is_same_v<T, Call>) {
+      const auto* f = std::get_if<Name>(&n.callee->node);
+      if (!f || !n.template_args.empty() || n.with_call_keyword) return false;
+      const bool two = f->name == "__min" || f->name == "__max" || f->name == "cdiv";
+      if (!(two && n.args.size() == 2) && !(f->name == "__abs" && n.args.size() == 1)) return false;
+      for (const auto& a : n.args)
+        if (!is_host_expression(*a)) return false;
+      return true;
+    } else if constexpr (std::is_same_v<T, Member>) {
+      return n.kind == MemberKind::span && n.has_args && n.args.size() == 1 &&
+             std::holds_alternative<Name>(n.object->node) && std::holds_alternative<IntegerLiteral>(n.args[0]->node);
+    } else {
+      return false;
+    }
+  }, e.node);
+}
+
+std::string host_statement_problem(const Stmt& s) {
+  auto expressions_ok = [](std::initializer_list<const Expr*> list) {
+    for (const Expr* e : list)
+      if (e && !is_host_expression(*e)) return false;
+    return true;
+  };
+  return std::visit([&](const auto& n) -> std::string {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, Block> || std::is_same_v<T, Parallel> || std::is_same_v<T, Return>) {
+      return "";
+    } else if constexpr (std::is_same_v<T, Sync>) {
+      return is_global_sync(s) ? "" : "this `sync`";
+    } else if constexpr (std::is_same_v<T, Declaration>) {
+      if (!is_scalar_declaration(n)) return "";  // tensors and events: the kernels' function-scope declarations
+      for (const Declarator& d : n.declarators) {
+        if (d.array_size || d.init == Declarator::Init::braces || d.init == Declarator::Init::colon)
+          return "this declaration";
+        for (const auto& v : d.init_values)
+          if (!is_host_expression(*v)) return "this initializer (only numbers, scalars and arithmetic on them)";
+      }
+      return "";
+    } else if constexpr (std::is_same_v<T, Assignment>) {
+      if (!std::holds_alternative<Name>(n.target->node)) return "an element store";
+      return expressions_ok({n.value.get()}) ? "" : "this value (only numbers, scalars and arithmetic on them)";
+    } else if constexpr (std::is_same_v<T, ExprStatement>) {
+      const Call* c = print_call(s);
+      if (!c) return "this expression statement";
+      for (const auto& a : c->args)
+        if (!std::holds_alternative<StringLiteral>(a->node) && !is_host_expression(*a))
+          return "printing this value (only strings and scalars)";
+      return "";
+    } else if constexpr (std::is_same_v<T, Loop>) {
+      if (n.kind != LoopKind::foreach_ || !n.more_bindings.empty() || !n.where.empty() || n.tuple_name || !n.bound)
+        return "this loop (a host loop is `foreach i in [n]` or `foreach {i, j} in [n, m]`)";
+      const auto* shape = std::get_if<ShapeList>(&n.bound->node);
+      if (!shape || shape->dims.size() != n.indices.size()) return "this loop's bound (write `in [n, ...]`)";
+      for (const LoopIndex& i : n.indices)
+        if (i.range || i.local_name) return "this loop's index range";
+      for (const auto& d : shape->dims)
+        if (!is_host_expression(*d)) return "this loop's bound (only numbers, scalars and arithmetic on them)";
+      return "";
+    } else if constexpr (std::is_same_v<T, If>) {
+      return expressions_ok({n.condition.get()}) ? "" : "this condition (only scalars)";
+    } else if constexpr (std::is_same_v<T, While>) {
+      return "a `while` loop";
+    } else if constexpr (std::is_same_v<T, Copy>) {
+      return "a copy";
+    } else {
+      return "this statement";
+    }
+  }, s.node);
+}
+
+bool is_host_program(const Function& fn) {
+  bool host_only = false, device_only = false;
+  std::set<std::string> mutable_scalars;
+  walk_host(fn, [&](const Stmt& s, int) {
+    if (const auto* d = std::get_if<Declaration>(&s.node); d && d->type.is_mutable && is_scalar_declaration(*d))
+      for (const Declarator& decl : d->declarators) mutable_scalars.insert(decl.name);
+    host_only = host_only || is_host_only(s, mutable_scalars);
+    device_only = device_only || (!std::holds_alternative<Parallel>(s.node) && !host_statement_problem(s).empty());
+  });
+  return host_only && !device_only;
+}
+
+std::vector<const Stmt*> launches(const Function& fn) {
+  std::vector<const Stmt*> out;
+  walk_host(fn, [&](const Stmt& s, int) {
+    if (std::holds_alternative<Parallel>(s.node)) out.push_back(&s);
+  });
+  return out;
+}
+
+std::vector<HostScalar> host_scalars(const Function& fn) {
+  std::set<std::string> floats, host_only_names, assigned;
+  for (const Parameter& p : fn.params)
+    if (!p.type.has_shape && is_float_type_name(p.type.name)) floats.insert(p.name);
+  walk_host(fn, [&](const Stmt& s, int) {
+    if (const auto* a = std::get_if<Assignment>(&s.node))
+      if (const auto* target = std::get_if<Name>(&a->target->node)) assigned.insert(target->name);
+  });
+  std::vector<HostScalar> out;
+  std::set<std::string> declared;
+  for (const Parameter& p : fn.params) declared.insert(p.name);
+  walk_host(fn, [&](const Stmt& s, int depth) {
+    if (const auto* d = std::get_if<Declaration>(&s.node); d && is_scalar_declaration(*d)) {
+      for (const Declarator& decl : d->declarators) {
+        HostScalar h{decl.name, &decl, is_float_type_name(d->type.name)};
+        if (d->type.kind == TypeKind::auto_ && !decl.init_values.empty())
+          h.is_float = mentions_float(*decl.init_values[0], floats);
+        std::set<std::string> uses;
+        for (const auto& v : decl.init_values) names_in(*v, uses);
+        bool pure = depth == 1 && !d->type.is_mutable && !assigned.count(decl.name);
+        for (const std::string& u : uses) pure = pure && !host_only_names.count(u);
+        h.replicated = pure;
+        if (!pure) host_only_names.insert(decl.name);
+        if (h.is_float) floats.insert(decl.name);
+        declared.insert(decl.name);
+        out.push_back(std::move(h));
+      }
+    } else if (const auto* a = std::get_if<Assignment>(&s.node)) {
+      // `n = 4;` of a name not declared before binds a new scalar.
+      const auto* target = std::get_if<Name>(&a->target->node);
+      if (!target || declared.count(target->name) || a->op != AssignOp::assign) return;
+      HostScalar h{target->name, &s, mentions_float(*a->value, floats)};
+      host_only_names.insert(h.name);
+      if (h.is_float) floats.insert(h.name);
+      declared.insert(h.name);
+      out.push_back(std::move(h));
+    } else if (const auto* l = std::get_if<Loop>(&s.node)) {
+      for (const LoopIndex& i : l->indices) {
+        out.push_back(HostScalar{i.name.name, &i.name, false});
+        host_only_names.insert(i.name.name);
+        declared.insert(i.name.name);
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace croq::frontend::ast

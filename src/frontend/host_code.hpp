@@ -1,0 +1,61 @@
+// The host part of a __co__ function: Croqtile's model is a host program
+// whose `parallel` statements are launches. The statements outside every
+// parallel statement ("host level": the body, and the blocks, `foreach`,
+// `while` and `if` around the launches) run on the CPU; each parallel
+// statement there is a kernel, launched once each time the host reaches it.
+//
+// Sema, the lowering of the kernels and the lowering of the host program
+// (src/host) read the host part's shape here, so they agree on which
+// statements are host code and on the numbering of the host's scalars.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "frontend/ast.hpp"
+
+namespace croq::frontend::ast {
+
+// Whether `fn` is a host program: some statement at host level is host
+// work of its own (print/println, an assignment to a `mutable` scalar, a
+// loop or branch around a parallel statement), and every statement at host
+// level is one the host runs (host_statement_problem). Other functions keep
+// what they did before host programs: their top-level parallel statements
+// are kernels launched in order (one kernel, the host level included, when
+// there is at most one), and a program's host statements are the
+// limitation program-host-statement.
+bool is_host_program(const Function& fn);
+
+// The parallel statements at host level, in source order: kernel k of a
+// host program is launches(fn)[k].
+std::vector<const Stmt*> launches(const Function& fn);
+
+// A scalar of the host: a declaration at host level (`int n = 4;`,
+// `mutable f32 s = 0.0f;`) or the index of a host `foreach`. Slot i of a
+// host program is host_scalars(fn)[i], in source order.
+struct HostScalar {
+  std::string name;
+  const void* site = nullptr;  // the Declarator or the loop's Identifier
+  bool is_float = false;       // declared with a floating type, or from a floating initializer
+  // A declaration of the body's own block that is immutable and computed
+  // from arguments, dims and other such scalars only: each kernel also
+  // computes it (as every function did before host programs), so kernels
+  // do not take it as a parameter.
+  bool replicated = false;
+};
+std::vector<HostScalar> host_scalars(const Function& fn);
+
+// Why `s`, a statement at host level of a host program, cannot run on the
+// host (`what` in "... is not supported in host code yet"); empty when it can.
+// Nested statements are asked on their own.
+std::string host_statement_problem(const Stmt& s);
+
+// Whether `e` is an expression the host computes: numbers, names, unary and
+// binary arithmetic, comparisons, `?:`, `__min`, `__max`, `cdiv`,
+// `__abs`, `x.span(d)`.
+bool is_host_expression(const Expr& e);
+
+// `print(...)` / `println(...)` as a statement: the call, else null.
+const Call* print_call(const Stmt& s);
+
+}  // namespace croq::frontend::ast

@@ -1,0 +1,327 @@
+// A bound function's host statements -> host::Program.
+#include <algorithm>
+#include <map>
+
+#include "frontend/host_code.hpp"
+#include "frontend/lexer.hpp"
+#include "host/host_program.hpp"
+
+namespace croq::host {
+
+namespace {
+
+using namespace frontend::ast;
+using AstStmt = frontend::ast::Stmt;
+using AstExpr = frontend::ast::Expr;
+using host::Expr;
+using host::Stmt;
+using host::StmtList;
+
+class HostLowering {
+ public:
+  explicit HostLowering(const bind::BoundFunction& bound) : bound_(bound), fn_(*bound.function) {
+    for (const HostScalar& h : host_scalars(fn_)) {
+      slot_of_site_[h.site] = static_cast<int>(program_.slots.size());
+      program_.slots.push_back(h.name);
+      program_.slot_is_float.push_back(h.is_float);
+      slot_float_.push_back(h.is_float);
+    }
+  }
+
+  Program run() {
+    program_.launches_only = false;
+    program_.function = fn_.name;
+    scopes_.emplace_back();
+    program_.body = statements(*fn_.body);
+    return std::move(program_);
+  }
+
+ private:
+  [[noreturn]] void fail(const SourceLocation& at, const std::string& message) const {
+    throw CompileError({Diagnostic{Severity::error, message, at.line, at.column, std::max(1, at.length),
+                                   "host code computes with numbers and scalars only", "program-host-statement"}},
+                       bound_.program->source, bound_.program->source_name);
+  }
+
+  int slot(const void* site, const SourceLocation& at) const {
+    auto it = slot_of_site_.find(site);
+    if (it == slot_of_site_.end()) fail(at, "internal error: a host scalar without a slot");
+    return it->second;
+  }
+
+  StmtList statements(const AstStmt& s) {
+    StmtList out;
+    statement(s, out);
+    return out;
+  }
+
+  void statement(const AstStmt& s, StmtList& out) {
+    std::visit([&](const auto& n) {
+      using T = std::decay_t<decltype(n)>;
+      if constexpr (std::is_same_v<T, Block>) {
+        scopes_.emplace_back();
+        for (const auto& c : n.statements) statement(*c, out);
+        scopes_.pop_back();
+      } else if constexpr (std::is_same_v<T, Parallel>) {
+        Stmt launch;
+        launch.kind = Stmt::Kind::launch;
+        launch.kernel = next_kernel_++;
+        launch.line = s.location.line;
+        out.push_back(std::move(launch));
+      } else if constexpr (std::is_same_v<T, Declaration>) {
+        for (const Declarator& d : n.declarators) {
+          auto it = slot_of_site_.find(&d);
+          if (it == slot_of_site_.end()) continue;  // a tensor or an event: the kernels'
+          scopes_.back()[d.name] = it->second;
+          if (d.init_values.empty()) {
+            Value zero;
+            zero.is_float = slot_float_[static_cast<std::size_t>(it->second)];
+            out.push_back(assign(it->second, constant(zero, s.location.line), s.location.line));
+          } else {
+            out.push_back(assign(it->second, expr(*d.init_values[0]), s.location.line));
+          }
+        }
+      } else if constexpr (std::is_same_v<T, Assignment>) {
+        const auto& target = std::get<Name>(n.target->node);
+        int to = -1;
+        if (auto it = slot_of_site_.find(&s); it != slot_of_site_.end()) {
+          to = it->second;
+          scopes_.back()[target.name] = to;
+        } else {
+          to = find_slot(target.name, n.target->location);
+        }
+        ExprPtr value = expr(*n.value);
+        if (n.op != AssignOp::assign) {  // `x += v` is `x = x + v`
+          std::string op = assign_op_name(n.op);
+          op.pop_back();
+          value = binary(op, read_slot(to, s.location.line), value, s.location.line);
+        }
+        out.push_back(assign(to, value, s.location.line));
+      } else if constexpr (std::is_same_v<T, ExprStatement>) {
+        out.push_back(print(s, *print_call(s)));
+      } else if constexpr (std::is_same_v<T, Loop>) {
+        loop(s, n, out);
+      } else if constexpr (std::is_same_v<T, If>) {
+        Stmt b;
+        b.kind = Stmt::Kind::branch;
+        b.line = s.location.line;
+        b.value = expr(*n.condition);
+        scopes_.emplace_back();
+        b.body = statements(*n.then_branch);
+        scopes_.pop_back();
+        if (n.else_branch) {
+          scopes_.emplace_back();
+          b.other = statements(*n.else_branch);
+          scopes_.pop_back();
+        }
+        out.push_back(std::move(b));
+      } else if constexpr (std::is_same_v<T, Return> || std::is_same_v<T, Sync>) {
+        // `return NAME;` hands back the returned tensor; `sync.global` is stream order.
+      } else {
+        fail(s.location, host_statement_problem(s) + " is not supported in host code yet");
+      }
+    }, s.node);
+  }
+
+  // foreach {i, j} in [n, m]: nested loops, the first index outermost.
+  void loop(const AstStmt& s, const Loop& l, StmtList& out) {
+    const auto& shape = std::get<ShapeList>(l.bound->node);
+    scopes_.emplace_back();
+    std::vector<Stmt> nest;
+    for (std::size_t d = 0; d < l.indices.size(); ++d) {
+      Stmt f;
+      f.kind = Stmt::Kind::loop;
+      f.line = s.location.line;
+      f.slot = slot(&l.indices[d].name, l.indices[d].name.location);
+      f.value = expr(*shape.dims[d]);
+      scopes_.back()[l.indices[d].name.name] = f.slot;
+      nest.push_back(std::move(f));
+    }
+    StmtList body = statements(*l.body);
+    scopes_.pop_back();
+    for (std::size_t d = nest.size(); d-- > 0;) {
+      nest[d].body = std::move(body);
+      body.clear();
+      body.push_back(std::move(nest[d]));
+    }
+    for (Stmt& st : body) out.push_back(std::move(st));
+  }
+
+  Stmt print(const AstStmt& s, const Call& c) {
+    Stmt p;
+    p.kind = Stmt::Kind::print;
+    p.line = s.location.line;
+    for (const auto& a : c.args) {
+      if (const auto* str = std::get_if<StringLiteral>(&a->node)) {
+        std::optional<std::string> text = frontend::string_value(str->spelling);
+        if (!text) fail(a->location, "`" + str->spelling + "` is not a plain string literal");
+        p.parts.push_back({*text, nullptr});
+      } else {
+        p.parts.push_back({"", expr(*a)});
+      }
+    }
+    const auto& name = std::get<Name>(c.callee->node).name;
+    if (name == "println") p.parts.push_back({"\n", nullptr});
+    return p;
+  }
+
+  int find_slot(const std::string& name, const SourceLocation& at) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+      if (auto found = it->find(name); found != it->end()) return found->second;
+    fail(at, "`" + name + "` is not a scalar of the host");
+  }
+
+  static Stmt assign(int slot, ExprPtr value, int line) {
+    Stmt a;
+    a.kind = Stmt::Kind::assign;
+    a.slot = slot;
+    a.value = std::move(value);
+    a.line = line;
+    return a;
+  }
+
+  static ExprPtr constant(Value v, int line) {
+    auto e = std::make_shared<Expr>();
+    e->kind = Expr::Kind::constant;
+    e->constant = v;
+    e->is_float = v.is_float;
+    e->line = line;
+    return e;
+  }
+
+  ExprPtr read_slot(int slot, int line) const {
+    auto e = std::make_shared<Expr>();
+    e->kind = Expr::Kind::slot;
+    e->index = slot;
+    e->is_float = slot_float_[static_cast<std::size_t>(slot)];
+    e->line = line;
+    return e;
+  }
+
+  static ExprPtr binary(std::string op, ExprPtr lhs, ExprPtr rhs, int line) {
+    auto e = std::make_shared<Expr>();
+    e->kind = Expr::Kind::binary;
+    const bool comparison = op == "<" || op == ">" || op == "<=" || op == ">=" || op == "==" || op == "!=" ||
+                            op == "&&" || op == "||";
+    e->is_float = !comparison && (lhs->is_float || rhs->is_float);
+    e->op = std::move(op);
+    e->operands = {std::move(lhs), std::move(rhs)};
+    e->line = line;
+    return e;
+  }
+
+  // A name: a host scalar, a scalar argument, a bound or dynamic dim.
+  ExprPtr name(const std::string& n, const SourceLocation& at) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+      if (auto found = it->find(n); found != it->end()) return read_slot(found->second, at.line);
+    for (std::size_t i = 0; i < fn_.params.size(); ++i) {
+      if (fn_.params[i].name != n) continue;
+      const abi::ArgSignature& a = bound_.args[i];
+      if (a.is_tensor || a.is_stream) fail(at, "`" + n + "` is not a scalar; host code computes with scalars");
+      auto e = std::make_shared<Expr>();
+      e->kind = Expr::Kind::argument;
+      e->index = static_cast<int>(i);
+      e->is_float = !a.is_integer;
+      e->line = at.line;
+      return e;
+    }
+    if (auto it = bound_.dims.find(n); it != bound_.dims.end()) return constant(Value{false, it->second, 0}, at.line);
+    if (auto it = bound_.dynamic.find(n); it != bound_.dynamic.end()) {
+      auto e = std::make_shared<Expr>();
+      e->kind = Expr::Kind::dim;
+      e->dim = it->second.front();
+      e->line = at.line;
+      return e;
+    }
+    fail(at, "`" + n + "` is not a scalar the host knows");
+  }
+
+  ExprPtr span(const Member& m, const SourceLocation& at) const {
+    const auto& object = std::get<Name>(m.object->node).name;
+    const auto d = static_cast<std::size_t>(std::get<IntegerLiteral>(m.args[0]->node).value);
+    for (std::size_t i = 0; i < fn_.params.size(); ++i) {
+      if (fn_.params[i].name != object || !bound_.args[i].is_tensor) continue;
+      if (d >= bound_.args[i].shape.size()) fail(at, "`" + object + "` has no dimension " + std::to_string(d));
+      if (bound_.args[i].shape[d] >= 0) return constant(Value{false, bound_.args[i].shape[d], 0}, at.line);
+      auto e = std::make_shared<Expr>();
+      e->kind = Expr::Kind::dim;
+      e->dim = abi::DimSource{static_cast<int>(i), static_cast<int>(d)};
+      e->line = at.line;
+      return e;
+    }
+    fail(at, "`" + object + ".span(" + std::to_string(d) + ")`: host code takes the extents of tensor arguments only");
+  }
+
+  ExprPtr expr(const AstExpr& x) const {
+    if (!is_host_expression(x)) fail(x.location, "this expression is not supported in host code yet");
+    const int line = x.location.line;
+    return std::visit([&](const auto& n) -> ExprPtr {
+      using T = std::decay_t<decltype(n)>;
+      if constexpr (std::is_same_v<T, IntegerLiteral>) {
+        return constant(Value{false, static_cast<std::int64_t>(n.value), 0}, line);
+      } else if constexpr (std::is_same_v<T, FloatLiteral>) {
+        return constant(Value{true, 0, n.value}, line);
+      } else if constexpr (std::is_same_v<T, BoolLiteral>) {
+        return constant(Value{false, n.value ? 1 : 0, 0}, line);
+      } else if constexpr (std::is_same_v<T, Name>) {
+        return name(n.name, x.location);
+      } else if constexpr (std::is_same_v<T, Unary>) {
+        auto e = std::make_shared<Expr>();
+        e->kind = Expr::Kind::unary;
+        e->op = unary_op_name(n.op);
+        e->operands = {expr(*n.operand)};
+        e->is_float = e->operands[0]->is_float && n.op != UnaryOp::logical_not;
+        e->line = line;
+        return e;
+      } else if constexpr (std::is_same_v<T, Binary>) {
+        return binary(binary_op_name(n.op), expr(*n.lhs), expr(*n.rhs), line);
+      } else if constexpr (std::is_same_v<T, Conditional>) {
+        auto e = std::make_shared<Expr>();
+        e->kind = Expr::Kind::select;
+        e->operands = {expr(*n.condition), expr(*n.then_value), expr(*n.else_value)};
+        e->is_float = e->operands[1]->is_float || e->operands[2]->is_float;
+        e->line = line;
+        return e;
+      } else if constexpr (std::is_same_v<T, Call>) {
+        auto e = std::make_shared<Expr>();
+        e->kind = Expr::Kind::call;
+        e->op = std::get<Name>(n.callee->node).name;
+        for (const auto& a : n.args) e->operands.push_back(expr(*a));
+        e->is_float = e->op != "cdiv" && std::any_of(e->operands.begin(), e->operands.end(),
+                                                      [](const ExprPtr& o) { return o->is_float; });
+        e->line = line;
+        return e;
+      } else if constexpr (std::is_same_v<T, Member>) {
+        return span(n, x.location);
+      } else {
+        fail(x.location, "this expression is not supported in host code yet");
+      }
+    }, x.node);
+  }
+
+  const bind::BoundFunction& bound_;
+  const Function& fn_;
+  Program program_;
+  std::map<const void*, int> slot_of_site_;
+  std::vector<bool> slot_float_;
+  std::vector<std::map<std::string, int>> scopes_;
+  int next_kernel_ = 0;
+};
+
+}  // namespace
+
+Program lower_host(const bind::BoundFunction& bound, int kernels) {
+  if (!is_host_program(*bound.function)) {
+    Program p;
+    for (int k = 0; k < kernels; ++k) {
+      Stmt launch;
+      launch.kind = Stmt::Kind::launch;
+      launch.kernel = k;
+      p.body.push_back(std::move(launch));
+    }
+    return p;
+  }
+  return HostLowering(bound).run();
+}
+
+}  // namespace croq::host
