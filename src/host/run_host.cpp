@@ -1,5 +1,6 @@
 // The host program's executor.
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 #include "croq/error.hpp"
@@ -87,10 +88,14 @@ class Executor {
 
   Value call(const Expr& e) {
     const Value a = eval(*e.operands[0]);
-    if (e.op == "__abs") return a.is_float ? floating(std::fabs(a.f)) : integer(a.i < 0 ? -a.i : a.i);
+    if (e.op == "__abs") {
+      if (!a.is_float && a.i == INT64_MIN) fail(e.line, "__abs(" + std::to_string(a.i) + ") overflows 64 bits");
+      return a.is_float ? floating(std::fabs(a.f)) : integer(a.i < 0 ? -a.i : a.i);
+    }
     const Value b = eval(*e.operands[1]);
     if (e.op == "cdiv") {
       if (b.i == 0) fail(e.line, "cdiv by zero");
+      if (a.i == INT64_MIN && b.i == -1) fail(e.line, "cdiv(" + std::to_string(a.i) + ", -1) overflows 64 bits");
       return integer(a.i / b.i + ((a.i % b.i != 0) && ((a.i < 0) == (b.i < 0)) ? 1 : 0));
     }
     const bool less = e.is_float ? a.as_float() < b.as_float() : a.i < b.i;

@@ -339,18 +339,7 @@ Value ExprLowering::view_member(const Expr& e, const Member& m, Value obj) {
       return element_ref(e, obj, m.args);
     }
     case MemberKind::chunkat: {
-      // A tuple of indices (`with index in [7, 4]`) stands for its indices, one dimension each.
-      std::vector<std::pair<const Expr*, std::optional<Value>>> parts;  // nullopt: `_`
-      for (const auto& a : m.args) {
-        if (std::holds_alternative<Wildcard>(a->node)) {
-          parts.emplace_back(a.get(), std::nullopt);
-          continue;
-        }
-        Value idx = expr(*a);
-        if (idx.kind == Value::Kind::tuple)
-          for (const Value& el : idx.elements) parts.emplace_back(a.get(), el);
-        else parts.emplace_back(a.get(), std::move(idx));
-      }
+      const auto parts = chunkat_indices(m);
       if (parts.size() != obj.view.extent.size()) unchecked(e.location, "`chunkat` of another rank");
       View v = obj.view;
       std::vector<ExprRef> offsets(v.extent.size(), ir::int_const(0));
@@ -434,6 +423,21 @@ Value ExprLowering::view_member(const Expr& e, const Member& m, Value obj) {
     default:
       unchecked(e.location, "a member sema does not know");
   }
+}
+
+std::vector<std::pair<const Expr*, std::optional<Value>>> ExprLowering::chunkat_indices(const Member& m) {
+  std::vector<std::pair<const Expr*, std::optional<Value>>> parts;
+  for (const auto& a : m.args) {
+    if (std::holds_alternative<Wildcard>(a->node)) {
+      parts.emplace_back(a.get(), std::nullopt);
+      continue;
+    }
+    Value idx = expr(*a);
+    if (idx.kind == Value::Kind::tuple)
+      for (const Value& el : idx.elements) parts.emplace_back(a.get(), el);
+    else parts.emplace_back(a.get(), std::move(idx));
+  }
+  return parts;
 }
 
 // A copy's `x.subspan(...)` (or `.subspan(...).step(...)`) without `.at`

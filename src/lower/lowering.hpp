@@ -390,6 +390,9 @@ class ExprLowering : public LoweringContext {
   Value name_value(const Expr& e, const Name& n);
   Value member(const Expr& e, const Member& m);
   Value view_member(const Expr& e, const Member& m, Value obj);
+  // `.chunkat`'s index per dimension (nullopt: `_`), a tuple of indices
+  // (`with index in [7, 4]`) standing for its indices, one dimension each.
+  std::vector<std::pair<const Expr*, std::optional<Value>>> chunkat_indices(const Member& m);
   Value binary(const Expr& e, const Binary& b);
   Value fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c);
   Value unary(const Expr& e, const Unary& u);

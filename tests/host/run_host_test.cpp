@@ -1,0 +1,162 @@
+// The host program's executor (src/host/run_host.cpp) on programs built by
+// hand: launches in order with the host scalars of each, prints, branches,
+// and the errors of host arithmetic at their line.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "croq/error.hpp"
+#include "host/host_program.hpp"
+
+namespace croq::host {
+namespace {
+
+ExprPtr constant(std::int64_t v) {
+  auto e = std::make_shared<Expr>();
+  e->constant = Value{false, v, 0};
+  return e;
+}
+ExprPtr real(double v) {
+  auto e = std::make_shared<Expr>();
+  e->constant = Value{true, 0, v};
+  e->is_float = true;
+  return e;
+}
+ExprPtr slot(int i, bool is_float = false) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::slot;
+  e->index = i;
+  e->is_float = is_float;
+  return e;
+}
+ExprPtr op(Expr::Kind kind, const std::string& name, std::vector<ExprPtr> operands, int line = 0) {
+  auto e = std::make_shared<Expr>();
+  e->kind = kind;
+  e->op = name;
+  e->operands = std::move(operands);
+  e->line = line;
+  return e;
+}
+Stmt launch(int kernel) {
+  Stmt s;
+  s.kind = Stmt::Kind::launch;
+  s.kernel = kernel;
+  return s;
+}
+Stmt print(std::vector<Stmt::Part> parts) {
+  Stmt s;
+  s.parts = std::move(parts);
+  return s;
+}
+
+struct Recorded {
+  std::vector<std::string> events;  // "launch K i=..." and printed texts, in order
+};
+
+Hooks recording(Recorded& r) {
+  Hooks h;
+  h.argument = [](int) { return Value{}; };
+  h.dim = [](const abi::DimSource&) { return std::int64_t{0}; };
+  h.launch = [&r](int kernel, std::span<const Value> slots) {
+    std::string e = "launch " + std::to_string(kernel);
+    for (const Value& v : slots) e += " " + value_text(v);
+    r.events.push_back(e);
+  };
+  h.print = [&r](std::string_view text) { r.events.emplace_back(text); };
+  return h;
+}
+
+// for i in [3]: launch 0 with i; then `total` (a float slot) += i * 0.5;
+// after the loop: kernel 1 when total > 1, else kernel 2; print it.
+TEST(RunHost, LaunchesInOrderWithEachIterationsScalars) {
+  Program p;
+  p.function = "steps";
+  p.slots = {"i", "total"};
+  p.slot_is_float = {false, true};
+  Stmt loop;
+  loop.kind = Stmt::Kind::loop;
+  loop.slot = 0;
+  loop.value = constant(3);
+  loop.body.push_back(launch(0));
+  Stmt add;
+  add.kind = Stmt::Kind::assign;
+  add.slot = 1;
+  add.value = op(Expr::Kind::binary, "+", {slot(1, true), op(Expr::Kind::binary, "*", {slot(0), real(0.5)})});
+  loop.body.push_back(add);
+  p.body.push_back(loop);
+  Stmt branch;
+  branch.kind = Stmt::Kind::branch;
+  branch.value = op(Expr::Kind::binary, ">", {slot(1, true), constant(1)});
+  branch.body.push_back(launch(1));
+  branch.other.push_back(launch(2));
+  p.body.push_back(branch);
+  p.body.push_back(print({{"total = ", nullptr}, {"", slot(1, true)}, {"\n", nullptr}}));
+  Recorded r;
+  run(p, recording(r));
+  const std::vector<std::string> want = {"launch 0 0 0.000000", "launch 0 1 0.000000", "launch 0 2 0.500000",
+                                         "launch 1 3 1.500000", "total = 1.500000\n"};
+  EXPECT_EQ(r.events, want);
+}
+
+TEST(RunHost, HostArithmeticFaultsNameTheFunctionAndLine) {
+  auto failing = [](ExprPtr value) {
+    Program p;
+    p.function = "f";
+    p.slots = {"x"};
+    p.slot_is_float = {false};
+    Stmt s;
+    s.kind = Stmt::Kind::assign;
+    s.slot = 0;
+    s.value = std::move(value);
+    p.body.push_back(s);
+    Recorded r;
+    try {
+      run(p, recording(r));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(failing(op(Expr::Kind::binary, "/", {constant(7), constant(0)}, 12)),
+            "`f`: host code at line 12: 7 / 0 divides by zero");
+  EXPECT_EQ(failing(op(Expr::Kind::binary, "*", {constant(INT64_MAX), constant(2)}, 3)).rfind("`f`: host code at line 3: ", 0),
+            0u);
+  EXPECT_EQ(failing(op(Expr::Kind::binary, "<<", {constant(1), constant(64)}, 4)),
+            "`f`: host code at line 4: a shift by 64");
+  EXPECT_EQ(failing(op(Expr::Kind::call, "cdiv", {constant(5), constant(0)}, 5)), "`f`: host code at line 5: cdiv by zero");
+  EXPECT_EQ(failing(op(Expr::Kind::call, "__abs", {constant(INT64_MIN)}, 6)),
+            "`f`: host code at line 6: __abs(-9223372036854775808) overflows 64 bits");
+  EXPECT_EQ(failing(op(Expr::Kind::call, "cdiv", {constant(-7), constant(2)}, 7)), "no error");
+}
+
+TEST(RunHost, ALoopPastTwoToTheThirtyFirstIsRefusedBeforeItsFirstLaunch) {
+  Program p;
+  p.function = "g";
+  p.slots = {"i"};
+  p.slot_is_float = {false};
+  Stmt loop;
+  loop.kind = Stmt::Kind::loop;
+  loop.slot = 0;
+  loop.value = constant((std::int64_t{1} << 31) + 1);
+  loop.line = 9;
+  loop.body.push_back(launch(0));
+  p.body.push_back(loop);
+  Recorded r;
+  try {
+    run(p, recording(r));
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "`g`: host code at line 9: a host loop of 2147483649 iterations (at most 2^31)");
+  }
+  EXPECT_TRUE(r.events.empty());
+}
+
+TEST(RunHost, ValuesPrintAsTheDevicesPrintfDoes) {
+  EXPECT_EQ(value_text(Value{false, -42, 0}), "-42");
+  EXPECT_EQ(value_text(Value{true, 0, 0.25}), "0.250000");
+  EXPECT_EQ(value_text(Value{true, 0, -3}), "-3.000000");
+}
+
+}  // namespace
+}  // namespace croq::host
