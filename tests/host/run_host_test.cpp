@@ -95,7 +95,7 @@ TEST(RunHost, LaunchesInOrderWithEachIterationsScalars) {
   Recorded r;
   run(p, recording(r));
   const std::vector<std::string> want = {"launch 0 0 0.000000", "launch 0 1 0.000000", "launch 0 2 0.500000",
-                                         "launch 1 3 1.500000", "total = 1.500000\n"};
+                                         "launch 1 2 1.500000", "total = 1.500000\n"};
   EXPECT_EQ(r.events, want);
 }
 

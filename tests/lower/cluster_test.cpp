@@ -285,9 +285,10 @@ std::vector<ErrorCase> error_cases() {
        "size the `: cluster` level with the dynamic dim instead", {tensor(DType::s32, {2, -1, 32})}, {"B"}},
       {"ZeroBlocks", croq::test::kClusterIds, 3, 19, "a parallel count must be positive, got 0", "",
        {tensor(DType::s32, {2, 0, 32})}},
-      // (Two top-level statements are two kernels; inside one statement, two grids are refused.)
+      // (Two top-level statements are two kernels, and a host `if` around
+      // them a host program; inside one block statement, two grids are refused.)
       {"SecondGridStatement",
-       head + "  if (1 > 0) {\n  parallel c by 2 : cluster, b by 2 : block {\n    out.at(c, b) = 1;\n  }\n"
+       head + "  {\n  parallel c by 2 : cluster, b by 2 : block {\n    out.at(c, b) = 1;\n  }\n"
               "  parallel d by 2 : cluster, e by 2 : block {\n    out.at(d, e) = 2;\n  }\n  }\n}\n",
        6, 12, "only one block-level parallel statement per kernel is supported yet", "put every block-level statement in one `parallel ... : block`"},
   };
