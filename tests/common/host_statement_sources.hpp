@@ -3,6 +3,7 @@
 // tests, with what each prints and computes.
 #pragma once
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -77,5 +78,15 @@ __co__ void hello(int n) {
 }
 )";
 inline const char* kHostOnlyOutput = "Hello\nmin 3 max 10 ratio 3.000000\n";
+
+// The tests' inputs: n floats in [-2, 2) from a fixed seed, the same in
+// interpret mode and on the GPU.
+inline std::vector<float> seeded_floats(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-2.0f, 2.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
 
 }  // namespace croq::test

@@ -3,8 +3,6 @@
 // of interpret mode (tests/interp/host_statements_interp_test.cpp).
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "common/host_statement_sources.hpp"
 #include "croq/croq.hpp"
 #include "gpu/gpu_test_util.hpp"
@@ -12,18 +10,10 @@
 namespace croq {
 namespace {
 
-std::vector<float> random_floats(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-2.0f, 2.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(rng);
-  return v;
-}
-
 TEST(HostStatementsGpu, KernelInAHostLoopLaunchesPerIterationWithItsIndex) {
   CROQ_REQUIRE_GPU();
   Kernel k = compile(test::kHostLoopSource);
-  std::vector<float> a = random_floats(3000, 7);
+  std::vector<float> a = test::seeded_floats(3000, 7);
   const std::vector<float> want = test::host_loop_reference(a, 5);
   testing::internal::CaptureStdout();
   k(TensorView::contiguous(a.data(), DType::f32, Shape{3000}), std::int64_t{5});
@@ -35,7 +25,7 @@ TEST(HostStatementsGpu, FloatingHostScalarAndBranchPickTheKernels) {
   CROQ_REQUIRE_GPU();
   Kernel k = compile(test::kHostScaleSource);
   for (std::size_t n : {std::size_t{4}, std::size_t{1037}}) {
-    std::vector<float> x = random_floats(n, 11);
+    std::vector<float> x = test::seeded_floats(n, 11);
     testing::internal::CaptureStdout();
     Tensor out = k(TensorView::contiguous(x.data(), DType::f32, Shape{n}), 0.5);
     EXPECT_EQ(testing::internal::GetCapturedStdout(), "scale 1.000000\n");

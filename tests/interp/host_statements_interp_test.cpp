@@ -3,8 +3,6 @@
 // (tests/common/host_statement_sources.hpp).
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "common/host_statement_sources.hpp"
 #include "croq/croq.hpp"
 #include "interp/interp_test_util.hpp"
@@ -12,17 +10,9 @@
 namespace croq {
 namespace {
 
-std::vector<float> random_floats(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-2.0f, 2.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(rng);
-  return v;
-}
-
 TEST(HostStatementsInterp, KernelInAHostLoopLaunchesPerIterationWithItsIndex) {
   Kernel k = test::interpreted(test::kHostLoopSource);
-  std::vector<float> a = random_floats(300, 7);
+  std::vector<float> a = test::seeded_floats(300, 7);
   const std::vector<float> want = test::host_loop_reference(a, 5);
   testing::internal::CaptureStdout();
   k(TensorView::contiguous(a.data(), DType::f32, Shape{300}), std::int64_t{5});
@@ -32,7 +22,7 @@ TEST(HostStatementsInterp, KernelInAHostLoopLaunchesPerIterationWithItsIndex) {
 
 TEST(HostStatementsInterp, ZeroIterationsLaunchNothing) {
   Kernel k = test::interpreted(test::kHostLoopSource);
-  std::vector<float> a = random_floats(64, 3);
+  std::vector<float> a = test::seeded_floats(64, 3);
   const std::vector<float> before = a;
   testing::internal::CaptureStdout();
   k(TensorView::contiguous(a.data(), DType::f32, Shape{64}), std::int64_t{0});
@@ -43,7 +33,7 @@ TEST(HostStatementsInterp, ZeroIterationsLaunchNothing) {
 TEST(HostStatementsInterp, FloatingHostScalarAndBranchPickTheKernels) {
   Kernel k = test::interpreted(test::kHostScaleSource);
   for (std::size_t n : {std::size_t{4}, std::size_t{37}}) {
-    std::vector<float> x = random_floats(n, 11);
+    std::vector<float> x = test::seeded_floats(n, 11);
     testing::internal::CaptureStdout();
     Tensor out = k(TensorView::contiguous(x.data(), DType::f32, Shape{n}), 0.5);
     EXPECT_EQ(testing::internal::GetCapturedStdout(), "scale 1.000000\n");
