@@ -53,13 +53,19 @@ namespace detail {
 // which could not be allocated".
 Error host_allocation_error(const char* what, DType dtype, const Shape& shape);
 
+// Whether `bytes` fit in this machine's memory and swap. A system that
+// overcommits grants a larger allocation and kills the process when its
+// pages are touched (zero-filled), so sizes past it are refused up front.
+bool host_memory_holds(std::size_t bytes);
+
 // Zeroed host storage for a tensor of `shape`; a croq::Error naming the
 // size, rather than std::bad_alloc, when it cannot be had.
 template <typename T>
 std::vector<T> allocate_elements(const Shape& shape) {
   const std::size_t count = shape.numel();  // ArgumentError past 64 bits
   std::vector<T> data;
-  if (count > data.max_size()) throw host_allocation_error("croq::spandata", dtype_of_v<T>, shape);
+  if (count > data.max_size() || !host_memory_holds(count * sizeof(T)))
+    throw host_allocation_error("croq::spandata", dtype_of_v<T>, shape);
   try {
     data.resize(count);
   } catch (const std::bad_alloc&) {

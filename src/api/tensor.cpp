@@ -3,8 +3,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <sys/sysinfo.h>
+
 #include "api/tensor_size.hpp"
 #include "croq/error.hpp"
+#include "croq/spandata.hpp"
 #include "croq/subbyte.hpp"
 #include "croq/tensor.hpp"
 #include "jit/driver.hpp"
@@ -187,6 +190,14 @@ Error detail::host_allocation_error(const char* what, DType dtype, const Shape& 
                " of host memory, which could not be allocated");
 }
 
+bool detail::host_memory_holds(std::size_t bytes) {
+  struct sysinfo info {};
+  if (sysinfo(&info) != 0) return true;  // unknown: let the allocator decide
+  const unsigned __int128 total =
+      (static_cast<unsigned __int128>(info.totalram) + info.totalswap) * std::max<unsigned>(info.mem_unit, 1);
+  return bytes <= total;
+}
+
 Tensor Tensor::empty(DType dtype, Shape shape, MemoryKind memory, int device) {
   std::size_t bytes = detail::tensor_bytes_or_throw(dtype, shape, "croq::Tensor::empty");
   detail::check_view(TensorView{nullptr, dtype, shape, {}, memory, device}, "croq::Tensor::empty", false);
@@ -196,7 +207,8 @@ Tensor Tensor::empty(DType dtype, Shape shape, MemoryKind memory, int device) {
   std::size_t alloc = bytes == 0 ? 1 : bytes;
   if (memory == MemoryKind::host) {
     // 64-byte alignment keeps vector loads on copies and host kernels happy.
-    storage->data = alloc > SIZE_MAX - 63 ? nullptr : std::aligned_alloc(64, (alloc + 63) / 64 * 64);
+    const bool fits = alloc <= SIZE_MAX - 63 && detail::host_memory_holds(alloc);
+    storage->data = fits ? std::aligned_alloc(64, (alloc + 63) / 64 * 64) : nullptr;
     if (storage->data == nullptr) throw detail::host_allocation_error("croq::Tensor::empty", dtype, shape);
   } else {
     jit::make_current(device);

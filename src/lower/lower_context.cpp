@@ -38,21 +38,6 @@ bool LoweringContext::mentions_group_index(const ir::Tile& t) const {
   return false;
 }
 
-bool LoweringContext::uses_hopper(const Stmt& s) const {
-  bool found = false;
-  walk_statements(s, [&](const Stmt& st) {
-    if (const auto* c = std::get_if<Copy>(&st.node))
-      found = found || c->engine == Engine::tma || find_modifier(c->modifiers, "swiz") != nullptr;
-    else if (std::holds_alternative<Mma>(st.node))
-      found = true;
-    else if (const auto* d = std::get_if<Declaration>(&st.node))
-      found = found || d->type.kind == TypeKind::event;
-    else if (const auto* t = std::get_if<InThreads>(&st.node))
-      found = found || t->is_async;
-  });
-  return found;
-}
-
 bool LoweringContext::per_warpgroup_tile(const View& v) const {
   return in_warpgroup_ && !group_levels_.empty() && group_levels_.back().unit == 128 && mentions_group_index(tile_of(v));
 }

@@ -195,17 +195,6 @@ bool MemoryLowering::lifts_to_group(const Stmt& body) const {
   return true;
 }
 
-// The `trigger ... after` later in the current block that waits for the
-// future `name`, or null.
-const Trigger* MemoryLowering::trigger_after_naming(const std::string& name) const {
-  if (!block_statements_) return nullptr;
-  for (std::size_t i = block_position_ + 1; i < block_statements_->size(); ++i)
-    if (const auto* t = std::get_if<Trigger>(&(*block_statements_)[i]->node))
-      for (const auto& f : t->after)
-        if (const auto* n = std::get_if<Name>(&f->node); n && n->name == name) return t;
-  return nullptr;
-}
-
 void MemoryLowering::trigger_statement(const Stmt& s, const Trigger& t) {
   // `trigger e after f`: f (an async TMA copy of this block) was bound to e
   // when it was issued; the trigger arrives as any other.

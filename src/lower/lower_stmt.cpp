@@ -505,7 +505,7 @@ ir::Kernel Lowerer::run() {
   setup_parameters();
   setup_output();
   if (!std::get_if<Block>(&fn_.body->node)) fail(fn_.location, "the function has no body");
-  kernel_.hopper = uses_hopper(*fn_.body);
+  kernel_.hopper = facts_.uses_hopper;
   if (has_cooperative_level(*fn_.body)) {
     // Before the function's own buffers, so every kernel numbers them alike.
     grid_barrier_ = scratch_buffer("grid_barrier", DType::u32, {1}, fn_.location);

@@ -284,6 +284,7 @@ void MemoryLowering::tma_load(const Stmt& s, const TmaIssue& t, const std::vecto
   auto product = support::checked_product(box);
   const std::int64_t bytes = *product * elem;  // box extents are at most 256 in at most 5 dims
   // Which barrier completes the copy.
+  const Trigger* completing = facts_.completing_trigger(std::get<Copy>(s.node));
   Value ev;
   std::string after_event;  // bound by a later `trigger e after` this future
   if (bound && ring) fail(bound->location, "a swapped future completes on its own barrier; drop `<...>` and `wait` for it");
@@ -298,7 +299,7 @@ void MemoryLowering::tma_load(const Stmt& s, const TmaIssue& t, const std::vecto
     ev = event_value(*bound->template_args[0], "`.async<...>`");
   } else if (ring) {
     ring_event(*ring, ev, future->name);
-  } else if (const Trigger* after = async && future ? trigger_after_naming(future->name) : nullptr) {
+  } else if (const Trigger* after = async && future ? completing : nullptr) {
     // `trigger e after f, ...` later in this block: the copy completes on e
     // (its bytes expected there), and the trigger's arrivals finish e's phase.
     if (single_thread)
@@ -306,15 +307,10 @@ void MemoryLowering::tma_load(const Stmt& s, const TmaIssue& t, const std::vecto
     if (after->targets.size() != 1) fail(s.location, "`trigger ... after` this copy names one event");
     ev = event_value(*after->targets[0], "`trigger`");
     after_event = source_text(*after->targets[0]);
-  } else if (!async && block_statements_ && !single_thread) {
-    for (std::size_t i = block_position_ + 1; i < block_statements_->size(); ++i) {
-      const Stmt& next = *(*block_statements_)[i];
-      if (const auto* cp = std::get_if<Copy>(&next.node); cp && cp->engine == Engine::tma && !find_modifier(cp->modifiers, "async"))
-        continue;
-      if (const auto* tr = std::get_if<Trigger>(&next.node); tr && tr->targets.size() == 1 && tr->after.empty())
-        ev = event_value(*tr->targets[0], "`trigger`");
-      break;
-    }
+  } else if (!async && completing && !single_thread) {
+    // `trigger e;` closes the run of synchronous loads this one is in: they
+    // complete on e, and the trigger's arrivals finish its phase.
+    ev = event_value(*completing->targets[0], "`trigger`");
   }
   ir::TmaLoad load;
   load.map = t.map;

@@ -189,7 +189,6 @@ class LoweringContext {
   // to this kernel (its parallel statement, the declarations, `return`).
   bool in_this_kernel(const Stmt& s);
   bool contains_parallel(const Stmt& s) const;
-  bool uses_hopper(const Stmt& s) const;
   bool has_cooperative_level(const Stmt& s) const;
   // What sema proved about the function: lowering reads names, mappings
   // and decoded modifiers here instead of deriving them again.
@@ -482,7 +481,6 @@ class MemoryLowering : public ExprLowering {
   ir::StmtPtr shared_readers_completion(int id) const;
   void complete_shared_readers(int id);
   void sync_statement(const Stmt& s, const Sync& y);
-  const Trigger* trigger_after_naming(const std::string& name) const;
   bool lifts_to_group(const Stmt& body) const;  // an inthreads.async body without the thread index
 
   // --- TMA (lower_tma.cpp)

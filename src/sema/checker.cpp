@@ -280,6 +280,8 @@ CheckedProgram check(const frontend::ast::Program& program, const std::vector<co
       out->function = fn;
       detail::Checker(program, *fn, options, *out, diagnostics, errors, checked.limitations).run();
       out->future_rings = detail::future_rings(*fn);
+      out->completing_triggers = detail::completing_triggers(*fn);
+      out->uses_hopper = detail::uses_hopper(*fn);
       checked.functions.push_back(std::move(out));
     }
   } catch (const detail::Stop&) {

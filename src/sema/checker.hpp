@@ -39,6 +39,10 @@ struct Stop {};
 
 // The rings of futures of `fn` (sema.hpp's FutureRing; check_futures.cpp).
 std::vector<FutureRing> future_rings(const Function& fn);
+// Which trigger completes each TMA load, and whether the function needs
+// sm_90's machinery (sema.hpp's CheckedFunction; block_facts.cpp).
+std::unordered_map<const Copy*, const Trigger*> completing_triggers(const Function& fn);
+bool uses_hopper(const Function& fn);
 
 // Program-level: names in __device__ code (rule device-reserved-name).
 void check_device_code(const frontend::ast::Program& program, std::vector<Diagnostic>& diagnostics, int& errors);

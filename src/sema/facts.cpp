@@ -51,4 +51,9 @@ const CopyProtocol& CheckedFunction::protocol(const frontend::ast::Copy& copy) c
   return it->second;
 }
 
+const frontend::ast::Trigger* CheckedFunction::completing_trigger(const frontend::ast::Copy& copy) const {
+  auto it = completing_triggers.find(&copy);
+  return it == completing_triggers.end() ? nullptr : it->second;
+}
+
 }  // namespace croq::sema

@@ -106,6 +106,13 @@ struct CheckedFunction {
   // Each dma.copy / tma.copy (not dma.any) -> its protocol.
   std::unordered_map<const frontend::ast::Copy*, CopyProtocol> copies;
   std::vector<FutureRing> future_rings;
+  // Each TMA load completed by a trigger of its block: an async load by the
+  // `trigger e after f` naming its future; a synchronous one by the
+  // `trigger e;` that closes the run of synchronous TMA copies it is in.
+  std::unordered_map<const frontend::ast::Copy*, const frontend::ast::Trigger*> completing_triggers;
+  // Whether the function uses TMA, swizzled copies, mma, events or
+  // inthreads.async: its kernels need sm_90's machinery.
+  bool uses_hopper = false;
   // With Options::keep_going: the errors sema found (sorted by position).
   std::vector<Diagnostic> rejected;
 
@@ -117,6 +124,8 @@ struct CheckedFunction {
   const Buffer& buffer(const frontend::ast::Declarator& declarator) const;
   const EventArray& event(const frontend::ast::Declarator& declarator) const;
   const CopyProtocol& protocol(const frontend::ast::Copy& copy) const;
+  // The trigger completing `copy`, or null (completing_triggers).
+  const frontend::ast::Trigger* completing_trigger(const frontend::ast::Copy& copy) const;
 
   CheckedFunction() = default;
   CheckedFunction(const CheckedFunction&) = delete;

@@ -29,17 +29,7 @@ __co__ s32 [128, 256] matmul(s32 [128, 256] lhs, s32 [256, 256] rhs) {
 }
 )croq";
 
-struct Checked {
-  std::unique_ptr<Program> program;
-  CheckedProgram checked;
-};
-
-Checked check_source(const std::string& source) {
-  Checked c;
-  c.program = frontend::parse_program(source, {});
-  c.checked = check(*c.program);
-  return c;
-}
+using Checked = CheckedSource;
 
 // The symbol the first Name expression spelled `name` resolves to.
 const Symbol* resolved(const CheckedFunction& f, const std::string& name) {

@@ -17,17 +17,7 @@ namespace {
 
 using namespace frontend::ast;
 
-struct Checked {
-  std::unique_ptr<Program> program;
-  CheckedProgram checked;
-};
-
-Checked check_source(const std::string& source, const Options& options = {}) {
-  Checked c;
-  c.program = frontend::parse_program(source, {});
-  c.checked = check(*c.program, {}, options);
-  return c;
-}
+using Checked = CheckedSource;
 
 // Every statement of `s` (itself included), in source order.
 void statements(const Stmt& s, std::vector<const Stmt*>& out) {

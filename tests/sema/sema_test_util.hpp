@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,19 @@
 #include "target/target.hpp"
 
 namespace croq::sema::test {
+
+// A parsed source and what sema made of it (every function checked).
+struct CheckedSource {
+  std::unique_ptr<frontend::ast::Program> program;
+  CheckedProgram checked;
+};
+
+inline CheckedSource check_source(const std::string& source, const Options& options = {}) {
+  CheckedSource c;
+  c.program = frontend::parse_program(source, {});
+  c.checked = check(*c.program, {}, options);
+  return c;
+}
 
 // A kernel with tensors of several element types and ranks; `body` starts on line 2.
 inline std::string fn(const std::string& body) {

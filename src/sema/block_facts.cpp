@@ -1,0 +1,80 @@
+// Facts of a function's statement structure that lowering reads: which
+// trigger completes each TMA load, and whether the function needs the
+// Hopper machinery (mbarriers, TMA, WGMMA). Computed once here from the
+// AST; lowering no longer looks ahead in a block or reads modifiers for them.
+#include "frontend/ast_walk.hpp"
+#include "sema/checker.hpp"
+
+namespace croq::sema::detail {
+
+namespace {
+
+bool is_async(const Copy& c) {
+  for (const Modifier& m : c.modifiers)
+    if (m.name == "async") return true;
+  return false;
+}
+
+// The trigger later in `statements` (from `next`) that names `future` in
+// its `after` list, or null.
+const Trigger* trigger_after(const StmtList& statements, std::size_t next, const std::string& future) {
+  for (std::size_t i = next; i < statements.size(); ++i)
+    if (const auto* t = std::get_if<Trigger>(&statements[i]->node))
+      for (const auto& f : t->after)
+        if (const auto* n = std::get_if<Name>(&f->node); n && n->name == future) return t;
+  return nullptr;
+}
+
+// A run of synchronous TMA copies followed by `trigger e;` (one event, no
+// `after`): the copies complete on e, and the trigger's arrivals finish its
+// phase. The trigger, or null.
+const Trigger* trigger_closing_run(const StmtList& statements, std::size_t next) {
+  for (std::size_t i = next; i < statements.size(); ++i) {
+    const Stmt& s = *statements[i];
+    if (const auto* c = std::get_if<Copy>(&s.node); c && c->engine == Engine::tma && !is_async(*c)) continue;
+    if (const auto* t = std::get_if<Trigger>(&s.node); t && t->targets.size() == 1 && t->after.empty()) return t;
+    return nullptr;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::unordered_map<const Copy*, const Trigger*> completing_triggers(const Function& fn) {
+  std::unordered_map<const Copy*, const Trigger*> found;
+  if (!fn.body) return found;
+  walk_statements(*fn.body, [&](const Stmt& s) {
+    const auto* b = std::get_if<Block>(&s.node);
+    if (!b) return;
+    for (std::size_t i = 0; i < b->statements.size(); ++i) {
+      const auto* c = std::get_if<Copy>(&b->statements[i]->node);
+      if (!c || c->engine != Engine::tma) continue;
+      const Trigger* t = nullptr;
+      if (!is_async(*c)) t = trigger_closing_run(b->statements, i + 1);
+      else if (const auto* future = c->future ? std::get_if<Name>(&c->future->node) : nullptr)
+        t = trigger_after(b->statements, i + 1, future->name);
+      if (t) found[c] = t;
+    }
+  });
+  return found;
+}
+
+bool uses_hopper(const Function& fn) {
+  bool found = false;
+  if (!fn.body) return found;
+  walk_statements(*fn.body, [&](const Stmt& st) {
+    if (const auto* c = std::get_if<Copy>(&st.node)) {
+      for (const Modifier& m : c->modifiers) found = found || m.name == "swiz";
+      found = found || c->engine == Engine::tma;
+    } else if (std::holds_alternative<Mma>(st.node)) {
+      found = true;
+    } else if (const auto* d = std::get_if<Declaration>(&st.node)) {
+      found = found || d->type.kind == TypeKind::event;
+    } else if (const auto* t = std::get_if<InThreads>(&st.node)) {
+      found = found || t->is_async;
+    }
+  });
+  return found;
+}
+
+}  // namespace croq::sema::detail
