@@ -522,8 +522,10 @@ Value ExprLowering::binary(const Expr& e, const Binary& b) {
     return out;
   }
   for (const Value* v : {&l, &r})
-    if (v->kind == Value::Kind::view || v->kind == Value::Kind::future || v->kind == Value::Kind::shape)
-      unchecked(e.location, "arithmetic on a whole tensor or shape");
+    if (v->kind == Value::Kind::shape || v->kind == Value::Kind::tuple) return whole_arithmetic(e, b, l, r);
+  for (const Value* v : {&l, &r})
+    if (v->kind == Value::Kind::view || v->kind == Value::Kind::future)
+      unchecked(e.location, "arithmetic on a whole tensor");
   require_scalar(l, *b.lhs);
   require_scalar(r, *b.rhs);
   if (l.constant && r.constant) return fold(e, b.op, *l.constant, *r.constant);

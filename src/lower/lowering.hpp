@@ -410,6 +410,7 @@ class ExprLowering : public LoweringContext {
   std::vector<std::pair<const Expr*, std::optional<Value>>> chunkat_indices(const Member& m);
   Value binary(const Expr& e, const Binary& b);
   Value fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c);
+  Value whole_arithmetic(const Expr& e, const Binary& b, const Value& l, const Value& r);  // lower_shape_math.cpp
   Value unary(const Expr& e, const Unary& u);
   Value call(const Expr& e, const Call& c);
   // `call f(args)` of a __co_device__ function (lower_call.cpp): its body

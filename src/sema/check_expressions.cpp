@@ -574,9 +574,6 @@ Type ExpressionChecker::shape_arithmetic(const Expr& e, const Binary& b, const T
     fail(Rule::shape_arithmetic_rank, e.location,
          "`" + text(e) + "` combines " + std::to_string(size(l)) + " values with " + std::to_string(size(r)) +
              "; shape arithmetic takes the same number on both sides or one number");
-  limitation(Rule::unsupported_shape_arithmetic, e.location,
-             "arithmetic on shapes (`" + text(e) + "`) is not supported yet by libcroqjit",
-             "write each dimension, e.g. `[M / 8, K / 64]`");
   Type out;
   // Ratios and remainders of two shapes are counts, not extents: a tuple.
   out.kind = two_shapes && (b.op == BinaryOp::div || b.op == BinaryOp::mod) ? Kind::tuple : Kind::shape;
