@@ -28,6 +28,67 @@ bool mentions(const ExprRef& e, const std::vector<std::string>& names) {
   return false;
 }
 
+// The __co_device__ functions `e` calls for a value (`call f(x)`), in `found`.
+void value_calls(const Program& program, const Expr& e, std::vector<const Function*>& found) {
+  std::visit(
+      [&](const auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        const auto each = [&](const ExprPtr& c) {
+          if (c) value_calls(program, *c, found);
+        };
+        if constexpr (std::is_same_v<T, Call>) {
+          const auto* name = std::get_if<Name>(&n.callee->node);
+          if (const Function* f = n.with_call_keyword && name ? co_device_function(program, name->name) : nullptr)
+            found.push_back(f);
+          for (const auto& a : n.args) each(a);
+        } else if constexpr (std::is_same_v<T, Unary> || std::is_same_v<T, Convert> || std::is_same_v<T, ElementCount>) {
+          each(n.operand);
+        } else if constexpr (std::is_same_v<T, Binary>) {
+          each(n.lhs);
+          each(n.rhs);
+        } else if constexpr (std::is_same_v<T, Conditional>) {
+          each(n.condition);
+          each(n.then_value);
+          each(n.else_value);
+        } else if constexpr (std::is_same_v<T, Member>) {
+          each(n.object);
+          for (const auto& a : n.args) each(a);
+        } else if constexpr (std::is_same_v<T, Subscript>) {
+          each(n.object);
+          for (const auto& a : n.indices) each(a);
+        }
+      },
+      e.node);
+}
+
+// The __co_device__ functions statement `s` calls, directly (their bodies are
+// expanded into the kernel: what they use, the kernel uses).
+std::vector<const Function*> device_calls(const Program& program, const Stmt& s) {
+  std::vector<const Function*> found;
+  walk_statements(s, [&](const Stmt& st) {
+    const auto scan = [&](const ExprPtr& e) {
+      if (e) value_calls(program, *e, found);
+    };
+    if (const auto* c = std::get_if<CallStatement>(&st.node)) {
+      if (const Function* f = co_device_function(program, c->callee)) found.push_back(f);
+      for (const auto& a : c->args) scan(a);
+    } else if (const auto* d = std::get_if<Declaration>(&st.node)) {
+      for (const Declarator& decl : d->declarators)
+        for (const auto& v : decl.init_values) scan(v);
+    } else if (const auto* a = std::get_if<Assignment>(&st.node)) {
+      scan(a->target);
+      scan(a->value);
+    } else if (const auto* x = std::get_if<ExprStatement>(&st.node)) {
+      scan(x->expr);
+    } else if (const auto* i = std::get_if<If>(&st.node)) {
+      scan(i->condition);
+    } else if (const auto* r = std::get_if<Return>(&st.node)) {
+      scan(r->value);
+    }
+  });
+  return found;
+}
+
 }  // namespace
 
 bool LoweringContext::mentions_group_index(const ir::Tile& t) const {
@@ -39,6 +100,21 @@ bool LoweringContext::mentions_group_index(const ir::Tile& t) const {
 }
 
 bool LoweringContext::uses_hopper(const Stmt& s) const {
+  // The bodies of the __co_device__ functions it calls, each once (sema
+  // refuses recursion; `seen` ends a cycle it did not check).
+  std::vector<const Function*> pending = device_calls(program_, s), seen;
+  while (!pending.empty()) {
+    const Function* f = pending.back();
+    pending.pop_back();
+    if (!f->body || std::find(seen.begin(), seen.end(), f) != seen.end()) continue;
+    seen.push_back(f);
+    if (uses_hopper_here(*f->body)) return true;
+    for (const Function* g : device_calls(program_, *f->body)) pending.push_back(g);
+  }
+  return uses_hopper_here(s);
+}
+
+bool LoweringContext::uses_hopper_here(const Stmt& s) const {
   bool found = false;
   walk_statements(s, [&](const Stmt& st) {
     if (const auto* c = std::get_if<Copy>(&st.node))

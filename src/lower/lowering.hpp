@@ -195,7 +195,8 @@ class LoweringContext {
   // to this kernel (its parallel statement, the declarations, `return`).
   bool in_this_kernel(const Stmt& s);
   bool contains_parallel(const Stmt& s) const;
-  bool uses_hopper(const Stmt& s) const;
+  bool uses_hopper(const Stmt& s) const;  // the __co_device__ functions it calls too
+  bool uses_hopper_here(const Stmt& s) const;
   bool has_cooperative_level(const Stmt& s) const;
   // What sema proved about the function: lowering reads names, mappings
   // and decoded modifiers here instead of deriving them again.

@@ -87,6 +87,20 @@ inline DeviceCallResult device_call_reference(const std::vector<float>& x, const
   return r;
 }
 
+// A TMA copy inside a called function: the kernel needs what the body uses
+// (the Hopper prelude), as if the copy stood at the call.
+inline const char* kDeviceCallTmaKernel = R"(__co_device__ void stage(f16 [64, 64] src, f16 [64, 64] dst) {
+  t = tma.copy src => shared;
+  dma.copy t.data => dst;
+}
+
+__co__ void h(f16 [64, 64] a, f16 [64, 64] b) {
+  parallel p by 1 : block {
+    call stage(a, b);
+  }
+}
+)";
+
 // The outputs of a run of kDeviceCallKernel against the host reference for its inputs.
 inline void expect_device_call_results(const float* x, const float* w, const std::int32_t* codes, const float* scaled,
                                        const std::int32_t* clamped, const float* dots) {

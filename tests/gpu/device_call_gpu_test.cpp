@@ -34,5 +34,16 @@ TEST(GpuDeviceCall, StatementAndValueCallsMatchTheHost) {
   }
 }
 
+TEST(GpuDeviceCall, ATmaCopyInACalledFunctionCopiesTheTile) {
+  CROQ_REQUIRE_HOPPER("TMA");
+  Kernel k = compile(test::kDeviceCallTmaKernel);
+  auto a = make_spandata<f16>(64, 64);
+  a.fill_random(-1, 1, test::next_seed());
+  auto b = make_spandata<f16>(64, 64);
+  b.fill(0);
+  k(a.view(), b.view());
+  for (std::size_t i = 0; i < 64 * 64; ++i) ASSERT_EQ(float(b.data()[i]), float(a.data()[i])) << i;
+}
+
 }  // namespace
 }  // namespace croq

@@ -63,4 +63,15 @@ __co__ void sums(s32 [16] a, s32 [40] b, s32 [2] out) {
   EXPECT_EQ(out.data()[1], sb + sa);
 }
 
+// A TMA copy in a called function copies the tile, as written at the call.
+TEST(InterpretDeviceCall, ATmaCopyInACalledFunctionCopiesTheTile) {
+  croq::Kernel k = croq::test::interpreted(croq::test::kDeviceCallTmaKernel);
+  auto a = croq::make_spandata<croq::f16>(64, 64);
+  a.fill_random(-1, 1, 31);
+  auto b = croq::make_spandata<croq::f16>(64, 64);
+  b.fill(0);
+  k(a.view(), b.view());
+  for (std::size_t i = 0; i < 64 * 64; ++i) ASSERT_EQ(float(b.data()[i]), float(a.data()[i])) << i;
+}
+
 }  // namespace

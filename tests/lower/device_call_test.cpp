@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "common/device_call_kernel.hpp"
 #include "common/specialize_test_util.hpp"
 #include "pipeline/specialize.hpp"
 
@@ -67,6 +68,13 @@ __co__ void f(s32 [M] a, s32 [L] b) {
     EXPECT_EQ(d.line, 9);
     EXPECT_EQ(d.column, 23);
   }
+}
+
+// The kernel has what a called body uses: TMA needs the Hopper prelude.
+TEST(DeviceCallLowering, TheKernelHasWhatTheCalledBodyUses) {
+  GeneratedKernel k =
+      generate(croq::test::kDeviceCallTmaKernel, {tensor(DType::f16, {64, 64}), tensor(DType::f16, {64, 64})});
+  EXPECT_TRUE(contains(k.cuda_source, "croq hopper prelude")) << k.cuda_source;
 }
 
 }  // namespace
