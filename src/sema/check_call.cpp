@@ -2,7 +2,7 @@
 // Croqtile whose body runs where it is called, with its parameters bound to
 // the arguments (lowering inlines it: src/lower/lower_call.cpp). The
 // arguments are checked against the parameters here; the body is checked
-// once per kernel, at its first call, as if it stood there (the level and
+// once per __co__ function, at its first call, as if it stood there (the level and
 // thread set of the caller's statement), and its facts (names, buffers,
 // copies) go into the kernel's CheckedFunction, which lowering reads when it
 // inlines the body at every call.
