@@ -235,7 +235,7 @@ class Context {
   // ---- __co_device__ functions (check_call.cpp)
   // The calls being checked, outermost first (rule call-recursion), and the
   // functions whose bodies the kernel has checked already: a body is checked
-  // once per kernel, where it is first called, into the kernel's facts.
+  // once per __co__ function, where it is first called, into its facts.
   struct CallGraph {
     std::vector<const Function*> chain;
     std::set<const Function*> checked;
@@ -351,7 +351,7 @@ class ExpressionChecker : public Part {
 
  public:
   // `call f(args)` of the __co_device__ function `callee` (check_call.cpp):
-  // its arguments against its parameters, then its body, once per kernel.
+  // its arguments against its parameters, then its body, once per __co__ function.
   // The value's type when `value_wanted` (void: an error then).
   Type device_call(const SourceLocation& at, const Function& callee, const ExprList& args, bool value_wanted);
 
