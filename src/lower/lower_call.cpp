@@ -14,6 +14,7 @@
 // statements. Sema refuses recursion (rule call-recursion), so expansion ends.
 #include "frontend/builtins.hpp"
 #include "lower/lowering.hpp"
+#include "sema/call_rules.hpp"
 
 namespace croq::lower::detail {
 
@@ -70,10 +71,8 @@ void ExprLowering::bind_device_parameter(const Function& callee, const Parameter
     const auto* name = std::get_if<Name>(&dim.node);
     if (!name) continue;
     auto [it, fresh_dim] = bound_dims.emplace(name->name, extent[d]);
-    if (!fresh_dim && it->second != extent[d])
-      fail(arg.location, "`" + name->name + "` is " + std::to_string(it->second) + " by an earlier argument of `call " +
-                             callee.name + "`, but " + std::to_string(extent[d]) + at_dim,
-           "pass tensors whose extents agree on `" + name->name + "`");
+    if (sema::Verdict broken = sema::call_dim_agrees(callee.name, name->name, it->second, extent[d], d, source_text(arg)))
+      fail(arg.location, *broken);
     define(name->name, scalar_const(extent[d]));
   }
   define(p.name, v);

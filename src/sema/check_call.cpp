@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "frontend/frontend.hpp"
+#include "sema/call_rules.hpp"
 #include "sema/checker.hpp"
 
 namespace croq::sema::detail {
@@ -245,12 +246,8 @@ void ExpressionChecker::device_call_argument(const Function& callee, std::size_t
     const auto* name = std::get_if<Name>(&p.type.shape[d]->node);
     if (name && v.dims[d]) {  // lowering checks the extents known only once the kernel is specialized
       auto [it, first] = dims.emplace(name->name, *v.dims[d]);
-      if (!first && it->second != *v.dims[d])
-        fail(Rule::call_argument, arg.location,
-             "`" + name->name + "` is " + std::to_string(it->second) + " by an earlier argument of `call " +
-                 callee.name + "`, but " + std::to_string(*v.dims[d]) + " in dim " + std::to_string(d) + " (`" +
-                 text(arg) + "`)",
-             "pass tensors whose extents agree on `" + name->name + "`");
+      if (Verdict broken = call_dim_agrees(callee.name, name->name, it->second, *v.dims[d], d, text(arg)))
+        fail(arg.location, *broken);
     }
     if (lit && v.dims[d] && static_cast<std::uint64_t>(*v.dims[d]) != lit->value)
       fail(Rule::call_argument, arg.location,

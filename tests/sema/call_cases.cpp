@@ -46,6 +46,11 @@ std::vector<RuleCase> call_cases() {
       {"CoDeviceTensorOfOtherElements", "call-argument",
        in_threads("__co_device__ s32 first(f32 [N] v) {\n  return 0;\n}\n", "a.at(p) = call first(a);"), 6, "a);",
        "argument 1 of `call first` has s32 elements (`a`); parameter `v` (`f32 [N]`) takes f32"},
+      {"CoDeviceDimsDisagree", "call-argument",
+       "__co_device__ s32 first(s32 [N] v, s32 [N] w) {\n  return 0;\n}\n"
+       "__co__ void f(s32 [64] a, s32 [32] b) {\n  parallel p by 64 : thread {\n    a.at(p) = call first(a, b);\n  }\n}\n",
+       6, "b);", "`N` is 64 by an earlier argument of `call first`, but 32 in dim 0 (`b`)",
+       "pass tensors whose extents agree on `N`"},
   };
 }
 
