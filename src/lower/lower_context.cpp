@@ -211,9 +211,9 @@ void LoweringContext::fail(const SourceLocation& loc, const std::string& message
 }
 
 const Value* LoweringContext::lookup(const std::string& name) const {
-  for (auto it = symbols_.rbegin(); it != symbols_.rend(); ++it) {
-    auto f = it->find(name);
-    if (f != it->end()) return &f->second;
+  for (std::size_t i = symbols_.size(); i > lookup_floor_; --i) {
+    auto f = symbols_[i - 1].find(name);
+    if (f != symbols_[i - 1].end()) return &f->second;
   }
   return nullptr;
 }

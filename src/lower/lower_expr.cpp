@@ -164,7 +164,8 @@ Value ExprLowering::name_value(const Expr& e, const Name& n) {
   // as it met the declaration. (#define names are the preprocessor's.)
   const auto resolved = facts_.resolved.find(&e);
   const sema::Symbol* symbol = resolved == facts_.resolved.end() ? nullptr : resolved->second;
-  if (!symbol || symbol->origin != sema::Origin::symbolic_dim)
+  // (A __co_device__ function's dims are bound by each call: in its scope.)
+  if (!symbol || symbol->origin != sema::Origin::symbolic_dim || !inline_frames_.empty())
     if (const Value* v = lookup(n.name)) return *v;
   auto dim = dims_.find(n.name);
   if (dim != dims_.end()) return scalar_const(dim->second);
@@ -521,8 +522,10 @@ Value ExprLowering::binary(const Expr& e, const Binary& b) {
     return out;
   }
   for (const Value* v : {&l, &r})
-    if (v->kind == Value::Kind::view || v->kind == Value::Kind::future || v->kind == Value::Kind::shape)
-      unchecked(e.location, "arithmetic on a whole tensor or shape");
+    if (v->kind == Value::Kind::shape || v->kind == Value::Kind::tuple) return whole_arithmetic(e, b, l, r);
+  for (const Value* v : {&l, &r})
+    if (v->kind == Value::Kind::view || v->kind == Value::Kind::future)
+      unchecked(e.location, "arithmetic on a whole tensor");
   require_scalar(l, *b.lhs);
   require_scalar(r, *b.rhs);
   if (l.constant && r.constant) return fold(e, b.op, *l.constant, *r.constant);
@@ -637,6 +640,8 @@ Value ExprLowering::named_value(const Expr& init, bool shape) {
 
 Value ExprLowering::call(const Expr& e, const Call& n) {
   const auto* callee = std::get_if<Name>(&n.callee->node);
+  if (const Function* f = callee && n.with_call_keyword ? co_device_function(program_, callee->name) : nullptr)
+    return inline_call(e.location, *f, n.args, true);
   // sp(i), t(i): dimension i of a shape, element i of a tuple.
   if (const Value* whole = callee ? lookup(callee->name) : nullptr;
       whole && (whole->kind == Value::Kind::shape || whole->kind == Value::Kind::tuple) && n.args.size() == 1) {

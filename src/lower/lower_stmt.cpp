@@ -345,6 +345,7 @@ void Lowerer::other_statement(const Stmt& s, const T& n) {
     trigger_set_ = std::move(saved);
     emit_node(ir::If{ir::truth(c.expr), ir::make_stmt(ir::Seq{std::move(body), false}), nullptr}, s.location);
   } else if constexpr (std::is_same_v<T, Return>) {
+    if (!inline_frames_.empty()) return inline_return(n);
     if (!n.value) return;
     const auto* name = std::get_if<Name>(&n.value->node);
     if (!name || name->name != output_name_)
@@ -352,6 +353,11 @@ void Lowerer::other_statement(const Stmt& s, const T& n) {
   } else if constexpr (std::is_same_v<T, Break> || std::is_same_v<T, Continue>) {
     line_mark(s.location);
     emit_node(ir::Jump{std::is_same_v<T, Continue>}, s.location);
+  } else if constexpr (std::is_same_v<T, CallStatement>) {
+    const Function* callee = co_device_function(program_, n.callee);
+    if (!callee) unchecked(s.location, sema::Rule::unsupported_statement);
+    line_mark(s.location);
+    inline_call(s.location, *callee, n.args, false);
   } else if constexpr (std::is_same_v<T, Assert>) {
     Value c = require_scalar(expr(*n.condition), *n.condition);
     if (c.constant) {

@@ -87,6 +87,12 @@ struct Value {
 
 Value scalar_const(std::int64_t v);
 
+// The __co_device__ function `name` of `program`, or null.
+inline const Function* co_device_function(const Program& program, const std::string& name) {
+  const Function* f = program.find_function(name);
+  return f && f->is_co_device ? f : nullptr;
+}
+
 std::string shape_text(DType t, const std::vector<std::int64_t>& dims);
 // "[128, 256]"; a dynamic dim (-1) prints as `?`.
 std::string shape_list(const std::vector<std::int64_t>& dims);
@@ -291,6 +297,15 @@ class LoweringContext {
   ir::Kernel kernel_;
   std::vector<ir::StmtList*> out_;
   std::vector<std::map<std::string, Value>> symbols_;
+  // Inside the body of a __co_device__ function being inlined
+  // (lower_call.cpp): names are looked up from this scope on (the body sees
+  // its parameters and its own names only), and `return` sets `result`.
+  std::size_t lookup_floor_ = 0;
+  struct InlineFrame {
+    const Function* callee = nullptr;
+    ExprRef result;  // null: a void function, or a call whose value is not used
+  };
+  std::vector<InlineFrame> inline_frames_;
   Scope scope_ = Scope::kernel;
   // Instances of the thread, group and group-4 levels inside the block
   // level (0: unknown or many): at thread scope, 1 is a single thread.
@@ -394,8 +409,14 @@ class ExprLowering : public LoweringContext {
   std::vector<std::pair<const Expr*, std::optional<Value>>> chunkat_indices(const Member& m);
   Value binary(const Expr& e, const Binary& b);
   Value fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c);
+  Value whole_arithmetic(const Expr& e, const Binary& b, const Value& l, const Value& r);  // lower_shape_math.cpp
   Value unary(const Expr& e, const Unary& u);
   Value call(const Expr& e, const Call& c);
+  // `call f(args)` of a __co_device__ function (lower_call.cpp): its body
+  // where the call stands; the value it returns when `want_value`.
+  Value inline_call(const SourceLocation& at, const Function& callee, const ExprList& args, bool want_value);
+  void bind_device_parameter(const Function& callee, const Parameter& p, const Expr& arg, const Value& v,
+                             std::map<std::string, std::int64_t>& bound_dims);
   Value named_value(const Expr& init, bool shape);
   Value span_as(const Expr& e, const Member& m, const Value& obj);
   void place_at_origin(Value& v) const;
@@ -617,6 +638,7 @@ class Lowerer : public LevelLowering {
   void scalar_declaration(const Declaration& d);
   void assignment(const Stmt& s, const Assignment& a);
   void atomic_value_in_thread(const Value& v, const Expr& e) const;
+  void inline_return(const Return& r);  // lower_call.cpp
   void setup_parameters();
   void setup_output();
 

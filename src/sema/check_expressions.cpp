@@ -257,7 +257,13 @@ void ExpressionChecker::index_binding_limit(const Expr& e, bool moved_too) {
 
 Type ExpressionChecker::binary(const Expr& e, const Binary& b) {
   Type l = expr(*b.lhs);
-  Type r = expr(*b.rhs);
+  Type r;
+  if (b.op == BinaryOp::logical_and || b.op == BinaryOp::logical_or) {
+    const RefuseValueCalls once(cx_.value_call_refused_, "in the right operand of `&&` or `||`");
+    r = expr(*b.rhs);
+  } else {
+    r = expr(*b.rhs);
+  }
   require_ok(l);
   require_ok(r);
   if (b.op == BinaryOp::compose) {
@@ -323,6 +329,7 @@ Type ExpressionChecker::binary(const Expr& e, const Binary& b) {
 
 Type ExpressionChecker::conditional(const Conditional& c) {
   Type cond = expr(*c.condition);
+  const RefuseValueCalls once(cx_.value_call_refused_, "in a branch of `?:`");
   Type a = expr(*c.then_value);
   Type b = expr(*c.else_value);
   require_ok(cond);
@@ -348,6 +355,12 @@ Type ExpressionChecker::conditional(const Conditional& c) {
 
 Type ExpressionChecker::call(const Expr& e, const Call& c) {
   const auto* callee = std::get_if<Name>(&c.callee->node);
+  if (const Function* f = callee && c.with_call_keyword ? co_device_function(cx_.program_, callee->name) : nullptr) {
+    if (!c.template_args.empty())
+      fail(Rule::unsupported_call, e.location, "template __co_device__ functions are not supported yet by libcroqjit",
+           "write the function for the types it is called with");
+    return device_call(e.location, *f, c.args, true);
+  }
   if (const Symbol* sym = callee ? lookup(callee->name) : nullptr;
       sym && (sym->type.kind == Kind::shape || sym->type.kind == Kind::tuple))
     return element_of(e, c, sym->type);
@@ -561,9 +574,6 @@ Type ExpressionChecker::shape_arithmetic(const Expr& e, const Binary& b, const T
     fail(Rule::shape_arithmetic_rank, e.location,
          "`" + text(e) + "` combines " + std::to_string(size(l)) + " values with " + std::to_string(size(r)) +
              "; shape arithmetic takes the same number on both sides or one number");
-  limitation(Rule::unsupported_shape_arithmetic, e.location,
-             "arithmetic on shapes (`" + text(e) + "`) is not supported yet by libcroqjit",
-             "write each dimension, e.g. `[M / 8, K / 64]`");
   Type out;
   // Ratios and remainders of two shapes are counts, not extents: a tuple.
   out.kind = two_shapes && (b.op == BinaryOp::div || b.op == BinaryOp::mod) ? Kind::tuple : Kind::shape;

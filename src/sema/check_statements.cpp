@@ -223,6 +223,9 @@ bool StatementChecker::events_only(const Expr& e) const {
 }
 
 Type StatementChecker::condition(const Expr& e, const char* what) {
+  // A `while` condition is evaluated before each iteration; a call's value, once.
+  const RefuseValueCalls once(cx_.value_call_refused_,
+                              std::string(what) == "`while`" ? "in a `while` condition" : cx_.value_call_refused_);
   Type c = c_.expressions.expr(e);
   require_ok(c);
   if (c.unbounded)
@@ -494,6 +497,13 @@ void StatementChecker::call_statement(const Stmt& s, const CallStatement& c) {
       continue;
     c_.expressions.expr(*arg);  // an unknown name is an error
   }
+  if (const Function* callee = co_device_function(cx_.program_, c.callee)) {
+    if (!c.template_args.empty())
+      fail(Rule::unsupported_call, s.location, "template __co_device__ functions are not supported yet by libcroqjit",
+           "write the function for the types it is called with");
+    c_.expressions.device_call(s.location, *callee, c.args, false);
+    return;
+  }
   if (cx_.parallel_depth_ == 0)
     fail(Rule::call_outside_parallel, s.location, "`call " + c.callee + "` outside a parallel statement",
          "a kernel function runs on the device; call it inside a parallel body");
@@ -532,7 +542,9 @@ void StatementChecker::call_statement(const Stmt& s, const CallStatement& c) {
     } catch (const Abort&) {
     }
   }
-  fail(Rule::unsupported_statement, s.location, "`call` is not supported yet by libcroqjit");
+  fail(Rule::unsupported_statement, s.location,
+       "`call " + c.callee + "`: calls of __device__ and other C++ functions are not supported yet by libcroqjit",
+       "write the function in Croqtile, as a __co_device__ function");
 }
 
 // ---- loops ------------------------------------------------------------------------
@@ -671,6 +683,7 @@ void StatementChecker::unbounded_foreach_index(const Identifier& id) {
 // ---- return ------------------------------------------------------------------------
 
 void StatementChecker::return_statement(const Stmt& s, const Return& r) {
+  if (cx_.device_function_) return device_function_return(s, r);
   if (cx_.parallel_depth_ > 0)
     fail(Rule::return_in_parallel, s.location, "`return` inside a parallel statement",
          "the function returns once, after its parallel statements; move the `return` out of the parallel body");

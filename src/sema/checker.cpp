@@ -120,8 +120,6 @@ Buffer* Context::new_buffer(std::string name, DType dtype, int rank, Space space
 
 // ---- the function ----------------------------------------------------------------
 
-namespace {
-
 // The type of a parameter as written: "f16 [M, K]".
 std::string parameter_text(const Program& program, const Parameter& p) {
   std::string s = p.type.name;
@@ -131,6 +129,9 @@ std::string parameter_text(const Program& program, const Parameter& p) {
     s += (i ? ", " : "") + frontend::source_text(program, *p.type.shape[i]);
   return s + "]";
 }
+
+namespace {
+
 
 // Whether a `return VALUE;` stands anywhere in `s` (rank-only return types
 // need one).
@@ -159,6 +160,49 @@ bool returns_a_value(const Stmt& s) {
 
 void Checker::run() {
   context.push();
+  define_parameters();
+  const TypeRef& ret = context.fn_.return_type;
+  const bool rank_only = is_rank_only(ret);  // f32 mdspan<2>
+  if (returned_tensor_type(context.fn_) && (ret.kind == TypeKind::auto_ || rank_only)) {
+    // `auto` or a rank only, returning a declared tensor: its declaration
+    // gives the type. As in Croqtile, a rank-only return type fixes the rank;
+    // the element type and the shape are the returned tensor's.
+    context.has_output_ = true;
+    context.output_declared_ = true;
+    context.out_.returned = returned_name(context.fn_);
+    if (rank_only) {
+      try {
+        context.output_rank_only_ = expressions.constant(*ret.rank, "the rank");
+      } catch (const Abort&) {
+      }
+    }
+  } else if (rank_only) {
+    // Other returned values are checked at their `return`.
+    try {
+      if (!context.fn_.body || !returns_a_value(*context.fn_.body))
+        context.fail(Rule::missing_return, ret.location, "the function returns a tensor but has no `return NAME;`",
+             "declare the result, e.g. `" + ret.name + " [...] output;`, and end with `return output;`");
+    } catch (const Abort&) {
+    }
+  } else if (ret.kind == TypeKind::element && ret.has_shape) {
+    try {
+      if (!parse_dtype(ret.name, context.output_dtype_))
+        context.fail(Rule::unsupported_element_type, ret.location, "element type `" + ret.name + "` is not supported yet");
+      for (const auto& d : ret.shape) context.output_rank_ += static_cast<int>(expressions.shape_dims(*d).size());
+      context.has_output_ = true;
+      context.out_.returned = returned_name(context.fn_);
+      if (context.out_.returned.empty())
+        context.fail(Rule::missing_return, ret.location, "the function returns a tensor but has no `return NAME;`",
+             "declare the result, e.g. `" + ret.name + " [...] output;`, and end with `return output;`");
+    } catch (const Abort&) {
+    }
+  }
+  if (context.fn_.body) statements.nested(*context.fn_.body);
+  context.pop();
+}
+
+// Each parameter, and the symbolic dims among the extents of the tensor ones.
+void Checker::define_parameters() {
   for (std::size_t i = 0; i < context.fn_.params.size(); ++i) {
     const Parameter& p = context.fn_.params[i];
     try {
@@ -221,44 +265,6 @@ void Checker::run() {
       context.out_.resolved[p.type.shape[d].get()] = &sym;
     }
   }
-  const TypeRef& ret = context.fn_.return_type;
-  const bool rank_only = is_rank_only(ret);  // f32 mdspan<2>
-  if (returned_tensor_type(context.fn_) && (ret.kind == TypeKind::auto_ || rank_only)) {
-    // `auto` or a rank only, returning a declared tensor: its declaration
-    // gives the type. As in Croqtile, a rank-only return type fixes the rank;
-    // the element type and the shape are the returned tensor's.
-    context.has_output_ = true;
-    context.output_declared_ = true;
-    context.out_.returned = returned_name(context.fn_);
-    if (rank_only) {
-      try {
-        context.output_rank_only_ = expressions.constant(*ret.rank, "the rank");
-      } catch (const Abort&) {
-      }
-    }
-  } else if (rank_only) {
-    // Other returned values are checked at their `return`.
-    try {
-      if (!context.fn_.body || !returns_a_value(*context.fn_.body))
-        context.fail(Rule::missing_return, ret.location, "the function returns a tensor but has no `return NAME;`",
-             "declare the result, e.g. `" + ret.name + " [...] output;`, and end with `return output;`");
-    } catch (const Abort&) {
-    }
-  } else if (ret.kind == TypeKind::element && ret.has_shape) {
-    try {
-      if (!parse_dtype(ret.name, context.output_dtype_))
-        context.fail(Rule::unsupported_element_type, ret.location, "element type `" + ret.name + "` is not supported yet");
-      for (const auto& d : ret.shape) context.output_rank_ += static_cast<int>(expressions.shape_dims(*d).size());
-      context.has_output_ = true;
-      context.out_.returned = returned_name(context.fn_);
-      if (context.out_.returned.empty())
-        context.fail(Rule::missing_return, ret.location, "the function returns a tensor but has no `return NAME;`",
-             "declare the result, e.g. `" + ret.name + " [...] output;`, and end with `return output;`");
-    } catch (const Abort&) {
-    }
-  }
-  if (context.fn_.body) statements.nested(*context.fn_.body);
-  context.pop();
 }
 
 }  // namespace detail
@@ -276,12 +282,13 @@ CheckedProgram check(const frontend::ast::Program& program, const std::vector<co
   detail::check_device_code(program, diagnostics, errors);
   try {
     for (const frontend::ast::Function* fn : selected) {
+      if (fn->is_co_device) continue;  // checked where it is called, as the caller's statements (check_call.cpp)
       auto out = std::make_unique<CheckedFunction>();
       out->function = fn;
       detail::Checker(program, *fn, options, *out, diagnostics, errors, checked.limitations).run();
       out->future_rings = detail::future_rings(*fn);
-      out->completing_triggers = detail::completing_triggers(*fn);
-      out->uses_hopper = detail::uses_hopper(*fn);
+      out->completing_triggers = detail::completing_triggers(program, *fn);
+      out->uses_hopper = detail::uses_hopper(program, *fn);
       checked.functions.push_back(std::move(out));
     }
   } catch (const detail::Stop&) {
@@ -295,9 +302,16 @@ CheckedProgram check(const frontend::ast::Program& program, const std::vector<co
     return a.line != b.line ? a.line < b.line : a.column < b.column;
   };
   std::stable_sort(checked.limitations.begin(), checked.limitations.end(), by_position);
+  // A __co_device__ function called by several kernels is checked for each.
+  const auto same = [](const Diagnostic& a, const Diagnostic& b) {
+    return a.line == b.line && a.column == b.column && a.rule == b.rule && a.message == b.message;
+  };
+  checked.limitations.erase(std::unique(checked.limitations.begin(), checked.limitations.end(), same),
+                            checked.limitations.end());
   if (errors > 0) {
     diagnostics.insert(diagnostics.end(), checked.limitations.begin(), checked.limitations.end());
     std::stable_sort(diagnostics.begin(), diagnostics.end(), by_position);
+    diagnostics.erase(std::unique(diagnostics.begin(), diagnostics.end(), same), diagnostics.end());
     if (options.keep_going) {
       for (auto& f : checked.functions) f->rejected = diagnostics;
       return checked;

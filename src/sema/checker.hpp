@@ -41,8 +41,15 @@ struct Stop {};
 std::vector<FutureRing> future_rings(const Function& fn);
 // Which trigger completes each TMA load, and whether the function needs
 // sm_90's machinery (sema.hpp's CheckedFunction; block_facts.cpp).
-std::unordered_map<const Copy*, const Trigger*> completing_triggers(const Function& fn);
-bool uses_hopper(const Function& fn);
+std::unordered_map<const Copy*, const Trigger*> completing_triggers(const frontend::ast::Program& program,
+                                                                   const Function& fn);
+bool uses_hopper(const frontend::ast::Program& program, const Function& fn);
+
+// The type of a parameter as written: "f16 [M, K]".
+std::string parameter_text(const Program& program, const Parameter& p);
+
+// The __co_device__ function `name` of `program`, or null.
+const Function* co_device_function(const frontend::ast::Program& program, const std::string& name);
 
 // Program-level: names in __device__ code (rule device-reserved-name).
 void check_device_code(const frontend::ast::Program& program, std::vector<Diagnostic>& diagnostics, int& errors);
@@ -64,6 +71,16 @@ struct FlagScope {
   ~FlagScope() { flag = saved; }
   FlagScope(const FlagScope&) = delete;
   FlagScope& operator=(const FlagScope&) = delete;
+};
+// Where a `call` used as a value would not run exactly once before its
+// statement (Context::value_call_refused_): `why` names the place.
+struct RefuseValueCalls {
+  const char*& slot;
+  const char* saved;
+  RefuseValueCalls(const char*& s, const char* why) : slot(s), saved(s) { slot = why; }
+  ~RefuseValueCalls() { slot = saved; }
+  RefuseValueCalls(const RefuseValueCalls&) = delete;
+  RefuseValueCalls& operator=(const RefuseValueCalls&) = delete;
 };
 // Counting the bounds of a `with`: run-time values are fine there.
 struct RuntimeCounts : FlagScope {
@@ -219,6 +236,25 @@ class Context {
   // assertions, `with` bounds and declared shapes only (ExtentsNow).
   bool extents_now_ = false;
   std::size_t asm_bytes_ = 0;               // inline assembly of the function so far (rule asm-size)
+
+  // ---- __co_device__ functions (check_call.cpp)
+  // The calls being checked, outermost first (rule call-recursion), and the
+  // functions whose bodies the kernel has checked already: a body is checked
+  // once per __co__ function, where it is first called, into its facts.
+  struct CallGraph {
+    std::vector<const Function*> chain;
+    std::set<const Function*> checked;
+  };
+  CallGraph own_calls_;
+  CallGraph* calls_ = &own_calls_;
+  bool device_function_ = false;  // checking the body of a __co_device__ function
+  // Where a `call` used as a value would not run once before its statement
+  // (rule call-placement): what the place is, null when it is fine.
+  const char* value_call_refused_ = nullptr;
+  // The body of a __co_device__ function runs where it is called: it is
+  // checked where the caller's statement runs (its level, its thread set).
+  void enter_call_from(const Context& caller);
+  void leave_call_into(Context& caller) const;  // what the body fixed (shared bytes, sm_90 notes)
   std::int64_t kernel_shared_bytes_ = 0;  // shared tiles of constant shape declared in this kernel so far
 };
 
@@ -317,6 +353,17 @@ class ExpressionChecker : public Part {
   std::optional<Type> atomic(const Expr& e, const Call& c, const std::string& name);
   Type math_builtin(const Expr& e, const Call& c, const frontend::MathBuiltin& b);
   Type print(const Expr& e, const Call& c);
+
+ public:
+  // `call f(args)` of the __co_device__ function `callee` (check_call.cpp):
+  // its arguments against its parameters, then its body, once per __co__ function.
+  // The value's type when `value_wanted` (void: an error then).
+  Type device_call(const SourceLocation& at, const Function& callee, const ExprList& args, bool value_wanted);
+
+ private:
+  // `dims`: the constant extents the arguments so far gave the callee's dims.
+  void device_call_argument(const Function& callee, std::size_t i, const Expr& arg,
+                            std::map<std::string, std::int64_t>& dims);
 };
 
 // Statements: the walk, declarations, loops, returns, conditions
@@ -369,6 +416,7 @@ class StatementChecker : public Part {
   void call_statement(const Stmt& s, const CallStatement& c);
   void sync_statement(const Stmt& s, const Sync& y);
   void asm_statement(const Stmt& s, const Asm& a);
+  void device_function_return(const Stmt& s, const Return& r);  // check_call.cpp
   Type condition(const Expr& e, const char* what);
   std::vector<const Expr*> leaves_of(const Expr& e) const;
   bool events_only(const Expr& e) const;
@@ -493,6 +541,10 @@ class Checker {
   Checker(const Checker&) = delete;
   Checker& operator=(const Checker&) = delete;
   void run();
+  void define_parameters();
+  // A __co_device__ function's body, checked for the call being checked by
+  // `caller` (check_call.cpp).
+  void run_device_function(const Context& caller);
 
   Context context;
   ExpressionChecker expressions;

@@ -1,0 +1,66 @@
+// Arithmetic on whole shapes and tuples (`input.span / {4, 1, 5}`,
+// `[M, K] / {8, 64}`, `a.span * 2`): element by element, a number applying
+// to every element. Sema typed the result (check_expressions.cpp's
+// shape_arithmetic): a shape, or a tuple of counts for the ratio or
+// remainder of two shapes and for arithmetic on tuples. A shape's dims are
+// known when the kernel is specialized, as every extent is.
+#include "lower/lowering.hpp"
+
+namespace croq::lower::detail {
+
+Value ExprLowering::whole_arithmetic(const Expr& e, const Binary& b, const Value& l, const Value& r) {
+  const auto size = [](const Value& v) -> std::size_t {
+    return v.kind == Value::Kind::shape ? v.dims.size() : v.kind == Value::Kind::tuple ? v.elements.size() : 0;
+  };
+  for (const Value* v : {&l, &r})
+    if (v->kind == Value::Kind::view || v->kind == Value::Kind::future)
+      unchecked(e.location, sema::Rule::arithmetic_on_tensor);
+  if (size(l) && size(r) && size(l) != size(r)) unchecked(e.location, sema::Rule::shape_arithmetic_rank);
+  const auto element = [&](const Value& v, std::size_t i, const Expr& side) -> Value {
+    if (v.kind == Value::Kind::shape) {
+      if (v.dims[i] < 0) {
+        const std::string dim = i < v.dim_names.size() ? v.dim_names[i] : "?";
+        fail(side.location, "`" + source_text(e) + "` involves the dynamic dim `" + dim +
+                                "`; arithmetic on whole shapes takes dims known when the kernel is specialized",
+             "remove `" + dim + "` from CompileOptions::dynamic_dims, or write each dimension");
+      }
+      return scalar_const(v.dims[i]);
+    }
+    if (v.kind == Value::Kind::tuple) return v.elements[i];
+    return require_scalar(v, side);
+  };
+  Value out;
+  const bool two_shapes = l.kind == Value::Kind::shape && r.kind == Value::Kind::shape;
+  const bool counts = two_shapes && (b.op == BinaryOp::div || b.op == BinaryOp::mod);
+  out.kind = !counts && (l.kind == Value::Kind::shape || r.kind == Value::Kind::shape) ? Value::Kind::shape
+                                                                                      : Value::Kind::tuple;
+  const std::size_t n = std::max(size(l), size(r));
+  for (std::size_t i = 0; i < n; ++i) {
+    const Value a = element(l, i, *b.lhs), c = element(r, i, *b.rhs);
+    if (!a.is_float && !c.is_float && c.constant && *c.constant == 0 &&
+        (b.op == BinaryOp::div || b.op == BinaryOp::mod))
+      fail(e.location, "`" + source_text(e) + "` " + support::describe(support::ArithmeticFault::divide_by_zero));
+    Value d;
+    if (a.constant && c.constant) {
+      d = fold(e, b.op, *a.constant, *c.constant);
+    } else {
+      d.is_float = a.is_float || c.is_float;
+      d.expr = ir::binary(binary_op_name(b.op), read(a), read(c));
+    }
+    if (out.kind == Value::Kind::tuple) {
+      out.elements.push_back(d);
+      continue;
+    }
+    if (!d.constant)
+      fail(e.location, "dim " + std::to_string(i) + " of `" + source_text(e) +
+                           "` is known only when the kernel runs; a shape's dims are known when it is specialized");
+    if (*d.constant < 0)
+      fail(e.location, "a shape extent must not be negative; dim " + std::to_string(i) + " of `" + source_text(e) +
+                           "` is " + std::to_string(*d.constant));
+    out.dims.push_back(*d.constant);
+    out.dim_names.push_back("");
+  }
+  return out;
+}
+
+}  // namespace croq::lower::detail

@@ -1,0 +1,57 @@
+// Rule cases of __co_device__ functions and their calls (check_call.cpp).
+#include "sema_test_util.hpp"
+
+namespace croq::sema::test {
+
+namespace {
+
+const char* kTwice = "__co_device__ s32 twice(s32 x) {\n  return x * 2;\n}\n";
+
+// `statement` in a thread level over `a`, after kTwice: it stands on line 6.
+std::string in_threads(const std::string& device, const std::string& statement) {
+  return device + "__co__ void f(s32 [64] a) {\n  parallel p by 64 : thread {\n    " + statement + "\n  }\n}\n";
+}
+
+}  // namespace
+
+std::vector<RuleCase> call_cases() {
+  return {
+      {"CoDeviceCallArity", "call-arity", in_threads(kTwice, "a.at(p) = call twice(1, 2);"), 6, "call twice",
+       "`twice` takes 1 argument (x), got 2"},
+      {"CoDeviceCallRecursion", "call-recursion",
+       "__co_device__ s32 down(s32 x) {\n  mutable s32 v = call down(x);\n  return v;\n}\n"
+       "__co__ void f(s32 [64] a) {\n  parallel p by 64 : thread {\n    a.at(p) = call down(1);\n  }\n}\n",
+       2, "call down", "`down` calls itself (down -> down)",
+       "a __co_device__ function is expanded where it is called; write the repetition as a loop"},
+      {"CoDeviceCallNoValue", "call-no-value",
+       in_threads("__co_device__ void touch(s32 [64] t) {\n  t.at(0) = 1;\n}\n", "a.at(p) = call touch(a);"), 6,
+       "call touch", "`touch` returns `void`; `call touch` has no value",
+       "call it as a statement: `call touch(...);`"},
+      {"CoDeviceCallAfterAnd", "call-placement",
+       in_threads(kTwice, "if (p > 3 && call twice(p) > 4) { a.at(p) = 1; }"), 6, "call twice",
+       "`call twice` as a value in the right operand of `&&` or `||`: the call would run once, before the statement",
+       "compute it first: `mutable s32 v = call twice(...);`, then use `v`"},
+      {"CoDeviceEarlyReturn", "device-function-return",
+       "__co_device__ s32 pick(s32 x) {\n  if (x > 0) {\n    return 1;\n  }\n  return 0;\n}\n"
+       "__co__ void f(s32 [64] a) {\n  parallel p by 64 : thread {\n    a.at(p) = call pick(p);\n  }\n}\n",
+       3, "return 1", "`return` before the end of the __co_device__ function `pick`",
+       "a __co_device__ function returns once, as its last statement: keep the value in a `mutable` scalar and "
+       "return it at the end"},
+      {"CoDeviceParallelInside", "device-function-body",
+       "__co_device__ void fill(s32 [64] t) {\n  parallel q by 64 : thread {\n    t.at(q) = 0;\n  }\n}\n"
+       "__co__ void f(s32 [64] a) {\n  parallel p by 1 : block {\n    call fill(a);\n  }\n}\n",
+       2, "parallel q", "a parallel statement inside the __co_device__ function `fill`",
+       "a __co_device__ function runs where it is called, by the threads that call it; put the parallel statement "
+       "around the call"},
+      {"CoDeviceTensorOfOtherElements", "call-argument",
+       in_threads("__co_device__ s32 first(f32 [N] v) {\n  return 0;\n}\n", "a.at(p) = call first(a);"), 6, "a);",
+       "argument 1 of `call first` has s32 elements (`a`); parameter `v` (`f32 [N]`) takes f32"},
+      {"CoDeviceDimsDisagree", "call-argument",
+       "__co_device__ s32 first(s32 [N] v, s32 [N] w) {\n  return 0;\n}\n"
+       "__co__ void f(s32 [64] a, s32 [32] b) {\n  parallel p by 64 : thread {\n    a.at(p) = call first(a, b);\n  }\n}\n",
+       6, "b);", "`N` is 64 by an earlier argument of `call first`, but 32 in dim 0 (`b`)",
+       "pass tensors whose extents agree on `N`"},
+  };
+}
+
+}  // namespace croq::sema::test
