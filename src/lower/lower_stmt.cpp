@@ -224,8 +224,10 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
   const bool jumps = frontend::ast::any_statement(*l.body, [](const Stmt& st) {
     return std::holds_alternative<Break>(st.node) || std::holds_alternative<Continue>(st.node);
   });
+  // A loop of one pass has nothing to load ahead: no candidate (its loads keep their own barriers' names).
   std::optional<ir::PipelineMark> pipeline;
-  if (bounds.size() == 1 && !jumps) pipeline = mark_pipeline_candidate(s, l);
+  if (bounds.size() == 1 && !jumps && !(bounds[0].constant && *bounds[0].constant < 2))
+    pipeline = mark_pipeline_candidate(s, l);
   const int branch = jumps && scope_ == Scope::thread;  // the threads of a level may leave it apart
   thread_branches_ += branch;
   push();
