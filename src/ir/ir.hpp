@@ -213,6 +213,21 @@ struct Assign {
 struct Eval {
   ExprRef value;
 };
+// Lowering's mark on a k loop of Croqtile's README GEMM form: its body
+// starts with synchronous TMA loads (each completing on a private event of
+// its own, then waited for) into whole shared buffers that the rest of the
+// body only multiplies. The pipelining pass (passes::pipeline_k_loops)
+// decides whether to pipeline it and builds the pipeline; the mark holds
+// what the pass cannot read from the IR.
+struct PipelineMark {
+  // The names lowering reserved for the pipeline's variables (the slot
+  // shift, the prologue's pass, the pass's slot), so that pipelining by the
+  // pass names things as lowering's fresh counter would have.
+  std::string shift, pass, slot;
+  // Kernel::buffers [0, buffers_before) were declared when the loop was
+  // lowered: the shared memory the pipeline's budget counts besides its rings.
+  int buffers_before = 0;
+};
 struct For {
   std::string var;
   Type type = Type::i32();
@@ -220,6 +235,7 @@ struct For {
   ExprRef step;  // null: ++var
   StmtPtr body;
   bool unroll = false;
+  std::optional<PipelineMark> pipeline;  // a pipelining candidate (cleared by the pass)
 };
 struct If {
   ExprRef condition;

@@ -345,6 +345,10 @@ StmtPtr Parser::for_loop(LineReader& r, int depth) {
   r.attributes();
   r.expect(":");
   n.type = r.take_type("type").value_or(Type::i32());
+  if (std::vector<std::string> names = r.take_names("pipeline"); !names.empty()) {
+    if (names.size() != 3) r.fail("a pipeline mark names the shift, the pass and the slot: [shift, pass, slot]");
+    n.pipeline = PipelineMark{names[0], names[1], names[2], static_cast<int>(r.take_int("pipeline_buffers", 0))};
+  }
   vars_[n.var] = n.type;
   return with_body(r, std::move(n), depth);
 }

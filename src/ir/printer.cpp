@@ -213,6 +213,10 @@ class Printer {
   void node(const Stmt& s, const For& n) {
     Attrs a = attrs_of(s);
     if (n.type != Type::i32()) a.add("type", type(n.type));
+    if (n.pipeline) {
+      a.add("pipeline", "[" + n.pipeline->shift + ", " + n.pipeline->pass + ", " + n.pipeline->slot + "]");
+      a.add("pipeline_buffers", std::to_string(n.pipeline->buffers_before));
+    }
     line(std::string("for ") + (n.unroll ? "unrolled " : "") + n.var + " in [" + expr(n.begin) + ", " + expr(n.end) + ")" +
              (n.step ? " step " + expr(n.step) : "") + ":",
          a, true);

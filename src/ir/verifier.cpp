@@ -174,6 +174,13 @@ class Verifier {
         expr(n.value);
       } else if constexpr (std::is_same_v<T, For>) {
         if (!is_identifier(n.var)) error("loop variable `" + n.var + "` is not an identifier");
+        if (n.pipeline) {
+          if (made_.has(Decision::pipelining)) error("loop `" + n.var + "` is still marked as a pipelining candidate");
+          for (const std::string* name : {&n.pipeline->shift, &n.pipeline->pass, &n.pipeline->slot})
+            if (!is_identifier(*name)) error("pipeline name `" + *name + "` is not an identifier");
+          if (n.pipeline->buffers_before < 0 || n.pipeline->buffers_before > static_cast<int>(k_.buffers.size()))
+            error("a pipeline mark counts " + std::to_string(n.pipeline->buffers_before) + " buffers before its loop");
+        }
         undecided_index(n.type, n.var);
         expr(n.begin);
         expr(n.end);

@@ -22,6 +22,7 @@ enum class Decision : unsigned {
   shared_layout = 1u << 4,     // every shared buffer and event has an offset
   shared_barriers = 1u << 5,   // no barrier asked for before a shared read is left undecided (Barrier::if_written)
   index_width = 1u << 6,       // the index type is chosen: no Type::index, index variable or by_index_width is left
+  pipelining = 1u << 7,        // no loop is left marked as a pipelining candidate (For::pipeline)
 };
 
 // A set of decisions.
@@ -30,7 +31,7 @@ class Decisions {
   constexpr Decisions() = default;
   constexpr Decisions(Decision d) : bits_(static_cast<unsigned>(d)) {}  // NOLINT: a set of one
   static constexpr Decisions none() { return {}; }
-  static constexpr Decisions all() { return Decisions(0x7fu); }
+  static constexpr Decisions all() { return Decisions(0xffu); }
   constexpr bool has(Decision d) const { return (bits_ & static_cast<unsigned>(d)) != 0; }
   constexpr Decisions operator|(Decisions o) const { return Decisions(bits_ | o.bits_); }
   constexpr bool operator==(const Decisions&) const = default;

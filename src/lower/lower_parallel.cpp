@@ -156,7 +156,7 @@ void LevelLowering::parallel(const Stmt& s, const Parallel& p, std::size_t level
   push();
   bind_level_indices(f);
   parallel(s, p, level_index + 1);
-  if (f.one_warpgroup_block && !pipelined_multiply_) {
+  if (f.one_warpgroup_block) {
     // The warpgroup of a one-warpgroup block leaves the level with its
     // multiplies complete and every warp past them: the block-scope code
     // after it may overwrite the operand tiles (the next TMA load) or read

@@ -1,6 +1,5 @@
-// Software pipelining of a k loop that loads its operand tiles with
-// synchronous TMA copies and multiplies them, as Croqtile's README GEMM is
-// written:
+// Recognizes a k loop that loads its operand tiles with synchronous TMA
+// copies and multiplies them, as Croqtile's README GEMM is written:
 //
 //   foreach {k} in [n] {
 //     tma.copy ... .at(bm, k) => lhs_s;      // whole shared buffers,
@@ -8,13 +7,15 @@
 //     parallel p by 1 : group-4 { mma.row.row mc, lhs_s, rhs_s; }
 //   }
 //
-// Written that way every pass waits for its loads and then for its
-// multiply. Lowered as a pipeline, the buffers become rings of S slots, each
-// load completes on its slot's barrier, S - 1 loads are in flight ahead of
-// the multiply, and one WGMMA group stays in flight while the next tiles
-// arrive. Pass k uses slot (k + shift) % S, where the shift puts the last
-// pass in slot 0: the buffer as the rest of the function names it holds
-// the last tiles, as it would have unpipelined.
+// Lowering translates such a loop as it would any other (each load waits
+// for its own private event) and marks it (ir::PipelineMark): the pass
+// passes::pipeline_k_loops decides whether and how deep to pipeline it and
+// builds the pipeline. What is recognized here is what the IR no longer
+// says: that nothing else names the loaded buffers (other views, stores),
+// and where the loop sits (a Hopper block's warpgroup scope). The mark
+// reserves the names the pass's pipeline declares, in the order lowering
+// declared them when it pipelined the loop itself, so generated code keeps
+// its names.
 #include <algorithm>
 #include <set>
 
@@ -23,11 +24,6 @@
 namespace croq::lower::detail {
 
 namespace {
-
-constexpr std::int64_t kMaxStages = 4;
-// Shared memory the pipeline may bring the kernel to: below the 227 KiB a
-// Hopper block has, leaving room for buffers declared after the loop.
-constexpr std::int64_t kPipelineSharedBudget = 160 * 1024;
 
 const Name* plain_name(const ExprPtr& e) { return e ? std::get_if<Name>(&e->node) : nullptr; }
 
@@ -105,29 +101,10 @@ bool multiply_only(const Stmt& s, const std::set<std::string>& loaded, std::set<
 
 }  // namespace
 
-// The form the pipelined loop takes: its body's leading loads into whole
-// shared buffers, where the multiplies start, and the stages the shared
-// memory allows.
-struct MmaLowering::PipelinedLoop {
-  const Block* body = nullptr;
-  std::vector<const Stmt*> loads;
-  std::vector<int> buffers;
-  std::size_t first_rest = 0;
-  std::int64_t stages = 0;
-};
-
-bool MmaLowering::try_pipelined_loop(const Stmt& s, const Loop& l, const Value& bound) {
-  const std::optional<PipelinedLoop> pipelined = pipelinable(s, l, bound);
-  if (!pipelined) return false;
-  emit_pipelined_loop(s, l, bound, *pipelined);
-  return true;
-}
-
-std::optional<MmaLowering::PipelinedLoop> MmaLowering::pipelinable(const Stmt& s, const Loop& l, const Value& bound) {
+std::optional<ir::PipelineMark> MmaLowering::mark_pipeline_candidate(const Stmt& s, const Loop& l) {
   if (!kernel_.hopper || scope_ != Scope::block || set_.threads != 0 || in_warp_ || !in_warpgroup_) return std::nullopt;
   if (l.indices.size() != 1 || l.indices[0].range || l.indices[0].local_name || l.tuple_name || !s.attributes.empty())
     return std::nullopt;
-  if (bound.constant && *bound.constant < 2) return std::nullopt;
   const auto* body = l.body ? std::get_if<Block>(&l.body->node) : nullptr;
   if (!body) return std::nullopt;
 
@@ -172,146 +149,30 @@ std::optional<MmaLowering::PipelinedLoop> MmaLowering::pipelinable(const Stmt& s
       return std::nullopt;
   }
 
-  // Stages: as many as the shared memory budget allows, up to kMaxStages.
-  std::int64_t shared_bytes = 0, stage_bytes = 0;
-  for (const ir::Buffer& b : kernel_.buffers) {
-    if (b.space != ir::Space::shared) continue;
-    std::int64_t bytes = static_cast<std::int64_t>(dtype_size(b.dtype));
-    for (const ir::Extent& e : b.dims) bytes *= e.value;
-    bytes = (bytes + 1023) / 1024 * 1024;
-    shared_bytes += bytes * std::max<std::int64_t>(1, b.slots);
-    if (std::find(buffers.begin(), buffers.end(), &b - kernel_.buffers.data()) != buffers.end()) stage_bytes += bytes;
-  }
-  std::int64_t stages = kMaxStages;
-  while (stages >= 2 && shared_bytes + (stages - 1) * stage_bytes > kPipelineSharedBudget) --stages;
-  if (stages < 2) return std::nullopt;
-
-  return PipelinedLoop{body, std::move(loads), std::move(buffers), first_rest, stages};
-}
-
-void MmaLowering::emit_pipelined_loop(const Stmt& s, const Loop& l, const Value& bound, const PipelinedLoop& p) {
-  const Block* body = p.body;
-  const std::vector<const Stmt*>& loads = p.loads;
-  const std::vector<int>& buffers = p.buffers;
-  const std::size_t first_rest = p.first_rest;
-  const std::int64_t stages = p.stages;
-  if (bound.constant) fit_index(*bound.constant + stages);
-  const std::string& index_name = l.indices[0].name.name;
-  const ir::Type it = index_type();
-  const ExprRef trip = ir::convert(bound.expr, it);
-  const ExprRef S = ir::int_const(stages);
-  for (int b : buffers) buffer(b).slots = stages;
-  std::vector<int> events;
-  for (std::size_t i = 0; i < loads.size(); ++i) {
+  // Each load's private event, then the pipeline's shift and prologue pass.
+  ir::PipelineMark mark;
+  mark.buffers_before = static_cast<int>(kernel_.buffers.size());
+  for (const Stmt* load : loads) {
     ir::Event e;
     e.source_name = "tma.copy";
     e.name = fresh("tma_pipe_bar");
     e.phase = e.name + "_phase";
-    e.count = stages;
     e.is_private = true;
     kernel_.events.push_back(e);
-    events.push_back(static_cast<int>(kernel_.events.size()) - 1);
+    candidate_load_events_[load] = static_cast<int>(kernel_.events.size()) - 1;
   }
-  line_mark(s.location);
-  // shift = (S - (n - 1) % S) % S, so that pass n - 1 uses slot 0.
-  const std::string shift_name = fresh("pipe_shift");
-  emit_node(ir::Let{shift_name, it, true,
-                    ir::binary("%", ir::binary("-", S, ir::binary("%", ir::binary("-", trip, ir::int_const(1)), S)), S)});
-  const ExprRef shift = ir::var(shift_name, it);
-  auto slot_of = [&](const ExprRef& pass) { return ir::binary("%", ir::binary("+", pass, shift), S); };
+  mark.shift = fresh("pipe_shift");
+  mark.pass = fresh("pipe_pass");
+  return mark;
+}
 
-  auto loaded_name = [&](std::size_t i) -> const std::string& {
-    return std::get<Name>(std::get<Copy>(loads[i]->node).destination->node).name;
-  };
-  // In a pushed scope: the loop index is `pass` and the loaded names are
-  // their tiles in `slot`.
-  auto bind_pass = [&](const ExprRef& pass, const ExprRef& slot) {
-    Value k;
-    k.kind = Value::Kind::index;
-    k.expr = pass;
-    k.count = bound.constant ? *bound.constant : 0;
-    define(index_name, k);
-    for (std::size_t i = 0; i < loads.size(); ++i) {
-      Value v = *lookup(loaded_name(i));
-      v.view.slot = slot;
-      define(loaded_name(i), v);
-    }
-  };
-  // Issues the loads of pass `pass` into `slot`, each completing on its barrier.
-  auto issue = [&](const ExprRef& pass, const ExprRef& slot) {
-    push();
-    bind_pass(pass, slot);
-    for (std::size_t i = 0; i < loads.size(); ++i) {
-      pipeline_load_ = PipelineLoad{events[i], slot};
-      stmt(*loads[i]);
-      pipeline_load_.reset();
-    }
-    pop();
-  };
-  auto guarded = [&](const ExprRef& condition, const std::function<void()>& body_fn) {
-    ir::StmtList then = collect(body_fn);
-    emit_node(ir::If{condition, ir::make_stmt(ir::Seq{std::move(then), false}), nullptr});
-  };
+void MmaLowering::finish_pipeline_mark(ir::PipelineMark& mark) { mark.slot = fresh("pipe_slot"); }
 
-  // Prologue: passes 0 .. S - 2.
-  {
-    const std::string j = fresh("pipe_pass");
-    const ExprRef jv = ir::var(j, it);
-    ir::StmtList prologue = collect([&] { guarded(ir::less(jv, trip), [&] { issue(jv, slot_of(jv)); }); });
-    ir::For f;
-    f.var = j;
-    f.type = it;
-    f.begin = ir::int_const(0);
-    f.end = ir::int_const(stages - 1);
-    f.body = ir::make_stmt(ir::Seq{std::move(prologue), false});
-    emit_node(std::move(f), s.location);
-  }
-  // The passes: wait for the slot, multiply, let the previous group finish,
-  // refill its slot with pass k + S - 1.
-  const std::string k_name = fresh(index_name);
-  const ExprRef kv = ir::var(k_name, it);
-  ir::StmtList passes = collect([&] {
-    const std::string slot_name = fresh("pipe_slot");
-    emit_node(ir::Let{slot_name, it, true, slot_of(kv)});
-    const ExprRef slot = ir::var(slot_name, it);
-    for (int e : events) emit_node(ir::WaitEvent{e, slot});
-    push();
-    bind_pass(kv, slot);
-    const bool saved = pipelined_multiply_;
-    pipelined_multiply_ = true;
-    const StmtList* saved_list = block_statements_;
-    const std::size_t saved_position = block_position_;
-    block_statements_ = &body->statements;
-    for (block_position_ = first_rest; block_position_ < body->statements.size(); ++block_position_)
-      stmt(*body->statements[block_position_]);
-    block_statements_ = saved_list;
-    block_position_ = saved_position;
-    pipelined_multiply_ = saved;
-    pop();
-    emit_node(ir::MmaWait{1, "the previous pass's group is done: its slot can be refilled"});
-    emit_barrier();
-    const ExprRef ahead = ir::binary("+", kv, ir::int_const(stages - 1));
-    guarded(ir::less(ahead, trip), [&] { issue(ahead, slot_of(ahead)); });
-  });
-  ir::For f;
-  f.var = k_name;
-  f.type = it;
-  f.begin = ir::int_const(0);
-  f.end = trip;
-  f.body = ir::make_stmt(ir::Seq{std::move(passes), false});
-  emit_node(std::move(f), s.location);
-  // Every group complete before the block goes on (the slots are free again).
-  emit_node(ir::MmaCommit{});
-  emit_barrier();
-  // Past the loop the names are slot 0, which holds the last pass's tiles.
-  for (std::size_t i = 0; i < loads.size(); ++i) {
-    for (auto scope = symbols_.rbegin(); scope != symbols_.rend(); ++scope) {
-      auto found = scope->find(loaded_name(i));
-      if (found == scope->end()) continue;
-      found->second.view.slot = ir::int_const(0);
-      break;
-    }
-  }
+void MmaLowering::attach_pipeline_mark(ir::PipelineMark mark, const Loop& l) {
+  auto& loop = std::get<ir::For>(out_.back()->back()->node);
+  loop.pipeline = std::move(mark);
+  if (const auto* body = std::get_if<Block>(&l.body->node))
+    for (const auto& st : body->statements) candidate_load_events_.erase(st.get());
 }
 
 }  // namespace croq::lower::detail

@@ -224,7 +224,10 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
   const bool jumps = frontend::ast::any_statement(*l.body, [](const Stmt& st) {
     return std::holds_alternative<Break>(st.node) || std::holds_alternative<Continue>(st.node);
   });
-  if (bounds.size() == 1 && !jumps && try_pipelined_loop(s, l, bounds[0])) return;
+  // A loop of one pass has nothing to load ahead: no candidate (its loads keep their own barriers' names).
+  std::optional<ir::PipelineMark> pipeline;
+  if (bounds.size() == 1 && !jumps && !(bounds[0].constant && *bounds[0].constant < 2))
+    pipeline = mark_pipeline_candidate(s, l);
   const int branch = jumps && scope_ == Scope::thread;  // the threads of a level may leave it apart
   thread_branches_ += branch;
   push();
@@ -238,6 +241,7 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
     ranges.push_back(index.range && !one_name_for_all ? loop_range(index, bounds[d].expr)
                                                       : LoopRange{ir::int_const(0), bounds[d].expr, nullptr});
     names.push_back(fresh(index.name.name));
+    if (pipeline) finish_pipeline_mark(*pipeline);
     if (bounds[d].constant) fit_index(*bounds[d].constant);
     Value v;
     v.kind = Value::Kind::index;
@@ -249,6 +253,7 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
   if (one_name_for_all) define(l.indices[0].name.name, tuple);
   if (l.tuple_name) define(l.tuple_name->name, tuple);  // `foreach t = {i, j} in ...`
   foreach_nest(s, *l.body, names, ranges);
+  if (pipeline) attach_pipeline_mark(std::move(*pipeline), l);
   pop();
   thread_branches_ -= branch;
 }

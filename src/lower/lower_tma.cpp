@@ -272,14 +272,14 @@ void MemoryLowering::tma_store(const Stmt& s, const TmaIssue& t) {
 }
 
 // A load into shared memory, completing on an event of the program, a
-// pipelined loop's slot barrier, a ring's or a private barrier.
+// ring's or a private barrier (a pipelining candidate's: reserved with its mark).
 void MemoryLowering::tma_load(const Stmt& s, const TmaIssue& t, const std::vector<std::int64_t>& box, std::int64_t elem,
                        const Modifier* bound, FutureRing* ring, const Name* future, bool async) {
   const View& tile = t.tile;
   const bool single_thread = t.single_thread;
   // A plain tile (no ring, no array of stages, whose reuse events order)
   // may still be read by this warpgroup's multiply of the previous step.
-  if (!ring && !pipeline_load_ && buffer(tile.buffer).slots == 0) complete_shared_readers(tile.buffer);
+  if (!ring && buffer(tile.buffer).slots == 0) complete_shared_readers(tile.buffer);
   line_mark(s.location);
   auto product = support::checked_product(box);
   const std::int64_t bytes = *product * elem;  // box extents are at most 256 in at most 5 dims
@@ -291,10 +291,7 @@ void MemoryLowering::tma_load(const Stmt& s, const TmaIssue& t, const std::vecto
   if (bound && single_thread)
     fail(bound->location, "`.async<e>` in a thread-level parallel is not supported yet by libcroqjit",
          "name the future and `wait` for it");
-  if (pipeline_load_) {
-    ev.event = pipeline_load_->event;
-    ev.event_index = pipeline_load_->slot;
-  } else if (bound) {
+  if (bound) {
     if (bound->template_args.size() != 1) unchecked(bound->location, sema::Rule::async_event);
     ev = event_value(*bound->template_args[0], "`.async<...>`");
   } else if (ring) {
@@ -318,19 +315,18 @@ void MemoryLowering::tma_load(const Stmt& s, const TmaIssue& t, const std::vecto
   load.coords = t.coords;
   load.bytes = bytes;
   load.leader = t.leader;
-  if (pipeline_load_) {  // completes on its slot's barrier; the pass that reads it waits
-    load.event = ev.event;
-    load.event_index = ev.event_index;
-    load.arrive = true;
-    emit_node(std::move(load), s.location);
-  } else if (ev.event >= 0 && !ring) {
+  if (ev.event >= 0 && !ring) {
     load.event = ev.event;
     load.event_index = ev.event_index;
     emit_node(std::move(load), s.location);
   } else {
     // A private barrier (a ring's: its slot's): one arrival (the issuing
     // thread's), plus the bytes.
-    if (!ring) {
+    if (const auto candidate = candidate_load_events_.find(&s); !ring && candidate != candidate_load_events_.end()) {
+      // A pipelining candidate's load: its private event was reserved with the loop's mark.
+      ev.event = candidate->second;
+      ev.event_index = ir::int_const(0);
+    } else if (!ring) {
       ir::Event priv;
       priv.source_name = "tma.copy";
       priv.name = fresh("tma_bar");

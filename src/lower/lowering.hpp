@@ -129,14 +129,14 @@ ExprRef fragment_row_of_vector(const ExprRef& tid, const ExprRef& r);
 //                     triggers and warp specialization (lower_copy.cpp,
 //                     lower_futures.cpp, lower_tma.cpp, lower_events.cpp)
 //   MmaLowering       accumulators, multiplies, block scales, register
-//                     fragments and the pipelined k loop (lower_mma*.cpp,
+//                     fragments and marking pipelining candidates (lower_mma*.cpp,
 //                     lower_frag*.cpp, lower_pipeline.cpp)
 //   LevelLowering     parallel levels and their mapping (lower_parallel.cpp)
 //   Lowerer           statements, declarations, loops and the kernel
 //                     (lower_stmt.cpp, lower_loops.cpp)
 //
 // A part that lowers nested statements (a level's body, an inthreads body,
-// an apply body, a pipelined loop's body) calls stmt() and block(), which
+// an apply body) calls stmt() and block(), which
 // the context declares and Lowerer defines.
 class LoweringContext {
  public:
@@ -334,15 +334,10 @@ class LoweringContext {
   std::map<int, Squeezed> squeezed_;
   bool committed_stores_ = false;                 // a TMA store was committed without a wait
   int warpgroup_barrier_base_ = -1;
-  // A pipelined loop's load: the barrier array and slot it completes on
-  // (no wait); and whether its multiplies are being lowered (their level
-  // leaves the WGMMA groups in flight).
-  struct PipelineLoad {
-    int event = -1;
-    ExprRef slot;
-  };
-  std::optional<PipelineLoad> pipeline_load_;
-  bool pipelined_multiply_ = false;
+  // The leading loads of a k loop marked as a pipelining candidate: the
+  // private event each completes on, reserved with the mark
+  // (lower_pipeline.cpp).
+  std::map<const Stmt*, int> candidate_load_events_;
   bool lowering_store_target_ = false;  // element_ref of an assignment's target
   // Each warpgroup of an enclosing `parallel p by N : group-4` runs the statements.
   bool in_warpgroup_ = false;
@@ -523,7 +518,7 @@ class MemoryLowering : public ExprLowering {
   int tensor_map_param(const View& global, const std::vector<std::int64_t>& box, int swizzle, const SourceLocation& where);
 };
 
-// Accumulators, multiplies, register fragments and the pipelined k loop.
+// Accumulators, multiplies, register fragments and pipelining candidates.
 class MmaLowering : public MemoryLowering {
  public:
   using MemoryLowering::MemoryLowering;
@@ -555,16 +550,17 @@ class MmaLowering : public MemoryLowering {
   void apply_loop(const Stmt& s, const Loop& l);
   void fragment_statement(const Stmt& s, const Call& c, const std::string& name);
 
-  // --- the pipelined k loop (lower_pipeline.cpp)
-  // A k loop of synchronous TMA loads and the multiplies that read them,
-  // lowered as a ring of slots loaded ahead; false when the loop is not of
-  // that form.
-  bool try_pipelined_loop(const Stmt& s, const Loop& l, const Value& bound);
-  // The loop's leading loads, when they and the rest of its body have the
-  // form try_pipelined_loop takes.
-  struct PipelinedLoop;
-  std::optional<PipelinedLoop> pipelinable(const Stmt& s, const Loop& l, const Value& bound);
-  void emit_pipelined_loop(const Stmt& s, const Loop& l, const Value& bound, const PipelinedLoop& p);
+  // --- k loops the pipelining pass may pipeline (lower_pipeline.cpp)
+  // For a k loop of synchronous TMA loads into whole shared buffers and the
+  // multiplies that read them (the form passes::pipeline_k_loops takes):
+  // its mark, with the names the pass's pipeline takes reserved in the order
+  // it declares them (the slot's after the loop variable's: finish_pipeline_mark),
+  // and each load's private event (candidate_load_events_). Empty for a loop
+  // of another form.
+  std::optional<ir::PipelineMark> mark_pipeline_candidate(const Stmt& s, const Loop& l);
+  void finish_pipeline_mark(ir::PipelineMark& mark);
+  // Puts the mark on the loop just emitted and forgets its loads.
+  void attach_pipeline_mark(ir::PipelineMark mark, const Loop& l);
 };
 
 // Parallel levels: the mapping sema chose, counts, linear indices, guards.

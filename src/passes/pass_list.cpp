@@ -11,6 +11,7 @@ namespace {
 using ir::Decision;
 
 constexpr std::array kPasses{
+    Pass{"pipeline_k_loops", [](ir::Kernel& k, const PassContext&) { pipeline_k_loops(k); }, Decision::pipelining},
     Pass{"choose_index_width", [](ir::Kernel& k, const PassContext&) { choose_index_width(k); }, Decision::index_width},
     Pass{"place_shared_barriers", [](ir::Kernel& k, const PassContext&) { place_shared_barriers(k); },
          Decision::shared_barriers},

@@ -43,6 +43,15 @@ inline constexpr std::string_view kLowered = "lower";
 // "lower, select_mma_instructions, ...": every point between stages, for messages.
 std::string stage_names();
 
+// Software pipelining of the k loops lowering marked (ir::PipelineMark;
+// pipeline_pass.cpp): where the trip count may reach 2 and the shared
+// memory declared before the loop leaves room for 2 to 4 stages, the loaded
+// buffers become rings, each load completes on its slot's barrier, loads
+// run S - 1 passes ahead of the multiplies and one WGMMA group stays in
+// flight; other marked loops stay as lowered. Clears every mark. First:
+// the passes after it read its rings and events.
+void pipeline_k_loops(ir::Kernel& kernel);
+
 // Barrier placement before shared reads (barrier_pass.cpp): a barrier
 // lowering asked for before threads read shared memory (ir::Barrier::
 // if_written) becomes a barrier of its thread set when an element store to
