@@ -52,6 +52,7 @@ INSTANTIATE_TEST_SUITE_P(Audit, Rules, ::testing::ValuesIn(audit_rule_cases()), 
 INSTANTIATE_TEST_SUITE_P(Constructs, Rules, ::testing::ValuesIn(construct_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Reliability, Rules, ::testing::ValuesIn(reliability_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Messages, Rules, ::testing::ValuesIn(message_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(StridedViews, Rules, ::testing::ValuesIn(strided_view_cases()), case_name);
 
 TEST(RuleTable, EveryRuleHasACase) {
   std::set<std::string> covered;
