@@ -124,6 +124,26 @@ const char* mma_op_name(MmaOp op) {
   return "?";
 }
 
+ViewArguments view_arguments(const Member& m) {
+  ViewArguments v;
+  bool past_colon = false;
+  for (const ExprPtr& a : m.args) {
+    const auto* r = std::get_if<Range>(&a->node);
+    if (!r) {
+      (past_colon ? v.strides : v.extents).push_back(a.get());
+      continue;
+    }
+    if (past_colon || !r->start || !r->end || r->stride) {
+      if (!v.malformed) v.malformed = a.get();
+      continue;
+    }
+    past_colon = true;
+    v.extents.push_back(r->start.get());
+    v.strides.push_back(r->end.get());
+  }
+  return v;
+}
+
 MemberKind member_kind(const std::string& name) {
   static const std::array<std::pair<std::string_view, MemberKind>, 10> kinds = {{
       {"at", MemberKind::at}, {"chunkat", MemberKind::chunkat}, {"subspan", MemberKind::subspan},

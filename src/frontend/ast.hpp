@@ -467,6 +467,16 @@ const char* assign_op_name(AssignOp op);      // "+="
 const char* copy_op_name(CopyOp op);          // "copy"
 const char* mma_op_name(MmaOp op);            // "fill"
 MemberKind member_kind(const std::string& name);
+
+// `.view(e0, e1 : s0, s1)`: Croqtile separates the extents from the strides
+// with one colon, which the parser reads as a Range argument (`e1 : s0`).
+// `malformed` is the argument that breaks that form (a second colon, a
+// missing part); strides is empty when the view has none.
+struct ViewArguments {
+  std::vector<const Expr*> extents, strides;
+  const Expr* malformed = nullptr;
+};
+ViewArguments view_arguments(const Member& m);
 bool is_element_type_name(std::string_view name);
 
 // How many kernels `fn` launches: one per top-level parallel statement of

@@ -104,7 +104,8 @@ Address Executor::element_address(Thread& t, int buffer, const Value* slot, cons
       fault(t.line, std::string("out-of-bounds ") + (write ? "write" : "read") + " of `" + shown_name(b.name) + "` at " +
                         coords_text(coords) + ": dimension " + std::to_string(d) + " has " + std::to_string(n) +
                         " elements");
-    linear = linear * n + coords[d];
+    // A strided view's elements are its strides apart; the storage's end bounds them below.
+    linear = d < b.strides.size() ? linear + coords[d] * b.strides[d] : linear * n + coords[d];
   }
   if (b.slots > 0 && slot != nullptr) {
     if (slot->i < 0 || slot->i >= b.slots)

@@ -124,6 +124,10 @@ struct Buffer {
   // registers in the WGMMA accumulator layout (N / 2 of a tile, 2 rows of a
   // row vector). Empty: not a fragment.
   std::vector<std::int64_t> fragment;
+  // A strided view's storage (`x.view(e : s)`, a `DeclarePointer`): element
+  // (i, j, ...) is `strides[0] * i + strides[1] * j + ...` elements past
+  // the pointer. Empty: row-major over `dims`.
+  std::vector<std::int64_t> strides;
 };
 
 // `shared event e[N]`: N mbarriers, and each thread's expected phase bits.

@@ -179,6 +179,7 @@ void Parser::buffer(LineReader& r, std::vector<std::string>& views) {
   if (auto e = r.take_int("slot_elems")) b.slot_elems = *e;
   if (auto s = r.take_int("slots")) b.slots = *s;
   b.fragment = r.take_list("fragment");
+  b.strides = r.take_list("strides");
   r.finish_attributes();
   r.end();
   k_.buffers.push_back(std::move(b));

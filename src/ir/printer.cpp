@@ -490,6 +490,7 @@ void Printer::declarations() {
     if (b.slots <= 0) a.number("slot_elems", b.slot_elems, 0);
     if (b.slots < 0) a.add("slots", std::to_string(b.slots));
     a.list("fragment", b.fragment);
+    a.list("strides", b.strides);
     line(t.str(), a);
   }
   for (const Event& e : k_.events) {

@@ -34,6 +34,8 @@ class Verifier {
       if (b.alias_of >= static_cast<int>(k_.buffers.size())) error("buffer `" + b.name + "` aliases a missing buffer");
       for (const Extent& d : b.dims)
         if (d.is_dynamic() && !is_identifier(d.dim)) error("buffer `" + b.name + "` has a dynamic dim without a name");
+      if (!b.strides.empty() && (b.strides.size() != b.dims.size() || b.slots > 0 || b.swizzle > 0))
+        error("buffer `" + b.name + "` has strides that are not one per dim of an unswizzled buffer");
     }
     for (const Event& e : k_.events)
       if (!is_identifier(e.name) || !is_identifier(e.phase)) error("event `" + e.name + "` has no identifier name");

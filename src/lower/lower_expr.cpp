@@ -367,7 +367,17 @@ Value ExprLowering::view_member(const Expr& e, const Member& m, Value obj) {
     }
     case MemberKind::subspan:
     case MemberKind::view: {
-      if (m.args.size() != obj.view.extent.size()) unchecked(e.location, "a window of another rank");
+      std::vector<const Expr*> args;  // the extents (a strided view's strides follow them)
+      for (const auto& a : m.args) args.push_back(a.get());
+      std::vector<std::int64_t> strides;
+      if (m.kind == MemberKind::view) {
+        frontend::ast::ViewArguments parts = frontend::ast::view_arguments(m);
+        if (parts.malformed) unchecked(parts.malformed->location, sema::Rule::view_strides);
+        args = std::move(parts.extents);
+        strides = view_strides(parts.strides);
+      }
+      if (args.size() != obj.view.extent.size() || (!strides.empty() && strides.size() != args.size()))
+        unchecked(e.location, "a window of another rank");
       Value r = obj;
       r.kind = Value::Kind::view;
       // A tile of a window (`x.subspan(...).at(...).subspan(...)`) stays in it.
@@ -375,8 +385,8 @@ Value ExprLowering::view_member(const Expr& e, const Member& m, Value obj) {
       for (const auto& o : obj.view.origin) window = window || !ir::is_zero(o);
       r.view.parent.clear();
       if (window) r.view.parent = obj.view.extent;
-      for (std::size_t d = 0; d < m.args.size(); ++d) {
-        const Expr& a = *m.args[d];
+      for (std::size_t d = 0; d < args.size(); ++d) {
+        const Expr& a = *args[d];
         if (std::holds_alternative<Wildcard>(a.node)) continue;  // `_`: the whole dim
         Value x = expr(a);
         if (x.kind == Value::Kind::scalar && x.constant) {
@@ -394,6 +404,7 @@ Value ExprLowering::view_member(const Expr& e, const Member& m, Value obj) {
         }
       }
       r.view.pending = m.kind == MemberKind::view ? View::Pending::view : View::Pending::subspan;
+      r.view.strides = std::move(strides);
       return r;
     }
     case MemberKind::step: {
@@ -407,6 +418,7 @@ Value ExprLowering::view_member(const Expr& e, const Member& m, Value obj) {
       if (obj.view.pending != View::Pending::view) unchecked(e.location, "a `.from` of no view");
       std::vector<Value> idx = index_args(m.args);
       if (idx.size() != obj.view.extent.size()) unchecked(e.location, "`.from` offsets of another rank");
+      if (!obj.view.strides.empty()) return place_strided(e, m, obj, idx);
       std::vector<ExprRef> offsets;
       std::vector<std::int64_t> multiples;
       for (std::size_t d = 0; d < idx.size(); ++d) {

@@ -42,6 +42,9 @@ struct View {
   // subspan(...) / view(...) wait for .at / .step / .from to place them.
   enum class Pending { none, subspan, view } pending = Pending::none;
   std::vector<std::int64_t> step;
+  // A pending `.view(e : s)`: its strides, in elements of the buffer's
+  // storage (empty: none; `.from` makes a strided pointer of them).
+  std::vector<std::int64_t> strides;
   // A pending subspan of a window: the window's extents, which its tiles
   // stay inside to be exact (empty: the buffer's dims).
   std::vector<std::int64_t> parent;
@@ -435,6 +438,9 @@ class ExprLowering : public LoweringContext {
   Value builtin_call(const Expr& e, const Call& c, const std::string& name);
   Value conversion(const Expr& e, const Convert& n);
   Value squeeze(const Expr& e, const Value& obj);
+  // lower_view_strided.cpp: `.view(e : s)` and its `.from(o)`.
+  std::vector<std::int64_t> view_strides(const std::vector<const Expr*>& strides);
+  Value place_strided(const Expr& e, const Member& m, const Value& obj, const std::vector<Value>& offsets);
   Value align(const Expr& e, const std::string& function, const std::vector<Value>& args);
   Value atomic_call(const Expr& e, const Call& c, const std::string& op);
   void asm_statement(const Stmt& s, const Asm& a);

@@ -30,6 +30,8 @@ std::int64_t vector_width(const ir::Kernel& kernel, const ir::CopyTiles& c) {
   for (const auto* side : {&src, &dst})
     for (const ir::ExprRef& limit : side->limit)
       if (limit) return 1;  // runtime extents are guarded
+  for (const auto* side : {&src, &dst})  // a strided view's rows are not contiguous
+    if (!kernel.buffers[static_cast<std::size_t>(side->buffer)].strides.empty()) return 1;
   const ir::Buffer& db = kernel.buffers[static_cast<std::size_t>(dst.buffer)];
   // Local arrays are aligned to their element (lowering) unless declared
   // wider (the element-wise pass's register vectors): the alignment decides.

@@ -90,6 +90,22 @@ Verdict element_index(std::int64_t index, std::size_t d, std::int64_t extent) {
   return std::nullopt;
 }
 
+Verdict view_stride(std::int64_t stride, std::size_t d) {
+  if (stride > 0) return std::nullopt;
+  return Violation{Rule::view_strides,
+                   "stride " + std::to_string(stride) + " of dimension " + std::to_string(d) +
+                       " of a strided view is not positive",
+                   "a stride counts the elements of the tensor between neighbours of that dimension"};
+}
+
+Verdict strided_view_end(const std::string& tensor, std::int64_t last, std::int64_t count) {
+  if (last < count) return std::nullopt;
+  return Violation{Rule::index_range,
+                   "this strided view reaches element " + std::to_string(last) + " of `" + tensor + "`, which has " +
+                       std::to_string(count) + " elements",
+                   "the last element is at the sum of (offset + extent - 1) * stride over the dimensions"};
+}
+
 Verdict span_as_extents(bool positive, const std::string& shape) {
   if (positive) return std::nullopt;
   return Violation{Rule::span_as_shape, "`.span_as` needs positive extents, got " + shape, ""};

@@ -29,6 +29,7 @@ inline constexpr const char* event_count = "the number of events";
 inline constexpr const char* transp_dimension = "a transp<> dimension";
 inline constexpr const char* padding = "a padding";
 inline constexpr const char* step = "a step";
+inline constexpr const char* view_stride = "a view stride";
 }  // namespace what
 
 struct Violation {
@@ -67,6 +68,11 @@ Violation constant_required(const char* what, const std::string& text, bool runt
 Violation count_form(const char* what, const std::string& text);
 // `.at` index `index` in dimension `d` of extent `extent` (-1: unknown).
 Verdict element_index(std::int64_t index, std::size_t d, std::int64_t extent);
+// Stride `stride` of dimension `d` of a strided `.view(... : strides)`.
+Verdict view_stride(std::int64_t stride, std::size_t d);
+// A strided view of `tensor` (`count` elements) whose last element is
+// element `last` of its storage (flat, row-major).
+Verdict strided_view_end(const std::string& tensor, std::int64_t last, std::int64_t count);
 // `.span_as` extents, `shape` as "[a, b]" (`?` for the unknown ones).
 Verdict span_as_extents(bool positive, const std::string& shape);
 // A `chunkat` argument (written `text`) that is not a bounded index (one

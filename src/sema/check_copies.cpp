@@ -316,6 +316,9 @@ void TransferChecker::tma_copy(const Stmt& s, const Copy& c) {
       fail(Rule::tma_direction, c.source->location, "tma.copy moves tiles between global and shared memory", "",
            notes_of(global));
   }
+  if (global.strided)
+    limitation(Rule::strided_view_use, (store ? c.destination : c.source)->location,
+               "a strided view as a TMA box is not supported yet by libcroqjit", "copy it with dma.copy");
   if (global.rank < 1 || global.rank > 5)
     fail(Rule::tma_box_rank, c.source->location, "a TMA box has 1 to 5 dimensions, got " + std::to_string(global.rank), "",
          notes_of(global));

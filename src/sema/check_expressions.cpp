@@ -134,8 +134,7 @@ Type ExpressionChecker::other_expression(const Expr& e, const T& n) {
   } else if constexpr (std::is_same_v<T, frontend::ast::Range>) {  // not this file's value range
     fail(Rule::unsupported_expression, e.location,
          "ranges and strided extents (`" + text(e) + "`) are not supported yet by libcroqjit",
-         "a strided view (`x.view(extent : stride)`) is not supported yet: take a dense view, or copy the window "
-         "and index it with the stride");
+         "a strided view writes its extents, one `:`, then its strides: `x.view(16, 8 : 64, 2)`");
   } else {  // StringLiteral
     fail(Rule::unsupported_expression, e.location, "string literals are not supported yet by libcroqjit",
          "strings appear only in `assert(cond, \"message\")`");

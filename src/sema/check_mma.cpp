@@ -178,6 +178,9 @@ void MmaChecker::mma_load(const Stmt& s, const Mma& m) {
   const Expr& tile_expr = *m.operands[0];
   Type v = c_.expressions.expr(tile_expr);
   require_ok(v);
+  if (v.strided)
+    limitation(Rule::strided_view_use, tile_expr.location, "mma.load of a strided view is not supported yet by libcroqjit",
+               "copy it to a shared tile with dma.copy first");
   if (v.is_tile() && v.buffer->space == Space::global && c_.levels.on_single_warps()) {
     // A warp reads its fragments from global memory directly.
     c_.expressions.require_selected(tile_expr, v);
@@ -278,6 +281,9 @@ DType MmaChecker::mma_operand(const Expr& e, bool lhs) {
     fail(Rule::mma_operand_kind, e.location, "an mma operand is a shared tile or the result of mma.load, got `" + text(e) + "`",
          "", notes_of(v));
   }
+  if (v.strided)
+    limitation(Rule::strided_view_use, e.location, "a strided view as an mma operand is not supported yet by libcroqjit",
+               "copy it to a shared tile with dma.copy first");
   c_.expressions.require_selected(e, v);
   if (v.rank != 2)
     fail(Rule::mma_operand_rank, e.location, "an mma operand is a 2-D tile, got rank " + std::to_string(v.rank), "",
@@ -373,6 +379,9 @@ void MmaChecker::mma_store(const Stmt& s, const Mma& m) {
     fail(Rule::mma_store_destination, dst_expr.location, "mma.store writes a 2-D tile of shared or global memory", "",
          notes_of(d));
   c_.expressions.require_selected(dst_expr, d);
+  if (d.strided)
+    limitation(Rule::strided_view_use, dst_expr.location, "mma.store into a strided view is not supported yet by libcroqjit",
+               "store into a tile, then copy it with dma.copy");
   Buffer& b = *d.buffer;
   if (acc->dtype != DType::s32 && b.dtype == DType::s32) {
     limitation(Rule::unsupported_mma_type, dst_expr.location,

@@ -117,7 +117,7 @@ Type ExpressionChecker::member(const Expr& e, const Member& m) {
         fail(Rule::index_not_integer, m.args[std::min(d, m.args.size() - 1)]->location, "an offset must be an integer", "",
              notes_of(idx[d]));
       obj.window = obj.window || moves_origin(idx[d]);
-      if (idx[d].known_now() && d < obj.tiled.size() && obj.tiled[d] && idx[d].value >= *obj.tiled[d])
+      if (!obj.strided && idx[d].known_now() && d < obj.tiled.size() && obj.tiled[d] && idx[d].value >= *obj.tiled[d])
         fail(Rule::index_range, m.args[std::min(d, m.args.size() - 1)]->location,
              "offset " + std::to_string(idx[d].value) + " is past dimension " + std::to_string(d) + ", which has " +
                  std::to_string(*obj.tiled[d]) + " elements",
@@ -259,6 +259,34 @@ Type ExpressionChecker::chunkat_member(const Expr& e, const Member& m, Type obj,
   return obj;
 }
 
+// `x.view(e0, e1 : s0, s1)`: element (i, j) of the window placed by
+// `.from(o0, o1)` is element (o0 + i) * s0 + (o1 + j) * s1 of x's storage.
+// libcroqjit takes it of a whole tensor (a view of its storage); the strides
+// are integers known once the kernel is specialized.
+void ExpressionChecker::strided_view(const Expr& e, const Member& m, const Type& obj, std::size_t extents,
+                                     const std::vector<const Expr*>& strides) {
+  if (strides.size() != extents)
+    fail(Rule::view_strides, e.location,
+         "this strided `.view` has " + std::to_string(extents) + " extent" + (extents == 1 ? "" : "s") + " and " +
+             std::to_string(strides.size()) + " stride" + (strides.size() == 1 ? "" : "s") + "; it takes one stride per extent");
+  for (std::size_t d = 0; d < strides.size(); ++d) {
+    std::optional<std::int64_t> stride = constant(*strides[d], what::view_stride, true);
+    if (Verdict broken = stride ? view_stride(*stride, d) : std::nullopt) fail(strides[d]->location, std::move(*broken));
+  }
+  const bool ring = obj.buffer && obj.buffer->is_array;
+  const bool shared = obj.buffer && obj.buffer->space == Space::shared;
+  if (obj.kind != Kind::tensor || obj.window || obj.strided || obj.pending != Pending::none || ring || shared)
+    limitation(Rule::strided_view_use, e.location,
+               "a strided `.view` of " +
+                   std::string(obj.kind == Kind::future ? "a future's tile"
+                               : ring                   ? "an array of buffers"
+                               : shared                 ? "a shared tile"
+                               : obj.strided            ? "a strided view"
+                                                        : "a window") +
+                   " (`" + text(*m.object) + "`) is not supported yet by libcroqjit",
+               "take the strided view of the whole tensor; its strides count that tensor's elements");
+}
+
 // `x.subspan(...)` / `x.view(...)`: a tile of the listed extents, placed
 // later by `.at` / `.from`.
 Type ExpressionChecker::subspan_member(const Expr& e, const Member& m, Type obj, std::vector<std::optional<std::int64_t>> dims) {
@@ -266,7 +294,20 @@ Type ExpressionChecker::subspan_member(const Expr& e, const Member& m, Type obj,
   std::size_t extents = 0;
   std::vector<std::optional<std::int64_t>> tile;  // the extents, where constants
   bool listed = true;                             // one value per extent, in order
-  for (const auto& a : m.args) {
+  std::vector<const Expr*> args;
+  for (const auto& a : m.args) args.push_back(a.get());
+  std::vector<const Expr*> strides;
+  if (m.kind == MemberKind::view) {
+    ViewArguments parts = view_arguments(m);
+    if (parts.malformed)
+      fail(Rule::view_strides, parts.malformed->location,
+           "`.view` takes its extents, one `:`, then one stride per extent (`x.view(16, 8 : 64, 2)`), got `" +
+               text(*parts.malformed) + "`");
+    args = std::move(parts.extents);
+    strides = std::move(parts.strides);
+  }
+  if (!strides.empty()) strided_view(e, m, obj, args.size(), strides);
+  for (const Expr* a : args) {
     if (std::holds_alternative<Wildcard>(a->node)) {  // the whole dimension
       ++extents;
       tile.push_back(extents <= dims.size() ? dims[extents - 1] : std::nullopt);
@@ -325,6 +366,7 @@ Type ExpressionChecker::subspan_member(const Expr& e, const Member& m, Type obj,
              "a tile fits in the tensor; make it at most " + std::to_string(*dims[d]), notes_of(obj));
   obj.kind = Kind::tensor;
   obj.pending = m.kind == MemberKind::view ? Pending::view : Pending::subspan;
+  obj.strided = obj.strided || !strides.empty();
   obj.tiled = dims;
   obj.stepped = false;
   if (listed) obj.dims = std::move(tile);

@@ -125,6 +125,7 @@ struct Type {
   std::vector<std::optional<std::int64_t>> tiled;
   bool stepped = false;
   bool window = false;      // placed inside a larger tensor (chunkat, .at of a subspan, .from)
+  bool strided = false;     // a view with explicit strides (`.view(e : s)`), or a tile of one
   bool slot_selected = false;
   int selected = 0;  // the dims of an array of arrays indexed so far
   bool zfill = false;

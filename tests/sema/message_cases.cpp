@@ -7,10 +7,9 @@ namespace croq::sema::test {
 
 std::vector<RuleCase> message_cases() {
   return {
-      {"StridedViewExtent", "unsupported-expression", blk("    t = a.view(17, 3 : 7, 2);\n"), 3, "3 : 7",
+      {"StridedSubspanExtent", "unsupported-expression", blk("    t = a.subspan(17, 3 : 7, 2);\n"), 3, "3 : 7",
        "ranges and strided extents (`3 : 7`) are not supported yet by libcroqjit",
-       "a strided view (`x.view(extent : stride)`) is not supported yet: take a dense view, or copy the window and "
-       "index it with the stride"},
+       "a strided view writes its extents, one `:`, then its strides: `x.view(16, 8 : 64, 2)`"},
       {"BufferMapOnCuda", "buffer-map-target", blk("    m = a.map<local>(0, 32);\n"), 3, "map<local>",
        "explicit buffer mapping (`.map<local>`) is not supported by CUDA targets: a GPU has no hardware that maps "
        "global memory into a thread's local memory",

@@ -180,6 +180,10 @@ std::string Printer::dim_text(int buffer, std::size_t d) const {
 std::string Printer::element(int buffer, const std::string& slot, const std::vector<std::string>& coords) const {
   const ir::Buffer& b = kernel_.buffers[static_cast<std::size_t>(buffer)];
   std::string linear = "0";
+  if (!b.strides.empty()) {  // a strided view: its own strides, no swizzle, no ring (the verifier)
+    for (std::size_t d = 0; d < coords.size(); ++d) linear = add_text(linear, scaled_text(coords[d], b.strides[d]));
+    return b.name + "[" + linear + "]";
+  }
   std::int64_t stride = 1;
   std::string dynamic_stride;  // product of the dynamic extents inside dimension d
   for (std::size_t d = coords.size(); d-- > 0;) {
