@@ -282,6 +282,50 @@ Value ExprLowering::member(const Expr& e, const Member& m) {
 
 // The view operations: .at (elements, or subspan tiles), .chunkat,
 // .subspan/.view (pending until placed), .step and .from.
+// `.subspan(...)` and `.view(...)`: the window's extents (a strided view's
+// strides after them), placed later by `.at` or `.from`.
+Value ExprLowering::window_member(const Expr& e, const Member& m, const Value& obj) {
+  std::vector<const Expr*> args;  // the extents (a strided view's strides follow them)
+  for (const auto& a : m.args) args.push_back(a.get());
+  std::vector<std::int64_t> strides;
+  if (m.kind == MemberKind::view) {
+    frontend::ast::ViewArguments parts = frontend::ast::view_arguments(m);
+    if (parts.malformed) unchecked(parts.malformed->location, sema::Rule::view_strides);
+    args = std::move(parts.extents);
+    strides = view_strides(parts.strides);
+  }
+  if (args.size() != obj.view.extent.size() || (!strides.empty() && strides.size() != args.size()))
+    unchecked(e.location, "a window of another rank");
+  Value r = obj;
+  r.kind = Value::Kind::view;
+  // A tile of a window (`x.subspan(...).at(...).subspan(...)`) stays in it.
+  bool window = false;
+  for (const auto& o : obj.view.origin) window = window || !ir::is_zero(o);
+  r.view.parent.clear();
+  if (window) r.view.parent = obj.view.extent;
+  for (std::size_t d = 0; d < args.size(); ++d) {
+    const Expr& a = *args[d];
+    if (std::holds_alternative<Wildcard>(a.node)) continue;  // `_`: the whole dim
+    Value x = expr(a);
+    if (x.kind == Value::Kind::scalar && x.constant) {
+      r.view.extent[d] = non_negative_int(a, sema::what::tile_extent);
+    } else if ((x.kind == Value::Kind::scalar || x.kind == Value::Kind::index) && x.expr && !x.is_float && !x.dynamic) {
+      // Computed in the kernel: the window keeps the parent's extent as
+      // its bound and the value as its limit.
+      if (r.view.extent[d] < 0)
+        fail(a.location, "a tile extent computed in the kernel (`" + source_text(a) +
+                             "`) in a dimension of dynamic extent is not supported yet by libcroqjit");
+      r.view.limit.resize(r.view.extent.size());
+      r.view.limit[d] = x.expr;
+    } else {
+      r.view.extent[d] = non_negative_int(a, sema::what::tile_extent);
+    }
+  }
+  r.view.pending = m.kind == MemberKind::view ? View::Pending::view : View::Pending::subspan;
+  r.view.strides = std::move(strides);
+  return r;
+}
+
 Value ExprLowering::view_member(const Expr& e, const Member& m, Value obj) {
   auto place = [&](const std::vector<ExprRef>& offsets, const std::vector<std::int64_t>& multiples) {
     View v = obj.view;
@@ -366,47 +410,8 @@ Value ExprLowering::view_member(const Expr& e, const Member& m, Value obj) {
       return place(offsets, multiples);
     }
     case MemberKind::subspan:
-    case MemberKind::view: {
-      std::vector<const Expr*> args;  // the extents (a strided view's strides follow them)
-      for (const auto& a : m.args) args.push_back(a.get());
-      std::vector<std::int64_t> strides;
-      if (m.kind == MemberKind::view) {
-        frontend::ast::ViewArguments parts = frontend::ast::view_arguments(m);
-        if (parts.malformed) unchecked(parts.malformed->location, sema::Rule::view_strides);
-        args = std::move(parts.extents);
-        strides = view_strides(parts.strides);
-      }
-      if (args.size() != obj.view.extent.size() || (!strides.empty() && strides.size() != args.size()))
-        unchecked(e.location, "a window of another rank");
-      Value r = obj;
-      r.kind = Value::Kind::view;
-      // A tile of a window (`x.subspan(...).at(...).subspan(...)`) stays in it.
-      bool window = false;
-      for (const auto& o : obj.view.origin) window = window || !ir::is_zero(o);
-      r.view.parent.clear();
-      if (window) r.view.parent = obj.view.extent;
-      for (std::size_t d = 0; d < args.size(); ++d) {
-        const Expr& a = *args[d];
-        if (std::holds_alternative<Wildcard>(a.node)) continue;  // `_`: the whole dim
-        Value x = expr(a);
-        if (x.kind == Value::Kind::scalar && x.constant) {
-          r.view.extent[d] = non_negative_int(a, sema::what::tile_extent);
-        } else if ((x.kind == Value::Kind::scalar || x.kind == Value::Kind::index) && x.expr && !x.is_float && !x.dynamic) {
-          // Computed in the kernel: the window keeps the parent's extent as
-          // its bound and the value as its limit.
-          if (r.view.extent[d] < 0)
-            fail(a.location, "a tile extent computed in the kernel (`" + source_text(a) +
-                                 "`) in a dimension of dynamic extent is not supported yet by libcroqjit");
-          r.view.limit.resize(r.view.extent.size());
-          r.view.limit[d] = x.expr;
-        } else {
-          r.view.extent[d] = non_negative_int(a, sema::what::tile_extent);
-        }
-      }
-      r.view.pending = m.kind == MemberKind::view ? View::Pending::view : View::Pending::subspan;
-      r.view.strides = std::move(strides);
-      return r;
-    }
+    case MemberKind::view:
+      return window_member(e, m, obj);
     case MemberKind::step: {
       if (obj.view.pending != View::Pending::subspan || m.args.size() != obj.view.extent.size())
         unchecked(e.location, "a `.step` of no subspan or of another rank");

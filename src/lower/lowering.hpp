@@ -402,6 +402,7 @@ class ExprLowering : public LoweringContext {
   Value name_value(const Expr& e, const Name& n);
   Value member(const Expr& e, const Member& m);
   Value view_member(const Expr& e, const Member& m, Value obj);
+  Value window_member(const Expr& e, const Member& m, const Value& obj);
   // `.chunkat`'s index per dimension (nullopt: `_`), a tuple of indices
   // (`with index in [7, 4]`) standing for its indices, one dimension each.
   std::vector<std::pair<const Expr*, std::optional<Value>>> chunkat_indices(const Member& m);
