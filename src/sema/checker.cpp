@@ -285,10 +285,13 @@ CheckedProgram check(const frontend::ast::Program& program, const std::vector<co
       if (fn->is_co_device) continue;  // checked where it is called, as the caller's statements (check_call.cpp)
       auto out = std::make_unique<CheckedFunction>();
       out->function = fn;
-      detail::Checker(program, *fn, options, *out, diagnostics, errors, checked.limitations).run();
+      detail::Checker checker(program, *fn, options, *out, diagnostics, errors, checked.limitations);
+      checker.run();
+      const std::set<const frontend::ast::Function*>& expanded = checker.context.own_calls_.checked;
+      const std::vector<const frontend::ast::Function*> called(expanded.begin(), expanded.end());
       out->future_rings = detail::future_rings(*fn);
-      out->completing_triggers = detail::completing_triggers(program, *fn);
-      out->uses_hopper = detail::uses_hopper(program, *fn);
+      out->completing_triggers = detail::completing_triggers(*fn, called);
+      out->uses_hopper = detail::uses_hopper(*fn, called);
       checked.functions.push_back(std::move(out));
     }
   } catch (const detail::Stop&) {

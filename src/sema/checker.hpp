@@ -41,9 +41,10 @@ struct Stop {};
 std::vector<FutureRing> future_rings(const Function& fn);
 // Which trigger completes each TMA load, and whether the function needs
 // sm_90's machinery (sema.hpp's CheckedFunction; block_facts.cpp).
-std::unordered_map<const Copy*, const Trigger*> completing_triggers(const frontend::ast::Program& program,
-                                                                   const Function& fn);
-bool uses_hopper(const frontend::ast::Program& program, const Function& fn);
+// `called`: the __co_device__ functions expanded into it (Context::CallGraph).
+std::unordered_map<const Copy*, const Trigger*> completing_triggers(const Function& fn,
+                                                                   const std::vector<const Function*>& called);
+bool uses_hopper(const Function& fn, const std::vector<const Function*>& called);
 
 // The type of a parameter as written: "f16 [M, K]".
 std::string parameter_text(const Program& program, const Parameter& p);
