@@ -16,6 +16,12 @@ const Function* Program::find_function(const std::string& name) const {
   return nullptr;
 }
 
+const Function* Program::find_co_device_function(const std::string& name) const {
+  for (const Function& f : functions)
+    if (f.is_co_device && f.name == name) return &f;
+  return nullptr;
+}
+
 const char* storage_name(Storage s) {
   switch (s) {
     case Storage::none: return "";

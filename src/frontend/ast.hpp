@@ -447,6 +447,8 @@ struct Program {
   std::vector<Diagnostic> warnings;
 
   const Function* find_function(const std::string& name) const;
+  // The __co_device__ function `name` (a function `call` expands), or null.
+  const Function* find_co_device_function(const std::string& name) const;
 };
 
 // Allocates an Expr or a Stmt holding `payload`.

@@ -657,7 +657,7 @@ Value ExprLowering::named_value(const Expr& init, bool shape) {
 
 Value ExprLowering::call(const Expr& e, const Call& n) {
   const auto* callee = std::get_if<Name>(&n.callee->node);
-  if (const Function* f = callee && n.with_call_keyword ? co_device_function(program_, callee->name) : nullptr)
+  if (const Function* f = callee && n.with_call_keyword ? program_.find_co_device_function(callee->name) : nullptr)
     return inline_call(e.location, *f, n.args, true);
   // sp(i), t(i): dimension i of a shape, element i of a tuple.
   if (const Value* whole = callee ? lookup(callee->name) : nullptr;

@@ -359,7 +359,7 @@ void Lowerer::other_statement(const Stmt& s, const T& n) {
     line_mark(s.location);
     emit_node(ir::Jump{std::is_same_v<T, Continue>}, s.location);
   } else if constexpr (std::is_same_v<T, CallStatement>) {
-    const Function* callee = co_device_function(program_, n.callee);
+    const Function* callee = program_.find_co_device_function(n.callee);
     if (!callee) unchecked(s.location, sema::Rule::unsupported_statement);
     line_mark(s.location);
     inline_call(s.location, *callee, n.args, false);

@@ -90,12 +90,6 @@ struct Value {
 
 Value scalar_const(std::int64_t v);
 
-// The __co_device__ function `name` of `program`, or null.
-inline const Function* co_device_function(const Program& program, const std::string& name) {
-  const Function* f = program.find_function(name);
-  return f && f->is_co_device ? f : nullptr;
-}
-
 std::string shape_text(DType t, const std::vector<std::int64_t>& dims);
 // "[128, 256]"; a dynamic dim (-1) prints as `?`.
 std::string shape_list(const std::vector<std::int64_t>& dims);

@@ -14,12 +14,6 @@
 
 namespace croq::sema::detail {
 
-const Function* co_device_function(const frontend::ast::Program& program, const std::string& name) {
-  for (const Function& f : program.functions)
-    if (f.is_co_device && f.name == name) return &f;
-  return nullptr;
-}
-
 void Context::enter_call_from(const Context& caller) {
   restore(caller.placement());
   region_ = caller.region_;

@@ -354,7 +354,7 @@ Type ExpressionChecker::conditional(const Conditional& c) {
 
 Type ExpressionChecker::call(const Expr& e, const Call& c) {
   const auto* callee = std::get_if<Name>(&c.callee->node);
-  if (const Function* f = callee && c.with_call_keyword ? co_device_function(cx_.program_, callee->name) : nullptr) {
+  if (const Function* f = callee && c.with_call_keyword ? cx_.program_.find_co_device_function(callee->name) : nullptr) {
     if (!c.template_args.empty())
       fail(Rule::unsupported_call, e.location, "template __co_device__ functions are not supported yet by libcroqjit",
            "write the function for the types it is called with");

@@ -497,7 +497,7 @@ void StatementChecker::call_statement(const Stmt& s, const CallStatement& c) {
       continue;
     c_.expressions.expr(*arg);  // an unknown name is an error
   }
-  if (const Function* callee = co_device_function(cx_.program_, c.callee)) {
+  if (const Function* callee = cx_.program_.find_co_device_function(c.callee)) {
     if (!c.template_args.empty())
       fail(Rule::unsupported_call, s.location, "template __co_device__ functions are not supported yet by libcroqjit",
            "write the function for the types it is called with");

@@ -49,8 +49,6 @@ bool uses_hopper(const Function& fn, const std::vector<const Function*>& called)
 // The type of a parameter as written: "f16 [M, K]".
 std::string parameter_text(const Program& program, const Parameter& p);
 
-// The __co_device__ function `name` of `program`, or null.
-const Function* co_device_function(const frontend::ast::Program& program, const std::string& name);
 
 // Program-level: names in __device__ code (rule device-reserved-name).
 void check_device_code(const frontend::ast::Program& program, std::vector<Diagnostic>& diagnostics, int& errors);
