@@ -96,6 +96,11 @@ int LoweringContext::swizzle_span(const Modifier& m) const {
   return facts_.swizzle_span(m);
 }
 
+const sema::MmaProtocol& LoweringContext::mma_protocol(const Stmt& s, const Mma& m) const {
+  if (!facts_.mmas.count(&m)) unrecorded(s.location, "an mma");
+  return facts_.protocol(m, s.location);
+}
+
 void LoweringContext::fail_buffer_array(const Expr& e) { unchecked(e.location, "an array of buffers used as one buffer"); }
 
 void LoweringContext::fail_arithmetic(const Expr& e, support::ArithmeticFault fault, const std::string& values) const {

@@ -108,7 +108,7 @@ void MmaLowering::fragment_declaration(const Stmt& s, const Declaration& d) {
 
 // a = mma.load.frag tile;  each thread reads its registers' elements of the
 // shared tile (through the tile's swizzle).
-void MmaLowering::mma_load_fragment(const Stmt& s, const Mma& m) {
+void MmaLowering::mma_load_fragment(const Stmt& s, const Mma& m, const sema::MmaProtocol& protocol) {
   const auto& name = std::get<Name>(m.result->node);
   const Expr& src = *m.operands[0];
   Value v = expr(src);
@@ -118,9 +118,8 @@ void MmaLowering::mma_load_fragment(const Stmt& s, const Mma& m) {
   if (buffer(v.view.buffer).slots > 0 && !v.view.slot) fail_buffer_array(src);
   if (v.view.extent.size() != 2) unchecked(src.location, sema::Rule::mma_operand_rank);
   ir::Buffer& b = buffer(v.view.buffer);
-  for (const Modifier& mod : m.modifiers) {
-    if (mod.name != "swiz") continue;
-    const int span = swizzle_span(mod);
+  if (protocol.swizzle) {
+    const int span = swizzle_span(*protocol.swizzle);
     if (b.swizzle >= 0 && b.swizzle != span)
       unchecked(s.location, sema::Rule::swizzle_layout);
     b.swizzle = span;

@@ -66,13 +66,7 @@ void MmaLowering::mma_statement(const Stmt& s, const Mma& m) {
       ir::Accumulator acc;
       acc.warp = per_warp;
       acc.rows = per_warp ? 0 : 64;  // a warp's rows: from its first mma
-      for (const Modifier& mod : m.modifiers) {
-        if (mod.name == "f32") acc.dtype = DType::f32;
-        else if (mod.name == "f16") acc.dtype = DType::f16;
-        else if (mod.name == "s32" && per_warp) acc.dtype = DType::s32;
-        else fail(mod.location, std::string("mma.fill takes `.f32` or `.f16` (the accumulator type") +
-                                    (per_warp ? "; `.s32` at warp level" : "") + "), got `." + mod.name + "`");
-      }
+      acc.dtype = mma_protocol(s, m).accumulator;
       Value fill = expr(*m.operands[0]);
       if (fill.kind != Value::Kind::scalar) unchecked(m.operands[0]->location, sema::Rule::mma_fill_value);
       acc.fill = ir::coerce(fill.expr, ir::Type::element(acc.dtype));
@@ -96,7 +90,8 @@ void MmaLowering::mma_statement(const Stmt& s, const Mma& m) {
       operand_count(1);
       const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr;
       if (!name) unchecked(s.location, sema::Rule::mma_result);
-      if (find_modifier(m.modifiers, "frag")) return mma_load_fragment(s, m);  // into registers
+      const sema::MmaProtocol& protocol = mma_protocol(s, m);
+      if (protocol.to_registers) return mma_load_fragment(s, m, protocol);
       Value v = expr(*m.operands[0]);
       if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
       // From global memory only at warp level (gathered fragments).
@@ -111,11 +106,7 @@ void MmaLowering::mma_statement(const Stmt& s, const Mma& m) {
         return;
       }
       ask_barrier_before_shared_read(v.view.buffer);
-      int span = 0;
-      for (const Modifier& mod : m.modifiers) {
-        if (mod.name == "swiz") span = swizzle_span(mod);
-        else fail(mod.location, "`." + mod.name + "` on mma.load is not supported yet");
-      }
+      const int span = protocol.swizzle ? swizzle_span(*protocol.swizzle) : 0;
       ir::Buffer& b = buffer(v.view.buffer);
       if (b.swizzle >= 0 && b.swizzle != span)
         unchecked(s.location, sema::Rule::swizzle_layout);
@@ -203,12 +194,10 @@ bool warp_input_fits(DType input, DType acc) {
 
 void MmaLowering::mma_multiply(const Stmt& s, const Mma& m) {
   // mma.row.row.sp acc, a, b, meta: 2:4 sparse lhs (lower_mma_sparse.cpp).
-  if (find_modifier(m.modifiers, "sp") || m.operands.size() == 4) return mma_sparse_multiply(s, m);
+  if (m.operands.size() == 4) return mma_sparse_multiply(s, m);
   const bool wgmma = target_.wgmma();  // for the wording of messages only
   if (m.operands.size() != 3) fail(s.location, "mma." + std::string(mma_op_name(m.op)) + " takes 3 operands, got " +
                                                    std::to_string(m.operands.size()));
-  for (const Modifier& mod : m.modifiers)
-    unchecked(mod.location, sema::Rule::unsupported_modifier);
   if (!on_whole_warpgroups() && !on_single_warps())
     unchecked(s.location, sema::Rule::mma_warpgroups);
   Value acc_value = expr(*m.operands[0]);
@@ -219,6 +208,7 @@ void MmaLowering::mma_multiply(const Stmt& s, const Mma& m) {
   if (acc.warp != on_single_warps())
     fail(s.location, acc.warp ? "this accumulator is one warp's (filled in a `: group` level or at block scope); multiply into it in a `: group` level"
                               : "this accumulator is a warpgroup's; multiply into it at its group-4 level");
+  mma_protocol(s, m);  // sema accepted it whole: a dense mma has no modifiers
   const bool per_warp = acc.warp;
   // RS mode: lhs is a register fragment (lower_frag.cpp).
   const bool lhs_in_registers = names_fragment(*m.operands[1]);
@@ -332,11 +322,7 @@ void MmaLowering::mma_store(const Stmt& s, const Mma& m) {
   if (b.slots > 0 && !v.slot) fail_buffer_array(*m.operands[1]);
   if (acc.warp != on_single_warps())
     fail(s.location, "store a warp's accumulator in its `: group` level, a warpgroup's in its group-4 level");
-  bool transpose = false;
-  for (const Modifier& mod : m.modifiers) {
-    if (mod.name == "transp" && acc.warp) transpose = true;
-    else fail(mod.location, "`." + mod.name + "` on mma.store is not supported yet by libcroqjit");
-  }
+  const bool transpose = mma_protocol(s, m).transpose;  // a warp's accumulator (sema)
   const std::int64_t rows = transpose ? acc.n : acc.rows, cols = transpose ? acc.rows : acc.n;
   if (v.extent[0] != rows || v.extent[1] != cols)
     fail(m.operands[1]->location, "the accumulator is " + std::to_string(acc.rows) + " x " + std::to_string(acc.n) +

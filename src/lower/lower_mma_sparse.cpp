@@ -15,12 +15,8 @@ namespace croq::lower::detail {
 void MmaLowering::mma_sparse_multiply(const Stmt& s, const Mma& m) {
   if (!target_.wgmma())
     fail(s.location, "a sparse mma (`.sp`) lowers to WGMMA .sp, which needs sm_90a; compiling for " + target_.arch);
-  for (const Modifier& mod : m.modifiers)
-    if (mod.name != "sp") unchecked(mod.location, sema::Rule::unsupported_modifier);
-  if (m.operands.size() != 4 || !find_modifier(m.modifiers, "sp"))
-    fail(s.location, "a sparse mma is `mma.row.row.sp acc, a, b, meta` (4 operands and `.sp`), got " +
-                         std::to_string(m.operands.size()) + " operands",
-         "load the metadata with `meta = mma.load meta_tile;`");
+  // Sema's protocol: `.sp` and four operands, no other modifier.
+  if (!mma_protocol(s, m).sparse) unchecked(s.location, sema::Rule::mma_sparse_metadata);
   if (m.layout != "row.row")
     fail(s.location, "a sparse mma reads lhs [M, K / 2] and rhs [N, K], both K contiguous: write mma.row.row.sp");
   if (!on_whole_warpgroups()) fail(s.location, "WGMMA runs on whole warpgroups: put the mma inside `parallel p by N : group-4`");

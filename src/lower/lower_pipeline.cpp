@@ -118,8 +118,8 @@ std::optional<ir::PipelineMark> MmaLowering::mark_pipeline_candidate(const Stmt&
     const auto* c = std::get_if<Copy>(&st.node);
     if (!c || c->engine != Engine::tma || c->op != CopyOp::copy || c->future || !c->after.empty() || !st.attributes.empty())
       break;
-    bool plain = c->destination_storage == Storage::none;
-    for (const Modifier& m : c->modifiers) plain = plain && (m.name == "swiz" || m.name == "zfill");
+    // Synchronous (no `.async`), into a named tile: sema's protocol of it.
+    const bool plain = c->destination_storage == Storage::none && facts_.copies.count(c) && !facts_.protocol(*c).async;
     const Name* dest = plain_name(c->destination);
     if (!plain || !dest || loaded.count(dest->name)) return std::nullopt;
     const Value* v = lookup(dest->name);

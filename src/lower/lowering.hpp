@@ -197,6 +197,7 @@ class LoweringContext {
   // and decoded modifiers here instead of deriving them again.
   static const sema::CheckedFunction& semantics_of(const BoundFunction& bound);
   int swizzle_span(const Modifier& m) const;  // decoded by sema
+  const sema::MmaProtocol& mma_protocol(const Stmt& s, const Mma& m) const;  // its decoded modifiers
 
   // --- index arithmetic, whose width (32 or 64 bits) the index-width pass
   // chooses (ir/index_width.hpp): the type index variables are declared
@@ -543,7 +544,7 @@ class MmaLowering : public MemoryLowering {
   Value fragment(const std::string& base, DType t, const std::vector<std::int64_t>& shape, const SourceLocation& where);
   void fill_fragment(int buffer, const ExprRef& value);
   void fragment_declaration(const Stmt& s, const Declaration& d);
-  void mma_load_fragment(const Stmt& s, const Mma& m);
+  void mma_load_fragment(const Stmt& s, const Mma& m, const sema::MmaProtocol& protocol);
   bool names_fragment(const Expr& e) const;
   // Emits `body(r)` for each register r of a fragment of `registers` (an unrolled loop).
   void for_each_register(std::int64_t registers, const std::function<void(const ExprRef&)>& body);

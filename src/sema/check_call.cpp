@@ -175,7 +175,9 @@ Type ExpressionChecker::device_call(const SourceLocation& at, const Function& ca
     fail(Rule::call_recursion, at, "`" + callee.name + "` calls itself (" + path + callee.name + ")",
          "a __co_device__ function is expanded where it is called; write the repetition as a loop");
   }
-  if (cx_.calls_->checked.insert(&callee).second) {
+  // A trial (an inthreads.async condition per group index) keeps no facts,
+  // so it does not expand the body either: the real check does.
+  if (!cx_.trial_ && cx_.calls_->checked.insert(&callee).second) {
     chain.push_back(&callee);
     Checker body(cx_.program_, callee, cx_.options_, cx_.out_, cx_.diagnostics_, cx_.errors_, cx_.limitations_);
     body.run_device_function(cx_);

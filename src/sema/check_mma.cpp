@@ -31,6 +31,22 @@ bool accumulates_into(const Stmt& s, const std::string& name) {
   }, s.node);
 }
 
+// What lowering reads of an mma statement: its modifiers, decoded once.
+// The checks of each form have accepted exactly these modifiers.
+MmaProtocol mma_protocol(const Mma& m) {
+  MmaProtocol p;
+  for (const Modifier& mod : m.modifiers) {
+    if (mod.name == "f32") p.accumulator = DType::f32;
+    else if (mod.name == "f16") p.accumulator = DType::f16;
+    else if (mod.name == "s32") p.accumulator = DType::s32;
+    else if (mod.name == "swiz") p.swizzle = &mod;
+    else if (mod.name == "frag") p.to_registers = true;
+    else if (mod.name == "transp") p.transpose = true;
+  }
+  p.sparse = m.op == MmaOp::multiply && m.operands.size() == 4 && find_modifier(m.modifiers, "sp");
+  return p;
+}
+
 }  // namespace
 
 void MmaChecker::require_warpgroups(const Stmt& s, const std::string& op, bool block_scope_fill) {
@@ -69,6 +85,14 @@ Accumulator* MmaChecker::accumulator(const Expr& e) {
 }
 
 void MmaChecker::mma_statement(const Stmt& s, const Mma& m) {
+  // A statement with an error or a limitation has no protocol: lowering
+  // reports sema's diagnostic when it meets it (tests lower such sources).
+  const std::size_t reported = cx_.diagnostics_.size() + cx_.limitations_.size();
+  mma_forms(s, m);
+  if (!cx_.trial_ && cx_.diagnostics_.size() + cx_.limitations_.size() == reported) cx_.out_.mmas[&m] = mma_protocol(m);
+}
+
+void MmaChecker::mma_forms(const Stmt& s, const Mma& m) {
   if (cx_.options_.target && !cx_.options_.target->mma_sync() && !cx_.needs_sm80_reported_) {
     cx_.needs_sm80_reported_ = true;
     fail(Rule::needs_sm80, s.location,
@@ -383,6 +407,11 @@ void MmaChecker::mma_store(const Stmt& s, const Mma& m) {
     limitation(Rule::strided_view_use, dst_expr.location, "mma.store into a strided view is not supported yet by libcroqjit",
                "store into a tile, then copy it with dma.copy");
   Buffer& b = *d.buffer;
+  // `.transp` stores a warp's accumulator as [N, M] (one stmatrix.trans).
+  for (const Modifier& mod : m.modifiers)
+    if (mod.name != "transp" || !acc->warp)
+      fail(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma.store is not supported yet by libcroqjit",
+           mod.name == "transp" ? "libcroqjit stores a warp's accumulator transposed (in a `: group` level)" : "");
   if (acc->dtype != DType::s32 && b.dtype == DType::s32) {
     limitation(Rule::unsupported_mma_type, dst_expr.location,
                "storing an " + std::string(dtype_name(acc->dtype)) + " accumulator to s32 tiles is not supported yet by libcroqjit",

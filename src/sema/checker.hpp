@@ -482,6 +482,7 @@ class MmaChecker : public Part {
  private:
   bool register_operand(const Expr& e);
   Accumulator* accumulator(const Expr& e);
+  void mma_forms(const Stmt& s, const Mma& m);  // the checks of each form
   void mma_fill(const Stmt& s, const Mma& m);
   void mma_load(const Stmt& s, const Mma& m);
   void fragment_load(const Mma& m);  // mma.load src, frag

@@ -51,6 +51,12 @@ const CopyProtocol& CheckedFunction::protocol(const frontend::ast::Copy& copy) c
   return it->second;
 }
 
+const MmaProtocol& CheckedFunction::protocol(const frontend::ast::Mma& mma, const frontend::ast::SourceLocation& at) const {
+  auto it = mmas.find(&mma);
+  if (it == mmas.end()) unchecked("mma protocol", at);
+  return it->second;
+}
+
 const frontend::ast::Trigger* CheckedFunction::completing_trigger(const frontend::ast::Copy& copy) const {
   auto it = completing_triggers.find(&copy);
   return it == completing_triggers.end() ? nullptr : it->second;

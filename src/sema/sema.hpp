@@ -73,6 +73,16 @@ struct CopyProtocol {
   const frontend::ast::Name* future = nullptr;
 };
 
+// How an mma statement runs, decoded from its modifiers once (recorded
+// only for a statement sema accepted whole): lowering reads this.
+struct MmaProtocol {
+  DType accumulator = DType::f32;  // mma.fill `.f32` / `.f16` / `.s32` (a warp's)
+  const frontend::ast::Modifier* swizzle = nullptr;  // mma.load `.swiz<N>` (CheckedFunction::swizzle_span)
+  bool to_registers = false;  // mma.load.frag: a register fragment of the tile
+  bool sparse = false;        // mma.row.row.sp acc, a, b, meta: a 2:4 sparse lhs
+  bool transpose = false;     // mma.store.transp: a warp's accumulator stored as [N, M]
+};
+
 // Futures that `swap` and `rotate` statements exchange (the union of the
 // lists that share a name), and each `dma.any` / `tma.any` placeholder not
 // swapped: one shared buffer of a slot per future, which the future's copies
@@ -105,6 +115,8 @@ struct CheckedFunction {
   std::unordered_map<const frontend::ast::Declarator*, const EventArray*> declared_events;
   // Each dma.copy / tma.copy (not dma.any) -> its protocol.
   std::unordered_map<const frontend::ast::Copy*, CopyProtocol> copies;
+  // Each mma statement sema accepted -> its protocol.
+  std::unordered_map<const frontend::ast::Mma*, MmaProtocol> mmas;
   std::vector<FutureRing> future_rings;
   // Each TMA load completed by a trigger of its block: an async load by the
   // `trigger e after f` naming its future; a synchronous one by the
@@ -124,6 +136,7 @@ struct CheckedFunction {
   const Buffer& buffer(const frontend::ast::Declarator& declarator) const;
   const EventArray& event(const frontend::ast::Declarator& declarator) const;
   const CopyProtocol& protocol(const frontend::ast::Copy& copy) const;
+  const MmaProtocol& protocol(const frontend::ast::Mma& mma, const frontend::ast::SourceLocation& at) const;
   // The trigger completing `copy`, or null (completing_triggers).
   const frontend::ast::Trigger* completing_trigger(const frontend::ast::Copy& copy) const;
 

@@ -285,7 +285,7 @@ std::vector<ErrorCase> mma_cases() {
        "mma.load names its operand: `a = mma.load tile;`"},
       {"MmaLoadOfGlobal", warpgroup("      ma = mma.load.swiz<128> lhs.subspan(64, 64).at(bm, 0);\n"), 7, 51, "mma.load from global memory is not supported yet by libcroqjit", "copy the tile to shared memory first"},
       {"MmaLoadUnknownModifier", warpgroup("      ma = mma.load.swiz<128>.trans a.data;\n"), 7, 31,
-       "`.trans` on mma.load is not supported yet"},
+       "`.trans` on mma.load is not supported yet by libcroqjit"},
       {"MmaLoadSwizzleDiffersFromTheCopy", warpgroup("      ma = mma.load.swiz<64> a.data;\n"), 7, 7,
        "mma.load.swiz<64> does not match the tile's layout: it was copied with .swiz<128>",
        "use the same .swiz<N> on the copy and on mma.load"},
@@ -299,9 +299,8 @@ std::vector<ErrorCase> mma_cases() {
       // mma.row.row: the form
       {"MmaColRow", warpgroup("      mma.col.row mc, a.data, b.data;\n"), 7, 7,
        "mma.col.row is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"},
-      {"MmaSparseWithoutMetadata", warpgroup("      mma.row.row.sp mc, a.data, b.data;\n"), 7, 7,
-       "a sparse mma is `mma.row.row.sp acc, a, b, meta` (4 operands and `.sp`), got 3 operands",
-       "load the metadata with `meta = mma.load meta_tile;`"},
+      {"MmaSparseWithoutMetadata", warpgroup("      mma.row.row.sp mc, a.data, b.data;\n"), 7, 19,
+       "`.sp` on mma is not supported yet by libcroqjit"},
       {"MmaInAWarp",
        shell("    parallel w by 4 : group {\n      inthreads.async (w == 0) {\n        mc = mma.fill.f32 0.0f;\n"
              "        a = tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, 0) => shared;\n"

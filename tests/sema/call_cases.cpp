@@ -43,6 +43,12 @@ std::vector<RuleCase> call_cases() {
        2, "parallel q", "a parallel statement inside the __co_device__ function `fill`",
        "a __co_device__ function runs where it is called, by the threads that call it; put the parallel statement "
        "around the call"},
+      // Checked per value of `p` as a trial (no facts kept): the call is refused, not half recorded.
+      {"CoDeviceCallInAnInthreadsCondition", "inthreads-condition",
+       "__co_device__ s32 one() {\n  return 1;\n}\n__co__ void f(s32 [64] a) {\n  parallel b by 1 : block {\n"
+       "    parallel p by 2 : group-4 {\n      inthreads.async (call one() == p) {\n        a.at(0) = 1;\n      }\n"
+       "    }\n  }\n}\n",
+       7, "call one", "the inthreads.async condition must depend only on `p` (it selects whole thread groups)"},
       {"CoDeviceTensorOfOtherElements", "call-argument",
        in_threads("__co_device__ s32 first(f32 [N] v) {\n  return 0;\n}\n", "a.at(p) = call first(a);"), 6, "a);",
        "argument 1 of `call first` has s32 elements (`a`); parameter `v` (`f32 [N]`) takes f32"},

@@ -256,6 +256,60 @@ TEST(SemaFacts, RecordsTheDirectionAndSwizzleOfTmaCopies) {
   EXPECT_TRUE(f.future_rings.empty());
 }
 
+// Every mma statement of `c`, in source order, with its protocol (null: none recorded).
+std::vector<std::pair<const Mma*, const MmaProtocol*>> mma_protocols(const Checked& c) {
+  const CheckedFunction& f = *c.checked.functions.at(0);
+  std::vector<std::pair<const Mma*, const MmaProtocol*>> out;
+  for (const Stmt* s : statements_of(c))
+    if (const auto* m = std::get_if<Mma>(&s->node)) {
+      auto it = f.mmas.find(m);
+      out.emplace_back(m, it == f.mmas.end() ? nullptr : &it->second);
+    }
+  return out;
+}
+
+TEST(SemaFacts, RecordsEachMmaStatementsDecodedModifiers) {
+  Checked c = check_source(wg("      acc = mma.fill.f16 0.0f;\n"
+                              "      ma = mma.load.swiz<128> ta.data;\n"
+                              "      fa = mma.load.frag tb.data;\n"
+                              "      mma.row.row acc, ma, tb.data;\n"
+                              "      shared f16 [64, 128] out;\n"
+                              "      mma.store acc, out;\n"));
+  const CheckedFunction& f = *c.checked.functions.at(0);
+  const auto mmas = mma_protocols(c);
+  ASSERT_EQ(mmas.size(), 6u);  // wg's own fill, then the five above
+  for (const auto& [m, p] : mmas) ASSERT_NE(p, nullptr) << "mma op " << static_cast<int>(m->op);
+  EXPECT_EQ(mmas[0].second->accumulator, DType::f32);
+  EXPECT_EQ(mmas[1].second->accumulator, DType::f16);
+  ASSERT_NE(mmas[2].second->swizzle, nullptr);
+  EXPECT_EQ(f.swizzle_span(*mmas[2].second->swizzle), 128);
+  EXPECT_FALSE(mmas[2].second->to_registers);
+  EXPECT_TRUE(mmas[3].second->to_registers);
+  EXPECT_EQ(mmas[3].second->swizzle, nullptr);
+  EXPECT_FALSE(mmas[4].second->sparse);
+  EXPECT_FALSE(mmas[5].second->transpose);
+  EXPECT_EQ(&f.protocol(*mmas[1].first, {}), mmas[1].second);
+}
+
+TEST(SemaFacts, AnMmaWithALimitationOrAnErrorHasNoProtocol) {
+  // `.s32` accumulators are a warp's; a warpgroup's is a limitation.
+  Options keep_going;
+  keep_going.keep_going = true;
+  Checked c = check_source(wg("      acc = mma.fill.s32 0;\n      bad = mma.load.trans ta.data;\n"), keep_going);
+  EXPECT_EQ(c.checked.functions.at(0)->rejected.size(), 2u);
+  const auto mmas = mma_protocols(c);
+  ASSERT_EQ(mmas.size(), 3u);
+  EXPECT_NE(mmas[0].second, nullptr);
+  EXPECT_EQ(mmas[1].second, nullptr);
+  EXPECT_EQ(mmas[2].second, nullptr);
+  try {
+    c.checked.functions.at(0)->protocol(*mmas[1].first, {3, 7, 1});
+    FAIL() << "expected the internal error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("sema recorded no mma protocol for line 3"), std::string::npos) << e.what();
+  }
+}
+
 TEST(SemaFacts, RecordsTheTargetItsArchRulesUsed) {
   EXPECT_FALSE(check_source(kPad).checked.target.has_value());
   Options options;
