@@ -96,7 +96,8 @@ void Executor::init_block(Block& b) {
 
 void Executor::run() {
   const ir::Kernel& k = kernel();
-  if (k.cluster_blocks > 0) fault(k.where.line, "interpret mode does not run thread block clusters yet");
+  // A cluster's blocks share nothing in what lowering makes (no distributed
+  // shared memory, no cluster barriers): they run like any other blocks.
   bind_globals();
   // A cooperative launch's blocks run together (its grid barriers wait for
   // all of them); any other kernel's one after another.

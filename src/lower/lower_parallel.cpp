@@ -38,28 +38,6 @@ ir::Mapping ir_mapping(sema::Mapping m) {
 
 }  // namespace
 
-// The blocks per cluster of the `: cluster` level p.levels[level]: the count
-// of the `: block` level that must follow it, as the next level of the same
-// statement or the first level of the sole statement of its body.
-std::int64_t LevelLowering::cluster_size(const Parallel& p, std::size_t level) {
-  const ParallelLevel& lv = p.levels[level];
-  const ParallelLevel* next = level_after_cluster(p, level);
-  if (!next || next->space != SpaceSpecifier::block) unchecked(lv.location, "a cluster level without its block level");
-  std::int64_t blocks = 1;
-  for (const Value& c : counts_of(*next->count, sema::what::parallel_count)) {
-    if (!c.constant)
-      fail(next->count->location, "the number of blocks in a cluster must be known at compile time, but `" +
-                                      source_text(*next->count) + "` depends on a dynamic dim",
-           "size the `: cluster` level with the dynamic dim instead");
-    if (sema::Verdict broken = sema::parallel_count(*c.constant)) fail(next->count->location, *broken);
-    auto product = support::checked_mul(blocks, *c.constant);
-    if (sema::Verdict broken = sema::cluster_size(product, source_text(*next->count)))
-      fail(next->count->location, *broken);
-    blocks = product.value;
-  }
-  return blocks;
-}
-
 // A thread, group or group-4 level outside any block level runs in one
 // block: the kernel is `parallel by 1 : block` around it.
 void LevelLowering::implicit_block(const Stmt& s, const Parallel& p, std::size_t level_index) {
@@ -236,18 +214,41 @@ void LevelLowering::let_linear(LevelFrame& f, ExprRef value, ir::Type type) {
   emit_node(ir::Let{f.linear, type, true, std::move(value)});
 }
 
-// Clusters are contiguous runs of B blocks along x: the cluster index is
-// blockIdx.x / B, the block's rank in it the rest.
+// Croqtile's clusters: the `: cluster` level counts the blocks of one
+// cluster (C), the `: block` level after it is the whole grid. A cluster is
+// C consecutive blocks along x (cluster dims {C, 1, 1}); the cluster index
+// is the block's rank in it, blockIdx.x % C (= %cluster_ctarank).
 void LevelLowering::enter_cluster_level(LevelFrame& f, const Parallel& p, std::size_t level_index) {
   const ParallelLevel& lv = *f.level;
+  const ParallelLevel* next = level_after_cluster(p, level_index);
+  if (!next || next->space != SpaceSpecifier::block) unchecked(lv.location, "a cluster level without its block level");
   if (!kernel_.needs_sm90) kernel_.needs_sm90 = Diagnostic{Severity::error, "`: cluster` needs sm_90 (Hopper)", lv.location.line,
                                                            lv.location.column, std::max(1, lv.location.length), ""};
   if (!target_.clusters()) unchecked(lv.location, "a cluster level on a target without clusters");
-  kernel_.cluster_blocks = cluster_size(p, level_index);
-  clusters_ = f.total;
-  cluster_runtime_ = f.runtime;
+  if (f.runtime_total)
+    fail(lv.count->location, "the blocks of a cluster are counted at compile time, but `" + source_text(*lv.count) +
+                                 "` depends on a dynamic dim",
+         "give the `: cluster` level a constant count (at most 8)");
+  if (sema::Verdict broken = sema::cluster_size(support::CheckedInt{f.total}, source_text(*lv.count))) fail(lv.count->location, *broken);
+  kernel_.cluster_blocks = f.total;
   cluster_open_ = true;
-  let_linear(f, ir::binary("/", ir::special("blockIdx.x"), ir::int_const(kernel_.cluster_blocks)));
+  let_linear(f, ir::binary("%", ir::special("blockIdx.x"), ir::int_const(kernel_.cluster_blocks)));
+}
+
+// The block index of a clustered grid, as the linear index of the level's
+// counts (row-major): the C blocks of a cluster are consecutive values of
+// the first index, the others equal, so that blocks sharing a tile along
+// the other indices share a cluster (what `.multicast` loads rely on).
+ExprRef LevelLowering::clustered_block_index(const LevelFrame& f) {
+  const std::int64_t c = kernel_.cluster_blocks;
+  const std::int64_t rest = f.total / f.counts[0];  // blocks per value of the first index
+  const ExprRef x = ir::special("blockIdx.x");
+  if (rest == 1) return x;
+  // x = (q * rest + j) * c + r  ->  (q * c + r) * rest + j
+  const ExprRef g = ir::binary("/", x, ir::int_const(c));
+  const ExprRef r = ir::binary("%", x, ir::int_const(c));
+  const ExprRef first = ir::binary("+", ir::binary("*", ir::binary("/", g, ir::int_const(rest)), ir::int_const(c)), r);
+  return ir::binary("+", ir::binary("*", first, ir::int_const(rest)), ir::binary("%", g, ir::int_const(rest)));
 }
 
 void LevelLowering::enter_grid_level(LevelFrame& f, const Parallel& p, std::size_t level_index) {
@@ -263,19 +264,22 @@ void LevelLowering::enter_grid_level(LevelFrame& f, const Parallel& p, std::size
     kernel_.cooperative = true;
     in_cooperative_ = true;
   }
-  if (in_cluster) {  // the blocks of one cluster: the grid is clusters x blocks per cluster
+  if (in_cluster) {  // the whole grid, tiled by clusters along its first index
     cluster_open_ = false;
-    auto blocks = support::checked_mul(clusters_, total);
-    if (!blocks.ok() || blocks.value > kMaxGridBlocks)
-      fail(lv.location, "this launch needs " + std::to_string(clusters_) + " clusters of " + std::to_string(total) +
-                            " blocks, more than a grid holds (2^31 - 1 blocks)",
+    if (f.runtime_total)
+      fail(lv.count->location, "the blocks of a clustered grid are counted at compile time, but `" +
+                                   source_text(*lv.count) + "` depends on a dynamic dim",
+           "specialize the kernel for that dim (leave it out of the dynamic dims)");
+    if (total > kMaxGridBlocks)
+      fail(lv.location, "this level needs " + std::to_string(total) + " blocks, more than a grid holds (2^31 - 1)",
            "give each block more work");
-    f.runtime = cluster_runtime_;
-    f.runtime.factor = blocks.value;
-    kernel_.grid = blocks.value;
+    if (sema::Verdict broken = sema::cluster_tiling(kernel_.cluster_blocks, f.counts[0], source_text(*lv.count)))
+      fail(lv.count->location, *broken);
+    f.runtime.factor = total;
+    kernel_.grid = total;
     grid_set_ = true;
-    if (f.runtime.dynamic()) kernel_.abi.runtime_grid = f.runtime;
-    let_linear(f, ir::binary("%", ir::special("blockIdx.x"), ir::int_const(total)));
+    fit_index(total);
+    let_linear(f, clustered_block_index(f), index_type());
   } else {
     f.runtime.factor = total;
     kernel_.grid = total;

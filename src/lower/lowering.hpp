@@ -368,8 +368,6 @@ class LoweringContext {
   bool grid_set_ = false;
   // `: cluster` (the outermost level, followed by its `: block` level): the
   // cluster count's constant part and runtime terms; `cluster_open_` between the two.
-  std::int64_t clusters_ = 1;
-  abi::RuntimeGrid cluster_runtime_;
   bool cluster_open_ = false;
   // `: block<cooperative>`: the grid barrier's counter (a program buffer of
   // every kernel of a function that has such a level), and whether the
@@ -610,13 +608,13 @@ class LevelLowering : public MmaLowering {
   LevelFrame level_counts(const ParallelLevel& lv);
   void let_linear(LevelFrame& f, ExprRef value, ir::Type type = ir::Type::i32());
   void enter_cluster_level(LevelFrame& f, const Parallel& p, std::size_t level);
+  ExprRef clustered_block_index(const LevelFrame& f);
   void enter_grid_level(LevelFrame& f, const Parallel& p, std::size_t level);
   void enter_flat_level(LevelFrame& f);
   void enter_thread_level(LevelFrame& f);
   void bind_level_indices(const LevelFrame& f);
   void implicit_block(const Stmt& s, const Parallel& p, std::size_t level);
   void device_level(const Stmt& s, const Parallel& p, std::size_t level);
-  std::int64_t cluster_size(const Parallel& p, std::size_t level);
 };
 
 // Statements, declarations, loops and the kernel: the whole lowering.

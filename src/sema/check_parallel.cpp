@@ -25,9 +25,11 @@ std::string space_text(const ParallelLevel& lv) {
 
 }  // namespace
 
-// The `: block` level that must follow a `: cluster` level: the next level
-// of the statement, or the first level of the sole statement of its body.
-// Returns the blocks per cluster when they are constants.
+// A `: cluster` level counts the blocks of one cluster (Croqtile's
+// clusters); the `: block` level that must follow it (the next level of the
+// statement, or the first level of the sole statement of its body) is the
+// whole grid, whose first index the clusters tile. Returns the blocks per
+// cluster when they are constants.
 std::optional<std::int64_t> LevelChecker::cluster_blocks(const Parallel& p, std::size_t level) {
   const ParallelLevel& lv = p.levels[level];
   const ParallelLevel* next = level_after_cluster(p, level);
@@ -36,11 +38,15 @@ std::optional<std::int64_t> LevelChecker::cluster_blocks(const Parallel& p, std:
          "write `parallel c by C : cluster, b by B : block { ... }`, or a `: block` level as the only statement of the "
          "cluster level");
   support::CheckedInt blocks{1};
-  for (const Count& c : c_.expressions.counts(*next->count, what::parallel_count)) {
-    if (c.known != Known::now || c.value <= 0) return std::nullopt;  // the block level reports a count below 1
+  for (const Count& c : c_.expressions.counts(*lv.count, what::parallel_count)) {
+    if (c.known != Known::now || c.value <= 0) return std::nullopt;  // the level reports a count below 1
     if (blocks.ok()) blocks = support::checked_mul(blocks.value, c.value);
   }
-  if (Verdict broken = cluster_size(blocks, text(*next->count))) fail(next->count->location, std::move(*broken));
+  if (Verdict broken = cluster_size(blocks, text(*lv.count))) fail(lv.count->location, std::move(*broken));
+  const std::vector<Count> grid = c_.expressions.counts(*next->count, what::parallel_count);
+  if (!grid.empty() && grid[0].known == Known::now && grid[0].value > 0)
+    if (Verdict broken = cluster_tiling(blocks.value, grid[0].value, text(*next->count)))
+      fail(next->count->location, std::move(*broken));
   return blocks.value;
 }
 

@@ -79,9 +79,9 @@ INSTANTIATE_TEST_SUITE_P(
                   "this shared tile (400000 bytes) brings the shared memory of `f` to 400000 bytes per block for "
                   "this specialization; the device allows 232448",
                   3, 20, {"N = 100000 from argument 1 'a', dim 0"}},
-        NotesCase{"DynamicDim", croq::test::kClusterIds, {tensor(DType::s32, {2, -1, 32})}, {"B"},
-                  "the number of blocks in a cluster must be known at compile time, but `B` depends on a dynamic dim",
-                  3, 19, {"B is a dynamic dim, read at launch from argument 1 'out', dim 1"}}),
+        NotesCase{"DynamicDim", croq::test::cluster_ids_source(2), {tensor(DType::s32, {-1, 32})}, {"B"},
+                  "the blocks of a clustered grid are counted at compile time, but `B` depends on a dynamic dim",
+                  3, 19, {"B is a dynamic dim, read at launch from argument 1 'out', dim 0"}}),
     [](const auto& info) { return info.param.name; });
 
 // An error on a line that names no dim has no notes: nothing there came from the call.

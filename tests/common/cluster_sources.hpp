@@ -1,44 +1,53 @@
 // Croqtile kernels with a `: cluster` level, shared by
-// tests/lower/cluster_test.cpp (launch shape, generated text, NVRTC) and
+// tests/lower/cluster_test.cpp (launch shape, generated text, NVRTC),
+// tests/interp/cluster_interp_test.cpp (interpret mode) and
 // tests/gpu/cluster_gpu_test.cpp (run on an sm_90 device).
+//
+// Croqtile's clusters: `parallel c by C : cluster, b by B : block` launches
+// B blocks (the whole grid) in clusters of C; a cluster is C consecutive
+// values of the first block index, and `c` is the block's rank in it.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace croq::test {
 
-// out [C, B, T]: cluster c, block b of the cluster, thread t writes
-// c * 10000 + b * 100 + t. C clusters of B blocks of T threads.
-inline const char* const kClusterIds =
-    "__co__ void ids(global s32 [C, B, T] out) {\n"
-    "  parallel c by C : cluster {\n"
-    "    parallel b by B : block {\n"
-    "      parallel t by T : thread\n"
-    "        out.at(c, b, t) = c * 10000 + b * 100 + t;\n"
-    "    }\n"
-    "  }\n"
-    "}\n";
+// out [B, T]: block b of the grid, in clusters of `cluster` blocks, thread t
+// writes b * 1000 + c * 100 + t, where c (= b % cluster) is its rank.
+inline std::string cluster_ids_source(std::int64_t cluster) {
+  return "__co__ void ids(global s32 [B, T] out) {\n"
+         "  parallel c by " + std::to_string(cluster) + " : cluster {\n"
+         "    parallel b by B : block {\n"
+         "      parallel t by T : thread\n"
+         "        out.at(b, t) = b * 1000 + c * 100 + t;\n"
+         "    }\n"
+         "  }\n"
+         "}\n";
+}
 
-// The comma form with multi-index levels: out [CM, CN, BX, BY, T] holds
-// cm * 1000000 + cn * 10000 + bx * 1000 + by * 100 + t.
+// The comma form with multi-index levels: clusters of [2, 2] = 4 blocks,
+// out [BX, BY, T] holds cm * 1000000 + cn * 100000 + bx * 1000 + by * 100 + t,
+// where the rank bx % 4 decomposes row-major into {cm, cn}.
 inline const char* const kClusterIds2d =
-    "__co__ void ids2d(global s32 [CM, CN, BX, BY, T] out) {\n"
-    "  parallel {cm, cn} by [CM, CN] : cluster, {bx, by} by [BX, BY] : block {\n"
+    "__co__ void ids2d(global s32 [BX, BY, T] out) {\n"
+    "  parallel {cm, cn} by [2, 2] : cluster, {bx, by} by [BX, BY] : block {\n"
     "    parallel t by T : thread\n"
-    "      out.at(cm, cn, bx, by, t) = cm * 1000000 + cn * 10000 + bx * 1000 + by * 100 + t;\n"
+    "      out.at(bx, by, t) = cm * 1000000 + cn * 100000 + bx * 1000 + by * 100 + t;\n"
     "  }\n"
     "}\n";
 
 // samples/matmul_wgmma's kernel (C = A * B^T, A [M, K], B [N, K], f16, one
-// warpgroup per 64 x 128 tile, synchronous tma.copy, WGMMA) with the row
-// tiles paired into clusters of two blocks: block b of cluster cm computes
-// row tile cm # b = cm * 2 + b. `comma`: the one-statement form
-// `parallel ... : cluster, b by 2 : block`; else the nested form.
+// warpgroup per 64 x 128 tile, synchronous tma.copy, WGMMA) in clusters of
+// two blocks: the two row tiles of a cluster share their rhs tile. The row
+// count is rounded up to whole clusters (a tile past M reads zeros and
+// stores nothing). `comma`: the one-statement form `parallel c by 2 :
+// cluster, {...} by [...] : block`; else the nested form.
 inline std::string cluster_gemm_source(bool comma) {
   const std::string levels =
-      comma ? "  parallel {cm, block_n} by [cdiv(M, WM * 2), cdiv(N, WN)] : cluster, b by 2 : block {\n"
-            : "  parallel {cm, block_n} by [cdiv(M, WM * 2), cdiv(N, WN)] : cluster {\n"
-              "  parallel b by 2 : block {\n";
+      comma ? "  parallel c by 2 : cluster, {block_m, block_n} by [cdiv(M, WM * 2) * 2, cdiv(N, WN)] : block {\n"
+            : "  parallel c by 2 : cluster {\n"
+              "  parallel {block_m, block_n} by [cdiv(M, WM * 2) * 2, cdiv(N, WN)] : block {\n";
   return "#define WM 64\n"
          "#define WN 128\n"
          "#define TK 64\n"
@@ -47,14 +56,14 @@ inline std::string cluster_gemm_source(bool comma) {
          "    parallel p by 1 : group-4 {\n"
          "      mc = mma.fill.f32 0.0f;\n"
          "      foreach {iv_k} in [cdiv(K, TK)] {\n"
-         "        a = tma.copy.swiz<128> lhs.subspan(WM, TK).at(cm # b, iv_k).zfill => shared;\n"
+         "        a = tma.copy.swiz<128> lhs.subspan(WM, TK).at(block_m, iv_k).zfill => shared;\n"
          "        b_tile = tma.copy.swiz<128> rhs.subspan(WN, TK).at(block_n, iv_k).zfill => shared;\n"
          "        ma = mma.load.swiz<128> a.data;\n"
          "        mb = mma.load.swiz<128> b_tile.data;\n"
          "        mma.row.row mc, ma, mb;\n"
          "        mma.commit;\n"
          "      }\n"
-         "      mma.store mc, output.subspan(WM, WN).at(cm # b, block_n);\n"
+         "      mma.store mc, output.subspan(WM, WN).at(block_m, block_n);\n"
          "    }\n" +
          std::string(comma ? "  }\n" : "  }\n  }\n") + "}\n";
 }

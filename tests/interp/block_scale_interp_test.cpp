@@ -38,24 +38,4 @@ TEST(InterpretBlockScale, ScaledFp8GemmMatchesTheHost) {
     }
 }
 
-TEST(InterpretBlockScale, ClustersAreRefusedWithAClearMessage) {
-  croq::Kernel k = croq::test::interpreted(R"croq(__co__ void ids(global s32 [C, B, T] out) {
-  parallel c by C : cluster {
-    parallel b by B : block {
-      parallel t by T : thread
-        out.at(c, b, t) = c * 10000 + b * 100 + t;
-    }
-  }
-}
-)croq");
-  auto out = croq::make_spandata<croq::s32>(2, 2, 4);
-  try {
-    k(out.view());
-    FAIL() << "expected an InterpretError";
-  } catch (const croq::InterpretError& e) {
-    EXPECT_NE(std::string(e.what()).find("interpret mode does not run thread block clusters yet"), std::string::npos)
-        << e.what();
-  }
-}
-
 }  // namespace

@@ -1,10 +1,11 @@
-// `: cluster` levels (docs/guide/targets.md): the launch shape (grid =
-// clusters x blocks per cluster along x, cluster dims {B, 1, 1}), the index
-// arithmetic of the generated CUDA (cluster = blockIdx.x / B, block in the
-// cluster = blockIdx.x % B, row-major), dynamic cluster counts, NVRTC for
-// sm_90a (the cluster GEMM keeps TMA and WGMMA), the cache metadata, and the
-// errors with their exact message and location. No GPU needed; the GPU side
-// is tests/gpu/cluster_gpu_test.cpp.
+// `: cluster` levels (docs/guide/targets.md): the launch shape (grid = the
+// `: block` level's blocks along x, cluster dims {C, 1, 1} from the
+// `: cluster` count), the index arithmetic of the generated CUDA (a
+// cluster is C consecutive values of the first block index; the cluster
+// index is the rank blockIdx.x % C), NVRTC for sm_90a (the cluster GEMM
+// keeps TMA and WGMMA), the cache metadata, and the errors with their exact
+// message and location. No GPU needed; the GPU side is
+// tests/gpu/cluster_gpu_test.cpp.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -46,17 +47,17 @@ std::array<unsigned, 3> dims(unsigned x) { return {x, 1, 1}; }
 // ---------------------------------------------------------------- launch shape
 
 struct IdsShape {
-  std::int64_t clusters, blocks, threads;
+  std::int64_t cluster, blocks, threads;
 };
 
 class ClusterLaunch : public ::testing::TestWithParam<IdsShape> {};
 
-TEST_P(ClusterLaunch, GridIsClustersTimesBlocksAndClusterDimsAreTheBlocks) {
+TEST_P(ClusterLaunch, GridIsTheBlockLevelAndClusterDimsAreTheClusterCount) {
   const IdsShape& s = GetParam();
-  GeneratedKernel k = generate(croq::test::kClusterIds, {tensor(DType::s32, {s.clusters, s.blocks, s.threads})});
-  EXPECT_EQ(k.launch.grid, dims(static_cast<unsigned>(s.clusters * s.blocks)));
+  GeneratedKernel k = generate(croq::test::cluster_ids_source(s.cluster), {tensor(DType::s32, {s.blocks, s.threads})});
+  EXPECT_EQ(k.launch.grid, dims(static_cast<unsigned>(s.blocks)));
   EXPECT_EQ(k.launch.block, dims(static_cast<unsigned>(s.threads)));
-  EXPECT_EQ(k.launch.cluster, dims(static_cast<unsigned>(s.blocks)));
+  EXPECT_EQ(k.launch.cluster, dims(static_cast<unsigned>(s.cluster)));
   EXPECT_TRUE(k.launch.has_cluster());
   EXPECT_EQ(k.launch.shared_bytes, 0u);
   EXPECT_FALSE(k.runtime_grid.dynamic());
@@ -65,86 +66,50 @@ TEST_P(ClusterLaunch, GridIsClustersTimesBlocksAndClusterDimsAreTheBlocks) {
   EXPECT_EQ(k.needs_sm90->message, "`: cluster` needs sm_90 (Hopper)");
   EXPECT_EQ(k.needs_sm90->line, 2);
   EXPECT_EQ(k.needs_sm90->column, 12);
-  // Cluster index and block rank, then the thread level.
-  const std::string b = std::to_string(s.blocks);
+  // The rank in the cluster, then the block index (one index: blockIdx.x).
+  const std::string c = std::to_string(s.cluster);
   std::smatch m;
   ASSERT_TRUE(std::regex_search(k.ir, m,
-                                std::regex("let i32 (lin_\\d+) = \\(blockIdx\\.x / " + b + "\\)\\n\\s*let i32 c_\\d+ = \\1\\n")))
+                                std::regex("let i32 (lin_\\d+) = \\(blockIdx\\.x % " + c + "\\)\\n\\s*let i32 c_\\d+ = \\1\\n")))
       << k.ir;
-  ASSERT_TRUE(std::regex_search(k.ir, m,
-                                std::regex("let i32 (lin_\\d+) = \\(blockIdx\\.x % " + b + "\\)\\n\\s*let i32 b_\\d+ = \\1\\n")))
+  ASSERT_TRUE(std::regex_search(k.ir, m, std::regex("let i32 (lin_\\d+) = blockIdx\\.x\\n\\s*let i32 b_\\d+ = \\1\\n")))
       << k.ir;
-  EXPECT_NE(k.cuda_source.find("clusters of " + b + " blocks"), std::string::npos);
+  EXPECT_NE(k.cuda_source.find("clusters of " + c + " blocks"), std::string::npos);
   // NVRTC accepts it for sm_90a.
   jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "ids.cu", k.entry, {"sm_90a", false, {}});
   EXPECT_FALSE(out.cubin.empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, ClusterLaunch,
-                         ::testing::Values(IdsShape{4, 2, 32}, IdsShape{3, 8, 64}, IdsShape{1, 1, 32},
-                                           IdsShape{7, 4, 128}, IdsShape{5, 3, 96}),
+                         ::testing::Values(IdsShape{2, 8, 32}, IdsShape{8, 24, 64}, IdsShape{1, 1, 32},
+                                           IdsShape{4, 28, 128}, IdsShape{3, 15, 96}),
                          [](const auto& info) {
-                           return std::to_string(info.param.clusters) + "x" + std::to_string(info.param.blocks) + "x" +
+                           return std::to_string(info.param.cluster) + "x" + std::to_string(info.param.blocks) + "x" +
                                   std::to_string(info.param.threads);
                          });
 
-TEST(Cluster, MultiIndexLevelsDecomposeRowMajorLastIndexFastest) {
-  // [CM, CN] = [2, 3] clusters of [BX, BY] = [2, 2] blocks, comma form.
-  GeneratedKernel k = generate(croq::test::kClusterIds2d, {tensor(DType::s32, {2, 3, 2, 2, 32})});
+TEST(Cluster, TheClusterTilesTheFirstBlockIndexAndItsRankDecomposesRowMajor) {
+  // Clusters of [2, 2] = 4 blocks over [BX, BY] = [8, 3] blocks, comma form:
+  // x = (q * 3 + by) * 4 + r holds bx = q * 4 + r.
+  GeneratedKernel k = generate(croq::test::kClusterIds2d, {tensor(DType::s32, {8, 3, 32})});
   EXPECT_EQ(k.launch.grid, dims(24));
   EXPECT_EQ(k.launch.cluster, dims(4));
   EXPECT_EQ(k.launch.block, dims(32));
   std::smatch m;
   EXPECT_TRUE(std::regex_search(k.ir, m,
-                                std::regex("let i32 (lin_\\d+) = \\(blockIdx\\.x / 4\\)\\n\\s*"
-                                           "let i32 cn_\\d+ = \\(\\1 % 3\\)\\n\\s*"
-                                           "let i32 cm_\\d+ = \\(\\1 / 3\\)\\n")))
-      << k.ir;
-  EXPECT_TRUE(std::regex_search(k.ir, m,
                                 std::regex("let i32 (lin_\\d+) = \\(blockIdx\\.x % 4\\)\\n\\s*"
-                                           "let i32 by_\\d+ = \\(\\1 % 2\\)\\n\\s*"
-                                           "let i32 bx_\\d+ = \\(\\1 / 2\\)\\n")))
+                                           "let i32 cn_\\d+ = \\(\\1 % 2\\)\\n\\s*"
+                                           "let i32 cm_\\d+ = \\(\\1 / 2\\)\\n")))
+      << k.ir;
+  const std::string first_index = "((((((blockIdx.x / 4) / 3) * 4) + (blockIdx.x % 4)) * 3) + ((blockIdx.x / 4) % 3))";
+  const std::size_t at = k.ir.find(" = " + first_index + "\n");
+  ASSERT_NE(at, std::string::npos) << k.ir;
+  const std::string after = k.ir.substr(at);
+  EXPECT_TRUE(std::regex_search(after, m,
+                                std::regex("\\s*let i32 by_\\d+ = \\(lin_\\d+ % 3\\)\\n\\s*let i32 bx_\\d+ = \\(lin_\\d+ / 3\\)\\n")))
       << k.ir;
   jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "ids2d.cu", k.entry, {"sm_90a", false, {}});
   EXPECT_FALSE(out.cubin.empty());
-}
-
-TEST(Cluster, DynamicClusterCountSizesTheGridAtLaunch) {
-  // C is dynamic: blocks = B * C, computed at launch from the argument.
-  GeneratedKernel k = generate_dynamic(croq::test::kClusterIds, {tensor(DType::s32, {-1, 4, 32})}, {"C"});
-  ASSERT_TRUE(k.runtime_grid.dynamic());
-  EXPECT_EQ(k.runtime_grid.factor, 4);
-  EXPECT_EQ(k.runtime_grid.per_block, 1);
-  ASSERT_EQ(k.runtime_grid.terms.size(), 1u);
-  EXPECT_EQ(k.runtime_grid.terms[0].source, (DimSource{0, 0}));
-  EXPECT_EQ(k.runtime_grid.terms[0].divisor, 1);
-  EXPECT_FALSE(k.runtime_grid.terms[0].ceil);
-  EXPECT_EQ(k.launch.cluster, dims(4));
-  EXPECT_NE(k.ir.find(" = (blockIdx.x / 4)\n"), std::string::npos) << k.ir;
-  EXPECT_NE(k.ir.find(" = (blockIdx.x % 4)\n"), std::string::npos) << k.ir;
-  jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "ids.cu", k.entry, {"sm_90a", false, {}});
-  EXPECT_FALSE(out.cubin.empty());
-
-  // The GEMM with a dynamic M: cdiv(M, 128) clusters of 2 blocks per column
-  // tile, cdiv(N, 128) = 2 column tiles.
-  GeneratedKernel g = generate_dynamic(croq::test::cluster_gemm_source(false),
-                                       {tensor(DType::f16, {-1, 128}), tensor(DType::f16, {256, 128}),
-                                        tensor(DType::f16, {-1, 256})},
-                                       {"M"});
-  ASSERT_TRUE(g.runtime_grid.dynamic());
-  EXPECT_EQ(g.runtime_grid.factor, 2 * 2);
-  EXPECT_EQ(g.runtime_grid.per_block, 1);
-  ASSERT_EQ(g.runtime_grid.terms.size(), 1u);
-  EXPECT_EQ(g.runtime_grid.terms[0].divisor, 128);
-  EXPECT_TRUE(g.runtime_grid.terms[0].ceil);
-  EXPECT_EQ(g.launch.cluster, dims(2));
-  // For M = 300 the launch computes 4 * cdiv(300, 128) = 12 blocks, a whole
-  // number of clusters, as the static specialization has.
-  GeneratedKernel fixed = generate(croq::test::cluster_gemm_source(false),
-                                   {tensor(DType::f16, {300, 128}), tensor(DType::f16, {256, 128}),
-                                    tensor(DType::f16, {300, 256})});
-  EXPECT_EQ(fixed.launch.grid, dims(12));
-  EXPECT_EQ(fixed.launch.cluster, dims(2));
 }
 
 // ---------------------------------------------------------------- GEMM
@@ -162,17 +127,18 @@ TEST_P(ClusterGemm, CompilesForSm90aWithTmaAndWgmma) {
                                {tensor(DType::f16, {c.m, c.k}), tensor(DType::f16, {c.n, c.k}),
                                 tensor(DType::f16, {c.m, c.n})},
                                "cluster_gemm.co");
-  const std::int64_t clusters = (c.m + 127) / 128 * ((c.n + 127) / 128);
-  EXPECT_EQ(k.launch.grid, dims(static_cast<unsigned>(clusters * 2)));
+  const std::int64_t blocks = (c.m + 127) / 128 * 2 * ((c.n + 127) / 128);
+  EXPECT_EQ(k.launch.grid, dims(static_cast<unsigned>(blocks)));
   EXPECT_EQ(k.launch.block, dims(128));
   EXPECT_EQ(k.launch.cluster, dims(2));
   ASSERT_TRUE(k.needs_sm90.has_value());
   EXPECT_EQ(k.needs_sm90->message, "`: cluster` needs sm_90 (Hopper)");
   EXPECT_EQ(k.needs_sm90->line, 5);
-  // Row tile cm # b = cm * 2 + b, with b the block's rank in its cluster.
+  // The rank in the cluster, and row tiles paired: x / 2 picks the pair
+  // and the column tile, x % 2 the row tile of the pair.
   std::smatch m;
   ASSERT_TRUE(std::regex_search(k.ir, m, std::regex("let i32 (lin_\\d+) = \\(blockIdx\\.x % 2\\)\\n"))) << k.ir;
-  EXPECT_TRUE(std::regex_search(k.cuda_source, std::regex("\\(\\(cm_\\d+ \\* 2\\) \\+ b_\\d+\\)"))) << k.cuda_source;
+  EXPECT_NE(k.ir.find("(blockIdx.x / 2)"), std::string::npos) << k.ir;
   jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "cluster_gemm.cu", k.entry, {"sm_90a", false, {}});
   ASSERT_FALSE(out.cubin.empty());
   EXPECT_GE(count(out.ptx, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"), 2u);
@@ -191,7 +157,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ClusterGemm,
 // ---------------------------------------------------------------- cache
 
 TEST(Cluster, CacheMetadataKeepsTheClusterDims) {
-  GeneratedKernel k = generate(croq::test::kClusterIds, {tensor(DType::s32, {3, 2, 32})});
+  GeneratedKernel k = generate(croq::test::cluster_ids_source(2), {tensor(DType::s32, {6, 32})});
   nlohmann::json j = k.launch;
   EXPECT_EQ(j.at("cluster"), nlohmann::json({2, 1, 1}));
   EXPECT_EQ(j.get<jit::LaunchConfig>().cluster, dims(2));
@@ -236,6 +202,15 @@ struct ErrorCase {
 
 void PrintTo(const ErrorCase& c, std::ostream* os) { *os << c.name; }
 
+// A cluster count from a symbolic dim (line 2, column 17).
+const char* const kSymbolicCluster =
+    "__co__ void f(global s32 [C, B] out) {\n"
+    "  parallel c by C : cluster {\n"
+    "    parallel b by B : block\n"
+    "      out.at(c, b) = b;\n"
+    "  }\n"
+    "}\n";
+
 const char* const kFollowHint =
     "write `parallel c by C : cluster, b by B : block { ... }`, or a `: block` level as the only statement of the "
     "cluster level";
@@ -265,26 +240,34 @@ std::vector<ErrorCase> error_cases() {
               "    }\n  }\n}\n",
        2, 12, "a `: cluster` level must be directly followed by a `: block` level", kFollowHint},
       {"NineBlocks",
-       head + "  parallel c by 2 : cluster, b by 9 : block {\n    out.at(c, 0) = b;\n  }\n}\n", 2, 35,
+       head + "  parallel c by 9 : cluster, b by 18 : block {\n    out.at(0, 0) = b;\n  }\n}\n", 2, 17,
        "a cluster holds at most 8 blocks, got 9", "8 is the portable cluster size"},
       {"NineBlocksOfTwoIndices",
-       head + "  parallel c by 2 : cluster {\n    parallel {bx, by} by [3, 3] : block {\n      out.at(c, bx) = by;\n"
+       head + "  parallel {cx, cy} by [3, 3] : cluster {\n    parallel b by 9 : block {\n      out.at(cx, cy) = b;\n"
               "    }\n  }\n}\n",
-       3, 26, "a cluster holds at most 8 blocks, got 9", "8 is the portable cluster size"},
-      {"SixteenBlocksFromASymbolicDim", croq::test::kClusterIds, 3, 19, "a cluster holds at most 8 blocks, got 16",
-       "8 is the portable cluster size", {tensor(DType::s32, {2, 16, 32})}},
-      {"DynamicBlocksPerCluster", croq::test::kClusterIds, 3, 19,
-       "the number of blocks in a cluster must be known at compile time, but `B` depends on a dynamic dim",
-       "size the `: cluster` level with the dynamic dim instead", {tensor(DType::s32, {2, -1, 32})}, {"B"}},
+       2, 24, "a cluster holds at most 8 blocks, got 9", "8 is the portable cluster size"},
+      {"SixteenBlocksFromASymbolicDim", kSymbolicCluster, 2, 17, "a cluster holds at most 8 blocks, got 16",
+       "8 is the portable cluster size", {tensor(DType::s32, {16, 32})}},
+      {"DynamicBlocksPerCluster", kSymbolicCluster, 2, 17,
+       "the blocks of a cluster are counted at compile time, but `C` depends on a dynamic dim",
+       "give the `: cluster` level a constant count (at most 8)", {tensor(DType::s32, {-1, 32})}, {"C"}},
       {"DynamicBlocksPerClusterQuotesTheSource",
        [] {
-         std::string text = croq::test::kClusterIds;
-         return text.replace(text.find("by B : block"), 12, "by (B  / 1) : block");
+         std::string text = kSymbolicCluster;
+         return text.replace(text.find("by C : cluster"), 14, "by (C  / 1) : cluster");
        }(),
-       3, 20, "the number of blocks in a cluster must be known at compile time, but `(B / 1)` depends on a dynamic dim",
-       "size the `: cluster` level with the dynamic dim instead", {tensor(DType::s32, {2, -1, 32})}, {"B"}},
-      {"ZeroBlocks", croq::test::kClusterIds, 3, 19, "a parallel count must be positive, got 0", "",
-       {tensor(DType::s32, {2, 0, 32})}},
+       2, 18, "the blocks of a cluster are counted at compile time, but `(C / 1)` depends on a dynamic dim",
+       "give the `: cluster` level a constant count (at most 8)", {tensor(DType::s32, {-1, 32})}, {"C"}},
+      {"DynamicClusteredGrid", croq::test::cluster_ids_source(2), 3, 19,
+       "the blocks of a clustered grid are counted at compile time, but `B` depends on a dynamic dim",
+       "specialize the kernel for that dim (leave it out of the dynamic dims)", {tensor(DType::s32, {-1, 32})}, {"B"}},
+      {"ZeroBlocks", croq::test::cluster_ids_source(2), 3, 19, "a parallel count must be positive, got 0", "",
+       {tensor(DType::s32, {0, 32})}},
+      {"GridNotWholeClusters", croq::test::cluster_ids_source(4), 3, 19,
+       "a cluster of 4 blocks takes 4 consecutive values of the first block index, so the first count of `B` must be "
+       "a multiple of 4, got 6",
+       "round that count up to a multiple of 4; a block past the end skips its work with an `if`",
+       {tensor(DType::s32, {6, 32})}},
       // (Two top-level statements are two kernels, and a host `if` around
       // them a host program; inside one block statement, two grids are refused.)
       {"SecondGridStatement",
@@ -315,7 +298,7 @@ TEST(ClusterErrorsApi, Sm80SaysClusterNeedsSm90) {
   CompileOptions o = options("ids.co");
   o.arch = "sm_80";
   try {
-    croq::compile(croq::test::kClusterIds, o);
+    croq::compile(croq::test::cluster_ids_source(2), o);
     FAIL() << "expected a CompileError";
   } catch (const CompileError& e) {
     ASSERT_EQ(e.diagnostics().size(), 1u) << e.what();

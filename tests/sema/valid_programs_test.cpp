@@ -67,7 +67,7 @@ TEST(ValidPrograms, Benchmarks) {
 }
 
 TEST(ValidPrograms, SharedTestKernels) {
-  expect_clean("kClusterIds", croq::test::kClusterIds);
+  expect_clean("cluster_ids_source(2)", croq::test::cluster_ids_source(2));
   expect_clean("kClusterIds2d", croq::test::kClusterIds2d);
   expect_clean("cluster_gemm_source(comma)", croq::test::cluster_gemm_source(true));
   expect_clean("cluster_gemm_source(nested)", croq::test::cluster_gemm_source(false));
