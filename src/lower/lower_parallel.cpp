@@ -239,6 +239,8 @@ void LevelLowering::enter_cluster_level(LevelFrame& f, const Parallel& p, std::s
 // counts (row-major): the C blocks of a cluster are consecutive values of
 // the first index, the others equal, so that blocks sharing a tile along
 // the other indices share a cluster (what `.multicast` loads rely on).
+// Past a first count that is not a multiple of C the index is past the
+// level's total (the guard's).
 ExprRef LevelLowering::clustered_block_index(const LevelFrame& f) {
   const std::int64_t c = kernel_.cluster_blocks;
   const std::int64_t rest = f.total / f.counts[0];  // blocks per value of the first index
@@ -270,16 +272,19 @@ void LevelLowering::enter_grid_level(LevelFrame& f, const Parallel& p, std::size
       fail(lv.count->location, "the blocks of a clustered grid are counted at compile time, but `" +
                                    source_text(*lv.count) + "` depends on a dynamic dim",
            "specialize the kernel for that dim (leave it out of the dynamic dims)");
-    if (total > kMaxGridBlocks)
-      fail(lv.location, "this level needs " + std::to_string(total) + " blocks, more than a grid holds (2^31 - 1)",
+    // A first count that is not a multiple of C: the grid is rounded up to
+    // whole clusters and the blocks past the end run nothing.
+    const std::int64_t c = kernel_.cluster_blocks, rest = total / f.counts[0];
+    const std::int64_t launched = (f.counts[0] + c - 1) / c * c * rest;
+    if (launched > kMaxGridBlocks)
+      fail(lv.location, "this level needs " + std::to_string(launched) + " blocks, more than a grid holds (2^31 - 1)",
            "give each block more work");
-    if (sema::Verdict broken = sema::cluster_tiling(kernel_.cluster_blocks, f.counts[0], source_text(*lv.count)))
-      fail(lv.count->location, *broken);
-    f.runtime.factor = total;
-    kernel_.grid = total;
+    f.runtime.factor = launched;
+    kernel_.grid = launched;
     grid_set_ = true;
-    fit_index(total);
+    fit_index(launched);
     let_linear(f, clustered_block_index(f), index_type());
+    if (launched != total) f.guard = ir::less(f.linear_var, ir::int_const(total));
   } else {
     f.runtime.factor = total;
     kernel_.grid = total;

@@ -26,15 +26,6 @@ Verdict cluster_size(support::CheckedInt blocks, const std::string& count_text) 
                    "8 is the portable cluster size"};
 }
 
-Verdict cluster_tiling(std::int64_t cluster, std::int64_t first_count, const std::string& count_text) {
-  if (cluster <= 0 || first_count % cluster == 0) return std::nullopt;
-  const std::string c = std::to_string(cluster);
-  return Violation{Rule::cluster_tiling,
-                   "a cluster of " + c + " blocks takes " + c + " consecutive values of the first block index, so the "
-                   "first count of `" + count_text + "` must be a multiple of " + c + ", got " + std::to_string(first_count),
-                   "round that count up to a multiple of " + c + "; a block past the end skips its work with an `if`"};
-}
-
 Verdict block_threads(support::CheckedInt threads) {
   if (threads.ok() && threads.value <= 1024) return std::nullopt;
   return Violation{Rule::block_thread_limit,

@@ -48,10 +48,6 @@ Verdict parallel_count(std::int64_t n);
 // The blocks of a cluster: the counts of a `: cluster` level (their product,
 // or an overflow); `count_text`: the count as written, shown on an overflow.
 Verdict cluster_size(support::CheckedInt blocks, const std::string& count_text);
-// A cluster of `cluster` blocks takes consecutive values of the first index
-// of its `: block` level, whose count (`first_count`, in the level's count
-// written `count_text`) must be a multiple of it.
-Verdict cluster_tiling(std::int64_t cluster, std::int64_t first_count, const std::string& count_text);
 // The threads of a thread, group or group-4 level (its count times 1, 32
 // or 128 threads per instance; an overflow is past the limit too).
 Verdict block_threads(support::CheckedInt threads);

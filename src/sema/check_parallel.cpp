@@ -28,8 +28,9 @@ std::string space_text(const ParallelLevel& lv) {
 // A `: cluster` level counts the blocks of one cluster (Croqtile's
 // clusters); the `: block` level that must follow it (the next level of the
 // statement, or the first level of the sole statement of its body) is the
-// whole grid, whose first index the clusters tile. Returns the blocks per
-// cluster when they are constants.
+// whole grid, whose first index the clusters tile (lowering rounds the grid
+// up to whole clusters). Returns the blocks per cluster when they are
+// constants.
 std::optional<std::int64_t> LevelChecker::cluster_blocks(const Parallel& p, std::size_t level) {
   const ParallelLevel& lv = p.levels[level];
   const ParallelLevel* next = level_after_cluster(p, level);
@@ -43,10 +44,6 @@ std::optional<std::int64_t> LevelChecker::cluster_blocks(const Parallel& p, std:
     if (blocks.ok()) blocks = support::checked_mul(blocks.value, c.value);
   }
   if (Verdict broken = cluster_size(blocks, text(*lv.count))) fail(lv.count->location, std::move(*broken));
-  const std::vector<Count> grid = c_.expressions.counts(*next->count, what::parallel_count);
-  if (!grid.empty() && grid[0].known == Known::now && grid[0].value > 0)
-    if (Verdict broken = cluster_tiling(blocks.value, grid[0].value, text(*next->count)))
-      fail(next->count->location, std::move(*broken));
   return blocks.value;
 }
 

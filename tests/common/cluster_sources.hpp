@@ -39,15 +39,15 @@ inline const char* const kClusterIds2d =
 
 // samples/matmul_wgmma's kernel (C = A * B^T, A [M, K], B [N, K], f16, one
 // warpgroup per 64 x 128 tile, synchronous tma.copy, WGMMA) in clusters of
-// two blocks: the two row tiles of a cluster share their rhs tile. The row
-// count is rounded up to whole clusters (a tile past M reads zeros and
-// stores nothing). `comma`: the one-statement form `parallel c by 2 :
-// cluster, {...} by [...] : block`; else the nested form.
+// two blocks: the two row tiles of a cluster share their rhs tile (an odd
+// number of row tiles leaves the last cluster half empty). `comma`: the
+// one-statement form `parallel c by 2 : cluster, {...} by [...] : block`;
+// else the nested form.
 inline std::string cluster_gemm_source(bool comma) {
   const std::string levels =
-      comma ? "  parallel c by 2 : cluster, {block_m, block_n} by [cdiv(M, WM * 2) * 2, cdiv(N, WN)] : block {\n"
+      comma ? "  parallel c by 2 : cluster, {block_m, block_n} by [cdiv(M, WM), cdiv(N, WN)] : block {\n"
             : "  parallel c by 2 : cluster {\n"
-              "  parallel {block_m, block_n} by [cdiv(M, WM * 2) * 2, cdiv(N, WN)] : block {\n";
+              "  parallel {block_m, block_n} by [cdiv(M, WM), cdiv(N, WN)] : block {\n";
   return "#define WM 64\n"
          "#define WN 128\n"
          "#define TK 64\n"

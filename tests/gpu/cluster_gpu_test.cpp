@@ -72,14 +72,17 @@ TEST(ClusterGpu, EveryElementFromBlockIndexAndRank) {
   CROQ_REQUIRE_SM90();
   for (std::int64_t cluster : {1, 2, 3, 4, 8}) {
     Kernel kernel = compile_named(test::cluster_ids_source(cluster), "cluster_ids_" + std::to_string(cluster));
-    for (std::int64_t clusters : {1, 5, 132, 250}) expect_ids(kernel, cluster, clusters * cluster, cluster == 8 ? 32 : 96);
+    for (std::int64_t clusters : {1, 5, 132, 250}) {
+      expect_ids(kernel, cluster, clusters * cluster, cluster == 8 ? 32 : 96);
+      if (cluster > 1) expect_ids(kernel, cluster, clusters * cluster - 1, 64);  // the last cluster not full
+    }
   }
 }
 
 TEST(ClusterGpu, MultiIndexLevelsCommaForm) {
   CROQ_REQUIRE_SM90();
   Kernel kernel = compile_named(test::kClusterIds2d, "cluster_ids2d");
-  const std::int64_t shapes[][3] = {{8, 3, 32}, {4, 2, 64}, {12, 7, 32}, {4, 1, 32}};
+  const std::int64_t shapes[][3] = {{8, 3, 32}, {4, 2, 64}, {12, 7, 32}, {4, 1, 32}, {6, 5, 32}};
   for (const auto& s : shapes) {
     const std::int64_t bx_n = s[0], by_n = s[1], t_n = s[2];
     SCOPED_TRACE("[" + std::to_string(bx_n) + ", " + std::to_string(by_n) + "] blocks in clusters of [2, 2]");

@@ -132,11 +132,6 @@ std::vector<RuleCase> parallel_cases() {
        "cluster level"},
       {"ClusterOf16Blocks", "cluster-size", fn("  parallel c by 16 : cluster, b by 32 : block\n    a.at(c, b) = 1;\n"), 2,
        "16", "a cluster holds at most 8 blocks, got 16", "8 is the portable cluster size"},
-      {"ClustersSplitTheFirstBlockIndex", "cluster-tiling",
-       fn("  parallel c by 4 : cluster, {b, d} by [6, 2] : block\n    a.at(c, b) = d;\n"), 2, "[6, 2]",
-       "a cluster of 4 blocks takes 4 consecutive values of the first block index, so the first count of `[6, 2]` "
-       "must be a multiple of 4, got 6",
-       "round that count up to a multiple of 4; a block past the end skips its work with an `if`"},
       {"ClusterOfZeroBlocks", "parallel-count", fn("  parallel c by 2 : cluster, b by 0 : block\n    a.at(c, b) = 1;\n"), 2,
        "0 :", "a parallel count must be positive, got 0"},
       {"WarpsInsideAThreadLevel", "thread-level-nesting",
