@@ -130,6 +130,15 @@ class Executor {
   std::vector<std::unique_ptr<Thread>> threads_;
   std::vector<std::unique_ptr<Block>> blocks_;
   Gathering grid_;  // the grid barrier being gathered
+
+ public:
+  // `.multicast` loads (tile_ops.cpp): per (load, cluster, how many times its
+  // first block issued it) that block's box origin, which the cluster's
+  // other blocks must load too; and per (load, block) its issues so far.
+  std::map<std::tuple<const ir::TmaLoad*, std::int64_t, std::int64_t>, std::vector<std::int64_t>> multicast_boxes_;
+  std::map<std::pair<const ir::TmaLoad*, std::int64_t>, std::int64_t> multicast_issues_;
+
+ private:
   ucontext_t scheduler_{};
   Thread* running_ = nullptr;
 };

@@ -229,6 +229,29 @@ void Executor::tma_load(Thread& t, const ir::TmaLoad& l) {
   const Value dest = eval(t, l.destination);
   std::vector<std::int64_t> at;
   for (auto it = l.coords.rbegin(); it != l.coords.rend(); ++it) at.push_back(as_int((*it)->type, eval(t, *it)));
+  if (l.multicast && kernel().cluster_blocks > 1) {
+    // Croqtile's multicast puts the first block's tile into every block of
+    // the cluster; each block loads it itself, which is the same only when
+    // they all name that tile. Blocks run in order, the first one first.
+    const std::int64_t cluster = t.block->index / kernel().cluster_blocks, rank = t.block->index % kernel().cluster_blocks;
+    const std::int64_t issue = multicast_issues_[{&l, t.block->index}]++;
+    const auto key = std::make_tuple(&l, cluster, issue);
+    auto box_text = [](const std::vector<std::int64_t>& v) {
+      std::string s;
+      for (std::int64_t x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
+      return "(" + s + ")";
+    };
+    if (rank == 0) {
+      multicast_boxes_[key] = at;
+    } else if (auto first = multicast_boxes_.find(key); first == multicast_boxes_.end() || first->second != at) {
+      fault(t.line, "the blocks of a cluster load different tiles with `.multicast`: block " +
+                        std::to_string(t.block->index) + " (rank " + std::to_string(rank) + ") loads the box at " +
+                        box_text(at) + ", the cluster's first block " +
+                        (first == multicast_boxes_.end() ? std::string("loads no tile here")
+                                                         : "the box at " + box_text(first->second)) +
+                        "; a multicast tile is the first block's in every block: index it by what the cluster's blocks share");
+    }
+  }
   const std::size_t size = dtype_size(tensor.dtype);
   const std::size_t begin = static_cast<std::size_t>(dest.i), end = begin + box_elements(map.box) * size;
   if (dest.storage == nullptr || end > dest.storage->bytes)

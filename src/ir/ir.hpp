@@ -382,6 +382,10 @@ struct TmaLoad {
   std::int64_t bytes = 0;
   bool arrive = false;  // a private barrier: the issuing thread arrives too
   ExprRef leader;       // the issuing thread's condition
+  // `.multicast`: the same tile in every block of the cluster. Each block
+  // loads it (one load for the cluster is not generated yet); interpret
+  // mode checks that the blocks agree on the tile.
+  bool multicast = false;
 };
 struct TmaStore {
   int map = -1;

@@ -219,6 +219,7 @@ StmtPtr Parser::tma_load(LineReader& r, int) {
   TmaLoad n;
   r.read("tma.load ", ParamField{n.map}, " (", ExprListField{n.coords, ')'}, ") -> ", n.destination, " completes ",
          EventField{n.event}, "[", n.event_index, "] ", IntegerField{n.bytes}, " bytes");
+  n.multicast = r.eat(" (multicast)");
   n.arrive = r.eat(" (arrives)");
   r.attributes();
   n.leader = r.take_expr("leader");

@@ -310,7 +310,7 @@ class Printer {
     expr_attr(a, "leader", n.leader);
     line("tma.load " + k_.params[static_cast<std::size_t>(n.map)].name + " (" + exprs(n.coords) + ") -> " +
              expr(n.destination) + " completes " + event(n.event) + "[" + expr(n.event_index) + "] " +
-             std::to_string(n.bytes) + " bytes" + (n.arrive ? " (arrives)" : ""),
+             std::to_string(n.bytes) + " bytes" + (n.multicast ? " (multicast)" : "") + (n.arrive ? " (arrives)" : ""),
          a);
   }
   void node(const Stmt& s, const TmaStore& n) {

@@ -244,8 +244,8 @@ void MemoryLowering::tma_copy(const Stmt& s, const Copy& c) {
     leader = ir::binary("==", ir::binary("%", tid(), unit), ir::int_const(0));
   }
   if (store) return tma_store(s, TmaIssue{tile, global, map, coords, leader, single_thread});
-  tma_load(s, TmaIssue{tile, global, map, coords, leader, single_thread}, box, elem, bound, ring, future, async);
-
+  tma_load(s, TmaIssue{tile, global, map, coords, leader, single_thread, protocol.multicast != nullptr}, box, elem, bound,
+           ring, future, async);
 }
 
 // A store from shared memory: after the tile's writers (WGMMA, every thread),
@@ -315,6 +315,7 @@ void MemoryLowering::tma_load(const Stmt& s, const TmaIssue& t, const std::vecto
   load.coords = t.coords;
   load.bytes = bytes;
   load.leader = t.leader;
+  load.multicast = t.multicast;
   if (ev.event >= 0 && !ring) {
     load.event = ev.event;
     load.event_index = ev.event_index;

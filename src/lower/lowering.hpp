@@ -511,6 +511,7 @@ class MemoryLowering : public ExprLowering {
     std::vector<ExprRef> coords;
     ExprRef leader;
     bool single_thread = false;
+    bool multicast = false;  // `.multicast` (sema's protocol)
   };
   void tma_store(const Stmt& s, const TmaIssue& t);
   void tma_load(const Stmt& s, const TmaIssue& t, const std::vector<std::int64_t>& box, std::int64_t elem,

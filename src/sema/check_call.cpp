@@ -20,6 +20,7 @@ void Context::enter_call_from(const Context& caller) {
   group_levels_ = caller.group_levels_;
   grid_set_ = caller.grid_set_;
   cluster_open_ = caller.cluster_open_;
+  clustered_ = caller.clustered_;
   regions_ = caller.regions_;
   inthreads_depth_ = caller.inthreads_depth_;
   parallel_depth_ = caller.parallel_depth_;

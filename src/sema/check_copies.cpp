@@ -40,6 +40,8 @@ CopyProtocol TransferChecker::copy_protocol(const Copy& c) {
       if (c.engine == Engine::tma) swizzle_span(m);  // reported before the modifiers after it
     } else if (m.name == "zfill") {
       p.zfill = true;
+    } else if (m.name == "multicast" && c.engine == Engine::tma) {
+      p.multicast = &m;
     } else {
       fail(Rule::unsupported_modifier, m.location,
            "`." + m.name + "` on " + (c.engine == Engine::tma ? "tma" : "dma") + ".copy is not supported yet by libcroqjit");
@@ -297,6 +299,11 @@ void TransferChecker::tma_copy(const Stmt& s, const Copy& c) {
   Type src = copy_source(c);
   const bool store = src.buffer->space == Space::shared;
   if (!cx_.trial_) cx_.out_.copies[&c].store = store;
+  if (protocol.multicast && (store || !cx_.clustered_))
+    fail(Rule::multicast_scope, protocol.multicast->location,
+         store ? "`.multicast` loads a global tile into every block of a cluster; this tma.copy stores a shared tile"
+               : "`.multicast` loads a tile into every block of a cluster, but this kernel has no `: cluster` level",
+         store ? "" : "put the block level in a cluster: `parallel c by 2 : cluster, {bm, bn} by [BM, BN] : block`");
   Type tile, global;
   if (store) {
     tile = src;

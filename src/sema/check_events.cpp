@@ -139,8 +139,12 @@ void TransferChecker::trigger_after(const Trigger& t) {
 }
 
 void TransferChecker::trigger_statement(const Stmt& s, const Trigger& t) {
-  if (!t.scope.empty())
-    limitation(Rule::unsupported_statement, s.location, "`trigger." + t.scope + "` is not supported yet by libcroqjit");
+  // Each block of a cluster loads its `.multicast` tiles itself, so the
+  // stage a `trigger.cluster` frees is its own block's: a local trigger.
+  if (!t.scope.empty() && !cx_.clustered_)
+    fail(Rule::multicast_scope, s.location,
+         "`trigger." + t.scope + "` signals the blocks of a cluster, but this kernel has no `: cluster` level",
+         "write `trigger`, or put the block level in a cluster");
   for (const auto& dependency : t.after) note_named_future(*dependency);
   if (!t.after.empty()) trigger_after(t);
   for (const auto& target : t.targets) arrive(event_value(*target, "`trigger`", true), target->location);

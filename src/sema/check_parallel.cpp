@@ -205,6 +205,7 @@ void LevelChecker::parallel(const Stmt& s, const Parallel& p, std::size_t level_
   switch (mapping) {
     case Mapping::cluster:
       cx_.cluster_open_ = true;
+      cx_.clustered_ = true;
       break;
     case Mapping::grid:
       cx_.launch_bound_ = cx_.pending_launch_bound_;
@@ -271,6 +272,7 @@ void LevelChecker::parallel(const Stmt& s, const Parallel& p, std::size_t level_
   cx_.pop();
   if (pushed_group) cx_.group_levels_.pop_back();
   cx_.restore(saved);
+  if (mapping == Mapping::cluster) cx_.clustered_ = false;
 }
 
 namespace {

@@ -172,6 +172,7 @@ class Context {
   std::vector<GroupLevel> group_levels_;
   bool grid_set_ = false;
   bool cluster_open_ = false;
+  bool clustered_ = false;  // inside a `: cluster` level (and its block level)
   bool cluster_error_ = false;  // the open cluster level had an error
   int regions_ = 0;  // inthreads.async regions so far (each takes a named barrier)
   int inthreads_depth_ = 0;  // plain inthreads around the statement

@@ -69,6 +69,9 @@ struct CopyProtocol {
   const frontend::ast::Modifier* swizzle = nullptr;  // `.swiz<N>` (its span: CheckedFunction::swizzle_span)
   const frontend::ast::Modifier* bound = nullptr;    // `.async<e>`: completes on event e, not on a wait
   bool store = false;  // tma.copy from a shared tile to global memory (otherwise a load)
+  // `.multicast`: the tile into every block of the cluster (the same tile
+  // in each: every block loads it; interpret mode checks they agree).
+  const frontend::ast::Modifier* multicast = nullptr;
   // The future the copy defines or fills (`f = dma.copy ...`); null: none.
   const frontend::ast::Name* future = nullptr;
 };

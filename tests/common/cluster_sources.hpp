@@ -42,8 +42,8 @@ inline const char* const kClusterIds2d =
 // two blocks: the two row tiles of a cluster share their rhs tile (an odd
 // number of row tiles leaves the last cluster half empty). `comma`: the
 // one-statement form `parallel c by 2 : cluster, {...} by [...] : block`;
-// else the nested form.
-inline std::string cluster_gemm_source(bool comma) {
+// else the nested form. `multicast`: the rhs tile is a `.multicast` load.
+inline std::string cluster_gemm_source(bool comma, bool multicast = false) {
   const std::string levels =
       comma ? "  parallel c by 2 : cluster, {block_m, block_n} by [cdiv(M, WM), cdiv(N, WN)] : block {\n"
             : "  parallel c by 2 : cluster {\n"
@@ -57,7 +57,8 @@ inline std::string cluster_gemm_source(bool comma) {
          "      mc = mma.fill.f32 0.0f;\n"
          "      foreach {iv_k} in [cdiv(K, TK)] {\n"
          "        a = tma.copy.swiz<128> lhs.subspan(WM, TK).at(block_m, iv_k).zfill => shared;\n"
-         "        b_tile = tma.copy.swiz<128> rhs.subspan(WN, TK).at(block_n, iv_k).zfill => shared;\n"
+         "        b_tile = tma.copy" + std::string(multicast ? ".multicast" : "") +
+         ".swiz<128> rhs.subspan(WN, TK).at(block_n, iv_k).zfill => shared;\n"
          "        ma = mma.load.swiz<128> a.data;\n"
          "        mb = mma.load.swiz<128> b_tile.data;\n"
          "        mma.row.row mc, ma, mb;\n"
@@ -67,5 +68,48 @@ inline std::string cluster_gemm_source(bool comma) {
          "    }\n" +
          std::string(comma ? "  }\n" : "  }\n  }\n") + "}\n";
 }
+
+// Warp-specialized GEMM in clusters of two blocks (as Croqtile's
+// wgmma_ss.co writes one): a producer warpgroup loads two stages, the rhs
+// tile `.multicast` (the two row tiles of a cluster share it), and the
+// consumer frees a stage with `trigger.cluster`. M, N, K multiples of 64,
+// 128 and 64.
+inline const char* const kClusterWsGemm =
+    "#define WM 64\n"
+    "#define WN 128\n"
+    "#define TK 64\n"
+    "__co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, N] output) {\n"
+    "  parallel c by 2 : cluster, {block_m, block_n} by [cdiv(M, WM), cdiv(N, WN)] : block {\n"
+    "    shared event full[2], empty[2];\n"
+    "    shared f16 [WM, TK] lhs_s[2];\n"
+    "    shared f16 [WN, TK] rhs_s[2];\n"
+    "    shared f16 [WM, WN] out_s;\n"
+    "    parallel wg by 2 : group-4 {\n"
+    "      inthreads.async (wg == 0) {\n"
+    "        foreach {iv_k} in [cdiv(K, TK)] {\n"
+    "          stage = iv_k % 2;\n"
+    "          wait empty.at(iv_k);\n"
+    "          a = tma.copy.async.swiz<128> lhs.subspan(WM, TK).at(block_m, iv_k) => lhs_s[stage];\n"
+    "          b = tma.copy.async.multicast.swiz<128> rhs.subspan(WN, TK).at(block_n, iv_k) => rhs_s[stage];\n"
+    "          trigger full.at(iv_k) after a, b;\n"
+    "        }\n"
+    "      }\n"
+    "      inthreads.async (wg == 1) {\n"
+    "        acc = mma.fill.f32 0.0f;\n"
+    "        foreach {s} in [2] {\n"
+    "          trigger.cluster empty[s];\n"
+    "        }\n"
+    "        foreach {iv_k} in [cdiv(K, TK)] {\n"
+    "          stage = iv_k % 2;\n"
+    "          wait full.at(iv_k);\n"
+    "          mma.row.row acc, lhs_s[stage], rhs_s[stage];\n"
+    "          trigger.cluster empty[stage];\n"
+    "        }\n"
+    "        mma.store acc, out_s;\n"
+    "        tma.copy out_s => output.subspan(WM, WN).at(block_m, block_n);\n"
+    "      }\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
 
 }  // namespace croq::test

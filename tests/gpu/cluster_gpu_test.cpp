@@ -12,8 +12,10 @@
 //    driver refuses the same launch with a grid that is not a whole number
 //    of clusters;
 //  * samples/matmul_wgmma's GEMM with row tiles paired into 2-block
-//    clusters, against a double host reference (relative Frobenius error
-//    <= 1e-2), square, non-square and tail shapes.
+//    clusters (its rhs tile a plain or a `.multicast` load), and a
+//    warp-specialized one with `.multicast` loads and `trigger.cluster`,
+//    against a double host reference (relative Frobenius error <= 1e-2),
+//    square, non-square and tail shapes.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -189,9 +191,9 @@ GemmCheck gemm_check(Kernel& kernel, const GemmShape& s, std::uint64_t seed) {
   return check_gemm(lhs, rhs, out);
 }
 
-void expect_accurate(Kernel& kernel) {
+void expect_accurate(Kernel& kernel, const std::vector<GemmShape>& shapes = {std::begin(kGemmShapes), std::end(kGemmShapes)}) {
   std::uint64_t seed = 77;
-  for (const GemmShape& s : kGemmShapes) {
+  for (const GemmShape& s : shapes) {
     SCOPED_TRACE("[" + std::to_string(s.m) + ", " + std::to_string(s.k) + "] x [" + std::to_string(s.n) + ", " +
                  std::to_string(s.k) + "]^T");
     const GemmCheck check = gemm_check(kernel, s, seed);
@@ -210,6 +212,19 @@ TEST(ClusterGpu, WgmmaGemmInTwoBlockClustersCommaForm) {
   CROQ_REQUIRE_SM90();
   Kernel kernel = compile_named(test::cluster_gemm_source(true), "cluster_gemm_comma");
   expect_accurate(kernel);
+}
+
+TEST(ClusterGpu, WgmmaGemmWithMulticastRhsTiles) {
+  CROQ_REQUIRE_SM90();
+  Kernel kernel = compile_named(test::cluster_gemm_source(false, true), "cluster_gemm_multicast");
+  expect_accurate(kernel);
+}
+
+TEST(ClusterGpu, WarpSpecializedGemmWithMulticastAndClusterTriggers) {
+  CROQ_REQUIRE_SM90();
+  Kernel kernel = compile_named(test::kClusterWsGemm, "cluster_ws_gemm");
+  // Multiples of the tiles (no tails in this kernel); an odd number of row tiles included.
+  expect_accurate(kernel, {{256, 256, 256}, {192, 384, 128}, {448, 128, 512}});
 }
 
 }  // namespace

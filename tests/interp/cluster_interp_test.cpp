@@ -42,10 +42,8 @@ TEST(InterpretCluster, MultiIndexLevelsTileTheFirstBlockIndex) {
       }
 }
 
-TEST(InterpretCluster, GemmInTwoBlockClustersMatchesTheHost) {
-  croq::Kernel k = interpreted(croq::test::cluster_gemm_source(false));
-  // M = 150: three row tiles, rounded up to whole clusters (the fourth runs nothing).
-  const std::size_t M = 150, N = 136, K = 72;
+// C = A * B^T of `k` on random f16 data with a poisoned C, against a double reference.
+void expect_gemm(croq::Kernel& k, std::size_t M, std::size_t N, std::size_t K) {
   auto lhs = croq::make_spandata<croq::f16>(M, K);
   auto rhs = croq::make_spandata<croq::f16>(N, K);
   auto out = croq::make_spandata<croq::f16>(M, N);
@@ -60,6 +58,47 @@ TEST(InterpretCluster, GemmInTwoBlockClustersMatchesTheHost) {
                                                    static_cast<float>(rhs.data()[j * K + x]);
       ASSERT_NEAR(static_cast<float>(out.data()[i * N + j]), want, 2e-2 * (1 + std::fabs(want))) << i << ", " << j;
     }
+}
+
+TEST(InterpretCluster, GemmInTwoBlockClustersMatchesTheHost) {
+  croq::Kernel k = interpreted(croq::test::cluster_gemm_source(false));
+  expect_gemm(k, 150, 136, 72);  // three row tiles, rounded up to whole clusters (the fourth runs nothing)
+}
+
+TEST(InterpretCluster, MulticastRhsTilesMatchTheHost) {
+  croq::Kernel k = interpreted(croq::test::cluster_gemm_source(true, true));
+  expect_gemm(k, 150, 136, 72);
+}
+
+TEST(InterpretCluster, WarpSpecializedGemmWithMulticastAndClusterTriggers) {
+  croq::Kernel k = interpreted(croq::test::kClusterWsGemm);
+  expect_gemm(k, 192, 256, 256);  // three row tiles: the second cluster has one block that runs
+}
+
+// A `.multicast` tile indexed by what differs inside a cluster (the row
+// tile): Croqtile would give every block the first block's tile.
+TEST(InterpretCluster, MulticastOfTilesThatDifferInTheClusterIsAnError) {
+  std::string source = croq::test::cluster_gemm_source(false);
+  const std::string plain = "a = tma.copy.swiz<128>";
+  source.replace(source.find(plain), plain.size(), "a = tma.copy.multicast.swiz<128>");
+  croq::Kernel k = interpreted(source);
+  auto lhs = croq::make_spandata<croq::f16>(128, 64);
+  auto rhs = croq::make_spandata<croq::f16>(128, 64);
+  auto out = croq::make_spandata<croq::f16>(128, 128);
+  lhs.fill_random(-1, 1, 1);
+  rhs.fill_random(-1, 1, 2);
+  try {
+    k(lhs.view(), rhs.view(), out.view());
+    FAIL() << "expected an InterpretError";
+  } catch (const croq::InterpretError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "the blocks of a cluster load different tiles with `.multicast`: block 1 (rank 1) loads the box at "
+                  "(64, 0), the cluster's first block the box at (0, 0); a multicast tile is the first block's in every "
+                  "block: index it by what the cluster's blocks share"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find(":10:"), std::string::npos) << e.what();  // the copy's line
+  }
 }
 
 }  // namespace

@@ -17,6 +17,8 @@
 #include "common/cluster_sources.hpp"
 #include "common/process.hpp"
 #include "croq/croq.hpp"
+#include "ir/parser.hpp"
+#include "ir/printer.hpp"
 #include "jit/jit_compiler.hpp"
 #include "jit/nvrtc_compiler.hpp"
 
@@ -164,6 +166,32 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ClusterGemm,
                            return std::string(info.param.comma ? "comma_" : "nested_") + std::to_string(info.param.m) +
                                   "x" + std::to_string(info.param.n) + "x" + std::to_string(info.param.k);
                          });
+
+// `.multicast`: marked on the IR load (which the IR text keeps), and each
+// block loads the tile itself: the kernel is the plain load's.
+TEST(Cluster, MulticastLoadsAreMarkedAndLoadedByEachBlock) {
+  const std::vector<ArgSignature> args = {tensor(DType::f16, {256, 128}), tensor(DType::f16, {256, 128}),
+                                          tensor(DType::f16, {256, 256})};
+  GeneratedKernel plain = generate(croq::test::cluster_gemm_source(false, false), args, "cluster_gemm.co");
+  GeneratedKernel multicast = generate(croq::test::cluster_gemm_source(false, true), args, "cluster_gemm.co");
+  EXPECT_EQ(count(multicast.ir, " bytes (multicast)"), 1u) << multicast.ir;
+  EXPECT_EQ(count(plain.ir, "(multicast)"), 0u);
+  // The prelude defines the multicast loads in both; neither calls one.
+  EXPECT_EQ(count(multicast.cuda_source, "tma_load_multicast"), count(plain.cuda_source, "tma_load_multicast"));
+  const ir::Kernel parsed = ir::parse_kernel(multicast.ir);
+  EXPECT_EQ(ir::print_kernel(parsed), multicast.ir);
+  // The same code but for the comments that quote the source.
+  auto code = [](const std::string& cuda) {
+    std::string out;
+    std::istringstream lines(cuda);
+    for (std::string line; std::getline(lines, line);) {
+      const std::size_t first = line.find_first_not_of(' ');
+      if (first == std::string::npos || line.compare(first, 2, "//") != 0) out += line + "\n";
+    }
+    return out;
+  };
+  EXPECT_EQ(code(multicast.cuda_source), code(plain.cuda_source));
+}
 
 // ---------------------------------------------------------------- cache
 

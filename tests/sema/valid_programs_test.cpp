@@ -71,6 +71,8 @@ TEST(ValidPrograms, SharedTestKernels) {
   expect_clean("kClusterIds2d", croq::test::kClusterIds2d);
   expect_clean("cluster_gemm_source(comma)", croq::test::cluster_gemm_source(true));
   expect_clean("cluster_gemm_source(nested)", croq::test::cluster_gemm_source(false));
+  expect_clean("cluster_gemm_source(multicast)", croq::test::cluster_gemm_source(false, true));
+  expect_clean("kClusterWsGemm", croq::test::kClusterWsGemm);
   expect_clean("kMmaSyncPipelined", croq::test::kMmaSyncPipelined);
   expect_clean("kReverseTwice", croq::test::kReverseTwice);
   expect_clean("kAsyncRegions", croq::test::kAsyncRegions);
