@@ -193,7 +193,8 @@ void Executor::mma(Thread& t, const ir::Mma& m, const ir::Stmt& s) {
 // every lane, each its own copy and its own fragment's elements: the lanes
 // must hold the same values (`values`, read through `me`), else the GPU's
 // product mixes their copies.
-void Executor::same_local_tile(Thread& me, std::int64_t first, std::int64_t size, const ir::Tile& tile, const std::vector<std::int64_t>& origin,
+void Executor::same_local_tile(Thread& me, std::int64_t first, std::int64_t size, const ir::Tile& tile,
+                               const std::vector<std::int64_t>& origin,
                                const std::vector<double>& values, int line) {
   const std::int64_t d0 = tile.extent.at(0), d1 = tile.extent.size() > 1 ? tile.extent[1] : 1;
   for (std::int64_t tid = first; tid < first + size; ++tid) {
