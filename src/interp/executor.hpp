@@ -98,6 +98,9 @@ class Executor {
   void mma(Thread& t, const ir::Mma& m, const ir::Stmt& s);
   void mma_store(Thread& t, const ir::MmaStore& m, const ir::Stmt& s);
   void mma_wait(Thread& t, const ir::MmaWait& w);
+  // Faults unless threads [first, first + size) hold `values` in the local tile.
+  void same_local_tile(Thread& me, std::int64_t first, std::int64_t size, const ir::Tile& tile,
+                       const std::vector<std::int64_t>& origin, const std::vector<double>& values, int line);
   std::vector<double> sparse_dense(Thread& t, const ir::Mma& m, const std::vector<double>& packed, std::int64_t rows,
                                    std::int64_t& packed_k, int line);
   void mma_scale(Thread& t, const ir::MmaScale& m, const ir::Stmt& s);

@@ -146,6 +146,7 @@ void Executor::mma(Thread& t, const ir::Mma& m, const ir::Stmt& s) {
           hi = std::max(hi, a.offset + dtype_size(a.dtype));
         }
       if (storage && storage->space == ir::Space::shared) group.reads.push_back({storage, lo, hi});
+      if (storage && storage->space == ir::Space::local) same_local_tile(me, g.first, g.size, tile, origin, out, line);
     };
     std::vector<double> a, b;
     std::int64_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
@@ -186,6 +187,35 @@ void Executor::mma(Thread& t, const ir::Mma& m, const ir::Stmt& s) {
     });
     if (m.instruction == ir::MmaInstruction::wgmma) me.block->mma_groups[g.first / 128].push_back(std::move(group));
   });
+}
+
+// A warp's mma reads a local tile (mma.load from local memory) through
+// every lane, each its own copy and its own fragment's elements: the lanes
+// must hold the same values (`values`, read through `me`), else the GPU's
+// product mixes their copies.
+void Executor::same_local_tile(Thread& me, std::int64_t first, std::int64_t size, const ir::Tile& tile,
+                               const std::vector<std::int64_t>& origin,
+                               const std::vector<double>& values, int line) {
+  const std::int64_t d0 = tile.extent.at(0), d1 = tile.extent.size() > 1 ? tile.extent[1] : 1;
+  for (std::int64_t tid = first; tid < first + size; ++tid) {
+    Thread& th = thread_of(*me.block, tid);
+    if (&th == &me) continue;
+    Value slot;
+    if (tile.slot) slot = eval(th, tile.slot);
+    for (std::int64_t i = 0; i < d0; ++i)
+      for (std::int64_t j = 0; j < d1; ++j) {
+        std::vector<std::int64_t> c = {origin[0] + i, origin.size() > 1 ? origin[1] + j : j};
+        const Address a = element_address(th, tile.buffer, tile.slot ? &slot : nullptr, c, false);
+        const double v = as_double(ir::Type::element(a.dtype), read(th, a));
+        const double want = values[static_cast<std::size_t>(i * d1 + j)];
+        if (v != want && !(std::isnan(v) && std::isnan(want)))
+          fault(line, "the lanes of a warp hold different values in the local tile `" +
+                          shown_name(kernel().buffers[static_cast<std::size_t>(tile.buffer)].name) +
+                          "` that its mma reads: row " + std::to_string(i) + ", column " + std::to_string(j) + " is " +
+                          std::to_string(want) + " in thread " + std::to_string(me.tid) + " but " + std::to_string(v) +
+                          " in thread " + std::to_string(tid) + " (each lane reads its own copy)");
+      }
+  }
 }
 
 // The dense [rows, 2 * packed_k] lhs of a 2:4 sparse multiply: each group of

@@ -258,6 +258,9 @@ class Verifier {
       } else if constexpr (std::is_same_v<T, MmaStore>) {
         accumulator_ref(n.accumulator, "mma.store");
         expr(n.destination);
+        if (!n.rows != !n.cols) error("an mma.store bounds its rows and columns together");
+        if (n.rows) expr(n.rows);
+        if (n.cols) expr(n.cols);
       } else if constexpr (std::is_same_v<T, MmaScale>) {
         accumulator_ref(n.accumulator, "mma.scale");
         accumulator_ref(n.partial, "mma.scale");

@@ -94,12 +94,14 @@ void MmaLowering::mma_statement(const Stmt& s, const Mma& m) {
       if (protocol.to_registers) return mma_load_fragment(s, m, protocol);
       Value v = expr(*m.operands[0]);
       if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
-      // From global memory only at warp level (gathered fragments).
-      const bool global = v.kind == Value::Kind::view && buffer(v.view.buffer).space == ir::Space::global;
-      if (v.kind != Value::Kind::view || (buffer(v.view.buffer).space != ir::Space::shared && !(global && on_single_warps())))
+      // From global or local memory only at warp level (gathered fragments;
+      // each lane reads its own copy of a local tile).
+      const bool direct = v.kind == Value::Kind::view && (buffer(v.view.buffer).space == ir::Space::global ||
+                                                          buffer(v.view.buffer).space == ir::Space::local);
+      if (v.kind != Value::Kind::view || (buffer(v.view.buffer).space != ir::Space::shared && !(direct && on_single_warps())))
         unchecked(m.operands[0]->location, sema::Rule::mma_operand_kind);
       if (buffer(v.view.buffer).slots > 0 && !v.view.slot) fail_buffer_array(*m.operands[0]);
-      if (global) {
+      if (direct) {
         v.kind = Value::Kind::operand;
         v.swizzle = 0;
         define(name->name, v);
@@ -122,7 +124,8 @@ void MmaLowering::mma_statement(const Stmt& s, const Mma& m) {
       emit_node(ir::MmaCommit{}, s.location);
       return;
     case MmaOp::multiply:
-      mma_multiply(s, m);
+      // Sema accepted five operands as mma.row.row.scale only (lower_mma_scale.cpp).
+      m.operands.size() == 5 ? mma_scaled_multiply(s, m) : mma_multiply(s, m);
       return;
     case MmaOp::store:
       mma_store(s, m);
@@ -158,6 +161,8 @@ ir::MmaOperand MmaLowering::mma_tile_operand(const Expr& e, View& tile, bool fra
     if (b.swizzle < 0) b.swizzle = v.swizzle;
   } else if (v.kind == Value::Kind::view && global_ok && buffer(v.view.buffer).space == ir::Space::global) {
     v.swizzle = 0;  // a warp reads global tiles directly (gathered fragments)
+  } else if (v.kind == Value::Kind::operand && buffer(v.view.buffer).space == ir::Space::local && !global_ok) {
+    unchecked(e.location, sema::Rule::mma_operand_kind);  // an mma.load of local memory is a warp's
   } else if (v.kind != Value::Kind::operand) {
     unchecked(e.location, sema::Rule::mma_operand_kind);
   }
@@ -196,7 +201,7 @@ void MmaLowering::mma_multiply(const Stmt& s, const Mma& m) {
   // mma.row.row.sp acc, a, b, meta: 2:4 sparse lhs (lower_mma_sparse.cpp).
   if (m.operands.size() == 4) return mma_sparse_multiply(s, m);
   const bool wgmma = target_.wgmma();  // for the wording of messages only
-  if (m.operands.size() != 3) fail(s.location, "mma." + std::string(mma_op_name(m.op)) + " takes 3 operands, got " +
+  if (m.operands.size() != 3 && m.operands.size() != 5) fail(s.location, "mma." + std::string(mma_op_name(m.op)) + " takes 3 operands, got " +
                                                    std::to_string(m.operands.size()));
   if (!on_whole_warpgroups() && !on_single_warps())
     unchecked(s.location, sema::Rule::mma_warpgroups);
@@ -306,7 +311,7 @@ void MmaLowering::accumulator_update(const Stmt& s, const Assignment& a, const V
 }
 
 void MmaLowering::mma_store(const Stmt& s, const Mma& m) {
-  if (m.operands.size() != 2) fail(s.location, "mma.store takes 2 operands, got " + std::to_string(m.operands.size()));
+  const sema::MmaProtocol& protocol = mma_protocol(s, m);  // sema accepted the operands (a mask's guards too)
   if (!on_whole_warpgroups() && !on_single_warps())
     unchecked(s.location, sema::Rule::mma_warpgroups);
   Value acc_value = expr(*m.operands[0]);
@@ -322,7 +327,7 @@ void MmaLowering::mma_store(const Stmt& s, const Mma& m) {
   if (b.slots > 0 && !v.slot) fail_buffer_array(*m.operands[1]);
   if (acc.warp != on_single_warps())
     fail(s.location, "store a warp's accumulator in its `: group` level, a warpgroup's in its group-4 level");
-  const bool transpose = mma_protocol(s, m).transpose;  // a warp's accumulator (sema)
+  const bool transpose = protocol.transpose;  // a warp's accumulator (sema)
   const std::int64_t rows = transpose ? acc.n : acc.rows, cols = transpose ? acc.rows : acc.n;
   if (v.extent[0] != rows || v.extent[1] != cols)
     fail(m.operands[1]->location, "the accumulator is " + std::to_string(acc.rows) + " x " + std::to_string(acc.n) +
@@ -361,7 +366,24 @@ void MmaLowering::mma_store(const Stmt& s, const Mma& m) {
   } else {
     unchecked(m.operands[1]->location, sema::Rule::mma_store_destination);
   }
+  if (protocol.mask_rows) {
+    op.rows = store_guard(*protocol.mask_rows, rows, op.rows);
+    if (protocol.mask_cols) op.cols = store_guard(*protocol.mask_cols, cols, op.cols);
+    else if (!op.cols) op.cols = ir::int_const(cols);  // a shared tile's: every column
+  }
   emit_node(std::move(op), s.location);
+}
+
+// The rows (or columns) a masked store writes: the guard clamped to the
+// tile's `extent` (so the int cannot wrap) and to `bound`, what the
+// destination has left (null: all of it). A negative guard writes nothing.
+ExprRef MmaLowering::store_guard(const Expr& guard, std::int64_t extent, const ExprRef& bound) {
+  Value g = expr(guard);
+  if (g.kind != Value::Kind::scalar) unchecked(guard.location, sema::Rule::mma_store_mask);
+  const ExprRef wide = ir::convert(g.expr, ir::Type::i64());
+  const ExprRef tile = ir::int_const(extent, ir::Type::i64());
+  const ExprRef clamped = ir::convert(ir::select(ir::less(wide, tile), wide, tile), ir::Type::i32());
+  return bound ? ir::select(ir::less(clamped, bound), clamped, bound) : clamped;
 }
 
 }  // namespace croq::lower::detail

@@ -533,10 +533,15 @@ class MmaLowering : public MemoryLowering {
   // A 2-D mma operand (shared tile or mma.load result) and its view.
   ir::MmaOperand mma_tile_operand(const Expr& e, View& tile, bool fragment_ok = false, bool global_ok = false);
   void mma_store(const Stmt& s, const Mma& m);
+  ExprRef store_guard(const Expr& guard, std::int64_t extent, const ExprRef& bound);  // mma.store.mask
   // mma.scale: the partial accumulators of a block.
   void open_scale_partials(const StmtList& statements);
   int scale_target(int accumulator) const;
   void mma_scale(const Stmt& s, const Mma& m);
+  // mma.row.row.scale acc, a, b, sa, sb: a partial of its own, then scaled.
+  void mma_scaled_multiply(const Stmt& s, const Mma& m);
+  int open_scale_partial(int accumulator, const SourceLocation& at);
+  void scale_accumulator(const Stmt& s, const Expr& acc, const Expr& scale_a, const Expr& scale_b);
 
   // --- register fragments (lower_frag.cpp)
   // A warpgroup's register tile of logical `shape` ([64, N] or [64]).

@@ -43,6 +43,10 @@ MmaProtocol mma_protocol(const Mma& m) {
     else if (mod.name == "frag") p.to_registers = true;
     else if (mod.name == "transp") p.transpose = true;
   }
+  if (m.op == MmaOp::store && find_modifier(m.modifiers, "mask")) {  // mma.store.mask acc, tile, rows[, cols]
+    p.mask_rows = m.operands[2].get();
+    p.mask_cols = m.operands.size() == 4 ? m.operands[3].get() : nullptr;
+  }
   p.sparse = m.op == MmaOp::multiply && m.operands.size() == 4 && find_modifier(m.modifiers, "sp");
   return p;
 }
@@ -100,15 +104,12 @@ void MmaChecker::mma_forms(const Stmt& s, const Mma& m) {
              cx_.options_.target->arch + " has neither");
   }
   if (m.op == MmaOp::scale) return mma_scale(s, m);  // check_mma_scale.cpp
-  if (m.op == MmaOp::multiply && m.operands.size() == 5 && find_modifier(m.modifiers, "scale")) {
-    accumulator(*m.operands[0]);  // acc, lhs, rhs, and the scales of both sides
-    fail(Rule::unsupported_mma_form, s.location,
-         "block-scaled mma (`.scale` with the scales of both sides) is not supported yet by libcroqjit");
-  }
+  if (m.op == MmaOp::multiply && m.operands.size() == 5 && find_modifier(m.modifiers, "scale"))
+    return mma_scaled_multiply(s, m);  // acc, lhs, rhs, and the scales of both sides (check_mma_scale.cpp)
   const std::size_t operands[] = {1, 1, 3, 0, 2};  // fill, load, multiply, commit, store
   const std::size_t n = operands[static_cast<int>(m.op)];
   // Croqtile's other forms: refilling an accumulator, sparse multiplies
-  // (metadata operand), masked stores.
+  // (metadata operand); masked stores are checked in check_mma_store.cpp.
   const bool refill = m.op == MmaOp::fill && m.operands.size() == 2 && !m.result;
   const bool sparse = m.op == MmaOp::multiply && m.operands.size() == 4;
   if (refill) {  // refills an accumulator, nothing else
@@ -125,10 +126,8 @@ void MmaChecker::mma_forms(const Stmt& s, const Mma& m) {
   }
   if (m.op == MmaOp::load && m.operands.size() == 2 && !m.result) fragment_load(m);  // mma.load src, frag
   if (sparse) return mma_sparse_multiply(s, m);
-  if (m.op == MmaOp::store && (m.operands.size() == 3 || m.operands.size() == 4))
-    fail(Rule::unsupported_mma_form, s.location,
-         "mma." + std::string(mma_op_name(m.op)) + " with " + std::to_string(m.operands.size()) +
-             " operands is not supported yet by libcroqjit");
+  if (m.op == MmaOp::store && (m.operands.size() > 2 || find_modifier(m.modifiers, "mask")))
+    return mma_store_mask(s, m);  // check_mma_store.cpp
   if (refill) {
     Type v = c_.expressions.expr(*m.operands[1]);
     require_ok(v);
@@ -205,12 +204,23 @@ void MmaChecker::mma_load(const Stmt& s, const Mma& m) {
   if (v.strided)
     limitation(Rule::strided_view_use, tile_expr.location, "mma.load of a strided view is not supported yet by libcroqjit",
                "copy it to a shared tile with dma.copy first");
-  if (v.is_tile() && v.buffer->space == Space::global && c_.levels.on_single_warps()) {
-    // A warp reads its fragments from global memory directly.
+  const bool local = v.is_tile() && v.buffer->space == Space::local && !v.buffer->fragment;
+  if (v.is_tile() && (v.buffer->space == Space::global || local) && c_.levels.on_single_warps()) {
+    // A warp reads its fragments from global memory directly, and each lane
+    // its elements from its own copy of a local tile (the lanes hold the
+    // same values: the interpreter checks it).
+    const std::string space = local ? "local" : "global";
     c_.expressions.require_selected(tile_expr, v);
     if (!m.modifiers.empty())
       fail(Rule::unsupported_modifier, m.modifiers[0].location,
-           "`." + m.modifiers[0].name + "` on an mma.load from global memory is not supported yet by libcroqjit");
+           "`." + m.modifiers[0].name + "` on an mma.load from " + space + " memory is not supported yet by libcroqjit");
+    if (local && cx_.fn_.body && accumulates_into(*cx_.fn_.body, name->name)) {
+      limitation(Rule::unsupported_mma_form, tile_expr.location,
+                 "an accumulator loaded from local memory (mma.load as the initial value) is not supported yet by libcroqjit",
+                 "fill the accumulator with mma.fill and load the tile as an operand");
+      define(name->name, Type{}, Origin::mma_result, m.result->location, "mma.load");
+      return;
+    }
     if (cx_.fn_.body && accumulates_into(*cx_.fn_.body, name->name)) {
       // The tile is the accumulator's initial value (C): an accumulator.
       Accumulator& acc = cx_.out_.accumulators.emplace_back();
@@ -326,7 +336,8 @@ void MmaChecker::mma_multiply(const Stmt& s, const Mma& m) {
   // Other layouts, modifiers and element types mean what they say: the
   // operands are checked and the accumulator counts as written.
   for (const Modifier& mod : m.modifiers)
-    if (mod.name != "sp" || m.operands.size() != 4)  // the sparse form (mma_sparse_multiply)
+    if ((mod.name != "sp" || m.operands.size() != 4) &&  // the sparse form (mma_sparse_multiply)
+        (mod.name != "scale" || m.operands.size() != 5))  // the block-scaled form (mma_scaled_multiply)
       limitation(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
   require_warpgroups(s, "mma");
   Accumulator* acc = accumulator(*m.operands[0]);
@@ -409,7 +420,7 @@ void MmaChecker::mma_store(const Stmt& s, const Mma& m) {
   Buffer& b = *d.buffer;
   // `.transp` stores a warp's accumulator as [N, M] (one stmatrix.trans).
   for (const Modifier& mod : m.modifiers)
-    if (mod.name != "transp" || !acc->warp)
+    if (mod.name != "mask" && (mod.name != "transp" || !acc->warp))
       fail(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma.store is not supported yet by libcroqjit",
            mod.name == "transp" ? "libcroqjit stores a warp's accumulator transposed (in a `: group` level)" : "");
   if (acc->dtype != DType::s32 && b.dtype == DType::s32) {

@@ -490,7 +490,10 @@ class MmaChecker : public Part {
   void mma_multiply(const Stmt& s, const Mma& m);
   void mma_sparse_multiply(const Stmt& s, const Mma& m);
   void mma_scale(const Stmt& s, const Mma& m);
+  void mma_scaled_multiply(const Stmt& s, const Mma& m);  // mma.row.row.scale acc, a, b, sa, sb
+  void scale_operands(const Expr& scale_a, const Expr& scale_b, const std::string& op);
   void mma_store(const Stmt& s, const Mma& m);
+  void mma_store_mask(const Stmt& s, const Mma& m);  // mma.store.mask acc, tile, rows[, cols]
   void require_warpgroups(const Stmt& s, const std::string& op, bool block_scope_fill = false);
   // `lhs`: the operand may be a register fragment (RS-mode WGMMA).
   DType mma_operand(const Expr& e, bool lhs = false);

@@ -84,6 +84,11 @@ struct MmaProtocol {
   bool to_registers = false;  // mma.load.frag: a register fragment of the tile
   bool sparse = false;        // mma.row.row.sp acc, a, b, meta: a 2:4 sparse lhs
   bool transpose = false;     // mma.store.transp: a warp's accumulator stored as [N, M]
+  // mma.store.mask acc, tile, rows[, cols]: only the tile's elements (r, c)
+  // with r < rows and c < cols are written (integers, any value; no cols:
+  // every column). Null for an unmasked store.
+  const frontend::ast::Expr* mask_rows = nullptr;
+  const frontend::ast::Expr* mask_cols = nullptr;
 };
 
 // Futures that `swap` and `rotate` statements exchange (the union of the

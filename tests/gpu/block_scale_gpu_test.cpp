@@ -1,8 +1,9 @@
 // Block-scaled fp8 GEMM on a Hopper GPU (tests/common/block_scale_sources.hpp:
 // warp-specialized, `.at(k)` event rings, `trigger ... after` TMA loads,
-// mma.scale per 128-wide K block) through the public API, f32 and f16
-// accumulators. Random e4m3 inputs in [-1, 1), scales in [0.5, 2), the
-// output poisoned first; compared with a double host reference of
+// mma.scale per 128-wide K block, or mma.row.row.scale per k32 chunk) through
+// the public API, f32 and f16 accumulators. Random e4m3 inputs in [-1, 1),
+// scales in [0.5, 2), the output poisoned first; compared with a double host
+// reference of
 // sum over K blocks of (A B^T restricted to the block) * scale_lhs[m][kb] *
 // scale_rhs[n / 128][kb]. Several K blocks, so each block's partial must
 // start from zero.
@@ -78,6 +79,20 @@ TEST_P(BlockScaleGpu, ScaledGemmMatchesHostReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Accumulators, BlockScaleGpu, ::testing::Values("f32", "f16"));
+
+// mma.row.row.scale: each k32 chunk's multiply scaled on its own (the
+// scales of both sides as operands of the mma), fresh seeds.
+TEST(BlockScaleGpu, RowScaledMmaMatchesHostReference) {
+  CROQ_REQUIRE_HOPPER("fp8 WGMMA");
+  CompileOptions options;
+  options.source_name = "row_scaled.co";
+  Kernel kernel = compile(croq::test::block_scaled_gemm_source("f32", true), options);
+  for (const Shape& s : {Shape{64, 128, 128}, Shape{192, 256, 640}}) {
+    SCOPED_TRACE("[" + std::to_string(s.m) + ", " + std::to_string(s.k) + "] x [" + std::to_string(s.n) + ", " +
+                 std::to_string(s.k) + "]^T");
+    EXPECT_LE(worst_error(kernel, s, croq::test::next_seed()), 1.0);
+  }
+}
 
 }  // namespace
 }  // namespace croq

@@ -23,8 +23,6 @@ std::vector<RuleCase> form_cases() {
        "launch the blocks together: `parallel b by N : block<cooperative> { ... }`"},
       {"UnrollBeyondTheExtent", "unroll-factor", fn("  foreach i in [4] : unroll(8) { }\n"), 2, "8)",
        "the unroll factor (8) exceeds the loop extent (4)", "unroll by at most 4"},
-      {"BlockScaledMma", "unsupported-mma-form", wg("      mma.row.row.scale mc, ta, tb, ta, tb;\n"), 7, "mma",
-       "block-scaled mma (`.scale` with the scales of both sides) is not supported yet by libcroqjit"},
       {"BoundedValueOutOfRange", "pick-index",
        blk("    foreach y in [4] {\n      t = dma.copy a.chunkat(bm, y(4)) => shared;\n    }\n"), 4, "4)) =>",
        "`y` takes 4 values; `(4)` is not one of them", "values count from 0, and from -1 backwards from the last"},

@@ -278,14 +278,17 @@ void Printer::mma_store(const ir::MmaStore& m) {
   const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(m.accumulator)];
   if (acc.warp) {  // registers only: no fence
     const std::string t = "<" + std::to_string(acc.rows) + ", " + std::to_string(acc.n) + (m.transpose ? ", true>" : ">");
-    const std::string limits = m.space == ir::Space::shared ? "0x7fffffff, 0x7fffffff" : expr(m.rows) + ", " + expr(m.cols);
+    // A shared tile has no tail; a masked store (mma.store.mask) has limits anywhere.
+    const std::string limits = m.rows ? expr(m.rows) + ", " + expr(m.cols) : "0x7fffffff, 0x7fffffff";
     line("croq_dev::store_warp_accum" + t + "(" + accumulator_text(acc.name, m.index) + ", " + expr(m.destination) + ", " + expr(m.leading) + ", " +
          limits + ");");
     return;
   }
   const std::string n = std::to_string(acc.n);
   line("croq_dev::fence_accum(" + acc.name + ");  // read the accumulator only after the wait");
-  if (m.space == ir::Space::shared)
+  // A masked store into shared memory takes the bounded form (generic
+  // pointers: store_accum_global writes any memory).
+  if (m.space == ir::Space::shared && !m.rows)
     line("croq_dev::store_accum_shared<" + n + ">(" + acc.name + ", " + expr(m.destination) + ", " + expr(m.leading) + ");");
   else
     line("croq_dev::store_accum_global<" + n + ">(" + acc.name + ", " + expr(m.destination) + ", " + expr(m.leading) + ", " +
