@@ -187,7 +187,10 @@ std::vector<std::string> every_entry(const KernelOptions& k) {
   std::vector<std::string> names;
   if (!k.compile.entry.empty()) return names;
   try {
-    for (const auto& f : frontend::parse_program(k.source, k.compile)->functions)
+    // The program outlives the loop (a range over a member of a temporary
+    // would not: its names were read after it was freed).
+    const auto program = frontend::parse_program(k.source, k.compile);
+    for (const auto& f : program->functions)
       if (!f.is_co_device) names.push_back(f.name);
   } catch (const Error&) {
     return {};

@@ -78,5 +78,30 @@ TEST(CroqCompileEveryFunction, EntryChoosesOneAndCubinNeedsIt) {
   EXPECT_FALSE(std::filesystem::exists(cubin));
 }
 
+// Names past the short-string buffer (16 characters and more) come out
+// whole: the list of functions is read from a program that is still alive.
+TEST(CroqCompileEveryFunction, LongNamesAreTheFunctionsNames) {
+  TempDir dir;
+  const std::string path = write(dir, "long.co", R"(
+__co__ f32 [8] twice_every_element_of_x(f32 [8] x) {
+  f32 [x.span] y;
+  parallel i by 8
+    y.at(i) = x.at(i) * 2.0f;
+  return y;
+}
+__co__ f32 [8] add_one_to_every_element(f32 [8] x) {
+  f32 [x.span] y;
+  parallel i by 8
+    y.at(i) = x.at(i) + 1.0f;
+  return y;
+}
+)");
+  auto all = run_process({kCroq, "compile", path, "--emit", "ir"}, {}, dir.path());
+  EXPECT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.out.find("// ==== __co__ twice_every_element_of_x\n"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("// ==== __co__ add_one_to_every_element\n"), std::string::npos) << all.out;
+  EXPECT_EQ(all.err.find("no __co__ function named"), std::string::npos) << all.err;
+}
+
 }  // namespace
 }  // namespace croq::cli
