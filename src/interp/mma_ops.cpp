@@ -266,7 +266,9 @@ void Executor::mma_store(Thread& t, const ir::MmaStore& m, const ir::Stmt& s) {
     if (dest.storage == nullptr) fault(t.line, "internal error: mma.store to a non-pointer");
     const std::size_t size = dtype_size(dtype);
     for_registers(*this, *t.block, acc, g.first, g.size, [&](Thread& th, std::int64_t i, std::int64_t r, std::int64_t c) {
-      if (r >= rows || c >= cols || r >= (acc.warp ? acc.rows : 64) || c >= acc.n) return;
+      // rows and cols bound the destination, which is [N, M] when transposed.
+      const std::int64_t dest_r = m.transpose ? c : r, dest_c = m.transpose ? r : c;
+      if (dest_r >= rows || dest_c >= cols || r >= (acc.warp ? acc.rows : 64) || c >= acc.n) return;
       const std::int64_t linear = m.transpose ? c * leading + r : r * leading + c;
       const std::int64_t offset = dest.i + linear * static_cast<std::int64_t>(size);
       if (offset < 0 || static_cast<std::size_t>(offset) + size > dest.storage->bytes)

@@ -327,7 +327,7 @@ void MmaLowering::mma_store(const Stmt& s, const Mma& m) {
   if (b.slots > 0 && !v.slot) fail_buffer_array(*m.operands[1]);
   if (acc.warp != on_single_warps())
     fail(s.location, "store a warp's accumulator in its `: group` level, a warpgroup's in its group-4 level");
-  const bool transpose = protocol.transpose;  // a warp's accumulator (sema)
+  const bool transpose = protocol.transpose;  // stored as [N, M]
   const std::int64_t rows = transpose ? acc.n : acc.rows, cols = transpose ? acc.rows : acc.n;
   if (v.extent[0] != rows || v.extent[1] != cols)
     fail(m.operands[1]->location, "the accumulator is " + std::to_string(acc.rows) + " x " + std::to_string(acc.n) +

@@ -418,11 +418,10 @@ void MmaChecker::mma_store(const Stmt& s, const Mma& m) {
     limitation(Rule::strided_view_use, dst_expr.location, "mma.store into a strided view is not supported yet by libcroqjit",
                "store into a tile, then copy it with dma.copy");
   Buffer& b = *d.buffer;
-  // `.transp` stores a warp's accumulator as [N, M] (one stmatrix.trans).
+  // `.transp` stores the accumulator as [N, M].
   for (const Modifier& mod : m.modifiers)
-    if (mod.name != "mask" && (mod.name != "transp" || !acc->warp))
-      fail(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma.store is not supported yet by libcroqjit",
-           mod.name == "transp" ? "libcroqjit stores a warp's accumulator transposed (in a `: group` level)" : "");
+    if (mod.name != "mask" && mod.name != "transp")
+      fail(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma.store is not supported yet by libcroqjit");
   if (acc->dtype != DType::s32 && b.dtype == DType::s32) {
     limitation(Rule::unsupported_mma_type, dst_expr.location,
                "storing an " + std::string(dtype_name(acc->dtype)) + " accumulator to s32 tiles is not supported yet by libcroqjit",

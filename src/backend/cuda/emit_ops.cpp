@@ -288,7 +288,10 @@ void Printer::mma_store(const ir::MmaStore& m) {
   line("croq_dev::fence_accum(" + acc.name + ");  // read the accumulator only after the wait");
   // A masked store into shared memory takes the bounded form (generic
   // pointers: store_accum_global writes any memory).
-  if (m.space == ir::Space::shared && !m.rows)
+  if (m.transpose)  // element by element: the pairs of a row go to two rows
+    line("croq_dev::store_accum_transposed<" + n + ">(" + acc.name + ", " + expr(m.destination) + ", " + expr(m.leading) +
+         ", " + (m.rows ? expr(m.rows) + ", " + expr(m.cols) : std::string("0x7fffffff, 0x7fffffff")) + ");");
+  else if (m.space == ir::Space::shared && !m.rows)
     line("croq_dev::store_accum_shared<" + n + ">(" + acc.name + ", " + expr(m.destination) + ", " + expr(m.leading) + ");");
   else
     line("croq_dev::store_accum_global<" + n + ">(" + acc.name + ", " + expr(m.destination) + ", " + expr(m.leading) + ", " +

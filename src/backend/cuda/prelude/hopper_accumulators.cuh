@@ -72,6 +72,18 @@ __device__ __forceinline__ void store_accum_global(const D& d, T* tile, long lon
   });
 }
 
+// Stores the accumulator transposed (mma.store.transp): element (r, c) goes
+// to (c, r) of the [N, M] tile at `tile` (any memory), written only where
+// the destination row < `rows` and column < `cols`.
+template <int N, int M = 64, typename D, typename T>
+__device__ __forceinline__ void store_accum_transposed(const D& d, T* tile, long long ld, int rows, int cols) {
+  for_each_accum_pair<N, M>(d, [&](int r, int c, float v0, float v1) {
+    if (r >= cols) return;
+    if (c < rows) store_one(tile + static_cast<long long>(c) * ld + r, v0);
+    if (c + 1 < rows) store_one(tile + static_cast<long long>(c + 1) * ld + r, v1);
+  });
+}
+
 // Stores the accumulator to a row-major shared tile (no bounds; `ld` even and
 // `tile` aligned to two elements).
 template <int N, int M = 64, typename D, typename T>
