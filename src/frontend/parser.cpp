@@ -359,7 +359,44 @@ void Parser::capture_device_code(Program& program, size_t start_token) {
                limits::group_digits(limits::kMaxDeviceCodeBytes) + " (32 KiB), the limit",
            "NVRTC compiles it into every kernel of the source, and its time grows faster than the text: keep device "
            "helpers small");
+  collect_device_functions(code, start_token, cok ? 1 : 0);
   program.device_code.push_back(std::move(code));
+}
+
+// The functions defined in tokens [start_token, pos_) at brace depth
+// `depth` (0 for a __device__ declaration, 1 inside a __cok__ block):
+// `... NAME ( ... ) {` where the declaration says `__device__`, or any such
+// definition of a __cok__ block. Declarations without a body are left out:
+// what `call` names must be defined by the source itself.
+void Parser::collect_device_functions(DeviceCode& code, size_t start_token, int depth) {
+  int braces = 0, parens = 0;
+  bool device = false;
+  size_t name = 0;  // the candidate's token, 0: none
+  for (size_t i = start_token; i < pos_; ++i) {
+    const Token& t = tokens_[i];
+    if (t.is("{")) {
+      if (braces == depth && parens == 0 && name && (device || depth == 1)) {
+        const Token& before = tokens_[name - 1];
+        code.functions.push_back({std::string(tokens_[name].text),
+                                  before.is_identifier() ? std::string(before.text) : std::string(),
+                                  location(tokens_[name])});
+      }
+      if (braces == depth && parens == 0) name = 0, device = false;
+      ++braces;
+    } else if (t.is("}")) {
+      --braces;
+    } else if (braces != depth) {
+      continue;
+    } else if (t.is("(")) {
+      if (parens++ == 0 && !name && i > start_token && tokens_[i - 1].is_identifier()) name = i - 1;
+    } else if (t.is(")")) {
+      --parens;
+    } else if (parens == 0 && t.is(";")) {
+      name = 0, device = false;
+    } else if (t.is("__device__")) {
+      device = true;
+    }
+  }
 }
 
 // co_function = [ template_header ] ( "__co__" | "__co_device__" ) type IDENT
