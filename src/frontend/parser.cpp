@@ -347,10 +347,17 @@ void Parser::capture_device_code(Program& program, size_t start_token) {
     advance();
   }
   for (size_t i = start_token; i < pos_; ++i) note_reserved(tokens_[i]);
-  const Token& last = tokens_[pos_ > 0 ? pos_ - 1 : 0];
+  // A __cok__ block's braces are Croqtile's: CUDA gets what is inside them.
+  size_t first = start_token, last_token = pos_ > 0 ? pos_ - 1 : 0;
+  if (cok) {
+    first = start_token + 2;
+    last_token = pos_ >= 2 ? pos_ - 2 : 0;
+    if (first < tokens_.size()) code.location = location(tokens_[first]);
+  }
+  const Token& last = tokens_[last_token];
   size_t end = static_cast<size_t>(last.offset + last.length());
-  if (end > static_cast<size_t>(start.offset) && end <= source_.size())
-    code.text = std::string(source_.substr(start.offset, end - start.offset));
+  if (first <= last_token && end > static_cast<size_t>(tokens_[first].offset) && end <= source_.size())
+    code.text = std::string(source_.substr(tokens_[first].offset, end - tokens_[first].offset));
   const std::size_t before = device_code_bytes_;
   device_code_bytes_ += code.text.size();
   if (before <= limits::kMaxDeviceCodeBytes && device_code_bytes_ > limits::kMaxDeviceCodeBytes)
@@ -365,9 +372,9 @@ void Parser::capture_device_code(Program& program, size_t start_token) {
 
 // The functions defined in tokens [start_token, pos_) at brace depth
 // `depth` (0 for a __device__ declaration, 1 inside a __cok__ block):
-// `... NAME ( ... ) {` where the declaration says `__device__`, or any such
-// definition of a __cok__ block. Declarations without a body are left out:
-// what `call` names must be defined by the source itself.
+// `... NAME ( ... ) {` where the declaration says `__device__` (CUDA
+// compiles the others for the host). Declarations without a body are left
+// out: what `call` names must be defined by the source itself.
 void Parser::collect_device_functions(DeviceCode& code, size_t start_token, int depth) {
   int braces = 0, parens = 0;
   bool device = false;
@@ -375,7 +382,7 @@ void Parser::collect_device_functions(DeviceCode& code, size_t start_token, int 
   for (size_t i = start_token; i < pos_; ++i) {
     const Token& t = tokens_[i];
     if (t.is("{")) {
-      if (braces == depth && parens == 0 && name && (device || depth == 1)) {
+      if (braces == depth && parens == 0 && name && device) {
         const Token& before = tokens_[name - 1];
         code.functions.push_back({std::string(tokens_[name].text),
                                   before.is_identifier() ? std::string(before.text) : std::string(),

@@ -10,14 +10,20 @@ std::vector<RuleCase> device_function_call_cases() {
   const std::string hint_defined = "define it in the source, with `__device__`, or write it in Croqtile as a __co_device__ function";
   return {
       {"CallOfAFunctionTheSourceDoesNotDefine", "device-function-unknown", blk("    call helper(n);\n"), 3, "call",
-       "`helper` is not a function of this source: libcroqjit calls the functions a source defines, with "
-       "`__device__` or in a `__cok__ { }` block",
+       "`helper` is not a __device__ function of this source: libcroqjit calls the functions a source defines "
+       "with `__device__` (in a `__cok__ { }` block too)",
+       hint_defined},
+      // A function of a __cok__ block without `__device__` is a host function for CUDA.
+      {"CallOfAHostFunctionOfACokBlock", "device-function-unknown",
+       "__cok__ { void helper(int n) { } }\n" + blk("    call helper(n);\n"), 4, "call",
+       "`helper` is not a __device__ function of this source: libcroqjit calls the functions a source defines "
+       "with `__device__` (in a `__cok__ { }` block too)",
        hint_defined},
       // A declaration without a body names a function of some other file.
       {"CallOfADeclaredOnlyFunction", "device-function-unknown",
        "__device__ void helper(int n);\n" + blk("    call helper(n);\n"), 4, "call",
-       "`helper` is not a function of this source: libcroqjit calls the functions a source defines, with "
-       "`__device__` or in a `__cok__ { }` block",
+       "`helper` is not a __device__ function of this source: libcroqjit calls the functions a source defines "
+       "with `__device__` (in a `__cok__ { }` block too)",
        hint_defined},
       {"DeviceCallOutsideParallel", "call-outside-parallel", touch + fn("  call touch(a, n);\n"), 3, "call",
        "`call touch` outside a parallel statement", "a __device__ function runs on the device; call it inside a parallel body"},
