@@ -426,8 +426,8 @@ struct DeviceCode {
   // generated code's names (sema refuses it: rule device-reserved-name).
   std::string reserved_name;
   SourceLocation reserved_at;
-  // The functions it defines (with a body): `__device__` ones, and every
-  // function of a __cok__ block. Only these names may be called (`call f`):
+  // The `__device__` functions it defines (with a body), also inside a
+  // __cok__ block. Only these names may be called (`call f`):
   // a callee reaches the generated CUDA, so it must be one the source defines.
   struct Function {
     std::string name;

@@ -60,7 +60,9 @@ Value ExprLowering::cxx_call(const SourceLocation& at, const void* key, const Ex
     emit_node(ir::Eval{call}, at);
     return out;
   }
-  // Called once, where the statement stands, as a __co_device__ call is.
+  // Called once, where the statement stands, as a __co_device__ call is
+  // (at its line: interpret mode reports the call there).
+  line_mark(at);
   const std::string name = fresh(fact.callee + "_result");
   emit_node(ir::Let{name, *type, true, call}, at);
   out.expr = ir::var(name, *type);

@@ -26,8 +26,8 @@ TEST(DeviceFunctionCallLowering, TilesPassAsElementPointersAndTheCountAsANumber)
   EXPECT_EQ(count(k.cuda_source, "__device__ void add_rows("), 1u) << k.cuda_source;
   EXPECT_TRUE(contains(k.cuda_source, "add_rows(croq_device_arg(")) << k.cuda_source;
   // Three pointers (two loaded tiles, the shared result) and |lhs_load.span| = 1 * 1 * 32.
-  EXPECT_EQ(count(k.cuda_source, "croq_device_arg(&"), 3u) << k.cuda_source;
-  EXPECT_TRUE(contains(k.cuda_source, "]), 32);")) << k.cuda_source;
+  EXPECT_EQ(count(k.cuda_source, "croq_device_arg((&"), 3u) << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, "])), 32);")) << k.cuda_source;
   EXPECT_TRUE(contains(k.cuda_source, "struct croq_device_ptr")) << k.cuda_source;
 }
 

@@ -31,7 +31,7 @@ std::vector<RuleCase> device_function_call_cases() {
        touch + blk("    f = dma.copy a => shared;\n    call touch(f, n);\n"), 5, "f, n",
        "argument 1 of `call touch` is a future (`f`); a __device__ function takes numbers and tensors",
        "pass the future's tile: `f.data`"},
-      {"DeviceCallOfAShape", "call-argument", touch + blk("    call touch(a, a.span);\n"), 4, "a.span",
+      {"DeviceCallOfAShape", "call-argument", touch + blk("    call touch(a, a.span);\n"), 4, "a.^span",
        "argument 2 of `call touch` is a shape (`a.span`); a __device__ function takes numbers and tensors",
        "pass its values one by one, as numbers"},
       {"DeviceCallOfVoidAsAValue", "call-no-value", touch + blk("    a.at(0, 0) = call touch(a, n);\n"), 4, "call",
