@@ -42,11 +42,7 @@ Value ExprLowering::cxx_call(const SourceLocation& at, const void* key, const Ex
       continue;
     }
     if (v.kind != Value::Kind::view && v.kind != Value::Kind::future) unchecked(args[i]->location, sema::Rule::call_argument);
-    if (buffer(v.view.buffer).swizzle > 0)
-      fail(args[i]->location,
-           "`" + source_text(*args[i]) + "` is stored swizzled (`.swiz`); a __device__ function reads its pointer "
-           "row-major",
-           "copy it into a tile without `.swiz` first");
+    if (buffer(v.view.buffer).swizzle > 0) unchecked(args[i]->location, sema::Rule::unsupported_call);
     values.push_back(tile_address(v.view));
   }
   std::optional<ir::Type> type;

@@ -76,6 +76,20 @@ Type ExpressionChecker::cxx_call(const SourceLocation& at, const frontend::ast::
     const Expr& arg = *args[i];
     Type v = expr(arg);
     require_ok(v);
+    // Valid Croqtile that libcroqjit cannot pass yet: registers spread over
+    // threads, and tiles whose elements are permuted in memory.
+    const bool fragment = v.kind == Kind::accumulator || v.kind == Kind::operand ||
+                          (v.kind == Kind::tensor && v.buffer && v.buffer->fragment);
+    if (fragment || (v.kind == Kind::tensor && v.buffer && v.buffer->swizzle > 0)) {
+      limitation(Rule::unsupported_call, arg.location,
+                 "argument " + std::to_string(i + 1) + " of " + called + " is " +
+                     (fragment ? v.kind == Kind::tensor ? std::string("a register fragment") : kind_phrase(v.kind)
+                               : std::string("a tile stored swizzled (`.swiz`)")) +
+                     " (`" + text(arg) + "`); passing it to a __device__ function is not supported yet by libcroqjit",
+                 "store it into a shared or local tile without `.swiz` and pass that");
+      fact.pointers.push_back(false);
+      continue;
+    }
     if (v.kind == Kind::tensor) {
       require_selected(arg, v);
       fact.pointers.push_back(true);

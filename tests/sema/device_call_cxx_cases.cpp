@@ -40,6 +40,11 @@ std::vector<RuleCase> device_function_call_cases() {
        "__device__ float* where(int n) { return 0; }\n" + blk("    a.at(0, 0) = where(n);\n"), 4, "where",
        "the value of `call where` is not supported yet by libcroqjit",
        "return int, unsigned, float, double or half, or call it as a statement"},
+      // Valid Croqtile (Croqtile passes the registers' address); a limitation here.
+      {"DeviceCallOfAnAccumulator", "unsupported-call", touch + wg("      call touch(mc, n);\n"), 8, "mc, n",
+       "argument 1 of `call touch` is an mma accumulator (`mc`); passing it to a __device__ function is not "
+       "supported yet by libcroqjit",
+       "store it into a shared or local tile without `.swiz` and pass that"},
       {"DeviceCallTemplateArgumentOfNothing", "call-argument",
        "template <int N> __device__ void touch(float* p) { }\n" + blk("    call touch<Q>(a);\n"), 4, "Q",
        "template argument `Q` of `call touch` is neither a type nor a value",
