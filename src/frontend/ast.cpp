@@ -22,6 +22,13 @@ const Function* Program::find_co_device_function(const std::string& name) const 
   return nullptr;
 }
 
+const DeviceCode::Function* Program::find_device_function(const std::string& name) const {
+  for (const DeviceCode& code : device_code)
+    for (const DeviceCode::Function& f : code.functions)
+      if (f.name == name) return &f;
+  return nullptr;
+}
+
 const char* storage_name(Storage s) {
   switch (s) {
     case Storage::none: return "";

@@ -426,6 +426,15 @@ struct DeviceCode {
   // generated code's names (sema refuses it: rule device-reserved-name).
   std::string reserved_name;
   SourceLocation reserved_at;
+  // The `__device__` functions it defines (with a body), also inside a
+  // __cok__ block. Only these names may be called (`call f`):
+  // a callee reaches the generated CUDA, so it must be one the source defines.
+  struct Function {
+    std::string name;
+    std::string return_type;  // the identifier before the name ("void", "float"); empty: another form
+    SourceLocation location;
+  };
+  std::vector<Function> functions;
 };
 
 // One #define after preprocessing; option defines override the source's.
@@ -447,6 +456,8 @@ struct Program {
   std::vector<Diagnostic> warnings;
 
   const Function* find_function(const std::string& name) const;
+  // The C++ function `name` that __device__ code or a __cok__ block defines, or null.
+  const DeviceCode::Function* find_device_function(const std::string& name) const;
   // The __co_device__ function `name` (a function `call` expands), or null.
   const Function* find_co_device_function(const std::string& name) const;
 };

@@ -347,10 +347,17 @@ void Parser::capture_device_code(Program& program, size_t start_token) {
     advance();
   }
   for (size_t i = start_token; i < pos_; ++i) note_reserved(tokens_[i]);
-  const Token& last = tokens_[pos_ > 0 ? pos_ - 1 : 0];
+  // A __cok__ block's braces are Croqtile's: CUDA gets what is inside them.
+  size_t first = start_token, last_token = pos_ > 0 ? pos_ - 1 : 0;
+  if (cok) {
+    first = start_token + 2;
+    last_token = pos_ >= 2 ? pos_ - 2 : 0;
+    if (first < tokens_.size()) code.location = location(tokens_[first]);
+  }
+  const Token& last = tokens_[last_token];
   size_t end = static_cast<size_t>(last.offset + last.length());
-  if (end > static_cast<size_t>(start.offset) && end <= source_.size())
-    code.text = std::string(source_.substr(start.offset, end - start.offset));
+  if (first <= last_token && end > static_cast<size_t>(tokens_[first].offset) && end <= source_.size())
+    code.text = std::string(source_.substr(tokens_[first].offset, end - tokens_[first].offset));
   const std::size_t before = device_code_bytes_;
   device_code_bytes_ += code.text.size();
   if (before <= limits::kMaxDeviceCodeBytes && device_code_bytes_ > limits::kMaxDeviceCodeBytes)
@@ -359,7 +366,44 @@ void Parser::capture_device_code(Program& program, size_t start_token) {
                limits::group_digits(limits::kMaxDeviceCodeBytes) + " (32 KiB), the limit",
            "NVRTC compiles it into every kernel of the source, and its time grows faster than the text: keep device "
            "helpers small");
+  collect_device_functions(code, start_token, cok ? 1 : 0);
   program.device_code.push_back(std::move(code));
+}
+
+// The functions defined in tokens [start_token, pos_) at brace depth
+// `depth` (0 for a __device__ declaration, 1 inside a __cok__ block):
+// `... NAME ( ... ) {` where the declaration says `__device__` (CUDA
+// compiles the others for the host). Declarations without a body are left
+// out: what `call` names must be defined by the source itself.
+void Parser::collect_device_functions(DeviceCode& code, size_t start_token, int depth) {
+  int braces = 0, parens = 0;
+  bool device = false;
+  size_t name = 0;  // the candidate's token, 0: none
+  for (size_t i = start_token; i < pos_; ++i) {
+    const Token& t = tokens_[i];
+    if (t.is("{")) {
+      if (braces == depth && parens == 0 && name && device) {
+        const Token& before = tokens_[name - 1];
+        code.functions.push_back({std::string(tokens_[name].text),
+                                  before.is_identifier() ? std::string(before.text) : std::string(),
+                                  location(tokens_[name])});
+      }
+      if (braces == depth && parens == 0) name = 0, device = false;
+      ++braces;
+    } else if (t.is("}")) {
+      --braces;
+    } else if (braces != depth) {
+      continue;
+    } else if (t.is("(")) {
+      if (parens++ == 0 && !name && i > start_token && tokens_[i - 1].is_identifier()) name = i - 1;
+    } else if (t.is(")")) {
+      --parens;
+    } else if (parens == 0 && t.is(";")) {
+      name = 0, device = false;
+    } else if (t.is("__device__")) {
+      device = true;
+    }
+  }
 }
 
 // co_function = [ template_header ] ( "__co__" | "__co_device__" ) type IDENT

@@ -180,6 +180,7 @@ class Parser : public StatementParser {
   void parse_parameters(ast::Function& function);
   ast::Parameter parse_parameter();
   void capture_device_code(ast::Program& program, size_t start_token);
+  void collect_device_functions(ast::DeviceCode& code, size_t start_token, int depth);
   bool template_introduces_function(size_t& after) const;
 };
 

@@ -164,6 +164,11 @@ Value Executor::eval(Thread& t, const ir::ExprRef& ep) {
     }
     case ir::ExprKind::by_index_width:
       fault(t.line, "internal error: an index width was left unchosen (the index-width pass did not run)");
+    // C++ code is NVRTC's: the interpreter executes tile IR only.
+    case ir::ExprKind::device_call:
+      fault(t.line, "interpret mode cannot run C++: `call " + e.text +
+                        "` calls a __device__ function; run this kernel on the GPU, or write the function in "
+                        "Croqtile as a __co_device__ function");
     case ir::ExprKind::var: {
       if (auto it = t.vars.find(e.text); it != t.vars.end()) return it->second;
       if (auto it = launch_.param_vars.find(e.text); it != launch_.param_vars.end())

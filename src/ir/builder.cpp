@@ -27,6 +27,17 @@ ExprRef make(ExprKind kind, Type type, std::vector<ExprRef> operands = {}) {
 
 }  // namespace
 
+ExprRef device_call(const std::string& callee, std::vector<ExprRef> template_args, std::vector<ExprRef> args,
+                    std::optional<Type> result) {
+  const auto count = static_cast<std::int64_t>(template_args.size());
+  for (auto& a : args) template_args.push_back(std::move(a));
+  auto e = std::const_pointer_cast<Expr>(make(ExprKind::device_call, result.value_or(Type::i32()), std::move(template_args)));
+  e->text = callee;
+  e->value = count;
+  if (!result) e->op = "void";
+  return e;
+}
+
 Type common_type(const Type& a, const Type& b) {
   if (a.is_float() || b.is_float()) {
     if (a.kind == Type::Kind::element && a.is_float()) return a;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ ExprRef var(const std::string& name, Type t = Type::i32());
 // `narrow` where the kernel's indices are 32-bit, `wide` where they are
 // 64-bit (`narrow` itself when both are the same expression).
 ExprRef by_index_width(ExprRef narrow, ExprRef wide);
+// A call of the C++ function `callee`; `result`: its value's type, none for void.
+ExprRef device_call(const std::string& callee, std::vector<ExprRef> template_args, std::vector<ExprRef> args,
+                    std::optional<Type> result);
 ExprRef special(const std::string& name);  // threadIdx.x, blockIdx.x, blockDim.x, gridDim.x
 ExprRef unary(const std::string& op, ExprRef operand);
 ExprRef binary(const std::string& op, ExprRef lhs, ExprRef rhs);

@@ -54,6 +54,7 @@ class TextSize {
       case ExprKind::math:
       case ExprKind::atomic: return e.op.size() + 2 + separators;
       case ExprKind::by_index_width: return 0;
+      case ExprKind::device_call: return e.text.size() + 4 + separators;
     }
     return 1;
   }

@@ -74,6 +74,10 @@ enum class ExprKind {
                   // operands[0] with operands[1..] (of its type); the element's old value
   by_index_width,  // operands[0] where the kernel's indices are 32-bit, operands[1] where they are 64-bit
                    // (of operands[0]'s type): the index-width pass keeps one
+  device_call,     // text: a C++ function the source defines (__device__, __cok__), called with
+                   // operands: `value` template arguments (an int_const is its value, a typed_zero
+                   // its element type), then the call's arguments; op "void": no value (an Eval's
+                   // whole expression), else a value of `type`
 };
 
 struct Expr {

@@ -1,6 +1,7 @@
 // The IR's text form (see printer.hpp); parser.cpp reads it back.
 #include "ir/printer.hpp"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -92,6 +93,11 @@ class Printer {
         return std::string(e.kind == ExprKind::atomic ? "atomic_" : "") + e.op + "<" + type(e.type) + ">(" +
                exprs(e.operands) + ")";
       case ExprKind::by_index_width: return "index_width(" + exprs(e.operands) + ")";
+      case ExprKind::device_call: {
+        const auto split = e.operands.begin() + std::min<std::int64_t>(e.value, std::ssize(e.operands));
+        return "device_call<" + (e.op == "void" ? std::string("void") : type(e.type)) + "> " + e.text + "<" +
+               exprs({e.operands.begin(), split}) + ">(" + exprs({split, e.operands.end()}) + ")";
+      }
     }
     return "?";
   }

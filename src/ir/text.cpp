@@ -155,6 +155,7 @@ Type natural_type(const Expr& e, const Kernel& kernel, const VarTypes& vars) {
     case ExprKind::typed_zero: return Type::element(e.type.dtype);
     case ExprKind::convert: case ExprKind::math: case ExprKind::atomic: return e.type;
     case ExprKind::by_index_width: return operand(0);
+    case ExprKind::device_call: return e.type;
   }
   return e.type;
 }

@@ -299,6 +299,20 @@ ExprRef LineReader::named() {
     e->text = name + ".x";
     return e;
   }
+  if (name == "device_call" && eat("<")) {  // device_call<T|void> f<template args>(args)
+    auto e = node(ExprKind::device_call);
+    if (eat("void")) e->op = "void";
+    else e->type = type();
+    expect("> ");
+    e->text = identifier();
+    expect("<");
+    e->operands = expr_list('>');
+    e->value = static_cast<std::int64_t>(e->operands.size());
+    expect(">(");
+    for (ExprRef& a : expr_list(')')) e->operands.push_back(std::move(a));
+    expect(")");
+    return e;
+  }
   if (eat("<")) {  // convert<T>(e), atomic_op<T>(...), math<T>(...)
     const Type t = type();
     expect(">(");

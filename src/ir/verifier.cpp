@@ -127,6 +127,17 @@ class Verifier {
       case ExprKind::float_literal:
         if (e->text != "inf" && !is_float_literal(e->text)) error("`" + e->text + "` is not a floating literal");
         break;
+      case ExprKind::device_call:
+        if (!is_identifier(e->text)) error("device function `" + e->text + "` is not an identifier");
+        if (e->value < 0 || e->value > std::ssize(e->operands)) error("a device call has a wrong template argument count");
+        for (std::int64_t i = 0; i < e->value && i < std::ssize(e->operands); ++i)
+          if (!e->operands[static_cast<std::size_t>(i)] ||
+              (e->operands[static_cast<std::size_t>(i)]->kind != ExprKind::int_const &&
+               e->operands[static_cast<std::size_t>(i)]->kind != ExprKind::typed_zero))
+            error("template argument " + std::to_string(i + 1) + " of `" + e->text + "` is neither a constant nor a type");
+        if (e->op == "void" && e.get() != statement_value_)
+          error("the call of `" + e->text + "`, which has no value, is used as a value");
+        break;
       case ExprKind::typed_zero:
         if (e->text.empty() || e->text.find_first_not_of("0123456789") != std::string::npos)
           error("typed literal `" + e->text + "` is not a number");
@@ -173,7 +184,9 @@ class Verifier {
         if (n.target && n.target->kind != ExprKind::var && n.target->kind != ExprKind::element)
           error("an assignment's target is neither a variable nor an element");
       } else if constexpr (std::is_same_v<T, Eval>) {
+        statement_value_ = n.value.get();  // a void device call stands only here
         expr(n.value);
+        statement_value_ = nullptr;
       } else if constexpr (std::is_same_v<T, For>) {
         if (!is_identifier(n.var)) error("loop variable `" + n.var + "` is not an identifier");
         if (n.pipeline) {
@@ -278,6 +291,7 @@ class Verifier {
 
   const Kernel& k_;
   Decisions made_;
+  const Expr* statement_value_ = nullptr;  // the Eval value being checked
   std::vector<std::string> errors_;
   std::set<int> triggered_;  // events some Arrive names
 };

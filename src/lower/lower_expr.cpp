@@ -659,6 +659,7 @@ Value ExprLowering::call(const Expr& e, const Call& n) {
   const auto* callee = std::get_if<Name>(&n.callee->node);
   if (const Function* f = callee && n.with_call_keyword ? program_.find_co_device_function(callee->name) : nullptr)
     return inline_call(e.location, *f, n.args, true);
+  if (facts_.device_calls.count(&n)) return cxx_call(e.location, &n, n.template_args, n.args);
   // sp(i), t(i): dimension i of a shape, element i of a tuple.
   if (const Value* whole = callee ? lookup(callee->name) : nullptr;
       whole && (whole->kind == Value::Kind::shape || whole->kind == Value::Kind::tuple) && n.args.size() == 1) {

@@ -360,9 +360,9 @@ void Lowerer::other_statement(const Stmt& s, const T& n) {
     emit_node(ir::Jump{std::is_same_v<T, Continue>}, s.location);
   } else if constexpr (std::is_same_v<T, CallStatement>) {
     const Function* callee = program_.find_co_device_function(n.callee);
-    if (!callee) unchecked(s.location, sema::Rule::unsupported_statement);
     line_mark(s.location);
-    inline_call(s.location, *callee, n.args, false);
+    if (callee) inline_call(s.location, *callee, n.args, false);
+    else cxx_call(s.location, &n, n.template_args, n.args);
   } else if constexpr (std::is_same_v<T, Assert>) {
     Value c = require_scalar(expr(*n.condition), *n.condition);
     if (c.constant) {

@@ -409,6 +409,9 @@ class ExprLowering : public LoweringContext {
   Value inline_call(const SourceLocation& at, const Function& callee, const ExprList& args, bool want_value);
   void bind_device_parameter(const Function& callee, const Parameter& p, const Expr& arg, const Value& v,
                              std::map<std::string, std::int64_t>& bound_dims);
+  // `call f(args)` of a C++ function the source defines (lower_device_call.cpp);
+  // `key`: the CallStatement or Call sema recorded its DeviceCall under.
+  Value cxx_call(const SourceLocation& at, const void* key, const ExprList& template_args, const ExprList& args);
   Value named_value(const Expr& init, bool shape);
   Value span_as(const Expr& e, const Member& m, const Value& obj);
   void place_at_origin(Value& v) const;

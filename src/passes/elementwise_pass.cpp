@@ -79,10 +79,12 @@ bool at_own_element(const Plan& plan, const ir::Buffer& b, const std::vector<ir:
 }
 
 // Checks an expression: every element it reads is the instance's own; no
-// atomics or addresses (which need the element in memory).
+// atomics or addresses (which need the element in memory), no calls of
+// __device__ functions (C++ the pass cannot see into).
 bool expr_ok(const ir::Kernel& k, Plan& plan, const ir::ExprRef& e) {
   if (!e) return true;
-  if (e->kind == ir::ExprKind::atomic || e->kind == ir::ExprKind::address_of) return false;
+  if (e->kind == ir::ExprKind::atomic || e->kind == ir::ExprKind::address_of || e->kind == ir::ExprKind::device_call)
+    return false;
   if (e->kind == ir::ExprKind::element) {
     if (e->buffer < 0 || e->buffer >= static_cast<int>(k.buffers.size()) || e->operands.empty() || e->operands[0])
       return false;  // operands[0] is the ring slot

@@ -30,6 +30,7 @@ inline constexpr const char* transp_dimension = "a transp<> dimension";
 inline constexpr const char* padding = "a padding";
 inline constexpr const char* step = "a step";
 inline constexpr const char* view_stride = "a view stride";
+inline constexpr const char* template_argument = "a template argument of a __device__ function";
 }  // namespace what
 
 struct Violation {

@@ -360,6 +360,8 @@ Type ExpressionChecker::call(const Expr& e, const Call& c) {
            "write the function for the types it is called with");
     return device_call(e.location, *f, c.args, true);
   }
+  if (const auto* f = callee && !lookup(callee->name) ? cx_.program_.find_device_function(callee->name) : nullptr)
+    return cxx_call(e.location, *f, c.template_args, c.args, true, &c);
   if (const Symbol* sym = callee ? lookup(callee->name) : nullptr;
       sym && (sym->type.kind == Kind::shape || sym->type.kind == Kind::tuple))
     return element_of(e, c, sym->type);

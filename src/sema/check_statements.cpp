@@ -487,6 +487,10 @@ void StatementChecker::call_statement(const Stmt& s, const CallStatement& c) {
     if (c.callee == std::string("croq::cuda::") + hint)
       fail(Rule::removed_builtin, s.location, "`croq::cuda::" + std::string(hint) + "` was removed from Croqtile",
            "write the hint on the load: `tma.load." + std::string(hint) + " src => dst;`");
+  if (const auto* f = cx_.program_.find_device_function(c.callee); f && !cx_.program_.find_co_device_function(c.callee)) {
+    c_.expressions.cxx_call(s.location, *f, c.template_args, c.args, false, &c);
+    return;
+  }
   for (const auto& arg : c.template_args) {
     const auto* n = std::get_if<Name>(&arg->node);
     DType dtype;
@@ -542,9 +546,10 @@ void StatementChecker::call_statement(const Stmt& s, const CallStatement& c) {
     } catch (const Abort&) {
     }
   }
-  fail(Rule::unsupported_statement, s.location,
-       "`call " + c.callee + "`: calls of __device__ and other C++ functions are not supported yet by libcroqjit",
-       "write the function in Croqtile, as a __co_device__ function");
+  limitation(Rule::device_function_unknown, s.location,
+             "`" + c.callee + "` is not a __device__ function of this source: libcroqjit calls the functions a source "
+             "defines with `__device__` (in a `__cok__ { }` block too)",
+             "define it in the source, with `__device__`, or write it in Croqtile as a __co_device__ function");
 }
 
 // ---- loops ------------------------------------------------------------------------

@@ -361,6 +361,10 @@ class ExpressionChecker : public Part {
   // its arguments against its parameters, then its body, once per __co__ function.
   // The value's type when `value_wanted` (void: an error then).
   Type device_call(const SourceLocation& at, const Function& callee, const ExprList& args, bool value_wanted);
+  // `call f(args)` / `f(args)` of the C++ function `callee` (check_device_call.cpp):
+  // records its DeviceCall fact under `key` (the CallStatement or Call).
+  Type cxx_call(const SourceLocation& at, const frontend::ast::DeviceCode::Function& callee,
+                const ExprList& template_args, const ExprList& args, bool value_wanted, const void* key);
 
  private:
   // `dims`: the constant extents the arguments so far gave the callee's dims.

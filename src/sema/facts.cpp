@@ -57,6 +57,12 @@ const MmaProtocol& CheckedFunction::protocol(const frontend::ast::Mma& mma, cons
   return it->second;
 }
 
+const DeviceCall& CheckedFunction::device_call(const void* call, const frontend::ast::SourceLocation& at) const {
+  auto it = device_calls.find(call);
+  if (it == device_calls.end()) unchecked("__device__ call", at);
+  return it->second;
+}
+
 const frontend::ast::Trigger* CheckedFunction::completing_trigger(const frontend::ast::Copy& copy) const {
   auto it = completing_triggers.find(&copy);
   return it == completing_triggers.end() ? nullptr : it->second;

@@ -101,6 +101,21 @@ struct FutureRing {
 
 // One checked __co__ function. Symbols, buffers, events and accumulators
 // are owned here; the maps point into them (the object is not copyable).
+// `call f(args)` or `f(args)` of a C++ function the source defines
+// (`__device__`, or in a `__cok__ { }` block): the generated CUDA calls it.
+struct DeviceCall {
+  std::string callee;  // a name find_device_function knows
+  // Per template argument: the C++ type it names ("int", "float"), or
+  // empty for a constant integer that lowering evaluates (known when the
+  // kernel is specialized).
+  std::vector<std::string> template_types;
+  // Per argument: passed as the pointer to its tile's first element (a
+  // tensor, a tile, a future's `.data`), or else as a number.
+  std::vector<bool> pointers;
+  // Used as a value: the element type of its result (from the C++ return type).
+  std::optional<DType> result;
+};
+
 struct CheckedFunction {
   const frontend::ast::Function* function = nullptr;
   std::deque<Symbol> symbols;  // parameters, symbolic dims, then definitions in source order
@@ -126,6 +141,9 @@ struct CheckedFunction {
   // Each mma statement sema accepted -> its protocol.
   std::unordered_map<const frontend::ast::Mma*, MmaProtocol> mmas;
   std::vector<FutureRing> future_rings;
+  // Each call of a __device__ function -> what it passes (keyed by the
+  // frontend::ast::CallStatement or frontend::ast::Call).
+  std::unordered_map<const void*, DeviceCall> device_calls;
   // Each TMA load completed by a trigger of its block: an async load by the
   // `trigger e after f` naming its future; a synchronous one by the
   // `trigger e;` that closes the run of synchronous TMA copies it is in.
@@ -147,6 +165,7 @@ struct CheckedFunction {
   const MmaProtocol& protocol(const frontend::ast::Mma& mma, const frontend::ast::SourceLocation& at) const;
   // The trigger completing `copy`, or null (completing_triggers).
   const frontend::ast::Trigger* completing_trigger(const frontend::ast::Copy& copy) const;
+  const DeviceCall& device_call(const void* call, const frontend::ast::SourceLocation& at) const;
 
   CheckedFunction() = default;
   CheckedFunction(const CheckedFunction&) = delete;

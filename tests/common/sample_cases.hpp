@@ -57,6 +57,7 @@ inline std::vector<SampleCase> sample_cases() {
   add(out, "matmul_scalar", "matmul_scalar", {tensor(D::s32, {128, 256}), tensor(D::s32, {256, 256})});
   add(out, "matmul_fp8", "matmul_fp8", gemm(D::f8_e4m3, D::bf16, 300, 520, 208));
   add(out, "row_scale", "row_scale", {tensor(D::f32, {100, 300})});
+  add(out, "device_add", "device_add", {tensor(D::s32, {4, 16, 64}), tensor(D::s32, {4, 16, 64})});
   const abi::ArgSignature causal = integer_scalar();
   for (const auto& [element, d] : {std::pair{"f16", 64}, std::pair{"bf16", 128}}) {
     const auto qkv = tensor(std::string(element) == "f16" ? D::f16 : D::bf16, {2, 4, 300, d});

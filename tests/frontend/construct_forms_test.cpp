@@ -88,7 +88,14 @@ TEST(ConstructForms, CoDeviceFunctionsDeviceCodeAndCokBlocks) {
   EXPECT_FALSE(program->functions[1].is_co_device);
   ASSERT_EQ(program->device_code.size(), 2u);
   EXPECT_EQ(program->device_code[0].name, "scale");
-  EXPECT_EQ(program->device_code[1].text, "__cok__ {\n  __device__ int one() { return 1; }\n}");
+  // A __cok__ block's braces are Croqtile's: CUDA gets what is inside.
+  EXPECT_EQ(program->device_code[1].text, "__device__ int one() { return 1; }");
+  EXPECT_EQ(program->device_code[1].location.line, 3);
+  // The functions `call` may name: the __device__ ones, with their return types.
+  ASSERT_EQ(program->device_code[0].functions.size(), 1u);
+  EXPECT_EQ(program->device_code[0].functions[0].return_type, "float");
+  ASSERT_EQ(program->device_code[1].functions.size(), 1u);
+  EXPECT_EQ(program->device_code[1].functions[0].name, "one");
 }
 
 TEST(ConstructForms, InlineAssembly) {

@@ -55,7 +55,8 @@ TEST(Program, CokBlockWithCoDeviceFunctionsIsDeviceCode) {
   ASSERT_EQ(program->functions.size(), 1u);
   EXPECT_EQ(program->functions[0].name, "f");
   ASSERT_EQ(program->device_code.size(), 1u);
-  EXPECT_EQ(program->device_code[0].location.line, 1);
+  // The text CUDA gets starts inside the block's braces, on line 2.
+  EXPECT_EQ(program->device_code[0].location.line, 2);
 }
 
 TEST(Program, SelectEntry) {

@@ -190,7 +190,7 @@ TEST(Recovery, OneErrorPerBadStatementAndNoCascades) {
 // error for croq::compile and a warning for `croq check`.
 TEST(Limitations, AreErrorsForCompileAndWarningsForCheck) {
   const std::string source = fn("  s = lhs.span;\n"                     // line 2: unsupported-binding
-                                "  parallel p by 4 { call f(p); }\n"    // line 3: unsupported-statement
+                                "  parallel p by 4 { call f(p); }\n"    // line 3: device-function-unknown
                                 "  global f32 [s] t;\n");               // s is a shape: fine
   auto as_errors = sema_error(source);
   ASSERT_TRUE(as_errors.has_value());
@@ -206,7 +206,7 @@ TEST(Limitations, AreErrorsForCompileAndWarningsForCheck) {
   EXPECT_EQ(checked.limitations[0].severity, Severity::warning);
   EXPECT_EQ(checked.limitations[0].rule, "unsupported-binding");
   EXPECT_EQ(checked.limitations[0].line, 2);
-  EXPECT_EQ(checked.limitations[1].rule, "unsupported-statement");
+  EXPECT_EQ(checked.limitations[1].rule, "device-function-unknown");
   EXPECT_EQ(checked.limitations[1].line, 3);
   EXPECT_EQ(checked.limitations[1].notes.back(),
             "valid Croqtile; croq::compile rejects it until libcroqjit can run it");

@@ -109,6 +109,7 @@ std::vector<RuleCase> construct_cases();
 std::vector<RuleCase> reliability_cases();
 std::vector<RuleCase> message_cases();
 std::vector<RuleCase> call_cases();
+std::vector<RuleCase> device_function_call_cases();  // device_call_cxx_cases.cpp
 std::vector<RuleCase> strided_view_cases();
 std::vector<RuleCase> mma_form_cases();
 
@@ -119,7 +120,7 @@ inline std::vector<RuleCase> all_rule_cases() {
   for (auto part : {expression_cases, statement_cases, parallel_cases, copy_cases, event_and_mma_cases,
                     unsupported_cases, form_cases, declaration_cases, upstream_rule_cases, audit_rule_cases,
                     construct_cases, reliability_cases, message_cases, call_cases, strided_view_cases,
-                    mma_form_cases}) {
+                    mma_form_cases, device_function_call_cases}) {
     auto cases = part();
     all.insert(all.end(), cases.begin(), cases.end());
   }

@@ -38,6 +38,10 @@ class Printer {
   std::string atomic_call(const ir::Expr& e, const std::vector<std::string>& args) const;
   // Whether the text printed so far calls croq_exp2_approx (the kernel then pastes it).
   bool uses_exp2_approx() const { return uses_exp2_approx_; }
+  // Whether a __device__ function is passed a tile (the kernel then needs kDeviceArg).
+  bool uses_device_args() const { return uses_device_args_; }
+  // The C++ call of a __device__ function (emit_ops.cpp).
+  std::string device_call(const ir::Expr& e) const;
 
  private:
   void line(const std::string& text);
@@ -81,6 +85,7 @@ class Printer {
   int depth_ = 0;
   int next_name_ = 0;
   mutable bool uses_exp2_approx_ = false;  // set by math_call, which is const like the rest of expr()
+  mutable bool uses_device_args_ = false;  // set by device_call
 };
 
 }  // namespace croq::backend::cuda

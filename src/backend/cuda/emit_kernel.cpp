@@ -229,6 +229,7 @@ std::string Printer::expr(const ir::ExprRef& e) const {
       for (const auto& o : e->operands) args.push_back(expr(o));
       return e->kind == ir::ExprKind::math ? math_call(*e, args) : atomic_call(*e, args);
     }
+    case ir::ExprKind::device_call: return device_call(*e);
   }
   return "0";
 }
@@ -490,6 +491,23 @@ void Printer::print(const ir::Print& p) {
 // math: one MUFU.EX2, where exp2f also scales subnormal inputs and results
 // (three more instructions per call, a third of flash attention's loop).
 // Normal results are exp2f's (the same instruction); subnormal ones flush to zero.
+// A tile passed to a __device__ function (Printer::device_call): its element
+// pointer, which also converts to a pointer of another element type of the
+// same size, as a reinterpret_cast would (Croqtile's documentation passes
+// s32 tiles to `float*` parameters), and to void*.
+constexpr const char* kDeviceArg = R"CUDA(
+template <class E> struct croq_device_ptr {
+  E* p;
+  __device__ operator E*() const { return p; }
+  __device__ operator void*() const { return p; }
+  template <class T, class = decltype(sizeof(T))> __device__ operator T*() const {
+    static_assert(sizeof(T) == sizeof(E), "a tile passes to a pointer of elements of its own size");
+    return reinterpret_cast<T*>(p);
+  }
+};
+template <class E> __device__ __forceinline__ croq_device_ptr<E> croq_device_arg(E* p) { return {p}; }
+)CUDA";
+
 constexpr const char* kExp2Approx = R"CUDA(
 __device__ __forceinline__ float croq_exp2_approx(float x) {
   float y;
@@ -595,6 +613,7 @@ std::string emit_kernel(const ir::Kernel& kernel) {
   if (kernel.hopper && scales) src << hopper_prelude_scale();
   if (kernel.cooperative) src << kGridSync;
   if (printer.uses_exp2_approx()) src << kExp2Approx;
+  if (printer.uses_device_args()) src << kDeviceArg;
   src << device_code_text(kernel);
   // Warp-specialized kernels run one block per SM (setmaxnreg needs the cap).
   src << "\nextern \"C\" __global__ void __launch_bounds__(" << kernel.block_threads << (kernel.hopper ? ", 1" : "")

@@ -5,6 +5,29 @@
 
 namespace croq::backend::cuda {
 
+// `f<T, N>(args)`: template arguments print as the C++ type of a typed
+// zero or as a constant; a tile's element pointer passes through
+// croq_device_arg (kDeviceArg), numbers as they are.
+std::string Printer::device_call(const ir::Expr& e) const {
+  const auto templates = static_cast<std::size_t>(e.value);
+  std::string s = e.text;
+  if (templates > 0) {
+    s += "<";
+    for (std::size_t i = 0; i < templates; ++i) {
+      const ir::Expr& t = *e.operands[i];
+      s += (i ? ", " : "") + (t.kind == ir::ExprKind::typed_zero ? std::string(cuda_type(t.type.dtype)) : expr(e.operands[i]));
+    }
+    s += ">";
+  }
+  s += "(";
+  for (std::size_t i = templates; i < e.operands.size(); ++i) {
+    const bool pointer = e.operands[i]->kind == ir::ExprKind::address_of;
+    uses_device_args_ = uses_device_args_ || pointer;
+    s += (i > templates ? ", " : "") + (pointer ? "croq_device_arg(" + expr(e.operands[i]) + ")" : expr(e.operands[i]));
+  }
+  return s + ")";
+}
+
 std::string Printer::event_slot(int event, const ir::ExprRef& index) const {
   return "&" + kernel_.events[static_cast<std::size_t>(event)].name + "[" + expr(index) + "]";
 }
