@@ -83,6 +83,14 @@ struct MmaProtocol {
   bool transpose = false;     // mma.store.transp: a warp's accumulator stored as [N, M]
 };
 
+// One dim of a shape derived by selection (`t.span[(0), (2), 4]`,
+// `x[(1), (0)]`): dim `pick` of the operand's shape, or the extent
+// `extent` (an integer known when the kernel is specialized).
+struct SelectedDim {
+  int pick = -1;
+  const frontend::ast::Expr* extent = nullptr;
+};
+
 // Futures that `swap` and `rotate` statements exchange (the union of the
 // lists that share a name), and each `dma.any` / `tma.any` placeholder not
 // swapped: one shared buffer of a slot per future, which the future's copies
@@ -117,6 +125,8 @@ struct CheckedFunction {
   std::unordered_map<const frontend::ast::Copy*, CopyProtocol> copies;
   // Each mma statement sema accepted -> its protocol.
   std::unordered_map<const frontend::ast::Mma*, MmaProtocol> mmas;
+  // Each shape derived by selection sema accepted -> its dims in order.
+  std::unordered_map<const frontend::ast::Expr*, std::vector<SelectedDim>> shape_selections;
   std::vector<FutureRing> future_rings;
   // Each TMA load completed by a trigger of its block: an async load by the
   // `trigger e after f` naming its future; a synchronous one by the
