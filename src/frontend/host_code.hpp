@@ -50,8 +50,8 @@ std::vector<HostScalar> host_scalars(const Function& fn);
 // Device work at host level: an element store into a tensor
 // (`out.at(i) = v;`, `t.at(i, j) += v;`) or a synchronous copy between
 // tensors (`dma.copy a => b;`, `dma.copy a.chunkat(i) => b.chunkat(i);`).
-// In a host program each runs as a kernel of its own, launched in order
-// with the others (launches(fn) lists it).
+// In a host program each runs as a kernel of its own (one thread), launched
+// in order with the others (launches(fn) lists it).
 bool is_host_device_work(const Stmt& s);
 
 // Why device work `s` at host level of `fn` cannot run as a kernel of its

@@ -1,8 +1,9 @@
 // A host program's kernel: the host level of the function's body
 // (frontend/host_code.hpp) is the host's; lowering walks it only to reach
 // this kernel's parallel statement (or its device work: an element store or
-// a copy, a kernel of one block outside every parallel statement), with the function-scope declarations
-// every kernel has, and passes the host scalars in scope as parameters.
+// a copy, a kernel of one thread outside every parallel statement), with
+// the function-scope declarations every kernel has, and passes the host
+// scalars in scope as parameters.
 #include "frontend/host_code.hpp"
 #include "lower/lowering.hpp"
 

@@ -79,10 +79,7 @@ Value ExprLowering::selected_shape(const Expr& e, const Subscript& sub, const st
   for (const sema::SelectedDim& d : dims) {
     if (d.pick >= 0) {
       const auto at = static_cast<std::size_t>(d.pick);
-      if (at >= operand.size())
-        fail(e.location, "`" + source_text(*sub.object) + "` has " + std::to_string(operand.size()) +
-                             " dims when the kernel is specialized; `(" + std::to_string(d.pick) +
-                             ")` selects none of them");
+      if (at >= operand.size()) unchecked(e.location, sema::Rule::pick_index);
       out.dims.push_back(operand[at]);
       out.dim_names.push_back(names[at]);
       continue;
@@ -92,8 +89,8 @@ Value ExprLowering::selected_shape(const Expr& e, const Subscript& sub, const st
       fail(d.extent->location, "`" + source_text(*d.extent) + "`, an extent of `" + source_text(e) +
                                    "`, is known only when the kernel runs; a shape's dims are known when it is specialized");
     if (*v.constant < 0)
-      fail(d.extent->location, "a shape extent must not be negative; `" + source_text(*d.extent) + "` in `" +
-                                   source_text(e) + "` is " + std::to_string(*v.constant));
+      fail(d.extent->location, "a shape extent must not be negative; `" + source_text(*d.extent) + "`, an extent of `" +
+                                   source_text(e) + "`, is " + std::to_string(*v.constant));
     out.dims.push_back(*v.constant);
     out.dim_names.emplace_back();
   }

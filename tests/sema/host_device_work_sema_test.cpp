@@ -35,7 +35,7 @@ TEST(HostDeviceWorkSema, ElementStoreBetweenKernelsIsAccepted) {
 TEST(HostDeviceWorkSema, CopiesAndStoresInAHostLoopAreAccepted) {
   EXPECT_EQ(compile_error("__co__ void f(f32 [4, 8] a, f32 [4, 8] b) {\n"
                           "  foreach i in [4] {\n"
-                          "    dma.copy a.chunkat(i, 0) => b.chunkat(i, 0);\n"
+                          "    dma.copy a.subspan(1, 8).at(i, 0) => b.subspan(1, 8).at(i, 0);\n"
                           "    b.at(i, 0) = i;\n"
                           "    parallel p by 8\n"
                           "      a.at(i, p) = b.at(i, p) * 2.0f;\n"
