@@ -109,6 +109,45 @@ bool is_host_only(const Stmt& s, const std::set<std::string>& mutable_scalars) {
 
 }  // namespace
 
+bool is_host_device_work(const Stmt& s) {
+  if (const auto* a = std::get_if<Assignment>(&s.node)) {
+    const auto* m = std::get_if<Member>(&a->target->node);
+    return m && m->kind == MemberKind::at && m->has_args && std::holds_alternative<Name>(m->object->node);
+  }
+  if (const auto* c = std::get_if<Copy>(&s.node))
+    return c->engine == Engine::dma && c->op == CopyOp::copy && !c->future && c->modifiers.empty() && c->source &&
+           c->destination && c->after.empty();
+  return false;
+}
+
+namespace {
+
+// The name a view expression starts from (`b` in `b.chunkat(i).at(j)`).
+const Name* root_name(const Expr& e) {
+  if (const auto* n = std::get_if<Name>(&e.node)) return n;
+  if (const auto* m = std::get_if<Member>(&e.node)) return root_name(*m->object);
+  return nullptr;
+}
+
+}  // namespace
+
+std::string host_device_work_problem(const Function& fn, const Stmt& s) {
+  std::vector<const Expr*> operands;
+  if (const auto* a = std::get_if<Assignment>(&s.node)) operands = {a->target.get()};
+  else if (const auto* c = std::get_if<Copy>(&s.node)) operands = {c->source.get(), c->destination.get()};
+  std::string problem;
+  walk_host(fn, [&](const Stmt& st, int) {
+    const auto* d = std::get_if<Declaration>(&st.node);
+    if (!d || (d->type.storage != Storage::shared && d->type.storage != Storage::local)) return;
+    for (const Declarator& decl : d->declarators)
+      for (const Expr* e : operands)
+        if (const Name* n = e ? root_name(*e) : nullptr; n && n->name == decl.name)
+          problem = std::holds_alternative<Copy>(s.node) ? "a copy of a tensor in shared or local memory"
+                                                          : "a store into a tensor in shared or local memory";
+  });
+  return problem;
+}
+
 const Call* print_call(const Stmt& s) {
   const auto* es = std::get_if<ExprStatement>(&s.node);
   const auto* c = es ? std::get_if<Call>(&es->expr->node) : nullptr;
@@ -169,7 +208,8 @@ std::string host_statement_problem(const Stmt& s) {
       }
       return "";
     } else if constexpr (std::is_same_v<T, Assignment>) {
-      if (!std::holds_alternative<Name>(n.target->node)) return "an element store";
+      if (is_host_device_work(s)) return "";
+      if (!std::holds_alternative<Name>(n.target->node)) return "this store (the host stores elements: `t.at(i) = v;`)";
       return expressions_ok({n.value.get()}) ? "" : "this value (only numbers, scalars and arithmetic on them)";
     } else if constexpr (std::is_same_v<T, ExprStatement>) {
       const Call* c = print_call(s);
@@ -191,9 +231,9 @@ std::string host_statement_problem(const Stmt& s) {
     } else if constexpr (std::is_same_v<T, If>) {
       return expressions_ok({n.condition.get()}) ? "" : "this condition (only scalars)";
     } else if constexpr (std::is_same_v<T, While>) {
-      return "a `while` loop";
+      return expressions_ok({n.condition.get()}) ? "" : "this `while` condition (only scalars)";
     } else if constexpr (std::is_same_v<T, Copy>) {
-      return "a copy";
+      return is_host_device_work(s) ? "" : "this copy (the host copies with a synchronous `dma.copy a => b;`)";
     } else {
       return "this statement";
     }
@@ -201,21 +241,30 @@ std::string host_statement_problem(const Stmt& s) {
 }
 
 bool is_host_program(const Function& fn) {
-  bool host_only = false, device_only = false;
+  bool host_only = false, device_only = false, device_work = false;
+  int parallels = 0;
   std::set<std::string> mutable_scalars;
   walk_host(fn, [&](const Stmt& s, int) {
     if (const auto* d = std::get_if<Declaration>(&s.node); d && d->type.is_mutable && is_scalar_declaration(*d))
       for (const Declarator& decl : d->declarators) mutable_scalars.insert(decl.name);
     host_only = host_only || is_host_only(s, mutable_scalars);
     device_only = device_only || (!std::holds_alternative<Parallel>(s.node) && !host_statement_problem(s).empty());
+    if (is_host_device_work(s)) {
+      device_work = true;
+      device_only = device_only || !host_device_work_problem(fn, s).empty();
+    }
+    parallels += std::holds_alternative<Parallel>(s.node);
   });
-  return host_only && !device_only;
+  // Device work beside a single parallel statement (or none) keeps the
+  // earlier meaning: the whole body is one kernel.
+  return (host_only || (device_work && parallels > 1)) && !device_only;
 }
 
 std::vector<const Stmt*> launches(const Function& fn) {
   std::vector<const Stmt*> out;
+  const bool host = is_host_program(fn);
   walk_host(fn, [&](const Stmt& s, int) {
-    if (std::holds_alternative<Parallel>(s.node)) out.push_back(&s);
+    if (std::holds_alternative<Parallel>(s.node) || (host && is_host_device_work(s))) out.push_back(&s);
   });
   return out;
 }

@@ -16,18 +16,20 @@
 
 namespace croq::frontend::ast {
 
-// Whether `fn` is a host program: some statement at host level is host
-// work of its own (print/println, an assignment to a `mutable` scalar, a
-// loop or branch around a parallel statement), and every statement at host
-// level is one the host runs (host_statement_problem). Other functions keep
+// Whether `fn` is a host program: every statement at host level is one the
+// host runs (host_statement_problem), and some statement there is host work
+// of its own (print/println, an assignment to a `mutable` scalar, a loop or
+// branch around a parallel statement) or device work stands beside two or
+// more parallel statements. Other functions keep
 // what they did before host programs: their top-level parallel statements
 // are kernels launched in order (one kernel, the host level included, when
 // there is at most one), and a program's host statements are the
 // limitation program-host-statement.
 bool is_host_program(const Function& fn);
 
-// The parallel statements at host level, in source order: kernel k of a
-// host program is launches(fn)[k].
+// The parallel statements at host level and, in a host program, its device
+// work (is_host_device_work), in source order: kernel k of a host program
+// is launches(fn)[k].
 std::vector<const Stmt*> launches(const Function& fn);
 
 // A scalar of the host: a declaration at host level (`int n = 4;`,
@@ -44,6 +46,18 @@ struct HostScalar {
   bool replicated = false;
 };
 std::vector<HostScalar> host_scalars(const Function& fn);
+
+// Device work at host level: an element store into a tensor
+// (`out.at(i) = v;`, `t.at(i, j) += v;`) or a synchronous copy between
+// tensors (`dma.copy a => b;`, `dma.copy a.chunkat(i) => b.chunkat(i);`).
+// In a host program each runs as a kernel of its own (one thread), launched
+// in order with the others (launches(fn) lists it).
+bool is_host_device_work(const Stmt& s);
+
+// Why device work `s` at host level of `fn` cannot run as a kernel of its
+// own (a store into or copy of a tensor declared in shared or local memory
+// there, which no other kernel sees); empty when it can.
+std::string host_device_work_problem(const Function& fn, const Stmt& s);
 
 // Why `s`, a statement at host level of a host program, cannot run on the
 // host (`what` in "... is not supported in host code yet"); empty when it can.

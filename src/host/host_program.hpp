@@ -44,8 +44,9 @@ using StmtList = std::vector<Stmt>;
 struct Stmt {
   // print: `parts` in order (a part with no value is its text);
   // assign: slot `slot` = value; loop: slot `slot` in [0, value) over `body`;
-  // branch: `body` when value is true, else `other`; launch: kernel `kernel`.
-  enum class Kind { print, assign, loop, branch, launch } kind = Kind::print;
+  // branch: `body` when value is true, else `other`; repeat: `body` while
+  // value is true (`while`); launch: kernel `kernel`.
+  enum class Kind { print, assign, loop, branch, repeat, launch } kind = Kind::print;
   struct Part {
     std::string text;
     ExprPtr value;
@@ -82,7 +83,7 @@ struct Hooks {
 };
 
 // Runs `program`; an Error (with the source line) for a division by zero
-// or a host loop of more than 2^31 iterations.
+// or a host loop (`foreach` or `while`) of more than 2^31 iterations.
 void run(const Program& program, const Hooks& hooks);
 
 // The text a print part shows for `v` (as the device's printf: %lld, %f).

@@ -62,12 +62,11 @@ class HostLowering {
         scopes_.emplace_back();
         for (const auto& c : n.statements) statement(*c, out);
         scopes_.pop_back();
-      } else if constexpr (std::is_same_v<T, Parallel>) {
-        Stmt launch;
-        launch.kind = Stmt::Kind::launch;
-        launch.kernel = next_kernel_++;
-        launch.line = s.location.line;
-        out.push_back(std::move(launch));
+      } else if constexpr (std::is_same_v<T, Parallel> || std::is_same_v<T, Copy>) {
+        // A copy (is_host_device_work) is a kernel of its own, as a parallel statement is.
+        if constexpr (std::is_same_v<T, Copy>)
+          if (!is_host_device_work(s)) fail(s.location, host_statement_problem(s) + " is not supported in host code yet");
+        out.push_back(launch(s));
       } else if constexpr (std::is_same_v<T, Declaration>) {
         for (const Declarator& d : n.declarators) {
           auto it = slot_of_site_.find(&d);
@@ -82,6 +81,7 @@ class HostLowering {
           }
         }
       } else if constexpr (std::is_same_v<T, Assignment>) {
+        if (is_host_device_work(s)) return out.push_back(launch(s));  // an element store: a kernel of its own
         const auto& target = std::get<Name>(n.target->node);
         int to = -1;
         if (auto it = slot_of_site_.find(&s); it != slot_of_site_.end()) {
@@ -115,12 +115,30 @@ class HostLowering {
           scopes_.pop_back();
         }
         out.push_back(std::move(b));
+      } else if constexpr (std::is_same_v<T, While>) {
+        Stmt w;
+        w.kind = Stmt::Kind::repeat;
+        w.line = s.location.line;
+        w.value = expr(*n.condition);
+        scopes_.emplace_back();
+        w.body = statements(*n.body);
+        scopes_.pop_back();
+        out.push_back(std::move(w));
       } else if constexpr (std::is_same_v<T, Return> || std::is_same_v<T, Sync>) {
         // `return NAME;` hands back the returned tensor; `sync.global` is stream order.
       } else {
         fail(s.location, host_statement_problem(s) + " is not supported in host code yet");
       }
     }, s.node);
+  }
+
+  // The next kernel, launched where `s` stands.
+  Stmt launch(const AstStmt& s) {
+    Stmt l;
+    l.kind = Stmt::Kind::launch;
+    l.kernel = next_kernel_++;
+    l.line = s.location.line;
+    return l;
   }
 
   // foreach {i, j} in [n, m]: nested loops, the first index outermost.

@@ -50,6 +50,12 @@ class Executor {
         break;
       }
       case Stmt::Kind::branch: run(truth(eval(*s.value)) ? s.body : s.other); break;
+      case Stmt::Kind::repeat:
+        for (std::int64_t i = 0; truth(eval(*s.value)); ++i) {
+          if (i == kMaxIterations) fail(s.line, "a host `while` loop of more than 2^31 iterations");
+          run(s.body);
+        }
+        break;
       case Stmt::Kind::launch: hooks_.launch(s.kernel, slots_); break;
     }
   }

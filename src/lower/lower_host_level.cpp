@@ -1,7 +1,9 @@
 // A host program's kernel: the host level of the function's body
 // (frontend/host_code.hpp) is the host's; lowering walks it only to reach
-// this kernel's parallel statement, with the function-scope declarations
-// every kernel has, and passes the host scalars in scope as parameters.
+// this kernel's parallel statement (or its device work: an element store or
+// a copy, a kernel of one thread outside every parallel statement), with
+// the function-scope declarations every kernel has, and passes the host
+// scalars in scope as parameters.
 #include "frontend/host_code.hpp"
 #include "lower/lowering.hpp"
 
@@ -36,7 +38,13 @@ void Lowerer::host_level(const Stmt& s) {
           if (!h->replicated) host_visible_.emplace_back(h->name, slot_of(h));
         }
       if (!host || replicated) stmt(s);  // tensors, events and replicated scalars: every kernel declares them
-    } else if constexpr (std::is_same_v<T, Assignment>) {
+    } else if constexpr (std::is_same_v<T, Assignment> || std::is_same_v<T, Copy>) {
+      if (frontend::ast::is_host_device_work(s)) {  // an element store or a copy: a kernel of its own
+        if (top_parallels_seen_++ != kernel_index_) return;
+        bind_host_scalars();
+        stmt(s);
+        return;
+      }
       if (const auto* h = scalar_at(&s)) host_visible_.emplace_back(h->name, slot_of(h));
     } else if constexpr (std::is_same_v<T, Loop>) {
       for (const LoopIndex& i : n.indices)

@@ -4,6 +4,9 @@
 // shape_arithmetic): a shape, or a tuple of counts for the ratio or
 // remainder of two shapes and for arithmetic on tuples. A shape's dims are
 // known when the kernel is specialized, as every extent is.
+// Shape selection (`t.span[(0), (2), 4]`): sema recorded each dim of the
+// derived shape (CheckedFunction::shape_selections), a dim of the operand's
+// shape or an extent.
 #include "lower/lowering.hpp"
 
 namespace croq::lower::detail {
@@ -59,6 +62,37 @@ Value ExprLowering::whole_arithmetic(const Expr& e, const Binary& b, const Value
                            "` is " + std::to_string(*d.constant));
     out.dims.push_back(*d.constant);
     out.dim_names.push_back("");
+  }
+  return out;
+}
+
+const std::vector<sema::SelectedDim>* ExprLowering::shape_selection(const Expr& e) const {
+  auto it = facts_.shape_selections.find(&e);
+  return it == facts_.shape_selections.end() ? nullptr : &it->second;
+}
+
+Value ExprLowering::selected_shape(const Expr& e, const Subscript& sub, const std::vector<sema::SelectedDim>& dims) {
+  std::vector<std::string> names;
+  const std::vector<std::int64_t> operand = shape_of(*sub.object, &names);
+  Value out;
+  out.kind = Value::Kind::shape;
+  for (const sema::SelectedDim& d : dims) {
+    if (d.pick >= 0) {
+      const auto at = static_cast<std::size_t>(d.pick);
+      if (at >= operand.size()) unchecked(e.location, sema::Rule::pick_index);
+      out.dims.push_back(operand[at]);
+      out.dim_names.push_back(names[at]);
+      continue;
+    }
+    const Value v = require_scalar(expr(*d.extent), *d.extent);
+    if (!v.constant)
+      fail(d.extent->location, "`" + source_text(*d.extent) + "`, an extent of `" + source_text(e) +
+                                   "`, is known only when the kernel runs; a shape's dims are known when it is specialized");
+    if (*v.constant < 0)
+      fail(d.extent->location, "a shape extent must not be negative; `" + source_text(*d.extent) + "`, an extent of `" +
+                                   source_text(e) + "`, is " + std::to_string(*v.constant));
+    out.dims.push_back(*v.constant);
+    out.dim_names.emplace_back();
   }
   return out;
 }

@@ -33,6 +33,7 @@ Value ExprLowering::event_at(const Expr& e, const Member& m, Value ev) {
 }
 
 Value ExprLowering::subscript(const Expr& e, const Subscript& sub) {
+  if (const auto* dims = shape_selection(e)) return selected_shape(e, sub, *dims);
   Value obj = expr(*sub.object);
   if (obj.kind == Value::Kind::accumulator) {  // mc[i][j]: one of an array of accumulators
     const auto& dims = kernel_.accumulators[static_cast<std::size_t>(obj.accumulator)].array_dims;

@@ -444,6 +444,9 @@ class ExprLowering : public LoweringContext {
 
   // --- events and register tiles as values (lower_values.cpp)
   Value subscript(const Expr& e, const Subscript& sub);
+  // lower_shape_math.cpp: a shape derived by selection (sema's record), else null.
+  const std::vector<sema::SelectedDim>* shape_selection(const Expr& e) const;
+  Value selected_shape(const Expr& e, const Subscript& sub, const std::vector<sema::SelectedDim>& dims);
   Value event_value(const Expr& e, const char* what);
   Value event_at(const Expr& e, const Member& m, Value ev);
   Value register_member(const Expr& e, const Member& m, const Value& obj);

@@ -285,36 +285,73 @@ Type ExpressionChecker::pick(const Expr& e, const Subscript& s, const Type& obje
                                                                       : object.rank);
   Type out;
   out.kind = tuple ? Kind::tuple : Kind::shape;
+  std::vector<SelectedDim> selection;
+  bool picked_in_arithmetic = false;
   for (const ExprPtr& index : s.indices) {
     // A parenthesized integer literal names an element of the operand.
     const Expr& i = *index;
-    const bool parenthesized = i.source_begin >= 0 && cx_.program_.source[static_cast<std::size_t>(i.source_begin)] == '(';
+    const bool parenthesized = is_pick(i);
     const auto* literal = std::get_if<IntegerLiteral>(&i.node);
-    if (parenthesized && literal && size > 0 && literal->value >= static_cast<std::uint64_t>(size))
+    if (parenthesized && size > 0 && literal->value >= static_cast<std::uint64_t>(size))
       fail(Rule::pick_index, i.location,
            "`" + text(*s.object) + "` has " + std::to_string(size) + (size == 1 ? " element" : " elements") + "; `(" +
                std::to_string(literal->value) + ")` is not one of them",
            "elements count from 0", notes_of(object));
     Type element;
-    if (!(parenthesized && literal)) {
+    if (!parenthesized) {
       element = expr(i);
       require_ok(element);
+      picked_in_arithmetic = picked_in_arithmetic || contains_pick(i);
+      if (!tuple && (!element.is_number() || element.is_float()))
+        fail(Rule::arithmetic_operand, i.location,
+             "`" + text(i) + "` is " + (element.is_float() ? std::string("a float") : kind_phrase(element.kind)) +
+                 "; an extent of a derived shape is an integer",
+             "", notes_of(element));
     }
     element.kind = Kind::scalar;
     element.known = Known::at_specialization;
-    if (parenthesized && literal && literal->value < 32) {  // element (i) of the operand
+    if (parenthesized && literal->value < 32) {  // element (i) of the operand
       const auto at = static_cast<std::size_t>(literal->value);
       element.unbounded = at < object.elements.size() ? object.elements[at].unbounded
                                                       : (object.unbounded_dims >> at & 1u) != 0;
     }
     out.elements.push_back(element);
+    selection.push_back(parenthesized ? SelectedDim{static_cast<int>(literal->value), nullptr} : SelectedDim{-1, &i});
   }
   out.rank = static_cast<int>(out.elements.size());
-  limitation(tuple ? Rule::unsupported_index_tuple : Rule::unsupported_shape_arithmetic, e.location,
-             tuple ? "picking from an ituple (`" + text(e) + "`) is not supported yet by libcroqjit"
-                   : "deriving a shape (`" + text(e) + "`) is not supported yet by libcroqjit",
-             "write the values out");
+  if (tuple) {
+    limitation(Rule::unsupported_index_tuple, e.location,
+               "picking from an ituple (`" + text(e) + "`) is not supported yet by libcroqjit", "write the values out");
+  } else if (picked_in_arithmetic) {
+    limitation(Rule::unsupported_shape_arithmetic, e.location,
+               "arithmetic on a picked dim in a derived shape (`" + text(e) + "`) is not supported yet by libcroqjit",
+               "pick the dim alone (`(0)`), or write the extent out");
+  } else {
+    cx_.out_.shape_selections[&e] = std::move(selection);
+  }
   return out;
+}
+
+// `(2)` in `t.span[(2), 4]`: a parenthesized integer literal.
+bool ExpressionChecker::is_pick(const Expr& e) const {
+  return std::holds_alternative<IntegerLiteral>(e.node) && e.source_begin >= 0 &&
+         cx_.program_.source[static_cast<std::size_t>(e.source_begin)] == '(';
+}
+
+// Whether a pick stands inside `e` (`(0) / 2`).
+bool ExpressionChecker::contains_pick(const Expr& e) const {
+  if (is_pick(e)) return true;
+  bool found = false;
+  std::visit([&](const auto& n) {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, Unary>) found = contains_pick(*n.operand);
+    else if constexpr (std::is_same_v<T, Binary>) found = contains_pick(*n.lhs) || contains_pick(*n.rhs);
+    else if constexpr (std::is_same_v<T, Conditional>)
+      found = contains_pick(*n.condition) || contains_pick(*n.then_value) || contains_pick(*n.else_value);
+    else if constexpr (std::is_same_v<T, Call>)
+      for (const auto& a : n.args) found = found || contains_pick(*a);
+  }, e.node);
+  return found;
 }
 
 void ExpressionChecker::literal_limits(const Expr& e) {

@@ -58,7 +58,8 @@ void StatementChecker::nested(const Stmt& s) {
     if (host_program) host_statements(s, 0);
     std::size_t kernels = 0;
     for (const auto& c : b->statements) {
-      if ((program || host_program) && std::holds_alternative<Parallel>(c->node)) {
+      if ((program && std::holds_alternative<Parallel>(c->node)) ||
+          (host_program && (std::holds_alternative<Parallel>(c->node) || is_host_device_work(*c)))) {
         cx_.grid_set_ = false;
         if (++kernels > frontend::limits::kMaxKernels) {  // reported once; the rest is not checked
           report(Rule::kernel_count, c->location,
@@ -71,10 +72,14 @@ void StatementChecker::nested(const Stmt& s) {
       } else if (program && !std::holds_alternative<Declaration>(c->node) && !std::holds_alternative<Return>(c->node) &&
                  !is_global_sync(*c)) {
         // Its own rules are still checked.
+        std::string problem = host_statement_problem(*c);
+        if (problem.empty() && is_host_device_work(*c)) problem = host_device_work_problem(cx_.fn_, *c);
         limitation(Rule::program_host_statement, c->location,
-                   "statements between the kernels of a program (host code) are not supported yet",
-                   "a function with several top-level parallel statements may hold only declarations and `return` "
-                   "besides them");
+                   problem.empty() ? "statements between the kernels of a program (host code) are not supported yet"
+                                   : problem + " is not supported in host code yet",
+                   "host code between kernels prints, computes scalars, loops, branches, stores elements "
+                   "(`t.at(i) = v;`) and copies (`dma.copy a => b;`); put other device work inside a `parallel` "
+                   "statement");
       }
       statement(*c);
     }
@@ -118,8 +123,10 @@ void StatementChecker::host_statements(const Stmt& s, int depth) {
 }
 
 void StatementChecker::statement(const Stmt& s) {
-  // Each parallel statement at a host program's host level is a kernel of its own.
-  if (host_program_ && cx_.parallel_depth_ == 0 && std::holds_alternative<Parallel>(s.node)) cx_.grid_set_ = false;
+  // Each parallel statement and each device work (an element store, a copy)
+  // at a host program's host level is a kernel of its own.
+  if (host_program_ && cx_.parallel_depth_ == 0 && (std::holds_alternative<Parallel>(s.node) || is_host_device_work(s)))
+    cx_.grid_set_ = false;
   const std::int64_t pending = cx_.pending_launch_bound_;
   cx_.pending_launch_bound_ = 0;
   if (!s.attributes.empty()) c_.levels.attributes(s);

@@ -349,6 +349,8 @@ class ExpressionChecker : public Part {
                     const std::vector<const Expr*>& strides);
   void event_order(const Expr& e, const Member& m, const Type& ev);  // `e.at(order)`
   Type pick(const Expr& e, const Subscript& s, const Type& object);
+  bool is_pick(const Expr& e) const;
+  bool contains_pick(const Expr& e) const;
 
   // ---- builtin calls (check_builtins.cpp)
   Type select(const Expr& e, const Call& c);

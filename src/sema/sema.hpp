@@ -91,6 +91,14 @@ struct MmaProtocol {
   const frontend::ast::Expr* mask_cols = nullptr;
 };
 
+// One dim of a shape derived by selection (`t.span[(0), (2), 4]`,
+// `x[(1), (0)]`): dim `pick` of the operand's shape, or the extent
+// `extent` (an integer known when the kernel is specialized).
+struct SelectedDim {
+  int pick = -1;
+  const frontend::ast::Expr* extent = nullptr;
+};
+
 // Futures that `swap` and `rotate` statements exchange (the union of the
 // lists that share a name), and each `dma.any` / `tma.any` placeholder not
 // swapped: one shared buffer of a slot per future, which the future's copies
@@ -140,6 +148,8 @@ struct CheckedFunction {
   std::unordered_map<const frontend::ast::Copy*, CopyProtocol> copies;
   // Each mma statement sema accepted -> its protocol.
   std::unordered_map<const frontend::ast::Mma*, MmaProtocol> mmas;
+  // Each shape derived by selection sema accepted -> its dims in order.
+  std::unordered_map<const frontend::ast::Expr*, std::vector<SelectedDim>> shape_selections;
   std::vector<FutureRing> future_rings;
   // Each call of a __device__ function -> what it passes (keyed by the
   // frontend::ast::CallStatement or frontend::ast::Call).

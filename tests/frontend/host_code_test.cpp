@@ -60,11 +60,11 @@ TEST(HostCode, HostScalarsInSourceOrderWithWhatKernelsRecompute) {
 }
 
 TEST(HostCode, HostStatementProblemsNameTheConstruct) {
-  Parsed p = parse("__co__ void f(s32 [4] a, s32 [4] b) {\n  a.at(0) = 1;\n  dma.copy a => b;\n  println(a.at(1));\n"
+  Parsed p = parse("__co__ void f(s32 [4] a, s32 [4] b) {\n  a.data = 1;\n  dma.copy a => shared;\n  println(a.at(1));\n"
                    "  foreach i in a.span { }\n  int x = 3;\n}\n");
   const auto& body = std::get<Block>(p.fn().body->node).statements;
-  EXPECT_EQ(host_statement_problem(*body[0]), "an element store");
-  EXPECT_EQ(host_statement_problem(*body[1]), "a copy");
+  EXPECT_EQ(host_statement_problem(*body[0]), "this store (the host stores elements: `t.at(i) = v;`)");
+  EXPECT_EQ(host_statement_problem(*body[1]), "this copy (the host copies with a synchronous `dma.copy a => b;`)");
   EXPECT_EQ(host_statement_problem(*body[2]), "printing this value (only strings and scalars)");
   EXPECT_EQ(host_statement_problem(*body[3]), "this loop's bound (write `in [n, ...]`)");
   EXPECT_EQ(host_statement_problem(*body[4]), "");

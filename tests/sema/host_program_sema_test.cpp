@@ -34,18 +34,20 @@ TEST(HostProgramSema, PrintsScalarsLoopsAndBranchesAroundKernelsAreAccepted) {
             "");
 }
 
-// Host code the host cannot run (an element store, a copy) keeps the
-// function on its earlier path: between two kernels it is the limitation.
-TEST(HostProgramSema, ElementStoreBetweenKernelsIsALimitation) {
+// Host code the host cannot run (here a store into a shared tensor, which
+// no other kernel sees) keeps the function on its earlier path: between two
+// kernels it is the limitation, named.
+TEST(HostProgramSema, SharedStoreBetweenKernelsIsALimitation) {
   const std::string e = compile_error("__co__ void f(s32 [4] a) {\n"
+                                      "  shared s32 [4] s;\n"
                                       "  parallel p by 4\n"
                                       "    a.at(p) = 1;\n"
                                       "  println(\"x\");\n"
-                                      "  a.at(0) = 2;\n"
+                                      "  s.at(0) = 2;\n"
                                       "  parallel q by 4\n"
                                       "    a.at(q) = 1;\n"
                                       "}\n");
-  EXPECT_NE(e.find(":5:3: error: statements between the kernels of a program (host code) are not supported yet "
+  EXPECT_NE(e.find(":6:3: error: a store into a tensor in shared or local memory is not supported in host code yet "
                    "[program-host-statement]"),
             std::string::npos)
       << e;

@@ -64,9 +64,10 @@ std::vector<RuleCase> statement_cases() {
        "global tensors other than the returned one are not supported yet",
        "declare it `global` at function scope, `shared` or `local`, or return it"},
       {"HostStatementBetweenKernels", "program-host-statement",
-       fn("  parallel i by 2 : block\n    a.at(i, 0) = 1;\n  a.at(0, 1) = 2;\n  parallel j by 2 : block\n    a.at(j, 0) = 1;\n"),
-       4, "a.at(0, 1)", "statements between the kernels of a program (host code) are not supported yet",
-       "a function with several top-level parallel statements may hold only declarations and `return` besides them"},
+       fn("  parallel i by 2 : block\n    a.at(i, 0) = 1;\n  println(a.at(0, 1));\n  parallel j by 2 : block\n    a.at(j, 0) = 1;\n"),
+       4, "println(a.at(0, 1));", "printing this value (only strings and scalars) is not supported in host code yet",
+       "host code between kernels prints, computes scalars, loops, branches, stores elements (`t.at(i) = v;`) and "
+       "copies (`dma.copy a => b;`); put other device work inside a `parallel` statement"},
       {"LocalBufferArray", "buffer-array-not-shared", blk("    local f32 [4] acc[2];\n"), 3, "acc",
        "arrays of buffers live in shared memory (a ring of stages)", "declare it `shared f32 [...] acc[N];`"},
       {"EmptyBufferArray", "buffer-array-empty", blk("    shared f32 [4] acc[0];\n"), 3, "0]",
