@@ -142,18 +142,26 @@ void StatementChecker::device_function_return(const Stmt& s, const Return& r) {
          "return an integer, or declare the function to return `f32`");
 }
 
-Type ExpressionChecker::device_call(const SourceLocation& at, const Function& callee, const ExprList& args,
-                                    bool value_wanted) {
-  const std::string called = "`call " + callee.name + "`";
+// Where a call of a `kind` function (__co_device__ or __device__) may stand:
+// in a parallel body, and as a value only where it runs with its statement
+// (`value_type`: the variable the hint computes it into).
+void ExpressionChecker::call_placement(const SourceLocation& at, const std::string& callee, const char* kind,
+                                       bool value_wanted, const std::string& value_type) {
+  const std::string called = "`call " + callee + "`";
   if (cx_.parallel_depth_ == 0)
     fail(Rule::call_outside_parallel, at, called + " outside a parallel statement",
-         "a __co_device__ function runs on the device; call it inside a parallel body");
+         std::string("a ") + kind + " function runs on the device; call it inside a parallel body");
   if (value_wanted && cx_.value_call_refused_)
     fail(Rule::call_placement, at,
          called + " as a value " + cx_.value_call_refused_ + ": the call would run once, before the statement",
-         "compute it first: `mutable " + (callee.return_type.kind == TypeKind::void_ ? std::string("int")
-                                                                                      : callee.return_type.name) +
-             " v = call " + callee.name + "(...);`, then use `v`");
+         "compute it first: `mutable " + value_type + " v = call " + callee + "(...);`, then use `v`");
+}
+
+Type ExpressionChecker::device_call(const SourceLocation& at, const Function& callee, const ExprList& args,
+                                    bool value_wanted) {
+  call_placement(at, callee.name, "__co_device__", value_wanted,
+                 callee.return_type.kind == TypeKind::void_ ? std::string("int") : callee.return_type.name);
+  const std::string called = "`call " + callee.name + "`";
   if (value_wanted && callee.return_type.kind == TypeKind::void_)
     fail(Rule::call_no_value, at, "`" + callee.name + "` returns `void`; " + called + " has no value",
          "call it as a statement: `call " + callee.name + "(...);`");

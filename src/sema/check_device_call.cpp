@@ -36,14 +36,8 @@ bool cxx_scalar_dtype(const std::string& name, DType& out) {
 Type ExpressionChecker::cxx_call(const SourceLocation& at, const frontend::ast::DeviceCode::Function& callee,
                                  const ExprList& template_args, const ExprList& args, bool value_wanted,
                                  const void* key) {
+  call_placement(at, callee.name, "__device__", value_wanted, callee.return_type);
   const std::string called = "`call " + callee.name + "`";
-  if (cx_.parallel_depth_ == 0)
-    fail(Rule::call_outside_parallel, at, called + " outside a parallel statement",
-         "a __device__ function runs on the device; call it inside a parallel body");
-  if (value_wanted && cx_.value_call_refused_)
-    fail(Rule::call_placement, at,
-         called + " as a value " + cx_.value_call_refused_ + ": the call would run once, before the statement",
-         "compute it first: `mutable " + callee.return_type + " v = call " + callee.name + "(...);`, then use `v`");
   DeviceCall fact;
   fact.callee = callee.name;
   if (value_wanted) {

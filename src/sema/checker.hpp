@@ -363,6 +363,8 @@ class ExpressionChecker : public Part {
   // its arguments against its parameters, then its body, once per __co__ function.
   // The value's type when `value_wanted` (void: an error then).
   Type device_call(const SourceLocation& at, const Function& callee, const ExprList& args, bool value_wanted);
+  void call_placement(const SourceLocation& at, const std::string& callee, const char* kind, bool value_wanted,
+                      const std::string& value_type);
   // `call f(args)` / `f(args)` of the C++ function `callee` (check_device_call.cpp):
   // records its DeviceCall fact under `key` (the CallStatement or Call).
   Type cxx_call(const SourceLocation& at, const frontend::ast::DeviceCode::Function& callee,
