@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "croq/croq.hpp"
 #include "croq/error.hpp"
 
 namespace croq::test {
@@ -16,6 +17,19 @@ std::string error_of(F&& f) {
     return e.what();
   }
   return "no error";
+}
+
+// what() of the CompileError croq::compile raises for `source` compiled
+// for sm_90a, or "" when it compiles.
+inline std::string compile_error(const std::string& source) {
+  try {
+    CompileOptions options;
+    options.arch = "sm_90a";
+    compile(source, options);
+  } catch (const CompileError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace croq::test

@@ -5,21 +5,13 @@
 
 #include <string>
 
+#include "common/error_text.hpp"
 #include "croq/croq.hpp"
 
 namespace croq {
 namespace {
 
-std::string compile_error(const std::string& source) {
-  try {
-    CompileOptions options;
-    options.arch = "sm_90a";
-    compile(source, options);
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::compile_error;
 
 TEST(HostProgramSema, PrintsScalarsLoopsAndBranchesAroundKernelsAreAccepted) {
   EXPECT_EQ(compile_error("__co__ void f(f32 [8] a, int n) {\n"

@@ -8,21 +8,13 @@
 #include <string>
 
 #include "common/shape_selection_kernel.hpp"
+#include "common/error_text.hpp"
 #include "croq/croq.hpp"
 
 namespace croq {
 namespace {
 
-std::string compile_error(const std::string& source) {
-  try {
-    CompileOptions options;
-    options.arch = "sm_90a";
-    compile(source, options);
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::compile_error;
 
 TEST(ShapeSelectionSema, SelectedShapesOfTensorsAndFuturesCompile) {
   EXPECT_EQ(compile_error(test::kShapeSelectionKernel), "");
