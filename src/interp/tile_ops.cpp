@@ -127,6 +127,9 @@ void Executor::barrier(Thread& t, const ir::Barrier& b, const ir::Stmt& s) {
     case ir::Barrier::Scope::grid:
       grid_barrier(t, s);
       return;
+    case ir::Barrier::Scope::cluster:  // the blocks run one after another: the block's part of it
+      gather(t, "cluster barrier", 0, launch_.threads, &s, nullptr);
+      return;
   }
 }
 
@@ -231,8 +234,9 @@ void Executor::tma_load(Thread& t, const ir::TmaLoad& l) {
   for (auto it = l.coords.rbegin(); it != l.coords.rend(); ++it) at.push_back(as_int((*it)->type, eval(t, *it)));
   if (l.multicast && kernel().cluster_blocks > 1) {
     // Croqtile's multicast puts the first block's tile into every block of
-    // the cluster; each block loads it itself, which is the same only when
-    // they all name that tile. Blocks run in order, the first one first.
+    // the cluster; here each block loads it itself (every slice of it),
+    // which is the same only when they all name that tile. Blocks run in
+    // order, the first one first.
     const std::int64_t cluster = t.block->index / kernel().cluster_blocks, rank = t.block->index % kernel().cluster_blocks;
     const std::int64_t issue = multicast_issues_[{&l, t.block->index}]++;
     const auto key = std::make_tuple(&l, cluster, issue);
@@ -253,7 +257,8 @@ void Executor::tma_load(Thread& t, const ir::TmaLoad& l) {
     }
   }
   const std::size_t size = dtype_size(tensor.dtype);
-  const std::size_t begin = static_cast<std::size_t>(dest.i), end = begin + box_elements(map.box) * size;
+  const std::int64_t slices = l.multicast ? std::max(l.multicast->slices, 1) : 1;
+  const std::size_t begin = static_cast<std::size_t>(dest.i), end = begin + box_elements(map.box) * slices * size;
   if (dest.storage == nullptr || end > dest.storage->bytes)
     fault(t.line, "out-of-bounds tma.copy into `" + (dest.storage ? dest.storage->name : std::string("?")) +
                       "`: the box of " + std::to_string(box_elements(map.box)) + " elements does not fit");
@@ -264,10 +269,15 @@ void Executor::tma_load(Thread& t, const ir::TmaLoad& l) {
   race_forget(dest.storage, begin, end);
   const auto* from = static_cast<const std::byte*>(tensor.data);
   std::byte* to = dest.storage->data + begin;
-  for_box(map.box, at, tensor.shape, [&](std::int64_t e, std::int64_t linear) {
-    if (linear < 0) std::memset(to + e * size, 0, size);
-    else std::memcpy(to + e * size, from + linear * static_cast<std::int64_t>(size), size);
-  });
+  for (std::int64_t r = 0; r < slices; ++r) {  // a multicast's slices, each the next rows of the tile
+    std::vector<std::int64_t> slice_at = at;
+    slice_at[0] += r * (slices > 1 ? l.multicast->slice_rows : 0);
+    std::byte* slice_to = to + r * box_elements(map.box) * static_cast<std::int64_t>(size);
+    for_box(map.box, slice_at, tensor.shape, [&](std::int64_t e, std::int64_t linear) {
+      if (linear < 0) std::memset(slice_to + e * size, 0, size);
+      else std::memcpy(slice_to + e * size, from + linear * static_cast<std::int64_t>(size), size);
+    });
+  }
   const std::int64_t index = l.event_index ? as_int(l.event_index->type, eval(t, l.event_index)) : 0;
   EventSlot& slot = event_slot(t, l.event, index);
   auto& pending = t.block->pending_tma;

@@ -149,6 +149,9 @@ struct Event {
   // a number, or every thread of the block (blockDim.x); 0: none seen.
   std::int64_t arrivals = 0;
   bool arrivals_whole_block = false;
+  // `trigger.cluster`: every block of the cluster arrives on each block's
+  // barrier, so a phase counts the arrivals times Kernel::cluster_live.
+  bool cluster_arrivals = false;
   SourcePos first_trigger;
 };
 
@@ -282,7 +285,10 @@ struct Barrier {  // every thread of the set waits for the others
   // thread of the grid (a cooperative launch's `sync.barrier : block`).
   // warpgroup: each warpgroup of a group-4 level on its own named barrier,
   // set.barrier_id + threadIdx.x / 128.
-  enum class Scope { set, warp, lanes, grid, warpgroup } scope = Scope::set;
+  // cluster: every thread of every block of the cluster (barrier.cluster),
+  // so no block writes a peer's shared memory the peer still reads, nor
+  // leaves while a peer may still write its own.
+  enum class Scope { set, warp, lanes, grid, warpgroup, cluster } scope = Scope::set;
   int counter = -1;  // grid: the zeroed global u32 buffer the blocks count in
   // A barrier lowering asks for where the threads of `set` read shared
   // memory that one thread (or each thread of a thread level) may have
@@ -366,6 +372,9 @@ struct Arrive {
   // The trigger is the last statement of a loop body and names one event:
   // with WGMMA in flight its release may be deferred by one iteration.
   bool ends_loop_body = false;
+  // `trigger.cluster`: one arrival on this barrier in every running block of
+  // the cluster (Kernel::cluster_live of them), the own block's included.
+  bool cluster = false;
 };
 struct WaitEvent {
   int event = -1;
@@ -386,10 +395,21 @@ struct TmaLoad {
   std::int64_t bytes = 0;
   bool arrive = false;  // a private barrier: the issuing thread arrives too
   ExprRef leader;       // the issuing thread's condition
-  // `.multicast`: the same tile in every block of the cluster. Each block
-  // loads it (one load for the cluster is not generated yet); interpret
-  // mode checks that the blocks agree on the tile.
-  bool multicast = false;
+  // `.multicast`: one load for the cluster writes the tile into every
+  // running block (`mask`), each of which expects its bytes. slices 0: each
+  // block loads the tile itself (no rank or mask). slices 1: the
+  // block of rank 0 loads the whole box; slices C: the block of rank r
+  // loads rows [r, r + 1) * slice_rows of the box (the map's box is one
+  // slice) into the tile slice_elements * r elements on. Interpret mode
+  // loads every slice into each block and checks that the blocks agree on
+  // the tile.
+  struct Multicast {
+    ExprRef rank;  // this block's rank in its cluster
+    ExprRef mask;  // the receiving blocks, bit r for rank r (a u16)
+    int slices = 1;
+    std::int64_t slice_rows = 0, slice_elements = 0;
+  };
+  std::optional<Multicast> multicast;
 };
 struct TmaStore {
   int map = -1;
@@ -558,6 +578,13 @@ struct Kernel {
   std::int64_t grid = 1;
   std::int64_t block_threads = 1;
   std::int64_t cluster_blocks = 0;
+  // The blocks of this block's cluster that run (cluster_blocks, or fewer in
+  // the last cluster of a grid rounded up to whole clusters); and whether
+  // the blocks of a cluster reach into each other's shared memory
+  // (multicast loads, cluster triggers): their barriers are set up for the
+  // whole cluster before any use, and no block leaves before the others.
+  ExprRef cluster_live;
+  bool cluster_shared_memory = false;
   std::int64_t shared_bytes = 0;
   bool hopper = false;  // the device prelude and 1024-byte shared alignment
   bool needs_half = false, needs_bf16 = false, needs_fp8 = false;

@@ -101,6 +101,7 @@ void Parser::header(LineReader& r) {
   if (r.eat(" (runtime)")) k_.abi.runtime_grid.terms.push_back({});
   r.read(", block ", IntegerField{k_.block_threads}, ", shared ", IntegerField{k_.shared_bytes}, " bytes");
   if (r.eat(", clusters of ")) k_.cluster_blocks = r.integer();
+  k_.cluster_shared_memory = r.eat(" sharing shared memory");
   k_.grid_stride = r.eat(", looping over block indices");
   if (r.eat(", 64-bit indices")) k_.index = Type::i64();
   if (r.eat(", indices up to ")) k_.largest_index = r.integer();
@@ -110,6 +111,7 @@ void Parser::header(LineReader& r) {
   k_.where = r.take_position("pos");
   k_.hopper = r.take_flag("hopper");
   k_.cooperative = r.take_flag("cooperative");
+  k_.cluster_live = r.take_expr("cluster_live");
   k_.needs_half = r.take_flag("needs_half");
   k_.needs_bf16 = r.take_flag("needs_bf16");
   k_.needs_fp8 = r.take_flag("needs_fp8");
@@ -193,6 +195,7 @@ void Parser::event(LineReader& r) {
   else e.arrivals = r.integer();
   e.ready = r.eat(", ready");
   e.is_private = r.eat(", private");
+  e.cluster_arrivals = r.eat(", from the cluster");
   r.attributes();
   e.source_name = r.take_string("source").value_or("");
   e.phase = r.take_word("phase").value_or(text::default_phase(e));

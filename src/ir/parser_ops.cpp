@@ -58,6 +58,8 @@ StmtPtr Parser::barrier(LineReader& r, int) {
   } else if (r.eat("grid counting in ")) {
     n.scope = Scope::grid;
     n.counter = r.buffer(-1);
+  } else if (r.eat("cluster")) {
+    n.scope = Scope::cluster;
   } else if (r.eat("each warpgroup (ids from ")) {
     n.scope = Scope::warpgroup;
     n.set.barrier_id = static_cast<int>(r.integer());
@@ -202,6 +204,7 @@ StmtPtr Parser::arrive(LineReader& r, int) {
   n.set = thread_set(r);
   n.per_warp = r.eat(" per warp");
   n.ends_loop_body = r.eat(" (ends loop body)");
+  n.cluster = r.eat(" in every block of the cluster");
   r.attributes();
   n.where = r.take_position("where");
   set_attributes(r, n.set);
@@ -219,10 +222,19 @@ StmtPtr Parser::tma_load(LineReader& r, int) {
   TmaLoad n;
   r.read("tma.load ", ParamField{n.map}, " (", ExprListField{n.coords, ')'}, ") -> ", n.destination, " completes ",
          EventField{n.event}, "[", n.event_index, "] ", IntegerField{n.bytes}, " bytes");
-  n.multicast = r.eat(" (multicast)");
+  if (r.eat(" (multicast in ")) {
+    TmaLoad::Multicast m;
+    m.slices = static_cast<int>(r.integer());
+    r.read(" slices of ", IntegerField{m.slice_rows}, " rows, ", IntegerField{m.slice_elements}, " elements)");
+    n.multicast = m;
+  }
   n.arrive = r.eat(" (arrives)");
   r.attributes();
   n.leader = r.take_expr("leader");
+  if (n.multicast) {
+    n.multicast->rank = r.take_expr("rank");
+    n.multicast->mask = r.take_expr("mask");
+  }
   return finish(r, std::move(n));
 }
 

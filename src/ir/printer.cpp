@@ -265,6 +265,7 @@ class Printer {
          : n.scope == Scope::lanes     ? std::string("barrier active lanes")
          : n.scope == Scope::grid      ? "barrier grid counting in " + buffer(n.counter)
          : n.scope == Scope::warpgroup ? "barrier each warpgroup (ids from " + std::to_string(n.set.barrier_id) + ")"
+         : n.scope == Scope::cluster   ? std::string("barrier cluster")
                                        : "barrier " + threads(n.set) + if_written(n.if_written),
          a);
   }
@@ -304,7 +305,7 @@ class Printer {
     a.pos("where", n.where);
     set_attrs(a, n.set, true);
     line("arrive " + event(n.event) + "[" + expr(n.index) + "] by " + threads(n.set) + (n.per_warp ? " per warp" : "") +
-             (n.ends_loop_body ? " (ends loop body)" : ""),
+             (n.ends_loop_body ? " (ends loop body)" : "") + (n.cluster ? " in every block of the cluster" : ""),
          a);
   }
   void node(const Stmt& s, const WaitEvent& n) {
@@ -314,9 +315,17 @@ class Printer {
   void node(const Stmt& s, const TmaLoad& n) {
     Attrs a = attrs_of(s);
     expr_attr(a, "leader", n.leader);
+    std::string multicast;
+    if (n.multicast) {  // rank and mask null with slices 0
+      expr_attr(a, "rank", n.multicast->rank);
+      expr_attr(a, "mask", n.multicast->mask);
+      multicast = " (multicast in " + std::to_string(n.multicast->slices) + " slices of " +
+                  std::to_string(n.multicast->slice_rows) + " rows, " + std::to_string(n.multicast->slice_elements) +
+                  " elements)";
+    }
     line("tma.load " + k_.params[static_cast<std::size_t>(n.map)].name + " (" + exprs(n.coords) + ") -> " +
              expr(n.destination) + " completes " + event(n.event) + "[" + expr(n.event_index) + "] " +
-             std::to_string(n.bytes) + " bytes" + (n.multicast ? " (multicast)" : "") + (n.arrive ? " (arrives)" : ""),
+             std::to_string(n.bytes) + " bytes" + multicast + (n.arrive ? " (arrives)" : ""),
          a);
   }
   void node(const Stmt& s, const TmaStore& n) {
@@ -444,6 +453,7 @@ void Printer::header() {
   out_ << "kernel " << k_.entry << ": grid " << k_.grid << (k_.abi.runtime_grid.dynamic() ? " (runtime)" : "") << ", block "
        << k_.block_threads << ", shared " << k_.shared_bytes << " bytes";
   if (k_.cluster_blocks) out_ << ", clusters of " << k_.cluster_blocks;
+  if (k_.cluster_shared_memory) out_ << " sharing shared memory";
   if (k_.grid_stride) out_ << ", looping over block indices";
   if (k_.index.kind == Type::Kind::i64) out_ << ", 64-bit indices";
   if (k_.largest_index) out_ << ", indices up to " << *k_.largest_index;
@@ -454,6 +464,7 @@ void Printer::header() {
     a.pos("pos", k_.where);
     a.flag("hopper", k_.hopper);
     a.flag("cooperative", k_.cooperative);
+    expr_attr(a, "cluster_live", k_.cluster_live);
     a.flag("needs_half", k_.needs_half);
     a.flag("needs_bf16", k_.needs_bf16);
     a.flag("needs_fp8", k_.needs_fp8);
@@ -507,7 +518,7 @@ void Printer::declarations() {
     if (e.arrivals_whole_block) a.number("arrivals", e.arrivals, 0);
     line("event " + e.name + "[" + std::to_string(e.count) + "] at " + std::to_string(e.smem_offset) + ", arrivals " +
              (e.arrivals_whole_block ? std::string("block") : std::to_string(e.arrivals)) + (e.ready ? ", ready" : "") +
-             (e.is_private ? ", private" : ""),
+             (e.is_private ? ", private" : "") + (e.cluster_arrivals ? ", from the cluster" : ""),
          a);
   }
   for (const Accumulator& acc : k_.accumulators) {

@@ -240,6 +240,8 @@ class Verifier {
           buffer_ref(n.counter, "grid barrier");
           if (!k_.cooperative) error("a grid barrier in a kernel that is not launched cooperatively");
         }
+        if (n.scope == Barrier::Scope::cluster && !k_.cluster_shared_memory)
+          error("a cluster barrier in a kernel whose blocks do not share shared memory");
       } else if constexpr (std::is_same_v<T, DeclareEvent>) {
         event_ref(n.event, "event declaration");
       } else if constexpr (std::is_same_v<T, BarrierPrologue>) {
@@ -247,6 +249,8 @@ class Verifier {
       } else if constexpr (std::is_same_v<T, Arrive>) {
         event_ref(n.event, "arrive");
         expr(n.index);
+        if (n.cluster && (!k_.cluster_shared_memory || !k_.events[static_cast<std::size_t>(n.event)].cluster_arrivals))
+          error("a cluster arrival on an event that does not count the cluster's arrivals");
         triggered_.insert(n.event);
       } else if constexpr (std::is_same_v<T, WaitEvent>) {
         event_ref(n.event, "wait");
@@ -257,7 +261,15 @@ class Verifier {
             k_.params[static_cast<std::size_t>(n.map)].kind != abi::KernelParam::Kind::tensor_map)
           error("a TMA copy names no tensor map");
         for (const auto& c : n.coords) expr(c);
-        if constexpr (std::is_same_v<T, TmaLoad>) event_ref(n.event, "tma.load");
+        if constexpr (std::is_same_v<T, TmaLoad>) {
+          event_ref(n.event, "tma.load");
+          if (n.multicast) {
+            if (n.multicast->slices > 0 && (!k_.cluster_shared_memory || !n.multicast->rank || !n.multicast->mask))
+              error("a multicast load outside a kernel whose blocks share shared memory, or without its rank and mask");
+            if (n.multicast->rank) expr(n.multicast->rank);
+            if (n.multicast->mask) expr(n.multicast->mask);
+          }
+        }
       } else if constexpr (std::is_same_v<T, MmaFill>) {
         accumulator_ref(n.accumulator, "mma.fill");
         if (n.value) expr(n.value);

@@ -125,6 +125,9 @@ void MemoryLowering::event_declaration(const Stmt& s, const Declaration& d) {
       fail(ev.count < 1 ? decl.array_size->location : decl.location, *broken);
     if (decl.init != Declarator::Init::none && !declared.ready) unrecorded(decl.location, "an event's initial value");
     ev.ready = declared.ready;
+    // `trigger.cluster`: the cluster's blocks arrive on each other's barriers.
+    ev.cluster_arrivals = declared.scope == sema::EventArray::Scope::cluster && kernel_.cluster_blocks > 1;
+    if (ev.cluster_arrivals) kernel_.cluster_shared_memory = true;
     ev.name = fresh(decl.name);
     ev.phase = ev.name + "_phase";
     kernel_.events.push_back(ev);
@@ -144,6 +147,7 @@ void MemoryLowering::arrive(const Value& ev, const SourceLocation& where) {
   a.index = ev.event_index;
   a.set = trigger_set_ ? *trigger_set_ : set_;
   a.per_warp = a.set.threads > 0 && a.set.threads % 32 == 0;
+  a.cluster = kernel_.events[static_cast<std::size_t>(ev.event)].cluster_arrivals;
   a.where = pos(where);
   emit_node(std::move(a), where);
 }

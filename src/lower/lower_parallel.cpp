@@ -285,6 +285,16 @@ void LevelLowering::enter_grid_level(LevelFrame& f, const Parallel& p, std::size
     fit_index(launched);
     let_linear(f, clustered_block_index(f), index_type());
     if (launched != total) f.guard = ir::less(f.linear_var, ir::int_const(total));
+    // The blocks of this cluster that run: C, or in the last cluster of a
+    // rounded-up grid the first index's values left from its rank 0 on.
+    kernel_.cluster_live = ir::int_const(c);
+    if (f.counts[0] % c != 0) {
+      const ExprRef first = ir::binary(
+          "*", ir::binary("/", ir::binary("/", ir::special("blockIdx.x"), ir::int_const(c)), ir::int_const(rest)),
+          ir::int_const(c));
+      const ExprRef left = ir::binary("-", ir::int_const(f.counts[0]), first);
+      kernel_.cluster_live = ir::select(ir::less(left, ir::int_const(c)), left, ir::int_const(c));
+    }
   } else {
     f.runtime.factor = total;
     kernel_.grid = total;
@@ -314,7 +324,7 @@ void LevelLowering::enter_grid_level(LevelFrame& f, const Parallel& p, std::size
   scope_ = Scope::block;
   // A block of one warpgroup runs its block-scope statements on whole
   // warpgroups: accumulators may be filled and stored there.
-  in_warpgroup_ = level_index + 1 == p.levels.size() && block_of_one_warpgroup(*p.body);
+  in_warpgroup_ = block_one_warpgroup_ = level_index + 1 == p.levels.size() && block_of_one_warpgroup(*p.body);
 }
 
 void LevelLowering::enter_flat_level(LevelFrame& f) {

@@ -532,6 +532,12 @@ ir::Kernel Lowerer::run() {
     block(*fn_.body);
     // No thread leaves with its committed stores still reading shared memory.
     if (committed_stores_) emit_node(ir::BulkStoreWait{false});
+    // No block leaves while a peer may still write its shared memory.
+    if (kernel_.cluster_shared_memory) {
+      ir::Barrier last;
+      last.scope = ir::Barrier::Scope::cluster;
+      emit_node(std::move(last));
+    }
   });
   kernel_.body = ir::make_stmt(ir::Seq{std::move(body), false});
   kernel_.largest_index = largest_index_;

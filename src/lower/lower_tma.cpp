@@ -8,6 +8,7 @@
 // `wait f` (`f = tma.copy.async ...`). Out-of-bounds box elements read as
 // zero (this is `.zfill`). shared => global stores go through the
 // bulk-async proxy and complete before the set goes on.
+#include <algorithm>
 #include <cctype>
 
 #include "lower/lowering.hpp"
@@ -222,7 +223,11 @@ void MemoryLowering::tma_copy(const Stmt& s, const Copy& c) {
     unchecked(c.op_location, sema::Rule::swizzle_layout);
   }
 
-  const int map = tensor_map_param(global, box, span, c.op_location);
+  std::vector<std::int64_t> map_box = box;
+  std::optional<ir::TmaLoad::Multicast> multicast;
+  if (!store && protocol.multicast)
+    multicast = cluster_load(tile, ring || candidate_load_events_.count(&s), single_thread, map_box, elem);
+  const int map = tensor_map_param(global, map_box, span, c.op_location);
   std::vector<ExprRef> coords;  // innermost first
   for (std::size_t d = box.size(); d-- > 0;) {
     // 64-bit kernels saturate: a coordinate past 2^31 - 1 is past every
@@ -244,8 +249,46 @@ void MemoryLowering::tma_copy(const Stmt& s, const Copy& c) {
     leader = ir::binary("==", ir::binary("%", tid(), unit), ir::int_const(0));
   }
   if (store) return tma_store(s, TmaIssue{tile, global, map, coords, leader, single_thread});
-  tma_load(s, TmaIssue{tile, global, map, coords, leader, single_thread, protocol.multicast != nullptr}, box, elem, bound,
-           ring, future, async);
+  tma_load(s, TmaIssue{tile, global, map, coords, leader, single_thread, multicast}, box, elem, bound, ring, future, async);
+}
+
+// Croqtile's `.multicast` puts the cluster's first block's tile into every
+// block. One load for the cluster does that where the blocks cannot still be
+// reading the tile it overwrites in a peer: a tile of stages that
+// `trigger.cluster` frees, or a plain tile loaded by every thread of the
+// block (a cluster barrier comes first, which they all must reach). Elsewhere (a ring, a pipelined load, part
+// of the block) each block loads the tile itself, which is the same when
+// the blocks name one tile (interpret mode checks that they do). Each
+// block loads one slice of the rows when they divide into whole swizzle
+// atoms and every block of the cluster runs.
+std::optional<ir::TmaLoad::Multicast> MemoryLowering::cluster_load(const View& tile, bool ring_or_candidate,
+                                                                   bool single_thread, std::vector<std::int64_t>& box,
+                                                                   std::int64_t elem) {
+  const std::int64_t c = kernel_.cluster_blocks;
+  if (c < 2 || !kernel_.cluster_live) return std::nullopt;
+  ir::TmaLoad::Multicast m;
+  m.slices = 0;  // each block loads it
+  const bool ordered =
+      buffer(tile.buffer).slots > 0
+          ? std::any_of(kernel_.events.begin(), kernel_.events.end(), [](const ir::Event& e) { return e.cluster_arrivals; })
+          : scope_ == Scope::block && set_.threads == 0 && !in_warp_ && (group_levels_.empty() || block_one_warpgroup_);
+  if (!ordered || ring_or_candidate || single_thread) return m;
+  kernel_.cluster_shared_memory = true;
+  m.slices = 1;
+  m.rank = ir::binary("%", ir::special("blockIdx.x"), ir::int_const(c));
+  m.mask = ir::binary("-", ir::binary("<<", ir::int_const(1), kernel_.cluster_live), ir::int_const(1));
+  std::int64_t row = 1;
+  for (std::size_t d = 1; d < box.size(); ++d) row *= box[d];
+  const bool whole_clusters = kernel_.cluster_live->kind == ir::ExprKind::int_const;
+  if (whole_clusters && box[0] % c == 0 && (box[0] / c * row * elem) % 1024 == 0) {
+    m.slices = static_cast<int>(c);
+    m.slice_rows = box[0] / c;
+    box[0] = m.slice_rows;
+  } else {
+    m.slice_rows = box[0];
+  }
+  m.slice_elements = m.slice_rows * row;
+  return m;
 }
 
 // A store from shared memory: after the tile's writers (WGMMA, every thread),
@@ -280,6 +323,12 @@ void MemoryLowering::tma_load(const Stmt& s, const TmaIssue& t, const std::vecto
   // A plain tile (no ring, no array of stages, whose reuse events order)
   // may still be read by this warpgroup's multiply of the previous step.
   if (!ring && buffer(tile.buffer).slots == 0) complete_shared_readers(tile.buffer);
+  if (t.multicast && t.multicast->slices > 0 && buffer(tile.buffer).slots == 0) {
+    // The peers are done with the tile this load overwrites in them.
+    ir::Barrier peers;
+    peers.scope = ir::Barrier::Scope::cluster;
+    emit_node(std::move(peers), s.location);
+  }
   line_mark(s.location);
   auto product = support::checked_product(box);
   const std::int64_t bytes = *product * elem;  // box extents are at most 256 in at most 5 dims

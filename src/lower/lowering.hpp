@@ -339,6 +339,9 @@ class LoweringContext {
   bool lowering_store_target_ = false;  // element_ref of an assignment's target
   // Each warpgroup of an enclosing `parallel p by N : group-4` runs the statements.
   bool in_warpgroup_ = false;
+  // The block is one warpgroup (its thread levels are `: group-4` by 1):
+  // those levels' statements run on every thread of the block.
+  bool block_one_warpgroup_ = false;
   // Each warp of an enclosing `: group` level (directly in the block) runs them.
   bool in_warp_ = false;
   // `parallel g by N : group-4, t by 128 : thread`: t spans each group's threads, so
@@ -517,8 +520,12 @@ class MemoryLowering : public ExprLowering {
     std::vector<ExprRef> coords;
     ExprRef leader;
     bool single_thread = false;
-    bool multicast = false;  // `.multicast` (sema's protocol)
+    std::optional<ir::TmaLoad::Multicast> multicast;  // one load for the cluster
   };
+  // `.multicast` as one load for the cluster (narrowing `box` to a slice when
+  // each block loads one), or none: each block loads the tile itself.
+  std::optional<ir::TmaLoad::Multicast> cluster_load(const View& tile, bool ring_or_candidate, bool single_thread,
+                                                     std::vector<std::int64_t>& box, std::int64_t elem);
   void tma_store(const Stmt& s, const TmaIssue& t);
   void tma_load(const Stmt& s, const TmaIssue& t, const std::vector<std::int64_t>& box, std::int64_t elem,
                 const Modifier* bound, FutureRing* ring, const Name* future, bool async);

@@ -139,15 +139,35 @@ void TransferChecker::trigger_after(const Trigger& t) {
 }
 
 void TransferChecker::trigger_statement(const Stmt& s, const Trigger& t) {
-  // Each block of a cluster loads its `.multicast` tiles itself, so the
-  // stage a `trigger.cluster` frees is its own block's: a local trigger.
+  // `trigger.cluster e`: every block of the cluster arrives on e in each
+  // block (freeing a stage that the cluster's multicast loads fill).
   if (!t.scope.empty() && !cx_.clustered_)
     fail(Rule::multicast_scope, s.location,
          "`trigger." + t.scope + "` signals the blocks of a cluster, but this kernel has no `: cluster` level",
          "write `trigger`, or put the block level in a cluster");
   for (const auto& dependency : t.after) note_named_future(*dependency);
   if (!t.after.empty()) trigger_after(t);
-  for (const auto& target : t.targets) arrive(event_value(*target, "`trigger`", true), target->location);
+  using Scope = EventArray::Scope;
+  const Scope scope = t.scope.empty() ? Scope::block : Scope::cluster;
+  for (const auto& target : t.targets) {
+    const Type ev = event_value(*target, "`trigger`", true);
+    if (EventArray* e = ev.event) {
+      // The barrier counts one kind of arrival: the block's, or the cluster's.
+      if (e->scope == Scope::unknown) {
+        e->scope = scope;
+        e->first_scope_site = target->location;
+      } else if (e->scope != scope) {
+        const auto& at = e->first_scope_site;
+        fail(Rule::multicast_scope, target->location,
+             "event `" + e->name + "` is triggered " + (scope == Scope::cluster ? "with" : "without") +
+                 " `.cluster` here but " + (scope == Scope::cluster ? "without" : "with") + " it at " +
+                 std::to_string(at.line) + ":" + std::to_string(at.column) +
+                 ": its barrier counts either its own block's arrivals or the whole cluster's",
+             "trigger the event the same way everywhere");
+      }
+    }
+    arrive(ev, target->location);
+  }
 }
 
 // The arrivals a trigger adds to an event's phase: one per warp of the

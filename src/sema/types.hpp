@@ -79,6 +79,10 @@ struct EventArray {
   // `[N]` as written (null without one): lowering evaluates it when N is known only at specialization.
   const frontend::ast::Expr* count_expr = nullptr;
   frontend::ast::SourceLocation first_trigger;
+  // `trigger.cluster e` (every block of the cluster arrives on each block's
+  // e) or a plain `trigger e`: one event takes one kind, at the first site.
+  enum class Scope { unknown, block, cluster } scope = Scope::unknown;
+  frontend::ast::SourceLocation first_scope_site;
 };
 
 // acc = mma.fill.f32 0.0f

@@ -167,30 +167,65 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ClusterGemm,
                                   "x" + std::to_string(info.param.n) + "x" + std::to_string(info.param.k);
                          });
 
-// `.multicast`: marked on the IR load (which the IR text keeps), and each
-// block loads the tile itself: the kernel is the plain load's.
-TEST(Cluster, MulticastLoadsAreMarkedAndLoadedByEachBlock) {
+// `.multicast`, as one load for the cluster. A plain tile loaded by the
+// whole block: each block loads its slice of the rows into every block of
+// the cluster, after a cluster barrier (no peer still reads the tile); the
+// barriers are set up for the whole cluster and no block leaves before the
+// others. The IR text keeps it all.
+TEST(Cluster, MulticastIsOneLoadForTheClusterInSlices) {
   const std::vector<ArgSignature> args = {tensor(DType::f16, {256, 128}), tensor(DType::f16, {256, 128}),
                                           tensor(DType::f16, {256, 256})};
   GeneratedKernel plain = generate(croq::test::cluster_gemm_source(false, false), args, "cluster_gemm.co");
   GeneratedKernel multicast = generate(croq::test::cluster_gemm_source(false, true), args, "cluster_gemm.co");
-  EXPECT_EQ(count(multicast.ir, " bytes (multicast)"), 1u) << multicast.ir;
-  EXPECT_EQ(count(plain.ir, "(multicast)"), 0u);
-  // The prelude defines the multicast loads in both; neither calls one.
-  EXPECT_EQ(count(multicast.cuda_source, "tma_load_multicast"), count(plain.cuda_source, "tma_load_multicast"));
+  EXPECT_EQ(count(multicast.ir, " bytes (multicast in 2 slices of 64 rows, 4096 elements)"), 1u) << multicast.ir;
+  EXPECT_EQ(count(multicast.ir, "sharing shared memory"), 1u);
+  EXPECT_EQ(count(multicast.ir, "barrier cluster"), 2u);  // before the load, before leaving
+  EXPECT_EQ(count(plain.ir, "multicast"), 0u);
+  EXPECT_EQ(count(plain.ir, "barrier cluster") + count(plain.ir, "sharing shared memory"), 0u);
   const ir::Kernel parsed = ir::parse_kernel(multicast.ir);
   EXPECT_EQ(ir::print_kernel(parsed), multicast.ir);
-  // The same code but for the comments that quote the source.
-  auto code = [](const std::string& cuda) {
-    std::string out;
-    std::istringstream lines(cuda);
-    for (std::string line; std::getline(lines, line);) {
-      const std::size_t first = line.find_first_not_of(' ');
-      if (first == std::string::npos || line.compare(first, 2, "//") != 0) out += line + "\n";
-    }
-    return out;
-  };
-  EXPECT_EQ(code(multicast.cuda_source), code(plain.cuda_source));
+  // Rank r loads rows 64 r.. of the [128, 64] box (its map's box is one
+  // slice) into the tile 64 x 64 elements on, for both blocks.
+  EXPECT_EQ(count(multicast.cuda_source, "+ ((blockIdx.x % 2)) * 4096, &croq_tmap_1"), 1u) << multicast.cuda_source;
+  EXPECT_EQ(count(multicast.cuda_source, "(unsigned short)(((1 << 2) - 1)), (int)((iv_k"), 1u);
+  EXPECT_EQ(count(multicast.cuda_source, "((blockIdx.x % 2)) * 64);"), 1u);
+  EXPECT_EQ(count(multicast.cuda_source, "croq_dev::cluster_sync();"), 3u);  // set-up, load, exit
+  EXPECT_EQ(count(plain.cuda_source, "croq_dev::cluster_sync();"), 0u);
+  ASSERT_EQ(multicast.params.size(), plain.params.size());
+  bool sliced_map = false;
+  for (std::size_t i = 0; i < plain.params.size(); ++i)
+    if (plain.params[i].box == std::vector<std::uint32_t>{128, 64})
+      sliced_map = multicast.params[i].box == std::vector<std::uint32_t>{64, 64};
+  EXPECT_TRUE(sliced_map);
+}
+
+// Where the last cluster is not whole (3 row tiles in clusters of 2), the
+// first block loads the whole tile into the blocks that run.
+TEST(Cluster, MulticastIntoAnIncompleteClusterIsTheFirstBlocksLoad) {
+  const std::vector<ArgSignature> args = {tensor(DType::f16, {192, 128}), tensor(DType::f16, {256, 128}),
+                                          tensor(DType::f16, {192, 256})};
+  GeneratedKernel k = generate(croq::test::cluster_gemm_source(false, true), args, "cluster_gemm.co");
+  EXPECT_EQ(count(k.ir, " bytes (multicast in 1 slices of 128 rows, 8192 elements)"), 1u) << k.ir;
+  EXPECT_EQ(count(k.cuda_source, "if (((blockIdx.x % 2)) == 0) croq_dev::tma_load_multicast_2d("), 1u) << k.cuda_source;
+  // The mask names the blocks that run: 3 - 2 * (cluster index) of them, at most 2.
+  EXPECT_EQ(count(k.cuda_source, "(unsigned short)(((1 << (((3 - (((blockIdx.x / 2) / 2) * 2)) < 2) ? "), 1u);
+}
+
+// The warp-specialized form: stages freed with `trigger.cluster` (each
+// block's empty barriers count the consumers of both blocks, each arrival
+// goes to every block), the multicast tile in slices.
+TEST(Cluster, ClusterTriggersArriveInEveryBlock) {
+  const std::vector<ArgSignature> args = {tensor(DType::f16, {256, 256}), tensor(DType::f16, {256, 256}),
+                                          tensor(DType::f16, {256, 256})};
+  GeneratedKernel k = generate(croq::test::kClusterWsGemm, args, "cluster_ws_gemm.co");
+  EXPECT_EQ(count(k.ir, ", from the cluster"), 1u) << k.ir;  // empty, not full
+  EXPECT_EQ(count(k.ir, " in every block of the cluster"), 3u);  // the first frees, the loop's, after the loop
+  EXPECT_EQ(count(k.ir, "(multicast in 2 slices of 64 rows, 4096 elements)"), 1u);
+  EXPECT_EQ(count(k.ir, "barrier cluster"), 1u);  // before leaving; the stages' events order the loads
+  EXPECT_EQ(ir::print_kernel(ir::parse_kernel(k.ir)), k.ir);
+  EXPECT_EQ(count(k.cuda_source, ", 4 * (2));"), 1u) << k.cuda_source;
+  EXPECT_EQ(count(k.cuda_source, "for (unsigned r = 0; r < (unsigned)(2); ++r) croq_dev::mbar_arrive_cluster("), 3u);
+  EXPECT_EQ(count(k.cuda_source, "croq_dev::cluster_sync();"), 2u);
 }
 
 // ---------------------------------------------------------------- cache

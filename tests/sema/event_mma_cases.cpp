@@ -168,6 +168,14 @@ std::vector<RuleCase> event_and_mma_cases() {
        "tma.copy needs sm_90 (Hopper); use dma.copy (compiling for sm_80)", "", "sm_80"},
       {"ClusterOnSm86", "needs-sm90", fn("  parallel c by 2 : cluster, b by 2 : block\n    a.at(c, b) = 1;\n"), 2, "c by",
        "`: cluster` needs sm_90 (Hopper) (compiling for sm_86)", "", "sm_86"},
+      // One event counts either its block's arrivals or the whole cluster's.
+      {"ClusterAndBlockTriggersOfOneEvent", "multicast-scope",
+       fn("  parallel c by 2 : cluster, b by 2 : block {\n    shared event e;\n    trigger.cluster e;\n"
+          "    trigger e;\n  }\n"),
+       5, "e;",
+       "event `e` is triggered without `.cluster` here but with it at 4:21: its barrier counts either its own "
+       "block's arrivals or the whole cluster's",
+       "trigger the event the same way everywhere"},
       {"EventsOnSm75", "needs-sm80", blk("    shared event e;\n"), 3, "shared",
        "events are mbarriers, which need sm_80 or newer (compiling for sm_75)", "", "sm_75"},
       {"MmaOnSm75", "needs-sm80", blk("    parallel p by 1 : group-4 {\n      mc = mma.fill.f32 0.0f;\n    }\n"), 4, "mc",

@@ -366,6 +366,7 @@ void Printer::stmt(const ir::Stmt& s) {
       else if (n.scope == ir::Barrier::Scope::lanes) line("__syncwarp(__activemask());");
       else if (n.scope == ir::Barrier::Scope::warpgroup)
         line("croq_dev::named_barrier_sync(" + std::to_string(n.set.barrier_id) + " + threadIdx.x / 128, 128);");
+      else if (n.scope == ir::Barrier::Scope::cluster) line("croq_dev::cluster_sync();");
       else if (n.set.threads == 0) line("__syncthreads();");
       else line("croq_dev::named_barrier_sync(" + std::to_string(n.set.barrier_id) + ", " + std::to_string(n.set.threads) + ");");
     } else if constexpr (std::is_same_v<T, ir::InlineAsm>) {

@@ -35,14 +35,17 @@ std::string Printer::event_slot(int event, const ir::ExprRef& index) const {
 void Printer::barrier_prologue(const ir::BarrierPrologue& p) {
   if (p.init.empty()) {
     line("// no barriers");
+    if (kernel_.cluster_shared_memory) line("croq_dev::cluster_sync();");
     return;
   }
-  // Barrier initialization, once per block before any use.
+  // Barrier initialization, once per block before any use; a barrier the
+  // cluster's blocks arrive on counts each running block's arrivals.
   line("if (threadIdx.x == 0) {");
   indent();
   for (int id : p.init) {
     const ir::Event& e = kernel_.events[static_cast<std::size_t>(id)];
-    const std::string arrivals = e.arrivals_whole_block ? "blockDim.x" : std::to_string(e.arrivals > 0 ? e.arrivals : 1);
+    std::string arrivals = e.arrivals_whole_block ? "blockDim.x" : std::to_string(e.arrivals > 0 ? e.arrivals : 1);
+    if (e.cluster_arrivals) arrivals += " * (" + expr(kernel_.cluster_live) + ")";
     line("for (int i = 0; i < " + std::to_string(e.count) +
          "; ++i) croq_dev::mbar_init(reinterpret_cast<unsigned long long*>(croq_smem + " + std::to_string(e.smem_offset) +
          ") + i, " + arrivals + ");");
@@ -50,7 +53,9 @@ void Printer::barrier_prologue(const ir::BarrierPrologue& p) {
   line("croq_dev::fence_barrier_init();");
   dedent();
   line("}");
-  line("__syncthreads();");
+  // Peers arrive on and multicast into this block's barriers: all of the
+  // cluster's are set up before any block goes on.
+  line(kernel_.cluster_shared_memory ? "croq_dev::cluster_sync();" : "__syncthreads();");
   for (int id : p.private_events) {
     const ir::Event& e = kernel_.events[static_cast<std::size_t>(id)];
     line("unsigned long long* " + e.name + " = reinterpret_cast<unsigned long long*>(croq_smem + " +
@@ -61,11 +66,16 @@ void Printer::barrier_prologue(const ir::BarrierPrologue& p) {
 
 void Printer::arrive(const ir::Arrive& a) {
   const std::string bar = event_slot(a.event, a.index);
+  // `trigger.cluster`: the barrier at the same place in every running block.
+  const std::string one =
+      a.cluster ? "for (unsigned r = 0; r < (unsigned)(" + expr(kernel_.cluster_live) + "); ++r) croq_dev::mbar_arrive_cluster(" +
+                      bar + ", r);"
+                : "croq_dev::mbar_arrive(" + bar + ");";
   if (a.per_warp) {  // one arrival per warp: lane 0, once the warp is done
     line("__syncwarp();");
-    line("if ((" + expr(a.set.tid) + " & 31) == 0) croq_dev::mbar_arrive(" + bar + ");");
+    line("if ((" + expr(a.set.tid) + " & 31) == 0) " + (a.cluster ? "{ " + one + " }" : one));
   } else {
-    line("croq_dev::mbar_arrive(" + bar + ");");
+    line(one);
   }
 }
 
@@ -101,8 +111,22 @@ void Printer::tma_load(const ir::TmaLoad& t) {
   line("if (" + expr(t.leader) + ") {");
   line(std::string("  croq_dev::") + (t.arrive ? "mbar_arrive_expect_tx(" : "mbar_expect_tx(") + bar + ", " +
        std::to_string(t.bytes) + ");");
-  line("  croq_dev::tma_load_" + std::to_string(t.coords.size()) + "d(" + expr(t.destination) + ", &" + map + ", " + bar +
-       coordinates(*this, t.coords) + ");");
+  const std::string rank = std::to_string(t.coords.size()) + "d(";
+  if (!t.multicast || t.multicast->slices == 0) {
+    line("  croq_dev::tma_load_" + rank + expr(t.destination) + ", &" + map + ", " + bar + coordinates(*this, t.coords) +
+         ");");
+  } else if (t.multicast->slices == 1) {  // the first block loads the tile into every block
+    line("  if ((" + expr(t.multicast->rank) + ") == 0) croq_dev::tma_load_multicast_" + rank + expr(t.destination) + ", &" +
+         map + ", " + bar + ", (unsigned short)(" + expr(t.multicast->mask) + ")" + coordinates(*this, t.coords) + ");");
+  } else {  // each block loads its slice of rows into every block
+    const ir::TmaLoad::Multicast& m = *t.multicast;
+    const std::string r = "(" + expr(m.rank) + ")";
+    std::vector<ir::ExprRef> coords(t.coords.begin(), t.coords.end() - 1);
+    std::string outer = ", " + expr(t.coords.back()) + " + " + r + " * " + std::to_string(m.slice_rows);
+    line("  croq_dev::tma_load_multicast_" + rank + "(" + expr(t.destination) + ") + " + r + " * " +
+         std::to_string(m.slice_elements) + ", &" + map + ", " + bar + ", (unsigned short)(" + expr(m.mask) + ")" +
+         coordinates(*this, coords) + outer + ");");
+  }
   line("}");
 }
 
