@@ -55,16 +55,18 @@ struct Config {
   int bn = 256;       // output tile columns (32 to 256, a multiple of 16)
   int stages = 3;     // TMA pipeline depth
   int splits = 1;     // K slices (1: one kernel, the output stored directly)
-  int blocks = 132;   // persistent blocks (at most the SMs)
+  int blocks = 132;   // persistent blocks (at most the SMs; a multiple of cluster)
+  int cluster = 1;    // blocks per cluster: 2 share each rhs tile through a TMA multicast
 
   int bm() const { return 64 * consumers; }
   // The #define overrides of the text (croq::CompileOptions::defines, TuneConfig).
   std::map<std::string, long long> defines() const {
-    return {{"CONSUMERS", consumers}, {"BN", bn}, {"STAGES", stages}, {"SPLITS", splits}, {"BLOCKS", blocks}};
+    return {{"CONSUMERS", consumers}, {"BN", bn},         {"STAGES", stages},
+            {"SPLITS", splits},       {"BLOCKS", blocks}, {"CLUSTER", cluster}};
   }
   std::string name() const {
     return std::to_string(bm()) + "x" + std::to_string(bn) + " s" + std::to_string(stages) + " split" +
-           std::to_string(splits) + " b" + std::to_string(blocks);
+           std::to_string(splits) + " b" + std::to_string(blocks) + (cluster > 1 ? " c" + std::to_string(cluster) : "");
   }
   friend bool operator==(const Config&, const Config&) = default;
 };
@@ -201,6 +203,18 @@ inline std::vector<Config> candidates(long long m, long long n, long long k, con
   });
   std::vector<Config> out;
   for (const Scored& s : all) out.push_back(s.config);
+  // The best one in clusters of two blocks sharing each rhs tile (one TMA
+  // multicast for both), second, for croq::tune to weigh where several row
+  // tiles share each column tile. Measured on an H200 (croq bench --tune
+  // CLUSTER=1,2 at the model's configuration): within 0.5% either way from
+  // M = 2048 up (8192^3 0.4% faster in f16 and bf16), 3% to 9% slower at
+  // M = 1024 and below; so the model itself keeps single blocks.
+  if (!out.empty() && m >= 2048 && out.front().splits == 1 && out.front().consumers == 2) {
+    Config twin = out.front();
+    twin.cluster = 2;
+    twin.blocks = twin.blocks / 2 * 2;
+    out.insert(out.begin() + 1, twin);
+  }
   return out;
 }
 
@@ -216,6 +230,7 @@ inline constexpr const char* kSource = R"croq(
 #define STAGES 3
 #define SPLITS 1
 #define BLOCKS 132
+#define CLUSTER 1
 #define BM (64 * CONSUMERS)
 #define TK 64
 #define GROUP 8
@@ -226,7 +241,14 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
   // dims to .sqz() at M = 1 (it drops every extent-1 dim it leads with).
   global f32 [SPLITS, M + 1, N] partial;
 #endif
+#if CLUSTER > 1
+  // Clusters of CLUSTER blocks take CLUSTER row tiles of one column tile:
+  // the rhs tile is one multicast load for them, and a stage is loaded
+  // again once the consumers of every block of the cluster have freed it.
+  parallel rank by CLUSTER : cluster, block_id by BLOCKS : block {
+#else
   parallel block_id by BLOCKS : block {
+#endif
     shared event full[STAGES], empty[STAGES] = ready;
     shared f16 [BM, TK] lhs_s[STAGES];
     shared f16 [BN, TK] rhs_s[STAGES];
@@ -235,41 +257,49 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
 #endif
     parallel p by CONSUMERS + 1 : group-4 {
       inthreads.async (p == 0) {
-        foreach {unit_iter} in [cdiv(cdiv(M, BM) * cdiv(N, BN) * SPLITS, BLOCKS)] {
-          unit = unit_iter # block_id;
-          if (unit < cdiv(M, BM) * cdiv(N, BN) * SPLITS) {
-            split = unit / (cdiv(M, BM) * cdiv(N, BN));
-            tile = unit % (cdiv(M, BM) * cdiv(N, BN));
+        foreach {unit_iter} in [cdiv(cdiv(M, BM * CLUSTER) * cdiv(N, BN) * SPLITS, BLOCKS / CLUSTER)] {
+          unit = unit_iter * (BLOCKS / CLUSTER) + block_id / CLUSTER;
+          if (unit < cdiv(M, BM * CLUSTER) * cdiv(N, BN) * SPLITS) {
+            split = unit / (cdiv(M, BM * CLUSTER) * cdiv(N, BN));
+            tile = unit % (cdiv(M, BM * CLUSTER) * cdiv(N, BN));
             first_m = tile / (GROUP * cdiv(N, BN)) * GROUP;
-            rows = cdiv(M, BM) - first_m < GROUP ? cdiv(M, BM) - first_m : GROUP;
-            bm = first_m + tile % (GROUP * cdiv(N, BN)) % rows;
+            rows = cdiv(M, BM * CLUSTER) - first_m < GROUP ? cdiv(M, BM * CLUSTER) - first_m : GROUP;
+            bm = (first_m + tile % (GROUP * cdiv(N, BN)) % rows) * CLUSTER + block_id % CLUSTER;
             bn = tile % (GROUP * cdiv(N, BN)) / rows;
             foreach {iv_k} in [cdiv(cdiv(K, TK), SPLITS)] {
               stage = iv_k % STAGES;
               wait empty[stage];
               tma.copy.swiz<128> lhs.subspan(BM, TK).at(bm, split * cdiv(cdiv(K, TK), SPLITS) + iv_k).zfill => lhs_s[stage];
+#if CLUSTER > 1
+              tma.copy.multicast.swiz<128> rhs.subspan(BN, TK).at(bn, split * cdiv(cdiv(K, TK), SPLITS) + iv_k).zfill => rhs_s[stage];
+#else
               tma.copy.swiz<128> rhs.subspan(BN, TK).at(bn, split * cdiv(cdiv(K, TK), SPLITS) + iv_k).zfill => rhs_s[stage];
+#endif
               trigger full[stage];
             }
           }
         }
       }
       inthreads.async (p >= 1) {
-        foreach {unit_iter} in [cdiv(cdiv(M, BM) * cdiv(N, BN) * SPLITS, BLOCKS)] {
-          unit = unit_iter # block_id;
-          if (unit < cdiv(M, BM) * cdiv(N, BN) * SPLITS) {
-            split = unit / (cdiv(M, BM) * cdiv(N, BN));
-            tile = unit % (cdiv(M, BM) * cdiv(N, BN));
+        foreach {unit_iter} in [cdiv(cdiv(M, BM * CLUSTER) * cdiv(N, BN) * SPLITS, BLOCKS / CLUSTER)] {
+          unit = unit_iter * (BLOCKS / CLUSTER) + block_id / CLUSTER;
+          if (unit < cdiv(M, BM * CLUSTER) * cdiv(N, BN) * SPLITS) {
+            split = unit / (cdiv(M, BM * CLUSTER) * cdiv(N, BN));
+            tile = unit % (cdiv(M, BM * CLUSTER) * cdiv(N, BN));
             first_m = tile / (GROUP * cdiv(N, BN)) * GROUP;
-            rows = cdiv(M, BM) - first_m < GROUP ? cdiv(M, BM) - first_m : GROUP;
-            bm = first_m + tile % (GROUP * cdiv(N, BN)) % rows;
+            rows = cdiv(M, BM * CLUSTER) - first_m < GROUP ? cdiv(M, BM * CLUSTER) - first_m : GROUP;
+            bm = (first_m + tile % (GROUP * cdiv(N, BN)) % rows) * CLUSTER + block_id % CLUSTER;
             bn = tile % (GROUP * cdiv(N, BN)) / rows;
             mc = mma.fill.f32 0.0f;
             foreach {iv_k} in [cdiv(cdiv(K, TK), SPLITS)] {
               stage = iv_k % STAGES;
               wait full[stage];
               mma.row.row mc, lhs_s[stage].subspan(64, TK).at(p - 1, 0), rhs_s[stage];
+#if CLUSTER > 1
+              trigger.cluster empty[stage];
+#else
               trigger empty[stage];
+#endif
             }
 #if SPLITS == 1
             // Through shared memory and a TMA store: the warpgroup goes on to

@@ -29,6 +29,11 @@ Config config(int consumers, int bn, int splits, int blocks) {
   return c;
 }
 
+Config clustered(Config c) {
+  c.cluster = 2;
+  return c;
+}
+
 template <typename T>
 void expect_every_class(const char* element) {
   gemm_any::Gemm gemm;
@@ -45,6 +50,8 @@ void expect_every_class(const char* element) {
       {config(1, 32, 1, 128), 16, 4096, 2048},   {config(1, 48, 1, 128), 37, 6144, 1024},
       {config(1, 112, 1, 128), 1, 14336, 1024},  {config(2, 224, 1, 64), 260, 1792, 1024},
       {config(1, 32, 4, 128), 16, 1024, 4096},
+      // clusters of two blocks sharing each rhs tile: an odd number of row tiles, and split K
+      {clustered(config(2, 256, 1, 132)), 1000, 1000, 1032}, {clustered(config(1, 128, 2, 100)), 200, 2056, 1024},
   };
   for (const auto& [c, m, n, k] : cases) {
     SCOPED_TRACE(std::string(element) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +

@@ -35,6 +35,12 @@ Config config(int consumers, int bn, int stages, int splits, int blocks) {
   return c;
 }
 
+// In clusters of two blocks that share each rhs tile (a multicast load).
+Config clustered(Config c) {
+  c.cluster = 2;
+  return c;
+}
+
 struct ClassCase {
   const char* what;
   Config config;
@@ -56,6 +62,8 @@ const ClassCase kClasses[] = {
     {"112 columns, two consumers", config(2, 112, 2, 1, 2), 130, 232, 128},
     {"128 columns, split K in 4 at M = 16, N tail", config(1, 128, 2, 4, 6), 16, 200, 512},
     {"144 columns, split K in 16, N tail", config(1, 144, 2, 16, 16), 5, 150, 1024},
+    {"clusters of 2, an odd number of row tiles", clustered(config(2, 128, 3, 1, 4)), 300, 264, 200},
+    {"clusters of 2, split K in 2", clustered(config(1, 64, 2, 2, 6)), 130, 136, 256},
 };
 
 TEST(InterpretGemmAny, EveryConfigurationClassMatchesTheHostF16) {

@@ -181,4 +181,22 @@ TEST(GemmAnyModel, EveryCandidateFitsTheSharedMemory) {
   EXPECT_EQ(gemm_any::stages_for(64, 144, 1, h200()), 7);
 }
 
+// From M = 2048 the second candidate is the first in clusters of two
+// blocks (croq::tune weighs it); the model's own choice stays single blocks,
+// and no smaller M gets a clustered candidate.
+TEST(GemmAnyModel, TheBestConfigurationInClustersIsSecondFromM2048) {
+  const auto large = gemm_any::candidates(4096, 4096, 4096, h200());
+  ASSERT_GE(large.size(), 2u);
+  EXPECT_EQ(large[0].cluster, 1);
+  Config twin = large[0];
+  twin.cluster = 2;
+  twin.blocks = twin.blocks / 2 * 2;
+  EXPECT_EQ(large[1], twin);
+  EXPECT_EQ(large[1].name(), large[0].name().substr(0, large[0].name().rfind(" b")) + " b" +
+                                 std::to_string(twin.blocks) + " c2");
+  EXPECT_EQ(large[1].defines().at("CLUSTER"), 2);
+  for (long long m : {1, 16, 256, 1024})
+    for (const Config& c : gemm_any::candidates(m, 4096, 4096, h200())) EXPECT_EQ(c.cluster, 1) << m;
+}
+
 }  // namespace
