@@ -258,13 +258,21 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
     parallel p by CONSUMERS + 1 : group-4 {
       inthreads.async (p == 0) {
         foreach {unit_iter} in [cdiv(cdiv(M, BM * CLUSTER) * cdiv(N, BN) * SPLITS, BLOCKS / CLUSTER)] {
+#if CLUSTER > 1
           unit = unit_iter * (BLOCKS / CLUSTER) + block_id / CLUSTER;
+#else
+          unit = unit_iter # block_id;
+#endif
           if (unit < cdiv(M, BM * CLUSTER) * cdiv(N, BN) * SPLITS) {
             split = unit / (cdiv(M, BM * CLUSTER) * cdiv(N, BN));
             tile = unit % (cdiv(M, BM * CLUSTER) * cdiv(N, BN));
             first_m = tile / (GROUP * cdiv(N, BN)) * GROUP;
             rows = cdiv(M, BM * CLUSTER) - first_m < GROUP ? cdiv(M, BM * CLUSTER) - first_m : GROUP;
+#if CLUSTER > 1
             bm = (first_m + tile % (GROUP * cdiv(N, BN)) % rows) * CLUSTER + block_id % CLUSTER;
+#else
+            bm = first_m + tile % (GROUP * cdiv(N, BN)) % rows;
+#endif
             bn = tile % (GROUP * cdiv(N, BN)) / rows;
             foreach {iv_k} in [cdiv(cdiv(K, TK), SPLITS)] {
               stage = iv_k % STAGES;
@@ -282,13 +290,21 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
       }
       inthreads.async (p >= 1) {
         foreach {unit_iter} in [cdiv(cdiv(M, BM * CLUSTER) * cdiv(N, BN) * SPLITS, BLOCKS / CLUSTER)] {
+#if CLUSTER > 1
           unit = unit_iter * (BLOCKS / CLUSTER) + block_id / CLUSTER;
+#else
+          unit = unit_iter # block_id;
+#endif
           if (unit < cdiv(M, BM * CLUSTER) * cdiv(N, BN) * SPLITS) {
             split = unit / (cdiv(M, BM * CLUSTER) * cdiv(N, BN));
             tile = unit % (cdiv(M, BM * CLUSTER) * cdiv(N, BN));
             first_m = tile / (GROUP * cdiv(N, BN)) * GROUP;
             rows = cdiv(M, BM * CLUSTER) - first_m < GROUP ? cdiv(M, BM * CLUSTER) - first_m : GROUP;
+#if CLUSTER > 1
             bm = (first_m + tile % (GROUP * cdiv(N, BN)) % rows) * CLUSTER + block_id % CLUSTER;
+#else
+            bm = first_m + tile % (GROUP * cdiv(N, BN)) % rows;
+#endif
             bn = tile % (GROUP * cdiv(N, BN)) / rows;
             mc = mma.fill.f32 0.0f;
             foreach {iv_k} in [cdiv(cdiv(K, TK), SPLITS)] {
