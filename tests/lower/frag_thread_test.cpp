@@ -103,7 +103,7 @@ TEST(FragThread, AFragmentNotOfTheTilesLeadingDimsIsAnErrorInsideApply) {
                          "fragments whose shape is the tile's leading dims");
     EXPECT_EQ(d.hint, "each thread holds whole rows: index fragments of the tile's shape or of its leading dims");
     EXPECT_EQ(d.line, 6);
-    EXPECT_EQ(d.column, 20);
+    EXPECT_EQ(d.column, 22);  // the `.at`
   }
 }
 
