@@ -229,6 +229,7 @@ void MemoryLowering::wait_statement(const Stmt& s, const Wait& w) {
       emit_node(ir::WaitEvent{ev.event, ev.event_index, ev.event_parity}, t->location);
       continue;
     }
+    if (f.kind == Value::Kind::mma_future) continue;  // complete at the MmaCommit above
     if (f.kind != Value::Kind::future || !f.bound_event.empty() || !f.is_async)
       unchecked(t->location, "a wait on what no wait completes");
     if (f.event >= 0) {  // a TMA copy: its private barrier (a ring's: the future's slot)

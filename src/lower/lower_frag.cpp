@@ -53,6 +53,7 @@ void MmaLowering::for_each_register(std::int64_t registers, const std::function<
 }
 
 Value MmaLowering::fragment(const std::string& base, DType t, const std::vector<std::int64_t>& shape, const SourceLocation& where) {
+  if (scope_ == Scope::thread) return thread_fragment(base, t, shape, where);
   if (!target_.wgmma())
     unchecked(where, sema::Rule::unsupported_fragment);
   if (scope_ != Scope::block)
@@ -75,7 +76,7 @@ Value MmaLowering::fragment(const std::string& base, DType t, const std::vector<
 }
 
 void MmaLowering::fill_fragment(int id, const ExprRef& value) {
-  emit_node(ir::MmaCommit{{id}});  // an RS-mode mma may still read the registers
+  if (!thread_fragments_.count(id)) emit_node(ir::MmaCommit{{id}});  // an RS-mode mma may still read the registers
   const ir::Buffer& b = buffer(id);
   const ExprRef v = ir::coerce(value, ir::Type::element(b.dtype));
   for_each_register(b.dims[0].value, [&](const ExprRef& r) {
@@ -108,8 +109,8 @@ void MmaLowering::fragment_declaration(const Stmt& s, const Declaration& d) {
 
 // a = mma.load.frag tile;  each thread reads its registers' elements of the
 // shared tile (through the tile's swizzle).
+// mma.load src, frag: the same into the fragment `frag` declared.
 void MmaLowering::mma_load_fragment(const Stmt& s, const Mma& m, const sema::MmaProtocol& protocol) {
-  const auto& name = std::get<Name>(m.result->node);
   const Expr& src = *m.operands[0];
   Value v = expr(src);
   if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
@@ -130,14 +131,24 @@ void MmaLowering::mma_load_fragment(const Stmt& s, const Mma& m, const sema::Mma
     fail(src.location, "mma.load.frag loads f16 or bf16 tiles (an mma's lhs), got " + std::string(dtype_name(t)));
   ask_barrier_before_shared_read(v.view.buffer);
   line_mark(s.location);
-  Value f = fragment(name.name, t, v.view.extent, m.result->location);
+  Value f;
+  if (m.result) {
+    f = fragment(std::get<Name>(m.result->node).name, t, v.view.extent, m.result->location);
+  } else {
+    f = expr(*m.operands[1]);
+    if (f.kind != Value::Kind::fragment || thread_fragments_.count(f.view.buffer) || buffer(f.view.buffer).dtype != t)
+      unchecked(m.operands[1]->location, sema::Rule::mma_operand_kind);
+    if (f.view.extent != v.view.extent)
+      fail(s.location, "mma.load into a fragment of " + shape_list(f.view.extent) + " from a tile of " + shape_list(v.view.extent),
+           "load a tile of the fragment's shape");
+  }
   const int id = f.view.buffer;
   emit_node(ir::MmaCommit{{id}}, s.location);  // an RS-mode mma may still read the registers
   for_each_register(buffer(id).dims[0].value, [&](const ExprRef& r) {
     const ExprRef element = element_at(v.view, {fragment_row(tid(), r), fragment_col(tid(), r)});
     emit_node(ir::Assign{ir::element(id, t, nullptr, {r}), "=", element, nullptr});
   });
-  define(name.name, f);
+  if (m.result) define(std::get<Name>(m.result->node).name, f);
 }
 
 bool MmaLowering::names_fragment(const Expr& e) const {

@@ -33,6 +33,7 @@ void MmaLowering::apply_loop(const Stmt& s, const Loop& l) {
   if (!m || m->kind != MemberKind::span || m->has_args)
     fail(s.location, "libcroqjit runs `apply` over a register fragment or an mma accumulator: `apply {i, j} in acc.span`");
   if (apply_) fail(s.location, "an `apply` inside another `apply` is not supported yet by libcroqjit");
+  if (scope_ == Scope::thread) return thread_apply_loop(s, l, registers_of(expr(*m->object), *m->object));
   if (scope_ != Scope::block || !on_whole_warpgroups())
     fail(s.location, "`apply` over registers runs on the warpgroup that holds them: put it in the `: group-4` level");
   const View tile = registers_of(expr(*m->object), *m->object);
@@ -51,31 +52,12 @@ void MmaLowering::apply_loop(const Stmt& s, const Loop& l) {
   f.begin = ir::int_const(0);
   f.end = register_count(kernel_, tile);
   f.unroll = true;
+  const ExprRef reg = ir::var(r);
+  context.reg = reg;
   f.body = ir::make_stmt(ir::Seq{collect([&] {
-                                   const ExprRef reg = ir::var(r);
-                                   push();
-                                   auto index = [&](const ExprRef& value) {
-                                     Value v;
-                                     v.expr = value;
-                                     return v;
-                                   };
-                                   if (context.rank == 2) {
-                                     define(context.indices[0], index(fragment_row(tid(), reg)));
-                                     define(context.indices[1], index(fragment_col(tid(), reg)));
-                                   } else {
-                                     define(context.indices[0], index(fragment_row_of_vector(tid(), reg)));
-                                   }
-                                   context.reg = reg;
-                                   apply_ = context;
-                                   try {
-                                     block(*l.body);
-                                   } catch (...) {
-                                     apply_.reset();
-                                     throw;
-                                   }
-                                   touched = apply_->touched;
-                                   apply_.reset();
-                                   pop();
+                                   touched = context.rank == 2
+                                                 ? apply_body(*l.body, context, {fragment_row(tid(), reg), fragment_col(tid(), reg)})
+                                                 : apply_body(*l.body, context, {fragment_row_of_vector(tid(), reg)});
                                  }),
                                  false});
   // WGMMA may still write or read these registers: complete its groups
@@ -85,11 +67,32 @@ void MmaLowering::apply_loop(const Stmt& s, const Loop& l) {
   emit_node(std::move(f), s.location);
 }
 
+std::vector<int> MmaLowering::apply_body(const Stmt& body, ApplyContext context, const std::vector<ExprRef>& index_values) {
+  push();
+  for (std::size_t d = 0; d < index_values.size(); ++d) {
+    Value v;
+    v.expr = index_values[d];
+    define(context.indices[d], v);
+  }
+  apply_ = std::move(context);
+  try {
+    block(body);
+  } catch (...) {
+    apply_.reset();
+    throw;
+  }
+  std::vector<int> touched = apply_->touched;
+  apply_.reset();
+  pop();
+  return touched;
+}
+
 // reduce_max(dst, src, 1) / reduce_sum(dst, src, 1) / copy(dst, src).
 void MmaLowering::fragment_statement(const Stmt& s, const Call& c, const std::string& name) {
   const bool copy = name == "copy";
   if (c.args.size() != (copy ? 2u : 3u))
     fail(s.location, "`" + name + "` takes " + (copy ? "2 operands (destination, source)" : "3 operands (destination, source, dimension)"));
+  if (scope_ == Scope::thread) return thread_fragment_statement(s, c, name);
   if (scope_ != Scope::block || !on_whole_warpgroups())
     fail(s.location, "`" + name + "` of registers runs on the warpgroup that holds them: put it in the `: group-4` level");
   const View dst = registers_of(expr(*c.args[0]), *c.args[0]);
@@ -138,6 +141,30 @@ void MmaLowering::fragment_statement(const Stmt& s, const Call& c, const std::st
     emit_node(ir::Assign{ir::element(dst.buffer, d.dtype, nullptr, {ir::int_const(half)}), "=",
                          ir::coerce(ir::math(max ? "quad_max" : "quad_sum", {var}, f32), ir::Type::element(d.dtype)), nullptr});
   }
+}
+
+// all_reduce_sum(row): a warpgroup's [64] row fragment holds, in each of
+// the four lanes of a quad, its partial sums of the quad's two rows (an
+// apply over a [64, N] tile added its columns): each register becomes the
+// sum over the quad, in every lane. Sema proved the operand holds partials.
+// A thread level's row is one thread's whole, so its sums are complete.
+void MmaLowering::all_reduce_sum(const Stmt& s, const Call& c) {
+  if (c.args.size() != 1) unchecked(s.location, sema::Rule::all_reduce_operand);
+  const View row = registers_of(expr(*c.args[0]), *c.args[0]);
+  if (thread_fragments_.count(row.buffer)) return;
+  if (scope_ != Scope::block || !on_whole_warpgroups() || row.extent.size() != 1)
+    unchecked(s.location, sema::Rule::all_reduce_operand);
+  const ir::Buffer& b = buffer(row.buffer);
+  const ir::Type f32 = ir::Type::f32();
+  emit_node(ir::MmaCommit{{row.buffer}}, s.location);
+  line_mark(s.location);
+  const int id = row.buffer;
+  const DType t = b.dtype;
+  for_each_register(b.dims[0].value, [&](const ExprRef& r) {
+    const ExprRef element = ir::element(id, t, nullptr, {r});
+    emit_node(ir::Assign{element, "=", ir::coerce(ir::math("quad_sum", {ir::coerce(element, f32)}, f32), ir::Type::element(t)),
+                         nullptr});
+  });
 }
 
 }  // namespace croq::lower::detail

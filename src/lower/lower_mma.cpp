@@ -87,6 +87,7 @@ void MmaLowering::mma_statement(const Stmt& s, const Mma& m) {
       return;
     }
     case MmaOp::load: {
+      if (m.operands.size() == 2 && !m.result) return mma_load_fragment(s, m, mma_protocol(s, m));  // mma.load src, frag
       operand_count(1);
       const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr;
       if (!name) unchecked(s.location, sema::Rule::mma_result);
@@ -126,6 +127,13 @@ void MmaLowering::mma_statement(const Stmt& s, const Mma& m) {
     case MmaOp::multiply:
       // Sema accepted five operands as mma.row.row.scale only (lower_mma_scale.cpp).
       m.operands.size() == 5 ? mma_scaled_multiply(s, m) : mma_multiply(s, m);
+      // `f = mma.row.row.async acc, a, b;`: f names the multiply's completion,
+      // which a `wait f` (a completion point of every group) reaches.
+      if (const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr) {
+        Value f;
+        f.kind = Value::Kind::mma_future;
+        define(name->name, f);
+      }
       return;
     case MmaOp::store:
       mma_store(s, m);

@@ -114,6 +114,7 @@ void LevelLowering::parallel(const Stmt& s, const Parallel& p, std::size_t level
   f.linear_var = ir::var(f.linear);
   f.saved = placement();
   const std::int64_t level_threads = thread_level_threads_;
+  const ThreadLevel thread_level = thread_level_;
   const int branches = thread_branches_;
   if (f.mapping == ir::Mapping::grid) thread_instances_ = 1;
   if (f.mapping == ir::Mapping::flat || (f.mapping == ir::Mapping::threads && (f.runtime_total || f.total != 1)))
@@ -164,6 +165,7 @@ void LevelLowering::parallel(const Stmt& s, const Parallel& p, std::size_t level
   if (f.pushed_group) group_levels_.pop_back();
   restore(f.saved);
   thread_level_threads_ = level_threads;
+  thread_level_ = thread_level;
   thread_branches_ = branches;
 }
 
@@ -385,7 +387,10 @@ void LevelLowering::enter_thread_level(LevelFrame& f) {
     span_thread_indices_.clear();
     for (const auto& index : lv.indices) span_thread_indices_.push_back(index.name);
   }
-  if (unit == 1) scope_ = Scope::thread;
+  if (unit == 1) {
+    scope_ = Scope::thread;
+    thread_level_ = {f.linear_var, total};
+  }
 }
 
 // The level's indices from its linear index, the last fastest.

@@ -295,6 +295,9 @@ void Lowerer::other_statement(const Stmt& s, const T& n) {
       if (const auto* f = std::get_if<Name>(&c->callee->node);
           f && (f->name == "reduce_max" || f->name == "reduce_sum" || f->name == "copy") && !lookup(f->name))
         return fragment_statement(s, *c, f->name);
+    if (const auto* c = std::get_if<Call>(&n.expr->node))
+      if (const auto* f = std::get_if<Name>(&c->callee->node); f && f->name == "all_reduce_sum" && !lookup(f->name))
+        return all_reduce_sum(s, *c);
     Value v = require_scalar(expr(*n.expr), *n.expr);
     line_mark(s.location);
     ExprRef guard = v.guard;

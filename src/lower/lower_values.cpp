@@ -120,7 +120,13 @@ Value ExprLowering::register_member(const Expr& e, const Member& m, const Value&
   const ir::Buffer& b = buffer(tile.buffer);
   apply_->touched.push_back(tile.buffer);
   ExprRef reg = apply_->reg;
-  if (rank == 2) {
+  if (!apply_->extent.empty()) {  // a thread level's fragments (lower_frag_thread.cpp)
+    reg = thread_fragment_register(apply_->row_block, apply_->in_row, apply_->extent, tile.extent);
+    if (!reg)
+      fail(e.location, "`" + source_text(*m.object) + "` is " + shape_list(tile.extent) + " but the apply walks a tile of " +
+                           shape_list(apply_->extent) + "; inside it, a thread holds the elements of fragments whose shape is the tile's leading dims",
+           "each thread holds whole rows: index fragments of the tile's shape or of its leading dims");
+  } else if (rank == 2) {
     if (b.dims[0].value > 0 && apply_->registers > 0 && b.dims[0].value != apply_->registers)
       fail(e.location, "`" + source_text(*m.object) + "` is " + shape_list(tile.extent) + " but the apply walks a tile of " +
                            std::to_string(2 * apply_->registers) + " columns");

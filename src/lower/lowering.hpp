@@ -60,7 +60,7 @@ struct DynamicCount {
 };
 
 struct Value {
-  enum class Kind { scalar, index, view, shape, future, tuple, event, accumulator, operand, fragment } kind = Kind::scalar;
+  enum class Kind { scalar, index, view, shape, future, tuple, event, accumulator, operand, fragment, mma_future } kind = Kind::scalar;
   ExprRef expr;
   std::optional<std::int64_t> constant;
   std::int64_t count = 0;     // index: how many values it takes (#p); 0: a runtime count
@@ -111,6 +111,12 @@ enum class Scope { kernel, block, thread };
 ExprRef fragment_row(const ExprRef& tid, const ExprRef& r);
 ExprRef fragment_col(const ExprRef& tid, const ExprRef& r);
 ExprRef fragment_row_of_vector(const ExprRef& tid, const ExprRef& r);
+// A thread level's fragments (lower_frag_thread.cpp): the register of
+// `operand` (a fragment of that logical shape) holding the element an apply
+// over `tile` visits in register (row_block, in_row); null unless the
+// operand's shape is the tile's leading dims (its element is in that thread).
+ExprRef thread_fragment_register(const ExprRef& row_block, const ExprRef& in_row, const std::vector<std::int64_t>& tile,
+                                 const std::vector<std::int64_t>& operand);
 
 // Lowering is a chain of classes, each with one job, over one lowering
 // context (each class sees the ones before it):
@@ -264,8 +270,22 @@ class LoweringContext {
     std::size_t rank = 0;
     std::int64_t registers = 0;
     std::vector<int> touched;  // the register buffers its body reads or writes
+    // Over a thread level's fragment (lower_frag_thread.cpp): the tile's
+    // logical extent, and for register `reg` the block of rows it is in and
+    // its element in the row (extent empty: a warpgroup's tile).
+    std::vector<std::int64_t> extent;
+    ExprRef row_block, in_row;
   };
   std::optional<ApplyContext> apply_;
+  // The innermost `: thread` level around the statements: its linear index
+  // and thread count (threads 0: none). A fragment declared in it is spread
+  // over those threads (lower_frag_thread.cpp), recorded per buffer.
+  struct ThreadLevel {
+    ExprRef index;
+    std::int64_t threads = 0;
+  };
+  ThreadLevel thread_level_;
+  std::map<int, ThreadLevel> thread_fragments_;
   std::map<int, int> scale_partials_;  // accumulator -> the partial its block's mmas write
   struct FutureRing {
     std::vector<std::string> names;      // the futures, in order of first mention
@@ -567,7 +587,17 @@ class MmaLowering : public MemoryLowering {
   void for_each_register(std::int64_t registers, const std::function<void(const ExprRef&)>& body);
   // Element-wise work on accumulators and fragments (lower_frag_apply.cpp).
   void apply_loop(const Stmt& s, const Loop& l);
+  // The body of an apply, its indices bound to `index_values` in a scope of
+  // their own, with `context` as apply_; the register buffers it touched.
+  std::vector<int> apply_body(const Stmt& body, ApplyContext context, const std::vector<ExprRef>& index_values);
   void fragment_statement(const Stmt& s, const Call& c, const std::string& name);
+  // all_reduce_sum(row): the partial sums of a row fragment combined (lower_frag_apply.cpp).
+  void all_reduce_sum(const Stmt& s, const Call& c);
+  // A thread level's register fragments (lower_frag_thread.cpp): row i of a
+  // fragment is thread i % T's, in its registers of row block i / T.
+  Value thread_fragment(const std::string& base, DType t, const std::vector<std::int64_t>& shape, const SourceLocation& where);
+  void thread_apply_loop(const Stmt& s, const Loop& l, const View& tile);
+  void thread_fragment_statement(const Stmt& s, const Call& c, const std::string& name);
 
   // --- k loops the pipelining pass may pipeline (lower_pipeline.cpp)
   // For a k loop of synchronous TMA loads into whole shared buffers and the

@@ -182,16 +182,14 @@ void MmaChecker::fragment_declaration(const Stmt& s, const Declaration& d) {
   const TypeRef& t = d.type;
   if (!t.has_shape)
     fail(Rule::declaration_type, t.location, "a fragment is a tile and needs a shape, e.g. `frag " + t.name + " [64] x;`");
-  // libcroqjit holds a fragment in a warpgroup's WGMMA register layout.
-  if (cx_.scope_ != Scope::block)
-    limitation(Rule::unsupported_fragment, t.location,
-               "register fragments inside a thread level are not supported yet by libcroqjit",
-               "declare it at block level or in a `: group-4` level, where a warpgroup holds it in registers");
-  else if (!cx_.wgmma())
+  // libcroqjit holds a fragment of the block or a warpgroup in WGMMA's
+  // register layout; one of a thread level by rows over its threads.
+  const bool per_thread_level = cx_.scope_ == Scope::thread;
+  if (!per_thread_level && !cx_.wgmma())
     limitation(Rule::unsupported_fragment, t.location,
                "register fragments are held in WGMMA's register layout, which libcroqjit has on sm_90a only (compiling for " +
                    cx_.options_.target->arch + ")",
-               "compile for sm_90a, or use a `local` buffer per thread");
+               "compile for sm_90a, or declare it inside a `: thread` level, which spreads it over its threads");
   DType dtype;
   if (!parse_dtype(t.name, dtype))
     fail(Rule::unsupported_element_type, t.location, "element type `" + t.name + "` is not supported yet");
@@ -207,27 +205,9 @@ void MmaChecker::fragment_declaration(const Stmt& s, const Declaration& d) {
     v.rank = rank;
     v.buffer = cx_.new_buffer(decl.name, dtype, rank, Space::local, decl.location);
     v.buffer->fragment = true;
+    if (per_thread_level) thread_fragments_.insert(v.buffer);
     define(decl.name, v, Origin::declaration, decl.location);
   }
-}
-
-// mma.load src, frag: loads an mma operand into a register fragment.
-void MmaChecker::fragment_load(const Mma& m) {
-  Type src = c_.expressions.expr(*m.operands[0]);
-  Type dst = c_.expressions.expr(*m.operands[1]);
-  require_ok(src);
-  require_ok(dst);
-  if (!src.is_tile())
-    fail(Rule::mma_operand_kind, m.operands[0]->location, "mma.load reads a tile, got `" + text(*m.operands[0]) + "`", "",
-         notes_of(src));
-  if (!dst.is_tile() || !dst.buffer || !dst.buffer->fragment)
-    fail(Rule::mma_operand_kind, m.operands[1]->location,
-         "the second operand of mma.load is the fragment it fills, got `" + text(*m.operands[1]) + "`",
-         "declare it `frag " + std::string(dtype_name(src.buffer->dtype)) + " [...] " + text(*m.operands[1]) + ";`",
-         notes_of(dst));
-  fail(Rule::unsupported_fragment, m.operands[1]->location,
-       "mma.load into a register fragment (`" + text(*m.operands[1]) + "`) is not supported yet by libcroqjit",
-       "load it as a value instead: `a = mma.load src;`");
 }
 
 // ---- parameters ----------------------------------------------------------------

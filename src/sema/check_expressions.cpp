@@ -407,6 +407,10 @@ Type ExpressionChecker::call(const Expr& e, const Call& c) {
       (((callee->name == "reduce_max" || callee->name == "reduce_sum") && c.args.size() == 3) ||
        (callee->name == "copy" && c.args.size() == 2)))
     return Type{};
+  if (callee && !named && cx_.statement_expr_ == &e && callee->name == "all_reduce_sum" && c.args.size() == 1) {
+    c_.mma.all_reduce_sum(c);  // check_frag.cpp
+    return Type{};
+  }
   if (!callee || callee->name != "cdiv")
     fail(Rule::unsupported_call, e.location, "calls are not supported yet by libcroqjit (`" + text(*c.callee) + "`)",
          "an expression can call `cdiv(a, b)`, the math builtins (`__sqrt`, `__pow`, ...) and the atomics "

@@ -124,7 +124,7 @@ void MmaChecker::mma_forms(const Stmt& s, const Mma& m) {
            "fill the accumulator of the mma instead");
     accumulator(*m.operands[0]);
   }
-  if (m.op == MmaOp::load && m.operands.size() == 2 && !m.result) fragment_load(m);  // mma.load src, frag
+  if (m.op == MmaOp::load && m.operands.size() == 2 && !m.result) return fragment_load(s, m);  // mma.load src, frag
   if (sparse) return mma_sparse_multiply(s, m);
   if (m.op == MmaOp::store && (m.operands.size() > 2 || find_modifier(m.modifiers, "mask")))
     return mma_store_mask(s, m);  // check_mma_store.cpp
@@ -337,7 +337,8 @@ void MmaChecker::mma_multiply(const Stmt& s, const Mma& m) {
   // operands are checked and the accumulator counts as written.
   for (const Modifier& mod : m.modifiers)
     if ((mod.name != "sp" || m.operands.size() != 4) &&  // the sparse form (mma_sparse_multiply)
-        (mod.name != "scale" || m.operands.size() != 5))  // the block-scaled form (mma_scaled_multiply)
+        (mod.name != "scale" || m.operands.size() != 5) &&  // the block-scaled form (mma_scaled_multiply)
+        mod.name != "async")  // `f = mma.row.row.async ...`: waited by `wait f` (lowering infers the depth)
       limitation(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
   require_warpgroups(s, "mma");
   Accumulator* acc = accumulator(*m.operands[0]);
@@ -393,7 +394,7 @@ void MmaChecker::mma_multiply(const Stmt& s, const Mma& m) {
   if (!other_type && !fp8 && acc->dtype == DType::f16 && a != DType::f16)
     fail(Rule::mma_element_types, s.location, "an f16 accumulator takes f16 or fp8 inputs; use mma.fill.f32 for bf16");
   acc->written = true;
-  // `f = mma... ;` names the multiply's completion (with .async, a limitation above).
+  // `f = mma... ;` names the multiply's completion, which `wait f` waits for.
   if (const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr) {
     Type f;
     f.kind = Kind::mma_future;
@@ -420,7 +421,7 @@ void MmaChecker::mma_store(const Stmt& s, const Mma& m) {
   Buffer& b = *d.buffer;
   // `.transp` stores the accumulator as [N, M].
   for (const Modifier& mod : m.modifiers)
-    if (mod.name != "mask" && mod.name != "transp")
+    if (mod.name != "mask" && mod.name != "transp" && mod.name != "async")  // .async: complete before the tile's next reader
       fail(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma.store is not supported yet by libcroqjit");
   if (acc->dtype != DType::s32 && b.dtype == DType::s32) {
     limitation(Rule::unsupported_mma_type, dst_expr.location,

@@ -770,8 +770,11 @@ bool MmaChecker::register_apply(const Loop& l) {
   const auto* m = l.bound ? std::get_if<Member>(&l.bound->node) : nullptr;
   const auto* n = m && m->kind == MemberKind::span && !m->has_args ? std::get_if<Name>(&m->object->node) : nullptr;
   const Symbol* sym = n ? lookup(n->name) : nullptr;
+  if (sym && cx_.scope_ == Scope::thread) return thread_apply(*sym);  // check_frag.cpp
   if (!sym || !c_.levels.on_whole_warpgroups()) return false;
-  return sym->type.kind == Kind::accumulator || (sym->type.is_tile() && sym->type.buffer && sym->type.buffer->fragment);
+  const bool registers = sym->type.kind == Kind::accumulator || (sym->type.is_tile() && sym->type.buffer && sym->type.buffer->fragment);
+  if (registers) note_row_partials(l);
+  return registers;
 }
 
 }  // namespace croq::sema::detail

@@ -487,14 +487,21 @@ class MmaChecker : public Part {
   void mma_statement(const Stmt& s, const Mma& m);
   void fragment_declaration(const Stmt& s, const Declaration& d);
   bool register_apply(const Loop& l);
+  void all_reduce_sum(const Call& c);  // all_reduce_sum(row) (check_frag.cpp)
 
  private:
+  // check_frag.cpp: fragments declared inside a thread level (spread over
+  // its threads by rows), and the warpgroup's [64] row fragments an apply
+  // over a 2-D register tile accumulates into (partial sums per lane).
+  std::set<const Buffer*> thread_fragments_, row_partials_;
+  bool thread_apply(const Symbol& tile);
+  void note_row_partials(const Loop& l);
   bool register_operand(const Expr& e);
   Accumulator* accumulator(const Expr& e);
   void mma_forms(const Stmt& s, const Mma& m);  // the checks of each form
   void mma_fill(const Stmt& s, const Mma& m);
   void mma_load(const Stmt& s, const Mma& m);
-  void fragment_load(const Mma& m);  // mma.load src, frag
+  void fragment_load(const Stmt& s, const Mma& m);  // mma.load src, frag (check_frag.cpp)
   void mma_multiply(const Stmt& s, const Mma& m);
   void mma_sparse_multiply(const Stmt& s, const Mma& m);
   void mma_scale(const Stmt& s, const Mma& m);
