@@ -626,6 +626,10 @@ Value ExprLowering::update(const Expr& e, const Value& v, bool up, bool post) {
     unchecked(e.location, sema::Rule::assign_target);
   const ir::Type type = v.expr->index_var ? index_type() : v.expr->type;
   Value out = v;
+  if (peeking_updates_) {
+    if (!post) out.expr = as_type_of(ir::binary(up ? "+" : "-", v.expr, ir::int_const(1)), v.expr, true);
+    return out;
+  }
   if (post) {
     const std::string old = fresh("old");
     emit_node(ir::Let{old, type, true, v.expr}, e.location);

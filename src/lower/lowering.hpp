@@ -337,6 +337,10 @@ class LoweringContext {
   // (lower_pipeline.cpp).
   std::map<const Stmt*, int> candidate_load_events_;
   bool lowering_store_target_ = false;  // element_ref of an assignment's target
+  // Lowering a later statement's expression ahead of it (a TMA load reads the
+  // event of the `trigger ... after` that completes it): `x++` there gives
+  // the value it will have, and updates nothing (the trigger does).
+  bool peeking_updates_ = false;
   // Each warpgroup of an enclosing `parallel p by N : group-4` runs the statements.
   bool in_warpgroup_ = false;
   // Each warp of an enclosing `: group` level (directly in the block) runs them.
@@ -489,6 +493,7 @@ class MemoryLowering : public ExprLowering {
   void event_declaration(const Stmt& s, const Declaration& d);
   void wait_statement(const Stmt& s, const Wait& w);
   void copy_after(const Stmt& s, const Copy& c);  // `dma.copy ... after f`
+  Value trigger_event_ahead(const Expr& target);  // lower_tma.cpp
   void trigger_statement(const Stmt& s, const Trigger& t);
   void inthreads_async(const Stmt& s, const InThreads& t);
   // The indices of `level` for which `condition` holds; nullopt when it

@@ -331,7 +331,7 @@ class ExpressionChecker : public Part {
   Type other_expression(const Expr& e, const T& n);  // the kinds Dispatch has no member name for
   Type unary(const Expr& e, const Unary& u);
   Type update(const Expr& e, const Unary& u, const char* op);  // `x++` inside an expression
-  void select_operand_limits(const Expr& operand, const Type& v);
+  bool select_operand_limits(const Expr& operand, const Type& v);  // reported one
   Type binary(const Expr& e, const Binary& b);
   Type call(const Expr& e, const Call& c);
   Type bounded_value(const Expr& e, const Call& c, const Type& index);

@@ -13,21 +13,37 @@
 namespace croq::ir::test {
 namespace {
 
+// `source` through lowering and the passes with the full IR text (every
+// fact the IR parser reads), for `arch`, `dynamic` dims named.
+pipeline::GeneratedKernel generate_full(const std::string& source, const std::vector<abi::ArgSignature>& args,
+                                        const std::string& arch = "sm_90a", std::vector<std::string> dynamic = {}) {
+  CompileOptions options;
+  options.source_name = "kernel.co";
+  auto program = frontend::parse_program(source, options);
+  const auto& fn = frontend::select_entry(*program, options, program->source);
+  pipeline::GenerateOptions g;
+  g.keep_ir = true;
+  g.verify_ir = true;
+  g.ir_detail = IrDetail::full;
+  g.dynamic_dims = std::move(dynamic);
+  return pipeline::generate(*program, fn, args, target::parse_target(arch), g);
+}
+
 pipeline::GeneratedKernel updates_kernel() {
-  return lower_for(croq::test::kValueUpdatesKernel,
+  return generate_full(croq::test::kValueUpdatesKernel,
                    {tensor(DType::s32, {4, 64}), tensor(DType::s32, {4, 64}), tensor(DType::s32, {4, 64})});
 }
 
 pipeline::GeneratedKernel select_kernel() {
   std::vector<abi::ArgSignature> args(5, tensor(DType::f32, {8, 64}));
-  return lower_for(croq::test::kValueSelectKernel, args);
+  return generate_full(croq::test::kValueSelectKernel, args);
 }
 
 TEST(ValueLowering, YieldIsAReturnFromTheKernel) {
   const pipeline::GeneratedKernel k = updates_kernel();
-  EXPECT_TRUE(contains(k.ir, "\n      exit")) << k.ir;
+  EXPECT_TRUE(contains(k.ir, " exit {pos=7:9")) << k.ir;
   EXPECT_TRUE(contains(k.cuda_source, "return;")) << k.cuda_source;
-  EXPECT_EQ(print_kernel(parse_kernel(k.ir)), k.ir);
+  EXPECT_EQ(print_kernel(parse_kernel(k.ir), IrDetail::full), k.ir);
 }
 
 TEST(ValueLowering, PostIncrementKeepsTheOldValueInAConstant) {
@@ -39,7 +55,7 @@ TEST(ValueLowering, SelectOfTilesIsAPointerToOneOfThem) {
   const pipeline::GeneratedKernel k = select_kernel();
   EXPECT_TRUE(contains(k.ir, "points_to=[")) << k.ir;
   EXPECT_TRUE(contains(k.cuda_source, "selected_")) << k.cuda_source;
-  EXPECT_EQ(print_kernel(parse_kernel(k.ir)), k.ir);
+  EXPECT_EQ(print_kernel(parse_kernel(k.ir), IrDetail::full), k.ir);
 }
 
 // A block count known only at run time makes the threads loop over block
@@ -55,12 +71,7 @@ TEST(ValueLowering, YieldInAGridStrideKernelIsRefused) {
 }
 )";
   try {
-    CompileOptions options;
-    options.source_name = "kernel.co";
-    options.dynamic_dims = {"N"};
-    auto program = frontend::parse_program(source, options);
-    const auto& fn = frontend::select_entry(*program, options, program->source);
-    pipeline::generate(*program, fn, {tensor(DType::s32, {-1})}, target::parse_target("sm_80"), {});
+    generate_full(source, {tensor(DType::s32, {-1})}, "sm_80", {"N"});
     FAIL() << "yield in a grid-stride kernel was lowered";
   } catch (const CompileError& e) {
     ASSERT_FALSE(e.diagnostics().empty());

@@ -20,7 +20,7 @@ std::vector<RuleCase> value_cases() {
        "k++", "`++` changes `k`, which cannot be assigned to", "declare it `mutable`, e.g. `mutable int k = 0;`"},
       {"SelectAmongPartsOfTensors", "unsupported-call",
        blk("    shared s32 [64, 64] s, t;\n    v = select(bn % 2, s.chunkat(bm, _), t.chunkat(bm, _));\n"), 4,
-       "s.chunkat", "`select` among parts of tensors (`s.chunkat(bm, _)`) is not supported yet by libcroqjit",
+       "chunkat(bm, _), t", "`select` among parts of tensors (`s.chunkat(bm, _)`) is not supported yet by libcroqjit",
        "copy the part into a tile of its own first, or select the whole tensors"},
       {"SelectAmongTmaFutures", "unsupported-call",
        blk("    t = tma.copy " + tile + " => shared;\n    u = tma.copy " + tile + " => shared;\n"
