@@ -11,7 +11,9 @@ namespace croq::interp {
 namespace {
 
 // After a loop body: whether a break left the loop; either jump ends there.
+// A yield leaves it too, and every statement around it.
 bool jumped_out(Thread& t) {
+  if (t.jump == Thread::Jump::exit_kernel) return true;
   const bool out = t.jump == Thread::Jump::break_loop;
   t.jump = Thread::Jump::none;
   return out;
@@ -48,7 +50,9 @@ void Executor::exec(Thread& t, const ir::Stmt& s) {
             if (jumped_out(t)) break;
           }
         } else if constexpr (std::is_same_v<T, ir::Jump>) {
-          t.jump = n.next_iteration ? Thread::Jump::next_iteration : Thread::Jump::break_loop;
+          t.jump = n.exit_kernel      ? Thread::Jump::exit_kernel
+                   : n.next_iteration ? Thread::Jump::next_iteration
+                                      : Thread::Jump::break_loop;
         } else if constexpr (std::is_same_v<T, ir::LineMark>) {
           t.line = n.line;
         } else if constexpr (std::is_same_v<T, ir::Trap>) {

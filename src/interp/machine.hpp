@@ -96,7 +96,8 @@ struct Thread {
   std::string waiting_for;  // for deadlock reports
   int line = 0;             // the current #line
   // A break or continue on its way out to its loop: the statements after it are skipped.
-  enum class Jump { none, break_loop, next_iteration } jump = Jump::none;
+  // exit_kernel (`yield`): leaves every loop and statement; the thread is done.
+  enum class Jump { none, break_loop, next_iteration, exit_kernel } jump = Jump::none;
   std::exception_ptr error;
   std::unordered_map<std::string_view, Value> vars;
   std::unordered_map<int, std::unique_ptr<Storage>> locals;  // DeclareLocal

@@ -142,6 +142,7 @@ void Executor::start_thread(Thread& t, Block& b) {
   t.ready = nullptr;
   t.error = nullptr;
   t.line = 0;
+  t.jump = Thread::Jump::none;  // a `yield` in the thread's previous block ended that block only
   t.vars.clear();
   t.locals.clear();
   t.pointers.clear();

@@ -132,6 +132,10 @@ struct Buffer {
   // (i, j, ...) is `strides[0] * i + strides[1] * j + ...` elements past
   // the pointer. Empty: row-major over `dims`.
   std::vector<std::int64_t> strides;
+  // A `select`'s pointer (a `DeclarePointer`): the buffers (roots, not
+  // aliases) it may point at, chosen at run time; `alias_of` is the first.
+  // Empty: not a select.
+  std::vector<int> points_to;
 };
 
 // `shared event e[N]`: N mbarriers, and each thread's expected phase bits.
@@ -259,6 +263,8 @@ struct While {
 };
 struct Jump {  // break / continue of the innermost For or While
   bool next_iteration = false;  // continue
+  // `yield`: the thread leaves the kernel (`return;`), from any depth.
+  bool exit_kernel = false;
 };
 struct LineMark {  // #line: the source line of what follows
   int line = 0;

@@ -182,6 +182,7 @@ void Parser::buffer(LineReader& r, std::vector<std::string>& views) {
   if (auto s = r.take_int("slots")) b.slots = *s;
   b.fragment = r.take_list("fragment");
   b.strides = r.take_list("strides");
+  for (std::int64_t p : r.take_list("points_to")) b.points_to.push_back(static_cast<int>(p));
   r.finish_attributes();
   r.end();
   k_.buffers.push_back(std::move(b));
@@ -256,7 +257,7 @@ const std::map<std::string_view, Parser::StatementReader>& Parser::statement_rea
       {"let", &Parser::let},            {"var", &Parser::let},
       {"eval", &Parser::eval},          {"for", &Parser::for_loop},
       {"if", &Parser::if_stmt},         {"while", &Parser::while_loop},
-      {"break", &Parser::jump},         {"continue", &Parser::jump},
+      {"break", &Parser::jump},         {"continue", &Parser::jump},      {"exit", &Parser::jump},
       {"#line", &Parser::line_mark},    {"//", &Parser::comment},
       {"trap", &Parser::trap},          {"region", &Parser::region},
       {"barrier", &Parser::barrier},    {"asm", &Parser::inline_asm},
@@ -383,8 +384,9 @@ StmtPtr Parser::while_loop(LineReader& r, int depth) {
 
 StmtPtr Parser::jump(LineReader& r, int) {
   Jump n;
-  n.next_iteration = r.eat("continue");
-  if (!n.next_iteration) r.expect("break");
+  n.exit_kernel = r.eat("exit");
+  n.next_iteration = !n.exit_kernel && r.eat("continue");
+  if (!n.next_iteration && !n.exit_kernel) r.expect("break");
   return finish_line(r, n);
 }
 

@@ -241,7 +241,7 @@ class Printer {
     line("while " + expr(n.condition) + ":", attrs_of(s), true);
     body(n.body);
   }
-  void node(const Stmt& s, const Jump& n) { line(n.next_iteration ? "continue" : "break", attrs_of(s)); }
+  void node(const Stmt& s, const Jump& n) { line(n.exit_kernel ? "exit" : n.next_iteration ? "continue" : "break", attrs_of(s)); }
   void node(const Stmt& s, const LineMark& n) { line("#line " + std::to_string(n.line), attrs_of(s)); }
   void node(const Stmt&, const Comment& n) { line("// " + n.text); }
   void node(const Stmt& s, const Trap& n) { line("trap unless " + expr(n.condition), attrs_of(s)); }
@@ -508,6 +508,7 @@ void Printer::declarations() {
     if (b.slots < 0) a.add("slots", std::to_string(b.slots));
     a.list("fragment", b.fragment);
     a.list("strides", b.strides);
+    a.list("points_to", std::vector<std::int64_t>(b.points_to.begin(), b.points_to.end()));
     line(t.str(), a);
   }
   for (const Event& e : k_.events) {

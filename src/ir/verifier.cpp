@@ -36,6 +36,8 @@ class Verifier {
         if (d.is_dynamic() && !is_identifier(d.dim)) error("buffer `" + b.name + "` has a dynamic dim without a name");
       if (!b.strides.empty() && (b.strides.size() != b.dims.size() || b.slots > 0 || b.swizzle > 0))
         error("buffer `" + b.name + "` has strides that are not one per dim of an unswizzled buffer");
+      for (int p : b.points_to)
+        if (p < 0 || p >= static_cast<int>(k_.buffers.size())) error("buffer `" + b.name + "` points at a missing buffer");
     }
     for (const Event& e : k_.events)
       if (!is_identifier(e.name) || !is_identifier(e.phase)) error("event `" + e.name + "` has no identifier name");
@@ -64,7 +66,8 @@ class Verifier {
   // A break or continue leaves the innermost For or While; a Region or
   // WarpgroupRegion between them would be left too (a parallel body).
   void jumps_in_loops(const Stmt& s, bool in_loop) {
-    if (std::holds_alternative<Jump>(s.node) && !in_loop) error("a break or continue outside a loop");
+    if (const auto* j = std::get_if<Jump>(&s.node); j && !j->exit_kernel && !in_loop)
+      error("a break or continue outside a loop");
     if (const auto* seq = std::get_if<Seq>(&s.node)) {
       for (const auto& c : seq->body) jumps_in_loops(*c, in_loop);
       return;

@@ -68,6 +68,7 @@ void LoweringContext::ask_barrier_before_shared_read(int id) {
     const ir::Buffer& read = buffer(id);
     if (read.space != ir::Space::shared) return;
     b.if_written = read.alias_of >= 0 ? read.alias_of : id;
+    if (!read.points_to.empty()) b.if_written = -1;  // a select's pointer: whichever buffer it points at
   } else {
     b.if_written = -1;
   }

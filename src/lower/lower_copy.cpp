@@ -137,6 +137,20 @@ void MemoryLowering::swizzled_destination(const Modifier& swiz, int dst) {
   b.swizzle = span;
 }
 
+// `dma.copy ... after f, g`: the dma copies before it complete in program
+// order, so the copy starts after theirs once the block has met at a
+// barrier (sema accepts dma futures only), as `wait f, g;` does.
+void MemoryLowering::copy_after(const Stmt& s, const Copy& c) {
+  if (c.after.empty()) return;
+  for (const auto& dependency : c.after) {
+    const Value f = expr(*dependency);
+    if (f.kind != Value::Kind::future || f.event >= 0 || !f.bound_event.empty())
+      unchecked(s.location, sema::Rule::unsupported_after);
+  }
+  line_mark(s.location);
+  if (scope_ == Scope::block) emit_barrier();
+}
+
 void MemoryLowering::copy(const Stmt& s, const Copy& c) {
   if (c.op == CopyOp::any) {
     placeholder(s, c);
@@ -153,7 +167,7 @@ void MemoryLowering::copy(const Stmt& s, const Copy& c) {
   bool zfill = protocol.zfill;
   const bool async = protocol.async;
   const Modifier* swiz = protocol.swizzle;
-  if (!c.after.empty()) unchecked(s.location, sema::Rule::unsupported_after);
+  copy_after(s, c);
   Value src = expr(*c.source);
   place_at_origin(src);
   zfill = zfill || src.zfill;

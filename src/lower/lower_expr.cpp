@@ -593,6 +593,9 @@ ExprRef ExprLowering::guarded(const Value& v, ExprRef zero) const {
 
 Value ExprLowering::unary(const Expr& e, const Unary& n) {
   Value v = expr(*n.operand);
+  const bool up = n.op == UnaryOp::pre_increment || n.op == UnaryOp::post_increment;
+  if (up || n.op == UnaryOp::pre_decrement || n.op == UnaryOp::post_decrement)
+    return update(e, v, up, n.op == UnaryOp::post_increment || n.op == UnaryOp::post_decrement);
   if (n.op != UnaryOp::extent) require_scalar(v, *n.operand);
   if (n.op == UnaryOp::extent) {
     if (v.kind != Value::Kind::index || v.count <= 0)
@@ -612,6 +615,33 @@ Value ExprLowering::unary(const Expr& e, const Unary& n) {
   Value out;
   out.expr = ir::unary(op, guarded(v, ir::int_const(0)));
   out.is_float = v.is_float;
+  return out;
+}
+
+// `x++` / `--x` inside an expression (sema allows a mutable scalar where
+// the expression runs once): x changes before the statement, which reads
+// the value x had (`x++`, kept in a new constant) or has (`++x`).
+Value ExprLowering::update(const Expr& e, const Value& v, bool up, bool post) {
+  if (v.kind != Value::Kind::scalar || v.constant || !v.expr || v.expr->kind != ir::ExprKind::var || v.guard)
+    unchecked(e.location, sema::Rule::assign_target);
+  const ir::Type type = v.expr->index_var ? index_type() : v.expr->type;
+  Value out = v;
+  if (peeking_updates_) {
+    if (!post) out.expr = as_type_of(ir::binary(up ? "+" : "-", v.expr, ir::int_const(1)), v.expr, true);
+    return out;
+  }
+  if (post) {
+    const std::string old = fresh("old");
+    emit_node(ir::Let{old, type, true, v.expr}, e.location);
+    out.expr = ir::var(old, type);
+  }
+  const char* op = up ? "+" : "-";
+  ExprRef one = as_type_of(ir::int_const(1), v.expr);
+  // Narrow types have no compound assignment (as in Lowerer::assignment).
+  if (ir::is_narrow(v.expr->type))
+    emit_node(ir::Assign{v.expr, "=", as_type_of(ir::binary(op, v.expr, one), v.expr, true), nullptr}, e.location);
+  else
+    emit_node(ir::Assign{v.expr, std::string(op) + "=", one, nullptr}, e.location);
   return out;
 }
 
@@ -706,6 +736,7 @@ Value ExprLowering::call(const Expr& e, const Call& n) {
     return out;
   }
   if (!callee) unchecked(e.location, "a call of what is no name");
+  if (callee->name == "select" && !lookup("select")) return select_call(e, n);
   return builtin_call(e, n, callee->name);
 }
 

@@ -126,15 +126,19 @@ void Lowerer::scalar_declaration(const Declaration& d) {
     emit_node(ir::Let{name, type, is_const, has_init ? ir::coerce(init.expr, type) : nullptr});
     Value v;
     v.expr = ir::var(name, type);
-    v.is_float = init.is_float || t.kind == TypeKind::element;
+    // An element-typed scalar computes as its type: `s32 x`, `u32 order` are integers.
+    v.is_float = t.kind == TypeKind::element ? type.is_float() : init.is_float;
     define(decl.name, v);
   }
 }
 
 void Lowerer::assignment(const Stmt& s, const Assignment& a) {
-  // `name = <tensor expression>;` names a view (`tile_2d = f.data.span_as([8, 16]);`).
+  // `name = <tensor expression>;` names a view (`tile_2d = f.data.span_as([8, 16]);`);
+  // sema's rebindings bind a new name over an outer one (`sum = sum + x;`).
   if (const auto* n = std::get_if<Name>(&a.target->node);
-      n && a.op == AssignOp::assign && !lookup(n->name) && !dims_.count(n->name) && !program_.defines.count(n->name)) {
+      n && a.op == AssignOp::assign &&
+      (facts_.rebindings.count(&a) ||
+       (!lookup(n->name) && !dims_.count(n->name) && !program_.defines.count(n->name)))) {
     Value value = expr(*a.value);
     if (value.kind == Value::Kind::view || value.kind == Value::Kind::future) {
       define(n->name, value);
@@ -222,7 +226,8 @@ void Lowerer::loop(const Stmt& s, const Loop& l) {
   ask_barrier_before_shared_read(-1);
   // A pipelined loop's stages are issued ahead: a break or continue would skip their waits.
   const bool jumps = frontend::ast::any_statement(*l.body, [](const Stmt& st) {
-    return std::holds_alternative<Break>(st.node) || std::holds_alternative<Continue>(st.node);
+    return std::holds_alternative<Break>(st.node) || std::holds_alternative<Continue>(st.node) ||
+           std::holds_alternative<Yield>(st.node);
   });
   // A loop of one pass has nothing to load ahead: no candidate (its loads keep their own barriers' names).
   std::optional<ir::PipelineMark> pipeline;
@@ -361,6 +366,18 @@ void Lowerer::other_statement(const Stmt& s, const T& n) {
   } else if constexpr (std::is_same_v<T, Break> || std::is_same_v<T, Continue>) {
     line_mark(s.location);
     emit_node(ir::Jump{std::is_same_v<T, Continue>}, s.location);
+  } else if constexpr (std::is_same_v<T, Yield>) {
+    // The thread leaves the kernel: its work for this block index ends. Where
+    // one thread runs several block indices, the later ones would be lost.
+    if (kernel_.grid_stride)
+      fail(s.location,
+           "`yield` in a kernel whose threads loop over several block indices (a block count known only at run "
+           "time, or past 2^31 - 1 blocks) is not supported yet by libcroqjit",
+           "give the parallel level a count known when the kernel is specialized");
+    line_mark(s.location);
+    ir::Jump leave;
+    leave.exit_kernel = true;
+    emit_node(leave, s.location);
   } else if constexpr (std::is_same_v<T, CallStatement>) {
     const Function* callee = program_.find_co_device_function(n.callee);
     line_mark(s.location);

@@ -114,6 +114,20 @@ void MemoryLowering::check_tma_box(const Stmt& s, const Copy& c, const View& glo
   if (zfill && global.exact && !stored) warn(s, "`.zfill` is redundant: the source tile always covers the destination");
 }
 
+// The event of a later trigger that completes a load, read at the load: its
+// `e.at(order++)` updates `order` where the trigger stands, not here.
+Value MemoryLowering::trigger_event_ahead(const Expr& target) {
+  peeking_updates_ = true;
+  try {
+    Value ev = event_value(target, "`trigger`");
+    peeking_updates_ = false;
+    return ev;
+  } catch (...) {
+    peeking_updates_ = false;
+    throw;
+  }
+}
+
 void MemoryLowering::tma_copy(const Stmt& s, const Copy& c) {
   if (!kernel_.needs_sm90)
     kernel_.needs_sm90 = Diagnostic{Severity::error, "tma.copy needs sm_90 (Hopper); use dma.copy", c.op_location.line,
@@ -351,12 +365,12 @@ void MemoryLowering::tma_load(const Stmt& s, const TmaIssue& t, const std::vecto
     if (single_thread)
       fail(s.location, "a copy that `trigger ... after` waits for runs at block or warpgroup scope, not in a thread level");
     if (after->targets.size() != 1) fail(s.location, "`trigger ... after` this copy names one event");
-    ev = event_value(*after->targets[0], "`trigger`");
+    ev = trigger_event_ahead(*after->targets[0]);
     after_event = source_text(*after->targets[0]);
   } else if (!async && completing && !single_thread) {
     // `trigger e;` closes the run of synchronous loads this one is in: they
     // complete on e, and the trigger's arrivals finish its phase.
-    ev = event_value(*completing->targets[0], "`trigger`");
+    ev = trigger_event_ahead(*completing->targets[0]);
   }
   ir::TmaLoad load;
   load.map = t.map;

@@ -357,6 +357,10 @@ class LoweringContext {
   // (lower_pipeline.cpp).
   std::map<const Stmt*, int> candidate_load_events_;
   bool lowering_store_target_ = false;  // element_ref of an assignment's target
+  // Lowering a later statement's expression ahead of it (a TMA load reads the
+  // event of the `trigger ... after` that completes it): `x++` there gives
+  // the value it will have, and updates nothing (the trigger does).
+  bool peeking_updates_ = false;
   // Each warpgroup of an enclosing `parallel p by N : group-4` runs the statements.
   bool in_warpgroup_ = false;
   // The block is one warpgroup (its thread levels are `: group-4` by 1):
@@ -426,6 +430,8 @@ class ExprLowering : public LoweringContext {
   Value fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c);
   Value whole_arithmetic(const Expr& e, const Binary& b, const Value& l, const Value& r);  // lower_shape_math.cpp
   Value unary(const Expr& e, const Unary& u);
+  Value update(const Expr& e, const Value& v, bool up, bool post);  // `x++` inside an expression
+  Value select_call(const Expr& e, const Call& c);                 // lower_select.cpp
   Value call(const Expr& e, const Call& c);
   // `call f(args)` of a __co_device__ function (lower_call.cpp): its body
   // where the call stands; the value it returns when `want_value`.
@@ -509,6 +515,8 @@ class MemoryLowering : public ExprLowering {
   // --- events, waits, warp specialization (lower_events.cpp)
   void event_declaration(const Stmt& s, const Declaration& d);
   void wait_statement(const Stmt& s, const Wait& w);
+  void copy_after(const Stmt& s, const Copy& c);  // `dma.copy ... after f`
+  Value trigger_event_ahead(const Expr& target);  // lower_tma.cpp
   void trigger_statement(const Stmt& s, const Trigger& t);
   void inthreads_async(const Stmt& s, const InThreads& t);
   // The indices of `level` for which `condition` holds; nullopt when it

@@ -45,7 +45,9 @@ class SharedBarriers {
   void note_store(const ir::Assign& a) {
     if (!a.target || a.target->kind != ir::ExprKind::element) return;
     const ir::Buffer& b = kernel_.buffers[static_cast<std::size_t>(a.target->buffer)];
-    if (b.space == ir::Space::shared) written_.insert(b.alias_of >= 0 ? b.alias_of : a.target->buffer);
+    if (b.space != ir::Space::shared) return;
+    written_.insert(b.alias_of >= 0 ? b.alias_of : a.target->buffer);
+    written_.insert(b.points_to.begin(), b.points_to.end());  // a select's pointer: any of its buffers
   }
 
   const ir::Kernel& kernel_;

@@ -86,10 +86,14 @@ void StatementChecker::assignment(const Stmt& s, const Assignment& a) {
     const Symbol* outer = lookup(n->name);
     if (outer && (outer->origin == Origin::binding || (number && outer->origin == Origin::declaration)) &&
         cx_.scope_of(outer) + 1 < cx_.scopes_.size()) {
-      limitation(Rule::unsupported_binding, a.target->location,
-                 "`" + n->name + " = " + text(*a.value) + "` binds a new `" + n->name +
-                     "` in this scope, which is not supported yet by libcroqjit",
-                 "give it another name");
+      // A tuple keeps the limitation of tuple names; a number is a new scalar.
+      if (tuple)
+        limitation(Rule::unsupported_binding, a.target->location,
+                   "`" + n->name + " = " + text(*a.value) + "` binds a new `" + n->name +
+                       "` in this scope, which is not supported yet by libcroqjit",
+                   "give it another name");
+      else if (!cx_.trial_)
+        cx_.out_.rebindings.insert(&a);
       Type v = value;
       v.immutable = true;
       define(n->name, v, Origin::binding, a.target->location);

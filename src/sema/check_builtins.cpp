@@ -46,12 +46,14 @@ Type ExpressionChecker::select(const Expr& e, const Call& c) {
          "`select` chooses among " + std::to_string(n) + " operands (0.." + std::to_string(n - 1) + "), got " +
              std::to_string(f.value));
   Type first;
+  bool limited = false;  // one limitation per select, at the first operand it names
   for (std::size_t i = 1; i < c.args.size(); ++i) {
     Type v = expr(*c.args[i]);
     require_ok(v);
     if (!v.is_tile() || !v.buffer)
       fail(Rule::select_operands, c.args[i]->location,
            "`select` chooses between tiles or futures, got `" + text(*c.args[i]) + "`", "", notes_of(v));
+    limited = limited || select_operand_limits(*c.args[i], v);
     if (i == 1) {
       first = v;
       continue;
@@ -66,9 +68,27 @@ Type ExpressionChecker::select(const Expr& e, const Call& c) {
                operand_text(first) + ")",
            "the operands of `select` have one kind, element type, rank and memory");
   }
-  limitation(Rule::unsupported_call, e.location, "`select` is not supported yet by libcroqjit");
   first.from = nullptr;
   return first;
+}
+
+// Lowering points at the chosen operand's first element: each operand is a
+// whole tile (a buffer, a future's, a slot of an array) that a copy
+// completes with the block's barrier, not an mbarrier.
+bool ExpressionChecker::select_operand_limits(const Expr& operand, const Type& v) {
+  if (v.window || v.strided || v.pending != Pending::none) {
+    limitation(Rule::unsupported_call, operand.location,
+               "`select` among parts of tensors (`" + text(operand) + "`) is not supported yet by libcroqjit",
+               "copy the part into a tile of its own first, or select the whole tensors");
+    return true;
+  }
+  if (v.kind == Kind::future && v.engine == frontend::ast::Engine::tma) {
+    limitation(Rule::unsupported_call, operand.location,
+               "`select` among TMA futures (`" + text(operand) + "`) is not supported yet by libcroqjit",
+               "wait for each future, then select their tiles: `select(i, a.data, b.data)`");
+    return true;
+  }
+  return false;
 }
 
 

@@ -147,6 +147,21 @@ void TransferChecker::require_copy_types(const Expr& where, const char* engine, 
   if (rank_differs) throw Abort{};
 }
 
+// `dma.copy ... after f`: the copy starts once f's copy has completed, as
+// after `wait f;` (lowering: the block's barrier, as for a wait on a dma
+// future). After a TMA future (an mbarrier's phase, which a later `wait f`
+// consumes) it is a limitation.
+void TransferChecker::copy_after(const Stmt& s, const Expr& dependency) {
+  note_named_future(dependency);
+  Type f = c_.expressions.expr(dependency);
+  require_ok(f);
+  if (f.kind != Kind::future || f.engine != Engine::dma || f.placeholder)
+    limitation(Rule::unsupported_after, s.location,
+               "`after " + text(dependency) + "` is not supported yet by libcroqjit: `after` takes the future of a "
+               "dma copy",
+               "wait for the future first: `wait " + text(dependency) + ";`, then copy");
+}
+
 void TransferChecker::dma_copy(const Stmt& s, const Copy& c) {
   if (c.op == CopyOp::any) return placeholder(s, c);
   if (c.op != CopyOp::copy && c.op != CopyOp::transp && c.op != CopyOp::pad)
@@ -156,10 +171,7 @@ void TransferChecker::dma_copy(const Stmt& s, const Copy& c) {
   const Modifier* swiz = protocol.swizzle;
   const bool async = protocol.async;
   // The copy itself is understood: its operands are checked on.
-  for (const auto& dependency : c.after) note_named_future(*dependency);
-  if (!c.after.empty())
-    limitation(Rule::unsupported_after, s.location, "`after` is not supported yet by libcroqjit",
-               "wait for the future first: `wait f;`, then copy");
+  for (const auto& dependency : c.after) copy_after(s, *dependency);
   Type src = copy_source(c);
   // The tile the copy writes: the source's extents, permuted by transp.
   std::vector<std::optional<std::int64_t>> written;

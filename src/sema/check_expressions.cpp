@@ -28,10 +28,16 @@ Known later(Known a, Known b) { return static_cast<Known>(std::max(static_cast<i
 // An index's values are known only on the device.
 Known known_of(const Type& t) { return t.kind == Kind::scalar ? t.known : Known::at_run_time; }
 
-const char* unsupported_operator(UnaryOp op) {
+const char* update_operator(UnaryOp op) {
   switch (op) {
     case UnaryOp::pre_increment: case UnaryOp::post_increment: return "`++`";
     case UnaryOp::pre_decrement: case UnaryOp::post_decrement: return "`--`";
+    default: return nullptr;
+  }
+}
+
+const char* unsupported_operator(UnaryOp op) {
+  switch (op) {
     case UnaryOp::address_of: return "`&` (address of)";
     case UnaryOp::dereference: return "`*` (dereference)";
     default: return nullptr;
@@ -183,10 +189,9 @@ Type ExpressionChecker::name_value(const Expr& e, const Name& n) {
 
 Type ExpressionChecker::unary(const Expr& e, const Unary& u) {
   if (const char* op = unsupported_operator(u.op))
-    fail(Rule::unsupported_operator, e.location,
-         std::string(op) + (u.op == UnaryOp::address_of || u.op == UnaryOp::dereference ? "" : " inside an expression") +
-             " is not supported yet by libcroqjit",
-         "write the update as a statement of its own, e.g. `x++;` or `x += 1;`");
+    fail(Rule::unsupported_operator, e.location, std::string(op) + " is not supported yet by libcroqjit",
+         "name the tensor or its element itself");
+  if (const char* op = update_operator(u.op)) return update(e, u, op);
   Type v = expr(*u.operand);
   require_ok(v);
   if (u.op == UnaryOp::extent) {
@@ -229,6 +234,36 @@ Type ExpressionChecker::unary(const Expr& e, const Unary& u) {
       default: out.value = v.value; break;
     }
   }
+  return out;
+}
+
+// `x++`, `--x` inside an expression: the mutable scalar `x` changes before
+// the statement runs (lowering updates it there), and the expression reads
+// its old (`x++`) or new (`++x`) value. Where the expression may run again
+// or not at all (a `while` condition, after `&&`, a branch of `?:`), the
+// update would run once anyway: a limitation.
+Type ExpressionChecker::update(const Expr& e, const Unary& u, const char* op) {
+  const auto* n = std::get_if<Name>(&u.operand->node);
+  if (!n)
+    fail(Rule::unsupported_operator, e.location,
+         std::string(op) + " of `" + text(*u.operand) + "` inside an expression is not supported yet by libcroqjit",
+         "update it in a statement of its own, e.g. `" + text(*u.operand) + " += 1;`");
+  if (cx_.value_call_refused_)
+    fail(Rule::unsupported_operator, e.location,
+         std::string(op) + " " + cx_.value_call_refused_ + " is not supported yet by libcroqjit",
+         "update `" + n->name + "` in a statement of its own");
+  Type v = expr(*u.operand);
+  require_ok(v);
+  const Symbol* s = lookup(n->name);
+  if (v.kind != Kind::scalar || v.element || v.immutable || v.known != Known::at_run_time || !s ||
+      s->origin != Origin::declaration)
+    fail(Rule::assign_target, u.operand->location,
+         std::string(op) + " changes `" + n->name + "`, which cannot be assigned to",
+         "declare it `mutable`, e.g. `mutable int " + n->name + " = 0;`", notes_of(v));
+  Type out;
+  out.kind = Kind::scalar;
+  out.number = v.number;
+  out.known = Known::at_run_time;
   return out;
 }
 

@@ -187,10 +187,10 @@ void StatementChecker::other_statement(const Stmt& s, const T& n) {
   } else if constexpr (std::is_same_v<T, CallStatement>) {
     call_statement(s, n);
   } else if constexpr (std::is_same_v<T, Yield>) {
+    // The thread leaves the kernel (lowering: ir::Jump::exit_kernel).
     if (cx_.parallel_depth_ == 0)
       fail(Rule::yield_outside_parallel, s.location, "`yield` outside a parallel statement",
-           "`yield` ends the current iteration of a parallel body; the function body has none");
-    fail(Rule::unsupported_statement, s.location, "`yield` is not supported yet by libcroqjit");
+           "`yield` ends the thread's work in the kernel of a parallel statement; the function body has none");
   } else if constexpr (std::is_same_v<T, Return>) {
     return_statement(s, n);
   } else if constexpr (std::is_same_v<T, Assert>) {

@@ -215,7 +215,6 @@ void ExpressionChecker::event_order(const Expr& e, const Member& m, const Type& 
     fail(Rule::event_at_operand, order.location,
          "an update of the event order is the whole argument of `.at`, not part of `" + text(order) + "`",
          "write `" + name + ".at(order++)`, or update the order in a statement of its own");
-  if (is_update(order)) return;
   Type v = expr(order);
   require_ok(v);
   if (!v.is_number() || v.is_float() || v.number == Number::bool_)

@@ -330,6 +330,8 @@ class ExpressionChecker : public Part {
   template <typename T>
   Type other_expression(const Expr& e, const T& n);  // the kinds Dispatch has no member name for
   Type unary(const Expr& e, const Unary& u);
+  Type update(const Expr& e, const Unary& u, const char* op);  // `x++` inside an expression
+  bool select_operand_limits(const Expr& operand, const Type& v);  // reported one
   Type binary(const Expr& e, const Binary& b);
   Type call(const Expr& e, const Call& c);
   Type bounded_value(const Expr& e, const Call& c, const Type& index);
@@ -458,6 +460,7 @@ class TransferChecker : public Part {
   // `after f`: the future counts as used (async-not-waited) even when the
   // statement is not checked further.
   void note_named_future(const Expr& e);
+  void copy_after(const Stmt& s, const Expr& dependency);  // `dma.copy ... after f`
   // whole_array: `trigger e;` / `wait e;`, where a whole array is Croqtile (a limitation).
   Type event_value(const Expr& e, const char* what, bool whole_array = false);
   CopyProtocol copy_protocol(const Copy& c);

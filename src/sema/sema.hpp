@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "croq/error.hpp"
@@ -151,6 +152,10 @@ struct CheckedFunction {
   // Each shape derived by selection sema accepted -> its dims in order.
   std::unordered_map<const frontend::ast::Expr*, std::vector<SelectedDim>> shape_selections;
   std::vector<FutureRing> future_rings;
+  // Each `name = value;` that binds a new immutable `name` in an inner scope
+  // over a `name` of an outer one (`sum = sum + x;` inside a loop), rather
+  // than assigning to it.
+  std::unordered_set<const frontend::ast::Assignment*> rebindings;
   // Each call of a __device__ function -> what it passes (keyed by the
   // frontend::ast::CallStatement or frontend::ast::Call).
   std::unordered_map<const void*, DeviceCall> device_calls;

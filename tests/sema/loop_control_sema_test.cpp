@@ -8,12 +8,7 @@
 namespace croq::sema::test {
 namespace {
 
-void expect_clean(const std::string& source) {
-  Options options;
-  options.target = target::parse_target("sm_90a");
-  auto e = sema_error(source, options);
-  EXPECT_FALSE(e.has_value()) << (e ? e->what() : "") << "\n" << source;
-}
+using sm90a::expect_clean;
 
 TEST(LoopControl, KernelsOfTheInterpretAndGpuTestsPass) {
   expect_clean(croq::test::kLoopControlKernel);

@@ -56,6 +56,7 @@ INSTANTIATE_TEST_SUITE_P(Calls, Rules, ::testing::ValuesIn(call_cases()), case_n
 INSTANTIATE_TEST_SUITE_P(StridedViews, Rules, ::testing::ValuesIn(strided_view_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(MmaForms, Rules, ::testing::ValuesIn(mma_form_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(DeviceFunctionCalls, Rules, ::testing::ValuesIn(device_function_call_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Values, Rules, ::testing::ValuesIn(value_cases()), case_name);
 
 TEST(RuleTable, EveryRuleHasACase) {
   std::set<std::string> covered;

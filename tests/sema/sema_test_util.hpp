@@ -83,6 +83,16 @@ inline std::optional<CompileError> sema_error(const std::string& source, const O
   return std::nullopt;
 }
 
+namespace sm90a {
+// `source` passes sema for sm_90a: no error, no limitation.
+inline void expect_clean(const std::string& source) {
+  Options options;
+  options.target = target::parse_target("sm_90a");
+  auto e = sema_error(source, options);
+  EXPECT_FALSE(e.has_value()) << (e ? e->what() : "") << "\n" << source;
+}
+}  // namespace sm90a
+
 // The text of 1-based line `line` of `source`.
 inline std::string line_of(const std::string& source, int line) {
   std::size_t start = 0;
@@ -112,6 +122,7 @@ std::vector<RuleCase> call_cases();
 std::vector<RuleCase> device_function_call_cases();  // device_call_cxx_cases.cpp
 std::vector<RuleCase> strided_view_cases();
 std::vector<RuleCase> mma_form_cases();
+std::vector<RuleCase> value_cases();
 
 // All of them, in that order (rules_test.cpp checks them; the documentation's
 // error reference shows them, tests/docs/rule_examples.cpp).
@@ -120,7 +131,7 @@ inline std::vector<RuleCase> all_rule_cases() {
   for (auto part : {expression_cases, statement_cases, parallel_cases, copy_cases, event_and_mma_cases,
                     unsupported_cases, form_cases, declaration_cases, upstream_rule_cases, audit_rule_cases,
                     construct_cases, reliability_cases, message_cases, call_cases, strided_view_cases,
-                    mma_form_cases, device_function_call_cases}) {
+                    mma_form_cases, device_function_call_cases, value_cases}) {
     auto cases = part();
     all.insert(all.end(), cases.begin(), cases.end());
   }

@@ -87,8 +87,6 @@ std::vector<RuleCase> statement_cases() {
        "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar"},
       {"AssignToATensor", "assign-target", fn("  a = 1;\n"), 2, "a", "cannot assign to `a`",
        "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar"},
-      {"RebindingInAnInnerScope", "unsupported-binding", fn("  int f = 4;\n  parallel p by 2 {\n    f = 5;\n  }\n"), 4,
-       "f = 5", "`f = 5` binds a new `f` in this scope, which is not supported yet by libcroqjit", "give it another name"},
       {"AssignToAnImmutableScalar", "assign-target", fn("  int x = n;\n  x = 2;\n"), 3, "x = 2",
        "cannot assign to `x`: it is immutable", "declare it `mutable`, e.g. `mutable int x = ...;`"},
       {"AssignToABoundName", "assign-target",

@@ -49,7 +49,7 @@ std::vector<RuleCase> upstream_rule_cases() {
       // Statements and declarations
       {"YieldOutsideParallel", "yield-outside-parallel", fn("  yield;\n"), 2, "yield",
        "`yield` outside a parallel statement",
-       "`yield` ends the current iteration of a parallel body; the function body has none"},
+       "`yield` ends the thread's work in the kernel of a parallel statement; the function body has none"},
       {"ParameterDeclaredAgain", "redeclaration", fn("  int n = 1;\n"), 2, "n =",
        "`n` is declared already in this scope, at 1:123", "it is a parameter of the function; pick another name"},
       {"FutureDeclaredTwice", "redeclaration",

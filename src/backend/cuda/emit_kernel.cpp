@@ -350,7 +350,7 @@ void Printer::stmt(const ir::Stmt& s) {
       braced_body(n.body);
       line("}");
     } else if constexpr (std::is_same_v<T, ir::Jump>) {
-      line(n.next_iteration ? "continue;" : "break;");
+      line(n.exit_kernel ? "return;" : n.next_iteration ? "continue;" : "break;");
     } else if constexpr (std::is_same_v<T, ir::LineMark>) {
       raw(line_directive(n.line, kernel_.source_name));
     } else if constexpr (std::is_same_v<T, ir::Comment>) {
