@@ -48,6 +48,7 @@ std::map<std::string, std::int64_t> bind_signature(const Program& program, const
       if (a.shape[d] < 0) continue;  // a dynamic dim: checked at launch
       if (dim.constant && *dim.constant != a.shape[d]) throw ArgumentError(who + ": expected " + describe(p) + ", got " + got);
       if (dim.constant) continue;
+      if (dim.name == "?") continue;  // a dim without a name: any extent, read from the argument
       if (auto b = dims.find(dim.name); b != dims.end()) {
         if (b->second != a.shape[d])
           throw ArgumentError(who + ": dimension " + std::to_string(d) + " is " + dim.name + ", bound to " +

@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include "croq/error.hpp"
 #include "frontend/frontend.hpp"
@@ -157,8 +159,42 @@ bool parse_define(const std::string& spec, CompileOptions& options, std::string&
   return false;
 }
 
+// `--shape x=3,5`: the extents of parameter x's dims without a name (`?`,
+// a rank only), kept as x.0 and x.1.
+bool parse_parameter_extents(const std::string& spec, std::map<std::string, std::int64_t>& shapes, std::string& error) {
+  const size_t eq = spec.find('=');
+  const std::string name = spec.substr(0, eq);
+  std::vector<std::int64_t> extents;
+  bool out_of_range = false;
+  for (size_t from = eq + 1;;) {
+    const size_t comma = spec.find(',', from);
+    const std::optional<std::int64_t> v = parse_integer(spec.substr(from, comma - from), out_of_range);
+    if (!v || *v <= 0) {
+      error = "--shape " + name + "=E0,E1,...: each extent is a positive integer, got `" + spec.substr(eq + 1) + "`";
+      return false;
+    }
+    extents.push_back(*v);
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  if (!is_name(name)) {
+    error = "--shape needs NAME=POSITIVE_INTEGER or PARAMETER=E0,E1,..., got `" + spec + "`";
+    return false;
+  }
+  for (std::size_t d = 0; d < extents.size(); ++d) {
+    const std::string key = name + "." + std::to_string(d);
+    if (!shapes.emplace(key, extents[d]).second) {
+      error = "--shape " + name + " is given twice; give it once";
+      return false;
+    }
+  }
+  return true;
+}
+
 bool parse_shape(const std::string& spec, std::map<std::string, std::int64_t>& shapes, std::string& error) {
   size_t eq = spec.find('=');
+  if (eq != std::string::npos && spec.find(',', eq) != std::string::npos)
+    return parse_parameter_extents(spec, shapes, error);
   bool out_of_range = false;
   std::optional<std::int64_t> v;
   if (eq != std::string::npos && eq + 1 < spec.size()) v = parse_integer(spec.substr(eq + 1), out_of_range);
@@ -251,6 +287,15 @@ std::vector<abi::ArgSignature> signature_for(const frontend::ast::Program& progr
     for (const auto& dim : p.type.shape) {
       if (const auto* lit = std::get_if<IntegerLiteral>(&dim->node)) {
         a.shape.push_back(static_cast<std::int64_t>(lit->value));
+      } else if (const auto* n = std::get_if<Name>(&dim->node); n && n->name == "?") {
+        // A dim without a name: `--shape x=E0,E1,...` gives each dim of x.
+        const std::size_t d = static_cast<std::size_t>(&dim - p.type.shape.data());
+        auto b = bound.find(p.name + "." + std::to_string(d));
+        if (b == bound.end() && p.type.shape.size() == 1) b = bound.find(p.name);  // `--shape factor=3`: one dim
+        if (b == bound.end())
+          throw Error("parameter '" + p.name + "' has dims without a name; give its extents with --shape " + p.name +
+                      "=E0,E1,... (one per dim)");
+        a.shape.push_back(b->second);
       } else if (const auto* n = std::get_if<Name>(&dim->node)) {
         auto def = program.defines.find(n->name);
         if (def != program.defines.end() && def->second.value && std::holds_alternative<std::int64_t>(*def->second.value)) {

@@ -7,6 +7,7 @@
 #include "frontend/constant_check.hpp"
 #include "frontend/lexer.hpp"
 #include "frontend/limits.hpp"
+#include "frontend/parameter_dims.hpp"
 #include "frontend/parser.hpp"
 #include "frontend/preprocess.hpp"
 
@@ -69,6 +70,7 @@ std::unique_ptr<ast::Program> parse_program(std::string_view source, const Compi
   if (!pre.fatal) {
     Parser parser(std::move(pre.tokens), program->source, diagnostics);
     parser.parse(*program);
+    name_rank_only_parameters(*program);
     dropped += check_constants(*program, diagnostics);
   }
 

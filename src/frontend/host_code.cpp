@@ -102,6 +102,8 @@ bool is_host_only(const Stmt& s, const std::set<std::string>& mutable_scalars) {
     const auto* target = std::get_if<Name>(&a->target->node);
     return target && mutable_scalars.count(target->name) > 0;
   }
+  // A host `with` and a `foreach` of its names are the host's, with or without kernels inside.
+  if (const auto* l = std::get_if<Loop>(&s.node); l && (l->kind == LoopKind::with || !l->bound)) return true;
   if (std::holds_alternative<Loop>(s.node) || std::holds_alternative<While>(s.node) || std::holds_alternative<If>(s.node))
     return contains_parallel(s);
   return false;
@@ -186,6 +188,66 @@ bool is_host_expression(const Expr& e) {
   }, e.node);
 }
 
+std::vector<WithBinding> with_bindings(const Loop& l) {
+  std::vector<WithBinding> out;
+  out.push_back({l.tuple_name ? &*l.tuple_name : nullptr, &l.indices, l.braced, l.bound.get()});
+  for (const LoopBinding& b : l.more_bindings)
+    out.push_back({b.tuple_name ? &*b.tuple_name : nullptr, &b.indices, b.braced, b.bound.get()});
+  return out;
+}
+
+std::vector<const Expr*> with_extents(const WithBinding& b) {
+  if (const auto* shape = std::get_if<ShapeList>(&b.bound->node)) {
+    std::vector<const Expr*> dims;
+    for (const auto& d : shape->dims) dims.push_back(d.get());
+    return dims;
+  }
+  return {b.bound};  // `with x in 128`
+}
+
+namespace {
+
+// A `foreach` of a `with`'s names (no bound of its own).
+bool is_with_foreach(const Stmt& s) {
+  const auto* l = std::get_if<Loop>(&s.node);
+  return l && l->kind == LoopKind::foreach_ && !l->bound;
+}
+
+// Whether `s` holds, at host level (outside every parallel statement), a
+// `foreach` of a `with`'s names.
+bool host_with_foreach(const Stmt& s) {
+  if (is_with_foreach(s)) return true;
+  if (std::holds_alternative<Parallel>(s.node)) return false;
+  bool found = false;
+  for_host_children(s, [&](const Stmt& c) { found = found || host_with_foreach(c); });
+  return found;
+}
+
+std::string host_with_problem(const Loop& l) {
+  if (!l.where.empty() || !l.bound) return "this `with` (`where` at host level)";
+  // Kernels inside that loop over the names themselves (or hold no host loop
+  // of them) keep the `with` in the kernel, as before host programs.
+  bool kernel_loops = false;
+  walk_statements(*l.body, [&](const Stmt& st) {
+    if (const auto* p = std::get_if<Parallel>(&st.node))
+      kernel_loops = kernel_loops || (p->body && any_statement(*p->body, is_with_foreach));
+  });
+  if (contains_parallel(*l.body) && (kernel_loops || !host_with_foreach(*l.body)))
+    return "this `with` (its names looped over inside a kernel)";
+  for (const WithBinding& b : with_bindings(l)) {
+    const std::vector<const Expr*> extents = with_extents(b);
+    if (extents.size() != b.indices->size())
+      return "this `with` (name each element: `with index = {x, y} in [n, m]`)";
+    for (const LoopIndex& i : *b.indices)
+      if (i.range || i.local_name) return "this `with`'s index range";
+    for (const Expr* e : extents)
+      if (!is_host_expression(*e)) return "this `with`'s bound (only numbers, scalars and arithmetic on them)";
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string host_statement_problem(const Stmt& s) {
   auto expressions_ok = [](std::initializer_list<const Expr*> list) {
     for (const Expr* e : list)
@@ -219,8 +281,16 @@ std::string host_statement_problem(const Stmt& s) {
           return "printing this value (only strings and scalars)";
       return "";
     } else if constexpr (std::is_same_v<T, Loop>) {
+      if (n.kind == LoopKind::with) return host_with_problem(n);
+      if (n.kind == LoopKind::foreach_ && !n.bound && n.more_bindings.empty() && n.where.empty() && !n.tuple_name) {
+        // `foreach x, index`: over the names a host `with` bounds (lower_host checks each name).
+        for (const LoopIndex& i : n.indices)
+          if (i.range || i.local_name) return "this loop's index range";
+        return "";
+      }
       if (n.kind != LoopKind::foreach_ || !n.more_bindings.empty() || !n.where.empty() || n.tuple_name || !n.bound)
-        return "this loop (a host loop is `foreach i in [n]` or `foreach {i, j} in [n, m]`)";
+        return "this loop (a host loop is `foreach i in [n]`, `foreach {i, j} in [n, m]` or `foreach` of the names of a "
+               "`with`)";
       const auto* shape = std::get_if<ShapeList>(&n.bound->node);
       if (!shape || shape->dims.size() != n.indices.size()) return "this loop's bound (write `in [n, ...]`)";
       for (const LoopIndex& i : n.indices)
@@ -278,9 +348,22 @@ std::vector<HostScalar> host_scalars(const Function& fn) {
       if (const auto* target = std::get_if<Name>(&a->target->node)) assigned.insert(target->name);
   });
   std::vector<HostScalar> out;
-  std::set<std::string> declared;
-  for (const Parameter& p : fn.params) declared.insert(p.name);
+  // The names in scope: one set per depth of host statements (a statement
+  // at depth d closes the scopes deeper than d), the parameters below them.
+  std::set<std::string> parameters;
+  for (const Parameter& p : fn.params) parameters.insert(p.name);
+  std::vector<std::set<std::string>> scopes;
+  auto in_scope = [&](const std::string& name) {
+    if (parameters.count(name)) return true;
+    for (const auto& scope : scopes)
+      if (scope.count(name)) return true;
+    return false;
+  };
   walk_host(fn, [&](const Stmt& s, int depth) {
+    scopes.resize(static_cast<std::size_t>(depth) + 1);  // this statement's scope
+    scopes.emplace_back();                                // and its body's, new
+    std::set<std::string>& declared = scopes[static_cast<std::size_t>(depth)];
+    std::set<std::string>& inner = scopes[static_cast<std::size_t>(depth) + 1];
     if (const auto* d = std::get_if<Declaration>(&s.node); d && is_scalar_declaration(*d)) {
       for (const Declarator& decl : d->declarators) {
         HostScalar h{decl.name, &decl, is_float_type_name(d->type.name)};
@@ -299,17 +382,24 @@ std::vector<HostScalar> host_scalars(const Function& fn) {
     } else if (const auto* a = std::get_if<Assignment>(&s.node)) {
       // `n = 4;` of a name not declared before binds a new scalar.
       const auto* target = std::get_if<Name>(&a->target->node);
-      if (!target || declared.count(target->name) || a->op != AssignOp::assign) return;
+      if (!target || in_scope(target->name) || a->op != AssignOp::assign) return;
       HostScalar h{target->name, &s, mentions_float(*a->value, floats)};
       host_only_names.insert(h.name);
       if (h.is_float) floats.insert(h.name);
       declared.insert(h.name);
       out.push_back(std::move(h));
-    } else if (const auto* l = std::get_if<Loop>(&s.node)) {
+    } else if (const auto* l = std::get_if<Loop>(&s.node); l && l->kind == LoopKind::with) {
+      for (const WithBinding& b : with_bindings(*l))
+        for (const LoopIndex& i : *b.indices) {
+          out.push_back(HostScalar{i.name.name, &i.name, false});
+          host_only_names.insert(i.name.name);
+          inner.insert(i.name.name);
+        }
+    } else if (const auto* l = std::get_if<Loop>(&s.node); l && l->bound) {  // not `foreach x` of a with's names
       for (const LoopIndex& i : l->indices) {
         out.push_back(HostScalar{i.name.name, &i.name, false});
         host_only_names.insert(i.name.name);
-        declared.insert(i.name.name);
+        inner.insert(i.name.name);
       }
     }
   });

@@ -33,7 +33,9 @@ bool is_host_program(const Function& fn);
 std::vector<const Stmt*> launches(const Function& fn);
 
 // A scalar of the host: a declaration at host level (`int n = 4;`,
-// `mutable f32 s = 0.0f;`) or the index of a host `foreach`. Slot i of a
+// `mutable f32 s = 0.0f;`), the index of a host `foreach` or a name a host
+// `with` bounds (`x` and `y` of `with index = {x, y} in [n, m]`; 0 outside
+// a `foreach` of it). Slot i of a
 // host program is host_scalars(fn)[i], in source order.
 struct HostScalar {
   std::string name;
@@ -63,6 +65,18 @@ std::string host_device_work_problem(const Function& fn, const Stmt& s);
 // host (`what` in "... is not supported in host code yet"); empty when it can.
 // Nested statements are asked on their own.
 std::string host_statement_problem(const Stmt& s);
+
+// One binding of a host `with` (`with index = {x, y} in [n, m]`, `with x in
+// n`, and each after a `,`): its names and its bound.
+struct WithBinding {
+  const Identifier* tuple_name = nullptr;  // `index`; null when not written
+  const std::vector<LoopIndex>* indices = nullptr;
+  bool braced = false;
+  const Expr* bound = nullptr;
+};
+std::vector<WithBinding> with_bindings(const Loop& l);
+// The extent of each index of `b`: the dims of `[n, m]`, or `n` itself.
+std::vector<const Expr*> with_extents(const WithBinding& b);
 
 // Whether `e` is an expression the host computes: numbers, names, unary and
 // binary arithmetic, comparisons, `?:`, `__min`, `__max`, `cdiv`,

@@ -1,6 +1,9 @@
 // A bound function's host statements -> host::Program.
 #include <algorithm>
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "frontend/host_code.hpp"
 #include "frontend/lexer.hpp"
@@ -141,8 +144,73 @@ class HostLowering {
     return l;
   }
 
+  // with index = {x, y} in [n, m]: x and y are host scalars, 0 outside a
+  // `foreach` of them; the body runs once, in their scope.
+  void with(const AstStmt& s, const Loop& l, StmtList& out) {
+    scopes_.emplace_back();
+    withs_.emplace_back();
+    for (const WithBinding& b : with_bindings(l)) {
+      const std::vector<const AstExpr*> extents = with_extents(b);
+      std::vector<std::string> names;
+      for (std::size_t d = 0; d < b.indices->size(); ++d) {
+        const Identifier& name = (*b.indices)[d].name;
+        const int to = slot(&name, name.location);
+        scopes_.back()[name.name] = to;
+        withs_.back().extent[name.name] = {to, expr(*extents[d])};
+        names.push_back(name.name);
+        out.push_back(assign(to, constant(Value{}, s.location.line), s.location.line));
+      }
+      if (b.tuple_name) withs_.back().tuple[b.tuple_name->name] = names;
+    }
+    for (Stmt& st : statements(*l.body)) out.push_back(std::move(st));
+    withs_.pop_back();
+    scopes_.pop_back();
+  }
+
+  // The slot and extent of `name`, bounded by an enclosing `with`.
+  std::pair<int, ExprPtr> with_name(const Identifier& name) const {
+    for (auto it = withs_.rbegin(); it != withs_.rend(); ++it)
+      if (auto found = it->extent.find(name.name); found != it->extent.end()) return found->second;
+    fail(name.location, "`" + name.name + "` is not bounded by a `with` around this `foreach`");
+  }
+
+  // foreach x, index: nested loops over the names of enclosing `with`s (a
+  // tuple name stands for its elements), the first outermost; each is 0 again after.
+  void with_loop(const AstStmt& s, const Loop& l, StmtList& out) {
+    std::vector<Stmt> nest;
+    for (const LoopIndex& i : l.indices) {
+      std::vector<std::string> names{i.name.name};
+      for (auto it = withs_.rbegin(); it != withs_.rend(); ++it)
+        if (auto t = it->tuple.find(i.name.name); t != it->tuple.end()) {
+          names = t->second;
+          break;
+        }
+      for (const std::string& n : names) {
+        auto [to, extent] = with_name(Identifier{i.name.location, n});
+        Stmt f;
+        f.kind = Stmt::Kind::loop;
+        f.line = s.location.line;
+        f.slot = to;
+        f.value = extent;
+        nest.push_back(std::move(f));
+      }
+    }
+    std::vector<int> reset;
+    for (const Stmt& f : nest) reset.push_back(f.slot);
+    StmtList body = statements(*l.body);
+    for (std::size_t d = nest.size(); d-- > 0;) {
+      nest[d].body = std::move(body);
+      body.clear();
+      body.push_back(std::move(nest[d]));
+    }
+    for (Stmt& st : body) out.push_back(std::move(st));
+    for (int to : reset) out.push_back(assign(to, constant(Value{}, s.location.line), s.location.line));
+  }
+
   // foreach {i, j} in [n, m]: nested loops, the first index outermost.
   void loop(const AstStmt& s, const Loop& l, StmtList& out) {
+    if (l.kind == LoopKind::with) return with(s, l, out);
+    if (!l.bound) return with_loop(s, l, out);
     const auto& shape = std::get<ShapeList>(l.bound->node);
     scopes_.emplace_back();
     std::vector<Stmt> nest;
@@ -323,6 +391,13 @@ class HostLowering {
   std::map<const void*, int> slot_of_site_;
   std::vector<bool> slot_float_;
   std::vector<std::map<std::string, int>> scopes_;
+  // The names each enclosing host `with` bounds: slot and extent, and the
+  // elements of each tuple name.
+  struct WithScope {
+    std::map<std::string, std::pair<int, ExprPtr>> extent;
+    std::map<std::string, std::vector<std::string>> tuple;
+  };
+  std::vector<WithScope> withs_;
   int next_kernel_ = 0;
 };
 

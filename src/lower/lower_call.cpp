@@ -69,7 +69,7 @@ void ExprLowering::bind_device_parameter(const Function& callee, const Parameter
       continue;
     }
     const auto* name = std::get_if<Name>(&dim.node);
-    if (!name) continue;
+    if (!name || name->name == "?") continue;  // a dim without a name takes any extent
     auto [it, fresh_dim] = bound_dims.emplace(name->name, extent[d]);
     if (sema::Verdict broken = sema::call_dim_agrees(callee.name, name->name, it->second, extent[d], d, source_text(arg)))
       fail(arg.location, *broken);

@@ -47,8 +47,9 @@ void Lowerer::host_level(const Stmt& s) {
       }
       if (const auto* h = scalar_at(&s)) host_visible_.emplace_back(h->name, slot_of(h));
     } else if constexpr (std::is_same_v<T, Loop>) {
-      for (const LoopIndex& i : n.indices)
-        if (const auto* h = scalar_at(&i.name)) host_visible_.emplace_back(h->name, slot_of(h));
+      for (const frontend::ast::WithBinding& b : frontend::ast::with_bindings(n))  // a `with`'s names too
+        for (const LoopIndex& i : *b.indices)
+          if (const auto* h = scalar_at(&i.name)) host_visible_.emplace_back(h->name, slot_of(h));
       push();
       host_level(*n.body);
       pop();

@@ -60,6 +60,8 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
         slots = b.slots ? *b.slots : const_int(*decl.array_size, sema::what::buffer_count);
         if (sema::Verdict broken = sema::buffer_array_size(slots)) fail(decl.array_size->location, *broken);
       }
+      const std::vector<std::int64_t> array_dims = array_of_arrays(decl, slots);  // s[4][2]: one ring of 8 slots
+      for (std::size_t k = 1; k < array_dims.size(); ++k) slots *= array_dims[k];  // bounded: lower_array.cpp
       int id = -1;
       if (b.space == sema::Space::shared || b.space == sema::Space::local) {
         id = allocate(decl.name, b.dtype, dims, b.space == sema::Space::shared ? ir::Space::shared : ir::Space::local,
@@ -77,6 +79,7 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
       Value v;
       v.kind = Value::Kind::view;
       v.view = whole(id);
+      v.view.array_left = array_dims;
       define(decl.name, v);
     }
     return;

@@ -52,6 +52,7 @@ Value ExprLowering::subscript(const Expr& e, const Subscript& sub) {
     return obj;
   }
   if (sub.indices.size() != 1) unchecked(e.location, "a subscript of several indices");
+  if (obj.kind == Value::Kind::view && !obj.view.array_left.empty()) return array_part(obj, *sub.indices[0]);
   Value idx = expr(*sub.indices[0]);
   if ((idx.kind != Value::Kind::scalar && idx.kind != Value::Kind::index) || idx.is_float)
     unchecked(sub.indices[0]->location, "an array index that is no integer");

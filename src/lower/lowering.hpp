@@ -49,6 +49,10 @@ struct View {
   // stay inside to be exact (empty: the buffer's dims).
   std::vector<std::int64_t> parent;
   ExprRef slot;  // arrays of buffers: which one; null: not selected yet
+  // An array of arrays (`s[4][2]`, one ring of 8 slots): the sizes of the
+  // dims `[i]` has still to select, the first next; `slot` so far is the
+  // flat index of the part selected (row-major).
+  std::vector<std::int64_t> array_left;
 };
 
 // A runtime integer derived from a dynamic dim: dim, cdiv(dim, divisor) or
@@ -473,6 +477,7 @@ class ExprLowering : public LoweringContext {
 
   // --- events and register tiles as values (lower_values.cpp)
   Value subscript(const Expr& e, const Subscript& sub);
+  Value array_part(Value obj, const Expr& index);  // `s[i]` of an array of arrays (lower_array.cpp)
   // lower_shape_math.cpp: a shape derived by selection (sema's record), else null.
   const std::vector<sema::SelectedDim>* shape_selection(const Expr& e) const;
   Value selected_shape(const Expr& e, const Subscript& sub, const std::vector<sema::SelectedDim>& dims);
@@ -689,6 +694,8 @@ class Lowerer : public LevelLowering {
   void block(const Stmt& s) override;
   void declaration(const Stmt& s, const Declaration& d);
   void scalar_declaration(const Declaration& d);
+  // `s[4][2]`: each array size (the first is `first`); empty for one dimension (lower_array.cpp).
+  std::vector<std::int64_t> array_of_arrays(const Declarator& decl, std::int64_t first);
   void assignment(const Stmt& s, const Assignment& a);
   void atomic_value_in_thread(const Value& v, const Expr& e) const;
   void inline_return(const Return& r);  // lower_call.cpp

@@ -249,6 +249,7 @@ void ExpressionChecker::device_call_argument(const Function& callee, std::size_t
   for (std::size_t d = 0; d < p.type.shape.size() && d < v.dims.size(); ++d) {
     const auto* lit = std::get_if<IntegerLiteral>(&p.type.shape[d]->node);
     const auto* name = std::get_if<Name>(&p.type.shape[d]->node);
+    if (name && name->name == "?") continue;  // a dim without a name takes any extent
     if (name && v.dims[d]) {  // lowering checks the extents known only once the kernel is specialized
       auto [it, first] = dims.emplace(name->name, *v.dims[d]);
       if (Verdict broken = call_dim_agrees(callee.name, name->name, it->second, *v.dims[d], d, text(arg)))

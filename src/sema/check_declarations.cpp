@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "frontend/parameter_dims.hpp"
 #include "sema/checker.hpp"
 
 namespace croq::sema::detail {
@@ -45,9 +46,10 @@ bool StatementChecker::declaration_form(const Stmt& s, const Declaration& d) {
              "an array size is at least 1, got " + std::to_string(*n));
     }
   }
-  // An array of arrays is still declared: its uses are checked.
+  // An array of arrays of buffers is one ring (lower_array.cpp); of events it
+  // is still declared, its uses checked.
   for (const Declarator& decl : d.declarators)
-    if (!decl.more_array_dims.empty()) {
+    if (!decl.more_array_dims.empty() && t.kind == TypeKind::event) {
       const SourceLocation& at = decl.more_array_dims.front()->location;
       const std::string message =
           "arrays with more than one dimension (`" + decl.name + "[..][..]`) are not supported yet by libcroqjit";
@@ -221,9 +223,12 @@ void StatementChecker::parameter_form(const Parameter& p) {
   if (p.by_reference && t.storage == Storage::global)
     fail(Rule::reference_parameter, p.location, "a `global` parameter cannot be passed by reference (" + name + ")",
          "remove `global` or the `&`");
-  if (t.kind == TypeKind::element && t.rank && t.shape.empty())
+  // A rank only of a number from 1 to 8 has its dims already (`f32 [?, ?]`,
+  // frontend::name_rank_only_parameters); any other rank is left here.
+  if (is_rank_only(t))
     fail(Rule::unsupported_parameter, t.location,
-         "parameters of a rank only (`" + t.name + " mdspan<" + text(*t.rank) + ">`) are not supported yet by libcroqjit",
+         "parameters of a rank only (`" + t.name + " mdspan<" + text(*t.rank) + ">`) are supported with a rank from 1 to " +
+             std::to_string(frontend::kMaxParameterRank) + " written as a number or a #define",
          "name the dims, e.g. `" + t.name + " [M, N]`");
   // `??`: no one knows the extent before the kernel runs; only global memory
   // holds such a tensor.
@@ -237,14 +242,7 @@ void StatementChecker::parameter_form(const Parameter& p) {
                  "unbounded dims (`??`) are not supported yet by libcroqjit", "name the dim, e.g. `[M, 4]`: the call binds it");
       break;
     }
-  // The parameter is still a tensor of its rank: its uses are checked.
-  for (const auto& dim : t.shape)
-    if (const auto* n = std::get_if<Name>(&dim->node); n && n->name == "?") {
-      limitation(Rule::unsupported_parameter, dim->location,
-                 "dims without a name (`?`) are not supported yet by libcroqjit",
-                 "name the dim, e.g. `[M, 4]`: the call binds it");
-      break;
-    }
+  // A `?` dim takes the extent of the call's argument (bind/bind.cpp): nothing to check.
 }
 
 // ---- expressions ---------------------------------------------------------------

@@ -176,6 +176,12 @@ Type ExpressionChecker::member(const Expr& e, const Member& m) {
   // `.span_as` may see such a part as one tile.
   if (m.kind != MemberKind::span && m.kind != MemberKind::span_as && obj.buffer && obj.buffer->array_dims.size() > 1)
     require_selected(*m.object, obj);
+  if (m.kind == MemberKind::span_as && obj.buffer && obj.buffer->array_dims.size() > 1 && !obj.slot_selected &&
+      obj.selected > 0)
+    limitation(Rule::unsupported_array_of_arrays, e.location,
+               "a part of an array of arrays seen as one tile (`" + text(*m.object) +
+                   ".span_as(...)`) is not supported yet by libcroqjit",
+               "select one buffer (`s[i][j]`) and give it the shape");
   return view_member(e, m, std::move(obj));
 }
 

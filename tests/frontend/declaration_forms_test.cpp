@@ -23,9 +23,10 @@ TEST(DeclarationForms, ParametersByReferenceUnnamedAndRankOnly) {
   EXPECT_FALSE(params[1].by_reference);
   EXPECT_EQ(params[1].name, "");
   EXPECT_EQ(params[1].type.kind, TypeKind::int_);
-  ASSERT_NE(params[2].type.rank, nullptr);  // f32 mdspan<3>: a rank, no dims
+  ASSERT_NE(params[2].type.rank, nullptr);  // f32 mdspan<3>: a rank, given three dims without a name
   EXPECT_TRUE(params[2].type.has_shape);
-  EXPECT_TRUE(params[2].type.shape.empty());
+  ASSERT_EQ(params[2].type.shape.size(), 3u);
+  for (const auto& dim : params[2].type.shape) EXPECT_EQ(std::get<Name>(dim->node).name, "?");
   EXPECT_EQ(params[3].type.shape.size(), 2u);  // f32 mdspan[8, 16] is f32 [8, 16]
   EXPECT_EQ(params[3].type.rank, nullptr);
   ASSERT_EQ(params[4].type.shape.size(), 2u);

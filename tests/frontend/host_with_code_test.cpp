@@ -1,0 +1,51 @@
+// frontend/host_code.hpp for host `with`: its names are host scalars, a
+// `foreach` of them adds none, a `with` whose names a kernel loops over stays
+// the kernel's, and a binding in one scope does not hide a binding of the
+// same name in a later, separate scope.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "frontend/frontend.hpp"
+#include "frontend/host_code.hpp"
+
+namespace croq::frontend::ast {
+namespace {
+
+std::unique_ptr<Program> parse(const std::string& source) { return parse_program(source, CompileOptions{}); }
+
+std::vector<std::string> scalar_names(const Function& fn) {
+  std::vector<std::string> names;
+  for (const HostScalar& h : host_scalars(fn)) names.push_back(h.name);
+  return names;
+}
+
+TEST(HostWithCode, TheNamesOfAWithAreHostScalarsAndItsForeachAddsNone) {
+  auto p = parse("__co__ void f(f32 [8] a) {\n  with index = {x, y} in [2, 3], k in 4 {\n    foreach index, k\n"
+                 "      parallel q by 8 a.at(q) = x + y + k;\n  }\n}\n");
+  EXPECT_TRUE(is_host_program(p->functions.front()));
+  EXPECT_EQ(scalar_names(p->functions.front()), (std::vector<std::string>{"x", "y", "k"}));
+}
+
+TEST(HostWithCode, AWithWhoseNamesAKernelLoopsOverStaysTheKernels) {
+  auto p = parse("__co__ void f(f32 [8] a) {\n  with {x} in [2] {\n    parallel q by 8\n      foreach x\n"
+                 "        a.at(q) = x;\n  }\n}\n");
+  const Stmt& with = *std::get<Block>(p->functions.front().body->node).statements.front();
+  EXPECT_EQ(host_statement_problem(with), "this `with` (its names looped over inside a kernel)");
+  EXPECT_FALSE(is_host_program(p->functions.front()));
+}
+
+TEST(HostWithCode, ANameBoundInAClosedScopeIsBoundAgain) {
+  auto p = parse("__co__ void f(f32 [8] a) {\n  with b in [2] i = 3;\n  with d in [2] foreach d i = 4;\n}\n");
+  EXPECT_EQ(scalar_names(p->functions.front()), (std::vector<std::string>{"b", "i", "d", "i"}));
+}
+
+TEST(HostWithCode, AWithOfAnUnnamedTupleIsNamed) {
+  auto p = parse("__co__ void f() {\n  with index in [2, 3] {\n    foreach index { }\n  }\n}\n");
+  const Stmt& with = *std::get<Block>(p->functions.front().body->node).statements.front();
+  EXPECT_EQ(host_statement_problem(with), "this `with` (name each element: `with index = {x, y} in [n, m]`)");
+}
+
+}  // namespace
+}  // namespace croq::frontend::ast

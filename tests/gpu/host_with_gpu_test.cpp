@@ -1,0 +1,27 @@
+// A host `with` around kernels on the GPU: the output and the results are
+// those of interpret mode (tests/interp/host_with_interp_test.cpp).
+#include <gtest/gtest.h>
+
+#include "common/host_statement_sources.hpp"
+#include "common/host_with_source.hpp"
+#include "croq/croq.hpp"
+#include "gpu/gpu_test_util.hpp"
+
+namespace croq {
+namespace {
+
+TEST(HostWithGpu, ForeachOfAWithsNamesLaunchesPerIteration) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(test::kHostWithSource);
+  for (std::int64_t reps : {0, 3, 7}) {
+    std::vector<float> a = test::seeded_floats(2 * 1000, 9);
+    const std::vector<float> want = test::host_with_reference(a, reps);
+    testing::internal::CaptureStdout();
+    k(TensorView::contiguous(a.data(), DType::f32, Shape{1000, 2}), reps);
+    EXPECT_EQ(testing::internal::GetCapturedStdout(), test::kHostWithOutput);
+    for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], want[i]) << "reps " << reps << " at " << i;
+  }
+}
+
+}  // namespace
+}  // namespace croq
