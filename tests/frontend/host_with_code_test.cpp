@@ -36,6 +36,16 @@ TEST(HostWithCode, AWithWhoseNamesAKernelLoopsOverStaysTheKernels) {
   EXPECT_FALSE(is_host_program(p->functions.front()));
 }
 
+// A `with` that only prints its index (Croqtile's debug_rtti_GDB_types.co,
+// whose bound is an ituple) is device work: the function stays one kernel.
+TEST(HostWithCode, AWithWithoutKernelsOrHostLoopsStaysDeviceWork) {
+  auto p = parse("__co__ void f(f32 [8] a, s32 x) {\n  ituple<2> b = {1, x};\n  with idx in [b] {\n"
+                 "    println(1, idx);\n  }\n  parallel q by 8\n    a.at(q) = 1.0f;\n}\n");
+  const Stmt& with = *std::get<Block>(p->functions.front().body->node).statements.at(1);
+  EXPECT_EQ(host_statement_problem(with), "this `with` (no kernel or host `foreach` of its names inside)");
+  EXPECT_FALSE(is_host_program(p->functions.front()));
+}
+
 TEST(HostWithCode, ANameBoundInAClosedScopeIsBoundAgain) {
   auto p = parse("__co__ void f(f32 [8] a) {\n  with b in [2] i = 3;\n  with d in [2] foreach d i = 4;\n}\n");
   EXPECT_EQ(scalar_names(p->functions.front()), (std::vector<std::string>{"b", "i", "d", "i"}));
