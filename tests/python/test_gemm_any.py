@@ -22,7 +22,8 @@ def test_small_m_fills_the_device_and_large_m_takes_the_largest_tile():
     small = gemm.config(16, 4096, 4096)
     assert small["CONSUMERS"] == 1 and 4096 // small["BN"] * small["SPLITS"] >= 120
     assert gemm.config(16, 1024, 8192)["SPLITS"] > 1
-    assert gemm.config(4096, 4096, 4096) == {"CONSUMERS": 2, "BN": 256, "STAGES": 3, "SPLITS": 1, "BLOCKS": 132}
+    assert gemm.config(4096, 4096, 4096) == {"CONSUMERS": 2, "BN": 256, "STAGES": 3, "SPLITS": 1, "BLOCKS": 132,
+                                              "CLUSTER": 1}
     ranked = gemm.candidates(16, 4096, 4096, top=3)
     assert len(ranked) == 3 and ranked[0] == small
 
