@@ -94,7 +94,7 @@ bool mentions_float(const Expr& e, const std::set<std::string>& floats) {
   return found;
 }
 
-bool host_with_foreach(const Stmt& s);  // below
+bool holds_host_work(const Loop& with);  // below
 
 // Host work of its own: a print, an assignment to a `mutable` scalar, a
 // loop or branch around a parallel statement.
@@ -108,7 +108,7 @@ bool is_host_only(const Stmt& s, const std::set<std::string>& mutable_scalars) {
   // such a `foreach`, are the host's; any other `with` (one that only prints
   // its index, say) stays in the kernel, as before host programs.
   if (const auto* l = std::get_if<Loop>(&s.node); l && l->kind == LoopKind::with)
-    return l->body && (contains_parallel(*l->body) || host_with_foreach(*l->body));
+    return holds_host_work(*l);
   if (const auto* l = std::get_if<Loop>(&s.node); l && !l->bound) return true;
   if (std::holds_alternative<Loop>(s.node) || std::holds_alternative<While>(s.node) || std::holds_alternative<If>(s.node))
     return contains_parallel(s);
@@ -229,11 +229,16 @@ bool host_with_foreach(const Stmt& s) {
   return found;
 }
 
+// A `with` around kernels or around a host `foreach` of its names: host work.
+bool holds_host_work(const Loop& with) {
+  return with.body && (contains_parallel(*with.body) || host_with_foreach(*with.body));
+}
+
 std::string host_with_problem(const Loop& l) {
   if (!l.where.empty() || !l.bound) return "this `with` (`where` at host level)";
   // With no kernel and no host `foreach` of its names inside, the `with` is
   // device work (the function's one kernel runs it, as before host programs).
-  if (!l.body || !(contains_parallel(*l.body) || host_with_foreach(*l.body)))
+  if (!holds_host_work(l))
     return "this `with` (no kernel or host `foreach` of its names inside)";
   // Kernels inside that loop over the names themselves (or hold no host loop
   // of them) keep the `with` in the kernel, as before host programs.

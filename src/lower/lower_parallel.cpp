@@ -237,6 +237,17 @@ void LevelLowering::enter_cluster_level(LevelFrame& f, const Parallel& p, std::s
   let_linear(f, ir::binary("%", ir::special("blockIdx.x"), ir::int_const(kernel_.cluster_blocks)));
 }
 
+namespace {
+
+// The first index's value at rank 0 of this block's cluster, where each
+// value of the first index has `rest` blocks: (blockIdx.x / C / rest) * C.
+ExprRef cluster_first_index(std::int64_t c, std::int64_t rest) {
+  const ExprRef cluster = ir::binary("/", ir::special("blockIdx.x"), ir::int_const(c));
+  return ir::binary("*", ir::binary("/", cluster, ir::int_const(rest)), ir::int_const(c));
+}
+
+}  // namespace
+
 // The block index of a clustered grid, as the linear index of the level's
 // counts (row-major): the C blocks of a cluster are consecutive values of
 // the first index, the others equal, so that blocks sharing a tile along
@@ -251,7 +262,7 @@ ExprRef LevelLowering::clustered_block_index(const LevelFrame& f) {
   // x = (q * rest + j) * c + r  ->  (q * c + r) * rest + j
   const ExprRef g = ir::binary("/", x, ir::int_const(c));
   const ExprRef r = ir::binary("%", x, ir::int_const(c));
-  const ExprRef first = ir::binary("+", ir::binary("*", ir::binary("/", g, ir::int_const(rest)), ir::int_const(c)), r);
+  const ExprRef first = ir::binary("+", cluster_first_index(c, rest), r);
   return ir::binary("+", ir::binary("*", first, ir::int_const(rest)), ir::binary("%", g, ir::int_const(rest)));
 }
 
@@ -291,10 +302,7 @@ void LevelLowering::enter_grid_level(LevelFrame& f, const Parallel& p, std::size
     // rounded-up grid the first index's values left from its rank 0 on.
     kernel_.cluster_live = ir::int_const(c);
     if (f.counts[0] % c != 0) {
-      const ExprRef first = ir::binary(
-          "*", ir::binary("/", ir::binary("/", ir::special("blockIdx.x"), ir::int_const(c)), ir::int_const(rest)),
-          ir::int_const(c));
-      const ExprRef left = ir::binary("-", ir::int_const(f.counts[0]), first);
+      const ExprRef left = ir::binary("-", ir::int_const(f.counts[0]), cluster_first_index(c, rest));
       kernel_.cluster_live = ir::select(ir::less(left, ir::int_const(c)), left, ir::int_const(c));
     }
   } else {

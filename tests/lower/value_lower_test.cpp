@@ -17,16 +17,10 @@ namespace {
 // fact the IR parser reads), for `arch`, `dynamic` dims named.
 pipeline::GeneratedKernel generate_full(const std::string& source, const std::vector<abi::ArgSignature>& args,
                                         const std::string& arch = "sm_90a", std::vector<std::string> dynamic = {}) {
-  CompileOptions options;
-  options.source_name = "kernel.co";
-  auto program = frontend::parse_program(source, options);
-  const auto& fn = frontend::select_entry(*program, options, program->source);
   pipeline::GenerateOptions g;
-  g.keep_ir = true;
-  g.verify_ir = true;
   g.ir_detail = IrDetail::full;
   g.dynamic_dims = std::move(dynamic);
-  return pipeline::generate(*program, fn, args, target::parse_target(arch), g);
+  return lower_with(source, args, arch, std::move(g));
 }
 
 pipeline::GeneratedKernel updates_kernel() {

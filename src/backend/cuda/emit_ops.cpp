@@ -111,21 +111,24 @@ void Printer::tma_load(const ir::TmaLoad& t) {
   line("if (" + expr(t.leader) + ") {");
   line(std::string("  croq_dev::") + (t.arrive ? "mbar_arrive_expect_tx(" : "mbar_expect_tx(") + bar + ", " +
        std::to_string(t.bytes) + ");");
-  const std::string rank = std::to_string(t.coords.size()) + "d(";
+  const std::string load = "  croq_dev::tma_load_" + std::string(t.multicast && t.multicast->slices > 0 ? "multicast_" : "") +
+                           std::to_string(t.coords.size()) + "d(";
   if (!t.multicast || t.multicast->slices == 0) {
-    line("  croq_dev::tma_load_" + rank + expr(t.destination) + ", &" + map + ", " + bar + coordinates(*this, t.coords) +
-         ");");
-  } else if (t.multicast->slices == 1) {  // the first block loads the tile into every block
-    line("  if ((" + expr(t.multicast->rank) + ") == 0) croq_dev::tma_load_multicast_" + rank + expr(t.destination) + ", &" +
-         map + ", " + bar + ", (unsigned short)(" + expr(t.multicast->mask) + ")" + coordinates(*this, t.coords) + ");");
+    line(load + expr(t.destination) + ", &" + map + ", " + bar + coordinates(*this, t.coords) + ");");
+    line("}");
+    return;
+  }
+  const ir::TmaLoad::Multicast& m = *t.multicast;
+  const std::string mask = ", (unsigned short)(" + expr(m.mask) + ")";
+  if (m.slices == 1) {  // the first block loads the tile into every block
+    line("  if ((" + expr(m.rank) + ") == 0)" + load.substr(1) + expr(t.destination) + ", &" + map + ", " + bar + mask +
+         coordinates(*this, t.coords) + ");");
   } else {  // each block loads its slice of rows into every block
-    const ir::TmaLoad::Multicast& m = *t.multicast;
     const std::string r = "(" + expr(m.rank) + ")";
-    std::vector<ir::ExprRef> coords(t.coords.begin(), t.coords.end() - 1);
-    std::string outer = ", " + expr(t.coords.back()) + " + " + r + " * " + std::to_string(m.slice_rows);
-    line("  croq_dev::tma_load_multicast_" + rank + "(" + expr(t.destination) + ") + " + r + " * " +
-         std::to_string(m.slice_elements) + ", &" + map + ", " + bar + ", (unsigned short)(" + expr(m.mask) + ")" +
-         coordinates(*this, coords) + outer + ");");
+    const std::vector<ir::ExprRef> inner(t.coords.begin(), t.coords.end() - 1);
+    line(load + "(" + expr(t.destination) + ") + " + r + " * " + std::to_string(m.slice_elements) + ", &" + map + ", " +
+         bar + mask + coordinates(*this, inner) + ", " + expr(t.coords.back()) + " + " + r + " * " +
+         std::to_string(m.slice_rows) + ");");
   }
   line("}");
 }
