@@ -227,7 +227,7 @@ def self_test_cases(args):
 def main():
     def extra(p):
         p.add_argument("--softmax-chunks", type=int, default=0,
-                       help="softmax rows of 16384: this many 8-element chunks a thread (2: 1024 threads, 4: 512; "
+                       help="softmax rows of 16384: this many 8-element chunks a thread (2: 1024 threads, 4: 512, 8: 256; "
                             "default: the generator's choice), to compare the forms on one device")
 
     return harness.script_main("bench_rows", __doc__.split("\n\n")[0], KINDS, COLUMNS, run_rows, self_test_cases,

@@ -21,13 +21,13 @@ using test::check_fma;
 using test::check_transpose;
 using test::Shape2;
 
-// ew_transpose.co (32 x 32 tiles, f32) and ew_transpose_2byte.co (64 x 64,
+// ew_transpose.co (64 x 64 tiles, f32) and ew_transpose_2byte.co (128 x 128,
 // f16 and bf16), several tiles each way.
 TEST(GpuElementwise, TransposeThroughSharedTiles) {
   CROQ_REQUIRE_GPU();
-  check_transpose<float>(test::bench_kernel_text("ew_transpose.co", "f32", "f32"), "f32", 64, 96);
-  check_transpose<f16>(test::bench_kernel_text("ew_transpose_2byte.co", "f16", "f16"), "f16", 128, 192);
-  check_transpose<bf16>(test::bench_kernel_text("ew_transpose_2byte.co", "f16", "bf16"), "bf16", 192, 128);
+  check_transpose<float>(test::bench_kernel_text("ew_transpose.co", "f32", "f32"), "f32", 64, 192);
+  check_transpose<f16>(test::bench_kernel_text("ew_transpose_2byte.co", "f16", "f16"), "f16", 128, 256);
+  check_transpose<bf16>(test::bench_kernel_text("ew_transpose_2byte.co", "f16", "bf16"), "bf16", 256, 128);
 }
 
 // 1001 x 7: a tail for every vector width; 64 x 256: none.

@@ -51,10 +51,10 @@ TEST(InterpretElementwiseGpuKernels, CastFromF32) {
 }
 
 TEST(InterpretElementwiseGpuKernels, TransposeThroughSharedTiles) {
-  check_transpose<float>(test::bench_kernel_text("ew_transpose.co", "f32", "f32"), "f32", 64, 96, interpreting());
-  check_transpose<f16>(test::bench_kernel_text("ew_transpose_2byte.co", "f16", "f16"), "f16", 128, 192,
+  check_transpose<float>(test::bench_kernel_text("ew_transpose.co", "f32", "f32"), "f32", 64, 192, interpreting());
+  check_transpose<f16>(test::bench_kernel_text("ew_transpose_2byte.co", "f16", "f16"), "f16", 128, 256,
                        interpreting());
-  check_transpose<bf16>(test::bench_kernel_text("ew_transpose_2byte.co", "f16", "bf16"), "bf16", 192, 128,
+  check_transpose<bf16>(test::bench_kernel_text("ew_transpose_2byte.co", "f16", "bf16"), "bf16", 256, 128,
                         interpreting());
 }
 

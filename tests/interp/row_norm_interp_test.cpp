@@ -57,9 +57,9 @@ void expect_rows(Kind kind, const char* element, long long tokens, long long hid
   }
 }
 
-TEST(InterpretRowNorms, SoftmaxLongRowsTakeThirtyTwoElementsAThread) {
-  EXPECT_EQ(row_norm::chunks_per_thread(Kind::softmax, 16384), 4);
-  EXPECT_EQ(row_norm::threads_per_row(Kind::softmax, 16384), 512);
+TEST(InterpretRowNorms, SoftmaxLongRowsTakeSixtyFourElementsAThread) {
+  EXPECT_EQ(row_norm::chunks_per_thread(Kind::softmax, 16384), 8);
+  EXPECT_EQ(row_norm::threads_per_row(Kind::softmax, 16384), 256);
   EXPECT_EQ(row_norm::threads_per_row(Kind::softmax, 14336), 896);  // shorter rows keep 16 a thread
   EXPECT_EQ(row_norm::threads_per_row(Kind::rmsnorm, 16384), 1024);
   expect_rows<croq::f16>(Kind::softmax, "f16", 3, 16384);

@@ -152,11 +152,11 @@ TEST(RowNormSource, CompilesWithVectorLoads) {
       }
 }
 
-// Softmax and RMSNorm: two chunks a thread (softmax: four at rows of 16384). LayerNorm: at most 256 threads
+// Softmax and RMSNorm: two chunks a thread (softmax: eight at rows of 16384). LayerNorm: at most 256 threads
 // a block (several blocks an SM at long rows), whole warps, the row covered.
 TEST(RowNormSource, ThreadsAndChunksPerRow) {
   using row_norm::Kind;
-  EXPECT_EQ(row_norm::threads_per_row(Kind::softmax, 16384), 512);  // 32 elements a thread at the longest rows
+  EXPECT_EQ(row_norm::threads_per_row(Kind::softmax, 16384), 256);  // 64 elements a thread at the longest rows
   EXPECT_EQ(row_norm::threads_per_row(Kind::rmsnorm, 4096), 256);
   EXPECT_EQ(row_norm::chunks_per_thread(Kind::layernorm, 4096), 2);
   EXPECT_EQ(row_norm::chunks_per_thread(Kind::layernorm, 5120), 4);

@@ -1,13 +1,14 @@
 // The benchmark's transposes (bench/harness/kernels/ew_transpose.co for f32,
 // ew_transpose_2byte.co for f16 and bf16) through the whole pipeline, no
-// GPU: the tile loop unrolled into straight-line global loads of one element
-// each, 4 a thread for f32 (32 x 32 tiles) and 16 for 2-byte elements
-// (64 x 64 tiles), none waiting on another, so ptxas can issue them all
-// before the shared stores (the sm_90a SASS does: 16 or 32 bytes a thread in
-// flight); blocks of 256 threads, one barrier.
+// GPU: each 16-byte chunk copy one vector load and one vector store, the
+// tile loop unrolled into straight-line loads (4 a thread: 64 x 64 tiles of
+// f32 in blocks of 256 threads, 128 x 128 tiles of 2-byte elements in blocks
+// of 512), none waiting on another, so all are in flight before the shared
+// stores; one barrier.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
 #include <regex>
 #include <string>
 
@@ -22,16 +23,16 @@ using test::count;
 using test::generate;
 using test::tensor;
 
-// The PTX's global loads of one element each (`width`: the PTX type), and
-// whether they all lie in one basic block (no label between the first and
-// the last: the loop unrolled).
+// The PTX's global loads matching `kind` (e.g. "v4.u32"), and whether they
+// all lie in one basic block (no label between the first and the last: the
+// loop unrolled).
 struct Loads {
   std::size_t count = 0;
   bool straight_line = false;
 };
 
-Loads scalar_loads(const std::string& ptx, const std::string& width) {
-  const std::regex load("ld\\.global(\\.nc)?\\." + width + "\\b");
+Loads global_loads(const std::string& ptx, const std::string& kind) {
+  const std::regex load("ld\\.global(\\.nc)?\\." + kind + "\\b");
   Loads out;
   std::size_t first = std::string::npos, last = 0;
   for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), load); it != std::sregex_iterator(); ++it) {
@@ -43,29 +44,33 @@ Loads scalar_loads(const std::string& ptx, const std::string& width) {
   return out;
 }
 
-void check(const std::string& source, DType type, std::int64_t m, std::int64_t n, const std::string& width,
-           std::size_t loads_per_thread, unsigned shared_bytes) {
+void check(const std::string& source, DType type, std::int64_t m, std::int64_t n, unsigned threads,
+           unsigned shared_bytes) {
   GeneratedKernel k = generate(source, {tensor(type, {m, n}), tensor(type, {n, m})});
-  EXPECT_EQ(k.launch.block[0], 256u);
+  EXPECT_EQ(k.launch.block[0] * k.launch.block[1] * k.launch.block[2], threads);
   EXPECT_EQ(k.launch.shared_bytes, shared_bytes);
   jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "transpose.cu", k.entry, {"sm_90a", false, {}});
   ASSERT_FALSE(out.cubin.empty()) << k.cuda_source;
-  const Loads loads = scalar_loads(out.ptx, width);
-  EXPECT_EQ(loads.count, loads_per_thread) << out.ptx;
+  const Loads loads = global_loads(out.ptx, "v4\\.(u32|b32|f32)");
+  EXPECT_EQ(loads.count, 4u) << out.ptx;
   EXPECT_TRUE(loads.straight_line) << out.ptx;
+  EXPECT_EQ(global_loads(out.ptx, "(u16|b16|f32|u32|b32)").count, 0u) << "a scalar global load\n" << out.ptx;
+  const std::regex vector_store("st\\.global\\.v4\\.");
+  EXPECT_EQ(std::distance(std::sregex_iterator(out.ptx.begin(), out.ptx.end(), vector_store), std::sregex_iterator()), 4)
+      << out.ptx;
   EXPECT_EQ(count(out.ptx, "bar.sync"), 1u) << out.ptx;
 }
 
-TEST(BenchTranspose, F32ThirtyTwoSquareTiles) {
+TEST(BenchTranspose, F32SixtyFourSquareTilesInVectorChunks) {
   const std::string source = croq::test::bench_kernel_text("ew_transpose.co", "f32", "f32");
-  check(source, DType::f32, 256, 512, "(f32|b32|u32)", 4, 32 * 33 * 4);
+  check(source, DType::f32, 256, 512, 256, 64 * 65 * 4);
 }
 
-TEST(BenchTranspose, TwoByteElementsSixtyFourSquareTiles) {
+TEST(BenchTranspose, TwoByteElementsHundredTwentyEightSquareTilesInVectorChunks) {
   for (const char* element : {"f16", "bf16"}) {
     SCOPED_TRACE(element);
     const std::string source = croq::test::bench_kernel_text("ew_transpose_2byte.co", "f16", element);
-    check(source, test::dtype_of(element), 256, 512, "(b16|u16)", 16, 64 * 66 * 2);
+    check(source, test::dtype_of(element), 256, 512, 512, 128 * 130 * 2);
   }
 }
 
