@@ -114,6 +114,25 @@ void MemoryLowering::check_tma_box(const Stmt& s, const Copy& c, const View& glo
   if (zfill && global.exact && !stored) warn(s, "`.zfill` is redundant: the source tile always covers the destination");
 }
 
+// The TMA unit reads a store's box from consecutive shared-memory bytes: the
+// tile is a dense block of its buffer (dims inside the first partial one
+// whole, dims outside it of extent 1). A column slice of a wider tile is
+// not; storing it would write the wrong elements.
+void MemoryLowering::check_dense_store_tile(const Copy& c, const View& tile) {
+  const ir::Buffer& b = buffer(tile.buffer);
+  std::vector<std::int64_t> dims;
+  for (std::size_t d = 0; d < tile.extent.size(); ++d) dims.push_back(dim_value(tile.buffer, d));
+  bool partial_inside = false;  // a dim inside this one is partial
+  for (std::size_t d = dims.size(); d-- > 0;) {
+    if (partial_inside && tile.extent[d] != 1)
+      fail(c.source->location,
+           "tma.copy stores a dense block of shared memory, but `" + source_text(*c.source) + "` (" +
+               shape_text(b.dtype, tile.extent) + ") is a strided part of a " + shape_text(b.dtype, dims) + " tile",
+           "store whole rows of the shared tile (split it by rows), or give each part a shared tile of its own");
+    partial_inside = partial_inside || tile.extent[d] != dims[d];
+  }
+}
+
 // The event of a later trigger that completes a load, read at the load: its
 // `e.at(order++)` updates `order` where the trigger stands, not here.
 Value MemoryLowering::trigger_event_ahead(const Expr& target) {
@@ -160,6 +179,7 @@ void MemoryLowering::tma_copy(const Stmt& s, const Copy& c) {
   View global;  // the global side
   if (store) {
     tile = src.view;
+    check_dense_store_tile(c, tile);
     // A store without `.swiz` reads the tile in the layout it was written with.
     if (!swizzle_written && buffer(tile.buffer).swizzle > 0) span = buffer(tile.buffer).swizzle;
     if (!c.destination) unchecked(s.location, sema::Rule::tma_direction);

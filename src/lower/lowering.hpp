@@ -543,6 +543,7 @@ class MemoryLowering : public ExprLowering {
 
   // --- TMA (lower_tma.cpp)
   void tma_copy(const Stmt& s, const Copy& c);
+  void check_dense_store_tile(const Copy& c, const View& tile);
   void check_tma_box(const Stmt& s, const Copy& c, const View& global, const View* stored,
                      const std::vector<std::int64_t>& tile_shape, int span, bool zfill);
   // A tma.copy ready to issue: its shared and global tiles, tensor map,

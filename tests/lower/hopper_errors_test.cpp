@@ -226,6 +226,12 @@ std::vector<ErrorCase> tma_cases() {
       {"TmaStoreIntoAnotherElementType",
        shell("    shared f32 [64, 64] out_s;\n    tma.copy out_s => lhs.subspan(64, 64).at(bm, 0);\n"), 4, 43,
        "copy between different element types (f32 to f16)"},
+      {"TmaStoreOfAColumnSliceOfASharedTile",
+       shell("    shared f16 [64, 128] out_s;\n    tma.copy out_s.subspan(64, 64).at(0, 1) => lhs.subspan(64, 64).at(bm, 0);\n"),
+       4, 36,
+       "tma.copy stores a dense block of shared memory, but `out_s.subspan(64, 64).at(0, 1)` (f16 [64, 64]) is a "
+       "strided part of a f16 [64, 128] tile",
+       "store whole rows of the shared tile (split it by rows), or give each part a shared tile of its own"},
       {"TmaBoxExtentOf0", shell("    t = tma.copy rhs.view(0, 64).from(0, 0) => shared;\n"), 3, 34,
        "a TMA box extent must be 1..256; dimension 0 is 0"},
       {"TmaBoxOfRank6",
