@@ -12,7 +12,9 @@ this project). Every ```choreo block is classified:
                 body): `croq compile --arch ARCH --emit ptx` succeeded for
                 every __co__ function of the block
   fragment      not a complete program; the reason says why (statements or
-                declarations without a __co__ function, elided code `...`)
+                declarations without a __co__ function, elided code `...`,
+                a call of a function the block defines nowhere, a name it
+                defines nowhere (croq's unknown-name))
   marked-error  the documentation shows it as an error (an `// error`
                 comment in the block, or the sentence before it says the
                 code is rejected / invalid / an error)
@@ -94,8 +96,33 @@ def strip_comments(text):
     return re.sub(r"//[^\n]*", "", text)
 
 
+CALL = re.compile(r"\bcall\s+([A-Za-z_][\w:]*)")
+DEFINED_FUNCTION = re.compile(r"\b(?:__device__|__co_device__|__co__|__host__)\b[^;{}()]*?\b(\w+)\s*(?:<[^;{}]*>)?\s*\(")
+INTRINSIC_PRAGMA = re.compile(r"#pragma\s+croq\s+intrinsic\s+(prefix|namespace)\s+([\w:]+)")
+
+
+def undefined_calls(code):
+    """Functions the block calls (`call f`, or a `#pragma croq intrinsic`
+    name, which Croqtile emits verbatim) without defining them."""
+    defined = {m.group(1) for m in DEFINED_FUNCTION.finditer(code)}
+    called = [m.group(1) for m in CALL.finditer(code)]
+    for kind, name in INTRINSIC_PRAGMA.findall(code):
+        name = name.rstrip(":")
+        pattern = r"\b(%s\w*)\s*\(" % re.escape(name) if kind == "prefix" else r"\b(%s::\w+)\s*\(" % re.escape(name)
+        called += re.findall(pattern, code)
+    missing = []
+    for name in called:
+        if name.split("::")[-1] not in defined and name not in missing:
+            missing.append(name)
+    return missing
+
+
 def fragment_reason(text):
     code = strip_comments(text)
+    missing = undefined_calls(code)
+    if missing and "__co__" in code:
+        return "calls %s, defined nowhere in the block (code from outside the page)" % ", ".join(
+            "`%s`" % m for m in missing)
     if "__co__" not in code:
         if re.search(r"\bparallel\b|=>|\bforeach\b|\bwait\b|\btrigger\b|\bmma\.", code):
             return "statements without their __co__ function"
@@ -188,7 +215,10 @@ def main():
                 failure = compile_entry(args.croq, path, entry, args.arch, args.timeout)
                 if failure:
                     break
-            if failure:
+            if failure and failure[0] == "unknown-name":
+                # A name the block uses and defines nowhere: a part of the page, not a whole program.
+                record.update(status="fragment", reason="uses a name it defines nowhere: " + failure[1])
+            elif failure:
                 record.update(status="fails", reason=failure[0], detail=failure[1])
             else:
                 record.update(status="compiles")
