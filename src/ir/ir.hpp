@@ -416,6 +416,9 @@ struct TmaLoad {
     std::int64_t slice_rows = 0, slice_elements = 0;
   };
   std::optional<Multicast> multicast;
+  // L2 eviction priority of the lines read (`tma.load.evict_first`):
+  // "evict_first", "evict_last", "evict_normal"; empty: the default.
+  std::string l2_eviction;
 };
 struct TmaStore {
   int map = -1;

@@ -229,6 +229,8 @@ StmtPtr Parser::tma_load(LineReader& r, int) {
     n.multicast = m;
   }
   n.arrive = r.eat(" (arrives)");
+  for (const char* priority : {"evict_first", "evict_last", "evict_normal"})
+    if (r.eat(std::string(" (L2 ") + priority + ")")) n.l2_eviction = priority;
   r.attributes();
   n.leader = r.take_expr("leader");
   if (n.multicast) {

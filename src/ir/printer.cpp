@@ -325,7 +325,8 @@ class Printer {
     }
     line("tma.load " + k_.params[static_cast<std::size_t>(n.map)].name + " (" + exprs(n.coords) + ") -> " +
              expr(n.destination) + " completes " + event(n.event) + "[" + expr(n.event_index) + "] " +
-             std::to_string(n.bytes) + " bytes" + multicast + (n.arrive ? " (arrives)" : ""),
+             std::to_string(n.bytes) + " bytes" + multicast + (n.arrive ? " (arrives)" : "") +
+             (n.l2_eviction.empty() ? "" : " (L2 " + n.l2_eviction + ")"),
          a);
   }
   void node(const Stmt& s, const TmaStore& n) {

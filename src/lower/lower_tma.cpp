@@ -283,7 +283,8 @@ void MemoryLowering::tma_copy(const Stmt& s, const Copy& c) {
     leader = ir::binary("==", ir::binary("%", tid(), unit), ir::int_const(0));
   }
   if (store) return tma_store(s, TmaIssue{tile, global, map, coords, leader, single_thread});
-  tma_load(s, TmaIssue{tile, global, map, coords, leader, single_thread, multicast}, box, elem, bound, ring, future, async);
+  tma_load(s, TmaIssue{tile, global, map, coords, leader, single_thread, multicast, protocol.l2_eviction}, box, elem,
+           bound, ring, future, async);
 }
 
 // Croqtile's `.multicast` puts the cluster's first block's tile into every
@@ -399,6 +400,7 @@ void MemoryLowering::tma_load(const Stmt& s, const TmaIssue& t, const std::vecto
   load.bytes = bytes;
   load.leader = t.leader;
   load.multicast = t.multicast;
+  load.l2_eviction = t.l2_eviction;
   if (ev.event >= 0 && !ring) {
     load.event = ev.event;
     load.event_index = ev.event_index;

@@ -555,6 +555,7 @@ class MemoryLowering : public ExprLowering {
     ExprRef leader;
     bool single_thread = false;
     std::optional<ir::TmaLoad::Multicast> multicast;  // one load for the cluster
+    std::string l2_eviction;                          // `tma.load.evict_first`: ir::TmaLoad::l2_eviction
   };
   // `.multicast` as one load for the cluster (narrowing `box` to a slice when
   // each block loads one), or none: each block loads the tile itself.

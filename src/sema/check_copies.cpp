@@ -42,6 +42,8 @@ CopyProtocol TransferChecker::copy_protocol(const Copy& c) {
       p.zfill = true;
     } else if (m.name == "multicast" && c.engine == Engine::tma) {
       p.multicast = &m;
+    } else if (m.name.rfind("evict_", 0) == 0 && c.engine == Engine::tma) {
+      p.l2_eviction = m.name;  // the parser allows the three on tma.load only
     } else {
       fail(Rule::unsupported_modifier, m.location,
            "`." + m.name + "` on " + (c.engine == Engine::tma ? "tma" : "dma") + ".copy is not supported yet by libcroqjit");

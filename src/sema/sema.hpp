@@ -73,6 +73,9 @@ struct CopyProtocol {
   // `.multicast`: the tile into every block of the cluster (the same tile
   // in each: every block loads it; interpret mode checks they agree).
   const frontend::ast::Modifier* multicast = nullptr;
+  // `tma.load.evict_first` / `.evict_last` / `.evict_normal`: the L2
+  // eviction priority of the lines it reads ("" none).
+  std::string l2_eviction;
   // The future the copy defines or fills (`f = dma.copy ...`); null: none.
   const frontend::ast::Name* future = nullptr;
 };

@@ -111,15 +111,18 @@ void Printer::tma_load(const ir::TmaLoad& t) {
   line("if (" + expr(t.leader) + ") {");
   line(std::string("  croq_dev::") + (t.arrive ? "mbar_arrive_expect_tx(" : "mbar_expect_tx(") + bar + ", " +
        std::to_string(t.bytes) + ");");
+  // `.evict_*`: the `_hint` form, its L2 policy after the barrier (and mask).
+  const std::string hint = t.l2_eviction.empty() ? "" : "hint_";
+  const std::string policy = t.l2_eviction.empty() ? "" : ", croq_dev::l2_policy_" + t.l2_eviction + "()";
   const std::string load = "  croq_dev::tma_load_" + std::string(t.multicast && t.multicast->slices > 0 ? "multicast_" : "") +
-                           std::to_string(t.coords.size()) + "d(";
+                           hint + std::to_string(t.coords.size()) + "d(";
   if (!t.multicast || t.multicast->slices == 0) {
-    line(load + expr(t.destination) + ", &" + map + ", " + bar + coordinates(*this, t.coords) + ");");
+    line(load + expr(t.destination) + ", &" + map + ", " + bar + policy + coordinates(*this, t.coords) + ");");
     line("}");
     return;
   }
   const ir::TmaLoad::Multicast& m = *t.multicast;
-  const std::string mask = ", (unsigned short)(" + expr(m.mask) + ")";
+  const std::string mask = ", (unsigned short)(" + expr(m.mask) + ")" + policy;
   if (m.slices == 1) {  // the first block loads the tile into every block
     line("  if ((" + expr(m.rank) + ") == 0)" + load.substr(1) + expr(t.destination) + ", &" + map + ", " + bar + mask +
          coordinates(*this, t.coords) + ");");

@@ -53,7 +53,13 @@ void emit_tma(std::string& out, const std::string& name, const std::string& para
 }
 
 std::string tma_functions() {
+  // L2 eviction priorities for `tma.load.evict_*` (an L2 cache policy
+  // covering every line the load reads).
   std::string out;
+  for (const char* priority : {"evict_first", "evict_last", "evict_normal"})
+    out += "__device__ __forceinline__ u64 l2_policy_" + std::string(priority) +
+           "() {\n  u64 policy;\n  asm volatile(\"createpolicy.fractional.L2::" + priority +
+           ".b64 %0, 1.0;\" : \"=l\"(policy));\n  return policy;\n}\n";
   for (int rank = 1; rank <= 5; ++rank) {
     std::string d = std::to_string(rank);
     // Operand numbers of the coordinates: after dst, map, bar (3) or after
@@ -67,6 +73,15 @@ std::string tma_functions() {
                  "d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {" +
                  operand_list(4, rank) + "}], [%2], %3",
              "\"r\"(smem_addr(dst)), \"l\"(map_addr(map)), \"r\"(smem_addr(bar)), \"h\"(cta_mask)", rank);
+    emit_tma(out, "tma_load_hint", "void* dst, const croq_tensor_map* map, u64* bar, u64 policy",
+             "cp.async.bulk.tensor." + d + "d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, {" +
+                 operand_list(4, rank) + "}], [%2], %3",
+             "\"r\"(smem_addr(dst)), \"l\"(map_addr(map)), \"r\"(smem_addr(bar)), \"l\"(policy)", rank);
+    emit_tma(out, "tma_load_multicast_hint", "void* dst, const croq_tensor_map* map, u64* bar, u16 cta_mask, u64 policy",
+             "cp.async.bulk.tensor." + d +
+                 "d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint [%0], [%1, {" +
+                 operand_list(5, rank) + "}], [%2], %3, %4",
+             "\"r\"(smem_addr(dst)), \"l\"(map_addr(map)), \"r\"(smem_addr(bar)), \"h\"(cta_mask), \"l\"(policy)", rank);
     emit_tma(out, "tma_store", "const croq_tensor_map* map, const void* src",
              "cp.async.bulk.tensor." + d + "d.global.shared::cta.bulk_group [%0, {" + operand_list(2, rank) +
                  "}], [%1]",

@@ -32,6 +32,9 @@
 //   proxy       fence_proxy_async_shared()
 //   TMA         tma_load_{1..5}d(dst, map, bar, c0, ...),
 //               tma_load_multicast_{1..5}d(dst, map, bar, cta_mask, c0, ...),
+//               tma_load_hint_{1..5}d(dst, map, bar, policy, c0, ...),
+//               tma_load_multicast_hint_{1..5}d(dst, map, bar, cta_mask, policy, c0, ...),
+//               l2_policy_evict_{first,last,normal}() (the policies `.evict_*` give),
 //               tma_store_{1..5}d(map, src, c0, ...), bulk_commit_group(),
 //               bulk_wait_group<N>(), bulk_wait_group_read<N>(),
 //               tma_prefetch_descriptor(map), bulk_load(dst, src, bytes, bar)
