@@ -105,6 +105,14 @@ int run_check(const std::vector<std::string>& args) {
     if (!syntax_only) {
       const croq::sema::CheckedProgram checked = croq::sema::check(*program, functions, checks);
       warnings.insert(warnings.end(), checked.limitations.begin(), checked.limitations.end());
+      // Without a limitation (which compile refuses already), the functions
+      // the source sizes itself go through lowering too.
+      if (checked.limitations.empty()) {
+        std::vector<std::string> names;
+        for (const auto* f : functions) names.push_back(f->name);
+        const auto refused = croq::cli::constant_shape_refusals(source, options, names);
+        warnings.insert(warnings.end(), refused.begin(), refused.end());
+      }
     }
     if (json) {
       // A CompileError is the one JSON form of diagnostics; here it carries warnings only.

@@ -120,6 +120,38 @@ void print_summary(const std::string& label, const Tensor& t) {
 
 }  // namespace
 
+std::vector<Diagnostic> constant_shape_refusals(const std::string& source, const CompileOptions& options,
+                                                const std::vector<std::string>& functions) {
+  std::vector<Diagnostic> out;
+  const auto program = frontend::parse_program(source, options);
+  for (const frontend::ast::Function& fn : program->functions) {
+    if (!functions.empty() && std::find(functions.begin(), functions.end(), fn.name) == functions.end()) continue;
+    std::vector<abi::ArgSignature> sig;
+    try {
+      sig = signature_for(*program, fn, {}, {});
+    } catch (const Error&) {
+      continue;  // a symbolic dim: its extents come with a call
+    }
+    CompileOptions o = options;
+    o.entry = fn.name;
+    try {
+      const auto checked = pipeline::check(source, o);
+      pipeline::generate(*checked, sig, pipeline::choose_target(o.arch, 0));
+    } catch (const CompileError& e) {
+      for (Diagnostic d : e.diagnostics()) {
+        if (d.severity != Severity::error) continue;
+        d.severity = Severity::warning;
+        d.notes.push_back("croq::compile rejects it when it specializes `" + fn.name + "` for its constant shapes");
+        out.push_back(std::move(d));
+      }
+    } catch (const Error& e) {
+      out.push_back(Diagnostic(Severity::warning, e.what(), fn.location.line, fn.location.column, 1, {}, {},
+                               {"croq::compile rejects it when it specializes `" + fn.name + "` for its constant shapes"}));
+    }
+  }
+  return out;
+}
+
 // What `croq compile` prints, and how.
 struct CompileRequest {
   std::string emit, output, after;

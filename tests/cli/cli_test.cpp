@@ -143,5 +143,39 @@ TEST(CroqCheck, JsonOfTextThatIsNotUtf8) {
   EXPECT_EQ(human.err.rfind(source_path + ":1:2: error: #error: caf\xEF\xBF\xBD \xC3\xA9", 0), 0u) << human.err;
 }
 
+// A function whose shapes the source fixes goes through lowering in `croq
+// check` too: what compile refuses for those shapes (a TMA swizzle span
+// that is not the tile's row) is a warning saying so, where check used to
+// accept the file silently. The same function with a symbolic dim cannot
+// be sized without a call: no such warning.
+TEST(CroqCheck, ConstantShapesAreSpecializedAsCompileWould) {
+  TempDir dir;
+  auto write = [&](const std::string& name, const std::string& shape) {
+    const std::string path = (dir.path() / name).string();
+    std::ofstream(path) << "__co__ void f(global bf16 [" << shape << "] q) {\n"
+                           "  parallel b by 1 : block {\n"
+                           "    shared bf16 [128, 128] q_s;\n"
+                           "    tma.copy.swiz<128> q => q_s;\n"
+                           "  }\n"
+                           "}\n";
+    return path;
+  };
+  const std::string fixed = write("fixed.co", "128, 128"), symbolic = write("symbolic.co", "M, 128");
+  auto check = run_process({kCroq, "check", fixed}, {}, dir.path());
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_NE(check.err.find(fixed + ":4:"), std::string::npos) << check.err;
+  EXPECT_NE(check.err.find("warning: tma.copy.swiz<128> needs tile rows of exactly 128 bytes (64 bf16), got 256"),
+            std::string::npos) << check.err;
+  EXPECT_NE(check.err.find("croq::compile rejects it when it specializes `f` for its constant shapes"),
+            std::string::npos) << check.err;
+  auto compile = run_process({kCroq, "compile", fixed}, {}, dir.path());
+  EXPECT_NE(compile.exit_code, 0);
+  EXPECT_NE(compile.err.find("error: tma.copy.swiz<128> needs tile rows of exactly 128 bytes"), std::string::npos)
+      << compile.err;
+  auto open = run_process({kCroq, "check", symbolic}, {}, dir.path());
+  EXPECT_EQ(open.exit_code, 0) << open.err;
+  EXPECT_EQ(open.err.find("warning"), std::string::npos) << open.err;
+}
+
 }  // namespace
 }  // namespace croq::cli
