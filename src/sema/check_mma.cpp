@@ -214,24 +214,15 @@ void MmaChecker::mma_load(const Stmt& s, const Mma& m) {
     if (!m.modifiers.empty())
       fail(Rule::unsupported_modifier, m.modifiers[0].location,
            "`." + m.modifiers[0].name + "` on an mma.load from " + space + " memory is not supported yet by libcroqjit");
-    if (local && cx_.fn_.body && accumulates_into(*cx_.fn_.body, name->name)) {
+    if (cx_.fn_.body && accumulates_into(*cx_.fn_.body, name->name)) {
+      // The tile as the accumulator's initial value (C): lowering has no
+      // accumulator load from memory yet (it met an operand where the
+      // mma wants an accumulator).
       limitation(Rule::unsupported_mma_form, tile_expr.location,
-                 "an accumulator loaded from local memory (mma.load as the initial value) is not supported yet by libcroqjit",
+                 "an accumulator loaded from " + space +
+                     " memory (mma.load as the initial value) is not supported yet by libcroqjit",
                  "fill the accumulator with mma.fill and load the tile as an operand");
       define(name->name, Type{}, Origin::mma_result, m.result->location, "mma.load");
-      return;
-    }
-    if (cx_.fn_.body && accumulates_into(*cx_.fn_.body, name->name)) {
-      // The tile is the accumulator's initial value (C): an accumulator.
-      Accumulator& acc = cx_.out_.accumulators.emplace_back();
-      acc.name = name->name;
-      acc.dtype = v.buffer->dtype == DType::s32 ? DType::s32 : v.buffer->dtype == DType::f16 ? DType::f16 : DType::f32;
-      acc.warp = true;
-      acc.written = true;
-      Type t;
-      t.kind = Kind::accumulator;
-      t.accumulator = &acc;
-      define(name->name, t, Origin::mma_result, m.result->location, "mma.load");
       return;
     }
     v.kind = Kind::operand;

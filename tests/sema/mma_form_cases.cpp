@@ -40,6 +40,13 @@ std::vector<RuleCase> mma_form_cases() {
              "      b = dma.copy rhs.subspan(8, 16).at(g1, 0) => shared;\n      mma.row.row mc, a.data, b.data;\n"),
        5, "lc;", "an accumulator loaded from local memory (mma.load as the initial value) is not supported yet by libcroqjit",
        "fill the accumulator with mma.fill and load the tile as an operand"},
+      {"MmaLoadOfGlobalAsAWarpAccumulator", "unsupported-mma-form",
+       warps("      mc = mma.load out.subspan(16, 8).at(g0, g1);\n"
+             "      a = dma.copy lhs.subspan(16, 16).at(g0, 0) => shared;\n"
+             "      b = dma.copy rhs.subspan(8, 16).at(g1, 0) => shared;\n      mma.row.row mc, a.data, b.data;\n"),
+       4, "at(g0, g1);",
+       "an accumulator loaded from global memory (mma.load as the initial value) is not supported yet by libcroqjit",
+       "fill the accumulator with mma.fill and load the tile as an operand"},
       {"MmaLoadOfLocalWithASwizzle", "unsupported-modifier",
        warps("      local f16 [16, 16] la;\n      ma = mma.load.swiz<32> la;\n"), 5, "swiz",
        "`.swiz` on an mma.load from local memory is not supported yet by libcroqjit"},
