@@ -39,7 +39,7 @@ def test_the_tool_and_the_package_give_one_text_and_one_ranking():
 def test_rows_take_a_chunk_count():
     tool()
     assert "#define THREADS 1024\n#define CHUNKS 2\n" in kernel_text.rows("softmax", "f16", 16384, chunks=2)
-    assert "#define THREADS 512\n#define CHUNKS 4\n" in kernel_text.rows("softmax", "f16", 16384)
+    assert "#define THREADS 256\n#define CHUNKS 8\n" in kernel_text.rows("softmax", "f16", 16384)
 
 
 @pytest.mark.parametrize("args,why", [(["gemm-any", "f32"], "gemm-any takes f16 or bf16"),
