@@ -102,19 +102,19 @@ void Lowerer::foreach_bound_indices(const Stmt& s, const Loop& l) {
   std::vector<Walk> walks;
   std::vector<std::pair<std::string, Value>> tuples;  // tuple names, redefined over the loop variables
   for (const LoopIndex& i : l.indices) {
-    if (i.local_name) fail(i.name.location, "range expressions in `foreach` are not supported yet by libcroqjit");
     const Value* v = lookup(i.name.name);
     if (!v || !(v->kind == Value::Kind::index || v->kind == Value::Kind::tuple))
       fail(i.name.location, "`foreach " + i.name.name + "` iterates an index that a `with` binds");
     if (v->kind == Value::Kind::index) {
-      walks.push_back({i.name.name, *v, "", std::nullopt});
+      // `foreach c = a(1:)`: the body names the index c; `a` keeps its meaning.
+      walks.push_back({i.local_name ? i.local_name->name : i.name.name, *v, "", std::nullopt});
       if (i.range && v->count_expr) walks.back().range = loop_range(i, v->count_expr);
       continue;
     }
     if (i.range)
       fail(i.range->location, "a range over `" + i.name.name +
                                   "`, a tuple of indices, is not supported yet by libcroqjit: range one index at a time");
-    tuples.emplace_back(i.name.name, *v);
+    tuples.emplace_back(i.local_name ? i.local_name->name : i.name.name, *v);
     for (std::size_t e = 0; e < v->elements.size(); ++e)
       walks.push_back({e < v->element_names.size() ? v->element_names[e] : "", v->elements[e], ""});
   }

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 
+#include "common/foreach_local_name_kernel.hpp"
 #include "croq/croq.hpp"
 #include "gpu/gpu_test_util.hpp"
 
@@ -303,6 +304,17 @@ __co__ s32 [4, 64] rotate_tiles(s32 [4, 64] a) {
     for (std::size_t tile = 0; tile < 16; ++tile)
       for (std::size_t e = 0; e < 4; ++e)
         ASSERT_EQ(got[i][tile * 4 + e], a[i][((tile + 1) % 16) * 4 + e]) << i << "," << tile << "," << e;
+}
+
+// The same loop with a local name for its index (`foreach c = k(1:)`).
+TEST(GpuCopyForms, ALoopNamesItsIndexLocally) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(test::kForeachLocalName);
+  auto a = make_spandata<s32>(4, 64);
+  a.fill_random(-1000, 1000, croq::test::next_seed());
+  Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
+  Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::s32, Shape{4, 64});
+  test::expect_rotated_tiles(a, static_cast<const s32*>(got.data()));
 }
 
 #define CROQ_REQUIRE_TMA()                                                              \
