@@ -323,8 +323,11 @@ int LoweringContext::allocate(const std::string& base, DType t, std::vector<std:
       fail(where, "this ring of " + std::to_string(slots) + " shared buffers " + shape_text(t, dims) +
                       " is larger than any device memory");
   }
-  if (space == ir::Space::local && total.value > kLocalBytesLimit)
-    fail(where, "this local buffer, " + shape_text(t, dims) + ", needs " + std::to_string(total.value) +
+  // An array of local buffers is one array of them all, a slot each.
+  const std::int64_t local_bytes = slots > 0 && total.value <= kLocalBytesLimit ? total.value * slots : total.value;
+  if (space == ir::Space::local && local_bytes > kLocalBytesLimit)
+    fail(where, std::string(slots > 0 ? "this array of " + std::to_string(slots) + " local buffers, " : "this local buffer, ") +
+                    shape_text(t, dims) + ", needs " + std::to_string(local_bytes) +
                     " bytes per thread; a thread's local memory holds at most " + std::to_string(kLocalBytesLimit),
          "stage large tiles in shared memory or split them");
   ir::Buffer b;
@@ -333,6 +336,7 @@ int LoweringContext::allocate(const std::string& base, DType t, std::vector<std:
   for (auto d : dims) b.dims.push_back(ir::Extent{d, ""});
   b.space = space;
   b.slots = slots;
+  if (space == ir::Space::local && slots > 0) b.slot_elems = *n;  // shared slots are laid out by the memory pass
   if (space == ir::Space::shared) b.align_bytes = kernel_.hopper ? 1024 : 128;
   if (space == ir::Space::local) {
     // The largest power of two up to 16 bytes that divides its size: whole

@@ -649,6 +649,7 @@ class LevelLowering : public MmaLowering {
   struct LevelFrame {
     const ParallelLevel* level = nullptr;
     ir::Mapping mapping = ir::Mapping::flat;
+    SpaceSpecifier space = SpaceSpecifier::none;  // as sema inferred it for an unannotated level
     std::vector<Value> count_values;
     std::vector<std::int64_t> counts;  // 0: a runtime count
     std::int64_t total = 1;            // the product of the constant counts

@@ -369,9 +369,10 @@ void StatementChecker::tensor_declaration(const Stmt& s, const Declaration& d) {
     v.dims = dims;
     std::optional<std::int64_t> slots;
     if (decl.array_size) {
-      if (t.storage != Storage::shared)
-        limitation(Rule::buffer_array_not_shared, decl.location, "arrays of buffers live in shared memory (a ring of stages)",
-                   "declare it `shared " + t.name + " [...] " + decl.name + "[N];`");
+      if (t.storage != Storage::shared && t.storage != Storage::local)
+        limitation(Rule::buffer_array_not_shared, decl.location,
+                   "arrays of buffers live in shared memory (a ring of stages) or local memory",
+                   "declare it `shared " + t.name + " [...] " + decl.name + "[N];` inside the parallel statement");
       slots = c_.expressions.constant(*decl.array_size, what::buffer_count);
       if (Verdict broken = slots ? buffer_array_size(*slots) : std::nullopt) fail(decl.array_size->location, std::move(*broken));
     }
