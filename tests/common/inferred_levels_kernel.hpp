@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace croq::test {
 
@@ -40,14 +41,35 @@ inline const char* kFourInferredLevelsKernel = R"(__co__ void four_levels(s32 [2
 }
 )";
 
-// out[b][g][w][t] of kFourInferredLevelsKernel, with `a` row-major [2, 2, 4, 32].
-inline std::int32_t four_inferred_levels_reference(const std::int32_t* a, int b, int g, int w, int t) {
-  return a[((b * 2 + (1 - g)) * 4 + (3 - w)) * 32 + t] * 3 - b;
+// The first element of `out` that kFourInferredLevelsKernel, given `a`
+// (row-major [2, 2, 4, 32]), did not compute; empty when none.
+inline std::string four_inferred_levels_mismatch(const std::int32_t* a, const std::int32_t* out) {
+  for (int b = 0; b < 2; ++b)
+    for (int g = 0; g < 2; ++g)
+      for (int w = 0; w < 4; ++w)
+        for (int t = 0; t < 32; ++t) {
+          const std::int32_t want = a[((b * 2 + (1 - g)) * 4 + (3 - w)) * 32 + t] * 3 - b;
+          const std::int32_t got = out[((b * 2 + g) * 4 + w) * 32 + t];
+          if (got != want)
+            return "out[" + std::to_string(b) + "][" + std::to_string(g) + "][" + std::to_string(w) + "][" +
+                   std::to_string(t) + "] is " + std::to_string(got) + ", want " + std::to_string(want);
+        }
+  return "";
 }
 
-// out[b][w][t] of the kernel, with `a` row-major [3, 4, 32].
-inline std::int32_t inferred_levels_reference(const std::int32_t* a, int b, int w, int t) {
-  return a[(b * 4 + (w + 1) % 4) * 32 + (31 - t)] * 2 + b;
+// The first element of `out` that kInferredLevelsKernel, given `a`
+// (row-major [3, 4, 32]), did not compute; empty when none.
+inline std::string inferred_levels_mismatch(const std::int32_t* a, const std::int32_t* out) {
+  for (int b = 0; b < 3; ++b)
+    for (int w = 0; w < 4; ++w)
+      for (int t = 0; t < 32; ++t) {
+        const std::int32_t want = a[(b * 4 + (w + 1) % 4) * 32 + (31 - t)] * 2 + b;
+        const std::int32_t got = out[(b * 4 + w) * 32 + t];
+        if (got != want)
+          return "out[" + std::to_string(b) + "][" + std::to_string(w) + "][" + std::to_string(t) + "] is " +
+                 std::to_string(got) + ", want " + std::to_string(want);
+      }
+  return "";
 }
 
 }  // namespace croq::test

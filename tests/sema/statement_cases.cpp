@@ -68,9 +68,10 @@ std::vector<RuleCase> statement_cases() {
        4, "println(a.at(0, 1));", "printing this value (only strings and scalars) is not supported in host code yet",
        "host code between kernels prints, computes scalars, loops, branches, stores elements (`t.at(i) = v;`) and "
        "copies (`dma.copy a => b;`); put other device work inside a `parallel` statement"},
-      {"GlobalBufferArray", "buffer-array-not-shared", fn("  f32 [4] acc[2];\n"), 2, "acc",
-       "arrays of buffers live in shared memory (a ring of stages) or local memory",
-       "declare it `shared f32 [...] acc[N];` inside the parallel statement"},
+      {"ReturnedBufferArray", "buffer-array-not-shared",
+       "__co__ f32 [4] f(f32 [4] a) {\n  f32 [4] out[2];\n  parallel i by 4\n    out.at(i) = a.at(i);\n  return out;\n}\n",
+       2, "out", "the returned tensor `out` is one buffer, not an array of them",
+       "declare the array under another name and copy its result into the returned tensor"},
       {"EmptyBufferArray", "buffer-array-empty", blk("    shared f32 [4] acc[0];\n"), 3, "0]",
        "an array of buffers needs at least one"},
       {"BreakOutsideALoop", "break-outside-loop", fn("  if (n > 3) break;\n"), 2, "break",
