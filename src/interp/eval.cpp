@@ -76,18 +76,9 @@ Address Executor::element_address(Thread& t, int buffer, const Value* slot, cons
   } else if (b.space == ir::Space::shared) {
     a.storage = t.block->shared[static_cast<std::size_t>(root)].get();
   } else if (b.space == ir::Space::local) {
-    auto& local = t.locals[root];
-    if (!local) {  // a local array used before its declaration point: give it zeroed storage
-      local = std::make_unique<Storage>();
-      local->name = b.name;
-      local->space = ir::Space::local;
-      std::int64_t n = 1;
-      for (std::size_t d = 0; d < b.dims.size(); ++d) n *= extent(t, buffer, d);
-      local->owned.assign(static_cast<std::size_t>(n) * dtype_size(b.dtype), std::byte{0});
-      local->data = local->owned.data();
-      local->bytes = local->owned.size();
-    }
-    a.storage = local.get();
+    // A local array used before its declaration point: give it zeroed storage.
+    if (!t.locals[root]) declare_local(t, root);
+    a.storage = t.locals[root].get();
   } else {
     a.storage = launch_.globals[static_cast<std::size_t>(root)].get();
   }

@@ -170,7 +170,7 @@ void Executor::declare_local(Thread& t, int buffer) {
   auto s = std::make_unique<Storage>();
   s->name = b.name;
   s->space = ir::Space::local;
-  std::int64_t n = 1;
+  std::int64_t n = b.slots > 0 ? b.slots : 1;  // an array of local buffers holds a slot each
   for (std::size_t d = 0; d < b.dims.size(); ++d) n *= extent(t, buffer, d);
   s->owned.assign(static_cast<std::size_t>(n) * dtype_size(b.dtype), std::byte{0});
   s->data = s->owned.data();

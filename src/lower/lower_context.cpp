@@ -307,6 +307,19 @@ ExprRef LoweringContext::tile_address(const View& v) const {
   return ir::address_of(element_at(v, std::vector<ExprRef>(v.extent.size(), ir::int_const(0))));
 }
 
+namespace {
+
+// The largest power of two up to `most` bytes, and at least an element,
+// that divides `bytes`: the alignment every slot of that size keeps in an
+// array of them.
+int alignment_of(std::int64_t bytes, int element, int most) {
+  int align = element;
+  while (align < most && bytes % (2 * align) == 0) align *= 2;
+  return align;
+}
+
+}  // namespace
+
 int LoweringContext::allocate(const std::string& base, DType t, std::vector<std::int64_t> dims, ir::Space space,
                       const SourceLocation& where, std::int64_t slots) {
   const std::int64_t elem = static_cast<std::int64_t>(dtype_size(t));
@@ -323,8 +336,11 @@ int LoweringContext::allocate(const std::string& base, DType t, std::vector<std:
       fail(where, "this ring of " + std::to_string(slots) + " shared buffers " + shape_text(t, dims) +
                       " is larger than any device memory");
   }
-  if (space == ir::Space::local && total.value > kLocalBytesLimit)
-    fail(where, "this local buffer, " + shape_text(t, dims) + ", needs " + std::to_string(total.value) +
+  // An array of local buffers is one array of them all, a slot each.
+  const std::int64_t local_bytes = slots > 0 && total.value <= kLocalBytesLimit ? total.value * slots : total.value;
+  if (space == ir::Space::local && local_bytes > kLocalBytesLimit)
+    fail(where, std::string(slots > 0 ? "this array of " + std::to_string(slots) + " local buffers, " : "this local buffer, ") +
+                    shape_text(t, dims) + ", needs " + std::to_string(local_bytes) +
                     " bytes per thread; a thread's local memory holds at most " + std::to_string(kLocalBytesLimit),
          "stage large tiles in shared memory or split them");
   ir::Buffer b;
@@ -333,13 +349,12 @@ int LoweringContext::allocate(const std::string& base, DType t, std::vector<std:
   for (auto d : dims) b.dims.push_back(ir::Extent{d, ""});
   b.space = space;
   b.slots = slots;
+  if (space == ir::Space::local && slots > 0) b.slot_elems = *n;  // shared slots are laid out by the memory pass
   if (space == ir::Space::shared) b.align_bytes = kernel_.hopper ? 1024 : 128;
   if (space == ir::Space::local) {
     // The largest power of two up to 16 bytes that divides its size: whole
     // tiles copied into it may move as 16-byte vectors (vectorize_copies).
-    int align = static_cast<int>(dtype_size(t));
-    while (align < 16 && total.value % (2 * align) == 0) align *= 2;
-    b.align_bytes = align;
+    b.align_bytes = alignment_of(total.value, static_cast<int>(dtype_size(t)), 16);
   }
   note_dtype(t);
   kernel_.buffers.push_back(std::move(b));
@@ -351,8 +366,11 @@ int LoweringContext::allocate(const std::string& base, DType t, std::vector<std:
 }
 
 int LoweringContext::scratch_buffer(const std::string& name, DType dtype, const std::vector<std::int64_t>& dims,
-                            const SourceLocation& where) {
-  std::vector<std::int64_t> known = dims;  // shape_of refused dynamic dims
+                            const SourceLocation& where, std::int64_t slots) {
+  // The runtime allocates the array's buffers one after another: [slots, dims...].
+  std::vector<std::int64_t> allocated = dims;
+  if (slots > 0) allocated.insert(allocated.begin(), slots);
+  std::vector<std::int64_t> known = allocated;  // shape_of refused dynamic dims
   fit_index(element_count(known));
   known.push_back(static_cast<std::int64_t>(dtype_size(dtype)));
   if (!support::stride_product(known))
@@ -363,13 +381,18 @@ int LoweringContext::scratch_buffer(const std::string& name, DType dtype, const 
   b.name = "croq_global_" + name;
   b.dtype = dtype;
   for (std::int64_t d : dims) b.dims.push_back(ir::Extent{d, ""});
-  b.align_bytes = 256;  // a fresh device allocation
+  b.slots = slots;
+  if (slots > 0) b.slot_elems = element_count(dims);
+  // A fresh device allocation; the slots of an array start where their size leaves them.
+  b.align_bytes = slots > 0 ? alignment_of(b.slot_elems * static_cast<std::int64_t>(dtype_size(dtype)),
+                                           static_cast<int>(dtype_size(dtype)), 256)
+                            : 256;
   note_dtype(dtype);
   kernel_.buffers.push_back(std::move(b));
   const int id = static_cast<int>(kernel_.buffers.size()) - 1;
   kernel_.params.push_back(ir::Param{abi::KernelParam::Kind::scratch, kernel_.buffers.back().name, ir::Type::element(dtype), id});
   abi.params.push_back(abi::KernelParam{abi::KernelParam::Kind::scratch, static_cast<int>(abi.scratch.size()), name, {}, {}, 0});
-  abi.scratch.push_back(abi::ScratchBuffer{name, dtype, dims});
+  abi.scratch.push_back(abi::ScratchBuffer{name, dtype, allocated});
   return id;
 }
 

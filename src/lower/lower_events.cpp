@@ -112,8 +112,9 @@ void MemoryLowering::sync_statement(const Stmt& s, const Sync& y) {
 // `.swiz<N>`: 0..3 name the hardware modes (none, 32B, 64B, 128B); 32, 64
 // and 128 are the byte spans themselves.
 void MemoryLowering::event_declaration(const Stmt& s, const Declaration& d) {
-  // Sema's rules: an sm_80 target, shared storage, directly in the block level.
-  if (!target_.mbarrier() || d.type.storage != Storage::shared || set_.threads != 0 || scope_ != Scope::block)
+  // Sema's rules: an sm_80 target, shared storage, in the block level or a thread level of it.
+  if (!target_.mbarrier() || d.type.storage != Storage::shared || set_.threads != 0 ||
+      (scope_ != Scope::block && !(scope_ == Scope::thread && thread_level_.threads > 0)))
     unchecked(s.location, "an event declared where events cannot live");
   for (const Declarator& decl : d.declarators) {
     if (!facts_.declared_events.count(&decl)) unrecorded(decl.location, "an event declaration");

@@ -3,11 +3,12 @@
 //     `: group` (32 threads) and `: group-4` (128 threads) levels become the
 //     threads of a block. Multi-index levels decompose row-major, last index
 //     fastest, so neighbouring threads touch neighbouring elements.
-//   * A level without a space specifier at the top of the function becomes
-//     `: block` when it contains another parallel level or stages data in
+//   * A level without a space specifier takes the space sema inferred for
+//     it (sema/level_inference.hpp: nested unannotated levels are block,
+//     group-4, group, thread from the outside in). One at the top of the
+//     function with no level below becomes `: block` when it stages data in
 //     shared memory; otherwise it is "flat": one thread per instance, 256
-//     threads per block. An unannotated level inside a block level becomes
-//     `: thread`.
+//     threads per block.
 //   * A `: thread`, `: group` or `: group-4` level outside any block level
 //     runs in one block (grid 1), as if inside `parallel by 1 : block`.
 //   * An outermost `: cluster` level groups the blocks of the `: block` level
@@ -102,7 +103,7 @@ void LevelLowering::parallel(const Stmt& s, const Parallel& p, std::size_t level
   }
   if ((f.mapping == ir::Mapping::cluster && (scope_ != Scope::kernel || cluster_open_)) ||
       (f.mapping == ir::Mapping::grid && scope_ != Scope::kernel) ||
-      (f.mapping == ir::Mapping::threads && scope_ == Scope::thread && lv.space != SpaceSpecifier::thread) ||
+      (f.mapping == ir::Mapping::threads && scope_ == Scope::thread && f.space != SpaceSpecifier::thread) ||
       (f.mapping != ir::Mapping::threads && grid_set_))
     unchecked(lv.location, "a parallel level nested where it cannot run");
   if (f.mapping == ir::Mapping::threads && f.runtime_total)
@@ -208,6 +209,7 @@ LevelLowering::LevelFrame LevelLowering::level_counts(const ParallelLevel& lv) {
   if (f.runtime_total && f.total != 1) f.runtime_total = ir::binary("*", f.runtime_total, ir::int_const(f.total));
   if (!facts_.mappings.count(&lv)) unchecked(lv.location, "a parallel level sema did not map");
   f.mapping = ir_mapping(facts_.mapping(lv));
+  f.space = facts_.level_space(lv);
   return f;
 }
 
@@ -374,7 +376,7 @@ void LevelLowering::enter_thread_level(LevelFrame& f) {
   const std::int64_t total = f.total;
   // The level's threads read what one thread just wrote only after a barrier.
   ask_barrier_before_shared_read(-1);
-  const std::int64_t unit = f.unit = lv.space == SpaceSpecifier::group ? 32 : lv.space == SpaceSpecifier::group4 ? 128 : 1;
+  const std::int64_t unit = f.unit = f.space == SpaceSpecifier::group ? 32 : f.space == SpaceSpecifier::group4 ? 128 : 1;
   auto needed = support::checked_mul(total, unit);
   if (sema::Verdict broken = sema::block_threads(needed)) fail(lv.location, *broken);
   const bool top = thread_id_->kind == ir::ExprKind::special;

@@ -56,7 +56,7 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
       const sema::Buffer& b = facts_.buffer(decl);
       std::int64_t slots = 0;
       if (b.is_array) {
-        if (b.space != sema::Space::shared) unchecked(decl.location, sema::Rule::buffer_array_not_shared);
+        if (b.returned) unchecked(decl.location, sema::Rule::buffer_array_not_shared);
         slots = b.slots ? *b.slots : const_int(*decl.array_size, sema::what::buffer_count);
         if (sema::Verdict broken = sema::buffer_array_size(slots)) fail(decl.array_size->location, *broken);
       }
@@ -72,7 +72,7 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
           fail(decl.location, *broken);
         id = output_;
       } else if (scope_ == Scope::kernel) {
-        id = scratch_buffer(decl.name, b.dtype, dims, decl.location);
+        id = scratch_buffer(decl.name, b.dtype, dims, decl.location, slots);
       } else {
         unchecked(decl.location, sema::Rule::unsupported_global_tensor);
       }

@@ -226,9 +226,10 @@ class LoweringContext {
   // `where`: the statement or declarator that asks for it, for errors.
   int allocate(const std::string& base, DType t, std::vector<std::int64_t> dims, ir::Space space,
                const SourceLocation& where, std::int64_t slots = 0);
-  // A `global` tensor at function scope: a kernel parameter the runtime allocates per call.
+  // A `global` tensor at function scope: a kernel parameter the runtime
+  // allocates per call; an array of `slots` of them is one allocation.
   int scratch_buffer(const std::string& name, DType dtype, const std::vector<std::int64_t>& dims,
-                     const SourceLocation& where);
+                     const SourceLocation& where, std::int64_t slots = 0);
   ir::Buffer& buffer(int id) { return kernel_.buffers[static_cast<std::size_t>(id)]; }
   const ir::Buffer& buffer(int id) const { return kernel_.buffers[static_cast<std::size_t>(id)]; }
   ExprRef dim_expr(int buffer, std::size_t d) const;  // an extent: a number or the dynamic dim
@@ -651,6 +652,7 @@ class LevelLowering : public MmaLowering {
   struct LevelFrame {
     const ParallelLevel* level = nullptr;
     ir::Mapping mapping = ir::Mapping::flat;
+    SpaceSpecifier space = SpaceSpecifier::none;  // as sema inferred it for an unannotated level
     std::vector<Value> count_values;
     std::vector<std::int64_t> counts;  // 0: a runtime count
     std::int64_t total = 1;            // the product of the constant counts

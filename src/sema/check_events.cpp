@@ -24,10 +24,9 @@ void TransferChecker::event_declaration(const Stmt& s, const Declaration& d) {
          "move the declaration into the `: block` level that uses it");
   if (d.type.storage != Storage::shared)
     fail(Rule::event_not_shared, d.type.location, "events live in shared memory: declare them `shared event`");
-  if (cx_.scope_ != Scope::block)
-    fail(Rule::unsupported_event_scope, s.location,
-         "events declared in a parallel level other than the `: block` level are not supported yet by libcroqjit",
-         "declare the event directly in the `: block` level");
+  // Declared in the block level or any level inside it (a parallel
+  // statement that declares a shared event runs in blocks): the block's
+  // barrier, as lowering declares it.
   for (const Declarator& decl : d.declarators) {
     cx_.require_new_name(decl.name, decl.location);
     EventArray& ev = cx_.out_.events.emplace_back();

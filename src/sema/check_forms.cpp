@@ -64,8 +64,10 @@ bool LevelChecker::placement_level(const Stmt& s, const Parallel& p, std::size_t
   }
   // Without parallel levels inside, the level itself maps as an unannotated
   // one (one thread runs it); lowering reads that mapping.
-  if (lv.space == SpaceSpecifier::device && level_index + 1 == p.levels.size() && !contains_parallel(*p.body))
-    level_mapping(p, level_index, false);
+  if (lv.space == SpaceSpecifier::device && level_index + 1 == p.levels.size() && !contains_parallel(*p.body)) {
+    cx_.out_.level_spaces[&lv] = SpaceSpecifier::none;
+    level_mapping(p, level_index, SpaceSpecifier::none, false);
+  }
   cx_.push();
   for (std::size_t d = 0; d < lv.indices.size(); ++d) {
     Type t;

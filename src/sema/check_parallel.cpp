@@ -4,6 +4,7 @@
 #include "frontend/ast_walk.hpp"
 #include "frontend/frontend.hpp"
 #include "sema/checker.hpp"
+#include "sema/level_inference.hpp"
 #include "support/checked_int.hpp"
 
 namespace croq::sema::detail {
@@ -82,11 +83,32 @@ LevelChecker::LevelCounts LevelChecker::level_counts(const ParallelLevel& lv) {
   return n;
 }
 
+// The space level `level_index` of `p` runs at: the one it names, or the
+// one Croqtile infers for an unannotated level from the levels around and
+// below it (recorded for lowering).
+SpaceSpecifier LevelChecker::level_space(const Parallel& p, std::size_t level_index) {
+  const ParallelLevel& lv = p.levels[level_index];
+  SpaceSpecifier space = lv.space;
+  if (space == SpaceSpecifier::none) {
+    const SpaceSpecifier outer = cx_.parent_space_ == SpaceSpecifier::device ? SpaceSpecifier::none : cx_.parent_space_;
+    InferredLevel inferred = infer_level(outer, p, level_index);
+    const bool unfit = !inferred.unfit.empty();
+    if (unfit && !cx_.level_unfit_)
+      report(Rule::thread_level_nesting, lv.location, std::move(inferred.unfit),
+             "annotate the levels (`: block`, `: group-4`, `: group`, `: thread`), or nest fewer", {});
+    cx_.level_unfit_ = cx_.level_unfit_ || unfit;
+    space = inferred.space;
+  }
+  cx_.out_.level_spaces[&lv] = space;
+  return space;
+}
+
 // Where level `level_index` of `p` runs (recorded for lowering).
-Mapping LevelChecker::level_mapping(const Parallel& p, std::size_t level_index, bool nested_below) {
+Mapping LevelChecker::level_mapping(const Parallel& p, std::size_t level_index, SpaceSpecifier space,
+                                    bool nested_below) {
   const ParallelLevel& lv = p.levels[level_index];
   Mapping mapping;
-  switch (lv.space) {
+  switch (space) {
     case SpaceSpecifier::block: mapping = Mapping::grid; break;
     case SpaceSpecifier::thread: case SpaceSpecifier::group: case SpaceSpecifier::group4: mapping = Mapping::threads; break;
     case SpaceSpecifier::cluster: mapping = Mapping::cluster; break;
@@ -101,8 +123,8 @@ Mapping LevelChecker::level_mapping(const Parallel& p, std::size_t level_index, 
 
 // The rules of a level's nesting and size: outermost clusters and blocks,
 // one block-level statement, thread levels that fit the block.
-void LevelChecker::check_level_fits(const Parallel& p, std::size_t level_index, Mapping mapping, const LevelCounts& n,
-                               std::int64_t unit, bool nested_below) {
+void LevelChecker::check_level_fits(const Parallel& p, std::size_t level_index, SpaceSpecifier space, Mapping mapping,
+                                    const LevelCounts& n, std::int64_t unit, bool nested_below) {
   const ParallelLevel& lv = p.levels[level_index];
   const std::int64_t total = n.total;
   const bool total_known = n.known;
@@ -111,8 +133,10 @@ void LevelChecker::check_level_fits(const Parallel& p, std::size_t level_index, 
   if (mapping == Mapping::grid && cx_.scope_ != Scope::kernel)
     fail(Rule::block_outermost, lv.location, "a `: block` level must be the outermost parallel level",
          "an unannotated level inside a block level runs on its threads; say `: thread` or `: group-4`");
-  if (mapping == Mapping::threads && cx_.scope_ == Scope::thread && lv.space != SpaceSpecifier::thread)
-    fail(Rule::thread_level_nesting, lv.location, "parallel levels inside a thread level are not supported");
+  if (mapping == Mapping::threads && cx_.scope_ == Scope::thread && space != SpaceSpecifier::thread)
+    fail(Rule::thread_level_nesting, lv.location,
+         "a `: " + std::string(space_name(space)) + "` level inside a thread level",
+         "levels nest block, group-4, group, thread from the outside in");
   if (mapping != Mapping::threads && cx_.grid_set_)
     fail(Rule::one_grid, lv.location, "only one block-level parallel statement per kernel is supported yet",
          "put every block-level statement in one `parallel ... : block`");
@@ -126,9 +150,18 @@ void LevelChecker::check_level_fits(const Parallel& p, std::size_t level_index, 
   if (Verdict broken = mapping == Mapping::threads && total_known ? sema::block_threads(support::checked_mul(total, unit))
                                                                    : std::nullopt)
     fail(lv.location, std::move(*broken));
-  if (mapping == Mapping::threads && lv.space == SpaceSpecifier::group && cx_.group4_levels_ > 0)
-    fail(Rule::group_nesting, lv.location, "a `: group` level inside a `: group-4` level",
-         "split the warpgroup's threads with a `: thread` level, or make this level a sibling of the `: group-4` one");
+  // Croqtile refuses a `: group` level written inside a `: group-4` one; one
+  // it infers there runs the warps of each warpgroup.
+  if (mapping == Mapping::threads && space == SpaceSpecifier::group && cx_.group4_levels_ > 0) {
+    if (lv.space != SpaceSpecifier::none)
+      fail(Rule::group_nesting, lv.location, "a `: group` level inside a `: group-4` level",
+           "split the warpgroup's threads with a `: thread` level, or make this level a sibling of the `: group-4` one");
+    if (!total_known || total > 4)
+      fail(Rule::group_nesting, lv.location,
+           "an unannotated level inferred as `: group` inside a `: group-4` level runs the 4 warps of each warpgroup, "
+           "but counts " + (total_known ? std::to_string(total) : "`" + text(*lv.count) + "`"),
+           "give it at most 4 instances, or annotate it `: thread` to split the warpgroup's threads");
+  }
   if (mapping == Mapping::threads && total_known && cx_.thread_split_ && unit == 1 && cx_.split_groups_) {
     auto needed = support::checked_mul(total, *cx_.split_groups_);
     if (!needed.ok() || needed.value > 1024)
@@ -140,7 +173,7 @@ void LevelChecker::check_level_fits(const Parallel& p, std::size_t level_index, 
   if (mapping == Mapping::threads && total_known) {
     if (cx_.scope_ == Scope::block && !cx_.thread_split_) block_threads(lv, total * unit, !nested_below);
     // A rule of the GPU targets: `croq check` without --arch leaves it out.
-    if ((lv.space == SpaceSpecifier::thread || lv.space == SpaceSpecifier::none) && cx_.options_.target)
+    if ((space == SpaceSpecifier::thread || space == SpaceSpecifier::none) && cx_.options_.target)
       thread_level_units(lv, total);
   }
 }
@@ -174,8 +207,10 @@ void LevelChecker::parallel(const Stmt& s, const Parallel& p, std::size_t level_
   const std::int64_t total = n.total;  // the product of the counts, when total_known
   const bool total_known = n.known;
   const bool nested_below = level_index + 1 < p.levels.size() || contains_parallel(*p.body);
-  const Mapping mapping = level_mapping(p, level_index, nested_below);
-  const std::int64_t unit = lv.space == SpaceSpecifier::group ? 32 : lv.space == SpaceSpecifier::group4 ? 128 : 1;
+  const bool level_unfit = cx_.level_unfit_;
+  const SpaceSpecifier space = level_space(p, level_index);
+  const Mapping mapping = level_mapping(p, level_index, space, nested_below);
+  const std::int64_t unit = space == SpaceSpecifier::group ? 32 : space == SpaceSpecifier::group4 ? 128 : 1;
   const Context::Placement saved = cx_.placement();
   bool pushed_group = false;
   // The `: block` level of a cluster level that had an error: reported already.
@@ -198,7 +233,7 @@ void LevelChecker::parallel(const Stmt& s, const Parallel& p, std::size_t level_
   }
   try {
     if (after_bad_cluster) throw Abort{};
-    check_level_fits(p, level_index, mapping, n, unit, nested_below);
+    check_level_fits(p, level_index, space, mapping, n, unit, nested_below);
   } catch (const Abort&) {
     cx_.cluster_error_ = mapping == Mapping::cluster;
   }
@@ -260,9 +295,10 @@ void LevelChecker::parallel(const Stmt& s, const Parallel& p, std::size_t level_
   if (lv.tuple_name) define(lv.tuple_name->name, tuple, Origin::index_tuple, lv.tuple_name->location, names);
   if (cooperative) ++cx_.cooperative_levels_;
   const SpaceSpecifier saved_parent = cx_.parent_space_;
-  cx_.parent_space_ = lv.space;
+  cx_.parent_space_ = space;
   parallel(s, p, level_index + 1);
   cx_.parent_space_ = saved_parent;
+  cx_.level_unfit_ = level_unfit;
   if (cooperative) --cx_.cooperative_levels_;
   if (mapping == Mapping::grid || implicit_block) {
     cx_.launch_bound_ = saved_bound;

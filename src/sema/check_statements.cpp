@@ -369,9 +369,10 @@ void StatementChecker::tensor_declaration(const Stmt& s, const Declaration& d) {
     v.dims = dims;
     std::optional<std::int64_t> slots;
     if (decl.array_size) {
-      if (t.storage != Storage::shared)
-        limitation(Rule::buffer_array_not_shared, decl.location, "arrays of buffers live in shared memory (a ring of stages)",
-                   "declare it `shared " + t.name + " [...] " + decl.name + "[N];`");
+      if (cx_.has_output_ && decl.name == cx_.out_.returned)
+        limitation(Rule::buffer_array_not_shared, decl.location,
+                   "the returned tensor `" + decl.name + "` is one buffer, not an array of them",
+                   "declare the array under another name and copy its result into the returned tensor");
       slots = c_.expressions.constant(*decl.array_size, what::buffer_count);
       if (Verdict broken = slots ? buffer_array_size(*slots) : std::nullopt) fail(decl.array_size->location, std::move(*broken));
     }
@@ -400,7 +401,7 @@ void StatementChecker::tensor_declaration(const Stmt& s, const Declaration& d) {
       // (at function scope, tensors are global without saying so).
       v.buffer = cx_.new_buffer(decl.name, dtype, rank, Space::global, decl.location);
       v.buffer->declared_global = t.storage == Storage::global;
-      // An array (a limitation above) stays one, so its uses check as such.
+      // An array is one allocation of its buffers, a slot each.
       v.buffer->is_array = decl.array_size != nullptr;
       v.buffer->slots = slots;
     } else {

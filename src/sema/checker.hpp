@@ -187,7 +187,8 @@ class Context {
   // Threads per block of the first leaf thread-level statement of the block.
   std::optional<std::int64_t> block_threads_;
   SourceLocation block_threads_at_;
-  SpaceSpecifier parent_space_ = SpaceSpecifier::none;  // the level around the one being checked
+  SpaceSpecifier parent_space_ = SpaceSpecifier::none;  // the level around the one being checked (as inferred)
+  bool level_unfit_ = false;  // inside a level whose inferred space did not fit: reported once
   // The product of the counts of the `: group` / `: group-4` levels around
   // (1: none; nullopt: not a constant): a thread level inside them runs
   // that many times its own count in the block.
@@ -541,9 +542,10 @@ class LevelChecker : public Part {
     bool known = true;
   };
   LevelCounts level_counts(const ParallelLevel& lv);
-  Mapping level_mapping(const Parallel& p, std::size_t level_index, bool nested_below);
-  void check_level_fits(const Parallel& p, std::size_t level_index, Mapping mapping, const LevelCounts& n,
-                        std::int64_t unit, bool nested_below);
+  SpaceSpecifier level_space(const Parallel& p, std::size_t level_index);
+  Mapping level_mapping(const Parallel& p, std::size_t level_index, SpaceSpecifier space, bool nested_below);
+  void check_level_fits(const Parallel& p, std::size_t level_index, SpaceSpecifier space, Mapping mapping,
+                        const LevelCounts& n, std::int64_t unit, bool nested_below);
   std::optional<std::int64_t> cluster_blocks(const Parallel& p, std::size_t level);
   void parallel_launch(const Stmt& s, const Parallel& p);
   bool placement_level(const Stmt& s, const Parallel& p, std::size_t level_index);

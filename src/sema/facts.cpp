@@ -21,6 +21,12 @@ Mapping CheckedFunction::mapping(const frontend::ast::ParallelLevel& level) cons
   return it->second;
 }
 
+frontend::ast::SpaceSpecifier CheckedFunction::level_space(const frontend::ast::ParallelLevel& level) const {
+  auto it = level_spaces.find(&level);
+  if (it == level_spaces.end()) unchecked("parallel level space", level.location);
+  return it->second;
+}
+
 int CheckedFunction::swizzle_span(const frontend::ast::Modifier& swiz) const {
   auto it = swizzle_spans.find(&swiz);
   if (it == swizzle_spans.end()) unchecked("swizzle span", swiz.location);

@@ -137,6 +137,10 @@ struct CheckedFunction {
   // Every Name expression of the body, shapes and return type -> what it names.
   std::unordered_map<const frontend::ast::Expr*, const Symbol*> resolved;
   std::unordered_map<const frontend::ast::ParallelLevel*, Mapping> mappings;
+  // Each parallel level -> the space it runs at: the one it names, or the
+  // one inferred for an unannotated level (level_inference.hpp); `none` for
+  // an unannotated level at the top of a kernel with no level below it.
+  std::unordered_map<const frontend::ast::ParallelLevel*, frontend::ast::SpaceSpecifier> level_spaces;
   std::string returned;  // the name of the returned tensor; empty when none
   // Decoded modifiers, which lowering reads instead of decoding them again:
   // each `.swiz<N>` of a copy or mma.load -> its byte span (0, 32, 64, 128),
@@ -175,6 +179,7 @@ struct CheckedFunction {
   // The facts of a construct that passed the checks (an internal error
   // when sema recorded none: lowering met what sema did not check).
   Mapping mapping(const frontend::ast::ParallelLevel& level) const;
+  frontend::ast::SpaceSpecifier level_space(const frontend::ast::ParallelLevel& level) const;
   int swizzle_span(const frontend::ast::Modifier& swiz) const;
   const Padding& padding(const frontend::ast::Copy& copy) const;
   const Buffer& buffer(const frontend::ast::Declarator& declarator) const;

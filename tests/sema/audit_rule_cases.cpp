@@ -15,6 +15,13 @@ std::vector<RuleCase> audit_rule_cases() {
       {"GroupInsideGroup4", "group-nesting", blk("    parallel g by 2 : group-4 {\n      parallel w by 4 : group;\n    }\n"),
        4, "w by", "a `: group` level inside a `: group-4` level",
        "split the warpgroup's threads with a `: thread` level, or make this level a sibling of the `: group-4` one"},
+      {"InferredGroupOfMoreWarpsThanAWarpgroup", "group-nesting",
+       blk("    parallel g by 2 : group-4 {\n      parallel w by 8 {\n        parallel t by 32\n          a.at(w, t) = 1;\n"
+           "      }\n    }\n"),
+       4, "w by",
+       "an unannotated level inferred as `: group` inside a `: group-4` level runs the 4 warps of each warpgroup, but "
+       "counts 8",
+       "give it at most 4 instances, or annotate it `: thread` to split the warpgroup's threads"},
       {"ThreadsOfFourGroupsPastTheLimit", "block-thread-limit",
        blk("    parallel by 4 : group {\n      parallel by 512 : thread {\n      }\n    }\n"), 4, "by 512",
        "this parallel level needs 2048 threads in a block (4 groups of 512); a block has at most 1024"},

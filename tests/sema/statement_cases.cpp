@@ -68,8 +68,10 @@ std::vector<RuleCase> statement_cases() {
        4, "println(a.at(0, 1));", "printing this value (only strings and scalars) is not supported in host code yet",
        "host code between kernels prints, computes scalars, loops, branches, stores elements (`t.at(i) = v;`) and "
        "copies (`dma.copy a => b;`); put other device work inside a `parallel` statement"},
-      {"LocalBufferArray", "buffer-array-not-shared", blk("    local f32 [4] acc[2];\n"), 3, "acc",
-       "arrays of buffers live in shared memory (a ring of stages)", "declare it `shared f32 [...] acc[N];`"},
+      {"ReturnedBufferArray", "buffer-array-not-shared",
+       "__co__ f32 [4] f(f32 [4] a) {\n  f32 [4] out[2];\n  parallel i by 4\n    out.at(i) = a.at(i);\n  return out;\n}\n",
+       2, "out", "the returned tensor `out` is one buffer, not an array of them",
+       "declare the array under another name and copy its result into the returned tensor"},
       {"EmptyBufferArray", "buffer-array-empty", blk("    shared f32 [4] acc[0];\n"), 3, "0]",
        "an array of buffers needs at least one"},
       {"BreakOutsideALoop", "break-outside-loop", fn("  if (n > 3) break;\n"), 2, "break",
@@ -135,7 +137,22 @@ std::vector<RuleCase> parallel_cases() {
        "0 :", "a parallel count must be positive, got 0"},
       {"WarpsInsideAThreadLevel", "thread-level-nesting",
        fn("  parallel i by 2 : block\n    parallel t by 32 : thread\n      parallel w by 2 : group\n        a.at(t, w) = 1;\n"),
-       4, "w by", "parallel levels inside a thread level are not supported"},
+       4, "w by", "a `: group` level inside a thread level", "levels nest block, group-4, group, thread from the outside in"},
+      {"UnannotatedLevelInsideAThreadLevel", "thread-level-nesting",
+       fn("  parallel i by 2 : block\n    parallel t by 32 : thread\n      parallel w by 2\n        a.at(t, w) = 1;\n"), 4,
+       "w by",
+       "cannot infer where this parallel level runs: 1 unannotated level, this one, stands between the `: thread` level "
+       "around it and the innermost statements, which leave room for none (levels nest block, group-4, group, thread "
+       "from the outside in)",
+       "annotate the levels (`: block`, `: group-4`, `: group`, `: thread`), or nest fewer"},
+      {"TwoUnannotatedLevelsInsideAWarp", "thread-level-nesting",
+       blk("    parallel g by 2 : group {\n      parallel u by 2 {\n        parallel v by 16\n          a.at(u, v) = 1;\n"
+           "      }\n    }\n"),
+       4, "u by",
+       "cannot infer where this parallel level runs: 2 unannotated levels, this one first, stand between the `: group` "
+       "level around them and the innermost statements, which leave room for 1 (levels nest block, group-4, group, "
+       "thread from the outside in)",
+       "annotate the levels (`: block`, `: group-4`, `: group`, `: thread`), or nest fewer"},
       {"TwoGridsInOneKernel", "one-grid",
        fn("  {\n    parallel i by 2 : block\n      a.at(i, 0) = 1;\n    parallel j by 2 : block\n      a.at(j, 0) = 1;\n  }\n"),
        5, "j by",

@@ -388,6 +388,7 @@ void Printer::stmt(const ir::Stmt& s) {
       const ir::Buffer& b = kernel_.buffers[static_cast<std::size_t>(n.buffer)];
       std::int64_t count = 1;  // at most the local limit: checked in lowering
       for (const auto& d : b.dims) count *= d.value;
+      if (b.slots > 0) count *= b.slots;  // an array of local buffers, a slot each
       // An empty tile still declares one element: C++ has no zero-length arrays.
       // Wider than its element: accessed as whole vectors (element-wise vectorization).
       const bool wide = b.align_bytes > static_cast<int>(dtype_size(b.dtype));

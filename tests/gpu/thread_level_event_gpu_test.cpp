@@ -1,0 +1,25 @@
+// An event declared inside a thread level on a real device, against the
+// host reference (the interpreter runs the same kernel in
+// tests/interp/thread_level_event_interp_test.cpp).
+#include <gtest/gtest.h>
+
+#include "common/thread_level_event_kernel.hpp"
+#include "croq/croq.hpp"
+#include "gpu_test_util.hpp"
+
+namespace croq {
+namespace {
+
+TEST(GpuThreadLevelEvent, ItsTriggerAndWaitOrderTheThreadsStores) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(test::kThreadLevelEventKernel);
+  auto a = make_spandata<s32>(2, 64);
+  a.fill_random(-1000, 1000, test::next_seed());
+  auto out = make_spandata<s32>(2, 64);
+  out.fill(-7);
+  k(a.view(), out.view());
+  EXPECT_EQ(test::thread_level_event_mismatch(a.data(), out.data()), "");
+}
+
+}  // namespace
+}  // namespace croq
