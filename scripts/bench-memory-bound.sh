@@ -39,7 +39,7 @@ step configure - configure || { summary; exit 1; }
 step build - build_targets || { summary; exit 1; }
 
 step tests 900 ctest --test-dir "$build" --output-on-failure -j 4 \
-  -R 'Elementwise|RowNorm|BenchTranspose|vectorize_elementwise|row_norms|sample_ele_add'
+  -R 'Elementwise|RowNorm|BenchTranspose|vectorize_elementwise|tile_transposes|row_norms|sample_ele_add'
 export PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" CROQ_KERNEL_SOURCES="$build/bench/kernel_sources"
 for script in bench_elementwise bench_rows; do
   step "$script-self-test" 600 "$python" "$root/bench/harness/$script.py" --self-test

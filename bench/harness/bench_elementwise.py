@@ -1,6 +1,6 @@
 """Memory-bound element-wise kernels written in plain Croqtile (the README's
 add, a fused multiply-add of three tensors, a cast from f32, a transpose
-through shared tiles, 32 x 32 for f32 and 64 x 64 for f16 and bf16:
+`y.at(j, i) = x.at(i, j)` that the compiler moves through shared tiles:
 bench/harness/kernels/ew_*.co) against torch (torch.add, torch.addcmul, Tensor.to,
 x.t().contiguous()) and against a device-to-device copy (Tensor.copy_ of a
 tensor of the row's element type and element count), in one process on the
@@ -14,8 +14,8 @@ every byte a call must move: each input read once, the output written once.
 (croqjit.device_peaks: memory clock x bus width x 2).
 
 Shapes: [16384, 16384] and [16381, 16387] (an element count that is no
-multiple of any vector width, and rows that are not either); the transpose
-takes [16384, 16384] only (whole tiles). --quick: [8192, 8192] and
+multiple of any vector width, and rows that are not either: the
+transpose's tiles past the last whole one). --quick: [8192, 8192] and
 [8191, 8193].
 
     python bench/harness/bench_elementwise.py [--quick] [--only add|fma|cast|transpose] [--json OUT]
@@ -103,9 +103,6 @@ def run_rows(report, settings, timer, args):
             if kind == "cast" and element == "f32":
                 continue  # the cast's source is f32: its rows are f32 -> f16 and f32 -> bf16
             for shape in shapes:
-                tile = kernel_text.transpose_tile(element)
-                if kind == "transpose" and (shape[0] % tile or shape[1] % tile):
-                    continue  # the transpose moves whole square tiles
                 what = f"cast f32 -> {element}" if kind == "cast" else f"{kind} {element}"
                 label = f"{what} [{shape[0]}, {shape[1]}]"
 

@@ -118,21 +118,14 @@ def gemm_config_name(defines: dict) -> str:
 def elementwise(kind: str, element: str) -> str:
     """bench/harness/kernels/ew_<kind>.co (add, fma, cast, transpose) for one
     element type: add, fma and transpose with f32 replaced by it, cast (from
-    f32) with its bf16 target replaced by it. The transpose of 2-byte
-    elements is ew_transpose_2byte.co (64 x 64 tiles) with f16 replaced."""
+    f32) with its bf16 target replaced by it."""
     import re
 
-    two_byte = kind == "transpose" and element in ("f16", "bf16")
-    with open(os.path.join(HERE, "kernels", "ew_transpose_2byte.co" if two_byte else f"ew_{kind}.co")) as f:
+    with open(os.path.join(HERE, "kernels", f"ew_{kind}.co")) as f:
         text = f.read()
     if kind == "cast":
         return re.sub(r"\bbf16\b", element, text)
-    return re.sub(r"\bf16\b" if two_byte else r"\bf32\b", element, text)
-
-
-def transpose_tile(element: str) -> int:
-    """The square tile the benchmark's transpose for `element` moves a block."""
-    return 64 if element in ("f16", "bf16") else 32
+    return re.sub(r"\bf32\b", element, text)
 
 
 def replace_exactly(text: str, old: str, new: str, count: int) -> str:

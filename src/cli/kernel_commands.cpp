@@ -134,6 +134,7 @@ std::vector<Diagnostic> constant_shape_refusals(const std::string& source, const
     }
     CompileOptions o = options;
     o.entry = fn.name;
+    const std::string note = "croq::compile rejects it when it specializes `" + fn.name + "` for its constant shapes";
     try {
       const auto checked = pipeline::check(source, o);
       pipeline::generate(*checked, sig, pipeline::choose_target(o.arch, 0));
@@ -141,12 +142,11 @@ std::vector<Diagnostic> constant_shape_refusals(const std::string& source, const
       for (Diagnostic d : e.diagnostics()) {
         if (d.severity != Severity::error) continue;
         d.severity = Severity::warning;
-        d.notes.push_back("croq::compile rejects it when it specializes `" + fn.name + "` for its constant shapes");
+        d.notes.push_back(note);
         out.push_back(std::move(d));
       }
     } catch (const Error& e) {
-      out.push_back(Diagnostic(Severity::warning, e.what(), fn.location.line, fn.location.column, 1, {}, {},
-                               {"croq::compile rejects it when it specializes `" + fn.name + "` for its constant shapes"}));
+      out.push_back(Diagnostic(Severity::warning, e.what(), fn.location.line, fn.location.column, 1, {}, {}, {note}));
     }
   }
   return out;

@@ -23,6 +23,7 @@ constexpr std::array kPasses{
          Decision::event_arrivals},
     Pass{"reallocate_registers", [](ir::Kernel& k, const PassContext& c) { reallocate_registers(k, c.target); },
          ir::Decisions::none()},
+    Pass{"tile_transposes", [](ir::Kernel& k, const PassContext&) { tile_transposes(k); }, ir::Decisions::none()},
     Pass{"vectorize_elementwise", [](ir::Kernel& k, const PassContext&) { vectorize_elementwise(k); },
          ir::Decisions::none()},
     Pass{"vectorize_copies", [](ir::Kernel& k, const PassContext&) { vectorize_copies(k); }, Decision::copy_vectors},

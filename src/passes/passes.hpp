@@ -84,6 +84,14 @@ void count_event_arrivals(ir::Kernel& kernel);
 // (MMA) warpgroups with setmaxnreg when the target has it.
 void reallocate_registers(ir::Kernel& kernel, const target::Target& target);
 
+// Transposes through shared tiles (transpose_pass.cpp): a flat level
+// [M, N] whose body reads each instance's own elements of [M, N] tensors
+// and writes `y[j, i]` of a [N, M] tensor runs as blocks of square tiles:
+// 16-byte chunks of input rows into a padded shared tile, then chunks of
+// its columns out to rows of y (one element a thread in a direction whose
+// rows do not start on whole chunks); tiles past M or N element by element.
+void tile_transposes(ir::Kernel& kernel);
+
 // Element-wise vectorization (elementwise_pass.cpp): a flat level whose
 // body touches only each instance's own element of tensors of its shape
 // runs a vector of consecutive elements per thread (16 bytes of the

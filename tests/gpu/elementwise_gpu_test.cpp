@@ -21,13 +21,19 @@ using test::check_fma;
 using test::check_transpose;
 using test::Shape2;
 
-// ew_transpose.co (64 x 64 tiles, f32) and ew_transpose_2byte.co (128 x 128,
-// f16 and bf16), several tiles each way.
+// The plain transpose (ew_transpose.co) through the tile_transposes pass:
+// 64 x 64 tiles of f32, 128 x 128 of f16 and bf16, whole and past the edges.
 TEST(GpuElementwise, TransposeThroughSharedTiles) {
   CROQ_REQUIRE_GPU();
-  check_transpose<float>(test::bench_kernel_text("ew_transpose.co", "f32", "f32"), "f32", 64, 192);
-  check_transpose<f16>(test::bench_kernel_text("ew_transpose_2byte.co", "f16", "f16"), "f16", 128, 256);
-  check_transpose<bf16>(test::bench_kernel_text("ew_transpose_2byte.co", "f16", "bf16"), "bf16", 256, 128);
+  for (Shape2 s : {Shape2{64, 192}, Shape2{1000, 1030}, Shape2{192, 67}}) {
+    SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n));
+    check_transpose<float>(test::bench_kernel_text("ew_transpose.co", "f32", "f32"), "f32", s.m, s.n);
+  }
+  for (Shape2 s : {Shape2{128, 256}, Shape2{1000, 1030}, Shape2{300, 129}}) {
+    SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n));
+    check_transpose<f16>(test::bench_kernel_text("ew_transpose.co", "f32", "f16"), "f16", s.m, s.n);
+    check_transpose<bf16>(test::bench_kernel_text("ew_transpose.co", "f32", "bf16"), "bf16", s.n, s.m);
+  }
 }
 
 // 1001 x 7: a tail for every vector width; 64 x 256: none.

@@ -2,7 +2,7 @@
 // checks (tests/common/elementwise_checks.hpp): the vectorized add, fused
 // multiply-add and cast for f32, f16 and bf16 at a shape with a scalar tail
 // for every vector width (1001 x 7) and one without (64 x 256), and the
-// benchmark transposes (bench/harness/kernels/ew_transpose*.co).
+// benchmark's plain transpose (bench/harness/kernels/ew_transpose.co).
 #include <gtest/gtest.h>
 
 #include "common/bench_kernel_text.hpp"
@@ -50,12 +50,18 @@ TEST(InterpretElementwiseGpuKernels, CastFromF32) {
   }
 }
 
+// The plain transpose (ew_transpose.co), which the tile_transposes pass
+// moves through shared tiles: whole tiles, and tiles past M, N or both.
 TEST(InterpretElementwiseGpuKernels, TransposeThroughSharedTiles) {
-  check_transpose<float>(test::bench_kernel_text("ew_transpose.co", "f32", "f32"), "f32", 64, 192, interpreting());
-  check_transpose<f16>(test::bench_kernel_text("ew_transpose_2byte.co", "f16", "f16"), "f16", 128, 256,
-                       interpreting());
-  check_transpose<bf16>(test::bench_kernel_text("ew_transpose_2byte.co", "f16", "bf16"), "bf16", 256, 128,
-                        interpreting());
+  for (Shape2 s : {Shape2{64, 192}, Shape2{130, 200}, Shape2{192, 67}}) {
+    SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n));
+    check_transpose<float>(test::bench_kernel_text("ew_transpose.co", "f32", "f32"), "f32", s.m, s.n, interpreting());
+  }
+  for (Shape2 s : {Shape2{128, 256}, Shape2{300, 129}}) {
+    SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n));
+    check_transpose<f16>(test::bench_kernel_text("ew_transpose.co", "f32", "f16"), "f16", s.m, s.n, interpreting());
+    check_transpose<bf16>(test::bench_kernel_text("ew_transpose.co", "f32", "bf16"), "bf16", s.n, s.m, interpreting());
+  }
 }
 
 }  // namespace

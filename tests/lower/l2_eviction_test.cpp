@@ -27,6 +27,14 @@ GeneratedKernel hinted(bool cluster) {
                   "l2_eviction.co");
 }
 
+// The kernel's PTX through NVRTC for sm_90a, or empty (with the log as a
+// failure) when it does not compile.
+std::string ptx_of(const GeneratedKernel& k) {
+  const jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "l2_eviction.cu", k.entry, {"sm_90a", false, {}});
+  EXPECT_FALSE(out.cubin.empty()) << out.log;
+  return out.cubin.empty() ? std::string() : out.ptx;
+}
+
 TEST(L2Eviction, LoadsCarryTheirPriorityIntoTheIrAndTheCuda) {
   const GeneratedKernel k = hinted(false);
   EXPECT_EQ(count(k.ir, " (L2 evict_first)"), 1u) << k.ir;
@@ -36,11 +44,10 @@ TEST(L2Eviction, LoadsCarryTheirPriorityIntoTheIrAndTheCuda) {
   EXPECT_EQ(count(k.cuda_source, ", croq_dev::l2_policy_evict_first(), "), 1u) << k.cuda_source;
   EXPECT_EQ(count(k.cuda_source, ", croq_dev::l2_policy_evict_last(), "), 1u) << k.cuda_source;
   EXPECT_EQ(count(k.cuda_source, "croq_dev::tma_load_2d("), 0u);
-  const jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "l2_eviction.cu", k.entry, {"sm_90a", false, {}});
-  ASSERT_FALSE(out.cubin.empty()) << out.log;
-  EXPECT_EQ(count(out.ptx, ".L2::cache_hint"), 2u) << out.ptx;
-  EXPECT_EQ(count(out.ptx, "createpolicy.fractional.L2::evict_first.b64"), 1u) << out.ptx;
-  EXPECT_EQ(count(out.ptx, "createpolicy.fractional.L2::evict_last.b64"), 1u) << out.ptx;
+  const std::string ptx = ptx_of(k);
+  EXPECT_EQ(count(ptx, ".L2::cache_hint"), 2u) << ptx;
+  EXPECT_EQ(count(ptx, "createpolicy.fractional.L2::evict_first.b64"), 1u) << ptx;
+  EXPECT_EQ(count(ptx, "createpolicy.fractional.L2::evict_last.b64"), 1u) << ptx;
 }
 
 TEST(L2Eviction, AMulticastLoadKeepsItsPriority) {
@@ -49,9 +56,8 @@ TEST(L2Eviction, AMulticastLoadKeepsItsPriority) {
   EXPECT_EQ(count(k.ir, " (L2 evict_last)"), 1u) << k.ir;
   EXPECT_EQ(ir::print_kernel(ir::parse_kernel(k.ir)), k.ir);
   EXPECT_EQ(count(k.cuda_source, "croq_dev::tma_load_multicast_hint_2d("), 1u) << k.cuda_source;
-  const jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "l2_eviction.cu", k.entry, {"sm_90a", false, {}});
-  ASSERT_FALSE(out.cubin.empty()) << out.log;
-  EXPECT_EQ(count(out.ptx, ".multicast::cluster.L2::cache_hint"), 1u) << out.ptx;
+  const std::string ptx = ptx_of(k);
+  EXPECT_EQ(count(ptx, ".multicast::cluster.L2::cache_hint"), 1u) << ptx;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// The benchmark's transposes (bench/harness/kernels/ew_transpose.co for f32,
-// ew_transpose_2byte.co for f16 and bf16) through the whole pipeline, no
-// GPU: each 16-byte chunk copy one vector load and one vector store, the
+// The benchmark's plain transpose (bench/harness/kernels/ew_transpose.co,
+// `y.at(j, i) = x.at(i, j)` one element an instance) through the whole
+// pipeline, no GPU: the tile_transposes pass moves it through shared tiles,
+// each 16-byte chunk one vector load and one vector store, the
 // tile loop unrolled into straight-line loads (4 a thread: 64 x 64 tiles of
 // f32 in blocks of 256 threads, 128 x 128 tiles of 2-byte elements in blocks
 // of 512), none waiting on another, so all are in flight before the shared
@@ -45,18 +46,21 @@ Loads global_loads(const std::string& ptx, const std::string& kind) {
 }
 
 void check(const std::string& source, DType type, std::int64_t m, std::int64_t n, unsigned threads,
-           unsigned shared_bytes) {
+           unsigned shared_bytes, bool edges = false) {
   GeneratedKernel k = generate(source, {tensor(type, {m, n}), tensor(type, {n, m})});
   EXPECT_EQ(k.launch.block[0] * k.launch.block[1] * k.launch.block[2], threads);
   EXPECT_EQ(k.launch.shared_bytes, shared_bytes);
   jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "transpose.cu", k.entry, {"sm_90a", false, {}});
   ASSERT_FALSE(out.cubin.empty()) << k.cuda_source;
   const Loads loads = global_loads(out.ptx, "v4\\.(u32|b32|f32)");
-  EXPECT_EQ(loads.count, 4u) << out.ptx;
-  EXPECT_TRUE(loads.straight_line) << out.ptx;
+  // Tiles past M or N have a path of their own: four more chunks, each inside the bounds.
+  const std::size_t chunks = edges ? 8 : 4;
+  EXPECT_EQ(loads.count, chunks) << out.ptx;
+  if (!edges) EXPECT_TRUE(loads.straight_line) << out.ptx;
   EXPECT_EQ(global_loads(out.ptx, "(u16|b16|f32|u32|b32)").count, 0u) << "a scalar global load\n" << out.ptx;
   const std::regex vector_store("st\\.global\\.v4\\.");
-  EXPECT_EQ(std::distance(std::sregex_iterator(out.ptx.begin(), out.ptx.end(), vector_store), std::sregex_iterator()), 4)
+  EXPECT_EQ(std::distance(std::sregex_iterator(out.ptx.begin(), out.ptx.end(), vector_store), std::sregex_iterator()),
+            static_cast<std::ptrdiff_t>(chunks))
       << out.ptx;
   EXPECT_EQ(count(out.ptx, "bar.sync"), 1u) << out.ptx;
 }
@@ -69,9 +73,19 @@ TEST(BenchTranspose, F32SixtyFourSquareTilesInVectorChunks) {
 TEST(BenchTranspose, TwoByteElementsHundredTwentyEightSquareTilesInVectorChunks) {
   for (const char* element : {"f16", "bf16"}) {
     SCOPED_TRACE(element);
-    const std::string source = croq::test::bench_kernel_text("ew_transpose_2byte.co", "f16", element);
+    const std::string source = croq::test::bench_kernel_text("ew_transpose.co", "f32", element);
     check(source, test::dtype_of(element), 256, 512, 512, 128 * 130 * 2);
   }
+}
+
+// Shapes past the last whole tile (rows still whole 16-byte chunks): the
+// tiles at the edges move the chunks inside the bounds, vectors too (same
+// launch, same shared tile).
+TEST(BenchTranspose, TilesPastTheEdgesMoveTheChunksInside) {
+  const std::string f32 = croq::test::bench_kernel_text("ew_transpose.co", "f32", "f32");
+  check(f32, DType::f32, 136, 200, 256, 64 * 65 * 4, true);
+  const std::string f16 = croq::test::bench_kernel_text("ew_transpose.co", "f32", "f16");
+  check(f16, DType::f16, 264, 136, 512, 128 * 130 * 2, true);
 }
 
 }  // namespace

@@ -52,6 +52,36 @@ void emit_tma(std::string& out, const std::string& name, const std::string& para
          coord_operands(rank) + "\n               : \"memory\");\n}\n";
 }
 
+// A TMA load of `rank` dims: tma_load, with `multicast` to the blocks of a
+// CTA mask (tma_load_multicast), with `hint` under an L2 cache policy
+// (..._hint). Operands: dst, map, bar, then the mask and the policy, then
+// the coordinates.
+void emit_tma_load(std::string& out, int rank, bool multicast, bool hint) {
+  std::string name = "tma_load", params = "void* dst, const croq_tensor_map* map, u64* bar";
+  std::string modifiers, tail = "[%2]";
+  std::string inputs = "\"r\"(smem_addr(dst)), \"l\"(map_addr(map)), \"r\"(smem_addr(bar))";
+  int operands = 3;
+  if (multicast) {
+    name += "_multicast";
+    params += ", u16 cta_mask";
+    modifiers += ".multicast::cluster";
+    tail += ", %" + std::to_string(operands++);
+    inputs += ", \"h\"(cta_mask)";
+  }
+  if (hint) {
+    name += "_hint";
+    params += ", u64 policy";
+    modifiers += ".L2::cache_hint";
+    tail += ", %" + std::to_string(operands++);
+    inputs += ", \"l\"(policy)";
+  }
+  const std::string d = std::to_string(rank);
+  emit_tma(out, name, params,
+           "cp.async.bulk.tensor." + d + "d.shared::cluster.global.mbarrier::complete_tx::bytes" + modifiers + " [%0], [%1, {" +
+               operand_list(operands, rank) + "}], " + tail,
+           inputs, rank);
+}
+
 std::string tma_functions() {
   // L2 eviction priorities for `tma.load.evict_*` (an L2 cache policy
   // covering every line the load reads).
@@ -62,26 +92,9 @@ std::string tma_functions() {
            ".b64 %0, 1.0;\" : \"=l\"(policy));\n  return policy;\n}\n";
   for (int rank = 1; rank <= 5; ++rank) {
     std::string d = std::to_string(rank);
-    // Operand numbers of the coordinates: after dst, map, bar (3) or after
-    // dst, map, bar, mask (4) or after map, src (2).
-    emit_tma(out, "tma_load", "void* dst, const croq_tensor_map* map, u64* bar",
-             "cp.async.bulk.tensor." + d + "d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {" +
-                 operand_list(3, rank) + "}], [%2]",
-             "\"r\"(smem_addr(dst)), \"l\"(map_addr(map)), \"r\"(smem_addr(bar))", rank);
-    emit_tma(out, "tma_load_multicast", "void* dst, const croq_tensor_map* map, u64* bar, u16 cta_mask",
-             "cp.async.bulk.tensor." + d +
-                 "d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {" +
-                 operand_list(4, rank) + "}], [%2], %3",
-             "\"r\"(smem_addr(dst)), \"l\"(map_addr(map)), \"r\"(smem_addr(bar)), \"h\"(cta_mask)", rank);
-    emit_tma(out, "tma_load_hint", "void* dst, const croq_tensor_map* map, u64* bar, u64 policy",
-             "cp.async.bulk.tensor." + d + "d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, {" +
-                 operand_list(4, rank) + "}], [%2], %3",
-             "\"r\"(smem_addr(dst)), \"l\"(map_addr(map)), \"r\"(smem_addr(bar)), \"l\"(policy)", rank);
-    emit_tma(out, "tma_load_multicast_hint", "void* dst, const croq_tensor_map* map, u64* bar, u16 cta_mask, u64 policy",
-             "cp.async.bulk.tensor." + d +
-                 "d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint [%0], [%1, {" +
-                 operand_list(5, rank) + "}], [%2], %3, %4",
-             "\"r\"(smem_addr(dst)), \"l\"(map_addr(map)), \"r\"(smem_addr(bar)), \"h\"(cta_mask), \"l\"(policy)", rank);
+    for (bool hint : {false, true})
+      for (bool multicast : {false, true}) emit_tma_load(out, rank, multicast, hint);
+    // The store's coordinates follow map and src (operands 0 and 1).
     emit_tma(out, "tma_store", "const croq_tensor_map* map, const void* src",
              "cp.async.bulk.tensor." + d + "d.global.shared::cta.bulk_group [%0, {" + operand_list(2, rank) +
                  "}], [%1]",

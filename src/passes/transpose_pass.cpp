@@ -1,0 +1,507 @@
+// Transposes through shared tiles (see passes.hpp): a flat level [M, N]
+// whose body reads the instance's own elements of [M, N] tensors and writes
+// `y[j, i]` of a [N, M] tensor becomes blocks that each move a T x T tile.
+// Each thread loads C-element chunks of rows of the inputs (16 bytes of the
+// narrowest element: one vector load), runs the element body over the
+// chunk, and writes the results into a shared tile padded by 4 bytes a row
+// (so a column's elements fall in different banks); after the block's
+// barrier it gathers C elements of a column of the tile and stores them to
+// a row of y as one vector. Every access to global memory is then a full
+// 16-byte chunk of a row, where the flat level read rows and wrote columns
+// (one 32-byte sector per element stored). Tiles that reach past M or N
+// take a scalar path with bounds checks instead.
+//
+// The tile: 16 chunks across (8 for 1-byte elements), at most 128 elements,
+// and 4 rows a thread: 64 x 64 for 4-byte elements in blocks of 256
+// threads, 128 x 128 for 2-byte elements in blocks of 512. These reached
+// 0.95x a device-to-device copy's bandwidth on an H200, the forms
+// docs/how-to/memory-bound.md measured. Where the rows of x (or of y) do
+// not start on whole chunks (a row length that is no multiple of the chunk,
+// a base not known to be aligned), that direction moves one element a
+// thread instead, a warp along each row, with the same block and tile.
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "ir/builder.hpp"
+#include "passes/flat_region.hpp"
+#include "passes/passes.hpp"
+
+namespace croq::passes {
+
+namespace {
+
+constexpr std::int64_t kChunkBytes = 16;       // the widest global access
+constexpr std::int64_t kThreadTensorBytes = 32;  // the most one thread holds of one tensor's chunk
+constexpr std::int64_t kTileMax = 128;
+constexpr std::int64_t kRowsPerThread = 4;
+
+// How the threads of one direction (loading x's rows, or storing y's) cover
+// a tile: `across` threads take `chunk` elements each of a row, `down`
+// thread rows take `rows` rows each.
+struct Phase {
+  std::int64_t chunk = 1, across = 0, down = 0, rows = 0;
+};
+
+struct Shape {
+  std::int64_t m = 0, n = 0;  // the level [M, N]
+  std::int64_t tile = 0;      // T
+  std::int64_t threads = 0;
+  Phase load, store;
+};
+
+// 16-byte chunks (`chunk` elements, 4 rows a thread) when every row of the
+// tensors this direction reads or writes starts on a whole chunk; else one
+// element a thread, a warp along each row, with the same threads.
+Phase phase_for(bool chunked, std::int64_t chunk, std::int64_t tile, std::int64_t threads) {
+  Phase p;
+  p.chunk = chunked ? chunk : 1;
+  p.across = tile / p.chunk;
+  p.down = threads / p.across;
+  p.rows = tile / p.down;
+  return p;
+}
+
+// How a copy of the element body is made: element reads of buffer b become
+// `reads[b]` (an expression of the element), the write to y becomes
+// `write`, and the index lets of i and j take `i` and `j`.
+struct Rewrite {
+  std::string i_name, j_name;
+  ir::ExprRef i, j;
+  std::map<int, std::function<ir::ExprRef(const ir::ExprRef&)>> reads;
+  int y = -1;
+  ir::ExprRef write;
+};
+
+ir::ExprRef rewrite_expr(const ir::ExprRef& e, const Rewrite& rw) {
+  if (!e) return e;
+  if (e->kind == ir::ExprKind::element) {
+    auto it = rw.reads.find(e->buffer);
+    if (it != rw.reads.end()) return it->second(e);
+    return e;
+  }
+  bool changed = false;
+  std::vector<ir::ExprRef> operands;
+  for (const ir::ExprRef& o : e->operands) {
+    operands.push_back(rewrite_expr(o, rw));
+    changed = changed || operands.back() != o;
+  }
+  if (!changed) return e;
+  auto copy = std::make_shared<ir::Expr>(*e);
+  copy->operands = std::move(operands);
+  return copy;
+}
+
+ir::StmtList rewrite_body(const ir::StmtList& body, const Rewrite& rw);
+
+ir::StmtPtr rewrite_stmt(const ir::Stmt& s, const Rewrite& rw) {
+  auto r = [&](const ir::ExprRef& e) { return rewrite_expr(e, rw); };
+  if (const auto* let = std::get_if<ir::Let>(&s.node)) {
+    if (let->name == rw.i_name) return ir::make_stmt(ir::Let{let->name, let->type, true, rw.i}, s.where);
+    if (let->name == rw.j_name) return ir::make_stmt(ir::Let{let->name, let->type, true, rw.j}, s.where);
+    return ir::make_stmt(ir::Let{let->name, let->type, let->is_const, r(let->init)}, s.where);
+  }
+  if (const auto* a = std::get_if<ir::Assign>(&s.node)) {
+    const bool to_y = a->target->kind == ir::ExprKind::element && a->target->buffer == rw.y;
+    return ir::make_stmt(ir::Assign{to_y ? rw.write : r(a->target), a->op, r(a->value), r(a->guard)}, s.where);
+  }
+  if (const auto* f = std::get_if<ir::If>(&s.node)) {
+    auto seq = [&](const ir::StmtPtr& b) -> ir::StmtPtr {
+      if (!b) return nullptr;
+      const auto& inner = std::get<ir::Seq>(b->node);
+      return ir::make_stmt(ir::Seq{rewrite_body(inner.body, rw), inner.braces}, b->where);
+    };
+    return ir::make_stmt(ir::If{r(f->condition), seq(f->then_branch), seq(f->else_branch)}, s.where);
+  }
+  if (const auto* c = std::get_if<ir::Comment>(&s.node)) return ir::make_stmt(*c, s.where);
+  return ir::make_stmt(std::get<ir::LineMark>(s.node), s.where);
+}
+
+ir::StmtList rewrite_body(const ir::StmtList& body, const Rewrite& rw) {
+  ir::StmtList out;
+  for (const ir::StmtPtr& s : body) out.push_back(rewrite_stmt(*s, rw));
+  return out;
+}
+
+ir::StmtPtr seq(ir::StmtList body) { return ir::make_stmt(ir::Seq{std::move(body), true}); }
+
+ir::StmtPtr unrolled(const std::string& var, std::int64_t count, ir::StmtList body) {
+  ir::For loop;
+  loop.var = var;
+  loop.begin = ir::int_const(0);
+  loop.end = ir::int_const(count);
+  loop.body = seq(std::move(body));
+  loop.unroll = true;
+  return ir::make_stmt(std::move(loop));
+}
+
+ir::Tile tile2(int buffer, ir::ExprRef row, ir::ExprRef col, std::int64_t col_multiple, std::int64_t cols) {
+  ir::Tile t;
+  t.buffer = buffer;
+  t.origin = {std::move(row), std::move(col)};
+  t.origin_multiple = {col_multiple ? 1 : 0, col_multiple};
+  t.extent = {1, cols};
+  return t;
+}
+
+ir::StmtPtr copy(ir::Tile src, ir::Tile dst) {
+  ir::CopyTiles c;
+  c.src = std::move(src);
+  c.dst = std::move(dst);
+  return ir::make_stmt(std::move(c));
+}
+
+// The tile shape for the element sizes the body touches; nullopt when a
+// tile would not pay (a level smaller than one tile) or the types are not
+// whole bytes.
+std::optional<Shape> shape_for(const ir::Kernel& k, const flat::Plan& plan) {
+  std::int64_t narrow = kChunkBytes, wide = 1;
+  for (const std::set<int>* set : {&plan.read, &plan.transposed})
+    for (int b : *set) {
+      const DType t = k.buffers[static_cast<std::size_t>(b)].dtype;
+      if (is_subbyte(t)) return std::nullopt;
+      const auto size = static_cast<std::int64_t>(dtype_size(t));
+      narrow = std::min(narrow, size);
+      wide = std::max(wide, size);
+    }
+  Shape s;
+  s.m = plan.rows;
+  s.n = plan.cols;
+  std::int64_t chunk = kChunkBytes / narrow;
+  while (chunk > 1 && chunk * wide > kThreadTensorBytes) chunk /= 2;
+  s.tile = std::min(kTileMax, 16 * chunk);
+  s.threads = (s.tile / chunk) * (s.tile / kRowsPerThread);
+  if (chunk < 2 || s.m < s.tile || s.n < s.tile) return std::nullopt;
+  // A row starts on a whole chunk when the row length is a multiple of it
+  // and the tensor's base is aligned to its chunk's bytes.
+  auto aligned = [&](int b, std::int64_t row) {
+    const ir::Buffer& buf = k.buffers[static_cast<std::size_t>(b)];
+    const std::int64_t bytes = std::min(kChunkBytes, chunk * static_cast<std::int64_t>(dtype_size(buf.dtype)));
+    return row % chunk == 0 && buf.align_bytes % bytes == 0;
+  };
+  bool load_chunked = true;
+  for (int b : plan.read) load_chunked = load_chunked && aligned(b, s.n);
+  s.load = phase_for(load_chunked, chunk, s.tile, s.threads);
+  s.store = phase_for(aligned(*plan.transposed.begin(), s.m), chunk, s.tile, s.threads);
+  return s;
+}
+
+}  // namespace
+
+namespace {
+
+// The index expressions of the rewritten kernel.
+struct Names {
+  ir::Type index;
+  ir::ExprRef bm, bn;  // the block's tile: rows bm * T of x, columns bn * T
+  ir::ExprRef r, c;    // the thread's row (of T / 4) and chunk (of T / C)
+};
+
+ir::ExprRef num(std::int64_t v, const ir::Type& t) { return ir::int_const(v, t); }
+ir::ExprRef plus(ir::ExprRef a, ir::ExprRef b) { return ir::binary("+", std::move(a), std::move(b)); }
+ir::ExprRef times(ir::ExprRef a, std::int64_t v, const ir::Type& t) { return ir::binary("*", std::move(a), num(v, t)); }
+
+// The thread's row and chunk lets (setting n.r, n.c), after the block's
+// barrier when `barrier_first`.
+ir::StmtList thread_lets(ir::Kernel& kernel, const Phase& p, Names& n, bool barrier_first) {
+  ir::StmtList out;
+  if (barrier_first) {
+    ir::Barrier b;
+    b.set.tid = ir::special("threadIdx.x");
+    b.set.count = ir::special("blockDim.x");
+    out.push_back(ir::make_stmt(std::move(b)));
+  }
+  const std::string t = kernel.fresh("tid"), c = kernel.fresh("chunk"), r = kernel.fresh("row");
+  out.push_back(ir::make_stmt(ir::Let{t, n.index, true, ir::special("threadIdx.x")}));
+  out.push_back(ir::make_stmt(ir::Let{c, n.index, true, ir::binary("%", ir::var(t, n.index), num(p.across, n.index))}));
+  out.push_back(ir::make_stmt(ir::Let{r, n.index, true, ir::binary("/", ir::var(t, n.index), num(p.across, n.index))}));
+  n.c = ir::var(c, n.index);
+  n.r = ir::var(r, n.index);
+  return out;
+}
+
+ir::StmtPtr region_of(ir::Mapping mapping, ir::StmtList body) {
+  ir::Region region;
+  region.mapping = mapping;
+  region.body = seq(std::move(body));
+  return ir::make_stmt(std::move(region));
+}
+
+// `if (condition) then else otherwise`, or `then` alone when every block takes it.
+void branch(ir::StmtList& out, const ir::ExprRef& condition, ir::StmtList then, ir::StmtList otherwise) {
+  if (!condition) {
+    for (auto& s : then) out.push_back(std::move(s));
+    return;
+  }
+  out.push_back(ir::make_stmt(ir::If{condition, seq(std::move(then)), seq(std::move(otherwise))}));
+}
+
+struct Kernel2 {
+  ir::Kernel& kernel;
+  const flat::Plan& plan;
+  const Shape& s;
+  const ir::StmtList& body;
+  Rewrite base;  // the index let names and y
+  int tile = -1;
+  DType out = DType::f32;
+};
+
+// Statements inside `if (row < rows && col < cols)` when `bounded`.
+ir::StmtList within(bool bounded, const ir::ExprRef& row, std::int64_t rows, const ir::ExprRef& col, std::int64_t cols,
+                    ir::StmtList body, const ir::Type& ix) {
+  if (!bounded) return body;
+  ir::StmtList out;
+  out.push_back(ir::make_stmt(ir::If{ir::all_of(ir::less(row, num(rows, ix)), ir::less(col, num(cols, ix))),
+                                     seq(std::move(body)), nullptr}));
+  return out;
+}
+
+// The first thread level in chunks: each of the thread's rows, its chunk of
+// every input in registers, the element body over the chunk into the shared
+// tile. `bounded` (a tile past M or N): only the chunks inside, which are
+// whole chunks of x since its rows are whole chunks.
+ir::StmtList load_chunks(Kernel2& g, const Names& n, const Phase& p, bool bounded) {
+  const ir::Type& ix = n.index;
+  ir::StmtList out;
+  std::map<int, int> registers;
+  for (int b : g.plan.read) {
+    const ir::Buffer& src = g.kernel.buffers[static_cast<std::size_t>(b)];
+    ir::Buffer regs;
+    std::string base = src.name;
+    for (const char* prefix : {"arg_", "croq_"})
+      if (base.rfind(prefix, 0) == 0) base = base.substr(std::string(prefix).size());
+    regs.name = g.kernel.fresh(base + "_chunk");
+    regs.dtype = src.dtype;
+    regs.dims = {ir::Extent{1, ""}, ir::Extent{p.chunk, ""}};
+    regs.space = ir::Space::local;
+    regs.align_bytes = static_cast<int>(std::min<std::int64_t>(kChunkBytes, p.chunk * static_cast<std::int64_t>(dtype_size(src.dtype))));
+    registers[b] = static_cast<int>(g.kernel.buffers.size());
+    g.kernel.buffers.push_back(regs);
+    out.push_back(ir::make_stmt(ir::DeclareLocal{registers[b]}));
+  }
+  const std::string k = g.kernel.fresh("k"), e = g.kernel.fresh("e");
+  const ir::ExprRef row = plus(times(ir::var(k, ix), p.down, ix), n.r);
+  const ir::ExprRef col0 = times(n.c, p.chunk, ix);
+  const ir::ExprRef col = plus(col0, ir::convert(ir::var(e), ix));
+  ir::StmtList per_row;
+  for (const auto& [b, regs] : registers)
+    per_row.push_back(copy(tile2(b, plus(times(n.bm, g.s.tile, ix), row), plus(times(n.bn, g.s.tile, ix), col0),
+                                 p.chunk, p.chunk),
+                           tile2(regs, num(0, ix), num(0, ix), 0, p.chunk)));
+  Rewrite rw = g.base;
+  rw.i = plus(times(n.bm, g.s.tile, ix), row);
+  rw.j = plus(times(n.bn, g.s.tile, ix), col);
+  for (const auto& [b, regs] : registers) {
+    const DType t = g.kernel.buffers[static_cast<std::size_t>(b)].dtype;
+    const int r = regs;
+    const std::string ev = e;
+    rw.reads[b] = [r, t, ev](const ir::ExprRef&) { return ir::element(r, t, nullptr, {ir::int_const(0), ir::var(ev)}); };
+  }
+  rw.write = ir::element(g.tile, g.out, nullptr, {row, col});
+  per_row.push_back(unrolled(e, p.chunk, rewrite_body(g.body, rw)));
+  out.push_back(unrolled(k, p.rows,
+                         within(bounded, plus(times(n.bm, g.s.tile, ix), row), g.s.m,
+                                plus(times(n.bn, g.s.tile, ix), col0), g.s.n, std::move(per_row), ix)));
+  return out;
+}
+
+// The first thread level element by element (rows of x that do not start
+// on whole chunks); `bounded`: each inside the bounds.
+ir::StmtList load_elements(Kernel2& g, const Names& n, const Phase& p, bool bounded) {
+  const ir::Type& ix = n.index;
+  const std::string k = g.kernel.fresh("k"), e = g.kernel.fresh("e");
+  const ir::ExprRef row = plus(times(ir::var(k, ix), p.down, ix), n.r);
+  const ir::ExprRef col = plus(times(n.c, p.chunk, ix), ir::convert(ir::var(e), ix));
+  Rewrite rw = g.base;
+  rw.i = ir::var(rw.i_name, ix);
+  rw.j = ir::var(rw.j_name, ix);
+  rw.write = ir::element(g.tile, g.out, nullptr, {row, col});
+  ir::StmtList element;
+  element.push_back(ir::make_stmt(ir::Let{rw.i_name, ix, true, plus(times(n.bm, g.s.tile, ix), row)}));
+  element.push_back(ir::make_stmt(ir::Let{rw.j_name, ix, true, plus(times(n.bn, g.s.tile, ix), col)}));
+  Rewrite inner = rw;
+  inner.i_name.clear();  // the body's own index lets are dropped: the lets above replace them
+  inner.j_name.clear();
+  ir::StmtList kept;
+  for (const ir::StmtPtr& st : g.body) {
+    const auto* let = std::get_if<ir::Let>(&st->node);
+    if (let && (let->name == rw.i_name || let->name == rw.j_name)) continue;
+    kept.push_back(rewrite_stmt(*st, inner));
+  }
+  if (bounded)
+    element.push_back(ir::make_stmt(ir::If{ir::all_of(ir::less(ir::var(rw.i_name, ix), num(g.s.m, ix)),
+                                                      ir::less(ir::var(rw.j_name, ix), num(g.s.n, ix))),
+                                           seq(std::move(kept)), nullptr}));
+  else
+    for (auto& st : kept) element.push_back(std::move(st));
+  ir::StmtList per_row;
+  per_row.push_back(unrolled(e, p.chunk, std::move(element)));
+  ir::StmtList out;
+  out.push_back(unrolled(k, p.rows, std::move(per_row)));
+  return out;
+}
+
+// The second thread level in chunks: a column of the tile gathered into
+// registers, stored to a row of y as one chunk; `bounded`: the chunks inside.
+ir::StmtList store_chunks(Kernel2& g, const Names& n, const Phase& p, bool bounded) {
+  const ir::Type& ix = n.index;
+  ir::Buffer regs;
+  regs.name = g.kernel.fresh("column");
+  regs.dtype = g.out;
+  regs.dims = {ir::Extent{1, ""}, ir::Extent{p.chunk, ""}};
+  regs.space = ir::Space::local;
+  regs.align_bytes = static_cast<int>(std::min<std::int64_t>(kChunkBytes, p.chunk * static_cast<std::int64_t>(dtype_size(g.out))));
+  const int column = static_cast<int>(g.kernel.buffers.size());
+  g.kernel.buffers.push_back(regs);
+  const std::string k = g.kernel.fresh("k"), e = g.kernel.fresh("e");
+  const ir::ExprRef row = plus(times(ir::var(k, ix), p.down, ix), n.r);
+  const ir::ExprRef col0 = times(n.c, p.chunk, ix);
+  ir::StmtList gather;
+  gather.push_back(ir::make_stmt(ir::Assign{ir::element(column, g.out, nullptr, {ir::int_const(0), ir::var(e)}), "=",
+                                            ir::element(g.tile, g.out, nullptr, {plus(col0, ir::convert(ir::var(e), ix)), row}),
+                                            nullptr}));
+  ir::StmtList per_row;
+  per_row.push_back(unrolled(e, p.chunk, std::move(gather)));
+  per_row.push_back(copy(tile2(column, num(0, ix), num(0, ix), 0, p.chunk),
+                         tile2(g.base.y, plus(times(n.bn, g.s.tile, ix), row), plus(times(n.bm, g.s.tile, ix), col0),
+                               p.chunk, p.chunk)));
+  ir::StmtList out;
+  out.push_back(ir::make_stmt(ir::DeclareLocal{column}));
+  out.push_back(unrolled(k, p.rows,
+                         within(bounded, plus(times(n.bn, g.s.tile, ix), row), g.s.n,
+                                plus(times(n.bm, g.s.tile, ix), col0), g.s.m, std::move(per_row), ix)));
+  return out;
+}
+
+// The second thread level element by element; `bounded`: each inside the bounds.
+ir::StmtList store_elements(Kernel2& g, const Names& n, const Phase& p, bool bounded) {
+  const ir::Type& ix = n.index;
+  const std::string k = g.kernel.fresh("k"), e = g.kernel.fresh("e");
+  const std::string yr = g.kernel.fresh("y_row"), yc = g.kernel.fresh("y_col");
+  const ir::ExprRef row = plus(times(ir::var(k, ix), p.down, ix), n.r);
+  const ir::ExprRef col = plus(times(n.c, p.chunk, ix), ir::convert(ir::var(e), ix));
+  ir::StmtList element;
+  element.push_back(ir::make_stmt(ir::Let{yr, ix, true, plus(times(n.bn, g.s.tile, ix), row)}));
+  element.push_back(ir::make_stmt(ir::Let{yc, ix, true, plus(times(n.bm, g.s.tile, ix), col)}));
+  ir::StmtList store;
+  store.push_back(ir::make_stmt(ir::Assign{ir::element(g.base.y, g.out, nullptr, {ir::var(yr, ix), ir::var(yc, ix)}), "=",
+                                           ir::element(g.tile, g.out, nullptr, {col, row}), nullptr}));
+  if (bounded)
+    element.push_back(ir::make_stmt(ir::If{ir::all_of(ir::less(ir::var(yr, ix), num(g.s.n, ix)),
+                                                      ir::less(ir::var(yc, ix), num(g.s.m, ix))),
+                                           seq(std::move(store)), nullptr}));
+  else
+    for (auto& st : store) element.push_back(std::move(st));
+  ir::StmtList per_row;
+  per_row.push_back(unrolled(e, p.chunk, std::move(element)));
+  ir::StmtList out;
+  out.push_back(unrolled(k, p.rows, std::move(per_row)));
+  return out;
+}
+
+// Whether the body's only mentions of `lin` are the lets of the two indices.
+bool lin_only_in_index_lets(const ir::StmtList& body, const flat::Plan& plan, const Rewrite& rw) {
+  for (const ir::StmtPtr& st : body) {
+    if (const auto* let = std::get_if<ir::Let>(&st->node)) {
+      if (let->name == rw.i_name || let->name == rw.j_name) continue;
+      if (flat::mentions(let->init, plan.lin)) return false;
+    } else if (const auto* a = std::get_if<ir::Assign>(&st->node)) {
+      if (flat::mentions(a->value, plan.lin) || flat::mentions(a->guard, plan.lin) || flat::mentions(a->target, plan.lin))
+        return false;
+    } else if (const auto* f = std::get_if<ir::If>(&st->node)) {
+      if (flat::mentions(f->condition, plan.lin)) return false;
+      for (const ir::StmtPtr* b : {&f->then_branch, &f->else_branch})
+        if (*b && !lin_only_in_index_lets(std::get<ir::Seq>((*b)->node).body, plan, rw)) return false;
+    }
+  }
+  return true;
+}
+
+bool tile_region(ir::Kernel& kernel, ir::Region& region) {
+  flat::Plan plan;
+  plan.allow_transposed = true;
+  std::optional<flat::Body> taken = flat::take_body(kernel, region, plan);
+  if (!taken) return false;
+  if (!flat::body_ok(kernel, plan, taken->body, false) || !plan.written.empty() || plan.transposed.size() != 1 ||
+      plan.read.count(*plan.transposed.begin())) {
+    taken->give_back();
+    return false;
+  }
+  Rewrite base;
+  base.y = *plan.transposed.begin();
+  for (const auto& [name, index] : plan.indices) {
+    if (name == plan.lin) continue;
+    if (index.divisor == 1 && index.modulus == plan.cols) base.j_name = name;
+    else if (index.divisor == plan.cols) base.i_name = name;
+  }
+  std::optional<Shape> s = shape_for(kernel, plan);
+  bool reads_level_shaped = true;
+  for (int b : plan.read) {
+    const auto& dims = kernel.buffers[static_cast<std::size_t>(b)].dims;
+    reads_level_shaped = reads_level_shaped && dims.size() == 2 && dims[0].value == plan.rows && dims[1].value == plan.cols;
+  }
+  if (!s || base.i_name.empty() || base.j_name.empty() || !reads_level_shaped ||
+      !lin_only_in_index_lets(taken->body, plan, base)) {
+    taken->give_back();
+    return false;
+  }
+
+  Kernel2 g{kernel, plan, *s, taken->body, base};
+  g.out = kernel.buffers[static_cast<std::size_t>(base.y)].dtype;
+  ir::Buffer tile;
+  tile.name = kernel.fresh("tile");
+  tile.dtype = g.out;
+  const std::int64_t pad = std::max<std::int64_t>(1, 4 / static_cast<std::int64_t>(dtype_size(g.out)));
+  tile.dims = {ir::Extent{s->tile, ""}, ir::Extent{s->tile + pad, ""}};
+  tile.space = ir::Space::shared;
+  tile.align_bytes = 128;
+  tile.swizzle = 0;
+  g.tile = static_cast<int>(kernel.buffers.size());
+  kernel.buffers.push_back(tile);
+
+  Names n;
+  n.index = taken->lin_let->type;
+  const std::int64_t tiles_m = (s->m + s->tile - 1) / s->tile, tiles_n = (s->n + s->tile - 1) / s->tile;
+  const std::string blk = kernel.fresh("block"), bm = kernel.fresh("bm"), bn = kernel.fresh("bn");
+  n.bm = ir::var(bm, n.index);
+  n.bn = ir::var(bn, n.index);
+  // Whole tiles: every block when the tile divides M and N, else those below the edges.
+  ir::ExprRef whole;
+  if (s->m % s->tile || s->n % s->tile)
+    whole = ir::all_of(ir::less(n.bm, num(s->m / s->tile, n.index)), ir::less(n.bn, num(s->n / s->tile, n.index)));
+
+  ir::StmtList grid;
+  for (std::size_t i = 0; i < taken->at; ++i) grid.push_back(std::move((*taken->top)[i]));
+  grid.push_back(ir::make_stmt(ir::Comment{"transposed through shared " + std::to_string(s->tile) + " x " +
+                                           std::to_string(s->tile) + " tiles: loads of " +
+                                           std::to_string(s->load.chunk) + ", stores of " +
+                                           std::to_string(s->store.chunk) + " elements"}));
+  grid.push_back(ir::make_stmt(ir::Let{blk, n.index, true, ir::special("blockIdx.x")}));
+  grid.push_back(ir::make_stmt(ir::Let{bn, n.index, true, ir::binary("%", ir::var(blk, n.index), num(tiles_n, n.index))}));
+  grid.push_back(ir::make_stmt(ir::Let{bm, n.index, true, ir::binary("/", ir::var(blk, n.index), num(tiles_n, n.index))}));
+  grid.push_back(ir::make_stmt(ir::AllocShared{g.tile}));
+  for (bool store : {false, true}) {
+    const Phase& p = store ? s->store : s->load;
+    ir::StmtList level = thread_lets(kernel, p, n, store);
+    auto part = [&](bool bounded) {
+      if (p.chunk == 1) return store ? store_elements(g, n, p, bounded) : load_elements(g, n, p, bounded);
+      return store ? store_chunks(g, n, p, bounded) : load_chunks(g, n, p, bounded);
+    };
+    branch(level, whole, part(false), whole ? part(true) : ir::StmtList{});
+    grid.push_back(region_of(ir::Mapping::threads, std::move(level)));
+  }
+  region.mapping = ir::Mapping::grid;
+  region.body = seq(std::move(grid));
+  kernel.grid = tiles_m * tiles_n;
+  kernel.block_threads = s->threads;
+  return true;
+}
+
+}  // namespace
+
+void tile_transposes(ir::Kernel& kernel) {
+  if (ir::Region* region = flat::only_flat_region(kernel)) tile_region(kernel, *region);
+}
+
+}  // namespace croq::passes
