@@ -139,8 +139,8 @@ ir::StmtPtr unrolled(const std::string& var, std::int64_t count, ir::StmtList bo
 ir::Tile tile2(int buffer, ir::ExprRef row, ir::ExprRef col, std::int64_t col_multiple, std::int64_t cols) {
   ir::Tile t;
   t.buffer = buffer;
+  t.origin_multiple = {ir::is_zero(row) ? 0 : 1, col_multiple};  // 0: exactly 0
   t.origin = {std::move(row), std::move(col)};
-  t.origin_multiple = {col_multiple ? 1 : 0, col_multiple};
   t.extent = {1, cols};
   return t;
 }
@@ -273,36 +273,43 @@ ir::StmtList load_chunks(Kernel2& g, const Names& n, const Phase& p, bool bounde
       if (base.rfind(prefix, 0) == 0) base = base.substr(std::string(prefix).size());
     regs.name = g.kernel.fresh(base + "_chunk");
     regs.dtype = src.dtype;
-    regs.dims = {ir::Extent{1, ""}, ir::Extent{p.chunk, ""}};
+    regs.dims = {ir::Extent{p.rows, ""}, ir::Extent{p.chunk, ""}};
     regs.space = ir::Space::local;
     regs.align_bytes = static_cast<int>(std::min<std::int64_t>(kChunkBytes, p.chunk * static_cast<std::int64_t>(dtype_size(src.dtype))));
     registers[b] = static_cast<int>(g.kernel.buffers.size());
     g.kernel.buffers.push_back(regs);
     out.push_back(ir::make_stmt(ir::DeclareLocal{registers[b]}));
   }
-  const std::string k = g.kernel.fresh("k"), e = g.kernel.fresh("e");
-  const ir::ExprRef row = plus(times(ir::var(k, ix), p.down, ix), n.r);
+  // Every chunk of the thread is loaded before the first is used, so all
+  // are in flight at once (in the tiles at the edges too, where each is
+  // inside a bounds check).
   const ir::ExprRef col0 = times(n.c, p.chunk, ix);
-  const ir::ExprRef col = plus(col0, ir::convert(ir::var(e), ix));
-  ir::StmtList per_row;
+  auto row_of = [&](const std::string& k) { return plus(times(ir::var(k, ix), p.down, ix), n.r); };
+  auto inside = [&](const std::string& k, ir::StmtList body) {
+    return within(bounded, plus(times(n.bm, g.s.tile, ix), row_of(k)), g.s.m, plus(times(n.bn, g.s.tile, ix), col0),
+                  g.s.n, std::move(body), ix);
+  };
+  const std::string k_load = g.kernel.fresh("k");
+  ir::StmtList load;
   for (const auto& [b, regs] : registers)
-    per_row.push_back(copy(tile2(b, plus(times(n.bm, g.s.tile, ix), row), plus(times(n.bn, g.s.tile, ix), col0),
-                                 p.chunk, p.chunk),
-                           tile2(regs, num(0, ix), num(0, ix), 0, p.chunk)));
+    load.push_back(copy(tile2(b, plus(times(n.bm, g.s.tile, ix), row_of(k_load)), plus(times(n.bn, g.s.tile, ix), col0),
+                              p.chunk, p.chunk),
+                        tile2(regs, ir::var(k_load, ix), num(0, ix), 0, p.chunk)));
+  out.push_back(unrolled(k_load, p.rows, inside(k_load, std::move(load))));
+  const std::string k = g.kernel.fresh("k"), e = g.kernel.fresh("e");
+  const ir::ExprRef col = plus(col0, ir::convert(ir::var(e), ix));
   Rewrite rw = g.base;
-  rw.i = plus(times(n.bm, g.s.tile, ix), row);
+  rw.i = plus(times(n.bm, g.s.tile, ix), row_of(k));
   rw.j = plus(times(n.bn, g.s.tile, ix), col);
   for (const auto& [b, regs] : registers) {
     const DType t = g.kernel.buffers[static_cast<std::size_t>(b)].dtype;
     const int r = regs;
-    const std::string ev = e;
-    rw.reads[b] = [r, t, ev](const ir::ExprRef&) { return ir::element(r, t, nullptr, {ir::int_const(0), ir::var(ev)}); };
+    rw.reads[b] = [r, t, k, e](const ir::ExprRef&) { return ir::element(r, t, nullptr, {ir::var(k), ir::var(e)}); };
   }
-  rw.write = ir::element(g.tile, g.out, nullptr, {row, col});
-  per_row.push_back(unrolled(e, p.chunk, rewrite_body(g.body, rw)));
-  out.push_back(unrolled(k, p.rows,
-                         within(bounded, plus(times(n.bm, g.s.tile, ix), row), g.s.m,
-                                plus(times(n.bn, g.s.tile, ix), col0), g.s.n, std::move(per_row), ix)));
+  rw.write = ir::element(g.tile, g.out, nullptr, {row_of(k), col});
+  ir::StmtList body;
+  body.push_back(unrolled(e, p.chunk, rewrite_body(g.body, rw)));
+  out.push_back(unrolled(k, p.rows, inside(k, std::move(body))));
   return out;
 }
 
