@@ -15,8 +15,8 @@ every byte a call must move: each input read once, the output written once.
 
 Shapes: [16384, 16384] and [16381, 16387] (an element count that is no
 multiple of any vector width, and rows that are not either: the
-transpose's tiles past the last whole one). --quick: [8192, 8192] and
-[8191, 8193].
+transpose's tiles past the last whole one); the transpose also [16384,
+16387] and [16381, 16384]. --quick: [8192, 8192] and [8191, 8193].
 
     python bench/harness/bench_elementwise.py [--quick] [--only add|fma|cast|transpose] [--json OUT]
 """
@@ -32,6 +32,9 @@ KINDS = ["add", "fma", "cast", "transpose"]
 ELEMENTS = ["f32", "f16", "bf16"]
 SHAPES = [(16384, 16384), (16381, 16387)]
 QUICK_SHAPES = [(8192, 8192), (8191, 8193)]
+# The transpose's rows of x and of y each start on whole 16-byte chunks or
+# not: these take one side at a time (x's rows off, then y's).
+TRANSPOSE_SHAPES = [(16384, 16387), (16381, 16384)]
 
 COLUMNS = (f"  {'kernel':34s} {'croq GB/s':>10s} {'torch GB/s':>11s} {'copy GB/s':>10s} {'croq/torch':>11s}"
            f" {'croq/copy':>10s} {'of peak':>8s}  croq ms [min, max]")
@@ -102,7 +105,7 @@ def run_rows(report, settings, timer, args):
         for element in ELEMENTS:
             if kind == "cast" and element == "f32":
                 continue  # the cast's source is f32: its rows are f32 -> f16 and f32 -> bf16
-            for shape in shapes:
+            for shape in shapes + (TRANSPOSE_SHAPES if kind == "transpose" and not args.quick else []):
                 what = f"cast f32 -> {element}" if kind == "cast" else f"{kind} {element}"
                 label = f"{what} [{shape[0]}, {shape[1]}]"
 
