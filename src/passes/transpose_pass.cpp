@@ -15,10 +15,12 @@
 // and 4 rows a thread: 64 x 64 for 4-byte elements in blocks of 256
 // threads, 128 x 128 for 2-byte elements in blocks of 512. These reached
 // 0.95x a device-to-device copy's bandwidth on an H200, the forms
-// docs/how-to/memory-bound.md measured. Where the rows of x (or of y) do
-// not start on whole chunks (a row length that is no multiple of the chunk,
-// a base not known to be aligned), that direction moves one element a
-// thread instead, a warp along each row, with the same block and tile.
+// docs/how-to/memory-bound.md measured. Where the rows of x do not start
+// on whole chunks (a row length that is no multiple of the chunk), each
+// row's piece is read through the aligned chunks of x's flat storage that
+// cover it; where the rows of y do not (or a base is not known to be
+// aligned), that direction moves one element a thread, a warp along each
+// row, with the same block and tile.
 #include <functional>
 #include <map>
 #include <optional>
@@ -42,6 +44,10 @@ constexpr std::int64_t kRowsPerThread = 4;
 // thread rows take `rows` rows each.
 struct Phase {
   std::int64_t chunk = 1, across = 0, down = 0, rows = 0;
+  // Loads only: rows of x start off a chunk, so each row's piece is read as
+  // the aligned chunks of x's flat storage that cover it (one more than a
+  // whole row piece has).
+  bool window = false;
 };
 
 struct Shape {
@@ -175,14 +181,18 @@ std::optional<Shape> shape_for(const ir::Kernel& k, const flat::Plan& plan) {
   if (chunk < 2 || s.m < s.tile || s.n < s.tile) return std::nullopt;
   // A row starts on a whole chunk when the row length is a multiple of it
   // and the tensor's base is aligned to its chunk's bytes.
-  auto aligned = [&](int b, std::int64_t row) {
+  auto base_aligned = [&](int b) {
     const ir::Buffer& buf = k.buffers[static_cast<std::size_t>(b)];
-    const std::int64_t bytes = std::min(kChunkBytes, chunk * static_cast<std::int64_t>(dtype_size(buf.dtype)));
-    return row % chunk == 0 && buf.align_bytes % bytes == 0;
+    return buf.align_bytes % std::min(kChunkBytes, chunk * static_cast<std::int64_t>(dtype_size(buf.dtype))) == 0;
   };
-  bool load_chunked = true;
-  for (int b : plan.read) load_chunked = load_chunked && aligned(b, s.n);
-  s.load = phase_for(load_chunked, chunk, s.tile, s.threads);
+  auto aligned = [&](int b, std::int64_t row) { return row % chunk == 0 && base_aligned(b); };
+  bool load_chunked = true, load_window = s.n % chunk != 0;
+  for (int b : plan.read) {
+    load_chunked = load_chunked && aligned(b, s.n);
+    load_window = load_window && base_aligned(b);
+  }
+  s.load = phase_for(load_chunked || load_window, chunk, s.tile, s.threads);
+  s.load.window = load_window;
   s.store = phase_for(aligned(*plan.transposed.begin(), s.m), chunk, s.tile, s.threads);
   return s;
 }
@@ -310,6 +320,122 @@ ir::StmtList load_chunks(Kernel2& g, const Names& n, const Phase& p, bool bounde
   ir::StmtList body;
   body.push_back(unrolled(e, p.chunk, rewrite_body(g.body, rw)));
   out.push_back(unrolled(k, p.rows, inside(k, std::move(body))));
+  return out;
+}
+
+// The first thread level through windows of x's flat storage (rows that
+// start off a chunk, a base aligned to one): the piece [fs, fs + T) of
+// each of the thread's rows is covered by the T / C + 1 aligned chunks from
+// a = fs - fs % C; thread `c` loads chunk c (thread 0 the last one too), as
+// one vector where it lies inside the tensor, and runs the element body on
+// the elements of the piece. All of a thread's chunks are loaded before the
+// first is used.
+ir::StmtList load_window(Kernel2& g, const Names& n, const Phase& p, bool bounded) {
+  const ir::Type& ix = n.index;
+  const std::int64_t total = g.s.m * g.s.n, last = g.s.tile / p.chunk;  // chunks 0..last of a window
+  ir::StmtList out;
+  std::map<int, std::pair<int, int>> registers;  // read buffer: (its flat view, its registers)
+  for (int b : g.plan.read) {
+    ir::Buffer view = g.kernel.buffers[static_cast<std::size_t>(b)];
+    view.dims = {ir::Extent{total, ""}};
+    view.alias_of = b;
+    view.argument = -1;
+    ir::Buffer regs = view;
+    regs.name = g.kernel.fresh(regs.name.substr(regs.name.rfind("arg_", 0) == 0 ? 4 : 0) + "_window");
+    regs.dims = {ir::Extent{2 * p.rows * p.chunk, ""}};  // one-dimensional, as the flat view it is copied from
+    regs.space = ir::Space::local;
+    regs.alias_of = -1;
+    regs.align_bytes = static_cast<int>(std::min<std::int64_t>(kChunkBytes, p.chunk * static_cast<std::int64_t>(dtype_size(regs.dtype))));
+    const int v = static_cast<int>(g.kernel.buffers.size());
+    g.kernel.buffers.push_back(view);
+    g.kernel.buffers.push_back(regs);
+    registers[b] = {v, v + 1};
+    out.push_back(ir::make_stmt(ir::DeclareLocal{v + 1}));
+  }
+  // One (row, slot) of the thread: its lets (x's row, the piece's start fs,
+  // the chunk's first element f0) and the condition that the chunk exists.
+  struct Slot {
+    ir::StmtList lets;
+    ir::ExprRef xr, fs, f0, exists, slot;
+  };
+  auto slot_of = [&](const std::string& k, const std::string& s) {
+    Slot out;
+    const std::string xr = g.kernel.fresh("x_row"), fs = g.kernel.fresh("piece"), f0 = g.kernel.fresh("chunk_at");
+    out.xr = ir::var(xr, ix);
+    out.fs = ir::var(fs, ix);
+    out.f0 = ir::var(f0, ix);
+    const ir::ExprRef q = plus(n.c, times(ir::convert(ir::var(s), ix), p.across, ix));
+    out.lets.push_back(ir::make_stmt(ir::Let{xr, ix, true, plus(times(n.bm, g.s.tile, ix), plus(times(ir::var(k, ix), p.down, ix), n.r))}));
+    out.lets.push_back(ir::make_stmt(ir::Let{fs, ix, true, plus(times(out.xr, g.s.n, ix), times(n.bn, g.s.tile, ix))}));
+    out.lets.push_back(ir::make_stmt(ir::Let{
+        f0, ix, true, plus(times(ir::binary("/", out.fs, num(p.chunk, ix)), p.chunk, ix), times(q, p.chunk, ix))}));
+    // Chunk `last` exists for thread 0 only; a chunk past the piece's end is not needed.
+    out.exists = ir::all_of(ir::binary("<=", q, num(last, ix)), ir::less(out.f0, plus(out.fs, num(g.s.tile, ix))));
+    if (bounded) out.exists = ir::all_of(ir::less(out.xr, num(g.s.m, ix)), out.exists);
+    out.slot = plus(times(ir::convert(ir::var(k), ix), 2, ix), ir::convert(ir::var(s), ix));
+    return out;
+  };
+  auto per_slot = [&](const std::function<ir::StmtList(const Slot&)>& body) {
+    const std::string k = g.kernel.fresh("k"), s = g.kernel.fresh("s");
+    Slot sl = slot_of(k, s);
+    ir::StmtList inner = std::move(sl.lets);
+    inner.push_back(ir::make_stmt(ir::If{sl.exists, seq(body(sl)), nullptr}));
+    ir::StmtList slots;
+    slots.push_back(unrolled(s, 2, std::move(inner)));
+    return unrolled(k, p.rows, std::move(slots));
+  };
+  // The loads: a vector where the chunk lies inside the tensor, else its elements inside.
+  out.push_back(per_slot([&](const Slot& sl) {
+    ir::StmtList whole, part;
+    const std::string e = g.kernel.fresh("e");
+    for (const auto& [b, vr] : registers) {
+      ir::Tile src;
+      src.buffer = vr.first;
+      src.origin = {sl.f0};
+      src.origin_multiple = {p.chunk};
+      src.extent = {p.chunk};
+      ir::Tile dst = src;
+      dst.buffer = vr.second;
+      dst.origin = {times(sl.slot, p.chunk, ix)};
+      whole.push_back(copy(src, dst));
+      const DType t = g.kernel.buffers[static_cast<std::size_t>(b)].dtype;
+      const ir::ExprRef f = plus(sl.f0, ir::convert(ir::var(e), ix));
+      ir::StmtList one;
+      one.push_back(ir::make_stmt(ir::Assign{ir::element(vr.second, t, nullptr, {plus(times(sl.slot, p.chunk, ix), ir::convert(ir::var(e), ix))}), "=",
+                                             ir::element(vr.first, t, nullptr, {f}), nullptr}));
+      ir::StmtList guarded;
+      guarded.push_back(ir::make_stmt(ir::If{ir::less(f, num(total, ix)), seq(std::move(one)), nullptr}));
+      part.push_back(unrolled(e, p.chunk, std::move(guarded)));
+    }
+    ir::StmtList out;
+    out.push_back(ir::make_stmt(ir::If{ir::binary("<=", plus(sl.f0, num(p.chunk, ix)), num(total, ix)),
+                                       seq(std::move(whole)), seq(std::move(part))}));
+    return out;
+  }));
+  // The element body on each element of the piece, into the tile.
+  out.push_back(per_slot([&](const Slot& sl) {
+    const std::string e = g.kernel.fresh("e"), col = g.kernel.fresh("col");
+    const ir::ExprRef col_var = ir::var(col, ix);
+    Rewrite rw = g.base;
+    rw.i = sl.xr;
+    rw.j = plus(times(n.bn, g.s.tile, ix), col_var);
+    for (const auto& [b, vr] : registers) {
+      const DType t = g.kernel.buffers[static_cast<std::size_t>(b)].dtype;
+      const int r = vr.second;
+      const ir::ExprRef slot = sl.slot;
+      const ir::ExprRef at = plus(times(slot, p.chunk, ix), ir::convert(ir::var(e), ix));
+      rw.reads[b] = [r, t, at](const ir::ExprRef&) { return ir::element(r, t, nullptr, {at}); };
+    }
+    rw.write = ir::element(g.tile, g.out, nullptr, {ir::binary("-", sl.xr, times(n.bm, g.s.tile, ix)), col_var});
+    ir::ExprRef in_piece = ir::all_of(ir::binary(">=", col_var, num(0, ix)), ir::less(col_var, num(g.s.tile, ix)));
+    if (bounded) in_piece = ir::all_of(in_piece, ir::less(rw.j, num(g.s.n, ix)));
+    ir::StmtList element;
+    element.push_back(ir::make_stmt(ir::Let{col, ix, true, ir::binary("-", plus(sl.f0, ir::convert(ir::var(e), ix)), sl.fs)}));
+    element.push_back(ir::make_stmt(ir::If{in_piece, seq(rewrite_body(g.body, rw)), nullptr}));
+    ir::StmtList out;
+    out.push_back(unrolled(e, p.chunk, std::move(element)));
+    return out;
+  }));
   return out;
 }
 
@@ -499,6 +625,7 @@ bool tile_region(ir::Kernel& kernel, ir::Region& region) {
     ir::StmtList level = thread_lets(kernel, p, n, store);
     auto part = [&](bool bounded) {
       if (p.chunk == 1) return store ? store_elements(g, n, p, bounded) : load_elements(g, n, p, bounded);
+      if (p.window) return load_window(g, n, p, bounded);
       return store ? store_chunks(g, n, p, bounded) : load_chunks(g, n, p, bounded);
     };
     branch(level, whole, part(false), whole ? part(true) : ir::StmtList{});

@@ -88,5 +88,17 @@ TEST(BenchTranspose, TilesPastTheEdgesMoveTheChunksInside) {
   check(f16, DType::f16, 264, 136, 512, 128 * 130 * 2, true);
 }
 
+// Rows of x that start off a 16-byte chunk (259 f16 elements): each row's
+// piece is read as the aligned chunks of x's flat storage that cover it,
+// still one vector load each (8 a thread in whole tiles, 8 more in the
+// tiles past N).
+TEST(BenchTranspose, RowsOffAChunkLoadAlignedWindows) {
+  GeneratedKernel k = generate(croq::test::bench_kernel_text("ew_transpose.co", "f32", "f16"),
+                               {tensor(DType::f16, {256, 259}), tensor(DType::f16, {259, 256})});
+  jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "transpose.cu", k.entry, {"sm_90a", false, {}});
+  ASSERT_FALSE(out.cubin.empty()) << k.cuda_source;
+  EXPECT_EQ(global_loads(out.ptx, "v4\\.(u32|b32|f32)").count, 16u) << out.ptx;
+}
+
 }  // namespace
 }  // namespace croq::pipeline
