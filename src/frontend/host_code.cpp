@@ -99,7 +99,7 @@ bool holds_host_work(const Loop& with);  // below
 // Host work of its own: a print, an assignment to a `mutable` scalar, a
 // loop or branch around a parallel statement.
 bool is_host_only(const Stmt& s, const std::set<std::string>& mutable_scalars) {
-  if (print_call(s)) return true;
+  if (print_call(s) || is_compile_time_print(s)) return true;
   if (const auto* a = std::get_if<Assignment>(&s.node)) {
     const auto* target = std::get_if<Name>(&a->target->node);
     return target && mutable_scalars.count(target->name) > 0;
@@ -156,11 +156,24 @@ std::string host_device_work_problem(const Function& fn, const Stmt& s) {
   return problem;
 }
 
-const Call* print_call(const Stmt& s) {
+namespace {
+const std::string* statement_callee(const Stmt& s) {
   const auto* es = std::get_if<ExprStatement>(&s.node);
   const auto* c = es ? std::get_if<Call>(&es->expr->node) : nullptr;
   const auto* f = c ? std::get_if<Name>(&c->callee->node) : nullptr;
-  return f && (f->name == "print" || f->name == "println") ? c : nullptr;
+  return f ? &f->name : nullptr;
+}
+}  // namespace
+
+const Call* print_call(const Stmt& s) {
+  const std::string* f = statement_callee(s);
+  return f && (*f == "print" || *f == "println") ? &std::get<Call>(std::get<ExprStatement>(s.node).expr->node)
+                                                 : nullptr;
+}
+
+bool is_compile_time_print(const Stmt& s) {
+  const std::string* f = statement_callee(s);
+  return f && (*f == "print!" || *f == "println!");
 }
 
 bool is_host_expression(const Expr& e) {
@@ -289,6 +302,7 @@ std::string host_statement_problem(const Stmt& s) {
       if (!std::holds_alternative<Name>(n.target->node)) return "this store (the host stores elements: `t.at(i) = v;`)";
       return expressions_ok({n.value.get()}) ? "" : "this value (only numbers, scalars and arithmetic on them)";
     } else if constexpr (std::is_same_v<T, ExprStatement>) {
+      if (is_compile_time_print(s)) return "";
       const Call* c = print_call(s);
       if (!c) return "this expression statement";
       for (const auto& a : c->args)

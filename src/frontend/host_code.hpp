@@ -85,5 +85,8 @@ bool is_host_expression(const Expr& e);
 
 // `print(...)` / `println(...)` as a statement: the call, else null.
 const Call* print_call(const Stmt& s);
+// `print!(...)` / `println!(...)`: printed while compiling, nothing at run
+// time; in host code a statement with no effect.
+bool is_compile_time_print(const Stmt& s);
 
 }  // namespace croq::frontend::ast

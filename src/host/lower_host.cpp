@@ -101,7 +101,7 @@ class HostLowering {
         }
         out.push_back(assign(to, value, s.location.line));
       } else if constexpr (std::is_same_v<T, ExprStatement>) {
-        out.push_back(print(s, *print_call(s)));
+        if (!is_compile_time_print(s)) out.push_back(print(s, *print_call(s)));
       } else if constexpr (std::is_same_v<T, Loop>) {
         loop(s, n, out);
       } else if constexpr (std::is_same_v<T, If>) {

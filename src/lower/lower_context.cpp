@@ -248,6 +248,11 @@ void LoweringContext::warn(const Stmt& s, const std::string& message, const std:
                                  std::max(1, s.location.length), hint});
 }
 
+void LoweringContext::note(const Stmt& s, const std::string& message) {
+  warnings_.push_back(Diagnostic{Severity::note, message, s.location.line, s.location.column,
+                                 std::max(1, s.location.length)});
+}
+
 void LoweringContext::note_dtype(DType t) {
   if (t == DType::f16) kernel_.needs_half = true;
   if (t == DType::bf16) kernel_.needs_bf16 = true;

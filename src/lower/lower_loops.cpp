@@ -177,13 +177,10 @@ void Lowerer::foreach_nest(const Stmt& s, const Stmt& body, const std::vector<st
 
 // print(...) / println(...): one printf. At block scope one thread prints
 // for the block; outside every parallel statement, one thread of the grid.
-void Lowerer::print_statement(const Stmt& s, const Call& c, bool newline) {
-  ir::Print p;
-  auto text = [&](const std::string& t) { p.parts.push_back({t, nullptr}); };
-  auto value = [&](const Value& v, const Expr& where) {
-    require_scalar(v, where);
-    p.parts.push_back({"", read(v)});
-  };
+// The arguments of a print, in order: strings as text, numbers as values, a
+// shape or tuple as its values in brackets or braces.
+void Lowerer::print_arguments(const Call& c, const std::function<void(const std::string&)>& text,
+                              const std::function<void(const Value&, const Expr&)>& value) {
   for (const auto& arg : c.args) {
     if (const auto* str = std::get_if<StringLiteral>(&arg->node)) {
       std::optional<std::string> t = frontend::string_value(str->spelling);
@@ -209,11 +206,35 @@ void Lowerer::print_statement(const Stmt& s, const Call& c, bool newline) {
     }
     value(v, *arg);
   }
+}
+
+void Lowerer::print_statement(const Stmt& s, const Call& c, bool newline) {
+  ir::Print p;
+  auto text = [&](const std::string& t) { p.parts.push_back({t, nullptr}); };
+  print_arguments(c, text, [&](const Value& v, const Expr& where) {
+    require_scalar(v, where);
+    p.parts.push_back({"", read(v)});
+  });
   if (newline) text("\n");
   if (scope_ != Scope::thread) p.guard = ir::binary("==", set_.tid, ir::int_const(0));
   if (scope_ == Scope::kernel) p.guard = ir::all_of(p.guard, ir::binary("==", ir::special("blockIdx.x"), ir::int_const(0)));
   line_mark(s.location);
   emit_node(std::move(p), s.location);
+}
+
+// `print!(...)` / `println!(...)`: printed while the kernel is compiled, not
+// run, as a note. A value known then (a constant, a shape's dims at this
+// specialization) prints as itself; one computed at run time as
+// `(run-time value)`.
+void Lowerer::compile_time_print(const Stmt& s, const Call& c) {
+  std::string out;
+  print_arguments(
+      c, [&](const std::string& t) { out += t; },
+      [&](const Value& v, const Expr&) {
+        out += v.constant && !v.is_float ? std::to_string(*v.constant) : std::string("(run-time value)");
+      });
+  while (!out.empty() && out.back() == '\n') out.pop_back();  // a note is one message
+  note(s, out);
 }
 
 }  // namespace croq::lower::detail

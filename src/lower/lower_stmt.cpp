@@ -301,6 +301,10 @@ void Lowerer::other_statement(const Stmt& s, const T& n) {
         return print_statement(s, *c, f->name == "println");
     if (const auto* c = std::get_if<Call>(&n.expr->node))
       if (const auto* f = std::get_if<Name>(&c->callee->node);
+          f && (f->name == "print!" || f->name == "println!") && !lookup(f->name))
+        return compile_time_print(s, *c);
+    if (const auto* c = std::get_if<Call>(&n.expr->node))
+      if (const auto* f = std::get_if<Name>(&c->callee->node);
           f && (f->name == "reduce_max" || f->name == "reduce_sum" || f->name == "copy") && !lookup(f->name))
         return fragment_statement(s, *c, f->name);
     if (const auto* c = std::get_if<Call>(&n.expr->node))

@@ -193,6 +193,8 @@ class LoweringContext {
   static ir::SourcePos pos(const SourceLocation& loc) { return {loc.line, loc.column, std::max(1, loc.length)}; }
   std::string source_text(const Expr& e) const { return frontend::source_text(program_, e); }
   void warn(const Stmt& s, const std::string& message, const std::string& hint = "");
+  // A message the source asks the compiler to print (`print!`): a note.
+  void note(const Stmt& s, const std::string& message);
   // `e` has no 64-bit value: `values` shows the operation that failed.
   [[noreturn]] void fail_arithmetic(const Expr& e, support::ArithmeticFault fault, const std::string& values) const;
   [[noreturn]] void fail_buffer_array(const Expr& e);
@@ -713,6 +715,9 @@ class Lowerer : public LevelLowering {
                  const Expr& bound);
   void foreach_bound_indices(const Stmt& s, const Loop& l);
   void print_statement(const Stmt& s, const Call& c, bool newline);
+  void compile_time_print(const Stmt& s, const Call& c);
+  void print_arguments(const Call& c, const std::function<void(const std::string&)>& text,
+                       const std::function<void(const Value&, const Expr&)>& value);
   struct LoopRange {
     ExprRef begin, end, step;  // step null: 1
   };

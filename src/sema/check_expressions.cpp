@@ -403,7 +403,11 @@ Type ExpressionChecker::call(const Expr& e, const Call& c) {
   if (callee && callee->name == "select") return select(e, c);
   if (const Symbol* index = callee ? lookup(callee->name) : nullptr; index && index->type.kind == Kind::index)
     return bounded_value(e, c, index->type);
-  if (callee && (callee->name == "print" || callee->name == "println") && !lookup(callee->name)) return print(e, c);
+  // print!/println! print while compiling (a note); their arguments are checked as a print's.
+  if (callee && (callee->name == "print" || callee->name == "println" || callee->name == "print!" ||
+                 callee->name == "println!") &&
+      !lookup(callee->name))
+    return print(e, c);
   if (callee && callee->name.rfind("__atomic_", 0) == 0)
     if (std::optional<Type> old = atomic(e, c, callee->name)) return *old;
   if (const frontend::MathBuiltin* b = callee ? frontend::find_math_builtin(callee->name) : nullptr)

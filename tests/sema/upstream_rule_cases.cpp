@@ -23,6 +23,8 @@ std::vector<RuleCase> upstream_rule_cases() {
        "u64 and f32; `__atomic_cas` s32, u32, u64 and u16; the others s32, u32, s64 and u64"},
       {"PrintATensor", "print-argument", blk("    println(\"a: \", a);\n"), 3, "a);",
        "`a` is a tensor; `println` prints strings, numbers, shapes and tuples", "print its elements: `println(a.at(...))`"},
+      {"CompileTimePrintATensor", "print-argument", blk("    print!(\"a: \", a);\n"), 3, "a);",
+       "`a` is a tensor; `print!` prints strings, numbers, shapes and tuples", "print its elements: `print!(a.at(...))`"},
       {"PrintAsAValue", "print-argument", blk("    mutable int x = print(1);\n"), 3, "print",
        "`print` is a statement of its own, not a value", "write `print(...);` on its own line"},
       {"DimensionOfAShapeOutOfRange", "pick-index", blk("    sp : [4, 8];\n    mutable int x = sp(2);\n"), 4, "2)",
