@@ -256,12 +256,16 @@ void MemoryLowering::inthreads_async(const Stmt& s, const InThreads& t) {
     Scope saved;
     ~RestoreScope() { scope = saved; }
   } restore{scope_, saved_scope};
-  if (group_levels_.empty()) unchecked(s.location, "inthreads.async outside a group level");
-  const GroupLevel level = group_levels_.back();
+  if (!region_level()) unchecked(s.location, "inthreads.async outside a group level");
+  const GroupLevel level = *region_level();
   const auto selected = selected_groups(*t.condition, level, false);
   if (sema::Verdict broken = sema::inthreads_selection(level.index, level.count, selected))
     fail(t.condition->location, *broken);
   const std::vector<std::int64_t>& chosen = *selected;
+  if (sema::Verdict broken = level.unit == 1 ? sema::inthreads_whole_warps(level.index, chosen.front(),
+                                                                            static_cast<std::int64_t>(chosen.size()))
+                                             : std::nullopt)
+    fail(t.condition->location, *broken);
   // Named barriers 1..15: each region takes one, as the per-warpgroup barriers do.
   if (sema::Verdict broken = sema::inthreads_regions(next_barrier_id_ - 1)) fail(s.location, *broken);
   Value c = require_scalar(expr(*t.condition), *t.condition);

@@ -272,6 +272,12 @@ void LevelChecker::parallel(const Stmt& s, const Parallel& p, std::size_t level_
         cx_.split_groups_ = groups.ok() ? std::optional<std::int64_t>(groups.value) : std::nullopt;
       }
       if (unit == 128) ++cx_.group4_levels_;
+      cx_.thread_level_.reset();
+      if (unit == 1 && cx_.scope_ == Scope::block && !cx_.thread_split_ && count_values.size() == 1 &&
+          lv.indices.size() == 1)
+        cx_.thread_level_ = Context::GroupLevel{
+            lv.indices[0].name,
+            count_values[0].known == Known::now ? std::optional<std::int64_t>(count_values[0].value) : std::nullopt, 1};
       cx_.threads_span_group_ = unit == 1 && cx_.scope_ == Scope::block && !cx_.group_levels_.empty() && total_known &&
                             total == cx_.group_levels_.back().unit;
       if (cx_.threads_span_group_) {
@@ -419,11 +425,13 @@ void LevelChecker::inthreads_async(const Stmt& s, const InThreads& t) {
       fail(Rule::inthreads_nested, s.location,
            std::string("inthreads.async inside ") + (cx_.region_.active ? "another inthreads.async region" : "an inthreads"),
            "make it a region of its own, next to the other");
-    if (cx_.group_levels_.empty())
+    if (!cx_.region_level())
       fail(Rule::inthreads_needs_group, s.location,
-           "inthreads.async outside a `: group` or `: group-4` level is not supported yet by libcroqjit",
-           "libcroqjit selects warps or warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`");
-    const GroupLevel level = cx_.group_levels_.back();
+           "inthreads.async outside a `: group` or `: group-4` level, or a thread level directly in the block, is not "
+           "supported yet by libcroqjit",
+           "libcroqjit selects warps or warpgroups: put it inside `parallel p by N : group-4` (or `: group`, or "
+           "`: thread`) and test `p`");
+    const GroupLevel level = *cx_.region_level();
     // The condition may use only the group index: evaluate it for each value.
     auto selects = [&](Type value) -> std::optional<bool> {
       Probe probe(cx_, level.index, std::move(value));
@@ -455,6 +463,10 @@ void LevelChecker::inthreads_async(const Stmt& s, const InThreads& t) {
       selects(value);
     }
     if (Verdict broken = known ? inthreads_selection(level.index, *level.count, chosen) : std::nullopt)
+      fail(t.condition->location, std::move(*broken));
+    if (Verdict broken = known && level.unit == 1 ? inthreads_whole_warps(level.index, chosen.front(),
+                                                                           static_cast<std::int64_t>(chosen.size()))
+                                                  : std::nullopt)
       fail(t.condition->location, std::move(*broken));
     if (Verdict broken = inthreads_regions(cx_.regions_)) fail(s.location, std::move(*broken));
     ++cx_.regions_;
