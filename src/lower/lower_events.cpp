@@ -153,14 +153,18 @@ void MemoryLowering::arrive(const Value& ev, const SourceLocation& where) {
   emit_node(std::move(a), where);
 }
 
+// The groups `condition` selects: evaluated for each value of the level's
+// index, with the names bound from it (sema's region_bindings) bound again.
 std::optional<std::vector<std::int64_t>> MemoryLowering::selected_groups(const Expr& condition, const GroupLevel& level,
-                                                                  bool probe) {
+                                                                  bool probe, const RegionBindings* bindings) {
   std::vector<std::int64_t> chosen;
   for (std::int64_t v = 0; v < level.count; ++v) {
     push();
     define(level.index, scalar_const(v));
     Value c;
     try {
+      if (bindings)
+        for (const auto& [name, value] : *bindings) define(name, expr(*value));
       c = expr(condition);
     } catch (const CompileError&) {
       pop();
@@ -258,7 +262,9 @@ void MemoryLowering::inthreads_async(const Stmt& s, const InThreads& t) {
   } restore{scope_, saved_scope};
   if (!region_level()) unchecked(s.location, "inthreads.async outside a group level");
   const GroupLevel level = *region_level();
-  const auto selected = selected_groups(*t.condition, level, false);
+  const auto bound = facts_.region_bindings.find(&t);
+  const auto selected =
+      selected_groups(*t.condition, level, false, bound == facts_.region_bindings.end() ? nullptr : &bound->second);
   if (sema::Verdict broken = sema::inthreads_selection(level.index, level.count, selected))
     fail(t.condition->location, *broken);
   const std::vector<std::int64_t>& chosen = *selected;

@@ -535,7 +535,9 @@ class MemoryLowering : public ExprLowering {
   void inthreads_async(const Stmt& s, const InThreads& t);
   // The indices of `level` for which `condition` holds; nullopt when it
   // depends on more than the index (or, with `probe`, fails to evaluate).
-  std::optional<std::vector<std::int64_t>> selected_groups(const Expr& condition, const GroupLevel& level, bool probe);
+  using RegionBindings = std::vector<std::pair<std::string, const Expr*>>;
+  std::optional<std::vector<std::int64_t>> selected_groups(const Expr& condition, const GroupLevel& level, bool probe,
+                                                           const RegionBindings* bindings = nullptr);
   // The threads that run a (synchronous) `inthreads (cond)` body when cond
   // selects a contiguous range of the innermost group level's groups among
   // the running threads; else nullopt.

@@ -173,6 +173,9 @@ class Context {
   // A single-index thread level that splits the block's threads directly
   // (no group level around): inthreads.async selects whole warps of it.
   std::optional<GroupLevel> thread_level_;
+  // Immutable scalars bound by `name = value;` -> the value (an
+  // inthreads.async condition naming one selects by it: region_bindings).
+  std::unordered_map<const Symbol*, const Expr*> bound_values_;
   // The level an inthreads.async condition selects among: the innermost
   // group level, else the thread level splitting the block (nullptr: none).
   const GroupLevel* region_level() const {
@@ -538,6 +541,7 @@ class LevelChecker : public Part {
 
   void parallel(const Stmt& s, const Parallel& p, std::size_t level);
   void inthreads_async(const Stmt& s, const InThreads& t);
+  std::vector<std::pair<std::string, const Expr*>> region_bindings(const Expr& condition) const;
   void inthreads(const Stmt& s, const InThreads& t);  // the plain (not async) form
   void attributes(const Stmt& s);
   bool on_whole_warpgroups() const;

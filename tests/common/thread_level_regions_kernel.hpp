@@ -1,7 +1,7 @@
 // inthreads.async regions of a thread level directly in the block: the
 // level's first two warps store their elements and trigger an event, the
-// other two wait on it and read what the first stored, each region running
-// per thread. With its host reference: shared by the interpret-mode test
+// other two (selected through names bound from the index) wait on it and
+// read what the first stored, each region running per thread. With its host reference: shared by the interpret-mode test
 // (tests/interp) and the GPU test (tests/gpu).
 #pragma once
 
@@ -20,7 +20,9 @@ inline const char* kThreadLevelRegionsKernel = R"(__co__ void thread_level_regio
         out.at(b, t) = a.at(b, t) * 2;
         trigger stored;
       }
-      inthreads.async (t >= 64) {
+      warp = t / 32;
+      consumer = warp >= 2;
+      inthreads.async (consumer) {
         wait stored;
         out.at(b, t) = s.at(127 - t) - a.at(b, t);
       }

@@ -1,6 +1,7 @@
 // inthreads.async in a thread level directly in the block: each region is
 // the threads its condition selects (whole warps), with a named barrier of
-// its own; a selection of part of a warp is refused, by lowering too when
+// its own (a condition naming scalars bound from the index selects by
+// their values); a selection of part of a warp is refused, by lowering too when
 // the level's count is known only once the dims are bound.
 #include <gtest/gtest.h>
 
@@ -16,8 +17,9 @@ constexpr const char* kTwoRegions =
     "__co__ void f(s32 [N] a) {\n"
     "  parallel t by N : thread {\n"
     "    shared event stored;\n"
-    "    inthreads.async (t < 64) { a.at(t) = 1; trigger stored; }\n"
-    "    inthreads.async (t >= 64) { wait stored; a.at(t) = 2; }\n"
+    "    upper = t >= 64;\n"
+    "    inthreads.async (!upper) { a.at(t) = 1; trigger stored; }\n"
+    "    inthreads.async (upper) { wait stored; a.at(t) = 2; }\n"
     "  }\n"
     "}\n";
 
