@@ -153,14 +153,18 @@ void MemoryLowering::arrive(const Value& ev, const SourceLocation& where) {
   emit_node(std::move(a), where);
 }
 
+// The groups `condition` selects: evaluated for each value of the level's
+// index, with the names bound from it (sema's region_bindings) bound again.
 std::optional<std::vector<std::int64_t>> MemoryLowering::selected_groups(const Expr& condition, const GroupLevel& level,
-                                                                  bool probe) {
+                                                                  bool probe, const RegionBindings* bindings) {
   std::vector<std::int64_t> chosen;
   for (std::int64_t v = 0; v < level.count; ++v) {
     push();
     define(level.index, scalar_const(v));
     Value c;
     try {
+      if (bindings)
+        for (const auto& [name, value] : *bindings) define(name, expr(*value));
       c = expr(condition);
     } catch (const CompileError&) {
       pop();
@@ -256,12 +260,18 @@ void MemoryLowering::inthreads_async(const Stmt& s, const InThreads& t) {
     Scope saved;
     ~RestoreScope() { scope = saved; }
   } restore{scope_, saved_scope};
-  if (group_levels_.empty()) unchecked(s.location, "inthreads.async outside a group level");
-  const GroupLevel level = group_levels_.back();
-  const auto selected = selected_groups(*t.condition, level, false);
+  if (!region_level()) unchecked(s.location, "inthreads.async outside a group level");
+  const GroupLevel level = *region_level();
+  const auto bound = facts_.region_bindings.find(&t);
+  const auto selected =
+      selected_groups(*t.condition, level, false, bound == facts_.region_bindings.end() ? nullptr : &bound->second);
   if (sema::Verdict broken = sema::inthreads_selection(level.index, level.count, selected))
     fail(t.condition->location, *broken);
   const std::vector<std::int64_t>& chosen = *selected;
+  if (sema::Verdict broken = level.unit == 1 ? sema::inthreads_whole_warps(level.index, chosen.front(),
+                                                                            static_cast<std::int64_t>(chosen.size()))
+                                             : std::nullopt)
+    fail(t.condition->location, *broken);
   // Named barriers 1..15: each region takes one, as the per-warpgroup barriers do.
   if (sema::Verdict broken = sema::inthreads_regions(next_barrier_id_ - 1)) fail(s.location, *broken);
   Value c = require_scalar(expr(*t.condition), *t.condition);

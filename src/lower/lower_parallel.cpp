@@ -172,7 +172,7 @@ void LevelLowering::parallel(const Stmt& s, const Parallel& p, std::size_t level
 
 LevelLowering::Placement LevelLowering::placement() const {
   return {scope_, in_warpgroup_, in_warp_, threads_span_group_, in_cooperative_, thread_id_, thread_instances_,
-          group_vars_.size()};
+          group_vars_.size(), thread_group_};
 }
 
 void LevelLowering::restore(const Placement& saved) {
@@ -180,6 +180,7 @@ void LevelLowering::restore(const Placement& saved) {
       std::tie(saved.scope, saved.in_warpgroup, saved.in_warp, saved.threads_span_group, saved.in_cooperative,
                saved.thread_id, saved.thread_instances);
   group_vars_.resize(saved.group_vars);
+  thread_group_ = saved.thread_group;
 }
 
 // The counts: `by 8`, `by [8, 16]`, or a shape expression; a count
@@ -388,6 +389,10 @@ void LevelLowering::enter_thread_level(LevelFrame& f) {
     group_levels_.push_back({lv.indices[0].name, total, unit});
     f.pushed_group = true;
   }
+  thread_group_.reset();
+  if (unit == 1 && top && scope_ == Scope::block && group_levels_.empty() && f.counts.size() == 1 &&
+      lv.indices.size() == 1)
+    thread_group_ = GroupLevel{lv.indices[0].name, total, 1};
   f.one_warpgroup_block = unit == 128 && top && in_warpgroup_ && scope_ == Scope::block;
   in_warpgroup_ = unit == 128 && top;
   in_warp_ = unit == 32 && top;

@@ -386,6 +386,14 @@ class LoweringContext {
     std::int64_t count = 0, unit = 0;
   };
   std::vector<GroupLevel> group_levels_;
+  // A single-index thread level splitting the block's threads directly (no
+  // group level around): inthreads.async selects whole warps of it.
+  std::optional<GroupLevel> thread_group_;
+  // The level an inthreads.async condition selects among (nullptr: none).
+  const GroupLevel* region_level() const {
+    if (!group_levels_.empty()) return &group_levels_.back();
+    return thread_group_ ? &*thread_group_ : nullptr;
+  }
   int next_barrier_id_ = 1;
   // The threads of the innermost thread level when it splits the block's
   // threads directly (0 otherwise), and the branches (if, while, loops that
@@ -529,7 +537,9 @@ class MemoryLowering : public ExprLowering {
   void inthreads_async(const Stmt& s, const InThreads& t);
   // The indices of `level` for which `condition` holds; nullopt when it
   // depends on more than the index (or, with `probe`, fails to evaluate).
-  std::optional<std::vector<std::int64_t>> selected_groups(const Expr& condition, const GroupLevel& level, bool probe);
+  using RegionBindings = std::vector<std::pair<std::string, const Expr*>>;
+  std::optional<std::vector<std::int64_t>> selected_groups(const Expr& condition, const GroupLevel& level, bool probe,
+                                                           const RegionBindings* bindings = nullptr);
   // The threads that run a (synchronous) `inthreads (cond)` body when cond
   // selects a contiguous range of the innermost group level's groups among
   // the running threads; else nullopt.
@@ -646,6 +656,7 @@ class LevelLowering : public MmaLowering {
     ExprRef thread_id;
     std::int64_t thread_instances;
     std::size_t group_vars;
+    std::optional<GroupLevel> thread_group;
   };
   Placement placement() const;
   void restore(const Placement& saved);

@@ -170,4 +170,13 @@ Verdict inthreads_regions(std::int64_t taken) {
                    "at most 15 inthreads.async regions in a block (named barriers 1..15; barrier 0 is the block barrier)", ""};
 }
 
+Verdict inthreads_whole_warps(const std::string& index, std::int64_t first, std::int64_t threads) {
+  if (first % 32 == 0 && threads % 32 == 0) return std::nullopt;
+  return Violation{Rule::inthreads_needs_group,
+                   "this inthreads.async selects `" + index + "` " + std::to_string(first) + ".." +
+                       std::to_string(first + threads - 1) +
+                       "; in a thread level libcroqjit runs regions of whole warps (32 threads from a multiple of 32)",
+                   "select a multiple of 32 threads, or split the level into `: group` warps"};
+}
+
 }  // namespace croq::sema

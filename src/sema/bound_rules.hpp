@@ -99,5 +99,8 @@ Verdict returned_declaration(const std::string& name, const std::string& declare
 Verdict tma_in_threads(bool single);
 // A block's next inthreads.async region after `taken` named barriers.
 Verdict inthreads_regions(std::int64_t taken);
+// inthreads.async in a thread level selects whole warps: threads [first,
+// first + threads) of the level `index` (its named barrier counts warps).
+Verdict inthreads_whole_warps(const std::string& index, std::int64_t first, std::int64_t threads);
 
 }  // namespace croq::sema

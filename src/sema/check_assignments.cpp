@@ -51,7 +51,7 @@ void StatementChecker::assignment(const Stmt& s, const Assignment& a) {
       if (value.kind == Kind::index && value.count && *value.count > 0)
         v.range = std::pair<std::int64_t, std::int64_t>{0, *value.count - 1};
       v.immutable = true;
-      define(n->name, v, Origin::binding, a.target->location);
+      cx_.bound_values_[define(n->name, v, Origin::binding, a.target->location)] = a.value.get();
       return;
     }
     // The name keeps what it names (a tuple, a shape, ...): its uses are checked.

@@ -1,6 +1,9 @@
 // Parallel levels (docs/guide/language.md, "Parallel mapping"), clusters and inthreads.async
 // regions: where each level runs, the counts that are constants in the
 // source, and which warpgroups a region selects.
+#include <algorithm>
+#include <deque>
+
 #include "frontend/ast_walk.hpp"
 #include "frontend/frontend.hpp"
 #include "sema/checker.hpp"
@@ -272,6 +275,12 @@ void LevelChecker::parallel(const Stmt& s, const Parallel& p, std::size_t level_
         cx_.split_groups_ = groups.ok() ? std::optional<std::int64_t>(groups.value) : std::nullopt;
       }
       if (unit == 128) ++cx_.group4_levels_;
+      cx_.thread_level_.reset();
+      if (unit == 1 && cx_.scope_ == Scope::block && !cx_.thread_split_ && count_values.size() == 1 &&
+          lv.indices.size() == 1)
+        cx_.thread_level_ = Context::GroupLevel{
+            lv.indices[0].name,
+            count_values[0].known == Known::now ? std::optional<std::int64_t>(count_values[0].value) : std::nullopt, 1};
       cx_.threads_span_group_ = unit == 1 && cx_.scope_ == Scope::block && !cx_.group_levels_.empty() && total_known &&
                             total == cx_.group_levels_.back().unit;
       if (cx_.threads_span_group_) {
@@ -387,14 +396,13 @@ bool LevelChecker::on_whole_warpgroups() const {
 
 namespace {
 
-// Binds the group index to one value while a condition is evaluated.
+// Binds the group index to one value while a condition is evaluated, and
+// the names bound from it to their values again (`pred = p >= 32`).
 class Probe {
  public:
   Probe(Context& c, const std::string& name, Type value) : c_(c) {
-    symbol_.name = name;
-    symbol_.type = std::move(value);
-    symbol_.origin = Origin::parallel_index;
-    c_.scopes_.push_back({{name, &symbol_}});
+    c_.scopes_.emplace_back();
+    bind(name, std::move(value), Origin::parallel_index);
     c_.trial_ = true;
   }
   ~Probe() {
@@ -404,12 +412,60 @@ class Probe {
   Probe(const Probe&) = delete;
   Probe& operator=(const Probe&) = delete;
 
+  void bind(const std::string& name, Type value, Origin origin = Origin::binding) {
+    Symbol& s = symbols_.emplace_back();
+    s.name = name;
+    s.type = std::move(value);
+    s.origin = origin;
+    c_.scopes_.back().emplace_back(name, &s);
+  }
+
  private:
   Context& c_;
-  Symbol symbol_;
+  std::deque<Symbol> symbols_;  // stable addresses for the scope
 };
 
+// The names an expression reads (operators, conversions and conditionals of
+// names and numbers: what a selection of threads is made of).
+void names_read(const Expr& e, std::vector<std::string>& out) {
+  std::visit([&](const auto& n) {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, Name>) {
+      out.push_back(n.name);
+    } else if constexpr (std::is_same_v<T, Unary> || std::is_same_v<T, Convert>) {
+      if (n.operand) names_read(*n.operand, out);
+    } else if constexpr (std::is_same_v<T, Binary>) {
+      if (n.lhs) names_read(*n.lhs, out);
+      if (n.rhs) names_read(*n.rhs, out);
+    } else if constexpr (std::is_same_v<T, Conditional>) {
+      for (const auto* part : {&n.condition, &n.then_value, &n.else_value})
+        if (*part) names_read(**part, out);
+    }
+  }, e.node);
+}
+
 }  // namespace
+
+// The immutable scalars `condition` reads that were bound by `name = value;`
+// (and those their values read, first): the selection evaluates them again.
+std::vector<std::pair<std::string, const Expr*>> LevelChecker::region_bindings(const Expr& condition) const {
+  std::vector<std::pair<std::string, const Expr*>> bindings;
+  std::vector<const Symbol*> seen;
+  auto collect = [&](const Expr& e, auto& self) -> void {
+    std::vector<std::string> names;
+    names_read(e, names);
+    for (const std::string& name : names) {
+      const Symbol* sym = lookup(name);
+      auto it = sym ? cx_.bound_values_.find(sym) : cx_.bound_values_.end();
+      if (it == cx_.bound_values_.end() || std::find(seen.begin(), seen.end(), sym) != seen.end()) continue;
+      seen.push_back(sym);
+      self(*it->second, self);
+      bindings.emplace_back(name, it->second);
+    }
+  };
+  collect(condition, collect);
+  return bindings;
+}
 
 void LevelChecker::inthreads_async(const Stmt& s, const InThreads& t) {
   Region region;
@@ -419,14 +475,18 @@ void LevelChecker::inthreads_async(const Stmt& s, const InThreads& t) {
       fail(Rule::inthreads_nested, s.location,
            std::string("inthreads.async inside ") + (cx_.region_.active ? "another inthreads.async region" : "an inthreads"),
            "make it a region of its own, next to the other");
-    if (cx_.group_levels_.empty())
+    if (!cx_.region_level())
       fail(Rule::inthreads_needs_group, s.location,
-           "inthreads.async outside a `: group` or `: group-4` level is not supported yet by libcroqjit",
-           "libcroqjit selects warps or warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`");
-    const GroupLevel level = cx_.group_levels_.back();
+           "inthreads.async outside a `: group` or `: group-4` level, or a thread level directly in the block, is not "
+           "supported yet by libcroqjit",
+           "libcroqjit selects warps or warpgroups: put it inside `parallel p by N : group-4` (or `: group`, or "
+           "`: thread`) and test `p`");
+    const GroupLevel level = *cx_.region_level();
+    const auto bindings = region_bindings(*t.condition);
     // The condition may use only the group index: evaluate it for each value.
     auto selects = [&](Type value) -> std::optional<bool> {
       Probe probe(cx_, level.index, std::move(value));
+      for (const auto& [name, bound] : bindings) probe.bind(name, c_.expressions.expr(*bound));
       Type c = c_.expressions.expr(*t.condition);
       require_ok(c);
       if (!c.is_number())
@@ -456,9 +516,14 @@ void LevelChecker::inthreads_async(const Stmt& s, const InThreads& t) {
     }
     if (Verdict broken = known ? inthreads_selection(level.index, *level.count, chosen) : std::nullopt)
       fail(t.condition->location, std::move(*broken));
+    if (Verdict broken = known && level.unit == 1 ? inthreads_whole_warps(level.index, chosen.front(),
+                                                                           static_cast<std::int64_t>(chosen.size()))
+                                                  : std::nullopt)
+      fail(t.condition->location, std::move(*broken));
     if (Verdict broken = inthreads_regions(cx_.regions_)) fail(s.location, std::move(*broken));
     ++cx_.regions_;
     c_.expressions.expr(*t.condition);  // resolves its names
+    if (!bindings.empty() && !cx_.trial_) cx_.out_.region_bindings[&t] = bindings;
     if (known) {
       region.threads = static_cast<std::int64_t>(chosen.size()) * level.unit;
       region.first = chosen.front() * level.unit;

@@ -170,6 +170,18 @@ class Context {
     std::int64_t unit = 0;
   };
   std::vector<GroupLevel> group_levels_;
+  // A single-index thread level that splits the block's threads directly
+  // (no group level around): inthreads.async selects whole warps of it.
+  std::optional<GroupLevel> thread_level_;
+  // Immutable scalars bound by `name = value;` -> the value (an
+  // inthreads.async condition naming one selects by it: region_bindings).
+  std::unordered_map<const Symbol*, const Expr*> bound_values_;
+  // The level an inthreads.async condition selects among: the innermost
+  // group level, else the thread level splitting the block (nullptr: none).
+  const GroupLevel* region_level() const {
+    if (!group_levels_.empty()) return &group_levels_.back();
+    return thread_level_ ? &*thread_level_ : nullptr;
+  }
   bool grid_set_ = false;
   bool cluster_open_ = false;
   bool clustered_ = false;  // inside a `: cluster` level (and its block level)
@@ -201,10 +213,11 @@ class Context {
     bool thread_split, in_warpgroup, in_warp, threads_span_group;
     std::optional<std::int64_t> split_groups;
     int group4_levels;
+    std::optional<GroupLevel> thread_level;
   };
   Placement placement() const {
     return {scope_, thread_instances_, thread_split_, in_warpgroup_, in_warp_, threads_span_group_, split_groups_,
-            group4_levels_};
+            group4_levels_, thread_level_};
   }
   void restore(const Placement& p) {
     scope_ = p.scope;
@@ -215,6 +228,7 @@ class Context {
     threads_span_group_ = p.threads_span_group;
     split_groups_ = p.split_groups;
     group4_levels_ = p.group4_levels;
+    thread_level_ = p.thread_level;
   }
 
   // ---- what earlier statements fixed
@@ -527,6 +541,7 @@ class LevelChecker : public Part {
 
   void parallel(const Stmt& s, const Parallel& p, std::size_t level);
   void inthreads_async(const Stmt& s, const InThreads& t);
+  std::vector<std::pair<std::string, const Expr*>> region_bindings(const Expr& condition) const;
   void inthreads(const Stmt& s, const InThreads& t);  // the plain (not async) form
   void attributes(const Stmt& s);
   bool on_whole_warpgroups() const;

@@ -163,6 +163,12 @@ struct CheckedFunction {
   // over a `name` of an outer one (`sum = sum + x;` inside a loop), rather
   // than assigning to it.
   std::unordered_set<const frontend::ast::Assignment*> rebindings;
+  // Each inthreads.async whose condition names immutable scalars bound from
+  // the level's index (`pred = t >= 64; inthreads.async (!pred)`) -> those
+  // bindings (name, value), each after the ones its value names: the
+  // selection evaluates them again for each value of the index.
+  std::unordered_map<const frontend::ast::InThreads*, std::vector<std::pair<std::string, const frontend::ast::Expr*>>>
+      region_bindings;
   // Each call of a __device__ function -> what it passes (keyed by the
   // frontend::ast::CallStatement or frontend::ast::Call).
   std::unordered_map<const void*, DeviceCall> device_calls;

@@ -168,8 +168,10 @@ std::vector<ErrorCase> swizzle_and_event_cases() {
 std::vector<ErrorCase> inthreads_cases() {
   return {
       {"InthreadsAsyncWithoutAGroupLevel", shell("    inthreads.async (bm == 0) { sync.shared; }\n"), 3, 5,
-       "inthreads.async outside a `: group` or `: group-4` level is not supported yet by libcroqjit",
-       "libcroqjit selects warps or warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`"},
+       "inthreads.async outside a `: group` or `: group-4` level, or a thread level directly in the block, is not "
+       "supported yet by libcroqjit",
+       "libcroqjit selects warps or warpgroups: put it inside `parallel p by N : group-4` (or `: group`, or "
+       "`: thread`) and test `p`"},
       {"InthreadsAsyncConditionUsesAnotherIndex",
        shell("    parallel p by 4 : group-4 {\n      inthreads.async (p == bn) { sync.shared; }\n    }\n"), 4, 24,
        "the inthreads.async condition must depend only on `p` (it selects whole thread groups)"},

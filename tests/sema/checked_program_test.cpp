@@ -213,8 +213,9 @@ TEST(Limitations, AreErrorsForCompileAndWarningsForCheck) {
 }
 
 // Valid Croqtile that libcroqjit cannot run yet, each a limitation with no
-// error: events at function scope, inthreads.async outside a group level,
-// arrays of accumulators (an event in a thread level is the block's).
+// error: events at function scope, inthreads.async on a block index (the
+// thread level `q` is the one it selects among), arrays of accumulators (an
+// event in a thread level is the block's).
 TEST(Limitations, EventPlacementsInthreadsLevelsAndAccumulatorArrays) {
   const std::string source =
       "__co__ void f() {\n"
@@ -231,7 +232,7 @@ TEST(Limitations, EventPlacementsInthreadsLevelsAndAccumulatorArrays) {
   CheckedProgram checked = check(*program, {}, check_only);
   std::vector<std::string> rules;
   for (const Diagnostic& d : checked.limitations) rules.push_back(d.rule + " @" + std::to_string(d.line));
-  EXPECT_EQ(rules, (std::vector<std::string>{"event-not-shared @2", "inthreads-needs-group @5",
+  EXPECT_EQ(rules, (std::vector<std::string>{"event-not-shared @2", "inthreads-condition @5",
                                              "unsupported-fragment @14"}));
   auto as_errors = sema_error(source);
   ASSERT_TRUE(as_errors.has_value());

@@ -159,8 +159,16 @@ std::vector<RuleCase> parallel_cases() {
        "only one block-level parallel statement per kernel is supported yet",
        "put every block-level statement in one `parallel ... : block`"},
       {"InthreadsAsyncWithoutAGroupLevel", "inthreads-needs-group", blk("    inthreads.async (bm == 0) { sync.shared; }\n"), 3,
-       "inthreads", "inthreads.async outside a `: group` or `: group-4` level is not supported yet by libcroqjit",
-       "libcroqjit selects warps or warpgroups: put it inside `parallel p by N : group-4` (or `: group`) and test `p`"},
+       "inthreads",
+       "inthreads.async outside a `: group` or `: group-4` level, or a thread level directly in the block, is not "
+       "supported yet by libcroqjit",
+       "libcroqjit selects warps or warpgroups: put it inside `parallel p by N : group-4` (or `: group`, or "
+       "`: thread`) and test `p`"},
+      {"InthreadsAsyncOnPartOfAWarpOfAThreadLevel", "inthreads-needs-group",
+       blk("    parallel t by 64 : thread {\n      inthreads.async (t < 16) { a.at(bm, t) = 1; }\n    }\n"), 4, "t < 16",
+       "this inthreads.async selects `t` 0..15; in a thread level libcroqjit runs regions of whole warps (32 threads "
+       "from a multiple of 32)",
+       "select a multiple of 32 threads, or split the level into `: group` warps"},
       {"InthreadsOutsideAParallelStatement", "inthreads-outside-parallel", fn("  inthreads (n > 0) { }\n"), 2, "inthreads",
        "`inthreads` outside a parallel statement",
        "inthreads selects threads of the parallel levels around it; put it inside `parallel p by N { ... }`"},
@@ -178,6 +186,9 @@ std::vector<RuleCase> parallel_cases() {
       {"InthreadsConditionOnAScalar", "inthreads-condition",
        blk("    parallel p by K : group-4 {\n      inthreads.async (p < n) { sync.shared; }\n    }\n"), 4, "p < n",
        "the inthreads.async condition must depend only on `p` (it selects whole thread groups)"},
+      {"InthreadsConditionOnANameBoundFromAScalar", "inthreads-condition",
+       blk("    parallel t by 64 : thread {\n      low = t < n;\n      inthreads.async (low) { a.at(bm, t) = 1; }\n    }\n"),
+       5, "low)", "the inthreads.async condition must depend only on `t` (it selects whole thread groups)"},
       {"InthreadsSelectsNothing", "inthreads-selection",
        blk("    parallel p by 2 : group-4 {\n      inthreads.async (p == 5) { sync.shared; }\n    }\n"), 4, "p == 5",
        "the inthreads.async condition selects no `p` in 0..1"},
