@@ -276,7 +276,13 @@ Type ExpressionChecker::chunk_member(const Expr& e, const Member& m, Type obj, s
       counts.emplace_back(a.get(), constant(*a, what::chunk_count, true));
       continue;
     }
-    for (const Type& el : v.elements) {  // as constant() of each value
+    std::vector<Type> flat;  // nested tuples (`{bshape, 4}`) stand for their values
+    const auto flatten = [&](const auto& self, const Type& t) -> void {
+      if (t.kind != Kind::tuple) return flat.push_back(t);
+      for (const Type& el : t.elements) self(self, el);
+    };
+    flatten(flatten, v);
+    for (const Type& el : flat) {  // as constant() of each value
       const bool integer = el.kind == Kind::index || (el.kind == Kind::scalar && !el.is_float());
       if (integer && (el.kind == Kind::index || el.known == Known::at_run_time)) runtime_value(*a, what::chunk_count, el);
       if (!integer)
