@@ -242,6 +242,7 @@ Value ExprLowering::member(const Expr& e, const Member& m) {
   if (view_op && obj.kind != Value::Kind::view && obj.kind != Value::Kind::future)
     unchecked(e.location, "a view operation on what is no tensor");
   if (m.kind == MemberKind::other && m.name == "sqz") return squeeze(e, obj);
+  if (m.kind == MemberKind::other && m.name == "chunk") return chunk_window(e, m, obj);
   switch (m.kind) {
     case MemberKind::span: {
       auto name_of = [&](std::size_t d) { return obj.view.extent[d] < 0 ? dim_name(obj.view.buffer, d) : ""; };
@@ -296,13 +297,7 @@ Value ExprLowering::window_member(const Expr& e, const Member& m, const Value& o
   }
   if (args.size() != obj.view.extent.size() || (!strides.empty() && strides.size() != args.size()))
     unchecked(e.location, "a window of another rank");
-  Value r = obj;
-  r.kind = Value::Kind::view;
-  // A tile of a window (`x.subspan(...).at(...).subspan(...)`) stays in it.
-  bool window = false;
-  for (const auto& o : obj.view.origin) window = window || !ir::is_zero(o);
-  r.view.parent.clear();
-  if (window) r.view.parent = obj.view.extent;
+  Value r = unplaced_window(obj);  // a tile of a window (`x.subspan(...).at(...).subspan(...)`) stays in it
   for (std::size_t d = 0; d < args.size(); ++d) {
     const Expr& a = *args[d];
     if (std::holds_alternative<Wildcard>(a.node)) continue;  // `_`: the whole dim
@@ -395,11 +390,7 @@ Value ExprLowering::view_member(const Expr& e, const Member& m, Value obj) {
         const Value& idx = *parts[d].second;
         if (idx.kind != Value::Kind::index || idx.count <= 0)
           fail(arg.location, sema::chunkat_index(source_text(arg)));
-        if (v.extent[d] < 0)
-          fail(arg.location, "`chunkat` splits dimension " + std::to_string(d) + ", the dynamic dim `" +
-                                        dim_name(v.buffer, d) + "`, into chunks whose size must be known at compile time",
-               "use `subspan(T, ...).at(...)` with a constant tile extent");
-        std::int64_t chunk = support::checked_cdiv(v.extent[d], idx.count).value;  // both positive: no fault
+        std::int64_t chunk = chunk_extent(arg, v, d, idx.count);
         fit_index(tile_end(idx.count, chunk, 0));
         if (v.extent[d] % idx.count != 0) v.exact = false;
         offsets[d] = scaled(idx.expr, chunk);

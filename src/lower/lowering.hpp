@@ -438,6 +438,9 @@ class ExprLowering : public LoweringContext {
   Value member(const Expr& e, const Member& m);
   Value view_member(const Expr& e, const Member& m, Value obj);
   Value window_member(const Expr& e, const Member& m, const Value& obj);
+  Value chunk_window(const Expr& e, const Member& m, const Value& obj);
+  Value unplaced_window(const Value& obj) const;
+  std::int64_t chunk_extent(const Expr& arg, const View& v, std::size_t d, std::int64_t count) const;
   // `.chunkat`'s index per dimension (nullopt: `_`), a tuple of indices
   // (`with index in [7, 4]`) standing for its indices, one dimension each.
   std::vector<std::pair<const Expr*, std::optional<Value>>> chunkat_indices(const Member& m);

@@ -21,6 +21,7 @@ namespace what {
 inline constexpr const char* parallel_count = "a parallel count";
 inline constexpr const char* loop_bound = "a loop bound";
 inline constexpr const char* tile_extent = "a tile extent";
+inline constexpr const char* chunk_count = "a chunk count";
 inline constexpr const char* element_index = "the element index";
 inline constexpr const char* bounded_index_value = "the value of a bounded index";
 inline constexpr const char* span_dimension = "the dimension of `.span(i)`";

@@ -161,7 +161,7 @@ Type ExpressionChecker::member(const Expr& e, const Member& m) {
                  ", which has only " + std::to_string(*obj.dims[d]) + " elements",
              "a tile fits in the tensor; make it at most " + std::to_string(*obj.dims[d]), notes_of(obj));
     }
-  if (m.kind == MemberKind::other)
+  if (m.kind == MemberKind::other && m.name != "chunk")
     fail(Rule::unsupported_member, e.location, "`." + m.name + "` is not supported yet by libcroqjit");
   // The members below need a tensor (or a future, standing for its tile).
   if (obj.kind == Kind::event && m.kind == MemberKind::at) {  // one event of the ring, at a generation
@@ -261,6 +261,54 @@ Type ExpressionChecker::chunkat_member(const Expr& e, const Member& m, Type obj,
   }
   obj.kind = Kind::tensor;
   obj.dims = std::move(dims);
+  return obj;
+}
+
+// `x.chunk(n0, n1, ...)`: x cut into n0 x n1 x ... chunks of cdiv(extent, n)
+// elements, one picked later by `.at` as a `.subspan` tile
+// (`x.chunkat(p, q)` is `x.chunk(#p, #q).at(p, q)`).
+Type ExpressionChecker::chunk_member(const Expr& e, const Member& m, Type obj, std::vector<std::optional<std::int64_t>> dims) {
+  std::vector<std::pair<const Expr*, std::optional<std::int64_t>>> counts;  // a tuple stands for its values
+  for (const auto& a : m.args) {
+    Type v = expr(*a);
+    require_ok(v);
+    if (v.kind != Kind::tuple) {
+      counts.emplace_back(a.get(), constant(*a, what::chunk_count, true));
+      continue;
+    }
+    std::vector<Type> flat;  // nested tuples (`{bshape, 4}`) stand for their values
+    const auto flatten = [&](const auto& self, const Type& t) -> void {
+      if (t.kind != Kind::tuple) return flat.push_back(t);
+      for (const Type& el : t.elements) self(self, el);
+    };
+    flatten(flatten, v);
+    for (const Type& el : flat) {  // as constant() of each value
+      const bool integer = el.kind == Kind::index || (el.kind == Kind::scalar && !el.is_float());
+      if (integer && (el.kind == Kind::index || el.known == Known::at_run_time)) runtime_value(*a, what::chunk_count, el);
+      if (!integer)
+        fail(Rule::chunk_count, a->location, "`.chunk` takes integer chunk counts; `" + text(*a) + "` holds others",
+             "count the chunks with constants or upper bounds (`#p`)", notes_of(v));
+      counts.emplace_back(a.get(), el.known_now() ? std::optional<std::int64_t>(el.value) : std::nullopt);
+    }
+  }
+  require_per_dim(cx_, Rule::chunk_arity, e, ".chunk", "counts", counts.size(), obj);
+  std::vector<std::optional<std::int64_t>> chunk(dims.size());
+  for (std::size_t d = 0; d < counts.size() && d < dims.size(); ++d) {
+    const auto& [a, count] = counts[d];
+    if (count && (*count <= 0 || (dims[d] && *count > *dims[d])))
+      fail(Rule::chunk_count, a->location,
+           "`.chunk` cuts dimension " + std::to_string(d) +
+               (dims[d] ? " (extent " + std::to_string(*dims[d]) + ")" : std::string()) + " into " +
+               std::to_string(*count) + " chunks",
+           dims[d] ? "count from 1 to " + std::to_string(*dims[d]) + " chunks" : "count at least 1 chunk", notes_of(obj));
+    if (count && dims[d]) chunk[d] = (*dims[d] + *count - 1) / *count;
+  }
+  obj.kind = Kind::tensor;
+  obj.pending = Pending::subspan;
+  obj.tiled = dims;
+  obj.stepped = false;
+  obj.dims = std::move(chunk);
+  obj.unbounded_dims = 0;
   return obj;
 }
 
@@ -473,6 +521,7 @@ Type ExpressionChecker::view_member(const Expr& e, const Member& m, Type obj) {
       obj.dims = std::move(dims);
       return obj;
     default:
+      if (m.name == "chunk") return chunk_member(e, m, std::move(obj), std::move(dims));
       fail(Rule::unsupported_member, e.location, "`." + m.name + "` is not supported yet by libcroqjit");
   }
 }

@@ -362,6 +362,7 @@ class ExpressionChecker : public Part {
   Type view_member(const Expr& e, const Member& m, Type obj);
   Type chunkat_member(const Expr& e, const Member& m, Type obj, std::vector<std::optional<std::int64_t>> dims);
   Type subspan_member(const Expr& e, const Member& m, Type obj, std::vector<std::optional<std::int64_t>> dims);
+  Type chunk_member(const Expr& e, const Member& m, Type obj, std::vector<std::optional<std::int64_t>> dims);
   void strided_view(const Expr& e, const Member& m, const Type& obj, std::size_t extents,
                     const std::vector<const Expr*>& strides);
   void event_order(const Expr& e, const Member& m, const Type& ev);  // `e.at(order)`

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 
+#include "common/chunk_kernel.hpp"
 #include "common/foreach_local_name_kernel.hpp"
 #include "croq/croq.hpp"
 #include "gpu/gpu_test_util.hpp"
@@ -315,6 +316,17 @@ TEST(GpuCopyForms, ALoopNamesItsIndexLocally) {
   Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
   Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::s32, Shape{4, 64});
   test::expect_rotated_tiles(a, static_cast<const s32*>(got.data()));
+}
+
+// `.chunk(...).at(...)`: counted chunks, the last of a dimension guarded.
+TEST(GpuCopyForms, ChunksOfCountedExtents) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(test::kReverseChunks);
+  auto a = make_spandata<s32>(10, 64);
+  a.fill_random(-1000, 1000, croq::test::next_seed());
+  Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
+  Tensor got = run_poisoned<1>(k, {Arg(da)}, DType::s32, Shape{10, 64});
+  test::expect_reversed_chunks(a, static_cast<const s32*>(got.data()));
 }
 
 #define CROQ_REQUIRE_TMA()                                                              \
