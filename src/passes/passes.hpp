@@ -88,9 +88,9 @@ void reallocate_registers(ir::Kernel& kernel, const target::Target& target);
 // [M, N] whose body reads each instance's own elements of [M, N] tensors
 // and writes `y[j, i]` of a [N, M] tensor runs as blocks of square tiles:
 // 16-byte chunks of input rows into a padded shared tile, then chunks of
-// its columns out to rows of y (rows of x off a chunk: the aligned chunks
-// covering each row's piece; rows of y off a chunk: one element a thread);
-// tiles past M or N bounded chunk by chunk.
+// its columns out to rows of y (rows off a chunk: the aligned chunks of
+// the flat storage covering each row's piece); tiles past M or N bounded
+// chunk by chunk.
 void tile_transposes(ir::Kernel& kernel);
 
 // Element-wise vectorization (elementwise_pass.cpp): a flat level whose

@@ -15,11 +15,12 @@
 // and 4 rows a thread: 64 x 64 for 4-byte elements in blocks of 256
 // threads, 128 x 128 for 2-byte elements in blocks of 512. These reached
 // 0.95x a device-to-device copy's bandwidth on an H200, the forms
-// docs/how-to/memory-bound.md measured. Where the rows of x do not start
-// on whole chunks (a row length that is no multiple of the chunk), each
-// row's piece is read through the aligned chunks of x's flat storage that
-// cover it; where the rows of y do not (or a base is not known to be
-// aligned), that direction moves one element a thread, a warp along each
+// docs/how-to/memory-bound.md measured. Where the rows of x (or of y) do
+// not start on whole chunks (a row length that is no multiple of the
+// chunk), each row's piece is moved through the aligned chunks of the
+// tensor's flat storage that cover it (a store writes the two at the
+// piece's ends element by element); where a base is not known to be
+// aligned, that direction moves one element a thread, a warp along each
 // row, with the same block and tile.
 #include <functional>
 #include <map>
@@ -44,8 +45,8 @@ constexpr std::int64_t kRowsPerThread = 4;
 // thread rows take `rows` rows each.
 struct Phase {
   std::int64_t chunk = 1, across = 0, down = 0, rows = 0;
-  // Loads only: rows of x start off a chunk, so each row's piece is read as
-  // the aligned chunks of x's flat storage that cover it (one more than a
+  // Rows start off a chunk, so each row's piece is moved as the aligned
+  // chunks of the tensor's flat storage that cover it (one more than a
   // whole row piece has).
   bool window = false;
 };
@@ -193,7 +194,14 @@ std::optional<Shape> shape_for(const ir::Kernel& k, const flat::Plan& plan) {
   }
   s.load = phase_for(load_chunked || load_window, chunk, s.tile, s.threads);
   s.load.window = load_window;
-  s.store = phase_for(aligned(*plan.transposed.begin(), s.m), chunk, s.tile, s.threads);
+  const int y = *plan.transposed.begin();
+  // Windows on both sides measured slower for 2-byte elements than window
+  // loads with element stores (H200, 16381 x 16387: f16 0.53 against 0.78
+  // of a copy; f32 0.80 against 0.74), so narrow types keep element stores there.
+  const bool narrow_both = s.load.window && dtype_size(k.buffers[static_cast<std::size_t>(y)].dtype) < 4;
+  const bool store_window = s.m % chunk != 0 && base_aligned(y) && !narrow_both;
+  s.store = phase_for(aligned(y, s.m) || store_window, chunk, s.tile, s.threads);
+  s.store.window = store_window;
   return s;
 }
 
@@ -323,6 +331,48 @@ ir::StmtList load_chunks(Kernel2& g, const Names& n, const Phase& p, bool bounde
   return out;
 }
 
+// One (row, slot) of a thread's window chunks: its lets (the row of x,
+// or of y when storing; the start `fs` of the block's piece of it in the
+// tensor's flat storage; the chunk's first element `f0`), the condition
+// that the chunk is needed, and its slot among the thread's chunks.
+struct WindowSlot {
+  ir::ExprRef row, fs, f0, exists, slot;
+};
+
+// For each of the thread's rows and its two chunk slots (chunk c, and
+// chunk T / C for thread 0): the slot's lets, then `body` where the chunk
+// is needed. The piece of a row covers T elements from fs; its aligned
+// chunks start at fs - fs % C.
+ir::StmtPtr window_slots(Kernel2& g, const Names& n, const Phase& p, bool bounded, bool store,
+                         const std::function<ir::StmtList(const WindowSlot&)>& body) {
+  const ir::Type& ix = n.index;
+  const std::int64_t last = g.s.tile / p.chunk;
+  const std::string k = g.kernel.fresh("k"), s = g.kernel.fresh("s");
+  const std::string row = g.kernel.fresh(store ? "y_row" : "x_row"), fs = g.kernel.fresh("piece"),
+                    f0 = g.kernel.fresh("chunk_at");
+  WindowSlot sl;
+  sl.row = ir::var(row, ix);
+  sl.fs = ir::var(fs, ix);
+  sl.f0 = ir::var(f0, ix);
+  // Rows of x go down the block's row tile (bm), rows of y down its column tile (bn).
+  const ir::ExprRef row_tile = store ? n.bn : n.bm, col_tile = store ? n.bm : n.bn;
+  const std::int64_t row_length = store ? g.s.m : g.s.n, rows = store ? g.s.n : g.s.m;
+  const ir::ExprRef q = plus(n.c, times(ir::convert(ir::var(s), ix), p.across, ix));
+  ir::StmtList inner;
+  inner.push_back(ir::make_stmt(ir::Let{row, ix, true, plus(times(row_tile, g.s.tile, ix), plus(times(ir::var(k, ix), p.down, ix), n.r))}));
+  inner.push_back(ir::make_stmt(ir::Let{fs, ix, true, plus(times(sl.row, row_length, ix), times(col_tile, g.s.tile, ix))}));
+  inner.push_back(ir::make_stmt(
+      ir::Let{f0, ix, true, plus(times(ir::binary("/", sl.fs, num(p.chunk, ix)), p.chunk, ix), times(q, p.chunk, ix))}));
+  // Chunk `last` is needed by thread 0 only, and no chunk past the piece's end.
+  sl.exists = ir::all_of(ir::binary("<=", q, num(last, ix)), ir::less(sl.f0, plus(sl.fs, num(g.s.tile, ix))));
+  if (bounded) sl.exists = ir::all_of(ir::less(sl.row, num(rows, ix)), sl.exists);
+  sl.slot = plus(times(ir::convert(ir::var(k), ix), 2, ix), ir::convert(ir::var(s), ix));
+  inner.push_back(ir::make_stmt(ir::If{sl.exists, seq(body(sl)), nullptr}));
+  ir::StmtList slots;
+  slots.push_back(unrolled(s, 2, std::move(inner)));
+  return unrolled(k, p.rows, std::move(slots));
+}
+
 // The first thread level through windows of x's flat storage (rows that
 // start off a chunk, a base aligned to one): the piece [fs, fs + T) of
 // each of the thread's rows is covered by the T / C + 1 aligned chunks from
@@ -352,40 +402,11 @@ ir::StmtList load_window(Kernel2& g, const Names& n, const Phase& p, bool bounde
     registers[b] = {v, v + 1};
     out.push_back(ir::make_stmt(ir::DeclareLocal{v + 1}));
   }
-  // One (row, slot) of the thread: its lets (x's row, the piece's start fs,
-  // the chunk's first element f0) and the condition that the chunk exists.
-  struct Slot {
-    ir::StmtList lets;
-    ir::ExprRef xr, fs, f0, exists, slot;
-  };
-  auto slot_of = [&](const std::string& k, const std::string& s) {
-    Slot out;
-    const std::string xr = g.kernel.fresh("x_row"), fs = g.kernel.fresh("piece"), f0 = g.kernel.fresh("chunk_at");
-    out.xr = ir::var(xr, ix);
-    out.fs = ir::var(fs, ix);
-    out.f0 = ir::var(f0, ix);
-    const ir::ExprRef q = plus(n.c, times(ir::convert(ir::var(s), ix), p.across, ix));
-    out.lets.push_back(ir::make_stmt(ir::Let{xr, ix, true, plus(times(n.bm, g.s.tile, ix), plus(times(ir::var(k, ix), p.down, ix), n.r))}));
-    out.lets.push_back(ir::make_stmt(ir::Let{fs, ix, true, plus(times(out.xr, g.s.n, ix), times(n.bn, g.s.tile, ix))}));
-    out.lets.push_back(ir::make_stmt(ir::Let{
-        f0, ix, true, plus(times(ir::binary("/", out.fs, num(p.chunk, ix)), p.chunk, ix), times(q, p.chunk, ix))}));
-    // Chunk `last` exists for thread 0 only; a chunk past the piece's end is not needed.
-    out.exists = ir::all_of(ir::binary("<=", q, num(last, ix)), ir::less(out.f0, plus(out.fs, num(g.s.tile, ix))));
-    if (bounded) out.exists = ir::all_of(ir::less(out.xr, num(g.s.m, ix)), out.exists);
-    out.slot = plus(times(ir::convert(ir::var(k), ix), 2, ix), ir::convert(ir::var(s), ix));
-    return out;
-  };
-  auto per_slot = [&](const std::function<ir::StmtList(const Slot&)>& body) {
-    const std::string k = g.kernel.fresh("k"), s = g.kernel.fresh("s");
-    Slot sl = slot_of(k, s);
-    ir::StmtList inner = std::move(sl.lets);
-    inner.push_back(ir::make_stmt(ir::If{sl.exists, seq(body(sl)), nullptr}));
-    ir::StmtList slots;
-    slots.push_back(unrolled(s, 2, std::move(inner)));
-    return unrolled(k, p.rows, std::move(slots));
+  auto per_slot = [&](const std::function<ir::StmtList(const WindowSlot&)>& body) {
+    return window_slots(g, n, p, bounded, false, body);
   };
   // The loads: a vector where the chunk lies inside the tensor, else its elements inside.
-  out.push_back(per_slot([&](const Slot& sl) {
+  out.push_back(per_slot([&](const WindowSlot& sl) {
     ir::StmtList whole, part;
     const std::string e = g.kernel.fresh("e");
     for (const auto& [b, vr] : registers) {
@@ -413,11 +434,11 @@ ir::StmtList load_window(Kernel2& g, const Names& n, const Phase& p, bool bounde
     return out;
   }));
   // The element body on each element of the piece, into the tile.
-  out.push_back(per_slot([&](const Slot& sl) {
+  out.push_back(per_slot([&](const WindowSlot& sl) {
     const std::string e = g.kernel.fresh("e"), col = g.kernel.fresh("col");
     const ir::ExprRef col_var = ir::var(col, ix);
     Rewrite rw = g.base;
-    rw.i = sl.xr;
+    rw.i = sl.row;
     rw.j = plus(times(n.bn, g.s.tile, ix), col_var);
     for (const auto& [b, vr] : registers) {
       const DType t = g.kernel.buffers[static_cast<std::size_t>(b)].dtype;
@@ -426,7 +447,7 @@ ir::StmtList load_window(Kernel2& g, const Names& n, const Phase& p, bool bounde
       const ir::ExprRef at = plus(times(slot, p.chunk, ix), ir::convert(ir::var(e), ix));
       rw.reads[b] = [r, t, at](const ir::ExprRef&) { return ir::element(r, t, nullptr, {at}); };
     }
-    rw.write = ir::element(g.tile, g.out, nullptr, {ir::binary("-", sl.xr, times(n.bm, g.s.tile, ix)), col_var});
+    rw.write = ir::element(g.tile, g.out, nullptr, {ir::binary("-", sl.row, times(n.bm, g.s.tile, ix)), col_var});
     ir::ExprRef in_piece = ir::all_of(ir::binary(">=", col_var, num(0, ix)), ir::less(col_var, num(g.s.tile, ix)));
     if (bounded) in_piece = ir::all_of(in_piece, ir::less(rw.j, num(g.s.n, ix)));
     ir::StmtList element;
@@ -504,6 +525,73 @@ ir::StmtList store_chunks(Kernel2& g, const Names& n, const Phase& p, bool bound
   out.push_back(unrolled(k, p.rows,
                          within(bounded, plus(times(n.bn, g.s.tile, ix), row), g.s.n,
                                 plus(times(n.bm, g.s.tile, ix), col0), g.s.m, std::move(per_row), ix)));
+  return out;
+}
+
+// The second thread level through windows of y's flat storage (rows of y
+// that start off a chunk, a base aligned to one): of the aligned chunks
+// covering the block's piece of each of the thread's rows, the ones inside
+// the piece are gathered from a column of the tile and stored as one
+// vector; the two at its ends, element by element.
+ir::StmtList store_window(Kernel2& g, const Names& n, const Phase& p, bool bounded) {
+  const ir::Type& ix = n.index;
+  ir::Buffer view = g.kernel.buffers[static_cast<std::size_t>(g.base.y)];
+  view.dims = {ir::Extent{g.s.m * g.s.n, ""}};
+  view.alias_of = g.base.y;
+  view.argument = -1;
+  const int flat_y = static_cast<int>(g.kernel.buffers.size());
+  g.kernel.buffers.push_back(view);
+  ir::Buffer regs;
+  regs.name = g.kernel.fresh("column");
+  regs.dtype = g.out;
+  regs.dims = {ir::Extent{p.chunk, ""}};
+  regs.space = ir::Space::local;
+  regs.align_bytes = static_cast<int>(std::min<std::int64_t>(kChunkBytes, p.chunk * static_cast<std::int64_t>(dtype_size(g.out))));
+  const int column = static_cast<int>(g.kernel.buffers.size());
+  g.kernel.buffers.push_back(regs);
+  ir::StmtList out;
+  out.push_back(ir::make_stmt(ir::DeclareLocal{column}));
+  out.push_back(window_slots(g, n, p, bounded, true, [&](const WindowSlot& sl) {
+    // The piece ends T elements on, or at the end of y's row in a tile past M.
+    const std::string end = g.kernel.fresh("piece_end");
+    const ir::ExprRef end_var = ir::var(end, ix);
+    ir::ExprRef piece_end = plus(sl.fs, num(g.s.tile, ix));
+    if (bounded) {
+      const ir::ExprRef row_end = times(plus(sl.row, num(1, ix)), g.s.m, ix);
+      piece_end = ir::select(ir::less(piece_end, row_end), piece_end, row_end);
+    }
+    const ir::ExprRef tile_col = ir::binary("-", sl.row, times(n.bn, g.s.tile, ix));
+    const std::string e = g.kernel.fresh("e");
+    const ir::ExprRef f = plus(sl.f0, ir::convert(ir::var(e), ix));
+    auto from_tile = [&] { return ir::element(g.tile, g.out, nullptr, {ir::binary("-", f, sl.fs), tile_col}); };
+    ir::StmtList gather;
+    gather.push_back(ir::make_stmt(ir::Assign{ir::element(column, g.out, nullptr, {ir::var(e)}), "=", from_tile(), nullptr}));
+    ir::StmtList whole;
+    whole.push_back(unrolled(e, p.chunk, std::move(gather)));
+    ir::Tile src, dst;
+    src.buffer = column;
+    src.origin = {num(0, ix)};
+    src.origin_multiple = {0};
+    src.extent = {p.chunk};
+    dst = src;
+    dst.buffer = flat_y;
+    dst.origin = {sl.f0};
+    dst.origin_multiple = {p.chunk};
+    whole.push_back(copy(src, dst));
+    ir::StmtList one;
+    one.push_back(ir::make_stmt(ir::Assign{ir::element(flat_y, g.out, nullptr, {f}), "=", from_tile(), nullptr}));
+    ir::StmtList inside;
+    inside.push_back(ir::make_stmt(ir::If{ir::all_of(ir::binary(">=", f, sl.fs), ir::less(f, end_var)),
+                                          seq(std::move(one)), nullptr}));
+    ir::StmtList part;
+    part.push_back(unrolled(e, p.chunk, std::move(inside)));
+    ir::StmtList body;
+    body.push_back(ir::make_stmt(ir::Let{end, ix, true, piece_end}));
+    body.push_back(ir::make_stmt(ir::If{ir::all_of(ir::binary(">=", sl.f0, sl.fs),
+                                                   ir::binary("<=", plus(sl.f0, num(p.chunk, ix)), end_var)),
+                                        seq(std::move(whole)), seq(std::move(part))}));
+    return body;
+  }));
   return out;
 }
 
@@ -614,8 +702,9 @@ bool tile_region(ir::Kernel& kernel, ir::Region& region) {
   for (std::size_t i = 0; i < taken->at; ++i) grid.push_back(std::move((*taken->top)[i]));
   grid.push_back(ir::make_stmt(ir::Comment{"transposed through shared " + std::to_string(s->tile) + " x " +
                                            std::to_string(s->tile) + " tiles: loads of " +
-                                           std::to_string(s->load.chunk) + ", stores of " +
-                                           std::to_string(s->store.chunk) + " elements"}));
+                                           std::to_string(s->load.chunk) + (s->load.window ? " (windows)" : "") +
+                                           ", stores of " + std::to_string(s->store.chunk) +
+                                           (s->store.window ? " (windows)" : "") + " elements"}));
   grid.push_back(ir::make_stmt(ir::Let{blk, n.index, true, ir::special("blockIdx.x")}));
   grid.push_back(ir::make_stmt(ir::Let{bm, n.index, true, ir::binary("%", ir::var(blk, n.index), num(tiles_m, n.index))}));
   grid.push_back(ir::make_stmt(ir::Let{bn, n.index, true, ir::binary("/", ir::var(blk, n.index), num(tiles_m, n.index))}));
@@ -625,7 +714,7 @@ bool tile_region(ir::Kernel& kernel, ir::Region& region) {
     ir::StmtList level = thread_lets(kernel, p, n, store);
     auto part = [&](bool bounded) {
       if (p.chunk == 1) return store ? store_elements(g, n, p, bounded) : load_elements(g, n, p, bounded);
-      if (p.window) return load_window(g, n, p, bounded);
+      if (p.window) return store ? store_window(g, n, p, bounded) : load_window(g, n, p, bounded);
       return store ? store_chunks(g, n, p, bounded) : load_chunks(g, n, p, bounded);
     };
     branch(level, whole, part(false), whole ? part(true) : ir::StmtList{});

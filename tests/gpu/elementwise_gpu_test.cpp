@@ -29,7 +29,7 @@ TEST(GpuElementwise, TransposeThroughSharedTiles) {
     SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n));
     check_transpose<float>(test::bench_kernel_text("ew_transpose.co", "f32", "f32"), "f32", s.m, s.n);
   }
-  for (Shape2 s : {Shape2{128, 256}, Shape2{1000, 1030}, Shape2{300, 129}}) {
+  for (Shape2 s : {Shape2{128, 256}, Shape2{1000, 1030}, Shape2{300, 129}, Shape2{130, 256}}) {
     SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n));
     check_transpose<f16>(test::bench_kernel_text("ew_transpose.co", "f32", "f16"), "f16", s.m, s.n);
     check_transpose<bf16>(test::bench_kernel_text("ew_transpose.co", "f32", "bf16"), "bf16", s.n, s.m);

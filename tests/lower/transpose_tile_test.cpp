@@ -100,5 +100,20 @@ TEST(BenchTranspose, RowsOffAChunkLoadAlignedWindows) {
   EXPECT_EQ(global_loads(out.ptx, "v4\\.(u32|b32|f32)").count, 16u) << out.ptx;
 }
 
+// Rows of y that start off a 16-byte chunk (130 f32 elements): of the
+// aligned chunks covering each row's piece, those inside it are stored as
+// one vector each (8 a thread in whole tiles, as many in the tiles past M
+// or N), the two at its ends element by element.
+TEST(BenchTranspose, RowsOfYOffAChunkStoreAlignedWindows) {
+  GeneratedKernel k = generate(croq::test::bench_kernel_text("ew_transpose.co", "f32", "f32"),
+                               {tensor(DType::f32, {130, 200}), tensor(DType::f32, {200, 130})});
+  EXPECT_NE(k.ir.find("loads of 4, stores of 4 (windows) elements"), std::string::npos) << k.ir;
+  jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "transpose.cu", k.entry, {"sm_90a", false, {}});
+  ASSERT_FALSE(out.cubin.empty()) << k.cuda_source;
+  const std::regex vector_store("st\\.global\\.v4\\.");
+  EXPECT_EQ(std::distance(std::sregex_iterator(out.ptx.begin(), out.ptx.end(), vector_store), std::sregex_iterator()), 16)
+      << out.ptx;
+}
+
 }  // namespace
 }  // namespace croq::pipeline
