@@ -275,6 +275,48 @@ ir::StmtList within(bool bounded, const ir::ExprRef& row, std::int64_t rows, con
   return out;
 }
 
+// A buffer's name without the prefix lowering gives arguments and outputs
+// (arg_x, croq_output: x, output).
+std::string base_name(std::string name) {
+  for (const char* prefix : {"arg_", "croq_"})
+    if (name.rfind(prefix, 0) == 0) return name.substr(std::string(prefix).size());
+  return name;
+}
+
+// A one-dimensional view of global buffer b's `total` elements; its index.
+int flat_view(ir::Kernel& kernel, int b, std::int64_t total) {
+  ir::Buffer view = kernel.buffers[static_cast<std::size_t>(b)];
+  view.dims = {ir::Extent{total, ""}};
+  view.alias_of = b;
+  view.argument = -1;
+  kernel.buffers.push_back(view);
+  return static_cast<int>(kernel.buffers.size()) - 1;
+}
+
+// A local register array `dims` of `dtype` named from `base`, aligned for
+// chunks of `chunk` elements; its index in the kernel's buffers.
+int local_registers(ir::Kernel& kernel, const std::string& base, DType dtype, std::vector<ir::Extent> dims,
+                    std::int64_t chunk) {
+  ir::Buffer regs;
+  regs.name = kernel.fresh(base);
+  regs.dtype = dtype;
+  regs.dims = std::move(dims);
+  regs.space = ir::Space::local;
+  regs.align_bytes = static_cast<int>(std::min<std::int64_t>(kChunkBytes, chunk * static_cast<std::int64_t>(dtype_size(dtype))));
+  kernel.buffers.push_back(regs);
+  return static_cast<int>(kernel.buffers.size()) - 1;
+}
+
+// `element` for each element of each of the thread's rows: loops over k
+// (rows) and e (elements of a chunk, 1 a thread here).
+ir::StmtList element_loops(const std::string& k, const std::string& e, const Phase& p, ir::StmtList element) {
+  ir::StmtList per_row;
+  per_row.push_back(unrolled(e, p.chunk, std::move(element)));
+  ir::StmtList out;
+  out.push_back(unrolled(k, p.rows, std::move(per_row)));
+  return out;
+}
+
 // The first thread level in chunks: each of the thread's rows, its chunk of
 // every input in registers, the element body over the chunk into the shared
 // tile. `bounded` (a tile past M or N): only the chunks inside, which are
@@ -285,17 +327,8 @@ ir::StmtList load_chunks(Kernel2& g, const Names& n, const Phase& p, bool bounde
   std::map<int, int> registers;
   for (int b : g.plan.read) {
     const ir::Buffer& src = g.kernel.buffers[static_cast<std::size_t>(b)];
-    ir::Buffer regs;
-    std::string base = src.name;
-    for (const char* prefix : {"arg_", "croq_"})
-      if (base.rfind(prefix, 0) == 0) base = base.substr(std::string(prefix).size());
-    regs.name = g.kernel.fresh(base + "_chunk");
-    regs.dtype = src.dtype;
-    regs.dims = {ir::Extent{p.rows, ""}, ir::Extent{p.chunk, ""}};
-    regs.space = ir::Space::local;
-    regs.align_bytes = static_cast<int>(std::min<std::int64_t>(kChunkBytes, p.chunk * static_cast<std::int64_t>(dtype_size(src.dtype))));
-    registers[b] = static_cast<int>(g.kernel.buffers.size());
-    g.kernel.buffers.push_back(regs);
+    registers[b] = local_registers(g.kernel, base_name(src.name) + "_chunk", src.dtype,
+                                   {ir::Extent{p.rows, ""}, ir::Extent{p.chunk, ""}}, p.chunk);
     out.push_back(ir::make_stmt(ir::DeclareLocal{registers[b]}));
   }
   // Every chunk of the thread is loaded before the first is used, so all
@@ -386,21 +419,14 @@ ir::StmtList load_window(Kernel2& g, const Names& n, const Phase& p, bool bounde
   ir::StmtList out;
   std::map<int, std::pair<int, int>> registers;  // read buffer: (its flat view, its registers)
   for (int b : g.plan.read) {
-    ir::Buffer view = g.kernel.buffers[static_cast<std::size_t>(b)];
-    view.dims = {ir::Extent{total, ""}};
-    view.alias_of = b;
-    view.argument = -1;
-    ir::Buffer regs = view;
-    regs.name = g.kernel.fresh(regs.name.substr(regs.name.rfind("arg_", 0) == 0 ? 4 : 0) + "_window");
-    regs.dims = {ir::Extent{2 * p.rows * p.chunk, ""}};  // one-dimensional, as the flat view it is copied from
-    regs.space = ir::Space::local;
-    regs.alias_of = -1;
-    regs.align_bytes = static_cast<int>(std::min<std::int64_t>(kChunkBytes, p.chunk * static_cast<std::int64_t>(dtype_size(regs.dtype))));
-    const int v = static_cast<int>(g.kernel.buffers.size());
-    g.kernel.buffers.push_back(view);
-    g.kernel.buffers.push_back(regs);
-    registers[b] = {v, v + 1};
-    out.push_back(ir::make_stmt(ir::DeclareLocal{v + 1}));
+    const ir::Buffer& src = g.kernel.buffers[static_cast<std::size_t>(b)];
+    const std::string name = base_name(src.name) + "_window";
+    const DType dtype = src.dtype;
+    const int view = flat_view(g.kernel, b, total);
+    // One-dimensional, as the flat view it is copied from.
+    const int regs = local_registers(g.kernel, name, dtype, {ir::Extent{2 * p.rows * p.chunk, ""}}, p.chunk);
+    registers[b] = {view, regs};
+    out.push_back(ir::make_stmt(ir::DeclareLocal{regs}));
   }
   auto per_slot = [&](const std::function<ir::StmtList(const WindowSlot&)>& body) {
     return window_slots(g, n, p, bounded, false, body);
@@ -483,31 +509,16 @@ ir::StmtList load_elements(Kernel2& g, const Names& n, const Phase& p, bool boun
     if (let && (let->name == rw.i_name || let->name == rw.j_name)) continue;
     kept.push_back(rewrite_stmt(*st, inner));
   }
-  if (bounded)
-    element.push_back(ir::make_stmt(ir::If{ir::all_of(ir::less(ir::var(rw.i_name, ix), num(g.s.m, ix)),
-                                                      ir::less(ir::var(rw.j_name, ix), num(g.s.n, ix))),
-                                           seq(std::move(kept)), nullptr}));
-  else
-    for (auto& st : kept) element.push_back(std::move(st));
-  ir::StmtList per_row;
-  per_row.push_back(unrolled(e, p.chunk, std::move(element)));
-  ir::StmtList out;
-  out.push_back(unrolled(k, p.rows, std::move(per_row)));
-  return out;
+  for (auto& st : within(bounded, ir::var(rw.i_name, ix), g.s.m, ir::var(rw.j_name, ix), g.s.n, std::move(kept), ix))
+    element.push_back(std::move(st));
+  return element_loops(k, e, p, std::move(element));
 }
 
 // The second thread level in chunks: a column of the tile gathered into
 // registers, stored to a row of y as one chunk; `bounded`: the chunks inside.
 ir::StmtList store_chunks(Kernel2& g, const Names& n, const Phase& p, bool bounded) {
   const ir::Type& ix = n.index;
-  ir::Buffer regs;
-  regs.name = g.kernel.fresh("column");
-  regs.dtype = g.out;
-  regs.dims = {ir::Extent{1, ""}, ir::Extent{p.chunk, ""}};
-  regs.space = ir::Space::local;
-  regs.align_bytes = static_cast<int>(std::min<std::int64_t>(kChunkBytes, p.chunk * static_cast<std::int64_t>(dtype_size(g.out))));
-  const int column = static_cast<int>(g.kernel.buffers.size());
-  g.kernel.buffers.push_back(regs);
+  const int column = local_registers(g.kernel, "column", g.out, {ir::Extent{1, ""}, ir::Extent{p.chunk, ""}}, p.chunk);
   const std::string k = g.kernel.fresh("k"), e = g.kernel.fresh("e");
   const ir::ExprRef row = plus(times(ir::var(k, ix), p.down, ix), n.r);
   const ir::ExprRef col0 = times(n.c, p.chunk, ix);
@@ -535,20 +546,8 @@ ir::StmtList store_chunks(Kernel2& g, const Names& n, const Phase& p, bool bound
 // vector; the two at its ends, element by element.
 ir::StmtList store_window(Kernel2& g, const Names& n, const Phase& p, bool bounded) {
   const ir::Type& ix = n.index;
-  ir::Buffer view = g.kernel.buffers[static_cast<std::size_t>(g.base.y)];
-  view.dims = {ir::Extent{g.s.m * g.s.n, ""}};
-  view.alias_of = g.base.y;
-  view.argument = -1;
-  const int flat_y = static_cast<int>(g.kernel.buffers.size());
-  g.kernel.buffers.push_back(view);
-  ir::Buffer regs;
-  regs.name = g.kernel.fresh("column");
-  regs.dtype = g.out;
-  regs.dims = {ir::Extent{p.chunk, ""}};
-  regs.space = ir::Space::local;
-  regs.align_bytes = static_cast<int>(std::min<std::int64_t>(kChunkBytes, p.chunk * static_cast<std::int64_t>(dtype_size(g.out))));
-  const int column = static_cast<int>(g.kernel.buffers.size());
-  g.kernel.buffers.push_back(regs);
+  const int flat_y = flat_view(g.kernel, g.base.y, g.s.m * g.s.n);
+  const int column = local_registers(g.kernel, "column", g.out, {ir::Extent{p.chunk, ""}}, p.chunk);
   ir::StmtList out;
   out.push_back(ir::make_stmt(ir::DeclareLocal{column}));
   out.push_back(window_slots(g, n, p, bounded, true, [&](const WindowSlot& sl) {
@@ -608,17 +607,9 @@ ir::StmtList store_elements(Kernel2& g, const Names& n, const Phase& p, bool bou
   ir::StmtList store;
   store.push_back(ir::make_stmt(ir::Assign{ir::element(g.base.y, g.out, nullptr, {ir::var(yr, ix), ir::var(yc, ix)}), "=",
                                            ir::element(g.tile, g.out, nullptr, {col, row}), nullptr}));
-  if (bounded)
-    element.push_back(ir::make_stmt(ir::If{ir::all_of(ir::less(ir::var(yr, ix), num(g.s.n, ix)),
-                                                      ir::less(ir::var(yc, ix), num(g.s.m, ix))),
-                                           seq(std::move(store)), nullptr}));
-  else
-    for (auto& st : store) element.push_back(std::move(st));
-  ir::StmtList per_row;
-  per_row.push_back(unrolled(e, p.chunk, std::move(element)));
-  ir::StmtList out;
-  out.push_back(unrolled(k, p.rows, std::move(per_row)));
-  return out;
+  for (auto& st : within(bounded, ir::var(yr, ix), g.s.n, ir::var(yc, ix), g.s.m, std::move(store), ix))
+    element.push_back(std::move(st));
+  return element_loops(k, e, p, std::move(element));
 }
 
 // Whether the body's only mentions of `lin` are the lets of the two indices.
