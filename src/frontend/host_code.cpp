@@ -157,24 +157,18 @@ std::string host_device_work_problem(const Function& fn, const Stmt& s) {
 }
 
 namespace {
-const std::string* statement_callee(const Stmt& s) {
+// A statement that calls `name` or `line_name` (its newline form): the call, else null.
+const Call* statement_call(const Stmt& s, const char* name, const char* line_name) {
   const auto* es = std::get_if<ExprStatement>(&s.node);
   const auto* c = es ? std::get_if<Call>(&es->expr->node) : nullptr;
   const auto* f = c ? std::get_if<Name>(&c->callee->node) : nullptr;
-  return f ? &f->name : nullptr;
+  return f && (f->name == name || f->name == line_name) ? c : nullptr;
 }
 }  // namespace
 
-const Call* print_call(const Stmt& s) {
-  const std::string* f = statement_callee(s);
-  return f && (*f == "print" || *f == "println") ? &std::get<Call>(std::get<ExprStatement>(s.node).expr->node)
-                                                 : nullptr;
-}
+const Call* print_call(const Stmt& s) { return statement_call(s, "print", "println"); }
 
-bool is_compile_time_print(const Stmt& s) {
-  const std::string* f = statement_callee(s);
-  return f && (*f == "print!" || *f == "println!");
-}
+bool is_compile_time_print(const Stmt& s) { return statement_call(s, "print!", "println!") != nullptr; }
 
 bool is_host_expression(const Expr& e) {
   return std::visit([&](const auto& n) -> bool {

@@ -295,21 +295,15 @@ void Lowerer::other_statement(const Stmt& s, const T& n) {
   if constexpr (std::is_same_v<T, Block>) {
     emit(braced(collect([&] { block(s); })));
   } else if constexpr (std::is_same_v<T, ExprStatement>) {
+    // The builtins called as statements, unless the source names something so.
     if (const auto* c = std::get_if<Call>(&n.expr->node))
-      if (const auto* f = std::get_if<Name>(&c->callee->node);
-          f && (f->name == "print" || f->name == "println") && !lookup(f->name))
-        return print_statement(s, *c, f->name == "println");
-    if (const auto* c = std::get_if<Call>(&n.expr->node))
-      if (const auto* f = std::get_if<Name>(&c->callee->node);
-          f && (f->name == "print!" || f->name == "println!") && !lookup(f->name))
-        return compile_time_print(s, *c);
-    if (const auto* c = std::get_if<Call>(&n.expr->node))
-      if (const auto* f = std::get_if<Name>(&c->callee->node);
-          f && (f->name == "reduce_max" || f->name == "reduce_sum" || f->name == "copy") && !lookup(f->name))
-        return fragment_statement(s, *c, f->name);
-    if (const auto* c = std::get_if<Call>(&n.expr->node))
-      if (const auto* f = std::get_if<Name>(&c->callee->node); f && f->name == "all_reduce_sum" && !lookup(f->name))
-        return all_reduce_sum(s, *c);
+      if (const auto* f = std::get_if<Name>(&c->callee->node); f && !lookup(f->name)) {
+        const std::string& name = f->name;
+        if (name == "print" || name == "println") return print_statement(s, *c, name == "println");
+        if (name == "print!" || name == "println!") return compile_time_print(s, *c);
+        if (name == "reduce_max" || name == "reduce_sum" || name == "copy") return fragment_statement(s, *c, name);
+        if (name == "all_reduce_sum") return all_reduce_sum(s, *c);
+      }
     Value v = require_scalar(expr(*n.expr), *n.expr);
     line_mark(s.location);
     ExprRef guard = v.guard;
