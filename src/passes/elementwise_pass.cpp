@@ -127,24 +127,11 @@ bool vectorize_region(ir::Kernel& kernel, ir::Region& region) {
   for (const std::set<int>* set : {&plan.read, &plan.written})
     for (int b : *set) {
       if (flat_views.count(b)) continue;
-      const ir::Buffer src = kernel.buffers[static_cast<std::size_t>(b)];
-      ir::Buffer view = src;
-      view.dims = {ir::Extent{plan.total, ""}};
-      view.alias_of = b;
-      view.argument = -1;
-      flat_views[b] = static_cast<int>(kernel.buffers.size());
-      kernel.buffers.push_back(view);
-      ir::Buffer regs;
-      std::string base = src.name;  // arg_x, croq_output: x_vec, output_vec
-      for (const char* prefix : {"arg_", "croq_"})
-        if (base.rfind(prefix, 0) == 0) base = base.substr(std::string(prefix).size());
-      regs.name = kernel.fresh(base + "_vec");
-      regs.dtype = src.dtype;
-      regs.dims = {ir::Extent{vec, ""}};
-      regs.space = ir::Space::local;
-      regs.align_bytes = static_cast<int>(std::min<std::int64_t>(kVectorBytes, vec * static_cast<std::int64_t>(dtype_size(src.dtype))));
-      registers[b] = static_cast<int>(kernel.buffers.size());
-      kernel.buffers.push_back(regs);
+      const ir::Buffer& src = kernel.buffers[static_cast<std::size_t>(b)];
+      const std::string name = flat::base_name(src.name) + "_vec";  // arg_x, croq_output: x_vec, output_vec
+      const DType dtype = src.dtype;
+      flat_views[b] = flat::flat_view(kernel, b, plan.total);
+      registers[b] = flat::local_registers(kernel, name, dtype, {ir::Extent{vec, ""}}, vec);
       vector_body.push_back(ir::make_stmt(ir::DeclareLocal{registers[b]}));
     }
   auto copy = [&](ir::Tile src, ir::Tile dst) {

@@ -2,6 +2,8 @@
 // flat_region.hpp).
 #include "passes/flat_region.hpp"
 
+#include <algorithm>
+
 #include "ir/builder.hpp"
 
 namespace croq::passes::flat {
@@ -206,6 +208,33 @@ ir::Region* only_flat_region(ir::Kernel& kernel) {
     flat = r;
   }
   return flat;
+}
+
+int flat_view(ir::Kernel& kernel, int b, std::int64_t total) {
+  ir::Buffer view = kernel.buffers[static_cast<std::size_t>(b)];
+  view.dims = {ir::Extent{total, ""}};
+  view.alias_of = b;
+  view.argument = -1;
+  kernel.buffers.push_back(view);
+  return static_cast<int>(kernel.buffers.size()) - 1;
+}
+
+int local_registers(ir::Kernel& kernel, const std::string& base, DType dtype, std::vector<ir::Extent> dims,
+                    std::int64_t chunk) {
+  ir::Buffer regs;
+  regs.name = kernel.fresh(base);
+  regs.dtype = dtype;
+  regs.dims = std::move(dims);
+  regs.space = ir::Space::local;
+  regs.align_bytes = static_cast<int>(std::min<std::int64_t>(16, chunk * static_cast<std::int64_t>(dtype_size(dtype))));
+  kernel.buffers.push_back(regs);
+  return static_cast<int>(kernel.buffers.size()) - 1;
+}
+
+std::string base_name(std::string name) {
+  for (const char* prefix : {"arg_", "croq_"})
+    if (name.rfind(prefix, 0) == 0) return name.substr(std::string(prefix).size());
+  return name;
 }
 
 }  // namespace croq::passes::flat

@@ -67,4 +67,15 @@ bool mentions(const ir::ExprRef& e, const std::string& name);
 // The kernel's one flat region, if its body holds nothing else.
 ir::Region* only_flat_region(ir::Kernel& kernel);
 
+// What the rewrites add to the kernel's buffers (each returns its index):
+// a one-dimensional view of global buffer b's `total` elements, and a local
+// register array of `dims` named from `base`, aligned for accesses of
+// `chunk` elements (16 bytes at most).
+int flat_view(ir::Kernel& kernel, int b, std::int64_t total);
+int local_registers(ir::Kernel& kernel, const std::string& base, DType dtype, std::vector<ir::Extent> dims,
+                    std::int64_t chunk);
+// A buffer's name without the prefix lowering gives arguments and outputs
+// (arg_x, croq_output: x, output).
+std::string base_name(std::string name);
+
 }  // namespace croq::passes::flat

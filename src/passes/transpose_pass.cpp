@@ -275,38 +275,6 @@ ir::StmtList within(bool bounded, const ir::ExprRef& row, std::int64_t rows, con
   return out;
 }
 
-// A buffer's name without the prefix lowering gives arguments and outputs
-// (arg_x, croq_output: x, output).
-std::string base_name(std::string name) {
-  for (const char* prefix : {"arg_", "croq_"})
-    if (name.rfind(prefix, 0) == 0) return name.substr(std::string(prefix).size());
-  return name;
-}
-
-// A one-dimensional view of global buffer b's `total` elements; its index.
-int flat_view(ir::Kernel& kernel, int b, std::int64_t total) {
-  ir::Buffer view = kernel.buffers[static_cast<std::size_t>(b)];
-  view.dims = {ir::Extent{total, ""}};
-  view.alias_of = b;
-  view.argument = -1;
-  kernel.buffers.push_back(view);
-  return static_cast<int>(kernel.buffers.size()) - 1;
-}
-
-// A local register array `dims` of `dtype` named from `base`, aligned for
-// chunks of `chunk` elements; its index in the kernel's buffers.
-int local_registers(ir::Kernel& kernel, const std::string& base, DType dtype, std::vector<ir::Extent> dims,
-                    std::int64_t chunk) {
-  ir::Buffer regs;
-  regs.name = kernel.fresh(base);
-  regs.dtype = dtype;
-  regs.dims = std::move(dims);
-  regs.space = ir::Space::local;
-  regs.align_bytes = static_cast<int>(std::min<std::int64_t>(kChunkBytes, chunk * static_cast<std::int64_t>(dtype_size(dtype))));
-  kernel.buffers.push_back(regs);
-  return static_cast<int>(kernel.buffers.size()) - 1;
-}
-
 // `element` for each element of each of the thread's rows: loops over k
 // (rows) and e (elements of a chunk, 1 a thread here).
 ir::StmtList element_loops(const std::string& k, const std::string& e, const Phase& p, ir::StmtList element) {
@@ -327,7 +295,7 @@ ir::StmtList load_chunks(Kernel2& g, const Names& n, const Phase& p, bool bounde
   std::map<int, int> registers;
   for (int b : g.plan.read) {
     const ir::Buffer& src = g.kernel.buffers[static_cast<std::size_t>(b)];
-    registers[b] = local_registers(g.kernel, base_name(src.name) + "_chunk", src.dtype,
+    registers[b] = flat::local_registers(g.kernel, flat::base_name(src.name) + "_chunk", src.dtype,
                                    {ir::Extent{p.rows, ""}, ir::Extent{p.chunk, ""}}, p.chunk);
     out.push_back(ir::make_stmt(ir::DeclareLocal{registers[b]}));
   }
@@ -420,11 +388,11 @@ ir::StmtList load_window(Kernel2& g, const Names& n, const Phase& p, bool bounde
   std::map<int, std::pair<int, int>> registers;  // read buffer: (its flat view, its registers)
   for (int b : g.plan.read) {
     const ir::Buffer& src = g.kernel.buffers[static_cast<std::size_t>(b)];
-    const std::string name = base_name(src.name) + "_window";
+    const std::string name = flat::base_name(src.name) + "_window";
     const DType dtype = src.dtype;
-    const int view = flat_view(g.kernel, b, total);
+    const int view = flat::flat_view(g.kernel, b, total);
     // One-dimensional, as the flat view it is copied from.
-    const int regs = local_registers(g.kernel, name, dtype, {ir::Extent{2 * p.rows * p.chunk, ""}}, p.chunk);
+    const int regs = flat::local_registers(g.kernel, name, dtype, {ir::Extent{2 * p.rows * p.chunk, ""}}, p.chunk);
     registers[b] = {view, regs};
     out.push_back(ir::make_stmt(ir::DeclareLocal{regs}));
   }
@@ -518,7 +486,7 @@ ir::StmtList load_elements(Kernel2& g, const Names& n, const Phase& p, bool boun
 // registers, stored to a row of y as one chunk; `bounded`: the chunks inside.
 ir::StmtList store_chunks(Kernel2& g, const Names& n, const Phase& p, bool bounded) {
   const ir::Type& ix = n.index;
-  const int column = local_registers(g.kernel, "column", g.out, {ir::Extent{1, ""}, ir::Extent{p.chunk, ""}}, p.chunk);
+  const int column = flat::local_registers(g.kernel, "column", g.out, {ir::Extent{1, ""}, ir::Extent{p.chunk, ""}}, p.chunk);
   const std::string k = g.kernel.fresh("k"), e = g.kernel.fresh("e");
   const ir::ExprRef row = plus(times(ir::var(k, ix), p.down, ix), n.r);
   const ir::ExprRef col0 = times(n.c, p.chunk, ix);
@@ -546,8 +514,8 @@ ir::StmtList store_chunks(Kernel2& g, const Names& n, const Phase& p, bool bound
 // vector; the two at its ends, element by element.
 ir::StmtList store_window(Kernel2& g, const Names& n, const Phase& p, bool bounded) {
   const ir::Type& ix = n.index;
-  const int flat_y = flat_view(g.kernel, g.base.y, g.s.m * g.s.n);
-  const int column = local_registers(g.kernel, "column", g.out, {ir::Extent{p.chunk, ""}}, p.chunk);
+  const int flat_y = flat::flat_view(g.kernel, g.base.y, g.s.m * g.s.n);
+  const int column = flat::local_registers(g.kernel, "column", g.out, {ir::Extent{p.chunk, ""}}, p.chunk);
   ir::StmtList out;
   out.push_back(ir::make_stmt(ir::DeclareLocal{column}));
   out.push_back(window_slots(g, n, p, bounded, true, [&](const WindowSlot& sl) {
