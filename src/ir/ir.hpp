@@ -485,6 +485,9 @@ struct MmaWait {  // wait until at most `pending` WGMMA groups are in flight
   // Accumulator registers read next, fenced after the wait so that no read
   // of them is scheduled before it.
   std::vector<int> fence;
+  // Kept after the work that precedes it (pin_overlapped_waits): that work
+  // was placed between the multiplies and the wait to run while they do.
+  bool pinned = false;
 };
 struct MmaStore {
   int accumulator = -1;

@@ -325,6 +325,7 @@ StmtPtr Parser::mma_wait(LineReader& r, int) {
     LineReader v(name, 0, 0, k_, vars_);
     n.fence.push_back(v.buffer(-1));
   }
+  n.pinned = r.take_flag("pinned");
   return finish(r, std::move(n));
 }
 

@@ -356,6 +356,7 @@ class Printer {
     std::string fence;
     for (int b : n.fence) fence += (fence.empty() ? "" : ", ") + buffer(b);
     if (!n.fence.empty()) a.add("fence", "[" + fence + "]");
+    a.flag("pinned", n.pinned);
     line("mma.wait pending " + std::to_string(n.pending), a);
   }
   void node(const Stmt& s, const MmaStore& n) {

@@ -535,4 +535,31 @@ void reallocate_registers(ir::Kernel& kernel, const target::Target& target) {
   });
 }
 
+namespace {
+
+// Statements that compute (an apply's loop, an assignment, a declaration
+// with a value): what a wait placed after them means to overlap.
+bool computes(const ir::Stmt& s) {
+  return std::holds_alternative<ir::For>(s.node) || std::holds_alternative<ir::Assign>(s.node) ||
+         std::holds_alternative<ir::Let>(s.node);
+}
+
+}  // namespace
+
+void pin_overlapped_waits(ir::Kernel& kernel) {
+  ir::for_each<ir::Seq>(*kernel.body, [&](ir::Seq& seq, ir::Stmt&) {
+    for (std::size_t i = 0; i < seq.body.size(); ++i) {
+      auto* wait = std::get_if<ir::MmaWait>(&seq.body[i]->node);
+      if (!wait) continue;
+      // Back to the multiplies or the previous wait: work on the way is
+      // what this wait was placed after.
+      for (std::size_t j = i; j-- > 0 && !wait->pinned;) {
+        const ir::Stmt& s = *seq.body[j];
+        if (std::holds_alternative<ir::Mma>(s.node) || std::holds_alternative<ir::MmaWait>(s.node)) break;
+        wait->pinned = computes(s);
+      }
+    }
+  });
+}
+
 }  // namespace croq::passes

@@ -19,6 +19,8 @@ constexpr std::array kPasses{
          [](ir::Kernel& k, const PassContext& c) { select_mma_instructions(k, c.target); }, Decision::mma_instructions},
     Pass{"complete_mma_groups", [](ir::Kernel& k, const PassContext&) { complete_mma_groups(k); },
          Decision::mma_completion},
+    Pass{"pin_overlapped_waits", [](ir::Kernel& k, const PassContext&) { pin_overlapped_waits(k); },
+         ir::Decisions::none()},
     Pass{"count_event_arrivals", [](ir::Kernel& k, const PassContext&) { count_event_arrivals(k); },
          Decision::event_arrivals},
     Pass{"reallocate_registers", [](ir::Kernel& k, const PassContext& c) { reallocate_registers(k, c.target); },

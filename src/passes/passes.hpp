@@ -76,6 +76,13 @@ void select_mma_instructions(ir::Kernel& kernel, const target::Target& target);
 // keeping one group in flight (software pipelining).
 void complete_mma_groups(ir::Kernel& kernel);
 
+// Wait pinning: a WGMMA wait with work placed between it and the multiplies
+// before it (a softmax between the issue of P V and its wait) is marked to
+// stay after that work. ptxas otherwise schedules a wait as early as its
+// basic block allows, so the work waits for the multiplies it was placed to
+// overlap; a wait right after its multiplies is left as it is.
+void pin_overlapped_waits(ir::Kernel& kernel);
+
 // Event arrival counts from the trigger sites (which must agree), and the
 // block's barrier initialization.
 void count_event_arrivals(ir::Kernel& kernel);

@@ -2,7 +2,8 @@
 // by NVRTC for sm_90a without a GPU: per element type and head dim, the
 // heads are TMA boxes of the whole [B, H, S, D] tensors, P·V stays in flight
 // during the next tile's softmax (partial WGMMA waits, never a full wait
-// between the two multiplies and the first read of the scores), the RS
+// between the two multiplies and the first read of the scores; the wait
+// for P V pinned after the softmax), the RS
 // operand is packed before the fence, and nothing spills.
 #include <gtest/gtest.h>
 
@@ -57,6 +58,16 @@ TEST(Attention, PvStaysInFlightDuringTheNextSoftmax) {
       // The mask's `if` opens with that wait: it is hoisted before the
       // branch (ptxas serializes every WGMMA when a wait sits in a branch).
       EXPECT_LT(first_wait, cuda.find("if (", turn)) << cuda.substr(loop, 6000);
+      // The wait for P V comes after the softmax placed to overlap it, behind
+      // a block boundary (pin_overlapped_waits), else ptxas moves it back
+      // to the first read of the scores.
+      const std::size_t exp2 = cuda.find("croq_exp2_approx(", first_wait);
+      ASSERT_NE(exp2, std::string::npos);
+      const std::size_t pv_wait = cuda.find("croq_dev::wgmma_wait_group<", exp2);
+      const std::size_t boundary = cuda.find("croq_dev::schedule_boundary();", exp2);
+      EXPECT_LT(boundary, pv_wait) << cuda.substr(exp2, 3000);
+      EXPECT_EQ(cuda.substr(first_wait - 120, 120).find("schedule_boundary"), std::string::npos)
+          << "the scores' wait, with nothing computed before it, is not pinned";
       const std::size_t pack = cuda.rfind("croq_dev::pack_fragment(", pv);
       EXPECT_LT(pack, cuda.rfind("croq_dev::wgmma_fence();", pv)) << "A is packed before the fence";
       std::string ptx;
@@ -69,6 +80,7 @@ TEST(Attention, PvStaysInFlightDuringTheNextSoftmax) {
       EXPECT_TRUE(contains(ptx, "wgmma.mma_async.sync.aligned.m64n64k16.f32")) << "P V in RS mode, 64 columns per slab";
       EXPECT_TRUE(contains(ptx, "wgmma.wait_group.sync.aligned " + std::to_string(slabs) + ";"));
       EXPECT_FALSE(contains(ptx, "ld.local")) << "scores, probabilities and accumulators stay in registers";
+      EXPECT_TRUE(contains(ptx, "%dynamic_smem_size")) << "the boundary's opaque condition";
     }
 }
 

@@ -420,6 +420,7 @@ void Printer::stmt(const ir::Stmt& s) {
     } else if constexpr (std::is_same_v<T, ir::Mma>) {
       mma(n);
     } else if constexpr (std::is_same_v<T, ir::MmaWait>) {
+      if (n.pinned) line("croq_dev::schedule_boundary();  // keep the wait after the work above (pin_overlapped_waits)");
       line("croq_dev::wgmma_wait_group<" + std::to_string(n.pending) + ">();" + (n.note.empty() ? "" : "  // " + n.note));
       for (int b : n.fence) line("croq_dev::fence_accum(" + kernel_.buffers[static_cast<std::size_t>(b)].name + ");");
     } else if constexpr (std::is_same_v<T, ir::MmaStore>) {

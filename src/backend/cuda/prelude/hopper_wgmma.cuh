@@ -118,6 +118,17 @@ __device__ __forceinline__ void wgmma_wait_group() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
 
+// A basic-block boundary: a branch that is never taken (no kernel has one
+// byte of dynamic shared memory; if one had, it would sleep a nanosecond).
+// ptxas schedules a wait as early as its block allows, whatever the order
+// of the PTX, so work placed before a wait to run while the multiplies do
+// waited for them instead; after this boundary the wait stays behind it.
+__device__ __forceinline__ void schedule_boundary() {
+  unsigned dynamic_shared;
+  asm volatile("mov.u32 %0, %%dynamic_smem_size;\n" : "=r"(dynamic_shared));
+  if (dynamic_shared == 1u) __nanosleep(1);
+}
+
 #endif  // CROQ_DEV_SM90A
 
 // The compiler sees a wgmma's accumulators as written when it is issued, not
