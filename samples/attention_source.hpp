@@ -281,10 +281,13 @@ class SourceWriter {
       }
       add("        apply {i, j} in " + a + ".span");
       add("          " + a + ".at(i, j) = " + a + ".at(i, j) / row_sum.at(i);");
+      // The staging tile swizzled, as the TMA store reads it: the eight rows
+      // a warp writes at once fall in different banks.
       const std::string staging = wide_ ? "o_s[p - 1]" : "o_s" + sl + "[p - 1]";
-      add("        mma.store " + a + ", " + staging + ";");
-      add("        tma.copy " + staging + " => oh.subspan(64, " + width + ").at(qt * " + std::to_string(c_.consumers) +
-          " + p - 1, " + std::to_string(c * 64 / slab_width(c)) + ");");
+      const std::string swiz = ".swiz<" + std::to_string(slab_width(c) * 2) + ">";
+      add("        mma.store" + swiz + " " + a + ", " + staging + ";");
+      add("        tma.copy" + swiz + " " + staging + " => oh.subspan(64, " + width + ").at(qt * " +
+          std::to_string(c_.consumers) + " + p - 1, " + std::to_string(c * 64 / slab_width(c)) + ");");
     }
   }
 

@@ -497,6 +497,7 @@ struct MmaStore {
   ExprRef rows, cols;  // global stores: the valid part (tails)
   ExprRef index;  // which of an array of accumulators; null: not an array
   bool transpose = false;  // mma.store.transp: element (r, c) goes to (c, r) (warp accumulators)
+  int swizzle = 0;  // a shared destination laid out with this swizzle span (bytes; 0: plain rows)
 };
 // A point where WGMMA groups must be complete: every group, or (buffers
 // named) those that write or read these register buffers (accumulators'

@@ -343,6 +343,7 @@ StmtPtr Parser::mma_store(LineReader& r, int) {
   n.cols = r.take_expr("cols");
   n.index = r.take_expr("index");
   n.transpose = r.take_flag("transpose");
+  n.swizzle = static_cast<int>(r.take_int("swizzle", 0));
   return finish(r, std::move(n));
 }
 

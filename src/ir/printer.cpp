@@ -367,6 +367,7 @@ class Printer {
     expr_attr(a, "cols", n.cols);
     expr_attr(a, "index", n.index);
     a.flag("transpose", n.transpose);
+    if (n.swizzle) a.add("swizzle", std::to_string(n.swizzle));
     line("mma.store " + accumulator(n.accumulator) + " -> " + expr(n.destination), a);
   }
   void node(const Stmt& s, const MmaCommit& n) {

@@ -352,8 +352,26 @@ void MmaLowering::mma_store(const Stmt& s, const Mma& m) {
   op.leading = dim_expr(v.buffer, 1);
   op.space = b.space;
   if (b.space == ir::Space::shared) {
-    if (b.swizzle > 0) unchecked(m.operands[1]->location, sema::Rule::mma_store_swizzled);
-    b.swizzle = 0;
+    // `.swiz<N>`, or the tile's own layout: sema accepted either.
+    const int span = protocol.swizzle ? swizzle_span(*protocol.swizzle) : std::max(0, b.swizzle);
+    if (span > 0) {
+      if (transpose || protocol.mask_rows) unchecked(m.operands[1]->location, sema::Rule::mma_store_swizzled);
+      // The swizzle permutes the 16-byte chunks of each row of `span`
+      // bytes, in atoms of 8 rows: the tile's rows are the span, and the
+      // destination starts an atom.
+      const std::size_t last = b.dims.size() - 1;
+      const std::int64_t row_bytes = dim_value(v.buffer, last) * static_cast<std::int64_t>(dtype_size(b.dtype));
+      if (row_bytes != span)
+        fail(m.operands[1]->location, "mma.store.swiz<" + std::to_string(span) + "> writes tiles whose rows are " +
+                                          std::to_string(span) + " bytes; this tile's rows are " + std::to_string(row_bytes),
+             "store into a tile of " + std::to_string(span / static_cast<int>(dtype_size(b.dtype))) + " columns");
+      if (!ir::is_zero(v.origin.back()) || v.extent.back() != dim_value(v.buffer, last))
+        fail(m.operands[1]->location, "mma.store.swiz<" + std::to_string(span) + "> writes whole rows of the tile",
+             "store into whole rows: `.subspan(64, N).at(i, 0)`");
+    }
+    if (b.swizzle >= 0 && b.swizzle != span) unchecked(m.operands[1]->location, sema::Rule::swizzle_layout);
+    b.swizzle = span;
+    op.swizzle = span;
     wait_before_tile_write(v, s.location);
   } else if (b.space == ir::Space::global) {
     op.rows = ir::int_const(rows);

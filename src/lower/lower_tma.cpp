@@ -253,7 +253,7 @@ void MemoryLowering::tma_copy(const Stmt& s, const Copy& c) {
     if (tb.swizzle >= 0 && tb.swizzle != span)
       unchecked(c.op_location, sema::Rule::swizzle_layout);
     tb.swizzle = span;
-  } else if (buffer(tile.buffer).swizzle > 0 && buffer(tile.buffer).swizzle != span) {
+  } else if (buffer(tile.buffer).swizzle >= 0 && buffer(tile.buffer).swizzle != span) {
     unchecked(c.op_location, sema::Rule::swizzle_layout);
   }
 

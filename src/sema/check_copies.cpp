@@ -370,6 +370,12 @@ void TransferChecker::tma_copy(const Stmt& s, const Copy& c) {
          "the tile is laid out with swizzle " + std::to_string(tile.buffer->swizzle) + "; the store must say `.swiz<" +
              std::to_string(tile.buffer->swizzle) + ">`",
          "a store reads the tile with the layout it was written with");
+  } else if (tile.buffer->swizzle == 0 && span > 0) {
+    // The copy engine would read the rows as swizzled: the wrong elements.
+    fail(Rule::swizzle_layout, c.op_location,
+         "the tile is laid out without a swizzle (written row by row); a store with `.swiz<" + std::to_string(span) +
+             ">` would read it as swizzled",
+         "drop `.swiz<" + std::to_string(span) + ">`: a store reads the tile with the layout it was written with");
   }
   // TMA descriptors are encoded on the host from the arguments and the
   // returned tensor (allocated by the call first).

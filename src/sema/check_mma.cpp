@@ -412,7 +412,8 @@ void MmaChecker::mma_store(const Stmt& s, const Mma& m) {
   Buffer& b = *d.buffer;
   // `.transp` stores the accumulator as [N, M].
   for (const Modifier& mod : m.modifiers)
-    if (mod.name != "mask" && mod.name != "transp" && mod.name != "async")  // .async: complete before the tile's next reader
+    if (mod.name != "mask" && mod.name != "transp" && mod.name != "async" &&  // .async: complete before the tile's next reader
+        mod.name != "swiz")
       fail(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma.store is not supported yet by libcroqjit");
   if (acc->dtype != DType::s32 && b.dtype == DType::s32) {
     limitation(Rule::unsupported_mma_type, dst_expr.location,
@@ -424,11 +425,25 @@ void MmaChecker::mma_store(const Stmt& s, const Mma& m) {
     fail(Rule::mma_store_destination, dst_expr.location, "an s32 accumulator is stored to s32 tiles", "", notes_of(d));
   if (acc->dtype != DType::s32 && b.dtype != DType::f32 && b.dtype != DType::f16 && b.dtype != DType::bf16)
     fail(Rule::mma_store_destination, dst_expr.location, "mma.store writes f32, f16 or bf16 tiles", "", notes_of(d));
+  const Modifier* swiz = find_modifier(m.modifiers, "swiz");
   if (b.space == Space::shared) {
-    if (b.swizzle > 0)
-      fail(Rule::mma_store_swizzled, dst_expr.location, "mma.store into a swizzled shared tile is not supported yet",
-           "store into an unswizzled tile, then copy it with the swizzle");
-    b.swizzle = 0;
+    // `.swiz<N>` lays the tile out for a swizzled TMA store (no bank
+    // conflicts either); without it the store keeps the tile's layout.
+    const int span = swiz ? c_.transfers.swizzle_span(*swiz) : std::max(0, b.swizzle);
+    if (b.swizzle >= 0 && b.swizzle != span)
+      fail(Rule::swizzle_layout, swiz->location,
+           "mma.store.swiz<" + std::to_string(span) + "> does not match the tile's layout: it was written with " +
+               (b.swizzle ? ".swiz<" + std::to_string(b.swizzle) + ">" : std::string("no swizzle")),
+           "use one layout for the tile: the same .swiz<N> on every copy and store of it", notes_of(d));
+    for (const char* form : {"transp", "mask"})
+      if (span > 0 && find_modifier(m.modifiers, form))
+        limitation(Rule::mma_store_swizzled, dst_expr.location,
+                   "mma.store." + std::string(form) + " into a swizzled shared tile is not supported yet by libcroqjit",
+                   "store into an unswizzled tile");
+    b.swizzle = span;
+  } else if (swiz) {
+    fail(Rule::swizzle_needs_shared, swiz->location,
+         "`.swiz<N>` lays out a tile in shared memory; the destination is not shared", "", notes_of(d));
   } else if (b.space == Space::local) {
     fail(Rule::mma_store_destination, dst_expr.location, "mma.store writes shared or global memory", "", notes_of(d));
   }

@@ -395,11 +395,12 @@ std::vector<ErrorCase> mma_cases() {
       {"MmaStoreIntoS32", warpgroup("      shared s32 [64, 128] out_s;\n" + mma + "      mma.store mc, out_s;\n"), 9, 21, "storing an f32 accumulator to s32 tiles is not supported yet by libcroqjit", "accumulate s8 or u8 tiles in s32 (mma.fill.s32) at warp level"},
       {"MmaStoreIntoLocal", warpgroup("      local f32 [64, 128] out_l;\n" + mma + "      mma.store mc, out_l;\n"), 9, 21,
        "mma.store writes shared or global memory"},
-      {"MmaStoreIntoASwizzledTile",
+      {"MmaStoreSwizzleOtherThanTheTiles",
        warpgroup("      shared f16 [64, 64] out_s;\n      d = tma.copy.swiz<128> rhs.subspan(64, 64).at(bn, 0) => shared;\n"
                  "      mh = mma.fill.f32 0.0f;\n      mma.row.row mh, a.data, d.data;\n"
-                 "      tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, 0) => out_s;\n      mma.store mh, out_s;\n"),
-       12, 21, "mma.store into a swizzled shared tile is not supported yet", "store into an unswizzled tile, then copy it with the swizzle"},
+                 "      tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, 0) => out_s;\n      mma.store.swiz<64> mh, out_s;\n"),
+       12, 17, "mma.store.swiz<64> does not match the tile's layout: it was written with .swiz<128>",
+       "use one layout for the tile: the same .swiz<N> on every copy and store of it"},
   };
 }
 

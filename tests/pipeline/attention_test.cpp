@@ -41,6 +41,8 @@ TEST(Attention, PvStaysInFlightDuringTheNextSoftmax) {
       const std::string& cuda = k.cuda_source;
       EXPECT_TRUE(contains(cuda, "croq_dev::tma_load_4d(")) << "heads are boxes of the whole tensor";
       EXPECT_TRUE(contains(cuda, "croq_dev::tma_store_4d("));
+      EXPECT_TRUE(contains(cuda, "croq_dev::store_accum_shared_swizzled<64, 128>("))
+          << "the output staged in swizzled tiles (mma.store.swiz<128>), as the TMA store reads them";
       // In the key loop: S (one group per 64-column slab of D), then P V
       // (one per slab), then the first read of the scores waits for S only.
       const std::size_t loop = cuda.find("for (int bn_");

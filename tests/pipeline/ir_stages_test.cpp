@@ -163,6 +163,7 @@ TEST(IrStages, PrintIrAfterOneStageOrAll) {
 TEST(IrStages, StageNamesAreLowerAndThePassList) {
   EXPECT_EQ(passes::stage_names(),
             "lower, pipeline_k_loops, choose_index_width, place_shared_barriers, select_mma_instructions, complete_mma_groups, "
+            "pin_overlapped_waits, "
             "count_event_arrivals, reallocate_registers, tile_transposes, "
             "vectorize_elementwise, vectorize_copies, remove_redundant_barriers, lay_out_shared_memory");
   for (const passes::Pass& p : passes::pass_list()) EXPECT_EQ(passes::find_pass(p.name), &p);

@@ -67,6 +67,11 @@ std::vector<RuleCase> copy_cases() {
            ";\n"),
        5, "copy", "the tile is laid out with swizzle 128; the store must say `.swiz<128>`",
        "a store reads the tile with the layout it was written with"},
+      {"TmaSwizzledStoreOfAnUnswizzledTile", "swizzle-layout",
+       blk("    shared f16 [64, 64] s;\n    tma.copy " + tile + " => s;\n    tma.copy.swiz<128> s => " + tile + ";\n"), 5,
+       "copy", "the tile is laid out without a swizzle (written row by row); a store with `.swiz<128>` would read it as "
+       "swizzled",
+       "drop `.swiz<128>`: a store reads the tile with the layout it was written with"},
       {"FutureIsNotAName", "future-name",
        blk("    shared event e[2];\n    e[0] = dma.copy.async " + tile + " => shared;\n"), 4, "e[0]",
        "a copy's future must be a plain name"},

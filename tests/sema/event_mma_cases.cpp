@@ -165,10 +165,19 @@ std::vector<RuleCase> event_and_mma_cases() {
        "os;", "mma.store writes f32, f16 or bf16 tiles"},
       {"MmaStoreIntoLocal", "mma-store-destination", wg("      local f32 [64, 128] ol;\n" + mma + "      mma.store mc, ol;\n"),
        9, "ol;", "mma.store writes shared or global memory"},
-      {"MmaStoreIntoASwizzledTile", "mma-store-swizzled",
-       wg("      shared f16 [64, 64] os;\n      tma.copy.swiz<128> " + tile + " => os;\n" + mma + "      mma.store mc, os;\n"),
-       10, "os;", "mma.store into a swizzled shared tile is not supported yet",
-       "store into an unswizzled tile, then copy it with the swizzle"},
+      {"MmaStoreTransposedIntoASwizzledTile", "mma-store-swizzled",
+       wg("      shared f16 [64, 64] os;\n      tma.copy.swiz<128> " + tile + " => os;\n" + mma +
+          "      mma.store.transp mc, os;\n"),
+       10, "os;", "mma.store.transp into a swizzled shared tile is not supported yet by libcroqjit",
+       "store into an unswizzled tile"},
+      {"MmaStoreSwizzleOtherThanTheTiles", "swizzle-layout",
+       wg("      shared f16 [64, 64] os;\n      tma.copy.swiz<128> " + tile + " => os;\n" + mma +
+          "      mma.store.swiz<64> mc, os;\n"),
+       10, "swiz<64>", "mma.store.swiz<64> does not match the tile's layout: it was written with .swiz<128>",
+       "use one layout for the tile: the same .swiz<N> on every copy and store of it"},
+      {"MmaStoreSwizzledIntoGlobal", "swizzle-needs-shared",
+       wg(mma + "      mma.store.swiz<128> mc, out.subspan(64, 128).at(bm, bn);\n"), 8, "swiz<128>",
+       "`.swiz<N>` lays out a tile in shared memory; the destination is not shared"},
       // The target, when the options name it
       {"TmaOnSm80", "needs-sm90", blk("    t = tma.copy " + tile + " => shared;\n"), 3, "copy",
        "tma.copy needs sm_90 (Hopper); use dma.copy (compiling for sm_80)", "", "sm_80"},

@@ -344,6 +344,9 @@ void Printer::mma_store(const ir::MmaStore& m) {
   if (m.transpose)  // element by element: the pairs of a row go to two rows
     line("croq_dev::store_accum_transposed<" + n + ">(" + acc.name + ", " + expr(m.destination) + ", " + expr(m.leading) +
          ", " + (m.rows ? expr(m.rows) + ", " + expr(m.cols) : std::string("0x7fffffff, 0x7fffffff")) + ");");
+  else if (m.space == ir::Space::shared && !m.rows && m.swizzle)
+    line("croq_dev::store_accum_shared_swizzled<" + n + ", " + std::to_string(m.swizzle) + ">(" + acc.name + ", " +
+         expr(m.destination) + ", " + expr(m.leading) + ");");
   else if (m.space == ir::Space::shared && !m.rows)
     line("croq_dev::store_accum_shared<" + n + ">(" + acc.name + ", " + expr(m.destination) + ", " + expr(m.leading) + ");");
   else

@@ -91,6 +91,18 @@ __device__ __forceinline__ void store_accum_shared(const D& d, T* tile, int ld) 
   for_each_accum_pair<N, M>(d, [&](int r, int c, float v0, float v1) { store_pair(tile + r * ld + c, v0, v1); });
 }
 
+// The same into a tile laid out with swizzle Span, as a TMA copy with
+// `.swiz<Span>` reads it: rows of Span bytes (`ld` elements), their 16-byte
+// chunks permuted within atoms of 8 rows (`tile` starts an atom). A pair
+// never leaves its chunk, and the eight rows a warp writes at once land in
+// different banks.
+template <int N, int Span, int M = 64, typename D, typename T>
+__device__ __forceinline__ void store_accum_shared_swizzled(const D& d, T* tile, int ld) {
+  for_each_accum_pair<N, M>(d, [&](int r, int c, float v0, float v1) {
+    store_pair(tile + swizzle_offset(u32(r * ld + c) * u32(sizeof(T)), Span) / u32(sizeof(T)), v0, v1);
+  });
+}
+
 // ---------------------------------------------------------------------------
 // mma.sync (sm_80 and newer): how the mma.* statements lower below sm_90.
 // The Croqtile meaning is unchanged: one warpgroup computes a 64 x N tile
