@@ -106,8 +106,10 @@ Type ExpressionChecker::other_expression(const Expr& e, const T& n) {
     t.kind = Kind::tuple;
     for (const auto& el : n.elements) {
       Type v = expr(*el);
-      // `{a.span}`: a shape inside braces gives its extents, one value each.
-      if (v.kind == Kind::shape && !v.elements.empty()) t.elements.insert(t.elements.end(), v.elements.begin(), v.elements.end());
+      // `{a.span}`: a shape inside braces gives its extents, one value each;
+      // `{t, 5}` concatenates the tuple t and 5.
+      if ((v.kind == Kind::shape && !v.elements.empty()) || v.kind == Kind::tuple)
+        t.elements.insert(t.elements.end(), v.elements.begin(), v.elements.end());
       else t.elements.push_back(std::move(v));
     }
     return t;
@@ -192,7 +194,8 @@ Type ExpressionChecker::unary(const Expr& e, const Unary& u) {
     fail(Rule::unsupported_operator, e.location, std::string(op) + " is not supported yet by libcroqjit",
          "name the tensor or its element itself");
   if (const char* op = update_operator(u.op)) return update(e, u, op);
-  Type v = expr(*u.operand);
+  // `#idx` of a tuple of indices is checked as an extent, not as a value.
+  Type v = u.op == UnaryOp::extent ? index_arg(*u.operand) : expr(*u.operand);
   require_ok(v);
   if (u.op == UnaryOp::extent) {
     if (v.kind != Kind::index) fail(e.location, extent_of_index(text(*u.operand)), notes_of(v));
@@ -527,10 +530,11 @@ void ExpressionChecker::runtime_value(const Expr& e, const char* what, const Typ
 }
 
 std::vector<std::optional<std::int64_t>> ExpressionChecker::shape_dims(const Expr& e) {
-  Type v = expr(e);
+  Type v = index_arg(e);  // a tuple of indices: the error below, not a limitation
   require_ok(v);
   std::vector<std::optional<std::int64_t>> dims;
-  switch (v.kind) {
+  const bool indices = std::any_of(v.elements.begin(), v.elements.end(), [](const Type& d) { return d.kind == Kind::index; });
+  switch (v.kind == Kind::tuple && indices ? Kind::error : v.kind) {  // a tuple of indices is no shape
     case Kind::shape:
       for (const Type& d : v.elements) dims.push_back(d.known_now() ? std::optional<std::int64_t>(d.value) : std::nullopt);
       return dims;
