@@ -552,7 +552,7 @@ Value ExprLowering::binary(const Expr& e, const Binary& b) {
     return out;
   }
   for (const Value* v : {&l, &r})
-    if (v->kind == Value::Kind::shape || v->kind == Value::Kind::tuple) return whole_arithmetic(e, b, l, r);
+    if (v->kind == Value::Kind::shape || v->kind == Value::Kind::tuple) return whole_arithmetic(e, b.op, *b.lhs, *b.rhs, l, r);
   for (const Value* v : {&l, &r})
     if (v->kind == Value::Kind::view || v->kind == Value::Kind::future)
       unchecked(e.location, "arithmetic on a whole tensor");
@@ -658,6 +658,22 @@ Value ExprLowering::update(const Expr& e, const Value& v, bool up, bool post) {
   return out;
 }
 
+// cdiv(a, b), the quotient rounded up.
+Value ExprLowering::ceil_div(const Expr& e, const Value& a, const Value& b) {
+  if (b.constant && *b.constant == 0 && !b.is_float)
+    fail(e.location, "`" + source_text(e) + "` " + support::describe(support::ArithmeticFault::divide_by_zero));
+  if (a.constant && b.constant) {
+    auto r = support::checked_cdiv(*a.constant, *b.constant);
+    if (!r.ok()) fail_arithmetic(e, r.fault, "cdiv(" + std::to_string(*a.constant) + ", " + std::to_string(*b.constant) + ")");
+    return scalar_const(r.value);
+  }
+  Value out;
+  out.expr = ir::binary("/", ir::binary("-", ir::binary("+", a.expr, b.expr), ir::int_const(1)), b.expr);
+  if (a.dynamic && a.dynamic->divisor == 1 && b.constant && *b.constant > 0)
+    out.dynamic = DynamicCount{a.dynamic->dim, *b.constant, true};
+  return out;
+}
+
 Value ExprLowering::call(const Expr& e, const Call& n) {
   const auto* callee = std::get_if<Name>(&n.callee->node);
   if (const Function* f = callee && n.with_call_keyword ? program_.find_co_device_function(callee->name) : nullptr)
@@ -675,20 +691,10 @@ Value ExprLowering::call(const Expr& e, const Call& n) {
     return tuple_of_extents(shape).elements[static_cast<std::size_t>(i)];
   }
   if (callee && callee->name == "cdiv" && n.args.size() == 2) {
-    Value a = require_scalar(expr(*n.args[0]), *n.args[0]), b = require_scalar(expr(*n.args[1]), *n.args[1]);
-    if (b.constant && *b.constant == 0 && !b.is_float)
-      fail(e.location, "`" + source_text(e) + "` " + support::describe(support::ArithmeticFault::divide_by_zero));
-    if (a.constant && b.constant) {
-      auto r = support::checked_cdiv(*a.constant, *b.constant);
-      if (!r.ok())
-        fail_arithmetic(e, r.fault, "cdiv(" + std::to_string(*a.constant) + ", " + std::to_string(*b.constant) + ")");
-      return scalar_const(r.value);
-    }
-    Value out;
-    out.expr = ir::binary("/", ir::binary("-", ir::binary("+", a.expr, b.expr), ir::int_const(1)), b.expr);
-    if (a.dynamic && a.dynamic->divisor == 1 && b.constant && *b.constant > 0)
-      out.dynamic = DynamicCount{a.dynamic->dim, *b.constant, true};
-    return out;
+    Value a = expr(*n.args[0]), b = expr(*n.args[1]);
+    const auto whole = [](const Value& v) { return v.kind == Value::Kind::shape || v.kind == Value::Kind::tuple; };
+    if (whole(a)) return whole_arithmetic(e, BinaryOp::div, *n.args[0], *n.args[1], a, b, true);  // dim by dim
+    return ceil_div(e, require_scalar(a, *n.args[0]), require_scalar(b, *n.args[1]));
   }
   // `y(i)` of a bounded index: the value i (from the end when negative), bounded as `y`.
   if (const Value* index = callee ? lookup(callee->name) : nullptr; index && index->kind == Value::Kind::index) {

@@ -1,6 +1,6 @@
 // Arithmetic on whole shapes and tuples (`input.span / {4, 1, 5}`,
-// `[M, K] / {8, 64}`, `a.span * 2`): element by element, a number applying
-// to every element. Sema typed the result (check_expressions.cpp's
+// `[M, K] / {8, 64}`, `a.span * 2`, `cdiv(x.span, {8, 4})`): element by
+// element, a number applying to every element. Sema typed the result (check_expressions.cpp's
 // shape_arithmetic): a shape, or a tuple of counts for the ratio or
 // remainder of two shapes and for arithmetic on tuples. A shape's dims are
 // known when the kernel is specialized, as every extent is.
@@ -13,7 +13,8 @@
 
 namespace croq::lower::detail {
 
-Value ExprLowering::whole_arithmetic(const Expr& e, const Binary& b, const Value& l, const Value& r) {
+Value ExprLowering::whole_arithmetic(const Expr& e, BinaryOp op, const Expr& lhs, const Expr& rhs, const Value& l,
+                                     const Value& r, bool ceil) {
   const auto size = [](const Value& v) -> std::size_t {
     return v.kind == Value::Kind::shape ? v.dims.size() : v.kind == Value::Kind::tuple ? v.elements.size() : 0;
   };
@@ -36,21 +37,23 @@ Value ExprLowering::whole_arithmetic(const Expr& e, const Binary& b, const Value
   };
   Value out;
   const bool two_shapes = l.kind == Value::Kind::shape && r.kind == Value::Kind::shape;
-  const bool counts = two_shapes && (b.op == BinaryOp::div || b.op == BinaryOp::mod);
+  const bool counts = two_shapes && (op == BinaryOp::div || op == BinaryOp::mod);
   out.kind = !counts && (l.kind == Value::Kind::shape || r.kind == Value::Kind::shape) ? Value::Kind::shape
                                                                                       : Value::Kind::tuple;
   const std::size_t n = std::max(size(l), size(r));
   for (std::size_t i = 0; i < n; ++i) {
-    const Value a = element(l, i, *b.lhs), c = element(r, i, *b.rhs);
+    const Value a = element(l, i, lhs), c = element(r, i, rhs);
     if (!a.is_float && !c.is_float && c.constant && *c.constant == 0 &&
-        (b.op == BinaryOp::div || b.op == BinaryOp::mod))
+        (op == BinaryOp::div || op == BinaryOp::mod))
       fail(e.location, "`" + source_text(e) + "` " + support::describe(support::ArithmeticFault::divide_by_zero));
     Value d;
-    if (a.constant && c.constant) {
-      d = fold(e, b.op, *a.constant, *c.constant);
+    if (ceil) {
+      d = ceil_div(e, a, c);
+    } else if (a.constant && c.constant) {
+      d = fold(e, op, *a.constant, *c.constant);
     } else {
       d.is_float = a.is_float || c.is_float;
-      d.expr = ir::binary(binary_op_name(b.op), read(a), read(c));
+      d.expr = ir::binary(binary_op_name(op), read(a), read(c));
     }
     if (out.kind == Value::Kind::tuple) {
       out.elements.push_back(d);

@@ -446,7 +446,10 @@ class ExprLowering : public LoweringContext {
   std::vector<std::pair<const Expr*, std::optional<Value>>> chunkat_indices(const Member& m);
   Value binary(const Expr& e, const Binary& b);
   Value fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c);
-  Value whole_arithmetic(const Expr& e, const Binary& b, const Value& l, const Value& r);  // lower_shape_math.cpp
+  // lower_shape_math.cpp: `lhs op rhs` on whole shapes or tuples; `ceil`: cdiv(lhs, rhs) (op is `/`).
+  Value whole_arithmetic(const Expr& e, BinaryOp op, const Expr& lhs, const Expr& rhs, const Value& l, const Value& r,
+                         bool ceil = false);
+  Value ceil_div(const Expr& e, const Value& a, const Value& b);
   Value unary(const Expr& e, const Unary& u);
   Value update(const Expr& e, const Value& v, bool up, bool post);  // `x++` inside an expression
   Value select_call(const Expr& e, const Call& c);                 // lower_select.cpp

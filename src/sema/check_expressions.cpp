@@ -320,7 +320,7 @@ Type ExpressionChecker::binary(const Expr& e, const Binary& b) {
   }
   const auto shaped = [](const Type& t) { return t.kind == Kind::shape || t.kind == Kind::tuple; };
   if ((shaped(l) || shaped(r)) && (shaped(l) || l.is_number()) && (shaped(r) || r.is_number()))
-    return shape_arithmetic(e, b, l, r);
+    return shape_arithmetic(e, b.op, *b.lhs, *b.rhs, l, r);
   for (const auto* side : {&l, &r}) {
     if (side->is_number()) continue;
     if (side->kind == Kind::tensor || side->kind == Kind::future || side->kind == Kind::shape)
@@ -465,8 +465,7 @@ Type ExpressionChecker::call(const Expr& e, const Call& c) {
   require_ok(b);
   const auto whole = [](const Type& t) { return t.kind == Kind::shape || t.kind == Kind::tuple; };
   if (whole(a) && (whole(b) || b.is_number()))  // cdiv(x.span, {8, 4}): dim by dim
-    fail(Rule::unsupported_shape_arithmetic, e.location,
-         "`cdiv` on a whole shape (`" + text(e) + "`) is not supported yet by libcroqjit", "apply it to each dim");
+    return shape_arithmetic(e, BinaryOp::div, *c.args[0], *c.args[1], a, b, true);
   for (const auto* side : {&a, &b})
     if (!side->is_number() || side->is_float()) {
       const Expr& operand = side == &a ? *c.args[0] : *c.args[1];
@@ -604,34 +603,35 @@ std::vector<Count> ExpressionChecker::counts(const Expr& e, const char* what, bo
 
 // `[M, K] / {8, 64}`, `a.span + 1`: element by element; a number applies to
 // every element.
-Type ExpressionChecker::shape_arithmetic(const Expr& e, const Binary& b, const Type& l, const Type& r) {
+Type ExpressionChecker::shape_arithmetic(const Expr& e, BinaryOp op, const Expr& lhs, const Expr& rhs, const Type& l,
+                                         const Type& r, bool ceil) {
   const auto size = [](const Type& t) { return t.kind == Kind::shape || t.kind == Kind::tuple ? t.elements.size() : 0; };
   for (const auto* side : {&l, &r})
     if (side->kind == Kind::scalar && side->number == Number::bool_) {
-      const Expr& operand = side == &l ? *b.lhs : *b.rhs;
+      const Expr& operand = side == &l ? lhs : rhs;
       fail(Rule::arithmetic_operand, operand.location,
            "`" + text(operand) + "` is a bool; shape arithmetic takes integers", "", notes_of(*side));
     }
   const bool two_shapes = l.kind == Kind::shape && r.kind == Kind::shape;
-  if (two_shapes && (b.op == BinaryOp::add || b.op == BinaryOp::sub || b.op == BinaryOp::mul))
+  if (two_shapes && (op == BinaryOp::add || op == BinaryOp::sub || op == BinaryOp::mul))
     fail(Rule::shape_arithmetic_operator, e.location,
-         "`" + text(e) + "` combines two shapes with `" + (b.op == BinaryOp::add ? "+" : b.op == BinaryOp::sub ? "-" : "*") +
+         "`" + text(e) + "` combines two shapes with `" + (op == BinaryOp::add ? "+" : op == BinaryOp::sub ? "-" : "*") +
              "`; two shapes combine only by `/` and `%`",
-         "add or scale a shape by numbers or a tuple, e.g. `" + text(*b.lhs) + " + {1, 1}`");
+         "add or scale a shape by numbers or a tuple, e.g. `" + text(lhs) + " + {1, 1}`");
   if (size(l) && size(r) && size(l) != size(r))
     fail(Rule::shape_arithmetic_rank, e.location,
          "`" + text(e) + "` combines " + std::to_string(size(l)) + " values with " + std::to_string(size(r)) +
              "; shape arithmetic takes the same number on both sides or one number");
   Type out;
   // Ratios and remainders of two shapes are counts, not extents: a tuple.
-  out.kind = two_shapes && (b.op == BinaryOp::div || b.op == BinaryOp::mod) ? Kind::tuple : Kind::shape;
+  out.kind = two_shapes && (op == BinaryOp::div || op == BinaryOp::mod) ? Kind::tuple : Kind::shape;
   const std::size_t n = std::max(size(l), size(r));
   for (std::size_t i = 0; i < n; ++i) {
     const Type& a = size(l) ? l.elements[i] : l;
     const Type& c = size(r) ? r.elements[i] : r;
     Type d;  // unknown until specialization unless both are constants
     if (a.known_now() && c.known_now()) {
-      support::CheckedInt v = fold(b.op, a.value, c.value);
+      support::CheckedInt v = ceil ? support::checked_cdiv(a.value, c.value) : fold(op, a.value, c.value);
       if (v.fault == support::ArithmeticFault::divide_by_zero) fail(Rule::constant_arithmetic, e.location, "division by zero");
       if (v.ok()) d = known_int(v.value);
     }

@@ -1,5 +1,5 @@
 // A kernel whose tiles are named tuples and shapes (`tile = {4, 16}`,
-// `whole = x.span`, `counts = whole / tile`, `{tile, counts(1)}`, the pick
+// `whole = x.span`, `counts = cdiv(whole, tile)`, `{tile, counts(1)}`, the pick
 // `bias {(2), (0), 7}`, a tuple of a run-time value, a tuple bound again in
 // an inner scope), with its host reference: shared by the interpret-mode
 // test (tests/interp) and the GPU test (tests/gpu).
@@ -12,7 +12,7 @@ namespace croq::test {
 inline const char* kTupleBindingKernel = R"(__co__ void tiles(f32 [M, 48] x, f32 [M, 48] out, int k) {
   tile = {4, 16};
   whole = x.span;
-  counts = whole / tile;
+  counts = cdiv(whole, tile);
   bias = {tile, counts(1)};
   picked = bias {(2), (0), 7};
   amp = {k, 2};

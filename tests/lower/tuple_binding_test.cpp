@@ -1,6 +1,6 @@
 // Lowering of names bound to tuples and shapes (`tile = {4, 16}`,
-// `counts = x.span / tile`, `more {(2), (1)}`): each use is lowered as if
-// its value were written there.
+// `counts = x.span / tile`, `more {(2), (1)}`) and of cdiv on a whole shape:
+// each use is lowered as if its value were written there.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -52,6 +52,19 @@ TEST(TupleBindingLowering, ANamedTupleOrShapeIsItsValueWrittenOut) {
   GeneratedKernel named = generate(kNamed, args);
   GeneratedKernel written = generate(kWritten, args);
   EXPECT_EQ(named.cuda_source, written.cuda_source);
+}
+
+// cdiv of a whole shape, dim by dim, rounded up: cdiv([8, 48], {3, 16}) = [3, 3].
+TEST(TupleBindingLowering, CdivOfAShapeIsTheCdivOfEachDim) {
+  const std::string body = R"( : block
+    out.at(pm, pn) = x.at(pm, pn);
+}
+)";
+  const std::string head = "__co__ void f(f32 [M, 48] x, f32 [M, 48] out) {\n  parallel {pm, pn} by ";
+  const std::vector<abi::ArgSignature> args = {tensor(DType::f32, {8, 48}), tensor(DType::f32, {8, 48})};
+  GeneratedKernel whole = generate(head + "cdiv(x.span, {3, 16})" + body, args);
+  GeneratedKernel written = generate(head + "[3, 3]" + body, args);
+  EXPECT_EQ(whole.cuda_source, written.cuda_source);
 }
 
 }  // namespace

@@ -21,6 +21,8 @@ TEST(TupleBinding, EachUsePasses) {
   // A shape bound to a name, and arithmetic on it.
   expect_clean(fn("  whole = a.span;\n  half = whole / {2, 1};\n  parallel p by half(0) : block\n"
                   "    f = dma.copy a.subspan(half).at(0, 0) => local;\n"));
+  // cdiv of a whole shape, dim by dim: [22, 13].
+  expect_clean(fn("  global f32 [cdiv(a.span, {3, 5})] t;\n  ituple c = cdiv(a.span, 8);\n"));
   // Concatenation, element access, printing.
   expect_clean(fn("  t = {4, 5};\n  u = {t, n};\n  println!(\"u: \", u);\n"
                   "  parallel p by 1 : block\n    a.at(u(0), u(1)) = u(2);\n"));
@@ -36,6 +38,17 @@ TEST(TupleBinding, RebindingInAnInnerScopeIsRecorded) {
   ASSERT_EQ(c.checked.functions.size(), 1u);
   EXPECT_EQ(c.checked.functions[0]->rebindings.size(), 1u);
   EXPECT_TRUE(c.checked.limitations.empty());
+}
+
+// cdiv of a shape by a tuple holding 0 divides by zero.
+TEST(TupleBinding, CdivOfAShapeByZeroIsAnError) {
+  auto e = sema_error(fn("  global f32 [cdiv(a.span, {0, 2})] t;\n"));
+  ASSERT_TRUE(e.has_value());
+  ASSERT_EQ(e->diagnostics().size(), 1u) << e->what();
+  EXPECT_EQ(e->diagnostics()[0].rule, "constant-arithmetic");
+  EXPECT_EQ(e->diagnostics()[0].message, "division by zero");
+  EXPECT_EQ(e->diagnostics()[0].line, 2);
+  EXPECT_EQ(e->diagnostics()[0].column, 15);  // `cdiv`
 }
 
 // A tuple's values are fixed: binding the same name again in its scope is an error.
