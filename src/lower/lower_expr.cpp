@@ -64,10 +64,15 @@ std::int64_t ExprLowering::const_int(const Expr& e, const char* what) {
   return *v.constant;
 }
 
-std::int64_t ExprLowering::non_negative_int(const Expr& e, const char* what) {
-  std::int64_t v = const_int(e, what);
-  if (v < 0) fail(e.location, std::string(what) + " must not be negative, got " + std::to_string(v));
-  return v;
+std::int64_t ExprLowering::non_negative_int(const Expr& e, const char* what) { return non_negative(expr(e), e, what); }
+
+// `v`, the value of `e` (or of one element of the tuple `e`), as a constant
+// that is not negative.
+std::int64_t ExprLowering::non_negative(const Value& v, const Expr& e, const char* what) {
+  if (!v.constant)
+    fail(e.location, sema::constant_required(what, source_text(e), v.kind == Value::Kind::index && v.count > 0));
+  if (*v.constant < 0) fail(e.location, std::string(what) + " must not be negative, got " + std::to_string(*v.constant));
+  return *v.constant;
 }
 
 const Value& ExprLowering::require_scalar(const Value& v, const Expr& e) const {
@@ -295,15 +300,32 @@ Value ExprLowering::window_member(const Expr& e, const Member& m, const Value& o
     args = std::move(parts.extents);
     strides = view_strides(parts.strides);
   }
-  if (args.size() != obj.view.extent.size() || (!strides.empty() && strides.size() != args.size()))
+  // One extent per dim: a tuple or shape argument (`subspan(tile, 9)`) gives one per element.
+  struct Extent {
+    const Expr* where;
+    std::optional<Value> value;  // none for `_`, the whole dim
+  };
+  std::vector<Extent> extents;
+  for (const Expr* a : args) {
+    if (std::holds_alternative<Wildcard>(a->node)) {
+      extents.push_back({a, std::nullopt});
+      continue;
+    }
+    Value x = expr(*a);
+    if (x.kind == Value::Kind::shape) x = tuple_of_extents(x);
+    if (x.kind != Value::Kind::tuple) extents.push_back({a, std::move(x)});
+    else
+      for (Value& el : x.elements) extents.push_back({a, std::move(el)});
+  }
+  if (extents.size() != obj.view.extent.size() || (!strides.empty() && strides.size() != extents.size()))
     unchecked(e.location, "a window of another rank");
   Value r = unplaced_window(obj);  // a tile of a window (`x.subspan(...).at(...).subspan(...)`) stays in it
-  for (std::size_t d = 0; d < args.size(); ++d) {
-    const Expr& a = *args[d];
-    if (std::holds_alternative<Wildcard>(a.node)) continue;  // `_`: the whole dim
-    Value x = expr(a);
+  for (std::size_t d = 0; d < extents.size(); ++d) {
+    if (!extents[d].value) continue;
+    const Expr& a = *extents[d].where;
+    const Value& x = *extents[d].value;
     if (x.kind == Value::Kind::scalar && x.constant) {
-      r.view.extent[d] = non_negative_int(a, sema::what::tile_extent);
+      r.view.extent[d] = non_negative(x, a, sema::what::tile_extent);
     } else if ((x.kind == Value::Kind::scalar || x.kind == Value::Kind::index) && x.expr && !x.is_float && !x.dynamic) {
       // Computed in the kernel: the window keeps the parent's extent as
       // its bound and the value as its limit.
@@ -313,7 +335,7 @@ Value ExprLowering::window_member(const Expr& e, const Member& m, const Value& o
       r.view.limit.resize(r.view.extent.size());
       r.view.limit[d] = x.expr;
     } else {
-      r.view.extent[d] = non_negative_int(a, sema::what::tile_extent);
+      r.view.extent[d] = non_negative(x, a, sema::what::tile_extent);
     }
   }
   r.view.pending = m.kind == MemberKind::view ? View::Pending::view : View::Pending::subspan;
@@ -530,7 +552,7 @@ Value ExprLowering::binary(const Expr& e, const Binary& b) {
     return out;
   }
   for (const Value* v : {&l, &r})
-    if (v->kind == Value::Kind::shape || v->kind == Value::Kind::tuple) return whole_arithmetic(e, b, l, r);
+    if (v->kind == Value::Kind::shape || v->kind == Value::Kind::tuple) return whole_arithmetic(e, b.op, *b.lhs, *b.rhs, l, r);
   for (const Value* v : {&l, &r})
     if (v->kind == Value::Kind::view || v->kind == Value::Kind::future)
       unchecked(e.location, "arithmetic on a whole tensor");
@@ -636,44 +658,20 @@ Value ExprLowering::update(const Expr& e, const Value& v, bool up, bool post) {
   return out;
 }
 
-// `sp : [7, 8]` (a shape: the extents of a tensor, the values of a tuple)
-// and `ituple<3> t = {1, x, 3}` (a tuple: the dims of a shape).
-Value ExprLowering::named_value(const Expr& init, bool shape) {
-  Value v = expr(init);
-  if (v.kind == Value::Kind::view || v.kind == Value::Kind::future || (shape && v.kind == Value::Kind::scalar)) {
-    Value r;
-    r.kind = Value::Kind::shape;
-    r.dims = shape_of(init, &r.dim_names);
-    v = r;
+// cdiv(a, b), the quotient rounded up.
+Value ExprLowering::ceil_div(const Expr& e, const Value& a, const Value& b) {
+  if (b.constant && *b.constant == 0 && !b.is_float)
+    fail(e.location, "`" + source_text(e) + "` " + support::describe(support::ArithmeticFault::divide_by_zero));
+  if (a.constant && b.constant) {
+    auto r = support::checked_cdiv(*a.constant, *b.constant);
+    if (!r.ok()) fail_arithmetic(e, r.fault, "cdiv(" + std::to_string(*a.constant) + ", " + std::to_string(*b.constant) + ")");
+    return scalar_const(r.value);
   }
-  if (shape && v.kind == Value::Kind::tuple) {
-    Value r;
-    r.kind = Value::Kind::shape;
-    for (const Value& el : v.elements) {
-      if (!el.constant) fail(init.location, "a shape's dims are constants when the kernel is specialized; `" +
-                                                source_text(init) + "` has a value known only at run time");
-      r.dims.push_back(*el.constant);
-      r.dim_names.emplace_back();
-    }
-    return r;
-  }
-  if (!shape && v.kind == Value::Kind::shape) {
-    Value r;
-    r.kind = Value::Kind::tuple;
-    for (std::size_t d = 0; d < v.dims.size(); ++d)
-      if (v.dims[d] >= 0) {
-        r.elements.push_back(scalar_const(v.dims[d]));
-      } else {
-        Value dim;
-        dim.expr = ir::var("dim_" + v.dim_names[d], ir::Type::i64());
-        dim.dynamic = DynamicCount{v.dim_names[d], 1, false};
-        r.elements.push_back(dim);
-      }
-    return r;
-  }
-  if (v.kind != (shape ? Value::Kind::shape : Value::Kind::tuple))
-    unchecked(init.location, shape ? "a named shape whose value is no shape" : "a tuple whose value is no tuple");
-  return v;
+  Value out;
+  out.expr = ir::binary("/", ir::binary("-", ir::binary("+", a.expr, b.expr), ir::int_const(1)), b.expr);
+  if (a.dynamic && a.dynamic->divisor == 1 && b.constant && *b.constant > 0)
+    out.dynamic = DynamicCount{a.dynamic->dim, *b.constant, true};
+  return out;
 }
 
 Value ExprLowering::call(const Expr& e, const Call& n) {
@@ -690,28 +688,13 @@ Value ExprLowering::call(const Expr& e, const Call& n) {
     if (sema::Verdict broken = sema::element_of_index(callee->name, static_cast<std::int64_t>(size), i))
       fail(n.args[0]->location, *broken);
     if (shape.kind == Value::Kind::tuple) return shape.elements[static_cast<std::size_t>(i)];
-    if (shape.dims[static_cast<std::size_t>(i)] >= 0) return scalar_const(shape.dims[static_cast<std::size_t>(i)]);
-    const std::string& dim = shape.dim_names[static_cast<std::size_t>(i)];
-    Value r;
-    r.expr = ir::var("dim_" + dim, ir::Type::i64());
-    r.dynamic = DynamicCount{dim, 1, false};
-    return r;
+    return tuple_of_extents(shape).elements[static_cast<std::size_t>(i)];
   }
   if (callee && callee->name == "cdiv" && n.args.size() == 2) {
-    Value a = require_scalar(expr(*n.args[0]), *n.args[0]), b = require_scalar(expr(*n.args[1]), *n.args[1]);
-    if (b.constant && *b.constant == 0 && !b.is_float)
-      fail(e.location, "`" + source_text(e) + "` " + support::describe(support::ArithmeticFault::divide_by_zero));
-    if (a.constant && b.constant) {
-      auto r = support::checked_cdiv(*a.constant, *b.constant);
-      if (!r.ok())
-        fail_arithmetic(e, r.fault, "cdiv(" + std::to_string(*a.constant) + ", " + std::to_string(*b.constant) + ")");
-      return scalar_const(r.value);
-    }
-    Value out;
-    out.expr = ir::binary("/", ir::binary("-", ir::binary("+", a.expr, b.expr), ir::int_const(1)), b.expr);
-    if (a.dynamic && a.dynamic->divisor == 1 && b.constant && *b.constant > 0)
-      out.dynamic = DynamicCount{a.dynamic->dim, *b.constant, true};
-    return out;
+    Value a = expr(*n.args[0]), b = expr(*n.args[1]);
+    const auto whole = [](const Value& v) { return v.kind == Value::Kind::shape || v.kind == Value::Kind::tuple; };
+    if (whole(a)) return whole_arithmetic(e, BinaryOp::div, *n.args[0], *n.args[1], a, b, true);  // dim by dim
+    return ceil_div(e, require_scalar(a, *n.args[0]), require_scalar(b, *n.args[1]));
   }
   // `y(i)` of a bounded index: the value i (from the end when negative), bounded as `y`.
   if (const Value* index = callee ? lookup(callee->name) : nullptr; index && index->kind == Value::Kind::index) {
@@ -781,7 +764,15 @@ Value ExprLowering::other_expression(const Expr& e, const T& n) {
   } else if constexpr (std::is_same_v<T, ITuple>) {
     Value v;
     v.kind = Value::Kind::tuple;
-    for (const auto& el : n.elements) v.elements.push_back(expr(*el));
+    // `{t, 5}` concatenates the tuple t and 5; `{a.span}` gives a.span's extents.
+    for (const auto& el : n.elements) {
+      Value part = expr(*el);
+      if (part.kind == Value::Kind::shape) part = tuple_of_extents(part);
+      if (part.kind == Value::Kind::tuple)
+        v.elements.insert(v.elements.end(), part.elements.begin(), part.elements.end());
+      else
+        v.elements.push_back(std::move(part));
+    }
     return v;
   } else if constexpr (std::is_same_v<T, ElementCount>) {
     std::vector<std::int64_t> dims = shape_of(*n.operand);

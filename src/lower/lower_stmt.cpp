@@ -143,7 +143,8 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
       (facts_.rebindings.count(&a) ||
        (!lookup(n->name) && !dims_.count(n->name) && !program_.defines.count(n->name)))) {
     Value value = expr(*a.value);
-    if (value.kind == Value::Kind::view || value.kind == Value::Kind::future) {
+    if (value.kind == Value::Kind::view || value.kind == Value::Kind::future || value.kind == Value::Kind::tuple ||
+        value.kind == Value::Kind::shape) {
       define(n->name, value);
       return;
     }

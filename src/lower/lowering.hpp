@@ -446,7 +446,10 @@ class ExprLowering : public LoweringContext {
   std::vector<std::pair<const Expr*, std::optional<Value>>> chunkat_indices(const Member& m);
   Value binary(const Expr& e, const Binary& b);
   Value fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_t c);
-  Value whole_arithmetic(const Expr& e, const Binary& b, const Value& l, const Value& r);  // lower_shape_math.cpp
+  // lower_shape_math.cpp: `lhs op rhs` on whole shapes or tuples; `ceil`: cdiv(lhs, rhs) (op is `/`).
+  Value whole_arithmetic(const Expr& e, BinaryOp op, const Expr& lhs, const Expr& rhs, const Value& l, const Value& r,
+                         bool ceil = false);
+  Value ceil_div(const Expr& e, const Value& a, const Value& b);
   Value unary(const Expr& e, const Unary& u);
   Value update(const Expr& e, const Value& v, bool up, bool post);  // `x++` inside an expression
   Value select_call(const Expr& e, const Call& c);                 // lower_select.cpp
@@ -460,11 +463,13 @@ class ExprLowering : public LoweringContext {
   // `key`: the CallStatement or Call sema recorded its DeviceCall under.
   Value cxx_call(const SourceLocation& at, const void* key, const ExprList& template_args, const ExprList& args);
   Value named_value(const Expr& init, bool shape);
+  Value tuple_of_extents(const Value& shape);
   Value span_as(const Expr& e, const Member& m, const Value& obj);
   void place_at_origin(Value& v) const;
   Value element_ref(const Expr& e, const Value& target, const ExprList& args);
   std::int64_t const_int(const Expr& e, const char* what);
   std::int64_t non_negative_int(const Expr& e, const char* what);  // const_int, and not negative
+  std::int64_t non_negative(const Value& v, const Expr& e, const char* what);  // v (the value of e) the same way
   // `v`, the value of `e`, has a scalar expression (not a tile, shape,
   // tuple, event or accumulator); CompileError at `e` otherwise.
   const Value& require_scalar(const Value& v, const Expr& e) const;
@@ -495,6 +500,7 @@ class ExprLowering : public LoweringContext {
   // lower_shape_math.cpp: a shape derived by selection (sema's record), else null.
   const std::vector<sema::SelectedDim>* shape_selection(const Expr& e) const;
   Value selected_shape(const Expr& e, const Subscript& sub, const std::vector<sema::SelectedDim>& dims);
+  Value selected_tuple(const Expr& e, const Subscript& sub, const std::vector<sema::SelectedDim>& picks);
   Value event_value(const Expr& e, const char* what);
   Value event_at(const Expr& e, const Member& m, Value ev);
   Value register_member(const Expr& e, const Member& m, const Value& obj);

@@ -54,7 +54,15 @@ void StatementChecker::assignment(const Stmt& s, const Assignment& a) {
       cx_.bound_values_[define(n->name, v, Origin::binding, a.target->location)] = a.value.get();
       return;
     }
-    // The name keeps what it names (a tuple, a shape, ...): its uses are checked.
+    // A tuple or shape is a compile-time value where its elements are:
+    // the name stands for it wherever it is used.
+    if (value.kind == Kind::tuple || value.kind == Kind::shape) {
+      Type v = value;
+      v.immutable = true;
+      define(n->name, v, Origin::binding, a.target->location);
+      return;
+    }
+    // The name keeps what it names (an event, an mma value): its uses are checked.
     limitation(Rule::unsupported_binding, a.target->location,
                "`" + n->name + " = " + text(*a.value) + "` names " + kind_phrase(value.kind) +
                    ", which is not supported yet by libcroqjit",
@@ -86,14 +94,8 @@ void StatementChecker::assignment(const Stmt& s, const Assignment& a) {
     const Symbol* outer = lookup(n->name);
     if (outer && (outer->origin == Origin::binding || (number && outer->origin == Origin::declaration)) &&
         cx_.scope_of(outer) + 1 < cx_.scopes_.size()) {
-      // A tuple keeps the limitation of tuple names; a number is a new scalar.
-      if (tuple)
-        limitation(Rule::unsupported_binding, a.target->location,
-                   "`" + n->name + " = " + text(*a.value) + "` binds a new `" + n->name +
-                       "` in this scope, which is not supported yet by libcroqjit",
-                   "give it another name");
-      else if (!cx_.trial_)
-        cx_.out_.rebindings.insert(&a);
+      // A new tuple or scalar of that name in this scope.
+      if (!cx_.trial_) cx_.out_.rebindings.insert(&a);
       Type v = value;
       v.immutable = true;
       define(n->name, v, Origin::binding, a.target->location);

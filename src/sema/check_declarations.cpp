@@ -280,11 +280,18 @@ Type ExpressionChecker::pick(const Expr& e, const Subscript& s, const Type& obje
       element = expr(i);
       require_ok(element);
       picked_in_arithmetic = picked_in_arithmetic || contains_pick(i);
-      if (!tuple && (!element.is_number() || element.is_float()))
+      if (!element.is_number() || element.is_float())
         fail(Rule::arithmetic_operand, i.location,
              "`" + text(i) + "` is " + (element.is_float() ? std::string("a float") : kind_phrase(element.kind)) +
-                 "; an extent of a derived shape is an integer",
+                 (tuple ? "; an element of an ituple is an integer" : "; an extent of a derived shape is an integer"),
              "", notes_of(element));
+    } else if (tuple && literal->value < object.elements.size()) {
+      element = object.elements[static_cast<std::size_t>(literal->value)];
+    }
+    if (tuple) {  // an ituple's elements keep their values, run-time ones too
+      out.elements.push_back(element);
+      selection.push_back(parenthesized ? SelectedDim{static_cast<int>(literal->value), nullptr} : SelectedDim{-1, &i});
+      continue;
     }
     element.kind = Kind::scalar;
     element.known = Known::at_specialization;
@@ -297,13 +304,11 @@ Type ExpressionChecker::pick(const Expr& e, const Subscript& s, const Type& obje
     selection.push_back(parenthesized ? SelectedDim{static_cast<int>(literal->value), nullptr} : SelectedDim{-1, &i});
   }
   out.rank = static_cast<int>(out.elements.size());
-  if (tuple) {
-    limitation(Rule::unsupported_index_tuple, e.location,
-               "picking from an ituple (`" + text(e) + "`) is not supported yet by libcroqjit", "write the values out");
-  } else if (picked_in_arithmetic) {
+  if (picked_in_arithmetic) {
     limitation(Rule::unsupported_shape_arithmetic, e.location,
-               "arithmetic on a picked dim in a derived shape (`" + text(e) + "`) is not supported yet by libcroqjit",
-               "pick the dim alone (`(0)`), or write the extent out");
+               std::string(tuple ? "arithmetic on a picked element in a picked ituple" : "arithmetic on a picked dim in a derived shape") +
+                   " (`" + text(e) + "`) is not supported yet by libcroqjit",
+               tuple ? "pick the element alone (`(0)`), or write the value out" : "pick the dim alone (`(0)`), or write the extent out");
   } else {
     cx_.out_.shape_selections[&e] = std::move(selection);
   }

@@ -106,8 +106,10 @@ Type ExpressionChecker::other_expression(const Expr& e, const T& n) {
     t.kind = Kind::tuple;
     for (const auto& el : n.elements) {
       Type v = expr(*el);
-      // `{a.span}`: a shape inside braces gives its extents, one value each.
-      if (v.kind == Kind::shape && !v.elements.empty()) t.elements.insert(t.elements.end(), v.elements.begin(), v.elements.end());
+      // `{a.span}`: a shape inside braces gives its extents, one value each;
+      // `{t, 5}` concatenates the tuple t and 5.
+      if ((v.kind == Kind::shape && !v.elements.empty()) || v.kind == Kind::tuple)
+        t.elements.insert(t.elements.end(), v.elements.begin(), v.elements.end());
       else t.elements.push_back(std::move(v));
     }
     return t;
@@ -192,7 +194,8 @@ Type ExpressionChecker::unary(const Expr& e, const Unary& u) {
     fail(Rule::unsupported_operator, e.location, std::string(op) + " is not supported yet by libcroqjit",
          "name the tensor or its element itself");
   if (const char* op = update_operator(u.op)) return update(e, u, op);
-  Type v = expr(*u.operand);
+  // `#idx` of a tuple of indices is checked as an extent, not as a value.
+  Type v = u.op == UnaryOp::extent ? index_arg(*u.operand) : expr(*u.operand);
   require_ok(v);
   if (u.op == UnaryOp::extent) {
     if (v.kind != Kind::index) fail(e.location, extent_of_index(text(*u.operand)), notes_of(v));
@@ -317,7 +320,7 @@ Type ExpressionChecker::binary(const Expr& e, const Binary& b) {
   }
   const auto shaped = [](const Type& t) { return t.kind == Kind::shape || t.kind == Kind::tuple; };
   if ((shaped(l) || shaped(r)) && (shaped(l) || l.is_number()) && (shaped(r) || r.is_number()))
-    return shape_arithmetic(e, b, l, r);
+    return shape_arithmetic(e, b.op, *b.lhs, *b.rhs, l, r);
   for (const auto* side : {&l, &r}) {
     if (side->is_number()) continue;
     if (side->kind == Kind::tensor || side->kind == Kind::future || side->kind == Kind::shape)
@@ -462,8 +465,7 @@ Type ExpressionChecker::call(const Expr& e, const Call& c) {
   require_ok(b);
   const auto whole = [](const Type& t) { return t.kind == Kind::shape || t.kind == Kind::tuple; };
   if (whole(a) && (whole(b) || b.is_number()))  // cdiv(x.span, {8, 4}): dim by dim
-    fail(Rule::unsupported_shape_arithmetic, e.location,
-         "`cdiv` on a whole shape (`" + text(e) + "`) is not supported yet by libcroqjit", "apply it to each dim");
+    return shape_arithmetic(e, BinaryOp::div, *c.args[0], *c.args[1], a, b, true);
   for (const auto* side : {&a, &b})
     if (!side->is_number() || side->is_float()) {
       const Expr& operand = side == &a ? *c.args[0] : *c.args[1];
@@ -527,10 +529,11 @@ void ExpressionChecker::runtime_value(const Expr& e, const char* what, const Typ
 }
 
 std::vector<std::optional<std::int64_t>> ExpressionChecker::shape_dims(const Expr& e) {
-  Type v = expr(e);
+  Type v = index_arg(e);  // a tuple of indices: the error below, not a limitation
   require_ok(v);
   std::vector<std::optional<std::int64_t>> dims;
-  switch (v.kind) {
+  const bool indices = std::any_of(v.elements.begin(), v.elements.end(), [](const Type& d) { return d.kind == Kind::index; });
+  switch (v.kind == Kind::tuple && indices ? Kind::error : v.kind) {  // a tuple of indices is no shape
     case Kind::shape:
       for (const Type& d : v.elements) dims.push_back(d.known_now() ? std::optional<std::int64_t>(d.value) : std::nullopt);
       return dims;
@@ -600,34 +603,35 @@ std::vector<Count> ExpressionChecker::counts(const Expr& e, const char* what, bo
 
 // `[M, K] / {8, 64}`, `a.span + 1`: element by element; a number applies to
 // every element.
-Type ExpressionChecker::shape_arithmetic(const Expr& e, const Binary& b, const Type& l, const Type& r) {
+Type ExpressionChecker::shape_arithmetic(const Expr& e, BinaryOp op, const Expr& lhs, const Expr& rhs, const Type& l,
+                                         const Type& r, bool ceil) {
   const auto size = [](const Type& t) { return t.kind == Kind::shape || t.kind == Kind::tuple ? t.elements.size() : 0; };
   for (const auto* side : {&l, &r})
     if (side->kind == Kind::scalar && side->number == Number::bool_) {
-      const Expr& operand = side == &l ? *b.lhs : *b.rhs;
+      const Expr& operand = side == &l ? lhs : rhs;
       fail(Rule::arithmetic_operand, operand.location,
            "`" + text(operand) + "` is a bool; shape arithmetic takes integers", "", notes_of(*side));
     }
   const bool two_shapes = l.kind == Kind::shape && r.kind == Kind::shape;
-  if (two_shapes && (b.op == BinaryOp::add || b.op == BinaryOp::sub || b.op == BinaryOp::mul))
+  if (two_shapes && (op == BinaryOp::add || op == BinaryOp::sub || op == BinaryOp::mul))
     fail(Rule::shape_arithmetic_operator, e.location,
-         "`" + text(e) + "` combines two shapes with `" + (b.op == BinaryOp::add ? "+" : b.op == BinaryOp::sub ? "-" : "*") +
+         "`" + text(e) + "` combines two shapes with `" + (op == BinaryOp::add ? "+" : op == BinaryOp::sub ? "-" : "*") +
              "`; two shapes combine only by `/` and `%`",
-         "add or scale a shape by numbers or a tuple, e.g. `" + text(*b.lhs) + " + {1, 1}`");
+         "add or scale a shape by numbers or a tuple, e.g. `" + text(lhs) + " + {1, 1}`");
   if (size(l) && size(r) && size(l) != size(r))
     fail(Rule::shape_arithmetic_rank, e.location,
          "`" + text(e) + "` combines " + std::to_string(size(l)) + " values with " + std::to_string(size(r)) +
              "; shape arithmetic takes the same number on both sides or one number");
   Type out;
   // Ratios and remainders of two shapes are counts, not extents: a tuple.
-  out.kind = two_shapes && (b.op == BinaryOp::div || b.op == BinaryOp::mod) ? Kind::tuple : Kind::shape;
+  out.kind = two_shapes && (op == BinaryOp::div || op == BinaryOp::mod) ? Kind::tuple : Kind::shape;
   const std::size_t n = std::max(size(l), size(r));
   for (std::size_t i = 0; i < n; ++i) {
     const Type& a = size(l) ? l.elements[i] : l;
     const Type& c = size(r) ? r.elements[i] : r;
     Type d;  // unknown until specialization unless both are constants
     if (a.known_now() && c.known_now()) {
-      support::CheckedInt v = fold(b.op, a.value, c.value);
+      support::CheckedInt v = ceil ? support::checked_cdiv(a.value, c.value) : fold(op, a.value, c.value);
       if (v.fault == support::ArithmeticFault::divide_by_zero) fail(Rule::constant_arithmetic, e.location, "division by zero");
       if (v.ok()) d = known_int(v.value);
     }

@@ -377,6 +377,14 @@ Type ExpressionChecker::subspan_member(const Expr& e, const Member& m, Type obj,
       listed = false;
       continue;
     }
+    if (v.kind == Kind::shape) {  // a named shape or `x.span`: one extent per dim
+      const std::size_t rank = std::max(static_cast<std::size_t>(v.rank), v.elements.size());
+      for (std::size_t d = 0; d < rank; ++d)
+        tile.push_back(d < v.elements.size() && v.elements[d].known_now() ? std::optional<std::int64_t>(v.elements[d].value)
+                                                                          : std::nullopt);
+      extents += rank;
+      continue;
+    }
     std::vector<const Type*> flat;  // nested tuples stand for their values
     const auto flatten = [&](const auto& self, const Type& t) -> void {
       if (t.kind != Kind::tuple) return flat.push_back(&t);

@@ -351,7 +351,9 @@ class ExpressionChecker : public Part {
   Type call(const Expr& e, const Call& c);
   Type bounded_value(const Expr& e, const Call& c, const Type& index);
   Type conditional(const Conditional& c);
-  Type shape_arithmetic(const Expr& e, const Binary& b, const Type& l, const Type& r);
+  // `lhs op rhs` on whole shapes or tuples; `ceil`: `cdiv(lhs, rhs)` (op is `/`).
+  Type shape_arithmetic(const Expr& e, BinaryOp op, const Expr& lhs, const Expr& rhs, const Type& l, const Type& r,
+                        bool ceil = false);
   Type element_of(const Expr& e, const Call& c, const Type& whole);
 
   // ---- views and element access (check_views.cpp)

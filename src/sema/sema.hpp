@@ -156,7 +156,7 @@ struct CheckedFunction {
   std::unordered_map<const frontend::ast::Copy*, CopyProtocol> copies;
   // Each mma statement sema accepted -> its protocol.
   std::unordered_map<const frontend::ast::Mma*, MmaProtocol> mmas;
-  // Each shape derived by selection sema accepted -> its dims in order.
+  // Each shape derived by selection (and tuple picked from another) sema accepted -> its dims (elements) in order.
   std::unordered_map<const frontend::ast::Expr*, std::vector<SelectedDim>> shape_selections;
   std::vector<FutureRing> future_rings;
   // Each `name = value;` that binds a new immutable `name` in an inner scope

@@ -49,17 +49,17 @@ TEST_F(CroqCheck, CleanFileExitsZero) {
 }
 
 TEST_F(CroqCheck, ValidCroqtileTheRuntimeCannotRunIsAWarning) {
-  auto path = write_temp("limit.co", "__co__ void f(s32 [8] x) {\n  s = x.span;\n}\n");
+  auto path = write_temp("limit.co", "__co__ void f(s32 [8] x) {\n  parallel p by 1 : block {\n    shared event e;\n    g = e;\n  }\n}\n");
   CommandResult r = run("check " + path.string());
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find(":2:3: warning: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(":4:5: warning: "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("not supported yet by libcroqjit [unsupported-binding]"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("croq::compile rejects it"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("ok (1 __co__ function: f)"), std::string::npos) << r.output;
   // `croq compile` goes through croq::compile's checks: an error there.
   CommandResult c = run("compile " + path.string() + " --emit cuda --shape x=8");
   EXPECT_EQ(c.status, 1) << c.output;
-  EXPECT_NE(c.output.find(":2:3: error: "), std::string::npos) << c.output;
+  EXPECT_NE(c.output.find(":4:5: error: "), std::string::npos) << c.output;
 }
 
 TEST_F(CroqCheck, SyntaxOnlySkipsTheSemanticRulesButNotTheParser) {

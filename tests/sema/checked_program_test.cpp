@@ -189,9 +189,8 @@ TEST(Recovery, OneErrorPerBadStatementAndNoCascades) {
 // Valid Croqtile that libcroqjit cannot run yet (a limitation rule) is an
 // error for croq::compile and a warning for `croq check`.
 TEST(Limitations, AreErrorsForCompileAndWarningsForCheck) {
-  const std::string source = fn("  s = lhs.span;\n"                     // line 2: unsupported-binding
-                                "  parallel p by 4 { call f(p); }\n"    // line 3: device-function-unknown
-                                "  global f32 [s] t;\n");               // s is a shape: fine
+  const std::string source = fn("  parallel p by 1 { shared event e; g = e; }\n"  // line 2: unsupported-binding
+                                "  parallel p by 4 { call f(p); }\n");               // line 3: device-function-unknown
   auto as_errors = sema_error(source);
   ASSERT_TRUE(as_errors.has_value());
   ASSERT_EQ(as_errors->diagnostics().size(), 2u) << as_errors->what();
@@ -241,7 +240,7 @@ TEST(Limitations, EventPlacementsInthreadsLevelsAndAccumulatorArrays) {
 
 // A real error still fails the check, and carries the limitations as warnings.
 TEST(Limitations, ComeWithTheErrorsOfTheSameCheck) {
-  auto program = frontend::parse_program(fn("  s = lhs.span;\n  u = zz;\n"), {});
+  auto program = frontend::parse_program(fn("  parallel p by 1 { shared event e; g = e; }\n  u = zz;\n"), {});
   Options check_only;
   check_only.limitations_are_errors = false;
   try {
