@@ -450,6 +450,15 @@ Type ExpressionChecker::call(const Expr& e, const Call& c) {
     c_.mma.all_reduce_sum(c);  // check_frag.cpp
     return Type{};
   }
+  // `x = call f(...)` of a function of no header libcroqjit sees: its arguments are checked above.
+  if (callee && !named && c.with_call_keyword) {
+    call_placement(e.location, callee->name, "kernel", true, "int");
+    unknown_function(e.location, callee->name);
+    Type v;
+    v.kind = Kind::scalar;
+    v.known = Known::at_run_time;
+    return v;
+  }
   if (!callee || callee->name != "cdiv")
     fail(Rule::unsupported_call, e.location, "calls are not supported yet by libcroqjit (`" + text(*c.callee) + "`)",
          "an expression can call `cdiv(a, b)`, the math builtins (`__sqrt`, `__pow`, ...) and the atomics "

@@ -554,10 +554,7 @@ void StatementChecker::call_statement(const Stmt& s, const CallStatement& c) {
     } catch (const Abort&) {
     }
   }
-  limitation(Rule::device_function_unknown, s.location,
-             "`" + c.callee + "` is not a __device__ function of this source: libcroqjit calls the functions a source "
-             "defines with `__device__` (in a `__cok__ { }` block too)",
-             "define it in the source, with `__device__`, or write it in Croqtile as a __co_device__ function");
+  c_.expressions.unknown_function(s.location, c.callee);
 }
 
 // ---- loops ------------------------------------------------------------------------

@@ -387,6 +387,9 @@ class ExpressionChecker : public Part {
   // records its DeviceCall fact under `key` (the CallStatement or Call).
   Type cxx_call(const SourceLocation& at, const frontend::ast::DeviceCode::Function& callee,
                 const ExprList& template_args, const ExprList& args, bool value_wanted, const void* key);
+  // `call f(...)` naming no function of the source: valid Croqtile (a
+  // function of some header), a limitation here (check_call.cpp).
+  void unknown_function(const SourceLocation& at, const std::string& callee) const;
 
  private:
   // `dims`: the constant extents the arguments so far gave the callee's dims.
