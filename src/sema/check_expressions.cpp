@@ -446,6 +446,8 @@ Type ExpressionChecker::call(const Expr& e, const Call& c) {
       (((callee->name == "reduce_max" || callee->name == "reduce_sum") && c.args.size() == 3) ||
        (callee->name == "copy" && c.args.size() == 2)))
     return Type{};
+  if (callee && !named && (callee->name == "__bar_arrive" || callee->name == "__bar_sync"))
+    return named_barrier(e, c, callee->name);
   if (callee && !named && cx_.statement_expr_ == &e && callee->name == "all_reduce_sum" && c.args.size() == 1) {
     c_.mma.all_reduce_sum(c);  // check_frag.cpp
     return Type{};
