@@ -88,10 +88,13 @@ class Executor {
                    bool same_value = false);
 
   // ---- ptx_ops.cpp
-  // __asm__: warp shuffles (shfl.sync) as a warp collective; other PTX is refused.
+  // __asm__: warp shuffles (shfl.sync) as a warp collective, named barriers (bar.sync, bar.arrive);
+  // other PTX is refused.
   void inline_asm(Thread& t, const ir::InlineAsm& a, const ir::Stmt& s);
   // An integer operand of inline PTX: a literal, or %N (an input operand).
   std::int64_t asm_integer(Thread& t, const ir::InlineAsm& a, const std::string& operand);
+  // bar.arrive / bar.sync `id`, `threads`: an arrival on the block's named barrier; sync waits for its phase.
+  void named_barrier(Thread& t, std::int64_t id, std::int64_t threads, bool sync);
 
   // ---- mma_ops.cpp
   void mma_fill(Thread& t, const ir::MmaFill& f, const ir::Stmt& s);

@@ -82,6 +82,16 @@ struct EventSlot {
   std::vector<std::uint32_t> clock;  // the arrivals' vector clocks, joined (races.cpp)
 };
 
+// PTX's named barrier: a phase completes when `threads` threads have
+// arrived (bar.arrive or bar.sync); bar.sync waits for its phase.
+struct NamedBarrier {
+  std::int64_t threads = 0;    // this phase's count, set by its first arrival
+  std::int64_t arrived = 0;    // in this phase
+  std::int64_t completed = 0;  // phases completed
+  EventSlot arrivals;          // the clocks of this phase's arrivals (races.cpp)
+  EventSlot released;          // those of the last completed phase, which its waiters take
+};
+
 struct Block;
 
 struct Thread {
@@ -142,6 +152,8 @@ struct Block {
   std::map<std::int64_t, double> quad_results;
   // shfl.sync: each warp's lanes' 32-bit inputs, and what each lane receives.
   std::map<std::int64_t, std::array<std::uint32_t, 32>> shuffle_inputs, shuffle_results;
+  // bar.arrive / bar.sync (inline PTX, __bar_arrive / __bar_sync): per barrier id.
+  std::map<std::int64_t, NamedBarrier> named_barriers;
 };
 
 class Machine;

@@ -1,7 +1,9 @@
 // Inline PTX (`__asm__`) in interpret mode: the warp shuffles that kernels
 // write by hand (`shfl.sync.bfly.b32 %0, %1, 16, 31, -1;`, the butterfly
-// reductions of samples/row_norm_source.hpp) run as a warp collective; any
-// other PTX is refused at its line, since the CPU cannot run it.
+// reductions of samples/row_norm_source.hpp) run as a warp collective, and
+// the named barriers (`bar.sync %0, %1;`, `bar.arrive`: __bar_sync and
+// __bar_arrive) as PTX defines them; any other PTX is refused at its line,
+// since the CPU cannot run it.
 #include <bit>
 #include <cstring>
 #include <regex>
@@ -36,6 +38,18 @@ bool parse_shuffle(const std::string& text, Shuffle& out) {
   return true;
 }
 
+// `bar.sync A, B;` / `bar.arrive A, B;` (also `barrier.sync` and
+// `bar.sync.aligned`): barrier A, thread count B, each a literal or %N.
+bool parse_named_barrier(const std::string& text, bool& sync, std::string& id, std::string& threads) {
+  static const std::regex pattern(R"(^\s*bar(?:rier)?\.(sync|arrive)(?:\.aligned)?\s+([^,\s]+)\s*,\s*([^,;\s]+)\s*;?\s*$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, pattern)) return false;
+  sync = m[1] == "sync";
+  id = m[2];
+  threads = m[3];
+  return true;
+}
+
 // The 32 bits of `v` (of type `t`) as a b32 register holds them.
 std::uint32_t bits_of(const ir::Type& t, const Value& v) {
   if (t.is_float()) return std::bit_cast<std::uint32_t>(static_cast<float>(as_double(t, v)));
@@ -65,12 +79,41 @@ std::int64_t Executor::asm_integer(Thread& t, const ir::InlineAsm& a, const std:
   }
 }
 
+void Executor::named_barrier(Thread& t, std::int64_t id, std::int64_t threads, bool sync) {
+  const std::string name = "named barrier " + std::to_string(id);
+  if (id < 0 || id > 15) fault(t.line, "bar." + std::string(sync ? "sync" : "arrive") + " names barrier " + std::to_string(id) + "; a block has 0..15");
+  if (threads <= 0 || threads % 32 != 0 || threads > launch_.threads)
+    fault(t.line, "the thread count of " + name + " is " + std::to_string(threads) +
+                      "; it is a positive multiple of 32, at most the block's " + std::to_string(launch_.threads) + " threads");
+  NamedBarrier& b = t.block->named_barriers[id];
+  if (b.arrived == 0) b.threads = threads;
+  else if (b.threads != threads)
+    fault(t.line, "threads disagree on the count of " + name + ": " + std::to_string(b.threads) + " and " +
+                      std::to_string(threads) + " in one phase");
+  const std::int64_t phase = b.completed;
+  race_release(t, b.arrivals);
+  if (++b.arrived == b.threads) {
+    b.released.clock = std::move(b.arrivals.clock);
+    b.arrivals.clock.clear();
+    b.arrived = 0;
+    ++b.completed;
+  }
+  if (!sync) return;
+  NamedBarrier* waited = &b;
+  wait_until(t, [waited, phase] { return waited->completed > phase; }, name);
+  race_acquire(t, b.released);
+}
+
 void Executor::inline_asm(Thread& t, const ir::InlineAsm& a, const ir::Stmt& s) {
+  bool sync = false;
+  std::string id, threads;
+  if (parse_named_barrier(a.text, sync, id, threads) && a.outputs.empty())
+    return named_barrier(t, asm_integer(t, a, id), asm_integer(t, a, threads), sync);
   Shuffle shuffle;
   if (!parse_shuffle(a.text, shuffle) || a.outputs.size() != 1 || a.inputs.empty() ||
       a.outputs[0].value->kind != ir::ExprKind::var)
     fault(t.line, "interpret mode cannot run inline PTX (__asm__); run this program on the GPU (of inline PTX, "
-                  "interpret mode runs the warp shuffles shfl.sync only)");
+                  "interpret mode runs the warp shuffles shfl.sync and the named barriers bar.sync, bar.arrive)");
   const std::int64_t b_operand = asm_integer(t, a, shuffle.b), c = asm_integer(t, a, shuffle.c);
   if ((asm_integer(t, a, shuffle.mask) & 0xffffffffLL) != 0xffffffffLL)
     fault(t.line, "interpret mode runs warp shuffles of the whole warp only (member mask -1 / 0xffffffff)");

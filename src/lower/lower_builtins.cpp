@@ -244,6 +244,38 @@ void ExprLowering::asm_statement(const Stmt& s, const Asm& a) {
   }
 }
 
+// __bar_arrive(id, threads) / __bar_sync(id, threads): the PTX instruction,
+// as Croqtile emits it; the interpreter runs it as a named barrier
+// (interp/ptx_ops.cpp). An id or count known only at run time is checked
+// there: sema checked the constant ones.
+void ExprLowering::named_barrier(const Stmt& s, const Call& c, bool sync) {
+  if (c.args.size() != 2) unchecked(s.location, sema::Rule::named_barrier);
+  const Value id = require_scalar(expr(*c.args[0]), *c.args[0]);
+  const Value threads = require_scalar(expr(*c.args[1]), *c.args[1]);
+  line_mark(s.location);
+  const ir::Type u32{ir::Type::Kind::u32, DType::u32};
+  // An id out of 0..7 or a count of part warps, known only now: the
+  // device's behaviour would be undefined, so the kernel stops.
+  ExprRef valid;
+  if (!id.constant) {
+    const ExprRef i = read(id);
+    valid = ir::all_of(ir::binary(">=", i, ir::int_const(0)), ir::binary("<", i, ir::int_const(8)));
+  }
+  if (!threads.constant) {
+    const ExprRef n = read(threads);
+    valid = ir::all_of(valid, ir::all_of(ir::binary(">", n, ir::int_const(0)),
+                                         ir::binary("==", ir::binary("%", n, ir::int_const(32)), ir::int_const(0))));
+  }
+  if (valid) emit_node(ir::Trap{valid}, s.location);
+  ir::InlineAsm node;
+  node.text = sync ? "bar.sync %0, %1;" : "bar.arrive %0, %1;";
+  node.is_volatile = true;
+  node.memory = true;
+  node.inputs.push_back({"r", ir::convert(read(id), u32)});
+  node.inputs.push_back({"r", ir::convert(read(threads), u32)});
+  emit_node(std::move(node), s.location);
+}
+
 // __to<T>(x): x converted to element type T.
 Value ExprLowering::conversion(const Expr& e, const Convert& n) {
   DType to;

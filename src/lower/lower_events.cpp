@@ -272,8 +272,8 @@ void MemoryLowering::inthreads_async(const Stmt& s, const InThreads& t) {
                                                                             static_cast<std::int64_t>(chosen.size()))
                                              : std::nullopt)
     fail(t.condition->location, *broken);
-  // Named barriers 1..15: each region takes one, as the per-warpgroup barriers do.
-  if (sema::Verdict broken = sema::inthreads_regions(next_barrier_id_ - 1)) fail(s.location, *broken);
+  // Named barriers 1..15 (8..15 beside the source's): each region takes one, as the per-warpgroup barriers do.
+  if (sema::Verdict broken = sema::inthreads_regions(next_barrier_id_ - first_barrier_id_, first_barrier_id_)) fail(s.location, *broken);
   Value c = require_scalar(expr(*t.condition), *t.condition);
   line_mark(s.location);
   const ir::ThreadSet saved = set_;

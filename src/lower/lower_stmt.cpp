@@ -304,6 +304,7 @@ void Lowerer::other_statement(const Stmt& s, const T& n) {
         if (name == "print!" || name == "println!") return compile_time_print(s, *c);
         if (name == "reduce_max" || name == "reduce_sum" || name == "copy") return fragment_statement(s, *c, name);
         if (name == "all_reduce_sum") return all_reduce_sum(s, *c);
+        if (name == "__bar_arrive" || name == "__bar_sync") return named_barrier(s, *c, name == "__bar_sync");
       }
     Value v = require_scalar(expr(*n.expr), *n.expr);
     line_mark(s.location);
@@ -539,6 +540,7 @@ ir::Kernel Lowerer::run() {
   setup_output();
   if (!std::get_if<Block>(&fn_.body->node)) fail(fn_.location, "the function has no body");
   kernel_.hopper = facts_.uses_hopper;
+  if (facts_.named_barriers) first_barrier_id_ = next_barrier_id_ = 8;
   if (has_cooperative_level(*fn_.body)) {
     // Before the function's own buffers, so every kernel numbers them alike.
     grid_barrier_ = scratch_buffer("grid_barrier", DType::u32, {1}, fn_.location);

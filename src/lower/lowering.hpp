@@ -394,6 +394,7 @@ class LoweringContext {
     if (!group_levels_.empty()) return &group_levels_.back();
     return thread_group_ ? &*thread_group_ : nullptr;
   }
+  int first_barrier_id_ = 1;  // 8 where the source has named barriers 0..7 (__bar_sync)
   int next_barrier_id_ = 1;
   // The threads of the innermost thread level when it splits the block's
   // threads directly (0 otherwise), and the branches (if, while, loops that
@@ -493,6 +494,8 @@ class ExprLowering : public LoweringContext {
   Value align(const Expr& e, const std::string& function, const std::vector<Value>& args);
   Value atomic_call(const Expr& e, const Call& c, const std::string& op);
   void asm_statement(const Stmt& s, const Asm& a);
+  // __bar_arrive / __bar_sync: PTX's bar.arrive / bar.sync (lower_builtins.cpp).
+  void named_barrier(const Stmt& s, const Call& c, bool sync);
 
   // --- events and register tiles as values (lower_values.cpp)
   Value subscript(const Expr& e, const Subscript& sub);

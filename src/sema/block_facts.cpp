@@ -82,4 +82,15 @@ bool uses_hopper(const Function& fn, const std::vector<const Function*>& called)
   return found;
 }
 
+bool calls_named_barriers(const Function& fn, const std::vector<const Function*>& called) {
+  bool found = false;
+  for (const Stmt* body : bodies_of(fn, called)) walk_statements(*body, [&](const Stmt& st) {
+    const auto* e = std::get_if<ExprStatement>(&st.node);
+    const auto* c = e ? std::get_if<Call>(&e->expr->node) : nullptr;
+    const auto* name = c ? std::get_if<Name>(&c->callee->node) : nullptr;
+    found = found || (name && (name->name == "__bar_arrive" || name->name == "__bar_sync"));
+  });
+  return found;
+}
+
 }  // namespace croq::sema::detail

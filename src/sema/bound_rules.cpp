@@ -164,10 +164,17 @@ Verdict tma_in_threads(bool single) {
                    ""};
 }
 
-Verdict inthreads_regions(std::int64_t taken) {
-  if (taken < 15) return std::nullopt;
+Verdict inthreads_regions(std::int64_t taken, int first_id) {
+  const std::int64_t available = 16 - first_id;
+  if (taken < available) return std::nullopt;
+  const std::string first = std::to_string(first_id);
   return Violation{Rule::inthreads_limit,
-                   "at most 15 inthreads.async regions in a block (named barriers 1..15; barrier 0 is the block barrier)", ""};
+                   "at most " + std::to_string(available) + " inthreads.async regions in a block (named barriers " +
+                       first + "..15; " +
+                       (first_id == 1 ? std::string("barrier 0 is the block barrier")
+                                      : "0.." + std::to_string(first_id - 1) + " are the source's, for __bar_arrive and __bar_sync") +
+                       ")",
+                   ""};
 }
 
 Verdict inthreads_whole_warps(const std::string& index, std::int64_t first, std::int64_t threads) {

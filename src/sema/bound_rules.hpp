@@ -98,8 +98,9 @@ Verdict align_multiple(const std::string& text, std::int64_t m);
 Verdict returned_declaration(const std::string& name, const std::string& declared, const std::string& returned);
 // A tma.copy in a thread level: `single` when the level is of one thread.
 Verdict tma_in_threads(bool single);
-// A block's next inthreads.async region after `taken` named barriers.
-Verdict inthreads_regions(std::int64_t taken);
+// A block's next inthreads.async region after `taken` named barriers of
+// its own, which start at `first_id` (8 where the source calls __bar_sync).
+Verdict inthreads_regions(std::int64_t taken, int first_id = 1);
 // inthreads.async in a thread level selects whole warps: threads [first,
 // first + threads) of the level `index` (its named barrier counts warps).
 Verdict inthreads_whole_warps(const std::string& index, std::int64_t first, std::int64_t threads);

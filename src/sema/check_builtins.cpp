@@ -235,4 +235,47 @@ Type ExpressionChecker::math_builtin(const Expr& e, const Call& c, const fronten
   return out;
 }
 
+// `__bar_arrive(id, threads)` / `__bar_sync(id, threads)`: an arrival on
+// PTX's named barrier `id`, which completes when `threads` threads have
+// arrived; __bar_sync also waits for that. libcroqjit's own named barriers
+// (inthreads.async regions, warpgroups) take 8..15 in a kernel that calls
+// these, so the source has 0..7 (Croqtile's convention for user code).
+Type ExpressionChecker::named_barrier(const Expr& e, const Call& c, const std::string& name) {
+  const std::string called = "`" + name + "`";
+  if (cx_.statement_expr_ != &e)
+    fail(Rule::named_barrier, e.location, called + " is a statement, not a value", "write it on its own: `" + name + "(id, threads);`");
+  if (cx_.parallel_depth_ == 0)
+    fail(Rule::named_barrier, e.location, called + " outside a parallel statement",
+         "a named barrier synchronizes threads of a block; use it inside a parallel body");
+  if (c.args.size() != 2)
+    fail(Rule::named_barrier, e.location,
+         called + " takes 2 arguments (barrier id, thread count), got " + std::to_string(c.args.size()));
+  std::optional<std::int64_t> values[2];
+  for (std::size_t i = 0; i < 2; ++i) {
+    const Expr& arg = *c.args[i];
+    Type v = expr(arg);
+    require_ok(v);
+    if (!v.is_number() || v.is_float())
+      fail(Rule::named_barrier, arg.location,
+           std::string(i == 0 ? "the barrier id" : "the thread count") + " of " + called + " is an integer, got `" +
+               text(arg) + "`",
+           "", notes_of(v));
+    if (v.known_now()) values[i] = v.value;
+  }
+  if (values[0] && (*values[0] < 0 || *values[0] > 15))
+    fail(Rule::named_barrier, c.args[0]->location,
+         "a block has named barriers 0..15, got " + std::to_string(*values[0]) + " (`" + text(*c.args[0]) + "`)");
+  if (values[1] && (*values[1] <= 0 || *values[1] % 32 != 0))
+    fail(Rule::named_barrier, c.args[1]->location,
+         "the thread count of " + called + " is a positive multiple of 32 (whole warps), got " +
+             std::to_string(*values[1]));
+  if (values[0] && *values[0] > 7)
+    limitation(Rule::unsupported_call, c.args[0]->location,
+               "named barrier " + std::to_string(*values[0]) +
+                   " is libcroqjit's own in a kernel that calls __bar_arrive or __bar_sync (its inthreads.async "
+                   "regions and warpgroups take 8..15)",
+               "use barrier ids 0..7");
+  return Type{};
+}
+
 }  // namespace croq::sema::detail

@@ -157,6 +157,13 @@ void ExpressionChecker::call_placement(const SourceLocation& at, const std::stri
          "compute it first: `mutable " + value_type + " v = call " + callee + "(...);`, then use `v`");
 }
 
+void ExpressionChecker::unknown_function(const SourceLocation& at, const std::string& callee) const {
+  limitation(Rule::device_function_unknown, at,
+             "`" + callee + "` is not a __device__ function of this source: libcroqjit calls the functions a source "
+             "defines with `__device__` (in a `__cok__ { }` block too)",
+             "define it in the source, with `__device__`, or write it in Croqtile as a __co_device__ function");
+}
+
 Type ExpressionChecker::device_call(const SourceLocation& at, const Function& callee, const ExprList& args,
                                     bool value_wanted) {
   call_placement(at, callee.name, "__co_device__", value_wanted,

@@ -449,9 +449,20 @@ Type ExpressionChecker::call(const Expr& e, const Call& c) {
       (((callee->name == "reduce_max" || callee->name == "reduce_sum") && c.args.size() == 3) ||
        (callee->name == "copy" && c.args.size() == 2)))
     return Type{};
+  if (callee && !named && (callee->name == "__bar_arrive" || callee->name == "__bar_sync"))
+    return named_barrier(e, c, callee->name);
   if (callee && !named && cx_.statement_expr_ == &e && callee->name == "all_reduce_sum" && c.args.size() == 1) {
     c_.mma.all_reduce_sum(c);  // check_frag.cpp
     return Type{};
+  }
+  // `x = call f(...)` of a function of no header libcroqjit sees: its arguments are checked above.
+  if (callee && !named && c.with_call_keyword) {
+    call_placement(e.location, callee->name, "kernel", true, "int");
+    unknown_function(e.location, callee->name);
+    Type v;
+    v.kind = Kind::scalar;
+    v.known = Known::at_run_time;
+    return v;
   }
   if (!callee || callee->name != "cdiv")
     fail(Rule::unsupported_call, e.location, "calls are not supported yet by libcroqjit (`" + text(*c.callee) + "`)",

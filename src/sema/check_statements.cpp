@@ -516,9 +516,7 @@ void StatementChecker::call_statement(const Stmt& s, const CallStatement& c) {
     c_.expressions.device_call(s.location, *callee, c.args, false);
     return;
   }
-  if (cx_.parallel_depth_ == 0)
-    fail(Rule::call_outside_parallel, s.location, "`call " + c.callee + "` outside a parallel statement",
-         "a kernel function runs on the device; call it inside a parallel body");
+  c_.expressions.call_placement(s.location, c.callee, "kernel", false, "");
   // Arguments are numbers, elements and tensors (a future passes as `f.data`).
   for (std::size_t i = 0; i < c.args.size(); ++i) {
     const Expr& arg = *c.args[i];
@@ -554,10 +552,7 @@ void StatementChecker::call_statement(const Stmt& s, const CallStatement& c) {
     } catch (const Abort&) {
     }
   }
-  limitation(Rule::device_function_unknown, s.location,
-             "`" + c.callee + "` is not a __device__ function of this source: libcroqjit calls the functions a source "
-             "defines with `__device__` (in a `__cok__ { }` block too)",
-             "define it in the source, with `__device__`, or write it in Croqtile as a __co_device__ function");
+  c_.expressions.unknown_function(s.location, c.callee);
 }
 
 // ---- loops ------------------------------------------------------------------------

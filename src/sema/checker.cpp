@@ -292,6 +292,7 @@ CheckedProgram check(const frontend::ast::Program& program, const std::vector<co
       out->future_rings = detail::future_rings(*fn);
       out->completing_triggers = detail::completing_triggers(*fn, called);
       out->uses_hopper = detail::uses_hopper(*fn, called);
+      out->named_barriers = detail::calls_named_barriers(*fn, called);
       checked.functions.push_back(std::move(out));
     }
   } catch (const detail::Stop&) {

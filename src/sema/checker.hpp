@@ -45,6 +45,7 @@ std::vector<FutureRing> future_rings(const Function& fn);
 std::unordered_map<const Copy*, const Trigger*> completing_triggers(const Function& fn,
                                                                    const std::vector<const Function*>& called);
 bool uses_hopper(const Function& fn, const std::vector<const Function*>& called);
+bool calls_named_barriers(const Function& fn, const std::vector<const Function*>& called);
 
 // The type of a parameter as written: "f16 [M, K]".
 std::string parameter_text(const Program& program, const Parameter& p);
@@ -377,6 +378,8 @@ class ExpressionChecker : public Part {
   std::optional<Type> atomic(const Expr& e, const Call& c, const std::string& name);
   Type math_builtin(const Expr& e, const Call& c, const frontend::MathBuiltin& b);
   Type print(const Expr& e, const Call& c);
+  // __bar_arrive(id, threads) / __bar_sync(id, threads): PTX's named barriers (check_builtins.cpp).
+  Type named_barrier(const Expr& e, const Call& c, const std::string& name);
 
  public:
   // `call f(args)` of the __co_device__ function `callee` (check_call.cpp):
@@ -389,6 +392,9 @@ class ExpressionChecker : public Part {
   // records its DeviceCall fact under `key` (the CallStatement or Call).
   Type cxx_call(const SourceLocation& at, const frontend::ast::DeviceCode::Function& callee,
                 const ExprList& template_args, const ExprList& args, bool value_wanted, const void* key);
+  // `call f(...)` naming no function of the source: valid Croqtile (a
+  // function of some header), a limitation here (check_call.cpp).
+  void unknown_function(const SourceLocation& at, const std::string& callee) const;
 
  private:
   // `dims`: the constant extents the arguments so far gave the callee's dims.

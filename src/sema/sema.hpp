@@ -179,6 +179,10 @@ struct CheckedFunction {
   // Whether the function uses TMA, swizzled copies, mma, events or
   // inthreads.async: its kernels need sm_90's machinery.
   bool uses_hopper = false;
+  // Whether the function (or a __co_device__ function it calls) calls
+  // __bar_arrive / __bar_sync: the source's named barriers are 0..7, and its
+  // kernels' own (inthreads.async regions, warpgroups) start at 8.
+  bool named_barriers = false;
   // With Options::keep_going: the errors sema found (sorted by position).
   std::vector<Diagnostic> rejected;
 

@@ -43,9 +43,11 @@ std::string warpgroup(const std::string& tail) {
                tail + "    }\n");
 }
 
-// A block with `regions` producer regions of one warpgroup each.
-std::string inthreads_regions(int regions) {
+// A block with `regions` producer regions of one warpgroup each (after a
+// named barrier of the source's: __bar_sync, where `named` is set).
+std::string inthreads_regions(int regions, bool named = false) {
   std::string body = "    parallel p by 2 : group-4 {\n";
+  if (named) body += "      __bar_sync(1, 256);\n";
   for (int i = 0; i < regions; ++i) body += "      inthreads.async (p == 0) { sync.shared; }\n";
   return shell(body + "    }\n");
 }
@@ -180,6 +182,10 @@ std::vector<ErrorCase> inthreads_cases() {
        "the inthreads.async condition must select a contiguous range of `p`"},
       {"InthreadsAsyncRegionsOverNamedBarriers", inthreads_regions(16), 19, 7,
        "at most 15 inthreads.async regions in a block (named barriers 1..15; barrier 0 is the block barrier)"},
+      // The source's named barriers take 0..7: the regions have the other eight.
+      {"InthreadsAsyncRegionsBesideTheSourcesNamedBarriers", inthreads_regions(9, true), 13, 7,
+       "at most 8 inthreads.async regions in a block (named barriers 8..15; 0..7 are the source's, for __bar_arrive "
+       "and __bar_sync)"},
       {"InthreadsAsyncNested",
        shell("    parallel p by 2 : group-4 {\n      inthreads.async (p == 0) {\n"
              "        inthreads.async (p == 0) { sync.shared; }\n      }\n    }\n"),

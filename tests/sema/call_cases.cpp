@@ -57,6 +57,21 @@ std::vector<RuleCase> call_cases() {
        "__co__ void f(s32 [64] a, s32 [32] b) {\n  parallel p by 64 : thread {\n    a.at(p) = call first(a, b);\n  }\n}\n",
        6, "b);", "`N` is 64 by an earlier argument of `call first`, but 32 in dim 0 (`b`)",
        "pass tensors whose extents agree on `N`"},
+      // __bar_arrive / __bar_sync: PTX's named barriers (check_builtins.cpp).
+      {"NamedBarrierAsAValue", "named-barrier", in_threads("", "a.at(p) = __bar_sync(1, 64);"), 3, "__bar_sync",
+       "`__bar_sync` is a statement, not a value", "write it on its own: `__bar_sync(id, threads);`"},
+      {"NamedBarrierOutsideParallel", "named-barrier",
+       "__co__ void f(s32 [64] a) {\n  __bar_arrive(1, 64);\n  parallel p by 64 : thread {\n    a.at(p) = 1;\n  }\n}\n", 2,
+       "__bar_arrive", "`__bar_arrive` outside a parallel statement",
+       "a named barrier synchronizes threads of a block; use it inside a parallel body"},
+      {"NamedBarrierArity", "named-barrier", in_threads("", "__bar_sync(1);"), 3, "__bar_sync",
+       "`__bar_sync` takes 2 arguments (barrier id, thread count), got 1"},
+      {"NamedBarrierFloatCount", "named-barrier", in_threads("", "__bar_sync(1, 64.0f);"), 3, "64.0f",
+       "the thread count of `__bar_sync` is an integer, got `64.0f`"},
+      {"NamedBarrierIdPastFifteen", "named-barrier", in_threads("", "__bar_arrive(16, 64);"), 3, "16",
+       "a block has named barriers 0..15, got 16 (`16`)"},
+      {"NamedBarrierCountOfPartWarps", "named-barrier", in_threads("", "__bar_arrive(1, 48);"), 3, "48",
+       "the thread count of `__bar_arrive` is a positive multiple of 32 (whole warps), got 48"},
   };
 }
 

@@ -13,6 +13,15 @@ std::vector<RuleCase> device_function_call_cases() {
        "`helper` is not a __device__ function of this source: libcroqjit calls the functions a source defines "
        "with `__device__` (in a `__cok__ { }` block too)",
        hint_defined},
+      // Its value, as `call f(...)` gives it to a declaration, is the same limitation.
+      {"ValueOfAFunctionTheSourceDoesNotDefine", "device-function-unknown",
+       blk("    mutable float v = call helper(n, bm > 0 ? 1 : 2);\n"), 3, "call",
+       "`helper` is not a __device__ function of this source: libcroqjit calls the functions a source defines "
+       "with `__device__` (in a `__cok__ { }` block too)",
+       hint_defined},
+      {"ValueOfAnUnknownFunctionOutsideParallel", "call-outside-parallel", fn("  mutable int v = call helper(n);\n"),
+       2, "call", "`call helper` outside a parallel statement",
+       "a kernel function runs on the device; call it inside a parallel body"},
       // A function of a __cok__ block without `__device__` is a host function for CUDA.
       {"CallOfAHostFunctionOfACokBlock", "device-function-unknown",
        "__cok__ { void helper(int n) { } }\n" + blk("    call helper(n);\n"), 4, "call",

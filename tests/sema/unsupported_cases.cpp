@@ -21,6 +21,10 @@ std::vector<RuleCase> unsupported_cases() {
       {"ViewOfAShape", "unsupported-expression",
        fn("  parallel p by 2\n    t = dma.copy a.view([8, 8]).from(0, 0) => local;\n"), 3, "[8, 8]",
        "a shape (`[8, 8]`) as the extents of `.view` is not supported yet by libcroqjit", "list the extents one by one"},
+      {"NamedBarrierOfLibcroqjit", "unsupported-call", blk("    __bar_sync(9, 64);\n"), 3, "9,",
+       "named barrier 9 is libcroqjit's own in a kernel that calls __bar_arrive or __bar_sync (its inthreads.async "
+       "regions and warpgroups take 8..15)",
+       "use barrier ids 0..7"},
       {"AsmOutsideParallel", "unsupported-asm", fn("  __asm__ volatile(\"nop;\");\n"), 2, "__asm__",
        "`__asm__` outside a parallel statement is not supported yet by libcroqjit",
        "libcroqjit runs inline assembly in kernels, as PTX: put it inside the parallel body"},
