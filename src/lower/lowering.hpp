@@ -387,7 +387,8 @@ class LoweringContext {
   };
   std::vector<GroupLevel> group_levels_;
   // A single-index thread level splitting the block's threads directly (no
-  // group level around): inthreads.async selects whole warps of it.
+  // group level around; sema's block_thread_levels): inthreads.async
+  // selects whole warps of it.
   std::optional<GroupLevel> thread_group_;
   // The level an inthreads.async condition selects among (nullptr: none).
   const GroupLevel* region_level() const {

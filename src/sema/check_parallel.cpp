@@ -277,10 +277,12 @@ void LevelChecker::parallel(const Stmt& s, const Parallel& p, std::size_t level_
       if (unit == 128) ++cx_.group4_levels_;
       cx_.thread_level_.reset();
       if (unit == 1 && cx_.scope_ == Scope::block && !cx_.thread_split_ && count_values.size() == 1 &&
-          lv.indices.size() == 1)
+          lv.indices.size() == 1) {
         cx_.thread_level_ = Context::GroupLevel{
             lv.indices[0].name,
             count_values[0].known == Known::now ? std::optional<std::int64_t>(count_values[0].value) : std::nullopt, 1};
+        cx_.out_.block_thread_levels.insert(&lv);
+      }
       cx_.threads_span_group_ = unit == 1 && cx_.scope_ == Scope::block && !cx_.group_levels_.empty() && total_known &&
                             total == cx_.group_levels_.back().unit;
       if (cx_.threads_span_group_) {

@@ -171,7 +171,8 @@ class Context {
   };
   std::vector<GroupLevel> group_levels_;
   // A single-index thread level that splits the block's threads directly
-  // (no group level around): inthreads.async selects whole warps of it.
+  // (no group level around): inthreads.async selects whole warps of it
+  // (recorded for lowering: block_thread_levels).
   std::optional<GroupLevel> thread_level_;
   // Immutable scalars bound by `name = value;` -> the value (an
   // inthreads.async condition naming one selects by it: region_bindings).

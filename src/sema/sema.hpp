@@ -141,6 +141,10 @@ struct CheckedFunction {
   // one inferred for an unannotated level (level_inference.hpp); `none` for
   // an unannotated level at the top of a kernel with no level below it.
   std::unordered_map<const frontend::ast::ParallelLevel*, frontend::ast::SpaceSpecifier> level_spaces;
+  // Each single-index thread level that splits the block's threads directly
+  // (no group level around it): inthreads.async inside selects whole warps
+  // of its index.
+  std::unordered_set<const frontend::ast::ParallelLevel*> block_thread_levels;
   std::string returned;  // the name of the returned tensor; empty when none
   // Decoded modifiers, which lowering reads instead of decoding them again:
   // each `.swiz<N>` of a copy or mma.load -> its byte span (0, 32, 64, 128),
