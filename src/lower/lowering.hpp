@@ -542,8 +542,11 @@ class MemoryLowering : public ExprLowering {
   // The indices of `level` for which `condition` holds; nullopt when it
   // depends on more than the index (or, with `probe`, fails to evaluate).
   using RegionBindings = std::vector<std::pair<std::string, const Expr*>>;
+  // With `thread_index` (sema's thread_selected_regions), the values of
+  // `index * unit + thread_index` selected instead of the groups.
   std::optional<std::vector<std::int64_t>> selected_groups(const Expr& condition, const GroupLevel& level, bool probe,
-                                                           const RegionBindings* bindings = nullptr);
+                                                           const RegionBindings* bindings = nullptr,
+                                                           const std::string* thread_index = nullptr);
   // The threads that run a (synchronous) `inthreads (cond)` body when cond
   // selects a contiguous range of the innermost group level's groups among
   // the running threads; else nullopt.

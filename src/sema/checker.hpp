@@ -544,6 +544,8 @@ class LevelChecker : public Part {
   void parallel(const Stmt& s, const Parallel& p, std::size_t level);
   void inthreads_async(const Stmt& s, const InThreads& t);
   std::vector<std::pair<std::string, const Expr*>> region_bindings(const Expr& condition) const;
+  const std::string* region_thread_index(const Expr& condition,
+                                         const std::vector<std::pair<std::string, const Expr*>>& bindings) const;
   void inthreads(const Stmt& s, const InThreads& t);  // the plain (not async) form
   void attributes(const Stmt& s);
   bool on_whole_warpgroups() const;

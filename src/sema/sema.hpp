@@ -173,6 +173,10 @@ struct CheckedFunction {
   // selection evaluates them again for each value of the index.
   std::unordered_map<const frontend::ast::InThreads*, std::vector<std::pair<std::string, const frontend::ast::Expr*>>>
       region_bindings;
+  // Each inthreads.async in a group level whose condition also tests the
+  // index of the thread level spanning each group's threads (`g == 0 &&
+  // t < 64`): it selects threads, evaluated for each (group, thread) pair.
+  std::unordered_set<const frontend::ast::InThreads*> thread_selected_regions;
   // Each call of a __device__ function -> what it passes (keyed by the
   // frontend::ast::CallStatement or frontend::ast::Call).
   std::unordered_map<const void*, DeviceCall> device_calls;
