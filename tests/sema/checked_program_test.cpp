@@ -239,6 +239,22 @@ TEST(Limitations, EventPlacementsInthreadsLevelsAndAccumulatorArrays) {
   EXPECT_EQ(as_errors->diagnostics().size(), 3u) << as_errors->what();
 }
 
+// A multiply whose operand is a limitation (an mma.load from global
+// memory) still writes its accumulator: the store after it is not reported
+// as a store of an unwritten accumulator.
+TEST(Limitations, AMultiplyOfAnUnsupportedOperandStillWritesItsAccumulator) {
+  const std::string source = wg("      ma = mma.load lhs.subspan(64, 64).at(bm, 0);\n"
+                                "      mma.row.row mc, ma, tb.data;\n"
+                                "      mma.store mc, out.subspan(64, 128).at(bm, bn);\n");
+  auto program = frontend::parse_program(source, {});
+  Options check_only;
+  check_only.limitations_are_errors = false;
+  CheckedProgram checked = check(*program, {}, check_only);
+  std::vector<std::string> rules;
+  for (const Diagnostic& d : checked.limitations) rules.push_back(d.rule + " @" + std::to_string(d.line));
+  EXPECT_EQ(rules, (std::vector<std::string>{"unsupported-mma-form @7"}));
+}
+
 // A real error still fails the check, and carries the limitations as warnings.
 TEST(Limitations, ComeWithTheErrorsOfTheSameCheck) {
   auto program = frontend::parse_program(fn("  s = lhs.span;\n  u = zz;\n"), {});
