@@ -156,11 +156,14 @@ void MemoryLowering::arrive(const Value& ev, const SourceLocation& where) {
 // The groups `condition` selects: evaluated for each value of the level's
 // index, with the names bound from it (sema's region_bindings) bound again.
 std::optional<std::vector<std::int64_t>> MemoryLowering::selected_groups(const Expr& condition, const GroupLevel& level,
-                                                                  bool probe, const RegionBindings* bindings) {
+                                                                  bool probe, const RegionBindings* bindings,
+                                                                  const std::string* thread_index) {
   std::vector<std::int64_t> chosen;
-  for (std::int64_t v = 0; v < level.count; ++v) {
+  const std::int64_t per_value = thread_index ? level.unit : 1;
+  for (std::int64_t v = 0; v < level.count * per_value; ++v) {
     push();
-    define(level.index, scalar_const(v));
+    define(level.index, scalar_const(v / per_value));
+    if (thread_index) define(*thread_index, scalar_const(v % per_value));
     Value c;
     try {
       if (bindings)
@@ -263,30 +266,35 @@ void MemoryLowering::inthreads_async(const Stmt& s, const InThreads& t) {
   if (!region_level()) unchecked(s.location, "inthreads.async outside a group level");
   const GroupLevel level = *region_level();
   const auto bound = facts_.region_bindings.find(&t);
-  const auto selected =
-      selected_groups(*t.condition, level, false, bound == facts_.region_bindings.end() ? nullptr : &bound->second);
-  if (sema::Verdict broken = sema::inthreads_selection(level.index, level.count, selected))
+  // A condition testing the thread index too selects threads of the groups.
+  const std::string* thread_index = facts_.thread_selected_regions.count(&t) ? &span_thread_indices_.front() : nullptr;
+  const std::int64_t per_value = thread_index ? level.unit : 1;
+  const std::int64_t unit = level.unit / per_value;  // threads per selected value
+  const std::string selector = sema::inthreads_selector(level.index, level.unit, thread_index);
+  const auto selected = selected_groups(*t.condition, level, false,
+                                        bound == facts_.region_bindings.end() ? nullptr : &bound->second, thread_index);
+  if (sema::Verdict broken = sema::inthreads_selection(selector, level.count * per_value, selected))
     fail(t.condition->location, *broken);
   const std::vector<std::int64_t>& chosen = *selected;
-  if (sema::Verdict broken = level.unit == 1 ? sema::inthreads_whole_warps(level.index, chosen.front(),
-                                                                            static_cast<std::int64_t>(chosen.size()))
-                                             : std::nullopt)
+  if (sema::Verdict broken = unit == 1 ? sema::inthreads_whole_warps(selector, chosen.front(),
+                                                                      static_cast<std::int64_t>(chosen.size()))
+                                       : std::nullopt)
     fail(t.condition->location, *broken);
   // Named barriers 1..15 (8..15 beside the source's): each region takes one, as the per-warpgroup barriers do.
   if (sema::Verdict broken = sema::inthreads_regions(next_barrier_id_ - first_barrier_id_, first_barrier_id_)) fail(s.location, *broken);
   Value c = require_scalar(expr(*t.condition), *t.condition);
   line_mark(s.location);
   const ir::ThreadSet saved = set_;
-  set_.threads = static_cast<std::int64_t>(chosen.size()) * level.unit;
+  set_.threads = static_cast<std::int64_t>(chosen.size()) * unit;
   set_.count = ir::int_const(set_.threads);
-  const std::int64_t first = chosen.front() * level.unit;
+  const std::int64_t first = chosen.front() * unit;
   set_.tid = first == 0 ? ir::special("threadIdx.x") : ir::binary("-", ir::special("threadIdx.x"), ir::int_const(first));
   set_.first = first;
   set_.barrier_id = next_barrier_id_++;
   ir::WarpgroupRegion region;
   region.condition = c.expr;
   region.set = set_;
-  region.whole_warpgroups = level.unit % 128 == 0;
+  region.whole_warpgroups = level.unit % 128 == 0 && set_.threads % 128 == 0 && first % 128 == 0;
   region.mma = contains_mma(*t.body);
   std::optional<ir::ThreadSet> saved_trigger_set = std::move(trigger_set_);
   trigger_set_.reset();

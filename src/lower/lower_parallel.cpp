@@ -390,9 +390,7 @@ void LevelLowering::enter_thread_level(LevelFrame& f) {
     f.pushed_group = true;
   }
   thread_group_.reset();
-  if (unit == 1 && top && scope_ == Scope::block && group_levels_.empty() && f.counts.size() == 1 &&
-      lv.indices.size() == 1)
-    thread_group_ = GroupLevel{lv.indices[0].name, total, 1};
+  if (facts_.block_thread_levels.count(&lv)) thread_group_ = GroupLevel{lv.indices[0].name, total, 1};
   f.one_warpgroup_block = unit == 128 && top && in_warpgroup_ && scope_ == Scope::block;
   in_warpgroup_ = unit == 128 && top;
   in_warp_ = unit == 32 && top;

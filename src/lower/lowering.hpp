@@ -387,7 +387,8 @@ class LoweringContext {
   };
   std::vector<GroupLevel> group_levels_;
   // A single-index thread level splitting the block's threads directly (no
-  // group level around): inthreads.async selects whole warps of it.
+  // group level around; sema's block_thread_levels): inthreads.async
+  // selects whole warps of it.
   std::optional<GroupLevel> thread_group_;
   // The level an inthreads.async condition selects among (nullptr: none).
   const GroupLevel* region_level() const {
@@ -550,8 +551,11 @@ class MemoryLowering : public ExprLowering {
   // The indices of `level` for which `condition` holds; nullopt when it
   // depends on more than the index (or, with `probe`, fails to evaluate).
   using RegionBindings = std::vector<std::pair<std::string, const Expr*>>;
+  // With `thread_index` (sema's thread_selected_regions), the values of
+  // `index * unit + thread_index` selected instead of the groups.
   std::optional<std::vector<std::int64_t>> selected_groups(const Expr& condition, const GroupLevel& level, bool probe,
-                                                           const RegionBindings* bindings = nullptr);
+                                                           const RegionBindings* bindings = nullptr,
+                                                           const std::string* thread_index = nullptr);
   // The threads that run a (synchronous) `inthreads (cond)` body when cond
   // selects a contiguous range of the innermost group level's groups among
   // the running threads; else nullopt.

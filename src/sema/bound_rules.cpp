@@ -177,6 +177,10 @@ Verdict inthreads_regions(std::int64_t taken, int first_id) {
                    ""};
 }
 
+std::string inthreads_selector(const std::string& index, std::int64_t unit, const std::string* thread_index) {
+  return thread_index ? index + " * " + std::to_string(unit) + " + " + *thread_index : index;
+}
+
 Verdict inthreads_whole_warps(const std::string& index, std::int64_t first, std::int64_t threads) {
   if (first % 32 == 0 && threads % 32 == 0) return std::nullopt;
   return Violation{Rule::inthreads_needs_group,

@@ -101,6 +101,10 @@ Verdict tma_in_threads(bool single);
 // A block's next inthreads.async region after `taken` named barriers of
 // its own, which start at `first_id` (8 where the source calls __bar_sync).
 Verdict inthreads_regions(std::int64_t taken, int first_id = 1);
+// What an inthreads.async condition selects values of, as the messages
+// name it: `index`, or `index * unit + thread_index` when it also tests the
+// index of the thread level spanning each group of `unit` threads.
+std::string inthreads_selector(const std::string& index, std::int64_t unit, const std::string* thread_index);
 // inthreads.async in a thread level selects whole warps: threads [first,
 // first + threads) of the level `index` (its named barrier counts warps).
 Verdict inthreads_whole_warps(const std::string& index, std::int64_t first, std::int64_t threads);

@@ -333,6 +333,9 @@ void MmaChecker::mma_multiply(const Stmt& s, const Mma& m) {
       limitation(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
   require_warpgroups(s, "mma");
   Accumulator* acc = accumulator(*m.operands[0]);
+  // Written even when an operand is rejected below: its store then reports
+  // nothing more than the multiply did.
+  acc->written = true;
   const DType a = mma_operand(*m.operands[1], true);
   const DType b = mma_operand(*m.operands[2]);
   const bool fp8 = is_fp8(a) && is_fp8(b);
@@ -384,7 +387,6 @@ void MmaChecker::mma_multiply(const Stmt& s, const Mma& m) {
              ", got " + std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)));
   if (!other_type && !fp8 && acc->dtype == DType::f16 && a != DType::f16)
     fail(Rule::mma_element_types, s.location, "an f16 accumulator takes f16 or fp8 inputs; use mma.fill.f32 for bf16");
-  acc->written = true;
   // `f = mma... ;` names the multiply's completion, which `wait f` waits for.
   if (const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr) {
     Type f;

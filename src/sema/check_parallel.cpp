@@ -277,10 +277,12 @@ void LevelChecker::parallel(const Stmt& s, const Parallel& p, std::size_t level_
       if (unit == 128) ++cx_.group4_levels_;
       cx_.thread_level_.reset();
       if (unit == 1 && cx_.scope_ == Scope::block && !cx_.thread_split_ && count_values.size() == 1 &&
-          lv.indices.size() == 1)
+          lv.indices.size() == 1) {
         cx_.thread_level_ = Context::GroupLevel{
             lv.indices[0].name,
             count_values[0].known == Known::now ? std::optional<std::int64_t>(count_values[0].value) : std::nullopt, 1};
+        cx_.out_.block_thread_levels.insert(&lv);
+      }
       cx_.threads_span_group_ = unit == 1 && cx_.scope_ == Scope::block && !cx_.group_levels_.empty() && total_known &&
                             total == cx_.group_levels_.back().unit;
       if (cx_.threads_span_group_) {
@@ -467,6 +469,19 @@ std::vector<std::pair<std::string, const Expr*>> LevelChecker::region_bindings(c
   return bindings;
 }
 
+// The index of the thread level spanning each group's threads, when the
+// region's level is a group level and the condition (or a name it reads
+// bound from the index) tests it; null otherwise.
+const std::string* LevelChecker::region_thread_index(const Expr& condition,
+                                                     const std::vector<std::pair<std::string, const Expr*>>& bindings) const {
+  if (cx_.group_levels_.empty() || !cx_.threads_span_group_ || cx_.span_thread_indices_.size() != 1) return nullptr;
+  const std::string& index = cx_.span_thread_indices_.front();
+  std::vector<std::string> names;
+  names_read(condition, names);
+  for (const auto& binding : bindings) names_read(*binding.second, names);
+  return std::find(names.begin(), names.end(), index) != names.end() ? &index : nullptr;
+}
+
 void LevelChecker::inthreads_async(const Stmt& s, const InThreads& t) {
   Region region;
   region.active = true;
@@ -483,9 +498,16 @@ void LevelChecker::inthreads_async(const Stmt& s, const InThreads& t) {
            "`: thread`) and test `p`");
     const GroupLevel level = *cx_.region_level();
     const auto bindings = region_bindings(*t.condition);
-    // The condition may use only the group index: evaluate it for each value.
-    auto selects = [&](Type value) -> std::optional<bool> {
+    // In a group level whose thread level spans each group's threads, the
+    // condition may test that index too (`g == 0 && t < 64`): it selects
+    // the threads `g * unit + t`.
+    const std::string* thread_index = region_thread_index(*t.condition, bindings);
+    const std::int64_t per_value = thread_index ? level.unit : 1;
+    const std::string selector = inthreads_selector(level.index, level.unit, thread_index);
+    // The condition may use only these indices: evaluate it for each value.
+    auto selects = [&](Type value, Type thread) -> std::optional<bool> {
       Probe probe(cx_, level.index, std::move(value));
+      if (thread_index) probe.bind(*thread_index, std::move(thread), Origin::parallel_index);
       for (const auto& [name, bound] : bindings) probe.bind(name, c_.expressions.expr(*bound));
       Type c = c_.expressions.expr(*t.condition);
       require_ok(c);
@@ -497,36 +519,35 @@ void LevelChecker::inthreads_async(const Stmt& s, const InThreads& t) {
       if (c.known != Known::now) return std::nullopt;
       return c.value != 0;
     };
-    std::vector<std::int64_t> chosen;
-    bool known = level.count.has_value() && *level.count <= 1024;
-    for (std::int64_t v = 0; known && v < *level.count; ++v) {
+    auto scalar = [](Known known, std::int64_t v) {
       Type value;
       value.kind = Kind::scalar;
-      value.known = Known::now;
+      value.known = known;
       value.value = v;
-      auto selected = selects(value);
+      return value;
+    };
+    std::vector<std::int64_t> chosen;  // values of `selector`
+    bool known = level.count.has_value() && *level.count <= 1024;
+    for (std::int64_t v = 0; known && v < *level.count * per_value; ++v) {
+      auto selected = selects(scalar(Known::now, v / per_value), scalar(Known::now, v % per_value));
       if (!selected) known = false;
       else if (*selected) chosen.push_back(v);
     }
-    if (!level.count) {
-      Type value;
-      value.kind = Kind::scalar;
-      value.known = Known::at_specialization;
-      selects(value);
-    }
-    if (Verdict broken = known ? inthreads_selection(level.index, *level.count, chosen) : std::nullopt)
+    if (!level.count) selects(scalar(Known::at_specialization, 0), scalar(Known::at_specialization, 0));
+    if (Verdict broken = known ? inthreads_selection(selector, *level.count * per_value, chosen) : std::nullopt)
       fail(t.condition->location, std::move(*broken));
-    if (Verdict broken = known && level.unit == 1 ? inthreads_whole_warps(level.index, chosen.front(),
-                                                                           static_cast<std::int64_t>(chosen.size()))
-                                                  : std::nullopt)
+    if (Verdict broken = known && level.unit / per_value == 1
+                             ? inthreads_whole_warps(selector, chosen.front(), static_cast<std::int64_t>(chosen.size()))
+                             : std::nullopt)
       fail(t.condition->location, std::move(*broken));
     if (Verdict broken = inthreads_regions(cx_.regions_)) fail(s.location, std::move(*broken));
     ++cx_.regions_;
     c_.expressions.expr(*t.condition);  // resolves its names
     if (!bindings.empty() && !cx_.trial_) cx_.out_.region_bindings[&t] = bindings;
+    if (thread_index && !cx_.trial_) cx_.out_.thread_selected_regions.insert(&t);
     if (known) {
-      region.threads = static_cast<std::int64_t>(chosen.size()) * level.unit;
-      region.first = chosen.front() * level.unit;
+      region.threads = static_cast<std::int64_t>(chosen.size()) * (level.unit / per_value);
+      region.first = chosen.front() * (level.unit / per_value);
     }
   } catch (const Abort&) {
   }

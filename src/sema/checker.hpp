@@ -172,7 +172,8 @@ class Context {
   };
   std::vector<GroupLevel> group_levels_;
   // A single-index thread level that splits the block's threads directly
-  // (no group level around): inthreads.async selects whole warps of it.
+  // (no group level around): inthreads.async selects whole warps of it
+  // (recorded for lowering: block_thread_levels).
   std::optional<GroupLevel> thread_level_;
   // Immutable scalars bound by `name = value;` -> the value (an
   // inthreads.async condition naming one selects by it: region_bindings).
@@ -551,6 +552,8 @@ class LevelChecker : public Part {
   void parallel(const Stmt& s, const Parallel& p, std::size_t level);
   void inthreads_async(const Stmt& s, const InThreads& t);
   std::vector<std::pair<std::string, const Expr*>> region_bindings(const Expr& condition) const;
+  const std::string* region_thread_index(const Expr& condition,
+                                         const std::vector<std::pair<std::string, const Expr*>>& bindings) const;
   void inthreads(const Stmt& s, const InThreads& t);  // the plain (not async) form
   void attributes(const Stmt& s);
   bool on_whole_warpgroups() const;

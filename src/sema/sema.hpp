@@ -141,6 +141,10 @@ struct CheckedFunction {
   // one inferred for an unannotated level (level_inference.hpp); `none` for
   // an unannotated level at the top of a kernel with no level below it.
   std::unordered_map<const frontend::ast::ParallelLevel*, frontend::ast::SpaceSpecifier> level_spaces;
+  // Each single-index thread level that splits the block's threads directly
+  // (no group level around it): inthreads.async inside selects whole warps
+  // of its index.
+  std::unordered_set<const frontend::ast::ParallelLevel*> block_thread_levels;
   std::string returned;  // the name of the returned tensor; empty when none
   // Decoded modifiers, which lowering reads instead of decoding them again:
   // each `.swiz<N>` of a copy or mma.load -> its byte span (0, 32, 64, 128),
@@ -169,6 +173,10 @@ struct CheckedFunction {
   // selection evaluates them again for each value of the index.
   std::unordered_map<const frontend::ast::InThreads*, std::vector<std::pair<std::string, const frontend::ast::Expr*>>>
       region_bindings;
+  // Each inthreads.async in a group level whose condition also tests the
+  // index of the thread level spanning each group's threads (`g == 0 &&
+  // t < 64`): it selects threads, evaluated for each (group, thread) pair.
+  std::unordered_set<const frontend::ast::InThreads*> thread_selected_regions;
   // Each call of a __device__ function -> what it passes (keyed by the
   // frontend::ast::CallStatement or frontend::ast::Call).
   std::unordered_map<const void*, DeviceCall> device_calls;

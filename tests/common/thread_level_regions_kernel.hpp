@@ -44,4 +44,42 @@ inline std::string thread_level_regions_mismatch(const std::int32_t* a, const st
   return "";
 }
 
+// inthreads.async regions that select threads of a warpgroup: in a
+// `: group-4` level whose thread level spans each warpgroup, the first two
+// warps of warpgroup 0 (`g == 0 && t < 64`) store their elements and
+// trigger an event; warpgroup 1 waits on it and reads what they stored.
+// The other two warps of warpgroup 0 run neither region.
+inline const char* kGroupThreadRegionsKernel = R"(__co__ void group_thread_regions(s32 [2, 256] a, s32 [2, 256] out) {
+  parallel b by 2 : block {
+    parallel g by 2 : group-4, t by 128 : thread {
+      shared s32 [64] s;
+      shared event stored;
+      inthreads.async (g == 0 && t < 64) {
+        s.at(t) = a.at(b, t) + 1;
+        out.at(b, t) = a.at(b, t) * 2;
+        trigger stored;
+      }
+      inthreads.async (g == 1) {
+        wait stored;
+        out.at(b, 128 + t) = s.at(t / 2) - a.at(b, 128 + t);
+      }
+    }
+  }
+}
+)";
+
+// The first element of `out` ([2, 256], filled with `fill` before the
+// run) the kernel, given `a`, did not compute; empty when none.
+inline std::string group_thread_regions_mismatch(const std::int32_t* a, const std::int32_t* out, std::int32_t fill) {
+  for (int b = 0; b < 2; ++b)
+    for (int t = 0; t < 256; ++t) {
+      const std::int32_t* row = a + b * 256;
+      const std::int32_t want = t < 64 ? row[t] * 2 : t < 128 ? fill : (row[(t - 128) / 2] + 1) - row[t];
+      if (out[b * 256 + t] != want)
+        return "out[" + std::to_string(b) + "][" + std::to_string(t) + "] is " + std::to_string(out[b * 256 + t]) +
+               ", want " + std::to_string(want);
+    }
+  return "";
+}
+
 }  // namespace croq::test

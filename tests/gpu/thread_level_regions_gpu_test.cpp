@@ -21,5 +21,16 @@ TEST(GpuThreadLevelRegions, WarpsOfAThreadLevelHandOffThroughAnEvent) {
   EXPECT_EQ(test::thread_level_regions_mismatch(a.data(), out.data()), "");
 }
 
+TEST(GpuThreadLevelRegions, WarpsOfAWarpgroupHandOffThroughAnEvent) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(test::kGroupThreadRegionsKernel);
+  auto a = make_spandata<s32>(2, 256);
+  a.fill_random(-1000, 1000, test::next_seed());
+  auto out = make_spandata<s32>(2, 256);
+  out.fill(-7);
+  k(a.view(), out.view());
+  EXPECT_EQ(test::group_thread_regions_mismatch(a.data(), out.data(), -7), "");
+}
+
 }  // namespace
 }  // namespace croq

@@ -19,4 +19,14 @@ TEST(InterpretThreadLevelRegions, WarpsOfAThreadLevelHandOffThroughAnEvent) {
   EXPECT_EQ(croq::test::thread_level_regions_mismatch(a.data(), out.data()), "");
 }
 
+TEST(InterpretThreadLevelRegions, WarpsOfAWarpgroupHandOffThroughAnEvent) {
+  croq::Kernel k = croq::test::interpreted(croq::test::kGroupThreadRegionsKernel);
+  auto a = croq::make_spandata<croq::s32>(2, 256);
+  a.fill_random(-1000, 1000, 29);
+  auto out = croq::make_spandata<croq::s32>(2, 256);
+  out.fill(-7);
+  k(a.view(), out.view());
+  EXPECT_EQ(croq::test::group_thread_regions_mismatch(a.data(), out.data(), -7), "");
+}
+
 }  // namespace

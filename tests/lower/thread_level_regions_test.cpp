@@ -1,4 +1,5 @@
-// inthreads.async in a thread level directly in the block: each region is
+// inthreads.async in a thread level directly in the block, or testing the
+// thread index of a group level (`g == 0 && t < 64`): each region is
 // the threads its condition selects (whole warps), with a named barrier of
 // its own (a condition naming scalars bound from the index selects by
 // their values); a selection of part of a warp is refused, by lowering too when
@@ -52,6 +53,19 @@ TEST(ThreadLevelRegions, PartOfAWarpIsRefusedOnceTheCountIsBound) {
     EXPECT_EQ(d.line, 3);
     EXPECT_EQ(d.column, 22);
   }
+}
+
+TEST(ThreadLevelRegions, AConditionOnTheGroupAndThreadIndicesSelectsThoseThreads) {
+  const std::string source =
+      "__co__ void f(s32 [256] a) {\n"
+      "  parallel g by 2 : group-4, t by 128 : thread {\n"
+      "    inthreads.async (g == 0 && t >= 32 && t < 96) { a.at(t) = 1; }\n"
+      "    inthreads.async (g == 1) { a.at(128 + t) = 2; }\n"
+      "  }\n"
+      "}\n";
+  const std::string ir = lower_for(source, {tensor(DType::s32, {256})}, "sm_90a", 227 * 1024, "lower").ir;
+  EXPECT_TRUE(contains(ir, "warpgroups threads 32..95 barrier 1 when")) << ir;
+  EXPECT_TRUE(contains(ir, "warpgroups threads 128..255 barrier 2 when")) << ir;
 }
 
 }  // namespace

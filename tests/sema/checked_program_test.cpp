@@ -211,6 +211,17 @@ TEST(Limitations, AreErrorsForCompileAndWarningsForCheck) {
             "valid Croqtile; croq::compile rejects it until libcroqjit can run it");
 }
 
+// The limitations `croq check` reports for `source`, "rule @line" each.
+std::vector<std::string> limitation_rules(const std::string& source) {
+  auto program = frontend::parse_program(source, {});
+  Options check_only;
+  check_only.limitations_are_errors = false;
+  CheckedProgram checked = check(*program, {}, check_only);
+  std::vector<std::string> rules;
+  for (const Diagnostic& d : checked.limitations) rules.push_back(d.rule + " @" + std::to_string(d.line));
+  return rules;
+}
+
 // Valid Croqtile that libcroqjit cannot run yet, each a limitation with no
 // error: events at function scope, inthreads.async on a block index (the
 // thread level `q` is the one it selects among), arrays of accumulators (an
@@ -225,17 +236,21 @@ TEST(Limitations, EventPlacementsInthreadsLevelsAndAccumulatorArrays) {
       "  }\n"
       "}\n" +
       wg("      frag md[2][2] {0.0f};\n      mma.row.row md[0][1], ta.data, tb.data;\n");
-  auto program = frontend::parse_program(source, {});
-  Options check_only;
-  check_only.limitations_are_errors = false;
-  CheckedProgram checked = check(*program, {}, check_only);
-  std::vector<std::string> rules;
-  for (const Diagnostic& d : checked.limitations) rules.push_back(d.rule + " @" + std::to_string(d.line));
-  EXPECT_EQ(rules, (std::vector<std::string>{"event-not-shared @2", "inthreads-condition @5",
-                                             "unsupported-fragment @14"}));
+  EXPECT_EQ(limitation_rules(source), (std::vector<std::string>{"event-not-shared @2", "inthreads-condition @5",
+                                                                "unsupported-fragment @14"}));
   auto as_errors = sema_error(source);
   ASSERT_TRUE(as_errors.has_value());
   EXPECT_EQ(as_errors->diagnostics().size(), 3u) << as_errors->what();
+}
+
+// A multiply whose operand is a limitation (an mma.load from global
+// memory) still writes its accumulator: the store after it is not reported
+// as a store of an unwritten accumulator.
+TEST(Limitations, AMultiplyOfAnUnsupportedOperandStillWritesItsAccumulator) {
+  const std::string source = wg("      ma = mma.load lhs.subspan(64, 64).at(bm, 0);\n"
+                                "      mma.row.row mc, ma, tb.data;\n"
+                                "      mma.store mc, out.subspan(64, 128).at(bm, bn);\n");
+  EXPECT_EQ(limitation_rules(source), (std::vector<std::string>{"unsupported-mma-form @7"}));
 }
 
 // A real error still fails the check, and carries the limitations as warnings.

@@ -1,7 +1,8 @@
 // The facts sema records for lowering (sema.hpp: mappings, decoded
 // `.swiz<N>` spans and `dma.pad` parts, each declared buffer and event, each
 // copy's protocol, the rings of swapped futures, the target its arch rules
-// used), and
+// used, the thread levels directly in blocks and the regions selecting
+// threads), and
 // the shape-dependent rules both stages apply (bound_rules.hpp): one test
 // and one message each, whichever stage meets the value.
 #include <memory>
@@ -58,6 +59,37 @@ TEST(SemaFacts, MapsEveryParallelLevel) {
     if (const auto* p = std::get_if<Parallel>(&s->node))
       for (const ParallelLevel& lv : p->levels) mappings.push_back(f.mapping(lv));
   EXPECT_EQ(mappings, (std::vector<Mapping>{Mapping::grid, Mapping::threads}));
+}
+
+const char* kRegions = R"croq(
+__co__ void regions(s32 [2, 256] a) {
+  parallel b by 2 : block {
+    parallel t by 128 : thread
+      inthreads.async (t < 64) { a.at(b, t) = 1; }
+    parallel g by 2 : group-4, u by 128 : thread {
+      inthreads.async (g == 0 && u < 64) { a.at(b, u) = 2; }
+      inthreads.async (g == 1) { a.at(b, 128 + u) = 3; }
+    }
+  }
+}
+)croq";
+
+// The thread level directly in the block (inthreads.async selects warps of
+// it), and the regions whose condition tests the index of the thread level
+// spanning each warpgroup (they select threads).
+TEST(SemaFacts, RecordsBlockThreadLevelsAndRegionsSelectingThreads) {
+  Checked c = check_source(kRegions);
+  const CheckedFunction& f = *c.checked.functions.at(0);
+  std::vector<std::string> block_levels;
+  std::vector<bool> by_threads;
+  for (const Stmt* s : statements_of(c)) {
+    if (const auto* p = std::get_if<Parallel>(&s->node))
+      for (const ParallelLevel& lv : p->levels)
+        if (f.block_thread_levels.count(&lv)) block_levels.push_back(lv.indices.at(0).name);
+    if (const auto* t = std::get_if<InThreads>(&s->node)) by_threads.push_back(f.thread_selected_regions.count(t) > 0);
+  }
+  EXPECT_EQ(block_levels, (std::vector<std::string>{"t"}));
+  EXPECT_EQ(by_threads, (std::vector<bool>{false, true, false}));
 }
 
 TEST(SemaFacts, DecodesEachPaddingOnce) {

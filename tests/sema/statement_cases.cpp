@@ -195,6 +195,17 @@ std::vector<RuleCase> parallel_cases() {
       {"InthreadsSelectsAGap", "inthreads-selection",
        blk("    parallel p by 4 : group-4 {\n      inthreads.async (p == 0 || p == 2) { sync.shared; }\n    }\n"), 4,
        "p == 0", "the inthreads.async condition must select a contiguous range of `p`"},
+      {"InthreadsSelectsThreadsOfGroupsWithAGap", "inthreads-selection",
+       blk("    parallel g by 2 : group-4, t by 128 : thread {\n      inthreads.async (t < 64) { sync.shared; }\n"
+           "    }\n"),
+       4, "t < 64", "the inthreads.async condition must select a contiguous range of `g * 128 + t`"},
+      {"InthreadsSelectsPartOfAWarpOfAGroup", "inthreads-needs-group",
+       blk("    parallel g by 2 : group-4, t by 128 : thread {\n      inthreads.async (g == 0 && t == 0) { sync.shared; }\n"
+           "    }\n"),
+       4, "g == 0",
+       "this inthreads.async selects `g * 128 + t` 0..0; in a thread level libcroqjit runs regions of whole warps (32 "
+       "threads from a multiple of 32)",
+       "select a multiple of 32 threads, or split the level into `: group` warps"},
       {"SixteenInthreadsRegions", "inthreads-limit", inthreads_regions(16), 19, "inthreads",
        "at most 15 inthreads.async regions in a block (named barriers 1..15; barrier 0 is the block barrier)"},
   };
