@@ -540,7 +540,7 @@ void LevelChecker::inthreads_async(const Stmt& s, const InThreads& t) {
                              ? inthreads_whole_warps(selector, chosen.front(), static_cast<std::int64_t>(chosen.size()))
                              : std::nullopt)
       fail(t.condition->location, std::move(*broken));
-    if (Verdict broken = inthreads_regions(cx_.regions_)) fail(s.location, std::move(*broken));
+    if (Verdict broken = inthreads_regions(cx_.regions_, cx_.first_region_barrier_)) fail(s.location, std::move(*broken));
     ++cx_.regions_;
     c_.expressions.expr(*t.condition);  // resolves its names
     if (!bindings.empty() && !cx_.trial_) cx_.out_.region_bindings[&t] = bindings;

@@ -286,6 +286,7 @@ CheckedProgram check(const frontend::ast::Program& program, const std::vector<co
       auto out = std::make_unique<CheckedFunction>();
       out->function = fn;
       detail::Checker checker(program, *fn, options, *out, diagnostics, errors, checked.limitations);
+      checker.context.first_region_barrier_ = detail::calls_named_barriers(*fn, {}) ? 8 : 1;
       checker.run();
       const std::set<const frontend::ast::Function*>& expanded = checker.context.own_calls_.checked;
       const std::vector<const frontend::ast::Function*> called(expanded.begin(), expanded.end());

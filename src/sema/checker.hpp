@@ -189,6 +189,9 @@ class Context {
   bool clustered_ = false;  // inside a `: cluster` level (and its block level)
   bool cluster_error_ = false;  // the open cluster level had an error
   int regions_ = 0;  // inthreads.async regions so far (each takes a named barrier)
+  // The first named barrier of those regions: 8 in a function that calls
+  // __bar_arrive / __bar_sync (0..7 are the source's), as lowering counts.
+  int first_region_barrier_ = 1;
   int inthreads_depth_ = 0;  // plain inthreads around the statement
   int parallel_depth_ = 0;  // parallel statements around the statement
   int loops_ = 0;  // foreach and while loops around the statement, inside its parallel body

@@ -7,8 +7,9 @@ namespace croq::sema::test {
 namespace {
 
 // A block split into `regions` inthreads.async regions of one warpgroup each.
-std::string inthreads_regions(int regions) {
+std::string inthreads_regions(int regions, bool named_barriers = false) {
   std::string body = "    parallel p by 2 : group-4 {\n";
+  if (named_barriers) body += "      __bar_sync(1, 256);\n";
   for (int i = 0; i < regions; ++i) body += "      inthreads.async (p == 0) { sync.shared; }\n";
   return blk(body + "    }\n");
 }
@@ -208,6 +209,9 @@ std::vector<RuleCase> parallel_cases() {
        "select a multiple of 32 threads, or split the level into `: group` warps"},
       {"SixteenInthreadsRegions", "inthreads-limit", inthreads_regions(16), 19, "inthreads",
        "at most 15 inthreads.async regions in a block (named barriers 1..15; barrier 0 is the block barrier)"},
+      {"NineInthreadsRegionsBesideNamedBarriers", "inthreads-limit", inthreads_regions(9, true), 13, "inthreads",
+       "at most 8 inthreads.async regions in a block (named barriers 8..15; 0..7 are the source's, for __bar_arrive "
+       "and __bar_sync)"},
   };
 }
 
