@@ -99,7 +99,7 @@ __device__ __forceinline__ void store_accum_shared(const D& d, T* tile, int ld) 
 template <int N, int Span, int M = 64, typename D, typename T>
 __device__ __forceinline__ void store_accum_shared_swizzled(const D& d, T* tile, int ld) {
   for_each_accum_pair<N, M>(d, [&](int r, int c, float v0, float v1) {
-    store_pair(tile + swizzle_offset(u32(r * ld + c) * u32(sizeof(T)), Span) / u32(sizeof(T)), v0, v1);
+    store_pair(tile + swizzle_element<T>(u32(r), u32(c), u32(ld), Span), v0, v1);
   });
 }
 
