@@ -79,6 +79,10 @@ struct LaunchConfig {
   unsigned shared_bytes = 0;               // dynamic shared memory per block
   std::array<unsigned, 3> cluster{0, 0, 0};  // all zero: no cluster launch
   bool cooperative = false;  // every block resident at once (grid barriers)
+  // The kernel starts with griddepcontrol: it lets the next kernel of its
+  // stream launch early and waits for the previous one's results, so it is
+  // launched with programmatic stream serialization (sm_90, not cooperative).
+  bool programmatic = false;
   bool has_cluster() const { return cluster[0] * cluster[1] * cluster[2] != 0; }
 };
 
@@ -86,10 +90,14 @@ struct LaunchConfig {
 // A `global` tensor declared at function scope that is not returned: device
 // memory the runtime allocates for one call (stream-ordered) and passes to
 // every kernel of the program, in declaration order.
+// Its contents at the start of a call: `fill`, one element's bytes, repeated
+// over the buffer; empty: whatever the memory held (the program writes
+// before it reads, as Croqtile's uninitialized declarations mean).
 struct ScratchBuffer {
   std::string name;  // as the source names it
   DType dtype = DType::f32;
   std::vector<std::int64_t> shape;
+  std::vector<std::uint8_t> fill;  // `{v}` declared, or zero where the program updates it in place
 };
 
 struct KernelAbi {
@@ -101,7 +109,9 @@ struct KernelAbi {
   DType output_dtype = DType::f32;
   std::vector<std::int64_t> output_shape;      // -1 where a dynamic dim goes
   std::vector<DimSource> output_dim_sources;   // per output dim, for the -1 entries
-  bool output_needs_zero = false;       // the body reads the output before writing it
+  // The returned tensor's contents before the kernels run, as ScratchBuffer::fill:
+  // `{v}` declared, or zero where the body updates it in place (`+=`, atomics).
+  std::vector<std::uint8_t> output_fill;
   std::vector<bool> argument_written;   // per call argument: the kernel stores into it
   std::vector<ScratchBuffer> scratch;   // the program's global buffers (the same in each of its kernels)
   // `parallel<s>`: the call argument whose stream the kernel launches on;

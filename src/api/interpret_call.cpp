@@ -56,6 +56,25 @@ interp::ParamValue tensor_value(const TensorView& v) {
   return p;
 }
 
+// What any kernel of the program fills the returned tensor or program
+// buffer `i` with (they declare the same buffers); empty: nothing.
+std::vector<std::uint8_t> program_output_fill(const std::vector<pipeline::GeneratedKernel>& kernels) {
+  for (const pipeline::GeneratedKernel& k : kernels)
+    if (!k.output_fill.empty()) return k.output_fill;
+  return {};
+}
+
+std::vector<std::uint8_t> program_scratch_fill(const std::vector<pipeline::GeneratedKernel>& kernels, std::size_t i) {
+  for (const pipeline::GeneratedKernel& k : kernels)
+    if (i < k.scratch.size() && !k.scratch[i].fill.empty()) return k.scratch[i].fill;
+  return {};
+}
+
+void fill_host(std::byte* at, std::size_t bytes, const std::vector<std::uint8_t>& element) {
+  if (element.empty()) return;
+  for (std::size_t i = 0; i + element.size() <= bytes; i += element.size()) std::memcpy(at + i, element.data(), element.size());
+}
+
 std::vector<interp::ParamValue> parameter_values(const abi::KernelAbi& abi, std::span<const Arg> args,
                                                  const Tensor& output, std::vector<std::vector<std::byte>>& scratch,
                                                  std::span<const host::Value> host_scalars) {
@@ -132,12 +151,18 @@ Tensor interpret_program(const pipeline::CheckedProgram& checked, const pipeline
     }
     output = Tensor::empty(first.output_dtype, shape, MemoryKind::host);
     if (output.bytes() > 0) std::memset(output.data(), 0, output.bytes());
+    fill_host(static_cast<std::byte*>(output.data()), output.bytes(), program_output_fill(program.kernels));
   }
+  // Program buffers without a fill hold what the memory held on a GPU:
+  // here bytes of 0xff (NaN in floats, -1 in integers), so a program that
+  // reads before it writes gets results a reference check notices.
   std::vector<std::vector<std::byte>> scratch;
-  for (const abi::ScratchBuffer& b : first.scratch) {
+  for (std::size_t i = 0; i < first.scratch.size(); ++i) {
+    const abi::ScratchBuffer& b = first.scratch[i];
     std::size_t n = dtype_size(b.dtype);
     for (std::int64_t x : b.shape) n *= static_cast<std::size_t>(x);
-    scratch.emplace_back(n, std::byte{0});
+    scratch.emplace_back(n, std::byte{0xff});
+    fill_host(scratch.back().data(), n, program_scratch_fill(program.kernels, i));
   }
   auto launch = [&](const pipeline::GeneratedKernel& part, std::span<const host::Value> host_scalars) {
     const abi::LaunchConfig launch = launch_config_of(part, args, name);

@@ -352,7 +352,10 @@ std::shared_ptr<Specialization> KernelImpl::build(std::span<const Arg> args, int
     if (!spec->parts.empty()) spec->program = spec->parts.front().generated;
     spec->program.argument_written.resize(args.size(), false);
     for (const Specialization::Part& part : spec->parts) {
-      spec->program.output_needs_zero = spec->program.output_needs_zero || part.generated.output_needs_zero;
+      // Filled where any kernel of the program needs it (they declare the same buffers).
+      if (spec->program.output_fill.empty()) spec->program.output_fill = part.generated.output_fill;
+      for (std::size_t i = 0; i < part.generated.scratch.size() && i < spec->program.scratch.size(); ++i)
+        if (spec->program.scratch[i].fill.empty()) spec->program.scratch[i].fill = part.generated.scratch[i].fill;
       for (std::size_t i = 0; i < part.generated.argument_written.size(); ++i)
         if (part.generated.argument_written[i]) spec->program.argument_written[i] = true;
     }
@@ -526,8 +529,8 @@ Tensor Kernel::launch_checked(std::span<const Arg> args, const LaunchOptions& op
       output_data = output.data();
     }
     std::size_t bytes = result_shape.numel() * dtype_size(gen.output_dtype);
-    if (gen.output_needs_zero && bytes > 0)
-      CROQ_CU(cuMemsetD8Async, reinterpret_cast<CUdeviceptr>(output_data), 0, bytes, stream);
+    if (!gen.output_fill.empty() && bytes > 0)
+      detail::fill_device(reinterpret_cast<CUdeviceptr>(output_data), bytes, gen.output_fill, stream);
   }
 
   // The program's global buffers live for this call, in stream order.

@@ -1,6 +1,8 @@
 #include "api/launch_args.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 #include "croq/error.hpp"
 #include "jit/tensor_map.hpp"
@@ -208,6 +210,32 @@ void ScratchPool::give_back(Block block, CUstream stream) {
   jit::driver().cuMemFreeAsync(block.ptr, stream);  // after this call's kernels
 }
 
+void fill_device(CUdeviceptr ptr, std::size_t bytes, const std::vector<std::uint8_t>& element, CUstream stream) {
+  const std::size_t size = element.size();
+  if (size == 0 || bytes % size != 0)
+    throw std::logic_error("fill_device: " + std::to_string(bytes) + " bytes do not hold elements of " +
+                           std::to_string(size) + " bytes");
+  const bool uniform = std::all_of(element.begin(), element.end(), [&](std::uint8_t b) { return b == element[0]; });
+  auto check = [](CUresult r, const char* what) {
+    if (r != CUDA_SUCCESS) jit::throw_cuda_error(r, what);
+  };
+  if (uniform) return check(jit::driver().cuMemsetD8Async(ptr, element[0], bytes, stream), "cuMemsetD8Async");
+  if (size == 2) {
+    std::uint16_t v;
+    std::memcpy(&v, element.data(), 2);
+    return check(jit::driver().cuMemsetD16Async(ptr, v, bytes / 2, stream), "cuMemsetD16Async");
+  }
+  std::uint32_t halves[2] = {0, 0};
+  std::memcpy(halves, element.data(), std::min<std::size_t>(size, 8));
+  if (size == 4 || (size == 8 && halves[0] == halves[1]))
+    return check(jit::driver().cuMemsetD32Async(ptr, halves[0], bytes / 4, stream), "cuMemsetD32Async");
+  // 8-byte elements whose halves differ: the pattern copied from the host
+  // (a pageable source, so the copy has read it before this returns).
+  std::vector<std::uint8_t> pattern(bytes);
+  for (std::size_t at = 0; at < bytes; at += size) std::memcpy(pattern.data() + at, element.data(), size);
+  check(jit::driver().cuMemcpyHtoDAsync(ptr, pattern.data(), bytes, stream), "cuMemcpyHtoDAsync");
+}
+
 ScratchBuffers::ScratchBuffers(const std::vector<abi::ScratchBuffer>& buffers, ScratchPool& pool, CUstream stream,
                                int device)
     : stream_(stream) {
@@ -230,11 +258,15 @@ ScratchBuffers::ScratchBuffers(const std::vector<abi::ScratchBuffer>& buffers, S
   jit::make_current(device);
   block_ = pool.take(total, stream, device);
   pool_ = &pool;
-  // Zeroed for every call: the buffers start as the program declares them.
-  if (const CUresult r = jit::driver().cuMemsetD8Async(block_.ptr, 0, total, stream); r != CUDA_SUCCESS) {
+  // Filled for every call where the program declares an initial value (or
+  // updates the buffer in place); the others it writes before reading.
+  try {
+    for (std::size_t i = 0; i < buffers.size(); ++i)
+      if (!buffers[i].fill.empty() && sizes[i] > 0) fill_device(block_.ptr + offsets[i], sizes[i], buffers[i].fill, stream);
+  } catch (...) {
     pool.give_back(block_, stream);
     pool_ = nullptr;
-    jit::throw_cuda_error(r, "cuMemsetD8Async");
+    throw;
   }
   for (std::size_t i = 0; i < buffers.size(); ++i)
     pointers_.push_back(sizes[i] > 0 ? reinterpret_cast<void*>(block_.ptr + offsets[i]) : nullptr);

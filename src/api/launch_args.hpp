@@ -103,9 +103,14 @@ class ScratchPool {
   std::vector<Block> kept_;
 };
 
+// Fills `bytes` bytes at `ptr` with `element` (one element's bytes, 1, 2, 4
+// or 8 of them) repeated, on `stream`.
+void fill_device(CUdeviceptr ptr, std::size_t bytes, const std::vector<std::uint8_t>& element, CUstream stream);
+
 // A program's global buffers (abi::KernelAbi::scratch) for one call: one
-// block of `pool` holds them all, zeroed on `stream` at construction and
-// given back at destruction (after the kernels queued in between), so
+// block of `pool` holds them all, each buffer with a fill set filled on
+// `stream` at construction (the others hold what the pool's memory held),
+// and given back at destruction (after the kernels queued in between), so
 // nothing waits for the GPU.
 class ScratchBuffers {
  public:

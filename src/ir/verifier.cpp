@@ -74,7 +74,11 @@ class Verifier {
     }
     const bool loop = std::holds_alternative<For>(s.node) || std::holds_alternative<While>(s.node);
     const bool region = std::holds_alternative<Region>(s.node) || std::holds_alternative<WarpgroupRegion>(s.node);
-    for (StmtPtr* b : nested_bodies(const_cast<Stmt&>(s))) jumps_in_loops(**b, loop || (in_loop && !region));
+    for (StmtPtr* b : nested_bodies(const_cast<Stmt&>(s))) {
+      // The passes walk a nested body as a statement list.
+      if (!std::holds_alternative<Seq>((*b)->node)) error("a loop, branch or region body is not a statement list");
+      jumps_in_loops(**b, loop || (in_loop && !region));
+    }
   }
 
   void buffer_ref(int id, const char* what) {

@@ -100,6 +100,10 @@ std::string read_launch(const json& value, LaunchConfig& launch) {
     if (!v->is_boolean()) r.fail("cooperative", "is not a boolean");
     else launch.cooperative = v->get<bool>();
   }
+  if (const json* v = r.find("programmatic", false)) {
+    if (!v->is_boolean()) r.fail("programmatic", "is not a boolean");
+    else launch.programmatic = v->get<bool>();
+  }
   return r.problem();
 }
 

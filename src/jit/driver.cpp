@@ -197,7 +197,7 @@ FunctionAttributes function_attributes(CUfunction fn) {
 }
 
 CUlaunchConfig driver_launch_config(const abi::LaunchConfig& c, CUstream stream,
-                                    std::array<CUlaunchAttribute, 2>& attributes) {
+                                    std::array<CUlaunchAttribute, 3>& attributes) {
   unsigned count = 0;
   if (c.has_cluster()) {
     attributes[count] = CUlaunchAttribute{};
@@ -213,6 +213,12 @@ CUlaunchConfig driver_launch_config(const abi::LaunchConfig& c, CUstream stream,
     attributes[count] = CUlaunchAttribute{};
     attributes[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
     attributes[count].value.cooperative = 1;
+    ++count;
+  }
+  if (c.programmatic) {
+    attributes[count] = CUlaunchAttribute{};
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attributes[count].value.programmaticStreamSerializationAllowed = 1;
     ++count;
   }
   CUlaunchConfig config{};
@@ -237,7 +243,8 @@ Occupancy occupancy(CUfunction fn, const abi::LaunchConfig& config) {
   if (!config.has_cluster()) return o;
   abi::LaunchConfig clustered = config;
   clustered.cooperative = false;  // how many clusters fit, whatever the launch asks besides
-  std::array<CUlaunchAttribute, 2> attributes;
+  clustered.programmatic = false;
+  std::array<CUlaunchAttribute, 3> attributes;
   const CUlaunchConfig launch = driver_launch_config(clustered, nullptr, attributes);
   CROQ_CU(cuOccupancyMaxActiveClusters, &o.active_clusters, fn, &launch);
   return o;

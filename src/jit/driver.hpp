@@ -19,7 +19,7 @@ namespace croq::jit {
   X(cuFuncSetAttribute) X(cuFuncGetAttribute) X(cuLaunchKernel) X(cuLaunchKernelEx)      \
   X(cuMemAlloc) X(cuMemFree) X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuMemcpyHtoD)        \
   X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)              \
-  X(cuMemcpyDtoDAsync) X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemsetD32) X(cuMemsetD32Async)              \
+  X(cuMemcpyDtoDAsync) X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemsetD16Async) X(cuMemsetD32) X(cuMemsetD32Async)            \
   X(cuPointerGetAttribute) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)   \
   X(cuStreamIsCapturing) X(cuStreamWaitEvent) X(cuStreamGetId)                                      \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)              \
@@ -72,7 +72,7 @@ const DeviceInfo& device_info(int device);
 // dynamic shared memory, and its attributes (cluster dimension,
 // cooperative) in `attributes`, which must outlive the result.
 CUlaunchConfig driver_launch_config(const abi::LaunchConfig& config, CUstream stream,
-                                    std::array<CUlaunchAttribute, 2>& attributes);
+                                    std::array<CUlaunchAttribute, 3>& attributes);
 
 // What the driver says about a loaded function (cuFuncGetAttribute).
 struct FunctionAttributes {

@@ -77,6 +77,7 @@ void to_json(nlohmann::json& j, const LaunchConfig& c) {
   j = nlohmann::json{{"grid", c.grid}, {"block", c.block}, {"shared_bytes", c.shared_bytes}};
   if (c.has_cluster()) j["cluster"] = c.cluster;
   if (c.cooperative) j["cooperative"] = true;
+  if (c.programmatic) j["programmatic"] = true;
 }
 
 void from_json(const nlohmann::json& j, LaunchConfig& c) {
@@ -86,6 +87,7 @@ void from_json(const nlohmann::json& j, LaunchConfig& c) {
   c.cluster = j.contains("cluster") ? j.at("cluster").get<std::array<unsigned, 3>>()
                                     : std::array<unsigned, 3>{0, 0, 0};
   c.cooperative = j.value("cooperative", false);
+  c.programmatic = j.value("programmatic", false);
 }
 
 }  // namespace croq::abi

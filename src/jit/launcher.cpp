@@ -7,6 +7,7 @@
 #include "croq/error.hpp"
 #include "jit/disk_cache.hpp"
 #include "jit/driver.hpp"
+#include "support/env.hpp"
 #include "support/log.hpp"
 
 namespace croq::jit {
@@ -120,14 +121,20 @@ void launch(const CompiledKernel& kernel, const LaunchConfig& c, void** args, CU
   make_current(device);
   CUfunction fn = prepare_function(kernel, c, device);
   const DriverApi& api = driver();
-  if (!c.has_cluster() && !c.cooperative) {
+  // CROQ_PROGRAMMATIC_LAUNCH=0 launches every kernel after the previous one
+  // has finished, as before sm_90 (the kernel's griddepcontrol.wait then
+  // returns at once): for measuring what the overlap gives, or ruling it out.
+  static const bool overlap = support::env_flag("CROQ_PROGRAMMATIC_LAUNCH", true);
+  LaunchConfig effective = c;
+  effective.programmatic = c.programmatic && overlap;
+  if (!effective.has_cluster() && !effective.cooperative && !effective.programmatic) {
     CUresult r = api.cuLaunchKernel(fn, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1], c.block[2],
                                     c.shared_bytes, stream, args, nullptr);
     if (r != CUDA_SUCCESS) [[unlikely]] throw_cuda_error(r, "cuLaunchKernel");
     return;
   }
-  std::array<CUlaunchAttribute, 2> attributes;
-  const CUlaunchConfig config = driver_launch_config(c, stream, attributes);
+  std::array<CUlaunchAttribute, 3> attributes;
+  const CUlaunchConfig config = driver_launch_config(effective, stream, attributes);
   CROQ_CU(cuLaunchKernelEx, &config, fn, args, nullptr);
 }
 

@@ -134,7 +134,7 @@ Value ExprLowering::atomic_call(const Expr& e, const Call& c, const std::string&
   if (b.space == ir::Space::local)
     unchecked(c.args[0]->location, sema::Rule::atomic_operand);
   mark_written(target.element_of);
-  if (b.argument == -2) kernel_.abi.output_needs_zero = true;  // it reads the returned tensor
+  mark_updated(target.element_of);  // it reads what is there
   std::vector<ExprRef> values;
   for (std::size_t i = 1; i < c.args.size(); ++i) {
     Value v = require_scalar(expr(*c.args[i]), *c.args[i]);

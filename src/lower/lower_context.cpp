@@ -1,12 +1,15 @@
 // The lowering context (lowering.hpp): errors, symbols, emission, buffers
 // and views, where the statements run and the barriers for their threads.
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 #include "frontend/ast_walk.hpp"
 #include "frontend/host_code.hpp"
 #include "frontend/builtins.hpp"
 #include "ir/index_width.hpp"
 #include "lower/lowering.hpp"
+#include "support/element_bytes.hpp"
 #include "support/checked_int.hpp"
 #include "support/format.hpp"
 
@@ -397,8 +400,80 @@ int LoweringContext::scratch_buffer(const std::string& name, DType dtype, const 
   const int id = static_cast<int>(kernel_.buffers.size()) - 1;
   kernel_.params.push_back(ir::Param{abi::KernelParam::Kind::scratch, kernel_.buffers.back().name, ir::Type::element(dtype), id});
   abi.params.push_back(abi::KernelParam{abi::KernelParam::Kind::scratch, static_cast<int>(abi.scratch.size()), name, {}, {}, 0});
-  abi.scratch.push_back(abi::ScratchBuffer{name, dtype, allocated});
+  scratch_index_[id] = abi.scratch.size();
+  abi.scratch.push_back(abi::ScratchBuffer{name, dtype, allocated, {}});
   return id;
+}
+
+void LoweringContext::mark_updated(int id) {
+  std::vector<std::uint8_t>* fill = nullptr;
+  if (buffer(id).argument == -2) fill = &kernel_.abi.output_fill;
+  else if (auto it = scratch_index_.find(id); it != scratch_index_.end()) fill = &kernel_.abi.scratch[it->second].fill;
+  if (fill && fill->empty()) fill->assign(dtype_size(buffer(id).dtype), 0);
+}
+
+namespace {
+
+// `d` as a C++ floating literal (ir::float_literal's form, which has no
+// sign: a negative value is its negation).
+ExprRef floating_constant(double d) {
+  if (std::signbit(d)) return ir::unary("-", floating_constant(-d));
+  if (std::isinf(d)) return ir::float_literal("inf");
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g", d);
+  std::string literal = text;
+  if (literal.find_first_of(".e") == std::string::npos) literal += ".0";
+  return ir::float_literal(literal);
+}
+
+}  // namespace
+
+void LoweringContext::fill_initial(int id, const sema::Buffer& declared, const SourceLocation& where) {
+  if (!declared.initial) return;
+  const sema::Buffer::Initial& initial = *declared.initial;
+  const ir::Buffer& b = buffer(id);
+  if (b.space == ir::Space::global) {
+    std::vector<std::uint8_t> bytes = initial.integral ? support::element_bytes(b.dtype, initial.integer)
+                                                       : support::element_bytes(b.dtype, initial.floating);
+    if (b.argument == -2) kernel_.abi.output_fill = std::move(bytes);
+    else kernel_.abi.scratch[scratch_index_.at(id)].fill = std::move(bytes);
+    return;
+  }
+  const bool shared = b.space == ir::Space::shared;
+  if (shared && scope_ != Scope::block)
+    unchecked(where, sema::Rule::unsupported_expression);
+  // One loop over the elements of every slot: coordinates from the flat index.
+  std::int64_t elements = 1;
+  for (const ir::Extent& d : b.dims) elements *= d.value;
+  const std::int64_t total = elements * std::max<std::int64_t>(b.slots, 1);
+  const std::string e = fresh("fill");
+  ExprRef flat = ir::var(e);
+  ExprRef slot = b.slots > 0 ? ir::binary("/", flat, ir::int_const(elements)) : nullptr;
+  ExprRef in_slot = b.slots > 0 ? ir::binary("%", flat, ir::int_const(elements)) : flat;
+  std::vector<ExprRef> coords(b.dims.size());
+  std::int64_t stride = 1;
+  for (std::size_t d = b.dims.size(); d-- > 0;) {
+    ExprRef c = stride == 1 ? in_slot : ir::binary("/", in_slot, ir::int_const(stride));
+    coords[d] = d == 0 ? c : ir::binary("%", c, ir::int_const(b.dims[d].value));
+    stride *= b.dims[d].value;
+  }
+  ExprRef value = initial.integral ? ir::int_const(initial.integer, ir::Type::i64()) : floating_constant(initial.floating);
+  ir::For f;
+  f.var = e;
+  f.begin = shared ? set_.tid : ir::int_const(0);
+  f.end = ir::int_const(total);
+  if (shared) f.step = set_.count;
+  ir::StmtList body;
+  body.push_back(ir::make_stmt(ir::Assign{ir::element(id, b.dtype, slot, std::move(coords)), "=",
+                                          ir::convert(value, ir::Type::element(b.dtype)), nullptr}));
+  f.body = ir::make_stmt(ir::Seq{std::move(body), false});  // loop bodies are sequences (ir::nested_bodies)
+  emit_node(std::move(f), where);
+  mark_written(id);
+  if (shared) {
+    ir::Barrier wait;
+    wait.set = set_;
+    emit_node(std::move(wait), where);
+  }
 }
 
 bool LoweringContext::in_this_kernel(const Stmt& s) {

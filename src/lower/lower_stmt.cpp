@@ -76,6 +76,7 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
       } else {
         unchecked(decl.location, sema::Rule::unsupported_global_tensor);
       }
+      fill_initial(id, b, decl.location);
       Value v;
       v.kind = Value::Kind::view;
       v.view = whole(id);
@@ -191,7 +192,7 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
   ExprRef guard = target.guard;
   if (target.element_of >= 0) {
     mark_written(target.element_of);
-    if (buffer(target.element_of).argument == -2 && a.op != AssignOp::assign) kernel_.abi.output_needs_zero = true;
+    if (a.op != AssignOp::assign) mark_updated(target.element_of);
     // Block scope: every thread runs this statement; one store is enough.
     // Not inside `apply`, where each thread stores its own elements.
     if (scope_ != Scope::thread && !apply_ && buffer(target.element_of).space != ir::Space::local)
@@ -544,6 +545,7 @@ ir::Kernel Lowerer::run() {
   if (has_cooperative_level(*fn_.body)) {
     // Before the function's own buffers, so every kernel numbers them alike.
     grid_barrier_ = scratch_buffer("grid_barrier", DType::u32, {1}, fn_.location);
+    mark_updated(grid_barrier_);  // the blocks count up from zero
     kernel_.buffers[static_cast<std::size_t>(grid_barrier_)].name = kernel_.params.back().name = "croq_grid_barrier";
     kernel_.abi.scratch.back().name = "the grid barrier's counter";
   }

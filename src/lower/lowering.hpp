@@ -232,6 +232,13 @@ class LoweringContext {
   // allocates per call; an array of `slots` of them is one allocation.
   int scratch_buffer(const std::string& name, DType dtype, const std::vector<std::int64_t>& dims,
                      const SourceLocation& where, std::int64_t slots = 0);
+  // `{v}` on a declared tensor: the runtime fills a program buffer or the
+  // returned tensor before the call; the threads declaring a shared tensor
+  // fill it (then wait for each other), each thread its local one.
+  void fill_initial(int buffer, const sema::Buffer& declared, const SourceLocation& where);
+  // A statement updates the buffer in place (`+=`, an atomic): without an
+  // initializer, the returned tensor or a program buffer starts at zero.
+  void mark_updated(int buffer);
   ir::Buffer& buffer(int id) { return kernel_.buffers[static_cast<std::size_t>(id)]; }
   const ir::Buffer& buffer(int id) const { return kernel_.buffers[static_cast<std::size_t>(id)]; }
   ExprRef dim_expr(int buffer, std::size_t d) const;  // an extent: a number or the dynamic dim
@@ -417,6 +424,7 @@ class LoweringContext {
   // every kernel of a function that has such a level), and whether the
   // statements being lowered are inside that level.
   int grid_barrier_ = -1;
+  std::map<int, std::size_t> scratch_index_;  // a program buffer's place in abi.scratch
   bool in_cooperative_ = false;
   std::string output_name_;
   int output_ = -1;

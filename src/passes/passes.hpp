@@ -122,6 +122,6 @@ void lay_out_shared_memory(ir::Kernel& kernel, std::int64_t max_shared_bytes);
 // makes (kernel.abi.launch: grid, block, dynamic shared memory, cluster,
 // cooperative) and the symbol it looks up (kernel.abi.entry), from the
 // kernel's launch shape as lowering and the passes decided it.
-void complete_launch_abi(ir::Kernel& kernel);
+void complete_launch_abi(ir::Kernel& kernel, const target::Target& target);
 
 }  // namespace croq::passes

@@ -132,7 +132,7 @@ GeneratedProgram generate_program(const frontend::ast::Program& program, const f
         made = made | pass.decides;
         watch.after(pass.name, kernel, made, generated);
       }
-      passes::complete_launch_abi(kernel);
+      passes::complete_launch_abi(kernel, target);
       generated.cuda_source = backend::cuda::emit_kernel(kernel);
       static_cast<abi::KernelAbi&>(generated) = std::move(kernel.abi);
       generated.needs_sm90 = kernel.needs_sm90;

@@ -65,6 +65,14 @@ struct Buffer {
   // specialization).
   std::vector<const frontend::ast::Expr*> shape;
   std::vector<std::optional<std::int64_t>> dims;
+  // `{v}`: the value every element starts with, a constant of the source
+  // (an integer exactly, else a float); nullopt: no initializer.
+  struct Initial {
+    bool integral = true;
+    std::int64_t integer = 0;
+    double floating = 0;
+  };
+  std::optional<Initial> initial;
 };
 
 // shared event e[N]

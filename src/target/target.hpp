@@ -19,6 +19,7 @@ struct Target {
   bool mma_sync() const { return sm >= 80; }          // mma.sync m16n8k16 (f16/bf16)
   bool tma() const { return sm >= 90; }               // cp.async.bulk.tensor
   bool clusters() const { return sm >= 90; }          // thread block clusters
+  bool grid_dependencies() const { return sm >= 90; } // griddepcontrol (programmatic dependent launch)
   bool mbarrier_tx() const { return sm >= 90; }       // expect_tx, try_wait
   bool wgmma() const { return sm == 90 && suffix == 'a'; }       // sm_90a only
   bool setmaxnreg() const { return sm == 90 && suffix == 'a'; }  // sm_90a only

@@ -17,6 +17,45 @@ inline const char* const kReverseTwice =
     "  return out;\n"
     "}\n";
 
+// Initial values of global tensors: the returned one starts at 0.5 and is
+// updated in place, `plain` is written before it is read (no fill),
+// `counts` is counted into by atomics (zero), `half` and `wide` start at
+// -2 and 1.25 (an f64: its 8-byte pattern has two different halves).
+// out[j] = 0.5 + 3 a[N-1-j] + 2 - 2 + 1.25.
+inline const char* const kInitialValues =
+    "__co__ f32 [N] starts(f32 [N] a) {\n"
+    "  f32 [N] out{0.5f};\n"
+    "  global f32 [N] plain;\n"
+    "  global s32 [N] counts;\n"
+    "  global f16 [N] half{-2};\n"
+    "  global f64 [N] wide{1.25};\n"
+    "  parallel i by N {\n"
+    "    plain.at(i) = a.at(i) * 3.0f;\n"
+    "    __atomic_add(counts.at(i), 2);\n"
+    "  }\n"
+    "  parallel j by N\n"
+    "    out.at(j) += plain.at(N - 1 - j) + __to<f32>(counts.at(j)) + __to<f32>(half.at(j)) + __to<f32>(wide.at(j));\n"
+    "  return out;\n"
+    "}\n";
+
+// Initial values of shared and local tiles: a 2-D shared tile of 1.5, a
+// ring of two shared buffers of 3 (s32), a thread's local array of -0.25.
+// out[b, t] = a[b, t] + 1.5 + 3 + 3 - 0.25 * 8.
+inline const char* const kInitialTiles =
+    "__co__ void tiles(f32 [B, 64] a, f32 [B, 64] &out) {\n"
+    "  parallel b by B : block {\n"
+    "    shared f32 [4, 64] base{1.5f};\n"
+    "    shared s32 [64] ring[2]{3};\n"
+    "    parallel t by 64 : thread {\n"
+    "      local f32 [8] part{-0.25f};\n"
+    "      mutable f32 sum = 0.0f;\n"
+    "      foreach k in [8]\n"
+    "        sum = sum + part.at(k);\n"
+    "      out.at(b, t) = a.at(b, t) + base.at(b % 4, t) + __to<f32>(ring[0].at(t) + ring[1].at(63 - t)) + sum;\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
 // Asynchronous regions (`parallel.async by 1 : device(...)`) and
 // `sync.global`: one kernel per region, in order, with no host wait between
 // them. The `: device(cpu)` region has no parallel level inside (one thread

@@ -91,6 +91,46 @@ __co__ void accumulate(f32 [N] a, f32 [N] &out) {
   CROQ_CU(cuStreamDestroy, second);
 }
 
+// Tensors declared with an initial value start with it on every call: the
+// returned tensor (0.5, updated in place), program buffers of f16 and f64
+// (an 8-byte pattern of two different halves), zero for atomics' counts;
+// shared tiles, a ring of them and local arrays (filled in the kernel).
+TEST(GpuProgram, TensorsStartWithTheirDeclaredValues) {
+  CROQ_REQUIRE_GPU();
+  Kernel starts = compile(croq::test::kInitialValues);
+  for (std::size_t n : {std::size_t{1}, std::size_t{4099}}) {
+    for (int call = 0; call < 2; ++call) {
+      auto a = make_spandata<float>(n);
+      a.fill_random(-10, 10, croq::test::next_seed());
+      Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
+      Tensor out = Tensor::empty(DType::f32, Shape{n}, MemoryKind::device);
+      CROQ_CU(cuMemsetD8, reinterpret_cast<CUdeviceptr>(out.data()), 0xff, out.bytes());  // poison (NaN)
+      LaunchOptions options;
+      TensorView out_view = out.view();
+      options.output = &out_view;
+      const std::vector<Arg> call_args{da};
+      starts.launch(call_args, options);
+      Tensor host = out.to_host();
+      for (std::size_t j = 0; j < n; ++j) {
+        const float want = 0.5f + static_cast<float>(a[n - 1 - j]) * 3.0f + 2.0f - 2.0f + 1.25f;
+        ASSERT_NEAR(static_cast<float>(host[j]), want, 1e-5f * (1.0f + std::abs(want))) << "n " << n << " at " << j;
+      }
+    }
+  }
+  Kernel tiles = compile(croq::test::kInitialTiles);
+  auto a = make_spandata<float>(5, 64);
+  a.fill_random(-10, 10, croq::test::next_seed());
+  Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
+  Tensor out = Tensor::empty(DType::f32, Shape{5, 64}, MemoryKind::device);
+  CROQ_CU(cuMemsetD8, reinterpret_cast<CUdeviceptr>(out.data()), 0xff, out.bytes());  // poison (NaN)
+  tiles(da.view(), out.view());
+  Tensor host = out.to_host();
+  for (std::size_t b = 0; b < 5; ++b)
+    for (std::size_t t = 0; t < 64; ++t)
+      ASSERT_EQ(static_cast<const float*>(host.data())[b * 64 + t], static_cast<float>(a[b][t]) + 1.5f + 6.0f - 2.0f)
+          << b << ", " << t;
+}
+
 // kAsyncRegions: a = a * 3 (one thread), b = b - 1 (a block each), then
 // c = a reversed + b. Host arguments come back written, the reference
 // parameters and the plain one alike; device arguments are written in place.

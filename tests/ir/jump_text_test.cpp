@@ -66,5 +66,18 @@ TEST(IrJump, VerifierRefusesAJumpOutsideItsLoop) {
                        "a break or continue outside a loop"));
 }
 
+// The passes walk nested bodies as statement lists (ir::nested_bodies): a
+// loop whose body is one bare statement is refused where it is made.
+TEST(IrJump, VerifierRefusesABodyThatIsNotAStatementList) {
+  While bare{int_const(1), make_stmt(Jump{})};
+  EXPECT_TRUE(reports(verify(kernel_of(make_stmt(std::move(bare))), Decisions::none()),
+                      "a loop, branch or region body is not a statement list"));
+  StmtList body;
+  body.push_back(make_stmt(Jump{}));
+  While listed{int_const(1), make_stmt(Seq{std::move(body), false})};
+  EXPECT_FALSE(reports(verify(kernel_of(make_stmt(std::move(listed))), Decisions::none()),
+                       "a loop, branch or region body is not a statement list"));
+}
+
 }  // namespace
 }  // namespace croq::ir

@@ -33,6 +33,8 @@ inline thread_local croq_dim3 threadIdx, blockIdx;
 inline croq_dim3 blockDim, gridDim;
 inline std::barrier<>* croq_block_barrier = nullptr;
 #define __global__
+#define __device__
+#define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
 #define __shared__

@@ -3,6 +3,8 @@
 // output and its `global` function-scope buffers (scratch).
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -136,6 +138,49 @@ TEST(Program, TheGridBarrierCounterIsInEveryKernelOfTheProgram) {
     EXPECT_EQ(k.scratch[0].dtype, DType::u32);
     EXPECT_EQ(k.scratch[1].name, "y");
   }
+}
+
+// What the runtime fills before a call: the declared initial values (one
+// element's bytes), zero where the program updates a buffer in place
+// without one, nothing where it writes before it reads.
+TEST(Program, GlobalTensorsStartAsDeclaredAndPlainOnesAreNotFilled) {
+  GeneratedProgram p = generate_program_of(croq::test::kInitialValues, {tensor(DType::f32, {100})});
+  ASSERT_EQ(p.kernels.size(), 2u);
+  auto bytes = [](auto v) {
+    std::vector<std::uint8_t> out(sizeof v);
+    std::memcpy(out.data(), &v, sizeof v);
+    return out;
+  };
+  const std::vector<std::uint8_t> half_minus_two{0x00, 0xc0};  // f16 -2.0
+  for (const GeneratedKernel& k : p.kernels) {
+    ASSERT_EQ(k.scratch.size(), 4u);
+    EXPECT_TRUE(k.scratch[0].fill.empty()) << k.scratch[0].name;  // plain
+    EXPECT_EQ(k.scratch[2].fill, half_minus_two);
+    EXPECT_EQ(k.scratch[3].fill, bytes(1.25));
+  }
+  // The atomics are in the first kernel, the update of `out` in the second.
+  EXPECT_EQ(p.kernels[0].scratch[1].fill, bytes(std::int32_t{0}));
+  EXPECT_EQ(p.kernels[1].output_fill, bytes(0.5f));
+  // The grid barrier's counter starts at zero.
+  GeneratedProgram coop = generate_program_of(croq::test::kCooperativeExchange, {tensor(DType::s32, {64, 128})});
+  EXPECT_EQ(coop.kernels[0].scratch[0].fill, bytes(std::uint32_t{0}));
+  EXPECT_TRUE(coop.kernels[0].scratch[1].fill.empty());
+}
+
+// Shared tiles with an initial value are filled by the block's threads
+// (then a barrier), local arrays by each thread; nothing for the runtime.
+TEST(Program, SharedAndLocalTilesAreFilledInTheKernel) {
+  GeneratedProgram p = generate_program_of(croq::test::kInitialTiles, {tensor(DType::f32, {3, 64}), tensor(DType::f32, {3, 64})});
+  ASSERT_EQ(p.kernels.size(), 1u);
+  const GeneratedKernel& k = p.kernels[0];
+  EXPECT_TRUE(k.scratch.empty());
+  EXPECT_NE(k.cuda_source.find("fill"), std::string::npos) << k.cuda_source;
+  EXPECT_NE(k.cuda_source.find("< 256; fill"), std::string::npos) << k.cuda_source;  // 4 x 64 elements
+  EXPECT_NE(k.cuda_source.find("< 128; fill"), std::string::npos) << k.cuda_source;  // 2 slots of 64
+  EXPECT_NE(k.cuda_source.find("< 8; ++fill"), std::string::npos) << k.cuda_source;  // the local array
+  EXPECT_NE(k.cuda_source.find("__syncthreads();"), std::string::npos) << k.cuda_source;
+  jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "program.cu", k.entry, {"sm_90a", false, {}});
+  EXPECT_FALSE(out.cubin.empty());
 }
 
 TEST(Program, KernelsOfParallelOnAStreamNameTheirStreamArgument) {

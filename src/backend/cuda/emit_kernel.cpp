@@ -534,6 +534,23 @@ __device__ __forceinline__ void croq_grid_sync(unsigned int* counter) {
 }
 )CUDA";
 
+// Programmatic dependent launch (sm_90's griddepcontrol): the next kernel
+// of the stream may launch once every block has let it, and a kernel reads
+// nothing before the previous one has finished with its writes seen. Empty
+// where the code is compiled for the host (the index emulation tests).
+constexpr const char* kGridDependencies = R"CUDA(
+__device__ __forceinline__ void croq_launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void croq_wait_for_previous_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+)CUDA";
+
 namespace {
 
 // The fp8 WGMMA forms the kernel's multiplies use, each once (the prelude's
@@ -615,6 +632,7 @@ std::string emit_kernel(const ir::Kernel& kernel) {
   ir::for_each<ir::MmaScale>(*kernel.body, [&](const ir::MmaScale&, const ir::Stmt&) { scales = true; });
   if (kernel.hopper && scales) src << hopper_prelude_scale();
   if (kernel.cooperative) src << kGridSync;
+  if (kernel.abi.launch.programmatic) src << kGridDependencies;
   if (printer.uses_exp2_approx()) src << kExp2Approx;
   if (printer.uses_device_args()) src << kDeviceArg;
   src << device_code_text(kernel);
@@ -629,6 +647,10 @@ std::string emit_kernel(const ir::Kernel& kernel) {
   } else if (kernel.shared_bytes > 0) {
     src << "  extern __shared__ __align__(128) unsigned char croq_smem[];\n";
   }
+  // Programmatic dependent launch (abi::LaunchConfig::programmatic): the
+  // next kernel of the stream may start launching now, and this one reads
+  // nothing before the previous kernel has finished and its writes are seen.
+  if (kernel.abi.launch.programmatic) src << "  croq_launch_dependents();\n  croq_wait_for_previous_grid();\n";
   src << body << "}\n";
   return src.str();
 }

@@ -1,0 +1,52 @@
+// Interpret mode: tensors declared with an initial value start with it
+// (global buffers, the returned tensor, shared tiles, local arrays), and a
+// program buffer without one holds no zeros (bytes of 0xff here), against
+// host references (tests/common/program_sources.hpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "common/program_sources.hpp"
+#include "interp/interp_test_util.hpp"
+
+namespace {
+
+TEST(InterpretInitialValues, GlobalTensorsStartAsDeclared) {
+  croq::Kernel k = croq::test::interpreted(croq::test::kInitialValues);
+  const std::size_t n = 37;
+  auto a = croq::make_spandata<float>(n);
+  a.fill_random(-10, 10, 7);
+  croq::Tensor out = k(a.view());
+  const float* got = static_cast<const float*>(out.data());
+  for (std::size_t j = 0; j < n; ++j) {
+    const float want = 0.5f + static_cast<float>(a[n - 1 - j]) * 3.0f + 2.0f - 2.0f + 1.25f;
+    ASSERT_NEAR(got[j], want, 1e-5f * (1.0f + std::abs(want))) << j;
+  }
+}
+
+TEST(InterpretInitialValues, SharedTilesAndLocalArraysStartAsDeclared) {
+  croq::Kernel k = croq::test::interpreted(croq::test::kInitialTiles);
+  auto a = croq::make_spandata<float>(3, 64);
+  auto out = croq::make_spandata<float>(3, 64);
+  a.fill_random(-10, 10, 8);
+  out.fill(std::nanf(""));
+  k(a.view(), out.view());
+  for (std::size_t b = 0; b < 3; ++b)
+    for (std::size_t t = 0; t < 64; ++t)
+      ASSERT_EQ(static_cast<float>(out[b][t]), static_cast<float>(a[b][t]) + 1.5f + 6.0f - 2.0f) << b << ", " << t;
+}
+
+// A program that reads a buffer it never wrote sees what the memory held:
+// not zeros (the GPU's pool may hold anything; the interpreter holds 0xff).
+TEST(InterpretInitialValues, AProgramBufferWithoutAValueIsNotZeroed) {
+  croq::Kernel k = croq::test::interpreted(
+      "__co__ s32 [N] unread(s32 [N] a) {\n  global s32 [N] never;\n  s32 [N] out;\n"
+      "  parallel i by N\n    out.at(i) = a.at(i) + never.at(i);\n  return out;\n}\n");
+  auto a = croq::make_spandata<croq::s32>(5);
+  a.fill_random(-100, 100, 9);
+  croq::Tensor out = k(a.view());
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(static_cast<const croq::s32*>(out.data())[i], a[i] - 1) << i;
+}
+
+}  // namespace
