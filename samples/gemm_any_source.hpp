@@ -57,16 +57,28 @@ struct Config {
   int splits = 1;     // K slices (1: one kernel, the output stored directly)
   int blocks = 132;   // persistent blocks (at most the SMs; a multiple of cluster)
   int cluster = 1;    // blocks per cluster: 2 share each rhs tile through a TMA multicast
+  // Swapped operands for few rows (0: not): C^T = B A^T, 64 rows of B a
+  // consumer's WGMMA M and `tokens` rows of A (a multiple of 8, 16 to 64) its
+  // N, so A's box is not mostly zero-filled at M <= 64. An output tile is
+  // tokens x 64 (one consumer, single blocks; bn is 64).
+  int tokens = 0;
 
   int bm() const { return 64 * consumers; }
+  bool swapped() const { return tokens > 0; }
+  // The output tile: rows of A and rows of B a unit loads per K tile.
+  int tile_m() const { return swapped() ? tokens : bm(); }
+  int tile_n() const { return swapped() ? 64 * consumers : bn; }
   // The #define overrides of the text (croq::CompileOptions::defines, TuneConfig).
   std::map<std::string, long long> defines() const {
-    return {{"CONSUMERS", consumers}, {"BN", bn},         {"STAGES", stages},
-            {"SPLITS", splits},       {"BLOCKS", blocks}, {"CLUSTER", cluster}};
+    std::map<std::string, long long> d{{"CONSUMERS", consumers}, {"BN", bn},         {"STAGES", stages},
+                                       {"SPLITS", splits},       {"BLOCKS", blocks}, {"CLUSTER", cluster}};
+    if (swapped()) d.insert({{"SWAP", 1}, {"TOKENS", tokens}});
+    return d;
   }
   std::string name() const {
-    return std::to_string(bm()) + "x" + std::to_string(bn) + " s" + std::to_string(stages) + " split" +
-           std::to_string(splits) + " b" + std::to_string(blocks) + (cluster > 1 ? " c" + std::to_string(cluster) : "");
+    return (swapped() ? "swap " : "") + std::to_string(tile_m()) + "x" + std::to_string(tile_n()) + " s" +
+           std::to_string(stages) + " split" + std::to_string(splits) + " b" + std::to_string(blocks) +
+           (cluster > 1 ? " c" + std::to_string(cluster) : "");
   }
   friend bool operator==(const Config&, const Config&) = default;
 };
@@ -88,10 +100,11 @@ inline long long shared_bytes(int bm, int bn, int stages, int splits) {
   return events + rings + output + 1024;
 }
 
-// The deepest pipeline the shared memory holds (2 to 8 stages; 2 even where
-// they do not fit, which the compiler then refuses).
-inline int stages_for(int bm, int bn, int splits, const Device& d) {
-  int stages = 8;
+// The deepest pipeline the shared memory holds (2 to `most` stages; 2 even
+// where they do not fit, which the compiler then refuses). Swapped tiles
+// are small: they take up to 16 (16 and 8 stages measured alike at M = 16).
+inline int stages_for(int bm, int bn, int splits, const Device& d, int most = 8) {
+  int stages = most;
   while (stages > 2 && shared_bytes(bm, bn, stages, splits) > d.shared_bytes) --stages;
   return stages;
 }
@@ -126,18 +139,20 @@ inline constexpr double kZeroFillWaitS = 1.4e-6;
 
 // Estimated microseconds of one call (see the header).
 inline double cost_us(long long m, long long n, long long k, const Config& c, const Device& d) {
-  const long long tiles = cdiv(m, c.bm()) * cdiv(n, c.bn);
+  const long long tiles = cdiv(m, c.tile_m()) * cdiv(n, c.tile_n());
   const long long units = tiles * c.splits;
   const long long k_tiles = cdiv(cdiv(k, kTileK), c.splits);
   const long long k_per_unit = k_tiles * kTileK;
-  const double rows = double(std::min<long long>(m, c.bm()));  // TMA zero-fills rows past M without reading them
-  const double unit_flops = 2.0 * c.bm() * c.bn * double(k_per_unit);
-  const double unit_bytes = (rows + c.bn) * double(k_per_unit) * 2;
+  const double rows = double(std::min<long long>(m, c.tile_m()));  // TMA zero-fills rows past M without reading them
+  const double unit_flops = 2.0 * c.tile_m() * c.tile_n() * double(k_per_unit);
+  const double unit_bytes = (rows + c.tile_n()) * double(k_per_unit) * 2;
   // Per SM: its share of the tensor peak, of the L2-to-shared bandwidth,
   // and the stages' waits (STAGES loads in flight).
-  const double sm_flops = d.tensor_flops / d.sms * tile_efficiency(c.bm(), c.bn) * kTensorFraction;
+  // (Swapped, a WGMMA's N is the tokens.)
+  const double sm_flops =
+      d.tensor_flops / d.sms * (c.swapped() ? tile_efficiency(64, c.tokens) : tile_efficiency(c.bm(), c.bn)) * kTensorFraction;
   const double sm_bytes = kSharedLoadPerDram * d.dram_bytes_per_s / d.sms;
-  const double stage_wait_s = (kStageWaitS + kZeroFillWaitS * (1.0 - rows / c.bm())) / c.stages;
+  const double stage_wait_s = (kStageWaitS + kZeroFillWaitS * (1.0 - rows / c.tile_m())) / c.stages;
   const double per_unit_s =
       std::max({unit_flops / sm_flops, unit_bytes / sm_bytes, double(k_tiles) * stage_wait_s});
   // DRAM: every byte once, spread over the units; a wave of w units draws
@@ -185,6 +200,26 @@ inline std::vector<Config> candidates(long long m, long long n, long long k, con
         all.push_back({c, cost_us(m, n, k, c, d)});
       }
     }
+  // Few rows: the swapped form, its tokens the rows rounded up to 8 (at
+  // least 16), tiles of 64 columns of B, with K split as above. Only split:
+  // in one kernel its 64-column tiles leave SMs idle or take a second wave
+  // (H200, M = 16 and 37: 0.88-0.90x cuBLAS where the plain form's one
+  // kernel reached 0.93-0.95x), while split 2 to 4 it beat the plain split
+  // form at M = 1 to 37 (1.00-1.04x against 0.93-0.98x).
+  if (m <= 64) {
+    Config c;
+    c.consumers = 1;
+    c.bn = 64;
+    c.tokens = static_cast<int>(std::max<long long>(16, cdiv(m, 8) * 8));
+    const long long tiles = cdiv(m, c.tokens) * cdiv(n, 64);
+    for (int splits = 2; splits <= 16 && tiles < d.sms; ++splits) {
+      if (k_tiles / splits < 4 || (k_tiles % splits != 0 && k_tiles >= 32)) continue;
+      c.splits = splits;
+      c.stages = stages_for(c.tokens, 64, splits, d, 16);
+      c.blocks = static_cast<int>(std::min<long long>(tiles * splits, d.sms));
+      all.push_back({c, cost_us(m, n, k, c, d)});
+    }
+  }
   // Cheapest first; a near tie (within 2%) goes to fewer rows computed past
   // M, then to fewer columns past N, then to fewer slices, then to 90% of the SMs busy or more (the
   // per-SM figures are the model's least certain part), then to the larger
@@ -192,9 +227,11 @@ inline std::vector<Config> candidates(long long m, long long n, long long k, con
   const int most_blocks = d.sms;
   std::stable_sort(all.begin(), all.end(), [m, n, most_blocks](const Scored& a, const Scored& b) {
     if (std::abs(a.us - b.us) > 0.02 * std::min(a.us, b.us)) return a.us < b.us;
-    const long long pad_a = cdiv(m, a.config.bm()) * a.config.bm(), pad_b = cdiv(m, b.config.bm()) * b.config.bm();
+    const long long pad_a = cdiv(m, a.config.tile_m()) * a.config.tile_m(),
+                    pad_b = cdiv(m, b.config.tile_m()) * b.config.tile_m();
     if (pad_a != pad_b) return pad_a < pad_b;
-    const long long cols_a = cdiv(n, a.config.bn) * a.config.bn, cols_b = cdiv(n, b.config.bn) * b.config.bn;
+    const long long cols_a = cdiv(n, a.config.tile_n()) * a.config.tile_n(),
+                    cols_b = cdiv(n, b.config.tile_n()) * b.config.tile_n();
     if (cols_a != cols_b) return cols_a < cols_b;
     if (a.config.splits != b.config.splits) return a.config.splits < b.config.splits;
     const bool full_a = a.config.blocks * 10 >= most_blocks * 9, full_b = b.config.blocks * 10 >= most_blocks * 9;
@@ -231,9 +268,21 @@ inline constexpr const char* kSource = R"croq(
 #define SPLITS 1
 #define BLOCKS 132
 #define CLUSTER 1
+#define SWAP 0
+#define TOKENS 16
 #define BM (64 * CONSUMERS)
 #define TK 64
 #define GROUP 8
+#if SWAP
+// Few rows (tokens): C^T = B * A^T, so 64 rows of B fill each WGMMA's M and
+// the TOKENS rows of A are its N; each consumer stores its accumulator
+// transposed. An output tile is TOKENS x (64 * CONSUMERS).
+#define TILE_M TOKENS
+#define TILE_N (64 * CONSUMERS)
+#else
+#define TILE_M BM
+#define TILE_N BN
+#endif
 
 __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, N] output) {
 #if SPLITS > 1
@@ -250,38 +299,40 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
   parallel block_id by BLOCKS : block {
 #endif
     shared event full[STAGES], empty[STAGES] = ready;
-    shared f16 [BM, TK] lhs_s[STAGES];
-    shared f16 [BN, TK] rhs_s[STAGES];
-#if SPLITS == 1
+    shared f16 [TILE_M, TK] lhs_s[STAGES];
+    shared f16 [TILE_N, TK] rhs_s[STAGES];
+#if SPLITS == 1 && SWAP
+    shared f16 [TOKENS, 64] out_s[CONSUMERS];
+#elif SPLITS == 1
     shared f16 [BM, BN] out_s;
 #endif
     parallel p by CONSUMERS + 1 : group-4 {
       inthreads.async (p == 0) {
-        foreach {unit_iter} in [cdiv(cdiv(M, BM * CLUSTER) * cdiv(N, BN) * SPLITS, BLOCKS / CLUSTER)] {
+        foreach {unit_iter} in [cdiv(cdiv(M, TILE_M * CLUSTER) * cdiv(N, TILE_N) * SPLITS, BLOCKS / CLUSTER)] {
 #if CLUSTER > 1
           unit = unit_iter * (BLOCKS / CLUSTER) + block_id / CLUSTER;
 #else
           unit = unit_iter # block_id;
 #endif
-          if (unit < cdiv(M, BM * CLUSTER) * cdiv(N, BN) * SPLITS) {
-            split = unit / (cdiv(M, BM * CLUSTER) * cdiv(N, BN));
-            tile = unit % (cdiv(M, BM * CLUSTER) * cdiv(N, BN));
-            first_m = tile / (GROUP * cdiv(N, BN)) * GROUP;
-            rows = cdiv(M, BM * CLUSTER) - first_m < GROUP ? cdiv(M, BM * CLUSTER) - first_m : GROUP;
+          if (unit < cdiv(M, TILE_M * CLUSTER) * cdiv(N, TILE_N) * SPLITS) {
+            split = unit / (cdiv(M, TILE_M * CLUSTER) * cdiv(N, TILE_N));
+            tile = unit % (cdiv(M, TILE_M * CLUSTER) * cdiv(N, TILE_N));
+            first_m = tile / (GROUP * cdiv(N, TILE_N)) * GROUP;
+            rows = cdiv(M, TILE_M * CLUSTER) - first_m < GROUP ? cdiv(M, TILE_M * CLUSTER) - first_m : GROUP;
 #if CLUSTER > 1
-            bm = (first_m + tile % (GROUP * cdiv(N, BN)) % rows) * CLUSTER + block_id % CLUSTER;
+            bm = (first_m + tile % (GROUP * cdiv(N, TILE_N)) % rows) * CLUSTER + block_id % CLUSTER;
 #else
-            bm = first_m + tile % (GROUP * cdiv(N, BN)) % rows;
+            bm = first_m + tile % (GROUP * cdiv(N, TILE_N)) % rows;
 #endif
-            bn = tile % (GROUP * cdiv(N, BN)) / rows;
+            bn = tile % (GROUP * cdiv(N, TILE_N)) / rows;
             foreach {iv_k} in [cdiv(cdiv(K, TK), SPLITS)] {
               stage = iv_k % STAGES;
               wait empty[stage];
-              tma.copy.swiz<128> lhs.subspan(BM, TK).at(bm, split * cdiv(cdiv(K, TK), SPLITS) + iv_k).zfill => lhs_s[stage];
+              tma.copy.swiz<128> lhs.subspan(TILE_M, TK).at(bm, split * cdiv(cdiv(K, TK), SPLITS) + iv_k).zfill => lhs_s[stage];
 #if CLUSTER > 1
               tma.copy.multicast.swiz<128> rhs.subspan(BN, TK).at(bn, split * cdiv(cdiv(K, TK), SPLITS) + iv_k).zfill => rhs_s[stage];
 #else
-              tma.copy.swiz<128> rhs.subspan(BN, TK).at(bn, split * cdiv(cdiv(K, TK), SPLITS) + iv_k).zfill => rhs_s[stage];
+              tma.copy.swiz<128> rhs.subspan(TILE_N, TK).at(bn, split * cdiv(cdiv(K, TK), SPLITS) + iv_k).zfill => rhs_s[stage];
 #endif
               trigger full[stage];
             }
@@ -289,35 +340,43 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
         }
       }
       inthreads.async (p >= 1) {
-        foreach {unit_iter} in [cdiv(cdiv(M, BM * CLUSTER) * cdiv(N, BN) * SPLITS, BLOCKS / CLUSTER)] {
+        foreach {unit_iter} in [cdiv(cdiv(M, TILE_M * CLUSTER) * cdiv(N, TILE_N) * SPLITS, BLOCKS / CLUSTER)] {
 #if CLUSTER > 1
           unit = unit_iter * (BLOCKS / CLUSTER) + block_id / CLUSTER;
 #else
           unit = unit_iter # block_id;
 #endif
-          if (unit < cdiv(M, BM * CLUSTER) * cdiv(N, BN) * SPLITS) {
-            split = unit / (cdiv(M, BM * CLUSTER) * cdiv(N, BN));
-            tile = unit % (cdiv(M, BM * CLUSTER) * cdiv(N, BN));
-            first_m = tile / (GROUP * cdiv(N, BN)) * GROUP;
-            rows = cdiv(M, BM * CLUSTER) - first_m < GROUP ? cdiv(M, BM * CLUSTER) - first_m : GROUP;
+          if (unit < cdiv(M, TILE_M * CLUSTER) * cdiv(N, TILE_N) * SPLITS) {
+            split = unit / (cdiv(M, TILE_M * CLUSTER) * cdiv(N, TILE_N));
+            tile = unit % (cdiv(M, TILE_M * CLUSTER) * cdiv(N, TILE_N));
+            first_m = tile / (GROUP * cdiv(N, TILE_N)) * GROUP;
+            rows = cdiv(M, TILE_M * CLUSTER) - first_m < GROUP ? cdiv(M, TILE_M * CLUSTER) - first_m : GROUP;
 #if CLUSTER > 1
-            bm = (first_m + tile % (GROUP * cdiv(N, BN)) % rows) * CLUSTER + block_id % CLUSTER;
+            bm = (first_m + tile % (GROUP * cdiv(N, TILE_N)) % rows) * CLUSTER + block_id % CLUSTER;
 #else
-            bm = first_m + tile % (GROUP * cdiv(N, BN)) % rows;
+            bm = first_m + tile % (GROUP * cdiv(N, TILE_N)) % rows;
 #endif
-            bn = tile % (GROUP * cdiv(N, BN)) / rows;
+            bn = tile % (GROUP * cdiv(N, TILE_N)) / rows;
             mc = mma.fill.f32 0.0f;
             foreach {iv_k} in [cdiv(cdiv(K, TK), SPLITS)] {
               stage = iv_k % STAGES;
               wait full[stage];
+#if SWAP
+              mma.row.row mc, rhs_s[stage].subspan(64, TK).at(p - 1, 0), lhs_s[stage];
+#else
               mma.row.row mc, lhs_s[stage].subspan(64, TK).at(p - 1, 0), rhs_s[stage];
+#endif
 #if CLUSTER > 1
               trigger.cluster empty[stage];
 #else
               trigger empty[stage];
 #endif
             }
-#if SPLITS == 1
+#if SPLITS == 1 && SWAP
+            // Each consumer's 64 columns of the tile, through a shared tile of its own.
+            mma.store.transp mc, out_s[p - 1];
+            tma.copy out_s[p - 1] => output.subspan(TOKENS, TILE_N).at(bm, bn).subspan(TOKENS, 64).at(0, p - 1);
+#elif SPLITS == 1
             // Through shared memory and a TMA store: the warpgroup goes on to
             // the next tile while the copy engine writes this one.
             mma.store mc, out_s.subspan(64, BN).at(p - 1, 0);
@@ -325,7 +384,11 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
 #else
             // This slice's f32 partial product, rows past M left out.
             slice = partial.subspan(1, M + 1, N).at(split, 0, 0).sqz();
+#if SWAP
+            mma.store.transp mc, slice.subspan(TOKENS, 64).at(bm, bn * CONSUMERS + p - 1);
+#else
             mma.store mc, slice.subspan(64, BN).at(bm * CONSUMERS + p - 1, bn);
+#endif
 #endif
           }
         }

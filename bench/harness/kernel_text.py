@@ -109,9 +109,13 @@ def gemm_configs(m: int, n: int, k: int, device=None, top: int = 1) -> list[dict
 
 
 def gemm_config_name(defines: dict) -> str:
-    """gemm_any::Config::name's text: "64x128 s8 split4 b132" (" c2" after it in clusters of 2)."""
+    """gemm_any::Config::name's text: "64x128 s8 split4 b132" (" c2" after it in clusters of 2;
+    "swap 16x64 ..." for the swapped form, its tile TOKENS x 64 per consumer)."""
     cluster = defines.get("CLUSTER", 1)
-    return (f"{64 * defines['CONSUMERS']}x{defines['BN']} s{defines['STAGES']} split{defines['SPLITS']} "
+    swapped = defines.get("SWAP", 0)
+    tile = (f"swap {defines['TOKENS']}x{64 * defines['CONSUMERS']}" if swapped
+            else f"{64 * defines['CONSUMERS']}x{defines['BN']}")
+    return (f"{tile} s{defines['STAGES']} split{defines['SPLITS']} "
             f"b{defines['BLOCKS']}" + (f" c{cluster}" if cluster > 1 else ""))
 
 

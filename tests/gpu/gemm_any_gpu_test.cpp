@@ -34,6 +34,18 @@ Config clustered(Config c) {
   return c;
 }
 
+// The swapped form (few rows): `tokens` rows of A as the WGMMA's N.
+Config swapped(int tokens, int splits, int blocks) {
+  Config c;
+  c.consumers = 1;
+  c.bn = 64;
+  c.tokens = tokens;
+  c.splits = splits;
+  c.stages = gemm_any::stages_for(tokens, 64, splits, gemm_any::h100(), 16);
+  c.blocks = blocks;
+  return c;
+}
+
 template <typename T>
 void expect_every_class(const char* element) {
   gemm_any::Gemm gemm;
@@ -52,6 +64,9 @@ void expect_every_class(const char* element) {
       {config(1, 32, 4, 128), 16, 1024, 4096},
       // clusters of two blocks sharing each rhs tile: an odd number of row tiles, and split K
       {clustered(config(2, 256, 1, 132)), 1000, 1000, 1032}, {clustered(config(1, 128, 2, 100)), 200, 2056, 1024},
+      // the swapped form: split at M = 1, 16 and 37 (slices past K at K = 1000), one kernel with M and N tails
+      {swapped(16, 2, 128), 1, 4096, 2048},     {swapped(16, 4, 132), 16, 1032, 4096},
+      {swapped(40, 3, 100), 37, 2056, 1000},    {swapped(64, 1, 40), 61, 1000, 1032},
   };
   for (const auto& [c, m, n, k] : cases) {
     SCOPED_TRACE(std::string(element) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +

@@ -6,6 +6,7 @@
 // a host reference of A * B^T, f16 and bf16.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <tuple>
@@ -32,6 +33,13 @@ Config config(int consumers, int bn, int stages, int splits, int blocks) {
   c.stages = stages;
   c.splits = splits;
   c.blocks = blocks;
+  return c;
+}
+
+// The swapped form: `tokens` rows of A a WGMMA's N (64 columns a consumer).
+Config swapped(Config c, int tokens) {
+  c.tokens = tokens;
+  c.bn = 64 * c.consumers;
   return c;
 }
 
@@ -64,6 +72,12 @@ const ClassCase kClasses[] = {
     {"144 columns, split K in 16, N tail", config(1, 144, 2, 16, 16), 5, 150, 1024},
     {"clusters of 2, an odd number of row tiles", clustered(config(2, 128, 3, 1, 4)), 300, 264, 200},
     {"clusters of 2, split K in 2", clustered(config(1, 64, 2, 2, 6)), 130, 136, 256},
+    {"swapped, 16 tokens, split K in 2", swapped(config(1, 64, 4, 2, 5), 16), 13, 200, 256},
+    {"swapped, 40 tokens, split K in 3, a slice past K", swapped(config(1, 64, 3, 3, 7), 40), 37, 136, 200},
+    {"swapped, 16 tokens at M = 1, split K in 4", swapped(config(1, 64, 16, 4, 8), 16), 1, 128, 1024},
+    {"swapped, 64 tokens, one kernel, M and N tails", swapped(config(1, 64, 3, 1, 3), 64), 70, 136, 136},
+    {"swapped, two consumers, one kernel", swapped(config(2, 128, 3, 1, 2), 16), 20, 264, 128},
+    {"swapped, two consumers, split K in 2", swapped(config(2, 128, 3, 2, 4), 16), 20, 264, 256},
 };
 
 TEST(InterpretGemmAny, EveryConfigurationClassMatchesTheHostF16) {
@@ -122,15 +136,16 @@ TEST(GemmAnyConfig, EveryModelShapeGetsAConfigurationThatFits) {
       for (long long k : {4096, 6144, 8192, 10240, 14336, 28672}) {
         const Config c = gemm_any::choose(m, n, k, d);
         SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + ": " + c.name());
-        const long long units = gemm_any::cdiv(m, c.bm()) * gemm_any::cdiv(n, c.bn) * c.splits;
+        const long long units = gemm_any::cdiv(m, c.tile_m()) * gemm_any::cdiv(n, c.tile_n()) * c.splits;
         EXPECT_LE(c.blocks, d.sms);
         EXPECT_EQ(c.blocks, std::min<long long>(units, d.sms));
-        EXPECT_LE(gemm_any::shared_bytes(c.bm(), c.bn, c.stages, c.splits), d.shared_bytes);
+        EXPECT_LE(gemm_any::shared_bytes(c.tile_m(), c.tile_n(), c.stages, c.splits), d.shared_bytes);
         EXPECT_GE(c.stages, 2);
         const long long k_tiles = gemm_any::cdiv(k, 64);
         EXPECT_EQ(k_tiles % c.splits, 0);  // these K divide evenly
         EXPECT_GE(k_tiles / c.splits, 4);
-        if (m <= 64) EXPECT_EQ(c.bm(), 64) << "rows computed past M";
+        if (m <= 64) EXPECT_EQ(c.tile_m(), c.swapped() ? std::max<long long>(16, (m + 7) / 8 * 8) : 64) << "rows computed past M";
+        if (c.swapped()) EXPECT_GT(c.splits, 1);
         if (m >= 4096) EXPECT_EQ(c.splits, 1);
       }
 }
@@ -144,11 +159,12 @@ TEST(GemmAnyConfig, SmallMFillsTheDeviceInOneWave) {
                          std::tuple{16, 1024, 8192}, std::tuple{64, 6144, 4096}, std::tuple{16, 4096, 14336}}) {
     const Config c = gemm_any::choose(m, n, k, d);
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + ": " + c.name());
-    const long long units = gemm_any::cdiv(n, c.bn) * c.splits;
+    const long long units = gemm_any::cdiv(n, c.tile_n()) * c.splits;
     EXPECT_GE(units, d.sms * 9 / 10);
     EXPECT_LE(units, d.sms);
     EXPECT_EQ(c.splits > 1, n <= 4096);
-    if (n <= 4096) EXPECT_GE(c.bn, 64);
+    if (n <= 4096) EXPECT_GE(c.tile_n(), 64);
+    if (m <= 16 && n <= 4096) EXPECT_TRUE(c.swapped()) << "A's box mostly zero-filled";
   }
   // Large M: the 128 x 256 tile of the persistent sample, one kernel.
   const Config big = gemm_any::choose(4096, 4096, 4096, d);
@@ -157,7 +173,10 @@ TEST(GemmAnyConfig, SmallMFillsTheDeviceInOneWave) {
 
 TEST(GemmAnyConfig, CandidatesAreDistinctAndStartWithTheChoice) {
   const auto ranked = gemm_any::candidates(16, 4096, 4096);
-  for (const Config& c : ranked) EXPECT_TRUE(c.bn % 16 == 0 && c.bn >= 32 && c.bn <= 256) << c.name();
+  for (const Config& c : ranked) {
+    EXPECT_TRUE(c.bn % 16 == 0 && c.bn >= 32 && c.bn <= 256) << c.name();
+    if (c.swapped()) EXPECT_TRUE(c.tokens % 8 == 0 && c.tokens >= 16 && c.tokens <= 64 && c.consumers == 1) << c.name();
+  }
   ASSERT_GE(ranked.size(), 4u);
   EXPECT_EQ(ranked.front(), gemm_any::choose(16, 4096, 4096));
   std::set<std::string> names;

@@ -33,7 +33,7 @@ def test_the_tool_and_the_package_give_one_text_and_one_ranking():
     gemm = croqjit.gemm.Gemm(interpret=True)  # an H100's figures, as the tool's default
     for m, n, k in [(1, 4096, 4096), (16, 1024, 8192), (256, 14336, 4096), (16384, 28672, 8192), (333, 1000, 1032)]:
         assert kernel_text.gemm_configs(m, n, k, top=5) == gemm.candidates(m, n, k, top=5)
-    assert kernel_text.gemm_config_name(gemm.config(16, 4096, 4096)) == "64x64 s8 split2 b128"
+    assert kernel_text.gemm_config_name(gemm.config(16, 4096, 4096)) == "swap 16x64 s16 split2 b128"
 
 
 def test_rows_take_a_chunk_count():
