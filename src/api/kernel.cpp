@@ -539,17 +539,29 @@ Tensor Kernel::launch_checked(std::span<const Arg> args, const LaunchOptions& op
   // stream changes, the next one waits for the last (the kernels keep their
   // order), and the call's stream waits for the last before the buffers go.
   CUstream current = stream;
+  // A programmatic kernel (sm_90) overlaps its launch only with this call's
+  // previous kernel on the same stream; the call's first kernel, and one
+  // after a change of stream, waits in full for what came before it (fills,
+  // copies, the caller's work, other streams' events).
+  bool follows_own_kernel = false;
   auto launch_part = [&](const detail::Specialization::Part& part, std::span<const host::Value> host_scalars) {
-    const abi::LaunchConfig launch = detail::launch_config_of(part.generated, args, name());
+    abi::LaunchConfig launch = detail::launch_config_of(part.generated, args, name());
     detail::LaunchArgs parameters(part.generated, args, staged, part.tensor_map_names, output_data, scratch.pointers(),
                                   host_scalars);
     const CUstream on = part.generated.stream_argument >= 0
                             ? args[static_cast<std::size_t>(part.generated.stream_argument)].stream()
                             : stream;
-    if (on != current) join_streams(current, on, device);
+    if (on != current) {
+      join_streams(current, on, device);
+      follows_own_kernel = false;
+    }
     current = on;
+    launch.programmatic = launch.programmatic && follows_own_kernel;
     // An empty grid (a dynamic dim of 0) has nothing to do.
-    if (launch.grid[0] > 0) jit::launch(*part.compiled, launch, parameters.pointers(), on, device);
+    if (launch.grid[0] > 0) {
+      jit::launch(*part.compiled, launch, parameters.pointers(), on, device);
+      follows_own_kernel = true;
+    }
   };
   if (spec->host.launches_only) {
     for (const auto& part : spec->parts) launch_part(part, {});
