@@ -45,20 +45,6 @@ std::string without_parentheses(std::string text) {
   return text;
 }
 
-// A tensor initializer's value when the source makes it a constant: an
-// integer (exact), a float literal, or either negated.
-std::optional<Buffer::Initial> constant_initial(const Expr& e, const Type& v) {
-  if (v.kind == Kind::scalar && !v.is_float() && v.known == Known::now) return Buffer::Initial{true, v.value, 0};
-  const Expr* literal = &e;
-  double sign = 1;
-  if (const auto* u = std::get_if<Unary>(&e.node); u && (u->op == UnaryOp::negate || u->op == UnaryOp::plus)) {
-    literal = u->operand.get();
-    if (u->op == UnaryOp::negate) sign = -1;
-  }
-  if (const auto* f = std::get_if<FloatLiteral>(&literal->node)) return Buffer::Initial{false, 0, sign * f->value};
-  return std::nullopt;
-}
-
 }  // namespace
 
 void StatementChecker::nested(const Stmt& s) {
@@ -368,32 +354,7 @@ void StatementChecker::tensor_declaration(const Stmt& s, const Declaration& d) {
          "declare it at function scope, or make it `shared` or `local`");
   for (const Declarator& decl : d.declarators) {
     cx_.require_new_name(decl.name, decl.location);
-    std::optional<Buffer::Initial> initial;
-    for (const auto& init : decl.init_values) {
-      Type v = c_.expressions.expr(*init);
-      require_ok(v);
-      if (!v.is_number())
-        fail(Rule::tensor_init, init->location,
-             "`" + decl.name + "` is a tensor; it is initialized with a number, got `" + text(*init) + "`",
-             "fill it with a value such as `{0}`, or copy the tensor in: `dma.copy " + text(*init) + " => " + decl.name + ";`",
-             notes_of(v));
-      if (&init != &decl.init_values.front()) {
-        limitation(Rule::unsupported_expression, init->location,
-                   "a tensor initialized with several values (`" + decl.name + "{..., " + text(*init) +
-                       "}`) is not supported yet by libcroqjit",
-                   "fill it with one value, e.g. `{0}`, and store the others in a parallel statement");
-        continue;
-      }
-      initial = constant_initial(*init, v);
-      if (!initial)
-        limitation(Rule::unsupported_runtime_value, init->location,
-                   "a tensor's initial value computed at run time (`" + text(*init) + "`) is not supported yet by libcroqjit",
-                   "fill it with a constant, or store the value in a parallel statement");
-    }
-    if (initial && t.storage == Storage::shared && cx_.scope_ != Scope::block)
-      limitation(Rule::unsupported_expression, decl.init_values.front()->location,
-                 "an initial value of a shared tensor declared in a thread level is not supported yet by libcroqjit",
-                 "declare `" + decl.name + "` at block level, or store the value in the thread level");
+    const std::optional<Buffer::Initial> initial = tensor_initial(decl, t.storage);
     Type v;
     v.kind = Kind::tensor;
     v.rank = rank;

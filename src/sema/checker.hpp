@@ -442,6 +442,7 @@ class StatementChecker : public Part {
   bool declaration_form(const Stmt& s, const Declaration& d);
   void named_value_declaration(const Declaration& d);
   void tensor_declaration(const Stmt& s, const Declaration& d);
+  std::optional<Buffer::Initial> tensor_initial(const Declarator& decl, Storage storage);
   void scalar_declaration(const Declaration& d);
   // Rule shared-memory-limit: a shared declaration of constant shape, counted
   // against the target's per-block limit.

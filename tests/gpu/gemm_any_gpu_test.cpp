@@ -86,6 +86,24 @@ TEST(GemmAnyGpu, EveryConfigurationClassBf16) {
   expect_every_class<croq::bf16>("bf16");
 }
 
+// The swapped form with two consumers (not a model choice): each consumer
+// stores its 64 transposed columns through a shared tile of its own, in one
+// kernel and split. An earlier draft's one-kernel form gave wrong results
+// on the GPU while the interpreter matched the host.
+TEST(GemmAnyGpu, SwappedFormWithTwoConsumers) {
+  CROQ_REQUIRE_HOPPER("the WGMMA GEMM");
+  gemm_any::Gemm gemm;
+  for (int splits : {1, 2}) {
+    Config c = swapped(16, splits, 40);
+    c.consumers = 2;
+    c.bn = 128;
+    c.stages = gemm_any::stages_for(16, 128, splits, gemm_any::h100(), 8);
+    SCOPED_TRACE(c.name());
+    const GemmCheck check = croq::test::gemm_on_random_data<croq::f16>(gemm.kernel("f16", c), 20, 1032, 1024);
+    EXPECT_TRUE(check.passed()) << describe(check);
+  }
+}
+
 TEST(GemmAnyGpu, ChosenConfigurationsAtModelShapes) {
   CROQ_REQUIRE_HOPPER("the WGMMA GEMM");
   gemm_any::Gemm gemm;
