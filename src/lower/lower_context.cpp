@@ -440,8 +440,16 @@ void LoweringContext::fill_initial(int id, const sema::Buffer& declared, const S
     return;
   }
   const bool shared = b.space == ir::Space::shared;
-  if (shared && scope_ != Scope::block)
-    unchecked(where, sema::Rule::unsupported_expression);
+  // A shared tile: the block's threads (or a region's) fill it, or those of
+  // a thread level that splits the whole block, all reaching this point
+  // (as ask_barrier_before_thread_copy asks); then they wait for each other.
+  const bool thread_level = shared && scope_ == Scope::thread;
+  if (thread_level && (thread_branches_ > 0 || set_.threads != 0 || thread_level_threads_ == 0 ||
+                       thread_level_threads_ != kernel_.block_threads || !group_levels_.empty()))
+    fail(where, "an initial value of a shared tensor declared in a thread level that does not run every thread of the "
+                "block here is not supported yet by libcroqjit",
+         "declare `" + b.name + "` at block level, or store the value in the level");
+  if (shared && scope_ != Scope::block && !thread_level) unchecked(where, sema::Rule::unsupported_expression);
   // One loop over the elements of every slot: coordinates from the flat index.
   std::int64_t elements = 1;
   for (const ir::Extent& d : b.dims) elements *= d.value;
@@ -460,9 +468,9 @@ void LoweringContext::fill_initial(int id, const sema::Buffer& declared, const S
   ExprRef value = initial.integral ? ir::int_const(initial.integer, ir::Type::i64()) : floating_constant(initial.floating);
   ir::For f;
   f.var = e;
-  f.begin = shared ? set_.tid : ir::int_const(0);
+  f.begin = !shared ? ir::int_const(0) : thread_level ? thread_level_.index : set_.tid;
   f.end = ir::int_const(total);
-  if (shared) f.step = set_.count;
+  if (shared) f.step = thread_level ? ir::int_const(thread_level_.threads) : set_.count;
   ir::StmtList body;
   body.push_back(ir::make_stmt(ir::Assign{ir::element(id, b.dtype, slot, std::move(coords)), "=",
                                           ir::convert(value, ir::Type::element(b.dtype)), nullptr}));

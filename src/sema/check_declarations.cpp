@@ -358,6 +358,10 @@ static std::optional<Buffer::Initial> constant_initial(const Expr& e, const Type
   return std::nullopt;
 }
 
+const char* const kSharedInitialBelowLevel =
+    "an initial value of a shared tensor declared below the block's threads (in a group level, a region's thread "
+    "level or a nested level) is not supported yet by libcroqjit";
+
 // A tensor's `{v}`: its value when the source makes it a constant (sema's
 // Buffer::initial, which lowering fills in); the forms libcroqjit does not
 // fill are limitations.
@@ -384,10 +388,15 @@ std::optional<Buffer::Initial> StatementChecker::tensor_initial(const Declarator
                  "a tensor's initial value computed at run time (`" + text(*init) + "`) is not supported yet by libcroqjit",
                  "fill it with a constant, or store the value in a parallel statement");
   }
-  if (initial && storage == Storage::shared && cx_.scope_ != Scope::block)
+  // The threads declaring a shared tile fill it, then wait for each other:
+  // the block's (or an inthreads.async region's), or a thread level's that
+  // splits the block's threads directly.
+  const bool whole_level = cx_.scope_ == Scope::block ||
+                           (cx_.scope_ == Scope::thread && cx_.thread_level_ && cx_.group_levels_.empty() &&
+                            !cx_.region_.active && cx_.inthreads_depth_ == 0);
+  if (initial && storage == Storage::shared && !whole_level)
     limitation(Rule::unsupported_expression, decl.init_values.front()->location,
-               "an initial value of a shared tensor declared in a thread level is not supported yet by libcroqjit",
-               "declare `" + decl.name + "` at block level, or store the value in the thread level");
+               kSharedInitialBelowLevel, "declare `" + decl.name + "` at block level, or store the value in the level");
   return initial;
 }
 

@@ -41,10 +41,13 @@ std::vector<RuleCase> declaration_cases() {
       {"TensorStartingAtSeveralValues", "unsupported-expression", blk("    shared f32 [4] t{1.0f, 2.0f};\n"), 3, "2.0f",
        "a tensor initialized with several values (`t{..., 2.0f}`) is not supported yet by libcroqjit",
        "fill it with one value, e.g. `{0}`, and store the others in a parallel statement"},
-      {"SharedTensorStartingAtAValueInAThreadLevel", "unsupported-expression",
-       blk("    parallel t by 32 : thread {\n      shared f32 [4] s{1.0f};\n    }\n"), 4, "1.0f",
-       "an initial value of a shared tensor declared in a thread level is not supported yet by libcroqjit",
-       "declare `s` at block level, or store the value in the thread level"},
+      {"SharedTensorStartingAtAValueBelowTheBlocksThreads", "unsupported-expression",
+       blk("    parallel g by 2 : group {\n      parallel t by 32 : thread {\n        shared f32 [4] s{1.0f};\n"
+           "      }\n    }\n"),
+       5, "1.0f",
+       "an initial value of a shared tensor declared below the block's threads (in a group level, a region's thread "
+       "level or a nested level) is not supported yet by libcroqjit",
+       "declare `s` at block level, or store the value in the level"},
       {"UnsignedLiteralAboveInt64", "unsupported-literal", fn("  mutable int x = 18446744073709551615u;\n"), 2, "1844",
        "integer literals above 9223372036854775807 (`18446744073709551615u`) are not supported yet by libcroqjit"},
   };
