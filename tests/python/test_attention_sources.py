@@ -25,12 +25,20 @@ def test_the_texts_are_the_generators():
     # parameter and the lines that store it.
     stripped = with_lse.replace(" global f32 [B, H, S, 8] lse,", "")
     assert "\n".join(line for line in stripped.splitlines() if "lse_rows" not in line) + "\n" == forward
+    # Grouped key/value heads and packed sequences: the sample's own variants.
+    grouped = croqjit._croqjit._attention_source("forward_lse", "bf16", 96, True)
+    assert "global bf16 [B, HK, T, 96] k," in grouped and "global f32 [B, H, S, 8] lse," in grouped
+    varlen = croqjit._croqjit._attention_source("varlen", "f16", 256, True)
+    assert "global f16 [HK, TK, 256] k," in varlen and "global s32 [B1] cu_q," in varlen
 
 
 @pytest.mark.parametrize("args,message", [
-    (("sideways", "f16", 64), r"kind must be forward, forward_lse or backward, got 'sideways'"),
+    (("sideways", "f16", 64), r"kind must be forward, forward_lse, varlen or backward, got 'sideways'"),
     (("backward", "f32", 64), r"element must be f16 or bf16, got 'f32'"),
     (("backward", "f16", 96), r"head_dim must be 64 or 128, got 96"),
+    (("backward", "f16", 64, True), r"the backward has no grouped variant"),
+    (("forward_lse", "f16", 32), r"head_dim of 'forward_lse' must be a multiple of 32 from 64 to 256, got 32"),
+    (("varlen", "bf16", 80), r"head_dim of 'varlen' must be a multiple of 32 from 32 to 256, got 80"),
 ])
 def test_what_has_no_text_is_named(args, message):
     with pytest.raises(croqjit.ArgumentError, match=message):
