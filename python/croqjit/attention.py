@@ -47,9 +47,11 @@ __all__ = ["attention", "attention_varlen", "HEAD_DIMS", "BACKWARD_HEAD_DIMS"]
 
 _ELEMENTS = {torch.float16: "f16", torch.bfloat16: "bf16"}
 # The forward's head dims (those of the sample's forward that also writes
-# the log-sum-exp) and the backward's.
+# the log-sum-exp) and the backward's: the program's own (64 and 128) and
+# 96, run at 128 on operands padded with zero columns (see _padded_to).
 HEAD_DIMS = tuple(range(64, 257, 32))
-BACKWARD_HEAD_DIMS = (64, 128)
+BACKWARD_HEAD_DIMS = (64, 96, 128)
+_PROGRAM_HEAD_DIMS = (64, 128)
 # What each kind of kernel writes (its custom op's mutated arguments).
 _WRITTEN = {"forward_lse": ("o", "lse"), "varlen": ("o",), "backward": ("dq", "dk", "dv")}
 
@@ -100,10 +102,24 @@ def _forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool) ->
     return (o[:, :, :1].contiguous(), lse[:, :, :1].contiguous()) if s == 1 else (o, lse)
 
 
+def _padded_to(width: int, *tensors: torch.Tensor) -> list:
+    return [torch.nn.functional.pad(t, (0, width - t.shape[-1])) for t in tensors]
+
+
 def _backward_kernels(q, k, v, o, grad_out, lse, causal) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """dq, dk, dv from the backward program. Grouped k and v (fewer heads
     than q) are repeated per query head for it, and each group's dK and dV
-    summed: the gradient of that repeat."""
+    summed: the gradient of that repeat. A head dim D the program lacks
+    (96) runs at 128 on zero-padded operands: zero columns add nothing to
+    the scores, dP or delta, and their gradients are dropped; q is scaled
+    by sqrt(128 / D) so that the program's 1/sqrt(128) gives the forward's
+    scores (and its log-sum-exp holds), and dq by the same factor (the
+    chain rule through that scaling)."""
+    head_dim = q.shape[-1]
+    if head_dim not in _PROGRAM_HEAD_DIMS:
+        widen = math.sqrt(128 / head_dim)
+        dq, dk, dv = _backward_kernels(*_padded_to(128, q * widen, k, v, o, grad_out), lse, causal)
+        return dq[..., :head_dim] * widen, dk[..., :head_dim].contiguous(), dv[..., :head_dim].contiguous()
     s, t, groups = q.shape[2], k.shape[2], q.shape[1] // k.shape[1]
     q, o, grad_out, lse = (_one_query_padded(x, s) for x in (q, o, grad_out, lse))
     k, v = _one_key_twice(k), _one_key_twice(v)
@@ -141,7 +157,7 @@ def _(q, k, v, o, grad_out, lse, causal):
 
 def _check_backward_head_dim(head_dim: int) -> None:
     if head_dim not in BACKWARD_HEAD_DIMS:
-        raise ArgumentError(f"attention's backward takes head dims {' and '.join(map(str, BACKWARD_HEAD_DIMS))}, got "
+        raise ArgumentError(f"attention's backward takes head dims {_names(BACKWARD_HEAD_DIMS)}, got "
                             f"{head_dim} (the forward takes {_names(HEAD_DIMS)}; run it without gradients there)")
 
 
