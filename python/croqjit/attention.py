@@ -236,13 +236,20 @@ def _heads_first(t: torch.Tensor) -> torch.Tensor:
     return t.transpose(0, 1).contiguous()
 
 
+def _packed_for_kernel(t: torch.Tensor) -> torch.Tensor:
+    """[total, H, D] as the kernel's [H, total, D]; one row gets a zero row
+    after it, of no sequence (the kernel's head views would squeeze a
+    total of 1 away, as the dense ones a sequence of 1)."""
+    return _heads_first(torch.cat([t, torch.zeros_like(t)]) if t.shape[0] == 1 else t)
+
+
 @torch.library.custom_op("croqjit::attention_varlen", mutates_args=())
 def _attention_varlen(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqlens_q: torch.Tensor,
                       cu_seqlens_k: torch.Tensor, causal: bool) -> torch.Tensor:
-    q_h, k_h, v_h = (_heads_first(t) for t in (q, k, v))
+    q_h, k_h, v_h = (_packed_for_kernel(t) for t in (q, k, v))
     o_h = torch.empty_like(q_h)
     _op_for("varlen", q, grouped=True)(q_h, k_h, v_h, o_h, cu_seqlens_q, cu_seqlens_k, causal)
-    return o_h.transpose(0, 1).contiguous()
+    return o_h[:, :q.shape[0]].transpose(0, 1).contiguous()
 
 
 @_attention_varlen.register_fake

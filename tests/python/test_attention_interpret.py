@@ -137,6 +137,19 @@ def test_one_query_or_one_key_forward_and_gradients_match_float64(s, t, causal):
     check_dense(1, 2, 1, s, t, 64, causal, seed=s + t)
 
 
+def test_one_packed_query_on_one_key_is_that_keys_value():
+    """A batch of one sequence of one query and one key: totals of 1."""
+    g = torch.Generator().manual_seed(17)
+    q, k, v = (random((1, 2, 64), torch.float16, g).requires_grad_() for _ in range(3))
+    cu = torch.tensor([0, 1], dtype=torch.int32)
+    out = attention_varlen(q, k, v, cu, cu, 1, 1, causal=True)
+    assert torch.equal(out, v.detach())
+    out.backward(torch.ones_like(out))
+    assert_close(v.grad, torch.ones_like(v, dtype=torch.float64), "dv")
+    assert_close(q.grad, torch.zeros_like(q, dtype=torch.float64), "dq")
+    assert_close(k.grad, torch.zeros_like(k, dtype=torch.float64), "dk")
+
+
 def test_a_scale_scales_the_scores():
     g = torch.Generator().manual_seed(13)
     q, k, v = (random((1, 1, 40, 64), torch.float16, g) for _ in range(3))
