@@ -157,6 +157,41 @@ def test_a_scale_scales_the_scores():
     assert_close(attention(q, k, v, scale=0.3), want, "scale 0.3")
 
 
+def test_inside_torch_compile_with_grouped_heads_a_scale_and_packed_sequences():
+    """torch.compile (fullgraph, the aot_eager backend: tracing through the
+    ops' fake implementations and autograd registrations, no C++ compiler)
+    of the grouped op with a scale and of the packed op, gradients against
+    float64."""
+    g = torch.Generator().manual_seed(19)
+    q = random((1, 2, 40, 64), torch.float16, g)
+    k, v = (random((1, 1, 40, 64), torch.float16, g) for _ in range(2))
+    leaves = [x.clone().requires_grad_() for x in (q, k, v)]
+
+    @torch.compile(fullgraph=True, backend="aot_eager")
+    def dense(q, k, v):
+        return attention(q, k, v, causal=True, scale=0.2)
+
+    dense(*leaves).float().square().sum().backward()
+    want, wide = reference(q, k, v, True, scale=0.2)
+    want.square().sum().backward()
+    for name, a, w in zip("qkv", leaves, wide):
+        assert_close(a.grad, w.grad, f"compiled d{name}")
+
+    cu = torch.tensor([0, 15, 40], dtype=torch.int32)
+    packed_leaves = [x[0].transpose(0, 1).clone().requires_grad_() for x in (q, k, v)]
+
+    @torch.compile(fullgraph=True, backend="aot_eager")
+    def packed_op(q, k, v):
+        return attention_varlen(q, k, v, cu, cu, 25, 25)
+
+    packed_op(*packed_leaves).float().square().sum().backward()
+    for rows in (slice(0, 15), slice(15, 40)):
+        want, wide = reference(*(x[:, :, rows] for x in (q, k, v)), False)
+        want.square().sum().backward()
+        for name, a, w in zip("qkv", packed_leaves, wide):
+            assert_close(a.grad[rows].transpose(0, 1), w.grad[0], f"compiled packed d{name} rows {rows}")
+
+
 def test_what_attention_cannot_take_is_named():
     q = torch.zeros(1, 4, 16, 64, dtype=torch.float16)
     packed_q = torch.zeros(16, 4, 64, dtype=torch.float16)
