@@ -59,7 +59,8 @@ namespace detail {
 // rows (BN) and each consumer stages its output one 64-column slab at a
 // time through one tile (the compiler waits for the previous slab's TMA
 // store to read it before the next store), so that Q, two stages of K and
-// V and the staging fit in shared memory (at D = 256: 200 KiB instead of 384).
+// V and the staging fit in shared memory (at D = 256: 200 KiB instead of 384;
+// a last slab of 32 columns, at D = 160 or 224, has a staging tile of its own).
 class SourceWriter {
  public:
   explicit SourceWriter(const Config& c)
@@ -143,6 +144,9 @@ class SourceWriter {
       // The output leaves from registers: no staging tile.
     } else if (wide_) {
       add("    shared " + t + " [64, 64] o_s[" + std::to_string(c_.consumers) + "];");
+      // The last slab of 32 columns (D an odd multiple of 32) stages through
+      // a tile of its own width and swizzle.
+      if (c_.head_dim % 64 != 0) add("    shared " + t + " [64, 32] o_s_last[" + std::to_string(c_.consumers) + "];");
     } else {
       each_slab("    shared " + t + " [64, @] o_s#[" + std::to_string(c_.consumers) + "];");
     }
@@ -283,7 +287,7 @@ class SourceWriter {
       add("          " + a + ".at(i, j) = " + a + ".at(i, j) / row_sum.at(i);");
       // The staging tile swizzled, as the TMA store reads it: the eight rows
       // a warp writes at once fall in different banks.
-      const std::string staging = wide_ ? "o_s[p - 1]" : "o_s" + sl + "[p - 1]";
+      const std::string staging = !wide_ ? "o_s" + sl + "[p - 1]" : slab_width(c) == 64 ? "o_s[p - 1]" : "o_s_last[p - 1]";
       const std::string swiz = ".swiz<" + std::to_string(slab_width(c) * 2) + ">";
       add("        mma.store" + swiz + " " + a + ", " + staging + ";");
       add("        tma.copy" + swiz + " " + staging + " => oh.subspan(64, " + width + ").at(qt * " +

@@ -53,6 +53,10 @@ TEST(InterpretAttention, HeadDim96MatchesTheReference) { expect_attention(false,
 
 TEST(InterpretAttention, CausalHeadDim96MatchesTheReference) { expect_attention(true, {1, 1, 150, 200}, 96); }
 
+// Head dim 160: wide, with a last slab of 32 columns, which stages through
+// a [64, 32] tile of its own (64-byte swizzle) after the 64-column ones.
+TEST(InterpretAttention, HeadDim160MatchesTheReference) { expect_attention(false, {1, 1, 70, 90}, 160); }
+
 // Packed sequences of variable lengths (one empty, one of a single query,
 // tails), grouped key/value heads: each sequence against its own reference.
 void expect_varlen(bool causal, int d) {

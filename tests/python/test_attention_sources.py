@@ -25,12 +25,20 @@ def test_the_texts_are_the_generators():
     # parameter and the lines that store it.
     stripped = with_lse.replace(" global f32 [B, H, S, 8] lse,", "")
     assert "\n".join(line for line in stripped.splitlines() if "lse_rows" not in line) + "\n" == forward
+    # Grouped key/value heads and packed sequences: the sample's own variants.
+    grouped = croqjit._croqjit._attention_source("forward_lse", "bf16", 96, True)
+    assert "global bf16 [B, HK, T, 96] k," in grouped and "global f32 [B, H, S, 8] lse," in grouped
+    varlen = croqjit._croqjit._attention_source("varlen", "f16", 256, True)
+    assert "global f16 [HK, TK, 256] k," in varlen and "global s32 [B1] cu_q," in varlen
 
 
 @pytest.mark.parametrize("args,message", [
-    (("sideways", "f16", 64), r"kind must be forward, forward_lse or backward, got 'sideways'"),
+    (("sideways", "f16", 64), r"kind must be forward, forward_lse, varlen or backward, got 'sideways'"),
     (("backward", "f32", 64), r"element must be f16 or bf16, got 'f32'"),
     (("backward", "f16", 96), r"head_dim must be 64 or 128, got 96"),
+    (("backward", "f16", 64, True), r"the backward has no grouped variant"),
+    (("forward_lse", "f16", 32), r"head_dim of 'forward_lse' must be a multiple of 32 from 64 to 256, got 32"),
+    (("varlen", "bf16", 80), r"head_dim of 'varlen' must be a multiple of 32 from 32 to 256, got 80"),
 ])
 def test_what_has_no_text_is_named(args, message):
     with pytest.raises(croqjit.ArgumentError, match=message):
@@ -51,14 +59,36 @@ def test_forward_and_backward_compile_for_sm90a_without_spills(element, d):
     kernel (the backward has three) keeps its accumulators in registers."""
     for kind in ("forward_lse", "backward"):
         kernel = croqjit.compile(croqjit._croqjit._attention_source(kind, element, d), arch="sm_90a")
-        info = kernel.info(*signature(element, d, kind == "backward"))
-        assert len(info.kernels) == (3 if kind == "backward" else 1), str(info)
-        for image in info.kernels:
-            # With a driver the figures are its function attributes: no
-            # spill counts, but the local memory spills would take.
-            if image.figures == "nvrtc":
-                assert image.spill_store_bytes == 0 and image.spill_load_bytes == 0, str(info)
-            assert image.local_bytes == 0, str(info)
+        expect_no_spills(kernel.info(*signature(element, d, kind == "backward")), 3 if kind == "backward" else 1)
+
+
+def expect_no_spills(info, kernels):
+    assert len(info.kernels) == kernels, str(info)
+    for image in info.kernels:
+        # With a driver the figures are its function attributes: no spill
+        # counts, but the local memory spills would take.
+        if image.figures == "nvrtc":
+            assert image.spill_store_bytes == 0 and image.spill_load_bytes == 0, str(info)
+        assert image.local_bytes == 0, str(info)
+
+
+@pytest.mark.parametrize("kind,d,grouped", [("forward_lse", 160, False), ("forward_lse", 224, True),
+                                            ("varlen", 96, True)])
+def test_the_other_forwards_compile_for_sm90a_without_spills(kind, d, grouped):
+    """The configurations croqjit.attention adds (head dims with a last
+    32-column slab above 128, grouped, packed): NVRTC's sm_90a compile."""
+    kernel = croqjit.compile(croqjit._croqjit._attention_source(kind, "f16", d, grouped), arch="sm_90a")
+    heads = 4 if grouped else 16
+    if kind == "varlen":
+        packed = croqjit.TensorSpec((16, 8192, d), "f16")
+        offsets = croqjit.TensorSpec((5,), "s32")
+        args = (packed, croqjit.TensorSpec((heads, 8192, d), "f16"), croqjit.TensorSpec((heads, 8192, d), "f16"),
+                packed, offsets, offsets, True)
+    else:
+        args = signature("f16", d, False)
+        args = (args[0], croqjit.TensorSpec((4, heads, 4096, d), "f16"), croqjit.TensorSpec((4, heads, 4096, d), "f16"),
+                *args[3:])
+    expect_no_spills(kernel.info(*args), 1)
 
 
 def test_the_bench_self_tests_broken_backward_compiles():
