@@ -298,8 +298,19 @@ Value ExprLowering::squeeze(const Expr& e, const Value& obj) {
     fail(e.location, "`.sqz()` needs a placed view, e.g. `x.subspan(1, N).at(i, 0).sqz()`");
   const View& v = obj.view;
   const ir::Buffer& b = buffer(v.buffer);
+  // The dims sema dropped (of extent 1 in the source), which must lead; a
+  // dim that is 1 only for these arguments (`S` at S = 1) stays.
   std::size_t first_kept = 0;
-  while (first_kept < v.extent.size() && v.extent[first_kept] == 1) ++first_kept;
+  if (auto known = facts_.squeezed_dims.find(&e); known != facts_.squeezed_dims.end()) {
+    const std::vector<bool>& dropped = known->second;
+    while (first_kept < dropped.size() && dropped[first_kept]) ++first_kept;
+    for (std::size_t d = first_kept; d < dropped.size(); ++d)
+      if (dropped[d])
+        fail(e.location, "`.sqz()` of this view is not supported yet by libcroqjit: it takes a global view whose "
+                         "extent-1 dims lead and whose other dims are whole");
+  } else {
+    while (first_kept < v.extent.size() && v.extent[first_kept] == 1) ++first_kept;
+  }
   bool squeezable = first_kept < v.extent.size() && b.slots == 0 && b.space == ir::Space::global;
   for (std::size_t d = first_kept; squeezable && d < v.extent.size(); ++d)
     squeezable = v.extent[d] >= 0 && v.extent[d] == dim_value(v.buffer, d) && ir::is_zero(v.origin[d]);

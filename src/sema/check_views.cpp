@@ -143,8 +143,12 @@ Type ExpressionChecker::member(const Expr& e, const Member& m) {
            "shape the view first, e.g. `.subspan(1, N).at(i, 0).sqz()`");
     if (obj.is_tile() && obj.dims.size() == static_cast<std::size_t>(obj.rank)) {
       std::vector<std::optional<std::int64_t>> kept;
-      for (const auto& d : obj.dims)
-        if (!(d && *d == 1)) kept.push_back(d);
+      std::vector<bool> dropped;
+      for (const auto& d : obj.dims) {
+        dropped.push_back(d && *d == 1);
+        if (!dropped.back()) kept.push_back(d);
+      }
+      if (!cx_.trial_) cx_.out_.squeezed_dims[&e] = std::move(dropped);  // lowering drops these, whatever the arguments
       obj.kind = Kind::tensor;
       obj.rank = static_cast<int>(kept.size());
       obj.dims = std::move(kept);

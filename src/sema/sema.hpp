@@ -151,6 +151,9 @@ struct CheckedFunction {
   // and each `dma.pad<low, high, mid, value>` -> its parts per dimension.
   std::unordered_map<const frontend::ast::Modifier*, int> swizzle_spans;
   std::unordered_map<const frontend::ast::Copy*, Padding> paddings;
+  // Each `.sqz()` whose view's dims sema knows -> which dims it drops (those
+  // of extent 1 in the source: a dim that is 1 only for some arguments stays).
+  std::unordered_map<const frontend::ast::Expr*, std::vector<bool>> squeezed_dims;
   // Each tensor and event declarator -> its buffer (element type, space,
   // shape, ring slots, the returned tensor or a program buffer) or event
   // array (count, `= ready`).

@@ -183,6 +183,16 @@ TEST(Squeeze, TmaCopiesOfAHeadAddressTheWholeTensor) {
   ptx_of(k);
 }
 
+// `.sqz()` drops the dims that are 1 in the source (sema's squeezed_dims),
+// not those that are 1 for these arguments: at S = 1 the head stays a
+// [1, 16] view (it failed as a window of another rank).
+TEST(Squeeze, ADimOfOneForTheseArgumentsStays) {
+  const auto t = tensor(DType::f32, {3, 1, 16});
+  GeneratedKernel k = generate_for(croq::test::kHeadsBySqueeze, {t, t});
+  EXPECT_TRUE(contains(k.cuda_source, " = (&arg_x[(h_1 * 16)]);")) << k.cuda_source;
+  ptx_of(k);
+}
+
 TEST(Squeeze, WindowInsideADimIsRefused) {
   const std::string source = R"croq(
 __co__ void f(global f32 [H, S, 16] x, global f32 [H, S, 16] y) {
