@@ -200,8 +200,8 @@ TEST(AuditedStatements, GlobalArrayOfArraysIsStillAnArray) {
             Errors{});
 }
 
-// The statements between the kernels of a program are a limitation, and
-// their own rules still apply.
+// A statement between the kernels of a program is host code, checked by
+// its own rules.
 TEST(AuditedStatements, HostStatementOfAProgramIsChecked) {
   EXPECT_EQ(errors_of(fn("  int c = 3;\n  parallel p by 2 : block {\n  }\n  c = 4;\n  parallel q by 2 : block {\n  }\n")),
             (Errors{{5, "assign-target"}}));
