@@ -241,11 +241,24 @@ bool holds_host_work(const Loop& with) {
   return with.body && (contains_parallel(*with.body) || host_with_foreach(*with.body));
 }
 
-std::string host_with_problem(const Loop& l) {
+// Whether every statement of `s` (nested ones too) is one the host runs: no
+// device work, no tensor or event declared there.
+bool only_host_code(const Stmt& s) {
+  if (std::holds_alternative<Parallel>(s.node) || is_host_device_work(s)) return false;
+  if (const auto* d = std::get_if<Declaration>(&s.node); d && !is_scalar_declaration(*d)) return false;
+  if (!host_statement_problem(s, true).empty()) return false;
+  bool all = true;
+  for_host_children(s, [&](const Stmt& c) { all = all && only_host_code(c); });
+  return all;
+}
+
+std::string host_with_problem(const Loop& l, bool between_kernels) {
   if (!l.where.empty() || !l.bound) return "this `with` (`where` at host level)";
   // With no kernel and no host `foreach` of its names inside, the `with` is
-  // device work (the function's one kernel runs it, as before host programs).
-  if (!holds_host_work(l))
+  // device work (the function's one kernel runs it, as before host
+  // programs); between two kernels, one that holds only host code runs on
+  // the host, once.
+  if (!holds_host_work(l) && !(between_kernels && l.body && only_host_code(*l.body)))
     return "this `with` (no kernel or host `foreach` of its names inside)";
   // Kernels inside that loop over the names themselves (or hold no host loop
   // of them) keep the `with` in the kernel, as before host programs.
@@ -270,7 +283,7 @@ std::string host_with_problem(const Loop& l) {
 
 }  // namespace
 
-std::string host_statement_problem(const Stmt& s) {
+std::string host_statement_problem(const Stmt& s, bool between_kernels) {
   auto expressions_ok = [](std::initializer_list<const Expr*> list) {
     for (const Expr* e : list)
       if (e && !is_host_expression(*e)) return false;
@@ -304,7 +317,7 @@ std::string host_statement_problem(const Stmt& s) {
           return "printing this value (only strings and scalars)";
       return "";
     } else if constexpr (std::is_same_v<T, Loop>) {
-      if (n.kind == LoopKind::with) return host_with_problem(n);
+      if (n.kind == LoopKind::with) return host_with_problem(n, between_kernels);
       if (n.kind == LoopKind::foreach_ && !n.bound && n.more_bindings.empty() && n.where.empty() && !n.tuple_name) {
         // `foreach x, index`: over the names a host `with` bounds (lower_host checks each name).
         for (const LoopIndex& i : n.indices)
@@ -333,24 +346,35 @@ std::string host_statement_problem(const Stmt& s) {
   }, s.node);
 }
 
-bool is_host_program(const Function& fn) {
-  bool host_only = false, device_only = false, device_work = false;
+int host_parallel_count(const Function& fn) {
   int parallels = 0;
+  walk_host(fn, [&](const Stmt& s, int) { parallels += std::holds_alternative<Parallel>(s.node); });
+  return parallels;
+}
+
+bool is_host_program(const Function& fn) {
+  bool host_only = false, device_only = false, device_work = false, between = false;
+  const int parallels = host_parallel_count(fn);
   std::set<std::string> mutable_scalars;
-  walk_host(fn, [&](const Stmt& s, int) {
+  walk_host(fn, [&](const Stmt& s, int depth) {
+    // A statement of the body's block besides kernels, blocks, declarations
+    // and `return` (`with i in [2] { ... }`, `n = 4;`): host code between kernels.
+    between = between || (depth == 1 && !std::holds_alternative<Parallel>(s.node) &&
+                           !std::holds_alternative<Block>(s.node) && !std::holds_alternative<Declaration>(s.node) &&
+                           !std::holds_alternative<Return>(s.node) && !is_global_sync(s) && !is_compile_time_print(s));
     if (const auto* d = std::get_if<Declaration>(&s.node); d && d->type.is_mutable && is_scalar_declaration(*d))
       for (const Declarator& decl : d->declarators) mutable_scalars.insert(decl.name);
     host_only = host_only || is_host_only(s, mutable_scalars);
-    device_only = device_only || (!std::holds_alternative<Parallel>(s.node) && !host_statement_problem(s).empty());
+    device_only =
+        device_only || (!std::holds_alternative<Parallel>(s.node) && !host_statement_problem(s, parallels > 1).empty());
     if (is_host_device_work(s)) {
       device_work = true;
       device_only = device_only || !host_device_work_problem(fn, s).empty();
     }
-    parallels += std::holds_alternative<Parallel>(s.node);
   });
-  // Device work beside a single parallel statement (or none) keeps the
-  // earlier meaning: the whole body is one kernel.
-  return (host_only || (device_work && parallels > 1)) && !device_only;
+  // Device work or other statements beside a single parallel statement (or
+  // none) keep the earlier meaning: the whole body is one kernel.
+  return (host_only || ((device_work || between) && parallels > 1)) && !device_only;
 }
 
 std::vector<const Stmt*> launches(const Function& fn) {

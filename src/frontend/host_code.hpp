@@ -19,8 +19,9 @@ namespace croq::frontend::ast {
 // Whether `fn` is a host program: every statement at host level is one the
 // host runs (host_statement_problem), and some statement there is host work
 // of its own (print/println, an assignment to a `mutable` scalar, a loop or
-// branch around a parallel statement) or device work stands beside two or
-// more parallel statements. Other functions keep
+// branch around a parallel statement) or device work or another statement
+// than a declaration or `return` stands beside two or more parallel
+// statements. Other functions keep
 // what they did before host programs: their top-level parallel statements
 // are kernels launched in order (one kernel, the host level included, when
 // there is at most one), and a program's host statements are the
@@ -64,7 +65,11 @@ std::string host_device_work_problem(const Function& fn, const Stmt& s);
 // Why `s`, a statement at host level of a host program, cannot run on the
 // host (`what` in "... is not supported in host code yet"); empty when it can.
 // Nested statements are asked on their own.
-std::string host_statement_problem(const Stmt& s);
+// `between_kernels`: the function has two or more parallel statements at
+// host level (host_parallel_count), between which a `with` of host code
+// alone runs on the host.
+std::string host_statement_problem(const Stmt& s, bool between_kernels = false);
+int host_parallel_count(const Function& fn);
 
 // One binding of a host `with` (`with index = {x, y} in [n, m]`, `with x in
 // n`, and each after a `,`): its names and its bound.

@@ -68,7 +68,7 @@ class HostLowering {
       } else if constexpr (std::is_same_v<T, Parallel> || std::is_same_v<T, Copy>) {
         // A copy (is_host_device_work) is a kernel of its own, as a parallel statement is.
         if constexpr (std::is_same_v<T, Copy>)
-          if (!is_host_device_work(s)) fail(s.location, host_statement_problem(s) + " is not supported in host code yet");
+          if (!is_host_device_work(s)) fail(s.location, host_statement_problem(s, true) + " is not supported in host code yet");
         out.push_back(launch(s));
       } else if constexpr (std::is_same_v<T, Declaration>) {
         for (const Declarator& d : n.declarators) {
@@ -130,7 +130,7 @@ class HostLowering {
       } else if constexpr (std::is_same_v<T, Return> || std::is_same_v<T, Sync>) {
         // `return NAME;` hands back the returned tensor; `sync.global` is stream order.
       } else {
-        fail(s.location, host_statement_problem(s) + " is not supported in host code yet");
+        fail(s.location, host_statement_problem(s, true) + " is not supported in host code yet");
       }
     }, s.node);
   }

@@ -212,6 +212,13 @@ void MemoryLowering::copy(const Stmt& s, const Copy& c) {
     if (!src.view.exact && !zfill)
       warn(s, "the source tile can reach past its tensor; elements past the end are filled with zero",
            "add `.zfill` to say so");
+  } else if (c.destination_storage == Storage::global) {
+    // Outside every parallel statement (sema): a new global buffer of the call.
+    if (scope_ != Scope::kernel || ring) unchecked(s.location, sema::Rule::unsupported_copy);
+    if (std::any_of(dst_extent.begin(), dst_extent.end(), [](std::int64_t e) { return e < 0; }))
+      fail(s.location, "a copy of a tile with a dynamic extent into a new global buffer is not supported yet by libcroqjit",
+           "copy into a global tensor declared at function scope");
+    dst = whole(scratch_buffer(fresh(c.future ? "future" : "tile"), src_dtype, dst_extent, s.location));
   } else if (c.destination) {
     if (ring) fail(s.location, "`" + future_name + "` is swapped: its copies go into `=> shared`");
     Value d = expr(*c.destination);

@@ -1,6 +1,7 @@
 // Lowering of `with` (it binds bounded indices, 0 until a `foreach` walks
 // them), `foreach` over the indices a `with` bound, the loop nest that both
 // forms of `foreach` emit, and print/println.
+#include <algorithm>
 #include <optional>
 
 #include "frontend/lexer.hpp"
@@ -149,6 +150,63 @@ void Lowerer::foreach_bound_indices(const Stmt& s, const Loop& l) {
   pop();
 }
 
+// `a op= b` of whole tensors (sema accepted it: `b` a number, or a tensor
+// whose shape ends `a`'s): one loop per dim of `a`; `b`'s element is the
+// one at `a`'s trailing indices. Each element is stored as `a.at(...) op= v`
+// would be.
+void Lowerer::tensor_arithmetic(const Stmt& s, const Assignment& a, const Value& target) {
+  const View& t = target.view;
+  Value value = expr(*a.value);
+  const bool tile = value.kind == Value::Kind::view;
+  auto plain = [](const View& v) {
+    return v.pending == View::Pending::none && v.strides.empty() && v.array_left.empty() &&
+           std::all_of(v.limit.begin(), v.limit.end(), [](const ExprRef& l) { return !l; });
+  };
+  if (!plain(t) || (tile && !plain(value.view)))
+    fail(s.location, "element-wise arithmetic on a strided, pending or partial view is not supported yet by libcroqjit",
+         "write the loop over its elements: `foreach {i, j} in [m, n] { t.at(i, j) += ...; }`");
+  if (tile) {
+    if (value.view.extent.size() > t.extent.size()) unchecked(a.value->location, sema::Rule::unsupported_tensor_arithmetic);
+    auto known = [](const std::vector<std::int64_t>& extents) {
+      std::vector<std::optional<std::int64_t>> dims;
+      for (std::int64_t e : extents) dims.push_back(e >= 0 ? std::optional<std::int64_t>(e) : std::nullopt);
+      return dims;
+    };
+    if (sema::Verdict v = sema::tensor_arithmetic_extents(source_text(*a.target), known(t.extent),
+                                                          source_text(*a.value), known(value.view.extent)))
+      fail(a.value->location, *v);
+    for (std::size_t i = 1; i <= value.view.extent.size(); ++i)
+      if (value.view.extent[value.view.extent.size() - i] < 0 || t.extent[t.extent.size() - i] < 0)
+        fail(a.value->location,
+             "element-wise arithmetic with `" + source_text(*a.value) + "` over a dynamic dim is not supported yet by "
+             "libcroqjit",
+             "write the loop over its elements: `foreach {i, j} in [m, n] { t.at(i, j) += ...; }`");
+  } else {
+    require_scalar(value, *a.value);
+    atomic_value_in_thread(value, *a.value);
+  }
+  std::vector<std::string> vars;
+  std::vector<LoopRange> ranges;
+  std::vector<ExprRef> index;
+  for (std::size_t d = 0; d < t.extent.size(); ++d) {
+    vars.push_back(fresh("e"));
+    ranges.push_back({ir::int_const(0), t.extent[d] >= 0 ? ir::int_const(t.extent[d]) : dim_expr(t.buffer, d), nullptr});
+    index.push_back(ir::var(vars.back(), index_type()));
+  }
+  line_mark(s.location);
+  ir::StmtList body = collect([&] {
+    Value element;
+    element.expr = element_at(t, index);
+    element.element_of = t.buffer;
+    ExprRef v = value.guard ? ir::select(value.guard, value.expr, ir::zero_like(value.expr)) : value.expr;
+    if (tile)
+      v = element_at(value.view, std::vector<ExprRef>(index.end() - static_cast<std::ptrdiff_t>(value.view.extent.size()),
+                                                       index.end()));
+    store_element(s, a.op, element, v);
+  });
+  emit_loop_nest(s, vars, ranges, std::move(body));
+}
+
 void Lowerer::foreach_nest(const Stmt& s, const Stmt& body, const std::vector<std::string>& vars,
                            const std::vector<LoopRange>& ranges) {
   const auto* body_block = std::get_if<Block>(&body.node);
@@ -161,6 +219,11 @@ void Lowerer::foreach_nest(const Stmt& s, const Stmt& body, const std::vector<st
     throw;
   }
   loop_bodies_.pop_back();
+  emit_loop_nest(s, vars, ranges, std::move(nest));
+}
+
+void Lowerer::emit_loop_nest(const Stmt& s, const std::vector<std::string>& vars, const std::vector<LoopRange>& ranges,
+                             ir::StmtList nest) {
   for (std::size_t d = vars.size(); d-- > 0;) {
     ir::For f;
     f.var = vars[d];

@@ -184,21 +184,26 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
   Value target = expr(*a.target);
   lowering_store_target_ = false;
   if (target.kind == Value::Kind::accumulator) return accumulator_update(s, a, target);
+  if (target.kind == Value::Kind::view && a.op != AssignOp::assign) return tensor_arithmetic(s, a, target);
   Value value = require_scalar(expr(*a.value), *a.value);
   atomic_value_in_thread(value, *a.value);
   if (target.kind != Value::Kind::scalar || target.constant)
     unchecked(a.target->location, sema::Rule::assign_target);
-  ExprRef value_expr = value.guard ? ir::select(value.guard, value.expr, ir::zero_like(value.expr)) : value.expr;
+  store_element(s, a.op, target,
+                value.guard ? ir::select(value.guard, value.expr, ir::zero_like(value.expr)) : value.expr);
+}
+
+void Lowerer::store_element(const Stmt& s, AssignOp assign_op, const Value& target, ExprRef value_expr) {
   ExprRef guard = target.guard;
   if (target.element_of >= 0) {
     mark_written(target.element_of);
-    if (a.op != AssignOp::assign) mark_updated(target.element_of);
+    if (assign_op != AssignOp::assign) mark_updated(target.element_of);
     // Block scope: every thread runs this statement; one store is enough.
     // Not inside `apply`, where each thread stores its own elements.
     if (scope_ != Scope::thread && !apply_ && buffer(target.element_of).space != ir::Space::local)
       guard = ir::all_of(ir::binary("==", set_.tid, ir::int_const(0)), guard);
   }
-  std::string op = assign_op_name(a.op);
+  std::string op = assign_op_name(assign_op);
   // Narrow types have no compound assignment: `t op= v` becomes
   // `t = t op v`, computed in f32 (or i32) and converted back.
   if (op != "=" && ir::is_narrow(target.expr->type)) {

@@ -738,6 +738,10 @@ class Lowerer : public LevelLowering {
   // `s[4][2]`: each array size (the first is `first`); empty for one dimension (lower_array.cpp).
   std::vector<std::int64_t> array_of_arrays(const Declarator& decl, std::int64_t first);
   void assignment(const Stmt& s, const Assignment& a);
+  // `target op value` for the element `target` (lower_stmt.cpp).
+  void store_element(const Stmt& s, AssignOp op, const Value& target, ExprRef value);
+  // `a += b` of whole tensors: a loop nest over `target`'s elements (lower_loops.cpp).
+  void tensor_arithmetic(const Stmt& s, const Assignment& a, const Value& target);
   void atomic_value_in_thread(const Value& v, const Expr& e) const;
   void inline_return(const Return& r);  // lower_call.cpp
   void setup_parameters();
@@ -761,6 +765,9 @@ class Lowerer : public LevelLowering {
   // the body is lowered it is the innermost of `loop_bodies_`.
   void foreach_nest(const Stmt& s, const Stmt& body, const std::vector<std::string>& vars,
                     const std::vector<LoopRange>& ranges);
+  // Emits `body` (lowered already) inside one ir::For per variable.
+  void emit_loop_nest(const Stmt& s, const std::vector<std::string>& vars, const std::vector<LoopRange>& ranges,
+                      ir::StmtList body);
 
   // --- a host program's kernel (lower_host_level.cpp): the host level of
   // the body down to this kernel's parallel statement, whose host scalars

@@ -1,5 +1,7 @@
 #include "sema/bound_rules.hpp"
 
+#include <algorithm>
+
 namespace croq::sema {
 
 Verdict pad_padding(const char* part, std::int64_t value) {
@@ -39,6 +41,27 @@ Verdict event_unselected(const std::string& text, std::int64_t count) {
   return Violation{Rule::event_array_unselected,
                    "`" + text + "` is an array of " + std::to_string(count) + " events; say which one, e.g. `" + text + "[i]`",
                    ""};
+}
+
+Verdict tensor_arithmetic_extents(const std::string& target_text,
+                                  const std::vector<std::optional<std::int64_t>>& target_dims,
+                                  const std::string& value_text,
+                                  const std::vector<std::optional<std::int64_t>>& value_dims) {
+  auto shape = [](const std::vector<std::optional<std::int64_t>>& dims) {
+    std::string t = "[";
+    for (std::size_t i = 0; i < dims.size(); ++i) t += (i ? ", " : "") + (dims[i] ? std::to_string(*dims[i]) : "?");
+    return t + "]";
+  };
+  for (std::size_t i = 1; i <= std::min(target_dims.size(), value_dims.size()); ++i) {
+    const auto& x = target_dims[target_dims.size() - i];
+    const auto& y = value_dims[value_dims.size() - i];
+    if (x && y && *x != *y)
+      return Violation{Rule::tensor_arithmetic_shape,
+                       "`" + value_text + "` " + shape(value_dims) + " does not fit `" + target_text + "` " +
+                           shape(target_dims) + ": their trailing extents differ",
+                       "the shorter shape must end the longer one, as [16] ends [32, 16]"};
+  }
+  return std::nullopt;
 }
 
 Verdict array_index(std::int64_t index, std::int64_t count) {

@@ -55,6 +55,12 @@ Verdict cluster_size(support::CheckedInt blocks, const std::string& count_text);
 Verdict block_threads(support::CheckedInt threads);
 // `e` (written `text`), an event array of `count` events, used as one event.
 Verdict event_unselected(const std::string& text, std::int64_t count);
+// `target op= value` of whole tensors (written `target_text`, `value_text`;
+// dims unknown until bound are empty): the shorter shape must end the longer.
+Verdict tensor_arithmetic_extents(const std::string& target_text,
+                                  const std::vector<std::optional<std::int64_t>>& target_dims,
+                                  const std::string& value_text,
+                                  const std::vector<std::optional<std::int64_t>>& value_dims);
 // `[index]` of an array of `count` buffers, events or accumulators.
 Verdict array_index(std::int64_t index, std::int64_t count);
 // An inthreads.async condition over `index` of a group level of `count`

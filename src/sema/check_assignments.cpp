@@ -102,7 +102,10 @@ void StatementChecker::assignment(const Stmt& s, const Assignment& a) {
       return;
     }
   }
-  if (target.kind == Kind::tensor && a.op != AssignOp::assign && !target.element) tensor_arithmetic(s, a, target, value);
+  if (target.kind == Kind::tensor && a.op != AssignOp::assign && !target.element) {
+    tensor_arithmetic(s, a, target, value);
+    if (value.is_tile() || value.is_number()) return;
+  }
   if (target.kind != Kind::scalar || target.known != Known::at_run_time)
     fail(Rule::assign_target, a.target->location, "cannot assign to `" + text(*a.target) + "`",
          "assign to an element (`x.at(i, j) = ...`) or a `mutable` scalar", notes_of(target));
@@ -117,33 +120,24 @@ void StatementChecker::assignment(const Stmt& s, const Assignment& a) {
 }
 
 // `a += b` with tensors `a` and `b` (or a number `b`): element by element,
-// `b` repeated along the leading dims of `a` that its shape lacks.
+// `b` repeated along the leading dims of `a` that its shape lacks (lowering
+// loops over `a`'s elements). A `b` of higher rank than `a` is a limitation.
 void StatementChecker::tensor_arithmetic(const Stmt& s, const Assignment& a, const Type& target, const Type& value) {
   if (value.is_tile()) {
-    auto text_of = [](const std::vector<std::optional<std::int64_t>>& dims) {
-      std::string t = "[";
-      for (std::size_t i = 0; i < dims.size(); ++i) t += (i ? ", " : "") + (dims[i] ? std::to_string(*dims[i]) : "?");
-      return t + "]";
-    };
-    const auto& l = target.dims;
-    const auto& r = value.dims;
-    const bool known = static_cast<int>(l.size()) == target.rank && static_cast<int>(r.size()) == value.rank;
-    for (std::size_t i = 1; known && i <= std::min(l.size(), r.size()); ++i) {
-      const auto& x = l[l.size() - i];
-      const auto& y = r[r.size() - i];
-      if (x && y && *x != *y)
-        fail(Rule::tensor_arithmetic_shape, a.value->location,
-             "`" + text(*a.value) + "` " + text_of(r) + " does not fit `" + text(*a.target) + "` " + text_of(l) +
-                 ": their trailing extents differ",
-             "the shorter shape must end the longer one, as [16] ends [32, 16]", notes_of(value));
-    }
+    const bool known = static_cast<int>(target.dims.size()) == target.rank &&
+                       static_cast<int>(value.dims.size()) == value.rank;
+    if (known)
+      if (Verdict v = tensor_arithmetic_extents(text(*a.target), target.dims, text(*a.value), value.dims))
+        fail(v->rule, a.value->location, v->message, v->hint, notes_of(value));
+    if (value.rank > target.rank)
+      fail(Rule::unsupported_tensor_arithmetic, s.location,
+           "element-wise arithmetic of `" + text(*a.target) + "` with `" + text(*a.value) +
+               "`, of higher rank, is not supported yet by libcroqjit",
+           "write the loop: `foreach {i, j} in " + text(*a.target) + ".span { " + text(*a.target) +
+               ".at(i, j) += ...; }`");
   } else if (!value.is_number()) {
     return;  // assign-value reports it
   }
-  fail(Rule::unsupported_tensor_arithmetic, s.location,
-       "element-wise arithmetic on whole tensors (`" + text(*a.target) + " " + assign_op_name(a.op) + " " +
-           text(*a.value) + "`) is not supported yet by libcroqjit",
-       "write the loop: `foreach {i, j} in " + text(*a.target) + ".span { " + text(*a.target) + ".at(i, j) += ...; }`");
 }
 
 const Symbol* StatementChecker::mutable_in(const Expr& e) const {

@@ -232,9 +232,14 @@ void TransferChecker::dma_copy(const Stmt& s, const Copy& c) {
                    " but `" + text(*c.destination) + "` has " + std::to_string(*dst.dims[d]),
                "the destination's extents are the source's, in the order of transp<...>", notes_of(dst));
   } else if (c.destination_storage == Storage::global) {
-    limitation(Rule::unsupported_copy, c.destination_storage_location,
-               "a copy into a new global buffer (`=> global`) is not supported yet by libcroqjit",
-               "declare the global tensor at function scope and copy into it");
+    // Outside every parallel statement a synchronous copy fills a new
+    // global buffer of the call (lowering allocates it); inside one, each
+    // instance would need its own.
+    if (cx_.parallel_depth_ > 0 || async)
+      limitation(Rule::unsupported_copy, c.destination_storage_location,
+                 "a copy into a new global buffer (`=> global`) inside a parallel statement or asynchronous is not "
+                 "supported yet by libcroqjit",
+                 "declare the global tensor at function scope and copy into it");
     dst.kind = Kind::tensor;
     dst.rank = src.rank;
     dst.dims = written;

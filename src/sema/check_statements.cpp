@@ -47,6 +47,16 @@ std::string without_parentheses(std::string text) {
 
 }  // namespace
 
+// program-host-statement at `s`, unless an error stands in that statement
+// already (`mdsa = [7, 8];` that rebinds a name, a `shared` tensor in a host
+// `with`): the error says it all.
+void StatementChecker::host_limitation(const Stmt& s, std::string message, std::string hint) {
+  int last_line = s.location.line;
+  walk_statements(s, [&](const Stmt& st) { last_line = std::max(last_line, st.location.line); });
+  if (!cx_.has_error_between(s.location, last_line))
+    limitation(Rule::program_host_statement, s.location, std::move(message), std::move(hint));
+}
+
 void StatementChecker::nested(const Stmt& s) {
   cx_.push();
   if (const auto* b = std::get_if<Block>(&s.node)) {
@@ -55,7 +65,6 @@ void StatementChecker::nested(const Stmt& s) {
     const bool host_program = &s == cx_.fn_.body.get() && is_host_program(cx_.fn_);
     const bool program = &s == cx_.fn_.body.get() && kernel_count(cx_.fn_) > 1 && !host_program;
     if (&s == cx_.fn_.body.get()) host_program_ = host_program;
-    if (host_program) host_statements(s, 0);
     std::size_t kernels = 0;
     for (const auto& c : b->statements) {
       if ((program && std::holds_alternative<Parallel>(c->node)) ||
@@ -71,18 +80,22 @@ void StatementChecker::nested(const Stmt& s) {
         }
       } else if (program && !std::holds_alternative<Declaration>(c->node) && !std::holds_alternative<Return>(c->node) &&
                  !is_global_sync(*c)) {
-        // Its own rules are still checked.
-        std::string problem = host_statement_problem(*c);
+        // Its own rules are checked first: a statement in error is not a limitation too.
+        statement(*c);
+        std::string problem = host_statement_problem(*c, true);
         if (problem.empty() && is_host_device_work(*c)) problem = host_device_work_problem(cx_.fn_, *c);
-        limitation(Rule::program_host_statement, c->location,
-                   problem.empty() ? "statements between the kernels of a program (host code) are not supported yet"
-                                   : problem + " is not supported in host code yet",
-                   "host code between kernels prints, computes scalars, loops, branches, stores elements "
-                   "(`t.at(i) = v;`) and copies (`dma.copy a => b;`); put other device work inside a `parallel` "
-                   "statement");
+        host_limitation(*c,
+                        problem.empty() ? "statements between the kernels of a program (host code) are not supported yet"
+                                        : problem + " is not supported in host code yet",
+                        "host code between kernels prints, computes scalars, loops, branches, stores elements "
+                        "(`t.at(i) = v;`) and copies (`dma.copy a => b;`); put other device work inside a `parallel` "
+                        "statement");
+        continue;
       }
       statement(*c);
     }
+    // After the statements' own checks, so that one in error is not a limitation too.
+    if (host_program) host_statements(s, 0);
   } else {
     statement(s);
   }
@@ -94,15 +107,15 @@ void StatementChecker::nested(const Stmt& s) {
 // kernels' only at function scope.
 void StatementChecker::host_statements(const Stmt& s, int depth) {
   if (std::holds_alternative<Parallel>(s.node)) return;
-  std::string problem = host_statement_problem(s);
+  std::string problem = host_statement_problem(s, host_parallel_count(cx_.fn_) > 1);
   if (problem.empty() && depth > 1)
     if (const auto* d = std::get_if<Declaration>(&s.node); d && (d->type.has_shape || d->type.storage != Storage::none ||
                                                                  d->type.kind == TypeKind::event))
       problem = "a tensor or event declared inside host control flow";
   if (!problem.empty()) {
-    limitation(Rule::program_host_statement, s.location, problem + " is not supported in host code yet",
-               "host code (outside every parallel statement) prints, computes scalars, loops and branches around "
-               "the kernels; put device work inside a `parallel` statement");
+    host_limitation(s, problem + " is not supported in host code yet",
+                    "host code (outside every parallel statement) prints, computes scalars, loops and branches "
+                    "around the kernels; put device work inside a `parallel` statement");
     return;
   }
   if (depth == 0 && launches(cx_.fn_).empty() && returned_tensor_type(cx_.fn_))

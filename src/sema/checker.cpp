@@ -71,6 +71,13 @@ void Context::limitation(Rule rule, const SourceLocation& at, std::string messag
   report(rule, at, std::move(message), std::move(hint), {});
 }
 
+bool Context::has_error_between(const SourceLocation& from, int last_line) const {
+  return std::any_of(diagnostics_.begin(), diagnostics_.end(), [&](const Diagnostic& d) {
+    return d.severity == Severity::error && d.line <= last_line &&
+           (d.line > from.line || (d.line == from.line && d.column >= from.column));
+  });
+}
+
 std::string Context::text(const Expr& e) const { return frontend::source_text(program_, e); }
 
 std::vector<std::string> Context::notes_of(const Type& t) const {

@@ -109,6 +109,9 @@ class Context {
   // A limitation (rules.def CROQ_SEMA_LIMIT) whose construct the checker
   // understands well enough to go on checking the statement.
   void limitation(Rule rule, const SourceLocation& at, std::string message, std::string hint = {});
+  // Whether an error was reported from `from` (its line, at or after its
+  // column) to the end of line `last_line`.
+  bool has_error_between(const SourceLocation& from, int last_line) const;
   // Abandons the statement when `t` already has a diagnostic.
   void require_ok(const Type& t) const {
     if (t.is_error()) throw Abort{};
@@ -418,6 +421,7 @@ class StatementChecker : public Part {
   void statement(const Stmt& s);
   void nested(const Stmt& s);  // a body: its own scope
   void host_statements(const Stmt& s, int depth);  // a host program's host level (check_statements.cpp)
+  void host_limitation(const Stmt& s, std::string message, std::string hint);
   bool host_program_ = false;  // the function is a host program (frontend/host_code.hpp)
   void body_after_condition(const Expr& cond, const char* what, const Stmt& body);
   void parameter_form(const Parameter& p);  // `?` dims, a rank only, `stream`

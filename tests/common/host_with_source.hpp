@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace croq::test {
@@ -37,6 +38,29 @@ inline std::vector<float> host_with_reference(std::vector<float> a, std::int64_t
     for (int k = 0; k < 3; ++k) a[r * 2 + 1] = a[r * 2 + 1] + static_cast<float>(k);
   }
   return a;
+}
+
+// Host code between two kernels: a `with` with no statement, a `with`
+// whose body (host code alone) runs once with its name 0, and a `with`
+// whose `foreach` prints.
+inline const char* kHostWithBetweenSource = R"(
+__co__ void with_between(s32 [R] out, int n) {
+  parallel p by R : block
+    out.at(p) = p;
+  with a in [2];
+  with b in [3] {
+    m = n * 2;
+    println("once ", b, " ", m);
+  }
+  with c in [2] foreach c println("c ", c);
+  parallel q by R : block
+    out.at(q) = out.at(q) + n;
+}
+)";
+
+// What kHostWithBetweenSource prints for `n`.
+inline std::string host_with_between_output(std::int64_t n) {
+  return "once 0 " + std::to_string(2 * n) + "\nc 0\nc 1\n";
 }
 
 }  // namespace croq::test

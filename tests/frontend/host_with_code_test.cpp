@@ -46,6 +46,20 @@ TEST(HostWithCode, AWithWithoutKernelsOrHostLoopsStaysDeviceWork) {
   EXPECT_FALSE(is_host_program(p->functions.front()));
 }
 
+// Between two kernels, a `with` that holds host code alone is the host's
+// (run once); a tensor declared in it keeps it device work.
+TEST(HostWithCode, AWithOfHostCodeBetweenKernelsIsHostCode) {
+  auto p = parse("__co__ void f(f32 [8] a) {\n  parallel q by 8 a.at(q) = 1.0f;\n  with b in [2] { i = 3; println(i); }\n"
+                 "  parallel r by 8 a.at(r) = 2.0f;\n}\n");
+  const Stmt& with = *std::get<Block>(p->functions.front().body->node).statements.at(1);
+  EXPECT_EQ(host_statement_problem(with, true), "");
+  EXPECT_EQ(host_statement_problem(with, false), "this `with` (no kernel or host `foreach` of its names inside)");
+  EXPECT_TRUE(is_host_program(p->functions.front()));
+  auto q = parse("__co__ void f(f32 [8] a) {\n  parallel q by 8 a.at(q) = 1.0f;\n  with b in [2] { f32 [4] t; }\n"
+                 "  parallel r by 8 a.at(r) = 2.0f;\n}\n");
+  EXPECT_FALSE(is_host_program(q->functions.front()));
+}
+
 TEST(HostWithCode, ANameBoundInAClosedScopeIsBoundAgain) {
   auto p = parse("__co__ void f(f32 [8] a) {\n  with b in [2] i = 3;\n  with d in [2] foreach d i = 4;\n}\n");
   EXPECT_EQ(scalar_names(p->functions.front()), (std::vector<std::string>{"b", "i", "d", "i"}));

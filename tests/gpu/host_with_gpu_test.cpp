@@ -23,5 +23,15 @@ TEST(HostWithGpu, ForeachOfAWithsNamesLaunchesPerIteration) {
   }
 }
 
+TEST(HostWithGpu, AWithOfHostCodeBetweenKernelsRunsOnce) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(test::kHostWithBetweenSource);
+  std::vector<std::int32_t> out(1000, -1);
+  testing::internal::CaptureStdout();
+  k(TensorView::contiguous(out.data(), DType::s32, Shape{1000}), std::int64_t{5});
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), test::host_with_between_output(5));
+  for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], static_cast<std::int32_t>(i + 5)) << "at " << i;
+}
+
 }  // namespace
 }  // namespace croq

@@ -23,6 +23,17 @@ TEST(HostWithInterp, ForeachOfAWithsNamesLaunchesPerIteration) {
   }
 }
 
+TEST(HostWithInterp, AWithOfHostCodeBetweenKernelsRunsOnce) {
+  Kernel k = test::interpreted(test::kHostWithBetweenSource);
+  for (std::int64_t n : {0, 3}) {
+    std::vector<std::int32_t> out(6, -1);
+    testing::internal::CaptureStdout();
+    k(TensorView::contiguous(out.data(), DType::s32, Shape{6}), n);
+    EXPECT_EQ(testing::internal::GetCapturedStdout(), test::host_with_between_output(n));
+    for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], static_cast<std::int32_t>(i + n)) << "at " << i;
+  }
+}
+
 TEST(HostWithInterp, ANameNotBoundByAWithIsAnErrorAtTheForeach) {
   try {
     test::interpreted("__co__ void f(f32 [4] a) {\n"

@@ -79,9 +79,9 @@ std::vector<RuleCase> audit_rule_cases() {
        "__co__ void f(f32 [32, 16] a, f32 [8] c) {\n  parallel p by 1 {\n    a *= c;\n  }\n}\n", 3, "c;",
        "`c` [8] does not fit `a` [32, 16]: their trailing extents differ",
        "the shorter shape must end the longer one, as [16] ends [32, 16]"},
-      {"WholeTensorArithmetic", "unsupported-tensor-arithmetic",
-       "__co__ void f(f32 [32, 16] a, f32 [16] b) {\n  parallel p by 1 {\n    a += b;\n  }\n}\n", 3, "a +=",
-       "element-wise arithmetic on whole tensors (`a += b`) is not supported yet by libcroqjit",
+      {"WholeTensorArithmeticOfHigherRank", "unsupported-tensor-arithmetic",
+       "__co__ void f(f32 [32, 16] a, f32 [4, 32, 16] h) {\n  parallel p by 1 {\n    a += h;\n  }\n}\n", 3, "a +=",
+       "element-wise arithmetic of `a` with `h`, of higher rank, is not supported yet by libcroqjit",
        "write the loop: `foreach {i, j} in a.span { a.at(i, j) += ...; }`"},
       {"RefillOfALoadedOperand", "accumulator-expected",
        blk("    parallel g by 4 : group {\n      m = mma.load lhs.chunkat(bm, _);\n      mma.fill m, 0.0f;\n    }\n"), 5,
@@ -200,8 +200,8 @@ TEST(AuditedStatements, GlobalArrayOfArraysIsStillAnArray) {
             Errors{});
 }
 
-// The statements between the kernels of a program are a limitation, and
-// their own rules still apply.
+// A statement between the kernels of a program is host code, checked by
+// its own rules.
 TEST(AuditedStatements, HostStatementOfAProgramIsChecked) {
   EXPECT_EQ(errors_of(fn("  int c = 3;\n  parallel p by 2 : block {\n  }\n  c = 4;\n  parallel q by 2 : block {\n  }\n")),
             (Errors{{5, "assign-target"}}));

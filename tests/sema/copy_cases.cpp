@@ -20,7 +20,8 @@ std::vector<RuleCase> copy_cases() {
        blk("    t = dma.copy " + tile + " => shared;\n    dma.copy " + tile + " => t;\n"), 4, "=> ^t",
        "the destination of a copy must be a tensor or a placed tile"},
       {"DestinationIsANewGlobalBuffer", "unsupported-copy", blk("    dma.copy " + tile + " => global;\n"), 3, "global",
-       "a copy into a new global buffer (`=> global`) is not supported yet by libcroqjit",
+       "a copy into a new global buffer (`=> global`) inside a parallel statement or asynchronous is not supported "
+       "yet by libcroqjit",
        "declare the global tensor at function scope and copy into it"},
       {"DestinationOfAnotherRank", "copy-rank", blk("    shared f16 [64] s;\n    dma.copy " + tile + " => s;\n"), 4, "=> ^s",
        "copy destination has rank 1 but the source tile has rank 2"},

@@ -51,6 +51,21 @@ TEST(HostProgramSema, DeviceWorkWithoutKernelsStaysOneKernel) {
   EXPECT_EQ(compile_error("__co__ void f(s32 [4] a) {\n  a.at(0) = 2;\n  println(\"x\", a.at(0));\n}\n"), "");
 }
 
+// A host statement in error (a shape name bound again) is that error, not
+// also the limitation.
+TEST(HostProgramSema, HostStatementInErrorIsNotALimitationToo) {
+  const std::string e = compile_error("__co__ void f(s32 [4] a) {\n"
+                                      "  parallel p by 4\n"
+                                      "    a.at(p) = 1;\n"
+                                      "  m : [3, 4];\n"
+                                      "  m = [7, 8];\n"
+                                      "  parallel q by 4\n"
+                                      "    a.at(q) = 1;\n"
+                                      "}\n");
+  EXPECT_NE(e.find(":5:3: error: cannot assign to `m` [assign-target]"), std::string::npos) << e;
+  EXPECT_EQ(e.find("program-host-statement"), std::string::npos) << e;
+}
+
 TEST(HostProgramSema, TensorDeclaredInAHostLoopIsALimitation) {
   const std::string e = compile_error("__co__ void f(s32 [4] a) {\n"
                                       "  foreach i in [2] {\n"
