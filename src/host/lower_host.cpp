@@ -34,6 +34,7 @@ class HostLowering {
   Program run() {
     program_.launches_only = false;
     program_.function = fn_.name;
+    if (returned_scalar(fn_)) program_.result = returned_scalar_dtype(fn_);
     scopes_.emplace_back();
     program_.body = statements(*fn_.body);
     return std::move(program_);
@@ -127,8 +128,16 @@ class HostLowering {
         w.body = statements(*n.body);
         scopes_.pop_back();
         out.push_back(std::move(w));
-      } else if constexpr (std::is_same_v<T, Return> || std::is_same_v<T, Sync>) {
-        // `return NAME;` hands back the returned tensor; `sync.global` is stream order.
+      } else if constexpr (std::is_same_v<T, Return>) {
+        // `return NAME;` hands back the returned tensor; a returned number is the program's result.
+        if (!program_.result) return;
+        Stmt f;
+        f.kind = Stmt::Kind::finish;
+        f.line = s.location.line;
+        if (n.value) f.value = expr(*n.value);
+        out.push_back(std::move(f));
+      } else if constexpr (std::is_same_v<T, Sync>) {
+        // `sync.global` is stream order.
       } else {
         fail(s.location, host_statement_problem(s) + " is not supported in host code yet");
       }
