@@ -171,6 +171,15 @@ const Call* print_call(const Stmt& s) { return statement_call(s, "print", "print
 
 bool is_compile_time_print(const Stmt& s) { return statement_call(s, "print!", "println!") != nullptr; }
 
+const Name* element_count_of(const Expr& e) {
+  const auto* c = std::get_if<ElementCount>(&e.node);
+  if (!c) return nullptr;
+  const Expr* operand = c->operand.get();
+  if (const auto* m = std::get_if<Member>(&operand->node); m && m->kind == MemberKind::span && !m->has_args)
+    operand = m->object.get();
+  return std::get_if<Name>(&operand->node);
+}
+
 bool is_host_expression(const Expr& e) {
   return std::visit([&](const auto& n) -> bool {
     using T = std::decay_t<decltype(n)>;
@@ -196,6 +205,8 @@ bool is_host_expression(const Expr& e) {
     } else if constexpr (std::is_same_v<T, Member>) {
       return n.kind == MemberKind::span && n.has_args && n.args.size() == 1 &&
              std::holds_alternative<Name>(n.object->node) && std::holds_alternative<IntegerLiteral>(n.args[0]->node);
+    } else if constexpr (std::is_same_v<T, ElementCount>) {
+      return element_count_of(e) != nullptr;
     } else {
       return false;
     }

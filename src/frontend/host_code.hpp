@@ -81,8 +81,10 @@ std::vector<const Expr*> with_extents(const WithBinding& b);
 
 // Whether `e` is an expression the host computes: numbers, names, unary and
 // binary arithmetic, comparisons, `?:`, `__min`, `__max`, `cdiv`,
-// `__abs`, `x.span(d)`.
+// `__abs`, `x.span(d)`, `|x|` and `|x.span|`.
 bool is_host_expression(const Expr& e);
+// `x` of `|x|` or `|x.span|` (the element count of a tensor argument); else null.
+const Name* element_count_of(const Expr& e);
 
 // A number the function returns to the application (`return x + 1;` in an
 // `auto` or scalar-typed function): the value of the first `return` at

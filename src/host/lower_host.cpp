@@ -333,7 +333,23 @@ class HostLowering {
 
   ExprPtr span(const Member& m, const SourceLocation& at) const {
     const auto& object = std::get<Name>(m.object->node).name;
-    const auto d = static_cast<std::size_t>(std::get<IntegerLiteral>(m.args[0]->node).value);
+    return extent(object, static_cast<std::size_t>(std::get<IntegerLiteral>(m.args[0]->node).value), at);
+  }
+
+  // `|x|`: the product of the extents of tensor argument x.
+  ExprPtr element_count(const Name& object, const SourceLocation& at) const {
+    for (std::size_t i = 0; i < fn_.params.size(); ++i) {
+      if (fn_.params[i].name != object.name || !bound_.args[i].is_tensor) continue;
+      ExprPtr product = constant(Value{false, 1, 0}, at.line);
+      for (std::size_t d = 0; d < bound_.args[i].shape.size(); ++d)
+        product = binary("*", product, extent(object.name, d, at), at.line);
+      return product;
+    }
+    fail(at, "`|" + object.name + "|`: host code takes the element counts of tensor arguments only");
+  }
+
+  // Extent d of tensor argument `object`.
+  ExprPtr extent(const std::string& object, std::size_t d, const SourceLocation& at) const {
     for (std::size_t i = 0; i < fn_.params.size(); ++i) {
       if (fn_.params[i].name != object || !bound_.args[i].is_tensor) continue;
       if (d >= bound_.args[i].shape.size()) fail(at, "`" + object + "` has no dimension " + std::to_string(d));
@@ -388,6 +404,8 @@ class HostLowering {
         return e;
       } else if constexpr (std::is_same_v<T, Member>) {
         return span(n, x.location);
+      } else if constexpr (std::is_same_v<T, ElementCount>) {
+        return element_count(*element_count_of(x), x.location);
       } else {
         fail(x.location, "this expression is not supported in host code yet");
       }

@@ -35,7 +35,8 @@ inline std::vector<float> returned_count_tensor(std::vector<float> a, std::int64
 }
 
 // Numbers without kernels: an early `return` in a host branch (s32), a
-// float expression (f32), an unsuffixed literal (f64).
+// float expression (f32), an unsuffixed literal (f64), element counts of
+// a tensor argument (s32).
 inline const char* kReturnedNumbersSource = R"(
 __co__ auto clamped(int n) {
   if (n > 10) {
@@ -53,6 +54,9 @@ __co__ auto halved(float s, int k) {
 }
 __co__ auto precise(int k) {
   return k + 0.25;
+}
+__co__ auto elements(f32 [N, M] a) {
+  return |a| + |a.span| * 2;
 }
 )";
 

@@ -59,6 +59,16 @@ TEST(ReturnedNumberInterp, FloatTypesFollowTheExpression) {
   EXPECT_EQ(only_element<double>(precise(3), DType::f64), 3.25);
 }
 
+TEST(ReturnedNumberInterp, ElementCountsOfATensorArgument) {
+  CompileOptions options;
+  options.interpret = true;
+  options.entry = "elements";
+  Kernel elements = compile(test::kReturnedNumbersSource, options);
+  std::vector<float> a(15);
+  EXPECT_EQ(only_element<std::int32_t>(elements(TensorView::contiguous(a.data(), DType::f32, Shape{3, 5})), DType::s32),
+            45);
+}
+
 TEST(ReturnedNumberInterp, OutputOptionTakesAHostRankZeroTensor) {
   CompileOptions options;
   options.interpret = true;
