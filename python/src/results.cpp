@@ -3,6 +3,8 @@
 #include <nanobind/ndarray.h>
 
 #include <array>
+#include <cstdint>
+#include <cstring>
 #include <optional>
 
 namespace croqpy {
@@ -137,7 +139,7 @@ Framework destination(croq::MemoryKind memory, Framework framework) {
 }  // namespace
 
 std::optional<AllocatedResult> allocate_result(const CallArguments& call, const croq::CallInfo& info) {
-  if (!info.has_result || call.host) return std::nullopt;
+  if (!info.has_result || call.host || info.result_shape.rank() == 0) return std::nullopt;
   if (call.framework == Framework::torch) return torch_result(call, info);
   if (call.framework == Framework::cupy) return cupy_result(call, info);
   return std::nullopt;
@@ -155,8 +157,40 @@ void check_result_dtype(croq::DType dtype, croq::MemoryKind memory, Framework fr
   }
 }
 
+namespace {
+
+// A returned number: rank 0 (tensors have dims), on the host, s32/s64/f32/f64
+// (frontend::ast::returned_scalar_dtype).
+nb::object number_of(const croq::Tensor& result) {
+  switch (result.dtype()) {
+    case croq::DType::s32: {
+      std::int32_t v = 0;
+      std::memcpy(&v, result.data(), sizeof v);
+      return nb::cast(v);
+    }
+    case croq::DType::s64: {
+      std::int64_t v = 0;
+      std::memcpy(&v, result.data(), sizeof v);
+      return nb::cast(v);
+    }
+    case croq::DType::f32: {
+      float v = 0;
+      std::memcpy(&v, result.data(), sizeof v);
+      return nb::cast(static_cast<double>(v));
+    }
+    default: {
+      double v = 0;
+      std::memcpy(&v, result.data(), sizeof v);
+      return nb::cast(v);
+    }
+  }
+}
+
+}  // namespace
+
 nb::object wrap_result(croq::Tensor result, Framework framework) {
   if (!result.defined()) return nb::none();
+  if (result.shape().rank() == 0 && result.memory() == croq::MemoryKind::host) return number_of(result);
   const croq::DType dtype = result.dtype();
   const Framework to = destination(result.memory(), framework);
   check_result_dtype(dtype, result.memory(), framework);

@@ -19,12 +19,14 @@ struct AllocatedResult {
 };
 
 // The result allocated by torch (on the first tensor's device, with
-// torch's current stream) or CuPy; nullopt for other frameworks, whose
-// results the library allocates.
+// torch's current stream) or CuPy; nullopt for other frameworks and for a
+// returned number (rank 0, computed on the host), whose results the
+// library allocates.
 std::optional<AllocatedResult> allocate_result(const CallArguments& call, const croq::CallInfo& info);
 
 // A library-allocated result (host or device) as a NumPy array, torch
-// tensor, CuPy array or bare DLPack-capable ndarray, sharing its memory.
+// tensor, CuPy array or bare DLPack-capable ndarray, sharing its memory;
+// a returned number (a rank-0 host tensor) as a Python int or float.
 nb::object wrap_result(croq::Tensor result, Framework framework);
 
 // croq::ArgumentError when a result of `dtype` in `memory` cannot be

@@ -188,7 +188,8 @@ Tensor interpret_program(const pipeline::CheckedProgram& checked, const pipeline
       std::fwrite(text.data(), 1, text.size(), stdout);
       std::fflush(stdout);
     };
-    host::run(program.host, hooks);
+    if (const std::optional<host::Value> returned = host::run(program.host, hooks); program.host.result)
+      return scalar_result(*returned, *program.host.result, options, name);
   }
   if (options.output != nullptr && output.defined()) {
     output.copy_to(*options.output);

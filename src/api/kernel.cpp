@@ -21,6 +21,7 @@
 #include "api/tensor_size.hpp"
 #include "croq/devices.hpp"
 #include "croq/error.hpp"
+#include "frontend/host_code.hpp"
 #include "jit/driver.hpp"
 #include "jit/launcher.hpp"
 #include "jit/peer_access.hpp"
@@ -502,7 +503,8 @@ Tensor Kernel::launch_checked(std::span<const Arg> args, const LaunchOptions& op
   if (!spec->host.launches_only)
     refuse_during_capture(stream, device, name(), "running a host program (its prints wait for the kernels)",
                           "call it outside the capture");
-  if (options.output != nullptr) {
+  const std::optional<DType> scalar = spec->host.result;  // a returned number: computed by the host program
+  if (options.output != nullptr && !scalar) {
     if (!gen.has_output)
       throw ArgumentError("`" + name() + "`: LaunchOptions::output is given, but the function returns no tensor");
     check_output(*options.output, gen.output_dtype, result_shape,
@@ -563,6 +565,7 @@ Tensor Kernel::launch_checked(std::span<const Arg> args, const LaunchOptions& op
       follows_own_kernel = true;
     }
   };
+  std::optional<host::Value> returned;
   if (spec->host.launches_only) {
     for (const auto& part : spec->parts) launch_part(part, {});
   } else {
@@ -580,9 +583,19 @@ Tensor Kernel::launch_checked(std::span<const Arg> args, const LaunchOptions& op
       std::fwrite(text.data(), 1, text.size(), stdout);
       std::fflush(stdout);
     };
-    host::run(spec->host, hooks);
+    returned = host::run(spec->host, hooks);
   }
   if (current != stream) join_streams(current, stream, device);
+  if (scalar) {
+    // The number is the host's, ready now; the kernels' writes are complete
+    // when the call returns for host arguments, in stream order otherwise.
+    if (host_mode) {
+      CROQ_CU(cuStreamSynchronize, stream);
+      for (std::size_t i = 0; i < args.size(); ++i)
+        if (staged[i].defined() && gen.argument_written[i]) staged[i].copy_to(args[i].view());
+    }
+    return detail::scalar_result(*returned, *scalar, options, name());
+  }
 
   if (!host_mode) return output;
   CROQ_CU(cuStreamSynchronize, stream);
@@ -611,7 +624,11 @@ CallInfo Kernel::prepare_checked(std::span<const Arg> args, const LaunchOptions&
     for (const auto& part : call.spec->parts) jit::prepare_function(*part.compiled, part.generated.launch, call.device);
   }
   CallInfo info;
-  info.has_result = gen.has_output;
+  if (call.spec->host.result) {  // a returned number: a rank-0 host tensor
+    info.has_result = true;
+    info.result_dtype = *call.spec->host.result;
+  }
+  info.has_result = info.has_result || gen.has_output;
   if (gen.has_output) {
     info.result_dtype = gen.output_dtype;
     info.result_shape = detail::result_shape_of(gen, args);
@@ -641,7 +658,8 @@ std::vector<ParamInfo> Kernel::params() const {
 }
 
 bool Kernel::returns_tensor() const {
-  return impl_ && frontend::ast::returned_tensor_type(*impl_->function) != nullptr;
+  return impl_ && (frontend::ast::returned_tensor_type(*impl_->function) != nullptr ||
+                   frontend::ast::returned_scalar(*impl_->function) != nullptr);
 }
 
 KernelStats Kernel::stats() const { return impl_ ? impl_->stats() : KernelStats{}; }

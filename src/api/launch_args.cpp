@@ -1,6 +1,7 @@
 #include "api/launch_args.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 
@@ -34,6 +35,38 @@ unsigned runtime_grid_blocks(const abi::RuntimeGrid& g,
   throw ArgumentError("`" + kernel + "`: the dynamic dims ask for " +
                       (blocks.ok() ? std::to_string(blocks.value) : std::string("more than 2^63")) +
                       " blocks, more than a grid holds (2^31 - 1)");
+}
+
+Tensor scalar_result(const host::Value& value, DType dtype, const LaunchOptions& options, const std::string& kernel) {
+  Tensor result = Tensor::empty(dtype, Shape(), MemoryKind::host);
+  const std::string what = "`" + kernel + "` returned " + host::value_text(value) + ", ";
+  if (dtype == DType::f32) {
+    const auto f = static_cast<float>(value.as_float());
+    std::memcpy(result.data(), &f, sizeof f);
+  } else if (dtype == DType::f64) {
+    const double f = value.as_float();
+    std::memcpy(result.data(), &f, sizeof f);
+  } else {
+    // s32 or s64 (frontend::ast::returned_scalar_dtype): integers must fit, floats are truncated as C++ does.
+    const bool wide = dtype == DType::s64;
+    const double lo = wide ? -9223372036854775808.0 : -2147483648.0;
+    if (value.is_float && !(value.f >= lo && value.f < -lo))
+      throw Error(what + "which " + std::string(dtype_name(dtype)) + " cannot hold");
+    const std::int64_t i = value.is_float ? static_cast<std::int64_t>(value.f) : value.i;
+    if (!wide && (i < INT32_MIN || i > INT32_MAX)) throw Error(what + "which s32 (its result type) cannot hold");
+    if (wide) std::memcpy(result.data(), &i, sizeof i);
+    else {
+      const auto narrow = static_cast<std::int32_t>(i);
+      std::memcpy(result.data(), &narrow, sizeof narrow);
+    }
+  }
+  if (options.output == nullptr) return result;
+  const TensorView& out = *options.output;
+  if (out.dtype != dtype || out.shape.rank() != 0 || out.memory != MemoryKind::host)
+    throw ArgumentError("`" + kernel + "`: LaunchOptions::output " + out.str() + " must be a host rank-0 " +
+                        std::string(dtype_name(dtype)) + " tensor: the function returns a number");
+  result.copy_to(out);
+  return Tensor();
 }
 
 abi::LaunchConfig launch_config_of(const abi::KernelAbi& abi, std::span<const Arg> args, const std::string& kernel) {

@@ -31,6 +31,12 @@ unsigned runtime_grid_blocks(const abi::RuntimeGrid& grid,
 // (host::run; the caller adds launch and print).
 host::Hooks host_hooks(std::span<const Arg> args, const std::string& kernel);
 
+// A returned number (host::Program::result) as the call's result: a host
+// rank-0 tensor of `dtype`, or, when options.output is given (a host rank-0
+// tensor of that dtype, else an ArgumentError), written there and an empty
+// Tensor returned. An Error names `kernel` when the value does not fit.
+Tensor scalar_result(const host::Value& value, DType dtype, const LaunchOptions& options, const std::string& kernel);
+
 // The launch shape for this call: the ABI's, with a runtime grid computed
 // from the arguments' dynamic dims.
 abi::LaunchConfig launch_config_of(const abi::KernelAbi& abi, std::span<const Arg> args, const std::string& kernel);

@@ -111,6 +111,10 @@ void print_summary(const std::string& label, const Tensor& t) {
   double sum = 0;
   std::size_t n = h.numel();
   TensorView flat = TensorView::contiguous(h.data(), h.dtype(), Shape{n});
+  if (h.shape().rank() == 0) {  // a returned number
+    std::cout << label << ": " << dtype_name(h.dtype()) << " " << ElementRef(&flat, 0, 1).as_double() << "\n";
+    return;
+  }
   for (std::size_t i = 0; i < n; ++i) sum += ElementRef(&flat, static_cast<std::int64_t>(i), 1).as_double();
   std::cout << label << ": " << dtype_name(h.dtype()) << " " << h.shape().str() << ", sum " << sum << ", first";
   for (std::size_t i = 0; i < std::min<std::size_t>(n, 6); ++i)

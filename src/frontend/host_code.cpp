@@ -1,6 +1,7 @@
 #include "frontend/host_code.hpp"
 
 #include <functional>
+#include <map>
 #include <set>
 
 #include "frontend/ast_walk.hpp"
@@ -170,6 +171,15 @@ const Call* print_call(const Stmt& s) { return statement_call(s, "print", "print
 
 bool is_compile_time_print(const Stmt& s) { return statement_call(s, "print!", "println!") != nullptr; }
 
+const Name* element_count_of(const Expr& e) {
+  const auto* c = std::get_if<ElementCount>(&e.node);
+  if (!c) return nullptr;
+  const Expr* operand = c->operand.get();
+  if (const auto* m = std::get_if<Member>(&operand->node); m && m->kind == MemberKind::span && !m->has_args)
+    operand = m->object.get();
+  return std::get_if<Name>(&operand->node);
+}
+
 bool is_host_expression(const Expr& e) {
   return std::visit([&](const auto& n) -> bool {
     using T = std::decay_t<decltype(n)>;
@@ -195,6 +205,8 @@ bool is_host_expression(const Expr& e) {
     } else if constexpr (std::is_same_v<T, Member>) {
       return n.kind == MemberKind::span && n.has_args && n.args.size() == 1 &&
              std::holds_alternative<Name>(n.object->node) && std::holds_alternative<IntegerLiteral>(n.args[0]->node);
+    } else if constexpr (std::is_same_v<T, ElementCount>) {
+      return element_count_of(e) != nullptr;
     } else {
       return false;
     }
@@ -291,8 +303,10 @@ std::string host_statement_problem(const Stmt& s, bool between_kernels) {
   };
   return std::visit([&](const auto& n) -> std::string {
     using T = std::decay_t<decltype(n)>;
-    if constexpr (std::is_same_v<T, Block> || std::is_same_v<T, Parallel> || std::is_same_v<T, Return>) {
+    if constexpr (std::is_same_v<T, Block> || std::is_same_v<T, Parallel>) {
       return "";
+    } else if constexpr (std::is_same_v<T, Return>) {
+      return expressions_ok({n.value.get()}) ? "" : "returning this value (only numbers, scalars and arithmetic on them)";
     } else if constexpr (std::is_same_v<T, Sync>) {
       return is_global_sync(s) ? "" : "this `sync`";
     } else if constexpr (std::is_same_v<T, Declaration>) {
@@ -372,6 +386,8 @@ bool is_host_program(const Function& fn) {
       device_only = device_only || !host_device_work_problem(fn, s).empty();
     }
   });
+  // A returned number is the host's to compute.
+  host_only = host_only || returned_scalar(fn) != nullptr;
   // Device work or other statements beside a single parallel statement (or
   // none) keep the earlier meaning: the whole body is one kernel.
   return (host_only || ((device_work || between) && parallels > 1)) && !device_only;
@@ -451,6 +467,128 @@ std::vector<HostScalar> host_scalars(const Function& fn) {
     }
   });
   return out;
+}
+
+}  // namespace croq::frontend::ast
+
+namespace croq::frontend::ast {
+
+namespace {
+
+// Whether `fn` may return a number: `auto`, `int`, or an element type with no shape.
+bool scalar_return_type(const Function& fn) {
+  const TypeRef& t = fn.return_type;
+  return t.kind == TypeKind::auto_ || t.kind == TypeKind::int_ ||
+         (t.kind == TypeKind::element && !t.has_shape && !t.rank);
+}
+
+// The class of a host scalar's type that a returned number keeps: 64-bit
+// or not, integer or floating (narrower floats compute as f32).
+DType scalar_class(const TypeRef& t) {
+  if (t.kind != TypeKind::element) return DType::s32;
+  if (t.name == "double" || t.name == "f64") return DType::f64;
+  if (t.name == "float" || is_float_type_name(t.name)) return DType::f32;
+  return t.name == "s64" || t.name == "u64" ? DType::s64 : DType::s32;
+}
+
+// C++'s usual arithmetic conversions, on those classes.
+DType promoted(DType a, DType b) {
+  const auto rank = [](DType t) { return t == DType::f64 ? 3 : t == DType::f32 ? 2 : t == DType::s64 ? 1 : 0; };
+  return rank(a) >= rank(b) ? a : b;
+}
+
+// The type of a host expression, its names typed by `names` (s32 when not there: dims, indices).
+DType expression_class(const Expr& e, const std::map<std::string, DType>& names) {
+  const auto of = [&](const Expr& x) { return expression_class(x, names); };
+  return std::visit([&](const auto& n) -> DType {
+    using T = std::decay_t<decltype(n)>;
+    if constexpr (std::is_same_v<T, IntegerLiteral>) {
+      const bool wide = n.value > 0x7fffffffULL || n.suffix.find_first_of("lL") != std::string::npos;
+      return wide ? DType::s64 : DType::s32;
+    } else if constexpr (std::is_same_v<T, FloatLiteral>) {
+      return n.suffix.empty() ? DType::f64 : DType::f32;
+    } else if constexpr (std::is_same_v<T, Name>) {
+      auto it = names.find(n.name);
+      return it == names.end() ? DType::s32 : it->second;
+    } else if constexpr (std::is_same_v<T, Unary>) {
+      return n.op == UnaryOp::logical_not ? DType::s32 : of(*n.operand);
+    } else if constexpr (std::is_same_v<T, Binary>) {
+      if ((n.op >= BinaryOp::lt && n.op <= BinaryOp::ne) || n.op == BinaryOp::logical_and || n.op == BinaryOp::logical_or)
+        return DType::s32;
+      return promoted(of(*n.lhs), of(*n.rhs));
+    } else if constexpr (std::is_same_v<T, Conditional>) {
+      return promoted(of(*n.then_value), of(*n.else_value));
+    } else if constexpr (std::is_same_v<T, Call>) {
+      DType out = DType::s32;
+      for (const auto& a : n.args) out = promoted(out, of(*a));
+      return out;
+    } else {
+      return DType::s32;  // `x.span(d)`: an extent, an int
+    }
+  }, e.node);
+}
+
+// Names that are not numbers: tensor and stream parameters, tensors, events
+// and futures declared at host level, tuples and with-bound names.
+std::set<std::string> non_scalar_names(const Function& fn) {
+  std::set<std::string> out;
+  for (const Parameter& p : fn.params)
+    if (p.type.has_shape || p.type.kind == TypeKind::stream) out.insert(p.name);
+  walk_host(fn, [&](const Stmt& s, int) {
+    if (const auto* d = std::get_if<Declaration>(&s.node); d && !is_scalar_declaration(*d))
+      for (const Declarator& decl : d->declarators) out.insert(decl.name);
+    if (const auto* c = std::get_if<Copy>(&s.node); c && c->future)
+      if (const auto* n = std::get_if<Name>(&c->future->node)) out.insert(n->name);
+    if (const auto* l = std::get_if<Loop>(&s.node); l && l->kind == LoopKind::with)
+      for (const WithBinding& b : with_bindings(*l)) {
+        if (b.tuple_name) out.insert(b.tuple_name->name);
+        if (!b.braced)
+          for (const LoopIndex& i : *b.indices) out.insert(i.name.name);
+      }
+  });
+  return out;
+}
+
+}  // namespace
+
+const Expr* returned_scalar(const Function& fn) {
+  if (!scalar_return_type(fn) || !fn.body) return nullptr;
+  const std::set<std::string> others = non_scalar_names(fn);
+  const TypeRef* tensor = returned_tensor_type(fn);
+  const std::string tensor_name = tensor ? returned_name(fn) : std::string();
+  const Expr* found = nullptr;
+  walk_host(fn, [&](const Stmt& s, int) {
+    const auto* r = std::get_if<Return>(&s.node);
+    if (found || !r || !r->value) return;
+    if (const auto* n = std::get_if<Name>(&r->value->node); n && (n->name == tensor_name || others.count(n->name))) return;
+    found = r->value.get();
+  });
+  return found;
+}
+
+DType returned_scalar_dtype(const Function& fn) {
+  if (fn.return_type.kind == TypeKind::element) return scalar_class(fn.return_type);
+  if (fn.return_type.kind == TypeKind::int_) return DType::s32;
+  const Expr* value = returned_scalar(fn);
+  std::map<std::string, DType> names;
+  for (const Parameter& p : fn.params)
+    if (!p.type.has_shape) names[p.name] = scalar_class(p.type);
+  bool done = false;
+  walk_host(fn, [&](const Stmt& s, int) {
+    if (done) return;
+    if (const auto* r = std::get_if<Return>(&s.node); r && r->value.get() == value) done = true;
+    if (const auto* d = std::get_if<Declaration>(&s.node); d && is_scalar_declaration(*d))
+      for (const Declarator& decl : d->declarators)
+        names[decl.name] = d->type.kind == TypeKind::auto_ && !decl.init_values.empty()
+                               ? expression_class(*decl.init_values[0], names)
+                               : scalar_class(d->type);
+    if (const auto* a = std::get_if<Assignment>(&s.node))
+      if (const auto* t = std::get_if<Name>(&a->target->node); t && !names.count(t->name) && a->op == AssignOp::assign)
+        names[t->name] = expression_class(*a->value, names);
+    if (const auto* l = std::get_if<Loop>(&s.node); l && l->bound && l->kind != LoopKind::with)
+      for (const LoopIndex& i : l->indices) names[i.name.name] = DType::s32;
+  });
+  return value ? expression_class(*value, names) : DType::s32;
 }
 
 }  // namespace croq::frontend::ast

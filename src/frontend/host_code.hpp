@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "croq/dtype.hpp"
 #include "frontend/ast.hpp"
 
 namespace croq::frontend::ast {
@@ -85,8 +86,23 @@ std::vector<const Expr*> with_extents(const WithBinding& b);
 
 // Whether `e` is an expression the host computes: numbers, names, unary and
 // binary arithmetic, comparisons, `?:`, `__min`, `__max`, `cdiv`,
-// `__abs`, `x.span(d)`.
+// `__abs`, `x.span(d)`, `|x|` and `|x.span|`.
 bool is_host_expression(const Expr& e);
+// `x` of `|x|` or `|x.span|` (the element count of a tensor argument); else null.
+const Name* element_count_of(const Expr& e);
+
+// A number the function returns to the application (`return x + 1;` in an
+// `auto` or scalar-typed function): the value of the first `return` at
+// host level that is not a tensor (not the returned tensor's name, and
+// not the name of a tensor, tuple, future or event); null when none. The
+// host program computes it (src/host) and the call returns it as a rank-0
+// tensor of returned_scalar_dtype.
+const Expr* returned_scalar(const Function& fn);
+// Its element type as Croqtile's C++ types it: a scalar-typed function's
+// return type; else integers s32 (s64 when a 64-bit operand takes part),
+// floats f32 (f64 when a `double`/`f64` or an unsuffixed literal does),
+// comparisons s32.
+DType returned_scalar_dtype(const Function& fn);
 
 // `print(...)` / `println(...)` as a statement: the call, else null.
 const Call* print_call(const Stmt& s);

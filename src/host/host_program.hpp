@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -45,8 +46,9 @@ struct Stmt {
   // print: `parts` in order (a part with no value is its text);
   // assign: slot `slot` = value; loop: slot `slot` in [0, value) over `body`;
   // branch: `body` when value is true, else `other`; repeat: `body` while
-  // value is true (`while`); launch: kernel `kernel`.
-  enum class Kind { print, assign, loop, branch, repeat, launch } kind = Kind::print;
+  // value is true (`while`); launch: kernel `kernel`; finish: the program
+  // stops (`return`), its result `value` when the function returns a number.
+  enum class Kind { print, assign, loop, branch, repeat, launch, finish } kind = Kind::print;
   struct Part {
     std::string text;
     ExprPtr value;
@@ -64,6 +66,9 @@ struct Program {
   std::vector<std::string> slots;  // the host scalars' names, by slot
   std::vector<bool> slot_is_float;  // a slot keeps its type: what is assigned converts to it
   StmtList body;
+  // The element type of the number the function returns (a rank-0 result,
+  // frontend::ast::returned_scalar); none when it returns none.
+  std::optional<DType> result;
   // Whether the program only launches kernels 0..n-1 in order (a function
   // that is not a host program): callers take their direct path.
   bool launches_only = true;
@@ -84,7 +89,8 @@ struct Hooks {
 
 // Runs `program`; an Error (with the source line) for a division by zero
 // or a host loop (`foreach` or `while`) of more than 2^31 iterations.
-void run(const Program& program, const Hooks& hooks);
+// Returns the number the program returned (Program::result), else none.
+std::optional<Value> run(const Program& program, const Hooks& hooks);
 
 // The text a print part shows for `v` (as the device's printf: %lld, %f).
 std::string value_text(const Value& v);

@@ -34,6 +34,7 @@ class HostLowering {
   Program run() {
     program_.launches_only = false;
     program_.function = fn_.name;
+    if (returned_scalar(fn_)) program_.result = returned_scalar_dtype(fn_);
     scopes_.emplace_back();
     program_.body = statements(*fn_.body);
     return std::move(program_);
@@ -127,8 +128,16 @@ class HostLowering {
         w.body = statements(*n.body);
         scopes_.pop_back();
         out.push_back(std::move(w));
-      } else if constexpr (std::is_same_v<T, Return> || std::is_same_v<T, Sync>) {
-        // `return NAME;` hands back the returned tensor; `sync.global` is stream order.
+      } else if constexpr (std::is_same_v<T, Return>) {
+        // `return NAME;` hands back the returned tensor; a returned number is the program's result.
+        if (!program_.result) return;
+        Stmt f;
+        f.kind = Stmt::Kind::finish;
+        f.line = s.location.line;
+        if (n.value) f.value = expr(*n.value);
+        out.push_back(std::move(f));
+      } else if constexpr (std::is_same_v<T, Sync>) {
+        // `sync.global` is stream order.
       } else {
         fail(s.location, host_statement_problem(s, true) + " is not supported in host code yet");
       }
@@ -324,7 +333,23 @@ class HostLowering {
 
   ExprPtr span(const Member& m, const SourceLocation& at) const {
     const auto& object = std::get<Name>(m.object->node).name;
-    const auto d = static_cast<std::size_t>(std::get<IntegerLiteral>(m.args[0]->node).value);
+    return extent(object, static_cast<std::size_t>(std::get<IntegerLiteral>(m.args[0]->node).value), at);
+  }
+
+  // `|x|`: the product of the extents of tensor argument x.
+  ExprPtr element_count(const Name& object, const SourceLocation& at) const {
+    for (std::size_t i = 0; i < fn_.params.size(); ++i) {
+      if (fn_.params[i].name != object.name || !bound_.args[i].is_tensor) continue;
+      ExprPtr product = constant(Value{false, 1, 0}, at.line);
+      for (std::size_t d = 0; d < bound_.args[i].shape.size(); ++d)
+        product = binary("*", product, extent(object.name, d, at), at.line);
+      return product;
+    }
+    fail(at, "`|" + object.name + "|`: host code takes the element counts of tensor arguments only");
+  }
+
+  // Extent d of tensor argument `object`.
+  ExprPtr extent(const std::string& object, std::size_t d, const SourceLocation& at) const {
     for (std::size_t i = 0; i < fn_.params.size(); ++i) {
       if (fn_.params[i].name != object || !bound_.args[i].is_tensor) continue;
       if (d >= bound_.args[i].shape.size()) fail(at, "`" + object + "` has no dimension " + std::to_string(d));
@@ -379,6 +404,8 @@ class HostLowering {
         return e;
       } else if constexpr (std::is_same_v<T, Member>) {
         return span(n, x.location);
+      } else if constexpr (std::is_same_v<T, ElementCount>) {
+        return element_count(*element_count_of(x), x.location);
       } else {
         fail(x.location, "this expression is not supported in host code yet");
       }

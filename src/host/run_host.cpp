@@ -22,8 +22,14 @@ class Executor {
   }
 
   void run(const StmtList& list) {
-    for (const Stmt& s : list) statement(s);
+    for (const Stmt& s : list) {
+      statement(s);
+      if (finished_) return;
+    }
   }
+
+  // The value of the `return` that stopped the program, if it had one.
+  std::optional<Value> result() const { return result_; }
 
  private:
   [[noreturn]] void fail(int line, const std::string& what) const {
@@ -46,6 +52,7 @@ class Executor {
         for (std::int64_t i = 0; i < n; ++i) {
           store(s.slot, Value{false, i, 0});
           run(s.body);
+          if (finished_) break;
         }
         break;
       }
@@ -54,9 +61,14 @@ class Executor {
         for (std::int64_t i = 0; truth(eval(*s.value)); ++i) {
           if (i == kMaxIterations) fail(s.line, "a host `while` loop of more than 2^31 iterations");
           run(s.body);
+          if (finished_) break;
         }
         break;
       case Stmt::Kind::launch: hooks_.launch(s.kernel, slots_); break;
+      case Stmt::Kind::finish:
+        if (s.value) result_ = eval(*s.value);
+        finished_ = true;
+        break;
     }
   }
 
@@ -149,6 +161,8 @@ class Executor {
   const Program& program_;
   const Hooks& hooks_;
   std::vector<Value> slots_;
+  bool finished_ = false;
+  std::optional<Value> result_;
 };
 
 }  // namespace
@@ -160,6 +174,13 @@ std::string value_text(const Value& v) {
   return buf;
 }
 
-void run(const Program& program, const Hooks& hooks) { Executor(program, hooks).run(program.body); }
+std::optional<Value> run(const Program& program, const Hooks& hooks) {
+  Executor executor(program, hooks);
+  executor.run(program.body);
+  std::optional<Value> result = executor.result();
+  if (program.result && !result)
+    throw Error("`" + program.function + "` ended without returning a value (its result is a number)");
+  return result;
+}
 
 }  // namespace croq::host

@@ -674,40 +674,46 @@ Value ExprLowering::ceil_div(const Expr& e, const Value& a, const Value& b) {
   return out;
 }
 
+// sp(i), t(i): dimension i of a shape, element i of a tuple; `y(i)` of a
+// bounded index: the value i (from the end when negative), bounded as `y`.
+// None for other values.
+std::optional<Value> ExprLowering::pick(const Expr& e, const Call& n, const Value& whole, const std::string& name) {
+  if ((whole.kind == Value::Kind::shape || whole.kind == Value::Kind::tuple) && n.args.size() == 1) {
+    const std::int64_t i = const_int(*n.args[0], sema::what::element_index);
+    const std::size_t size = whole.kind == Value::Kind::shape ? whole.dims.size() : whole.elements.size();
+    if (sema::Verdict broken = sema::element_of_index(name, static_cast<std::int64_t>(size), i))
+      fail(n.args[0]->location, *broken);
+    if (whole.kind == Value::Kind::tuple) return whole.elements[static_cast<std::size_t>(i)];
+    return tuple_of_extents(whole).elements[static_cast<std::size_t>(i)];
+  }
+  if (whole.kind != Value::Kind::index) return std::nullopt;
+  const std::int64_t i = n.args.size() == 1 ? const_int(*n.args[0], sema::what::bounded_index_value) : -1;
+  if (n.args.size() != 1) fail(e.location, "`" + name + "(i)` takes one value of the index");
+  if (whole.count <= 0) fail(e.location, "`" + source_text(e) + "` needs the bound of `" + name + "` at compile time");
+  if (sema::Verdict broken = sema::index_value(name, whole.count, i)) fail(n.args[0]->location, *broken);
+  Value out = whole;
+  const std::int64_t value = i < 0 ? whole.count + i : i;
+  out.expr = ir::int_const(value);
+  out.constant = value;
+  out.multiple = value == 0 ? 0 : value;
+  return out;
+}
+
 Value ExprLowering::call(const Expr& e, const Call& n) {
   const auto* callee = std::get_if<Name>(&n.callee->node);
   if (const Function* f = callee && n.with_call_keyword ? program_.find_co_device_function(callee->name) : nullptr)
     return inline_call(e.location, *f, n.args, true);
   if (facts_.device_calls.count(&n)) return cxx_call(e.location, &n, n.template_args, n.args);
-  // sp(i), t(i): dimension i of a shape, element i of a tuple.
-  if (const Value* whole = callee ? lookup(callee->name) : nullptr;
-      whole && (whole->kind == Value::Kind::shape || whole->kind == Value::Kind::tuple) && n.args.size() == 1) {
-    const std::int64_t i = const_int(*n.args[0], sema::what::element_index);
-    Value shape = *whole;
-    const std::size_t size = shape.kind == Value::Kind::shape ? shape.dims.size() : shape.elements.size();
-    if (sema::Verdict broken = sema::element_of_index(callee->name, static_cast<std::int64_t>(size), i))
-      fail(n.args[0]->location, *broken);
-    if (shape.kind == Value::Kind::tuple) return shape.elements[static_cast<std::size_t>(i)];
-    return tuple_of_extents(shape).elements[static_cast<std::size_t>(i)];
-  }
+  if (const Value* whole = callee ? lookup(callee->name) : nullptr)
+    if (std::optional<Value> picked = pick(e, n, *whole, callee->name)) return *picked;
+  // `index(1)(-2)`: a value picked from what a pick gave.
+  if (std::holds_alternative<Call>(n.callee->node))
+    if (std::optional<Value> picked = pick(e, n, expr(*n.callee), source_text(*n.callee))) return *picked;
   if (callee && callee->name == "cdiv" && n.args.size() == 2) {
     Value a = expr(*n.args[0]), b = expr(*n.args[1]);
     const auto whole = [](const Value& v) { return v.kind == Value::Kind::shape || v.kind == Value::Kind::tuple; };
     if (whole(a)) return whole_arithmetic(e, BinaryOp::div, *n.args[0], *n.args[1], a, b, true);  // dim by dim
     return ceil_div(e, require_scalar(a, *n.args[0]), require_scalar(b, *n.args[1]));
-  }
-  // `y(i)` of a bounded index: the value i (from the end when negative), bounded as `y`.
-  if (const Value* index = callee ? lookup(callee->name) : nullptr; index && index->kind == Value::Kind::index) {
-    const std::int64_t i = n.args.size() == 1 ? const_int(*n.args[0], sema::what::bounded_index_value) : -1;
-    if (n.args.size() != 1) fail(e.location, "`" + callee->name + "(i)` takes one value of the index");
-    if (index->count <= 0) fail(e.location, "`" + source_text(e) + "` needs the bound of `" + callee->name + "` at compile time");
-    if (sema::Verdict broken = sema::index_value(callee->name, index->count, i)) fail(n.args[0]->location, *broken);
-    Value out = *index;
-    const std::int64_t value = i < 0 ? index->count + i : i;
-    out.expr = ir::int_const(value);
-    out.constant = value;
-    out.multiple = value == 0 ? 0 : value;
-    return out;
   }
   if (!callee) unchecked(e.location, "a call of what is no name");
   if (callee->name == "select" && !lookup("select")) return select_call(e, n);

@@ -464,6 +464,8 @@ class ExprLowering : public LoweringContext {
   Value update(const Expr& e, const Value& v, bool up, bool post);  // `x++` inside an expression
   Value select_call(const Expr& e, const Call& c);                 // lower_select.cpp
   Value call(const Expr& e, const Call& c);
+  // `t(i)` of a shape, tuple or bounded index `whole` that `name` writes.
+  std::optional<Value> pick(const Expr& e, const Call& c, const Value& whole, const std::string& name);
   // `call f(args)` of a __co_device__ function (lower_call.cpp): its body
   // where the call stands; the value it returns when `want_value`.
   Value inline_call(const SourceLocation& at, const Function& callee, const ExprList& args, bool want_value);

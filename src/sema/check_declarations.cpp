@@ -13,6 +13,15 @@
 namespace croq::sema::detail {
 
 namespace {
+// A shape of `rank` extents known once the kernel is specialized.
+Type unknown_shape(std::size_t rank) {
+  Type sp;
+  sp.kind = Kind::shape;
+  sp.rank = static_cast<int>(rank);
+  sp.elements.assign(rank, Type{Kind::scalar});
+  for (Type& e : sp.elements) e.known = Known::at_specialization;
+  return sp;
+}
 
 bool is_shape_list(const Expr& e) { return std::holds_alternative<ShapeList>(e.node); }
 
@@ -133,6 +142,13 @@ void StatementChecker::named_value_declaration(const Declaration& d) {
     Type v;
     try {
       v = c_.expressions.expr(init);
+    } catch (const Abort&) {
+      cx_.deriving_shape_ = false;
+      // The name stays a shape of its rank (`b : [e + 1, 7]` with a dim
+      // libcroqjit cannot take), so its uses (`b(0)`) report nothing more.
+      if (const auto* list = shape ? std::get_if<ShapeList>(&init.node) : nullptr)
+        define(decl.name, unknown_shape(list->dims.size()), Origin::declaration, decl.location);
+      throw;
     } catch (...) {
       cx_.deriving_shape_ = false;
       throw;
@@ -166,14 +182,8 @@ void StatementChecker::named_value_declaration(const Declaration& d) {
           fail(Rule::extent_positive, init.location,
                "extent " + std::to_string(i) + " of `" + decl.name + "` is " + std::to_string(v.elements[i].value) +
                    "; a shape's extents are positive");
-    if (v.kind == Kind::tensor || v.kind == Kind::future) {  // `same : x` names x's shape
-      Type sp;
-      sp.kind = Kind::shape;
-      sp.rank = v.rank;
-      sp.elements.assign(static_cast<std::size_t>(v.rank), Type{Kind::scalar});
-      for (Type& e : sp.elements) e.known = Known::at_specialization;
-      v = sp;
-    }
+    if (v.kind == Kind::tensor || v.kind == Kind::future)  // `same : x` names x's shape
+      v = unknown_shape(static_cast<std::size_t>(v.rank));
     define(decl.name, v, Origin::declaration, decl.location);
   }
 }

@@ -404,6 +404,13 @@ Type ExpressionChecker::call(const Expr& e, const Call& c) {
       sym && (sym->type.kind == Kind::shape || sym->type.kind == Kind::tuple))
     return element_of(e, c, sym->type);
   if (callee && callee->name == "select") return select(e, c);
+  // `index(1)(-2)`: element 1 of a tuple of indices, then value -2 of that index.
+  if (std::holds_alternative<Call>(c.callee->node)) {
+    const Type picked = expr(*c.callee);
+    require_ok(picked);
+    if (picked.kind == Kind::shape || picked.kind == Kind::tuple) return element_of(e, c, picked);
+    if (picked.kind == Kind::index) return bounded_value(e, c, picked);
+  }
   if (const Symbol* index = callee ? lookup(callee->name) : nullptr; index && index->type.kind == Kind::index)
     return bounded_value(e, c, index->type);
   // print!/println! print while compiling (a note); their arguments are checked as a print's.

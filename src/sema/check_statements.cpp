@@ -704,7 +704,10 @@ void StatementChecker::return_statement(const Stmt& s, const Return& r) {
   if (!r.value) return;
   const auto* n = std::get_if<Name>(&r.value->node);
   const bool rank_only = is_rank_only(cx_.fn_.return_type);
-  if ((!n || !cx_.has_output_ || n->name != cx_.out_.returned) && (cx_.fn_.return_type.kind == TypeKind::auto_ || rank_only)) {
+  const TypeRef& type = cx_.fn_.return_type;
+  const bool scalar_typed = type.kind == TypeKind::int_ || (type.kind == TypeKind::element && !type.has_shape && !type.rank);
+  if ((!n || !cx_.has_output_ || n->name != cx_.out_.returned) &&
+      (type.kind == TypeKind::auto_ || rank_only || scalar_typed)) {
     // Croqtile returns values and tensors to the host from `auto` functions
     // (and tensors from rank-only ones).
     cx_.placeholder_operand_ = true;  // an unfilled placeholder is reported as returned, below
@@ -726,7 +729,8 @@ void StatementChecker::return_statement(const Stmt& s, const Return& r) {
            v.kind == Kind::future ? "return the tile: copy it into a tensor declared at function scope and return that"
                                   : "",
            notes_of(v));
-    if ((!rank_only && v.kind == Kind::scalar) || (v.kind == Kind::tensor && v.buffer))
+    if (!rank_only && v.kind == Kind::scalar) return returned_number(*r.value);
+    if (v.kind == Kind::tensor && v.buffer)
       fail(Rule::unsupported_return, r.value->location,
            "returning `" + text(*r.value) + "` is not supported yet by libcroqjit",
            "return a tensor declared at function scope, e.g. `s32 [x.span] out; ... return out;`", notes_of(v));
@@ -745,6 +749,27 @@ void StatementChecker::return_statement(const Stmt& s, const Return& r) {
     fail(Rule::return_value, r.value->location, "only a tensor declared in the function can be returned",
          "declare it in the function body, e.g. `" + std::string(dtype_name(cx_.output_dtype_)) + " [...] " + n->name + ";`",
          notes_of(v));
+}
+
+// `return x + 1;`: the host program computes the number (src/host) and the
+// call returns it (frontend::ast::returned_scalar).
+void StatementChecker::returned_number(const Expr& value) {
+  if (const TypeRef* tensor = returned_tensor_type(cx_.fn_))
+    fail(Rule::return_value, value.location,
+         "`" + cx_.fn_.name + "` returns the tensor `" + returned_name(cx_.fn_) + "` and the number `" + text(value) +
+             "`; a function returns one or the other",
+         "return the number in a tensor: store it with `" + returned_name(cx_.fn_) + ".at(...) = " + text(value) + ";`",
+         {"the returned tensor's type is at " + std::to_string(tensor->location.line) + ":" +
+          std::to_string(tensor->location.column)});
+  const std::string what = "returning `" + text(value) + "` is not supported yet by libcroqjit";
+  if (!is_host_expression(value))
+    limitation(Rule::unsupported_return, value.location, what + ": the host computes a returned number from numbers, "
+               "scalars, arguments and dims, and this value is read on the device",
+               "store the value into a tensor declared at function scope and return that");
+  else if (!host_program_)
+    limitation(Rule::unsupported_return, value.location, what + ": the host computes a returned number, and `" +
+               cx_.fn_.name + "` has statements outside its parallel statements that only a kernel runs",
+               "move the device work into a `parallel` statement");
 }
 
 // `y(start:end:stride)`: y from start below #y + end, stepping stride.

@@ -458,6 +458,7 @@ class StatementChecker : public Part {
   void unbounded_foreach_index(const frontend::ast::Identifier& id);
   Type index_tuple(const Identifier& name, const std::vector<Count>& bounds);
   void return_statement(const Stmt& s, const Return& r);
+  void returned_number(const Expr& value);
   void call_statement(const Stmt& s, const CallStatement& c);
   void sync_statement(const Stmt& s, const Sync& y);
   void asm_statement(const Stmt& s, const Asm& a);

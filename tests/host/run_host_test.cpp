@@ -3,6 +3,7 @@
 // and the errors of host arithmetic at their line.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,41 @@ TEST(RunHost, LaunchesInOrderWithEachIterationsScalars) {
   const std::vector<std::string> want = {"launch 0 0 0.000000", "launch 0 1 0.000000", "launch 0 2 0.500000",
                                          "launch 1 2 1.500000", "total = 1.500000\n"};
   EXPECT_EQ(r.events, want);
+}
+
+// for i in [10]: launch 0; finish with i * 2 when i == 2: the loop stops,
+// later statements do not run, and run() gives the finished value.
+TEST(RunHost, FinishStopsTheProgramWithItsValue) {
+  Program p;
+  p.function = "first";
+  p.slots = {"i"};
+  p.slot_is_float = {false};
+  p.result = DType::s32;
+  Stmt loop;
+  loop.kind = Stmt::Kind::loop;
+  loop.slot = 0;
+  loop.value = constant(10);
+  loop.body.push_back(launch(0));
+  Stmt stop;
+  stop.kind = Stmt::Kind::finish;
+  stop.value = op(Expr::Kind::binary, "*", {slot(0), constant(2)});
+  Stmt branch;
+  branch.kind = Stmt::Kind::branch;
+  branch.value = op(Expr::Kind::binary, "==", {slot(0), constant(2)});
+  branch.body.push_back(stop);
+  loop.body.push_back(branch);
+  p.body.push_back(loop);
+  p.body.push_back(launch(1));
+  Recorded r;
+  const std::optional<Value> v = run(p, recording(r));
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->i, 4);
+  const std::vector<std::string> want = {"launch 0 0", "launch 0 1", "launch 0 2"};
+  EXPECT_EQ(r.events, want);
+  // A program with a result that ends without returning one is an error.
+  p.body.pop_back();
+  p.body.front().value = constant(2);
+  EXPECT_THROW(run(p, recording(r)), Error);
 }
 
 TEST(RunHost, HostArithmeticFaultsNameTheFunctionAndLine) {

@@ -39,4 +39,22 @@ TEST(RunHostProgram, HostLoopAroundAKernelPrintsEachIteration) {
   EXPECT_EQ(r.out.rfind("step 0\nstep 1\nstep 2\n", 0), 0u) << r.out;
 }
 
+// A returned number prints as the run's result: its type and value.
+TEST(RunHostProgram, ReturnedNumberIsTheResult) {
+  croq::test::TempDir dir;
+  auto r = run_file(dir,
+                    "__co__ auto counted(s32 [N] a) {\n"
+                    "  mutable int total = 0;\n"
+                    "  foreach i in [3] {\n"
+                    "    parallel p by N\n"
+                    "      a.at(p) = a.at(p) + i;\n"
+                    "    total += i;\n"
+                    "  }\n"
+                    "  return total * 0.5f;\n"
+                    "}\n",
+                    {"--random", "1", "--shape", "N=16"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("result: f32 1.5\n"), std::string::npos) << r.out;
+}
+
 }  // namespace

@@ -55,6 +55,34 @@ def test_an_out_of_bounds_read_is_an_interpret_error_with_its_line(np):
     assert caught.value.line == 4
 
 
+COUNTED = """__co__ auto counted(f32 [N] a, int rounds) {
+  mutable int total = 0;
+  foreach i in [rounds] {
+    parallel p by N : block
+      a.at(p) = a.at(p) + i;
+    total += i * N;
+  }
+  return total + 1;
+}
+"""
+
+HALVED = """__co__ auto halved(float s) {
+  return s * 0.5f;
+}
+"""
+
+
+def test_a_returned_number_is_a_python_number(np):
+    k = croqjit.compile(COUNTED, interpret=True, arch="sm_90a")
+    assert k.returns_tensor
+    a = np.zeros(6, dtype=np.float32)
+    r = k(a, 3)
+    assert type(r) is int and r == 6 * 3 + 1
+    assert np.array_equal(a, np.full(6, 3.0, dtype=np.float32))
+    h = croqjit.compile(HALVED, interpret=True, arch="sm_90a")(3.0)
+    assert type(h) is float and h == 1.5
+
+
 def test_interpret_must_be_a_bool():
     with pytest.raises(croqjit.ArgumentError, match="interpret must be a bool, got int"):
         croqjit.compile(ADD, interpret=1)

@@ -253,6 +253,19 @@ TEST(Limitations, AMultiplyOfAnUnsupportedOperandStillWritesItsAccumulator) {
   EXPECT_EQ(limitation_rules(source), (std::vector<std::string>{"unsupported-mma-form @7"}));
 }
 
+// A shape with a dim computed at run time is that limitation alone: the
+// name stays a shape of its rank, so `b(1)` and `b` as a shape report
+// nothing more (no unsupported-call).
+TEST(Limitations, AShapeOfARunTimeDimStaysAShape) {
+  const std::string source = "__co__ void f(f32 [8] a, int e) {\n"
+                             "  b : [e + 1, 7];\n"
+                             "  c : [b(1), 2];\n"
+                             "  parallel p by 1 : block\n"
+                             "    a.at(0) = b(0) + c(0);\n"
+                             "}\n";
+  EXPECT_EQ(limitation_rules(source), (std::vector<std::string>{"unsupported-runtime-value @2"}));
+}
+
 // A real error still fails the check, and carries the limitations as warnings.
 TEST(Limitations, ComeWithTheErrorsOfTheSameCheck) {
   auto program = frontend::parse_program(fn("  parallel p by 1 { shared event e; g = e; }\n  u = zz;\n"), {});

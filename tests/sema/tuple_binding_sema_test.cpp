@@ -2,6 +2,7 @@
 // sema: the kernel the interpret and GPU tests run
 // (tests/common/tuple_binding_kernel.hpp) and each use on its own; a tuple
 // bound again in an inner scope is recorded for lowering.
+#include "common/index_pick_kernel.hpp"
 #include "common/tuple_binding_kernel.hpp"
 #include "sema_test_util.hpp"
 
@@ -30,6 +31,11 @@ TEST(TupleBinding, EachUsePasses) {
   expect_clean(fn("  t = {4, n, 6};\n  u = t {(2), (1), 3};\n  parallel p by 1 : block\n    a.at(u(0), u(2)) = u(1);\n"));
   // The whole tuple of an index in `.at`.
   expect_clean(blk("    at = {bm, bn};\n    a.at(at) = 1;\n"));
+}
+
+// A pick of a pick: `index(1)` is the index `y`, `index(1)(-1)` its last value.
+TEST(TupleBinding, PickOfAPickPasses) {
+  expect_clean(croq::test::kIndexPickKernel);
 }
 
 // `t = {...};` inside a level over an outer `t = {...};` binds a new `t` there.
