@@ -448,7 +448,7 @@ void LoweringContext::fill_initial(int id, const sema::Buffer& declared, const S
                        thread_level_threads_ != kernel_.block_threads || !group_levels_.empty()))
     fail(where, "an initial value of a shared tensor declared in a thread level that does not run every thread of the "
                 "block here is not supported yet by libcroqjit",
-         "declare `" + b.name + "` at block level, or store the value in the level");
+         "move the declaration before the level's branches, or fill the tile with stores");
   if (shared && scope_ != Scope::block && !thread_level) unchecked(where, sema::Rule::unsupported_expression);
   // One loop over the elements of every slot: coordinates from the flat index.
   std::int64_t elements = 1;

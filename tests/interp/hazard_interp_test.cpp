@@ -147,7 +147,9 @@ __co__ s32 [32, 64] matmul(s32 [32, 64] lhs, s32 [64, 64] rhs) {
                            ir::If guarded;
                            guarded.condition =
                                ir::less(ir::special("threadIdx.x"), ir::int_const(128, ir::Type{ir::Type::Kind::u32, croq::DType::u32}));
-                           guarded.then_branch = std::move(s);
+                           ir::StmtList body;  // a branch body is a statement list
+                           body.push_back(std::move(s));
+                           guarded.then_branch = ir::make_stmt(ir::Seq{std::move(body), false});
                            s = ir::make_stmt(std::move(guarded));
                            done = true;
                          }

@@ -37,7 +37,9 @@ TEST(InterpretHazards, LanesOfAWarpDisagreeOnATrigger) {
                   const ir::Type u32{ir::Type::Kind::u32, croq::DType::u32};
                   half_the_lanes.condition =
                       ir::less(ir::binary("%", ir::special("threadIdx.x"), ir::int_const(32, u32)), ir::int_const(16, u32));
-                  half_the_lanes.then_branch = std::move(s);
+                  ir::StmtList body;  // a branch body is a statement list
+                  body.push_back(std::move(s));
+                  half_the_lanes.then_branch = ir::make_stmt(ir::Seq{std::move(body), false});
                   s = ir::make_stmt(std::move(half_the_lanes));
                   done = true;
                 }
