@@ -284,6 +284,34 @@ void Executor::mma_store(Thread& t, const ir::MmaStore& m, const ir::Stmt& s) {
   });
 }
 
+// The warp's accumulator registers read from the tile at `source` (the
+// inverse of mma_store): elements past rows or cols read 0.
+void Executor::mma_load(Thread& t, const ir::MmaLoad& m, const ir::Stmt& s) {
+  const ir::Accumulator& acc = kernel().accumulators[static_cast<std::size_t>(m.accumulator)];
+  const Value source = eval(t, m.source);
+  const DType dtype = m.source->type.dtype;
+  const std::int64_t leading = as_int(m.leading->type, eval(t, m.leading));
+  const std::int64_t rows = m.rows ? as_int(m.rows->type, eval(t, m.rows)) : INT64_MAX;
+  const std::int64_t cols = m.cols ? as_int(m.cols->type, eval(t, m.cols)) : INT64_MAX;
+  const Group g = group_of(acc, t.tid);
+  gather(t, g.key, g.first, g.size, &s, [=, this, &t, &acc, &m] {
+    if (source.storage == nullptr) fault(t.line, "internal error: mma.load from a non-pointer");
+    const std::size_t size = dtype_size(dtype);
+    for_registers(*this, *t.block, acc, g.first, g.size, [&](Thread& th, std::int64_t i, std::int64_t r, std::int64_t c) {
+      auto* regs = reinterpret_cast<float*>(accumulator_registers(th, m.accumulator, 0).data);
+      regs[i] = 0;
+      if (r >= rows || c >= cols || r >= acc.rows || c >= acc.n) return;
+      const std::int64_t offset = source.i + (r * leading + c) * static_cast<std::int64_t>(size);
+      if (offset < 0 || static_cast<std::size_t>(offset) + size > source.storage->bytes)
+        fault(t.line, "out-of-bounds mma.load from `" + shown_name(source.storage->name) + "` at row " + std::to_string(r) +
+                          ", column " + std::to_string(c));
+      if (source.storage->space == ir::Space::shared)
+        check_shared_read(t, source.storage, static_cast<std::size_t>(offset), static_cast<std::size_t>(offset) + size);
+      regs[i] = static_cast<float>(rounded(acc.dtype, load_double(dtype, source.storage->data + offset)));
+    });
+  });
+}
+
 // acc += partial * scale_a[row * stride] * scale_b over this thread's
 // registers (rows past scale_a_rows add nothing), as the prelude's
 // scale_accum: per thread, once its warpgroup's multiplies are done.
