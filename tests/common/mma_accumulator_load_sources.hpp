@@ -4,9 +4,17 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 namespace croq::test {
+
+// An element as a double: integers exactly, f16 and the like through float.
+template <typename T>
+double element_value(T v) {
+  if constexpr (std::is_integral_v<T>) return static_cast<double>(v);
+  else return static_cast<double>(static_cast<float>(v));
+}
 
 // before + lhs * rhs^T in double, element (i, j) at i * n + j: lhs [m, k]
 // and rhs [n, k] (or [k, n] with rhs_k_by_n), any element types that convert
@@ -17,10 +25,9 @@ std::vector<double> accumulated_product(const A* lhs, const B* rhs, const C* bef
   std::vector<double> want(m * n);
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t j = 0; j < n; ++j) {
-      double sum = before ? static_cast<double>(static_cast<float>(before[i * n + j])) : 0.0;
+      double sum = before ? element_value(before[i * n + j]) : 0.0;
       for (std::size_t x = 0; x < k; ++x)
-        sum += static_cast<double>(static_cast<float>(lhs[i * k + x])) *
-               static_cast<double>(static_cast<float>(rhs_k_by_n ? rhs[x * n + j] : rhs[j * k + x]));
+        sum += element_value(lhs[i * k + x]) * element_value(rhs_k_by_n ? rhs[x * n + j] : rhs[j * k + x]);
       want[i * n + j] = sum;
     }
   return want;

@@ -41,7 +41,7 @@ TEST(InterpretAccumulatorLoad, IntegerAccumulatorsStartFromAnS32TileExactly) {
   auto out = croq::make_spandata<croq::s32>(m, n);
   lhs.fill_random(-128, 127, 21);
   rhs.fill_random(-128, 127, 22);
-  out.fill_random(-100000, 100000, 23);
+  out.fill_random(-1000000000, 1000000000, 23);  // past f32's exact integers: s32 registers
   const std::vector<croq::s32> before(out.data(), out.data() + m * n);
   k(lhs.view(), rhs.view(), out.view());
   const std::vector<double> want = accumulated_product(lhs.data(), rhs.data(), before.data(), m, n, kk);
