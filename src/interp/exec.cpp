@@ -92,6 +92,8 @@ void Executor::exec(Thread& t, const ir::Stmt& s) {
           mma_wait(t, n);
         } else if constexpr (std::is_same_v<T, ir::MmaStore>) {
           mma_store(t, n, s);
+        } else if constexpr (std::is_same_v<T, ir::MmaLoad>) {
+          mma_load(t, n, s);
         } else if constexpr (std::is_same_v<T, ir::MmaScale>) {
           mma_scale(t, n, s);
         } else if constexpr (std::is_same_v<T, ir::WarpgroupRegion>) {

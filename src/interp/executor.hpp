@@ -100,6 +100,7 @@ class Executor {
   void mma_fill(Thread& t, const ir::MmaFill& f, const ir::Stmt& s);
   void mma(Thread& t, const ir::Mma& m, const ir::Stmt& s);
   void mma_store(Thread& t, const ir::MmaStore& m, const ir::Stmt& s);
+  void mma_load(Thread& t, const ir::MmaLoad& m, const ir::Stmt& s);
   void mma_wait(Thread& t, const ir::MmaWait& w);
   // Faults unless threads [first, first + size) hold `values` in the local tile.
   void same_local_tile(Thread& me, std::int64_t first, std::int64_t size, const ir::Tile& tile,

@@ -37,6 +37,18 @@ double rounded(DType t, double v) {
   return load_double(t, bytes);
 }
 
+// An accumulator's registers hold f32 (f32 and f16 accumulators) or s32,
+// as the device's do: s32 sums stay exact past 2^24.
+DType register_type(const ir::Accumulator& acc) { return acc.dtype == DType::s32 ? DType::s32 : DType::f32; }
+
+double read_register(const ir::Accumulator& acc, const Storage& s, std::int64_t i) {
+  return load_double(register_type(acc), s.data + static_cast<std::size_t>(i) * 4);
+}
+
+void write_register(const ir::Accumulator& acc, Storage& s, std::int64_t i, double v) {
+  store_double(register_type(acc), s.data + static_cast<std::size_t>(i) * 4, rounded(acc.dtype, v));
+}
+
 }  // namespace
 
 Storage& Executor::accumulator_registers(Thread& t, int accumulator, std::int64_t index) {
@@ -102,14 +114,14 @@ void Executor::mma_fill(Thread& t, const ir::MmaFill& f, const ir::Stmt& s) {
     const std::int64_t from = f.op.empty() ? 0 : index, to = f.op.empty() ? count : index + 1;
     for (std::int64_t k = from; k < to; ++k)
       for_registers(*this, *block, acc, g.first, g.size, [&](Thread& th, std::int64_t i, std::int64_t, std::int64_t) {
-        auto* regs = reinterpret_cast<float*>(accumulator_registers(th, id, k).data);
-        double v = regs[i];
+        Storage& regs = accumulator_registers(th, id, k);
+        double v = read_register(acc, regs, i);
         if (op == "=") v = value;
         else if (op == "+=") v += value;
         else if (op == "-=") v -= value;
         else if (op == "*=") v *= value;
         else if (op == "/=") v /= value;
-        regs[i] = static_cast<float>(rounded(acc.dtype, v));
+        write_register(acc, regs, i, v);
       });
   });
 }
@@ -178,12 +190,12 @@ void Executor::mma(Thread& t, const ir::Mma& m, const ir::Stmt& s) {
     const bool tf32 = m.input == DType::tf32;
     auto in = [&](double v) { return tf32 ? rounded(DType::tf32, v) : v; };
     for_registers(*this, *t.block, acc, g.first, g.size, [&](Thread& th, std::int64_t i, std::int64_t r, std::int64_t c) {
-      auto* regs = reinterpret_cast<float*>(accumulator_registers(th, m.accumulator, index).data);
+      Storage& regs = accumulator_registers(th, m.accumulator, index);
       double sum = 0;
       for (std::int64_t x = 0; x < k; ++x)
         sum += in(a[static_cast<std::size_t>(r * k + x)]) *
                in(m.b_n_major ? b[static_cast<std::size_t>(x * n + c)] : b[static_cast<std::size_t>(c * k + x)]);
-      regs[i] = static_cast<float>(rounded(acc.dtype, regs[i] + sum));
+      write_register(acc, regs, i, read_register(acc, regs, i) + sum);
     });
     if (m.instruction == ir::MmaInstruction::wgmma) me.block->mma_groups[g.first / 128].push_back(std::move(group));
   });
@@ -278,8 +290,35 @@ void Executor::mma_store(Thread& t, const ir::MmaStore& m, const ir::Stmt& s) {
         check_shared_write(t, dest.storage, static_cast<std::size_t>(offset), static_cast<std::size_t>(offset) + size);
         race_forget(dest.storage, static_cast<std::size_t>(offset), static_cast<std::size_t>(offset) + size);
       }
-      const auto* regs = reinterpret_cast<const float*>(accumulator_registers(th, m.accumulator, index).data);
-      store_double(dtype, dest.storage->data + offset, regs[i]);
+      store_double(dtype, dest.storage->data + offset, read_register(acc, accumulator_registers(th, m.accumulator, index), i));
+    });
+  });
+}
+
+// The warp's accumulator registers read from the tile at `source` (the
+// inverse of mma_store): elements past rows or cols read 0.
+void Executor::mma_load(Thread& t, const ir::MmaLoad& m, const ir::Stmt& s) {
+  const ir::Accumulator& acc = kernel().accumulators[static_cast<std::size_t>(m.accumulator)];
+  const Value source = eval(t, m.source);
+  const DType dtype = m.source->type.dtype;
+  const std::int64_t leading = as_int(m.leading->type, eval(t, m.leading));
+  const std::int64_t rows = m.rows ? as_int(m.rows->type, eval(t, m.rows)) : INT64_MAX;
+  const std::int64_t cols = m.cols ? as_int(m.cols->type, eval(t, m.cols)) : INT64_MAX;
+  const Group g = group_of(acc, t.tid);
+  gather(t, g.key, g.first, g.size, &s, [=, this, &t, &acc, &m] {
+    if (source.storage == nullptr) fault(t.line, "internal error: mma.load from a non-pointer");
+    const std::size_t size = dtype_size(dtype);
+    for_registers(*this, *t.block, acc, g.first, g.size, [&](Thread& th, std::int64_t i, std::int64_t r, std::int64_t c) {
+      Storage& regs = accumulator_registers(th, m.accumulator, 0);
+      write_register(acc, regs, i, 0);
+      if (r >= rows || c >= cols || r >= acc.rows || c >= acc.n) return;
+      const std::int64_t offset = source.i + (r * leading + c) * static_cast<std::int64_t>(size);
+      if (offset < 0 || static_cast<std::size_t>(offset) + size > source.storage->bytes)
+        fault(t.line, "out-of-bounds mma.load from `" + shown_name(source.storage->name) + "` at row " + std::to_string(r) +
+                          ", column " + std::to_string(c));
+      if (source.storage->space == ir::Space::shared)
+        check_shared_read(t, source.storage, static_cast<std::size_t>(offset), static_cast<std::size_t>(offset) + size);
+      write_register(acc, regs, i, load_double(dtype, source.storage->data + offset));
     });
   });
 }

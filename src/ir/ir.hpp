@@ -499,6 +499,18 @@ struct MmaStore {
   bool transpose = false;  // mma.store.transp: element (r, c) goes to (c, r) (warp accumulators)
   int swizzle = 0;  // a shared destination laid out with this swizzle span (bytes; 0: plain rows)
 };
+// `mc = mma.load tile;` as an accumulator's initial value: each element of
+// a warp accumulator (the inverse of MmaStore, every lane its own fragment's
+// elements) read from the rows x cols tile at `source`, converted to the
+// accumulator's type; elements past `rows` or `cols` (a tail of global
+// memory; null: none) read 0.
+struct MmaLoad {
+  int accumulator = -1;
+  ExprRef source;
+  ExprRef leading;  // elements per row of the source buffer
+  Space space = Space::shared;
+  ExprRef rows, cols;
+};
 // A point where WGMMA groups must be complete: every group, or (buffers
 // named) those that write or read these register buffers (accumulators'
 // registers, fragments) or read these shared buffers (about to be
@@ -535,7 +547,7 @@ struct Stmt {
   SourcePos where;
   std::variant<Seq, Let, Assign, Eval, For, If, While, Jump, LineMark, Comment, Trap, Region, Barrier, Fence, InlineAsm, Print, CopyTiles,
                AllocShared, DeclareLocal, DeclarePointer, DeclareEvent, BarrierPrologue, Arrive, WaitEvent, TmaLoad, TmaStore,
-               FenceProxyAsync, BulkStoreWait, MmaFill, Mma, MmaWait, MmaStore, MmaCommit, MmaScale, SetMaxNReg, WarpgroupRegion>
+               FenceProxyAsync, BulkStoreWait, MmaFill, Mma, MmaWait, MmaStore, MmaLoad, MmaCommit, MmaScale, SetMaxNReg, WarpgroupRegion>
       node;
 };
 

@@ -272,7 +272,7 @@ const std::map<std::string_view, Parser::StatementReader>& Parser::statement_rea
       {"mma.fill", &Parser::mma_fill},  {"mma", &Parser::mma},
       {"wgmma", &Parser::mma},          {"mma.sync", &Parser::mma},
       {"mma.sync.gather", &Parser::mma}, {"mma.wait", &Parser::mma_wait},
-      {"mma.store", &Parser::mma_store}, {"mma.complete", &Parser::mma_complete},
+      {"mma.store", &Parser::mma_store}, {"mma.load", &Parser::mma_load}, {"mma.complete", &Parser::mma_complete},
       {"mma.scale", &Parser::mma_scale}, {"setmaxnreg", &Parser::set_max_nreg},
       {"warpgroups", &Parser::warpgroups},
   };

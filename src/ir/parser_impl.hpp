@@ -111,6 +111,7 @@ class Parser {
   StmtPtr mma(LineReader& r, int depth);
   StmtPtr mma_wait(LineReader& r, int depth);
   StmtPtr mma_store(LineReader& r, int depth);
+  StmtPtr mma_load(LineReader& r, int depth);
   StmtPtr mma_complete(LineReader& r, int depth);
   StmtPtr mma_scale(LineReader& r, int depth);
   StmtPtr set_max_nreg(LineReader& r, int depth);

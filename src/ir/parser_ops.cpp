@@ -329,10 +329,12 @@ StmtPtr Parser::mma_wait(LineReader& r, int) {
   return finish(r, std::move(n));
 }
 
-StmtPtr Parser::mma_store(LineReader& r, int) {
-  MmaStore n;
-  r.read("mma.store ", AccumulatorField{n.accumulator}, " -> ", n.destination);
-  r.attributes();
+namespace {
+
+// The attributes of an mma.store's destination or an mma.load's source
+// tile: leading, space (default shared), rows, cols.
+template <typename Node>
+void take_tile_attributes(LineReader& r, Node& n) {
   n.leading = r.take_expr("leading");
   if (auto space = r.take_word("space")) {
     auto s = parse_space(*space);
@@ -341,9 +343,26 @@ StmtPtr Parser::mma_store(LineReader& r, int) {
   }
   n.rows = r.take_expr("rows");
   n.cols = r.take_expr("cols");
+}
+
+}  // namespace
+
+StmtPtr Parser::mma_store(LineReader& r, int) {
+  MmaStore n;
+  r.read("mma.store ", AccumulatorField{n.accumulator}, " -> ", n.destination);
+  r.attributes();
+  take_tile_attributes(r, n);
   n.index = r.take_expr("index");
   n.transpose = r.take_flag("transpose");
   n.swizzle = static_cast<int>(r.take_int("swizzle", 0));
+  return finish(r, std::move(n));
+}
+
+StmtPtr Parser::mma_load(LineReader& r, int) {
+  MmaLoad n;
+  r.read("mma.load ", AccumulatorField{n.accumulator}, " <- ", n.source);
+  r.attributes();
+  take_tile_attributes(r, n);
   return finish(r, std::move(n));
 }
 

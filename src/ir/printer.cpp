@@ -359,16 +359,26 @@ class Printer {
     a.flag("pinned", n.pinned);
     line("mma.wait pending " + std::to_string(n.pending), a);
   }
-  void node(const Stmt& s, const MmaStore& n) {
-    Attrs a = attrs_of(s);
+  // An mma.store's destination or an mma.load's source tile (the parser's take_tile_attributes).
+  template <typename Node>
+  void tile_attrs(Attrs& a, const Node& n) {
     expr_attr(a, "leading", n.leading);
     if (n.space != Space::shared) a.add("space", text::space_name(n.space));
     expr_attr(a, "rows", n.rows);
     expr_attr(a, "cols", n.cols);
+  }
+  void node(const Stmt& s, const MmaStore& n) {
+    Attrs a = attrs_of(s);
+    tile_attrs(a, n);
     expr_attr(a, "index", n.index);
     a.flag("transpose", n.transpose);
     if (n.swizzle) a.add("swizzle", std::to_string(n.swizzle));
     line("mma.store " + accumulator(n.accumulator) + " -> " + expr(n.destination), a);
+  }
+  void node(const Stmt& s, const MmaLoad& n) {
+    Attrs a = attrs_of(s);
+    tile_attrs(a, n);
+    line("mma.load " + accumulator(n.accumulator) + " <- " + expr(n.source), a);
   }
   void node(const Stmt& s, const MmaCommit& n) {
     std::string names;

@@ -293,6 +293,13 @@ class Verifier {
         if (!n.rows != !n.cols) error("an mma.store bounds its rows and columns together");
         if (n.rows) expr(n.rows);
         if (n.cols) expr(n.cols);
+      } else if constexpr (std::is_same_v<T, MmaLoad>) {
+        accumulator_ref(n.accumulator, "mma.load");
+        expr(n.source);
+        expr(n.leading);
+        if (!n.rows != !n.cols) error("an mma.load bounds its rows and columns together");
+        if (n.rows) expr(n.rows);
+        if (n.cols) expr(n.cols);
       } else if constexpr (std::is_same_v<T, MmaScale>) {
         accumulator_ref(n.accumulator, "mma.scale");
         accumulator_ref(n.partial, "mma.scale");

@@ -135,6 +135,11 @@ void for_each_expr(Stmt& s, F&& f) {
       f(n.rows);
       f(n.cols);
       f(n.index);
+    } else if constexpr (std::is_same_v<T, MmaLoad>) {
+      f(n.source);
+      f(n.leading);
+      f(n.rows);
+      f(n.cols);
     } else if constexpr (std::is_same_v<T, MmaScale>) {
       f(n.scale_a);
       f(n.scale_a_stride);

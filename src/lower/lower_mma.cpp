@@ -93,6 +93,7 @@ void MmaLowering::mma_statement(const Stmt& s, const Mma& m) {
       if (!name) unchecked(s.location, sema::Rule::mma_result);
       const sema::MmaProtocol& protocol = mma_protocol(s, m);
       if (protocol.to_registers) return mma_load_fragment(s, m, protocol);
+      if (protocol.accumulator_load) return accumulator_load(s, m, name->name, protocol);
       Value v = expr(*m.operands[0]);
       if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
       // From global or local memory only at warp level (gathered fragments;
@@ -377,16 +378,8 @@ void MmaLowering::mma_store(const Stmt& s, const Mma& m) {
     op.rows = ir::int_const(rows);
     op.cols = ir::int_const(cols);
     if (!v.exact) {
-      // What is left of the tensor from the tile's origin; 64-bit kernels
-      // clamp it to the tile first so the int cannot wrap.
-      auto left = [&](std::size_t d, std::int64_t tile) {
-        const ExprRef rest = ir::binary("-", dim_expr(v.buffer, d), v.origin[d]);
-        const ExprRef clamped =
-            ir::by_index_width(rest, ir::select(ir::less(rest, ir::int_const(tile)), rest, ir::int_const(tile)));
-        return ir::convert(clamped, ir::Type::i32());
-      };
-      op.rows = left(0, rows);
-      op.cols = left(1, cols);
+      op.rows = tile_rest(v, 0, rows);
+      op.cols = tile_rest(v, 1, cols);
     }
     mark_written(v.buffer);
   } else {
@@ -398,6 +391,58 @@ void MmaLowering::mma_store(const Stmt& s, const Mma& m) {
     else if (!op.cols) op.cols = ir::int_const(cols);  // a shared tile's: every column
   }
   emit_node(std::move(op), s.location);
+}
+
+// 64-bit kernels clamp the rest to the tile first so the int cannot wrap.
+ExprRef MmaLowering::tile_rest(const View& v, std::size_t d, std::int64_t tile) {
+  const ExprRef rest = ir::binary("-", dim_expr(v.buffer, d), v.origin[d]);
+  const ExprRef clamped = ir::by_index_width(rest, ir::select(ir::less(rest, ir::int_const(tile)), rest, ir::int_const(tile)));
+  return ir::convert(clamped, ir::Type::i32());
+}
+
+// `mc = mma.load tile;` where an mma accumulates into mc (sema's
+// accumulator_load): a warp accumulator of the tile's shape, declared
+// zero, then read from the tile (global or shared; a global tile's tail
+// reads 0).
+void MmaLowering::accumulator_load(const Stmt& s, const Mma& m, const std::string& name, const sema::MmaProtocol& protocol) {
+  if (!on_single_warps()) unchecked(s.location, sema::Rule::unsupported_mma_form);
+  Value v = expr(*m.operands[0]);
+  if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
+  if (v.kind != Value::Kind::view || v.view.extent.size() != 2) unchecked(m.operands[0]->location, sema::Rule::mma_operand_kind);
+  ir::Buffer& b = buffer(v.view.buffer);
+  if (b.space != ir::Space::global && b.space != ir::Space::shared) unchecked(m.operands[0]->location, sema::Rule::unsupported_mma_form);
+  if (b.slots > 0 && !v.view.slot) fail_buffer_array(*m.operands[0]);
+  const View& tile = v.view;
+  if (tile.extent[0] < 1 || tile.extent[1] < 1)
+    fail(m.operands[0]->location, "an accumulator's mma.load reads a tile of constant extents, got " + shape_text(b.dtype, tile.extent));
+  ir::Accumulator acc;
+  acc.warp = true;
+  acc.rows = tile.extent[0];
+  acc.n = tile.extent[1];
+  acc.dtype = protocol.accumulator;
+  acc.fill = ir::coerce(ir::int_const(0), ir::Type::element(acc.dtype));
+  acc.name = fresh(name);
+  kernel_.accumulators.push_back(acc);
+  const int id = static_cast<int>(kernel_.accumulators.size()) - 1;
+  emit_node(ir::MmaFill{id, "", nullptr}, s.location);
+  ir::MmaLoad op;
+  op.accumulator = id;
+  op.source = tile_address(tile);
+  op.leading = dim_expr(tile.buffer, b.dims.size() - 1);
+  op.space = b.space;
+  if (b.space == ir::Space::shared) {
+    ask_barrier_before_shared_read(tile.buffer);
+    if (b.swizzle > 0) unchecked(m.operands[0]->location, sema::Rule::swizzle_layout);
+    b.swizzle = 0;
+  } else if (!tile.exact) {
+    op.rows = tile_rest(tile, 0, acc.rows);
+    op.cols = tile_rest(tile, 1, acc.n);
+  }
+  emit_node(std::move(op), s.location);
+  Value a;
+  a.kind = Value::Kind::accumulator;
+  a.accumulator = id;
+  define(name, a);
 }
 
 // The rows (or columns) a masked store writes: the guard clamped to the

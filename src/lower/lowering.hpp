@@ -620,6 +620,11 @@ class MmaLowering : public MemoryLowering {
   // A 2-D mma operand (shared tile or mma.load result) and its view.
   ir::MmaOperand mma_tile_operand(const Expr& e, View& tile, bool fragment_ok = false, bool global_ok = false);
   void mma_store(const Stmt& s, const Mma& m);
+  // `mc = mma.load tile;` as a warp accumulator's initial value.
+  void accumulator_load(const Stmt& s, const Mma& m, const std::string& name, const sema::MmaProtocol& protocol);
+  // What is left of a global tile's tensor from the tile's origin along dim d,
+  // at most `tile` (an i32; the tails of an mma.store or an accumulator's load).
+  ExprRef tile_rest(const View& v, std::size_t d, std::int64_t tile);
   ExprRef store_guard(const Expr& guard, std::int64_t extent, const ExprRef& bound);  // mma.store.mask
   // mma.scale: the partial accumulators of a block.
   void open_scale_partials(const StmtList& statements);

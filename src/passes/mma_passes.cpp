@@ -375,9 +375,10 @@ struct Completion {
         if (dry) continue;
         if (w) list[i] = std::move(w);
         else list.erase(list.begin() + static_cast<std::ptrdiff_t>(i--));
-      } else if (auto* fill = std::get_if<ir::MmaFill>(&s.node)) {
-        // Refilling an accumulator a group still writes.
-        const int acc = fill->accumulator;
+      } else if (std::holds_alternative<ir::MmaFill>(s.node) || std::holds_alternative<ir::MmaLoad>(s.node)) {
+        // Refilling (or loading) an accumulator a group still writes.
+        const auto* fill = std::get_if<ir::MmaFill>(&s.node);
+        const int acc = fill ? fill->accumulator : std::get<ir::MmaLoad>(s.node).accumulator;
         insert_before(list, i, complete_newest([&](const Group& g) { return g.everything || g.accumulator == acc; }));
       } else if (std::holds_alternative<ir::MmaStore>(s.node) || std::holds_alternative<ir::MmaScale>(s.node)) {
         insert_before(list, i, complete_all());

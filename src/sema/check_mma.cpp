@@ -93,7 +93,14 @@ void MmaChecker::mma_statement(const Stmt& s, const Mma& m) {
   // reports sema's diagnostic when it meets it (tests lower such sources).
   const std::size_t reported = cx_.diagnostics_.size() + cx_.limitations_.size();
   mma_forms(s, m);
-  if (!cx_.trial_ && cx_.diagnostics_.size() + cx_.limitations_.size() == reported) cx_.out_.mmas[&m] = mma_protocol(m);
+  if (cx_.trial_ || cx_.diagnostics_.size() + cx_.limitations_.size() != reported) return;
+  MmaProtocol p = mma_protocol(m);
+  if (const auto* name = m.op == MmaOp::load && m.result ? std::get_if<Name>(&m.result->node) : nullptr)
+    if (const Symbol* sym = lookup(name->name); sym && sym->type.kind == Kind::accumulator) {
+      p.accumulator_load = true;  // the initial value of an accumulator (accumulator_load)
+      p.accumulator = sym->type.accumulator->dtype;
+    }
+  cx_.out_.mmas[&m] = p;
 }
 
 void MmaChecker::mma_forms(const Stmt& s, const Mma& m) {
@@ -204,6 +211,8 @@ void MmaChecker::mma_load(const Stmt& s, const Mma& m) {
   if (v.strided)
     limitation(Rule::strided_view_use, tile_expr.location, "mma.load of a strided view is not supported yet by libcroqjit",
                "copy it to a shared tile with dma.copy first");
+  // The tile as the initial value (C) of an accumulator an mma writes.
+  if (cx_.fn_.body && accumulates_into(*cx_.fn_.body, name->name)) return accumulator_load(m, v, *name);
   const bool local = v.is_tile() && v.buffer->space == Space::local && !v.buffer->fragment;
   if (v.is_tile() && (v.buffer->space == Space::global || local) && c_.levels.on_single_warps()) {
     // A warp reads its fragments from global memory directly, and each lane
@@ -214,17 +223,6 @@ void MmaChecker::mma_load(const Stmt& s, const Mma& m) {
     if (!m.modifiers.empty())
       fail(Rule::unsupported_modifier, m.modifiers[0].location,
            "`." + m.modifiers[0].name + "` on an mma.load from " + space + " memory is not supported yet by libcroqjit");
-    if (cx_.fn_.body && accumulates_into(*cx_.fn_.body, name->name)) {
-      // The tile as the accumulator's initial value (C): lowering has no
-      // accumulator load from memory yet (it met an operand where the
-      // mma wants an accumulator).
-      limitation(Rule::unsupported_mma_form, tile_expr.location,
-                 "an accumulator loaded from " + space +
-                     " memory (mma.load as the initial value) is not supported yet by libcroqjit",
-                 "fill the accumulator with mma.fill and load the tile as an operand");
-      define(name->name, Type{}, Origin::mma_result, m.result->location, "mma.load");
-      return;
-    }
     v.kind = Kind::operand;
     v.swizzle = 0;
     define(name->name, v, Origin::mma_result, m.result->location, "mma.load");
@@ -278,6 +276,52 @@ void MmaChecker::mma_load(const Stmt& s, const Mma& m) {
   v.kind = Kind::operand;
   v.swizzle = span;
   define(name->name, v, Origin::mma_result, m.result->location, "mma.load");
+}
+
+// `mc = mma.load tile;` where an mma accumulates into `mc`: the tile is the
+// accumulator's initial value (C), read into a warp's fragment registers
+// from global or shared memory (each lane its own elements), every element
+// converted to the accumulator's type: that of the tile (bf16 into f32).
+void MmaChecker::accumulator_load(const Mma& m, Type v, const Name& name) {
+  const Expr& tile_expr = *m.operands[0];
+  if (!v.is_tile() || v.buffer->fragment)
+    fail(Rule::mma_operand_kind, tile_expr.location,
+         "an accumulator's mma.load reads a tile of global or shared memory, got `" + text(tile_expr) + "`", "", notes_of(v));
+  c_.expressions.require_selected(tile_expr, v);
+  if (v.rank != 2)
+    fail(Rule::mma_operand_rank, tile_expr.location,
+         "an accumulator's mma.load reads a 2-D tile, got rank " + std::to_string(v.rank), "", notes_of(v));
+  if (!m.modifiers.empty())
+    fail(Rule::unsupported_modifier, m.modifiers[0].location,
+         "`." + m.modifiers[0].name + "` on an accumulator's mma.load is not supported yet by libcroqjit");
+  const DType t = v.buffer->dtype;
+  if (t != DType::f32 && t != DType::f16 && t != DType::bf16 && t != DType::s32)
+    fail(Rule::mma_fill_type, tile_expr.location,
+         "an accumulator's mma.load reads a tile of f32, f16, bf16 or s32, got " + std::string(dtype_name(t)), "", notes_of(v));
+  const Space space = v.buffer->space;
+  if (!c_.levels.on_single_warps())
+    limitation(Rule::unsupported_mma_form, tile_expr.location,
+               "an accumulator loaded from memory (mma.load as the initial value) outside a warp's `: group` level is "
+               "not supported yet by libcroqjit",
+               "load it in the `: group` level of a warp's mma, or fill it with mma.fill");
+  else if (space == Space::local)
+    limitation(Rule::unsupported_mma_form, tile_expr.location,
+               "an accumulator loaded from local memory (mma.load as the initial value) is not supported yet by libcroqjit",
+               "load it from global or shared memory, or fill it with mma.fill");
+  if (space == Space::shared && v.buffer->swizzle < 0) v.buffer->swizzle = 0;  // read row by row
+  else if (space == Space::shared && v.buffer->swizzle > 0)
+    fail(Rule::swizzle_layout, tile_expr.location,
+         "an accumulator's mma.load reads plain rows, but the tile was copied with .swiz<" +
+             std::to_string(v.buffer->swizzle) + ">",
+         "copy the tile without .swiz<N>", notes_of(v));
+  Accumulator& acc = cx_.out_.accumulators.emplace_back();
+  acc.name = name.name;
+  acc.dtype = t == DType::bf16 ? DType::f32 : t;
+  acc.warp = true;
+  Type a;
+  a.kind = Kind::accumulator;
+  a.accumulator = &acc;
+  define(name.name, a, Origin::mma_result, m.result->location, "mma.load");
 }
 
 // One operand of mma.row.row: a shared tile (read with its own layout) or

@@ -538,6 +538,7 @@ class MmaChecker : public Part {
   void mma_forms(const Stmt& s, const Mma& m);  // the checks of each form
   void mma_fill(const Stmt& s, const Mma& m);
   void mma_load(const Stmt& s, const Mma& m);
+  void accumulator_load(const Mma& m, Type v, const Name& name);  // `mc = mma.load tile;` as C
   void fragment_load(const Stmt& s, const Mma& m);  // mma.load src, frag (check_frag.cpp)
   void mma_multiply(const Stmt& s, const Mma& m);
   void mma_sparse_multiply(const Stmt& s, const Mma& m);

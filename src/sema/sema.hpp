@@ -86,6 +86,9 @@ struct MmaProtocol {
   DType accumulator = DType::f32;  // mma.fill `.f32` / `.f16` / `.s32` (a warp's)
   const frontend::ast::Modifier* swizzle = nullptr;  // mma.load `.swiz<N>` (CheckedFunction::swizzle_span)
   bool to_registers = false;  // mma.load.frag: a register fragment of the tile
+  // `mc = mma.load tile;` where an mma accumulates into mc: the tile is a
+  // warp accumulator's initial value, of type `accumulator`.
+  bool accumulator_load = false;
   bool sparse = false;        // mma.row.row.sp acc, a, b, meta: a 2:4 sparse lhs
   bool transpose = false;     // mma.store.transp: a warp's accumulator stored as [N, M]
   // mma.store.mask acc, tile, rows[, cols]: only the tile's elements (r, c)

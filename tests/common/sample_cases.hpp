@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../../samples/attention_source.hpp"
+#include "common/mma_accumulator_load_sources.hpp"
 #include "common/ir_test_util.hpp"
 #include "pipeline/specialize.hpp"
 
@@ -58,6 +59,9 @@ inline std::vector<SampleCase> sample_cases() {
   add(out, "matmul_fp8", "matmul_fp8", gemm(D::f8_e4m3, D::bf16, 300, 520, 208));
   add(out, "row_scale", "row_scale", {tensor(D::f32, {100, 300})});
   add(out, "device_add", "device_add", {tensor(D::s32, {4, 16, 64}), tensor(D::s32, {4, 16, 64})});
+  // Warp accumulators loaded from the output tile (ir::MmaLoad), with tails.
+  add(out, "accumulator_load_sm80", "", gemm(D::f16, D::f32, 40, 20, 40), "sm_80").source =
+      ::croq::test::kAccumulateIntoOutput;
   const abi::ArgSignature causal = integer_scalar();
   for (const auto& [element, d] : {std::pair{"f16", 64}, std::pair{"bf16", 128}}) {
     const auto qkv = tensor(std::string(element) == "f16" ? D::f16 : D::bf16, {2, 4, 300, d});

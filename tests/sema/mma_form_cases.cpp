@@ -1,5 +1,5 @@
 // Rule cases: masked stores (`mma.store.mask acc, tile, rows[, cols]`),
-// mma.load from local memory, and block-scaled mma with the scales of both
+// mma.load from local memory and as an accumulator's initial value, and block-scaled mma with the scales of both
 // sides (`mma.row.row.scale acc, a, b, sa, sb`).
 #include "sema_test_util.hpp"
 
@@ -39,14 +39,23 @@ std::vector<RuleCase> mma_form_cases() {
              "      a = dma.copy lhs.subspan(16, 16).at(g0, 0) => shared;\n"
              "      b = dma.copy rhs.subspan(8, 16).at(g1, 0) => shared;\n      mma.row.row mc, a.data, b.data;\n"),
        5, "lc;", "an accumulator loaded from local memory (mma.load as the initial value) is not supported yet by libcroqjit",
-       "fill the accumulator with mma.fill and load the tile as an operand"},
-      {"MmaLoadOfGlobalAsAWarpAccumulator", "unsupported-mma-form",
-       warps("      mc = mma.load out.subspan(16, 8).at(g0, g1);\n"
+       "load it from global or shared memory, or fill it with mma.fill"},
+      {"MmaLoadOfGlobalAsAWarpgroupAccumulator", "unsupported-mma-form",
+       wg("      mo = mma.load out.subspan(64, 128).at(bm, bn);\n      mma.row.row mo, ta.data, tb.data;\n"), 7,
+       "at(bm, bn);",
+       "an accumulator loaded from memory (mma.load as the initial value) outside a warp's `: group` level is not "
+       "supported yet by libcroqjit",
+       "load it in the `: group` level of a warp's mma, or fill it with mma.fill"},
+      {"MmaLoadOfAnS8TileAsAWarpAccumulator", "mma-fill-type",
+       warps("      local s8 [16, 8] lc;\n      mc = mma.load lc;\n"
              "      a = dma.copy lhs.subspan(16, 16).at(g0, 0) => shared;\n"
              "      b = dma.copy rhs.subspan(8, 16).at(g1, 0) => shared;\n      mma.row.row mc, a.data, b.data;\n"),
-       4, "at(g0, g1);",
-       "an accumulator loaded from global memory (mma.load as the initial value) is not supported yet by libcroqjit",
-       "fill the accumulator with mma.fill and load the tile as an operand"},
+       5, "lc;", "an accumulator's mma.load reads a tile of f32, f16, bf16 or s32, got s8"},
+      {"MmaLoadOfAWarpAccumulatorWithASwizzle", "unsupported-modifier",
+       warps("      mc = mma.load.swiz<32> out.subspan(16, 8).at(g0, g1);\n"
+             "      a = dma.copy lhs.subspan(16, 16).at(g0, 0) => shared;\n"
+             "      b = dma.copy rhs.subspan(8, 16).at(g1, 0) => shared;\n      mma.row.row mc, a.data, b.data;\n"),
+       4, "swiz", "`.swiz` on an accumulator's mma.load is not supported yet by libcroqjit"},
       {"MmaLoadOfLocalWithASwizzle", "unsupported-modifier",
        warps("      local f16 [16, 16] la;\n      ma = mma.load.swiz<32> la;\n"), 5, "swiz",
        "`.swiz` on an mma.load from local memory is not supported yet by libcroqjit"},

@@ -78,6 +78,7 @@ class Printer {
   void mma_scale(const ir::MmaScale& m);
   void mma_rs(const ir::Mma& m);
   void mma_store(const ir::MmaStore& m);
+  void mma_load(const ir::MmaLoad& m);
   std::string event_slot(int event, const ir::ExprRef& index) const;
 
   const ir::Kernel& kernel_;

@@ -425,6 +425,8 @@ void Printer::stmt(const ir::Stmt& s) {
       for (int b : n.fence) line("croq_dev::fence_accum(" + kernel_.buffers[static_cast<std::size_t>(b)].name + ");");
     } else if constexpr (std::is_same_v<T, ir::MmaStore>) {
       mma_store(n);
+    } else if constexpr (std::is_same_v<T, ir::MmaLoad>) {
+      mma_load(n);
     } else if constexpr (std::is_same_v<T, ir::MmaScale>) {
       mma_scale(n);
     } else if constexpr (std::is_same_v<T, ir::MmaCommit>) {

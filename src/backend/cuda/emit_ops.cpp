@@ -354,4 +354,12 @@ void Printer::mma_store(const ir::MmaStore& m) {
          expr(m.rows) + ", " + expr(m.cols) + ");");
 }
 
+// A warp accumulator's initial value from a tile (registers only: no fence).
+void Printer::mma_load(const ir::MmaLoad& m) {
+  const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(m.accumulator)];
+  const std::string limits = m.rows ? expr(m.rows) + ", " + expr(m.cols) : "0x7fffffff, 0x7fffffff";
+  line("croq_dev::load_warp_accum<" + std::to_string(acc.rows) + ", " + std::to_string(acc.n) + ">(" + acc.name + ", " +
+       expr(m.source) + ", " + expr(m.leading) + ", " + limits + ");");
+}
+
 }  // namespace croq::backend::cuda

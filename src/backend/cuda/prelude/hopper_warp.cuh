@@ -150,16 +150,22 @@ __device__ __forceinline__ void store_warp_accum(const D* d, T* tile, long long 
   }
 }
 
-// Loads this warp's M x N accumulator from a tile (an mma.load used as C).
+__device__ __forceinline__ float load_one(const float* p) { return *p; }
+__device__ __forceinline__ float load_one(const __half* p) { return __half2float(*p); }
+__device__ __forceinline__ float load_one(const __nv_bfloat16* p) { return __bfloat162float(*p); }
+__device__ __forceinline__ int load_one(const int* p) { return *p; }
+
+// Loads this warp's M x N accumulator from a tile (an mma.load used as C);
+// elements at or past `rows` or `cols` of the tile read 0.
 template <int M, int N, typename D, typename T>
-__device__ __forceinline__ void load_warp_accum(D* d, const T* tile, long long ld) {
+__device__ __forceinline__ void load_warp_accum(D* d, const T* tile, long long ld, int rows, int cols) {
   constexpr int MB = (M + 15) / 16, NB = (N + 7) / 8;
   const int lane = static_cast<int>(threadIdx.x & 31u), g = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int j = 0; j < MB * NB * 4; ++j) {
     const int block = j >> 2, i = j & 3;
     const int r = 16 * (block / NB) + g + 8 * (i >> 1), c = 8 * (block % NB) + 2 * t + (i & 1);
-    d[j] = r < M && c < N ? static_cast<D>(tile[r * ld + c]) : D(0);
+    d[j] = r < M && c < N && r < rows && c < cols ? load_one(tile + r * ld + c) : D(0);
   }
 }
 }  // namespace croq_dev
