@@ -9,7 +9,7 @@
 #include "frontend/builtins.hpp"
 #include "ir/index_width.hpp"
 #include "lower/lowering.hpp"
-#include "support/element_bytes.hpp"
+#include "core/element_bytes.hpp"
 #include "support/checked_int.hpp"
 #include "support/format.hpp"
 
@@ -433,8 +433,8 @@ void LoweringContext::fill_initial(int id, const sema::Buffer& declared, const S
   const sema::Buffer::Initial& initial = *declared.initial;
   const ir::Buffer& b = buffer(id);
   if (b.space == ir::Space::global) {
-    std::vector<std::uint8_t> bytes = initial.integral ? support::element_bytes(b.dtype, initial.integer)
-                                                       : support::element_bytes(b.dtype, initial.floating);
+    std::vector<std::uint8_t> bytes = initial.integral ? croq::detail::element_bytes(b.dtype, initial.integer)
+                                                       : croq::detail::element_bytes(b.dtype, initial.floating);
     if (b.argument == -2) kernel_.abi.output_fill = std::move(bytes);
     else kernel_.abi.scratch[scratch_index_.at(id)].fill = std::move(bytes);
     return;

@@ -1,10 +1,10 @@
-#include "support/element_bytes.hpp"
+#include "core/element_bytes.hpp"
 
 #include <cstring>
 
-#include "croq/subbyte.hpp"
+#include "core/minifloat.hpp"
 
-namespace croq::support {
+namespace croq::detail {
 namespace {
 
 template <typename T>
@@ -31,9 +31,13 @@ std::vector<std::uint8_t> element_bytes(DType t, std::int64_t i) {
 
 std::vector<std::uint8_t> element_bytes(DType t, double d) {
   switch (t) {
-    case DType::f6_e2m3: return bytes_of(f6_e2m3(static_cast<float>(d)).bits);
-    case DType::f6_e3m2: return bytes_of(f6_e3m2(static_cast<float>(d)).bits);
-    case DType::f4_e2m1: return bytes_of(f4_e2m1(static_cast<float>(d)).bits);
+    // The OCP MX sub-byte floats (a byte each, the code in its low bits), as croq/subbyte.hpp encodes them.
+    case DType::f6_e2m3:
+      return {static_cast<std::uint8_t>(MiniFloat<2, 3, Specials::finite_only>::encode(static_cast<float>(d)))};
+    case DType::f6_e3m2:
+      return {static_cast<std::uint8_t>(MiniFloat<3, 2, Specials::finite_only>::encode(static_cast<float>(d)))};
+    case DType::f4_e2m1:
+      return {static_cast<std::uint8_t>(MiniFloat<2, 1, Specials::finite_only>::encode(static_cast<float>(d)))};
     case DType::f64: return bytes_of(d);
     case DType::f32: return bytes_of(static_cast<float>(d));
     case DType::tf32: return bytes_of(tf32(static_cast<float>(d)).bits);
@@ -47,4 +51,4 @@ std::vector<std::uint8_t> element_bytes(DType t, double d) {
   }
 }
 
-}  // namespace croq::support
+}  // namespace croq::detail

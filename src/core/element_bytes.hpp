@@ -7,7 +7,7 @@
 
 #include "croq/dtype.hpp"
 
-namespace croq::support {
+namespace croq::detail {
 
 // `value` stored as an element of `dtype` (floats rounded to its precision,
 // integers converted as C++ converts a double). Sub-byte types take a byte
@@ -16,4 +16,4 @@ std::vector<std::uint8_t> element_bytes(DType dtype, double value);
 // The same for an integer value (exact for 64-bit integer types).
 std::vector<std::uint8_t> element_bytes(DType dtype, std::int64_t value);
 
-}  // namespace croq::support
+}  // namespace croq::detail
