@@ -56,20 +56,6 @@ interp::ParamValue tensor_value(const TensorView& v) {
   return p;
 }
 
-// What any kernel of the program fills the returned tensor or program
-// buffer `i` with (they declare the same buffers); empty: nothing.
-std::vector<std::uint8_t> program_output_fill(const std::vector<pipeline::GeneratedKernel>& kernels) {
-  for (const pipeline::GeneratedKernel& k : kernels)
-    if (!k.output_fill.empty()) return k.output_fill;
-  return {};
-}
-
-std::vector<std::uint8_t> program_scratch_fill(const std::vector<pipeline::GeneratedKernel>& kernels, std::size_t i) {
-  for (const pipeline::GeneratedKernel& k : kernels)
-    if (i < k.scratch.size() && !k.scratch[i].fill.empty()) return k.scratch[i].fill;
-  return {};
-}
-
 void fill_host(std::byte* at, std::size_t bytes, const std::vector<std::uint8_t>& element) {
   if (element.empty()) return;
   for (std::size_t i = 0; i + element.size() <= bytes; i += element.size()) std::memcpy(at + i, element.data(), element.size());
@@ -139,6 +125,8 @@ Tensor interpret_program(const pipeline::CheckedProgram& checked, const pipeline
   const std::string& name = checked.function->name;
   static const abi::KernelAbi no_kernel;  // a host program without a parallel statement
   const abi::KernelAbi& first = program.kernels.empty() ? no_kernel : program.kernels.front();
+  abi::KernelAbi fills = first;  // the program's fills, as the runtime takes them
+  for (const pipeline::GeneratedKernel& k : program.kernels) take_fills(fills, k);
   Tensor output;
   if (first.has_output) {
     const Shape shape = result_shape_of(first, args);
@@ -151,7 +139,7 @@ Tensor interpret_program(const pipeline::CheckedProgram& checked, const pipeline
     }
     output = Tensor::empty(first.output_dtype, shape, MemoryKind::host);
     if (output.bytes() > 0) std::memset(output.data(), 0, output.bytes());
-    fill_host(static_cast<std::byte*>(output.data()), output.bytes(), program_output_fill(program.kernels));
+    fill_host(static_cast<std::byte*>(output.data()), output.bytes(), fills.output_fill);
   }
   // Program buffers without a fill hold what the memory held on a GPU:
   // here bytes of 0xff (NaN in floats, -1 in integers), so a program that
@@ -162,7 +150,7 @@ Tensor interpret_program(const pipeline::CheckedProgram& checked, const pipeline
     std::size_t n = dtype_size(b.dtype);
     for (std::int64_t x : b.shape) n *= static_cast<std::size_t>(x);
     scratch.emplace_back(n, std::byte{0xff});
-    fill_host(scratch.back().data(), n, program_scratch_fill(program.kernels, i));
+    fill_host(scratch.back().data(), n, fills.scratch[i].fill);
   }
   auto launch = [&](const pipeline::GeneratedKernel& part, std::span<const host::Value> host_scalars) {
     const abi::LaunchConfig launch = launch_config_of(part, args, name);

@@ -353,10 +353,7 @@ std::shared_ptr<Specialization> KernelImpl::build(std::span<const Arg> args, int
     if (!spec->parts.empty()) spec->program = spec->parts.front().generated;
     spec->program.argument_written.resize(args.size(), false);
     for (const Specialization::Part& part : spec->parts) {
-      // Filled where any kernel of the program needs it (they declare the same buffers).
-      if (spec->program.output_fill.empty()) spec->program.output_fill = part.generated.output_fill;
-      for (std::size_t i = 0; i < part.generated.scratch.size() && i < spec->program.scratch.size(); ++i)
-        if (spec->program.scratch[i].fill.empty()) spec->program.scratch[i].fill = part.generated.scratch[i].fill;
+      detail::take_fills(spec->program, part.generated);
       for (std::size_t i = 0; i < part.generated.argument_written.size(); ++i)
         if (part.generated.argument_written[i]) spec->program.argument_written[i] = true;
     }

@@ -243,6 +243,12 @@ void ScratchPool::give_back(Block block, CUstream stream) {
   jit::driver().cuMemFreeAsync(block.ptr, stream);  // after this call's kernels
 }
 
+void take_fills(abi::KernelAbi& program, const abi::KernelAbi& kernel) {
+  if (program.output_fill.empty()) program.output_fill = kernel.output_fill;
+  for (std::size_t i = 0; i < kernel.scratch.size() && i < program.scratch.size(); ++i)
+    if (program.scratch[i].fill.empty()) program.scratch[i].fill = kernel.scratch[i].fill;
+}
+
 void fill_device(CUdeviceptr ptr, std::size_t bytes, const std::vector<std::uint8_t>& element, CUstream stream) {
   const std::size_t size = element.size();
   if (size == 0 || bytes % size != 0)

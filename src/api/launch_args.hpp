@@ -109,6 +109,12 @@ class ScratchPool {
   std::vector<Block> kept_;
 };
 
+// Gives `program` the fills `kernel` asks for where it has none (the
+// returned tensor's, each program buffer's): the kernels of a program
+// declare the same buffers, and any one that declares a buffer's value or
+// updates it in place decides its fill.
+void take_fills(abi::KernelAbi& program, const abi::KernelAbi& kernel);
+
 // Fills `bytes` bytes at `ptr` with `element` (one element's bytes, 1, 2, 4
 // or 8 of them) repeated, on `stream`.
 void fill_device(CUdeviceptr ptr, std::size_t bytes, const std::vector<std::uint8_t>& element, CUstream stream);
