@@ -11,7 +11,7 @@
 // SPLITS slices of the K loop. With SPLITS > 1 the function is a program of
 // two kernels: the first walks (split, tile) units, each multiplying one
 // K slice of one output tile and storing its f32 partial product in a
-// program buffer [SPLITS, M + 1, N] (zeroed by the runtime for each call); the second sums the slices and rounds to
+// program buffer [SPLITS, M + 1, N] (not filled: every element a slice covers is stored); the second sums the slices and rounds to
 // the output type. Small M needs both: the GEMM is then a read of B, and at
 // M = 16 a 4096 x 4096 B gives 16 tiles of 256 columns for 132 SMs. Tiles
 // of 32 columns give 128, one per SM, but a block then waits on its loads
@@ -56,7 +56,17 @@ struct Config {
   int stages = 3;     // TMA pipeline depth
   int splits = 1;     // K slices (1: one kernel, the output stored directly)
   int blocks = 132;   // persistent blocks (at most the SMs; a multiple of cluster)
-  int cluster = 1;    // blocks per cluster: 2 share each rhs tile through a TMA multicast
+  int cluster = 1;    // blocks per cluster: 2 share one tile of an operand through a TMA multicast
+  // Which operand a cluster shares: false, the rhs tile (its blocks take
+  // `cluster` row tiles of one column tile); true, the lhs tile (they take
+  // `cluster` column tiles of one row tile), for few rows, where every
+  // block of a row reads the same A.
+  bool cluster_shares_lhs = false;
+  // The one-kernel form stores its tile through shared memory and a TMA
+  // store (true), or from the accumulators' registers straight to global
+  // memory (false), which leaves the output tile's shared memory to the
+  // pipeline (4 stages of 128 x 256 instead of 3).
+  bool store_through_shared = true;
   // Swapped operands for few rows (0: not): C^T = B A^T, 64 rows of B a
   // consumer's WGMMA M and `tokens` rows of A (a multiple of 8, 16 to 64) its
   // N, so A's box is not mostly zero-filled at M <= 64. An output tile is
@@ -73,12 +83,15 @@ struct Config {
     std::map<std::string, long long> d{{"CONSUMERS", consumers}, {"BN", bn},         {"STAGES", stages},
                                        {"SPLITS", splits},       {"BLOCKS", blocks}, {"CLUSTER", cluster}};
     if (swapped()) d.insert({{"SWAP", 1}, {"TOKENS", tokens}});
+    if (cluster > 1 && cluster_shares_lhs) d.insert({"CLUSTER_N", 1});
+    if (!store_through_shared) d.insert({"STORE_SHARED", 0});
     return d;
   }
   std::string name() const {
     return (swapped() ? "swap " : "") + std::to_string(tile_m()) + "x" + std::to_string(tile_n()) + " s" +
            std::to_string(stages) + " split" + std::to_string(splits) + " b" + std::to_string(blocks) +
-           (cluster > 1 ? " c" + std::to_string(cluster) : "");
+           (cluster > 1 ? " c" + std::to_string(cluster) + (cluster_shares_lhs ? "n" : "") : "") +
+           (store_through_shared ? "" : " direct");
   }
   friend bool operator==(const Config&, const Config&) = default;
 };
@@ -92,20 +105,25 @@ inline long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
 // output tile of the one-kernel form (its TMA store goes through shared
 // memory); and 1 KiB more, as the block's dynamic shared memory base is
 // aligned to 1024 bytes at run time.
-inline long long shared_bytes(int bm, int bn, int stages, int splits) {
+inline long long shared_bytes(int bm, int bn, int stages, int splits, bool store_through_shared = true) {
   auto align = [](long long bytes) { return (bytes + 1023) / 1024 * 1024; };
   const long long events = align(2LL * stages * 8);
   const long long rings = stages * (align(bm * kTileK * 2LL) + align(bn * kTileK * 2LL));
-  const long long output = splits == 1 ? align(bm * bn * 2LL) : 0;
+  const long long output = splits == 1 && store_through_shared ? align(bm * bn * 2LL) : 0;
   return events + rings + output + 1024;
+}
+
+// A configuration's block, as above.
+inline long long shared_bytes(const Config& c) {
+  return shared_bytes(c.tile_m(), c.tile_n(), c.stages, c.splits, c.store_through_shared);
 }
 
 // The deepest pipeline the shared memory holds (2 to `most` stages; 2 even
 // where they do not fit, which the compiler then refuses). Swapped tiles
 // are small: they take up to 16 (16 and 8 stages measured alike at M = 16).
-inline int stages_for(int bm, int bn, int splits, const Device& d, int most = 8) {
+inline int stages_for(int bm, int bn, int splits, const Device& d, int most = 8, bool store_through_shared = true) {
   int stages = most;
-  while (stages > 2 && shared_bytes(bm, bn, stages, splits) > d.shared_bytes) --stages;
+  while (stages > 2 && shared_bytes(bm, bn, stages, splits, store_through_shared) > d.shared_bytes) --stages;
   return stages;
 }
 
@@ -136,6 +154,8 @@ inline constexpr double kTensorFraction = 0.72;
 inline constexpr double kSharedLoadPerDram = 2.25;
 inline constexpr double kStageWaitS = 1.5e-6;
 inline constexpr double kZeroFillWaitS = 1.4e-6;
+inline constexpr double kSplitTrafficFactor = 4.0;
+inline constexpr double kSplitLaunchS = 1.5e-6;
 
 // Estimated microseconds of one call (see the header).
 inline double cost_us(long long m, long long n, long long k, const Config& c, const Device& d) {
@@ -166,8 +186,11 @@ inline double cost_us(long long m, long long n, long long k, const Config& c, co
   };
   double seconds = double(units / c.blocks) * wave_s(c.blocks);
   if (units % c.blocks != 0) seconds += wave_s(units % c.blocks);
-  if (c.splits > 1)  // the partials zeroed, written and read back; a memset and one more launch
-    seconds += 3.0 * c.splits * double(m + 1) * n * 4 / d.dram_bytes_per_s + 4e-6;
+  // Split: the f32 partials written and read back, at a quarter of the DRAM
+  // bandwidth (scattered accumulator stores), and one more launch, which
+  // starts early (programmatic launch); fitted to one H200 run of the
+  // bench's shapes (their top candidates timed against each other).
+  if (c.splits > 1) seconds += kSplitTrafficFactor * c.splits * double(m + 1) * n * 4 / d.dram_bytes_per_s + kSplitLaunchS;
   return seconds * 1e6;
 }
 
@@ -195,8 +218,15 @@ inline std::vector<Config> candidates(long long m, long long n, long long k, con
         c.consumers = consumers;
         c.bn = bn;
         c.splits = splits;
-        c.stages = stages_for(c.bm(), bn, splits, d);
         c.blocks = static_cast<int>(std::min<long long>(tiles * splits, d.sms));
+        // Two-consumer tiles at few rows, each block taking one or two of
+        // them, store from the accumulators: the output tile's shared memory
+        // becomes one or two more stages, which the B stream there needs
+        // more than the epilogue's overlap with a next tile (H200, M = 64 to
+        // 333: 1.00 to 1.16x the shared-memory store; at M = 1024 and more
+        // tiles a block 0.89 to 0.99x).
+        c.store_through_shared = !(consumers == 2 && splits == 1 && m <= 512 && tiles <= 2LL * c.blocks);
+        c.stages = stages_for(c.bm(), bn, splits, d, 8, c.store_through_shared);
         all.push_back({c, cost_us(m, n, k, c, d)});
       }
     }
@@ -268,6 +298,8 @@ inline constexpr const char* kSource = R"croq(
 #define SPLITS 1
 #define BLOCKS 132
 #define CLUSTER 1
+#define CLUSTER_N 0
+#define STORE_SHARED 1
 #define SWAP 0
 #define TOKENS 16
 #define BM (64 * CONSUMERS)
@@ -283,6 +315,16 @@ inline constexpr const char* kSource = R"croq(
 #define TILE_M BM
 #define TILE_N BN
 #endif
+// A cluster's blocks take CLUSTER row tiles of one column tile (sharing the
+// rhs tile), or with CLUSTER_N, CLUSTER column tiles of one row tile
+// (sharing the lhs tile); units are counted in those groups of tiles.
+#if CLUSTER_N
+#define ROW_GROUPS cdiv(M, TILE_M)
+#define COL_GROUPS cdiv(N, TILE_N * CLUSTER)
+#else
+#define ROW_GROUPS cdiv(M, TILE_M * CLUSTER)
+#define COL_GROUPS cdiv(N, TILE_N)
+#endif
 
 __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, N] output) {
 #if SPLITS > 1
@@ -291,9 +333,9 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
   global f32 [SPLITS, M + 1, N] partial;
 #endif
 #if CLUSTER > 1
-  // Clusters of CLUSTER blocks take CLUSTER row tiles of one column tile:
-  // the rhs tile is one multicast load for them, and a stage is loaded
-  // again once the consumers of every block of the cluster have freed it.
+  // Clusters of CLUSTER blocks share one operand's tile: one multicast
+  // load for them, and a stage is loaded again once the consumers of every
+  // block of the cluster have freed it.
   parallel rank by CLUSTER : cluster, block_id by BLOCKS : block {
 #else
   parallel block_id by BLOCKS : block {
@@ -303,34 +345,42 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
     shared f16 [TILE_N, TK] rhs_s[STAGES];
 #if SPLITS == 1 && SWAP
     shared f16 [TOKENS, 64] out_s[CONSUMERS];
-#elif SPLITS == 1
+#elif SPLITS == 1 && STORE_SHARED
     shared f16 [BM, BN] out_s;
 #endif
     parallel p by CONSUMERS + 1 : group-4 {
       inthreads.async (p == 0) {
-        foreach {unit_iter} in [cdiv(cdiv(M, TILE_M * CLUSTER) * cdiv(N, TILE_N) * SPLITS, BLOCKS / CLUSTER)] {
+        foreach {unit_iter} in [cdiv(ROW_GROUPS * COL_GROUPS * SPLITS, BLOCKS / CLUSTER)] {
 #if CLUSTER > 1
           unit = unit_iter * (BLOCKS / CLUSTER) + block_id / CLUSTER;
 #else
           unit = unit_iter # block_id;
 #endif
-          if (unit < cdiv(M, TILE_M * CLUSTER) * cdiv(N, TILE_N) * SPLITS) {
-            split = unit / (cdiv(M, TILE_M * CLUSTER) * cdiv(N, TILE_N));
-            tile = unit % (cdiv(M, TILE_M * CLUSTER) * cdiv(N, TILE_N));
-            first_m = tile / (GROUP * cdiv(N, TILE_N)) * GROUP;
-            rows = cdiv(M, TILE_M * CLUSTER) - first_m < GROUP ? cdiv(M, TILE_M * CLUSTER) - first_m : GROUP;
-#if CLUSTER > 1
-            bm = (first_m + tile % (GROUP * cdiv(N, TILE_N)) % rows) * CLUSTER + block_id % CLUSTER;
+          if (unit < ROW_GROUPS * COL_GROUPS * SPLITS) {
+            split = unit / (ROW_GROUPS * COL_GROUPS);
+            tile = unit % (ROW_GROUPS * COL_GROUPS);
+            first_m = tile / (GROUP * COL_GROUPS) * GROUP;
+            rows = ROW_GROUPS - first_m < GROUP ? ROW_GROUPS - first_m : GROUP;
+#if CLUSTER > 1 && CLUSTER_N
+            bm = first_m + tile % (GROUP * COL_GROUPS) % rows;
+            bn = tile % (GROUP * COL_GROUPS) / rows * CLUSTER + block_id % CLUSTER;
+#elif CLUSTER > 1
+            bm = (first_m + tile % (GROUP * COL_GROUPS) % rows) * CLUSTER + block_id % CLUSTER;
+            bn = tile % (GROUP * COL_GROUPS) / rows;
 #else
-            bm = first_m + tile % (GROUP * cdiv(N, TILE_N)) % rows;
+            bm = first_m + tile % (GROUP * COL_GROUPS) % rows;
+            bn = tile % (GROUP * COL_GROUPS) / rows;
 #endif
-            bn = tile % (GROUP * cdiv(N, TILE_N)) / rows;
             foreach {iv_k} in [cdiv(cdiv(K, TK), SPLITS)] {
               stage = iv_k % STAGES;
               wait empty[stage];
+#if CLUSTER > 1 && CLUSTER_N
+              tma.copy.multicast.swiz<128> lhs.subspan(TILE_M, TK).at(bm, split * cdiv(cdiv(K, TK), SPLITS) + iv_k).zfill => lhs_s[stage];
+#else
               tma.copy.swiz<128> lhs.subspan(TILE_M, TK).at(bm, split * cdiv(cdiv(K, TK), SPLITS) + iv_k).zfill => lhs_s[stage];
-#if CLUSTER > 1
-              tma.copy.multicast.swiz<128> rhs.subspan(BN, TK).at(bn, split * cdiv(cdiv(K, TK), SPLITS) + iv_k).zfill => rhs_s[stage];
+#endif
+#if CLUSTER > 1 && !CLUSTER_N
+              tma.copy.multicast.swiz<128> rhs.subspan(TILE_N, TK).at(bn, split * cdiv(cdiv(K, TK), SPLITS) + iv_k).zfill => rhs_s[stage];
 #else
               tma.copy.swiz<128> rhs.subspan(TILE_N, TK).at(bn, split * cdiv(cdiv(K, TK), SPLITS) + iv_k).zfill => rhs_s[stage];
 #endif
@@ -340,23 +390,27 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
         }
       }
       inthreads.async (p >= 1) {
-        foreach {unit_iter} in [cdiv(cdiv(M, TILE_M * CLUSTER) * cdiv(N, TILE_N) * SPLITS, BLOCKS / CLUSTER)] {
+        foreach {unit_iter} in [cdiv(ROW_GROUPS * COL_GROUPS * SPLITS, BLOCKS / CLUSTER)] {
 #if CLUSTER > 1
           unit = unit_iter * (BLOCKS / CLUSTER) + block_id / CLUSTER;
 #else
           unit = unit_iter # block_id;
 #endif
-          if (unit < cdiv(M, TILE_M * CLUSTER) * cdiv(N, TILE_N) * SPLITS) {
-            split = unit / (cdiv(M, TILE_M * CLUSTER) * cdiv(N, TILE_N));
-            tile = unit % (cdiv(M, TILE_M * CLUSTER) * cdiv(N, TILE_N));
-            first_m = tile / (GROUP * cdiv(N, TILE_N)) * GROUP;
-            rows = cdiv(M, TILE_M * CLUSTER) - first_m < GROUP ? cdiv(M, TILE_M * CLUSTER) - first_m : GROUP;
-#if CLUSTER > 1
-            bm = (first_m + tile % (GROUP * cdiv(N, TILE_N)) % rows) * CLUSTER + block_id % CLUSTER;
+          if (unit < ROW_GROUPS * COL_GROUPS * SPLITS) {
+            split = unit / (ROW_GROUPS * COL_GROUPS);
+            tile = unit % (ROW_GROUPS * COL_GROUPS);
+            first_m = tile / (GROUP * COL_GROUPS) * GROUP;
+            rows = ROW_GROUPS - first_m < GROUP ? ROW_GROUPS - first_m : GROUP;
+#if CLUSTER > 1 && CLUSTER_N
+            bm = first_m + tile % (GROUP * COL_GROUPS) % rows;
+            bn = tile % (GROUP * COL_GROUPS) / rows * CLUSTER + block_id % CLUSTER;
+#elif CLUSTER > 1
+            bm = (first_m + tile % (GROUP * COL_GROUPS) % rows) * CLUSTER + block_id % CLUSTER;
+            bn = tile % (GROUP * COL_GROUPS) / rows;
 #else
-            bm = first_m + tile % (GROUP * cdiv(N, TILE_N)) % rows;
+            bm = first_m + tile % (GROUP * COL_GROUPS) % rows;
+            bn = tile % (GROUP * COL_GROUPS) / rows;
 #endif
-            bn = tile % (GROUP * cdiv(N, TILE_N)) / rows;
             mc = mma.fill.f32 0.0f;
             foreach {iv_k} in [cdiv(cdiv(K, TK), SPLITS)] {
               stage = iv_k % STAGES;
@@ -376,11 +430,14 @@ __co__ void matmul(global f16 [M, K] lhs, global f16 [N, K] rhs, global f16 [M, 
             // Each consumer's 64 columns of the tile, through a shared tile of its own.
             mma.store.transp mc, out_s[p - 1];
             tma.copy out_s[p - 1] => output.subspan(TOKENS, TILE_N).at(bm, bn).subspan(TOKENS, 64).at(0, p - 1);
-#elif SPLITS == 1
+#elif SPLITS == 1 && STORE_SHARED
             // Through shared memory and a TMA store: the warpgroup goes on to
             // the next tile while the copy engine writes this one.
             mma.store mc, out_s.subspan(64, BN).at(p - 1, 0);
             tma.copy out_s.subspan(64, BN).at(p - 1, 0) => output.subspan(BM, BN).at(bm, bn).subspan(64, BN).at(p - 1, 0);
+#elif SPLITS == 1
+            // Straight from the accumulators (rows and columns past the output left out).
+            mma.store mc, output.subspan(BM, BN).at(bm, bn).subspan(64, BN).at(p - 1, 0);
 #else
             // This slice's f32 partial product, rows past M left out.
             slice = partial.subspan(1, M + 1, N).at(split, 0, 0).sqz();

@@ -1,6 +1,7 @@
 // The GEMM model's shared-memory count (gemm_any::shared_bytes,
 // samples/gemm_any_source.hpp) is the compiler's: for every tile width, one
-// and two consumer warpgroups, the one-kernel form and split K, the deepest
+// and two consumer warpgroups, the one-kernel form (its tile stored through
+// shared memory or from the accumulators) and split K, the deepest
 // pipeline the model picks is laid out in exactly that many bytes, and one
 // stage more is refused for the device's limit. (The first --explore run on
 // an H200 stopped at a candidate the old count took for 1 KiB smaller: the
@@ -53,16 +54,21 @@ TEST(GemmAnySharedMemory, TheModelsCountIsTheCompilersLayout) {
   const gemm_any::Device d = gemm_any::h100();
   for (int consumers : {1, 2})
     for (int bn = 32; bn <= 256; bn += 16)
-      for (int splits : {1, 2}) {
-        const int stages = gemm_any::stages_for(64 * consumers, bn, splits, d);
-        const Config c = config(consumers, bn, stages, splits);
+      for (int form : {0, 1, 2}) {  // through shared memory, split K, stored from the accumulators
+        const int splits = form == 1 ? 2 : 1;
+        const bool through_shared = form != 2;
+        if (!through_shared && consumers == 1 && bn % 64 != 0) continue;  // fewer compiles: the count is per byte
+        const int stages = gemm_any::stages_for(64 * consumers, bn, splits, d, 8, through_shared);
+        Config c = config(consumers, bn, stages, splits);
+        c.store_through_shared = through_shared;
         SCOPED_TRACE(c.name());
-        const long long counted = gemm_any::shared_bytes(c.bm(), bn, stages, splits);
+        const long long counted = gemm_any::shared_bytes(c);
         ASSERT_LE(counted, d.shared_bytes);
         EXPECT_EQ(laid_out_bytes(c), static_cast<std::uint64_t>(counted));
         if (stages == 8) continue;  // the model's deepest
-        const Config deeper = config(consumers, bn, stages + 1, splits);
-        EXPECT_GT(gemm_any::shared_bytes(c.bm(), bn, stages + 1, splits), d.shared_bytes);
+        Config deeper = c;
+        deeper.stages = stages + 1;
+        EXPECT_GT(gemm_any::shared_bytes(deeper), d.shared_bytes);
         EXPECT_THROW(laid_out_bytes(deeper), CompileError) << deeper.name();
       }
 }

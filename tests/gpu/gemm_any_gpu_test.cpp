@@ -34,6 +34,20 @@ Config clustered(Config c) {
   return c;
 }
 
+// The one-kernel form storing from the accumulators (no shared output tile, more stages).
+Config direct(Config c) {
+  c.store_through_shared = false;
+  c.stages = gemm_any::stages_for(c.bm(), c.bn, 1, gemm_any::h100(), 8, false);
+  return c;
+}
+
+// Clusters of two blocks sharing each lhs tile (two column tiles of a row tile).
+Config clustered_along_n(Config c) {
+  c.cluster = 2;
+  c.cluster_shares_lhs = true;
+  return c;
+}
+
 // The swapped form (few rows): `tokens` rows of A as the WGMMA's N.
 Config swapped(int tokens, int splits, int blocks) {
   Config c;
@@ -64,6 +78,11 @@ void expect_every_class(const char* element) {
       {config(1, 32, 4, 128), 16, 1024, 4096},
       // clusters of two blocks sharing each rhs tile: an odd number of row tiles, and split K
       {clustered(config(2, 256, 1, 132)), 1000, 1000, 1032}, {clustered(config(1, 128, 2, 100)), 200, 2056, 1024},
+      // clusters sharing each lhs tile: an odd number of column tiles, several row tiles, and split K
+      {clustered_along_n(config(1, 32, 1, 128)), 64, 4128, 2048}, {clustered_along_n(config(2, 96, 1, 100)), 300, 1000, 1032},
+      {clustered_along_n(config(1, 64, 2, 128)), 37, 4096, 1024},
+      // stores from the accumulators: tails in M and N
+      {direct(config(2, 256, 1, 100)), 1000, 1000, 1032}, {direct(config(1, 48, 1, 128)), 37, 6144, 1024},
       // the swapped form: split at M = 1, 16 and 37 (slices past K at K = 1000), one kernel with M and N tails
       {swapped(16, 2, 128), 1, 4096, 2048},     {swapped(16, 4, 132), 16, 1032, 4096},
       {swapped(40, 3, 100), 37, 2056, 1000},    {swapped(64, 1, 40), 61, 1000, 1032},

@@ -49,6 +49,19 @@ Config clustered(Config c) {
   return c;
 }
 
+// Storing from the accumulators, no shared output tile.
+Config direct(Config c) {
+  c.store_through_shared = false;
+  return c;
+}
+
+// In clusters of two blocks that share each lhs tile (two column tiles of one row tile).
+Config clustered_along_n(Config c) {
+  c.cluster = 2;
+  c.cluster_shares_lhs = true;
+  return c;
+}
+
 struct ClassCase {
   const char* what;
   Config config;
@@ -72,6 +85,9 @@ const ClassCase kClasses[] = {
     {"144 columns, split K in 16, N tail", config(1, 144, 2, 16, 16), 5, 150, 1024},
     {"clusters of 2, an odd number of row tiles", clustered(config(2, 128, 3, 1, 4)), 300, 264, 200},
     {"clusters of 2, split K in 2", clustered(config(1, 64, 2, 2, 6)), 130, 136, 256},
+    {"clusters of 2 along N, an odd number of column tiles", clustered_along_n(config(1, 32, 3, 1, 4)), 70, 168, 200},
+    {"stores from the accumulators, M and N tails", direct(config(2, 128, 3, 1, 3)), 130, 200, 264},
+    {"clusters of 2 along N, split K in 2", clustered_along_n(config(1, 48, 2, 2, 6)), 64, 200, 256},
     {"swapped, 16 tokens, split K in 2", swapped(config(1, 64, 4, 2, 5), 16), 13, 200, 256},
     {"swapped, 40 tokens, split K in 3, a slice past K", swapped(config(1, 64, 3, 3, 7), 40), 37, 136, 200},
     {"swapped, 16 tokens at M = 1, split K in 4", swapped(config(1, 64, 16, 4, 8), 16), 1, 128, 1024},
@@ -139,7 +155,7 @@ TEST(GemmAnyConfig, EveryModelShapeGetsAConfigurationThatFits) {
         const long long units = gemm_any::cdiv(m, c.tile_m()) * gemm_any::cdiv(n, c.tile_n()) * c.splits;
         EXPECT_LE(c.blocks, d.sms);
         EXPECT_EQ(c.blocks, std::min<long long>(units, d.sms));
-        EXPECT_LE(gemm_any::shared_bytes(c.tile_m(), c.tile_n(), c.stages, c.splits), d.shared_bytes);
+        EXPECT_LE(gemm_any::shared_bytes(c), d.shared_bytes);
         EXPECT_GE(c.stages, 2);
         const long long k_tiles = gemm_any::cdiv(k, 64);
         EXPECT_EQ(k_tiles % c.splits, 0);  // these K divide evenly
