@@ -138,7 +138,13 @@ Tensor interpret_program(const pipeline::CheckedProgram& checked, const pipeline
                             " " + shape.str() + " in interpret mode");
     }
     output = Tensor::empty(first.output_dtype, shape, MemoryKind::host);
-    if (output.bytes() > 0) std::memset(output.data(), 0, output.bytes());
+    // The kernels write into the caller's tensor on a GPU, so elements the
+    // program leaves alone keep the caller's values; a new result starts at
+    // zero here (a GPU's fresh allocation holds whatever it held).
+    if (options.output != nullptr)
+      output.copy_from(*options.output);
+    else if (output.bytes() > 0)
+      std::memset(output.data(), 0, output.bytes());
     fill_host(static_cast<std::byte*>(output.data()), output.bytes(), fills.output_fill);
   }
   // Program buffers without a fill hold what the memory held on a GPU:

@@ -49,4 +49,23 @@ TEST(InterpretInitialValues, AProgramBufferWithoutAValueIsNotZeroed) {
   for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(static_cast<const croq::s32*>(out.data())[i], a[i] - 1) << i;
 }
 
+// A result written into the caller's tensor (LaunchOptions::output) keeps
+// the caller's values where the program writes nothing, as the GPU's
+// kernels writing into that tensor do (the interpreter used to start the
+// result at zero and copy it all back).
+TEST(InterpretInitialValues, TheCallersOutputKeepsWhatTheProgramLeavesAlone) {
+  croq::Kernel k = croq::test::interpreted(
+      "__co__ s32 [N] firsts(s32 [N] a) {\n  s32 [N] out;\n"
+      "  parallel i by 3\n    out.at(i) = a.at(i) * 2;\n  return out;\n}\n");
+  auto a = croq::make_spandata<croq::s32>(8);
+  a.fill_random(-100, 100, 10);
+  std::vector<croq::s32> into(8, 77);
+  croq::TensorView out = croq::TensorView::contiguous(into.data(), croq::DType::s32, croq::Shape{8});
+  croq::LaunchOptions launch;
+  launch.output = &out;
+  std::vector<croq::Arg> args{a.view()};
+  EXPECT_FALSE(k.launch(args, launch).defined());
+  for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(into[i], i < 3 ? a[i] * 2 : 77) << i;
+}
+
 }  // namespace
