@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/element_bytes.hpp"
 #include "croq/subbyte.hpp"
 
 namespace croq::interp {
@@ -17,11 +18,6 @@ T read_as(const std::byte* at) {
   T v;
   std::memcpy(&v, at, sizeof v);
   return v;
-}
-
-template <typename T>
-void write_as(std::byte* at, T v) {
-  std::memcpy(at, &v, sizeof v);
 }
 
 // A float rounded to a float dtype's precision (round to nearest even, as
@@ -67,17 +63,7 @@ std::int64_t wrapped_to(DType t, std::int64_t i) {
 
 // A float converted to an integer type as a C-style cast does (toward
 // zero); NaN and out-of-range values, undefined in C++, saturate.
-std::int64_t truncated(double d, bool is_unsigned_64) {
-  if (std::isnan(d)) return 0;
-  if (is_unsigned_64) {
-    if (d <= 0) return 0;
-    if (d >= 18446744073709551615.0) return -1;
-    return static_cast<std::int64_t>(static_cast<std::uint64_t>(d));
-  }
-  if (d <= -9223372036854775808.0) return std::numeric_limits<std::int64_t>::min();
-  if (d >= 9223372036854775807.0) return std::numeric_limits<std::int64_t>::max();
-  return static_cast<std::int64_t>(d);
-}
+std::int64_t truncated(double d, bool is_unsigned_64) { return croq::detail::truncated_integer(d, is_unsigned_64); }
 
 }  // namespace
 
@@ -201,50 +187,13 @@ Value load_element(DType t, const std::byte* at) {
   return v;
 }
 
-void store_double(DType t, std::byte* at, double d) {
-  switch (t) {
-    case DType::f16: write_as(at, croq::f16(static_cast<float>(d))); return;
-    case DType::bf16: write_as(at, croq::bf16(static_cast<float>(d))); return;
-    case DType::f32: write_as(at, static_cast<float>(d)); return;
-    case DType::f64: write_as(at, d); return;
-    case DType::f8_e4m3: write_as(at, croq::f8_e4m3(static_cast<float>(d))); return;
-    case DType::f8_e5m2: write_as(at, croq::f8_e5m2(static_cast<float>(d))); return;
-    case DType::tf32: write_as(at, croq::tf32(static_cast<float>(d))); return;
-    case DType::f8_ue8m0: write_as(at, croq::f8_ue8m0(static_cast<float>(d))); return;
-    case DType::f8_ue4m3: write_as(at, croq::f8_ue4m3(static_cast<float>(d))); return;
-    case DType::f6_e2m3: write_as(at, croq::f6_e2m3(static_cast<float>(d))); return;
-    case DType::f6_e3m2: write_as(at, croq::f6_e3m2(static_cast<float>(d))); return;
-    case DType::f4_e2m1: write_as(at, croq::f4_e2m1(static_cast<float>(d))); return;
-    default: break;
-  }
-  const std::int64_t i = truncated(d, t == DType::u64);
-  switch (t) {
-    case DType::s64: case DType::u64: write_as(at, i); return;
-    case DType::s16: case DType::u16: write_as(at, static_cast<std::uint16_t>(i)); return;
-    case DType::s32: case DType::u32: write_as(at, static_cast<std::uint32_t>(i)); return;
-    default: write_as(at, static_cast<std::uint8_t>(wrapped_to(t, i) & 0xff)); return;
-  }
-}
+void store_double(DType t, std::byte* at, double d) { croq::detail::write_element(t, at, d); }
 
 void store_element(DType t, std::byte* at, const ir::Type& from, const Value& v) {
-  if (croq::is_floating(t)) {
-    store_double(t, at, as_double(from, v));
-    return;
-  }
-  const std::int64_t i = from.is_float() ? truncated(v.f, t == DType::u64) : v.i;
-  switch (t) {
-    case DType::s64: case DType::u64: write_as(at, i); return;
-    case DType::s16: case DType::u16: write_as(at, static_cast<std::uint16_t>(i)); return;
-    case DType::s32: case DType::u32: write_as(at, static_cast<std::uint32_t>(i)); return;
-    case DType::bin1: write_as(at, static_cast<std::uint8_t>(i != 0)); return;
-    default: {
-      // One byte: the value in the low bits, the bits above zero (sub-byte types).
-      const int bits = croq::dtype_bits(t);
-      const auto mask = bits >= 8 ? 0xffu : (1u << bits) - 1;
-      write_as(at, static_cast<std::uint8_t>(static_cast<std::uint64_t>(i) & mask));
-      return;
-    }
-  }
+  if (croq::is_floating(t))
+    croq::detail::write_element(t, at, as_double(from, v));
+  else
+    croq::detail::write_element(t, at, from.is_float() ? truncated(v.f, t == DType::u64) : v.i);
 }
 
 }  // namespace croq::interp
