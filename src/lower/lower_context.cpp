@@ -9,6 +9,7 @@
 #include "frontend/builtins.hpp"
 #include "ir/index_width.hpp"
 #include "lower/lowering.hpp"
+#include "lower/row_major.hpp"
 #include "core/element_bytes.hpp"
 #include "support/checked_int.hpp"
 #include "support/format.hpp"
@@ -458,13 +459,9 @@ void LoweringContext::fill_initial(int id, const sema::Buffer& declared, const S
   ExprRef flat = ir::var(e);
   ExprRef slot = b.slots > 0 ? ir::binary("/", flat, ir::int_const(elements)) : nullptr;
   ExprRef in_slot = b.slots > 0 ? ir::binary("%", flat, ir::int_const(elements)) : flat;
-  std::vector<ExprRef> coords(b.dims.size());
-  std::int64_t stride = 1;
-  for (std::size_t d = b.dims.size(); d-- > 0;) {
-    ExprRef c = stride == 1 ? in_slot : ir::binary("/", in_slot, ir::int_const(stride));
-    coords[d] = d == 0 ? c : ir::binary("%", c, ir::int_const(b.dims[d].value));
-    stride *= b.dims[d].value;
-  }
+  std::vector<std::int64_t> extents;
+  for (const ir::Extent& d : b.dims) extents.push_back(d.value);
+  std::vector<ExprRef> coords = row_major_coords(in_slot, extents);
   ExprRef value = initial.integral ? ir::int_const(initial.integer, ir::Type::i64()) : floating_constant(initial.floating);
   ir::For f;
   f.var = e;

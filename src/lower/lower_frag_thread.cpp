@@ -10,6 +10,7 @@
 // reads and writes this thread's registers only, and a reduction of a row
 // needs no other thread.
 #include "lower/lowering.hpp"
+#include "lower/row_major.hpp"
 
 namespace croq::lower::detail {
 
@@ -86,12 +87,8 @@ void MmaLowering::thread_apply_loop(const Stmt& s, const Loop& l, const View& ti
   const ExprRef row = ir::add(ir::mul(context.row_block, threads), found->second.index);
   // The other indices: the register's element of the row, row-major.
   std::vector<ExprRef> indices{row};
-  std::int64_t below = per_row;
-  for (std::size_t d = 1; d < context.rank; ++d) {
-    below /= tile.extent[d];
-    const ExprRef q = below == 1 ? context.in_row : ir::binary("/", context.in_row, ir::int_const(below));
-    indices.push_back(d == 1 ? q : ir::binary("%", q, ir::int_const(tile.extent[d])));
-  }
+  for (ExprRef& c : row_major_coords(context.in_row, {tile.extent.begin() + 1, tile.extent.end()}))
+    indices.push_back(std::move(c));
   ir::StmtList body = collect([&] { apply_body(*l.body, context, indices); });
   ir::StmtList guarded;
   guarded.push_back(ir::make_stmt(
