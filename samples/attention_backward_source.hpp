@@ -91,10 +91,17 @@ struct Text {
   // sequence's.
   std::string sq() const { return varlen ? "seq_q" : "S"; }
   std::string sk() const { return varlen ? "seq_k" : "T"; }
-  // Element (row, rest) of a query row's `lse` or `delta`, `row` within the
-  // block's sequence.
-  std::string query_row(const std::string& tensor, const std::string& row, const std::string& rest = "") const {
-    return tensor + (varlen ? ".at(h, q_start + (" + row + ")" : ".at(b, h, " + row) + rest + ")";
+  // Element (row, rest) of query row `row`'s `lse` or `delta`, a row past
+  // the block's queries read at the last (`row` < `count`, else
+  // `count` - 1), masked anyway. Packed, that row is read unclamped, within
+  // the sequence's rows: past them it is another sequence's row (or,
+  // past TQ, the element reads' tail guard gives 0), and the clamp's
+  // arithmetic on the sequence's offsets spilled 72 bytes a thread at
+  // D = 128.
+  std::string query_row(const std::string& tensor, const std::string& row, const std::string& count,
+                        const std::string& rest = "") const {
+    if (varlen) return tensor + ".at(h, q_start + " + row + rest + ")";
+    return tensor + ".at(b, h, " + row + " < " + count + " ? " + row + " : " + count + " - 1" + rest + ")";
   }
   // The `rows` x 64 tile `tile` (a row tile) of head view `view`, at slab #.
   std::string tile_of(const std::string& view, const std::string& rows, const std::string& tile) const {
@@ -248,9 +255,8 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   x.add("          wait in_full[stage];");
   // Sᵀ = K Qᵀ and dPᵀ = V dOᵀ of the query tile in `stage`, over all of D.
   // Wide or packed, dPᵀ is issued after the dV multiply: both products in
-  // flight with the exponentials spill (16 bytes a thread at D = 256; at
-  // D = 128 packed, with the sequence's offsets live, 304 bytes, and 72
-  // still with dPᵀ late).
+  // flight with the exponentials spill (16 bytes a thread at D = 256; 304
+  // at D = 128 packed, with the sequence's offsets live).
   const bool late_dprobs = g.wide || x.varlen;
   x.add("          scores_t = mma.fill.f32 0.0f;");
   x.each_slab("          mma.row.row scores_t, " + g.rows("k_s#") + ", " + g.walked("q_s", "stage", "#") + ";");
@@ -262,14 +268,14 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   x.add("          apply {i, j} in scores_t.span {");
   x.add("            scores_t.at(i, j) = first_query + j >= " + sq + " || first_key + i >= " + sk + " || causal && first_key + i > first_query + j + " + sk + " - " + sq);
   x.add("              ? 0.0f");
-  x.add("              : __exp2f(scores_t.at(i, j) * scale - " + x.query_row("lse", "first_query + j < " + sq + " ? first_query + j : " + sq + " - 1", ", 0") + ");");
+  x.add("              : __exp2f(scores_t.at(i, j) * scale - " + x.query_row("lse", "first_query + j", sq, ", 0") + ");");
   x.add("            probs_t.at(i, j) = __to<" + t + ">(scores_t.at(i, j));");
   x.add("          }");
   x.each_owned("          mma.row.col dv#, probs_t, " + g.walked("do_s", "stage", "$") + ";");
   if (late_dprobs) dprobs();
   x.add("          apply {i, j} in dprobs_t.span");
   x.add("            dscores_t.at(i, j) = __to<" + t + ">(scores_t.at(i, j) * (dprobs_t.at(i, j) -");
-  x.add("              " + x.query_row("delta", "first_query + j < " + sq + " ? first_query + j : " + sq + " - 1") + "));");
+  x.add("              " + x.query_row("delta", "first_query + j", sq) + "));");
   x.each_owned("          mma.row.col dk#, dscores_t, " + g.walked("q_s", "stage", "$") + ";");
   // Complete the multiplies before the stage is released: one left in
   // flight across the loop's back edge makes ptxas serialize every WGMMA
@@ -331,9 +337,8 @@ inline void query_tile_kernel(Text& x, const std::string& t, const std::string& 
   x.add("        float scale = " + scale + ";");
   x.add("        first_row = " + g.first_row("qt") + ";");
   x.add("        apply {i} in row_lse.span {");
-  const std::string row = "first_row + i < " + sq + " ? first_row + i : " + sq + " - 1";
-  x.add("          row_lse.at(i) = " + x.query_row("lse", row, ", 0") + ";");
-  x.add("          row_delta.at(i) = " + x.query_row("delta", row) + ";");
+  x.add("          row_lse.at(i) = " + x.query_row("lse", "first_row + i", sq, ", 0") + ";");
+  x.add("          row_delta.at(i) = " + x.query_row("delta", "first_row + i", sq) + ";");
   x.add("        }");
   x.each_owned("        dq# = mma.fill.f32 0.0f;");
   // S = Q Kᵀ and dP = dO Vᵀ of the key tile in `stage` (over all of D),
