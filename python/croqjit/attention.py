@@ -17,6 +17,10 @@ differentiable op ``croqjit::attention`` returns the output and the
 log-sum-exp, saved for the backward (register_autograd), so it works in
 eager autograd, ``torch.autograd.gradcheck``-style checks and
 ``torch.compile``.
+attention_varlen's forward is the sample's packed kernel, writing the
+log-sum-exp too, and its backward the packed backward program: one call
+over every sequence, which finds its sequence from the offsets on the
+device.
 
 f16 and bf16; head dims 64 to 256 in steps of 32, forward and backward
 (the backward's program is written for 64, 128 and 256, above 128 in
