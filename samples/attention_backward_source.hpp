@@ -186,7 +186,9 @@ inline void store_gradient(Text& x, const std::string& acc, const std::string& s
   for (int c = 0; c < g.owned; ++c) {
     const std::string a = acc + std::to_string(c), staging = g.staging(acc, c);
     if (x.varlen) {
-      const std::string column = g.wide ? "(" + g.slab(c) + ") * 64 + j" : std::to_string(c * 64) + " + j";
+      const std::string first_column = g.wide ? "(p - 1) * " + std::to_string(g.owned * 64) : "";
+      const std::string offset = c ? std::to_string(c * 64) + " + " : "";
+      const std::string column = (first_column.empty() ? "" : first_column + " + ") + offset + "j";
       x.add("        apply {i, j} in " + a + ".span {");
       x.add("          if (" + first_row + " + i < " + count + ")");
       x.add("            " + acc + "h.at(" + start + " + " + first_row + " + i, " + column + ") = __to<" + x.element + ">(" + a +
