@@ -124,7 +124,9 @@ struct GradientTally {
   void add(const Tensors<T>& t, std::size_t q0, std::size_t k0, int S, int T_, int d, bool causal) {
     const HeadGradients ref = head_gradients(rows_of(t.q, q0, S, d), rows_of(t.k, k0, T_, d), rows_of(t.v, k0, T_, d),
                                              rows_of(t.dout, q0, S, d), S, T_, d, causal);
-    auto append = [](std::vector<double>& to, const std::vector<double>& from) { to.insert(to.end(), from.begin(), from.end()); };
+    auto append = [](std::vector<double>& to, const std::vector<double>& from) {
+      to.insert(to.end(), from.begin(), from.end());
+    };
     for (int i = 0; i < S; ++i) {
       const double got = t.lse.data()[(q0 + i) * 8];
       worst_lse = std::max(worst_lse, std::isfinite(got) ? std::abs(got - ref.lse[i]) : INFINITY);

@@ -60,7 +60,9 @@ struct Tiling {
       : slabs(head_dim / 64), wide(head_dim > 128), block_rows(wide ? 64 : 128), owned(wide ? slabs / 2 : slabs) {}
 
   // The slab of a consumer's c-th accumulator (of owned).
-  std::string slab(int c) const { return wide ? "(p - 1) * " + std::to_string(owned) + " + " + std::to_string(c) : std::to_string(c); }
+  std::string slab(int c) const {
+    return wide ? "(p - 1) * " + std::to_string(owned) + " + " + std::to_string(c) : std::to_string(c);
+  }
   // Slab `slab` of walked operand `name` in stage `stage`.
   std::string walked(const std::string& name, const std::string& stage, const std::string& slab) const {
     if (!wide) return name + slab + "[" + stage + "]";
@@ -71,7 +73,9 @@ struct Tiling {
   std::string rows(const std::string& buffer) const { return wide ? buffer : buffer + ".subspan(64, 64).at(p - 1, 0)"; }
   // The tile of the consumer's 64 gradient rows among the head's.
   std::string row_tile(const std::string& block) const { return wide ? block : block + " * 2 + p - 1"; }
-  std::string first_row(const std::string& block) const { return wide ? block + " * 64" : block + " * 128 + (p - 1) * 64"; }
+  std::string first_row(const std::string& block) const {
+    return wide ? block + " * 64" : block + " * 128 + (p - 1) * 64";
+  }
   // The shared tile that stages slab c (of owned) of accumulator `name`.
   std::string staging(const std::string& name, int c) const {
     return wide ? "out_s[p - 1]" : name + "_s" + std::to_string(c) + "[p - 1]";
@@ -158,7 +162,8 @@ struct Text {
   void each_owned(const std::string& pattern) { each(pattern, true); }
   // The walked tiles `a` and `b` of element type t: two stages of each slab.
   void declare_walked(const std::string& t, const std::string& a, const std::string& b) {
-    if (tiling.wide) add("    shared " + t + " [64, 64] " + a + "[" + std::to_string(2 * tiling.slabs) + "], " + b + "[" + std::to_string(2 * tiling.slabs) + "];");
+    const std::string stages = "[" + std::to_string(2 * tiling.slabs) + "]";
+    if (tiling.wide) add("    shared " + t + " [64, 64] " + a + stages + ", " + b + stages + ";");
     else each_slab("    shared " + t + " [64, 64] " + a + "#[2], " + b + "#[2];");
   }
   // The staging tiles of the gradients `names` (one per consumer, or one per
@@ -268,7 +273,8 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   };
   if (!late_dprobs) dprobs();
   x.add("          apply {i, j} in scores_t.span {");
-  x.add("            scores_t.at(i, j) = first_query + j >= " + sq + " || first_key + i >= " + sk + " || causal && first_key + i > first_query + j + " + sk + " - " + sq);
+  x.add("            scores_t.at(i, j) = first_query + j >= " + sq + " || first_key + i >= " + sk +
+        " || causal && first_key + i > first_query + j + " + sk + " - " + sq);
   x.add("              ? 0.0f");
   x.add("              : __exp2f(scores_t.at(i, j) * scale - " + x.query_row("lse", "first_query + j", sq, ", 0") + ");");
   x.add("            probs_t.at(i, j) = __to<" + t + ">(scores_t.at(i, j));");
@@ -360,7 +366,8 @@ inline void query_tile_kernel(Text& x, const std::string& t, const std::string& 
   // waits for the previous dQ multiply, the exponentials do not.
   auto gradients = [&](const std::string& in, const std::string& tile) {
     x.add(in + "apply {i, j} in scores.span");
-    x.add(in + "  scores.at(i, j) = " + tile + " * 64 + j >= " + sk + " || causal && " + tile + " * 64 + j > first_row + i + " + sk + " - " + sq);
+    x.add(in + "  scores.at(i, j) = " + tile + " * 64 + j >= " + sk + " || causal && " + tile +
+          " * 64 + j > first_row + i + " + sk + " - " + sq);
     x.add(in + "    ? 0.0f : __exp2f(scores.at(i, j) * scale - row_lse.at(i));");
     x.add(in + "apply {i, j} in dprobs.span");
     x.add(in + "  dscores.at(i, j) = __to<" + t + ">(scores.at(i, j) * (dprobs.at(i, j) - row_delta.at(i)));");
@@ -414,7 +421,8 @@ inline std::string backward_source(const std::string& element, int head_dim, boo
   // Kernel 1: delta of every row (packed: of every sequence's rows at once).
   const std::string rows = varlen ? "TQ" : "S", at = varlen ? "h, row" : "b, h, row";
   x.add(varlen ? "  global f32 [H, TQ] delta;" : "  global f32 [B, H, S] delta;");
-  x.add(varlen ? "  parallel {h, rt} by [H, cdiv(TQ, 128)] : block {" : "  parallel {b, h, rt} by [B, H, cdiv(S, 128)] : block {");
+  x.add(varlen ? "  parallel {h, rt} by [H, cdiv(TQ, 128)] : block {"
+               : "  parallel {b, h, rt} by [B, H, cdiv(S, 128)] : block {");
   x.add("    parallel r by 128 : thread {");
   x.add("      row = rt * 128 + r;");
   x.add("      if (row < " + rows + ") {");

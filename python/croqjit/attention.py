@@ -280,7 +280,8 @@ def _(q, k, v, cu_seqlens_q, cu_seqlens_k, causal):
 @torch.library.custom_op("croqjit::attention_varlen_backward", mutates_args=())
 def _attention_varlen_backward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor,
                                grad_out: torch.Tensor, lse: torch.Tensor, cu_seqlens_q: torch.Tensor,
-                               cu_seqlens_k: torch.Tensor, causal: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                               cu_seqlens_k: torch.Tensor,
+                               causal: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """The packed backward program over every sequence at once (it reads
     the offsets on the device), at its head dims (_at_program_width); k and
     v repeated per query head for it and each group's dK and dV summed, as

@@ -38,7 +38,8 @@ def test_the_texts_are_the_generators():
 
 
 @pytest.mark.parametrize("args,message", [
-    (("sideways", "f16", 64), r"kind must be forward, forward_lse, varlen, varlen_lse, backward or varlen_backward, got 'sideways'"),
+    (("sideways", "f16", 64),
+     r"kind must be forward, forward_lse, varlen, varlen_lse, backward or varlen_backward, got 'sideways'"),
     (("backward", "f32", 64), r"element must be f16 or bf16, got 'f32'"),
     (("backward", "f16", 96), r"the backward's head_dim must be 64, 128 or 256, got 96"),
     (("backward", "f16", 192), r"the backward's head_dim must be 64, 128 or 256, got 192"),
