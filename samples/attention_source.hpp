@@ -47,9 +47,9 @@ struct Config {
   bool grouped = false;
   bool varlen = false;  // packed sequences of variable lengths (see above)
   // Also write each row's log-sum-exp of the scaled scores, in base 2, to
-  // `lse` [B, H, S, 8] (8 copies a row: an accumulator's narrowest store),
-  // what the backward of samples/attention_backward_source.hpp recomputes
-  // the probabilities from. Dense only.
+  // `lse` [B, H, S, 8] (8 copies a row: an accumulator's narrowest store;
+  // packed: [H, TQ, 8]), what the backward of
+  // samples/attention_backward_source.hpp recomputes the probabilities from.
   bool with_lse = false;
 };
 
@@ -121,7 +121,7 @@ class SourceWriter {
     if (c_.varlen) {
       add("__co__ void attention(global " + t + " [H, TQ, " + d + "] q, global " + t + " [" + kv_heads + ", TK, " + d + "] k,");
       add("                      global " + t + " [" + kv_heads + ", TK, " + d + "] v, global " + t + " [H, TQ, " + d +
-          "] o, global s32 [B1] cu_q,");
+          "] o," + (c_.with_lse ? " global f32 [H, TQ, 8] lse," : "") + " global s32 [B1] cu_q,");
       add("                      global s32 [B1] cu_k, bool causal) {");
     } else {
       add("__co__ void attention(global " + t + " [B, H, S, " + d + "] q, global " + t + " [B, " + kv_heads + ", T, " + d + "] k,");
@@ -261,10 +261,18 @@ class SourceWriter {
       // each column the row's log2-sum-exp2.
       add("        lse_rows = mma.fill.f32 0.0f;");
       add("        mma.row.row lse_rows, q_s0.subspan(64, 64).at(p - 1, 0), q_s0.subspan(8, 64).at(0, 0);");
-      add("        apply {i, j} in lse_rows.span");
-      add("          lse_rows.at(i, j) = row_max.at(i) * scale + __log(row_sum.at(i)) * 1.442695041f;");
-      add("        mma.store lse_rows, lse.subspan(1, 1, S, 8).at(b, h, 0, 0).sqz().subspan(64, 8).at(qt * " +
-          std::to_string(c_.consumers) + " + p - 1, 0);");
+      const std::string row_lse = "row_max.at(i) * scale + __log(row_sum.at(i)) * 1.442695041f";
+      if (c_.varlen) {  // from registers, each row only while inside the sequence
+        add("        apply {i, j} in lse_rows.span {");
+        add("          if (first_row + i < seq_q)");
+        add("            lse.at(h, q_start + first_row + i, j) = " + row_lse + ";");
+        add("        }");
+      } else {
+        add("        apply {i, j} in lse_rows.span");
+        add("          lse_rows.at(i, j) = " + row_lse + ";");
+        add("        mma.store lse_rows, lse.subspan(1, 1, S, 8).at(b, h, 0, 0).sqz().subspan(64, 8).at(qt * " +
+            std::to_string(c_.consumers) + " + p - 1, 0);");
+      }
     }
     store_output();
     add("      }");
@@ -383,13 +391,16 @@ inline std::string grouped_source(const std::string& element, int head_dim) {
   return source(c);
 }
 
-// Packed sequences of variable lengths (see the top of this file).
-inline std::string varlen_source(const std::string& element, int head_dim, bool grouped = false) {
+// Packed sequences of variable lengths (see the top of this file), with
+// the rows' log-sum-exp too when `with_lse`.
+inline std::string varlen_source(const std::string& element, int head_dim, bool grouped = false,
+                                 bool with_lse = false) {
   Config c;
   c.element = element;
   c.head_dim = head_dim;
   c.grouped = grouped;
   c.varlen = true;
+  c.with_lse = with_lse;
   return source(c);
 }
 

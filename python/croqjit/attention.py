@@ -17,11 +17,16 @@ differentiable op ``croqjit::attention`` returns the output and the
 log-sum-exp, saved for the backward (register_autograd), so it works in
 eager autograd, ``torch.autograd.gradcheck``-style checks and
 ``torch.compile``.
+attention_varlen's forward is the sample's packed kernel, writing the
+log-sum-exp too, and its backward the packed backward program: one call
+over every sequence, which finds its sequence from the offsets on the
+device.
 
-f16 and bf16; forward head dims 64 to 256 in steps of 32, backward head
-dims 64 and 128 (the backward's program holds Q, dO, K, V and the dK/dV
-staging in shared memory, which does not fit an H100/H200 above 128; a
-backward at another head dim raises ArgumentError); any sequence lengths.
+f16 and bf16; head dims 64 to 256 in steps of 32, forward and backward
+(the backward's program is written for 64, 128 and 256, above 128 in
+tiles of 64 rows that fit an H100/H200's shared memory; the head dims
+between run at the next on operands padded with zero columns); any
+sequence lengths.
 Grouped-query attention (GQA, MQA): k and v with H_kv heads, H_kv dividing
 H, query head h reading key/value head h // (H / H_kv) (torch SDPA's
 ``enable_gqa``); its backward runs the backward program on k and v
@@ -47,19 +52,22 @@ __all__ = ["attention", "attention_varlen", "HEAD_DIMS", "BACKWARD_HEAD_DIMS"]
 
 _ELEMENTS = {torch.float16: "f16", torch.bfloat16: "bf16"}
 # The forward's head dims (those of the sample's forward that also writes
-# the log-sum-exp) and the backward's: the program's own (64 and 128) and
-# 96, run at 128 on operands padded with zero columns (see _padded_to).
+# the log-sum-exp) and the backward's: the program's own (64, 128 and 256)
+# and those between, run at the next on operands padded with zero columns
+# (see _backward_kernels).
 HEAD_DIMS = tuple(range(64, 257, 32))
-BACKWARD_HEAD_DIMS = (64, 96, 128)
-_PROGRAM_HEAD_DIMS = (64, 128)
+BACKWARD_HEAD_DIMS = HEAD_DIMS
+_PROGRAM_HEAD_DIMS = (64, 128, 256)
 # What each kind of kernel writes (its custom op's mutated arguments).
-_WRITTEN = {"forward_lse": ("o", "lse"), "varlen": ("o",), "backward": ("dq", "dk", "dv")}
+_WRITTEN = {"forward_lse": ("o", "lse"), "varlen_lse": ("o", "lse"), "backward": ("dq", "dk", "dv"),
+            "varlen_backward": ("dq", "dk", "dv")}
 
 
 @functools.lru_cache(maxsize=None)
 def _kernel_op(kind: str, element: str, head_dim: int, grouped: bool, interpret: bool):
-    """The custom op of one sample kernel ('forward_lse', 'varlen' or
-    'backward') for one element type and head dim; interpret: the CPU's."""
+    """The custom op of one sample kernel ('forward_lse', 'varlen_lse',
+    'backward' or 'varlen_backward') for one element type and head dim;
+    interpret: the CPU's."""
     options = dict(interpret=True, arch="sm_90a") if interpret else {}
     where = "cpu" if interpret else "cuda"
     kernel = _compile(_attention_source(kind, element, head_dim, grouped), **options)
@@ -69,6 +77,23 @@ def _kernel_op(kind: str, element: str, head_dim: int, grouped: bool, interpret:
 
 def _op_for(kind: str, q: torch.Tensor, grouped: bool = False):
     return _kernel_op(kind, _ELEMENTS[q.dtype], q.shape[-1], grouped, q.device.type == "cpu")
+
+
+def _at_program_width(run, q, k, v, o, grad_out) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """run(q, k, v, o, grad_out) -> (dq, dk, dv) at the backward program's
+    head dim: a head dim D it lacks (96, 160, 192, 224) runs at the next one
+    W it has, on zero-padded operands (head dim last): zero columns add
+    nothing to the scores, dP or delta, and their gradients are dropped; q
+    is scaled by sqrt(W / D) so that the program's 1/sqrt(W) gives the
+    forward's scores (and its log-sum-exp holds), and dq by the same factor
+    (the chain rule through that scaling)."""
+    head_dim = q.shape[-1]
+    width = min(w for w in _PROGRAM_HEAD_DIMS if w >= head_dim)
+    if width == head_dim:
+        return run(q, k, v, o, grad_out)
+    widen = math.sqrt(width / head_dim)
+    dq, dk, dv = run(*_padded_to(width, q * widen, k, v, o, grad_out))
+    return dq[..., :head_dim] * widen, dk[..., :head_dim].contiguous(), dv[..., :head_dim].contiguous()
 
 
 def _lse_shape(q: torch.Tensor) -> list:
@@ -107,19 +132,14 @@ def _padded_to(width: int, *tensors: torch.Tensor) -> list:
 
 
 def _backward_kernels(q, k, v, o, grad_out, lse, causal) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """dq, dk, dv from the backward program. Grouped k and v (fewer heads
-    than q) are repeated per query head for it, and each group's dK and dV
-    summed: the gradient of that repeat. A head dim D the program lacks
-    (96) runs at 128 on zero-padded operands: zero columns add nothing to
-    the scores, dP or delta, and their gradients are dropped; q is scaled
-    by sqrt(128 / D) so that the program's 1/sqrt(128) gives the forward's
-    scores (and its log-sum-exp holds), and dq by the same factor (the
-    chain rule through that scaling)."""
-    head_dim = q.shape[-1]
-    if head_dim not in _PROGRAM_HEAD_DIMS:
-        widen = math.sqrt(128 / head_dim)
-        dq, dk, dv = _backward_kernels(*_padded_to(128, q * widen, k, v, o, grad_out), lse, causal)
-        return dq[..., :head_dim] * widen, dk[..., :head_dim].contiguous(), dv[..., :head_dim].contiguous()
+    """dq, dk, dv from the backward program (at its head dims:
+    _at_program_width). Grouped k and v (fewer heads than q) are repeated
+    per query head for it, and each group's dK and dV summed: the gradient
+    of that repeat."""
+    return _at_program_width(lambda *operands: _dense_backward(*operands, lse, causal), q, k, v, o, grad_out)
+
+
+def _dense_backward(q, k, v, o, grad_out, lse, causal) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     s, t, groups = q.shape[2], k.shape[2], q.shape[1] // k.shape[1]
     q, o, grad_out, lse = (_one_query_padded(x, s) for x in (q, o, grad_out, lse))
     k, v = _one_key_twice(k), _one_key_twice(v)
@@ -155,12 +175,6 @@ def _(q, k, v, o, grad_out, lse, causal):
     return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
 
-def _check_backward_head_dim(head_dim: int) -> None:
-    if head_dim not in BACKWARD_HEAD_DIMS:
-        raise ArgumentError(f"attention's backward takes head dims {_names(BACKWARD_HEAD_DIMS)}, got "
-                            f"{head_dim} (the forward takes {_names(HEAD_DIMS)}; run it without gradients there)")
-
-
 def _setup_context(ctx, inputs, output):
     q, k, v, causal = inputs
     o, lse = output
@@ -171,7 +185,6 @@ def _setup_context(ctx, inputs, output):
 
 def _backward(ctx, grad_out, grad_lse):
     q, k, v, o, lse = ctx.saved_tensors
-    _check_backward_head_dim(q.shape[-1])
     dq, dk, dv = _attention_backward(q, k, v, o, grad_out.contiguous(), lse, ctx.causal)
     return dq, dk, dv, None
 
@@ -243,61 +256,66 @@ def _packed_for_kernel(t: torch.Tensor) -> torch.Tensor:
     return _heads_first(torch.cat([t, torch.zeros_like(t)]) if t.shape[0] == 1 else t)
 
 
+def _packed_lse_shape(q: torch.Tensor) -> list:
+    """The packed forward's log-sum-exp: [H, rows, 8] in the kernel's rows
+    (one more for a total of 1, see _packed_for_kernel)."""
+    return [q.shape[1], max(q.shape[0], 2), 8]
+
+
 @torch.library.custom_op("croqjit::attention_varlen", mutates_args=())
 def _attention_varlen(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqlens_q: torch.Tensor,
-                      cu_seqlens_k: torch.Tensor, causal: bool) -> torch.Tensor:
+                      cu_seqlens_k: torch.Tensor, causal: bool) -> tuple[torch.Tensor, torch.Tensor]:
     q_h, k_h, v_h = (_packed_for_kernel(t) for t in (q, k, v))
     o_h = torch.empty_like(q_h)
-    _op_for("varlen", q, grouped=True)(q_h, k_h, v_h, o_h, cu_seqlens_q, cu_seqlens_k, causal)
-    return o_h[:, :q.shape[0]].transpose(0, 1).contiguous()
+    lse = q.new_empty(_packed_lse_shape(q), dtype=torch.float32)
+    _op_for("varlen_lse", q, grouped=True)(q_h, k_h, v_h, o_h, lse, cu_seqlens_q, cu_seqlens_k, causal)
+    return o_h[:, :q.shape[0]].transpose(0, 1).contiguous(), lse
 
 
 @_attention_varlen.register_fake
 def _(q, k, v, cu_seqlens_q, cu_seqlens_k, causal):
-    return q.new_empty(q.shape)
+    return q.new_empty(q.shape), q.new_empty(_packed_lse_shape(q), dtype=torch.float32)
 
 
 @torch.library.custom_op("croqjit::attention_varlen_backward", mutates_args=())
-def _attention_varlen_backward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, grad_out: torch.Tensor,
-                               cu_seqlens_q: torch.Tensor, cu_seqlens_k: torch.Tensor,
+def _attention_varlen_backward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor,
+                               grad_out: torch.Tensor, lse: torch.Tensor, cu_seqlens_q: torch.Tensor,
+                               cu_seqlens_k: torch.Tensor,
                                causal: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Per sequence: the dense forward again (for its log-sum-exp, which
-    the packed forward does not write) and the dense backward, on that
-    sequence's rows as a batch of one. Rows of no sequence get zeros."""
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    bounds_q, bounds_k = cu_seqlens_q.tolist(), cu_seqlens_k.tolist()
-    for b in range(len(bounds_q) - 1):
-        rows_q, rows_k = slice(bounds_q[b], bounds_q[b + 1]), slice(bounds_k[b], bounds_k[b + 1])
-        if rows_q.start == rows_q.stop or rows_k.start == rows_k.stop:
-            continue
-        if causal and rows_k.stop - rows_k.start == 1 and rows_q.stop - rows_q.start > 1:
-            raise ArgumentError(f"attention_varlen's backward takes causal attention with one key only for one "
-                                f"query, got sequence {b} of {rows_q.stop - rows_q.start} queries: rows that see "
-                                "no key have no gradient")
-        q_b, o_grad_b = (_heads_first(t[rows_q]).unsqueeze(0) for t in (q, grad_out))
-        k_b, v_b = (_heads_first(t[rows_k]).unsqueeze(0) for t in (k, v))
-        o_b, lse_b = _forward(q_b, k_b, v_b, causal)
-        grads = _backward_kernels(q_b, k_b, v_b, o_b, o_grad_b, lse_b, causal)
-        for whole, rows, grad in zip((dq, dk, dv), (rows_q, rows_k, rows_k), grads):
-            whole[rows] = grad[0].transpose(0, 1)
-    return dq, dk, dv
+    """The packed backward program over every sequence at once (it reads
+    the offsets on the device), at its head dims (_at_program_width); k and
+    v repeated per query head for it and each group's dK and dV summed, as
+    the dense backward does. Rows of no sequence get zeros."""
+    total_q, total_k, groups = q.shape[0], k.shape[0], q.shape[1] // k.shape[1]
+
+    def run(q, k, v, o, grad_out):
+        q_h, o_h, grad_h = (_packed_for_kernel(t) for t in (q, o, grad_out))
+        k_h, v_h = (_packed_for_kernel(t).repeat_interleave(groups, dim=0) for t in (k, v))
+        dq, dk, dv = (torch.zeros_like(t) for t in (q_h, k_h, v_h))
+        _op_for("varlen_backward", q)(q_h, k_h, v_h, o_h, grad_h, lse, dq, dk, dv, cu_seqlens_q, cu_seqlens_k, causal)
+        dk, dv = (t.unflatten(0, (-1, groups)).sum(1) for t in (dk, dv))
+        return dq[:, :total_q].transpose(0, 1), dk[:, :total_k].transpose(0, 1), dv[:, :total_k].transpose(0, 1)
+
+    return tuple(t.contiguous() for t in _at_program_width(run, q, k, v, o, grad_out))
 
 
 @_attention_varlen_backward.register_fake
-def _(q, k, v, grad_out, cu_seqlens_q, cu_seqlens_k, causal):
+def _(q, k, v, o, grad_out, lse, cu_seqlens_q, cu_seqlens_k, causal):
     return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
 
 def _setup_varlen_context(ctx, inputs, output):
     q, k, v, cu_seqlens_q, cu_seqlens_k, causal = inputs
-    ctx.save_for_backward(q, k, v, cu_seqlens_q, cu_seqlens_k)
+    o, lse = output
+    ctx.mark_non_differentiable(lse)
+    ctx.save_for_backward(q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k)
     ctx.causal = causal
 
 
-def _varlen_backward(ctx, grad_out):
-    q, k, v, cu_seqlens_q, cu_seqlens_k = ctx.saved_tensors
-    _check_backward_head_dim(q.shape[-1])
-    dq, dk, dv = _attention_varlen_backward(q, k, v, grad_out.contiguous(), cu_seqlens_q, cu_seqlens_k, ctx.causal)
+def _varlen_backward(ctx, grad_out, grad_lse):
+    q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k = ctx.saved_tensors
+    dq, dk, dv = _attention_varlen_backward(q, k, v, o, grad_out.contiguous(), lse, cu_seqlens_q, cu_seqlens_k,
+                                            ctx.causal)
     return dq, dk, dv, None, None, None
 
 
@@ -326,10 +344,12 @@ def attention_varlen(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqle
     those of cu_seqlens_k (int32 [B + 1], on q's device). Returns o
     [total_q, H, D]; ``causal`` aligns each sequence's last query with its
     last key. max_seqlen_q and max_seqlen_k are FlashAttention's arguments,
-    taken for its signature: the kernel walks the offsets and needs
-    neither. Differentiable: the backward runs the dense backward on each
-    sequence (with the dense forward again for its log-sum-exp)."""
+    taken for its signature: the kernels walk the offsets and need
+    neither. Differentiable: the forward also writes each row's
+    log-sum-exp, and the packed backward program recomputes every
+    sequence's gradients from it in one call, reading the offsets on the
+    device."""
     _check_tensors("attention_varlen", q, k, v, 3, "q [total_q, H, D] and k, v [total_k, H_kv, D]")
     _check_offsets(q, cu_seqlens_q, cu_seqlens_k)
     return _attention_varlen(_scaled(q, scale).contiguous(), k.contiguous(), v.contiguous(), cu_seqlens_q,
-                             cu_seqlens_k, bool(causal))
+                             cu_seqlens_k, bool(causal))[0]
