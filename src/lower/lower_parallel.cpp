@@ -20,6 +20,7 @@
 #include <tuple>
 
 #include "frontend/ast_walk.hpp"
+#include "frontend/warp_block.hpp"
 #include "lower/lowering.hpp"
 #include "support/checked_int.hpp"
 
@@ -338,6 +339,9 @@ void LevelLowering::enter_grid_level(LevelFrame& f, const Parallel& p, std::size
   // A block of one warpgroup runs its block-scope statements on whole
   // warpgroups: accumulators may be filled and stored there.
   in_warpgroup_ = block_one_warpgroup_ = level_index + 1 == p.levels.size() && block_of_one_warpgroup(*p.body);
+  // A block of one warp (its mma at block scope) runs the warp form.
+  in_warp_ = level_index + 1 == p.levels.size() && block_of_one_warp(*p.body);
+  if (in_warp_) kernel_.block_threads = std::max<std::int64_t>(kernel_.block_threads, 32);
 }
 
 void LevelLowering::enter_flat_level(LevelFrame& f) {

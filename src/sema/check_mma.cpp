@@ -99,11 +99,28 @@ void MmaChecker::mma_statement(const Stmt& s, const Mma& m) {
     if (const Symbol* sym = lookup(name->name); sym && sym->type.kind == Kind::accumulator) {
       p.accumulator_load = true;  // the initial value of an accumulator (accumulator_load)
       p.accumulator = sym->type.accumulator->dtype;
+    } else if (sym && sym->type.kind == Kind::operand) {
+      p.to_registers = false;  // a warp's `.frag` load of global or local memory: a plain warp operand
     }
   cx_.out_.mmas[&m] = p;
 }
 
+// The accumulator an mma's first operand names, without reporting anything:
+// null when it names none. An array named whole counts as all of it.
+Accumulator* MmaChecker::written_accumulator(const Expr& e) {
+  const auto* base = &e;
+  while (const auto* ix = std::get_if<Subscript>(&base->node)) base = ix->object.get();
+  const auto* n = std::get_if<Name>(&base->node);
+  const Symbol* sym = n ? lookup(n->name) : nullptr;
+  return sym && sym->type.kind == Kind::accumulator ? sym->type.accumulator : nullptr;
+}
+
 void MmaChecker::mma_forms(const Stmt& s, const Mma& m) {
+  if (cx_.scope_ == Scope::kernel && !m.frag_declaration)
+    fail(Rule::mma_outside_parallel, s.location,
+         (m.op == MmaOp::multiply ? "mma." + m.layout : "mma." + std::string(mma_op_name(m.op))) +
+             " runs on the device: it stands inside a parallel level",
+         "move it into the `parallel` statement whose threads multiply");
   if (cx_.options_.target && !cx_.options_.target->mma_sync() && !cx_.needs_sm80_reported_) {
     cx_.needs_sm80_reported_ = true;
     fail(Rule::needs_sm80, s.location,
@@ -220,9 +237,11 @@ void MmaChecker::mma_load(const Stmt& s, const Mma& m) {
     // same values: the interpreter checks it).
     const std::string space = local ? "local" : "global";
     c_.expressions.require_selected(tile_expr, v);
-    if (!m.modifiers.empty())
-      fail(Rule::unsupported_modifier, m.modifiers[0].location,
-           "`." + m.modifiers[0].name + "` on an mma.load from " + space + " memory is not supported yet by libcroqjit");
+    // `.frag` says what a warp's operand is anyway: registers of each lane.
+    for (const Modifier& mod : m.modifiers)
+      if (mod.name != "frag")
+        fail(Rule::unsupported_modifier, mod.location,
+             "`." + mod.name + "` on an mma.load from " + space + " memory is not supported yet by libcroqjit");
     v.kind = Kind::operand;
     v.swizzle = 0;
     define(name->name, v, Origin::mma_result, m.result->location, "mma.load");
@@ -376,10 +395,10 @@ void MmaChecker::mma_multiply(const Stmt& s, const Mma& m) {
         mod.name != "async")  // `f = mma.row.row.async ...`: waited by `wait f` (lowering infers the depth)
       limitation(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
   require_warpgroups(s, "mma");
-  Accumulator* acc = accumulator(*m.operands[0]);
   // Written even when an operand is rejected below: its store then reports
   // nothing more than the multiply did.
-  acc->written = true;
+  if (Accumulator* named = written_accumulator(*m.operands[0])) named->written = true;
+  Accumulator* acc = accumulator(*m.operands[0]);
   const DType a = mma_operand(*m.operands[1], true);
   const DType b = mma_operand(*m.operands[2]);
   const bool fp8 = is_fp8(a) && is_fp8(b);
@@ -391,7 +410,13 @@ void MmaChecker::mma_multiply(const Stmt& s, const Mma& m) {
                fp8 ? "mma." + m.layout + " on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; "
                      "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"
                    : "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)");
-  const bool other_type = a == b && (a == DType::s8 || a == DType::u8 || a == DType::f32 || a == DType::s32);
+  // Integer mma multiplies 8-bit operands into s32 (PTX has no s32 x s32
+  // form; Croqtile's documentation lists s8 into s32).
+  if (a == DType::s32 || b == DType::s32)
+    fail(Rule::mma_element_types, s.location,
+         "mma multiplies no s32 tiles: integer mma takes s8 or u8 operands into an s32 accumulator",
+         "convert the operands to s8 or u8 and fill the accumulator with mma.fill.s32");
+  const bool other_type = a == b && (a == DType::s8 || a == DType::u8 || a == DType::f32);
   // A warp's mma.sync also multiplies s8 and u8 (into s32) and f32 as tf32.
   const bool warp_int = c_.levels.on_single_warps() && a == b && (a == DType::s8 || a == DType::u8);
   const bool warp_tf32 = c_.levels.on_single_warps() && a == b && a == DType::f32;

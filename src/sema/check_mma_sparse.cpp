@@ -11,6 +11,9 @@ void MmaChecker::mma_sparse_multiply(const Stmt& s, const Mma& m) {
     fail(Rule::mma_sparse_metadata, s.location,
          "mma." + m.layout + " takes 3 operands; a fourth (sparsity metadata) belongs to the sparse form",
          "write `mma." + m.layout + ".sp acc, a, b, meta` for a 2:4 sparse lhs");
+  // The accumulator counts as written even when an operand is rejected
+  // below: its store then reports nothing more than the multiply did.
+  if (Accumulator* acc = written_accumulator(*m.operands[0])) acc->written = true;
   const Expr& meta_expr = *m.operands[3];
   Type meta = c_.expressions.expr(meta_expr);
   require_ok(meta);

@@ -6,6 +6,7 @@
 
 #include "frontend/ast_walk.hpp"
 #include "frontend/frontend.hpp"
+#include "frontend/warp_block.hpp"
 #include "sema/checker.hpp"
 #include "sema/level_inference.hpp"
 #include "support/checked_int.hpp"
@@ -117,7 +118,7 @@ Mapping LevelChecker::level_mapping(const Parallel& p, std::size_t level_index, 
     case SpaceSpecifier::cluster: mapping = Mapping::cluster; break;
     default:
       mapping = cx_.scope_ != Scope::kernel ? Mapping::threads
-                : (nested_below || uses_shared(*p.body)) ? Mapping::grid
+                : (nested_below || uses_shared(*p.body) || block_of_one_warp(*p.body)) ? Mapping::grid
                                                          : Mapping::flat;
   }
   cx_.out_.mappings[&lv] = mapping;
@@ -253,6 +254,7 @@ void LevelChecker::parallel(const Stmt& s, const Parallel& p, std::size_t level_
       cx_.grid_set_ = true;
       cx_.scope_ = Scope::block;
       cx_.in_warpgroup_ = level_index + 1 == p.levels.size() && block_of_one_warpgroup(*p.body);  // as lowering
+      cx_.in_warp_ = level_index + 1 == p.levels.size() && block_of_one_warp(*p.body);
       break;
     case Mapping::flat:
       cx_.grid_set_ = true;

@@ -535,6 +535,7 @@ class MmaChecker : public Part {
   void note_row_partials(const Loop& l);
   bool register_operand(const Expr& e);
   Accumulator* accumulator(const Expr& e);
+  Accumulator* written_accumulator(const Expr& e);
   void mma_forms(const Stmt& s, const Mma& m);  // the checks of each form
   void mma_fill(const Stmt& s, const Mma& m);
   void mma_load(const Stmt& s, const Mma& m);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/mma_accumulator_load_sources.hpp"
+#include "both_archs.hpp"
 #include "croq/croq.hpp"
 #include "gpu_test_util.hpp"
 
@@ -20,17 +21,7 @@ namespace {
 
 using test::accumulated_product;
 
-// `source` for the device's arch and for compute_80 PTX.
-std::vector<Kernel> both_archs(const std::string& source) {
-  std::vector<Kernel> kernels;
-  for (const std::string arch : {"", "compute_80"}) {
-    CompileOptions options;
-    options.arch = arch;
-    options.source_name = "accumulator_load.co";
-    kernels.push_back(compile(source, options));
-  }
-  return kernels;
-}
+std::vector<Kernel> both_archs(const std::string& source) { return test::both_archs(source, "accumulator_load.co"); }
 
 TEST(AccumulatorLoadGpu, WarpAccumulatorsStartFromTheOutputTile) {
   CROQ_REQUIRE_GPU();

@@ -435,7 +435,7 @@ class WarpGather : public ::testing::TestWithParam<croq::test::WarpGatherGemm> {
 
 TEST_P(WarpGather, Sm80AndSm90aPtxUseTheTypesMmaSync) {
   const croq::test::WarpGatherGemm& c = GetParam();
-  const std::string ptx_types = c.in == "s8" || c.in == "u8" ? "m16n8k16.row.col.s32." + c.in + "." + c.in + ".s32"
+  const std::string ptx_types = c.in == "s8" || c.in == "u8" ? "m16n8k32.row.col.s32." + c.in + "." + c.in + ".s32"
                                 : c.in == "f32"              ? "m16n8k8.row.col.f32.tf32.tf32.f32"
                                                              : "m16n8k16.row.col.f32." + c.in + "." + c.in + ".f32";
   const std::int64_t m = 4 * c.tm, n = 4 * c.tn, k = 3 * c.tk;
@@ -501,7 +501,7 @@ __co__ void pick(global s8 [32, 64] lhs, global s8 [64, 32] rhs, global s32 [32,
     EXPECT_TRUE(contains(g.cuda_source, "[((0 * 3) + arg_i)], reinterpret_cast<const signed char*>"));
     EXPECT_TRUE(contains(g.cuda_source, "croq_dev::store_warp_accum<8, 8>(acc_"));
     jit::NvrtcOutput out = compile(g, arch);
-    EXPECT_TRUE(contains(out.ptx, "mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32"));
+    EXPECT_TRUE(contains(out.ptx, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"));
   }
 }
 

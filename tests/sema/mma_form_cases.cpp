@@ -65,6 +65,20 @@ std::vector<RuleCase> mma_form_cases() {
       {"RowScaledMmaOfATileAsRhsScale", "mma-scale-operands",
        wg("      mma.row.row.scale mc, ta, tb, out.subspan(64, 1).at(bm, 0), ta;\n"), 7, "ta;",
        "the rhs scale of mma.row.row.scale is one f32 value, got `ta`", "name one element: `scale_rhs.at(block_n, k)`"},
+      {"MmaLoadInTheFunctionBody", "mma-outside-parallel", fn("  ma = mma.load lhs;\n"), 2, "ma =",
+       "mma.load runs on the device: it stands inside a parallel level",
+       "move it into the `parallel` statement whose threads multiply"},
+      {"MmaOfS32Tiles", "mma-element-types",
+       warps("      mc = mma.fill.s32 0;\n      ma = mma.load a.subspan(16, 16).at(g0, 0);\n"
+             "      mb = mma.load a.subspan(8, 16).at(g1, 0);\n      mma.row.row mc, ma, mb;\n"),
+       7, "mma.row.row", "mma multiplies no s32 tiles: integer mma takes s8 or u8 operands into an s32 accumulator",
+       "convert the operands to s8 or u8 and fill the accumulator with mma.fill.s32"},
+      // The accumulator of a rejected sparse multiply counts as written: its
+      // store reports nothing more (mma-store-unwritten).
+      {"SparseMmaOfUnloadedMetadata", "mma-operand-kind",
+       wg("      mma.row.row.sp mc, ta.data, tb.data, ta.data;\n      mma.store mc, out.subspan(64, 128).at(bm, bn);\n"), 7,
+       "data;", "sparse WGMMA metadata must be loaded with mma.load before use, got `ta.data`",
+       "load it first: `me = mma.load meta_tile;`"},
   };
 }
 

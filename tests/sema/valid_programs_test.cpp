@@ -11,6 +11,7 @@
 #include "common/fp8_mma_sources.hpp"
 #include "common/sparse_mma_sources.hpp"
 #include "common/block_scale_sources.hpp"
+#include "common/mma_block_warp_sources.hpp"
 #include "common/mma_sync_sources.hpp"
 #include "common/program_sources.hpp"
 #include "common/runtime_extent_sources.hpp"
@@ -91,6 +92,8 @@ TEST(ValidPrograms, SharedTestKernels) {
   expect_clean("online_attention_source(causal)", croq::test::online_attention_source(true));
   expect_clean("kHeadsBySqueeze", croq::test::kHeadsBySqueeze);
   expect_clean("kRowColGemm", croq::test::kRowColGemm);
+  expect_clean("kBlockWarpGemm", croq::test::kBlockWarpGemm);
+  expect_clean("kBlockWarpIntegerGemm", croq::test::kBlockWarpIntegerGemm);
 }
 
 // mma.sync targets (no WGMMA) accept the same kernels.

@@ -37,11 +37,11 @@ struct warp_mma_shape {  // f16, bf16: m16n8k16
   static __device__ __forceinline__ int b_k(int t, int i, int e) { return 2 * t + e + 8 * i; }
 };
 template <>
-struct warp_mma_shape<signed char> {  // s8, u8: m16n8k16, four bytes a register
-  static constexpr int k = 16, a_regs = 2, b_regs = 1, per_reg = 4;
-  static __device__ __forceinline__ int a_row(int g, int i) { return g + 8 * i; }
-  static __device__ __forceinline__ int a_k(int t, int, int e) { return 4 * t + e; }
-  static __device__ __forceinline__ int b_k(int t, int, int e) { return 4 * t + e; }
+struct warp_mma_shape<signed char> {  // s8, u8: m16n8k32, four bytes a register
+  static constexpr int k = 32, a_regs = 4, b_regs = 2, per_reg = 4;
+  static __device__ __forceinline__ int a_row(int g, int i) { return g + 8 * (i & 1); }
+  static __device__ __forceinline__ int a_k(int t, int i, int e) { return 4 * t + e + 16 * (i >> 1); }
+  static __device__ __forceinline__ int b_k(int t, int i, int e) { return 4 * t + e + 16 * i; }
 };
 template <>
 struct warp_mma_shape<unsigned char> : warp_mma_shape<signed char> {};
@@ -74,10 +74,10 @@ CROQ_WARP_MMA_F32(float, "m16n8k8", "tf32");
   template <>                                                                                      \
   struct warp_mma_op<AB> {                                                                         \
     static __device__ __forceinline__ void run(int* d, const u32* a, const u32* b) {               \
-      asm("mma.sync.aligned.m16n8k16.row.col.s32." T "." T ".s32 {%0, %1, %2, %3}, {%4, %5}, {%6}, " \
-          "{%0, %1, %2, %3};\n"                                                                    \
+      asm("mma.sync.aligned.m16n8k32.row.col.s32." T "." T ".s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, " \
+          "{%8, %9}, {%0, %1, %2, %3};\n"                                                          \
           : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])                                         \
-          : "r"(a[0]), "r"(a[1]), "r"(b[0]));                                                      \
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));                     \
     }                                                                                              \
   }
 CROQ_WARP_MMA_S32(signed char, "s8");
