@@ -116,11 +116,16 @@ Accumulator* MmaChecker::written_accumulator(const Expr& e) {
 }
 
 void MmaChecker::mma_forms(const Stmt& s, const Mma& m) {
-  if (cx_.scope_ == Scope::kernel && !m.frag_declaration)
-    fail(Rule::mma_outside_parallel, s.location,
-         (m.op == MmaOp::multiply ? "mma." + m.layout : "mma." + std::string(mma_op_name(m.op))) +
-             " runs on the device: it stands inside a parallel level",
-         "move it into the `parallel` statement whose threads multiply");
+  if (cx_.scope_ == Scope::kernel && !m.frag_declaration) {
+    // Croqtile's front end takes it (its parse and inference tests do);
+    // nothing here can run it: a limitation, not an error, and no rule of
+    // the device's forms applies.
+    limitation(Rule::mma_outside_parallel, s.location,
+               (m.op == MmaOp::multiply ? "mma." + m.layout : "mma." + std::string(mma_op_name(m.op))) +
+                   " outside every parallel statement is not supported by libcroqjit: the host has no accumulators",
+               "move it into the `parallel` statement whose threads multiply");
+    return;
+  }
   if (cx_.options_.target && !cx_.options_.target->mma_sync() && !cx_.needs_sm80_reported_) {
     cx_.needs_sm80_reported_ = true;
     fail(Rule::needs_sm80, s.location,
@@ -412,10 +417,14 @@ void MmaChecker::mma_multiply(const Stmt& s, const Mma& m) {
                    : "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)");
   // Integer mma multiplies 8-bit operands into s32 (PTX has no s32 x s32
   // form; Croqtile's documentation lists s8 into s32).
-  if (a == DType::s32 || b == DType::s32)
-    fail(Rule::mma_element_types, s.location,
-         "mma multiplies no s32 tiles: integer mma takes s8 or u8 operands into an s32 accumulator",
-         "convert the operands to s8 or u8 and fill the accumulator with mma.fill.s32");
+  // Croqtile's type inference takes s32 tiles: a limitation, not an error.
+  if (a == DType::s32 || b == DType::s32) {
+    limitation(Rule::unsupported_mma_type, s.location,
+               "mma on s32 tiles is not supported by libcroqjit (PTX has no s32 x s32 mma): integer mma takes s8 or u8 "
+               "operands into an s32 accumulator",
+               "convert the operands to s8 or u8 and fill the accumulator with mma.fill.s32");
+    return;
+  }
   const bool other_type = a == b && (a == DType::s8 || a == DType::u8 || a == DType::f32);
   // A warp's mma.sync also multiplies s8 and u8 (into s32) and f32 as tf32.
   const bool warp_int = c_.levels.on_single_warps() && a == b && (a == DType::s8 || a == DType::u8);

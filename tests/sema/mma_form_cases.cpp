@@ -66,12 +66,14 @@ std::vector<RuleCase> mma_form_cases() {
        wg("      mma.row.row.scale mc, ta, tb, out.subspan(64, 1).at(bm, 0), ta;\n"), 7, "ta;",
        "the rhs scale of mma.row.row.scale is one f32 value, got `ta`", "name one element: `scale_rhs.at(block_n, k)`"},
       {"MmaLoadInTheFunctionBody", "mma-outside-parallel", fn("  ma = mma.load lhs;\n"), 2, "ma =",
-       "mma.load runs on the device: it stands inside a parallel level",
+       "mma.load outside every parallel statement is not supported by libcroqjit: the host has no accumulators",
        "move it into the `parallel` statement whose threads multiply"},
-      {"MmaOfS32Tiles", "mma-element-types",
+      {"MmaOfS32Tiles", "unsupported-mma-type",
        warps("      mc = mma.fill.s32 0;\n      ma = mma.load a.subspan(16, 16).at(g0, 0);\n"
              "      mb = mma.load a.subspan(8, 16).at(g1, 0);\n      mma.row.row mc, ma, mb;\n"),
-       7, "mma.row.row", "mma multiplies no s32 tiles: integer mma takes s8 or u8 operands into an s32 accumulator",
+       7, "mma.row.row",
+       "mma on s32 tiles is not supported by libcroqjit (PTX has no s32 x s32 mma): integer mma takes s8 or u8 "
+       "operands into an s32 accumulator",
        "convert the operands to s8 or u8 and fill the accumulator with mma.fill.s32"},
       // The accumulator of a rejected sparse multiply counts as written: its
       // store reports nothing more (mma-store-unwritten).
