@@ -512,6 +512,9 @@ class TransferChecker : public Part {
   void define_future(const std::string& name, Type tile, const SourceLocation& at, std::string detail);
   void trigger_after(const Trigger& t);
   void arrive(const Type& event, const SourceLocation& where);
+  // `global event`: triggered by threads only (global-event-use), inside parallel statements.
+  void global_event_trigger(const Stmt& s, const Trigger& t, const Expr& target);
+  void host_event(const Expr& target, const Type& event, const char* what);
 };
 
 // mma statements (check_mma.cpp, check_mma_sparse.cpp, check_mma_scale.cpp),

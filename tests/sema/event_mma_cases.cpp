@@ -27,8 +27,9 @@ std::vector<RuleCase> event_and_mma_cases() {
   const std::string mma = "      mma.row.row mc, ta.data, tb.data;\n";
   return {
       // Events
-      {"EventNotShared", "event-not-shared", blk("    event e;\n"), 3, "event",
-       "events live in shared memory: declare them `shared event`"},
+      {"EventNotShared", "event-not-shared", blk("    local event e;\n"), 3, "local",
+       "`local` events are not supported yet by libcroqjit: events live in shared or global memory",
+       "declare it `shared event` (the block's threads) or `global event` (every block, at function scope)"},
       {"SharedEventAtFunctionScope", "event-scope", fn("  shared event e;\n  parallel b by 2 : block {\n    wait e;\n  }\n"), 2,
        "shared", "`shared` events are declared inside a parallel statement",
        "move the declaration into the `: block` level that uses it"},
@@ -43,8 +44,24 @@ std::vector<RuleCase> event_and_mma_cases() {
       {"GlobalEventInsideAParallelStatement", "event-scope", blk("    global event g;\n"), 3, "global",
        "`global` events are declared at function scope, outside parallel statements",
        "move the declaration out of the parallel statement, or make the event `shared`"},
-      {"GlobalEventAtFunctionScope", "event-not-shared", fn("  global event g[3];\n"), 2, "global",
-       "events live in shared memory: declare them `shared event`"},
+      {"GlobalEventCompletedByACopy", "global-event-use",
+       fn("  global event g;\n  parallel b by 2 : block {\n    shared f16 [64, 64] s;\n"
+          "    f = tma.copy.async lhs.subspan(64, 64).at(b, 0) => s;\n    trigger g after f;\n  }\n"),
+       6, "f;", "global event `g` is triggered by threads; no copy completes it", "write `wait f;` and then `trigger g;`"},
+      {"GlobalEventBoundToACopy", "global-event-use",
+       fn("  global event g;\n  parallel b by 2 : block {\n    shared f16 [64, 64] s;\n"
+          "    tma.copy.async<g> lhs.subspan(64, 64).at(b, 0) => s;\n  }\n"),
+       5, "g>", "global event `g` is triggered by threads; no copy completes it",
+       "use a `shared event`, or wait for the copy and then `trigger` the global event"},
+      {"GlobalEventTriggeredForACluster", "global-event-use",
+       fn("  global event g;\n  parallel c by 2 : cluster {\n    parallel b by 2 : block {\n      trigger.cluster g;\n"
+          "    }\n  }\n"),
+       5, "trigger", "`trigger.cluster` of global event `g`: a global event is seen by every block already",
+       "write `trigger g;`"},
+      {"GlobalEventWaitedOnTheHost", "unsupported-host-event",
+       fn("  global event g;\n  parallel b by 2 : block {\n    trigger g;\n  }\n  wait g;\n"), 6, "g;",
+       "`wait` of global event `g` outside parallel statements is not supported yet by libcroqjit",
+       "move the `wait` into the parallel statement that runs before or after it"},
       {"EventArrayOfNone", "event-count", blk("    shared event full[0];\n"), 3, "0]",
        "an event array holds 1 to 32 events, got 0"},
       {"EventArrayOf33", "event-count", blk("    shared event full[33];\n"), 3, "full",

@@ -1,0 +1,43 @@
+// Global events on a real device: blocks that hand rows to each other,
+// against the host references (the interpreter runs the same kernels in
+// tests/interp/global_event_interp_test.cpp).
+#include <gtest/gtest.h>
+
+#include "common/global_event_kernels.hpp"
+#include "croq/croq.hpp"
+#include "gpu_test_util.hpp"
+
+namespace croq {
+namespace {
+
+TEST(GpuGlobalEvent, EachBlockWaitsForTheRowOfTheBlockAfterIt) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(test::kGlobalEventSuffixSums);
+  auto a = make_spandata<s32>(4, 64);
+  a.fill_random(-1000, 1000, test::next_seed());
+  auto out = k(a.view());
+  EXPECT_EQ(test::suffix_sums_mismatch(a.data(), static_cast<const std::int32_t*>(out.data())), "");
+}
+
+TEST(GpuGlobalEvent, GenerationsHandRowsBackAndForth) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(test::kGlobalEventGenerations);
+  auto a = make_spandata<s32>(4, 64);
+  a.fill_random(-1000, 1000, test::next_seed());
+  auto out = k(a.view());
+  EXPECT_EQ(test::generations_mismatch(a.data(), static_cast<const std::int32_t*>(out.data())), "");
+}
+
+TEST(GpuGlobalEvent, ItsCountsStayFromOneKernelToTheNext) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(test::kGlobalEventAcrossKernels);
+  auto a = make_spandata<s32>(2, 64);
+  a.fill_random(-1000, 1000, test::next_seed());
+  for (int call = 0; call < 2; ++call) {
+    auto out = k(a.view());
+    EXPECT_EQ(test::across_mismatch(a.data(), static_cast<const std::int32_t*>(out.data())), "") << "call " << call;
+  }
+}
+
+}  // namespace
+}  // namespace croq
