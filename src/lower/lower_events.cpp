@@ -280,10 +280,12 @@ void MemoryLowering::trigger_statement(const Stmt& s, const Trigger& t) {
   line_mark(s.location);
   // `... trigger empty[s];` closing a loop body may release its stage one
   // iteration late while WGMMA still reads it (the mma-completion pass).
+  std::vector<std::pair<Value, const Expr*>> events;
+  for (const auto& target : t.targets)
+    for (Value& ev : each_event(*target)) events.emplace_back(std::move(ev), target.get());
   const bool ends_loop_body = !loop_bodies_.empty() && block_statements_ == loop_bodies_.back() &&
-                              block_position_ + 1 == block_statements_->size() && t.targets.size() == 1;
-  for (const auto& target : t.targets) {
-    const Value ev = event_value(*target, "`trigger`");
+                              block_position_ + 1 == block_statements_->size() && events.size() == 1;
+  for (const auto& [ev, target] : events) {
     if (ev.global_event) {
       trigger_global(ev, target->location);
       continue;
@@ -300,12 +302,7 @@ void MemoryLowering::wait_statement(const Stmt& s, const Wait& w) {
   for (const auto& t : w.targets) {
     Value f = expr(*t);
     if (f.kind == Value::Kind::event) {
-      Value ev = event_value(*t, "`wait`");
-      if (ev.global_event) {
-        wait_global(ev, t->location);
-        continue;
-      }
-      emit_node(ir::WaitEvent{ev.event, ev.event_index, ev.event_parity}, t->location);
+      for (const Value& ev : each_event(*t)) wait_event(ev, t->location);  // an array: each of its events
       continue;
     }
     if (f.kind == Value::Kind::mma_future) continue;  // complete at the MmaCommit above
@@ -320,6 +317,11 @@ void MemoryLowering::wait_statement(const Stmt& s, const Wait& w) {
   // dma copies complete in program order here; the barrier keeps the
   // block's view of shared memory consistent.
   if (waited_dma && scope_ == Scope::block) emit_barrier();
+}
+
+void MemoryLowering::wait_event(const Value& ev, const SourceLocation& where) {
+  if (ev.global_event) wait_global(ev, where);
+  else emit_node(ir::WaitEvent{ev.event, ev.event_index, ev.event_parity}, where);
 }
 
 void MemoryLowering::inthreads_async(const Stmt& s, const InThreads& t) {

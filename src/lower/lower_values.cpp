@@ -21,6 +21,20 @@ Value ExprLowering::event_value(const Expr& e, const char* /*what: sema names it
   return v;
 }
 
+// `trigger e;` / `wait e;`: the event selected, or each event of a whole
+// array, in order (sema allows the whole array there only).
+std::vector<Value> ExprLowering::each_event(const Expr& e) {
+  const Value v = expr(e);
+  if (v.kind != Value::Kind::event) unchecked(e.location, "an event operand that is no event");
+  if (v.event_index) return {v};
+  std::vector<Value> events;
+  for (std::int64_t i = 0; i < event_count(v); ++i) {
+    events.push_back(v);
+    events.back().event_index = ir::int_const(i);
+  }
+  return events;
+}
+
 // `e.at(order)` of `event e[N]`: barrier order % N, generation order / N
 // (its phase parity: (order / N) % 2, flipped for `= ready` events, whose
 // first wait passes).

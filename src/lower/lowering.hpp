@@ -523,6 +523,7 @@ class ExprLowering : public LoweringContext {
   Value selected_tuple(const Expr& e, const Subscript& sub, const std::vector<sema::SelectedDim>& picks);
   Value event_value(const Expr& e, const char* what);
   std::int64_t event_count(const Value& ev) const;  // the events of its array
+  std::vector<Value> each_event(const Expr& e);
   Value event_at(const Expr& e, const Member& m, Value ev);
   Value register_member(const Expr& e, const Member& m, const Value& obj);
   // A fragment or accumulator operand: its buffer of registers and logical shape.
@@ -567,6 +568,7 @@ class MemoryLowering : public ExprLowering {
   void global_event_declaration(const Declarator& decl, const sema::EventArray& declared);
   void trigger_global(const Value& ev, const SourceLocation& where);
   void wait_global(const Value& ev, const SourceLocation& where);
+  void wait_event(const Value& ev, const SourceLocation& where);  // one event, selected
   void inthreads_async(const Stmt& s, const InThreads& t);
   // The indices of `level` for which `condition` holds; nullopt when it
   // depends on more than the index (or, with `probe`, fails to evaluate).

@@ -63,11 +63,8 @@ Type TransferChecker::event_value(const Expr& e, const char* what, bool whole_ar
   require_ok(v);
   if (v.kind != Kind::event)
     fail(Rule::event_expected, e.location, std::string(what) + " takes an event, got `" + text(e) + "`", "", notes_of(v));
-  // `trigger e;` and `wait e;` of an array are Croqtile: every event of it.
-  if (whole_array && !v.event_selected && v.event->is_array && !(v.event->count && *v.event->count == 1))
-    fail(Rule::unsupported_whole_event_array, e.location,
-         std::string(what) + " of a whole event array (`" + text(e) + "`) is not supported yet by libcroqjit",
-         "name each event, e.g. `" + text(e) + "[0]`", notes_of(v));
+  // `trigger e;` and `wait e;` of an array trigger and wait for every event of it.
+  if (whole_array) return v;
   if (Verdict broken = !v.event_selected && v.event->count ? event_unselected(text(e), *v.event->count) : std::nullopt)
     fail(e.location, std::move(*broken), notes_of(v));
   return v;
@@ -155,7 +152,7 @@ void TransferChecker::trigger_statement(const Stmt& s, const Trigger& t) {
   using Scope = EventArray::Scope;
   const Scope scope = t.scope.empty() ? Scope::block : Scope::cluster;
   for (const auto& target : t.targets) {
-    const Type ev = event_value(*target, "`trigger`", true);
+    const Type ev = event_value(*target, "`trigger`", t.after.empty());  // a copy completes one event
     if (EventArray* e = ev.event) {
       // The barrier counts one kind of arrival: the block's, or the cluster's.
       if (e->scope == Scope::unknown) {

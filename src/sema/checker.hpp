@@ -495,7 +495,7 @@ class TransferChecker : public Part {
   // statement is not checked further.
   void note_named_future(const Expr& e);
   void copy_after(const Stmt& s, const Expr& dependency);  // `dma.copy ... after f`
-  // whole_array: `trigger e;` / `wait e;`, where a whole array is Croqtile (a limitation).
+  // whole_array: `trigger e;` / `wait e;`, where a whole array means each of its events.
   Type event_value(const Expr& e, const char* what, bool whole_array = false);
   CopyProtocol copy_protocol(const Copy& c);
   void dma_copy(const Stmt& s, const Copy& c);

@@ -1,6 +1,7 @@
 // Kernels whose blocks hand data to each other through global events
-// (`global event`: counts in global memory that triggers add to), with
-// their host references. Shared by the interpret-mode tests (tests/interp)
+// (`global event`: counts in global memory that triggers add to), and a
+// shared event array triggered and waited for whole, with their host
+// references. Shared by the interpret-mode tests (tests/interp)
 // and the GPU tests (tests/gpu).
 #pragma once
 
@@ -42,6 +43,68 @@ inline std::string suffix_sums_mismatch(const std::int32_t* a, const std::int32_
                ", expected " + std::to_string(sum);
     }
   }
+  return "";
+}
+
+// `wait done;` of a whole array: block 0 waits for every event of it, each
+// the row of another block, and sums the rows.
+inline const char* kGlobalEventWholeArray = R"(__co__ s32 [4, 64] gather_rows(s32 [4, 64] a) {
+  s32 [4, 64] out;
+  global event done[3];
+  parallel b by 4 : block<cooperative> {
+    if (b > 0) {
+      parallel t by 64 : thread {
+        out.at(b, t) = a.at(b, t) * 2;
+      }
+      trigger done[(b + 2) % 3];
+    } else {
+      parallel t by 64 : thread {
+        wait done;
+        out.at(0, t) = a.at(0, t) + out.at(1, t) + out.at(2, t) + out.at(3, t);
+      }
+    }
+  }
+  return out;
+}
+)";
+
+inline std::string gather_rows_mismatch(const std::int32_t* a, const std::int32_t* out) {
+  for (std::size_t t = 0; t < 64; ++t) {
+    std::int32_t sum = a[t];
+    for (std::size_t b = 1; b < 4; ++b) {
+      if (out[b * 64 + t] != 2 * a[b * 64 + t]) return "row " + std::to_string(b) + ", column " + std::to_string(t);
+      sum += 2 * a[b * 64 + t];
+    }
+    if (out[t] != sum) return "row 0, column " + std::to_string(t) + ": " + std::to_string(out[t]) + ", expected " + std::to_string(sum);
+  }
+  return "";
+}
+
+// Every event of a shared event array at once (`trigger stored;`, `wait
+// stored;`): the block's threads store two tiles, then read what the
+// others stored.
+inline const char* kSharedEventWholeArray = R"(__co__ void both_tiles(s32 [2, 64] a, s32 [2, 64] out) {
+  parallel b by 2 : block {
+    shared s32 [64] s;
+    shared s32 [64] r;
+    parallel t by 64 : thread {
+      shared event stored[2];
+      s.at(t) = a.at(b, t) + 1;
+      r.at(t) = a.at(b, t) * 2;
+      trigger stored;
+      wait stored;
+      out.at(b, t) = s.at(63 - t) + r.at(63 - t);
+    }
+  }
+}
+)";
+
+inline std::string both_tiles_mismatch(const std::int32_t* a, const std::int32_t* out) {
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t t = 0; t < 64; ++t) {
+      const std::int32_t x = a[b * 64 + 63 - t];
+      if (out[b * 64 + t] != x + 1 + 2 * x) return "row " + std::to_string(b) + ", column " + std::to_string(t);
+    }
   return "";
 }
 

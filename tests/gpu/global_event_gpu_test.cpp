@@ -39,5 +39,25 @@ TEST(GpuGlobalEvent, ItsCountsStayFromOneKernelToTheNext) {
   }
 }
 
+TEST(GpuGlobalEvent, AWaitOnAWholeArrayWaitsForEachOfItsEvents) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(test::kGlobalEventWholeArray);
+  auto a = make_spandata<s32>(4, 64);
+  a.fill_random(-1000, 1000, test::next_seed());
+  auto out = k(a.view());
+  EXPECT_EQ(test::gather_rows_mismatch(a.data(), static_cast<const std::int32_t*>(out.data())), "");
+}
+
+TEST(GpuSharedEventArray, ATriggerAndAWaitOfTheWholeArrayTakeEachEvent) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(test::kSharedEventWholeArray);
+  auto a = make_spandata<s32>(2, 64);
+  a.fill_random(-1000, 1000, test::next_seed());
+  auto out = make_spandata<s32>(2, 64);
+  out.fill(-7);
+  k(a.view(), out.view());
+  EXPECT_EQ(test::both_tiles_mismatch(a.data(), out.data()), "");
+}
+
 }  // namespace
 }  // namespace croq

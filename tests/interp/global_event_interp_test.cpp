@@ -37,6 +37,24 @@ TEST(InterpretGlobalEvent, ItsCountsStayFromOneKernelToTheNext) {
   }
 }
 
+TEST(InterpretGlobalEvent, AWaitOnAWholeArrayWaitsForEachOfItsEvents) {
+  croq::Kernel k = croq::test::interpreted(croq::test::kGlobalEventWholeArray);
+  auto a = croq::make_spandata<croq::s32>(4, 64);
+  a.fill_random(-1000, 1000, 37);
+  auto out = k(a.view());
+  EXPECT_EQ(croq::test::gather_rows_mismatch(a.data(), static_cast<const std::int32_t*>(out.data())), "");
+}
+
+TEST(InterpretSharedEventArray, ATriggerAndAWaitOfTheWholeArrayTakeEachEvent) {
+  croq::Kernel k = croq::test::interpreted(croq::test::kSharedEventWholeArray);
+  auto a = croq::make_spandata<croq::s32>(2, 64);
+  a.fill_random(-1000, 1000, 41);
+  auto out = croq::make_spandata<croq::s32>(2, 64);
+  out.fill(-7);
+  k(a.view(), out.view());
+  EXPECT_EQ(croq::test::both_tiles_mismatch(a.data(), out.data()), "");
+}
+
 std::string interpret_error(const char* source, int rows) {
   croq::Kernel k = croq::test::interpreted(source);
   auto a = croq::make_spandata<croq::s32>(rows, 64);
