@@ -24,8 +24,9 @@ void TransferChecker::event_declaration(const Stmt& s, const Declaration& d) {
          "move the declaration into the `: block` level that uses it");
   if (d.type.storage != Storage::shared && !global)
     fail(Rule::event_not_shared, d.type.location,
-         std::string("`") + storage_name(d.type.storage) +
-             "` events are not supported yet by libcroqjit: events live in shared or global memory",
+         (*storage_name(d.type.storage) ? std::string("`") + storage_name(d.type.storage) + "` events"
+                                        : std::string("events without a storage (`event e;`)")) +
+             " are not supported yet by libcroqjit: events live in shared or global memory",
          "declare it `shared event` (the block's threads) or `global event` (every block, at function scope)");
   // Declared in the block level or any level inside it (a parallel
   // statement that declares a shared event runs in blocks): the block's

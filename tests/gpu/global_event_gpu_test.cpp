@@ -10,22 +10,24 @@
 namespace croq {
 namespace {
 
-TEST(GpuGlobalEvent, EachBlockWaitsForTheRowOfTheBlockAfterIt) {
-  CROQ_REQUIRE_GPU();
-  Kernel k = compile(test::kGlobalEventSuffixSums);
-  auto a = make_spandata<s32>(4, 64);
+// `source`, a function of one s32 [rows, 64] tensor returning another, on
+// random data, checked against its host reference.
+std::string returned_rows(const char* source, int rows, std::string (*mismatch)(const std::int32_t*, const std::int32_t*)) {
+  Kernel k = compile(source);
+  auto a = make_spandata<s32>(rows, 64);
   a.fill_random(-1000, 1000, test::next_seed());
   auto out = k(a.view());
-  EXPECT_EQ(test::suffix_sums_mismatch(a.data(), static_cast<const std::int32_t*>(out.data())), "");
+  return mismatch(a.data(), static_cast<const std::int32_t*>(out.data()));
+}
+
+TEST(GpuGlobalEvent, EachBlockWaitsForTheRowOfTheBlockAfterIt) {
+  CROQ_REQUIRE_GPU();
+  EXPECT_EQ(returned_rows(test::kGlobalEventSuffixSums, 4, test::suffix_sums_mismatch), "");
 }
 
 TEST(GpuGlobalEvent, GenerationsHandRowsBackAndForth) {
   CROQ_REQUIRE_GPU();
-  Kernel k = compile(test::kGlobalEventGenerations);
-  auto a = make_spandata<s32>(4, 64);
-  a.fill_random(-1000, 1000, test::next_seed());
-  auto out = k(a.view());
-  EXPECT_EQ(test::generations_mismatch(a.data(), static_cast<const std::int32_t*>(out.data())), "");
+  EXPECT_EQ(returned_rows(test::kGlobalEventGenerations, 4, test::generations_mismatch), "");
 }
 
 TEST(GpuGlobalEvent, ItsCountsStayFromOneKernelToTheNext) {
@@ -41,11 +43,7 @@ TEST(GpuGlobalEvent, ItsCountsStayFromOneKernelToTheNext) {
 
 TEST(GpuGlobalEvent, AWaitOnAWholeArrayWaitsForEachOfItsEvents) {
   CROQ_REQUIRE_GPU();
-  Kernel k = compile(test::kGlobalEventWholeArray);
-  auto a = make_spandata<s32>(4, 64);
-  a.fill_random(-1000, 1000, test::next_seed());
-  auto out = k(a.view());
-  EXPECT_EQ(test::gather_rows_mismatch(a.data(), static_cast<const std::int32_t*>(out.data())), "");
+  EXPECT_EQ(returned_rows(test::kGlobalEventWholeArray, 4, test::gather_rows_mismatch), "");
 }
 
 TEST(GpuSharedEventArray, ATriggerAndAWaitOfTheWholeArrayTakeEachEvent) {

@@ -11,20 +11,23 @@
 
 namespace {
 
-TEST(InterpretGlobalEvent, EachBlockWaitsForTheRowOfTheBlockAfterIt) {
-  croq::Kernel k = croq::test::interpreted(croq::test::kGlobalEventSuffixSums);
-  auto a = croq::make_spandata<croq::s32>(4, 64);
-  a.fill_random(-1000, 1000, 23);
+// `source`, a function of one s32 [rows, 64] tensor returning another, on
+// random data, checked against its host reference.
+std::string returned_rows(const char* source, int rows, unsigned seed,
+                          std::string (*mismatch)(const std::int32_t*, const std::int32_t*)) {
+  croq::Kernel k = croq::test::interpreted(source);
+  auto a = croq::make_spandata<croq::s32>(rows, 64);
+  a.fill_random(-1000, 1000, seed);
   auto out = k(a.view());
-  EXPECT_EQ(croq::test::suffix_sums_mismatch(a.data(), static_cast<const std::int32_t*>(out.data())), "");
+  return mismatch(a.data(), static_cast<const std::int32_t*>(out.data()));
+}
+
+TEST(InterpretGlobalEvent, EachBlockWaitsForTheRowOfTheBlockAfterIt) {
+  EXPECT_EQ(returned_rows(croq::test::kGlobalEventSuffixSums, 4, 23, croq::test::suffix_sums_mismatch), "");
 }
 
 TEST(InterpretGlobalEvent, GenerationsHandRowsBackAndForth) {
-  croq::Kernel k = croq::test::interpreted(croq::test::kGlobalEventGenerations);
-  auto a = croq::make_spandata<croq::s32>(4, 64);
-  a.fill_random(-1000, 1000, 29);
-  auto out = k(a.view());
-  EXPECT_EQ(croq::test::generations_mismatch(a.data(), static_cast<const std::int32_t*>(out.data())), "");
+  EXPECT_EQ(returned_rows(croq::test::kGlobalEventGenerations, 4, 29, croq::test::generations_mismatch), "");
 }
 
 TEST(InterpretGlobalEvent, ItsCountsStayFromOneKernelToTheNext) {
@@ -38,11 +41,7 @@ TEST(InterpretGlobalEvent, ItsCountsStayFromOneKernelToTheNext) {
 }
 
 TEST(InterpretGlobalEvent, AWaitOnAWholeArrayWaitsForEachOfItsEvents) {
-  croq::Kernel k = croq::test::interpreted(croq::test::kGlobalEventWholeArray);
-  auto a = croq::make_spandata<croq::s32>(4, 64);
-  a.fill_random(-1000, 1000, 37);
-  auto out = k(a.view());
-  EXPECT_EQ(croq::test::gather_rows_mismatch(a.data(), static_cast<const std::int32_t*>(out.data())), "");
+  EXPECT_EQ(returned_rows(croq::test::kGlobalEventWholeArray, 4, 37, croq::test::gather_rows_mismatch), "");
 }
 
 TEST(InterpretSharedEventArray, ATriggerAndAWaitOfTheWholeArrayTakeEachEvent) {
