@@ -80,6 +80,8 @@ void Executor::exec(Thread& t, const ir::Stmt& s) {
           arrive(t, n, s);
         } else if constexpr (std::is_same_v<T, ir::WaitEvent>) {
           wait_event(t, n);
+        } else if constexpr (std::is_same_v<T, ir::WaitCounter>) {
+          wait_counter(t, n);
         } else if constexpr (std::is_same_v<T, ir::TmaLoad>) {
           tma_load(t, n);
         } else if constexpr (std::is_same_v<T, ir::TmaStore>) {

@@ -63,6 +63,7 @@ class Executor {
   void copy_tiles(Thread& t, const ir::CopyTiles& c);
   void arrive(Thread& t, const ir::Arrive& a, const ir::Stmt& s);
   void wait_event(Thread& t, const ir::WaitEvent& w);
+  void wait_counter(Thread& t, const ir::WaitCounter& w);
   void tma_load(Thread& t, const ir::TmaLoad& l);
   void tma_store(Thread& t, const ir::TmaStore& st);
   void barrier(Thread& t, const ir::Barrier& b, const ir::Stmt& s);

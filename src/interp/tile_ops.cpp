@@ -190,6 +190,20 @@ void Executor::wait_event(Thread& t, const ir::WaitEvent& w) {
   race_acquire(t, *slot);
 }
 
+// A global event's wait: the blocks of a launch that is not cooperative run
+// one after another here, so a wait for a later block's trigger never ends
+// (on the device, nothing guarantees that block runs beside this one).
+void Executor::wait_counter(Thread& t, const ir::WaitCounter& w) {
+  const Address counter = element_address(t, *w.counter, false);
+  const std::int64_t above = as_int(w.above->type, eval(t, w.above));
+  const ir::Type type = w.counter->type;
+  wait_until(t, [this, &t, counter, above, type] { return as_int(type, read(t, counter)) > above; },
+             "global event `" + w.event + "` (its count to pass " + std::to_string(above) + ")" +
+                 (kernel().cooperative ? std::string()
+                                       : ", which only this block or one before it can trigger: the blocks of a "
+                                         "launch that is not cooperative may run one after another"));
+}
+
 // ---- TMA ----------------------------------------------------------------------
 
 namespace {

@@ -390,6 +390,15 @@ struct WaitEvent {
   // the thread's own phase bit, flipped after the wait.
   ExprRef parity;
 };
+// A global event's wait (`global event e`): every thread of the statement
+// spins until the counter element (a signed integer in global memory, which
+// each trigger increments) is above `above`, then reads memory after it
+// (acquire at the device's scope). `event` names it for messages.
+struct WaitCounter {
+  ExprRef counter;  // an element of a global buffer
+  ExprRef above;
+  std::string event;
+};
 
 // TMA.
 struct TmaLoad {
@@ -546,8 +555,9 @@ struct WarpgroupRegion {
 struct Stmt {
   SourcePos where;
   std::variant<Seq, Let, Assign, Eval, For, If, While, Jump, LineMark, Comment, Trap, Region, Barrier, Fence, InlineAsm, Print, CopyTiles,
-               AllocShared, DeclareLocal, DeclarePointer, DeclareEvent, BarrierPrologue, Arrive, WaitEvent, TmaLoad, TmaStore,
-               FenceProxyAsync, BulkStoreWait, MmaFill, Mma, MmaWait, MmaStore, MmaLoad, MmaCommit, MmaScale, SetMaxNReg, WarpgroupRegion>
+               AllocShared, DeclareLocal, DeclarePointer, DeclareEvent, BarrierPrologue, Arrive, WaitEvent, WaitCounter, TmaLoad,
+               TmaStore, FenceProxyAsync, BulkStoreWait, MmaFill, Mma, MmaWait, MmaStore, MmaLoad, MmaCommit, MmaScale, SetMaxNReg,
+               WarpgroupRegion>
       node;
 };
 

@@ -105,6 +105,7 @@ class Parser {
   StmtPtr prologue(LineReader& r, int depth);
   StmtPtr arrive(LineReader& r, int depth);
   StmtPtr wait(LineReader& r, int depth);
+  StmtPtr wait_counter(LineReader& r, int depth);
   StmtPtr tma_load(LineReader& r, int depth);
   StmtPtr tma_store(LineReader& r, int depth);
   StmtPtr mma_fill(LineReader& r, int depth);

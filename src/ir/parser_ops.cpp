@@ -218,6 +218,14 @@ StmtPtr Parser::wait(LineReader& r, int) {
   return finish_line(r, std::move(n));
 }
 
+StmtPtr Parser::wait_counter(LineReader& r, int) {
+  WaitCounter n;
+  r.read("wait.counter ", n.counter, " above ", n.above);
+  r.attributes();
+  n.event = r.take_string("event").value_or("");
+  return finish(r, std::move(n));
+}
+
 StmtPtr Parser::tma_load(LineReader& r, int) {
   TmaLoad n;
   r.read("tma.load ", ParamField{n.map}, " (", ExprListField{n.coords, ')'}, ") -> ", n.destination, " completes ",

@@ -312,6 +312,11 @@ class Printer {
     line("wait " + event(n.event) + "[" + expr(n.index) + "]" + (n.parity ? " parity " + expr(n.parity) : std::string()),
          attrs_of(s));
   }
+  void node(const Stmt& s, const WaitCounter& n) {
+    Attrs a = attrs_of(s);
+    a.add("event", quote(n.event));
+    line("wait.counter " + expr(n.counter) + " above " + expr(n.above), a);
+  }
   void node(const Stmt& s, const TmaLoad& n) {
     Attrs a = attrs_of(s);
     expr_attr(a, "leader", n.leader);

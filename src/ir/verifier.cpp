@@ -263,6 +263,14 @@ class Verifier {
         event_ref(n.event, "wait");
         expr(n.index);
         if (n.parity) expr(n.parity);
+      } else if constexpr (std::is_same_v<T, WaitCounter>) {
+        if (!n.counter || n.counter->kind != ExprKind::element || n.counter->buffer < 0 ||
+            n.counter->buffer >= static_cast<int>(k_.buffers.size()) ||
+            k_.buffers[static_cast<std::size_t>(n.counter->buffer)].space != Space::global)
+          error("a counter wait on what is no element of a global buffer");
+        else expr(n.counter);
+        if (!n.above) error("a counter wait without its bound");
+        else expr(n.above);
       } else if constexpr (std::is_same_v<T, TmaLoad> || std::is_same_v<T, TmaStore>) {
         if (n.map < 0 || n.map >= static_cast<int>(k_.params.size()) ||
             k_.params[static_cast<std::size_t>(n.map)].kind != abi::KernelParam::Kind::tensor_map)

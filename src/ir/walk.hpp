@@ -109,6 +109,9 @@ void for_each_expr(Stmt& s, F&& f) {
     } else if constexpr (std::is_same_v<T, WaitEvent>) {
       f(n.index);
       f(n.parity);
+    } else if constexpr (std::is_same_v<T, WaitCounter>) {
+      f(n.counter);
+      f(n.above);
     } else if constexpr (std::is_same_v<T, TmaLoad>) {
       f(n.destination);
       for (ExprRef& c : n.coords) f(c);

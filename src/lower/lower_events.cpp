@@ -112,6 +112,14 @@ void MemoryLowering::sync_statement(const Stmt& s, const Sync& y) {
 // `.swiz<N>`: 0..3 name the hardware modes (none, 32B, 64B, 128B); 32, 64
 // and 128 are the byte spans themselves.
 void MemoryLowering::event_declaration(const Stmt& s, const Declaration& d) {
+  if (d.type.storage == Storage::global) {  // sema's rule: at function scope
+    if (scope_ != Scope::kernel) unchecked(s.location, "a global event declared inside a parallel statement");
+    for (const Declarator& decl : d.declarators) {
+      if (!facts_.declared_events.count(&decl)) unrecorded(decl.location, "an event declaration");
+      global_event_declaration(decl, facts_.event(decl));
+    }
+    return;
+  }
   // Sema's rules: an sm_80 target, shared storage, in the block level or a thread level of it.
   if (!target_.mbarrier() || d.type.storage != Storage::shared || set_.threads != 0 ||
       (scope_ != Scope::block && !(scope_ == Scope::thread && thread_level_.threads > 0)))
@@ -139,6 +147,60 @@ void MemoryLowering::event_declaration(const Stmt& s, const Declaration& d) {
     v.event = id;
     define(decl.name, v);
   }
+}
+
+// `global event e[N]`: N counts in a program buffer (zeroed for each call,
+// shared by the program's kernels), each trigger adding one; every thread
+// counts the generations it has waited for in a local array, which starts
+// at 0 in each kernel.
+void MemoryLowering::global_event_declaration(const Declarator& decl, const sema::EventArray& declared) {
+  GlobalEvent g;
+  g.name = decl.name;
+  g.count = declared.count ? *declared.count : const_int(*declared.count_expr, sema::what::event_count);
+  if (sema::Verdict broken = sema::event_count(g.count)) fail(g.count < 1 ? decl.array_size->location : decl.location, *broken);
+  g.ready = declared.ready;
+  g.counter = scratch_buffer(decl.name, DType::s32, {g.count}, decl.location);
+  mark_updated(g.counter);  // the counts start at zero
+  g.seen = allocate(decl.name + "_seen", DType::s32, {g.count}, ir::Space::local, decl.location);
+  const std::string i = fresh("i");
+  ir::StmtList zero;
+  zero.push_back(ir::make_stmt(ir::Assign{ir::element(g.seen, DType::s32, nullptr, {ir::var(i)}), "=", ir::int_const(0), nullptr}));
+  emit_node(ir::For{i, ir::Type::i32(), ir::int_const(0), ir::int_const(g.count), nullptr,
+                    ir::make_stmt(ir::Seq{std::move(zero), false}), false, std::nullopt});
+  global_events_.push_back(g);
+  Value v;
+  v.kind = Value::Kind::event;
+  v.global_event = true;
+  v.event = static_cast<int>(global_events_.size()) - 1;
+  define(decl.name, v);
+}
+
+// Every thread of the set has done what it publishes (a barrier of the set);
+// then one of them makes its block's writes visible to the device and adds
+// one to the count: one generation per trigger of a set of threads.
+void MemoryLowering::trigger_global(const Value& ev, const SourceLocation& where) {
+  const GlobalEvent& g = global_events_[static_cast<std::size_t>(ev.event)];
+  ir::Barrier all;
+  all.set = set_;
+  emit_node(std::move(all), where);
+  ir::StmtList leader;
+  leader.push_back(ir::make_stmt(ir::Fence{true}));
+  leader.push_back(ir::make_stmt(
+      ir::Eval{ir::atomic("add", ir::element(g.counter, DType::s32, nullptr, {ev.event_index}), {ir::int_const(1)})}));
+  emit_node(ir::If{ir::binary("==", set_.tid, ir::int_const(0)), ir::make_stmt(ir::Seq{std::move(leader), false}), nullptr},
+            where);
+}
+
+// Each thread waits for the generation after the last it waited for (or,
+// for `e.at(order)`, generation order / N): until the count is above it.
+// `= ready` counts generation 0 as passed.
+void MemoryLowering::wait_global(const Value& ev, const SourceLocation& where) {
+  const GlobalEvent& g = global_events_[static_cast<std::size_t>(ev.event)];
+  const ExprRef seen = ir::element(g.seen, DType::s32, nullptr, {ev.event_index});
+  ExprRef generation = ev.event_generation ? ev.event_generation : seen;
+  if (g.ready) generation = ir::binary("-", generation, ir::int_const(1));
+  emit_node(ir::WaitCounter{ir::element(g.counter, DType::s32, nullptr, {ev.event_index}), generation, g.name}, where);
+  if (!ev.event_generation) emit_node(ir::Assign{seen, "+=", ir::int_const(1), nullptr}, where);
 }
 
 void MemoryLowering::arrive(const Value& ev, const SourceLocation& where) {
@@ -218,10 +280,17 @@ void MemoryLowering::trigger_statement(const Stmt& s, const Trigger& t) {
   line_mark(s.location);
   // `... trigger empty[s];` closing a loop body may release its stage one
   // iteration late while WGMMA still reads it (the mma-completion pass).
+  std::vector<std::pair<Value, const Expr*>> events;
+  for (const auto& target : t.targets)
+    for (Value& ev : each_event(*target)) events.emplace_back(std::move(ev), target.get());
   const bool ends_loop_body = !loop_bodies_.empty() && block_statements_ == loop_bodies_.back() &&
-                              block_position_ + 1 == block_statements_->size() && t.targets.size() == 1;
-  for (const auto& target : t.targets) {
-    arrive(event_value(*target, "`trigger`"), target->location);
+                              block_position_ + 1 == block_statements_->size() && events.size() == 1;
+  for (const auto& [ev, target] : events) {
+    if (ev.global_event) {
+      trigger_global(ev, target->location);
+      continue;
+    }
+    arrive(ev, target->location);
     std::get<ir::Arrive>(out_.back()->back()->node).ends_loop_body = ends_loop_body;
   }
 }
@@ -233,8 +302,7 @@ void MemoryLowering::wait_statement(const Stmt& s, const Wait& w) {
   for (const auto& t : w.targets) {
     Value f = expr(*t);
     if (f.kind == Value::Kind::event) {
-      Value ev = event_value(*t, "`wait`");
-      emit_node(ir::WaitEvent{ev.event, ev.event_index, ev.event_parity}, t->location);
+      for (const Value& ev : each_event(*t)) wait_event(ev, t->location);  // an array: each of its events
       continue;
     }
     if (f.kind == Value::Kind::mma_future) continue;  // complete at the MmaCommit above
@@ -249,6 +317,11 @@ void MemoryLowering::wait_statement(const Stmt& s, const Wait& w) {
   // dma copies complete in program order here; the barrier keeps the
   // block's view of shared memory consistent.
   if (waited_dma && scope_ == Scope::block) emit_barrier();
+}
+
+void MemoryLowering::wait_event(const Value& ev, const SourceLocation& where) {
+  if (ev.global_event) wait_global(ev, where);
+  else emit_node(ir::WaitEvent{ev.event, ev.event_index, ev.event_parity}, where);
 }
 
 void MemoryLowering::inthreads_async(const Stmt& s, const InThreads& t) {

@@ -5,25 +5,50 @@
 
 namespace croq::lower::detail {
 
+std::int64_t ExprLowering::event_count(const Value& ev) const {
+  return ev.global_event ? global_events_[static_cast<std::size_t>(ev.event)].count
+                         : kernel_.events[static_cast<std::size_t>(ev.event)].count;
+}
+
 Value ExprLowering::event_value(const Expr& e, const char* /*what: sema names it in its messages*/) {
   Value v = expr(e);
   if (v.kind != Value::Kind::event) unchecked(e.location, "an event operand that is no event");
   if (!v.event_index) {
-    const std::int64_t count = kernel_.events[static_cast<std::size_t>(v.event)].count;
+    const std::int64_t count = event_count(v);
     if (sema::Verdict broken = sema::event_unselected(source_text(e), count)) fail(e.location, *broken);
     v.event_index = ir::int_const(0);
   }
   return v;
 }
 
+// `trigger e;` / `wait e;`: the event selected, or each event of a whole
+// array, in order (sema allows the whole array there only).
+std::vector<Value> ExprLowering::each_event(const Expr& e) {
+  const Value v = expr(e);
+  if (v.kind != Value::Kind::event) unchecked(e.location, "an event operand that is no event");
+  if (v.event_index) return {v};
+  std::vector<Value> events;
+  for (std::int64_t i = 0; i < event_count(v); ++i) {
+    events.push_back(v);
+    events.back().event_index = ir::int_const(i);
+  }
+  return events;
+}
+
 // `e.at(order)` of `event e[N]`: barrier order % N, generation order / N
 // (its phase parity: (order / N) % 2, flipped for `= ready` events, whose
 // first wait passes).
 Value ExprLowering::event_at(const Expr& e, const Member& m, Value ev) {
-  const ir::Event& event = kernel_.events[static_cast<std::size_t>(ev.event)];
   if (ev.event_index || m.args.size() != 1) unchecked(e.location, "an event order of a selected event");
   Value order = require_scalar(expr(*m.args[0]), *m.args[0]);
   if (order.is_float) unchecked(m.args[0]->location, "a float event order");
+  if (ev.global_event) {  // a count per event: generation order / N has passed once the count is above it
+    const ExprRef n = ir::int_const(event_count(ev));
+    ev.event_index = ir::binary("%", order.expr, n);
+    ev.event_generation = ir::binary("/", order.expr, n);
+    return ev;
+  }
+  const ir::Event& event = kernel_.events[static_cast<std::size_t>(ev.event)];
   const ExprRef n = ir::int_const(event.count);
   ev.event_index = ir::binary("%", order.expr, n);
   ExprRef parity = ir::binary("%", ir::binary("/", order.expr, n), ir::int_const(2));
@@ -56,7 +81,7 @@ Value ExprLowering::subscript(const Expr& e, const Subscript& sub) {
   Value idx = expr(*sub.indices[0]);
   if ((idx.kind != Value::Kind::scalar && idx.kind != Value::Kind::index) || idx.is_float)
     unchecked(sub.indices[0]->location, "an array index that is no integer");
-  std::int64_t count = obj.kind == Value::Kind::event ? kernel_.events[static_cast<std::size_t>(obj.event)].count
+  std::int64_t count = obj.kind == Value::Kind::event ? event_count(obj)
                        : (obj.kind == Value::Kind::view && buffer(obj.view.buffer).slots > 0) ? buffer(obj.view.buffer).slots
                                                                                              : 0;
   if (count == 0 || (obj.kind == Value::Kind::event && obj.event_index) || (obj.kind == Value::Kind::view && obj.view.slot))

@@ -84,6 +84,8 @@ struct Value {
   int event = -1;                       // events (and TMA futures: their barrier)
   ExprRef event_index;                  // events: which barrier of the array
   ExprRef event_parity;                 // `e.at(order)`: the phase parity of that generation
+  bool global_event = false;            // `global event`: `event` indexes global_events_
+  ExprRef event_generation;             // `e.at(order)` of a global event: order / N
   int accumulator = -1;                 // accumulators
   ExprRef accumulator_index;            // arrays of them: the flat index selected so far
   std::size_t accumulator_selected = 0;  // how many of the array's dims are selected
@@ -424,6 +426,10 @@ class LoweringContext {
   // every kernel of a function that has such a level), and whether the
   // statements being lowered are inside that level.
   int grid_barrier_ = -1;
+  // `global event e[N]` (lower_events.cpp): its counts (a program buffer),
+  // each thread's counts of the generations it waited for (local), its size.
+  struct GlobalEvent { std::string name; int counter = -1, seen = -1; std::int64_t count = 1; bool ready = false; };
+  std::vector<GlobalEvent> global_events_;
   std::map<int, std::size_t> scratch_index_;  // a program buffer's place in abi.scratch
   bool in_cooperative_ = false;
   std::string output_name_;
@@ -516,6 +522,8 @@ class ExprLowering : public LoweringContext {
   Value selected_shape(const Expr& e, const Subscript& sub, const std::vector<sema::SelectedDim>& dims);
   Value selected_tuple(const Expr& e, const Subscript& sub, const std::vector<sema::SelectedDim>& picks);
   Value event_value(const Expr& e, const char* what);
+  std::int64_t event_count(const Value& ev) const;  // the events of its array
+  std::vector<Value> each_event(const Expr& e);
   Value event_at(const Expr& e, const Member& m, Value ev);
   Value register_member(const Expr& e, const Member& m, const Value& obj);
   // A fragment or accumulator operand: its buffer of registers and logical shape.
@@ -557,6 +565,10 @@ class MemoryLowering : public ExprLowering {
   void copy_after(const Stmt& s, const Copy& c);  // `dma.copy ... after f`
   Value trigger_event_ahead(const Expr& target);  // lower_tma.cpp
   void trigger_statement(const Stmt& s, const Trigger& t);
+  void global_event_declaration(const Declarator& decl, const sema::EventArray& declared);
+  void trigger_global(const Value& ev, const SourceLocation& where);
+  void wait_global(const Value& ev, const SourceLocation& where);
+  void wait_event(const Value& ev, const SourceLocation& where);  // one event, selected
   void inthreads_async(const Stmt& s, const InThreads& t);
   // The indices of `level` for which `condition` holds; nullopt when it
   // depends on more than the index (or, with `probe`, fails to evaluate).

@@ -393,7 +393,11 @@ void TransferChecker::tma_copy(const Stmt& s, const Copy& c) {
   const Expr* bound_event = nullptr;
   if (bound) {
     if (bound->template_args.size() != 1) fail(Rule::async_event, bound->location, "`.async<e>` names one event");
-    event_value(*bound->template_args[0], "`.async<...>`");
+    const Type ev = event_value(*bound->template_args[0], "`.async<...>`");
+    if (ev.event && ev.event->global)
+      fail(Rule::global_event_use, bound->template_args[0]->location,
+           "global event `" + ev.event->name + "` is triggered by threads; no copy completes it",
+           "use a `shared event`, or wait for the copy and then `trigger` the global event");
     bound_event = bound->template_args[0].get();
   }
   bind_future(c, tile, async && !bound, bound_event);

@@ -5,13 +5,13 @@
 namespace croq::sema::detail {
 
 void TransferChecker::event_declaration(const Stmt& s, const Declaration& d) {
-  if (cx_.options_.target && !cx_.options_.target->mbarrier() && !cx_.needs_sm80_reported_) {
+  const bool global = d.type.storage == Storage::global;
+  if (!global && cx_.options_.target && !cx_.options_.target->mbarrier() && !cx_.needs_sm80_reported_) {
     cx_.needs_sm80_reported_ = true;
     fail(Rule::needs_sm80, s.location,
          "events are mbarriers, which need sm_80 or newer (compiling for " + cx_.options_.target->arch + ")");
   }
   // Croqtile's rules first: where each storage of event may be declared.
-  const bool global = d.type.storage == Storage::global;
   if (cx_.region_.active || cx_.inthreads_depth_ > 0)
     fail(Rule::event_scope, s.location, "events are not declared inside inthreads",
          "declare the event before the inthreads region, in the parallel level around it");
@@ -22,8 +22,12 @@ void TransferChecker::event_declaration(const Stmt& s, const Declaration& d) {
     fail(Rule::event_scope, s.location,
          std::string("`") + storage_name(d.type.storage) + "` events are declared inside a parallel statement",
          "move the declaration into the `: block` level that uses it");
-  if (d.type.storage != Storage::shared)
-    fail(Rule::event_not_shared, d.type.location, "events live in shared memory: declare them `shared event`");
+  if (d.type.storage != Storage::shared && !global)
+    fail(Rule::event_not_shared, d.type.location,
+         (*storage_name(d.type.storage) ? std::string("`") + storage_name(d.type.storage) + "` events"
+                                        : std::string("events without a storage (`event e;`)")) +
+             " are not supported yet by libcroqjit: events live in shared or global memory",
+         "declare it `shared event` (the block's threads) or `global event` (every block, at function scope)");
   // Declared in the block level or any level inside it (a parallel
   // statement that declares a shared event runs in blocks): the block's
   // barrier, as lowering declares it.
@@ -34,6 +38,7 @@ void TransferChecker::event_declaration(const Stmt& s, const Declaration& d) {
     // count rule, bound_rules.hpp, to a count known only when bound).
     if (!cx_.trial_) cx_.out_.declared_events[&decl] = &ev;
     ev.name = decl.name;
+    ev.global = global;
     ev.is_array = decl.array_size != nullptr;
     ev.dimensions = 1 + static_cast<int>(decl.more_array_dims.size());
     ev.count_expr = decl.array_size.get();
@@ -59,11 +64,8 @@ Type TransferChecker::event_value(const Expr& e, const char* what, bool whole_ar
   require_ok(v);
   if (v.kind != Kind::event)
     fail(Rule::event_expected, e.location, std::string(what) + " takes an event, got `" + text(e) + "`", "", notes_of(v));
-  // `trigger e;` and `wait e;` of an array are Croqtile: every event of it.
-  if (whole_array && !v.event_selected && v.event->is_array && !(v.event->count && *v.event->count == 1))
-    fail(Rule::unsupported_whole_event_array, e.location,
-         std::string(what) + " of a whole event array (`" + text(e) + "`) is not supported yet by libcroqjit",
-         "name each event, e.g. `" + text(e) + "[0]`", notes_of(v));
+  // `trigger e;` and `wait e;` of an array trigger and wait for every event of it.
+  if (whole_array) return v;
   if (Verdict broken = !v.event_selected && v.event->count ? event_unselected(text(e), *v.event->count) : std::nullopt)
     fail(e.location, std::move(*broken), notes_of(v));
   return v;
@@ -75,7 +77,8 @@ void TransferChecker::wait_statement(const Stmt&, const Wait& w) {
     Type f = c_.expressions.expr(*target);
     require_ok(f);
     if (f.kind == Kind::event) {
-      event_value(*target, "`wait`", true);
+      const Type ev = event_value(*target, "`wait`", true);
+      if (ev.event && ev.event->global) host_event(*target, ev, "wait");
       continue;
     }
     if (f.from && (f.kind == Kind::mma_future || f.kind == Kind::future)) cx_.waited_.insert(f.from);
@@ -145,11 +148,12 @@ void TransferChecker::trigger_statement(const Stmt& s, const Trigger& t) {
          "`trigger." + t.scope + "` signals the blocks of a cluster, but this kernel has no `: cluster` level",
          "write `trigger`, or put the block level in a cluster");
   for (const auto& dependency : t.after) note_named_future(*dependency);
+  for (const auto& target : t.targets) global_event_trigger(s, t, *target);
   if (!t.after.empty()) trigger_after(t);
   using Scope = EventArray::Scope;
   const Scope scope = t.scope.empty() ? Scope::block : Scope::cluster;
   for (const auto& target : t.targets) {
-    const Type ev = event_value(*target, "`trigger`", true);
+    const Type ev = event_value(*target, "`trigger`", t.after.empty());  // a copy completes one event
     if (EventArray* e = ev.event) {
       // The barrier counts one kind of arrival: the block's, or the cluster's.
       if (e->scope == Scope::unknown) {
@@ -165,8 +169,32 @@ void TransferChecker::trigger_statement(const Stmt& s, const Trigger& t) {
              "trigger the event the same way everywhere");
       }
     }
-    arrive(ev, target->location);
+    if (!ev.event || !ev.event->global) arrive(ev, target->location);
   }
+}
+
+// A global event counts the triggers of threads: a copy completes none, and
+// it has no cluster to signal.
+void TransferChecker::global_event_trigger(const Stmt& s, const Trigger& t, const Expr& target) {
+  const Type ev = c_.expressions.expr(target);
+  if (ev.kind != Kind::event || !ev.event || !ev.event->global) return;
+  if (!t.after.empty())
+    fail(Rule::global_event_use, t.after.front()->location,
+         "global event `" + ev.event->name + "` is triggered by threads; no copy completes it",
+         "write `wait " + text(*t.after.front()) + ";` and then `trigger " + text(target) + ";`");
+  if (!t.scope.empty())
+    fail(Rule::global_event_use, s.location,
+         "`trigger." + t.scope + "` of global event `" + ev.event->name + "`: a global event is seen by every block already",
+         "write `trigger " + text(target) + ";`");
+  host_event(target, ev, "trigger");
+}
+
+void TransferChecker::host_event(const Expr& target, const Type& ev, const char* what) {
+  if (cx_.parallel_depth_ == 0)
+    fail(Rule::unsupported_host_event, target.location,
+         std::string("`") + what + "` of global event `" + ev.event->name +
+             "` outside parallel statements is not supported yet by libcroqjit",
+         std::string("move the `") + what + "` into the parallel statement that runs before or after it");
 }
 
 // The arrivals a trigger adds to an event's phase: one per warp of the

@@ -495,7 +495,7 @@ class TransferChecker : public Part {
   // statement is not checked further.
   void note_named_future(const Expr& e);
   void copy_after(const Stmt& s, const Expr& dependency);  // `dma.copy ... after f`
-  // whole_array: `trigger e;` / `wait e;`, where a whole array is Croqtile (a limitation).
+  // whole_array: `trigger e;` / `wait e;`, where a whole array means each of its events.
   Type event_value(const Expr& e, const char* what, bool whole_array = false);
   CopyProtocol copy_protocol(const Copy& c);
   void dma_copy(const Stmt& s, const Copy& c);
@@ -512,6 +512,9 @@ class TransferChecker : public Part {
   void define_future(const std::string& name, Type tile, const SourceLocation& at, std::string detail);
   void trigger_after(const Trigger& t);
   void arrive(const Type& event, const SourceLocation& where);
+  // `global event`: triggered by threads only (global-event-use), inside parallel statements.
+  void global_event_trigger(const Stmt& s, const Trigger& t, const Expr& target);
+  void host_event(const Expr& target, const Type& event, const char* what);
 };
 
 // mma statements (check_mma.cpp, check_mma_sparse.cpp, check_mma_scale.cpp),

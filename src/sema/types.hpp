@@ -84,6 +84,8 @@ struct EventArray {
   // Arrivals per phase as the first trigger fixed them ("4", "blockDim.x").
   std::string arrivals;
   bool ready = false;  // `= ready`: every barrier starts as if completed once (the first wait passes)
+  // `global event`: counts in global memory (lowered by lower_events.cpp), not mbarriers.
+  bool global = false;
   // `[N]` as written (null without one): lowering evaluates it when N is known only at specialization.
   const frontend::ast::Expr* count_expr = nullptr;
   frontend::ast::SourceLocation first_trigger;

@@ -101,7 +101,9 @@ std::vector<ErrorCase> swizzle_and_event_cases() {
       {"SwizzleTakesOneArgument", shell("    t = tma.copy.swiz<1, 2> lhs.subspan(64, 64).at(bm, 0) => shared;\n"), 3, 18,
        "`.swiz` expects one template argument, found 2", "write `.swiz<128>` (bytes) or `.swiz<3>` (mode)"},
       // Declaring events
-      {"EventNotShared", shell("    event e;\n"), 3, 5, "events live in shared memory: declare them `shared event`"},
+      {"EventNotShared", shell("    event e;\n"), 3, 5,
+       "events without a storage (`event e;`) are not supported yet by libcroqjit: events live in shared or global memory",
+       "declare it `shared event` (the block's threads) or `global event` (every block, at function scope)"},
       {"EventOutsideTheBlockLevel",
        "__co__ void f(global f16 [128, 64] lhs) {\n  shared event e;\n  parallel b by 2 : block {\n    wait e;\n  }\n}\n",
        2, 3, "`shared` events are declared inside a parallel statement",
@@ -114,7 +116,10 @@ std::vector<ErrorCase> swizzle_and_event_cases() {
       {"EventArrayTooLarge", shell("    shared event full[33];\n"), 3, 18, "an event array holds 1 to 32 events, got 33"},
       {"EventInitializedToAValue", shell("    shared event full[4] = 1;\n"), 3, 18, "an event can only be initialized `= ready`", "`= ready` makes the first wait pass; leave it out otherwise"},
       // Using events
-      {"TriggerOfAWholeEventArray", shell("    shared event full[4];\n    trigger full;\n"), 4, 13, "`full` is an array of 4 events; say which one, e.g. `full[i]`"},
+      {"TriggerOfAWholeEventArrayAfterACopy",
+       shell("    shared event full[4];\n    shared f16 [64, 64] lhs_s;\n"
+             "    f = tma.copy.async lhs.subspan(64, 64).at(bm, 0) => lhs_s;\n    trigger full after f;\n"),
+       6, 13, "`full` is an array of 4 events; say which one, e.g. `full[i]`"},
       {"AsyncBoundToAnEventArray",
        shell("    shared event full[4];\n    shared f16 [64, 64] lhs_s;\n"
              "    tma.copy.async<full> lhs.subspan(64, 64).at(bm, 0) => lhs_s;\n"),

@@ -223,20 +223,20 @@ std::vector<std::string> limitation_rules(const std::string& source) {
 }
 
 // Valid Croqtile that libcroqjit cannot run yet, each a limitation with no
-// error: events at function scope, inthreads.async on a block index (the
+// error: local events, inthreads.async on a block index (the
 // thread level `q` is the one it selects among), arrays of accumulators (an
 // event in a thread level is the block's).
 TEST(Limitations, EventPlacementsInthreadsLevelsAndAccumulatorArrays) {
   const std::string source =
       "__co__ void f() {\n"
-      "  global event g[3];\n"
       "  parallel p by 3, q by 4 {\n"
+      "    local event g[3];\n"
       "    shared event e[4];\n"
       "    inthreads.async (p < 1) { }\n"
       "  }\n"
       "}\n" +
       wg("      frag md[2][2] {0.0f};\n      mma.row.row md[0][1], ta.data, tb.data;\n");
-  EXPECT_EQ(limitation_rules(source), (std::vector<std::string>{"event-not-shared @2", "inthreads-condition @5",
+  EXPECT_EQ(limitation_rules(source), (std::vector<std::string>{"event-not-shared @3", "inthreads-condition @5",
                                                                 "unsupported-fragment @14"}));
   auto as_errors = sema_error(source);
   ASSERT_TRUE(as_errors.has_value());

@@ -406,6 +406,13 @@ void Printer::stmt(const ir::Stmt& s) {
       arrive(n);
     } else if constexpr (std::is_same_v<T, ir::WaitEvent>) {
       wait_event(n);
+    } else if constexpr (std::is_same_v<T, ir::WaitCounter>) {
+      // A volatile read sees other blocks' increments; the fence after it
+      // orders this thread's later reads after theirs (their writes before
+      // the increment, which a fence preceded).
+      line("while (*static_cast<volatile int*>(&" + expr(n.counter) + ") <= " + expr(n.above) + ") {}  // wait " +
+           n.event);
+      line("__threadfence();");
     } else if constexpr (std::is_same_v<T, ir::TmaLoad>) {
       tma_load(n);
     } else if constexpr (std::is_same_v<T, ir::TmaStore>) {
