@@ -314,6 +314,7 @@ void Lowerer::other_statement(const Stmt& s, const T& n) {
       }
     // A C++ call (an intrinsic, `f(x);` of a __device__ function) emits itself.
     if (const auto* c = std::get_if<Call>(&n.expr->node); c && facts_.device_calls.count(c)) {
+      line_mark(s.location);
       expr(*n.expr);
       return;
     }
