@@ -72,6 +72,9 @@ std::vector<RuleCase> device_function_call_cases() {
        "`helper(...)` is neither a builtin, a function of this source nor a registered intrinsic",
        "call a C++ function with `call`: `call helper(...);`, or register its name: `#pragma croq intrinsic prefix "
        "helper`"},
+      {"CallOfACoFunction", "call-co-function", "__co__ void g(s32 [8] x) { }\n" + blk("    call g(a);\n"), 4, "call",
+       "`g` is a __co__ function; Croqtile functions cannot call other __co__ functions",
+       "call a __co_device__ function, or move the shared work into one: `__co_device__ void g(...)`"},
       {"IntrinsicNamespaceCroq", "intrinsic-reserved", "#pragma croq intrinsic namespace croq\n" + blk("    a.at(0, 0) = 1;\n"),
        1, "namespace ^croq",
        "`#pragma croq intrinsic namespace croq` registers names of the namespace `croq`, which Croqtile reserves for "
