@@ -115,6 +115,9 @@ struct Call {
   ExprList template_args;
   ExprList args;
   bool with_call_keyword = false;  // `x = call f(a)`: a device function's value
+  // `hw_f(a)` without `call`, whose name a `#pragma croq intrinsic` in scope
+  // registers (the parser matched it): passed through to the device code verbatim.
+  bool intrinsic = false;
 };
 
 // __to<f16>(x) and __to<"float4">(x)
@@ -447,8 +450,17 @@ struct Define {
   int line = 0;  // where the source defines it; 0 for option-only defines
 };
 
+// `#pragma croq intrinsic prefix hw_` / `namespace arch`, wherever it stands
+// (the parser applies each in its scope; sema checks the names).
+struct IntrinsicPragma {
+  SourceLocation location;  // the registered name
+  bool is_namespace = false;
+  std::string name;
+};
+
 struct Program {
   std::string source;  // the original text, unmodified
+  std::vector<IntrinsicPragma> intrinsic_pragmas;
   std::string source_name;
   std::vector<Function> functions;
   std::vector<DeviceCode> device_code;

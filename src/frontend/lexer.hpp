@@ -20,6 +20,7 @@ enum class TokenKind : std::uint8_t {
   character,   // 'a'
   punct,       // operators and separators, longest match: => :: ++ ...
   invalid,     // a byte no token starts with, or an unterminated literal
+  pragma,      // the `pragma` of a `#pragma croq ...` line, kept by the preprocessor; its words follow on its line
   end_of_file,
 };
 

@@ -22,6 +22,7 @@ Parser::Parser(std::vector<Token> tokens, std::string_view source, std::vector<D
 void Parser::parse(Program& program) {
   try {
     parse_top_level(program);
+    program.intrinsic_pragmas = std::move(intrinsic_pragmas_);
   } catch (const TooManyErrors&) {
     Diagnostic d;
     d.severity = Severity::note;
@@ -285,6 +286,9 @@ void Parser::parse_top_level(Program& program) {
     } else if (at_punct(";")) {
       advance();
       declaration_start = pos_;
+    } else if (peek().kind == TokenKind::pragma) {
+      parse_pragma();
+      declaration_start = pos_;
     } else {
       advance();
     }
@@ -436,9 +440,11 @@ void Parser::parse_function(Program& program) {
     else accept(";");
     return;
   }
+  const size_t file_intrinsics = intrinsics_in_scope_.size();
   try {
     function.body = parse_block();
   } catch (const FunctionAbandoned&) {
+    intrinsics_in_scope_.resize(file_intrinsics);
     return;  // parse_block reported the unclosed brace
   }
   program.functions.push_back(std::move(function));

@@ -91,6 +91,12 @@ class TokenCursor {
   bool bar_closes_ = false;      // inside |...|: `|` ends the operand
   bool angle_closes_ = false;    // inside <...>: `>` ends the argument
   std::vector<std::string> type_params_;  // typename parameters of the current template
+  // `#pragma croq intrinsic` registrations: every one read (Program::intrinsic_pragmas),
+  // and those in scope here (file scope, then each enclosing statement list's).
+  std::vector<ast::IntrinsicPragma> intrinsic_pragmas_;
+  std::vector<ast::IntrinsicPragma> intrinsics_in_scope_;
+  void parse_pragma();  // at a pragma token: its line (parser_stmt2.cpp)
+  bool is_intrinsic(const std::string& callee) const;
 };
 
 class ExpressionParser : public TokenCursor {

@@ -158,6 +158,8 @@ ExprPtr ExpressionParser::parse_postfix() {
     } else if (at_punct("(")) {
       Call call;
       SourceLocation loc = e->location;
+      const auto* name = std::get_if<Name>(&e->node);
+      call.intrinsic = name && is_intrinsic(name->name);
       call.callee = std::move(e);
       call.args = parse_call_arguments("the call arguments");
       e = make_expr(loc, std::move(call));

@@ -59,6 +59,10 @@ StmtPtr StatementParser::parse_statement() {
   }
   if (at_punct("{")) return parse_block();
   if (accept(";")) return nullptr;
+  if (t.kind == TokenKind::pragma) {
+    parse_pragma();
+    return nullptr;
+  }
   if (t.is_identifier()) {
     std::string_view w = t.text;
     bool dotted = peek(1).is(".");
@@ -99,6 +103,7 @@ StmtPtr StatementParser::parse_statement() {
 // block = "{" { statement } "}"
 StmtPtr StatementParser::parse_block() {
   const Token& open = expect("{", "to begin a block");
+  const size_t intrinsics_outside = intrinsics_in_scope_.size();  // the block's registrations end with it
   Block block;
   while (!at_punct("}")) {
     if (at_eof() || at_function_start()) {
@@ -115,6 +120,7 @@ StmtPtr StatementParser::parse_block() {
     }
   }
   advance();
+  intrinsics_in_scope_.resize(intrinsics_outside);
   return make_stmt(location(open), std::move(block));
 }
 

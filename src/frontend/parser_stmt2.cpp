@@ -362,4 +362,47 @@ ExprPtr ExpressionParser::parse_call_expression() {
   return e;
 }
 
+// pragma = "#pragma" "croq" "intrinsic" ( "prefix" | "namespace" ) NAME { "::" NAME } [ "::" ]
+// A registration holds to the end of the statement list it stands in (the
+// file, a function body, a block); calls without `call` whose name it
+// matches are intrinsics (is_intrinsic). Its words end with its line.
+void TokenCursor::parse_pragma() {
+  const Token& pragma = advance();
+  const auto on_line = [&] { return !at_eof() && peek().line == pragma.line && peek().kind != TokenKind::pragma; };
+  const auto give_up = [&](const std::string& message, const std::string& hint) {
+    report(on_line() ? peek() : pragma, message, hint);
+    while (on_line()) advance();
+  };
+  const std::string usage = "write `#pragma croq intrinsic prefix hw_` or `#pragma croq intrinsic namespace arch`";
+  advance();  // croq (the preprocessor keeps only these pragmas)
+  if (!on_line() || !peek().is("intrinsic"))
+    return give_up("unknown `#pragma croq` directive: expected `intrinsic`", usage);
+  advance();
+  if (!on_line() || !(peek().is("prefix") || peek().is("namespace")))
+    return give_up("expected `prefix` or `namespace` after `#pragma croq intrinsic`", usage);
+  ast::IntrinsicPragma r;
+  r.is_namespace = advance().is("namespace");
+  const Token* first = on_line() ? &peek() : nullptr;
+  while (on_line() && (peek().is_identifier() || peek().is("::"))) r.name += advance().text;
+  const bool well_formed = !r.name.empty() && r.name.rfind("::", 0) != 0 &&
+                           r.name.find("::::") == std::string::npos &&
+                           !(r.is_namespace && r.name.size() >= 2 && r.name.compare(r.name.size() - 2, 2, "::") == 0);
+  if (!well_formed || on_line())
+    return give_up(std::string("expected a ") + (r.is_namespace ? "namespace (`arch`)" : "name prefix (`hw_`, `vendor::`)") +
+                       " after `#pragma croq intrinsic " + (r.is_namespace ? "namespace`" : "prefix`"),
+                   usage);
+  r.location = location(*first);
+  r.location.length = static_cast<int>(r.name.size());
+  intrinsic_pragmas_.push_back(r);
+  intrinsics_in_scope_.push_back(std::move(r));
+}
+
+bool TokenCursor::is_intrinsic(const std::string& callee) const {
+  for (const ast::IntrinsicPragma& r : intrinsics_in_scope_) {
+    const std::string start = r.is_namespace ? r.name + "::" : r.name;
+    if (callee.size() > start.size() && callee.compare(0, start.size(), start) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace croq::frontend

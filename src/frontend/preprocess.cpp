@@ -470,8 +470,15 @@ class Preprocessor {
       Diagnostic diag = error_at(name, "#" + std::string(d) + ": " + join_text(text));
       if (d == "warning") diag.severity = Severity::warning;
       report(std::move(diag));
+    } else if (d == "pragma" && args < end && in_[args].is("croq")) {
+      // `#pragma croq ...` is the parser's (intrinsic registrations, scoped
+      // by the statement list it stands in): its words, after a pragma token.
+      Token pragma = name;
+      pragma.kind = TokenKind::pragma;
+      push(pragma);
+      for (size_t i = args; i < end; ++i) push(in_[i]);
     }
-    // #include, #pragma and the other host directives are the host compiler's business.
+    // #include, other #pragmas and the other host directives are the host compiler's business.
   }
 
   bool is_defined(std::string_view name) const { return macros_.find(name) != macros_.end(); }

@@ -305,6 +305,7 @@ ExprRef LineReader::named() {
     else e->type = type();
     expect("> ");
     e->text = identifier();
+    while (eat("::")) e->text += "::" + identifier();  // a namespace's function (an intrinsic)
     expect("<");
     e->operands = expr_list('>');
     e->value = static_cast<std::int64_t>(e->operands.size());

@@ -18,6 +18,14 @@ bool is_identifier(const std::string& s) {
   return true;
 }
 
+// `f` or `ns::f` (a C++ function of a namespace, as intrinsics name them).
+bool is_qualified_identifier(const std::string& s) {
+  std::size_t begin = 0;
+  for (std::size_t end; (end = s.find("::", begin)) != std::string::npos; begin = end + 2)
+    if (!is_identifier(s.substr(begin, end - begin))) return false;
+  return is_identifier(s.substr(begin));
+}
+
 bool is_float_literal(const std::string& s) {
   static const std::regex pattern(R"(([0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)([eE][+-]?[0-9]+)?[fF]?)");
   return std::regex_match(s, pattern);
@@ -135,7 +143,8 @@ class Verifier {
         if (e->text != "inf" && !is_float_literal(e->text)) error("`" + e->text + "` is not a floating literal");
         break;
       case ExprKind::device_call:
-        if (!is_identifier(e->text)) error("device function `" + e->text + "` is not an identifier");
+        if (!is_qualified_identifier(e->text))
+          error("device function `" + e->text + "` is not an identifier (or one qualified by namespaces)");
         if (e->value < 0 || e->value > std::ssize(e->operands)) error("a device call has a wrong template argument count");
         for (std::int64_t i = 0; i < e->value && i < std::ssize(e->operands); ++i)
           if (!e->operands[static_cast<std::size_t>(i)] ||

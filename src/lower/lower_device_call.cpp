@@ -1,8 +1,9 @@
 // `call f(args)` / `f(args)` of a C++ function the source defines
 // (__device__, __cok__): an ir device_call the backend prints as the C++
 // call. What each argument passes comes from sema's DeviceCall fact: a
-// tile its first element's address (of its element type), a number its
-// value. Unlike a __co_device__ call, nothing is inlined: the body is C++.
+// tile its first element's address (of its element type), a register
+// fragment or accumulator the address of the thread's registers, a number
+// its value. An intrinsic (`#pragma croq intrinsic`) is such a call too. Unlike a __co_device__ call, nothing is inlined: the body is C++.
 #include "lower/lowering.hpp"
 
 namespace croq::lower::detail {
@@ -39,6 +40,14 @@ Value ExprLowering::cxx_call(const SourceLocation& at, const void* key, const Ex
     const Value v = expr(*args[i]);
     if (!fact.pointers[i]) {
       values.push_back(read(require_scalar(v, *args[i])));
+      continue;
+    }
+    if (v.kind == Value::Kind::fragment || v.kind == Value::Kind::accumulator) {
+      // Registers pass by reference: the thread's own array of them, once
+      // the WGMMA groups that write or read them completed.
+      const int registers = registers_of(v, *args[i]).buffer;
+      emit_node(ir::MmaCommit{{registers}}, args[i]->location);
+      values.push_back(ir::address_of(ir::element(registers, buffer(registers).dtype, nullptr, {ir::int_const(0)})));
       continue;
     }
     if (v.kind != Value::Kind::view && v.kind != Value::Kind::future) unchecked(args[i]->location, sema::Rule::call_argument);

@@ -312,6 +312,12 @@ void Lowerer::other_statement(const Stmt& s, const T& n) {
         if (name == "all_reduce_sum") return all_reduce_sum(s, *c);
         if (name == "__bar_arrive" || name == "__bar_sync") return named_barrier(s, *c, name == "__bar_sync");
       }
+    // A C++ call (an intrinsic, `f(x);` of a __device__ function) emits itself.
+    if (const auto* c = std::get_if<Call>(&n.expr->node); c && facts_.device_calls.count(c)) {
+      line_mark(s.location);
+      expr(*n.expr);
+      return;
+    }
     Value v = require_scalar(expr(*n.expr), *n.expr);
     line_mark(s.location);
     ExprRef guard = v.guard;

@@ -158,6 +158,10 @@ void ExpressionChecker::call_placement(const SourceLocation& at, const std::stri
 }
 
 void ExpressionChecker::unknown_function(const SourceLocation& at, const std::string& callee) const {
+  // Croqtile functions do not call each other (a __co__ function is a kernel program).
+  if (const Function* co = cx_.program_.find_function(callee); co && !co->is_co_device)
+    fail(Rule::call_co_function, at, "`" + callee + "` is a __co__ function; Croqtile functions cannot call other __co__ functions",
+         "call a __co_device__ function, or move the shared work into one: `__co_device__ void " + callee + "(...)`");
   limitation(Rule::device_function_unknown, at,
              "`" + callee + "` is not a __device__ function of this source: libcroqjit calls the functions a source "
              "defines with `__device__` (in a `__cok__ { }` block too)",

@@ -66,19 +66,50 @@ Type ExpressionChecker::cxx_call(const SourceLocation& at, const frontend::ast::
     constant(*arg, what::template_argument);
     fact.template_types.emplace_back();
   }
+  device_arguments(called, args, fact);
+  Type out;
+  if (value_wanted) {
+    out.kind = Kind::scalar;
+    out.number = is_floating(*fact.result) ? Number::float_ : Number::int_;
+    out.known = Known::at_run_time;
+  }
+  if (!cx_.trial_) cx_.out_.device_calls[key] = std::move(fact);
+  return out;
+}
+
+void ExpressionChecker::device_arguments(const std::string& called, const ExprList& args, DeviceCall& fact) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const Expr& arg = *args[i];
     Type v = expr(arg);
     require_ok(v);
-    // Valid Croqtile that libcroqjit cannot pass yet: registers spread over
-    // threads, and tiles whose elements are permuted in memory.
-    const bool fragment = v.kind == Kind::accumulator || v.kind == Kind::operand ||
-                          (v.kind == Kind::tensor && v.buffer && v.buffer->fragment);
-    if (fragment || (v.kind == Kind::tensor && v.buffer && v.buffer->swizzle > 0)) {
+    // A register fragment or an accumulator passes by reference: the
+    // calling thread's own registers of it, in their layout (Croqtile's
+    // `(float*)values`).
+    const Accumulator* acc = v.kind == Kind::accumulator ? v.accumulator : nullptr;
+    if ((acc && !acc->warp && acc->dtype == DType::f32 && acc->array_dims.empty()) ||
+        (v.kind == Kind::tensor && v.buffer && v.buffer->fragment)) {
+      fact.pointers.push_back(true);
+      continue;
+    }
+    if (v.kind == Kind::accumulator) {
       limitation(Rule::unsupported_call, arg.location,
                  "argument " + std::to_string(i + 1) + " of " + called + " is " +
-                     (fragment ? v.kind == Kind::tensor ? std::string("a register fragment") : kind_phrase(v.kind)
-                               : std::string("a tile stored swizzled (`.swiz`)")) +
+                     (!acc ? std::string("an mma accumulator")
+                      : acc->warp ? std::string("a warp's mma accumulator")
+                      : !acc->array_dims.empty() ? std::string("an array of mma accumulators")
+                                                 : "an mma accumulator of " + std::string(dtype_name(acc->dtype))) +
+                     " (`" + text(arg) + "`); passing it to a __device__ function is not supported yet by libcroqjit "
+                     "(a warpgroup's f32 accumulator passes)",
+                 "store it into a shared or local tile and pass that");
+      fact.pointers.push_back(false);
+      continue;
+    }
+    // Valid Croqtile that libcroqjit cannot pass yet: mma.load operands,
+    // and tiles whose elements are permuted in memory.
+    if (v.kind == Kind::operand || (v.kind == Kind::tensor && v.buffer && v.buffer->swizzle > 0)) {
+      limitation(Rule::unsupported_call, arg.location,
+                 "argument " + std::to_string(i + 1) + " of " + called + " is " +
+                     (v.kind == Kind::operand ? kind_phrase(v.kind) : std::string("a tile stored swizzled (`.swiz`)")) +
                      " (`" + text(arg) + "`); passing it to a __device__ function is not supported yet by libcroqjit",
                  "store it into a shared or local tile without `.swiz` and pass that");
       fact.pointers.push_back(false);
@@ -98,13 +129,27 @@ Type ExpressionChecker::cxx_call(const SourceLocation& at, const frontend::ast::
          v.kind == Kind::future ? "pass the future's tile: `" + text(arg) + ".data`" : "pass its values one by one, as numbers",
          notes_of(v));
   }
+}
+
+Type ExpressionChecker::intrinsic_call(const Expr& e, const Call& c) {
+  const std::string& name = std::get<Name>(c.callee->node).name;
+  const std::string called = "intrinsic `" + name + "(...)`";
+  if (cx_.parallel_depth_ == 0)
+    fail(Rule::call_outside_parallel, e.location, called + " outside a parallel statement",
+         "an intrinsic is device code: call it inside a parallel body");
+  DeviceCall fact;
+  fact.callee = name;
+  device_arguments(called, c.args, fact);
+  if (cx_.statement_expr_ != &e)  // nothing says what C++ type it returns
+    limitation(Rule::unsupported_call, e.location,
+               "the value of " + called + " is not supported yet by libcroqjit: its C++ return type is unknown",
+               "call it as a statement: `" + name + "(...);`");
+  if (!cx_.trial_) cx_.out_.device_calls[&c] = std::move(fact);
   Type out;
-  if (value_wanted) {
+  if (cx_.statement_expr_ != &e) {
     out.kind = Kind::scalar;
-    out.number = is_floating(*fact.result) ? Number::float_ : Number::int_;
     out.known = Known::at_run_time;
   }
-  if (!cx_.trial_) cx_.out_.device_calls[key] = std::move(fact);
   return out;
 }
 

@@ -391,6 +391,7 @@ Type ExpressionChecker::conditional(const Conditional& c) {
 }
 
 Type ExpressionChecker::call(const Expr& e, const Call& c) {
+  if (c.intrinsic) return intrinsic_call(e, c);  // check_device_call.cpp
   const auto* callee = std::get_if<Name>(&c.callee->node);
   if (const Function* f = callee && c.with_call_keyword ? cx_.program_.find_co_device_function(callee->name) : nullptr) {
     if (!c.template_args.empty())
@@ -471,6 +472,12 @@ Type ExpressionChecker::call(const Expr& e, const Call& c) {
     v.known = Known::at_run_time;
     return v;
   }
+  // Croqtile calls C++ only with `call`, or by a registered intrinsic's name.
+  if (callee && !named && cx_.statement_expr_ == &e && callee->name != "cdiv")
+    fail(Rule::call_keyword, e.location,
+         "`" + callee->name + "(...)` is neither a builtin, a function of this source nor a registered intrinsic",
+         "call a C++ function with `call`: `call " + callee->name +
+             "(...);`, or register its name: `#pragma croq intrinsic prefix " + callee->name + "`");
   if (!callee || callee->name != "cdiv")
     fail(Rule::unsupported_call, e.location, "calls are not supported yet by libcroqjit (`" + text(*c.callee) + "`)",
          "an expression can call `cdiv(a, b)`, the math builtins (`__sqrt`, `__pow`, ...) and the atomics "

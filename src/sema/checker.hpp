@@ -399,6 +399,12 @@ class ExpressionChecker : public Part {
   // records its DeviceCall fact under `key` (the CallStatement or Call).
   Type cxx_call(const SourceLocation& at, const frontend::ast::DeviceCode::Function& callee,
                 const ExprList& template_args, const ExprList& args, bool value_wanted, const void* key);
+  // `hw_f(args)` matching a `#pragma croq intrinsic` in scope (check_device_call.cpp):
+  // a C++ call passed through by name, as a statement inside a parallel body.
+  Type intrinsic_call(const Expr& e, const Call& c);
+  // What each argument of a call into C++ passes (a tile's element pointer,
+  // a number), into `fact` (check_device_call.cpp).
+  void device_arguments(const std::string& called, const ExprList& args, DeviceCall& fact);
   // `call f(...)` naming no function of the source: valid Croqtile (a
   // function of some header), a limitation here (check_call.cpp).
   void unknown_function(const SourceLocation& at, const std::string& callee) const;

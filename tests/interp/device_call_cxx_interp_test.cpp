@@ -38,4 +38,14 @@ TEST(InterpretDeviceFunctionCall, AValueOfCxxCodeIsAnErrorToo) {
   EXPECT_NE(text.find("`call weighted`"), std::string::npos) << text;
 }
 
+TEST(InterpretDeviceFunctionCall, AnIntrinsicIsCxxCodeToo) {
+  croq::Kernel k = croq::test::interpreted(croq::test::kIntrinsicCalls);
+  auto x = croq::make_spandata<croq::f32>(256);
+  auto y = croq::make_spandata<croq::f32>(256);
+  std::string text;
+  const int line = croq::test::interpret_error_line([&] { k(x.view(), y.view()); }, text);
+  EXPECT_EQ(line, 17) << text;
+  EXPECT_NE(text.find("`call hw_scale`"), std::string::npos) << text;
+}
+
 }  // namespace

@@ -64,5 +64,32 @@ TEST(DeviceFunctionCallIrText, TheCallRoundTripsThroughTheIrText) {
   }
 }
 
+TEST(DeviceFunctionCallLowering, IntrinsicsAreCalledVerbatim) {
+  const auto line = tensor(DType::f32, {256});
+  GeneratedKernel k = generate(croq::test::kIntrinsicCalls, {line, line});
+  EXPECT_EQ(count(k.cuda_source, "hw_scale(croq_device_arg("), 1u) << k.cuda_source;
+  EXPECT_EQ(count(k.cuda_source, "lanes::add(croq_device_arg("), 1u) << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, "namespace lanes {")) << k.cuda_source;
+  EXPECT_EQ(ir::print_kernel(ir::parse_kernel(k.ir)), k.ir);
+}
+
+TEST(DeviceFunctionCallLowering, RegistersPassAsTheThreadsOwnArray) {
+  const auto lhs = tensor(DType::f16, {128, 128});
+  const auto rhs = tensor(DType::f16, {256, 128});
+  GeneratedKernel k = generate(croq::test::kRegistersByReference, {lhs, rhs, tensor(DType::f32, {128, 256})});
+  // The fragment's two registers and the accumulator's 64, from their first.
+  const std::size_t fragment = k.cuda_source.find("add_bias(croq_device_arg((&quarter");
+  const std::size_t accumulator = k.cuda_source.find("add_bias(croq_device_arg((&mc");
+  ASSERT_NE(fragment, std::string::npos) << k.cuda_source;
+  ASSERT_NE(accumulator, std::string::npos) << k.cuda_source;
+  EXPECT_EQ(k.cuda_source.substr(k.cuda_source.find("])), ", fragment), 7), "])), 2,") << k.cuda_source;
+  EXPECT_EQ(k.cuda_source.substr(k.cuda_source.find("])), ", accumulator), 8), "])), 64,") << k.cuda_source;
+  // The accumulator's WGMMA groups complete before the call reads the registers.
+  const std::size_t wait = k.cuda_source.rfind("croq_dev::wgmma_wait_group<0>();", accumulator);
+  ASSERT_NE(wait, std::string::npos) << k.cuda_source;
+  EXPECT_GT(wait, k.cuda_source.rfind("croq_dev::wgmma_commit_group();", accumulator)) << k.cuda_source;
+  EXPECT_EQ(ir::print_kernel(ir::parse_kernel(k.ir)), k.ir);
+}
+
 }  // namespace
 }  // namespace croq::pipeline

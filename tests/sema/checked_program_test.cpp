@@ -190,7 +190,7 @@ TEST(Recovery, OneErrorPerBadStatementAndNoCascades) {
 // error for croq::compile and a warning for `croq check`.
 TEST(Limitations, AreErrorsForCompileAndWarningsForCheck) {
   const std::string source = fn("  parallel p by 1 { shared event e; g = e; }\n"  // line 2: unsupported-binding
-                                "  parallel p by 4 { call f(p); }\n");               // line 3: device-function-unknown
+                                "  parallel p by 4 { call helper(p); }\n");               // line 3: device-function-unknown
   auto as_errors = sema_error(source);
   ASSERT_TRUE(as_errors.has_value());
   ASSERT_EQ(as_errors->diagnostics().size(), 2u) << as_errors->what();

@@ -49,11 +49,37 @@ std::vector<RuleCase> device_function_call_cases() {
        "__device__ float* where(int n) { return 0; }\n" + blk("    a.at(0, 0) = where(n);\n"), 4, "where",
        "the value of `call where` is not supported yet by libcroqjit",
        "return int, unsigned, float, double or half, or call it as a statement"},
-      // Valid Croqtile (Croqtile passes the registers' address); a limitation here.
-      {"DeviceCallOfAnAccumulator", "unsupported-call", touch + wg("      call touch(mc, n);\n"), 8, "mc, n",
-       "argument 1 of `call touch` is an mma accumulator (`mc`); passing it to a __device__ function is not "
-       "supported yet by libcroqjit",
-       "store it into a shared or local tile without `.swiz` and pass that"},
+      // A warpgroup's f32 accumulator passes by reference; others are a limitation.
+      {"DeviceCallOfAnF16Accumulator", "unsupported-call",
+       touch + blk("    parallel p by 1 : group-4 {\n      mc = mma.fill.f16 0.0f;\n      call touch(mc, n);\n    }\n"), 6,
+       "mc, n",
+       "argument 1 of `call touch` is an mma accumulator of f16 (`mc`); passing it to a __device__ function is not "
+       "supported yet by libcroqjit (a warpgroup's f32 accumulator passes)",
+       "store it into a shared or local tile and pass that"},
+      // Intrinsic passthrough: device code, called as a statement.
+      {"IntrinsicOutsideParallel", "call-outside-parallel", fn("  #pragma croq intrinsic prefix hw_\n  hw_go(n);\n"), 3,
+       "hw_go", "intrinsic `hw_go(...)` outside a parallel statement",
+       "an intrinsic is device code: call it inside a parallel body"},
+      {"ValueOfAnIntrinsic", "unsupported-call",
+       blk("    #pragma croq intrinsic namespace arch\n    a.at(0, 0) = arch::lane(n);\n"), 4, "arch::lane",
+       "the value of intrinsic `arch::lane(...)` is not supported yet by libcroqjit: its C++ return type is unknown",
+       "call it as a statement: `arch::lane(...);`"},
+      {"IntrinsicOfAFuture", "call-argument",
+       blk("    #pragma croq intrinsic prefix hw_\n    f = dma.copy a => shared;\n    hw_go(f);\n"), 5, "f)",
+       "argument 1 of intrinsic `hw_go(...)` is a future (`f`); a __device__ function takes numbers and tensors",
+       "pass the future's tile: `f.data`"},
+      {"BareCallOfAnUnknownFunction", "call-keyword", blk("    helper(n);\n"), 3, "helper",
+       "`helper(...)` is neither a builtin, a function of this source nor a registered intrinsic",
+       "call a C++ function with `call`: `call helper(...);`, or register its name: `#pragma croq intrinsic prefix "
+       "helper`"},
+      {"CallOfACoFunction", "call-co-function", "__co__ void g(s32 [8] x) { }\n" + blk("    call g(a);\n"), 4, "call",
+       "`g` is a __co__ function; Croqtile functions cannot call other __co__ functions",
+       "call a __co_device__ function, or move the shared work into one: `__co_device__ void g(...)`"},
+      {"IntrinsicNamespaceCroq", "intrinsic-reserved", "#pragma croq intrinsic namespace croq\n" + blk("    a.at(0, 0) = 1;\n"),
+       1, "namespace ^croq",
+       "`#pragma croq intrinsic namespace croq` registers names of the namespace `croq`, which Croqtile reserves for "
+       "its builtins",
+       "register the namespace or prefix of the intrinsics themselves (`arch`, `hw_`)"},
       {"DeviceCallTemplateArgumentOfNothing", "call-argument",
        "template <int N> __device__ void touch(float* p) { }\n" + blk("    call touch<Q>(a);\n"), 4, "Q",
        "template argument `Q` of `call touch` is neither a type nor a value",
