@@ -67,7 +67,13 @@ TEST(GpuDeviceFunctionCall, IntrinsicsRunVerbatim) {
   auto y = make_spandata<f32>(256);
   y.fill(-12345.0f);
   k(x.view(), y.view());
-  for (std::size_t i = 0; i < 256; ++i) ASSERT_EQ(y.data()[i], x.data()[i] * 2.5f + 1.0f) << i;
+  // NVRTC may fuse the two functions' multiply and add once both are
+  // inlined (--fmad is on by default, as in nvcc): one rounding or two.
+  for (std::size_t i = 0; i < 256; ++i) {
+    const float x_i = x.data()[i];
+    const float got = y.data()[i];
+    ASSERT_TRUE(got == x_i * 2.5f + 1.0f || got == std::fma(x_i, 2.5f, 1.0f)) << i << ": " << got << " from " << x_i;
+  }
 }
 
 TEST(GpuDeviceFunctionCall, AccumulatorsAndFragmentsPassByReference) {
