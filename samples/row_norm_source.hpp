@@ -30,6 +30,11 @@
 // another reduces; 256 threads of 64 elements let several blocks overlap,
 // as Triton's tutorial kernel (8 warps) does.
 //
+// Softmax and RMSNorm also take several rows a block (`rows`, each row its
+// own THREADS threads; bench_rows.py --rows compares the forms): at short
+// rows a block of one row is 64 threads and the SM's limit of resident
+// blocks, not its threads, bounds the loads in flight.
+//
 // H must be a multiple of 512 (whole warps, two whole chunks a thread), from
 // 512 to 16384 (a block holds 1024 threads); `supported` says so.
 #pragma once
@@ -77,17 +82,17 @@ namespace detail {
 enum class WarpFolds { shuffles, shared };
 
 // Folds `v` over the warp's lanes with `op` ("sum" or "max") into every lane.
-inline std::string warp_fold(const std::string& v, const std::string& op, WarpFolds folds) {
+inline std::string warp_fold(const std::string& v, const std::string& op, WarpFolds folds, const std::string& row = "") {
   std::string s;
   auto fold = [&](const std::string& a, const std::string& b) {
     return op == "max" ? "__max(" + a + ", " + b + ")" : a + " + " + b;
   };
   if (folds == WarpFolds::shared) {
-    s += "      lanes.at(t) = " + v + ";\n";
+    s += "      lanes.at(" + row + "t) = " + v + ";\n";
     s += "      sync.shared;\n";
-    s += "      " + v + " = lanes.at(t / 32 * 32);\n";
+    s += "      " + v + " = lanes.at(" + row + "t / 32 * 32);\n";
     s += "      foreach l in [31]\n";
-    s += "        " + v + " = " + fold(v, "lanes.at(t / 32 * 32 + 1 + l)") + ";\n";
+    s += "        " + v + " = " + fold(v, "lanes.at(" + row + "t / 32 * 32 + 1 + l)") + ";\n";
     return s;
   }
   for (int lane : {16, 8, 4, 2, 1}) {
@@ -98,27 +103,31 @@ inline std::string warp_fold(const std::string& v, const std::string& op, WarpFo
   return s;
 }
 
-// `v` folded over the block into `into` (every thread), through `part`.
+// `v` folded over the row's threads into `into` (every thread), through
+// `part`; `row` selects the row's part (`g, ` when a block takes several
+// rows, else empty).
 inline std::string block_fold(const std::string& v, const std::string& op, const std::string& part,
-                              const std::string& into, WarpFolds folds) {
-  std::string s = warp_fold(v, op, folds);
-  s += "      if (t % 32 == 0) " + part + ".at(t / 32) = " + v + ";\n";
+                              const std::string& into, WarpFolds folds, const std::string& row = "") {
+  std::string s = warp_fold(v, op, folds, row);
+  s += "      if (t % 32 == 0) " + part + ".at(" + row + "t / 32) = " + v + ";\n";
   s += "      sync.shared;\n";
   s += "      f32 " + into + " = " + (op == "max" ? "-3.0e38f" : "0.0f") + ";\n";
   s += "      foreach q in [THREADS / 32]\n";
-  s += "        " + into + " = " + (op == "max" ? "__max(" + into + ", " + part + ".at(q))" : into + " + " + part + ".at(q)") + ";\n";
+  const std::string at = part + ".at(" + row + "q)";
+  s += "        " + into + " = " + (op == "max" ? "__max(" + into + ", " + at + ")" : into + " + " + at) + ";\n";
   return s;
 }
 
-// The kernel's text for// Ends the output loop of a chunk (its 8 elements computed into `out`):
-// the chunk's store and the closing braces.
-inline constexpr const char* closing_store =
-    "        }\n"
-    "        dma.copy out => y.subspan(1, 8).at(r, c # t);\n"
-    "      }\n"
-    "    }\n"
-    "  }\n"
-    "}\n";
+// Ends the output loop of a chunk (its 8 elements computed into `out`):
+// the chunk's store into row `row` and the closing braces.
+inline std::string closing_store(const std::string& row = "r") {
+  return "        }\n"
+         "        dma.copy out => y.subspan(1, 8).at(" + row + ", c # t);\n"
+         "      }\n"
+         "    }\n"
+         "  }\n"
+         "}\n";
+}
 
 // LayerNorm (see the header): the row kept in the element type, one
 // reduction of (mean, sum of squared deviations) per row.
@@ -189,7 +198,7 @@ inline std::string layernorm_source(const std::string& DT, long long hidden) {
   s += "          f32 gain = wv.data.at(e);\n";
   s += "          f32 bias = bv.data.at(e);\n";
   s += "          out.at(0, e) = (a - row_mean) * scale * gain + bias;\n";
-  return s + closing_store;
+  return s + closing_store();
 }
 
 }  // namespace detail
@@ -202,28 +211,34 @@ inline std::string layernorm_source(const std::string& DT, long long hidden) {
 // `chunks`: softmax's and RMSNorm's chunks a thread when not 0 (else
 // chunks_per_thread; the benchmark compares forms with it), one that
 // chunks_fit.
+// `rows`: softmax's and RMSNorm's rows a block (each its own THREADS
+// threads; the block's last rows past T load nothing and store nothing).
 inline std::string source(Kind kind, const std::string& element, long long hidden,
-                          detail::WarpFolds folds = detail::WarpFolds::shuffles, long long chunks = 0) {
+                          detail::WarpFolds folds = detail::WarpFolds::shuffles, long long chunks = 0,
+                          long long rows = 1) {
   if (kind == Kind::layernorm) return detail::layernorm_source(element, hidden);
   if (chunks == 0) chunks = chunks_per_thread(kind, hidden);
   std::string s = "#define THREADS " + std::to_string(hidden / (8 * chunks)) + "\n";
   s += "#define CHUNKS " + std::to_string(chunks) + "\n";
+  const bool several = rows > 1;
+  if (several) s += "#define ROWS " + std::to_string(rows) + "\n";
+  const std::string row = several ? "r # g" : "r", part_row = several ? "g, " : "", part_rows = several ? "ROWS, " : "";
   const std::string DT = element;
   if (kind == Kind::softmax) s += "__co__ void softmax(" + DT + " [T, H] x, " + DT + " [T, H] y) {\n";
   if (kind == Kind::rmsnorm)
     s += "__co__ void rmsnorm(" + DT + " [T, H] x, " + DT + " [H] w, " + DT + " [T, H] y) {\n";
-  s += "  parallel r by T : block {\n";
-  s += "    shared f32 [THREADS / 32] part_a;\n";
-  s += "    shared f32 [THREADS / 32] part_b;\n";
-  if (folds == detail::WarpFolds::shared) s += "    shared f32 [THREADS] lanes;\n";
-  s += "    parallel t by THREADS : thread {\n";
+  s += several ? "  parallel r by (T + ROWS - 1) / ROWS : block {\n" : "  parallel r by T : block {\n";
+  s += "    shared f32 [" + part_rows + "THREADS / 32] part_a;\n";
+  s += "    shared f32 [" + part_rows + "THREADS / 32] part_b;\n";
+  if (folds == detail::WarpFolds::shared) s += "    shared f32 [" + part_rows + "THREADS] lanes;\n";
+  s += several ? "    parallel {g, t} by [ROWS, THREADS] : thread {\n" : "    parallel t by THREADS : thread {\n";
   s += "      local f32 [CHUNKS * 8] v;\n";
   s += "      local " + DT + " [1, 8] out;\n";
   s += "      f32 other = 0.0f;\n";
   s += "      f32 acc = 0.0f;\n";
   if (kind == Kind::softmax) s += "      acc = -3.0e38f;\n";
   s += "      foreach c in [CHUNKS] {\n";
-  s += "        xv = dma.copy x.subspan(1, 8).at(r, c # t) => local;\n";
+  s += "        xv = dma.copy x.subspan(1, 8).at(" + row + ", c # t) => local;\n";
   s += "        foreach e in [8] {\n";
   s += "          f32 a = xv.data.at(0, e);\n";
   s += "          v.at(c * 8 + e) = a;\n";
@@ -232,17 +247,17 @@ inline std::string source(Kind kind, const std::string& element, long long hidde
   s += "        }\n";
   s += "      }\n";
   if (kind == Kind::softmax) {
-    s += detail::block_fold("acc", "max", "part_a", "row_max", folds);
+    s += detail::block_fold("acc", "max", "part_a", "row_max", folds, part_row);
     s += "      f32 sum = 0.0f;\n";
     s += "      foreach i in [CHUNKS * 8] {\n";
     s += "        f32 p = __exp2f((v.at(i) - row_max) * 1.4426950408889634f);\n";
     s += "        v.at(i) = p;\n";
     s += "        sum += p;\n";
     s += "      }\n";
-    s += detail::block_fold("sum", "sum", "part_b", "total", folds);
+    s += detail::block_fold("sum", "sum", "part_b", "total", folds, part_row);
     s += "      f32 scale = 1.0f / total;\n";
   } else {
-    s += detail::block_fold("acc", "sum", "part_a", "total", folds);
+    s += detail::block_fold("acc", "sum", "part_a", "total", folds, part_row);
     s += "      f32 scale = __rsqrt(total / H + 1e-6f);\n";
   }
   s += "      foreach c in [CHUNKS] {\n";
@@ -253,7 +268,7 @@ inline std::string source(Kind kind, const std::string& element, long long hidde
   // of a local f16 tile has no single operator in CUDA.
   if (kind != Kind::softmax) s += "          f32 gain = wv.data.at(e);\n";
   if (kind == Kind::rmsnorm) s += "          out.at(0, e) = v.at(c * 8 + e) * scale * gain;\n";
-  return s + detail::closing_store;
+  return s + detail::closing_store(row);
 }
 
 }  // namespace row_norm

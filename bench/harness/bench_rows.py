@@ -132,7 +132,7 @@ def triton_kernels():
     return {"softmax": softmax, "layernorm": layernorm, "rmsnorm": rmsnorm}
 
 
-def sides(torch, croqjit, triton, kind, element, tokens, hidden, seed, source=None, chunks=0):
+def sides(torch, croqjit, triton, kind, element, tokens, hidden, seed, source=None, chunks=0, rows_per_block=1):
     """ours, [torch, triton] and the bytes a call moves."""
     import torch.nn.functional as F
 
@@ -142,7 +142,7 @@ def sides(torch, croqjit, triton, kind, element, tokens, hidden, seed, source=No
     w = (torch.rand(hidden, device="cuda", generator=g) + 0.5).to(dt)
     b = (torch.randn(hidden, device="cuda", generator=g) * 0.5).to(dt)
     y = torch.empty_like(x)
-    kernel = croqjit.compile(source or kernel_text.rows(kind, element, hidden, chunks), source_name=f"{kind}.co")
+    kernel = croqjit.compile(source or kernel_text.rows(kind, element, hidden, chunks, rows_per_block), source_name=f"{kind}.co")
     if kind == "softmax":
         call = lambda: (kernel(x, y), y)[1]  # noqa: E731
         refs = [harness.Side("torch", lambda: torch.softmax(x, dim=-1))]
@@ -185,8 +185,10 @@ def run_rows(report, settings, timer, args):
 
                 def row_fn(kind=kind, element=element, tokens=tokens, hidden=hidden, label=label):
                     chunks = args.softmax_chunks if kind == "softmax" and hidden == 16384 else 0
+                    threads = hidden // (8 * (chunks or (8 if kind == "softmax" and hidden >= 16384 else 2)))
+                    rows_per_block = args.rows if kind != "layernorm" and args.rows * threads <= 1024 else 1
                     ours, refs, moved = sides(torch, croqjit, triton, kind, element, tokens, hidden, args.seed,
-                                              chunks=chunks)
+                                              chunks=chunks, rows_per_block=rows_per_block)
                     row = harness.run_row(label, [ours], refs, TOLERANCE[element], settings, timer)
                     gbps = lambda s: moved / (s["median_ms"] * 1e-3) / 1e9  # noqa: E731
                     row.update({"tokens": tokens, "hidden": hidden, "bytes_moved": moved,
@@ -229,6 +231,9 @@ def main():
         p.add_argument("--softmax-chunks", type=int, default=0,
                        help="softmax rows of 16384: this many 8-element chunks a thread (2: 1024 threads, 4: 512, 8: 256; "
                             "default: the generator's choice), to compare the forms on one device")
+        p.add_argument("--rows", type=int, default=1,
+                       help="softmax's and rmsnorm's rows a block where the block stays within 1024 threads "
+                            "(default 1), to compare the forms on one device")
 
     return harness.script_main("bench_rows", __doc__.split("\n\n")[0], KINDS, COLUMNS, run_rows, self_test_cases,
                                budget_help="croq/reference time ratio (default: none)", extra_args=extra)

@@ -7,9 +7,9 @@
 //   kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N] [--grouped] [--varlen]
 //                                       samples/attention_source.hpp's forward attention
 //   kernel_sources readme-gemm README   upstream README's persistent GEMM (samples/upstream_readme.hpp)
-//   kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H [--chunks C]
+//   kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H [--chunks C] [--rows R]
 //                                       samples/row_norm_source.hpp's row reduction for rows of H
-//                                       (softmax, rmsnorm: C 8-element chunks a thread)
+//                                       (softmax, rmsnorm: C 8-element chunks a thread, R rows a block)
 //   kernel_sources gemm-any f16|bf16    the GEMM for every shape (samples/gemm_any_source.hpp)
 //   kernel_sources gemm-config M N K [SMS BYTES_PER_S FLOPS] [--top COUNT]
 //                                       its configurations for that shape, best first, one a
@@ -36,7 +36,7 @@ constexpr const char* kUsage =
     "       kernel_sources gemm f16|bf16|fp8\n"
     "       kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N] [--grouped] [--varlen]\n"
     "       kernel_sources readme-gemm README.md\n"
-    "       kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H [--chunks C]\n"
+    "       kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H [--chunks C] [--rows R]\n"
     "       kernel_sources gemm-any f16|bf16\n"
     "       kernel_sources gemm-config M N K [SMS BYTES_PER_S FLOPS] [--top COUNT]\n";
 
@@ -106,11 +106,13 @@ int gemm_config(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  // `rows ... --chunks C`: the count taken off here, checked with the rest below.
-  int chunks = 0;
-  if (args.size() == 6 && args[0] == "rows" && args[4] == "--chunks") {
-    if (!positive_int(args[5], chunks)) return usage("--chunks takes a positive count");
-    args.resize(4);
+  // `rows ... [--chunks C] [--rows R]`: the counts taken off here, checked with the rest below.
+  int chunks = 0, rows = 1;
+  while (args.size() >= 6 && args[0] == "rows" && (args[args.size() - 2] == "--chunks" || args[args.size() - 2] == "--rows")) {
+    const bool is_chunks = args[args.size() - 2] == "--chunks";
+    if (!positive_int(args.back(), is_chunks ? chunks : rows))
+      return usage(is_chunks ? "--chunks takes a positive count" : "--rows takes a positive count");
+    args.resize(args.size() - 2);
   }
   if (args.empty()) return usage("no kernel named");
   const std::string& what = args[0];
@@ -155,9 +157,13 @@ int main(int argc, char** argv) {
       return usage("the row length must be a multiple of 512 from 512 to 16384");
     if (chunks != 0 && (kind == "layernorm" || !row_norm::chunks_fit(hidden, chunks)))
       return usage("--chunks takes softmax's or rmsnorm's chunks a thread, whole warps of at most 1024 threads");
-    source = row_norm::source(kind == "softmax" ? row_norm::Kind::softmax
-                              : kind == "rmsnorm" ? row_norm::Kind::rmsnorm : row_norm::Kind::layernorm,
-                              element, hidden, row_norm::detail::WarpFolds::shuffles, chunks);
+    const row_norm::Kind k = kind == "softmax"   ? row_norm::Kind::softmax
+                             : kind == "rmsnorm" ? row_norm::Kind::rmsnorm
+                                                 : row_norm::Kind::layernorm;
+    const long long threads = hidden / (8 * (chunks != 0 ? chunks : row_norm::chunks_per_thread(k, hidden)));
+    if (rows > 1 && (k == row_norm::Kind::layernorm || rows * threads > 1024))
+      return usage("--rows takes softmax's or rmsnorm's rows a block, at most 1024 threads");
+    source = row_norm::source(k, element, hidden, row_norm::detail::WarpFolds::shuffles, chunks, rows);
   } else if (what == "readme-gemm" && args.size() == 2) {
     source = upstream_readme_gemm_source(args[1], error);
   } else if (what == "gemm-any" && args.size() == 2) {

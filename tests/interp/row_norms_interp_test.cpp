@@ -23,16 +23,19 @@ struct Case {
   row_norm::Kind kind;
   const char* element;
   long long tokens, hidden;
+  long long rows = 1;  // rows a block
 };
 
 std::string case_name(const testing::TestParamInfo<Case>& info) {
   return std::string(row_norm::name(info.param.kind)) + "_" + info.param.element + "_" +
-         std::to_string(info.param.tokens) + "x" + std::to_string(info.param.hidden);
+         std::to_string(info.param.tokens) + "x" + std::to_string(info.param.hidden) +
+         (info.param.rows > 1 ? "_rows" + std::to_string(info.param.rows) : "");
 }
 
 template <typename T>
 void expect_row_norm(const Case& c) {
-  croq::Kernel kernel = interpreted(row_norm::source(c.kind, c.element, c.hidden));
+  croq::Kernel kernel = interpreted(
+      row_norm::source(c.kind, c.element, c.hidden, row_norm::detail::WarpFolds::shuffles, 0, c.rows));
   auto x = croq::make_spandata<T>(c.tokens, c.hidden);
   auto w = croq::make_spandata<T>(c.hidden);
   auto b = croq::make_spandata<T>(c.hidden);
@@ -71,7 +74,8 @@ INSTANTIATE_TEST_SUITE_P(
     Samples, InterpretRowNorms,
     testing::Values(Case{row_norm::Kind::softmax, "f16", 3, 512}, Case{row_norm::Kind::softmax, "bf16", 2, 1024},
                     Case{row_norm::Kind::rmsnorm, "f16", 2, 1024}, Case{row_norm::Kind::rmsnorm, "bf16", 3, 512},
-                    Case{row_norm::Kind::layernorm, "f16", 2, 1024}, Case{row_norm::Kind::layernorm, "bf16", 1, 4096}),
+                    Case{row_norm::Kind::layernorm, "f16", 2, 1024}, Case{row_norm::Kind::layernorm, "bf16", 1, 4096},
+                    Case{row_norm::Kind::softmax, "f16", 5, 1024, 4}, Case{row_norm::Kind::rmsnorm, "bf16", 5, 512, 4}),
     case_name);
 
 }  // namespace
