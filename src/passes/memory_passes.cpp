@@ -1,5 +1,8 @@
 // Event arrivals, copy vectorization, barrier clean-up and the shared-memory
 // layout (see passes.hpp).
+#include <optional>
+#include <utility>
+
 #include "ir/builder.hpp"
 #include "ir/walk.hpp"
 #include "passes/passes.hpp"
@@ -123,8 +126,66 @@ void count_event_arrivals(ir::Kernel& kernel) {
   });
 }
 
+// For a copy whose window may reach past its buffers (a tail: the last
+// blocks, the last rows), the condition that it lies inside both, when that
+// copy would move vectors were it exact: whole rows of static dims only.
+// Nothing when there is none to test; a null condition when the window is
+// always inside (constant origins).
+std::optional<ir::ExprRef> inside_for_vectors(const ir::Kernel& kernel, const ir::CopyTiles& c) {
+  if (c.src.exact && c.dst.exact) return std::nullopt;
+  ir::CopyTiles whole = c;
+  whole.src.exact = whole.dst.exact = true;
+  if (vector_width(kernel, whole) < 2) return std::nullopt;
+  ir::ExprRef inside;
+  for (const ir::Tile* side : {&c.src, &c.dst}) {
+    if (side->exact) continue;
+    const ir::Buffer& b = kernel.buffers[static_cast<std::size_t>(side->buffer)];
+    if (side->origin.size() != side->extent.size() || b.dims.size() != side->extent.size()) return std::nullopt;
+    for (std::size_t d = 0; d < side->extent.size(); ++d) {
+      if (b.dims[d].is_dynamic()) return std::nullopt;
+      const std::int64_t last_origin = b.dims[d].value - side->extent[d];  // the largest origin inside
+      if (last_origin < 0 || !side->origin[d]) return std::nullopt;         // never inside
+      std::int64_t origin = 0;
+      if (ir::is_const(side->origin[d], &origin)) {
+        if (origin > last_origin) return std::nullopt;  // this window is the tail
+        continue;  // this dim is inside
+      }
+      inside = ir::all_of(inside, ir::less(side->origin[d], ir::int_const(last_origin + 1, side->origin[d]->type)));
+    }
+  }
+  return inside;
+}
+
 void vectorize_copies(ir::Kernel& kernel) {
-  ir::for_each<ir::CopyTiles>(*kernel.body, [&](ir::CopyTiles& c, ir::Stmt&) { c.vector = vector_width(kernel, c); });
+  // A tail's copies move element by element with guards; the others, in
+  // vectors: `if (inside) {vector copy} else {guarded copy}` (so that a row
+  // count that is no multiple of a block's rows does not cost every block
+  // its vectors).
+  std::vector<std::pair<ir::Stmt*, ir::ExprRef>> split;
+  ir::for_each<ir::CopyTiles>(*kernel.body, [&](ir::CopyTiles& c, ir::Stmt& s) {
+    c.vector = vector_width(kernel, c);
+    if (c.vector > 1) return;
+    const std::optional<ir::ExprRef> inside = inside_for_vectors(kernel, c);
+    if (!inside) return;
+    if (*inside) {
+      split.emplace_back(&s, *inside);
+      return;
+    }
+    c.src.exact = c.dst.exact = true;  // constant origins, inside
+    c.vector = vector_width(kernel, c);
+  });
+  for (const auto& [s, inside] : split) {
+    ir::CopyTiles guarded = std::get<ir::CopyTiles>(s->node);
+    ir::CopyTiles whole = guarded;
+    whole.src.exact = whole.dst.exact = true;
+    whole.vector = vector_width(kernel, whole);
+    ir::StmtList then_body, else_body;
+    then_body.push_back(ir::make_stmt(std::move(whole), s->where));
+    else_body.push_back(ir::make_stmt(std::move(guarded), s->where));
+    s->node = ir::If{inside, ir::make_stmt(ir::Seq{std::move(then_body), true}),
+                     ir::make_stmt(ir::Seq{std::move(else_body), true})};
+    s->where = {};
+  }
 }
 
 void remove_redundant_barriers(ir::Kernel& kernel) { dedupe_barriers(std::get<ir::Seq>(kernel.body->node).body); }

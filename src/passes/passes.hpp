@@ -108,7 +108,9 @@ void tile_transposes(ir::Kernel& kernel);
 // thread per vector.
 void vectorize_elementwise(ir::Kernel& kernel);
 
-// Copy vectorization: the widest aligned access for each cooperative copy.
+// Copy vectorization: the widest aligned access for each cooperative copy;
+// a copy that may reach past its buffers (a tail) and would move vectors
+// otherwise becomes `if (inside) {vectors} else {guarded elements}`.
 void vectorize_copies(ir::Kernel& kernel);
 
 // Removes a block barrier that directly follows another.

@@ -163,6 +163,27 @@ TEST(VectorCopy, GuardedWindowsStayScalar) {
   EXPECT_NE(k.cuda_source.find(" < 30"), std::string::npos) << k.cuda_source;
 }
 
+TEST(VectorCopy, TilesThatMayReachPastTheTensorMoveVectorsWhenInside) {
+  // 30 rows in 4 tiles of 8: the last tile (rows 24..31) reaches past the
+  // tensor. Tiles starting below row 23 move vectors; the last one moves
+  // elements, each guarded.
+  GeneratedKernel k = generate(
+      "__co__ void f(f32 [30, 128] a, f32 [30, 128] b) {\n"
+      "  parallel p by 4 : block {\n"
+      "    t = dma.copy a.chunkat(p, _) => shared;\n"
+      "    dma.copy t.data => b.chunkat(p, _);\n"
+      "  }\n"
+      "}\n",
+      {tensor(DType::f32, {30, 128}), tensor(DType::f32, {30, 128})});
+  EXPECT_EQ(count_of(k.cuda_source, "reinterpret_cast<const int4"), 2u) << k.cuda_source;
+  EXPECT_EQ(count_of(k.cuda_source, " < 23)) {"), 2u) << k.cuda_source;
+  const std::size_t vectors = k.cuda_source.find("reinterpret_cast<const int4"), guarded = k.cuda_source.find(" < 30");
+  ASSERT_NE(guarded, std::string::npos) << k.cuda_source;
+  EXPECT_LT(vectors, guarded) << "the guarded copy is the else branch";
+  jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "tail.cu", k.entry, {"sm_90a", false, {}});
+  EXPECT_FALSE(out.cubin.empty());
+}
+
 // ---- .zfill warnings ------------------------------------------------------------
 
 struct ZfillCase {
