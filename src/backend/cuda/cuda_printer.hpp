@@ -77,6 +77,8 @@ class Printer {
   void sparse_wgmma(const ir::Mma& m, const ir::Accumulator& acc);  // the .sp steps of mma()
   void mma_scale(const ir::MmaScale& m);
   void mma_rs(const ir::Mma& m);
+  void mma_rs_fp8(const ir::Mma& m);  // emit_fp8_rs.cpp
+  void rs_open(const ir::Mma& m, const std::string& pack, const std::string& packed_count);
   void mma_store(const ir::MmaStore& m);
   void mma_load(const ir::MmaLoad& m);
   std::string event_slot(int event, const ir::ExprRef& index) const;
