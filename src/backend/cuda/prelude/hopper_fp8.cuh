@@ -58,28 +58,35 @@ __device__ __forceinline__ void wgmma_m64nNk32_rs(float (&d)[N / 2], const u32 (
 
 // An fp8 register fragment (R elements a thread: the f32 accumulator layout
 // of a [64, K] tile, K = 2 R) as WGMMA's k32 A registers (R / 4 of them).
-// The layouts differ: in each k32 slice, lane q of a quad holds columns
-// 2q, 2q + 1 of each 8-column chunk of rows g and g + 8, where the A operand
-// wants columns 4q..4q + 3 and 16 + 4q..16 + 4q + 3. So each lane offers,
-// per row half and per 16 columns, its pairs of two chunks as one word; lane
-// q reads the words of lanes 2 (q % 2) and 2 (q % 2) + 1 of its quad and
-// keeps the pair of chunk q / 2 from each (8 shuffles a slice). Every lane
-// of the warp calls it.
+// The layouts differ: in each k32 slice, lane q of a quad holds the pairs of
+// columns 8 j + 2 q, 8 j + 2 q + 1 (j = 0..3) of rows g and g + 8, where the
+// A operand wants columns 4 q..4 q + 3 and 16 + 4 q..16 + 4 q + 3, i.e. the
+// pairs of chunks q / 2 and 2 + q / 2 from lanes 2 (q % 2) and 2 (q % 2) + 1.
+// So lane s's pairs of chunks 0 and 2 (word A) go to lane s / 2 and those of
+// chunks 1 and 3 (word B) to lane 2 + s / 2: per row half two shuffles, in
+// each of which every lane offers one word (A on even lanes, then B) and
+// reads another's, and byte permutes put the pairs in column order. Every
+// lane of the warp calls it.
 template <int R, typename T>
 __device__ __forceinline__ void pack_fragment_fp8(const T (&a)[R], u32 (&packed)[R / 4]) {
   static_assert(R % 16 == 0, "an fp8 register lhs has K in steps of 32");
-  const int lane = int(threadIdx.x % 32u);
-  const int source = (lane & ~3) | ((lane & 1) << 1);
-  const u32 select = (lane & 2) ? 0x7632u : 0x5410u;
+  const int lane = int(threadIdx.x % 32u), q = lane & 3;
+  const int first = (lane & ~3) | ((q & 1) << 1) | (q >> 1);  // the other source: first ^ 1
+  const bool odd = q & 1;
+  // The first word read comes from the lane with the higher columns when q >= 2.
+  const u32 low_columns = (q & 2) ? 0x1054u : 0x5410u, high_columns = (q & 2) ? 0x3276u : 0x7632u;
 #pragma unroll
   for (int s = 0; s < R / 16; ++s) {
 #pragma unroll
-    for (int w = 0; w < 4; ++w) {  // w & 1: rows g or g + 8; w >> 1: columns 0..15 or 16..31
-      const int e = 16 * s + 8 * (w >> 1) + 2 * (w & 1);
-      const u32 word = u32(a[e].__x) | (u32(a[e + 1].__x) << 8) | (u32(a[e + 4].__x) << 16) | (u32(a[e + 5].__x) << 24);
-      const u32 low = __shfl_sync(0xffffffffu, word, source);
-      const u32 high = __shfl_sync(0xffffffffu, word, source + 1);
-      packed[4 * s + w] = __byte_perm(low, high, select);
+    for (int h = 0; h < 2; ++h) {  // rows g, then g + 8
+      const int e = 16 * s + 2 * h;
+      const u32 word_a = u32(a[e].__x) | (u32(a[e + 1].__x) << 8) | (u32(a[e + 8].__x) << 16) | (u32(a[e + 9].__x) << 24);
+      const u32 word_b =
+          u32(a[e + 4].__x) | (u32(a[e + 5].__x) << 8) | (u32(a[e + 12].__x) << 16) | (u32(a[e + 13].__x) << 24);
+      const u32 one = __shfl_sync(0xffffffffu, odd ? word_b : word_a, first);
+      const u32 two = __shfl_sync(0xffffffffu, odd ? word_a : word_b, first ^ 1);
+      packed[4 * s + h] = __byte_perm(one, two, low_columns);
+      packed[4 * s + 2 + h] = __byte_perm(one, two, high_columns);
     }
   }
 }
