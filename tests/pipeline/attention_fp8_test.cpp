@@ -1,7 +1,8 @@
 // The FP8 forward of samples/attention_source.hpp (attention::fp8_source),
 // generated and compiled by NVRTC for sm_90a without a GPU, per head dim:
 // S = Q K^T as fp8 WGMMA from shared memory, P V as RS-mode fp8 WGMMA from
-// the repacked e4m3 probabilities and V^T (K-major), still in flight during
+// the e4m3 probabilities, repacked once for the mmas of all slabs of D, and
+// V^T (K-major), still in flight during
 // the next tile's softmax (a partial wait before the scores are read), and
 // nothing spills.
 #include <gtest/gtest.h>
@@ -41,6 +42,11 @@ TEST(AttentionFp8, Fp8MultipliesOverlapAndNothingSpills) {
     ASSERT_NE(pv, std::string::npos) << "P V from the probabilities' registers, 64 columns a slab\n" << cuda;
     EXPECT_LT(cuda.rfind("croq_dev::pack_fragment_fp8(probs_", pv), cuda.rfind("croq_dev::wgmma_fence();", pv))
         << "A is repacked before the fence";
+    // Once for the P V of every slab (D / 64 mmas one after another): in the
+    // loop and after it.
+    std::size_t packs = 0;
+    for (std::size_t at = 0; (at = cuda.find("croq_dev::pack_fragment_fp8(probs_", at)) != std::string::npos; ++at) ++packs;
+    EXPECT_EQ(packs, 2u) << cuda.substr(loop, 8000);
     const std::string partial_wait = "croq_dev::wgmma_wait_group<" + std::to_string(d / 64) + ">";
     const std::size_t first_wait = cuda.find("croq_dev::wgmma_wait_group<", pv);
     EXPECT_EQ(cuda.substr(first_wait, partial_wait.size()), partial_wait)

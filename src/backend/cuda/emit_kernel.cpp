@@ -292,7 +292,10 @@ void Printer::raw(const std::string& text) {  // preprocessor lines stay in colu
 }
 
 void Printer::list(const ir::StmtList& body) {
-  for (const auto& s : body) stmt(*s);
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    fp8_pack_ = fp8_pack_sharing(body, i);
+    stmt(*body[i]);
+  }
 }
 
 void Printer::braced_body(const ir::StmtPtr& body) {
