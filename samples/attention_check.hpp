@@ -25,7 +25,8 @@ struct Shape {
 
 struct Check {
   double relative_error = 0, worst_ratio = 0, worst_got = 0, worst_want = 0;
-  bool passed() const { return relative_error <= 1e-2 && worst_ratio <= 1; }
+  double max_relative_error = 1e-2;
+  bool passed() const { return relative_error <= max_relative_error && worst_ratio <= 1; }
 };
 
 // One query row of the reference: softmax over the first `visible` keys of
@@ -49,14 +50,12 @@ void reference_row(Q q, K k, V v, int visible, int d, std::vector<double>& p, st
   }
 }
 
-// softmax(Q K^T / sqrt(D)) V per head in double; causal: query i sees keys
-// j <= i + T - S (the last query row aligned with the last key). Query head
-// h reads key/value head h / (heads / key_heads()).
-template <typename T>
-Check check(const croq::spandata<T>& q, const croq::spandata<T>& k, const croq::spandata<T>& v, const croq::spandata<T>& o, const Shape& s, int d, bool causal) {
-  auto at = [d](const croq::spandata<T>& t, int rows, int b, int h, int r, int c, int heads) {
-    return double(float(t.data()[((std::size_t(b) * heads + h) * rows + r) * d + c]));
-  };
+// Every batch, head and query row against reference_row: q(b, h, i, c),
+// k(b, kvh, j, c), v(b, kvh, j, c) and o(b, h, i, c) read the inputs and the
+// output; the element bounds `loosen` times compare_with_reference's.
+template <typename Q, typename K, typename V, typename O>
+Check check_rows(const Shape& s, int d, bool causal, Q q, K k, V v, O o, double loosen = 1,
+                 double max_relative_error = 1e-2) {
   std::vector<double> ref, got;
   std::vector<double> p(s.keys);
   const int group = s.heads / s.key_heads();
@@ -65,13 +64,49 @@ Check check(const croq::spandata<T>& q, const croq::spandata<T>& k, const croq::
       for (int i = 0; i < s.queries; ++i) {
         const int kvh = h / group;
         const int visible = causal ? std::min(s.keys, i + s.keys - s.queries + 1) : s.keys;
-        reference_row([&](int c) { return at(q, s.queries, b, h, i, c, s.heads); },
-                      [&](int j, int c) { return at(k, s.keys, b, kvh, j, c, s.key_heads()); },
-                      [&](int j, int c) { return at(v, s.keys, b, kvh, j, c, s.key_heads()); }, visible, d, p, ref);
-        for (int c = 0; c < d; ++c) got.push_back(at(o, s.queries, b, h, i, c, s.heads));
+        reference_row([&](int c) { return q(b, h, i, c); }, [&](int j, int c) { return k(b, kvh, j, c); },
+                      [&](int j, int c) { return v(b, kvh, j, c); }, visible, d, p, ref);
+        for (int c = 0; c < d; ++c) got.push_back(o(b, h, i, c));
       }
-  const GemmCheck c = compare_with_reference(got, ref, static_cast<std::size_t>(d));
-  return Check{c.relative_error, c.worst_ratio, c.worst_got, c.worst_want};
+  const GemmCheck c = compare_with_reference(got, ref, static_cast<std::size_t>(d), loosen);
+  return Check{c.relative_error, c.worst_ratio, c.worst_got, c.worst_want, max_relative_error};
+}
+
+// softmax(Q K^T / sqrt(D)) V per head in double; causal: query i sees keys
+// j <= i + T - S (the last query row aligned with the last key). Query head
+// h reads key/value head h / (heads / key_heads()).
+template <typename T>
+Check check(const croq::spandata<T>& q, const croq::spandata<T>& k, const croq::spandata<T>& v, const croq::spandata<T>& o, const Shape& s, int d, bool causal) {
+  auto at = [d](const croq::spandata<T>& t, int rows, int heads) {
+    return [&t, d, rows, heads](int b, int h, int r, int c) {
+      return double(float(t.data()[((std::size_t(b) * heads + h) * rows + r) * d + c]));
+    };
+  };
+  return check_rows(s, d, causal, at(q, s.queries, s.heads), at(k, s.keys, s.key_heads()), at(v, s.keys, s.key_heads()),
+                    at(o, s.queries, s.heads));
+}
+
+// The FP8 forward (attention::fp8_source): q [B, H, S, D], k [B, HK, T, D]
+// and vt (V transposed) [B, HK, D, T] of e4m3, each stored value times its
+// descale factor, against softmax(Q K^T / sqrt(D)) V in double. The kernel
+// rounds P to e4m3 (3 mantissa bits, up to 6% an element) before P V, so the
+// bounds are 4 times looser: a relative Frobenius error <= 4e-2 and every
+// element within 0.2 rms(ref) + 4e-2 |ref|; a wrong key, mask, scale or
+// unwritten row is still far outside them.
+template <typename T, typename O>
+Check check_fp8(const croq::spandata<T>& q, const croq::spandata<T>& k, const croq::spandata<T>& vt,
+                const croq::spandata<O>& o, const Shape& s, int d, bool causal, double q_descale, double k_descale,
+                double v_descale) {
+  auto at = [d](const auto& t, int rows, int heads, double descale) {
+    return [&t, d, rows, heads, descale](int b, int h, int r, int c) {
+      return descale * double(float(t.data()[((std::size_t(b) * heads + h) * rows + r) * d + c]));
+    };
+  };
+  const auto vt_at = [&](int b, int h, int j, int c) {
+    return v_descale * double(float(vt.data()[((std::size_t(b) * s.key_heads() + h) * d + c) * s.keys + j]));
+  };
+  return check_rows(s, d, causal, at(q, s.queries, s.heads, q_descale), at(k, s.keys, s.key_heads(), k_descale), vt_at,
+                    at(o, s.queries, s.heads, 1.0), 4, 4e-2);
 }
 
 // Packed sequences (attention::varlen_source): Q and O [H, TQ, D], K and

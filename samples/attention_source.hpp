@@ -19,6 +19,19 @@
 // masking aligns the last query row with the last key (row i sees keys
 // j <= i + T - S); the loop stops at the block's diagonal.
 //
+// FP8 (Config::element "e4m3", `fp8_source`): Q and K f8_e4m3 [B, H, S, D]
+// and [B, HK, T, D], V given transposed, f8_e4m3 [B, HK, D, T] (keys
+// contiguous: fp8 WGMMA reads both operands K-major, and P V sums over the
+// keys; the caller transposes V, e.g. torch's v.transpose(-1, -2).contiguous(),
+// and T must be a multiple of 16 for TMA's row pitch), per-tensor descale
+// factors q_descale, k_descale, v_descale (f32, as FlashAttention-3's: the
+// stored values times the factor are the real ones) applied in f32 to the
+// scores and the output, and O f16 or bf16 (Config::output). S = Q K^T and
+// O += P V are fp8 WGMMA (k32), P rounded to e4m3 in registers as the lhs
+// (the compiler repacks the fragment for the 8-bit A layout). Q and K are
+// staged in slabs of up to 128 columns (128 bytes, one swizzle span), V^T in
+// [64, BN] tiles, one per 64 output columns; D a multiple of 64.
+//
 // Variable lengths (`varlen_source`): the sequences of a batch packed one
 // after another, head-major: Q and O [H, TQ, D], K and V [HK, TK, D], with
 // the cumulative offsets cu_q [B + 1] and cu_k [B + 1] (int32, as
@@ -29,15 +42,18 @@
 // a tail tile never writes into the next sequence.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
 namespace attention {
 
 struct Config {
-  std::string element = "f16";  // "f16" or "bf16"
+  std::string element = "f16";  // "f16", "bf16" or "e4m3" (FP8 inputs, see above)
+  std::string output = "f16";   // e4m3: the output's element type, "f16" or "bf16"
   int head_dim = 128;           // a multiple of 32, at most 256
   bool ping_pong = true;        // the consumers take turns issuing their multiplies
   int consumers = 2;            // consumer warpgroups, 64 query rows each (BM = 64 consumers)
@@ -64,10 +80,14 @@ namespace detail {
 class SourceWriter {
  public:
   explicit SourceWriter(const Config& c)
-      : c_(c), t_(c.element), d_(std::to_string(c.head_dim)), slabs_((c.head_dim + 63) / 64), wide_(c.head_dim > 128),
+      : c_(c), fp8_(c.element == "e4m3"), t_(fp8_ ? "f8_e4m3" : c.element), ot_(fp8_ ? c.output : c.element),
+        d_(std::to_string(c.head_dim)), slabs_((c.head_dim + 63) / 64), wide_(c.head_dim > 128),
         sq_(c.varlen ? "seq_q" : "S"), sk_(c.varlen ? "seq_k" : "T") {}
 
   std::string text() {
+    if (fp8_ && (c_.varlen || c_.with_lse || c_.head_dim % 64 != 0 || (c_.output != "f16" && c_.output != "bf16")))
+      throw std::invalid_argument("the e4m3 forward takes a head dim that is a multiple of 64 and an f16 or bf16 output, "
+                                  "without packed sequences or the log-sum-exp");
     header();
     std::string body;
     std::swap(body, s_);
@@ -112,9 +132,30 @@ class SourceWriter {
     }
   }
 
+  // FP8: Q and K in slabs of up to 128 columns (one 128-byte swizzle span;
+  // a last slab of 64). `#` the slab, `@` its width, `$` its index among
+  // tiles of that width along D, `&` its swizzle span in bytes.
+  void each_qk_slab(const std::string& pattern) {
+    for (int c = 0; c * 128 < c_.head_dim; ++c) {
+      const int width = std::min(128, c_.head_dim - c * 128);
+      std::string line = pattern;
+      const std::pair<char, std::string> fills[] = {{'#', std::to_string(c)},
+                                                    {'@', std::to_string(width)},
+                                                    {'$', std::to_string(c * 128 / width)},
+                                                    {'&', std::to_string(width)}};
+      for (const auto& [mark, text] : fills)
+        for (std::size_t at; (at = line.find(mark)) != std::string::npos;) line.replace(at, 1, text);
+      add(line);
+    }
+  }
+  // The Q and K slabs: each_qk_slab for FP8, else each_slab.
+  void each_input_slab(const std::string& pattern) { fp8_ ? each_qk_slab(pattern) : each_slab(pattern); }
+
   // The defines, the signature, the grid and the block's declarations.
   void header() {
     const std::string t = t_, d = d_, kv_heads = c_.grouped ? "HK" : "H";
+    const std::string v_dims = fp8_ ? "[B, " + kv_heads + ", " + d + ", T]" : "[B, " + kv_heads + ", T, " + d + "]";
+    const std::string descales = fp8_ ? " f32 q_descale, f32 k_descale, f32 v_descale," : "";
     add("#define BM " + std::to_string(64 * c_.consumers));
     add(wide_ ? "#define BN 64" : "#define BN 128");
     add("#define STAGES 2");
@@ -125,8 +166,8 @@ class SourceWriter {
       add("                      global s32 [B1] cu_k, bool causal) {");
     } else {
       add("__co__ void attention(global " + t + " [B, H, S, " + d + "] q, global " + t + " [B, " + kv_heads + ", T, " + d + "] k,");
-      add("                      global " + t + " [B, " + kv_heads + ", T, " + d + "] v, global " + t + " [B, H, S, " + d +
-          "] o," + (c_.with_lse ? " global f32 [B, H, S, 8] lse," : "") + " bool causal) {");
+      add("                      global " + t + " " + v_dims + " v, global " + ot_ + " [B, H, S, " + d + "] o," +
+          (c_.with_lse ? " global f32 [B, H, S, 8] lse," : "") + descales + " bool causal) {");
     }
     if (c_.grouped) add("  assert(HK <= H && H % HK == 0, \"the query heads H must be a multiple of the key/value heads HK\");");
     // Varlen: the query tiles of every sequence, one after another (at
@@ -138,17 +179,18 @@ class SourceWriter {
     std::string turns = "turn1 = ready";
     for (int c = 2; c <= c_.consumers; ++c) turns += ", turn" + std::to_string(c);
     add("                 " + turns + ";");
-    each_slab("    shared " + t + " [BM, @] q_s#;");
-    each_slab("    shared " + t + " [BN, @] k_s#[STAGES], v_s#[STAGES];");
+    each_input_slab("    shared " + t + " [BM, @] q_s#;");
+    each_input_slab("    shared " + t + " [BN, @] k_s#[STAGES];");
+    each_slab(fp8_ ? "    shared " + t + " [@, BN] vt_s#[STAGES];" : "    shared " + t + " [BN, @] v_s#[STAGES];");
     if (c_.varlen) {
       // The output leaves from registers: no staging tile.
     } else if (wide_) {
-      add("    shared " + t + " [64, 64] o_s[" + std::to_string(c_.consumers) + "];");
+      add("    shared " + ot_ + " [64, 64] o_s[" + std::to_string(c_.consumers) + "];");
       // The last slab of 32 columns (D an odd multiple of 32) stages through
       // a tile of its own width and swizzle.
-      if (c_.head_dim % 64 != 0) add("    shared " + t + " [64, 32] o_s_last[" + std::to_string(c_.consumers) + "];");
+      if (c_.head_dim % 64 != 0) add("    shared " + ot_ + " [64, 32] o_s_last[" + std::to_string(c_.consumers) + "];");
     } else {
-      each_slab("    shared " + t + " [64, @] o_s#[" + std::to_string(c_.consumers) + "];");
+      each_slab("    shared " + ot_ + " [64, @] o_s#[" + std::to_string(c_.consumers) + "];");
     }
     const std::string kv_head = c_.grouped ? "h / (H / HK)" : "h";
     if (c_.varlen) {
@@ -167,7 +209,8 @@ class SourceWriter {
     } else {
       add("    qh = q.subspan(1, 1, S, " + d + ").at(b, h, 0, 0).sqz();");
       add("    kh = k.subspan(1, 1, T, " + d + ").at(b, " + kv_head + ", 0, 0).sqz();");
-      add("    vh = v.subspan(1, 1, T, " + d + ").at(b, " + kv_head + ", 0, 0).sqz();");
+      add(fp8_ ? "    vh = v.subspan(1, 1, " + d + ", T).at(b, " + kv_head + ", 0, 0).sqz();"  // V^T [D, T]
+               : "    vh = v.subspan(1, 1, T, " + d + ").at(b, " + kv_head + ", 0, 0).sqz();");
       add("    oh = o.subspan(1, 1, S, " + d + ").at(b, h, 0, 0).sqz();");
     }
   }
@@ -201,15 +244,18 @@ class SourceWriter {
     add("    tiles = causal && diagonal < cdiv(" + sk + ", BN) ? (diagonal > 1 ? diagonal : 1) : cdiv(" + sk + ", BN);");
     add("    parallel p by " + std::to_string(c_.consumers + 1) + " : group-4 {");
     add("      inthreads.async (p == 0) {");
-    each_slab("        tma.copy.swiz<&> " + tile_of("qh", "BM", "qt") + " => q_s#;");
+    each_input_slab("        tma.copy.swiz<&> " + tile_of("qh", "BM", "qt") + " => q_s#;");
     add("        trigger q_full;");
     add("        foreach {bn} in [tiles] {");
     add("          stage = bn % STAGES;");
     add("          wait k_empty[stage];");
-    each_slab("          tma.copy.swiz<&> " + tile_of("kh", "BN", "bn") + " => k_s#[stage];");
+    each_input_slab("          tma.copy.swiz<&> " + tile_of("kh", "BN", "bn") + " => k_s#[stage];");
     add("          trigger k_full[stage];");
     add("          wait v_empty[stage];");
-    each_slab("          tma.copy.swiz<&> " + tile_of("vh", "BN", "bn") + " => v_s#[stage];");
+    if (fp8_)  // V^T's rows are BN keys, BN bytes: the swizzle span
+      each_slab("          tma.copy.swiz<" + std::string(wide_ ? "64" : "128") + "> vh.subspan(@, BN).at($, bn) => vt_s#[stage];");
+    else
+      each_slab("          tma.copy.swiz<&> " + tile_of("vh", "BN", "bn") + " => v_s#[stage];");
     add("          trigger v_full[stage];");
     add("        }");
     add("      }");
@@ -228,7 +274,8 @@ class SourceWriter {
     const double scale = 1.0 / std::sqrt(double(c_.head_dim)) * 1.4426950408889634;  // log2(e) / sqrt(D)
     char scale_text[32];
     std::snprintf(scale_text, sizeof scale_text, "%.9ff", scale);
-    add("        float scale = " + std::string(scale_text) + ";");
+    // FP8: the scores of the stored values times q_descale k_descale.
+    add("        float scale = " + std::string(scale_text) + (fp8_ ? " * q_descale * k_descale" : "") + ";");
     add("        first_row = qt * BM + (p - 1) * 64;");
     each_slab("        acc# = mma.fill.f32 0.0f;");
     add("        wait q_full;");
@@ -246,14 +293,14 @@ class SourceWriter {
     add("          wait v_full[bn % STAGES];");
     my_turn("          ");
     scores_of("          ", "next % STAGES");
-    each_slab("          mma.row.col acc#, probs, v_s#[bn % STAGES];");
+    p_times_v("          ", "bn % STAGES");
     their_turn("          ");
     softmax("          ", "next");
     add("          trigger k_empty[next % STAGES];");
     add("          trigger v_empty[bn % STAGES];");
     add("        }");
     add("        wait v_full[(tiles - 1) % STAGES];");
-    each_slab("        mma.row.col acc#, probs, v_s#[(tiles - 1) % STAGES];");
+    p_times_v("        ", "(tiles - 1) % STAGES");
     add("        trigger v_empty[(tiles - 1) % STAGES];");
     if (c_.with_lse) {
       // An accumulator is the register tile mma.store writes, and a multiply
@@ -286,13 +333,13 @@ class SourceWriter {
       if (c_.varlen) {
         add("        apply {i, j} in " + a + ".span {");
         add("          if (first_row + i < seq_q)");
-        add("            oh.at(q_start + first_row + i, " + std::to_string(c * 64) + " + j) = __to<" + t_ + ">(" + a +
+        add("            oh.at(q_start + first_row + i, " + std::to_string(c * 64) + " + j) = __to<" + ot_ + ">(" + a +
             ".at(i, j) / row_sum.at(i));");
         add("        }");
         continue;
       }
       add("        apply {i, j} in " + a + ".span");
-      add("          " + a + ".at(i, j) = " + a + ".at(i, j) / row_sum.at(i);");
+      add("          " + a + ".at(i, j) = " + a + ".at(i, j) " + (fp8_ ? "* v_descale " : "") + "/ row_sum.at(i);");
       // The staging tile swizzled, as the TMA store reads it: the eight rows
       // a warp writes at once fall in different banks.
       const std::string staging = !wide_ ? "o_s" + sl + "[p - 1]" : slab_width(c) == 64 ? "o_s[p - 1]" : "o_s_last[p - 1]";
@@ -306,7 +353,13 @@ class SourceWriter {
   // S = Q K^T of key tile `tile` (in stage `stage`) into `scores`.
   void scores_of(const std::string& indent, const std::string& stage) {
     add(indent + "scores = mma.fill.f32 0.0f;");
-    each_slab(indent + "mma.row.row scores, q_s#.subspan(64, @).at(p - 1, 0), k_s#[" + stage + "];");
+    each_input_slab(indent + "mma.row.row scores, q_s#.subspan(64, @).at(p - 1, 0), k_s#[" + stage + "];");
+  }
+
+  // O += P V of the key tile in stage `stage`: V [BN, D] as [K, N]
+  // (row.col), or FP8's V^T [D, BN] as [N, K] (row.row, K-major).
+  void p_times_v(const std::string& indent, const std::string& stage) {
+    each_slab(indent + (fp8_ ? "mma.row.row acc#, probs, vt_s#[" : "mma.row.col acc#, probs, v_s#[") + stage + "];");
   }
 
   // The online softmax of key tile `tile`'s scores: masks (keys past T, the
@@ -358,7 +411,8 @@ class SourceWriter {
   }
 
   const Config c_;
-  const std::string t_, d_;
+  const bool fp8_;                 // e4m3 inputs (see the top of this file)
+  const std::string t_, ot_, d_;   // the input and output element types, D
   const int slabs_;
   const bool wide_;
   const std::string sq_, sk_;  // the query and key counts: dims, or the sequence's
@@ -388,6 +442,18 @@ inline std::string grouped_source(const std::string& element, int head_dim) {
   c.element = element;
   c.head_dim = head_dim;
   c.grouped = true;
+  return source(c);
+}
+
+// The FP8 forward (see the top of this file): e4m3 Q, K and V^T with
+// descale factors, an `output` of "f16" or "bf16", `head_dim` 64, 128, 192
+// or 256; grouped-query attention as Config::grouped.
+inline std::string fp8_source(int head_dim, const std::string& output = "f16", bool grouped = false) {
+  Config c;
+  c.element = "e4m3";
+  c.output = output;
+  c.head_dim = head_dim;
+  c.grouped = grouped;
   return source(c);
 }
 

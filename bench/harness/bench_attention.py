@@ -23,7 +23,20 @@ API): croq's varlen kernel in one call; SDPA (cuDNN, FlashAttention-2) once
 per sequence on contiguous [1, H, len, D] copies made beforehand, which is
 the same arithmetic. FLOPs: the sum over the sequences.
 
-    python bench/harness/bench_attention.py [--quick] [--json OUT] [--only f16|bf16] [--self-test]
+FP8 rows (`--only e4m3`): croq's FP8 forward (samples/attention_source.hpp,
+Config::element "e4m3": e4m3 Q, K and V^T with per-tensor descale factors,
+f16 output) on the row's randn inputs quantized per tensor (scale = amax /
+448, FlashAttention-3's descale = that scale). The kernel takes V
+transposed ([B, H, D, T]); the timed croq call includes that transposition
+(a torch copy), and the row also times the kernel alone on a V^T made
+beforehand ("croq fp8 kernel only"). References, all on the dequantized
+inputs in f16 (the same values): SDPA's cuDNN backend, and croq's own f16
+forward, whose ratio is the FP8 speedup; cuDNN's FP8 attention where
+torch's SDPA takes float8 inputs (the row's `cudnn_fp8` says what was
+found). Bounds 4 times looser than the f16 rows' (attention_check.hpp's
+check_fp8: P is rounded to e4m3 before P V).
+
+    python bench/harness/bench_attention.py [--quick] [--json OUT] [--only f16|bf16|e4m3] [--self-test]
 """
 import os
 import sys
@@ -39,6 +52,9 @@ SHAPES = [(4, 16, 4096, 128), (8, 16, 2048, 64), (4, 16, 4096, 96), (4, 16, 4096
 # (B, H, HK, S, D): grouped-query attention, S = T.
 GQA_SHAPES = [(2, 32, 8, 4096, 128)]
 
+# FP8 rows (B, H, S, D): S = T.
+FP8_SHAPES = [(4, 16, 4096, 128), (8, 16, 2048, 64), (4, 16, 4096, 256)]
+
 # Packed rows: (H, D, sequence lengths).
 VARLEN_ROWS = [(16, 128, (4096, 512, 3000, 1024, 2047, 129, 3500, 2200))]
 
@@ -51,6 +67,7 @@ QUICK_CONFIGS = [CONFIGS[0], CONFIGS[2]]
 # inside it; a dropped key tile (1/32 of the keys at T = 4096) moves the
 # output by about 18% of its RMS.
 TOLERANCE = harness.Tolerance(rel_frobenius=1e-2, rms_fraction=0.05, rel_element=1e-2)
+FP8_TOLERANCE = harness.Tolerance(rel_frobenius=4e-2, rms_fraction=0.2, rel_element=4e-2)
 
 COLUMNS = (f"  {'attention (forward)':48s} {'croq TFLOP/s':>13s} {'cuDNN TFLOP/s':>14s} {'flash TFLOP/s':>14s}"
            f" {'croq/cuDNN':>11s} {'croq/flash':>11s}  croq ms [min, max]   config")
@@ -124,6 +141,8 @@ def run_rows(report, settings, timer, args):
     import torch
 
     croqjit = harness.import_croqjit()
+    if not args.only or args.only == "e4m3":
+        fp8_rows(torch, croqjit, report, settings, timer, args)
     for element in ("f16", "bf16"):
         if args.only and args.only != element:
             continue
@@ -175,6 +194,88 @@ def run_rows(report, settings, timer, args):
                                            causal, label, source))
 
 
+def quantized(torch, t):
+    """`t` as e4m3 with one scale (amax / 448) and that scale, the descale."""
+    scale = max(t.abs().max().item(), 1e-12) / 448.0
+    return (t.float() / scale).to(torch.float8_e4m3fn), scale
+
+
+def cudnn_fp8_side(torch, q8, k8, v8, causal):
+    """SDPA on float8 inputs through cuDNN, if torch takes them: (side or
+    None, what was found)."""
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    def call():
+        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+            return F.scaled_dot_product_attention(q8, k8, v8, is_causal=causal)
+
+    try:
+        out = call()
+        torch.cuda.synchronize()
+    except Exception as exc:  # noqa: BLE001 - what torch says is the finding
+        return None, f"not taken by torch {torch.__version__}: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+    # The same values unscaled: the output is comparable only after the
+    # descales, which SDPA does not take; it is timed, not checked.
+    return harness.Side("cuDNN fp8 (unscaled)", lambda: call().to(torch.float16)), f"ran: output {out.dtype}"
+
+
+def fp8_rows(torch, croqjit, report, settings, timer, args):
+    for b, h, s, d in FP8_SHAPES:
+        source = kernel_text.attention("e4m3", d, output="f16")
+        f16_source = kernel_text.attention("f16", d, True, 2)
+        for causal in (False, True):
+            label = f"e4m3 B={b} H={h} S={s} D={d} {'causal' if causal else 'non-causal'}"
+            harness.guarded(report, label, lambda b=b, h=h, s=s, d=d, causal=causal, label=label, source=source,
+                            f16_source=f16_source: fp8_row(torch, croqjit, report, settings, timer, args, b, h, s, d,
+                                                           causal, label, source, f16_source))
+
+
+def fp8_row(torch, croqjit, report, settings, timer, args, b, h, s, d, causal, label, source, f16_source):
+    """One FP8 row (see the module's text)."""
+    q, k, v = inputs(torch, torch.float16, b, h, s, d, args.seed, label)
+    (q8, qs), (k8, ks), (v8, vs) = (quantized(torch, t) for t in (q, k, v))
+    del q, k, v
+    # The same values in f16 for the references and the truth.
+    q16, k16, v16 = (t8.to(torch.float16) * scale for t8, scale in ((q8, qs), (k8, ks), (v8, vs)))
+    vt = torch.empty(b, h, d, s, device="cuda", dtype=torch.float8_e4m3fn)
+    vt_given = v8.transpose(-1, -2).contiguous()
+    o, o_kernel, o16 = (torch.empty_like(q16) for _ in range(3))
+    kernel = croqjit.compile(source, source_name=f"attention e4m3 D{d}.co")
+    f16_kernel = croqjit.compile(f16_source, source_name=f"attention f16 D{d}.co")
+
+    def ours():
+        vt.copy_(v8.transpose(-1, -2))
+        kernel(q8, k8, vt, o, qs, ks, vs, causal)
+        return o
+
+    def kernel_only():
+        kernel(q8, k8, vt_given, o_kernel, qs, ks, vs, causal)
+        return o_kernel
+
+    def croq_f16():
+        f16_kernel(q16, k16, v16, o16, causal)
+        return o16
+
+    side = harness.Side("croq fp8 (V^T in the call)", ours, poison=lambda: o.fill_(float("nan")),
+                        config={"ping_pong": True, "consumers": 2, "element": "e4m3", "output": "f16"})
+    refs = [sdpa_sides(torch, q16, k16, v16, causal)[0], harness.Side("croq f16", croq_f16),
+            harness.Side("croq fp8 kernel only", kernel_only)]
+    cudnn_fp8, found = cudnn_fp8_side(torch, q8, k8, v8, causal)
+    row = harness.run_row(label, [side], refs, FP8_TOLERANCE, settings, timer,
+                          truth=lambda: fp32_attention(torch, q16, k16, v16, causal))
+    row["cudnn_fp8"] = found
+    if cudnn_fp8 is not None:  # timed on its own: its output has no descales to compare
+        times, _ = harness.measure([cudnn_fp8], settings, timer)
+        row["cudnn_fp8_ms"] = harness.round_summary(times[cudnn_fp8.name])["median_ms"]
+    figures = row_figures(row, "e4m3", b, h, s, d, causal, args)
+    line = (f"  {label:48s} fp8 {figures['croq']:7.1f} (kernel {figures['croq fp8 kernel only']:7.1f}) TFLOP/s,"
+            f" croq f16 {figures['croq f16']:7.1f}, cuDNN f16 {figures['cuDNN']:7.1f};"
+            f" fp8/croq-f16 {row['ratios']['croq f16']:.3f}, fp8/cuDNN-f16 {row['ratios']['cuDNN']:.3f}"
+            f"  {harness.spread(row['ours'])}; cuDNN fp8: {found}")
+    report.add(row, line, None)
+
+
 def varlen_row(torch, croqjit, report, settings, timer, args, element, dtype, h, d, lengths, causal, label, source):
     """One packed batch: ours in one call, SDPA per sequence (see the module's text)."""
     import torch.nn.functional as F
@@ -218,13 +319,19 @@ def varlen_row(torch, croqjit, report, settings, timer, args, element, dtype, h,
     add_row(report, row, element, 1, h, total, d, causal, args, flops=flops)
 
 
-def add_row(report, row, element, b, h, s, d, causal, args, flops=None):
+def row_figures(row, element, b, h, s, d, causal, args, flops=None):
+    """The row's shape fields, and each side's TFLOP/s (also row["tflops"])."""
     flops = flops or 4.0 * b * h * s * s * d / (2 if causal else 1)
     row.update({"dtype": element, "b": b, "h": h, "s": s, "t": s, "d": d, "causal": causal,
                 "seed": harness.row_seed(args.seed, row["label"])})
     figures = {name: flops / (summary["median_ms"] * 1e-3) / 1e12
                for name, summary in [("croq", row["ours"]), *row["references"].items()]}
     row["tflops"] = figures
+    return figures
+
+
+def add_row(report, row, element, b, h, s, d, causal, args, flops=None):
+    figures = row_figures(row, element, b, h, s, d, causal, args, flops)
     line = (f"  {row['label']:48s} {figures['croq']:13.1f} {figures['cuDNN']:14.1f} {figures['flash']:14.1f}"
             f" {row['ratios']['cuDNN']:11.3f} {row['ratios']['flash']:11.3f}  {harness.spread(row['ours'])}"
             f"  {row['config']['name']}"
@@ -253,7 +360,7 @@ def self_test_cases(args):
 
 
 def main():
-    return harness.script_main("bench_attention", __doc__.split("\n\n")[0], ["f16", "bf16"], COLUMNS, run_rows,
+    return harness.script_main("bench_attention", __doc__.split("\n\n")[0], ["f16", "bf16", "e4m3"], COLUMNS, run_rows,
                                self_test_cases, budget_help="croq/cuDNN throughput ratio")
 
 

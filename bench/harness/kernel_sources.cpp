@@ -4,8 +4,9 @@
 //   kernel_sources sample NAME          the R"croq(...)croq" text of samples/NAME.cpp
 //   kernel_sources gemm f16|bf16|fp8    the persistent GEMM (samples/matmul_persistent.cpp;
 //                                       bf16: its f16 replaced; fp8: samples/matmul_fp8.cpp)
-//   kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N] [--grouped] [--varlen]
-//                                       samples/attention_source.hpp's forward attention
+//   kernel_sources attention f16|bf16|e4m3 D [--no-ping-pong] [--consumers N] [--grouped] [--varlen]
+//                  [--output f16|bf16]  samples/attention_source.hpp's forward attention (e4m3:
+//                                       the FP8 forward, V^T input, descales; --output its O)
 //   kernel_sources readme-gemm README   upstream README's persistent GEMM (samples/upstream_readme.hpp)
 //   kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H [--chunks C] [--rows R]
 //                                       samples/row_norm_source.hpp's row reduction for rows of H
@@ -34,7 +35,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: kernel_sources sample NAME\n"
     "       kernel_sources gemm f16|bf16|fp8\n"
-    "       kernel_sources attention f16|bf16 D [--no-ping-pong] [--consumers N] [--grouped] [--varlen]\n"
+    "       kernel_sources attention f16|bf16|e4m3 D [--no-ping-pong] [--consumers N] [--grouped] [--varlen]\n"
+    "                      [--output f16|bf16]\n"
     "       kernel_sources readme-gemm README.md\n"
     "       kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H [--chunks C] [--rows R]\n"
     "       kernel_sources gemm-any f16|bf16\n"
@@ -128,13 +130,15 @@ int main(int argc, char** argv) {
     const std::string& element = args[1];
     int head_dim = 0, consumers = 2;
     bool ping_pong = true, grouped = false, varlen = false;
-    if (element != "f16" && element != "bf16") return usage("attention takes f16 or bf16");
+    std::string output = "f16";
+    if (element != "f16" && element != "bf16" && element != "e4m3") return usage("attention takes f16, bf16 or e4m3");
     if (!positive_int(args[2], head_dim) || head_dim % 32 != 0 || head_dim > 256)
       return usage("the head dim must be a multiple of 32, at most 256");
     for (std::size_t i = 3; i < args.size(); ++i) {
       if (args[i] == "--no-ping-pong") ping_pong = false;
       else if (args[i] == "--grouped") grouped = true;
       else if (args[i] == "--varlen") varlen = true;
+      else if (args[i] == "--output" && i + 1 < args.size() && (args[i + 1] == "f16" || args[i + 1] == "bf16")) output = args[++i];
       else if (args[i] == "--consumers" && i + 1 < args.size() && positive_int(args[i + 1], consumers) && consumers <= 3) ++i;
       else return usage("unknown or incomplete attention option `" + args[i] + "`");
     }
@@ -145,7 +149,12 @@ int main(int argc, char** argv) {
     config.consumers = consumers;
     config.grouped = grouped;
     config.varlen = varlen;
-    source = attention::source(config);
+    config.output = output;
+    try {
+      source = attention::source(config);
+    } catch (const std::invalid_argument& e) {
+      return usage(e.what());
+    }
   } else if (what == "rows" && args.size() == 4) {
     const std::string& kind = args[1];
     const std::string& element = args[2];

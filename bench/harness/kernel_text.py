@@ -63,8 +63,10 @@ def gemm(element: str) -> str:
 
 
 def attention(element: str, head_dim: int, ping_pong: bool = True, consumers: int = 2, grouped: bool = False,
-              varlen: bool = False) -> str:
-    args = ["attention", element, str(head_dim)]
+              varlen: bool = False, output: str = "f16") -> str:
+    """samples/attention_source.hpp's forward; element "e4m3": the FP8
+    forward (e4m3 Q, K and V^T, descales, O of type `output`)."""
+    args = ["attention", element, str(head_dim), "--output", output]
     if not ping_pong:
         args.append("--no-ping-pong")
     args += ["--consumers", str(consumers)]

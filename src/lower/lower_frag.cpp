@@ -59,8 +59,9 @@ Value MmaLowering::fragment(const std::string& base, DType t, const std::vector<
   if (scope_ != Scope::block)
     fail(where, "a register fragment belongs to a warpgroup: declare it at block level or in a `: group-4` level, "
                 "not inside a thread level");
-  if (t != DType::f32 && t != DType::f16 && t != DType::bf16)
-    fail(where, "register fragments hold f32, f16 or bf16 elements, got " + std::string(dtype_name(t)));
+  // fp8: an mma's 8-bit register lhs (repacked for WGMMA's k32 A layout as it is read: emit_fp8_rs.cpp).
+  if (t != DType::f32 && t != DType::f16 && t != DType::bf16 && !is_fp8(t))
+    fail(where, "register fragments hold f32, f16, bf16, f8_e4m3 or f8_e5m2 elements, got " + std::string(dtype_name(t)));
   const bool tile = shape.size() == 2;
   if ((shape.size() != 1 && !tile) || shape[0] != kWarpgroupRows || (tile && (shape[1] % 8 != 0 || shape[1] < 8 || shape[1] > 256)))
     fail(where, "a register fragment is a warpgroup's [64, N] tile (N a multiple of 8 up to 256) or its [64] rows, got " +

@@ -292,7 +292,10 @@ void MmaLowering::mma_multiply(const Stmt& s, const Mma& m) {
   op.where = pos(s.location);
   if (lhs_in_registers) {
     if (acc.dtype != DType::f32) fail(s.location, "an mma with a register lhs accumulates in f32: use mma.fill.f32");
-    if (op.k % 16 != 0) fail(m.operands[1]->location, "a register lhs has K in steps of 16 (WGMMA k16), got " + std::to_string(op.k));
+    const std::int64_t step = fp8 ? 32 : 16;  // fp8: WGMMA k32
+    if (op.k % step != 0)
+      fail(m.operands[1]->location, "a register lhs" + std::string(fp8 ? " of fp8" : "") + " has K in steps of " +
+                                        std::to_string(step) + " (WGMMA k" + std::to_string(step) + "), got " + std::to_string(op.k));
     op.a_fragment = a.buffer;
   }
   // RS mode reads the fragment's registers until the group completes: every

@@ -27,6 +27,13 @@ inline abi::ArgSignature integer_scalar() {
   return a;
 }
 
+// A floating scalar argument, as a call's `float` or `double` makes it.
+inline abi::ArgSignature float_scalar() {
+  abi::ArgSignature a;
+  a.is_tensor = false;
+  return a;
+}
+
 // A CUDA stream argument.
 inline abi::ArgSignature stream_argument() {
   abi::ArgSignature a;

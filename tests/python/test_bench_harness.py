@@ -208,11 +208,14 @@ def test_kernel_sources_reads_the_samples_text():
     assert "f8_e4m3" in kernel_text.gemm("fp8")
     attention = kernel_text.attention("bf16", 128, ping_pong=False, consumers=2)
     assert "bf16 [B, H, S, 128] q" in attention and "turn1" in attention
+    fp8 = kernel_text.attention("e4m3", 128, output="bf16")
+    assert "f8_e4m3 [B, H, 128, T] v" in fp8 and "bf16 [B, H, S, 128] o" in fp8 and "v_descale" in fp8
 
 
 @pytest.mark.parametrize("args,why", [([], "no kernel named"), (["gemm", "f32"], "gemm takes f16, bf16 or fp8"),
                                       (["attention", "f16", "80"], "the head dim must be"),
                                       (["attention", "f16", "64", "--consumers"], "unknown or incomplete"),
+                                      (["attention", "e4m3", "96"], "a head dim that is a multiple of 64"),
                                       (["sample", "no_such_sample"], "cannot read")])
 def test_kernel_sources_refuses_wrong_arguments(args, why):
     out = subprocess.run([tool(), *args], capture_output=True, text=True)

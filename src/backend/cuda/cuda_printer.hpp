@@ -77,6 +77,19 @@ class Printer {
   void sparse_wgmma(const ir::Mma& m, const ir::Accumulator& acc);  // the .sp steps of mma()
   void mma_scale(const ir::MmaScale& m);
   void mma_rs(const ir::Mma& m);
+  void mma_rs_fp8(const ir::Mma& m);  // emit_fp8_rs.cpp
+  // RS-mode fp8 mmas of one fragment one after another in a statement list
+  // (attention's P V, one per slab of D) share one repacking of it: whether
+  // the statement list() prints now is such an mma, and whether it takes the
+  // previous one's packed registers or leaves them to the next (emit_fp8_rs.cpp).
+  struct Fp8PackSharing {
+    const ir::Mma* mma = nullptr;
+    bool from_previous = false, to_next = false;
+  };
+  static Fp8PackSharing fp8_pack_sharing(const ir::StmtList& body, std::size_t i);
+  Fp8PackSharing fp8_pack_;
+  std::string fp8_packed_name_;  // the registers the current run of such mmas shares
+  void rs_open(const ir::Mma& m, const std::string& pack, const std::string& packed_count);
   void mma_store(const ir::MmaStore& m);
   void mma_load(const ir::MmaLoad& m);
   std::string event_slot(int event, const ir::ExprRef& index) const;

@@ -292,7 +292,10 @@ void Printer::raw(const std::string& text) {  // preprocessor lines stay in colu
 }
 
 void Printer::list(const ir::StmtList& body) {
-  for (const auto& s : body) stmt(*s);
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    fp8_pack_ = fp8_pack_sharing(body, i);
+    stmt(*body[i]);
+  }
 }
 
 void Printer::braced_body(const ir::StmtPtr& body) {
@@ -569,7 +572,8 @@ std::string fp8_section(const ir::Kernel& kernel) {
   ir::for_each<ir::Mma>(*kernel.body, [&](const ir::Mma& m, const ir::Stmt&) {
     if (m.instruction != ir::MmaInstruction::wgmma || !is_fp8(m.input) || m.metadata) return;
     const ir::Accumulator& acc = kernel.accumulators[static_cast<std::size_t>(m.accumulator)];
-    forms.insert({static_cast<int>(acc.n), m.input == DType::f8_e5m2, m.input_b == DType::f8_e5m2, acc.dtype == DType::f16});
+    forms.insert({static_cast<int>(acc.n), m.input == DType::f8_e5m2, m.input_b == DType::f8_e5m2, acc.dtype == DType::f16,
+                  m.a_fragment >= 0});
   });
   return forms.empty() ? std::string() : hopper_prelude_fp8({forms.begin(), forms.end()});
 }
@@ -593,7 +597,8 @@ std::string frag_section(const ir::Kernel& kernel) {
   for (const ir::Buffer& b : kernel.buffers) fragments = fragments || !b.fragment.empty();
   std::set<RsWgmmaForm> forms;
   ir::for_each<ir::Mma>(*kernel.body, [&](const ir::Mma& m, const ir::Stmt&) {
-    if (m.instruction != ir::MmaInstruction::wgmma || (m.a_fragment < 0 && !m.b_n_major)) return;
+    // An fp8 register lhs is the fp8 section's (fp8_section).
+    if (m.instruction != ir::MmaInstruction::wgmma || (m.a_fragment < 0 && !m.b_n_major) || is_fp8(m.input)) return;
     const ir::Accumulator& acc = kernel.accumulators[static_cast<std::size_t>(m.accumulator)];
     forms.insert({static_cast<int>(acc.n), m.input == DType::bf16, m.b_n_major, m.a_fragment < 0});
   });

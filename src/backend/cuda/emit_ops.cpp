@@ -292,17 +292,12 @@ void Printer::sparse_wgmma(const ir::Mma& m, const ir::Accumulator& acc) {
 // RS mode: A from the fragment's registers, one k16 slice per instruction;
 // B's descriptor is K-major ([N, K]) or, for row.col, N-major ([K, N]).
 void Printer::mma_rs(const ir::Mma& m) {
+  if (is_fp8(m.input)) return mma_rs_fp8(m);
   const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(m.accumulator)];
   const ir::Buffer& frag = kernel_.buffers[static_cast<std::size_t>(m.a_fragment)];
   const std::string swizzle = std::to_string(m.b.swizzle);
   const std::string packed_count = std::to_string(frag.dims[0].value / 2);
-  line("{");
-  indent();
-  line("croq_dev::u32 a_packed[" + packed_count + "];");
-  line("croq_dev::pack_fragment(" + frag.name + ", a_packed);");
-  line("croq_dev::fence_packed(a_packed);");
-  line("croq_dev::fence_accum(" + acc.name + ");");
-  line("croq_dev::wgmma_fence();");
+  rs_open(m, "pack_fragment", packed_count);
   if (m.b_n_major)  // 16 rows of K per instruction: 16 rows of the tile's pitch
     line("const unsigned long long desc_b = croq_dev::make_mnmajor_desc<" + swizzle + ">(" + expr(m.b.address) + ");");
   else
@@ -317,6 +312,19 @@ void Printer::mma_rs(const ir::Mma& m) {
   line("croq_dev::fence_accum(" + acc.name + ");");
   dedent();
   line("}");
+}
+
+// Opens an RS-mode mma's block: the fragment packed by croq_dev::`pack`
+// into `packed_count` registers `a_packed` before the WGMMA fence.
+void Printer::rs_open(const ir::Mma& m, const std::string& pack, const std::string& packed_count) {
+  const ir::Accumulator& acc = kernel_.accumulators[static_cast<std::size_t>(m.accumulator)];
+  line("{");
+  indent();
+  line("croq_dev::u32 a_packed[" + packed_count + "];");
+  line("croq_dev::" + pack + "(" + kernel_.buffers[static_cast<std::size_t>(m.a_fragment)].name + ", a_packed);");
+  line("croq_dev::fence_packed(a_packed);");
+  line("croq_dev::fence_accum(" + acc.name + ");");
+  line("croq_dev::wgmma_fence();");
 }
 
 void Printer::mma_scale(const ir::MmaScale& m) {

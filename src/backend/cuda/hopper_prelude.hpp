@@ -53,7 +53,9 @@
 //               (both operands K-major in shared memory, N = 8, 16, ..., 256);
 //               wgmma_m64nNk32<N, TA, TB>(d, desc_a, desc_b, scale_d): fp8
 //               (TA, TB = __nv_fp8_e4m3 / __nv_fp8_e5m2), f32 or f16 d, from
-//               the fp8 section (hopper_prelude_fp8), the forms a kernel uses
+//               the fp8 section (hopper_prelude_fp8), the forms a kernel uses;
+//               there too wgmma_m64nNk32_rs<N, P, TA, TB>(d, packed, k32, desc_b)
+//               and pack_fragment_fp8(frag, packed): an fp8 register lhs
 //   fragments   constexpr accum_row(t, i), accum_col(t, i),
 //               for_each_accum_pair<N>(d, f), store_accum_global<N>(d, C, ld, rows, cols),
 //               store_accum_shared<N>(d, tile, ld); M = 16 as the second
@@ -92,16 +94,19 @@ namespace croq::backend::cuda {
 std::string_view hopper_prelude();
 
 // One fp8 WGMMA form a kernel uses: m64nNk32, e4m3 or e5m2 on each side,
-// f32 or f16 accumulators.
+// f32 or f16 accumulators; A in shared memory or (a_in_registers, f32
+// accumulators only) an fp8 register fragment.
 struct Fp8WgmmaForm {
   int n = 0;
   bool a_e5m2 = false, b_e5m2 = false, f16_accumulator = false;
+  bool a_in_registers = false;
   friend auto operator<=>(const Fp8WgmmaForm&, const Fp8WgmmaForm&) = default;
 };
 
 // The fp8 section: croq_dev::wgmma_m64nNk32<N, TA, TB>(d, desc_a, desc_b,
-// scale_d) for exactly `forms` (distinct). Pasted after hopper_prelude() and
-// <cuda_fp8.h>.
+// scale_d) and croq_dev::wgmma_m64nNk32_rs<N, P, TA, TB>(d, packed, k32,
+// desc_b) for exactly `forms` (distinct), and pack_fragment_fp8(frag,
+// packed). Pasted after hopper_prelude() and <cuda_fp8.h>.
 std::string hopper_prelude_fp8(const std::vector<Fp8WgmmaForm>& forms);
 
 // One sparse WGMMA form a kernel uses: m64nNk32 (16-bit) or m64nNk64 (fp8)

@@ -1,0 +1,97 @@
+// A chain of two GEMMs through an fp8 register fragment, shared by
+// tests/interp/fp8_fragment_interp_test.cpp, tests/lower/fp8_fragment_test.cpp
+// (generated CUDA and PTX) and tests/gpu/fp8_fragment_gpu_test.cpp:
+// C1 = A B^T accumulated in f32 (64 x 128 per warpgroup), converted element
+// by element to an fp8 fragment, then C2 = fp8(C1) D^T with that fragment as
+// the lhs of an RS-mode fp8 WGMMA (k32; the fragment repacked from the
+// accumulator layout), D [N, 128] K-major. A [M, K], B [128, K], C2 [M, N].
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "croq/croq.hpp"
+
+namespace croq::test {
+
+// `frag_type`: the fragment's element type, f8_e4m3 or f8_e5m2 (A, B and D
+// are e4m3).
+inline std::string fp8_chain_source(const std::string& frag_type = "f8_e4m3") {
+  return R"croq(
+__co__ void chain(global f8_e4m3 [M, K] a, global f8_e4m3 [128, K] b, global f8_e4m3 [N, 128] d, global f32 [M, N] out) {
+  parallel {bm, bn} by [cdiv(M, 64), cdiv(N, 64)] : block {
+    parallel p by 1 : group-4 {
+      frag )croq" + frag_type + R"croq( [64, 128] c1_8;
+      c1 = mma.fill.f32 0.0f;
+      foreach {iv_k} in [cdiv(K, 64)] {
+        a_s = dma.copy.swiz<64> a.subspan(64, 64).at(bm, iv_k).zfill => shared;
+        b_s = dma.copy.swiz<64> b.subspan(128, 64).at(0, iv_k).zfill => shared;
+        mma.row.row c1, a_s.data, b_s.data;
+        mma.commit;
+      }
+      apply {i, j} in c1.span
+        c1_8.at(i, j) = __to<)croq" + frag_type + R"croq(>(c1.at(i, j));
+      d_s = dma.copy.swiz<128> d.subspan(64, 128).at(bn, 0).zfill => shared;
+      c2 = mma.fill.f32 0.0f;
+      mma.row.row c2, c1_8, d_s.data;
+      mma.commit;
+      mma.store c2, out.subspan(64, 64).at(bm, bn);
+    }
+  }
+}
+)croq";
+}
+
+struct Fp8ChainCheck {
+  double relative_error = 0;  // Frobenius, of the whole output
+  double worst_ratio = 0;     // the largest |got - want| over its element's tolerance
+  std::size_t worst_row = 0, worst_col = 0;
+  bool passed() const { return relative_error <= 1e-2 && worst_ratio <= 1; }
+};
+
+// The chain on the host in double precision from the stored fp8 inputs, C1
+// rounded to the fragment's type `Frag` as the kernel does. An element of C1
+// near a rounding boundary may round the other way on the device (its f32
+// sum differs from the double one), which moves that term of C2 by up to one
+// fp8 step: each element's tolerance is one step (1/8 for e4m3, 1/4 for
+// e5m2, relative) of its largest term plus 1e-3 of its sum of magnitudes.
+template <typename Frag, typename A, typename B, typename D, typename Out>
+Fp8ChainCheck check_fp8_chain(const A& a, const B& b, const D& d, const Out& out, std::size_t m, std::size_t k,
+                              std::size_t n) {
+  const double step = std::is_same_v<Frag, f8_e5m2> ? 0.25 : 0.125;
+  std::vector<double> c1(m * 128);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < 128; ++j) {
+      double sum = 0;
+      for (std::size_t x = 0; x < k; ++x) sum += double(float(a.data()[i * k + x])) * double(float(b.data()[j * k + x]));
+      c1[i * 128 + j] = double(float(Frag(float(sum))));
+    }
+  Fp8ChainCheck c;
+  double err2 = 0, ref2 = 0;
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      double want = 0, magnitude = 0, largest = 0;
+      for (std::size_t x = 0; x < 128; ++x) {
+        const double term = c1[i * 128 + x] * double(float(d.data()[j * 128 + x]));
+        want += term;
+        magnitude += std::fabs(term);
+        largest = std::max(largest, std::fabs(term));
+      }
+      const double got = double(float(out.data()[i * n + j]));
+      err2 += (got - want) * (got - want);
+      ref2 += want * want;
+      const double ratio = std::fabs(got - want) / (step * largest + 1e-3 * magnitude + 1e-6);
+      if (!(ratio <= c.worst_ratio)) {
+        c.worst_ratio = std::isnan(ratio) ? INFINITY : ratio;
+        c.worst_row = i;
+        c.worst_col = j;
+      }
+    }
+  c.relative_error = std::sqrt(err2 / std::max(ref2, 1e-30));
+  return c;
+}
+
+}  // namespace croq::test
