@@ -77,6 +77,7 @@ class Printer {
   void sparse_wgmma(const ir::Mma& m, const ir::Accumulator& acc);  // the .sp steps of mma()
   void mma_scale(const ir::MmaScale& m);
   void mma_rs(const ir::Mma& m);
+  void mma_ss_m_major(const ir::Mma& m, const ir::Accumulator& acc);  // col.*: the steps of mma()
   void mma_store(const ir::MmaStore& m);
   void mma_load(const ir::MmaLoad& m);
   std::string event_slot(int event, const ir::ExprRef& index) const;
