@@ -86,7 +86,7 @@ def croq_side(croqjit, element, d, q, k, v, dout, causal, name="croq", backward_
         for g in grads:
             g.fill_(float("nan"))
 
-    return harness.Side(name, call, poison=poison, config={"kernels": 3, "dq": "pass" if "dq pass" in name else "atomic"})
+    return harness.Side(name, call, poison=poison, config={"kernels": 3, "dq": "pass" if "dq pass" in name.lower() else "atomic"})
 
 
 def sdpa_backward(torch, q, k, v, dout, causal, which, upcast=False):
