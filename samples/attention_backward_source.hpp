@@ -11,14 +11,16 @@
 //      D = 128, 64 keys, see detail::Tiling), walking
 //      the query tiles that see them: Sᵀ = K Qᵀ and dPᵀ = V dOᵀ from
 //      shared memory, Pᵀ = exp2(Sᵀ scale - lse) recomputed in registers,
-//      dV += Pᵀ dO and dK += dSᵀ Q in RS form (dSᵀ = Pᵀ (dPᵀ - delta));
-//   3. per block a tile of 128 queries (64 per consumer; above D = 128,
-//      64), walking the key
-//      tiles they see: S and dP again, dS, and dQ += dS K in RS form.
-// dQ takes this separate pass rather than f32 atomics from kernel 2:
-// element stores and atomics in an `apply` over registers are one thread's
-// (block scope), and dQ = dS K from kernel 2's registers needs dS as an
-// M-major shared lhs, which WGMMA lowering does not take (lhs is [M, K]).
+//      dV += Pᵀ dO and dK += dSᵀ Q in RS form (dSᵀ = Pᵀ (dPᵀ - delta)),
+//      and dQ += dS K: dSᵀ staged in shared memory is the M-major lhs
+//      (mma.col.col, WGMMA's imm-trans-a), and each thread adds the
+//      product's elements it holds to an f32 program buffer with atomics
+//      (FlashAttention-2's five products instead of seven);
+//   3. dQ = that buffer / sqrt(D), in the element type.
+// With dq_pass (the earlier form, kept to time against), kernel 2 leaves
+// dQ out and kernel 3 is a pass per block of 128 queries (64 per consumer;
+// above D = 128, 64) walking the key tiles they see: S and dP again, dS,
+// and dQ += dS K in RS form.
 // Each kernel's producer warpgroup streams the walked tiles with TMA through
 // two stages, as the forward (samples/attention_source.hpp) does K and V.
 #pragma once
@@ -69,6 +71,11 @@ struct Tiling {
     const std::string first = stage.find(' ') == std::string::npos ? stage : "(" + stage + ")";
     return name + "[" + (stage == "0" ? "" : first + " * " + std::to_string(slabs) + " + ") + slab + "]";
   }
+  // Slab `slab` of the block's own tile `name` (k_s, v_s): wide, one array
+  // (so that a consumer's owned slabs are an index), else one tile a slab.
+  std::string block_tile(const std::string& name, const std::string& slab) const {
+    return wide ? name + "[" + slab + "]" : name + slab;
+  }
   // The consumer's 64 rows of the block's tile `buffer`.
   std::string rows(const std::string& buffer) const { return wide ? buffer : buffer + ".subspan(64, 64).at(p - 1, 0)"; }
   // The tile of the consumer's 64 gradient rows among the head's.
@@ -89,6 +96,7 @@ struct Text {
   Tiling tiling;
   bool varlen = false;
   std::string element;
+  bool dq_pass = false;  // dQ in a third pass (kernel 3) instead of atomics from kernel 2
   std::string pad;  // more indentation: a packed block's body, under its sequence's guard
   void add(const std::string& line) { s += (line.empty() ? line : pad + line) + "\n"; }
   // The query and key counts of the block's head: the dims, or its
@@ -113,6 +121,15 @@ struct Text {
     const std::string start = view == "kh" || view == "vh" ? "k_start" : "q_start";
     const std::string at = tile.find(' ') == std::string::npos ? tile : "(" + tile + ")";
     return view + ".view(" + rows + ", 64).from(" + start + " + " + at + " * " + rows + ", # * 64)";
+  }
+  // Causal: key `key` is past query `query`'s diagonal (key > query + T -
+  // S). Packed, S is added on the left instead: the counts are ints and a
+  // register tile's row and column unsigned, so with T < S the right
+  // would wrap; the dims are 64-bit, and the dense kernels keep the form
+  // ptxas allocates best.
+  std::string past_diagonal(const std::string& key, const std::string& query) const {
+    if (varlen) return key + " + " + sq() + " > " + query + " + " + sk();
+    return key + " > " + query + " + " + sk() + " - " + sq();
   }
   // The [S, D] (or [T, D]) slice of head (b, h), `rows` its row count
   // (dense: S or T; packed: TQ or TK, every sequence's).
@@ -210,6 +227,26 @@ inline void store_gradient(Text& x, const std::string& acc, const std::string& s
   }
 }
 
+// Kernel 2's share of dQ for its query tile: dQ += dS K over the
+// consumer's keys, with dSᵀ ([keys, queries], staged in ds_s) as the
+// M-major lhs (mma.col.col), one slab of D at a time through one
+// accumulator, each element added to the f32 program buffer `dq_acc` with
+// an atomic (red.global.add.f32) by the thread that holds it; queries past
+// the head's (or the sequence's) rows add nothing.
+inline void accumulate_dq(Text& x, const std::string& sq) {
+  const Tiling& g = x.tiling;
+  for (int c = 0; c < g.owned; ++c) {
+    const std::string slab = "(" + g.slab(c) + ")";
+    const std::string row = x.varlen ? "h, q_start + first_query + i" : "b, h, first_query + i";
+    x.add("          mma.fill dq, 0.0f;");
+    x.add("          mma.col.col dq, ds_s[p - 1], " + g.rows(g.block_tile("k_s", g.slab(c))) + ";");
+    x.add("          apply {i, j} in dq.span {");
+    x.add("            if (first_query + i < " + sq + ")");
+    x.add("              __atomic_add(dq_acc.at(" + row + ", " + slab + " * 64 + j), dq.at(i, j));");
+    x.add("          }");
+  }
+}
+
 // Kernel 2: dK and dV of the block's keys, walking the query tiles that
 // see them.
 inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d, const std::string& scale) {
@@ -219,8 +256,11 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   x.add(x.varlen ? "  parallel {h, g} by [H, cdiv(TK, " + rows + ") + B1 - 1] : block {"
                  : "  parallel {b, h, kt} by [B, H, cdiv(T, " + rows + ")] : block {");
   x.add("    shared event kv_full, in_full[2], in_empty[2] = ready;");
-  x.each_slab("    shared " + t + " [" + rows + ", 64] k_s#, v_s#;");
+  if (g.wide) x.add("    shared " + t + " [64, 64] k_s[" + std::to_string(g.slabs) + "], v_s[" + std::to_string(g.slabs) + "];");
+  else x.each_slab("    shared " + t + " [" + rows + ", 64] k_s#, v_s#;");
   x.declare_walked(t, "q_s", "do_s");
+  // dSᵀ of each consumer's keys, the M-major lhs of its share of dQ.
+  if (!x.dq_pass) x.add("    shared " + t + " [64, 64] ds_s[2];");
   if (!x.varlen) x.declare_staging(t, "dk_s#[2], dv_s#[2]");
   for (const char* n : {"q", "dout"}) x.head(n, x.varlen ? "TQ" : "S", d);
   for (const char* n : {"k", "v", "dk", "dv"}) x.head(n, x.varlen ? "TK" : "T", d);
@@ -232,8 +272,8 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   x.add("    tiles = cdiv(" + sq + ", 64) > first ? cdiv(" + sq + ", 64) - first : 0;");
   x.add("    parallel p by 3 : group-4 {");
   x.add("      inthreads.async (p == 0) {");
-  x.each_slab("        tma.copy.swiz<128> " + x.tile_of("kh", rows, "kt") + " => k_s#;");
-  x.each_slab("        tma.copy.swiz<128> " + x.tile_of("vh", rows, "kt") + " => v_s#;");
+  x.each_slab("        tma.copy.swiz<128> " + x.tile_of("kh", rows, "kt") + " => " + g.block_tile("k_s", "#") + ";");
+  x.each_slab("        tma.copy.swiz<128> " + x.tile_of("vh", rows, "kt") + " => " + g.block_tile("v_s", "#") + ";");
   x.add("        trigger kv_full;");
   x.add("        foreach {it} in [tiles] {");
   x.add("          stage = it % 2;");
@@ -245,11 +285,12 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   x.add("      }");
   x.add("      inthreads.async (p >= 1) {");
   x.add("        frag " + t + " [64, 64] probs_t;");
-  x.add("        frag " + t + " [64, 64] dscores_t;");
+  if (x.dq_pass) x.add("        frag " + t + " [64, 64] dscores_t;");
   x.add("        float scale = " + scale + ";");
   x.add("        first_key = " + g.first_row("kt") + ";");
   x.each_owned("        dv# = mma.fill.f32 0.0f;");
   x.each_owned("        dk# = mma.fill.f32 0.0f;");
+  if (!x.dq_pass) x.add("        dq = mma.fill.f32 0.0f;");
   // Pᵀ (rows: keys, columns: queries), masked: queries past S (TMA's zero
   // rows), keys past T, and keys past a query's diagonal; lse and delta of
   // a query past S are read at S - 1 (masked anyway). Each apply is a
@@ -261,30 +302,42 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   x.add("          first_query = (first + it) * 64;");
   x.add("          wait in_full[stage];");
   // Sᵀ = K Qᵀ and dPᵀ = V dOᵀ of the query tile in `stage`, over all of D.
-  // Wide or packed, dPᵀ is issued after the dV multiply: both products in
-  // flight with the exponentials spill (16 bytes a thread at D = 256; 304
-  // at D = 128 packed, with the sequence's offsets live).
-  const bool late_dprobs = g.wide || x.varlen;
+  // Wide, packed or with dQ's share, dPᵀ is issued after the dV multiply:
+  // both products in flight with the exponentials spill (16 bytes a thread
+  // at D = 256; 304 at D = 128 packed, with the sequence's offsets live; 8
+  // at D = 128 with the dQ accumulator).
+  const bool late_dprobs = g.wide || x.varlen || !x.dq_pass;
   x.add("          scores_t = mma.fill.f32 0.0f;");
-  x.each_slab("          mma.row.row scores_t, " + g.rows("k_s#") + ", " + g.walked("q_s", "stage", "#") + ";");
+  x.each_slab("          mma.row.row scores_t, " + g.rows(g.block_tile("k_s", "#")) + ", " + g.walked("q_s", "stage", "#") + ";");
   auto dprobs = [&] {
     x.add("          dprobs_t = mma.fill.f32 0.0f;");
-    x.each_slab("          mma.row.row dprobs_t, " + g.rows("v_s#") + ", " + g.walked("do_s", "stage", "#") + ";");
+    x.each_slab("          mma.row.row dprobs_t, " + g.rows(g.block_tile("v_s", "#")) + ", " + g.walked("do_s", "stage", "#") + ";");
   };
   if (!late_dprobs) dprobs();
   x.add("          apply {i, j} in scores_t.span {");
   x.add("            scores_t.at(i, j) = first_query + j >= " + sq + " || first_key + i >= " + sk +
-        " || causal && first_key + i > first_query + j + " + sk + " - " + sq);
+        " || causal && " + x.past_diagonal("first_key + i", "first_query + j"));
   x.add("              ? 0.0f");
   x.add("              : __exp2f(scores_t.at(i, j) * scale - " + x.query_row("lse", "first_query + j", sq, ", 0") + ");");
   x.add("            probs_t.at(i, j) = __to<" + t + ">(scores_t.at(i, j));");
   x.add("          }");
   x.each_owned("          mma.row.col dv#, probs_t, " + g.walked("do_s", "stage", "$") + ";");
   if (late_dprobs) dprobs();
-  x.add("          apply {i, j} in dprobs_t.span");
-  x.add("            dscores_t.at(i, j) = __to<" + t + ">(scores_t.at(i, j) * (dprobs_t.at(i, j) -");
-  x.add("              " + x.query_row("delta", "first_query + j", sq) + "));");
-  x.each_owned("          mma.row.col dk#, dscores_t, " + g.walked("q_s", "stage", "$") + ";");
+  if (x.dq_pass) {
+    x.add("          apply {i, j} in dprobs_t.span");
+    x.add("            dscores_t.at(i, j) = __to<" + t + ">(scores_t.at(i, j) * (dprobs_t.at(i, j) -");
+    x.add("              " + x.query_row("delta", "first_query + j", sq) + "));");
+    x.each_owned("          mma.row.col dk#, dscores_t, " + g.walked("q_s", "stage", "$") + ";");
+  } else {
+    // dSᵀ staged in shared memory (from f32, by mma.store) is the lhs of
+    // dK (K-major, [keys, queries]) and of dQ (M-major): no fragment.
+    x.add("          apply {i, j} in dprobs_t.span");
+    x.add("            dprobs_t.at(i, j) = scores_t.at(i, j) * (dprobs_t.at(i, j) -");
+    x.add("              " + x.query_row("delta", "first_query + j", sq) + ");");
+    x.add("          mma.store.swiz<128> dprobs_t, ds_s[p - 1];");
+    x.each_owned("          mma.row.col dk#, ds_s[p - 1], " + g.walked("q_s", "stage", "$") + ";");
+    accumulate_dq(x, sq);
+  }
   // Complete the multiplies before the stage is released: one left in
   // flight across the loop's back edge makes ptxas serialize every WGMMA
   // of the kernel (C7514). (Issuing the next tile's Sᵀ and dPᵀ with this
@@ -366,8 +419,8 @@ inline void query_tile_kernel(Text& x, const std::string& t, const std::string& 
   // waits for the previous dQ multiply, the exponentials do not.
   auto gradients = [&](const std::string& in, const std::string& tile) {
     x.add(in + "apply {i, j} in scores.span");
-    x.add(in + "  scores.at(i, j) = " + tile + " * 64 + j >= " + sk + " || causal && " + tile +
-          " * 64 + j > first_row + i + " + sk + " - " + sq);
+    x.add(in + "  scores.at(i, j) = " + tile + " * 64 + j >= " + sk + " || causal && " +
+          x.past_diagonal(tile + " * 64 + j", "first_row + i"));
     x.add(in + "    ? 0.0f : __exp2f(scores.at(i, j) * scale - row_lse.at(i));");
     x.add(in + "apply {i, j} in dprobs.span");
     x.add(in + "  dscores.at(i, j) = __to<" + t + ">(scores.at(i, j) * (dprobs.at(i, j) - row_delta.at(i)));");
@@ -393,6 +446,21 @@ inline void query_tile_kernel(Text& x, const std::string& t, const std::string& 
   x.add("  }");
 }
 
+// Kernel 3 of the atomic form: dQ = dq_acc / sqrt(D) in the element type,
+// each thread a column of D over 16 rows (coalesced rows of D).
+inline void convert_dq(Text& x, const std::string& t, const std::string& d) {
+  const std::string rows = x.varlen ? "TQ" : "S", at = x.varlen ? "h, row, c" : "b, h, row, c";
+  x.add(x.varlen ? "  parallel {h, rt} by [H, cdiv(TQ, 16)] : block {" : "  parallel {b, h, rt} by [B, H, cdiv(S, 16)] : block {");
+  x.add("    parallel c by " + d + " : thread {");
+  x.add("      foreach r in [16] {");
+  x.add("        row = rt * 16 + r;");
+  x.add("        if (row < " + rows + ")");
+  x.add("          dq.at(" + at + ") = __to<" + t + ">(dq_acc.at(" + at + ") * " + float_text(1.0 / std::sqrt(std::stod(d))) + ");");
+  x.add("      }");
+  x.add("    }");
+  x.add("  }");
+}
+
 }  // namespace detail
 
 // The head dims the program is written for; croqjit.attention runs the
@@ -407,9 +475,11 @@ inline constexpr int backward_head_dims[] = {64, 128, 256};
 // then the offsets cu_q and cu_k [B1]): each block finds its sequence from
 // the offsets on the device, as the forward's do, walks that sequence's
 // tiles only (the rows past it masked like a tail) and stores its
-// gradients from registers, row by row within the sequence.
-inline std::string backward_source(const std::string& element, int head_dim, bool varlen = false) {
-  detail::Text x{"", detail::Tiling(head_dim), varlen, element};
+// gradients from registers, row by row within the sequence. `dq_pass`:
+// dQ from a third pass over the query tiles instead of kernel 2's atomics
+// (seven products per pair of tiles instead of five; see the top).
+inline std::string backward_source(const std::string& element, int head_dim, bool varlen = false, bool dq_pass = false) {
+  detail::Text x{"", detail::Tiling(head_dim), varlen, element, dq_pass};
   const std::string t = element, d = std::to_string(head_dim);
   const std::string scale = detail::float_text(1.0 / std::sqrt(double(head_dim)) * 1.4426950408889634);  // log2(e) / sqrt(D)
   const std::string rows_q = varlen ? "[H, TQ, " : "[B, H, S, ", rows_k = varlen ? "[H, TK, " : "[B, H, T, ";
@@ -421,6 +491,7 @@ inline std::string backward_source(const std::string& element, int head_dim, boo
   // Kernel 1: delta of every row (packed: of every sequence's rows at once).
   const std::string rows = varlen ? "TQ" : "S", at = varlen ? "h, row" : "b, h, row";
   x.add(varlen ? "  global f32 [H, TQ] delta;" : "  global f32 [B, H, S] delta;");
+  if (!dq_pass) x.add(varlen ? "  global f32 [H, TQ, " + d + "] dq_acc;" : "  global f32 [B, H, S, " + d + "] dq_acc;");
   x.add(varlen ? "  parallel {h, rt} by [H, cdiv(TQ, 128)] : block {"
                : "  parallel {b, h, rt} by [B, H, cdiv(S, 128)] : block {");
   x.add("    parallel r by 128 : thread {");
@@ -434,7 +505,8 @@ inline std::string backward_source(const std::string& element, int head_dim, boo
   x.add("    }");
   x.add("  }");
   detail::key_tile_kernel(x, t, d, scale);
-  detail::query_tile_kernel(x, t, d, scale);
+  if (dq_pass) detail::query_tile_kernel(x, t, d, scale);
+  else detail::convert_dq(x, t, d);
   x.add("}");
   return x.s;
 }

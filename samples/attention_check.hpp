@@ -31,7 +31,8 @@ struct Check {
 
 // One query row of the reference: softmax over the first `visible` keys of
 // q . k_j / sqrt(d), times V, appended to `out` (d values); `p` is scratch
-// of at least `visible` entries. q(c), k(j, c), v(j, c) read the inputs.
+// of at least `visible` entries. q(c), k(j, c), v(j, c) read the inputs. A
+// row that sees no key is zeros, as FlashAttention's.
 template <typename Q, typename K, typename V>
 void reference_row(Q q, K k, V v, int visible, int d, std::vector<double>& p, std::vector<double>& out) {
   double peak = -INFINITY;
@@ -46,7 +47,7 @@ void reference_row(Q q, K k, V v, int visible, int d, std::vector<double>& p, st
   for (int c = 0; c < d; ++c) {
     double r = 0;
     for (int j = 0; j < visible; ++j) r += p[j] * v(j, c);
-    out.push_back(r / sum);
+    out.push_back(visible > 0 ? r / sum : 0.0);
   }
 }
 

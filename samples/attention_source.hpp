@@ -238,10 +238,13 @@ class SourceWriter {
     // tail is even.
     add("    qt = causal ? cdiv(" + sq + ", BM) - 1 - bm : bm;");
     // Causal: key tiles up to the block's last row's diagonal, and at least
-    // one (the consumers always take tile 0): with S - T >= 128 a block's rows
-    // see no key, and softmax over no keys gives NaN, as in torch's math path.
+    // one (the consumers always take tile 0; packed, a sequence of no keys
+    // too): with S - T >= 128 a block's rows see no key, and their output
+    // is 0 (store_output).
+    const std::string key_tiles = c_.varlen ? "key_tiles" : "cdiv(" + sk + ", BN)";
+    if (c_.varlen) add("    key_tiles = seq_k > BN ? cdiv(seq_k, BN) : 1;");
     add("    diagonal = cdiv((qt + 1) * BM + " + sk + " - " + sq + ", BN);");
-    add("    tiles = causal && diagonal < cdiv(" + sk + ", BN) ? (diagonal > 1 ? diagonal : 1) : cdiv(" + sk + ", BN);");
+    add("    tiles = causal && diagonal < " + key_tiles + " ? (diagonal > 1 ? diagonal : 1) : " + key_tiles + ";");
     add("    parallel p by " + std::to_string(c_.consumers + 1) + " : group-4 {");
     add("      inthreads.async (p == 0) {");
     each_input_slab("        tma.copy.swiz<&> " + tile_of("qh", "BM", "qt") + " => q_s#;");
@@ -326,20 +329,24 @@ class SourceWriter {
   }
 
   // O = acc / row_sum: through a shared tile and TMA, or, for packed
-  // sequences, from registers, each row only while inside the sequence.
+  // sequences, from registers, each row only while inside the sequence. A
+  // row that sees no key (a packed sequence of no keys) has no maximum, and
+  // its sum is NaN (exp2 of -inf less -inf): its output is 0, as
+  // FlashAttention's.
   void store_output() {
+    const std::string normalized = std::string(".at(i, j) ") + (fp8_ ? "* v_descale " : "") + "/ row_sum.at(i) : 0.0f";
     for (int c = 0; c < slabs_; ++c) {
       const std::string a = "acc" + std::to_string(c), sl = std::to_string(c), width = std::to_string(slab_width(c));
       if (c_.varlen) {
         add("        apply {i, j} in " + a + ".span {");
         add("          if (first_row + i < seq_q)");
-        add("            oh.at(q_start + first_row + i, " + std::to_string(c * 64) + " + j) = __to<" + ot_ + ">(" + a +
-            ".at(i, j) / row_sum.at(i));");
+        add("            oh.at(q_start + first_row + i, " + std::to_string(c * 64) + " + j) = __to<" + ot_ +
+            ">(row_sum.at(i) > 0.0f ? " + a + normalized + ");");
         add("        }");
         continue;
       }
       add("        apply {i, j} in " + a + ".span");
-      add("          " + a + ".at(i, j) = " + a + ".at(i, j) " + (fp8_ ? "* v_descale " : "") + "/ row_sum.at(i);");
+      add("          " + a + ".at(i, j) = row_sum.at(i) > 0.0f ? " + a + normalized + ";");
       // The staging tile swizzled, as the TMA store reads it: the eight rows
       // a warp writes at once fall in different banks.
       const std::string staging = !wide_ ? "o_s" + sl + "[p - 1]" : slab_width(c) == 64 ? "o_s[p - 1]" : "o_s_last[p - 1]";
@@ -371,8 +378,12 @@ class SourceWriter {
     add(indent + "if (" + tile + " * BN + BN > " + sk + " || causal && " + tile + " * BN + BN > first_row + " + sk + " - " +
         sq + " + 1) {");
     add(indent + "  apply {i, j} in scores.span {");
-    add(indent + "    if (" + tile + " * BN + j >= " + sk + " || causal && " + tile + " * BN + j > first_row + i + " + sk +
-        " - " + sq + ") scores.at(i, j) = -inf;");
+    // Packed, S is added on the left rather than taken from the right: the
+    // counts are ints and a register tile's row and column unsigned, so
+    // with T < S the right would wrap (the dims are 64-bit).
+    const std::string past_diagonal = c_.varlen ? tile + " * BN + j + " + sq + " > first_row + i + " + sk
+                                                : tile + " * BN + j > first_row + i + " + sk + " - " + sq;
+    add(indent + "    if (" + tile + " * BN + j >= " + sk + " || causal && " + past_diagonal + ") scores.at(i, j) = -inf;");
     add(indent + "  }");
     add(indent + "}");
     add(indent + "copy(row_max_prev, row_max);");

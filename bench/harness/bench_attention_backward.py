@@ -13,9 +13,15 @@ first against SDPA's math backend in fp32 on the same inputs; each of dQ,
 dK and dV must match.
 
 FLOPs: 10 B H S T D (the algorithm's five products: S, dP, dV, dK, dQ),
-halved when causal; our program multiplies two more (S and dP again, for
-dQ's pass) that the figure does not count. Inputs: torch.randn for Q, K, V
-and dO (four draws), seeded per row.
+halved when causal. Two configurations of ours are checked and timed for
+selection (the row's "selection_ms"): "croq", dQ accumulated in f32 with
+atomics by the key-tile kernel, and "croq dQ pass", the earlier program
+whose third kernel walks the key tiles again for dQ (S and dP multiplied
+twice, seven products, the figure counts five). D = 256: a reference that
+refuses the head dim (torch's cuDNN backend may) is left out of the row
+and named in it ("refused"); a row no reference runs is reported as such,
+not as a failure. Inputs: torch.randn for Q, K, V and dO (four draws),
+seeded per row.
 
     python bench/harness/bench_attention_backward.py [--quick] [--json OUT] [--only f16|bf16] [--self-test]
 """
@@ -28,7 +34,7 @@ import harness  # noqa: E402
 import kernel_text  # noqa: E402
 
 # (B, H, S, D): S = T.
-SHAPES = [(4, 16, 4096, 128), (4, 16, 4096, 64)]
+SHAPES = [(4, 16, 4096, 128), (4, 16, 4096, 64), (4, 16, 4096, 256)]
 QUICK_SHAPES = SHAPES[:1]
 
 # Gradients pass through P and dS rounded to f16 / bf16; a key tile of dK
@@ -80,7 +86,7 @@ def croq_side(croqjit, element, d, q, k, v, dout, causal, name="croq", backward_
         for g in grads:
             g.fill_(float("nan"))
 
-    return harness.Side(name, call, poison=poison, config={"kernels": 3})
+    return harness.Side(name, call, poison=poison, config={"kernels": 3, "dq": "pass" if "dq pass" in name.lower() else "atomic"})
 
 
 def sdpa_backward(torch, q, k, v, dout, causal, which, upcast=False):
@@ -101,11 +107,25 @@ def sdpa_backward(torch, q, k, v, dout, causal, which, upcast=False):
     return call
 
 
-def sdpa_sides(torch, q, k, v, dout, causal):
+def sdpa_sides(torch, q, k, v, dout, causal, refused=None):
+    """cuDNN's and FlashAttention-2's backward. With `refused` (a dict), a
+    backend that raises at this shape (forward or backward) is left out and
+    its first line of error recorded there; without it, it raises."""
     from torch.nn.attention import SDPBackend
 
-    return [harness.Side("cuDNN", sdpa_backward(torch, q, k, v, dout, causal, SDPBackend.CUDNN_ATTENTION)),
-            harness.Side("flash", sdpa_backward(torch, q, k, v, dout, causal, SDPBackend.FLASH_ATTENTION))]
+    sides = []
+    for name, backend in (("cuDNN", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION)):
+        try:
+            call = sdpa_backward(torch, q, k, v, dout, causal, backend)
+            if refused is not None:
+                call()
+                torch.cuda.synchronize()
+            sides.append(harness.Side(name, call))
+        except RuntimeError as exc:
+            if refused is None:
+                raise
+            refused[name] = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+    return sides
 
 
 def fp32_gradients(torch, q, k, v, dout, causal):
@@ -128,10 +148,19 @@ def run_rows(report, settings, timer, args):
 
                 def row_fn(b=b, h=h, s=s, d=d, causal=causal, label=label):
                     q, k, v, dout = inputs(torch, dtype, b, h, s, d, args.seed, label)
-                    ours = [croq_side(croqjit, element, d, q, k, v, dout, causal)]
-                    row = harness.run_row(label, ours, sdpa_sides(torch, q, k, v, dout, causal), TOLERANCE[element],
+                    dq_pass = croqjit._croqjit._attention_source("backward_dq_pass", element, d)
+                    ours = [croq_side(croqjit, element, d, q, k, v, dout, causal),
+                            croq_side(croqjit, element, d, q, k, v, dout, causal, "croq dQ pass", dq_pass)]
+                    refused = {}
+                    references = sdpa_sides(torch, q, k, v, dout, causal, refused)
+                    if not references:
+                        report.skip(label, f"every reference refuses D={d}: {refused}")
+                        return
+                    row = harness.run_row(label, ours, references, TOLERANCE[element],
                                           settings, timer, truth=lambda: fp32_gradients(torch, q, k, v, dout, causal),
                                           compare_fn=compare_gradients)
+                    if refused:
+                        row["refused"] = refused
                     add_row(report, row, element, b, h, s, d, causal, args)
 
                 harness.guarded(report, label, row_fn)
@@ -144,8 +173,14 @@ def add_row(report, row, element, b, h, s, d, causal, args):
     figures = {name: flops / (summary["median_ms"] * 1e-3) / 1e12
                for name, summary in [("croq", row["ours"]), *row["references"].items()]}
     row["tflops"] = figures
-    line = (f"  {row['label']:40s} {figures['croq']:13.1f} {figures['cuDNN']:14.1f} {figures['flash']:14.1f}"
-            f" {row['ratios']['cuDNN']:11.3f} {row['ratios']['flash']:11.3f}  {harness.spread(row['ours'])}")
+    nan = float("nan")  # a reference that refused the shape (row["refused"])
+    line = (f"  {row['label']:40s} {figures['croq']:13.1f} {figures.get('cuDNN', nan):14.1f}"
+            f" {figures.get('flash', nan):14.1f} {row['ratios'].get('cuDNN', nan):11.3f}"
+            f" {row['ratios'].get('flash', nan):11.3f}  {harness.spread(row['ours'])}")
+    if "selection_ms" in row:
+        line += "  selection ms " + ", ".join(f"{n}: {t:.4f}" for n, t in row["selection_ms"].items())
+    if "refused" in row:
+        line += f"  refused: {', '.join(row['refused'])}"
     report.add(row, line, args.min_ratio)
 
 

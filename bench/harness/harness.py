@@ -432,6 +432,12 @@ class Report:
         self.rows.append(row)
         print(line, flush=True)
 
+    def skip(self, label: str, why: str) -> None:
+        """A row that cannot be measured for want of a reference (one that
+        refuses the shape): recorded and printed, not a failure."""
+        self.rows.append({"label": label, "skipped": why})
+        print(f"  {label}: not measured: {why}", flush=True)
+
     def fail(self, label: str, exc: BaseException) -> None:
         kind = {MismatchError: "WRONG RESULT", ReferenceFailure: "REFERENCE FAILED"}.get(type(exc), "FAILED")
         message = str(exc)

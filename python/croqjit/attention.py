@@ -10,7 +10,7 @@ with a backward, for training.
 The forward is samples/attention_source.hpp's flash attention, in the
 variant that also writes each row's log-sum-exp (grouped when H_kv < H);
 the backward is samples/attention_backward_source.hpp's program (delta,
-dK and dV per key tile, dQ per query tile), which recomputes the
+dK, dV and dQ's atomic shares per key tile, dQ converted), which recomputes the
 probabilities from that log-sum-exp. Both are registered as torch custom
 ops (``croqjit.torch.custom_op``, writing their outputs), and the
 differentiable op ``croqjit::attention`` returns the output and the

@@ -126,6 +126,19 @@ void Executor::mma_fill(Thread& t, const ir::MmaFill& f, const ir::Stmt& s) {
   });
 }
 
+namespace {
+
+// The d0 x d1 row-major `v` as d1 x d0 (and the extents swapped).
+std::vector<double> transposed(const std::vector<double>& v, std::int64_t& d0, std::int64_t& d1) {
+  std::vector<double> out(v.size());
+  for (std::int64_t i = 0; i < d0; ++i)
+    for (std::int64_t j = 0; j < d1; ++j) out[static_cast<std::size_t>(j * d0 + i)] = v[static_cast<std::size_t>(i * d1 + j)];
+  std::swap(d0, d1);
+  return out;
+}
+
+}  // namespace
+
 void Executor::mma(Thread& t, const ir::Mma& m, const ir::Stmt& s) {
   const ir::Accumulator& acc = kernel().accumulators[static_cast<std::size_t>(m.accumulator)];
   const int line = m.where.line > 0 ? m.where.line : t.line;
@@ -181,6 +194,7 @@ void Executor::mma(Thread& t, const ir::Mma& m, const ir::Stmt& s) {
       read_tile(m.a, a, a0, a1);
     }
     if (m.metadata) a = sparse_dense(me, m, a, a0, a1, line);  // 2:4: k / 2 packed values per row
+    if (m.a_m_major) a = transposed(a, a0, a1);                  // col.*: a was read as [K, M]
     read_tile(m.b, b, b0, b1);
     const std::int64_t k = a1;
     if (a0 != rows || (m.b_n_major ? b0 != k || b1 != n : b0 != n || b1 != k))

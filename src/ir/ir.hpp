@@ -476,6 +476,7 @@ struct Mma {
   std::int64_t k = 0;
   ExprRef index;  // which of an array of accumulators; null: not an array
   bool b_n_major = false;  // row.col: b is [K, N] (ldmatrix.trans at warp level, imm-trans-b on WGMMA)
+  bool a_m_major = false;  // col.*: a is [K, M], M contiguous (imm-trans-a on WGMMA; shared a only)
   // 2:4 sparse lhs (mma.row.row.sp, WGMMA .sp): `a` holds k / 2 packed
   // values per row and `metadata` points at the u8 [64, k / 8] tile of their
   // positions, `metadata_pitch` bytes per row. Null for dense multiplies.

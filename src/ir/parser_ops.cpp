@@ -307,6 +307,7 @@ StmtPtr Parser::mma(LineReader& r, int) {
   } else {
     n.a.tile = tile(r);
     r.read(" swiz ", IntegerField{n.a.swizzle});
+    n.a_m_major = r.eat(" (k-by-m)");
   }
   r.expect(" * ");
   n.b.tile = tile(r);

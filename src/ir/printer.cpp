@@ -461,7 +461,7 @@ void Printer::node(const Stmt& s, const Mma& n) {
     if (n.a_fragment < 0 || op == &n.b) a.list(p + "multiple", op->tile.origin_multiple);
   }
   line(std::string(text::instruction_name(n.instruction)) + " " + accumulator(n.accumulator) + " += " +
-           (n.a_fragment >= 0 ? "registers " + buffer(n.a_fragment) : tile(n.a.tile) + " swiz " + std::to_string(n.a.swizzle)) +
+           (n.a_fragment >= 0 ? "registers " + buffer(n.a_fragment) : tile(n.a.tile) + " swiz " + std::to_string(n.a.swizzle) + (n.a_m_major ? " (k-by-m)" : "")) +
            " * " + tile(n.b.tile) + (n.b_n_major ? " (k-by-n)" : "") + " swiz " + std::to_string(n.b.swizzle) + " k " +
            std::to_string(n.k) + (n.metadata ? " sparse meta " + expr(n.metadata) : std::string()),
        a);

@@ -232,8 +232,12 @@ void MmaLowering::mma_multiply(const Stmt& s, const Mma& m) {
   // reads it (ldmatrix.trans at warp level, WGMMA's imm-trans-b) is the
   // selection pass's. Sema allows it on warps, on a register lhs and where
   // WGMMA multiplies.
-  const bool n_major = m.layout == "row.col";
+  const bool n_major = m.layout == "row.col" || m.layout == "col.col";
+  // col.*: lhs is [K, M], M contiguous (WGMMA's imm-trans-a, SS mode only).
+  const bool m_major = m.layout == "col.row" || m.layout == "col.col";
   if (n_major && !per_warp && !lhs_in_registers && !target_.wgmma())
+    unchecked(s.location, sema::Rule::unsupported_mma_layout);
+  if (m_major && (per_warp || lhs_in_registers || !target_.wgmma()))
     unchecked(s.location, sema::Rule::unsupported_mma_layout);
   ir::MmaOperand operands[2];
   View tiles[2];
@@ -248,7 +252,10 @@ void MmaLowering::mma_multiply(const Stmt& s, const Mma& m) {
   if (n_major && !per_warp && (fp8 || acc.dtype != DType::f32))
     fp8 ? unchecked(s.location, sema::Rule::unsupported_mma_layout)
         : fail(s.location, "mma.row.col on WGMMA accumulates in f32 here: use mma.fill.f32");
-  if (m.layout != "row.row" && !n_major)
+  if (m_major && (fp8 || acc.dtype != DType::f32))
+    fp8 ? unchecked(s.location, sema::Rule::unsupported_mma_layout)
+        : fail(s.location, "mma." + m.layout + " on WGMMA accumulates in f32 here: use mma.fill.f32");
+  if (m.layout != "row.row" && !n_major && !m_major)
     unchecked(s.location, sema::Rule::unsupported_mma_layout);
   if (per_warp) {
     if (t != tb || !warp_input_fits(t, acc.dtype))
@@ -262,13 +269,18 @@ void MmaLowering::mma_multiply(const Stmt& s, const Mma& m) {
       unchecked(s.location, sema::Rule::mma_element_types);
   }
   const std::int64_t b_k = b.extent[n_major ? 0 : 1];
-  if (!per_warp && a.extent[0] != 64)
+  const std::int64_t a_m = a.extent[m_major ? 1 : 0], a_k = a.extent[m_major ? 0 : 1];
+  if (m_major && a_m != 64)
+    fail(m.operands[1]->location, "mma." + m.layout + " takes lhs as [K, M] with M = 64 (WGMMA m64), got " +
+                                      shape_text(t, a.extent),
+         "give each consumer warpgroup its own 64 columns, e.g. lhs_s.subspan(K, 64).at(0, p - 1)");
+  if (!per_warp && a_m != 64)
     fail(m.operands[1]->location, std::string("one warpgroup's mma takes 64 rows of lhs (") +
                                       (wgmma ? "WGMMA m64" : "16 per warp") + "), got " + std::to_string(a.extent[0]),
          "give each consumer warpgroup its own 64 rows, e.g. lhs_s.subspan(64, K).at(p - 1, 0)");
-  if (a.extent[1] != b_k)
-    fail(s.location, "lhs has K = " + std::to_string(a.extent[1]) + " but rhs has K = " + std::to_string(b_k) +
-                         (n_major ? " (mma.row.col takes rhs as [K, N])" : " (mma.row.row takes rhs as [N, K])"));
+  if (a_k != b_k)
+    fail(s.location, "lhs has K = " + std::to_string(a_k) + " but rhs has K = " + std::to_string(b_k) +
+                         " (mma." + m.layout + " takes rhs as " + (n_major ? "[K, N])" : "[N, K])"));
   const std::int64_t n = b.extent[n_major ? 1 : 0];
   if (!per_warp && !target::mma_n_supported(n))
     fail(m.operands[2]->location, std::string(wgmma ? "WGMMA's" : "mma's") +
@@ -287,8 +299,9 @@ void MmaLowering::mma_multiply(const Stmt& s, const Mma& m) {
   op.b = operands[1];
   op.input = t;
   op.input_b = tb;
-  op.k = a.extent[1];
+  op.k = a_k;
   op.b_n_major = n_major;
+  op.a_m_major = m_major;
   op.where = pos(s.location);
   if (lhs_in_registers) {
     if (acc.dtype != DType::f32) fail(s.location, "an mma with a register lhs accumulates in f32: use mma.fill.f32");
@@ -298,6 +311,8 @@ void MmaLowering::mma_multiply(const Stmt& s, const Mma& m) {
                                         std::to_string(step) + " (WGMMA k" + std::to_string(step) + "), got " + std::to_string(op.k));
     op.a_fragment = a.buffer;
   }
+  if (target_.wgmma() && !per_warp)
+    for (const View& tile : tiles) fence_before_async_read(tile, s.location);  // lower_mma_proxy.cpp
   // RS mode reads the fragment's registers until the group completes: every
   // statement that writes a fragment (apply, reductions, copy, fill,
   // mma.load.frag) is a completion point first, so the group may stay in
@@ -377,6 +392,7 @@ void MmaLowering::mma_store(const Stmt& s, const Mma& m) {
     b.swizzle = span;
     op.swizzle = span;
     wait_before_tile_write(v, s.location);
+    note_generic_write(v.buffer);  // a WGMMA reading it fences first
   } else if (b.space == ir::Space::global) {
     op.rows = ir::int_const(rows);
     op.cols = ir::int_const(cols);

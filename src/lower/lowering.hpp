@@ -646,6 +646,12 @@ class MmaLowering : public MemoryLowering {
   void mma_scaled_multiply(const Stmt& s, const Mma& m);
   int open_scale_partial(int accumulator, const SourceLocation& at);
   void scale_accumulator(const Stmt& s, const Expr& acc, const Expr& scale_a, const Expr& scale_b);
+  // Shared tiles written by mma.store and read by WGMMA (lower_mma_proxy.cpp):
+  // the writes are noted; a multiply reading such a tile is preceded by
+  // fence.proxy.async and a barrier among its writers.
+  void note_generic_write(int buffer);
+  void fence_before_async_read(const View& tile, const SourceLocation& where);
+  std::set<int> generic_written_tiles_;  // their roots
 
   // --- register fragments (lower_frag.cpp)
   // A warpgroup's register tile of logical `shape` ([64, N] or [64]).

@@ -35,7 +35,7 @@ void check_operand(const ir::Kernel& kernel, const ir::MmaOperand& op, bool wgmm
   const std::int64_t k_step = wgmma ? k_bytes / element_bytes : 16;
   // ldmatrix.trans reads 16-byte rows of a [K, N] rhs: N starts on 8 elements.
   if (n_major && op.tile.origin_multiple[1] % 8 != 0)
-    ir::fail(op.where, "a row.col rhs ([K, N]) must start on a multiple of 8 columns of its tile");
+    ir::fail(op.where, "an operand of [K, N] or [K, M] (row.col, col.*) must start on a multiple of 8 columns of its tile");
   const std::size_t k_dim = n_major ? 0 : 1;
   if (op.tile.origin_multiple[k_dim] % k_step != 0 || op.tile.extent[k_dim] % k_step != 0)
     ir::fail(op.where, "an mma operand's K range must start and end on multiples of " + std::to_string(k_step) +
@@ -493,7 +493,14 @@ void select_mma_instructions(ir::Kernel& kernel, const target::Target& target) {
                               target.arch + ")",
                "compile for sm_90a, or multiply a shared tile");
     mma.instruction = wgmma ? ir::MmaInstruction::wgmma : ir::MmaInstruction::mma_sync;
-    if (mma.a_fragment < 0) check_operand(kernel, mma.a, wgmma, static_cast<std::int64_t>(dtype_size(mma.input)));
+    if (mma.a_fragment < 0)
+      check_operand(kernel, mma.a, wgmma, static_cast<std::int64_t>(dtype_size(mma.input)), mma.a_m_major);
+    // An M-major lhs is one swizzle atom wide: M = 64 16-bit elements, one
+    // 128-byte row per K (the descriptor has no stride along M).
+    if (mma.a_m_major && mma.a.pitch != 64 * static_cast<std::int64_t>(dtype_size(mma.input)))
+      ir::fail(mma.a.where, "an mma.col.* lhs ([K, M]) is read as rows of M = 64 elements, one 128-byte swizzle span each; "
+                            "this tile's rows are " + std::to_string(mma.a.pitch) + " bytes",
+               "store the lhs into a shared tile of 64 columns copied or stored with .swiz<128>");
     // A sparse step covers twice the dense K: 32 bytes of packed lhs, 64 of rhs.
     check_operand(kernel, mma.b, wgmma, static_cast<std::int64_t>(dtype_size(mma.input_b)), mma.b_n_major,
                   mma.metadata ? 64 : 32);

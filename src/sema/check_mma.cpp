@@ -410,11 +410,18 @@ void MmaChecker::mma_multiply(const Stmt& s, const Mma& m) {
   // Warp-level mma also reads rhs as [K, N] (row.col: ldmatrix.trans), and
   // so does RS-mode WGMMA (lhs a register fragment: imm-trans-b).
   const bool lhs_in_registers = register_operand(*m.operands[1]);
-  if (m.layout != "row.row" && !(m.layout == "row.col" && (c_.levels.on_single_warps() || lhs_in_registers || cx_.wgmma()) && !fp8))
+  // col.row / col.col: lhs [K, M], M contiguous (WGMMA's imm-trans-a), from
+  // shared memory on whole warpgroups only.
+  const bool m_major = m.layout == "col.row" || m.layout == "col.col";
+  const bool m_major_ok = m_major && cx_.wgmma() && !c_.levels.on_single_warps() && !lhs_in_registers && !fp8;
+  if (m.layout != "row.row" && !m_major_ok &&
+      !(m.layout == "row.col" && (c_.levels.on_single_warps() || lhs_in_registers || cx_.wgmma()) && !fp8))
     limitation(Rule::unsupported_mma_layout, s.location,
                fp8 ? "mma." + m.layout + " on fp8 tiles is not supported: WGMMA reads fp8 operands K-major only; "
                      "write mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"
-                   : "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)");
+               : m_major ? "mma." + m.layout + " (lhs [K, M], M contiguous) is not supported yet here: libcroqjit lowers it "
+                           "to WGMMA (sm_90a) with the lhs a shared tile, in a group-4 level"
+                         : "mma." + m.layout + " is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)");
   // Integer mma multiplies 8-bit operands into s32 (PTX has no s32 x s32
   // form; Croqtile's documentation lists s8 into s32).
   // Croqtile's type inference takes s32 tiles: a limitation, not an error.

@@ -46,6 +46,50 @@ __co__ void row_col_gemm(global f16 [M, K] lhs, global f16 [K, N] rhs, global f3
 }
 )croq";
 
+// C = A B with A given transposed, lhs_t [K, M]: an M-major lhs
+// (mma.col.col, WGMMA's imm-trans-a), rhs [K, N] (N-major) or, with
+// mma.col.row, [N, K].
+inline std::string col_major_lhs_gemm(bool rhs_n_major) {
+  const std::string rhs = rhs_n_major ? "[K, N]" : "[N, K]";
+  const std::string tile = rhs_n_major ? "at(iv_k, block_n)" : "at(block_n, iv_k)";
+  return "__co__ void col_gemm(global f16 [K, M] lhs_t, global f16 " + rhs + " rhs, global f32 [M, N] output) {\n"
+         "  parallel {block_m, block_n} by [cdiv(M, 64), cdiv(N, 64)] : block {\n"
+         "    parallel p by 1 : group-4 {\n"
+         "      mc = mma.fill.f32 0.0f;\n"
+         "      foreach {iv_k} in [cdiv(K, 64)] {\n"
+         "        a = dma.copy.swiz<128> lhs_t.subspan(64, 64).at(iv_k, block_m).zfill => shared;\n"
+         "        b = dma.copy.swiz<128> rhs.subspan(64, 64)." + tile + ".zfill => shared;\n"
+         "        mma." + (rhs_n_major ? "col.col" : "col.row") + " mc, a.data, b.data;\n"
+         "        mma.commit;\n"
+         "      }\n"
+         "      mma.store mc, output.subspan(64, 64).at(block_m, block_n);\n"
+         "    }\n"
+         "  }\n"
+         "}\n";
+}
+
+// C = A Bᵀ staged in shared memory by mma.store (f16, swizzled), then
+// out = Cᵀ B with the staged tile as an M-major lhs (mma.col.col): the
+// threads' generic writes are fenced for WGMMA's async reads. A and B
+// [64, 64].
+inline constexpr const char* kStagedTransposedLhs = R"croq(
+__co__ void staged(global f16 [64, 64] a, global f16 [64, 64] b, global f32 [64, 64] output) {
+  parallel blk by 1 : block {
+    a_s = dma.copy.swiz<128> a.subspan(64, 64).at(0, 0) => shared;
+    b_s = dma.copy.swiz<128> b.subspan(64, 64).at(0, 0) => shared;
+    shared f16 [64, 64] c_s;
+    parallel p by 1 : group-4 {
+      c = mma.fill.f32 0.0f;
+      mma.row.row c, a_s.data, b_s.data;
+      mma.store.swiz<128> c, c_s;
+      d = mma.fill.f32 0.0f;
+      mma.col.col d, c_s, b_s.data;
+      mma.store d, output.subspan(64, 64).at(0, 0);
+    }
+  }
+}
+)croq";
+
 // C[m][n] = 0.5 * sum_k B[n][k]: a constant fragment as A (RS mode).
 inline constexpr const char* kRsGemmConstantFragment = R"croq(
 __co__ void rs_const(global f16 [N, K] rhs, global f32 [M, N] output) {

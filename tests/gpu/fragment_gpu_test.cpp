@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/fragment_sources.hpp"
+#include "common/staged_lhs_reference.hpp"
 #include "common/turn_sources.hpp"
 #include "croq/croq.hpp"
 #include "gpu_test_util.hpp"
@@ -86,6 +87,58 @@ TEST(FragmentGpu, RowColGemmMatchesHostReference) {
     EXPECT_TRUE(check.passed()) << describe(check);
     seed += 3;
   }
+}
+
+// mma.col.col and mma.col.row of shared tiles: A given as [K, M] (M-major,
+// imm-trans-a), B as [K, N] or [N, K]; tails in every dim.
+TEST(FragmentGpu, ColumnMajorLhsGemmMatchesHostReference) {
+  CROQ_REQUIRE_SM90A();
+  const GemmShape shapes[] = {{128, 128, 128}, {192, 256, 320}, {300, 200, 136}};
+  std::uint64_t seed = 171;
+  for (const bool rhs_n_major : {true, false}) {
+    Kernel kernel = compile_named(croq::test::col_major_lhs_gemm(rhs_n_major), rhs_n_major ? "col_col_gemm" : "col_row_gemm");
+    for (const GemmShape& s : shapes) {
+      SCOPED_TRACE(std::string(rhs_n_major ? "col.col " : "col.row ") + std::to_string(s.m) + " x " + std::to_string(s.n) +
+                   " x " + std::to_string(s.k));
+      auto lhs_t = make_spandata<f16>(s.k, s.m);
+      auto rhs = rhs_n_major ? make_spandata<f16>(s.k, s.n) : make_spandata<f16>(s.n, s.k);
+      auto out = make_spandata<float>(s.m, s.n);
+      lhs_t.fill_random(-1, 1, seed);
+      rhs.fill_random(-1, 1, seed + 1);
+      out.fill_random(1e4, 2e4, seed + 2);
+      kernel(lhs_t.view(), rhs.view(), out.view());
+      // The reference multiplies A [M, K] by B^T of [N, K].
+      auto lhs = make_spandata<f16>(s.m, s.k);
+      auto rhs_nk = make_spandata<f16>(s.n, s.k);
+      for (int k = 0; k < s.k; ++k) {
+        for (int m = 0; m < s.m; ++m) lhs.data()[m * s.k + k] = lhs_t.data()[k * s.m + m];
+        for (int n = 0; n < s.n; ++n)
+          rhs_nk.data()[n * s.k + k] = rhs_n_major ? rhs.data()[k * s.n + n] : rhs.data()[n * s.k + k];
+      }
+      const GemmCheck check = check_gemm(lhs, rhs_nk, out);
+      EXPECT_TRUE(check.passed()) << describe(check);
+      seed += 3;
+    }
+  }
+}
+
+// C = A Bᵀ staged by mma.store into a swizzled shared tile, then Cᵀ B with
+// the staged tile as the M-major lhs: the generic writes fenced for WGMMA.
+TEST(FragmentGpu, StagedTileAsAnMMajorLhsMatchesHostReference) {
+  CROQ_REQUIRE_SM90A();
+  Kernel kernel = compile_named(croq::test::kStagedTransposedLhs, "staged");
+  auto a = make_spandata<f16>(64, 64);
+  auto b = make_spandata<f16>(64, 64);
+  auto out = make_spandata<float>(64, 64);
+  a.fill_random(-1, 1, 41);
+  b.fill_random(-1, 1, 42);
+  out.fill_random(1e4, 2e4, 43);
+  kernel(a.view(), b.view(), out.view());
+  const std::vector<double> want = croq::test::staged_lhs_reference(a, b);
+  int bad = 0;
+  for (std::size_t e = 0; e < want.size(); ++e)
+    if (std::fabs(out.data()[e] - want[e]) > 2e-3 * (1 + std::fabs(want[e])) && bad++ < 5)
+      ADD_FAILURE() << "out[" << e / 64 << "][" << e % 64 << "] = " << out.data()[e] << ", want " << want[e];
 }
 
 // C[m][n] = 0.5 * sum_k B[n][k] for every m: each row of the constant

@@ -95,6 +95,23 @@ TEST(InterpretAttentionBackward, CausalPackedSequencesMatchEachSequencesReferenc
   expect_packed_gradients<croq::bf16>("bf16", 64, true, packed_queries, packed_keys);
 }
 
+// A sequence of 20 queries and no keys: its dQ rows (and the forward's
+// output rows, which delta reads) are zeros, not NaN.
+TEST(InterpretAttentionBackward, PackedQueriesWithoutKeysGetZeroGradients) {
+  expect_packed_gradients<croq::f16>("f16", 64, false, {0, 70, 90, 160}, {0, 90, 90, 150});
+  expect_packed_gradients<croq::f16>("f16", 64, true, {0, 70, 90, 160}, {0, 90, 90, 150});
+}
+
+// The earlier form (dQ from a third pass over the key tiles) still runs:
+// the bench times it against the atomic form.
+TEST(InterpretAttentionBackward, DqPassFormMatchesTheReference) {
+  croq::Kernel forward = croq::test::interpreted(attention::source("f16", 64, true, 2, true));
+  croq::Kernel backward = croq::test::interpreted(attention::backward_source("f16", 64, false, true));
+  const attention::Shape s{1, 1, 80, 144};
+  const attention::BackwardCheck c = attention::BackwardRun<croq::f16>(s, 64, 21).run(forward, backward, s, 64, true);
+  EXPECT_TRUE(c.passed()) << failure(c);
+}
+
 // The wide tiling packed: 64-row blocks of each sequence.
 TEST(InterpretAttentionBackward, PackedSequencesAtTheWideHeadDimMatchEachSequencesReference) {
   expect_packed_gradients<croq::f16>("f16", 256, true, {0, 70, 71, 150}, {0, 90, 110, 190});

@@ -59,11 +59,13 @@ TEST(InterpretAttention, HeadDim160MatchesTheReference) { expect_attention(false
 
 // Packed sequences of variable lengths (one empty, one of a single query,
 // tails), grouped key/value heads: each sequence against its own reference.
-void expect_varlen(bool causal, int d) {
+void expect_varlen(bool causal, int d, std::vector<int> cu_q = {}, std::vector<int> cu_k = {}) {
   croq::Kernel kernel = croq::test::interpreted(attention::varlen_source("f16", d, true));
   const int heads = 4, kv_heads = 2;
-  const std::vector<int> cu_q = {0, 70, 71, 71, 211}, cu_k = causal ? std::vector<int>{0, 90, 95, 115, 255}
-                                                                    : std::vector<int>{0, 90, 95, 115, 155};
+  if (cu_q.empty()) {
+    cu_q = {0, 70, 71, 71, 211};
+    cu_k = causal ? std::vector<int>{0, 90, 95, 115, 255} : std::vector<int>{0, 90, 95, 115, 155};
+  }
   auto q = croq::make_spandata<croq::f16>(heads, cu_q.back(), d);
   auto k = croq::make_spandata<croq::f16>(kv_heads, cu_k.back(), d);
   auto v = croq::make_spandata<croq::f16>(kv_heads, cu_k.back(), d);
@@ -87,6 +89,13 @@ TEST(InterpretAttention, PackedSequencesMatchTheReference) { expect_varlen(false
 TEST(InterpretAttention, CausalPackedSequencesMatchTheReference) { expect_varlen(true, 64); }
 
 TEST(InterpretAttention, PackedSequencesWithHeadDim96MatchTheReference) { expect_varlen(false, 96); }
+
+// A sequence of 20 queries and no keys between two others: its output rows
+// are zeros (the reference's), not NaN.
+TEST(InterpretAttention, QueriesWithoutKeysGetZeros) {
+  expect_varlen(false, 64, {0, 70, 90, 160}, {0, 90, 90, 150});
+  expect_varlen(true, 64, {0, 70, 90, 160}, {0, 90, 90, 150});
+}
 
 // Key/value heads that do not divide the query heads are refused when the
 // kernel is specialized, with the sample's own assertion.

@@ -242,6 +242,84 @@ TEST(Fragment, RowColOfSharedTilesReadsBNMajor) {
   EXPECT_TRUE(contains(ptx, "p, 1, 1, 0, 1;")) << "imm-trans-a 0, imm-trans-b 1";
 }
 
+// mma.col.col / mma.col.row: the lhs [K, M] M-major (imm-trans-a), the rhs
+// N-major or K-major, each k16 step 16 rows of 128 bytes of the lhs.
+TEST(Fragment, ColumnMajorLhsOfSharedTilesReadsAMMajor) {
+  for (const bool rhs_n_major : {true, false}) {
+    const auto rhs = rhs_n_major ? tensor(DType::f16, {192, 128}) : tensor(DType::f16, {128, 192});
+    GeneratedKernel k = generate_for(croq::test::col_major_lhs_gemm(rhs_n_major),
+                                     {tensor(DType::f16, {192, 256}), rhs, tensor(DType::f32, {256, 128})});
+    const std::string form = rhs_n_major ? "true" : "false";
+    EXPECT_TRUE(contains(k.cuda_source, "croq_dev::wgmma_m64nNk16_ta<64, __half, " + form + ">(")) << k.cuda_source;
+    EXPECT_TRUE(contains(k.cuda_source, "desc_advance(desc_a, k16 * 2048)")) << "16 rows of 128 bytes per step";
+    const std::string ptx = ptx_of(k);
+    EXPECT_TRUE(contains(ptx, rhs_n_major ? "p, 1, 1, 1, 1;" : "p, 1, 1, 1, 0;")) << "imm-trans-a 1\n" << ptx;
+  }
+}
+
+// __atomic_add of an accumulator's elements inside an apply: each thread
+// its own elements, one global add per element.
+TEST(Fragment, AtomicAddOfAnAccumulatorIsAGlobalReduction) {
+  const std::string source = R"croq(
+__co__ void f(global f16 [64, 64] a, global f32 [64, 64] out) {
+  parallel blk by 2 : block {
+    a_s = dma.copy.swiz<128> a.subspan(64, 64).at(0, 0) => shared;
+    parallel p by 1 : group-4 {
+      acc = mma.fill.f32 0.0f;
+      mma.row.row acc, a_s.data, a_s.data;
+      apply {i, j} in acc.span
+        __atomic_add(out.at(i, j), acc.at(i, j));
+    }
+  }
+}
+)croq";
+  GeneratedKernel k = generate_for(source, {tensor(DType::f16, {64, 64}), tensor(DType::f32, {64, 64})});
+  // One global f32 add per register of the [64, 64] accumulator (32 a
+  // thread); NVVM writes atom with a result nobody reads, ptxas makes it RED.
+  const std::string ptx = ptx_of(k);
+  std::size_t adds = 0;
+  for (std::size_t at = ptx.find(".global.add.f32"); at != std::string::npos; at = ptx.find(".global.add.f32", at + 1)) ++adds;
+  EXPECT_EQ(adds, 32u) << ptx;
+}
+
+// A tile mma.store wrote (generic proxy) read by WGMMA (async proxy):
+// fence.proxy.async and a barrier among the writers before the multiply.
+TEST(Fragment, StagedTileIsFencedBeforeWgmmaReadsIt) {
+  const auto t = tensor(DType::f16, {64, 64});
+  GeneratedKernel k = generate_for(croq::test::kStagedTransposedLhs, {t, t, tensor(DType::f32, {64, 64})});
+  const std::size_t store = k.cuda_source.find("store_accum_shared_swizzled<64, 128>(");
+  const std::size_t mma = k.cuda_source.find("wgmma_m64nNk16_ta<64, __half, true>(");
+  ASSERT_NE(store, std::string::npos) << k.cuda_source;
+  ASSERT_NE(mma, std::string::npos) << k.cuda_source;
+  const std::string between = k.cuda_source.substr(store, mma - store);
+  EXPECT_TRUE(contains(between, "fence_proxy_async_shared()")) << between;
+  EXPECT_TRUE(contains(between, "__syncthreads()") || contains(between, "named_barrier_sync(")) << between;
+}
+
+// An M-major lhs is one 128-byte swizzle span wide (M = 64 of f16).
+TEST(Fragment, ColumnMajorLhsOfOtherWidthsIsRefused) {
+  const std::string source = R"croq(
+__co__ void f(global f16 [64, 128] a, global f16 [64, 64] b, global f32 [128, 64] o) {
+  parallel blk by 1 : block {
+    a_s = dma.copy a.subspan(64, 128).at(0, 0) => shared;
+    b_s = dma.copy.swiz<128> b.subspan(64, 64).at(0, 0) => shared;
+    parallel p by 1 : group-4 {
+      mc = mma.fill.f32 0.0f;
+      mma.col.col mc, a_s.data, b_s.data;
+      mma.store mc, o.subspan(64, 64).at(0, 0);
+    }
+  }
+}
+)croq";
+  try {
+    generate_for(source, {tensor(DType::f16, {64, 128}), tensor(DType::f16, {64, 64}), tensor(DType::f32, {128, 64})});
+    FAIL() << "a [K, 128] lhs was taken as an M-major operand";
+  } catch (const CompileError& e) {
+    EXPECT_TRUE(contains(e.what(), "mma.col.col takes lhs as [K, M] with M = 64 (WGMMA m64), got f16 [64, 128]"))
+        << e.what();
+  }
+}
+
 TEST(Fragment, ElementsOutsideApplyAreRefused) {
   const std::string source = R"croq(
 __co__ void f(global f16 [64, 64] q, global f32 [64, 64] o) {

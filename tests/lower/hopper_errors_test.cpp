@@ -316,8 +316,9 @@ std::vector<ErrorCase> mma_cases() {
        7, "mma.load.swiz<128> does not match the tile's layout: it was copied with no swizzle",
        "use the same .swiz<N> on the copy and on mma.load"},
       // mma.row.row: the form
-      {"MmaColRow", warpgroup("      mma.col.row mc, a.data, b.data;\n"), 7, 7,
-       "mma.col.row is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"},
+      // mma.col.row: lhs [K, M] (b's [128, 64]: K = 128), rhs [N, K].
+      {"MmaColRowOfMismatchedK", warpgroup("      mma.col.row mc, b.data, a.data;\n"), 7, 7,
+       "lhs has K = 128 but rhs has K = 64 (mma.col.row takes rhs as [N, K])"},
       {"MmaSparseWithoutMetadata", warpgroup("      mma.row.row.sp mc, a.data, b.data;\n"), 7, 19,
        "`.sp` on mma is not supported yet by libcroqjit"},
       {"MmaInAWarp",

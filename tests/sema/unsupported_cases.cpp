@@ -124,9 +124,14 @@ std::vector<RuleCase> unsupported_cases() {
            "    wait g;\n"),
        4, "g =", "`after f` is not supported yet by libcroqjit: `after` takes the future of a dma copy",
        "wait for the future first: `wait f;`, then copy", "sm_90a"},
-      // mma.row.col is WGMMA with imm-trans-b (and mma.sync at warp level); col.* stays out.
-      {"MmaColRow", "unsupported-mma-layout", wg("      mma.col.row mc, ta.data, tb.data;\n"), 7, "mma",
-       "mma.col.row is not supported yet; libcroqjit lowers mma.row.row (lhs [M, K], rhs [N, K], both K contiguous)"},
+      // mma.row.col is WGMMA with imm-trans-b (and mma.sync at warp level);
+      // col.* is WGMMA with imm-trans-a, a warpgroup's only.
+      {"MmaColRowOnWarps", "unsupported-mma-layout",
+       blk("    mc = mma.fill.f32 0.0f;\n    parallel g by 4 : group {\n      b = mma.load lhs.chunkat(bm, _);\n"
+           "      mma.col.row mc, b, b;\n    }\n"),
+       6, "mma",
+       "mma.col.row (lhs [K, M], M contiguous) is not supported yet here: libcroqjit lowers it to WGMMA (sm_90a) with "
+       "the lhs a shared tile, in a group-4 level"},
   };
 }
 

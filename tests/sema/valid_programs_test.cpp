@@ -108,6 +108,13 @@ TEST(ValidPrograms, MmaSyncKernelsOnSm80) {
   EXPECT_FALSE(e.has_value()) << (e ? e->what() : "");
 }
 
+// A warpgroup's mma.col.row / mma.col.col: lhs [K, M] from shared memory
+// (WGMMA's imm-trans-a).
+TEST(ValidPrograms, WarpgroupMmaWithAnMMajorLhs) {
+  sm90a::expect_clean(wg("      mma.col.row mc, ta.data, ta.data;\n"));
+  sm90a::expect_clean(wg("      mma.col.col mc, ta.data, ta.data;\n"));
+}
+
 // Warp-level mma (each warp of a `: group` level its own m16n8k16 tiles,
 // row.row and row.col) on sm_90a and on sm_80: mma.sync on both.
 TEST(ValidPrograms, WarpLevelMmaOnSm90aAndSm80) {

@@ -90,6 +90,7 @@ class Printer {
   Fp8PackSharing fp8_pack_;
   std::string fp8_packed_name_;  // the registers the current run of such mmas shares
   void rs_open(const ir::Mma& m, const std::string& pack, const std::string& packed_count);
+  void mma_ss_m_major(const ir::Mma& m, const ir::Accumulator& acc);  // col.*: the steps of mma()
   void mma_store(const ir::MmaStore& m);
   void mma_load(const ir::MmaLoad& m);
   std::string event_slot(int event, const ir::ExprRef& index) const;

@@ -424,7 +424,7 @@ void Printer::stmt(const ir::Stmt& s) {
       line(n.read_only ? "croq_dev::bulk_wait_group_read<0>();  // the tile's TMA stores have read it"
                        : "croq_dev::bulk_wait_group<0>();  // every TMA store has completed");
     } else if constexpr (std::is_same_v<T, ir::FenceProxyAsync>) {
-      line("croq_dev::fence_proxy_async_shared();  // make the tile's generic-proxy writes visible to TMA");
+      line("croq_dev::fence_proxy_async_shared();  // make the tile's generic-proxy writes visible to the async proxy (TMA, WGMMA)");
     } else if constexpr (std::is_same_v<T, ir::MmaFill>) {
       mma_fill(n);
     } else if constexpr (std::is_same_v<T, ir::Mma>) {
@@ -598,9 +598,10 @@ std::string frag_section(const ir::Kernel& kernel) {
   std::set<RsWgmmaForm> forms;
   ir::for_each<ir::Mma>(*kernel.body, [&](const ir::Mma& m, const ir::Stmt&) {
     // An fp8 register lhs is the fp8 section's (fp8_section).
-    if (m.instruction != ir::MmaInstruction::wgmma || (m.a_fragment < 0 && !m.b_n_major) || is_fp8(m.input)) return;
+    if (m.instruction != ir::MmaInstruction::wgmma || (m.a_fragment < 0 && !m.b_n_major && !m.a_m_major) || is_fp8(m.input))
+      return;
     const ir::Accumulator& acc = kernel.accumulators[static_cast<std::size_t>(m.accumulator)];
-    forms.insert({static_cast<int>(acc.n), m.input == DType::bf16, m.b_n_major, m.a_fragment < 0});
+    forms.insert({static_cast<int>(acc.n), m.input == DType::bf16, m.b_n_major, m.a_fragment < 0, m.a_m_major});
   });
   return fragments || !forms.empty() ? hopper_prelude_frag({forms.begin(), forms.end()}) : std::string();
 }

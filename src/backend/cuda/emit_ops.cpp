@@ -238,6 +238,10 @@ void Printer::mma(const ir::Mma& m) {
     sparse_wgmma(m, acc);
     return;
   }
+  if (m.a_m_major) {
+    mma_ss_m_major(m, acc);
+    return;
+  }
   line("const unsigned long long desc_a = croq_dev::make_kmajor_desc<" + std::to_string(m.a.swizzle) + ">(" +
        expr(m.a.address) + ");");
   if (m.b_n_major)  // row.col: B is [K, N], 16 rows of K per instruction
@@ -283,6 +287,26 @@ void Printer::sparse_wgmma(const ir::Mma& m, const ir::Accumulator& acc) {
        ">(" + acc.name + ", croq_dev::desc_advance(desc_a, ks * 32), croq_dev::desc_advance(desc_b, ks * 64), " +
        "croq_dev::sparse_metadata<" + (fp8 ? "true" : "false") + ">(meta + ks * " + std::to_string(step / 8) + ", " +
        std::to_string(m.metadata_pitch) + "u));");
+  line("croq_dev::wgmma_commit_group();");
+  line("croq_dev::fence_accum(" + acc.name + ");");
+  dedent();
+  line("}");
+}
+
+// col.row / col.col: A is [K, M] (M-major, imm-trans-a), B [N, K] or [K, N];
+// each k16 step reads 16 rows of each N- or M-major tile. Closes the block
+// mma() opened.
+void Printer::mma_ss_m_major(const ir::Mma& m, const ir::Accumulator& acc) {
+  line("const unsigned long long desc_a = croq_dev::make_mnmajor_desc<" + std::to_string(m.a.swizzle) + ">(" +
+       expr(m.a.address) + ");");
+  line("const unsigned long long desc_b = croq_dev::make_" + std::string(m.b_n_major ? "mnmajor" : "kmajor") + "_desc<" +
+       std::to_string(m.b.swizzle) + ">(" + expr(m.b.address) + ");");
+  const std::string b_step = m.b_n_major ? std::to_string(16 * m.b.pitch) : "32";
+  line("#pragma unroll");
+  line("for (int k16 = 0; k16 < " + std::to_string(m.k / 16) + "; ++k16)");
+  line("  croq_dev::wgmma_m64nNk16_ta<" + std::to_string(acc.n) + ", " + cuda_type(m.input) + ", " +
+       (m.b_n_major ? "true" : "false") + ">(" + acc.name + ", croq_dev::desc_advance(desc_a, k16 * " +
+       std::to_string(16 * m.a.pitch) + "), croq_dev::desc_advance(desc_b, k16 * " + b_step + "));");
   line("croq_dev::wgmma_commit_group();");
   line("croq_dev::fence_accum(" + acc.name + ");");
   dedent();

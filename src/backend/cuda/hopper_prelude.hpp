@@ -71,7 +71,9 @@
 //               pack_fragment(frag, packed), fence_packed(packed),
 //               wgmma_m64nNk16_rs<N, TransB, P, Bf16>(d, packed, k16, desc_b):
 //               RS-mode WGMMA; wgmma_m64nNk16_tb<N, AB>(d, desc_a, desc_b): SS mode
-//               with B N-major ([K][N], imm-trans-b); make_mnmajor_desc<Span>(tile);
+//               with B N-major ([K][N], imm-trans-b); wgmma_m64nNk16_ta<N, AB,
+//               TransB>(d, desc_a, desc_b): SS mode with A M-major ([K][M],
+//               imm-trans-a); make_mnmajor_desc<Span>(tile);
 //               pack_pair(lo, hi), quad_max(v), quad_sum(v)
 //
 // Compiled below sm_90 (__CUDA_ARCH__ < 900: sm_80..sm_89, compute_80 PTX),
@@ -135,6 +137,7 @@ struct RsWgmmaForm {
   int n = 0;
   bool bf16 = false, b_n_major = false;
   bool a_in_shared = false;  // SS mode with an N-major B (wgmma_m64nNk16_tb)
+  bool a_m_major = false;    // SS mode with an M-major A (wgmma_m64nNk16_ta)
   friend auto operator<=>(const RsWgmmaForm&, const RsWgmmaForm&) = default;
 };
 

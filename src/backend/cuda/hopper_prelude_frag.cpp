@@ -39,12 +39,18 @@ void emit_wgmma_rs(std::string& out, const RsWgmmaForm& f) {
   out += "\n        : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"l\"(b), \"r\"(scale_d)\n        : \"memory\");\n  }\n};\n";
 }
 
-// template <> struct wgmma_ss_tb<N, Kind> { static void run(d, a, b, scale_d) { asm(...); } };
-void emit_wgmma_ss_tb(std::string& out, const RsWgmmaForm& f) {
+// SS mode with a transposed operand, both in shared memory:
+// template <> struct wgmma_ss_tb<N, Bf16> { static void run(d, a, b, scale_d) { asm(...); } }
+// (B N-major, imm-trans-b), or wgmma_ss_ta<N, 2 * (B N-major) + Bf16> (A
+// M-major, imm-trans-a).
+void emit_wgmma_ss_transposed(std::string& out, const RsWgmmaForm& f) {
   const int regs = f.n / 2;
   const std::string ns = std::to_string(f.n);
   const auto op = [](int i) { return "%" + std::to_string(i); };
-  out += "template <>\nstruct wgmma_ss_tb<" + ns + ", " + (f.bf16 ? "1" : "0") +
+  const std::string name = f.a_m_major ? "wgmma_ss_ta" : "wgmma_ss_tb";
+  const int kind = (f.a_m_major && f.b_n_major ? 2 : 0) + (f.bf16 ? 1 : 0);
+  const std::string transposes = f.a_m_major ? (f.b_n_major ? "1, 1" : "1, 0") : "0, 1";
+  out += "template <>\nstruct " + name + "<" + ns + ", " + std::to_string(kind) +
          "> {\n  static __device__ __forceinline__ void run(float (&d)[" + std::to_string(regs) +
          "], u64 a, u64 b, int scale_d) {\n    asm volatile(\n"
          "        \"{\\n.reg .pred p;\\nsetp.ne.b32 p, " + op(regs + 2) + ", 0;\\n\"\n"
@@ -53,7 +59,7 @@ void emit_wgmma_ss_tb(std::string& out, const RsWgmmaForm& f) {
     if (i > 0) out += (i % 16 == 0) ? ", \"\n        \"" : ", ";
     out += op(i);
   }
-  out += "},\"\n        \" " + op(regs) + ", " + op(regs + 1) + ", p, 1, 1, 0, 1;\\n}\\n\"\n        : ";
+  out += "},\"\n        \" " + op(regs) + ", " + op(regs + 1) + ", p, 1, 1, " + transposes + ";\\n}\\n\"\n        : ";
   for (int i = 0; i < regs; ++i) {
     if (i > 0) out += (i % 8 == 0) ? ",\n          " : ", ";
     out += "\"+f\"(d[" + std::to_string(i) + "])";
@@ -66,7 +72,7 @@ void emit_wgmma_ss_tb(std::string& out, const RsWgmmaForm& f) {
 std::string hopper_prelude_frag(const std::vector<RsWgmmaForm>& forms) {
   std::string specializations;
   for (const RsWgmmaForm& f : forms)
-    f.a_in_shared ? emit_wgmma_ss_tb(specializations, f) : emit_wgmma_rs(specializations, f);
+    f.a_in_shared ? emit_wgmma_ss_transposed(specializations, f) : emit_wgmma_rs(specializations, f);
   return prelude_with("hopper_frag.cuh", "wgmma_rs", specializations);
 }
 

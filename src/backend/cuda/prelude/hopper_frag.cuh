@@ -30,6 +30,8 @@ template <int N, int Kind>
 struct wgmma_rs;
 template <int N, int Kind>
 struct wgmma_ss_tb;  // both operands in shared memory, B N-major
+template <int N, int Kind>
+struct wgmma_ss_ta;  // both in shared memory, A M-major; Kind = 2 * (B N-major) + (bf16)
 template <typename AB>
 struct rs_bf16 {
   static constexpr int value = 0;
@@ -83,6 +85,13 @@ __device__ __forceinline__ void wgmma_m64nNk16_rs(float (&d)[N / 2], const u32 (
 template <int N, typename AB>
 __device__ __forceinline__ void wgmma_m64nNk16_tb(float (&d)[N / 2], u64 desc_a, u64 desc_b, int scale_d = 1) {
   detail::wgmma_ss_tb<N, detail::rs_bf16<AB>::value>::run(d, desc_a, desc_b, scale_d);
+}
+
+// The same with A from shared memory M-major ([K][M], M = 64: imm-trans-a),
+// B K-major ([N][K]) or with TransB N-major ([K][N]): mma.col.row, mma.col.col.
+template <int N, typename AB, bool TransB>
+__device__ __forceinline__ void wgmma_m64nNk16_ta(float (&d)[N / 2], u64 desc_a, u64 desc_b, int scale_d = 1) {
+  detail::wgmma_ss_ta<N, 2 * int(TransB) + detail::rs_bf16<AB>::value>::run(d, desc_a, desc_b, scale_d);
 }
 #endif  // CROQ_DEV_SM90A
 }  // namespace croq_dev
