@@ -158,8 +158,9 @@ ViewArguments view_arguments(const Member& m) {
 }
 
 MemberKind member_kind(const std::string& name) {
-  static const std::array<std::pair<std::string_view, MemberKind>, 10> kinds = {{
+  static const std::array<std::pair<std::string_view, MemberKind>, 11> kinds = {{
       {"at", MemberKind::at}, {"chunkat", MemberKind::chunkat}, {"subspan", MemberKind::subspan},
+      {"modspan", MemberKind::modspan},
       {"step", MemberKind::step}, {"view", MemberKind::view}, {"from", MemberKind::from},
       {"span", MemberKind::span}, {"span_as", MemberKind::span_as}, {"data", MemberKind::data},
       {"zfill", MemberKind::zfill},

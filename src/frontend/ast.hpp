@@ -103,6 +103,9 @@ enum class BinaryOp {
 struct Binary {
   BinaryOp op;
   ExprPtr lhs, rhs;
+  // `i #- c`, `i #+ c` (op sub, add): the index i itself, counting c values
+  // fewer or more (Croqtile's bound declarations), not i - c or i + c.
+  bool moves_bound = false;
 };
 
 struct Conditional {
@@ -129,7 +132,7 @@ struct Convert {
 
 // The view and future operations of the language get their own kind; any
 // other member name is `other` (the checker reports it).
-enum class MemberKind { at, chunkat, subspan, step, view, from, span, span_as, data, zfill, other };
+enum class MemberKind { at, chunkat, subspan, modspan, step, view, from, span, span_as, data, zfill, other };
 struct Member {
   ExprPtr object;
   std::string name;

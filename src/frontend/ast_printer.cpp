@@ -419,7 +419,7 @@ class Printer {
     out_ << ")";
   }
   void print_expr(const Binary& n) {
-    out_ << "(" << binary_op_name(n.op) << " ";
+    out_ << "(" << (n.moves_bound ? "#" : "") << binary_op_name(n.op) << " ";
     expr(*n.lhs);
     out_ << " ";
     expr(*n.rhs);

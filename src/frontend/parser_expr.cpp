@@ -83,17 +83,17 @@ ExprPtr ExpressionParser::parse_binary(int min_precedence) {
       break;
     advance();
     BinaryOp op = found->op;
-    // `i #- c`, `i #+ c` (no space after `#`): the index moved by c, still a
-    // bounded index; the checker types it as `i - c`, `i + c`.
+    // `i #- c`, `i #+ c` (no space after `#`): i with its count moved by c.
     const Token& after = peek();
-    if (op == BinaryOp::compose && after.kind == TokenKind::punct && (after.is("-") || after.is("+")) &&
-        after.offset == t.offset + 1) {
+    const bool moves_bound = op == BinaryOp::compose && after.kind == TokenKind::punct &&
+                             (after.is("-") || after.is("+")) && after.offset == t.offset + 1;
+    if (moves_bound) {
       op = after.is("-") ? BinaryOp::sub : BinaryOp::add;
       advance();
     }
     ExprPtr rhs = parse_binary(found->precedence);
     SourceLocation loc = lhs->location;
-    lhs = make_expr(loc, Binary{op, std::move(lhs), std::move(rhs)});
+    lhs = make_expr(loc, Binary{op, std::move(lhs), std::move(rhs), moves_bound});
     set_extent(*lhs, begin);
   }
   return lhs;
@@ -136,7 +136,7 @@ ExprPtr ExpressionParser::parse_postfix() {
       const Token& name = peek();
       if (!name.is_identifier())
         fail(name, "expected a member name after `.`, found " + describe(name),
-             "members are `.at`, `.chunkat`, `.subspan`, `.step`, `.view`, `.from`, `.span`, `.span_as`, `.data`, `.zfill`");
+             "members are `.at`, `.chunkat`, `.subspan`, `.modspan`, `.step`, `.view`, `.from`, `.span`, `.span_as`, `.data`, `.zfill`");
       advance();
       Member m;
       m.object = std::move(e);

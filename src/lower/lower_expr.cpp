@@ -242,7 +242,7 @@ Value ExprLowering::member(const Expr& e, const Member& m) {
       (m.kind == MemberKind::span || m.kind == MemberKind::at))
     return register_member(e, m, obj);
   const bool view_op = m.kind == MemberKind::span || m.kind == MemberKind::at || m.kind == MemberKind::chunkat ||
-                       m.kind == MemberKind::subspan || m.kind == MemberKind::view || m.kind == MemberKind::span_as ||
+                       m.kind == MemberKind::subspan || m.kind == MemberKind::modspan || m.kind == MemberKind::view || m.kind == MemberKind::span_as ||
                        m.kind == MemberKind::zfill;
   if (view_op && obj.kind != Value::Kind::view && obj.kind != Value::Kind::future)
     unchecked(e.location, "a view operation on what is no tensor");
@@ -278,8 +278,8 @@ Value ExprLowering::member(const Expr& e, const Member& m) {
     case MemberKind::zfill:  // `src.zfill => dst`: the same as dma.copy.zfill
       obj.zfill = true;
       return obj;
-    case MemberKind::at: case MemberKind::chunkat: case MemberKind::subspan: case MemberKind::view:
-    case MemberKind::step: case MemberKind::from:
+    case MemberKind::at: case MemberKind::chunkat: case MemberKind::subspan: case MemberKind::modspan:
+    case MemberKind::view: case MemberKind::step: case MemberKind::from:
       return view_member(e, m, std::move(obj));
     default:
       unchecked(e.location, "a member sema does not know");
@@ -290,7 +290,7 @@ Value ExprLowering::member(const Expr& e, const Member& m) {
 // .subspan/.view (pending until placed), .step and .from.
 // `.subspan(...)` and `.view(...)`: the window's extents (a strided view's
 // strides after them), placed later by `.at` or `.from`.
-Value ExprLowering::window_member(const Expr& e, const Member& m, const Value& obj) {
+Value ExprLowering::window_member(const Expr& e, const Member& m, const Value& obj, std::vector<bool>* whole) {
   std::vector<const Expr*> args;  // the extents (a strided view's strides follow them)
   for (const auto& a : m.args) args.push_back(a.get());
   std::vector<std::int64_t> strides;
@@ -319,8 +319,12 @@ Value ExprLowering::window_member(const Expr& e, const Member& m, const Value& o
   }
   if (extents.size() != obj.view.extent.size() || (!strides.empty() && strides.size() != extents.size()))
     unchecked(e.location, "a window of another rank");
-  Value r = unplaced_window(obj);  // a tile of a window (`x.subspan(...).at(...).subspan(...)`) stays in it
+  Value placed = obj;  // a window of an unplaced subspan is one of its first tile's (a modspan's remainder's)
+  place_at_origin(placed);
+  Value r = unplaced_window(placed);  // a tile of a window (`x.subspan(...).at(...).subspan(...)`) stays in it
+  if (whole) whole->assign(extents.size(), false);
   for (std::size_t d = 0; d < extents.size(); ++d) {
+    if (!extents[d].value && whole) (*whole)[d] = true;
     if (!extents[d].value) continue;
     const Expr& a = *extents[d].where;
     const Value& x = *extents[d].value;
@@ -356,6 +360,7 @@ Value ExprLowering::view_member(const Expr& e, const Member& m, Value obj) {
     }
     v.pending = View::Pending::none;
     v.parent.clear();
+    v.remainder_at.clear();
     Value r;
     r.kind = Value::Kind::view;
     r.view = v;
@@ -425,6 +430,8 @@ Value ExprLowering::view_member(const Expr& e, const Member& m, Value obj) {
     case MemberKind::subspan:
     case MemberKind::view:
       return window_member(e, m, obj);
+    case MemberKind::modspan:
+      return modspan_window(e, m, std::move(obj));
     case MemberKind::step: {
       if (obj.view.pending != View::Pending::subspan || m.args.size() != obj.view.extent.size())
         unchecked(e.location, "a `.step` of no subspan or of another rank");
@@ -473,15 +480,25 @@ std::vector<std::pair<const Expr*, std::optional<Value>>> ExprLowering::chunkat_
 
 // A copy's `x.subspan(...)` (or `.subspan(...).step(...)`) without `.at`
 // is its first tile, as `.at(0, ...)`: exact where it fits in the parent.
+// A `.modspan` without `.at` is the remainder tile, where its
+// `remainder_at` says.
 void ExprLowering::place_at_origin(Value& v) const {
   if ((v.kind != Value::Kind::view && v.kind != Value::Kind::future) || v.view.pending != View::Pending::subspan) return;
-  for (std::size_t d = 0; d < v.view.extent.size(); ++d) {
+  View& view = v.view;
+  for (std::size_t d = 0; d < view.extent.size(); ++d) {
     // -1 when dynamic: never provably inside
-    const std::int64_t parent = v.view.parent.empty() ? dim_value(v.view.buffer, d) : v.view.parent[d];
-    if (!(parent >= 0 && v.view.extent[d] >= 0 && v.view.extent[d] <= parent)) v.view.exact = false;
+    const std::int64_t parent = view.parent.empty() ? dim_value(view.buffer, d) : view.parent[d];
+    const std::int64_t start = d < view.remainder_at.size() ? view.remainder_at[d] : 0;
+    if (!(parent >= 0 && view.extent[d] >= 0 && tile_end(1, start, view.extent[d]) <= parent)) view.exact = false;
+    if (start == 0) continue;
+    if (view.origin_multiple.size() < view.origin.size()) view.origin_multiple.resize(view.origin.size(), 1);
+    const std::int64_t before = ir::is_zero(view.origin[d]) ? 0 : view.origin_multiple[d];
+    view.origin[d] = ir::add(view.origin[d], ir::int_const(start));
+    view.origin_multiple[d] = multiple_gcd(before, start);
   }
-  v.view.pending = View::Pending::none;
-  v.view.parent.clear();
+  view.pending = View::Pending::none;
+  view.parent.clear();
+  view.remainder_at.clear();
 }
 
 // x.span_as([d0, d1, ...]): the same elements, in the same row-major order,
@@ -534,8 +551,24 @@ Value ExprLowering::fold(const Expr& e, BinaryOp op, std::int64_t a, std::int64_
   return scalar_const(r.value);
 }
 
+// `i #- c`, `i #+ c`: i, counted as c fewer or more values.
+Value ExprLowering::moved_bound(const Expr& e, const Binary& b, Value l, const Value& r) {
+  if (l.kind != Value::Kind::index || !r.constant) unchecked(e.location, sema::Rule::bound_move);
+  if (l.count <= 0)
+    fail(e.location, "`" + source_text(e) + "` moves a count known only when the kernel runs; not supported yet by libcroqjit",
+         "move the count of an index whose count is known when the kernel is specialized");
+  const support::CheckedInt moved =
+      b.op == BinaryOp::sub ? support::checked_sub(l.count, *r.constant) : support::checked_add(l.count, *r.constant);
+  if (!moved.ok()) fail_arithmetic(e, moved.fault, source_text(e));
+  if (sema::Verdict broken = sema::moved_count(source_text(e), moved.value)) fail(e.location, *broken);
+  l.count = moved.value;
+  l.count_expr = nullptr;
+  return l;
+}
+
 Value ExprLowering::binary(const Expr& e, const Binary& b) {
   Value l = expr(*b.lhs), r = expr(*b.rhs);
+  if (b.moves_bound) return moved_bound(e, b, std::move(l), r);
   if (b.op == BinaryOp::compose) {
     if (r.kind != Value::Kind::index || r.count <= 0)
       fail(b.rhs->location, sema::compose_index(source_text(*b.rhs)));
@@ -737,6 +770,10 @@ Value ExprLowering::expr(const Expr& e) {
 template <typename T>
 Value ExprLowering::other_expression(const Expr& e, const T& n) {
   if constexpr (std::is_same_v<T, IntegerLiteral>) {
+    if (pick_source_ && source_text(e).rfind('(', 0) == 0) {  // a pick `(k)` in an extent of a selection
+      if (n.value >= pick_source_->elements.size()) unchecked(e.location, sema::Rule::pick_index);
+      return pick_source_->elements[static_cast<std::size_t>(n.value)];
+    }
     if (n.value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
       fail(e.location, "the integer literal `" + n.spelling + "` does not fit in a 64-bit signed integer");
     return scalar_const(static_cast<std::int64_t>(n.value));

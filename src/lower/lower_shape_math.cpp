@@ -84,7 +84,7 @@ Value ExprLowering::selected_tuple(const Expr& e, const Subscript& sub, const st
   out.kind = Value::Kind::tuple;
   for (const sema::SelectedDim& d : picks) {
     if (d.pick < 0) {
-      out.elements.push_back(require_scalar(expr(*d.extent), *d.extent));
+      out.elements.push_back(require_scalar(selected_extent(*d.extent, operand), *d.extent));
       continue;
     }
     const auto at = static_cast<std::size_t>(d.pick);
@@ -98,6 +98,11 @@ Value ExprLowering::selected_shape(const Expr& e, const Subscript& sub, const st
   if (sub.braces) return selected_tuple(e, sub, dims);
   std::vector<std::string> names;
   const std::vector<std::int64_t> operand = shape_of(*sub.object, &names);
+  Value dims_of_operand;  // the values a pick `(k)` in an extent names
+  dims_of_operand.kind = Value::Kind::shape;
+  dims_of_operand.dims = operand;
+  dims_of_operand.dim_names = names;
+  const Value picks = tuple_of_extents(dims_of_operand);
   Value out;
   out.kind = Value::Kind::shape;
   for (const sema::SelectedDim& d : dims) {
@@ -108,7 +113,7 @@ Value ExprLowering::selected_shape(const Expr& e, const Subscript& sub, const st
       out.dim_names.push_back(names[at]);
       continue;
     }
-    const Value v = require_scalar(expr(*d.extent), *d.extent);
+    const Value v = require_scalar(selected_extent(*d.extent, picks), *d.extent);
     if (!v.constant)
       fail(d.extent->location, "`" + source_text(*d.extent) + "`, an extent of `" + source_text(e) +
                                    "`, is known only when the kernel runs; a shape's dims are known when it is specialized");
@@ -119,6 +124,21 @@ Value ExprLowering::selected_shape(const Expr& e, const Subscript& sub, const st
     out.dim_names.emplace_back();
   }
   return out;
+}
+
+// An extent of a selection (`(0) / 2` in `x.span[(0) / 2, 4]`), whose picks
+// `(k)` name the values of `source`.
+Value ExprLowering::selected_extent(const Expr& extent, const Value& source) {
+  const Value* outer = pick_source_;
+  pick_source_ = &source;
+  try {
+    Value v = expr(extent);
+    pick_source_ = outer;
+    return v;
+  } catch (...) {
+    pick_source_ = outer;
+    throw;
+  }
 }
 
 // A shape's extents as a tuple of values (`{a.span}`, `ituple t = a.span`).

@@ -176,6 +176,11 @@ void Lowerer::assignment(const Stmt& s, const Assignment& a) {
       v.expr = ir::var(name, type);
       v.is_float = value.is_float;
       v.multiple = value.multiple;
+      if (value.kind == Value::Kind::index) {  // `q1 = q #- 1;`: a bounded index still, for chunkat and `#`
+        v.kind = Value::Kind::index;
+        v.count = value.count;
+        v.count_expr = value.count_expr;
+      }
       define(n->name, v);
       return;
     }

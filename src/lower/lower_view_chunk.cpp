@@ -53,4 +53,32 @@ Value ExprLowering::chunk_window(const Expr& e, const Member& m, const Value& ob
   return r;
 }
 
+// `x.modspan(m0, m1, ...)`: in each dim the remainder of x's extent by m
+// (one element where m divides it, as Croqtile), a subspan whose `.at(i)`
+// starts at i * m; without `.at` it is the remainder itself, at the extent
+// rounded down to m (`place_at_origin`). `_` keeps a dim whole.
+Value ExprLowering::modspan_window(const Expr& e, const Member& m, Value obj) {
+  place_at_origin(obj);  // a modspan of an unplaced subspan divides its first tile
+  const View parent = obj.view;
+  std::vector<bool> whole;
+  Value r = window_member(e, m, obj, &whole);  // the extents: each dim's m
+  View& v = r.view;
+  for (const ExprRef& limit : v.limit)
+    if (limit) unchecked(e.location, "a `.modspan` step computed in the kernel");
+  v.step = v.extent;
+  v.remainder_at.assign(v.extent.size(), 0);
+  for (std::size_t d = 0; d < v.extent.size(); ++d) {
+    if (whole[d]) continue;
+    if (parent.extent[d] < 0)
+      fail(e.location, "`.modspan` of dimension " + std::to_string(d) + ", the dynamic dim `" +
+                           dim_name(parent.buffer, d) + "`, has a remainder known only at run time",
+           "use `subspan(T, ...).at(...)` with a constant tile extent");
+    if (v.extent[d] <= 0) unchecked(e.location, sema::Rule::extent_positive);
+    const std::int64_t remainder = parent.extent[d] % v.extent[d];
+    v.remainder_at[d] = parent.extent[d] - remainder;
+    v.extent[d] = remainder == 0 ? 1 : remainder;
+  }
+  return r;
+}
+
 }  // namespace croq::lower::detail

@@ -48,6 +48,9 @@ struct View {
   // A pending subspan of a window: the window's extents, which its tiles
   // stay inside to be exact (empty: the buffer's dims).
   std::vector<std::int64_t> parent;
+  // A pending `.modspan`: where each dim's remainder starts (the extent
+  // rounded down to the step), its placement when no `.at` places it.
+  std::vector<std::int64_t> remainder_at;
   ExprRef slot;  // arrays of buffers: which one; null: not selected yet
   // An array of arrays (`s[4][2]`, one ring of 8 slots): the sizes of the
   // dims `[i]` has still to select, the first next; `slot` so far is the
@@ -453,8 +456,15 @@ class ExprLowering : public LoweringContext {
   Value name_value(const Expr& e, const Name& n);
   Value member(const Expr& e, const Member& m);
   Value view_member(const Expr& e, const Member& m, Value obj);
-  Value window_member(const Expr& e, const Member& m, const Value& obj);
+  // `whole`, when given, gets which dims `_` keeps whole.
+  Value window_member(const Expr& e, const Member& m, const Value& obj, std::vector<bool>* whole = nullptr);
   Value chunk_window(const Expr& e, const Member& m, const Value& obj);
+  Value modspan_window(const Expr& e, const Member& m, Value obj);
+  Value moved_bound(const Expr& e, const Binary& b, Value l, const Value& r);
+  // In an extent of `x [...]` or `t {...}`: the values of x's dims or t's
+  // elements, which a pick `(k)` names (`x [(0) / 2, 4]`).
+  const Value* pick_source_ = nullptr;
+  Value selected_extent(const Expr& extent, const Value& source);
   Value unplaced_window(const Value& obj) const;
   std::int64_t chunk_extent(const Expr& arg, const View& v, std::size_t d, std::int64_t count) const;
   // `.chunkat`'s index per dimension (nullopt: `_`), a tuple of indices

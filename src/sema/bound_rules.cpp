@@ -148,6 +148,12 @@ Violation compose_index(const std::string& text) {
                    "the right side of `#` must be a bounded index (a parallel or loop variable), got `" + text + "`", ""};
 }
 
+Verdict moved_count(const std::string& text, std::int64_t count) {
+  if (count > 0) return std::nullopt;
+  return Violation{Rule::bound_move, "`" + text + "` counts " + std::to_string(count) + " values; a bounded index takes at least one",
+                   "move the count by less"};
+}
+
 Verdict element_of_index(const std::string& name, std::int64_t size, std::int64_t i) {
   if (i >= 0 && i < size) return std::nullopt;
   return Violation{Rule::pick_index,

@@ -90,6 +90,8 @@ Violation chunkat_index(const std::string& text);
 Violation extent_of_index(const std::string& text);
 // `a # b` with `b` (written `text`) not a bounded index.
 Violation compose_index(const std::string& text);
+// `text` (`q #- 1`), a bounded index counted as `count` values.
+Verdict moved_count(const std::string& text, std::int64_t count);
 // `name(i)` of a shape or tuple of `size` elements.
 Verdict element_of_index(const std::string& name, std::int64_t size, std::int64_t i);
 // `y(i)` of a bounded index `y` (written `text`) of `count` values

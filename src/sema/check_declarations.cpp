@@ -25,6 +25,27 @@ Type unknown_shape(std::size_t rank) {
 
 bool is_shape_list(const Expr& e) { return std::holds_alternative<ShapeList>(e.node); }
 
+// Names the operand a pick `(k)` reads while an extent of a selection is checked.
+class PickSource {
+ public:
+  PickSource(Context& cx, const Type* source, std::string text)
+      : cx_(cx), outer_(cx.pick_source_), outer_text_(std::move(cx.pick_source_text_)) {
+    cx_.pick_source_ = source;
+    cx_.pick_source_text_ = std::move(text);
+  }
+  ~PickSource() {
+    cx_.pick_source_ = outer_;
+    cx_.pick_source_text_ = std::move(outer_text_);
+  }
+  PickSource(const PickSource&) = delete;
+  PickSource& operator=(const PickSource&) = delete;
+
+ private:
+  Context& cx_;
+  const Type* outer_;
+  std::string outer_text_;
+};
+
 // "a shape" or "an ituple".
 std::string kind_word(TypeKind k) { return k == TypeKind::ituple ? "an ituple" : "a shape"; }
 
@@ -274,22 +295,19 @@ Type ExpressionChecker::pick(const Expr& e, const Subscript& s, const Type& obje
   Type out;
   out.kind = tuple ? Kind::tuple : Kind::shape;
   std::vector<SelectedDim> selection;
-  bool picked_in_arithmetic = false;
   for (const ExprPtr& index : s.indices) {
     // A parenthesized integer literal names an element of the operand.
     const Expr& i = *index;
     const bool parenthesized = is_pick(i);
     const auto* literal = std::get_if<IntegerLiteral>(&i.node);
-    if (parenthesized && size > 0 && literal->value >= static_cast<std::uint64_t>(size))
-      fail(Rule::pick_index, i.location,
-           "`" + text(*s.object) + "` has " + std::to_string(size) + (size == 1 ? " element" : " elements") + "; `(" +
-               std::to_string(literal->value) + ")` is not one of them",
-           "elements count from 0", notes_of(object));
+    if (parenthesized) require_pick_in_range(i, literal->value, size, text(*s.object), object);
     Type element;
     if (!parenthesized) {
-      element = expr(i);
+      {  // a pick inside the extent (`(0) / 2`) names an element of the operand too
+        const PickSource source(cx_, &object, text(*s.object));
+        element = expr(i);
+      }
       require_ok(element);
-      picked_in_arithmetic = picked_in_arithmetic || contains_pick(i);
       if (!element.is_number() || element.is_float())
         fail(Rule::arithmetic_operand, i.location,
              "`" + text(i) + "` is " + (element.is_float() ? std::string("a float") : kind_phrase(element.kind)) +
@@ -314,37 +332,38 @@ Type ExpressionChecker::pick(const Expr& e, const Subscript& s, const Type& obje
     selection.push_back(parenthesized ? SelectedDim{static_cast<int>(literal->value), nullptr} : SelectedDim{-1, &i});
   }
   out.rank = static_cast<int>(out.elements.size());
-  if (picked_in_arithmetic) {
-    limitation(Rule::unsupported_shape_arithmetic, e.location,
-               std::string(tuple ? "arithmetic on a picked element in a picked ituple" : "arithmetic on a picked dim in a derived shape") +
-                   " (`" + text(e) + "`) is not supported yet by libcroqjit",
-               tuple ? "pick the element alone (`(0)`), or write the value out" : "pick the dim alone (`(0)`), or write the extent out");
-  } else {
-    cx_.out_.shape_selections[&e] = std::move(selection);
-  }
+  cx_.out_.shape_selections[&e] = std::move(selection);
   return out;
+}
+
+// `(k)`, a pick of element k of `source` (of `size` elements, -1 unknown).
+void ExpressionChecker::require_pick_in_range(const Expr& e, std::uint64_t k, std::int64_t size, const std::string& source,
+                                              const Type& object) {
+  if (size > 0 && k >= static_cast<std::uint64_t>(size))
+    fail(Rule::pick_index, e.location,
+         "`" + source + "` has " + std::to_string(size) + (size == 1 ? " element" : " elements") + "; `(" +
+             std::to_string(k) + ")` is not one of them",
+         "elements count from 0", notes_of(object));
+}
+
+// A pick `(k)` inside an extent of `x [...]` or `t {...}` (cx_.pick_source_):
+// element k of t, or dim k of x (known when the kernel is specialized).
+Type ExpressionChecker::picked(const Expr& e, std::uint64_t k) {
+  const Type& source = *cx_.pick_source_;
+  const bool tuple = source.kind == Kind::tuple;
+  const std::int64_t size = tuple || !source.elements.empty() ? static_cast<std::int64_t>(source.elements.size()) : source.rank;
+  require_pick_in_range(e, k, size, cx_.pick_source_text_, source);
+  if (tuple && k < source.elements.size()) return source.elements[static_cast<std::size_t>(k)];
+  Type dim;
+  dim.kind = Kind::scalar;
+  dim.known = Known::at_specialization;
+  return dim;
 }
 
 // `(2)` in `t.span[(2), 4]`: a parenthesized integer literal.
 bool ExpressionChecker::is_pick(const Expr& e) const {
   return std::holds_alternative<IntegerLiteral>(e.node) && e.source_begin >= 0 &&
          cx_.program_.source[static_cast<std::size_t>(e.source_begin)] == '(';
-}
-
-// Whether a pick stands inside `e` (`(0) / 2`).
-bool ExpressionChecker::contains_pick(const Expr& e) const {
-  if (is_pick(e)) return true;
-  bool found = false;
-  std::visit([&](const auto& n) {
-    using T = std::decay_t<decltype(n)>;
-    if constexpr (std::is_same_v<T, Unary>) found = contains_pick(*n.operand);
-    else if constexpr (std::is_same_v<T, Binary>) found = contains_pick(*n.lhs) || contains_pick(*n.rhs);
-    else if constexpr (std::is_same_v<T, Conditional>)
-      found = contains_pick(*n.condition) || contains_pick(*n.then_value) || contains_pick(*n.else_value);
-    else if constexpr (std::is_same_v<T, Call>)
-      for (const auto& a : n.args) found = found || contains_pick(*a);
-  }, e.node);
-  return found;
 }
 
 void ExpressionChecker::literal_limits(const Expr& e) {

@@ -82,6 +82,7 @@ std::optional<Range> range_arithmetic(BinaryOp op, const Type& l, const Type& r)
 template <typename T>
 Type ExpressionChecker::other_expression(const Expr& e, const T& n) {
   if constexpr (std::is_same_v<T, IntegerLiteral>) {
+    if (cx_.pick_source_ && is_pick(e)) return picked(e, n.value);
     literal_limits(e);
     return known_int(static_cast<std::int64_t>(n.value));
   } else if constexpr (std::is_same_v<T, FloatLiteral>) {
@@ -278,18 +279,29 @@ support::CheckedInt fold(BinaryOp op, std::int64_t a, std::int64_t c) { return f
 
 }  // namespace
 
-// A bounded index bound to a name (`q1 = q #- 1;`), or one moved by a
-// constant, where an index is required: croq::compile cannot lower it yet.
-void ExpressionChecker::index_binding_limit(const Expr& e, bool moved_too) {
-  const Symbol* bound = nullptr;
-  if (const auto* n = std::get_if<Name>(&e.node)) bound = lookup(n->name);
-  const auto* moved = std::get_if<Binary>(&e.node);
-  const bool derived = moved_too && moved && (moved->op == BinaryOp::add || moved->op == BinaryOp::sub);
-  if ((bound && bound->origin == Origin::binding && bound->type.kind == Kind::index) || derived)
-    limitation(Rule::unsupported_binding, e.location,
-               "`" + text(e) + "` as a bounded index (a name bound to one, or one moved by `#-`/`#+`) "
-               "is not supported yet by libcroqjit",
-               "use the parallel or loop variable itself");
+// `i #- c`, `i #+ c`: the values of the index i, counted as c fewer or more
+// (Croqtile's bound declarations: `x.chunkat(q #- 1)` cuts x into #q - 1 tiles).
+Type ExpressionChecker::moved_bound(const Expr& e, const Binary& b, const Type& l, const Type& r) {
+  const std::string op = b.op == BinaryOp::sub ? "#-" : "#+";
+  if (l.kind != Kind::index)
+    fail(Rule::bound_move, b.lhs->location,
+         "`" + text(*b.lhs) + "` is " + kind_phrase(l.kind) + "; `" + op + "` moves the count of a bounded index", "",
+         notes_of(l));
+  if (r.kind != Kind::scalar || r.is_float() || r.known == Known::at_run_time)
+    fail(Rule::bound_move, b.rhs->location,
+         "`" + op + "` moves a count by an integer known when the kernel is specialized, got `" + text(*b.rhs) + "`", "",
+         notes_of(r));
+  Type out = l;
+  out.range = range_of(l);  // the values stay those of i
+  out.count = std::nullopt;
+  if (l.count && r.known_now()) {
+    const support::CheckedInt moved =
+        b.op == BinaryOp::sub ? support::checked_sub(*l.count, r.value) : support::checked_add(*l.count, r.value);
+    if (!moved.ok()) fail(Rule::constant_arithmetic, e.location, "`" + text(e) + "` " + support::describe(moved.fault));
+    if (Verdict broken = moved_count(text(e), moved.value)) fail(e.location, std::move(*broken), notes_of(l));
+    out.count = moved.value;
+  }
+  return out;
 }
 
 Type ExpressionChecker::binary(const Expr& e, const Binary& b) {
@@ -303,12 +315,12 @@ Type ExpressionChecker::binary(const Expr& e, const Binary& b) {
   }
   require_ok(l);
   require_ok(r);
+  if (b.moves_bound) return moved_bound(e, b, l, r);
   if (b.op == BinaryOp::compose) {
     if (r.kind != Kind::index) fail(b.rhs->location, compose_index(text(*b.rhs)), notes_of(r));
     if (!l.is_number())
       fail(Rule::arithmetic_operand, b.lhs->location,
            "`" + text(*b.lhs) + "` is " + kind_phrase(l.kind) + "; `#` composes a tile index with an index", "", notes_of(l));
-    index_binding_limit(*b.rhs, true);
     Type out;
     out.kind = Kind::index;
     std::optional<std::int64_t> outer = l.kind == Kind::index ? l.count : std::optional<std::int64_t>(1);

@@ -1,7 +1,9 @@
-// Views and element access: .at, .chunkat, .subspan/.step, .view/.from,
+// Views and element access: .at, .chunkat, .subspan/.modspan/.step, .view/.from,
 // .span, .span_as, .data, .zfill, and `[i]` on arrays of buffers or events.
 // Ranks are checked here; extents (tiles that fit, indices in range) are
 // bound per call.
+#include <algorithm>
+
 #include "sema/checker.hpp"
 
 namespace croq::sema::detail {
@@ -19,6 +21,19 @@ void require_per_dim(Context& c, Rule rule, const Expr& e, const std::string& op
          "`" + op + "` on a " + rank_text(t.rank) + " tensor takes " + std::to_string(t.rank) + " " + things + ", got " +
              std::to_string(got),
          "", c.notes_of(t));
+}
+
+// `.modspan(m...)` of a tensor of extents `dims`: each listed m becomes the
+// tile's step (`modulus`) and the tile the remainder of the extent by it,
+// one element where m divides the extent (as Croqtile); `_` keeps a dim whole.
+void modspan_remainders(std::vector<std::optional<std::int64_t>>& tile, const std::vector<std::optional<std::int64_t>>& dims,
+                        const std::vector<std::size_t>& wildcards, std::vector<std::optional<std::int64_t>>& modulus) {
+  modulus = tile;
+  for (std::size_t d = 0; d < tile.size(); ++d) {
+    if (std::find(wildcards.begin(), wildcards.end(), d) != wildcards.end()) continue;
+    const bool known = tile[d] && *tile[d] > 0 && d < dims.size() && dims[d];
+    tile[d] = known ? std::optional<std::int64_t>(*dims[d] % *tile[d] == 0 ? 1 : *dims[d] % *tile[d]) : std::nullopt;
+  }
 }
 
 // A placement coordinate that is not the constant 0 makes a window.
@@ -134,7 +149,7 @@ Type ExpressionChecker::member(const Expr& e, const Member& m) {
     for (const Expr* o = m.object.get(); !shaped;) {
       const auto* inner = std::get_if<Member>(&o->node);
       if (!inner || inner->kind == MemberKind::data) break;
-      shaped = inner->kind == MemberKind::subspan || inner->kind == MemberKind::view || inner->kind == MemberKind::span_as;
+      shaped = inner->kind == MemberKind::subspan || inner->kind == MemberKind::modspan || inner->kind == MemberKind::view || inner->kind == MemberKind::span_as;
       o = inner->object.get();
     }
     if (!shaped)
@@ -155,16 +170,6 @@ Type ExpressionChecker::member(const Expr& e, const Member& m) {
       return obj;
     }
   }
-  // `.modspan(...)` tiles like `.subspan(...)`: its tiles fit too.
-  if (m.kind == MemberKind::other && m.name == "modspan" && obj.is_tile() && obj.dims.size() == m.args.size())
-    for (std::size_t d = 0; d < m.args.size(); ++d) {
-      Type extent = expr(*m.args[d]);
-      if (extent.known_now() && obj.dims[d] && extent.value > *obj.dims[d])
-        fail(Rule::subspan_too_large, e.location,
-             "`.modspan` takes tiles of extent " + std::to_string(extent.value) + " in dimension " + std::to_string(d) +
-                 ", which has only " + std::to_string(*obj.dims[d]) + " elements",
-             "a tile fits in the tensor; make it at most " + std::to_string(*obj.dims[d]), notes_of(obj));
-    }
   if (m.kind == MemberKind::other && m.name != "chunk")
     fail(Rule::unsupported_member, e.location, "`." + m.name + "` is not supported yet by libcroqjit");
   // The members below need a tensor (or a future, standing for its tile).
@@ -252,7 +257,6 @@ Type ExpressionChecker::chunkat_member(const Expr& e, const Member& m, Type obj,
     const auto& [a, idx] = parts[d];
     if (std::holds_alternative<Wildcard>(a->node)) continue;
     if (idx.kind != Kind::index) fail(a->location, chunkat_index(text(*a)), notes_of(idx));
-    index_binding_limit(*a);
     obj.window = true;
     if (dims[d] && idx.count && *idx.count > *dims[d])
       fail(Rule::chunkat_too_many_tiles, a->location,
@@ -350,7 +354,7 @@ Type ExpressionChecker::subspan_member(const Expr& e, const Member& m, Type obj,
   // A tuple (`b = {16, 18}; x.subspan(b, 9)`) stands for its values.
   std::size_t extents = 0;
   std::vector<std::optional<std::int64_t>> tile;  // the extents, where constants
-  bool listed = true;                             // one value per extent, in order
+  std::vector<std::size_t> wildcards;             // the dims `_` keeps whole
   std::vector<const Expr*> args;
   for (const auto& a : m.args) args.push_back(a.get());
   std::vector<const Expr*> strides;
@@ -367,21 +371,13 @@ Type ExpressionChecker::subspan_member(const Expr& e, const Member& m, Type obj,
   for (const Expr* a : args) {
     if (std::holds_alternative<Wildcard>(a->node)) {  // the whole dimension
       ++extents;
+      wildcards.push_back(tile.size());
       tile.push_back(extents <= dims.size() ? dims[extents - 1] : std::nullopt);
       continue;
     }
     Type v = expr(*a);
     require_ok(v);
-    if (v.kind == Kind::shape && std::holds_alternative<ShapeList>(a->node)) {  // x.view([b, 3])
-      limitation(Rule::unsupported_expression, a->location,
-                 "a shape (`" + text(*a) + "`) as the extents of `." + m.name +
-                     "` is not supported yet by libcroqjit",
-                 "list the extents one by one");
-      extents += static_cast<std::size_t>(v.rank);
-      listed = false;
-      continue;
-    }
-    if (v.kind == Kind::shape) {  // a named shape or `x.span`: one extent per dim
+    if (v.kind == Kind::shape) {  // a named shape, `x.span` or `[b, 3]`: one extent per dim
       const std::size_t rank = std::max(static_cast<std::size_t>(v.rank), v.elements.size());
       for (std::size_t d = 0; d < rank; ++d)
         tile.push_back(d < v.elements.size() && v.elements[d].known_now() ? std::optional<std::int64_t>(v.elements[d].value)
@@ -402,6 +398,10 @@ Type ExpressionChecker::subspan_member(const Expr& e, const Member& m, Type obj,
            "a tma.copy box extent is encoded on the host before the launch; `" + text(*a) +
                "` is computed in the kernel",
            "use a constant or an expression of the parameters' dims, and mask the tail instead", notes_of(v));
+    if (m.kind == MemberKind::modspan && device_value)
+      limitation(Rule::unsupported_expression, a->location,
+                 "a `.modspan` step computed in the kernel (`" + text(*a) + "`) is not supported yet by libcroqjit",
+                 "use a constant or an expression of the parameters' dims");
     if (v.kind != Kind::tuple && device_value) {
       tile.push_back(std::nullopt);  // a runtime extent: the copy guards it
     } else if (v.kind != Kind::tuple) {
@@ -422,7 +422,7 @@ Type ExpressionChecker::subspan_member(const Expr& e, const Member& m, Type obj,
            "`." + m.name + "` takes tiles of extent " + std::to_string(*tile[d]) + " in dimension " +
                std::to_string(d) + "; a tile extent must be positive");
   require_per_dim(cx_, Rule::subspan_arity, e, "." + m.name, "extents", extents, obj);
-  if (listed && m.kind == MemberKind::subspan)
+  if (m.kind == MemberKind::subspan || m.kind == MemberKind::modspan)
     for (std::size_t d = 0; d < tile.size() && d < dims.size(); ++d)
       if (tile[d] && dims[d] && *tile[d] > *dims[d])
         fail(Rule::subspan_too_large, e.location,
@@ -432,10 +432,12 @@ Type ExpressionChecker::subspan_member(const Expr& e, const Member& m, Type obj,
   obj.kind = Kind::tensor;
   obj.pending = m.kind == MemberKind::view ? Pending::view : Pending::subspan;
   obj.strided = obj.strided || !strides.empty();
+  obj.modulus.clear();
+  if (m.kind == MemberKind::modspan) modspan_remainders(tile, dims, wildcards, obj.modulus);
   obj.tiled = dims;
   obj.stepped = false;
-  if (listed) obj.dims = std::move(tile);
-  if (listed) obj.unbounded_dims = 0;  // the tile's extents are the listed ones
+  obj.dims = std::move(tile);
+  obj.unbounded_dims = 0;  // the tile's extents are the listed ones
   return obj;
 }
 
@@ -495,12 +497,19 @@ Type ExpressionChecker::view_member(const Expr& e, const Member& m, Type obj) {
           // A coordinate whose tile starts past the end (tiles of a tail
           // are shorter; a stepped subspan counts its tiles otherwise).
           const auto& tiled = d < obj.tiled.size() ? obj.tiled[d] : std::nullopt;
-          if (!obj.stepped && idx[d].known_now() && tiled && d < dims.size() && dims[d] && *dims[d] > 0) {
-            const std::int64_t count = (*tiled + *dims[d] - 1) / *dims[d];
-            if (idx[d].value >= count)
-              fail(Rule::index_range, m.args[std::min(d, m.args.size() - 1)]->location,
+          const auto& step = d < obj.modulus.size() ? obj.modulus[d] : (d < dims.size() ? dims[d] : std::nullopt);
+          if (!obj.stepped && idx[d].known_now() && tiled && d < dims.size() && dims[d] && step && *step > 0) {
+            // A subspan's last tile may be partial; a modspan's tiles (the
+            // remainder's extent, every m elements) end inside the extent.
+            const bool modspan = d < obj.modulus.size();
+            const std::int64_t count = !modspan ? (*tiled + *dims[d] - 1) / *dims[d]
+                                       : *tiled < *dims[d] ? 1
+                                                           : (*tiled - *dims[d]) / *step + 1;
+            if (idx[d].value >= count)  // the tile's extents stand: later statements are checked with them
+              report(Rule::index_range, m.args[std::min(d, m.args.size() - 1)]->location,
                    "tile coordinate " + std::to_string(idx[d].value) + " is out of range for dimension " +
-                       std::to_string(d) + ": tiles of " + std::to_string(*dims[d]) + " cover its " +
+                       std::to_string(d) + ": tiles of " + std::to_string(*dims[d]) +
+                       (*step != *dims[d] ? " every " + std::to_string(*step) : std::string()) + " cover its " +
                        std::to_string(*tiled) + " elements in " + std::to_string(count),
                    "coordinates run from 0 to " + std::to_string(count - 1), notes_of(obj));
           }
@@ -508,6 +517,7 @@ Type ExpressionChecker::view_member(const Expr& e, const Member& m, Type obj) {
         obj.kind = Kind::tensor;
         obj.pending = Pending::none;
         obj.tiled.clear();
+        obj.modulus.clear();
         obj.stepped = false;
         obj.dims = std::move(dims);  // the subspan's extents
         return obj;
@@ -523,6 +533,7 @@ Type ExpressionChecker::view_member(const Expr& e, const Member& m, Type obj) {
     case MemberKind::chunkat:
       return chunkat_member(e, m, std::move(obj), std::move(dims));
     case MemberKind::subspan:
+    case MemberKind::modspan:
     case MemberKind::view:
       return subspan_member(e, m, std::move(obj), std::move(dims));
     case MemberKind::span_as:

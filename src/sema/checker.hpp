@@ -146,6 +146,10 @@ class Context {
   bool index_tuple_arg_ = false;  // checking a plain name given to `.at` / `.from`: a tuple of indices is fine
   bool trial_ = false;  // evaluating an inthreads.async condition per index: record no resolutions
   bool deriving_shape_ = false;  // in the value of `sp : ...`: `x [(1), (0)]` derives a shape
+  // In an extent of `x [...]` or `t {...}`: x or t, whose element k a pick `(k)` names
+  // (`x [(0) / 2, 4]`), and its text.
+  const Type* pick_source_ = nullptr;
+  std::string pick_source_text_;
 
   // The function's returned tensor (a shaped return type).
   bool has_output_ = false;
@@ -347,8 +351,10 @@ class ExpressionChecker : public Part {
   std::vector<Type> index_args(const ExprList& args);
   // An index argument, where a plain name of a tuple of indices is fine (it stands for its indices).
   Type index_arg(const Expr& a);
-  void index_binding_limit(const Expr& e, bool moved_too = false);
   void literal_limits(const Expr& e);
+  Type picked(const Expr& e, std::uint64_t k);
+  void require_pick_in_range(const Expr& e, std::uint64_t k, std::int64_t size, const std::string& source,
+                             const Type& object);
   Type name_value(const Expr& e, const Name& n);
   template <typename T>
   Type other_expression(const Expr& e, const T& n);  // the kinds Dispatch has no member name for
@@ -356,6 +362,7 @@ class ExpressionChecker : public Part {
   Type update(const Expr& e, const Unary& u, const char* op);  // `x++` inside an expression
   bool select_operand_limits(const Expr& operand, const Type& v);  // reported one
   Type binary(const Expr& e, const Binary& b);
+  Type moved_bound(const Expr& e, const Binary& b, const Type& l, const Type& r);
   Type call(const Expr& e, const Call& c);
   Type bounded_value(const Expr& e, const Call& c, const Type& index);
   Type conditional(const Conditional& c);
@@ -378,7 +385,6 @@ class ExpressionChecker : public Part {
   void event_order(const Expr& e, const Member& m, const Type& ev);  // `e.at(order)`
   Type pick(const Expr& e, const Subscript& s, const Type& object);
   bool is_pick(const Expr& e) const;
-  bool contains_pick(const Expr& e) const;
 
   // ---- builtin calls (check_builtins.cpp)
   Type select(const Expr& e, const Call& c);

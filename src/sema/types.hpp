@@ -138,6 +138,9 @@ struct Type {
   // dims), and whether `.step` spaced its tiles.
   std::vector<std::optional<std::int64_t>> tiled;
   bool stepped = false;
+  // A pending `.modspan(m...)`: the m of each dim (its tiles start at
+  // multiples of m; dims holds the remainders), nullopt where not constant.
+  std::vector<std::optional<std::int64_t>> modulus;
   bool window = false;      // placed inside a larger tensor (chunkat, .at of a subspan, .from)
   bool strided = false;     // a view with explicit strides (`.view(e : s)`), or a tile of one
   bool slot_selected = false;

@@ -165,7 +165,7 @@ TEST(Program, EveryNodeHasALocation) {
 }
 
 TEST(Program, BoundedOffsetsBindTighterThanArithmetic) {
-  // `p # q #- 1` is `(p # q) - 1`; `#+` with a space inside is `# (+1)`.
+  // `p # q #- 1` is `(p # q) #- 1`; `#+` with a space inside is `# (+1)`.
   auto program = parse_ok("__co__ void f() {\n  parallel p by 2, q by 4 {\n    a = p # q #- 1 * 2;\n    b = q # +1;\n  }\n}\n");
   ASSERT_NE(program, nullptr);
   const auto& parallel = std::get<ast::Parallel>(first_statement(*program).node);
@@ -175,6 +175,7 @@ TEST(Program, BoundedOffsetsBindTighterThanArithmetic) {
   EXPECT_EQ(product.op, ast::BinaryOp::mul);
   const auto& moved = std::get<ast::Binary>(product.lhs->node);
   EXPECT_EQ(moved.op, ast::BinaryOp::sub);
+  EXPECT_TRUE(moved.moves_bound);  // q itself, counted one value fewer
   EXPECT_EQ(std::get<ast::Binary>(moved.lhs->node).op, ast::BinaryOp::compose);
   const auto& b = std::get<ast::Assignment>(body.statements[1]->node);
   EXPECT_EQ(std::get<ast::Binary>(b.value->node).op, ast::BinaryOp::compose);

@@ -140,7 +140,7 @@ const std::vector<ErrorCase> kErrorCases = {
    {{2, 9, "expected a dimension in the shape of `sp`, found `]`", "a shape has at least one dimension: `sp : [8];`"}}},
   {"member_without_name",
    "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  n = x.;\n}\n",
-   {{2, 9, "expected a member name after `.`, found `;`", "members are `.at`, `.chunkat`, `.subspan`, `.step`, `.view`, `.from`, `.span`, `.span_as`, `.data`, `.zfill`"}}},
+   {{2, 9, "expected a member name after `.`, found `;`", "members are `.at`, `.chunkat`, `.subspan`, `.modspan`, `.step`, `.view`, `.from`, `.span`, `.span_as`, `.data`, `.zfill`"}}},
   {"missing_arrow_before_buffer",
    "__co__ void k(f16 [M, K] x, f16 [M, K] y, int n) {\n  dma.copy x buf;\n}\n",
    {{2, 14, "expected `=>` after the copy source, found `buf`", "did you mean `=>`?"}}},

@@ -27,5 +27,20 @@ TEST(GpuShapeSelection, TilesOfSelectedShapesMatchTheHost) {
   }
 }
 
+TEST(GpuShapeSelection, PicksInsideArithmeticMatchTheHost) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(test::kPickArithmeticKernel);
+  for (int rows : {1, 5, 64}) {
+    auto x = make_spandata<f32>(rows, 8);
+    x.fill_random(-8, 8, test::next_seed());
+    auto out = make_spandata<f32>(rows, 4);
+    out.fill(-12345);
+    k(x.view(), out.view());
+    const std::vector<float> want =
+        test::pick_arithmetic_reference(std::vector<float>(x.data(), x.data() + rows * 8), rows);
+    for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(out.data()[i], want[i]) << rows << " rows, element " << i;
+  }
+}
+
 }  // namespace
 }  // namespace croq

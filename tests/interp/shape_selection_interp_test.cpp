@@ -25,4 +25,18 @@ TEST(InterpretShapeSelection, TilesOfSelectedShapesMatchTheHost) {
   }
 }
 
+TEST(InterpretShapeSelection, PicksInsideArithmeticMatchTheHost) {
+  croq::Kernel k = croq::test::interpreted(croq::test::kPickArithmeticKernel);
+  for (int rows : {1, 3}) {
+    auto x = croq::make_spandata<croq::f32>(rows, 8);
+    x.fill_random(-8, 8, 41 + rows);
+    auto out = croq::make_spandata<croq::f32>(rows, 4);
+    out.fill(-12345);
+    k(x.view(), out.view());
+    const std::vector<float> want =
+        croq::test::pick_arithmetic_reference(std::vector<float>(x.data(), x.data() + rows * 8), rows);
+    for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(out.data()[i], want[i]) << rows << " rows, element " << i;
+  }
+}
+
 }  // namespace

@@ -1,7 +1,7 @@
 // Shapes derived by selecting dims of another (`t.span[(0), (2), 4]`,
 // `x[(1), (0)]` in a type): sema records each dim once
 // (CheckedFunction::shape_selections), lowering builds the shape from it;
-// what stays the limitation unsupported-shape-arithmetic, and sema's errors
+// picks inside an extent's arithmetic (`x.span[(1) / 2, 4]`), and sema's errors
 // (lowering's: tests/lower/shape_selection_test.cpp).
 #include <gtest/gtest.h>
 
@@ -34,15 +34,17 @@ TEST(ShapeSelectionSema, SelectedShapesOfTensorsAndFuturesCompile) {
             "");
 }
 
-TEST(ShapeSelectionSema, ArithmeticOnAPickedDimIsALimitation) {
+TEST(ShapeSelectionSema, ArithmeticOnPicksCompiles) {
+  EXPECT_EQ(compile_error(test::kPickArithmeticKernel), "");
+}
+
+TEST(ShapeSelectionSema, APickInArithmeticPastTheOperandIsAnError) {
   const std::string e = compile_error("__co__ void f(f32 [4, 8] x) {\n"
                                       "  parallel p by 4 : block {\n"
-                                      "    shared f32 [x.span[(1) / 2, 4]] t;\n"
+                                      "    shared f32 [x.span[(2) / 2, 4]] t;\n"
                                       "  }\n"
                                       "}\n");
-  EXPECT_NE(e.find(":3:19: error: arithmetic on a picked dim in a derived shape (`x.span[(1) / 2, 4]`) is not "
-                   "supported yet by libcroqjit [unsupported-shape-arithmetic]"),
-            std::string::npos)
+  EXPECT_NE(e.find(":3:25: error: `x.span` has 2 elements; `(2)` is not one of them [pick-index]"), std::string::npos)
       << e;
 }
 
