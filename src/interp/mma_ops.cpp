@@ -159,10 +159,13 @@ void Executor::mma(Thread& t, const ir::Mma& m, const ir::Stmt& s) {
       std::vector<std::int64_t> origin;
       for (const auto& o : tile.origin) origin.push_back(as_int(o->type, eval(me, o)));
       out.assign(static_cast<std::size_t>(d0 * d1), 0.0);
+      // A gathered global tail tile: the elements past the tensor's edge read 0.
+      const std::int64_t rows = op.rows ? as_int(op.rows->type, eval(me, op.rows)) : d0;
+      const std::int64_t cols = op.cols ? as_int(op.cols->type, eval(me, op.cols)) : d1;
       std::size_t lo = SIZE_MAX, hi = 0;
       Storage* storage = nullptr;
-      for (std::int64_t i = 0; i < d0; ++i)
-        for (std::int64_t j = 0; j < d1; ++j) {
+      for (std::int64_t i = 0; i < std::min(d0, rows); ++i)
+        for (std::int64_t j = 0; j < std::min(d1, cols); ++j) {
           std::vector<std::int64_t> c = {origin[0] + i, origin.size() > 1 ? origin[1] + j : j};
           const Address a = element_address(me, tile.buffer, tile.slot ? &slot : nullptr, c, false);
           out[static_cast<std::size_t>(i * d1 + j)] = as_double(ir::Type::element(a.dtype), read(me, a));

@@ -465,6 +465,10 @@ struct MmaOperand {
   int swizzle = 0;
   Space space = Space::shared;
   ExprRef leading;  // elements per row of the buffer (gathered fragments)
+  // A global tile that may reach past the tensor's edge (gathered
+  // fragments): the rows and columns the tensor has from the tile's origin,
+  // clamped to the tile; the elements past them read 0. Null: the whole tile.
+  ExprRef rows, cols;
   Tile tile;
   SourcePos where;
 };

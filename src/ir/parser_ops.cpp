@@ -292,6 +292,8 @@ void Parser::operand_attributes(LineReader& r, MmaOperand& op, const std::string
     op.space = *s;
   }
   op.leading = r.take_expr(side + "leading");
+  op.rows = r.take_expr(side + "rows");
+  op.cols = r.take_expr(side + "cols");
   op.where = r.take_position(side + "where");
   op.tile.origin_multiple = r.take_list(side + "multiple");
 }

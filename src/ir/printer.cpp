@@ -457,6 +457,8 @@ void Printer::node(const Stmt& s, const Mma& n) {
     a.number(p + "pitch", op->pitch, 0);
     if (op->space != Space::shared) a.add(p + "space", text::space_name(op->space));
     expr_attr(a, p + "leading", op->leading);
+    expr_attr(a, p + "rows", op->rows);
+    expr_attr(a, p + "cols", op->cols);
     a.pos(p + "where", op->where);
     if (n.a_fragment < 0 || op == &n.b) a.list(p + "multiple", op->tile.origin_multiple);
   }

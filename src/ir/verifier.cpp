@@ -302,6 +302,11 @@ class Verifier {
         if (n.a_fragment >= 0) buffer_ref(n.a_fragment, "an mma's register lhs");
         else operand_tile(n.a.tile);
         operand_tile(n.b.tile);
+        for (const MmaOperand* o : {&n.a, &n.b}) {
+          if (!o->rows != !o->cols) error("an mma operand bounds its rows and columns together");
+          if (o->rows) expr(o->rows);
+          if (o->cols) expr(o->cols);
+        }
         if (n.metadata) expr(n.metadata);
         if (made_.has(Decision::mma_instructions) && n.instruction == MmaInstruction::unselected) error("an mma has no instruction");
       } else if constexpr (std::is_same_v<T, MmaStore>) {

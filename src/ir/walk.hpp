@@ -128,6 +128,8 @@ void for_each_expr(Stmt& s, F&& f) {
       for (MmaOperand* o : {&n.a, &n.b}) {
         f(o->address);
         f(o->leading);
+        f(o->rows);
+        f(o->cols);
         detail::tile_exprs(o->tile, f);
       }
       f(n.index);

@@ -116,7 +116,15 @@ void MemoryLowering::event_declaration(const Stmt& s, const Declaration& d) {
     if (scope_ != Scope::kernel) unchecked(s.location, "a global event declared inside a parallel statement");
     for (const Declarator& decl : d.declarators) {
       if (!facts_.declared_events.count(&decl)) unrecorded(decl.location, "an event declaration");
-      global_event_declaration(decl, facts_.event(decl));
+      counted_event_declaration(decl, facts_.event(decl), false);
+    }
+    return;
+  }
+  if (d.type.storage == Storage::local) {  // sema's rule: inside a parallel statement
+    if (scope_ == Scope::kernel) unchecked(s.location, "a local event declared outside parallel statements");
+    for (const Declarator& decl : d.declarators) {
+      if (!facts_.declared_events.count(&decl)) unrecorded(decl.location, "an event declaration");
+      counted_event_declaration(decl, facts_.event(decl), true);
     }
     return;
   }
@@ -152,34 +160,46 @@ void MemoryLowering::event_declaration(const Stmt& s, const Declaration& d) {
 // `global event e[N]`: N counts in a program buffer (zeroed for each call,
 // shared by the program's kernels), each trigger adding one; every thread
 // counts the generations it has waited for in a local array, which starts
-// at 0 in each kernel.
-void MemoryLowering::global_event_declaration(const Declarator& decl, const sema::EventArray& declared) {
-  GlobalEvent g;
+// at 0 in each kernel. `local event e[N]`: the N counts are a local array
+// too, each thread's own, zeroed where it is declared.
+void MemoryLowering::counted_event_declaration(const Declarator& decl, const sema::EventArray& declared, bool local) {
+  CountedEvent g;
+  g.local = local;
   g.name = decl.name;
   g.count = declared.count ? *declared.count : const_int(*declared.count_expr, sema::what::event_count);
   if (sema::Verdict broken = sema::event_count(g.count)) fail(g.count < 1 ? decl.array_size->location : decl.location, *broken);
   g.ready = declared.ready;
-  g.counter = scratch_buffer(decl.name, DType::s32, {g.count}, decl.location);
-  mark_updated(g.counter);  // the counts start at zero
+  if (local) {
+    g.counter = allocate(decl.name + "_count", DType::s32, {g.count}, ir::Space::local, decl.location);
+  } else {
+    g.counter = scratch_buffer(decl.name, DType::s32, {g.count}, decl.location);
+    mark_updated(g.counter);  // the counts start at zero
+  }
   g.seen = allocate(decl.name + "_seen", DType::s32, {g.count}, ir::Space::local, decl.location);
   const std::string i = fresh("i");
   ir::StmtList zero;
   zero.push_back(ir::make_stmt(ir::Assign{ir::element(g.seen, DType::s32, nullptr, {ir::var(i)}), "=", ir::int_const(0), nullptr}));
+  if (local)
+    zero.push_back(ir::make_stmt(ir::Assign{ir::element(g.counter, DType::s32, nullptr, {ir::var(i)}), "=", ir::int_const(0), nullptr}));
   emit_node(ir::For{i, ir::Type::i32(), ir::int_const(0), ir::int_const(g.count), nullptr,
                     ir::make_stmt(ir::Seq{std::move(zero), false}), false, std::nullopt});
-  global_events_.push_back(g);
+  counted_events_.push_back(g);
   Value v;
   v.kind = Value::Kind::event;
-  v.global_event = true;
-  v.event = static_cast<int>(global_events_.size()) - 1;
+  v.counted_event = true;
+  v.event = static_cast<int>(counted_events_.size()) - 1;
   define(decl.name, v);
 }
 
 // Every thread of the set has done what it publishes (a barrier of the set);
 // then one of them makes its block's writes visible to the device and adds
 // one to the count: one generation per trigger of a set of threads.
-void MemoryLowering::trigger_global(const Value& ev, const SourceLocation& where) {
-  const GlobalEvent& g = global_events_[static_cast<std::size_t>(ev.event)];
+void MemoryLowering::trigger_counted(const Value& ev, const SourceLocation& where) {
+  const CountedEvent& g = counted_events_[static_cast<std::size_t>(ev.event)];
+  if (g.local) {  // the thread's own count: nothing to publish
+    emit_node(ir::Assign{ir::element(g.counter, DType::s32, nullptr, {ev.event_index}), "+=", ir::int_const(1), nullptr}, where);
+    return;
+  }
   ir::Barrier all;
   all.set = set_;
   emit_node(std::move(all), where);
@@ -194,12 +214,17 @@ void MemoryLowering::trigger_global(const Value& ev, const SourceLocation& where
 // Each thread waits for the generation after the last it waited for (or,
 // for `e.at(order)`, generation order / N): until the count is above it.
 // `= ready` counts generation 0 as passed.
-void MemoryLowering::wait_global(const Value& ev, const SourceLocation& where) {
-  const GlobalEvent& g = global_events_[static_cast<std::size_t>(ev.event)];
+void MemoryLowering::wait_counted(const Value& ev, const SourceLocation& where) {
+  const CountedEvent& g = counted_events_[static_cast<std::size_t>(ev.event)];
   const ExprRef seen = ir::element(g.seen, DType::s32, nullptr, {ev.event_index});
   ExprRef generation = ev.event_generation ? ev.event_generation : seen;
   if (g.ready) generation = ir::binary("-", generation, ir::int_const(1));
-  emit_node(ir::WaitCounter{ir::element(g.counter, DType::s32, nullptr, {ev.event_index}), generation, g.name}, where);
+  const ExprRef counter = ir::element(g.counter, DType::s32, nullptr, {ev.event_index});
+  // Only the thread's own triggers add to a local event: a wait for a
+  // generation they have not reached would spin forever, so it stops the
+  // kernel instead (an assertion at the wait).
+  if (g.local) emit_node(ir::Trap{ir::less(generation, counter)}, where);
+  else emit_node(ir::WaitCounter{counter, generation, g.name}, where);
   if (!ev.event_generation) emit_node(ir::Assign{seen, "+=", ir::int_const(1), nullptr}, where);
 }
 
@@ -286,8 +311,8 @@ void MemoryLowering::trigger_statement(const Stmt& s, const Trigger& t) {
   const bool ends_loop_body = !loop_bodies_.empty() && block_statements_ == loop_bodies_.back() &&
                               block_position_ + 1 == block_statements_->size() && events.size() == 1;
   for (const auto& [ev, target] : events) {
-    if (ev.global_event) {
-      trigger_global(ev, target->location);
+    if (ev.counted_event) {
+      trigger_counted(ev, target->location);
       continue;
     }
     arrive(ev, target->location);
@@ -320,7 +345,7 @@ void MemoryLowering::wait_statement(const Stmt& s, const Wait& w) {
 }
 
 void MemoryLowering::wait_event(const Value& ev, const SourceLocation& where) {
-  if (ev.global_event) wait_global(ev, where);
+  if (ev.counted_event) wait_counted(ev, where);
   else emit_node(ir::WaitEvent{ev.event, ev.event_index, ev.event_parity}, where);
 }
 

@@ -187,6 +187,14 @@ ir::MmaOperand MmaLowering::mma_tile_operand(const Expr& e, View& tile, bool fra
   op.space = b.space;
   op.tile = tile_of(v.view);
   op.where = pos(e.location);
+  // A warp gathers a global tile element by element: where it may reach past
+  // the tensor's edge (a tail tile), the elements past it read 0, as a
+  // copy's zfill, instead of memory past the tensor.
+  if (b.space == ir::Space::global && !v.view.exact && b.dims.size() >= 2) {
+    const std::size_t rank = b.dims.size();
+    op.rows = tile_rest(v.view, rank - 2, v.view.extent[0]);
+    op.cols = tile_rest(v.view, rank - 1, v.view.extent[1]);
+  }
   return op;
 }
 

@@ -6,7 +6,7 @@
 namespace croq::lower::detail {
 
 std::int64_t ExprLowering::event_count(const Value& ev) const {
-  return ev.global_event ? global_events_[static_cast<std::size_t>(ev.event)].count
+  return ev.counted_event ? counted_events_[static_cast<std::size_t>(ev.event)].count
                          : kernel_.events[static_cast<std::size_t>(ev.event)].count;
 }
 
@@ -42,7 +42,7 @@ Value ExprLowering::event_at(const Expr& e, const Member& m, Value ev) {
   if (ev.event_index || m.args.size() != 1) unchecked(e.location, "an event order of a selected event");
   Value order = require_scalar(expr(*m.args[0]), *m.args[0]);
   if (order.is_float) unchecked(m.args[0]->location, "a float event order");
-  if (ev.global_event) {  // a count per event: generation order / N has passed once the count is above it
+  if (ev.counted_event) {  // a count per event: generation order / N has passed once the count is above it
     const ExprRef n = ir::int_const(event_count(ev));
     ev.event_index = ir::binary("%", order.expr, n);
     ev.event_generation = ir::binary("/", order.expr, n);

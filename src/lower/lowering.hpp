@@ -87,7 +87,7 @@ struct Value {
   int event = -1;                       // events (and TMA futures: their barrier)
   ExprRef event_index;                  // events: which barrier of the array
   ExprRef event_parity;                 // `e.at(order)`: the phase parity of that generation
-  bool global_event = false;            // `global event`: `event` indexes global_events_
+  bool counted_event = false;           // `global event`, `local event`: `event` indexes counted_events_
   ExprRef event_generation;             // `e.at(order)` of a global event: order / N
   int accumulator = -1;                 // accumulators
   ExprRef accumulator_index;            // arrays of them: the flat index selected so far
@@ -431,8 +431,10 @@ class LoweringContext {
   int grid_barrier_ = -1;
   // `global event e[N]` (lower_events.cpp): its counts (a program buffer),
   // each thread's counts of the generations it waited for (local), its size.
-  struct GlobalEvent { std::string name; int counter = -1, seen = -1; std::int64_t count = 1; bool ready = false; };
-  std::vector<GlobalEvent> global_events_;
+  // A global event's counts (a program buffer) or a local event's (each
+  // thread's own registers): triggers add to `counter`, waits to `seen`.
+  struct CountedEvent { std::string name; int counter = -1, seen = -1; std::int64_t count = 1; bool ready = false, local = false; };
+  std::vector<CountedEvent> counted_events_;
   std::map<int, std::size_t> scratch_index_;  // a program buffer's place in abi.scratch
   bool in_cooperative_ = false;
   std::string output_name_;
@@ -575,9 +577,9 @@ class MemoryLowering : public ExprLowering {
   void copy_after(const Stmt& s, const Copy& c);  // `dma.copy ... after f`
   Value trigger_event_ahead(const Expr& target);  // lower_tma.cpp
   void trigger_statement(const Stmt& s, const Trigger& t);
-  void global_event_declaration(const Declarator& decl, const sema::EventArray& declared);
-  void trigger_global(const Value& ev, const SourceLocation& where);
-  void wait_global(const Value& ev, const SourceLocation& where);
+  void counted_event_declaration(const Declarator& decl, const sema::EventArray& declared, bool local);
+  void trigger_counted(const Value& ev, const SourceLocation& where);
+  void wait_counted(const Value& ev, const SourceLocation& where);
   void wait_event(const Value& ev, const SourceLocation& where);  // one event, selected
   void inthreads_async(const Stmt& s, const InThreads& t);
   // The indices of `level` for which `condition` holds; nullopt when it

@@ -74,7 +74,7 @@ bool uses_hopper(const Function& fn, const std::vector<const Function*>& called)
     } else if (std::holds_alternative<Mma>(st.node)) {
       found = true;
     } else if (const auto* d = std::get_if<Declaration>(&st.node)) {
-      found = found || (d->type.kind == TypeKind::event && d->type.storage != Storage::global);  // mbarriers
+      found = found || (d->type.kind == TypeKind::event && d->type.storage == Storage::shared);  // mbarriers
     } else if (const auto* t = std::get_if<InThreads>(&st.node)) {
       found = found || t->is_async;
     }

@@ -398,6 +398,10 @@ void TransferChecker::tma_copy(const Stmt& s, const Copy& c) {
       fail(Rule::global_event_use, bound->template_args[0]->location,
            "global event `" + ev.event->name + "` is triggered by threads; no copy completes it",
            "use a `shared event`, or wait for the copy and then `trigger` the global event");
+    if (ev.event && ev.event->local)
+      fail(Rule::local_event_use, bound->template_args[0]->location,
+           "local event `" + ev.event->name + "` is one thread's, set by its triggers; no copy completes it",
+           "use a `shared event`, or wait for the copy and then `trigger` the local event");
     bound_event = bound->template_args[0].get();
   }
   bind_future(c, tile, async && !bound, bound_event);

@@ -6,7 +6,8 @@ namespace croq::sema::detail {
 
 void TransferChecker::event_declaration(const Stmt& s, const Declaration& d) {
   const bool global = d.type.storage == Storage::global;
-  if (!global && cx_.options_.target && !cx_.options_.target->mbarrier() && !cx_.needs_sm80_reported_) {
+  if (d.type.storage == Storage::shared && cx_.options_.target && !cx_.options_.target->mbarrier() &&
+      !cx_.needs_sm80_reported_) {
     cx_.needs_sm80_reported_ = true;
     fail(Rule::needs_sm80, s.location,
          "events are mbarriers, which need sm_80 or newer (compiling for " + cx_.options_.target->arch + ")");
@@ -22,12 +23,14 @@ void TransferChecker::event_declaration(const Stmt& s, const Declaration& d) {
     fail(Rule::event_scope, s.location,
          std::string("`") + storage_name(d.type.storage) + "` events are declared inside a parallel statement",
          "move the declaration into the `: block` level that uses it");
-  if (d.type.storage != Storage::shared && !global)
+  const bool local = d.type.storage == Storage::local;
+  if (d.type.storage != Storage::shared && !global && !local)
     fail(Rule::event_not_shared, d.type.location,
          (*storage_name(d.type.storage) ? std::string("`") + storage_name(d.type.storage) + "` events"
                                         : std::string("events without a storage (`event e;`)")) +
-             " are not supported yet by libcroqjit: events live in shared or global memory",
-         "declare it `shared event` (the block's threads) or `global event` (every block, at function scope)");
+             " are not supported yet by libcroqjit: events live in shared, global or local memory",
+         "declare it `shared event` (the block's threads), `global event` (every block, at function scope) or "
+         "`local event` (each thread's own)");
   // Declared in the block level or any level inside it (a parallel
   // statement that declares a shared event runs in blocks): the block's
   // barrier, as lowering declares it.
@@ -39,6 +42,7 @@ void TransferChecker::event_declaration(const Stmt& s, const Declaration& d) {
     if (!cx_.trial_) cx_.out_.declared_events[&decl] = &ev;
     ev.name = decl.name;
     ev.global = global;
+    ev.local = local;
     ev.is_array = decl.array_size != nullptr;
     ev.dimensions = 1 + static_cast<int>(decl.more_array_dims.size());
     ev.count_expr = decl.array_size.get();
@@ -148,7 +152,7 @@ void TransferChecker::trigger_statement(const Stmt& s, const Trigger& t) {
          "`trigger." + t.scope + "` signals the blocks of a cluster, but this kernel has no `: cluster` level",
          "write `trigger`, or put the block level in a cluster");
   for (const auto& dependency : t.after) note_named_future(*dependency);
-  for (const auto& target : t.targets) global_event_trigger(s, t, *target);
+  for (const auto& target : t.targets) counted_event_trigger(s, t, *target);
   if (!t.after.empty()) trigger_after(t);
   using Scope = EventArray::Scope;
   const Scope scope = t.scope.empty() ? Scope::block : Scope::cluster;
@@ -169,24 +173,28 @@ void TransferChecker::trigger_statement(const Stmt& s, const Trigger& t) {
              "trigger the event the same way everywhere");
       }
     }
-    if (!ev.event || !ev.event->global) arrive(ev, target->location);
+    if (!ev.event || (!ev.event->global && !ev.event->local)) arrive(ev, target->location);
   }
 }
 
-// A global event counts the triggers of threads: a copy completes none, and
-// it has no cluster to signal.
-void TransferChecker::global_event_trigger(const Stmt& s, const Trigger& t, const Expr& target) {
+// A global or local event counts the triggers of threads: a copy completes
+// none, and it has no cluster to signal.
+void TransferChecker::counted_event_trigger(const Stmt& s, const Trigger& t, const Expr& target) {
   const Type ev = c_.expressions.expr(target);
-  if (ev.kind != Kind::event || !ev.event || !ev.event->global) return;
+  if (ev.kind != Kind::event || !ev.event || (!ev.event->global && !ev.event->local)) return;
+  const bool global = ev.event->global;
+  const Rule rule = global ? Rule::global_event_use : Rule::local_event_use;
   if (!t.after.empty())
-    fail(Rule::global_event_use, t.after.front()->location,
-         "global event `" + ev.event->name + "` is triggered by threads; no copy completes it",
+    fail(rule, t.after.front()->location,
+         std::string(global ? "global event `" : "local event `") + ev.event->name +
+             (global ? "` is triggered by threads" : "` is one thread's, set by its triggers") + "; no copy completes it",
          "write `wait " + text(*t.after.front()) + ";` and then `trigger " + text(target) + ";`");
   if (!t.scope.empty())
-    fail(Rule::global_event_use, s.location,
-         "`trigger." + t.scope + "` of global event `" + ev.event->name + "`: a global event is seen by every block already",
+    fail(rule, s.location,
+         "`trigger." + t.scope + "` of " + (global ? "global" : "local") + " event `" + ev.event->name +
+             (global ? "`: a global event is seen by every block already" : "`: a local event is one thread's"),
          "write `trigger " + text(target) + ";`");
-  host_event(target, ev, "trigger");
+  if (global) host_event(target, ev, "trigger");
 }
 
 void TransferChecker::host_event(const Expr& target, const Type& ev, const char* what) {

@@ -619,8 +619,10 @@ Type ExpressionChecker::subscript(const Expr& e, const Subscript& s) {
          "`" + text(*s.object) + "` is not an array of buffers or events; use `.at(...)` for elements", "", notes_of(obj));
   // An array of arrays: each `[i]` selects along its next dimension.
   const std::size_t nested = buffers ? obj.buffer->array_dims.size() : 0;
+  // An array of arrays of events (a limitation, still checked): `[i]`
+  // selects along its next dimension; the first one's size is the count.
   std::optional<std::int64_t> count = accumulators ? obj.accumulator->array_dims[obj.selected_dims]
-                                      : event      ? obj.event->count
+                                      : event      ? (obj.selected == 0 ? obj.event->count : std::nullopt)
                                                    : obj.buffer->slots;
   if (nested > 1) count = obj.buffer->array_dims[static_cast<std::size_t>(obj.selected)];
   if (Verdict broken = idx.known_now() && count ? array_index(idx.value, *count) : std::nullopt)
@@ -638,7 +640,7 @@ Type ExpressionChecker::subscript(const Expr& e, const Subscript& s) {
              std::to_string(*count) + " elements of `" + text(*s.object) + "`",
          "", notes_of(idx));
   if (accumulators) ++obj.selected_dims;
-  else if (event) obj.event_selected = true;
+  else if (event) obj.event_selected = ++obj.selected >= obj.event->dimensions;
   else obj.slot_selected = ++obj.selected >= static_cast<int>(std::max<std::size_t>(nested, 1));
   return obj;
 }

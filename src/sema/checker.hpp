@@ -525,7 +525,7 @@ class TransferChecker : public Part {
   void trigger_after(const Trigger& t);
   void arrive(const Type& event, const SourceLocation& where);
   // `global event`: triggered by threads only (global-event-use), inside parallel statements.
-  void global_event_trigger(const Stmt& s, const Trigger& t, const Expr& target);
+  void counted_event_trigger(const Stmt& s, const Trigger& t, const Expr& target);
   void host_event(const Expr& target, const Type& event, const char* what);
 };
 

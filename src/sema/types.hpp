@@ -86,6 +86,8 @@ struct EventArray {
   bool ready = false;  // `= ready`: every barrier starts as if completed once (the first wait passes)
   // `global event`: counts in global memory (lowered by lower_events.cpp), not mbarriers.
   bool global = false;
+  // `local event`: each thread's own counts, which only its triggers add to.
+  bool local = false;
   // `[N]` as written (null without one): lowering evaluates it when N is known only at specialization.
   const frontend::ast::Expr* count_expr = nullptr;
   frontend::ast::SourceLocation first_trigger;

@@ -1,7 +1,7 @@
 // A block of one warp multiplying at block scope on a real GPU
 // (tests/common/mma_block_warp_sources.hpp): fresh random inputs, a poisoned
-// output, compared with the host's A * B^T in double (whole tiles: the
-// gathered operands read no tails): f16 into f32, and s8 into s32 exactly,
+// output, compared with the host's A * B^T in double (whole tiles; tails:
+// mma_gather_tail_gpu_test.cpp): f16 into f32, and s8 into s32 exactly,
 // for the device's arch and compute_80 PTX.
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Interpret mode: a block of one warp multiplying at block scope
 // (tests/common/mma_block_warp_sources.hpp) against the host's A * B^T:
 // f16 into f32 and s8 into s32 (exact). The operands are gathered from global
-// memory directly, which reads whole tiles: the shapes have no tails.
+// memory directly (tails: tests/interp/mma_gather_tail_interp_test.cpp).
 #include <gtest/gtest.h>
 
 #include "common/mma_block_warp_sources.hpp"

@@ -102,8 +102,10 @@ std::vector<ErrorCase> swizzle_and_event_cases() {
        "`.swiz` expects one template argument, found 2", "write `.swiz<128>` (bytes) or `.swiz<3>` (mode)"},
       // Declaring events
       {"EventNotShared", shell("    event e;\n"), 3, 5,
-       "events without a storage (`event e;`) are not supported yet by libcroqjit: events live in shared or global memory",
-       "declare it `shared event` (the block's threads) or `global event` (every block, at function scope)"},
+       "events without a storage (`event e;`) are not supported yet by libcroqjit: events live in shared, global or local "
+       "memory",
+       "declare it `shared event` (the block's threads), `global event` (every block, at function scope) or `local event` "
+       "(each thread's own)"},
       {"EventOutsideTheBlockLevel",
        "__co__ void f(global f16 [128, 64] lhs) {\n  shared event e;\n  parallel b by 2 : block {\n    wait e;\n  }\n}\n",
        2, 3, "`shared` events are declared inside a parallel statement",

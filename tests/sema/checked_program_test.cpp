@@ -223,14 +223,14 @@ std::vector<std::string> limitation_rules(const std::string& source) {
 }
 
 // Valid Croqtile that libcroqjit cannot run yet, each a limitation with no
-// error: local events, inthreads.async on a block index (the
+// error: events without a storage, inthreads.async on a block index (the
 // thread level `q` is the one it selects among), arrays of accumulators (an
 // event in a thread level is the block's).
 TEST(Limitations, EventPlacementsInthreadsLevelsAndAccumulatorArrays) {
   const std::string source =
       "__co__ void f() {\n"
       "  parallel p by 3, q by 4 {\n"
-      "    local event g[3];\n"
+      "    event g[3];\n"
       "    shared event e[4];\n"
       "    inthreads.async (p < 1) { }\n"
       "  }\n"
@@ -241,6 +241,25 @@ TEST(Limitations, EventPlacementsInthreadsLevelsAndAccumulatorArrays) {
   auto as_errors = sema_error(source);
   ASSERT_TRUE(as_errors.has_value());
   EXPECT_EQ(as_errors->diagnostics().size(), 3u) << as_errors->what();
+}
+
+// An array of arrays of local events is that limitation alone: each `[i]`
+// selects along the next dimension, so a row (`g[0]`), one event
+// (`g[1][0]`) and the whole array are triggered and waited for without an
+// error; a single local event is no limitation.
+TEST(Limitations, AnArrayOfArraysOfEventsSelectsOneDimensionAtATime) {
+  const std::string source =
+      "__co__ void f() {\n"
+      "  parallel by 1 {\n"
+      "    local event one, g[2][2];\n"
+      "    trigger one, g[0], g[1][0];\n"
+      "    wait one, g;\n"
+      "  }\n"
+      "}\n";
+  EXPECT_EQ(limitation_rules(source), (std::vector<std::string>{"unsupported-array-of-arrays @3"}));
+  auto as_errors = sema_error(source);
+  ASSERT_TRUE(as_errors.has_value());
+  EXPECT_EQ(as_errors->diagnostics().size(), 1u) << as_errors->what();
 }
 
 // A multiply whose operand is a limitation (an mma.load from global

@@ -27,9 +27,27 @@ std::vector<RuleCase> event_and_mma_cases() {
   const std::string mma = "      mma.row.row mc, ta.data, tb.data;\n";
   return {
       // Events
-      {"EventNotShared", "event-not-shared", blk("    local event e;\n"), 3, "local",
-       "`local` events are not supported yet by libcroqjit: events live in shared or global memory",
-       "declare it `shared event` (the block's threads) or `global event` (every block, at function scope)"},
+      {"EventWithoutAStorage", "event-not-shared", blk("    event e;\n"), 3, "event",
+       "events without a storage (`event e;`) are not supported yet by libcroqjit: events live in shared, global or "
+       "local memory",
+       "declare it `shared event` (the block's threads), `global event` (every block, at function scope) or "
+       "`local event` (each thread's own)"},
+      {"LocalEventAtFunctionScope", "event-scope", fn("  local event e;\n  parallel b by 2 : block {\n    wait e;\n  }\n"), 2,
+       "local", "`local` events are declared inside a parallel statement",
+       "move the declaration into the `: block` level that uses it"},
+      {"LocalEventCompletedByACopy", "local-event-use",
+       blk("    local event e;\n    shared f16 [64, 64] s;\n    f = tma.copy.async lhs.subspan(64, 64).at(bm, 0) => s;\n"
+           "    trigger e after f;\n"),
+       6, "f;", "local event `e` is one thread's, set by its triggers; no copy completes it",
+       "write `wait f;` and then `trigger e;`"},
+      {"LocalEventBoundToACopy", "local-event-use",
+       blk("    local event e;\n    shared f16 [64, 64] s;\n    tma.copy.async<e> lhs.subspan(64, 64).at(bm, 0) => s;\n"),
+       5, "e>", "local event `e` is one thread's, set by its triggers; no copy completes it",
+       "use a `shared event`, or wait for the copy and then `trigger` the local event"},
+      {"LocalEventTriggeredForACluster", "local-event-use",
+       fn("  parallel c by 2 : cluster {\n    parallel b by 2 : block {\n      local event e;\n      trigger.cluster e;\n"
+          "    }\n  }\n"),
+       5, "trigger", "`trigger.cluster` of local event `e`: a local event is one thread's", "write `trigger e;`"},
       {"SharedEventAtFunctionScope", "event-scope", fn("  shared event e;\n  parallel b by 2 : block {\n    wait e;\n  }\n"), 2,
        "shared", "`shared` events are declared inside a parallel statement",
        "move the declaration into the `: block` level that uses it"},

@@ -202,11 +202,19 @@ void Printer::mma(const ir::Mma& m) {
   const std::string ab = cuda_type(m.input);
   const std::string n = std::to_string(acc.n);
   if (m.instruction == ir::MmaInstruction::mma_sync_gather) {
-    // Each warp its own M x N tile; fragments read element by element.
+    // Each warp its own M x N tile; fragments read element by element, a
+    // tail tile's elements past the tensor's edge as 0 (its rows and cols).
+    std::string bounds;
+    if (m.a.rows || m.b.rows) {
+      const std::string k = std::to_string(m.k);
+      const std::string b_rows = m.b_n_major ? k : n, b_cols = m.b_n_major ? n : k;
+      bounds = ", " + (m.a.rows ? expr(m.a.rows) + ", " + expr(m.a.cols) : std::to_string(acc.rows) + ", " + k) + ", " +
+               (m.b.rows ? expr(m.b.rows) + ", " + expr(m.b.cols) : b_rows + ", " + b_cols);
+    }
     const std::string ptr = "reinterpret_cast<const " + ab + "*>(";
     line("croq_dev::mma_warp_gather<" + std::to_string(acc.rows) + ", " + n + ", " + std::to_string(m.k) + ", " +
          (m.b_n_major ? "true" : "false") + ">(" + accumulator_text(acc.name, m.index) + ", " + ptr + expr(m.a.address) + "), " + expr(m.a.leading) +
-         ", " + ptr + expr(m.b.address) + "), " + expr(m.b.leading) + ");");
+         ", " + ptr + expr(m.b.address) + "), " + expr(m.b.leading) + bounds + ");");
     return;
   }
   if (m.instruction == ir::MmaInstruction::mma_sync && acc.warp) {

@@ -88,13 +88,21 @@ CROQ_WARP_MMA_S32(unsigned char, "u8");
 // d += A * B for this warp. A is M x K, element (r, k) at a[r * a_ld + k];
 // B is K x N, element (k, n) at b[k * b_ld + n] with BTrans (a row.col rhs,
 // [K, N]), else at b[n * b_ld + k] (a row.row rhs, [N, K]). Elements past M,
-// N or K read as zero, so every tile shape runs on whole m16n8 blocks.
-// Generic addresses: the tiles may be in global or shared memory.
+// N or K read as zero, so every tile shape runs on whole m16n8 blocks; so do
+// the elements of A past row a_rows or column a_cols, and of B past its
+// tile's row b_rows or column b_cols (a tail tile at a tensor's edge: what
+// the tensor holds from the tile's origin). Generic addresses: the tiles may
+// be in global or shared memory.
 template <int M, int N, int K, bool BTrans, typename D, typename AB>
-__device__ __forceinline__ void mma_warp_gather(D* d, const AB* a, long long a_ld, const AB* b, long long b_ld) {
+__device__ __forceinline__ void mma_warp_gather(D* d, const AB* a, long long a_ld, const AB* b, long long b_ld,
+                                                int a_rows = M, int a_cols = K, int b_rows = BTrans ? K : N,
+                                                int b_cols = BTrans ? N : K) {
   using S = detail::warp_mma_shape<AB>;
   constexpr int MB = (M + 15) / 16, NB = (N + 7) / 8, bits = 32 / S::per_reg;
   const int lane = static_cast<int>(threadIdx.x & 31u), g = lane >> 2, t = lane & 3;
+  const int m_end = a_rows < M ? a_rows : M, a_k_end = a_cols < K ? a_cols : K;
+  const int n_end = BTrans ? (b_cols < N ? b_cols : N) : (b_rows < N ? b_rows : N);
+  const int b_k_end = BTrans ? (b_rows < K ? b_rows : K) : (b_cols < K ? b_cols : K);
 #pragma unroll 1
   for (int k0 = 0; k0 < K; k0 += S::k) {
 #pragma unroll
@@ -106,7 +114,7 @@ __device__ __forceinline__ void mma_warp_gather(D* d, const AB* a, long long a_l
 #pragma unroll
         for (int e = 0; e < S::per_reg; ++e) {
           const int row = 16 * mb + S::a_row(g, i), k = k0 + S::a_k(t, i, e);
-          if (row < M && k < K) r |= detail::mma_bits(a[row * a_ld + k]) << (bits * e);
+          if (row < m_end && k < a_k_end) r |= detail::mma_bits(a[row * a_ld + k]) << (bits * e);
         }
         fa[i] = r;
       }
@@ -120,7 +128,7 @@ __device__ __forceinline__ void mma_warp_gather(D* d, const AB* a, long long a_l
 #pragma unroll
           for (int e = 0; e < S::per_reg; ++e) {
             const int k = k0 + S::b_k(t, i, e);
-            if (col < N && k < K) r |= detail::mma_bits(b[BTrans ? k * b_ld + col : col * b_ld + k]) << (bits * e);
+            if (col < n_end && k < b_k_end) r |= detail::mma_bits(b[BTrans ? k * b_ld + col : col * b_ld + k]) << (bits * e);
           }
           fb[i] = r;
         }
