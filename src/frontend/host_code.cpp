@@ -76,6 +76,7 @@ bool mentions_float(const Expr& e, const std::set<std::string>& floats) {
       using T = std::decay_t<decltype(n)>;
       if constexpr (std::is_same_v<T, FloatLiteral>) found = true;
       else if constexpr (std::is_same_v<T, Name>) found = found || floats.count(n.name) > 0;
+      else if constexpr (std::is_same_v<T, Convert>) found = found || (converted_dtype(n) && is_floating(*converted_dtype(n)));
       else if constexpr (std::is_same_v<T, Unary>) go(*n.operand);
       else if constexpr (std::is_same_v<T, Binary>) {
         if (n.op >= BinaryOp::lt && n.op <= BinaryOp::ne) return;  // a comparison is a truth value
@@ -207,10 +208,18 @@ bool is_host_expression(const Expr& e) {
              std::holds_alternative<Name>(n.object->node) && std::holds_alternative<IntegerLiteral>(n.args[0]->node);
     } else if constexpr (std::is_same_v<T, ElementCount>) {
       return element_count_of(e) != nullptr;
+    } else if constexpr (std::is_same_v<T, Convert>) {
+      return converted_dtype(n).has_value() && is_host_expression(*n.operand);
     } else {
       return false;
     }
   }, e.node);
+}
+
+std::optional<DType> converted_dtype(const Convert& c) {
+  DType to{};
+  if (c.foreign || !parse_dtype(c.target, to)) return std::nullopt;
+  return to;
 }
 
 std::vector<WithBinding> with_bindings(const Loop& l) {
@@ -430,6 +439,8 @@ std::vector<HostScalar> host_scalars(const Function& fn) {
     if (const auto* d = std::get_if<Declaration>(&s.node); d && is_scalar_declaration(*d)) {
       for (const Declarator& decl : d->declarators) {
         HostScalar h{decl.name, &decl, is_float_type_name(d->type.name)};
+        if (DType declared{}; d->type.kind == TypeKind::element && parse_dtype(d->type.name, declared))
+          h.dtype = declared;
         if (d->type.kind == TypeKind::auto_ && !decl.init_values.empty())
           h.is_float = mentions_float(*decl.init_values[0], floats);
         std::set<std::string> uses;
@@ -491,6 +502,13 @@ DType scalar_class(const TypeRef& t) {
   return t.name == "s64" || t.name == "u64" ? DType::s64 : DType::s32;
 }
 
+// The same class of an element type (`__to<T>`'s).
+DType class_of(DType t) {
+  if (t == DType::f64) return DType::f64;
+  if (is_floating(t)) return DType::f32;
+  return t == DType::s64 || t == DType::u64 ? DType::s64 : DType::s32;
+}
+
 // C++'s usual arithmetic conversions, on those classes.
 DType promoted(DType a, DType b) {
   const auto rank = [](DType t) { return t == DType::f64 ? 3 : t == DType::f32 ? 2 : t == DType::s64 ? 1 : 0; };
@@ -522,6 +540,9 @@ DType expression_class(const Expr& e, const std::map<std::string, DType>& names)
       DType out = DType::s32;
       for (const auto& a : n.args) out = promoted(out, of(*a));
       return out;
+    } else if constexpr (std::is_same_v<T, Convert>) {
+      const std::optional<DType> to = converted_dtype(n);
+      return to ? class_of(*to) : DType::s32;
     } else {
       return DType::s32;  // `x.span(d)`: an extent, an int
     }

@@ -9,6 +9,7 @@
 // statements are host code and on the numbering of the host's scalars.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,8 @@ struct HostScalar {
   // computes it (as every function did before host programs), so kernels
   // do not take it as a parameter.
   bool replicated = false;
+  // Declared with an element type (`u8 b = ...;`): what is stored converts to it.
+  std::optional<DType> dtype;
 };
 std::vector<HostScalar> host_scalars(const Function& fn);
 
@@ -86,8 +89,10 @@ std::vector<const Expr*> with_extents(const WithBinding& b);
 
 // Whether `e` is an expression the host computes: numbers, names, unary and
 // binary arithmetic, comparisons, `?:`, `__min`, `__max`, `cdiv`,
-// `__abs`, `x.span(d)`, `|x|` and `|x.span|`.
+// `__abs`, `__to<T>(x)`, `x.span(d)`, `|x|` and `|x.span|`.
 bool is_host_expression(const Expr& e);
+// The element type `__to<T>(x)` converts to; none for a foreign type.
+std::optional<DType> converted_dtype(const Convert& c);
 // `x` of `|x|` or `|x.span|` (the element count of a tensor argument); else null.
 const Name* element_count_of(const Expr& e);
 

@@ -27,6 +27,7 @@ class HostLowering {
       slot_of_site_[h.site] = static_cast<int>(program_.slots.size());
       program_.slots.push_back(h.name);
       program_.slot_is_float.push_back(h.is_float);
+      program_.slot_dtype.push_back(h.dtype);
       slot_float_.push_back(h.is_float);
     }
   }
@@ -289,6 +290,7 @@ class HostLowering {
     e->kind = Expr::Kind::slot;
     e->index = slot;
     e->is_float = slot_float_[static_cast<std::size_t>(slot)];
+    e->is_u64 = program_.slot_dtype[static_cast<std::size_t>(slot)] == DType::u64;
     e->line = line;
     return e;
   }
@@ -406,6 +408,15 @@ class HostLowering {
         return span(n, x.location);
       } else if constexpr (std::is_same_v<T, ElementCount>) {
         return element_count(*element_count_of(x), x.location);
+      } else if constexpr (std::is_same_v<T, Convert>) {
+        auto e = std::make_shared<Expr>();
+        e->kind = Expr::Kind::convert;
+        e->to = *converted_dtype(n);  // is_host_expression: a dtype
+        e->operands = {expr(*n.operand)};
+        e->is_float = is_floating(e->to);
+        e->is_u64 = e->to == DType::u64;
+        e->line = line;
+        return e;
       } else {
         fail(x.location, "this expression is not supported in host code yet");
       }

@@ -766,7 +766,7 @@ void StatementChecker::returned_number(const Expr& value) {
     limitation(Rule::unsupported_return, value.location, what + ": the host computes a returned number from numbers, "
                "scalars, arguments and dims, and this value is read on the device",
                "store the value into a tensor declared at function scope and return that");
-  else if (!host_program_)
+  else if (!host_program_ && !cx_.has_error_between(cx_.fn_.location, value.location.line))  // the error says it all
     limitation(Rule::unsupported_return, value.location, what + ": the host computes a returned number, and `" +
                cx_.fn_.name + "` has statements outside its parallel statements that only a kernel runs",
                "move the device work into a `parallel` statement");

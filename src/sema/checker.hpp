@@ -337,6 +337,7 @@ class ExpressionChecker : public Part {
   // lowering's counts_of: parallel counts and loop bounds.
   // `runtime_ok`: integers computed in the kernel are counts known at run time.
   std::vector<Count> counts(const Expr& e, const char* what, bool runtime_ok = false);
+  void bool_in_count(const Expr& part, const char* what);
   // An array of buffers used where one buffer is needed.
   void require_selected(const Expr& e, const Type& t);
   void string_literal(const Expr& e, const StringLiteral& s);  // rule string-escape

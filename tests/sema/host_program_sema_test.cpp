@@ -3,9 +3,11 @@
 // `croq check` as warnings, and which are accepted.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include "common/error_text.hpp"
+#include "sema_test_util.hpp"
 #include "croq/croq.hpp"
 
 namespace croq {
@@ -64,6 +66,49 @@ TEST(HostProgramSema, HostStatementInErrorIsNotALimitationToo) {
                                       "}\n");
   EXPECT_NE(e.find(":5:3: error: cannot assign to `m` [assign-target]"), std::string::npos) << e;
   EXPECT_EQ(e.find("program-host-statement"), std::string::npos) << e;
+}
+
+// `__to<T>(x)` and scalars of element types are host code: a function of
+// them alone returns its number from the host.
+TEST(HostProgramSema, ConversionsAreHostCode) {
+  EXPECT_EQ(compile_error("__co__ auto f(int i, float x) {\n"
+                          "  bf16 z = __to<bf16>(x);\n"
+                          "  u64 w = __to<u64>(i);\n"
+                          "  return __to<f32>(z) + __to<f32>(w);\n"
+                          "}\n"),
+            "");
+}
+
+// `croq check`: a limitation in a statement (on its line) that has an error
+// already, and a returned number beside a statement in error, add nothing.
+TEST(HostProgramSema, LimitationsBesideAnErrorAreLeftOut) {
+  sema::Options options;
+  options.limitations_are_errors = false;
+  const auto compile_error = [](const std::string& source, const sema::Options& o) {
+    const std::optional<CompileError> e = sema::test::sema_error(source, o);
+    return e ? std::string(e->what()) : std::string();
+  };
+  const std::string never_waited = compile_error("__co__ void f(s8 [1, 2] input) {\n"
+                                                 "  parallel p by 1 {\n"
+                                                 "    f = dma.copy.async input => global;\n"
+                                                 "  }\n"
+                                                 "}\n",
+                                                 options);
+  EXPECT_NE(never_waited.find(":3:5: error: `f` is the future of an asynchronous copy that is never waited for"),
+            std::string::npos)
+      << never_waited;
+  EXPECT_EQ(never_waited.find("warning"), std::string::npos) << never_waited;
+  const std::string beside = compile_error("#pragma croq intrinsic prefix outer_\n"
+                                           "__co__ auto f(s32 [4] a) {\n"
+                                           "  parallel p by 4\n"
+                                           "    a.at(p) = 1;\n"
+                                           "  outer_pass();\n"
+                                           "  return 0;\n"
+                                           "}\n",
+                                           options);
+  EXPECT_NE(beside.find(":5:3: error: intrinsic `outer_pass(...)` outside a parallel statement"), std::string::npos)
+      << beside;
+  EXPECT_EQ(beside.find("unsupported-return"), std::string::npos) << beside;
 }
 
 TEST(HostProgramSema, TensorDeclaredInAHostLoopIsALimitation) {
