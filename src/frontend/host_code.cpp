@@ -231,12 +231,43 @@ std::vector<WithBinding> with_bindings(const Loop& l) {
 }
 
 std::vector<const Expr*> with_extents(const WithBinding& b) {
+  if (!b.bound) return {};  // `foreach x` of a with's names
   if (const auto* shape = std::get_if<ShapeList>(&b.bound->node)) {
     std::vector<const Expr*> dims;
     for (const auto& d : shape->dims) dims.push_back(d.get());
     return dims;
   }
   return {b.bound};  // `with x in 128`
+}
+
+namespace {
+
+// `with index in [n, m]`: one name for several extents.
+bool unnamed_elements(const WithBinding& b) {
+  return !b.braced && !b.tuple_name && b.indices->size() == 1 && with_extents(b).size() > 1;
+}
+
+}  // namespace
+
+std::vector<WithElement> with_elements(const WithBinding& b) {
+  const std::vector<const Expr*> extents = with_extents(b);
+  std::vector<WithElement> out;
+  if (unnamed_elements(b)) {
+    const Identifier& tuple = b.indices->front().name;
+    for (std::size_t d = 0; d < extents.size(); ++d)
+      out.push_back({tuple.name + "__elem__" + std::to_string(d), extents[d], tuple.location, extents[d]});
+    return out;
+  }
+  for (std::size_t d = 0; d < b.indices->size(); ++d) {
+    const Identifier& name = (*b.indices)[d].name;
+    out.push_back({name.name, &name, name.location, d < extents.size() ? extents[d] : nullptr});
+  }
+  return out;
+}
+
+const Identifier* with_tuple_name(const WithBinding& b) {
+  if (b.tuple_name) return b.tuple_name;
+  return unnamed_elements(b) ? &b.indices->front().name : nullptr;
 }
 
 namespace {
@@ -292,7 +323,7 @@ std::string host_with_problem(const Loop& l, bool between_kernels) {
     return "this `with` (its names looped over inside a kernel)";
   for (const WithBinding& b : with_bindings(l)) {
     const std::vector<const Expr*> extents = with_extents(b);
-    if (extents.size() != b.indices->size())
+    if (extents.size() != b.indices->size() && !unnamed_elements(b))
       return "this `with` (name each element: `with index = {x, y} in [n, m]`)";
     for (const LoopIndex& i : *b.indices)
       if (i.range || i.local_name) return "this `with`'s index range";
@@ -464,10 +495,10 @@ std::vector<HostScalar> host_scalars(const Function& fn) {
       out.push_back(std::move(h));
     } else if (const auto* l = std::get_if<Loop>(&s.node); l && l->kind == LoopKind::with) {
       for (const WithBinding& b : with_bindings(*l))
-        for (const LoopIndex& i : *b.indices) {
-          out.push_back(HostScalar{i.name.name, &i.name, false});
-          host_only_names.insert(i.name.name);
-          inner.insert(i.name.name);
+        for (const WithElement& e : with_elements(b)) {
+          out.push_back(HostScalar{e.name, e.site, false});
+          host_only_names.insert(e.name);
+          inner.insert(e.name);
         }
     } else if (const auto* l = std::get_if<Loop>(&s.node); l && l->bound) {  // not `foreach x` of a with's names
       for (const LoopIndex& i : l->indices) {

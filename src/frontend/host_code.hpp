@@ -86,6 +86,20 @@ struct WithBinding {
 std::vector<WithBinding> with_bindings(const Loop& l);
 // The extent of each index of `b`: the dims of `[n, m]`, or `n` itself.
 std::vector<const Expr*> with_extents(const WithBinding& b);
+// One host scalar a binding bounds: an index name, or for `with index in
+// [n, m]` (one name, no element names) each unnamed element
+// (`index__elem__0`, ...; its site is its extent), which `foreach index`
+// loops over.
+struct WithElement {
+  std::string name;
+  const void* site = nullptr;
+  SourceLocation location;
+  const Expr* extent = nullptr;
+};
+std::vector<WithElement> with_elements(const WithBinding& b);
+// The name that stands for all of `b`'s elements in a `foreach`: `index` of
+// `with index = {x, y} in ...` and of `with index in [n, m]`; else null.
+const Identifier* with_tuple_name(const WithBinding& b);
 
 // Whether `e` is an expression the host computes: numbers, names, unary and
 // binary arithmetic, comparisons, `?:`, `__min`, `__max`, `cdiv`,

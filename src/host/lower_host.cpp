@@ -160,17 +160,15 @@ class HostLowering {
     scopes_.emplace_back();
     withs_.emplace_back();
     for (const WithBinding& b : with_bindings(l)) {
-      const std::vector<const AstExpr*> extents = with_extents(b);
       std::vector<std::string> names;
-      for (std::size_t d = 0; d < b.indices->size(); ++d) {
-        const Identifier& name = (*b.indices)[d].name;
-        const int to = slot(&name, name.location);
-        scopes_.back()[name.name] = to;
-        withs_.back().extent[name.name] = {to, expr(*extents[d])};
-        names.push_back(name.name);
+      for (const WithElement& e : with_elements(b)) {
+        const int to = slot(e.site, e.location);
+        scopes_.back()[e.name] = to;
+        withs_.back().extent[e.name] = {to, expr(*e.extent)};
+        names.push_back(e.name);
         out.push_back(assign(to, constant(Value{}, s.location.line), s.location.line));
       }
-      if (b.tuple_name) withs_.back().tuple[b.tuple_name->name] = names;
+      if (const Identifier* tuple = with_tuple_name(b)) withs_.back().tuple[tuple->name] = names;
     }
     for (Stmt& st : statements(*l.body)) out.push_back(std::move(st));
     withs_.pop_back();
