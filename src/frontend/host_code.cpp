@@ -406,8 +406,24 @@ int host_parallel_count(const Function& fn) {
   return parallels;
 }
 
+HostProblem first_host_problem(const Function& fn, const Stmt& s, bool between_kernels) {
+  if (std::holds_alternative<Parallel>(s.node)) return {};
+  std::string what = host_statement_problem(s, between_kernels);
+  if (what.empty() && is_host_device_work(s)) what = host_device_work_problem(fn, s);
+  if (!what.empty()) return {&s, std::move(what)};
+  HostProblem found;
+  for_host_children(s, [&](const Stmt& c) {
+    if (!found.at) found = first_host_problem(fn, c, between_kernels);
+  });
+  return found;
+}
+
+HostProblem host_program_blocker(const Function& fn) {
+  return fn.body ? first_host_problem(fn, *fn.body, host_parallel_count(fn) > 1) : HostProblem{};
+}
+
 bool is_host_program(const Function& fn) {
-  bool host_only = false, device_only = false, device_work = false, between = false;
+  bool host_only = false, device_work = false, between = false;
   const int parallels = host_parallel_count(fn);
   std::set<std::string> mutable_scalars;
   walk_host(fn, [&](const Stmt& s, int depth) {
@@ -419,13 +435,9 @@ bool is_host_program(const Function& fn) {
     if (const auto* d = std::get_if<Declaration>(&s.node); d && d->type.is_mutable && is_scalar_declaration(*d))
       for (const Declarator& decl : d->declarators) mutable_scalars.insert(decl.name);
     host_only = host_only || is_host_only(s, mutable_scalars);
-    device_only =
-        device_only || (!std::holds_alternative<Parallel>(s.node) && !host_statement_problem(s, parallels > 1).empty());
-    if (is_host_device_work(s)) {
-      device_work = true;
-      device_only = device_only || !host_device_work_problem(fn, s).empty();
-    }
+    device_work = device_work || is_host_device_work(s);
   });
+  const bool device_only = host_program_blocker(fn).at != nullptr;
   // A returned number is the host's to compute.
   host_only = host_only || returned_scalar(fn) != nullptr;
   // Device work or other statements beside a single parallel statement (or

@@ -75,6 +75,18 @@ std::string host_device_work_problem(const Function& fn, const Stmt& s);
 std::string host_statement_problem(const Stmt& s, bool between_kernels = false);
 int host_parallel_count(const Function& fn);
 
+// The first statement at host level of `fn` (in source order, parents
+// first) that the host cannot run (host_statement_problem, or device work
+// host_device_work_problem refuses), and why; `at` null when none. One
+// makes `fn` no host program.
+struct HostProblem {
+  const Stmt* at = nullptr;
+  std::string what;
+};
+HostProblem host_program_blocker(const Function& fn);
+// The same within statement `s` of `fn` (`s` itself first).
+HostProblem first_host_problem(const Function& fn, const Stmt& s, bool between_kernels);
+
 // One binding of a host `with` (`with index = {x, y} in [n, m]`, `with x in
 // n`, and each after a `,`): its names and its bound.
 struct WithBinding {

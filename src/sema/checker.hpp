@@ -429,6 +429,7 @@ class StatementChecker : public Part {
   void nested(const Stmt& s);  // a body: its own scope
   void host_statements(const Stmt& s, int depth);  // a host program's host level (check_statements.cpp)
   void host_limitation(const Stmt& s, std::string message, std::string hint);
+  void between_kernels_limitation(const Stmt& s);
   bool host_program_ = false;  // the function is a host program (frontend/host_code.hpp)
   void body_after_condition(const Expr& cond, const char* what, const Stmt& body);
   void parameter_form(const Parameter& p);  // `?` dims, a rank only, `stream`

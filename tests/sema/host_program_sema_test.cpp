@@ -111,6 +111,34 @@ TEST(HostProgramSema, LimitationsBesideAnErrorAreLeftOut) {
   EXPECT_EQ(beside.find("unsupported-return"), std::string::npos) << beside;
 }
 
+// Between kernels, the statement the host cannot run is named where it
+// stands (inside a host loop too), and the host code beside it points there.
+TEST(HostProgramSema, HostCodeBesideAStatementTheHostCannotRunNamesIt) {
+  const std::string e = compile_error("__co__ void f(s32 [4] a, s32 [8] b) {\n"
+                                      "  with x in [2] {\n"
+                                      "    foreach x {}\n"
+                                      "  }\n"
+                                      "  with i in [2] {\n"
+                                      "    foreach i {\n"
+                                      "      t = dma.copy b.chunkat(i) => global;\n"
+                                      "    }\n"
+                                      "  }\n"
+                                      "  parallel p by 4\n"
+                                      "    a.at(p) = 1;\n"
+                                      "  parallel q by 4\n"
+                                      "    a.at(q) = 2;\n"
+                                      "}\n");
+  EXPECT_NE(e.find(":2:3: error: statements between the kernels of a program (host code) are not supported yet beside "
+                   "this copy (the host copies with a synchronous `dma.copy a => b;`) at 7:7, which the host cannot run "
+                   "[program-host-statement]"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find(":7:7: error: this copy (the host copies with a synchronous `dma.copy a => b;`) is not supported in "
+                   "host code yet [program-host-statement]"),
+            std::string::npos)
+      << e;
+}
+
 TEST(HostProgramSema, TensorDeclaredInAHostLoopIsALimitation) {
   const std::string e = compile_error("__co__ void f(s32 [4] a) {\n"
                                       "  foreach i in [2] {\n"
