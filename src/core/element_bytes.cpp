@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/minifloat.hpp"
+#include "croq/subbyte.hpp"
 
 namespace croq::detail {
 namespace {
@@ -65,6 +66,32 @@ void write_element(DType t, void* at, double d) {
     case DType::f8_ue4m3: put(at, f8_ue4m3(static_cast<float>(d)).bits); return;
     default: write_element(t, at, truncated_integer(d, t == DType::u64)); return;
   }
+}
+
+double rounded_to(DType t, double d) {
+  switch (t) {
+    case DType::f32: return static_cast<float>(d);
+    case DType::f64: return d;
+    case DType::f16: return static_cast<float>(croq::f16(static_cast<float>(d)));
+    case DType::bf16: return static_cast<float>(croq::bf16(static_cast<float>(d)));
+    case DType::f8_e4m3: return static_cast<float>(croq::f8_e4m3(static_cast<float>(d)));
+    case DType::f8_e5m2: return static_cast<float>(croq::f8_e5m2(static_cast<float>(d)));
+    case DType::tf32: return static_cast<float>(croq::tf32(static_cast<float>(d)));
+    case DType::f8_ue8m0: return static_cast<float>(croq::f8_ue8m0(static_cast<float>(d)));
+    case DType::f8_ue4m3: return static_cast<float>(croq::f8_ue4m3(static_cast<float>(d)));
+    case DType::f6_e2m3: return static_cast<float>(croq::f6_e2m3(static_cast<float>(d)));
+    case DType::f6_e3m2: return static_cast<float>(croq::f6_e3m2(static_cast<float>(d)));
+    case DType::f4_e2m1: return static_cast<float>(croq::f4_e2m1(static_cast<float>(d)));
+    default: return d;
+  }
+}
+
+std::int64_t wrapped_to(DType t, std::int64_t i) {
+  if (is_floating(t) || dtype_bits(t) >= 64) return i;
+  const int bits = dtype_bits(t);
+  const std::uint64_t low = static_cast<std::uint64_t>(i) & ((std::uint64_t{1} << bits) - 1);
+  if (is_signed_integer(t) && (low >> (bits - 1)) != 0) return static_cast<std::int64_t>(low | (~std::uint64_t{0} << bits));
+  return static_cast<std::int64_t>(low);
 }
 
 std::vector<std::uint8_t> element_bytes(DType t, std::int64_t i) {

@@ -22,6 +22,14 @@ void write_element(DType dtype, void* at, std::int64_t value);
 // saturating at the type's range (of u64 when `unsigned_64`), NaN to 0.
 std::int64_t truncated_integer(double value, bool unsigned_64);
 
+// A double rounded to a float dtype's precision (round to nearest even, as
+// the device's conversions do); unchanged for other dtypes.
+double rounded_to(DType dtype, double value);
+// An integer wrapped to an integer dtype's width as a store of it keeps it:
+// sign-extended for the signed types, zero-extended for the unsigned ones
+// (u64 keeps the 64 bits); unchanged for other dtypes.
+std::int64_t wrapped_to(DType dtype, std::int64_t value);
+
 // The bytes write_element writes.
 std::vector<std::uint8_t> element_bytes(DType dtype, double value);
 std::vector<std::uint8_t> element_bytes(DType dtype, std::int64_t value);

@@ -76,6 +76,7 @@ bool mentions_float(const Expr& e, const std::set<std::string>& floats) {
       using T = std::decay_t<decltype(n)>;
       if constexpr (std::is_same_v<T, FloatLiteral>) found = true;
       else if constexpr (std::is_same_v<T, Name>) found = found || floats.count(n.name) > 0;
+      else if constexpr (std::is_same_v<T, Convert>) found = found || (converted_dtype(n) && is_floating(*converted_dtype(n)));
       else if constexpr (std::is_same_v<T, Unary>) go(*n.operand);
       else if constexpr (std::is_same_v<T, Binary>) {
         if (n.op >= BinaryOp::lt && n.op <= BinaryOp::ne) return;  // a comparison is a truth value
@@ -207,10 +208,18 @@ bool is_host_expression(const Expr& e) {
              std::holds_alternative<Name>(n.object->node) && std::holds_alternative<IntegerLiteral>(n.args[0]->node);
     } else if constexpr (std::is_same_v<T, ElementCount>) {
       return element_count_of(e) != nullptr;
+    } else if constexpr (std::is_same_v<T, Convert>) {
+      return converted_dtype(n).has_value() && is_host_expression(*n.operand);
     } else {
       return false;
     }
   }, e.node);
+}
+
+std::optional<DType> converted_dtype(const Convert& c) {
+  DType to{};
+  if (c.foreign || !parse_dtype(c.target, to)) return std::nullopt;
+  return to;
 }
 
 std::vector<WithBinding> with_bindings(const Loop& l) {
@@ -222,12 +231,43 @@ std::vector<WithBinding> with_bindings(const Loop& l) {
 }
 
 std::vector<const Expr*> with_extents(const WithBinding& b) {
+  if (!b.bound) return {};  // `foreach x` of a with's names
   if (const auto* shape = std::get_if<ShapeList>(&b.bound->node)) {
     std::vector<const Expr*> dims;
     for (const auto& d : shape->dims) dims.push_back(d.get());
     return dims;
   }
   return {b.bound};  // `with x in 128`
+}
+
+namespace {
+
+// `with index in [n, m]`: one name for several extents.
+bool unnamed_elements(const WithBinding& b) {
+  return !b.braced && !b.tuple_name && b.indices->size() == 1 && with_extents(b).size() > 1;
+}
+
+}  // namespace
+
+std::vector<WithElement> with_elements(const WithBinding& b) {
+  const std::vector<const Expr*> extents = with_extents(b);
+  std::vector<WithElement> out;
+  if (unnamed_elements(b)) {
+    const Identifier& tuple = b.indices->front().name;
+    for (std::size_t d = 0; d < extents.size(); ++d)
+      out.push_back({tuple.name + "__elem__" + std::to_string(d), extents[d], tuple.location, extents[d]});
+    return out;
+  }
+  for (std::size_t d = 0; d < b.indices->size(); ++d) {
+    const Identifier& name = (*b.indices)[d].name;
+    out.push_back({name.name, &name, name.location, d < extents.size() ? extents[d] : nullptr});
+  }
+  return out;
+}
+
+const Identifier* with_tuple_name(const WithBinding& b) {
+  if (b.tuple_name) return b.tuple_name;
+  return unnamed_elements(b) ? &b.indices->front().name : nullptr;
 }
 
 namespace {
@@ -283,7 +323,7 @@ std::string host_with_problem(const Loop& l, bool between_kernels) {
     return "this `with` (its names looped over inside a kernel)";
   for (const WithBinding& b : with_bindings(l)) {
     const std::vector<const Expr*> extents = with_extents(b);
-    if (extents.size() != b.indices->size())
+    if (extents.size() != b.indices->size() && !unnamed_elements(b))
       return "this `with` (name each element: `with index = {x, y} in [n, m]`)";
     for (const LoopIndex& i : *b.indices)
       if (i.range || i.local_name) return "this `with`'s index range";
@@ -366,8 +406,24 @@ int host_parallel_count(const Function& fn) {
   return parallels;
 }
 
+HostProblem first_host_problem(const Function& fn, const Stmt& s, bool between_kernels) {
+  if (std::holds_alternative<Parallel>(s.node)) return {};
+  std::string what = host_statement_problem(s, between_kernels);
+  if (what.empty() && is_host_device_work(s)) what = host_device_work_problem(fn, s);
+  if (!what.empty()) return {&s, std::move(what)};
+  HostProblem found;
+  for_host_children(s, [&](const Stmt& c) {
+    if (!found.at) found = first_host_problem(fn, c, between_kernels);
+  });
+  return found;
+}
+
+HostProblem host_program_blocker(const Function& fn) {
+  return fn.body ? first_host_problem(fn, *fn.body, host_parallel_count(fn) > 1) : HostProblem{};
+}
+
 bool is_host_program(const Function& fn) {
-  bool host_only = false, device_only = false, device_work = false, between = false;
+  bool host_only = false, device_work = false, between = false;
   const int parallels = host_parallel_count(fn);
   std::set<std::string> mutable_scalars;
   walk_host(fn, [&](const Stmt& s, int depth) {
@@ -379,13 +435,9 @@ bool is_host_program(const Function& fn) {
     if (const auto* d = std::get_if<Declaration>(&s.node); d && d->type.is_mutable && is_scalar_declaration(*d))
       for (const Declarator& decl : d->declarators) mutable_scalars.insert(decl.name);
     host_only = host_only || is_host_only(s, mutable_scalars);
-    device_only =
-        device_only || (!std::holds_alternative<Parallel>(s.node) && !host_statement_problem(s, parallels > 1).empty());
-    if (is_host_device_work(s)) {
-      device_work = true;
-      device_only = device_only || !host_device_work_problem(fn, s).empty();
-    }
+    device_work = device_work || is_host_device_work(s);
   });
+  const bool device_only = host_program_blocker(fn).at != nullptr;
   // A returned number is the host's to compute.
   host_only = host_only || returned_scalar(fn) != nullptr;
   // Device work or other statements beside a single parallel statement (or
@@ -430,6 +482,8 @@ std::vector<HostScalar> host_scalars(const Function& fn) {
     if (const auto* d = std::get_if<Declaration>(&s.node); d && is_scalar_declaration(*d)) {
       for (const Declarator& decl : d->declarators) {
         HostScalar h{decl.name, &decl, is_float_type_name(d->type.name)};
+        if (DType declared{}; d->type.kind == TypeKind::element && parse_dtype(d->type.name, declared))
+          h.dtype = declared;
         if (d->type.kind == TypeKind::auto_ && !decl.init_values.empty())
           h.is_float = mentions_float(*decl.init_values[0], floats);
         std::set<std::string> uses;
@@ -453,10 +507,10 @@ std::vector<HostScalar> host_scalars(const Function& fn) {
       out.push_back(std::move(h));
     } else if (const auto* l = std::get_if<Loop>(&s.node); l && l->kind == LoopKind::with) {
       for (const WithBinding& b : with_bindings(*l))
-        for (const LoopIndex& i : *b.indices) {
-          out.push_back(HostScalar{i.name.name, &i.name, false});
-          host_only_names.insert(i.name.name);
-          inner.insert(i.name.name);
+        for (const WithElement& e : with_elements(b)) {
+          out.push_back(HostScalar{e.name, e.site, false});
+          host_only_names.insert(e.name);
+          inner.insert(e.name);
         }
     } else if (const auto* l = std::get_if<Loop>(&s.node); l && l->bound) {  // not `foreach x` of a with's names
       for (const LoopIndex& i : l->indices) {
@@ -491,6 +545,13 @@ DType scalar_class(const TypeRef& t) {
   return t.name == "s64" || t.name == "u64" ? DType::s64 : DType::s32;
 }
 
+// The same class of an element type (`__to<T>`'s).
+DType class_of(DType t) {
+  if (t == DType::f64) return DType::f64;
+  if (is_floating(t)) return DType::f32;
+  return t == DType::s64 || t == DType::u64 ? DType::s64 : DType::s32;
+}
+
 // C++'s usual arithmetic conversions, on those classes.
 DType promoted(DType a, DType b) {
   const auto rank = [](DType t) { return t == DType::f64 ? 3 : t == DType::f32 ? 2 : t == DType::s64 ? 1 : 0; };
@@ -522,6 +583,9 @@ DType expression_class(const Expr& e, const std::map<std::string, DType>& names)
       DType out = DType::s32;
       for (const auto& a : n.args) out = promoted(out, of(*a));
       return out;
+    } else if constexpr (std::is_same_v<T, Convert>) {
+      const std::optional<DType> to = converted_dtype(n);
+      return to ? class_of(*to) : DType::s32;
     } else {
       return DType::s32;  // `x.span(d)`: an extent, an int
     }

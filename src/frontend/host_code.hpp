@@ -9,6 +9,7 @@
 // statements are host code and on the numbering of the host's scalars.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,8 @@ struct HostScalar {
   // computes it (as every function did before host programs), so kernels
   // do not take it as a parameter.
   bool replicated = false;
+  // Declared with an element type (`u8 b = ...;`): what is stored converts to it.
+  std::optional<DType> dtype;
 };
 std::vector<HostScalar> host_scalars(const Function& fn);
 
@@ -72,6 +75,18 @@ std::string host_device_work_problem(const Function& fn, const Stmt& s);
 std::string host_statement_problem(const Stmt& s, bool between_kernels = false);
 int host_parallel_count(const Function& fn);
 
+// The first statement at host level of `fn` (in source order, parents
+// first) that the host cannot run (host_statement_problem, or device work
+// host_device_work_problem refuses), and why; `at` null when none. One
+// makes `fn` no host program.
+struct HostProblem {
+  const Stmt* at = nullptr;
+  std::string what;
+};
+HostProblem host_program_blocker(const Function& fn);
+// The same within statement `s` of `fn` (`s` itself first).
+HostProblem first_host_problem(const Function& fn, const Stmt& s, bool between_kernels);
+
 // One binding of a host `with` (`with index = {x, y} in [n, m]`, `with x in
 // n`, and each after a `,`): its names and its bound.
 struct WithBinding {
@@ -83,11 +98,27 @@ struct WithBinding {
 std::vector<WithBinding> with_bindings(const Loop& l);
 // The extent of each index of `b`: the dims of `[n, m]`, or `n` itself.
 std::vector<const Expr*> with_extents(const WithBinding& b);
+// One host scalar a binding bounds: an index name, or for `with index in
+// [n, m]` (one name, no element names) each unnamed element
+// (`index__elem__0`, ...; its site is its extent), which `foreach index`
+// loops over.
+struct WithElement {
+  std::string name;
+  const void* site = nullptr;
+  SourceLocation location;
+  const Expr* extent = nullptr;
+};
+std::vector<WithElement> with_elements(const WithBinding& b);
+// The name that stands for all of `b`'s elements in a `foreach`: `index` of
+// `with index = {x, y} in ...` and of `with index in [n, m]`; else null.
+const Identifier* with_tuple_name(const WithBinding& b);
 
 // Whether `e` is an expression the host computes: numbers, names, unary and
 // binary arithmetic, comparisons, `?:`, `__min`, `__max`, `cdiv`,
-// `__abs`, `x.span(d)`, `|x|` and `|x.span|`.
+// `__abs`, `__to<T>(x)`, `x.span(d)`, `|x|` and `|x.span|`.
 bool is_host_expression(const Expr& e);
+// The element type `__to<T>(x)` converts to; none for a foreign type.
+std::optional<DType> converted_dtype(const Convert& c);
 // `x` of `|x|` or `|x.span|` (the element count of a tensor argument); else null.
 const Name* element_count_of(const Expr& e);
 

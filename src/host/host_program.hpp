@@ -30,13 +30,17 @@ struct Value {
 struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
 struct Expr {
-  enum class Kind { constant, slot, argument, dim, unary, binary, select, call } kind = Kind::constant;
+  enum class Kind { constant, slot, argument, dim, unary, binary, select, call, convert } kind = Kind::constant;
   Value constant;             // constant
   int index = -1;             // slot: the host scalar; argument: the call's scalar argument
   abi::DimSource dim;         // dim: a dynamic dim's extent
   std::string op;             // unary, binary ("+", "<", "&&" ...), call ("__min", "__max", "cdiv", "__abs")
   std::vector<ExprPtr> operands;
   bool is_float = false;      // the value's type
+  // convert: the operand as a `to` (`__to<T>(x)`); `is_u64`: the value is a
+  // u64 (a slot declared so, a conversion to it), its bits in Value::i.
+  DType to = DType::s64;
+  bool is_u64 = false;
   int line = 0;               // where it is written (errors such as a division by zero)
 };
 
@@ -65,6 +69,9 @@ struct Program {
   std::string function;            // the __co__ function, for messages
   std::vector<std::string> slots;  // the host scalars' names, by slot
   std::vector<bool> slot_is_float;  // a slot keeps its type: what is assigned converts to it
+  // A slot declared with an element type: what is assigned converts to that
+  // (rounded to its precision, wrapped to its width), as in Croqtile's C++.
+  std::vector<std::optional<DType>> slot_dtype;
   StmtList body;
   // The element type of the number the function returns (a rank-0 result,
   // frontend::ast::returned_scalar); none when it returns none.
@@ -91,6 +98,12 @@ struct Hooks {
 // or a host loop (`foreach` or `while`) of more than 2^31 iterations.
 // Returns the number the program returned (Program::result), else none.
 std::optional<Value> run(const Program& program, const Hooks& hooks);
+
+// `v` converted to `to` as the device converts: rounded to a float type's
+// precision; an integer wrapped to an integer type's width, a float
+// truncated toward zero and saturated at its range. `unsigned_64`: `v`
+// holds a u64's bits.
+Value converted(const Value& v, DType to, bool unsigned_64 = false);
 
 // The text a print part shows for `v` (as the device's printf: %lld, %f).
 std::string value_text(const Value& v);

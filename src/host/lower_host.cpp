@@ -27,6 +27,7 @@ class HostLowering {
       slot_of_site_[h.site] = static_cast<int>(program_.slots.size());
       program_.slots.push_back(h.name);
       program_.slot_is_float.push_back(h.is_float);
+      program_.slot_dtype.push_back(h.dtype);
       slot_float_.push_back(h.is_float);
     }
   }
@@ -159,17 +160,15 @@ class HostLowering {
     scopes_.emplace_back();
     withs_.emplace_back();
     for (const WithBinding& b : with_bindings(l)) {
-      const std::vector<const AstExpr*> extents = with_extents(b);
       std::vector<std::string> names;
-      for (std::size_t d = 0; d < b.indices->size(); ++d) {
-        const Identifier& name = (*b.indices)[d].name;
-        const int to = slot(&name, name.location);
-        scopes_.back()[name.name] = to;
-        withs_.back().extent[name.name] = {to, expr(*extents[d])};
-        names.push_back(name.name);
+      for (const WithElement& e : with_elements(b)) {
+        const int to = slot(e.site, e.location);
+        scopes_.back()[e.name] = to;
+        withs_.back().extent[e.name] = {to, expr(*e.extent)};
+        names.push_back(e.name);
         out.push_back(assign(to, constant(Value{}, s.location.line), s.location.line));
       }
-      if (b.tuple_name) withs_.back().tuple[b.tuple_name->name] = names;
+      if (const Identifier* tuple = with_tuple_name(b)) withs_.back().tuple[tuple->name] = names;
     }
     for (Stmt& st : statements(*l.body)) out.push_back(std::move(st));
     withs_.pop_back();
@@ -289,6 +288,7 @@ class HostLowering {
     e->kind = Expr::Kind::slot;
     e->index = slot;
     e->is_float = slot_float_[static_cast<std::size_t>(slot)];
+    e->is_u64 = program_.slot_dtype[static_cast<std::size_t>(slot)] == DType::u64;
     e->line = line;
     return e;
   }
@@ -406,6 +406,15 @@ class HostLowering {
         return span(n, x.location);
       } else if constexpr (std::is_same_v<T, ElementCount>) {
         return element_count(*element_count_of(x), x.location);
+      } else if constexpr (std::is_same_v<T, Convert>) {
+        auto e = std::make_shared<Expr>();
+        e->kind = Expr::Kind::convert;
+        e->to = *converted_dtype(n);  // is_host_expression: a dtype
+        e->operands = {expr(*n.operand)};
+        e->is_float = is_floating(e->to);
+        e->is_u64 = e->to == DType::u64;
+        e->line = line;
+        return e;
       } else {
         fail(x.location, "this expression is not supported in host code yet");
       }

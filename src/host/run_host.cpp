@@ -1,8 +1,10 @@
 // The host program's executor.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 
+#include "core/element_bytes.hpp"
 #include "croq/error.hpp"
 #include "host/host_program.hpp"
 #include "support/checked_int.hpp"
@@ -19,6 +21,8 @@ class Executor {
   Executor(const Program& program, const Hooks& hooks)
       : program_(program), hooks_(hooks), slots_(program.slots.size()) {
     for (std::size_t i = 0; i < slots_.size(); ++i) slots_[i].is_float = program.slot_is_float[i];
+    slot_dtype_ = program.slot_dtype;
+    slot_dtype_.resize(slots_.size());
   }
 
   void run(const StmtList& list) {
@@ -74,7 +78,8 @@ class Executor {
 
   void store(int slot, Value v) {
     Value& to = slots_[static_cast<std::size_t>(slot)];
-    if (to.is_float) to.f = v.as_float();
+    if (const std::optional<DType>& t = slot_dtype_[static_cast<std::size_t>(slot)]) to = converted(v, *t);
+    else if (to.is_float) to.f = v.as_float();
     else to.i = v.is_float ? static_cast<std::int64_t>(v.f) : v.i;
   }
 
@@ -93,6 +98,7 @@ class Executor {
       case Expr::Kind::select: return truth(eval(*e.operands[0])) ? eval(*e.operands[1]) : eval(*e.operands[2]);
       case Expr::Kind::binary: return binary(e, eval(*e.operands[0]), eval(*e.operands[1]));
       case Expr::Kind::call: return call(e);
+      case Expr::Kind::convert: return converted(eval(*e.operands[0]), e.to, e.operands[0]->is_u64);
     }
     return {};
   }
@@ -161,11 +167,31 @@ class Executor {
   const Program& program_;
   const Hooks& hooks_;
   std::vector<Value> slots_;
+  std::vector<std::optional<DType>> slot_dtype_;
   bool finished_ = false;
   std::optional<Value> result_;
 };
 
 }  // namespace
+
+Value converted(const Value& v, DType to, bool unsigned_64) {
+  if (is_floating(to)) {
+    const double d = v.is_float ? v.f
+                     : unsigned_64 ? static_cast<double>(static_cast<std::uint64_t>(v.i))
+                                   : static_cast<double>(v.i);
+    return Value{true, 0, detail::rounded_to(to, d)};
+  }
+  if (!v.is_float) return Value{false, detail::wrapped_to(to, v.i), 0};
+  // A float saturates at the integer type's range (the device's cvt.rzi).
+  const int bits = std::min(dtype_bits(to), 64);
+  double d = v.f;
+  if (bits < 64) {
+    const double hi = is_signed_integer(to) ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
+    const double lo = is_signed_integer(to) ? -std::ldexp(1.0, bits - 1) : 0;
+    d = std::isnan(d) ? 0 : std::clamp(d, lo, hi);
+  }
+  return Value{false, detail::wrapped_to(to, detail::truncated_integer(d, to == DType::u64)), 0};
+}
 
 std::string value_text(const Value& v) {
   if (!v.is_float) return std::to_string(v.i);

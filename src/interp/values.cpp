@@ -20,25 +20,6 @@ T read_as(const std::byte* at) {
   return v;
 }
 
-// A float rounded to a float dtype's precision (round to nearest even, as
-// the device's conversions do).
-double rounded_to(DType t, double d) {
-  switch (t) {
-    case DType::f32: return static_cast<float>(d);
-    case DType::f64: return d;
-    case DType::f16: return static_cast<float>(croq::f16(static_cast<float>(d)));
-    case DType::bf16: return static_cast<float>(croq::bf16(static_cast<float>(d)));
-    case DType::f8_e4m3: return static_cast<float>(croq::f8_e4m3(static_cast<float>(d)));
-    case DType::f8_e5m2: return static_cast<float>(croq::f8_e5m2(static_cast<float>(d)));
-    case DType::tf32: return static_cast<float>(croq::tf32(static_cast<float>(d)));
-    case DType::f8_ue8m0: return static_cast<float>(croq::f8_ue8m0(static_cast<float>(d)));
-    case DType::f8_ue4m3: return static_cast<float>(croq::f8_ue4m3(static_cast<float>(d)));
-    case DType::f6_e2m3: return static_cast<float>(croq::f6_e2m3(static_cast<float>(d)));
-    case DType::f6_e3m2: return static_cast<float>(croq::f6_e3m2(static_cast<float>(d)));
-    case DType::f4_e2m1: return static_cast<float>(croq::f4_e2m1(static_cast<float>(d)));
-    default: return d;
-  }
-}
 
 // An integer wrapped to a dtype's width (two's complement).
 std::int64_t wrapped_to(DType t, std::int64_t i) {
@@ -98,7 +79,7 @@ Value normalized(const ir::Type& t, Value v) {
     case Kind::f64: break;
     case Kind::index: break;  // never met: the index-width pass chose i32 or i64
     case Kind::element:
-      if (croq::is_floating(t.dtype)) v.f = rounded_to(t.dtype, v.f);
+      if (croq::is_floating(t.dtype)) v.f = croq::detail::rounded_to(t.dtype, v.f);
       else v.i = croq::dtype_bits(t.dtype) < 32 ? static_cast<std::int32_t>(v.i) : wrapped_to(t.dtype, v.i);
       break;
   }

@@ -429,10 +429,13 @@ ExprRef floating_constant(double d) {
 
 }  // namespace
 
-void LoweringContext::fill_initial(int id, const sema::Buffer& declared, const SourceLocation& where) {
+void LoweringContext::fill_initial(int id, const sema::Buffer& declared, const SourceLocation& where,
+                                   ExprRef computed) {
   if (!declared.initial) return;
   const sema::Buffer::Initial& initial = *declared.initial;
   const ir::Buffer& b = buffer(id);
+  if (initial.computed && (!computed || b.space == ir::Space::global))
+    unchecked(where, sema::Rule::unsupported_runtime_value);  // sema allows it for shared and local tensors only
   if (b.space == ir::Space::global) {
     std::vector<std::uint8_t> bytes = initial.integral ? croq::detail::element_bytes(b.dtype, initial.integer)
                                                        : croq::detail::element_bytes(b.dtype, initial.floating);
@@ -462,7 +465,9 @@ void LoweringContext::fill_initial(int id, const sema::Buffer& declared, const S
   std::vector<std::int64_t> extents;
   for (const ir::Extent& d : b.dims) extents.push_back(d.value);
   std::vector<ExprRef> coords = row_major_coords(in_slot, extents);
-  ExprRef value = initial.integral ? ir::int_const(initial.integer, ir::Type::i64()) : floating_constant(initial.floating);
+  ExprRef value = computed                ? computed
+                  : initial.integral      ? ir::int_const(initial.integer, ir::Type::i64())
+                                          : floating_constant(initial.floating);
   ir::For f;
   f.var = e;
   f.begin = !shared ? ir::int_const(0) : thread_level ? thread_level_.index : set_.tid;

@@ -48,8 +48,8 @@ void Lowerer::host_level(const Stmt& s) {
       if (const auto* h = scalar_at(&s)) host_visible_.emplace_back(h->name, slot_of(h));
     } else if constexpr (std::is_same_v<T, Loop>) {
       for (const frontend::ast::WithBinding& b : frontend::ast::with_bindings(n))  // a `with`'s names too
-        for (const LoopIndex& i : *b.indices)
-          if (const auto* h = scalar_at(&i.name)) host_visible_.emplace_back(h->name, slot_of(h));
+        for (const frontend::ast::WithElement& e : frontend::ast::with_elements(b))
+          if (const auto* h = scalar_at(e.site)) host_visible_.emplace_back(h->name, slot_of(h));
       push();
       host_level(*n.body);
       pop();

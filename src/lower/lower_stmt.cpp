@@ -76,7 +76,7 @@ void Lowerer::declaration(const Stmt& s, const Declaration& d) {
       } else {
         unchecked(decl.location, sema::Rule::unsupported_global_tensor);
       }
-      fill_initial(id, b, decl.location);
+      fill_initial(id, b, decl.location, b.initial && b.initial->computed ? expr(*b.initial->computed).expr : nullptr);
       Value v;
       v.kind = Value::Kind::view;
       v.view = whole(id);

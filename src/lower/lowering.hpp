@@ -240,7 +240,8 @@ class LoweringContext {
   // `{v}` on a declared tensor: the runtime fills a program buffer or the
   // returned tensor before the call; the threads declaring a shared tensor
   // fill it (then wait for each other), each thread its local one.
-  void fill_initial(int buffer, const sema::Buffer& declared, const SourceLocation& where);
+  // `computed`: the value of a Buffer::Initial::computed, lowered by the caller.
+  void fill_initial(int buffer, const sema::Buffer& declared, const SourceLocation& where, ExprRef computed = nullptr);
   // A statement updates the buffer in place (`+=`, an atomic): without an
   // initializer, the returned tensor or a program buffer starts at zero.
   void mark_updated(int buffer);

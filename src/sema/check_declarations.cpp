@@ -412,6 +412,9 @@ std::optional<Buffer::Initial> StatementChecker::tensor_initial(const Declarator
       continue;
     }
     initial = constant_initial(*init, v);
+    // A shared or local tensor's kernel computes the value where it declares the tensor.
+    if (!initial && v.kind == Kind::scalar && (storage == Storage::shared || storage == Storage::local))
+      initial = Buffer::Initial{v.is_float() ? false : true, 0, 0, init.get()};
     if (!initial)
       limitation(Rule::unsupported_runtime_value, init->location,
                  "a tensor's initial value computed at run time (`" + text(*init) + "`) is not supported yet by libcroqjit",

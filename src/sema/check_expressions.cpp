@@ -596,6 +596,25 @@ std::vector<std::optional<std::int64_t>> ExpressionChecker::shape_dims(const Exp
   }
 }
 
+// `a + b` with `b` a bool: Croqtile types arithmetic on a bool as no
+// integer (its counts are integers), though C++ would promote it.
+void ExpressionChecker::bool_in_count(const Expr& part, const char* what) {
+  const auto* b = std::get_if<Binary>(&part.node);
+  if (!b || !(b->op == BinaryOp::add || b->op == BinaryOp::sub || b->op == BinaryOp::mul || b->op == BinaryOp::div ||
+              b->op == BinaryOp::mod))
+    return;
+  for (const Expr* operand : {b->lhs.get(), b->rhs.get()}) {
+    Type t = expr(*operand);
+    require_ok(t);
+    if (t.kind == Kind::scalar && t.number == Number::bool_)
+      fail(Rule::count_not_integer, operand->location,
+           std::string(what) + " is an integer, got `" + text(part) + "` (arithmetic on the bool `" + text(*operand) +
+               "`)",
+           "convert it explicitly: `(" + text(*operand) + " ? 1 : 0)`", notes_of(t));
+    bool_in_count(*operand, what);
+  }
+}
+
 std::vector<Count> ExpressionChecker::counts(const Expr& e, const char* what, bool runtime_ok) {
   std::vector<Count> out;
   auto add = [&](const Expr& part) {
@@ -609,6 +628,7 @@ std::vector<Count> ExpressionChecker::counts(const Expr& e, const char* what, bo
       for (const auto& d : shape_dims(part)) out.push_back(d ? Count{Known::now, *d} : Count{});
       return;
     }
+    if (v.kind == Kind::scalar && !v.is_float()) bool_in_count(part, what);
     if (v.kind == Kind::scalar && (v.is_float() || v.number == Number::bool_))
       fail(Rule::count_not_integer, part.location,
            std::string(what) + " is an integer, got `" + text(part) + "` (" + (v.is_float() ? "a float" : "a bool") + ")",

@@ -82,14 +82,7 @@ void StatementChecker::nested(const Stmt& s) {
                  !is_global_sync(*c)) {
         // Its own rules are checked first: a statement in error is not a limitation too.
         statement(*c);
-        std::string problem = host_statement_problem(*c, true);
-        if (problem.empty() && is_host_device_work(*c)) problem = host_device_work_problem(cx_.fn_, *c);
-        host_limitation(*c,
-                        problem.empty() ? "statements between the kernels of a program (host code) are not supported yet"
-                                        : problem + " is not supported in host code yet",
-                        "host code between kernels prints, computes scalars, loops, branches, stores elements "
-                        "(`t.at(i) = v;`) and copies (`dma.copy a => b;`); put other device work inside a `parallel` "
-                        "statement");
+        between_kernels_limitation(*c);
         continue;
       }
       statement(*c);
@@ -100,6 +93,23 @@ void StatementChecker::nested(const Stmt& s) {
     statement(s);
   }
   cx_.pop();
+}
+
+// Statement `s` between the kernels of a program that is no host program:
+// the statement in it the host cannot run, else (host code itself) the
+// one elsewhere that keeps the function from being a host program.
+void StatementChecker::between_kernels_limitation(const Stmt& s) {
+  const std::string hint =
+      "host code between kernels prints, computes scalars, loops, branches, stores elements (`t.at(i) = v;`) and "
+      "copies (`dma.copy a => b;`); put other device work inside a `parallel` statement";
+  const HostProblem own = first_host_problem(cx_.fn_, s, true);
+  if (own.at) return host_limitation(*own.at, own.what + " is not supported in host code yet", hint);
+  const HostProblem blocker = host_program_blocker(cx_.fn_);
+  std::string message = "statements between the kernels of a program (host code) are not supported yet";
+  if (blocker.at)
+    message += " beside " + blocker.what + " at " + std::to_string(blocker.at->location.line) + ":" +
+               std::to_string(blocker.at->location.column) + ", which the host cannot run";
+  host_limitation(s, message, hint);
 }
 
 // A host program (frontend/host_code.hpp): each statement of its host
@@ -766,7 +776,7 @@ void StatementChecker::returned_number(const Expr& value) {
     limitation(Rule::unsupported_return, value.location, what + ": the host computes a returned number from numbers, "
                "scalars, arguments and dims, and this value is read on the device",
                "store the value into a tensor declared at function scope and return that");
-  else if (!host_program_)
+  else if (!host_program_ && !cx_.has_error_between(cx_.fn_.location, value.location.line))  // the error says it all
     limitation(Rule::unsupported_return, value.location, what + ": the host computes a returned number, and `" +
                cx_.fn_.name + "` has statements outside its parallel statements that only a kernel runs",
                "move the device work into a `parallel` statement");

@@ -321,6 +321,15 @@ CheckedProgram check(const frontend::ast::Program& program, const std::vector<co
   checked.limitations.erase(std::unique(checked.limitations.begin(), checked.limitations.end(), same),
                             checked.limitations.end());
   if (errors > 0) {
+    // A limitation after an error in the same statement (on its line: `f =
+    // dma.copy.async x => global;` that is never waited) adds nothing.
+    const auto after_error = [&](const Diagnostic& l) {
+      return std::any_of(diagnostics.begin(), diagnostics.end(), [&](const Diagnostic& d) {
+        return d.severity == Severity::error && d.line == l.line && d.column <= l.column;
+      });
+    };
+    checked.limitations.erase(std::remove_if(checked.limitations.begin(), checked.limitations.end(), after_error),
+                              checked.limitations.end());
     diagnostics.insert(diagnostics.end(), checked.limitations.begin(), checked.limitations.end());
     std::stable_sort(diagnostics.begin(), diagnostics.end(), by_position);
     diagnostics.erase(std::unique(diagnostics.begin(), diagnostics.end(), same), diagnostics.end());

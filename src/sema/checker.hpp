@@ -341,6 +341,7 @@ class ExpressionChecker : public Part {
   // lowering's counts_of: parallel counts and loop bounds.
   // `runtime_ok`: integers computed in the kernel are counts known at run time.
   std::vector<Count> counts(const Expr& e, const char* what, bool runtime_ok = false);
+  void bool_in_count(const Expr& part, const char* what);
   // An array of buffers used where one buffer is needed.
   void require_selected(const Expr& e, const Type& t);
   void string_literal(const Expr& e, const StringLiteral& s);  // rule string-escape
@@ -434,6 +435,7 @@ class StatementChecker : public Part {
   void nested(const Stmt& s);  // a body: its own scope
   void host_statements(const Stmt& s, int depth);  // a host program's host level (check_statements.cpp)
   void host_limitation(const Stmt& s, std::string message, std::string hint);
+  void between_kernels_limitation(const Stmt& s);
   bool host_program_ = false;  // the function is a host program (frontend/host_code.hpp)
   void body_after_condition(const Expr& cond, const char* what, const Stmt& body);
   void parameter_form(const Parameter& p);  // `?` dims, a rank only, `stream`

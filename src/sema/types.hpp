@@ -71,6 +71,10 @@ struct Buffer {
     bool integral = true;
     std::int64_t integer = 0;
     double floating = 0;
+    // A value computed at run time (`shared s8 [4, 8] t{x};` with `x` a
+    // scalar parameter): each kernel evaluates it where the tensor is
+    // declared (shared and local tensors only); the constant fields unused.
+    const frontend::ast::Expr* computed = nullptr;
   };
   std::optional<Initial> initial;
 };

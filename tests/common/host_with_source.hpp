@@ -63,4 +63,32 @@ inline std::string host_with_between_output(std::int64_t n) {
   return "once 0 " + std::to_string(2 * n) + "\nc 0\nc 1\n";
 }
 
+// `with index in [3, reps]`: a name for a rank-2 bound without element
+// names; `foreach index` loops over its unnamed elements (3 * reps rounds).
+inline const char* kHostWithUnnamedSource = R"(
+__co__ void with_unnamed(f32 [R] a, int reps) {
+  mutable int t = 0;
+  with index in [3, reps] {
+    foreach index {
+      t += 1;
+      parallel p by R : block
+        a.at(p) = a.at(p) + t;
+    }
+  }
+  println("launches ", t);
+}
+)";
+
+// What kHostWithUnnamedSource prints for `reps`.
+inline std::string host_with_unnamed_output(std::int64_t reps) {
+  return "launches " + std::to_string(3 * reps) + "\n";
+}
+
+// `a` after kHostWithUnnamedSource: round t (1, 2, ...) adds t.
+inline std::vector<float> host_with_unnamed_reference(std::vector<float> a, std::int64_t reps) {
+  for (float& x : a)
+    for (std::int64_t t = 1; t <= 3 * reps; ++t) x = x + static_cast<float>(t);
+  return a;
+}
+
 }  // namespace croq::test

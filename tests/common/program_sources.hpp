@@ -2,6 +2,9 @@
 // (generated kernels and ABI) and tests/gpu/program_gpu_test.cpp (results).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 namespace croq::test {
 
 // Two kernels through a global buffer: the second reads it reversed, so each
@@ -55,6 +58,24 @@ inline const char* const kInitialTiles =
     "    }\n"
     "  }\n"
     "}\n";
+
+// Shared and local tensors filled with values computed at run time from
+// scalar parameters (a float into an s8 tile truncates toward zero).
+inline const char* const kComputedInitialTiles =
+    "__co__ void computed(s32 [B, 32] a, s32 [B, 32] &out, float x, int k) {\n"
+    "  parallel b by B : block {\n"
+    "    shared s8 [4, 32] s{x};\n"
+    "    parallel t by 32 : thread {\n"
+    "      local s32 [4] l{k * 2 + b};\n"
+    "      out.at(b, t) = a.at(b, t) + __to<s32>(s.at(b % 4, t)) + l.at(t % 4);\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+// What kComputedInitialTiles writes at (b, t) for a's element `v`.
+inline std::int32_t computed_initial_reference(std::int32_t v, std::size_t b, float x, std::int32_t k) {
+  return v + static_cast<std::int32_t>(static_cast<std::int8_t>(x)) + k * 2 + static_cast<std::int32_t>(b);
+}
 
 // Asynchronous regions (`parallel.async by 1 : device(...)`) and
 // `sync.global`: one kernel per region, in order, with no host wait between

@@ -33,5 +33,16 @@ TEST(HostWithGpu, AWithOfHostCodeBetweenKernelsRunsOnce) {
   for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], static_cast<std::int32_t>(i + 5)) << "at " << i;
 }
 
+TEST(HostWithGpu, ForeachOfAnUnnamedTupleLoopsOverItsElements) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(test::kHostWithUnnamedSource);
+  std::vector<float> a = test::seeded_floats(1000, 12);
+  const std::vector<float> want = test::host_with_unnamed_reference(a, 4);
+  testing::internal::CaptureStdout();
+  k(TensorView::contiguous(a.data(), DType::f32, Shape{1000}), std::int64_t{4});
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), test::host_with_unnamed_output(4));
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], want[i]) << "at " << i;
+}
+
 }  // namespace
 }  // namespace croq

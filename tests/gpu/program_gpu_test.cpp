@@ -131,6 +131,20 @@ TEST(GpuProgram, TensorsStartWithTheirDeclaredValues) {
           << b << ", " << t;
 }
 
+TEST(GpuProgram, SharedAndLocalValuesComputedAtRunTime) {
+  CROQ_REQUIRE_GPU();
+  Kernel k = compile(croq::test::kComputedInitialTiles);
+  auto a = make_spandata<std::int32_t>(7, 32);
+  auto out = make_spandata<std::int32_t>(7, 32);
+  a.fill_random(-100, 100, croq::test::next_seed());
+  out.fill(-1);
+  k(a.view(), out.view(), -7.75f, std::int64_t{5});
+  for (std::size_t b = 0; b < 7; ++b)
+    for (std::size_t t = 0; t < 32; ++t)
+      ASSERT_EQ(static_cast<std::int32_t>(out[b][t]), croq::test::computed_initial_reference(a[b][t], b, -7.75f, 5))
+          << b << ", " << t;
+}
+
 // kAsyncRegions: a = a * 3 (one thread), b = b - 1 (a block each), then
 // c = a reversed + b. Host arguments come back written, the reference
 // parameters and the plain one alike; device arguments are written in place.

@@ -62,5 +62,25 @@ TEST(GpuReturnedNumber, NoKernelEarlyReturns) {
   for (std::int32_t n : {0, 3, 10, 11, 40}) EXPECT_EQ(only_s32(clamped(n)), test::clamped_reference(n)) << n;
 }
 
+TEST(GpuReturnedNumber, HostConversionsReachTheKernel) {
+  CROQ_REQUIRE_GPU();
+  CompileOptions options;
+  options.entry = "converted";
+  Kernel converted = compile(test::kReturnedConversionsSource, options);
+  const std::vector<float> fs = test::seeded_floats(4, static_cast<unsigned>(test::next_seed()));
+  const std::int32_t is[] = {7, -1, 300, 70000};
+  for (std::size_t k = 0; k < 4; ++k) {
+    const float f = fs[k] * 3000.0f;
+    std::vector<float> a = test::seeded_floats(1025, static_cast<unsigned>(test::next_seed()));
+    const std::vector<float> want = test::converted_tensor(a, is[k], f);
+    Tensor r = converted(TensorView::contiguous(a.data(), DType::f32, Shape{1025}), is[k], f);
+    ASSERT_EQ(r.dtype(), DType::f32);
+    float got = 0;
+    std::memcpy(&got, r.data(), sizeof got);
+    EXPECT_EQ(got, test::converted_reference(is[k], f)) << is[k];
+    for (std::size_t x = 0; x < a.size(); ++x) ASSERT_EQ(a[x], want[x]) << is[k] << " at " << x;
+  }
+}
+
 }  // namespace
 }  // namespace croq

@@ -194,5 +194,42 @@ TEST(RunHost, ValuesPrintAsTheDevicesPrintfDoes) {
   EXPECT_EQ(value_text(Value{true, 0, -3}), "-3.000000");
 }
 
+TEST(RunHost, ConversionsRoundWrapAndSaturateAsTheDevice) {
+  // Floats round to the type's precision.
+  EXPECT_EQ(converted(Value{true, 0, 1.0 / 3}, DType::f32).f, static_cast<double>(1.0f / 3));
+  EXPECT_EQ(converted(Value{true, 0, 257.0}, DType::bf16).f, 256.0);
+  EXPECT_EQ(converted(Value{false, 2049, 0}, DType::f16).f, 2048.0);
+  // Integers wrap to the width; a u64 operand converts as unsigned.
+  EXPECT_EQ(converted(Value{false, 300, 0}, DType::u8).i, 44);
+  EXPECT_EQ(converted(Value{false, 40000, 0}, DType::s16).i, 40000 - 65536);
+  EXPECT_EQ(converted(Value{false, -1, 0}, DType::u32).i, 4294967295);
+  EXPECT_EQ(converted(Value{false, -1, 0}, DType::f64, true).f, 18446744073709551615.0);
+  // Floats truncate toward zero and saturate at the type's range.
+  EXPECT_EQ(converted(Value{true, 0, -2.75}, DType::s32).i, -2);
+  EXPECT_EQ(converted(Value{true, 0, 1e10}, DType::s32).i, 2147483647);
+  EXPECT_EQ(converted(Value{true, 0, -5.0}, DType::u8).i, 0);
+  EXPECT_FALSE(converted(Value{true, 0, 3.0}, DType::s64).is_float);
+}
+
+TEST(RunHost, AssignmentsConvertToTheSlotsDeclaredType) {
+  Program p;
+  p.slots = {"c"};
+  p.slot_is_float = {false};
+  p.slot_dtype = {DType::u8};
+  Stmt set;
+  set.kind = Stmt::Kind::assign;
+  set.slot = 0;
+  set.value = constant(455);
+  Stmt done;
+  done.kind = Stmt::Kind::finish;
+  done.value = slot(0);
+  p.body = {set, done};
+  p.result = DType::s32;
+  Recorded r;
+  const std::optional<Value> v = run(p, recording(r));
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->i, 455 - 256);
+}
+
 }  // namespace
 }  // namespace croq::host

@@ -34,6 +34,18 @@ TEST(HostWithInterp, AWithOfHostCodeBetweenKernelsRunsOnce) {
   }
 }
 
+TEST(HostWithInterp, ForeachOfAnUnnamedTupleLoopsOverItsElements) {
+  Kernel k = test::interpreted(test::kHostWithUnnamedSource);
+  for (std::int64_t reps : {0, 1, 3}) {
+    std::vector<float> a = test::seeded_floats(11, 8);
+    const std::vector<float> want = test::host_with_unnamed_reference(a, reps);
+    testing::internal::CaptureStdout();
+    k(TensorView::contiguous(a.data(), DType::f32, Shape{11}), reps);
+    EXPECT_EQ(testing::internal::GetCapturedStdout(), test::host_with_unnamed_output(reps));
+    for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], want[i]) << "reps " << reps << " at " << i;
+  }
+}
+
 TEST(HostWithInterp, ANameNotBoundByAWithIsAnErrorAtTheForeach) {
   try {
     test::interpreted("__co__ void f(f32 [4] a) {\n"

@@ -37,6 +37,23 @@ TEST(InterpretInitialValues, SharedTilesAndLocalArraysStartAsDeclared) {
       ASSERT_EQ(static_cast<float>(out[b][t]), static_cast<float>(a[b][t]) + 1.5f + 6.0f - 2.0f) << b << ", " << t;
 }
 
+TEST(InterpretInitialValues, SharedAndLocalValuesComputedAtRunTime) {
+  croq::Kernel k = croq::test::interpreted(croq::test::kComputedInitialTiles);
+  auto a = croq::make_spandata<std::int32_t>(3, 32);
+  auto out = croq::make_spandata<std::int32_t>(3, 32);
+  a.fill_random(-100, 100, 9);
+  for (float x : {-7.75f, 0.5f, 99.9f})
+    for (std::int32_t kk : {-3, 11}) {
+      out.fill(-1);
+      k(a.view(), out.view(), x, kk);
+      for (std::size_t b = 0; b < 3; ++b)
+        for (std::size_t t = 0; t < 32; ++t)
+          ASSERT_EQ(static_cast<std::int32_t>(out[b][t]),
+                    croq::test::computed_initial_reference(a[b][t], b, x, kk))
+              << x << " " << kk << " at " << b << ", " << t;
+    }
+}
+
 // A program that reads a buffer it never wrote sees what the memory held:
 // not zeros (the GPU's pool may hold anything; the interpreter holds 0xff).
 TEST(InterpretInitialValues, AProgramBufferWithoutAValueIsNotZeroed) {

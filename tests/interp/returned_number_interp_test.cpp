@@ -69,6 +69,27 @@ TEST(ReturnedNumberInterp, ElementCountsOfATensorArgument) {
             45);
 }
 
+TEST(ReturnedNumberInterp, HostConversionsRoundAndWrapToTheDeclaredTypes) {
+  CompileOptions options;
+  options.interpret = true;
+  options.entry = "converted";
+  Kernel converted = compile(test::kReturnedConversionsSource, options);
+  std::vector<float> fs = test::seeded_floats(6, 21);
+  std::vector<std::int32_t> is{0, 7, -1, 300, -40000, 70000};
+  for (std::size_t k = 0; k < is.size(); ++k) {
+    const float f = fs[k] * 3000.0f;  // beyond bf16's 8 significant bits
+    std::vector<float> a = test::seeded_floats(33, static_cast<unsigned>(k));
+    const std::vector<float> want = test::converted_tensor(a, is[k], f);
+    Tensor r = converted(TensorView::contiguous(a.data(), DType::f32, Shape{33}), is[k], f);
+    EXPECT_EQ(only_element<float>(r, DType::f32), test::converted_reference(is[k], f)) << is[k] << " " << f;
+    for (std::size_t x = 0; x < a.size(); ++x) ASSERT_EQ(a[x], want[x]) << is[k] << " at " << x;
+  }
+  options.entry = "widened";
+  Kernel widened = compile(test::kReturnedConversionsSource, options);
+  for (std::int32_t i : {0, 5, -1, -123456})
+    EXPECT_EQ(only_element<float>(widened(i), DType::f32), static_cast<float>(static_cast<std::uint64_t>(i))) << i;
+}
+
 TEST(ReturnedNumberInterp, OutputOptionTakesAHostRankZeroTensor) {
   CompileOptions options;
   options.interpret = true;

@@ -10,6 +10,9 @@ std::vector<RuleCase> audit_rule_cases() {
   return {
       {"FloatParallelCount", "count-not-integer", fn("  parallel p by 4.0f : block {\n  }\n"), 2, "4.0f",
        "a parallel count is an integer, got `4.0f` (a float)"},
+      {"ParallelCountOfArithmeticOnABool", "count-not-integer",
+       "__co__ void f(s32 [4] a, int k, bool b) {\n  parallel p by 4, q by k + b {\n  }\n}\n", 2, "b {",
+       "a parallel count is an integer, got `k + b` (arithmetic on the bool `b`)", "convert it explicitly: `(b ? 1 : 0)`"},
       {"BoolLoopBound", "count-not-integer", blk("    foreach i in [true] {\n    }\n"), 3, "true",
        "a loop bound is an integer, got `true` (a bool)"},
       {"GroupInsideGroup4", "group-nesting", blk("    parallel g by 2 : group-4 {\n      parallel w by 4 : group;\n    }\n"),
