@@ -17,10 +17,12 @@
 //      product's elements it holds to an f32 program buffer with atomics
 //      (FlashAttention-2's five products instead of seven);
 //   3. dQ = that buffer / sqrt(D), in the element type.
-// With dq_pass (the earlier form, kept to time against), kernel 2 leaves
-// dQ out and kernel 3 is a pass per block of 128 queries (64 per consumer;
-// above D = 128, 64) walking the key tiles they see: S and dP again, dS,
-// and dQ += dS K in RS form.
+// With dq_pass (the default: on an H200 the atomic form above took twice
+// its time, 9.9 against 5.0 ms at f16 B4 H16 S4096 D128, its two atomic
+// adds per element and its fences before each staged multiply costing more
+// than S and dP twice), kernel 2 leaves dQ out and kernel 3 is a pass per
+// block of 128 queries (64 per consumer; above D = 128, 64) walking the key
+// tiles they see: S and dP again, dS, and dQ += dS K in RS form.
 // Each kernel's producer warpgroup streams the walked tiles with TMA through
 // two stages, as the forward (samples/attention_source.hpp) does K and V.
 #pragma once
@@ -123,13 +125,10 @@ struct Text {
     return view + ".view(" + rows + ", 64).from(" + start + " + " + at + " * " + rows + ", # * 64)";
   }
   // Causal: key `key` is past query `query`'s diagonal (key > query + T -
-  // S). Packed, S is added on the left instead: the counts are ints and a
-  // register tile's row and column unsigned, so with T < S the right
-  // would wrap; the dims are 64-bit, and the dense kernels keep the form
-  // ptxas allocates best.
+  // S), with S added on the left: a register tile's row and column are
+  // unsigned (the thread index), so with T < S the right would wrap.
   std::string past_diagonal(const std::string& key, const std::string& query) const {
-    if (varlen) return key + " + " + sq() + " > " + query + " + " + sk();
-    return key + " > " + query + " + " + sk() + " - " + sq();
+    return key + " + " + sq() + " > " + query + " + " + sk();
   }
   // The [S, D] (or [T, D]) slice of head (b, h), `rows` its row count
   // (dense: S or T; packed: TQ or TK, every sequence's).
@@ -476,9 +475,9 @@ inline constexpr int backward_head_dims[] = {64, 128, 256};
 // the offsets on the device, as the forward's do, walks that sequence's
 // tiles only (the rows past it masked like a tail) and stores its
 // gradients from registers, row by row within the sequence. `dq_pass`:
-// dQ from a third pass over the query tiles instead of kernel 2's atomics
-// (seven products per pair of tiles instead of five; see the top).
-inline std::string backward_source(const std::string& element, int head_dim, bool varlen = false, bool dq_pass = false) {
+// dQ from a third pass over the query tiles (seven products per pair of
+// tiles; the faster measured, see the top), else kernel 2's atomics (five).
+inline std::string backward_source(const std::string& element, int head_dim, bool varlen = false, bool dq_pass = true) {
   detail::Text x{"", detail::Tiling(head_dim), varlen, element, dq_pass};
   const std::string t = element, d = std::to_string(head_dim);
   const std::string scale = detail::float_text(1.0 / std::sqrt(double(head_dim)) * 1.4426950408889634);  // log2(e) / sqrt(D)

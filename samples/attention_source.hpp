@@ -378,11 +378,11 @@ class SourceWriter {
     add(indent + "if (" + tile + " * BN + BN > " + sk + " || causal && " + tile + " * BN + BN > first_row + " + sk + " - " +
         sq + " + 1) {");
     add(indent + "  apply {i, j} in scores.span {");
-    // Packed, S is added on the left rather than taken from the right: the
-    // counts are ints and a register tile's row and column unsigned, so
-    // with T < S the right would wrap (the dims are 64-bit).
-    const std::string past_diagonal = c_.varlen ? tile + " * BN + j + " + sq + " > first_row + i + " + sk
-                                                : tile + " * BN + j > first_row + i + " + sk + " - " + sq;
+    // S is added on the left rather than taken from the right: a register
+    // tile's row and column are unsigned (the thread index), so with T < S
+    // the right would wrap and the rows that see no key would see every
+    // key (found on an H200: the FP8 forward at S 777, T 528).
+    const std::string past_diagonal = tile + " * BN + j + " + sq + " > first_row + i + " + sk;
     add(indent + "    if (" + tile + " * BN + j >= " + sk + " || causal && " + past_diagonal + ") scores.at(i, j) = -inf;");
     add(indent + "  }");
     add(indent + "}");

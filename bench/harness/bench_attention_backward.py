@@ -14,10 +14,10 @@ dK and dV must match.
 
 FLOPs: 10 B H S T D (the algorithm's five products: S, dP, dV, dK, dQ),
 halved when causal. Two configurations of ours are checked and timed for
-selection (the row's "selection_ms"): "croq", dQ accumulated in f32 with
-atomics by the key-tile kernel, and "croq dQ pass", the earlier program
-whose third kernel walks the key tiles again for dQ (S and dP multiplied
-twice, seven products, the figure counts five). D = 256: a reference that
+selection (the row's "selection_ms"): "croq", whose third kernel walks
+the key tiles again for dQ (S and dP multiplied twice, seven products, the
+figure counts five), and "croq dQ atomics", dQ accumulated in f32 with
+atomics by the key-tile kernel (five products). D = 256: a reference that
 refuses the head dim (torch's cuDNN backend may) is left out of the row
 and named in it ("refused"); a row no reference runs is reported as such,
 not as a failure. Inputs: torch.randn for Q, K, V and dO (four draws),
@@ -148,9 +148,9 @@ def run_rows(report, settings, timer, args):
 
                 def row_fn(b=b, h=h, s=s, d=d, causal=causal, label=label):
                     q, k, v, dout = inputs(torch, dtype, b, h, s, d, args.seed, label)
-                    dq_pass = croqjit._croqjit._attention_source("backward_dq_pass", element, d)
+                    atomics = croqjit._croqjit._attention_source("backward_dq_atomics", element, d)
                     ours = [croq_side(croqjit, element, d, q, k, v, dout, causal),
-                            croq_side(croqjit, element, d, q, k, v, dout, causal, "croq dQ pass", dq_pass)]
+                            croq_side(croqjit, element, d, q, k, v, dout, causal, "croq dQ atomics", atomics)]
                     refused = {}
                     references = sdpa_sides(torch, q, k, v, dout, causal, refused)
                     if not references:

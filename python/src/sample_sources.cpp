@@ -25,13 +25,13 @@ void check_forward_head_dim(const std::string& kind, int head_dim) {
 }
 
 std::string attention_source(const std::string& kind, const std::string& element, int head_dim, bool grouped) {
-  // The backward's `_dq_pass` kinds: dQ from a third pass instead of atomics.
-  const bool dq_pass = kind == "backward_dq_pass" || kind == "varlen_backward_dq_pass";
-  const bool backward = kind == "backward" || kind == "varlen_backward" || dq_pass;
+  // The backward's `_dq_atomics` kinds: dQ from kernel 2's atomics instead of a third pass.
+  const bool dq_atomics = kind == "backward_dq_atomics" || kind == "varlen_backward_dq_atomics";
+  const bool backward = kind == "backward" || kind == "varlen_backward" || dq_atomics;
   if (kind != "forward" && kind != "forward_lse" && kind != "varlen" && kind != "varlen_lse" && !backward)
     throw croq::ArgumentError(
         "attention source: kind must be forward, forward_lse, varlen, varlen_lse, backward, varlen_backward, "
-        "backward_dq_pass or varlen_backward_dq_pass, got '" + kind + "'");
+        "backward_dq_atomics or varlen_backward_dq_atomics, got '" + kind + "'");
   if (element != "f16" && element != "bf16")
     throw croq::ArgumentError("attention source: element must be f16 or bf16, got '" + element + "'");
   if (backward) {
@@ -41,7 +41,7 @@ std::string attention_source(const std::string& kind, const std::string& element
                                 std::to_string(head_dim));
     if (grouped)
       throw croq::ArgumentError("attention source: the backward has no grouped variant (expand k and v per query head)");
-    return attention::backward_source(element, head_dim, kind.rfind("varlen_", 0) == 0, dq_pass);
+    return attention::backward_source(element, head_dim, kind.rfind("varlen_", 0) == 0, !dq_atomics);
   }
   check_forward_head_dim(kind, head_dim);
   attention::Config c;
@@ -61,7 +61,7 @@ void bind_sample_sources(nb::module_& m) {
         "The Croqtile text of samples/attention_source.hpp's forward ('forward'; 'forward_lse': also writing the "
         "rows' log-sum-exp; 'varlen': packed sequences of variable lengths; 'varlen_lse': those with the log-sum-exp) "
         "or samples/attention_backward_source.hpp's backward ('backward'; 'varlen_backward': packed; "
-        "'backward_dq_pass', 'varlen_backward_dq_pass': dQ from a third pass, not atomics), for element "
+        "'backward_dq_atomics', 'varlen_backward_dq_atomics': dQ from kernel 2's atomics, not a third pass), for element "
         "'f16' or 'bf16'; head dims: "
         "the forward's multiples of 32 up to 256 (from 64 for 'forward_lse'), the backward's 64, 128 and 256. "
         "grouped: key/value heads dividing the query heads (GQA/MQA), forward kinds only.");

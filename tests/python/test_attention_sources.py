@@ -35,16 +35,16 @@ def test_the_texts_are_the_generators():
     varlen_backward = croqjit._croqjit._attention_source("varlen_backward", "bf16", 256)
     assert varlen_backward.startswith("__co__ void attention_backward(global bf16 [H, TQ, 256] q,")
     assert "global s32 [B1] cu_q, global s32 [B1] cu_k, bool causal)" in varlen_backward
-    # dQ from kernel 2's atomics; the `_dq_pass` kinds walk the key tiles again.
-    assert "mma.col.col dq, ds_s[p - 1]" in backward and "__atomic_add(dq_acc.at(" in backward
-    dq_pass = croqjit._croqjit._attention_source("backward_dq_pass", "bf16", 128)
-    assert "dq_acc" not in dq_pass and "mma.row.col dq0, dscores" in dq_pass
+    # dQ from a third pass over the key tiles; the `_dq_atomics` kinds add it from kernel 2.
+    assert "dq_acc" not in backward and "mma.row.col dq0, dscores" in backward
+    atomics = croqjit._croqjit._attention_source("backward_dq_atomics", "bf16", 128)
+    assert "mma.col.col dq, ds_s[p - 1]" in atomics and "__atomic_add(dq_acc.at(" in atomics
 
 
 @pytest.mark.parametrize("args,message", [
     (("sideways", "f16", 64),
-     r"kind must be forward, forward_lse, varlen, varlen_lse, backward, varlen_backward, backward_dq_pass or "
-     r"varlen_backward_dq_pass, got 'sideways'"),
+     r"kind must be forward, forward_lse, varlen, varlen_lse, backward, varlen_backward, backward_dq_atomics or "
+     r"varlen_backward_dq_atomics, got 'sideways'"),
     (("backward", "f32", 64), r"element must be f16 or bf16, got 'f32'"),
     (("backward", "f16", 96), r"the backward's head_dim must be 64, 128 or 256, got 96"),
     (("backward", "f16", 192), r"the backward's head_dim must be 64, 128 or 256, got 192"),
@@ -70,7 +70,7 @@ def signature(element, d, backward, b=4, h=16, s=4096):
 def test_forward_and_backward_compile_for_sm90a_without_spills(element, d):
     """ptxas's report of NVRTC's sm_90a compile (or the driver's): every
     kernel (the backward has three) keeps its accumulators in registers."""
-    for kind in ("forward_lse", "backward", "backward_dq_pass"):
+    for kind in ("forward_lse", "backward", "backward_dq_atomics"):
         kernel = croqjit.compile(croqjit._croqjit._attention_source(kind, element, d), arch="sm_90a")
         expect_no_spills(kernel.info(*signature(element, d, kind != "forward_lse")), 1 if kind == "forward_lse" else 3)
 
