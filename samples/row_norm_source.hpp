@@ -30,10 +30,14 @@
 // another reduces; 256 threads of 64 elements let several blocks overlap,
 // as Triton's tutorial kernel (8 warps) does.
 //
-// Softmax and RMSNorm also take several rows a block (`rows`, each row its
-// own THREADS threads; bench_rows.py --rows compares the forms): at short
-// rows a block of one row is 64 threads and the SM's limit of resident
-// blocks, not its threads, bounds the loads in flight.
+// Softmax and RMSNorm take several rows a block where a row's threads are
+// few (`rows_per_block`: 4 rows of at most 64 threads; bench_rows.py --rows
+// compares the forms): a block of one short row is 64 threads, and the SM's
+// limit of resident blocks, not its threads, bounds the loads in flight.
+// Measured on one H200, softmax f16 [32768, 1024]: 3149 GB/s with a row a
+// block, 3619 with 4 (Triton's tutorial kernel 3498 and 3488 in those runs);
+// [4096, 1024] unchanged; at rows of 256 threads 4 rows a block lost 8%
+// ([4096, 4096]) to 37% ([4096, 16384]).
 //
 // H must be a multiple of 512 (whole warps, two whole chunks a thread), from
 // 512 to 16384 (a block holds 1024 threads); `supported` says so.
@@ -68,6 +72,12 @@ inline bool chunks_fit(long long hidden, long long chunks) {
 
 // The block's threads for rows of `hidden` (supported): whole warps.
 inline long long threads_per_row(Kind kind, long long hidden) { return hidden / (8 * chunks_per_thread(kind, hidden)); }
+
+// Softmax's and RMSNorm's rows a block (see the header): 4 where a row
+// takes at most 64 threads, else 1. LayerNorm: 1.
+inline long long rows_per_block(Kind kind, long long hidden) {
+  return kind != Kind::layernorm && threads_per_row(kind, hidden) <= 64 ? 4 : 1;
+}
 
 inline const char* name(Kind kind) {
   return kind == Kind::softmax ? "softmax" : kind == Kind::rmsnorm ? "rmsnorm" : "layernorm";
@@ -211,12 +221,14 @@ inline std::string layernorm_source(const std::string& DT, long long hidden) {
 // `chunks`: softmax's and RMSNorm's chunks a thread when not 0 (else
 // chunks_per_thread; the benchmark compares forms with it), one that
 // chunks_fit.
-// `rows`: softmax's and RMSNorm's rows a block (each its own THREADS
-// threads; the block's last rows past T load nothing and store nothing).
+// `rows`: softmax's and RMSNorm's rows a block when not 0, else
+// rows_per_block (each row its own THREADS threads; the block's last rows
+// past T load nothing and store nothing).
 inline std::string source(Kind kind, const std::string& element, long long hidden,
                           detail::WarpFolds folds = detail::WarpFolds::shuffles, long long chunks = 0,
-                          long long rows = 1) {
+                          long long rows = 0) {
   if (kind == Kind::layernorm) return detail::layernorm_source(element, hidden);
+  if (rows == 0) rows = chunks == 0 ? rows_per_block(kind, hidden) : 1;
   if (chunks == 0) chunks = chunks_per_thread(kind, hidden);
   std::string s = "#define THREADS " + std::to_string(hidden / (8 * chunks)) + "\n";
   s += "#define CHUNKS " + std::to_string(chunks) + "\n";

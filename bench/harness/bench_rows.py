@@ -186,7 +186,7 @@ def run_rows(report, settings, timer, args):
                 def row_fn(kind=kind, element=element, tokens=tokens, hidden=hidden, label=label):
                     chunks = args.softmax_chunks if kind == "softmax" and hidden == 16384 else 0
                     threads = hidden // (8 * (chunks or (8 if kind == "softmax" and hidden >= 16384 else 2)))
-                    rows_per_block = args.rows if kind != "layernorm" and args.rows * threads <= 1024 else 1
+                    rows_per_block = (args.rows if kind != "layernorm" and args.rows * threads <= 1024 else 1) if args.rows else 0
                     ours, refs, moved = sides(torch, croqjit, triton, kind, element, tokens, hidden, args.seed,
                                               chunks=chunks, rows_per_block=rows_per_block)
                     row = harness.run_row(label, [ours], refs, TOLERANCE[element], settings, timer)
@@ -231,9 +231,9 @@ def main():
         p.add_argument("--softmax-chunks", type=int, default=0,
                        help="softmax rows of 16384: this many 8-element chunks a thread (2: 1024 threads, 4: 512, 8: 256; "
                             "default: the generator's choice), to compare the forms on one device")
-        p.add_argument("--rows", type=int, default=1,
+        p.add_argument("--rows", type=int, default=0,
                        help="softmax's and rmsnorm's rows a block where the block stays within 1024 threads "
-                            "(default 1), to compare the forms on one device")
+                            "(default: the generator's choice), to compare the forms on one device")
 
     return harness.script_main("bench_rows", __doc__.split("\n\n")[0], KINDS, COLUMNS, run_rows, self_test_cases,
                                budget_help="croq/reference time ratio (default: none)", extra_args=extra)

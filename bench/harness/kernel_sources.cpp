@@ -10,7 +10,8 @@
 //   kernel_sources readme-gemm README   upstream README's persistent GEMM (samples/upstream_readme.hpp)
 //   kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H [--chunks C] [--rows R]
 //                                       samples/row_norm_source.hpp's row reduction for rows of H
-//                                       (softmax, rmsnorm: C 8-element chunks a thread, R rows a block)
+//                                       (softmax, rmsnorm: C 8-element chunks a thread, R rows a block;
+//                                       default: the generator's choice)
 //   kernel_sources gemm-any f16|bf16    the GEMM for every shape (samples/gemm_any_source.hpp)
 //   kernel_sources gemm-config M N K [SMS BYTES_PER_S FLOPS] [--top COUNT]
 //                                       its configurations for that shape, best first, one a
@@ -109,7 +110,7 @@ int gemm_config(const std::vector<std::string>& args) {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   // `rows ... [--chunks C] [--rows R]`: the counts taken off here, checked with the rest below.
-  int chunks = 0, rows = 1;
+  int chunks = 0, rows = 0;
   while (args.size() >= 6 && args[0] == "rows" && (args[args.size() - 2] == "--chunks" || args[args.size() - 2] == "--rows")) {
     const bool is_chunks = args[args.size() - 2] == "--chunks";
     if (!positive_int(args.back(), is_chunks ? chunks : rows))

@@ -86,12 +86,12 @@ def add() -> str:
         return f.read()
 
 
-def rows(kind: str, element: str, hidden: int, chunks: int = 0, rows_per_block: int = 1) -> str:
+def rows(kind: str, element: str, hidden: int, chunks: int = 0, rows_per_block: int = 0) -> str:
     """samples/row_norm_source.hpp's softmax, rmsnorm or layernorm for rows of
     `hidden` elements (softmax, rmsnorm: `chunks` 8-element chunks a thread
-    when not 0, else the generator's choice; `rows_per_block` rows a block)."""
+    and `rows_per_block` rows a block when not 0, else the generator's choice)."""
     return tool_source("rows", kind, element, str(hidden), *(["--chunks", str(chunks)] if chunks else []),
-                       *(["--rows", str(rows_per_block)] if rows_per_block > 1 else []))
+                       *(["--rows", str(rows_per_block)] if rows_per_block > 0 else []))
 
 
 def gemm_any(element: str) -> str:

@@ -143,7 +143,8 @@ TEST(RowNormSource, CompilesWithVectorLoads) {
         if (kind == row_norm::Kind::layernorm) args.push_back(tensor(t, {hidden}));
         args.push_back(tensor(t, {3, hidden}));
         GeneratedKernel k = generate(row_norm::source(kind, element, hidden), args);
-        EXPECT_EQ(k.launch.block[0], static_cast<unsigned>(row_norm::threads_per_row(kind, hidden)));
+        EXPECT_EQ(k.launch.block[0],
+                  static_cast<unsigned>(row_norm::threads_per_row(kind, hidden) * row_norm::rows_per_block(kind, hidden)));
         EXPECT_TRUE(k.warnings.empty());
         const std::string ptx = compile_ptx(k);
         EXPECT_GE(vector_accesses(ptx, "ld"), 2u) << ptx;  // the row's two chunks
@@ -163,6 +164,11 @@ TEST(RowNormSource, ThreadsAndChunksPerRow) {
   EXPECT_EQ(row_norm::chunks_per_thread(Kind::layernorm, 14336), 7);
   EXPECT_EQ(row_norm::chunks_per_thread(Kind::layernorm, 16384), 8);
   EXPECT_EQ(row_norm::chunks_per_thread(Kind::layernorm, 8704), 17);  // 34 = 2 x 17 chunks a lane: 2 warps
+  // Several rows a block where a row's threads are few (measured: softmax [32768, 1024]).
+  EXPECT_EQ(row_norm::rows_per_block(Kind::softmax, 1024), 4);
+  EXPECT_EQ(row_norm::rows_per_block(Kind::rmsnorm, 512), 4);
+  EXPECT_EQ(row_norm::rows_per_block(Kind::softmax, 2048), 1);
+  EXPECT_EQ(row_norm::rows_per_block(Kind::layernorm, 1024), 1);
   for (long long hidden = 512; hidden <= 16384; hidden += 512) {
     const long long threads = row_norm::threads_per_row(Kind::layernorm, hidden);
     EXPECT_LE(threads, 256) << hidden;
