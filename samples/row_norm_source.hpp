@@ -250,7 +250,9 @@ inline std::string source(Kind kind, const std::string& element, long long hidde
   s += "      f32 acc = 0.0f;\n";
   if (kind == Kind::softmax) s += "      acc = -3.0e38f;\n";
   s += "      foreach c in [CHUNKS] {\n";
-  s += "        xv = dma.copy x.subspan(1, 8).at(" + row + ", c # t) => local;\n";
+  // Several rows a block: the last block's rows past T read zeros (`.zfill`
+  // says so) and store nothing.
+  s += "        xv = dma.copy x.subspan(1, 8).at(" + row + ", c # t)" + (several ? ".zfill" : "") + " => local;\n";
   s += "        foreach e in [8] {\n";
   s += "          f32 a = xv.data.at(0, e);\n";
   s += "          v.at(c * 8 + e) = a;\n";
