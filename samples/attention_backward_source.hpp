@@ -125,10 +125,15 @@ struct Text {
     return view + ".view(" + rows + ", 64).from(" + start + " + " + at + " * " + rows + ", # * 64)";
   }
   // Causal: key `key` is past query `query`'s diagonal (key > query + T -
-  // S), with S added on the left: a register tile's row and column are
-  // unsigned (the thread index), so with T < S the right would wrap.
+  // S). A register tile's row and column are unsigned (the thread index),
+  // so no side may go below zero: packed, S is added on the left; dense,
+  // the form is chosen by S > T, which the specialization folds (the dense
+  // kernels keep the T >= S form ptxas allocates best: S on the left
+  // spilled 36 bytes in kernel 2 at D128).
   std::string past_diagonal(const std::string& key, const std::string& query) const {
-    return key + " + " + sq() + " > " + query + " + " + sk();
+    if (varlen) return key + " + " + sq() + " > " + query + " + " + sk();
+    return "(" + sq() + " > " + sk() + " ? " + key + " + " + sq() + " - " + sk() + " > " + query + " : " + key + " > " +
+           query + " + " + sk() + " - " + sq() + ")";
   }
   // The [S, D] (or [T, D]) slice of head (b, h), `rows` its row count
   // (dense: S or T; packed: TQ or TK, every sequence's).
