@@ -29,19 +29,25 @@ struct Check {
   bool passed() const { return relative_error <= max_relative_error && worst_ratio <= 1; }
 };
 
+// The row's scaled scores q . k_j / sqrt(d) of the first `visible` keys into p.
+template <typename Q, typename K>
+void scores_row(Q q, K k, int visible, int d, std::vector<double>& p) {
+  for (int j = 0; j < visible; ++j) {
+    double dot = 0;
+    for (int c = 0; c < d; ++c) dot += q(c) * k(j, c);
+    p[j] = dot / std::sqrt(double(d));
+  }
+}
+
 // One query row of the reference: softmax over the first `visible` keys of
 // q . k_j / sqrt(d), times V, appended to `out` (d values); `p` is scratch
 // of at least `visible` entries. q(c), k(j, c), v(j, c) read the inputs. A
 // row that sees no key is zeros, as FlashAttention's.
 template <typename Q, typename K, typename V>
 void reference_row(Q q, K k, V v, int visible, int d, std::vector<double>& p, std::vector<double>& out) {
+  scores_row(q, k, visible, d, p);
   double peak = -INFINITY;
-  for (int j = 0; j < visible; ++j) {
-    double dot = 0;
-    for (int c = 0; c < d; ++c) dot += q(c) * k(j, c);
-    p[j] = dot / std::sqrt(double(d));
-    peak = std::max(peak, p[j]);
-  }
+  for (int j = 0; j < visible; ++j) peak = std::max(peak, p[j]);
   double sum = 0;
   for (int j = 0; j < visible; ++j) sum += p[j] = std::exp(p[j] - peak);
   for (int c = 0; c < d; ++c) {
@@ -97,11 +103,7 @@ Check check(const croq::spandata<T>& q, const croq::spandata<T>& k, const croq::
 template <typename Q, typename K, typename V, typename Round>
 void reference_row_rounded_p(Q q, K k, V v, int visible, int d, int bn, Round round, std::vector<double>& p,
                              std::vector<double>& out, std::vector<double>& flip) {
-  for (int j = 0; j < visible; ++j) {
-    double dot = 0;
-    for (int c = 0; c < d; ++c) dot += q(c) * k(j, c);
-    p[j] = dot / std::sqrt(double(d));
-  }
+  scores_row(q, k, visible, d, p);
   std::vector<double> acc(d, 0.0), largest(d, 0.0);
   double peak = -INFINITY, sum = 0;
   for (int first = 0; first < visible; first += bn) {
@@ -162,23 +164,8 @@ Check check_fp8(const croq::spandata<T>& q, const croq::spandata<T>& k, const cr
                                 [&](int j, int c) { return vt_at(b, kvh, j, c); }, visible, d, bn, round, p, ref, flip);
         for (int c = 0; c < d; ++c) got.push_back(oa(b, h, i, c));
       }
-  double norm = 0, err = 0;
-  for (double r : ref) norm += r * r;
-  const double rms = std::sqrt(norm / double(ref.size()));
-  Check check;
-  for (std::size_t e = 0; e < ref.size(); ++e) {
-    const double diff = got[e] - ref[e];
-    err += diff * diff;
-    double ratio = std::abs(diff) / (0.05 * rms + 1e-2 * std::abs(ref[e]) + flip[e]);
-    if (!std::isfinite(ratio)) ratio = INFINITY;
-    if (ratio > check.worst_ratio || e == 0) {
-      check.worst_ratio = ratio;
-      check.worst_got = got[e];
-      check.worst_want = ref[e];
-    }
-  }
-  check.relative_error = std::isfinite(err) ? std::sqrt(err / norm) : INFINITY;
-  return check;
+  const GemmCheck c = compare_with_reference(got, ref, static_cast<std::size_t>(d), &flip);
+  return Check{c.relative_error, c.worst_ratio, c.worst_got, c.worst_want};
 }
 
 // Packed sequences (attention::varlen_source): Q and O [H, TQ, D], K and
