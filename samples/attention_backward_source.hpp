@@ -465,6 +465,42 @@ inline void convert_dq(Text& x, const std::string& t, const std::string& d) {
   x.add("  }");
 }
 
+// Kernel 1: delta = rowsum(dO * O) of every query row (packed: of every
+// sequence's rows at once). A row's D / 8 threads each load 16 bytes of O
+// and of dO (a warp reads whole rows: 16 rows a block), multiply in f32 and
+// leave their partial sums in shared memory, where the row's first thread
+// adds them. (One thread a row looping over its columns read 2 bytes at a
+// 256-byte stride across the warp: 270 us on an H200 at B4 H16 S4096 D128,
+// against 67 us for cuDNN's equivalent kernel.)
+inline void delta_kernel(Text& x, int head_dim) {
+  const std::string rows = x.varlen ? "TQ" : "S", at = x.varlen ? "h, row" : "b, h, row";
+  const std::string chunk = x.varlen ? ".subspan(1, 1, 8).at(h, row, c).zfill" : ".subspan(1, 1, 1, 8).at(b, h, row, c).zfill";
+  const std::string elem = x.varlen ? "0, 0, e" : "0, 0, 0, e";
+  const std::string per_row = std::to_string(head_dim / 8);
+  x.add(x.varlen ? "  parallel {h, rt} by [H, cdiv(TQ, 16)] : block {"
+                 : "  parallel {b, h, rt} by [B, H, cdiv(S, 16)] : block {");
+  x.add("    shared f32 [16, " + per_row + "] partial;");
+  x.add("    parallel {r, c} by [16, " + per_row + "] : thread {");
+  x.add("      row = rt * 16 + r;");
+  x.add("      f32 sum = 0.0f;");
+  x.add("      if (row < " + rows + ") {");
+  x.add("        ov = dma.copy o" + chunk + " => local;");
+  x.add("        dov = dma.copy dout" + chunk + " => local;");
+  x.add("        foreach e in [8]");
+  x.add("          sum = sum + __to<f32>(ov.data.at(" + elem + ")) * __to<f32>(dov.data.at(" + elem + "));");
+  x.add("      }");
+  x.add("      partial.at(r, c) = sum;");
+  x.add("      sync.shared;");
+  x.add("      if (c == 0 && row < " + rows + ") {");
+  x.add("        f32 total = 0.0f;");
+  x.add("        foreach k in [" + per_row + "]");
+  x.add("          total = total + partial.at(r, k);");
+  x.add("        delta.at(" + at + ") = total;");
+  x.add("      }");
+  x.add("    }");
+  x.add("  }");
+}
+
 }  // namespace detail
 
 // The head dims the program is written for; croqjit.attention runs the
@@ -493,21 +529,9 @@ inline std::string backward_source(const std::string& element, int head_dim, boo
   x.add(varlen ? "                               global s32 [B1] cu_q, global s32 [B1] cu_k, bool causal) {"
                : "                               bool causal) {");
   // Kernel 1: delta of every row (packed: of every sequence's rows at once).
-  const std::string rows = varlen ? "TQ" : "S", at = varlen ? "h, row" : "b, h, row";
   x.add(varlen ? "  global f32 [H, TQ] delta;" : "  global f32 [B, H, S] delta;");
   if (!dq_pass) x.add(varlen ? "  global f32 [H, TQ, " + d + "] dq_acc;" : "  global f32 [B, H, S, " + d + "] dq_acc;");
-  x.add(varlen ? "  parallel {h, rt} by [H, cdiv(TQ, 128)] : block {"
-               : "  parallel {b, h, rt} by [B, H, cdiv(S, 128)] : block {");
-  x.add("    parallel r by 128 : thread {");
-  x.add("      row = rt * 128 + r;");
-  x.add("      if (row < " + rows + ") {");
-  x.add("        f32 sum = 0.0f;");
-  x.add("        foreach c in [" + d + "]");
-  x.add("          sum = sum + __to<f32>(o.at(" + at + ", c)) * __to<f32>(dout.at(" + at + ", c));");
-  x.add("        delta.at(" + at + ") = sum;");
-  x.add("      }");
-  x.add("    }");
-  x.add("  }");
+  detail::delta_kernel(x, head_dim);
   detail::key_tile_kernel(x, t, d, scale);
   if (dq_pass) detail::query_tile_kernel(x, t, d, scale);
   else detail::convert_dq(x, t, d);
