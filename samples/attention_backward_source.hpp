@@ -259,6 +259,11 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   const std::string sq = x.sq(), sk = x.sk();
   x.add(x.varlen ? "  parallel {h, g} by [H, cdiv(TK, " + rows + ") + B1 - 1] : block {"
                  : "  parallel {b, h, kt} by [B, H, cdiv(T, " + rows + ")] : block {");
+  // lse or delta of query column j of the walked tile.
+  auto query_values = [&](const std::string& name) {
+    if (!x.varlen && name == "lse") return std::string("lse_s[stage].at(j, 0)");
+    return x.query_row(name, "first_query + j", sq, name == "lse" ? ", 0" : "");
+  };
   x.add("    shared event kv_full, in_full[2], in_empty[2] = ready;");
   if (g.wide) x.add("    shared " + t + " [64, 64] k_s[" + std::to_string(g.slabs) + "], v_s[" + std::to_string(g.slabs) + "];");
   else x.each_slab("    shared " + t + " [" + rows + ", 64] k_s#, v_s#;");
@@ -266,7 +271,17 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   // dSᵀ of each consumer's keys, the M-major lhs of its share of dQ.
   if (!x.dq_pass) x.add("    shared " + t + " [64, 64] ds_s[2];");
   if (!x.varlen) x.declare_staging(t, "dk_s#[2], dv_s#[2]");
+  // Dense: the walked query tile's lse (column 0 of rows of 8 f32) comes
+  // with its stage, by TMA: read from global memory in the consumers'
+  // applies, after the multiply they follow, the latency of lse and delta
+  // was about a fifth of the consumers' stall samples (ncu, H200, D128).
+  // delta, a program buffer, is read from global memory (tma.copy takes
+  // arguments only), as lse is when packed.
+  if (!x.varlen) x.add("    shared f32 [64, 8] lse_s[2];");
   for (const char* n : {"q", "dout"}) x.head(n, x.varlen ? "TQ" : "S", d);
+  if (!x.varlen) {
+    x.add("    lseh = lse.subspan(1, 1, S, 8).at(b, h, 0, 0).sqz();");
+  }
   for (const char* n : {"k", "v", "dk", "dv"}) x.head(n, x.varlen ? "TK" : "T", d);
   x.find_sequence("cu_k", rows, "kt");
   // Causal: query row r sees key c when c <= r + T - S, so the first query
@@ -284,6 +299,9 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   x.add("          wait in_empty[stage];");
   x.each_slab("          tma.copy.swiz<128> " + x.tile_of("qh", "64", "first + it") + " => " + g.walked("q_s", "stage", "#") + ";");
   x.each_slab("          tma.copy.swiz<128> " + x.tile_of("douth", "64", "first + it") + " => " + g.walked("do_s", "stage", "#") + ";");
+  if (!x.varlen) {
+    x.add("          tma.copy lseh.subspan(64, 8).at(first + it, 0) => lse_s[stage];");
+  }
   x.add("          trigger in_full[stage];");
   x.add("        }");
   x.add("      }");
@@ -297,7 +315,8 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   if (!x.dq_pass) x.add("        dq = mma.fill.f32 0.0f;");
   // Pᵀ (rows: keys, columns: queries), masked: queries past S (TMA's zero
   // rows), keys past T, and keys past a query's diagonal; lse and delta of
-  // a query past S are read at S - 1 (masked anyway). Each apply is a
+  // a query past S are TMA's zeros (dense lse) or read at S - 1, masked
+  // anyway. Each apply is a
   // completion point for what it touches only: dV multiplies while dSᵀ
   // is computed.
   x.add("        wait kv_full;");
@@ -322,7 +341,7 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   x.add("            scores_t.at(i, j) = first_query + j >= " + sq + " || first_key + i >= " + sk +
         " || causal && " + x.past_diagonal("first_key + i", "first_query + j"));
   x.add("              ? 0.0f");
-  x.add("              : __exp2f(scores_t.at(i, j) * scale - " + x.query_row("lse", "first_query + j", sq, ", 0") + ");");
+  x.add("              : __exp2f(scores_t.at(i, j) * scale - " + query_values("lse") + ");");
   x.add("            probs_t.at(i, j) = __to<" + t + ">(scores_t.at(i, j));");
   x.add("          }");
   x.each_owned("          mma.row.col dv#, probs_t, " + g.walked("do_s", "stage", "$") + ";");
@@ -330,14 +349,14 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   if (x.dq_pass) {
     x.add("          apply {i, j} in dprobs_t.span");
     x.add("            dscores_t.at(i, j) = __to<" + t + ">(scores_t.at(i, j) * (dprobs_t.at(i, j) -");
-    x.add("              " + x.query_row("delta", "first_query + j", sq) + "));");
+    x.add("              " + query_values("delta") + "));");
     x.each_owned("          mma.row.col dk#, dscores_t, " + g.walked("q_s", "stage", "$") + ";");
   } else {
     // dSᵀ staged in shared memory (from f32, by mma.store) is the lhs of
     // dK (K-major, [keys, queries]) and of dQ (M-major): no fragment.
     x.add("          apply {i, j} in dprobs_t.span");
     x.add("            dprobs_t.at(i, j) = scores_t.at(i, j) * (dprobs_t.at(i, j) -");
-    x.add("              " + x.query_row("delta", "first_query + j", sq) + ");");
+    x.add("              " + query_values("delta") + ");");
     x.add("          mma.store.swiz<128> dprobs_t, ds_s[p - 1];");
     x.each_owned("          mma.row.col dk#, ds_s[p - 1], " + g.walked("q_s", "stage", "$") + ";");
     accumulate_dq(x, sq);
