@@ -261,7 +261,7 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
                  : "  parallel {b, h, kt} by [B, H, cdiv(T, " + rows + ")] : block {");
   // lse or delta of query column j of the walked tile.
   auto query_values = [&](const std::string& name) {
-    if (!x.varlen && name == "lse") return std::string("lse_s[stage].at(j, 0)");
+    if (!x.varlen) return name + "_s[stage].at(j, 0)";
     return x.query_row(name, "first_query + j", sq, name == "lse" ? ", 0" : "");
   };
   x.add("    shared event kv_full, in_full[2], in_empty[2] = ready;");
@@ -271,16 +271,17 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   // dSᵀ of each consumer's keys, the M-major lhs of its share of dQ.
   if (!x.dq_pass) x.add("    shared " + t + " [64, 64] ds_s[2];");
   if (!x.varlen) x.declare_staging(t, "dk_s#[2], dv_s#[2]");
-  // Dense: the walked query tile's lse (column 0 of rows of 8 f32) comes
-  // with its stage, by TMA: read from global memory in the consumers'
-  // applies, after the multiply they follow, the latency of lse and delta
-  // was about a fifth of the consumers' stall samples (ncu, H200, D128).
-  // delta, a program buffer, is read from global memory (tma.copy takes
-  // arguments only), as lse is when packed.
+  // Dense: the walked query tile's lse and delta (column 0 of rows of 8
+  // and 4 f32) come with its stage, by TMA: read from global memory in the
+  // consumers' applies, after the multiply they follow, their latency was
+  // about a fifth of the consumers' stall samples (ncu, H200, D128).
+  // Packed, they are read from global memory.
   if (!x.varlen) x.add("    shared f32 [64, 8] lse_s[2];");
+  if (!x.varlen) x.add("    shared f32 [64, 4] delta_s[2];");
   for (const char* n : {"q", "dout"}) x.head(n, x.varlen ? "TQ" : "S", d);
   if (!x.varlen) {
     x.add("    lseh = lse.subspan(1, 1, S, 8).at(b, h, 0, 0).sqz();");
+    x.add("    deltah = delta.subspan(1, 1, S, 4).at(b, h, 0, 0).sqz();");
   }
   for (const char* n : {"k", "v", "dk", "dv"}) x.head(n, x.varlen ? "TK" : "T", d);
   x.find_sequence("cu_k", rows, "kt");
@@ -301,6 +302,7 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   x.each_slab("          tma.copy.swiz<128> " + x.tile_of("douth", "64", "first + it") + " => " + g.walked("do_s", "stage", "#") + ";");
   if (!x.varlen) {
     x.add("          tma.copy lseh.subspan(64, 8).at(first + it, 0) => lse_s[stage];");
+    x.add("          tma.copy deltah.subspan(64, 4).at(first + it, 0) => delta_s[stage];");
   }
   x.add("          trigger in_full[stage];");
   x.add("        }");
@@ -315,8 +317,8 @@ inline void key_tile_kernel(Text& x, const std::string& t, const std::string& d,
   if (!x.dq_pass) x.add("        dq = mma.fill.f32 0.0f;");
   // Pᵀ (rows: keys, columns: queries), masked: queries past S (TMA's zero
   // rows), keys past T, and keys past a query's diagonal; lse and delta of
-  // a query past S are TMA's zeros (dense lse) or read at S - 1, masked
-  // anyway. Each apply is a
+  // a query past S are TMA's zeros (dense) or read at S - 1 (packed),
+  // masked anyway. Each apply is a
   // completion point for what it touches only: dV multiplies while dSᵀ
   // is computed.
   x.add("        wait kv_full;");
@@ -422,7 +424,7 @@ inline void query_tile_kernel(Text& x, const std::string& t, const std::string& 
   x.add("        first_row = " + g.first_row("qt") + ";");
   x.add("        apply {i} in row_lse.span {");
   x.add("          row_lse.at(i) = " + x.query_row("lse", "first_row + i", sq, ", 0") + ";");
-  x.add("          row_delta.at(i) = " + x.query_row("delta", "first_row + i", sq) + ";");
+  x.add("          row_delta.at(i) = " + x.query_row("delta", "first_row + i", sq, x.varlen ? "" : ", 0") + ";");
   x.add("        }");
   x.each_owned("        dq# = mma.fill.f32 0.0f;");
   // S = Q Kᵀ and dP = dO Vᵀ of the key tile in `stage` (over all of D),
@@ -492,7 +494,7 @@ inline void convert_dq(Text& x, const std::string& t, const std::string& d) {
 // 256-byte stride across the warp: 270 us on an H200 at B4 H16 S4096 D128,
 // against 67 us for cuDNN's equivalent kernel.)
 inline void delta_kernel(Text& x, int head_dim) {
-  const std::string rows = x.varlen ? "TQ" : "S", at = x.varlen ? "h, row" : "b, h, row";
+  const std::string rows = x.varlen ? "TQ" : "S", at = x.varlen ? "h, row" : "b, h, row, 0";
   const std::string chunk = x.varlen ? ".subspan(1, 1, 8).at(h, row, c).zfill" : ".subspan(1, 1, 1, 8).at(b, h, row, c).zfill";
   const std::string elem = x.varlen ? "0, 0, e" : "0, 0, 0, e";
   const std::string per_row = std::to_string(head_dim / 8);
@@ -548,7 +550,10 @@ inline std::string backward_source(const std::string& element, int head_dim, boo
   x.add(varlen ? "                               global s32 [B1] cu_q, global s32 [B1] cu_k, bool causal) {"
                : "                               bool causal) {");
   // Kernel 1: delta of every row (packed: of every sequence's rows at once).
-  x.add(varlen ? "  global f32 [H, TQ] delta;" : "  global f32 [B, H, S] delta;");
+  // Dense: delta is [B, H, S, 4] (column 0 used): rows of 16 bytes, so
+  // that the key-tile kernel's producer moves a query tile's values by TMA
+  // (a TMA tensor's strides are multiples of 16 bytes).
+  x.add(varlen ? "  global f32 [H, TQ] delta;" : "  global f32 [B, H, S, 4] delta;");
   if (!dq_pass) x.add(varlen ? "  global f32 [H, TQ, " + d + "] dq_acc;" : "  global f32 [B, H, S, " + d + "] dq_acc;");
   detail::delta_kernel(x, head_dim);
   detail::key_tile_kernel(x, t, d, scale);

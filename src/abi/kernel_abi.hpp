@@ -42,11 +42,13 @@ struct KernelParam {
   std::string name;
   DimSource dim;      // Kind::dim: the dynamic dim's value (a long long)
   // Kind::tensor_map: a TMA descriptor of argument `argument` (-1: the
-  // returned tensor, allocated before the descriptors are encoded), encoded at
-  // launch from the real tensor with this box (outermost first) and swizzle
-  // span in bytes; `name` says where it is used, for messages.
+  // returned tensor, allocated before the descriptors are encoded; or, with
+  // `scratch` >= 0, program buffer `scratch` of KernelAbi::scratch), encoded
+  // at launch from the real tensor with this box (outermost first) and
+  // swizzle span in bytes; `name` says where it is used, for messages.
   std::vector<std::uint32_t> box;
   int swizzle_bytes = 0;
+  int scratch = -1;
   // Kind::integer / Kind::floating of a host program's kernel: the value
   // host scalar `host_slot` has at the launch (host/host_program.hpp), not
   // an argument's.

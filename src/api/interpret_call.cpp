@@ -72,10 +72,16 @@ std::vector<interp::ParamValue> parameter_values(const abi::KernelAbi& abi, std:
     switch (kp.kind) {
       case K::tensor: p = tensor_value(arg(kp.argument).view()); break;
       case K::output: p = tensor_value(output.view()); break;
-      case K::tensor_map: p = tensor_value(kp.argument < 0 ? output.view() : arg(kp.argument).view()); break;
+      case K::tensor_map:
+        if (kp.scratch < 0) {
+          p = tensor_value(kp.argument < 0 ? output.view() : arg(kp.argument).view());
+          break;
+        }
+        [[fallthrough]];
       case K::scratch: {
-        const abi::ScratchBuffer& b = abi.scratch[static_cast<std::size_t>(kp.argument)];
-        p.data = scratch[static_cast<std::size_t>(kp.argument)].data();
+        const auto index = static_cast<std::size_t>(kp.kind == K::scratch ? kp.argument : kp.scratch);
+        const abi::ScratchBuffer& b = abi.scratch[index];
+        p.data = scratch[index].data();
         p.dtype = b.dtype;
         p.shape = b.shape;
         break;

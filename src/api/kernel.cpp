@@ -343,6 +343,7 @@ std::shared_ptr<Specialization> KernelImpl::build(std::span<const Arg> args, int
                                 image_source_of(built.lookups[k].source)};
       for (const abi::KernelParam& kp : part.generated.params)
         part.tensor_map_names.push_back(kp.kind != abi::KernelParam::Kind::tensor_map ? std::string()
+                                        : kp.scratch >= 0 ? "a program buffer (" + kp.name + ")"
                                         : kp.argument < 0
                                             ? "the returned tensor (" + kp.name + ")"
                                             : "argument " + std::to_string(kp.argument + 1) + " '" +

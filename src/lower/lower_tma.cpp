@@ -48,10 +48,14 @@ int MemoryLowering::tensor_map_param(const View& global, const std::vector<std::
                               const SourceLocation& where) {
   const ir::Buffer& b = buffer(global.buffer);
   const bool returned = b.argument == -2;  // its descriptor is encoded once the call has allocated it
-  if (b.argument < 0 && !returned)
-    fail(where, "tma.copy reads and writes tensors passed as arguments or returned", "use dma.copy");
-  const int argument = returned ? -1 : b.argument;
-  std::string key = std::to_string(argument) + ":" + std::to_string(swizzle);
+  // A program buffer's descriptor is encoded once the call has allocated it.
+  const auto program_buffer = scratch_index_.find(global.buffer);
+  const int scratch = program_buffer != scratch_index_.end() && b.slots == 0 ? static_cast<int>(program_buffer->second) : -1;
+  if (b.argument < 0 && !returned && scratch < 0)
+    fail(where, "tma.copy reads and writes whole global tensors: arguments, the returned tensor and program buffers",
+         "use dma.copy");
+  const int argument = returned || scratch >= 0 ? -1 : b.argument;
+  std::string key = (scratch >= 0 ? "s" + std::to_string(scratch) : std::to_string(argument)) + ":" + std::to_string(swizzle);
   for (auto x : box) key += ":" + std::to_string(x);
   for (std::size_t i = 0; i < tensor_map_keys_.size(); ++i)
     if (tensor_map_keys_[i] == key) {
@@ -63,7 +67,11 @@ int MemoryLowering::tensor_map_param(const View& global, const std::vector<std::
   abi::KernelParam kp;
   kp.kind = abi::KernelParam::Kind::tensor_map;
   kp.argument = argument;
-  kp.name = "tma.copy of '" + (returned ? output_name_ : fn_.params[static_cast<std::size_t>(b.argument)].name) + "' at " +
+  kp.scratch = scratch;
+  const std::string tensor = scratch >= 0 ? kernel_.abi.scratch[static_cast<std::size_t>(scratch)].name
+                             : returned   ? output_name_
+                                          : fn_.params[static_cast<std::size_t>(b.argument)].name;
+  kp.name = "tma.copy of '" + tensor + "' at " +
             std::to_string(where.line) + ":" + std::to_string(where.column);
   for (auto x : box) kp.box.push_back(static_cast<std::uint32_t>(x));
   kp.swizzle_bytes = swizzle;

@@ -382,10 +382,14 @@ void TransferChecker::tma_copy(const Stmt& s, const Copy& c) {
              ">` would read it as swizzled",
          "drop `.swiz<" + std::to_string(span) + ">`: a store reads the tile with the layout it was written with");
   }
-  // TMA descriptors are encoded on the host from the arguments and the
-  // returned tensor (allocated by the call first).
-  if (global.buffer->parameter < 0 && !global.buffer->returned)
-    fail(Rule::tma_argument, c.op_location, "tma.copy reads and writes tensors passed as arguments", "use dma.copy");
+  // TMA descriptors are encoded on the host at each launch from the
+  // arguments, the returned tensor and the program buffers (each allocated
+  // by the call first); one descriptor covers one tensor, so not an array
+  // of program buffers.
+  if (global.buffer->parameter < 0 && !global.buffer->returned && global.buffer->is_array)
+    fail(Rule::tma_argument, c.op_location,
+         "tma.copy reads and writes whole global tensors; `" + global.buffer->name + "` is an array of buffers",
+         "use dma.copy, or one program buffer with one more dimension");
   if (store) {  // its future only completes the store
     bind_future(c, global, async, nullptr);
     return;

@@ -133,4 +133,30 @@ inline const char* const kTwoStreams =
     "    out.at(j) = tmp.at(N - 1 - j) + 1.0;\n"
     "}\n";
 
+// Two kernels through a program buffer that TMA moves both ways: the first
+// copies tiles of `a` into `mid` (a TMA load, then a TMA store of the
+// shared tile), the second loads mid's tiles by TMA and writes
+// out = 2 mid + a. M may leave a partial last tile (zero-filled on load,
+// clipped on store). out[i, c] = 3 a[i, c].
+inline const char* const kProgramBufferTma =
+    "__co__ f32 [M, 64] through_buffer(f32 [M, 64] a) {\n"
+    "  global f32 [M, 64] mid;\n"
+    "  f32 [a.span] out;\n"
+    "  parallel p by cdiv(M, 32) : block {\n"
+    "    t = tma.copy.async a.subspan(32, 64).at(p, 0).zfill => shared;\n"
+    "    wait t;\n"
+    "    tma.copy t.data => mid.subspan(32, 64).at(p, 0);\n"
+    "  }\n"
+    "  parallel p by cdiv(M, 32) : block {\n"
+    "    m = tma.copy.async mid.subspan(32, 64).at(p, 0).zfill => shared;\n"
+    "    wait m;\n"
+    "    parallel r by 32 : thread {\n"
+    "      if (p * 32 + r < M)\n"
+    "        foreach c in [64]\n"
+    "          out.at(p * 32 + r, c) = m.data.at(r, c) * 2.0f + a.at(p * 32 + r, c);\n"
+    "    }\n"
+    "  }\n"
+    "  return out;\n"
+    "}\n";
+
 }  // namespace croq::test

@@ -16,6 +16,31 @@ namespace croq {
 namespace {
 
 
+// tma.copy loads and stores a program buffer (its descriptor encoded at
+// launch from the call's allocation), a partial last tile included.
+TEST(GpuProgram, TmaMovesTilesThroughAProgramBuffer) {
+  CROQ_REQUIRE_HOPPER("tma.copy");
+  Kernel k = compile(croq::test::kProgramBufferTma);
+  for (std::size_t m : {std::size_t{32}, std::size_t{1000}}) {
+    auto a = make_spandata<float>(m, 64);
+    a.fill_random(-10, 10, croq::test::next_seed());
+    Tensor da = Tensor::copy_of(a.view(), MemoryKind::device);
+    Tensor out = Tensor::empty(DType::f32, Shape{m, 64}, MemoryKind::device);
+    CROQ_CU(cuMemsetD8, reinterpret_cast<CUdeviceptr>(out.data()), 0xff, out.bytes());  // poison (NaN)
+    TensorView out_view = out.view();
+    LaunchOptions options;
+    options.output = &out_view;
+    const std::vector<Arg> call{da};
+    k.launch(call, options);
+    Tensor host = out.to_host();
+    const float* got = static_cast<const float*>(host.data());
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t c = 0; c < 64; ++c)
+        ASSERT_EQ(got[i * 64 + c], static_cast<float>(a[i][c]) * 2.0f + static_cast<float>(a[i][c]))
+            << "M " << m << " at " << i << ", " << c;
+  }
+}
+
 TEST(GpuProgram, TwoKernelsThroughAGlobalBufferMatchTheHostReference) {
   CROQ_REQUIRE_GPU();
   Kernel k = compile(croq::test::kReverseTwice);

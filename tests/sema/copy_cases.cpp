@@ -97,10 +97,11 @@ std::vector<RuleCase> copy_cases() {
        "__co__ void f(global f16 [2, 2, 2, 2, 2, 64] x) {\n  parallel b by 2 : block {\n    t = tma.copy x => shared;\n"
        "  }\n}\n",
        3, "x =>", "a TMA box has 1 to 5 dimensions, got 6"},
-      {"TmaOfAFunctionScopeTensor", "tma-argument",
-       "__co__ void f(global f16 [128, 64] lhs) {\n  global f16 [128, 64] scratch;\n  parallel b by 2 : block {\n"
-       "    t = tma.copy scratch.subspan(64, 64).at(b, 0) => shared;\n  }\n}\n",
-       4, "copy", "tma.copy reads and writes tensors passed as arguments", "use dma.copy"},
+      {"TmaOfAnArrayOfProgramBuffers", "tma-argument",
+       "__co__ void f(global f16 [128, 64] lhs) {\n  global f16 [128, 64] scratch[2];\n  parallel b by 2 : block {\n"
+       "    t = tma.copy scratch[1].subspan(64, 64).at(b, 0) => shared;\n  }\n}\n",
+       4, "copy", "tma.copy reads and writes whole global tensors; `scratch` is an array of buffers",
+       "use dma.copy, or one program buffer with one more dimension"},
       {"AsyncOnTwoEvents", "async-event",
        blk("    shared event e[4];\n    shared f16 [64, 64] s;\n    tma.copy.async<e[0], e[1]> " + tile + " => s;\n"), 5,
        "async", "`.async<e>` names one event"},
