@@ -7,6 +7,9 @@
 //   kernel_sources attention f16|bf16|e4m3 D [--no-ping-pong] [--consumers N] [--grouped] [--varlen]
 //                  [--output f16|bf16]  samples/attention_source.hpp's forward attention (e4m3:
 //                                       the FP8 forward, V^T input, descales; --output its O)
+//   kernel_sources attention-backward f16|bf16 D [--dq-atomics]
+//                                       samples/attention_backward_source.hpp's backward (dQ from
+//                                       kernel 2's atomics instead of a third pass)
 //   kernel_sources readme-gemm README   upstream README's persistent GEMM (samples/upstream_readme.hpp)
 //   kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H [--chunks C] [--rows R]
 //                                       samples/row_norm_source.hpp's row reduction for rows of H
@@ -25,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "../../samples/attention_backward_source.hpp"
 #include "../../samples/attention_source.hpp"
 #include "../../samples/gemm_any_source.hpp"
 #include "../../samples/row_norm_source.hpp"
@@ -38,6 +42,7 @@ constexpr const char* kUsage =
     "       kernel_sources gemm f16|bf16|fp8\n"
     "       kernel_sources attention f16|bf16|e4m3 D [--no-ping-pong] [--consumers N] [--grouped] [--varlen]\n"
     "                      [--output f16|bf16]\n"
+    "       kernel_sources attention-backward f16|bf16 D [--dq-atomics]\n"
     "       kernel_sources readme-gemm README.md\n"
     "       kernel_sources rows softmax|rmsnorm|layernorm f16|bf16 H [--chunks C] [--rows R]\n"
     "       kernel_sources gemm-any f16|bf16\n"
@@ -156,6 +161,18 @@ int main(int argc, char** argv) {
     } catch (const std::invalid_argument& e) {
       return usage(e.what());
     }
+  } else if (what == "attention-backward" && args.size() >= 3) {
+    const std::string& element = args[1];
+    int head_dim = 0;
+    bool dq_pass = true;
+    if (element != "f16" && element != "bf16") return usage("attention-backward takes f16 or bf16");
+    if (!positive_int(args[2], head_dim) || (head_dim != 64 && head_dim != 128 && head_dim != 256))
+      return usage("the backward's head dim is 64, 128 or 256");
+    for (std::size_t i = 3; i < args.size(); ++i) {
+      if (args[i] == "--dq-atomics") dq_pass = false;
+      else return usage("unknown attention-backward option `" + args[i] + "`");
+    }
+    source = attention::backward_source(element, head_dim, false, dq_pass);
   } else if (what == "rows" && args.size() == 4) {
     const std::string& kind = args[1];
     const std::string& element = args[2];
