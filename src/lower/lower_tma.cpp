@@ -51,9 +51,7 @@ int MemoryLowering::tensor_map_param(const View& global, const std::vector<std::
   // A program buffer's descriptor is encoded once the call has allocated it.
   const auto program_buffer = scratch_index_.find(global.buffer);
   const int scratch = program_buffer != scratch_index_.end() && b.slots == 0 ? static_cast<int>(program_buffer->second) : -1;
-  if (b.argument < 0 && !returned && scratch < 0)
-    fail(where, "tma.copy reads and writes whole global tensors: arguments, the returned tensor and program buffers",
-         "use dma.copy");
+  if (b.argument < 0 && !returned && scratch < 0) unchecked(where, sema::Rule::tma_argument);
   const int argument = returned || scratch >= 0 ? -1 : b.argument;
   std::string key = (scratch >= 0 ? "s" + std::to_string(scratch) : std::to_string(argument)) + ":" + std::to_string(swizzle);
   for (auto x : box) key += ":" + std::to_string(x);
