@@ -181,11 +181,12 @@ struct Text {
   }
   void each_slab(const std::string& pattern) { each(pattern); }
   void each_owned(const std::string& pattern) { each(pattern, true); }
-  // The walked tiles `a` and `b` of element type t: two stages of each slab.
-  void declare_walked(const std::string& t, const std::string& a, const std::string& b) {
-    const std::string stages = "[" + std::to_string(2 * tiling.slabs) + "]";
-    if (tiling.wide) add("    shared " + t + " [64, 64] " + a + stages + ", " + b + stages + ";");
-    else each_slab("    shared " + t + " [64, 64] " + a + "#[2], " + b + "#[2];");
+  // The walked tiles `a` and `b` of element type t: `stages` stages of
+  // each slab.
+  void declare_walked(const std::string& t, const std::string& a, const std::string& b, int stages = 2) {
+    const std::string wide_count = "[" + std::to_string(stages * tiling.slabs) + "]", count = "[" + std::to_string(stages) + "]";
+    if (tiling.wide) add("    shared " + t + " [64, 64] " + a + wide_count + ", " + b + wide_count + ";");
+    else each_slab("    shared " + t + " [64, 64] " + a + "#" + count + ", " + b + "#" + count + ";");
   }
   // The staging tiles of the gradients `names` (one per consumer, or one per
   // consumer and slab of each).
@@ -387,9 +388,17 @@ inline void query_tile_kernel(Text& x, const std::string& t, const std::string& 
   const std::string sq = x.sq(), sk = x.sk();
   x.add(x.varlen ? "  parallel {h, g} by [H, cdiv(TQ, " + rows + ") + B1 - 1] : block {"
                  : "  parallel {b, h, bm} by [B, H, cdiv(S, " + rows + ")] : block {");
-  x.add("    shared event q_full, kv_full[2], kv_empty[2] = ready;");
+  // Three stages of the key tiles (two at D = 256, where a third does not
+  // fit): the consumers release a tile's stage one tile late (its dQ
+  // multiply runs during the next tile's exponentials), so with two the
+  // producer could load tile kb + 2 only once the consumers wait for it
+  // (ncu, H200, D128: a fifth of the consumers' stall samples at that
+  // wait).
+  const int stage_count = g.wide ? 2 : 3;
+  const std::string stages = std::to_string(stage_count);
+  x.add("    shared event q_full, kv_full[" + stages + "], kv_empty[" + stages + "] = ready;");
   x.each_slab("    shared " + t + " [" + rows + ", 64] q_s#, do_s#;");
-  x.declare_walked(t, "k_s", "v_s");
+  x.declare_walked(t, "k_s", "v_s", stage_count);
   if (!x.varlen) x.declare_staging(t, "dq_s#[2]");
   for (const char* n : {"q", "dout", "dq"}) x.head(n, x.varlen ? "TQ" : "S", d);
   for (const char* n : {"k", "v"}) x.head(n, x.varlen ? "TK" : "T", d);
@@ -409,7 +418,7 @@ inline void query_tile_kernel(Text& x, const std::string& t, const std::string& 
   x.each_slab("        tma.copy.swiz<128> " + x.tile_of("douth", rows, "qt") + " => do_s#;");
   x.add("        trigger q_full;");
   x.add("        foreach {kb} in [tiles] {");
-  x.add("          stage = kb % 2;");
+  x.add("          stage = kb % " + stages + ";");
   x.add("          wait kv_empty[stage];");
   x.each_slab("          tma.copy.swiz<128> " + x.tile_of("kh", "64", "kb") + " => " + g.walked("k_s", "stage", "#") + ";");
   x.each_slab("          tma.copy.swiz<128> " + x.tile_of("vh", "64", "kb") + " => " + g.walked("v_s", "stage", "#") + ";");
@@ -456,13 +465,13 @@ inline void query_tile_kernel(Text& x, const std::string& t, const std::string& 
   gradients("        ", "0");
   x.add("        foreach {kb} in [tiles - 1] {");
   x.add("          next = kb + 1;");
-  x.add("          wait kv_full[next % 2];");
-  products("          ", "next % 2", "kb % 2");
+  x.add("          wait kv_full[next % " + stages + "];");
+  products("          ", "next % " + stages, "kb % " + stages);
   gradients("          ", "next");
-  x.add("          trigger kv_empty[kb % 2];");
+  x.add("          trigger kv_empty[kb % " + stages + "];");
   x.add("        }");
-  x.each_owned("        mma.row.col dq#, dscores, " + g.walked("k_s", "(tiles - 1) % 2", "$") + ";");
-  x.add("        trigger kv_empty[(tiles - 1) % 2];");
+  x.each_owned("        mma.row.col dq#, dscores, " + g.walked("k_s", "(tiles - 1) % " + stages, "$") + ";");
+  x.add("        trigger kv_empty[(tiles - 1) % " + stages + "];");
   // dQ = dS K / sqrt(D)
   store_gradient(x, "dq", float_text(1.0 / std::sqrt(std::stod(d))), g.row_tile("qt"), "first_row", "q_start", sq);
   x.add("      }");
