@@ -31,6 +31,7 @@
 #include "ir/builder.hpp"
 #include "passes/flat_region.hpp"
 #include "passes/passes.hpp"
+#include "passes/transpose_banks.hpp"
 #include "support/env.hpp"
 
 namespace croq::passes {
@@ -700,7 +701,11 @@ bool tile_region(ir::Kernel& kernel, ir::Region& region) {
   ir::Buffer tile;
   tile.name = kernel.fresh("tile");
   tile.dtype = g.out;
-  const std::int64_t pad = std::max<std::int64_t>(1, 4 / static_cast<std::int64_t>(dtype_size(g.out)));
+  // The row padding whose bank pattern the model (transpose_banks.hpp)
+  // finds cheapest: one word for whole chunks on both sides.
+  const transpose::TilePattern banks{s->tile, s->threads, static_cast<std::int64_t>(dtype_size(g.out)),
+                                     {s->load.chunk, s->load.window, s->n}, {s->store.chunk, s->store.window, s->m}};
+  const std::int64_t pad = transpose::best_padding(banks);
   tile.dims = {ir::Extent{s->tile, ""}, ir::Extent{s->tile + pad, ""}};
   tile.space = ir::Space::shared;
   tile.align_bytes = 128;
