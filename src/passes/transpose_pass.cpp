@@ -168,6 +168,15 @@ std::optional<bool> store_windows_forced() {
   return text ? support::parse_flag(*text) : std::nullopt;
 }
 
+// CROQ_TRANSPOSE_PAD_WORDS=1..4: the tile's rows padded by that many words
+// (elements wider than a word: that many elements), to time the bank
+// model's pick against another; nullopt when unset or out of range.
+std::optional<std::int64_t> padding_forced(const transpose::TilePattern& banks) {
+  const std::optional<std::string> text = support::env_string("CROQ_TRANSPOSE_PAD_WORDS");
+  if (!text || text->size() != 1 || (*text)[0] < '1' || (*text)[0] > '4') return std::nullopt;
+  return ((*text)[0] - '0') * std::max<std::int64_t>(1, 4 / banks.element_bytes);
+}
+
 // The tile shape for the element sizes the body touches; nullopt when a
 // tile would not pay (a level smaller than one tile) or the types are not
 // whole bytes.
@@ -705,7 +714,7 @@ bool tile_region(ir::Kernel& kernel, ir::Region& region) {
   // finds cheapest: one word for whole chunks on both sides.
   const transpose::TilePattern banks{s->tile, s->threads, static_cast<std::int64_t>(dtype_size(g.out)),
                                      {s->load.chunk, s->load.window, s->n}, {s->store.chunk, s->store.window, s->m}};
-  const std::int64_t pad = transpose::best_padding(banks);
+  const std::int64_t pad = padding_forced(banks).value_or(transpose::best_padding(banks));
   tile.dims = {ir::Extent{s->tile, ""}, ir::Extent{s->tile + pad, ""}};
   tile.space = ir::Space::shared;
   tile.align_bytes = 128;

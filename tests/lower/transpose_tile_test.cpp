@@ -157,5 +157,16 @@ TEST(BenchTranspose, StoreWindowSwitchChoosesTheStoreForm) {
   EXPECT_NE(ir.find("loads of 4, stores of 1 elements"), std::string::npos) << ir;
 }
 
+// The tile's padding: the bank model's pick for f32 rows of y 16381 long
+// (3 words), and CROQ_TRANSPOSE_PAD_WORDS=1 for timing against one word.
+TEST(BenchTranspose, PaddingFromTheBankModelOrTheSwitch) {
+  std::string ir;
+  compiled("f32", DType::f32, 16381, 16384, &ir);
+  EXPECT_NE(ir.find("shared f32 [64, 67]"), std::string::npos) << ir;
+  const croq::test::ScopedEnv one_word(std::map<std::string, std::string>{{"CROQ_TRANSPOSE_PAD_WORDS", "1"}});
+  compiled("f32", DType::f32, 16381, 16384, &ir);
+  EXPECT_NE(ir.find("shared f32 [64, 65]"), std::string::npos) << ir;
+}
+
 }  // namespace
 }  // namespace croq::pipeline
