@@ -3,8 +3,10 @@
 // `y[j, i]` of a [N, M] tensor becomes blocks that each move a T x T tile.
 // Each thread loads C-element chunks of rows of the inputs (16 bytes of the
 // narrowest element: one vector load), runs the element body over the
-// chunk, and writes the results into a shared tile padded by 4 bytes a row
-// (so a column's elements fall in different banks); after the block's
+// chunk, and writes the results into a shared tile with padded rows (4
+// bytes where rows start on chunks, so a column's elements fall in
+// different banks; else what transpose_banks.hpp's model finds cheapest);
+// after the block's
 // barrier it gathers C elements of a column of the tile and stores them to
 // a row of y as one vector. Every access to global memory is then a full
 // 16-byte chunk of a row, where the flat level read rows and wrote columns
