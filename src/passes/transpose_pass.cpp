@@ -3,8 +3,10 @@
 // `y[j, i]` of a [N, M] tensor becomes blocks that each move a T x T tile.
 // Each thread loads C-element chunks of rows of the inputs (16 bytes of the
 // narrowest element: one vector load), runs the element body over the
-// chunk, and writes the results into a shared tile padded by 4 bytes a row
-// (so a column's elements fall in different banks); after the block's
+// chunk, and writes the results into a shared tile with padded rows (4
+// bytes where rows start on chunks, so a column's elements fall in
+// different banks; else what transpose_banks.hpp's model finds cheapest);
+// after the block's
 // barrier it gathers C elements of a column of the tile and stores them to
 // a row of y as one vector. Every access to global memory is then a full
 // 16-byte chunk of a row, where the flat level read rows and wrote columns
@@ -18,8 +20,9 @@
 // docs/how-to/memory-bound.md measured. Where the rows of x (or of y) do
 // not start on whole chunks (a row length that is no multiple of the
 // chunk), each row's piece is moved through the aligned chunks of the
-// tensor's flat storage that cover it (a store writes the two at the
-// piece's ends element by element); where a base is not known to be
+// tensor's flat storage that cover it (T / C + 1 a row; a store writes
+// the ones inside the piece and the C elements left at its ends), dealt
+// over all the block's threads; where a base is not known to be
 // aligned, that direction moves one element a thread, a warp along each
 // row, with the same block and tile.
 #include <functional>
@@ -30,6 +33,8 @@
 #include "ir/builder.hpp"
 #include "passes/flat_region.hpp"
 #include "passes/passes.hpp"
+#include "passes/transpose_banks.hpp"
+#include "support/env.hpp"
 
 namespace croq::passes {
 
@@ -159,6 +164,21 @@ ir::StmtPtr copy(ir::Tile src, ir::Tile dst) {
   return ir::make_stmt(std::move(c));
 }
 
+// CROQ_TRANSPOSE_STORE_WINDOWS as a flag; nullopt (windows where they can be used) when unset or not a flag.
+std::optional<bool> store_windows_forced() {
+  const std::optional<std::string> text = support::env_string("CROQ_TRANSPOSE_STORE_WINDOWS");
+  return text ? support::parse_flag(*text) : std::nullopt;
+}
+
+// CROQ_TRANSPOSE_PAD_WORDS=1..4: the tile's rows padded by that many words
+// (elements wider than a word: that many elements), to time the bank
+// model's pick against another; nullopt when unset or out of range.
+std::optional<std::int64_t> padding_forced(const transpose::TilePattern& banks) {
+  const std::optional<std::string> text = support::env_string("CROQ_TRANSPOSE_PAD_WORDS");
+  if (!text || text->size() != 1 || (*text)[0] < '1' || (*text)[0] > '4') return std::nullopt;
+  return ((*text)[0] - '0') * std::max<std::int64_t>(1, 4 / banks.element_bytes);
+}
+
 // The tile shape for the element sizes the body touches; nullopt when a
 // tile would not pay (a level smaller than one tile) or the types are not
 // whole bytes.
@@ -195,11 +215,13 @@ std::optional<Shape> shape_for(const ir::Kernel& k, const flat::Plan& plan) {
   s.load = phase_for(load_chunked || load_window, chunk, s.tile, s.threads);
   s.load.window = load_window;
   const int y = *plan.transposed.begin();
-  // Windows on both sides measured slower for 2-byte elements than window
-  // loads with element stores (H200, 16381 x 16387: f16 0.53 against 0.78
-  // of a copy; f32 0.80 against 0.74), so narrow types keep element stores there.
-  const bool narrow_both = s.load.window && dtype_size(k.buffers[static_cast<std::size_t>(y)].dtype) < 4;
-  const bool store_window = s.m % chunk != 0 && base_aligned(y) && !narrow_both;
+  // Windows on both sides once measured slower for 2-byte elements than
+  // window loads with element stores (H200, 16381 x 16387: f16 0.53 against
+  // 0.78 of a copy), when a thread took the window chunks of its own rows
+  // and the stores ran the vector and the element paths in every warp;
+  // store_window now runs each once. CROQ_TRANSPOSE_STORE_WINDOWS=0 stores
+  // elements instead, to time one form against the other.
+  const bool store_window = s.m % chunk != 0 && base_aligned(y) && store_windows_forced().value_or(true);
   s.store = phase_for(aligned(y, s.m) || store_window, chunk, s.tile, s.threads);
   s.store.window = store_window;
   return s;
@@ -213,15 +235,16 @@ namespace {
 struct Names {
   ir::Type index;
   ir::ExprRef bm, bn;  // the block's tile: rows bm * T of x, columns bn * T
-  ir::ExprRef r, c;    // the thread's row (of T / 4) and chunk (of T / C)
+  ir::ExprRef tid;
+  ir::ExprRef r, c;    // the thread's row (of T / 4) and chunk (of T / C); not set for windows
 };
 
 ir::ExprRef num(std::int64_t v, const ir::Type& t) { return ir::int_const(v, t); }
 ir::ExprRef plus(ir::ExprRef a, ir::ExprRef b) { return ir::binary("+", std::move(a), std::move(b)); }
 ir::ExprRef times(ir::ExprRef a, std::int64_t v, const ir::Type& t) { return ir::binary("*", std::move(a), num(v, t)); }
 
-// The thread's row and chunk lets (setting n.r, n.c), after the block's
-// barrier when `barrier_first`.
+// The thread's index, row and chunk lets (setting n.tid, n.r, n.c), after
+// the block's barrier when `barrier_first`.
 ir::StmtList thread_lets(ir::Kernel& kernel, const Phase& p, Names& n, bool barrier_first) {
   ir::StmtList out;
   if (barrier_first) {
@@ -230,8 +253,11 @@ ir::StmtList thread_lets(ir::Kernel& kernel, const Phase& p, Names& n, bool barr
     b.set.count = ir::special("blockDim.x");
     out.push_back(ir::make_stmt(std::move(b)));
   }
-  const std::string t = kernel.fresh("tid"), c = kernel.fresh("chunk"), r = kernel.fresh("row");
+  const std::string t = kernel.fresh("tid");
   out.push_back(ir::make_stmt(ir::Let{t, n.index, true, ir::special("threadIdx.x")}));
+  n.tid = ir::var(t, n.index);
+  if (p.window) return out;  // window_slots deals chunks by thread index
+  const std::string c = kernel.fresh("chunk"), r = kernel.fresh("row");
   out.push_back(ir::make_stmt(ir::Let{c, n.index, true, ir::binary("%", ir::var(t, n.index), num(p.across, n.index))}));
   out.push_back(ir::make_stmt(ir::Let{r, n.index, true, ir::binary("/", ir::var(t, n.index), num(p.across, n.index))}));
   n.c = ir::var(c, n.index);
@@ -332,58 +358,90 @@ ir::StmtList load_chunks(Kernel2& g, const Names& n, const Phase& p, bool bounde
   return out;
 }
 
-// One (row, slot) of a thread's window chunks: its lets (the row of x,
-// or of y when storing; the start `fs` of the block's piece of it in the
-// tensor's flat storage; the chunk's first element `f0`), the condition
-// that the chunk is needed, and its slot among the thread's chunks.
+// One of the items a thread is dealt of the block's rows (window_slots):
+// its lets (the row of x, or of y when storing; the start `fs` of the
+// block's piece of it in the tensor's flat storage; the item's first
+// element `f0`), the condition that the item is needed, and its slot among
+// the thread's items (the pass that dealt it).
 struct WindowSlot {
   ir::ExprRef row, fs, f0, exists, slot;
 };
 
-// For each of the thread's rows and its two chunk slots (chunk c, and
-// chunk T / C for thread 0): the slot's lets, then `body` where the chunk
-// is needed. The piece of a row covers T elements from fs; its aligned
-// chunks start at fs - fs % C.
-ir::StmtPtr window_slots(Kernel2& g, const Names& n, const Phase& p, bool bounded, bool store,
+// The piece [fs, fs + T) of a row is covered by the T / C + 1 aligned
+// chunks from fs - fs % C (the last one unused where fs is a whole chunk).
+std::int64_t window_width(const Shape& s, const Phase& p) { return s.tile / p.chunk + 1; }
+
+// What window_slots deals: `width` items of each row, item q starting at
+// `first(fs, q)`; `within_piece`: only items that start before fs + T.
+struct Deal {
+  std::int64_t width = 0;
+  std::function<ir::ExprRef(const ir::ExprRef& fs, const ir::ExprRef& q)> first;
+  bool within_piece = false;
+};
+
+std::int64_t passes_of(const Shape& s, std::int64_t width) { return (s.tile * width + s.threads - 1) / s.threads; }
+
+// The items of the block's T rows (of x, or of y when `store`), numbered
+// row by row, are dealt to its threads in turn: pass k gives thread t item
+// k * threads + t, so every pass but the last moves a full block of items,
+// and the last whole warps (T is a multiple of 32). Dealing each thread
+// its rows' window chunks instead (T / C threads a row, one of them the
+// extra chunk) spent a second pass of every instruction on 1/16 of them.
+// For each of the thread's items: the slot's lets, then `body` where the
+// item is needed.
+ir::StmtPtr window_slots(Kernel2& g, const Names& n, bool bounded, bool store, const Deal& deal,
                          const std::function<ir::StmtList(const WindowSlot&)>& body) {
   const ir::Type& ix = n.index;
-  const std::int64_t last = g.s.tile / p.chunk;
-  const std::string k = g.kernel.fresh("k"), s = g.kernel.fresh("s");
+  const std::int64_t items = g.s.tile * deal.width;
+  const std::string k = g.kernel.fresh("pass"), at = g.kernel.fresh("dealt");
   const std::string row = g.kernel.fresh(store ? "y_row" : "x_row"), fs = g.kernel.fresh("piece"),
-                    f0 = g.kernel.fresh("chunk_at");
+                    f0 = g.kernel.fresh("first");
   WindowSlot sl;
   sl.row = ir::var(row, ix);
   sl.fs = ir::var(fs, ix);
   sl.f0 = ir::var(f0, ix);
+  const ir::ExprRef at_var = ir::var(at, ix);
   // Rows of x go down the block's row tile (bm), rows of y down its column tile (bn).
   const ir::ExprRef row_tile = store ? n.bn : n.bm, col_tile = store ? n.bm : n.bn;
   const std::int64_t row_length = store ? g.s.m : g.s.n, rows = store ? g.s.n : g.s.m;
-  const ir::ExprRef q = plus(n.c, times(ir::convert(ir::var(s), ix), p.across, ix));
   ir::StmtList inner;
-  inner.push_back(ir::make_stmt(ir::Let{row, ix, true, plus(times(row_tile, g.s.tile, ix), plus(times(ir::var(k, ix), p.down, ix), n.r))}));
-  inner.push_back(ir::make_stmt(ir::Let{fs, ix, true, plus(times(sl.row, row_length, ix), times(col_tile, g.s.tile, ix))}));
+  inner.push_back(ir::make_stmt(ir::Let{at, ix, true, plus(times(ir::var(k, ix), g.s.threads, ix), n.tid)}));
   inner.push_back(ir::make_stmt(
-      ir::Let{f0, ix, true, plus(times(ir::binary("/", sl.fs, num(p.chunk, ix)), p.chunk, ix), times(q, p.chunk, ix))}));
-  // Chunk `last` is needed by thread 0 only, and no chunk past the piece's end.
-  sl.exists = ir::all_of(ir::binary("<=", q, num(last, ix)), ir::less(sl.f0, plus(sl.fs, num(g.s.tile, ix))));
-  if (bounded) sl.exists = ir::all_of(ir::less(sl.row, num(rows, ix)), sl.exists);
-  sl.slot = plus(times(ir::convert(ir::var(k), ix), 2, ix), ir::convert(ir::var(s), ix));
-  inner.push_back(ir::make_stmt(ir::If{sl.exists, seq(body(sl)), nullptr}));
-  ir::StmtList slots;
-  slots.push_back(unrolled(s, 2, std::move(inner)));
-  return unrolled(k, p.rows, std::move(slots));
+      ir::Let{row, ix, true, plus(times(row_tile, g.s.tile, ix), ir::binary("/", at_var, num(deal.width, ix)))}));
+  inner.push_back(ir::make_stmt(ir::Let{fs, ix, true, plus(times(sl.row, row_length, ix), times(col_tile, g.s.tile, ix))}));
+  inner.push_back(ir::make_stmt(ir::Let{f0, ix, true, deal.first(sl.fs, ir::binary("%", at_var, num(deal.width, ix)))}));
+  sl.exists = nullptr;
+  if (deal.within_piece) sl.exists = ir::less(sl.f0, plus(sl.fs, num(g.s.tile, ix)));
+  auto also = [&](ir::ExprRef c) { sl.exists = sl.exists ? ir::all_of(std::move(c), sl.exists) : std::move(c); };
+  if (items % g.s.threads) also(ir::less(at_var, num(items, ix)));
+  if (bounded) also(ir::less(sl.row, num(rows, ix)));
+  sl.slot = ir::convert(ir::var(k), ix);
+  if (sl.exists) inner.push_back(ir::make_stmt(ir::If{sl.exists, seq(body(sl)), nullptr}));
+  else for (auto& st : body(sl)) inner.push_back(std::move(st));
+  return unrolled(k, passes_of(g.s, deal.width), std::move(inner));
+}
+
+// Chunk q of the window of the piece from fs: (fs - fs % C) + q * C, the
+// window's chunks from chunk `from`.
+Deal window_chunks(const Phase& p, const ir::Type& ix, std::int64_t width, std::int64_t from) {
+  Deal d;
+  d.width = width;
+  const std::int64_t c = p.chunk;
+  d.first = [c, from, ix](const ir::ExprRef& fs, const ir::ExprRef& q) {
+    return plus(times(ir::binary("/", fs, num(c, ix)), c, ix), times(from ? plus(q, num(from, ix)) : q, c, ix));
+  };
+  return d;
 }
 
 // The first thread level through windows of x's flat storage (rows that
 // start off a chunk, a base aligned to one): the piece [fs, fs + T) of
-// each of the thread's rows is covered by the T / C + 1 aligned chunks from
-// a = fs - fs % C; thread `c` loads chunk c (thread 0 the last one too), as
-// one vector where it lies inside the tensor, and runs the element body on
-// the elements of the piece. All of a thread's chunks are loaded before the
-// first is used.
+// each of the block's rows is covered by the aligned chunks of its window;
+// each thread loads its chunks (window_slots), as one vector where one lies
+// inside the tensor, and runs the element body on the elements of the
+// piece. All of a thread's chunks are loaded before the first is used.
 ir::StmtList load_window(Kernel2& g, const Names& n, const Phase& p, bool bounded) {
   const ir::Type& ix = n.index;
-  const std::int64_t total = g.s.m * g.s.n, last = g.s.tile / p.chunk;  // chunks 0..last of a window
+  const std::int64_t total = g.s.m * g.s.n;
   ir::StmtList out;
   std::map<int, std::pair<int, int>> registers;  // read buffer: (its flat view, its registers)
   for (int b : g.plan.read) {
@@ -392,12 +450,14 @@ ir::StmtList load_window(Kernel2& g, const Names& n, const Phase& p, bool bounde
     const DType dtype = src.dtype;
     const int view = flat::flat_view(g.kernel, b, total);
     // One-dimensional, as the flat view it is copied from.
-    const int regs = flat::local_registers(g.kernel, name, dtype, {ir::Extent{2 * p.rows * p.chunk, ""}}, p.chunk);
+    const int regs = flat::local_registers(g.kernel, name, dtype, {ir::Extent{passes_of(g.s, window_width(g.s, p)) * p.chunk, ""}}, p.chunk);
     registers[b] = {view, regs};
     out.push_back(ir::make_stmt(ir::DeclareLocal{regs}));
   }
+  Deal deal = window_chunks(p, ix, window_width(g.s, p), 0);
+  deal.within_piece = true;
   auto per_slot = [&](const std::function<ir::StmtList(const WindowSlot&)>& body) {
-    return window_slots(g, n, p, bounded, false, body);
+    return window_slots(g, n, bounded, false, deal, body);
   };
   // The loads: a vector where the chunk lies inside the tensor, else its elements inside.
   out.push_back(per_slot([&](const WindowSlot& sl) {
@@ -508,55 +568,75 @@ ir::StmtList store_chunks(Kernel2& g, const Names& n, const Phase& p, bool bound
 }
 
 // The second thread level through windows of y's flat storage (rows of y
-// that start off a chunk, a base aligned to one): of the aligned chunks
-// covering the block's piece of each of the thread's rows, the ones inside
-// the piece are gathered from a column of the tile and stored as one
-// vector; the two at its ends, element by element.
+// that start off a chunk, a base aligned to one). Of the aligned chunks
+// covering the piece [fs, fs + T) of a row of y, chunks 1 to T / C - 1 of
+// its window lie inside it: dealt over the block (window_slots), each is
+// gathered from a column of the tile and stored as one vector. The rest of
+// the piece is C elements, [fs, a + C) and [a + T, fs + T) for a = fs - fs %
+// C, dealt one element a thread: where one pass took both kinds of chunk, a
+// warp holding both ran both paths.
 ir::StmtList store_window(Kernel2& g, const Names& n, const Phase& p, bool bounded) {
   const ir::Type& ix = n.index;
+  const std::int64_t c = p.chunk, tile = g.s.tile;
   const int flat_y = flat::flat_view(g.kernel, g.base.y, g.s.m * g.s.n);
-  const int column = flat::local_registers(g.kernel, "column", g.out, {ir::Extent{p.chunk, ""}}, p.chunk);
+  const int column = flat::local_registers(g.kernel, "column", g.out, {ir::Extent{c, ""}}, c);
+  // The piece ends T elements on, or at the end of y's row in a tile past M.
+  auto piece_end = [&](const WindowSlot& sl) {
+    ir::ExprRef end = plus(sl.fs, num(tile, ix));
+    const ir::ExprRef row_end = times(plus(sl.row, num(1, ix)), g.s.m, ix);
+    return ir::select(ir::less(end, row_end), end, row_end);
+  };
+  auto from_tile = [&](const WindowSlot& sl, const ir::ExprRef& f) {
+    return ir::element(g.tile, g.out, nullptr, {ir::binary("-", f, sl.fs), ir::binary("-", sl.row, times(n.bn, tile, ix))});
+  };
   ir::StmtList out;
   out.push_back(ir::make_stmt(ir::DeclareLocal{column}));
-  out.push_back(window_slots(g, n, p, bounded, true, [&](const WindowSlot& sl) {
-    // The piece ends T elements on, or at the end of y's row in a tile past M.
-    const std::string end = g.kernel.fresh("piece_end");
-    const ir::ExprRef end_var = ir::var(end, ix);
-    ir::ExprRef piece_end = plus(sl.fs, num(g.s.tile, ix));
-    if (bounded) {
-      const ir::ExprRef row_end = times(plus(sl.row, num(1, ix)), g.s.m, ix);
-      piece_end = ir::select(ir::less(piece_end, row_end), piece_end, row_end);
-    }
-    const ir::ExprRef tile_col = ir::binary("-", sl.row, times(n.bn, g.s.tile, ix));
+  out.push_back(window_slots(g, n, bounded, true, window_chunks(p, ix, tile / c - 1, 1), [&](const WindowSlot& sl) {
     const std::string e = g.kernel.fresh("e");
     const ir::ExprRef f = plus(sl.f0, ir::convert(ir::var(e), ix));
-    auto from_tile = [&] { return ir::element(g.tile, g.out, nullptr, {ir::binary("-", f, sl.fs), tile_col}); };
     ir::StmtList gather;
-    gather.push_back(ir::make_stmt(ir::Assign{ir::element(column, g.out, nullptr, {ir::var(e)}), "=", from_tile(), nullptr}));
-    ir::StmtList whole;
-    whole.push_back(unrolled(e, p.chunk, std::move(gather)));
+    gather.push_back(ir::make_stmt(ir::Assign{ir::element(column, g.out, nullptr, {ir::var(e)}), "=", from_tile(sl, f), nullptr}));
     ir::Tile src, dst;
     src.buffer = column;
     src.origin = {num(0, ix)};
     src.origin_multiple = {0};
-    src.extent = {p.chunk};
+    src.extent = {c};
     dst = src;
     dst.buffer = flat_y;
     dst.origin = {sl.f0};
-    dst.origin_multiple = {p.chunk};
+    dst.origin_multiple = {c};
+    ir::StmtList whole;
+    whole.push_back(unrolled(e, c, std::move(gather)));
     whole.push_back(copy(src, dst));
+    if (!bounded) return whole;
+    // A tile past M: the piece may end inside the chunk, or before it.
+    const std::string end = g.kernel.fresh("piece_end");
     ir::StmtList one;
-    one.push_back(ir::make_stmt(ir::Assign{ir::element(flat_y, g.out, nullptr, {f}), "=", from_tile(), nullptr}));
+    one.push_back(ir::make_stmt(ir::Assign{ir::element(flat_y, g.out, nullptr, {f}), "=", from_tile(sl, f), nullptr}));
     ir::StmtList inside;
-    inside.push_back(ir::make_stmt(ir::If{ir::all_of(ir::binary(">=", f, sl.fs), ir::less(f, end_var)),
-                                          seq(std::move(one)), nullptr}));
+    inside.push_back(ir::make_stmt(ir::If{ir::less(f, ir::var(end, ix)), seq(std::move(one)), nullptr}));
     ir::StmtList part;
-    part.push_back(unrolled(e, p.chunk, std::move(inside)));
+    part.push_back(unrolled(e, c, std::move(inside)));
     ir::StmtList body;
-    body.push_back(ir::make_stmt(ir::Let{end, ix, true, piece_end}));
-    body.push_back(ir::make_stmt(ir::If{ir::all_of(ir::binary(">=", sl.f0, sl.fs),
-                                                   ir::binary("<=", plus(sl.f0, num(p.chunk, ix)), end_var)),
-                                        seq(std::move(whole)), seq(std::move(part))}));
+    body.push_back(ir::make_stmt(ir::Let{end, ix, true, piece_end(sl)}));
+    body.push_back(ir::make_stmt(ir::If{ir::binary("<=", plus(sl.f0, num(c, ix)), ir::var(end, ix)), seq(std::move(whole)),
+                                        seq(std::move(part))}));
+    return body;
+  }));
+  // The piece's ends: element q of C is fs + q, past the head (C - fs % C
+  // elements) T - C further on.
+  Deal ends;
+  ends.width = c;
+  ends.first = [c, tile, ix](const ir::ExprRef& fs, const ir::ExprRef& q) {
+    const ir::ExprRef past_head = ir::binary(">=", plus(q, ir::binary("%", fs, num(c, ix))), num(c, ix));
+    return plus(plus(fs, q), ir::select(past_head, num(tile - c, ix), num(0, ix)));
+  };
+  out.push_back(window_slots(g, n, bounded, true, ends, [&](const WindowSlot& sl) {
+    ir::StmtList one;
+    one.push_back(ir::make_stmt(ir::Assign{ir::element(flat_y, g.out, nullptr, {sl.f0}), "=", from_tile(sl, sl.f0), nullptr}));
+    if (!bounded) return one;
+    ir::StmtList body;
+    body.push_back(ir::make_stmt(ir::If{ir::less(sl.f0, piece_end(sl)), seq(std::move(one)), nullptr}));
     return body;
   }));
   return out;
@@ -632,7 +712,11 @@ bool tile_region(ir::Kernel& kernel, ir::Region& region) {
   ir::Buffer tile;
   tile.name = kernel.fresh("tile");
   tile.dtype = g.out;
-  const std::int64_t pad = std::max<std::int64_t>(1, 4 / static_cast<std::int64_t>(dtype_size(g.out)));
+  // The row padding whose bank pattern the model (transpose_banks.hpp)
+  // finds cheapest: one word for whole chunks on both sides.
+  const transpose::TilePattern banks{s->tile, s->threads, static_cast<std::int64_t>(dtype_size(g.out)),
+                                     {s->load.chunk, s->load.window, s->n}, {s->store.chunk, s->store.window, s->m}};
+  const std::int64_t pad = padding_forced(banks).value_or(transpose::best_padding(banks));
   tile.dims = {ir::Extent{s->tile, ""}, ir::Extent{s->tile + pad, ""}};
   tile.space = ir::Space::shared;
   tile.align_bytes = 128;

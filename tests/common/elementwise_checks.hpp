@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -22,6 +23,14 @@ namespace croq::test {
 struct Shape2 {
   std::size_t m, n;
 };
+
+// Options for the checks in interpret mode, as for an H100.
+inline CompileOptions interpreting() {
+  CompileOptions options;
+  options.interpret = true;
+  options.arch = "sm_90a";
+  return options;
+}
 
 // f32 rounded to T and back, as the device rounds (to nearest even).
 template <typename T>
@@ -116,18 +125,27 @@ void check_cast(const char* element, Shape2 s, const CompileOptions& options = {
     ASSERT_EQ(float(y.data()[i]), round_to<T>(x.data()[i])) << "cast f32 -> " << element << " element " << i;
 }
 
+// Integers from [-100, 100] with the output poisoned by the type's
+// maximum; floats from [-1, 1], poisoned with NaN. Compared bit for bit.
 template <typename T>
 void check_transpose(const std::string& source, const char* element, std::size_t m, std::size_t n,
                      const CompileOptions& options = {}) {
   Kernel k = croq::compile(source, options);
   auto x = make_spandata<T>(m, n);
   auto y = make_spandata<T>(n, m);
-  x.fill_random(-1, 1);
-  y.fill(NAN);
+  if constexpr (std::is_integral_v<T>) {
+    x.fill_random(std::is_signed_v<T> ? -100 : 0, 100);
+    y.fill(std::numeric_limits<T>::max());
+  } else {
+    x.fill_random(-1, 1);
+    y.fill(T(NAN));
+  }
   k(x.view(), y.view());
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t j = 0; j < n; ++j)
-      ASSERT_EQ(float(y.data()[j * m + i]), float(x.data()[i * n + j])) << element << " " << i << ", " << j;
+      ASSERT_EQ(std::memcmp(&y.data()[j * m + i], &x.data()[i * n + j], sizeof(T)), 0)
+          << element << " " << i << ", " << j << ": " << double(y.data()[j * m + i]) << ", want "
+          << double(x.data()[i * n + j]);
 }
 
 }  // namespace croq::test

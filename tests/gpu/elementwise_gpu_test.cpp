@@ -7,6 +7,8 @@
 // tests/common/elementwise_checks.hpp, which the interpret-mode test shares.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include "common/bench_kernel_text.hpp"
 #include "common/elementwise_checks.hpp"
 #include "croq/croq.hpp"
@@ -34,6 +36,24 @@ TEST(GpuElementwise, TransposeThroughSharedTiles) {
     check_transpose<f16>(test::bench_kernel_text("ew_transpose.co", "f32", "f16"), "f16", s.m, s.n);
     check_transpose<bf16>(test::bench_kernel_text("ew_transpose.co", "f32", "bf16"), "bf16", s.n, s.m);
   }
+}
+
+// Rows of x off a 16-byte chunk, rows of y off one, both, with tails in M
+// and N, for every element size (tests/interp/transpose_windows_interp_test.cpp
+// runs the same shapes in interpret mode): window chunks dealt over the block.
+TEST(GpuElementwise, TransposeRowsOffAChunkEveryElementSize) {
+  CROQ_REQUIRE_GPU();
+  auto source = [](const char* element) { return test::bench_kernel_text("ew_transpose.co", "f32", element); };
+  for (Shape2 s : {Shape2{128, 130}, Shape2{130, 128}, Shape2{131, 133}, Shape2{1000, 1027}})
+    check_transpose<float>(source("f32"), "f32", s.m, s.n);
+  for (Shape2 s : {Shape2{128, 259}, Shape2{259, 128}, Shape2{257, 261}, Shape2{1021, 1027}}) {
+    check_transpose<f16>(source("f16"), "f16", s.m, s.n);
+    check_transpose<bf16>(source("bf16"), "bf16", s.n, s.m);
+  }
+  for (Shape2 s : {Shape2{128, 131}, Shape2{133, 256}, Shape2{135, 139}})
+    check_transpose<std::int8_t>(source("s8"), "s8", s.m, s.n);
+  for (Shape2 s : {Shape2{64, 33}, Shape2{33, 64}, Shape2{35, 37}})
+    check_transpose<double>(source("f64"), "f64", s.m, s.n);
 }
 
 // 1001 x 7: a tail for every vector width; 64 x 256: none.

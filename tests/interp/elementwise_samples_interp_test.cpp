@@ -16,14 +16,8 @@ using test::check_add;
 using test::check_cast;
 using test::check_fma;
 using test::check_transpose;
+using test::interpreting;
 using test::Shape2;
-
-CompileOptions interpreting() {
-  CompileOptions options;
-  options.interpret = true;
-  options.arch = "sm_90a";
-  return options;
-}
 
 constexpr Shape2 kTail{1001, 7}, kWhole{64, 256};
 

@@ -10,11 +10,13 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 #include <regex>
 #include <string>
 
 #include "common/bench_kernel_text.hpp"
 #include "jit/nvrtc_compiler.hpp"
+#include "common/scoped_env.hpp"
 #include "common/specialize_test_util.hpp"
 
 namespace croq::pipeline {
@@ -88,31 +90,82 @@ TEST(BenchTranspose, TilesPastTheEdgesMoveTheChunksInside) {
   check(f16, DType::f16, 264, 136, 512, 128 * 130 * 2, true);
 }
 
+std::size_t vector_stores(const std::string& ptx) {
+  const std::regex vector_store("st\\.global\\.v4\\.");
+  return static_cast<std::size_t>(std::distance(std::sregex_iterator(ptx.begin(), ptx.end(), vector_store), std::sregex_iterator()));
+}
+
+// The kernel for x [m, n] compiled for sm_90a; fails the test where ptxas
+// spilled registers.
+jit::NvrtcOutput compiled(const char* element, DType type, std::int64_t m, std::int64_t n, std::string* ir = nullptr) {
+  GeneratedKernel k = generate(croq::test::bench_kernel_text("ew_transpose.co", "f32", element),
+                               {tensor(type, {m, n}), tensor(type, {n, m})});
+  if (ir) *ir = k.ir;
+  jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "transpose.cu", k.entry, {"sm_90a", false, {}});
+  EXPECT_FALSE(out.cubin.empty()) << k.cuda_source;
+  EXPECT_TRUE(out.resources.has_value());
+  if (out.resources) {
+    EXPECT_EQ(out.resources->spill_store_bytes, 0u) << element << " " << m << " x " << n;
+    EXPECT_EQ(out.resources->spill_load_bytes, 0u) << element << " " << m << " x " << n;
+  }
+  return out;
+}
+
 // Rows of x that start off a 16-byte chunk (259 f16 elements): each row's
 // piece is read as the aligned chunks of x's flat storage that cover it,
-// still one vector load each (8 a thread in whole tiles, 8 more in the
-// tiles past N).
+// still one vector load each. The block's 128 rows of 17 chunks are dealt
+// over its 512 threads: 5 a thread (the fifth in a quarter of the warps),
+// in whole tiles and 5 more in the tiles past N.
 TEST(BenchTranspose, RowsOffAChunkLoadAlignedWindows) {
-  GeneratedKernel k = generate(croq::test::bench_kernel_text("ew_transpose.co", "f32", "f16"),
-                               {tensor(DType::f16, {256, 259}), tensor(DType::f16, {259, 256})});
-  jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "transpose.cu", k.entry, {"sm_90a", false, {}});
-  ASSERT_FALSE(out.cubin.empty()) << k.cuda_source;
-  EXPECT_EQ(global_loads(out.ptx, "v4\\.(u32|b32|f32)").count, 16u) << out.ptx;
+  const jit::NvrtcOutput out = compiled("f16", DType::f16, 256, 259);
+  EXPECT_EQ(global_loads(out.ptx, "v4\\.(u32|b32|f32)").count, 10u) << out.ptx;
 }
 
 // Rows of y that start off a 16-byte chunk (130 f32 elements): of the
-// aligned chunks covering each row's piece, those inside it are stored as
-// one vector each (8 a thread in whole tiles, as many in the tiles past M
-// or N), the two at its ends element by element.
+// aligned chunks covering each row's piece, the 15 inside it are stored as
+// one vector each (64 rows of 15 over 256 threads: 4 a thread in whole
+// tiles, as many in the tiles past M or N), the 4 elements at its ends one
+// a thread.
 TEST(BenchTranspose, RowsOfYOffAChunkStoreAlignedWindows) {
-  GeneratedKernel k = generate(croq::test::bench_kernel_text("ew_transpose.co", "f32", "f32"),
-                               {tensor(DType::f32, {130, 200}), tensor(DType::f32, {200, 130})});
-  EXPECT_NE(k.ir.find("loads of 4, stores of 4 (windows) elements"), std::string::npos) << k.ir;
-  jit::NvrtcOutput out = jit::nvrtc_compile(k.cuda_source, "transpose.cu", k.entry, {"sm_90a", false, {}});
-  ASSERT_FALSE(out.cubin.empty()) << k.cuda_source;
-  const std::regex vector_store("st\\.global\\.v4\\.");
-  EXPECT_EQ(std::distance(std::sregex_iterator(out.ptx.begin(), out.ptx.end(), vector_store), std::sregex_iterator()), 16)
-      << out.ptx;
+  std::string ir;
+  const jit::NvrtcOutput out = compiled("f32", DType::f32, 130, 200, &ir);
+  EXPECT_NE(ir.find("loads of 4, stores of 4 (windows) elements"), std::string::npos) << ir;
+  EXPECT_EQ(vector_stores(out.ptx), 8u) << out.ptx;
+}
+
+// Every element size with rows off a chunk on both sides compiles without
+// spills (the window registers: 5 chunks a thread of each input).
+TEST(BenchTranspose, WindowsOnBothSidesCompileWithoutSpills) {
+  compiled("f32", DType::f32, 131, 133);
+  compiled("f16", DType::f16, 257, 261);
+  compiled("s8", DType::s8, 135, 139);
+  compiled("f64", DType::f64, 35, 37);
+}
+
+// Rows off a chunk on both sides: windows both ways (f16 259 x 261); with
+// CROQ_TRANSPOSE_STORE_WINDOWS=0, element stores wherever rows of y are off
+// a chunk (for timing one form against the other).
+TEST(BenchTranspose, StoreWindowSwitchChoosesTheStoreForm) {
+  std::string ir;
+  const jit::NvrtcOutput both = compiled("f16", DType::f16, 259, 261, &ir);
+  EXPECT_NE(ir.find("loads of 8 (windows), stores of 8 (windows) elements"), std::string::npos) << ir;
+  EXPECT_EQ(vector_stores(both.ptx), 8u) << both.ptx;
+  const croq::test::ScopedEnv element_stores(std::map<std::string, std::string>{{"CROQ_TRANSPOSE_STORE_WINDOWS", "0"}});
+  compiled("f16", DType::f16, 259, 261, &ir);
+  EXPECT_NE(ir.find("loads of 8 (windows), stores of 1 elements"), std::string::npos) << ir;
+  compiled("f32", DType::f32, 130, 200, &ir);
+  EXPECT_NE(ir.find("loads of 4, stores of 1 elements"), std::string::npos) << ir;
+}
+
+// The tile's padding: the bank model's pick for f32 rows of y 16381 long
+// (3 words), and CROQ_TRANSPOSE_PAD_WORDS=1 for timing against one word.
+TEST(BenchTranspose, PaddingFromTheBankModelOrTheSwitch) {
+  std::string ir;
+  compiled("f32", DType::f32, 16381, 16384, &ir);
+  EXPECT_NE(ir.find("shared f32 [64, 67]"), std::string::npos) << ir;
+  const croq::test::ScopedEnv one_word(std::map<std::string, std::string>{{"CROQ_TRANSPOSE_PAD_WORDS", "1"}});
+  compiled("f32", DType::f32, 16381, 16384, &ir);
+  EXPECT_NE(ir.find("shared f32 [64, 65]"), std::string::npos) << ir;
 }
 
 }  // namespace
