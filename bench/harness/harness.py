@@ -35,6 +35,7 @@ rounds) and the chosen configuration go into the row.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -399,6 +400,17 @@ def row_seed(seed: int, label: str) -> int:
 
 
 # ------------------------------------------------------------- the scripts
+
+@contextlib.contextmanager
+def full_fp32_matmul(torch):
+    """fp32 matrix products in full fp32 (TF32 off) inside, as before after."""
+    saved = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+
 
 def import_croqjit():
     """croqjit from the environment, else from the build tree
