@@ -9,7 +9,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "croq/croq.hpp"
@@ -42,6 +45,18 @@ __co__ void chain(global f8_e4m3 [M, K] a, global f8_e4m3 [128, K] b, global f8_
   }
 }
 )croq";
+}
+
+// Random e4m3 inputs of the chain in [-1, 1]: A [M, K], B [128, K] and
+// D [N, 128], drawn with seeds `seed`, `seed` + 1 and `seed` + 2.
+inline auto fp8_chain_inputs(std::size_t m, std::size_t k, std::size_t n, std::uint64_t seed) {
+  auto a = croq::make_spandata<croq::f8_e4m3>(m, k);
+  auto b = croq::make_spandata<croq::f8_e4m3>(128, k);
+  auto d = croq::make_spandata<croq::f8_e4m3>(n, 128);
+  a.fill_random(-1, 1, seed);
+  b.fill_random(-1, 1, seed + 1);
+  d.fill_random(-1, 1, seed + 2);
+  return std::make_tuple(std::move(a), std::move(b), std::move(d));
 }
 
 struct Fp8ChainCheck {

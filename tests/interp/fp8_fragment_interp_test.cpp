@@ -16,13 +16,8 @@ template <typename Frag>
 void expect_chain(const std::string& frag_type) {
   croq::Kernel kernel = croq::test::interpreted(croq::test::fp8_chain_source(frag_type));
   const std::size_t m = 100, k = 96, n = 80;
-  auto a = croq::make_spandata<croq::f8_e4m3>(m, k);
-  auto b = croq::make_spandata<croq::f8_e4m3>(128, k);
-  auto d = croq::make_spandata<croq::f8_e4m3>(n, 128);
+  auto [a, b, d] = croq::test::fp8_chain_inputs(m, k, n, 21);
   auto out = croq::make_spandata<float>(m, n);
-  a.fill_random(-1, 1, 21);
-  b.fill_random(-1, 1, 22);
-  d.fill_random(-1, 1, 23);
   out.fill_random(1e4, 2e4, 24);  // poison: every element must be written
   kernel(a.view(), b.view(), d.view(), out.view());
   const auto c = croq::test::check_fp8_chain<Frag>(a, b, d, out, m, k, n);
@@ -38,13 +33,8 @@ void expect_chain(const std::string& frag_type) {
 template <typename Frag>
 void expect_the_bound_tells_narrow_accumulation_from_truncation() {
   const std::size_t m = 384, k = 512, n = 384;
-  auto a = croq::make_spandata<croq::f8_e4m3>(m, k);
-  auto b = croq::make_spandata<croq::f8_e4m3>(128, k);
-  auto d = croq::make_spandata<croq::f8_e4m3>(n, 128);
+  auto [a, b, d] = croq::test::fp8_chain_inputs(m, k, n, 31);
   auto out = croq::make_spandata<float>(m, n);
-  a.fill_random(-1, 1, 31);
-  b.fill_random(-1, 1, 32);
-  d.fill_random(-1, 1, 33);
   const auto kept_13_bits = [](double x) {
     int e = 0;
     std::frexp(x, &e);
