@@ -7,8 +7,11 @@
 #    K's key tiles moved is refused (and the other scripts' cases still hold);
 # 3. the FP8 rows: croq fp8, croq f16 and cuDNN f16 times of one run, the
 #    ratio fp8 / croq f16 (target >= 1.5 at D128), FA3's published figures.
+# 0. (C++, built in build/) the e5m2 fragment chain under its new bound, and
+#    the device's fp8 rounding against the interpreter's table.
 set -euo pipefail
 out=${OUT:-/tmp}
+build/tests/croq_gpu_tests --gtest_filter='Fp8FragmentGpu.*:Fp8RoundingGpu.*'
 python -m pytest -q tests/python/test_gpu_bench_harness.py -k "allowance or fp8_truth or bench_attention"
 python bench/harness/bench_attention.py --self-test
 python bench/harness/bench_attention.py --only e4m3 --json "$out/bench_attention_e4m3.json"
