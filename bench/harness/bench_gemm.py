@@ -57,12 +57,8 @@ def inputs(torch, dtype, m, n, k, seed, label):
 
 def fp32_matmul(torch, a, b):
     """The higher-precision check of the reference: A B^T in fp32, TF32 off."""
-    saved = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = False
-    try:
+    with harness.full_fp32_matmul(torch):
         return torch.matmul(a.float(), b.float().t())
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = saved
 
 
 def croq_side(croqjit, source, name, defines, a, b, c):

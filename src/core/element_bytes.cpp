@@ -61,7 +61,7 @@ void write_element(DType t, void* at, double d) {
     case DType::f16: put(at, f16(static_cast<float>(d)).bits); return;
     case DType::bf16: put(at, bf16(static_cast<float>(d)).bits); return;
     case DType::f8_e4m3: put(at, f8_e4m3(static_cast<float>(d)).bits); return;
-    case DType::f8_e5m2: put(at, f8_e5m2(static_cast<float>(d)).bits); return;
+    case DType::f8_e5m2: put(at, f8_e5m2(static_cast<float>(rounded_to(t, d))).bits); return;
     case DType::f8_ue8m0: put(at, f8_ue8m0(static_cast<float>(d)).bits); return;
     case DType::f8_ue4m3: put(at, f8_ue4m3(static_cast<float>(d)).bits); return;
     default: write_element(t, at, truncated_integer(d, t == DType::u64)); return;
@@ -75,7 +75,13 @@ double rounded_to(DType t, double d) {
     case DType::f16: return static_cast<float>(croq::f16(static_cast<float>(d)));
     case DType::bf16: return static_cast<float>(croq::bf16(static_cast<float>(d)));
     case DType::f8_e4m3: return static_cast<float>(croq::f8_e4m3(static_cast<float>(d)));
-    case DType::f8_e5m2: return static_cast<float>(croq::f8_e5m2(static_cast<float>(d)));
+    case DType::f8_e5m2: {
+      // The device converts with cvt.rn.satfinite (__nv_fp8_e5m2(float)):
+      // past the largest finite, infinities included, it is 57344; the host
+      // type rounds to inf there, as IEEE, torch and ml_dtypes do.
+      const float r = static_cast<float>(croq::f8_e5m2(static_cast<float>(d)));
+      return std::isinf(r) ? std::copysign(57344.0, r) : r;
+    }
     case DType::tf32: return static_cast<float>(croq::tf32(static_cast<float>(d)));
     case DType::f8_ue8m0: return static_cast<float>(croq::f8_ue8m0(static_cast<float>(d)));
     case DType::f8_ue4m3: return static_cast<float>(croq::f8_ue4m3(static_cast<float>(d)));

@@ -23,7 +23,9 @@ void write_element(DType dtype, void* at, std::int64_t value);
 std::int64_t truncated_integer(double value, bool unsigned_64);
 
 // A double rounded to a float dtype's precision (round to nearest even, as
-// the device's conversions do); unchanged for other dtypes.
+// the device's conversions do; fp8 saturating to the largest finite, as
+// cvt.rn.satfinite, where the host type f8_e5m2 gives inf); unchanged for
+// other dtypes.
 double rounded_to(DType dtype, double value);
 // An integer wrapped to an integer dtype's width as a store of it keeps it:
 // sign-extended for the signed types, zero-extended for the unsigned ones

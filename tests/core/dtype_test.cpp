@@ -126,5 +126,22 @@ TEST(DType, Float8Conversions) {
   EXPECT_EQ(static_cast<float>(f8_e4m3(0.001953125f)), 0.001953125f);  // smallest subnormal 2^-9
 }
 
+// The host types round ties to even as the device's cvt.rn does (normal and
+// subnormal); past the largest finite f8_e5m2 is inf (IEEE, as torch and
+// ml_dtypes), where a kernel's conversion saturates (tests/common/fp8_rounding_cases.hpp).
+TEST(DType, Float8TiesRoundToEven) {
+  EXPECT_EQ(static_cast<float>(f8_e5m2(1.125f)), 1.0f);
+  EXPECT_EQ(static_cast<float>(f8_e5m2(1.375f)), 1.5f);
+  EXPECT_EQ(static_cast<float>(f8_e5m2(-2.75f)), -3.0f);
+  EXPECT_EQ(static_cast<float>(f8_e5m2(std::ldexp(1.5f, -16))), std::ldexp(1.0f, -15));
+  EXPECT_EQ(static_cast<float>(f8_e5m2(std::ldexp(1.0f, -17))), 0.0f);
+  EXPECT_EQ(static_cast<float>(f8_e4m3(1.0625f)), 1.0f);
+  EXPECT_EQ(static_cast<float>(f8_e4m3(1.1875f)), 1.25f);
+  EXPECT_EQ(static_cast<float>(f8_e4m3(std::ldexp(1.5f, -9))), std::ldexp(1.0f, -8));
+  EXPECT_EQ(static_cast<float>(f8_e4m3(464.0f)), 448.0f);
+  EXPECT_EQ(static_cast<float>(f8_e5m2(61439.0f)), 57344.0f);
+  EXPECT_TRUE(std::isinf(static_cast<float>(f8_e5m2(61440.0f))));
+}
+
 }  // namespace
 }  // namespace croq

@@ -27,13 +27,8 @@ void expect_chain(const std::string& frag_type) {
   std::uint64_t seed = 31;
   for (const Shape s : {Shape{128, 128, 128}, Shape{100, 96, 80}, Shape{640, 512, 384}}) {
     SCOPED_TRACE("M " + std::to_string(s.m) + ", K " + std::to_string(s.k) + ", N " + std::to_string(s.n));
-    auto a = make_spandata<f8_e4m3>(s.m, s.k);
-    auto b = make_spandata<f8_e4m3>(128, s.k);
-    auto d = make_spandata<f8_e4m3>(s.n, 128);
+    auto [a, b, d] = test::fp8_chain_inputs(s.m, s.k, s.n, seed);
     auto out = make_spandata<float>(s.m, s.n);
-    a.fill_random(-1, 1, seed);
-    b.fill_random(-1, 1, seed + 1);
-    d.fill_random(-1, 1, seed + 2);
     out.fill_random(1e4, 2e4, seed + 3);  // poison: every element must be written
     kernel(a.view(), b.view(), d.view(), out.view());
     const auto c = test::check_fp8_chain<Frag>(a, b, d, out, s.m, s.k, s.n);

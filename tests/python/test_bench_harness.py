@@ -144,6 +144,45 @@ def test_a_failing_or_disagreeing_reference_fails_the_row():
     assert timer.timed == 0
 
 
+def own_truth(value):
+    """An OwnTruth that wants `value` (a side whose arithmetic differs from the references')."""
+    return harness.OwnTruth(f"its own truth {value}", lambda got: fake_compare(got, Output(value), TOL))
+
+
+def test_a_side_with_its_own_truth_is_held_to_it_and_not_to_the_first_reference():
+    timer = FakeTimer({"fp8": 1.0, "fp8 alone": 0.9, "ref": 2.0, "ref2": 2.0})
+    calls = []
+    ours = side(timer, "fp8", 7, calls)
+    ours.own_truth = own_truth(7)
+    alone = side(timer, "fp8 alone", 7, calls)
+    alone.own_truth = ours.own_truth
+    refs = [side(timer, "ref", 42, calls), side(timer, "ref2", 42, calls), alone]
+    row = harness.run_row("row", [ours], refs, TOL, SETTINGS, timer, truth=lambda: Output(42),
+                          compare_fn=fake_compare, log=lambda _: None)
+    assert set(row["checks"]) == {"ref vs high precision", "ref2 vs high precision", "ref2 vs ref",
+                                  "fp8 alone vs its own truth 7", "fp8 vs its own truth 7",
+                                  "fp8 after timing vs its own truth 7"}
+    assert row["ratios"]["ref"] == 2.0
+
+
+def test_a_side_that_misses_its_own_truth_gets_no_time():
+    timer = FakeTimer({"fp8": 1.0, "ref": 2.0})
+    calls = []
+    ours = side(timer, "fp8", 42, calls)  # the first reference's value, not its own truth's
+    ours.own_truth = own_truth(7)
+    with pytest.raises(harness.MismatchError, match="fp8 differs from its own truth 7"):
+        harness.run_row("row", [ours], [side(timer, "ref", 42, calls)], TOL, SETTINGS, timer,
+                        compare_fn=fake_compare, log=lambda _: None)
+    alone = side(timer, "fp8 alone", 6, calls)
+    alone.own_truth = own_truth(7)
+    good = side(timer, "fp8", 7, calls)
+    good.own_truth = own_truth(7)
+    with pytest.raises(harness.ReferenceFailure, match="fp8 alone disagrees with its own truth 7"):
+        harness.run_row("row", [good], [side(timer, "ref", 42, calls), alone], TOL, SETTINGS, timer,
+                        compare_fn=fake_compare, log=lambda _: None)
+    assert timer.timed == 0
+
+
 def test_an_output_that_goes_wrong_while_timed_fails_the_row():
     timer = FakeTimer({"ours": 1.0, "ref": 2.0})
     calls = []
