@@ -55,9 +55,30 @@ struct KernelParam {
   int host_slot = -1;
 };
 
-// A grid whose size depends on dynamic dims: blocks =
-// cdiv(factor * prod(terms), per_block), each term cdiv(dim, divisor) or
-// dim / divisor. No terms: LaunchConfig::grid is the whole story.
+// A parallel count known only at launch, computed from the kernel's integer
+// parameters (scalar arguments, a host program's scalars, dynamic dims): a
+// postfix program in 64-bit integers, with C++'s division, remainder,
+// comparisons (0 or 1) and conversions to 32 bits.
+struct LaunchCount {
+  struct Op {
+    enum class Kind {
+      constant, param,                       // push `value`; push KernelAbi::params[value]'s value
+      neg, to_s32, to_u32, to_bool,          // on the top value
+      add, sub, mul, div, mod, min, max,     // on the two top values (the first pushed is the left operand)
+      less, less_equal, equal, not_equal,
+      select                                 // condition, then, else
+    } kind = Kind::constant;
+    std::int64_t value = 0;
+    friend bool operator==(const Op&, const Op&) = default;
+  };
+  std::vector<Op> ops;
+  std::string text;  // the count as the source writes it, for messages
+};
+
+// A grid whose size depends on dynamic dims or counts computed at launch:
+// blocks = cdiv(factor * prod(terms) * prod(counts), per_block), each term
+// cdiv(dim, divisor) or dim / divisor. No terms and no counts:
+// LaunchConfig::grid is the whole story.
 struct RuntimeGrid {
   struct Term {
     DimSource source;
@@ -67,11 +88,12 @@ struct RuntimeGrid {
   std::int64_t factor = 1;
   std::int64_t per_block = 1;
   std::vector<Term> terms;
+  std::vector<LaunchCount> counts;
   // The kernel loops over block indices (grid-stride), so a launch of up to
   // 2^31 - 1 blocks covers any count; otherwise more blocks than a grid
   // holds is an error at launch.
   bool grid_stride = false;
-  bool dynamic() const { return !terms.empty(); }
+  bool dynamic() const { return !terms.empty() || !counts.empty(); }
 };
 
 // Grid, block, dynamic shared memory and (optional) cluster shape.

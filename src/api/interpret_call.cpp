@@ -165,7 +165,7 @@ Tensor interpret_program(const pipeline::CheckedProgram& checked, const pipeline
     fill_host(scratch.back().data(), n, fills.scratch[i].fill);
   }
   auto launch = [&](const pipeline::GeneratedKernel& part, std::span<const host::Value> host_scalars) {
-    const abi::LaunchConfig launch = launch_config_of(part, args, name);
+    const abi::LaunchConfig launch = launch_config_of(part, args, name, host_scalars);
     interp::RunOptions run;
     run.blocks = static_cast<std::int64_t>(launch.grid[0]) * launch.grid[1] * launch.grid[2];
     try {

@@ -545,7 +545,7 @@ Tensor Kernel::launch_checked(std::span<const Arg> args, const LaunchOptions& op
   // copies, the caller's work, other streams' events).
   bool follows_own_kernel = false;
   auto launch_part = [&](const detail::Specialization::Part& part, std::span<const host::Value> host_scalars) {
-    abi::LaunchConfig launch = detail::launch_config_of(part.generated, args, name());
+    abi::LaunchConfig launch = detail::launch_config_of(part.generated, args, name(), host_scalars);
     detail::LaunchArgs parameters(part.generated, args, staged, part.tensor_map_names, output_data, scratch.pointers(),
                                   host_scalars);
     const CUstream on = part.generated.stream_argument >= 0

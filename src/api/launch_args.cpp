@@ -16,24 +16,94 @@ std::int64_t dim_of(std::span<const Arg> args, const abi::DimSource& w) {
   return static_cast<std::int64_t>(args[static_cast<std::size_t>(w.argument)].view().shape[w.dim]);
 }
 
+// The value of integer parameter `kp` (a scalar argument, a host program's
+// scalar or a dynamic dim) at this launch.
+std::int64_t integer_param(const abi::KernelParam& kp, std::span<const Arg> args,
+                           std::span<const host::Value> host_scalars) {
+  if (kp.kind == abi::KernelParam::Kind::dim) return dim_of(args, kp.dim);
+  if (kp.host_slot >= 0) {
+    if (static_cast<std::size_t>(kp.host_slot) >= host_scalars.size())
+      throw Error("the host program's scalar `" + kp.name + "` is known only as the program runs");
+    return host_scalars[static_cast<std::size_t>(kp.host_slot)].i;
+  }
+  return args[static_cast<std::size_t>(kp.argument)].integer();
+}
+
+// One step of a LaunchCount on its stack.
+support::CheckedInt apply(abi::LaunchCount::Op::Kind kind, std::vector<std::int64_t>& stack) {
+  using K = abi::LaunchCount::Op::Kind;
+  const std::int64_t top = stack.back();
+  stack.pop_back();
+  switch (kind) {
+    case K::neg: return support::checked_neg(top);
+    case K::to_s32: return {static_cast<std::int32_t>(static_cast<std::uint32_t>(top))};
+    case K::to_u32: return {static_cast<std::int64_t>(static_cast<std::uint32_t>(top))};
+    case K::to_bool: return {top != 0};
+    default: break;
+  }
+  const std::int64_t lhs = stack.back();
+  stack.pop_back();
+  switch (kind) {
+    case K::add: return support::checked_add(lhs, top);
+    case K::sub: return support::checked_sub(lhs, top);
+    case K::mul: return support::checked_mul(lhs, top);
+    case K::div: return support::checked_div(lhs, top);
+    case K::mod: return support::checked_mod(lhs, top);
+    case K::min: return {std::min(lhs, top)};
+    case K::max: return {std::max(lhs, top)};
+    case K::less: return {lhs < top};
+    case K::less_equal: return {lhs <= top};
+    case K::equal: return {lhs == top};
+    case K::not_equal: return {lhs != top};
+    default: break;
+  }
+  const std::int64_t condition = stack.back();  // select: condition, then (lhs), else (top)
+  stack.pop_back();
+  return {condition != 0 ? lhs : top};
+}
+
 }  // namespace
+
+std::int64_t launch_count_value(const abi::LaunchCount& count, const std::function<std::int64_t(int)>& param_value,
+                                const std::string& kernel) {
+  std::vector<std::int64_t> stack;
+  for (const abi::LaunchCount::Op& op : count.ops) {
+    if (op.kind == abi::LaunchCount::Op::Kind::constant || op.kind == abi::LaunchCount::Op::Kind::param) {
+      stack.push_back(op.kind == abi::LaunchCount::Op::Kind::constant ? op.value : param_value(static_cast<int>(op.value)));
+      continue;
+    }
+    const support::CheckedInt r = apply(op.kind, stack);
+    if (!r.ok())
+      throw ArgumentError("`" + kernel + "`: the parallel count `" + count.text + "` " + support::describe(r.fault) +
+                          " at this call");
+    stack.push_back(r.value);
+  }
+  const std::int64_t v = stack.back();
+  if (v < 0)
+    throw ArgumentError("`" + kernel + "`: the parallel count `" + count.text + "` is " + std::to_string(v) +
+                        " at this call; a count is at least 0");
+  return v;
+}
 
 unsigned runtime_grid_blocks(const abi::RuntimeGrid& g,
                              const std::function<std::int64_t(const abi::DimSource&)>& dim_value,
-                             const std::string& kernel) {
+                             const std::string& kernel, const std::function<std::int64_t(int)>& param_value) {
   constexpr std::int64_t kMaxGrid = 0x7fffffff;
   support::CheckedInt total{g.factor};
-  for (const auto& t : g.terms) {
-    const std::int64_t v = dim_value(t.source);  // an extent: an int64 (check_argument)
-    const support::CheckedInt term = t.ceil ? support::checked_cdiv(v, t.divisor) : support::checked_div(v, t.divisor);
+  auto times = [&](const support::CheckedInt& term) {
     total = total.ok() && term.ok() ? support::checked_mul(total.value, term.value)
                                     : support::CheckedInt{0, support::ArithmeticFault::overflow};
+  };
+  for (const auto& t : g.terms) {
+    const std::int64_t v = dim_value(t.source);  // an extent: an int64 (check_argument)
+    times(t.ceil ? support::checked_cdiv(v, t.divisor) : support::checked_div(v, t.divisor));
   }
+  for (const abi::LaunchCount& c : g.counts) times(support::CheckedInt{launch_count_value(c, param_value, kernel)});
   const support::CheckedInt blocks = total.ok() ? support::checked_cdiv(total.value, g.per_block) : total;
   if (blocks.ok() && blocks.value <= kMaxGrid) return static_cast<unsigned>(blocks.value);
   if (g.grid_stride) return static_cast<unsigned>(kMaxGrid);
-  throw ArgumentError("`" + kernel + "`: the dynamic dims ask for " +
-                      (blocks.ok() ? std::to_string(blocks.value) : std::string("more than 2^63")) +
+  throw ArgumentError("`" + kernel + "`: the " + (g.counts.empty() ? "dynamic dims" : "parallel counts of this call") +
+                      " ask for " + (blocks.ok() ? std::to_string(blocks.value) : std::string("more than 2^63")) +
                       " blocks, more than a grid holds (2^31 - 1)");
 }
 
@@ -69,11 +139,13 @@ Tensor scalar_result(const host::Value& value, DType dtype, const LaunchOptions&
   return Tensor();
 }
 
-abi::LaunchConfig launch_config_of(const abi::KernelAbi& abi, std::span<const Arg> args, const std::string& kernel) {
+abi::LaunchConfig launch_config_of(const abi::KernelAbi& abi, std::span<const Arg> args, const std::string& kernel,
+                                   std::span<const host::Value> host_scalars) {
   abi::LaunchConfig launch = abi.launch;
   if (abi.runtime_grid.dynamic())
-    launch.grid = {runtime_grid_blocks(abi.runtime_grid, [&](const abi::DimSource& w) { return dim_of(args, w); },
-                                       kernel),
+    launch.grid = {runtime_grid_blocks(
+                       abi.runtime_grid, [&](const abi::DimSource& w) { return dim_of(args, w); }, kernel,
+                       [&](int p) { return integer_param(abi.params[static_cast<std::size_t>(p)], args, host_scalars); }),
                    1, 1};
   return launch;
 }
@@ -169,14 +241,9 @@ LaunchArgs::LaunchArgs(const abi::KernelAbi& abi, std::span<const Arg> args, std
         bits = reinterpret_cast<std::uint64_t>(scratch[static_cast<std::size_t>(kp.argument)]);
         break;
       case abi::KernelParam::Kind::tensor: bits = reinterpret_cast<std::uint64_t>(data_of(kp.argument)); break;
-      case abi::KernelParam::Kind::dim: {
-        const std::int64_t v = dim_of(args, kp.dim);
-        std::memcpy(&bits, &v, sizeof v);
-        break;
-      }
+      case abi::KernelParam::Kind::dim:
       case abi::KernelParam::Kind::integer: {
-        const std::int64_t v = kp.host_slot >= 0 ? host_scalars[static_cast<std::size_t>(kp.host_slot)].i
-                                                 : args[static_cast<std::size_t>(kp.argument)].integer();
+        const std::int64_t v = integer_param(kp, args, host_scalars);
         std::memcpy(&bits, &v, sizeof v);
         break;
       }

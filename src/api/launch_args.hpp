@@ -23,9 +23,16 @@ namespace croq::detail {
 // kernel that loops over block indices (grid.grid_stride) takes at most
 // 2^31 - 1 blocks whatever the count; for any other kernel a count past
 // that, or one with no 64-bit value, is an ArgumentError naming `kernel`.
+// Each of grid.counts from `param_value` (an integer parameter's value by
+// its KernelAbi::params index).
 unsigned runtime_grid_blocks(const abi::RuntimeGrid& grid,
                              const std::function<std::int64_t(const abi::DimSource&)>& dim_value,
-                             const std::string& kernel);
+                             const std::string& kernel, const std::function<std::int64_t(int)>& param_value = {});
+
+// The value of `count` at this launch; an ArgumentError naming `kernel` and
+// the count when it overflows, divides by zero or is negative.
+std::int64_t launch_count_value(const abi::LaunchCount& count, const std::function<std::int64_t(int)>& param_value,
+                                const std::string& kernel);
 
 // A host program's hooks for a call's scalar arguments and dynamic dims
 // (host::run; the caller adds launch and print).
@@ -38,8 +45,10 @@ host::Hooks host_hooks(std::span<const Arg> args, const std::string& kernel);
 Tensor scalar_result(const host::Value& value, DType dtype, const LaunchOptions& options, const std::string& kernel);
 
 // The launch shape for this call: the ABI's, with a runtime grid computed
-// from the arguments' dynamic dims.
-abi::LaunchConfig launch_config_of(const abi::KernelAbi& abi, std::span<const Arg> args, const std::string& kernel);
+// from the arguments' dynamic dims and scalars (and `host_scalars`, a host
+// program's scalars at this launch).
+abi::LaunchConfig launch_config_of(const abi::KernelAbi& abi, std::span<const Arg> args, const std::string& kernel,
+                                   std::span<const host::Value> host_scalars = {});
 
 // The result's extents: the ABI's, with dynamic dims read from the arguments.
 Shape result_shape_of(const abi::KernelAbi& abi, std::span<const Arg> args);

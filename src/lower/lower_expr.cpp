@@ -376,6 +376,11 @@ Value ExprLowering::unary(const Expr& e, const Unary& n) {
     return update(e, v, up, n.op == UnaryOp::post_increment || n.op == UnaryOp::post_decrement);
   if (n.op != UnaryOp::extent) require_scalar(v, *n.operand);
   if (n.op == UnaryOp::extent) {
+    if (v.kind == Value::Kind::index && v.count <= 0 && v.count_expr) {  // a count known at run time
+      Value extent;
+      extent.expr = v.count_expr;
+      return extent;
+    }
     if (v.kind != Value::Kind::index || v.count <= 0)
       fail(e.location, sema::extent_of_index(source_text(*n.operand)));
     return scalar_const(v.count);

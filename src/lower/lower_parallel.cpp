@@ -190,14 +190,23 @@ void LevelLowering::restore(const Placement& saved) {
 LevelLowering::LevelFrame LevelLowering::level_counts(const ParallelLevel& lv) {
   LevelFrame f;
   f.level = &lv;
-  f.count_values = counts_of(*lv.count, sema::what::parallel_count);
+  // At host level a count may be a value the host computes before the
+  // launch (sema allows it for grid and flat levels only).
+  f.count_values = counts_of(*lv.count, sema::what::parallel_count, scope_ == Scope::kernel);
   if (!lv.indices.empty() && lv.indices.size() != f.count_values.size())
     unchecked(lv.location, "a level whose indices and counts differ in number");
-  for (const Value& c : f.count_values) {
+  const auto* list = std::get_if<ShapeList>(&lv.count->node);
+  for (std::size_t i = 0; i < f.count_values.size(); ++i) {
+    const Value& c = f.count_values[i];
     f.counts.push_back(c.constant ? *c.constant : 0);
     if (!c.constant) {
-      const std::vector<abi::DimSource>& where = dynamic_.at(c.dynamic->dim);
-      f.runtime.terms.push_back({where.front(), c.dynamic->divisor, c.dynamic->ceil});
+      if (c.dynamic) {
+        const std::vector<abi::DimSource>& where = dynamic_.at(c.dynamic->dim);
+        f.runtime.terms.push_back({where.front(), c.dynamic->divisor, c.dynamic->ceil});
+      } else {  // computed from scalars the host knows at the launch
+        const bool own = list && list->dims.size() == f.count_values.size();
+        f.runtime.counts.push_back(launch_count(c.expr, own ? *list->dims[i] : *lv.count));
+      }
       f.runtime_total = f.runtime_total ? ir::binary("*", f.runtime_total, c.expr) : c.expr;
       continue;
     }
@@ -434,6 +443,7 @@ void LevelLowering::bind_level_indices(const LevelFrame& f) {
       v.kind = Value::Kind::index;
       v.expr = ir::var(name, type);
       v.count = f.counts[d];  // 0: a runtime count
+      if (f.counts[d] == 0) v.count_expr = f.count_values[d].expr;
       define(lv.indices[d].name, v);
       indices.elements[static_cast<std::size_t>(d)] = v;
     }

@@ -674,6 +674,10 @@ class LevelLowering : public MmaLowering {
     Placement saved{};
   };
   LevelFrame level_counts(const ParallelLevel& lv);
+  // A count the host computes at launch from `value`, the IR of count
+  // `source` over the kernel's integer parameters (lower_launch_count.cpp).
+  abi::LaunchCount launch_count(const ExprRef& value, const Expr& source);
+  void launch_ops(const ExprRef& e, abi::LaunchCount& count, const Expr& source);
   void let_linear(LevelFrame& f, ExprRef value, ir::Type type = ir::Type::i32());
   void enter_cluster_level(LevelFrame& f, const Parallel& p, std::size_t level);
   ExprRef clustered_block_index(const LevelFrame& f);

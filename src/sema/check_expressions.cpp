@@ -209,7 +209,7 @@ Type ExpressionChecker::unary(const Expr& e, const Unary& u) {
     if (v.count) return known_int(*v.count);
     Type t;
     t.kind = Kind::scalar;
-    t.known = Known::at_specialization;
+    t.known = v.count_known == Known::at_run_time ? Known::at_run_time : Known::at_specialization;
     return t;
   }
   if (!v.is_number()) {
@@ -638,7 +638,7 @@ std::vector<Count> ExpressionChecker::counts(const Expr& e, const char* what, bo
       return;
     }
     if ((v.kind == Kind::scalar && !v.is_float()) || v.kind == Kind::index) {
-      if (runtime_ok) {
+      if (runtime_ok || (cx_.host_counts_ && !v.element)) {
         out.push_back(Count{Known::at_run_time, 0});
         return;
       }

@@ -64,7 +64,12 @@ LevelChecker::LevelCounts LevelChecker::level_counts(const ParallelLevel& lv) {
         list && !lv.indices.empty() && lv.indices.size() != list->dims.size())
       fail(Rule::parallel_index_count, lv.location,
            std::to_string(lv.indices.size()) + " indices but " + std::to_string(list->dims.size()) + " counts after `by`");
-    count_values = c_.expressions.counts(*lv.count, what::parallel_count);
+    {
+      // A level outside every parallel statement is a launch: the host may
+      // compute its count (LevelChecker::parallel keeps that to grid levels).
+      HostCounts host(cx_.host_counts_, cx_.scope_ == Scope::kernel);
+      count_values = c_.expressions.counts(*lv.count, what::parallel_count);
+    }
     if (!lv.indices.empty() && lv.indices.size() != count_values.size())
       fail(Rule::parallel_index_count, lv.location,
            std::to_string(lv.indices.size()) + " indices but " + std::to_string(count_values.size()) + " counts after `by`");
@@ -182,6 +187,21 @@ void LevelChecker::check_level_fits(const Parallel& p, std::size_t level_index, 
   }
 }
 
+// A count the host computes at launch (HostCounts) sizes a grid of blocks
+// or of threads (flat); the threads of a block, the blocks of a cluster and
+// a cooperative grid are constants of the kernel.
+void LevelChecker::runtime_count_fits(const ParallelLevel& lv, const std::vector<Count>& counts, Mapping mapping,
+                                      bool cooperative) {
+  const bool at_launch =
+      std::any_of(counts.begin(), counts.end(), [](const Count& c) { return c.known == Known::at_run_time; });
+  const bool grid = (mapping == Mapping::grid && !cx_.cluster_open_) || mapping == Mapping::flat;
+  if (at_launch && (!grid || cooperative))
+    limitation(Rule::unsupported_runtime_value, lv.count->location,
+               "`" + text(*lv.count) + "` is computed at run time, and libcroqjit computes only a grid's count at the "
+               "launch: the threads of a block, the blocks of a cluster and a cooperative grid are counted at compile time",
+               "use a constant here, or move the run-time count to the outermost `: block` level");
+}
+
 void LevelChecker::parallel(const Stmt& s, const Parallel& p, std::size_t level_index) {
   if (level_index == p.levels.size()) {
     const int loops = cx_.loops_;
@@ -214,6 +234,7 @@ void LevelChecker::parallel(const Stmt& s, const Parallel& p, std::size_t level_
   const bool level_unfit = cx_.level_unfit_;
   const SpaceSpecifier space = level_space(p, level_index);
   const Mapping mapping = level_mapping(p, level_index, space, nested_below);
+  runtime_count_fits(lv, count_values, mapping, cooperative);
   const std::int64_t unit = space == SpaceSpecifier::group ? 32 : space == SpaceSpecifier::group4 ? 128 : 1;
   const Context::Placement saved = cx_.placement();
   bool pushed_group = false;
@@ -302,6 +323,7 @@ void LevelChecker::parallel(const Stmt& s, const Parallel& p, std::size_t level_
     Type t;
     t.kind = Kind::index;
     if (d < count_values.size() && count_values[d].known == Known::now) t.count = count_values[d].value;
+    if (d < count_values.size()) t.count_known = count_values[d].known;  // `#p` of a count the launch computes
     tuple.elements.push_back(define(lv.indices[d].name, t, Origin::parallel_index, lv.indices[d].location, space_text(lv))->type);
     names += (d ? ", `" : "`") + lv.indices[d].name + "`";
   }

@@ -257,6 +257,7 @@ Type ExpressionChecker::chunkat_member(const Expr& e, const Member& m, Type obj,
     const auto& [a, idx] = parts[d];
     if (std::holds_alternative<Wildcard>(a->node)) continue;
     if (idx.kind != Kind::index) fail(a->location, chunkat_index(text(*a)), notes_of(idx));
+    if (idx.count_known == Known::at_run_time) runtime_value(*a, what::chunk_count, idx);  // a grid the launch counts
     obj.window = true;
     if (dims[d] && idx.count && *idx.count > *dims[d])
       fail(Rule::chunkat_too_many_tiles, a->location,

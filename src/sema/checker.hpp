@@ -86,6 +86,11 @@ struct RefuseValueCalls {
 struct RuntimeCounts : FlagScope {
   using FlagScope::FlagScope;
 };
+// Counting a parallel level at host level: values the host knows before
+// the launch (scalar parameters, host scalars) are counts known at run time.
+struct HostCounts : FlagScope {
+  using FlagScope::FlagScope;
+};
 // Constant extents of tensors (`.span`, `.span(i)`) fold to numbers.
 struct ExtentsNow : FlagScope {
   explicit ExtentsNow(bool& f) : FlagScope(f, true) {}
@@ -259,6 +264,9 @@ class Context {
   bool placeholder_operand_ = false;                    // a swap operand may be an unfilled placeholder
   // Counting the bounds of a `with` (RuntimeCounts): run-time values are fine there.
   bool runtime_counts_ = false;
+  // Counting a parallel level at host level (HostCounts): the launch computes
+  // a count from the host's values, so it may be one known at run time.
+  bool host_counts_ = false;
   // Constant extents of tensors (`.span`, `.span(i)`) fold to numbers: in
   // assertions, `with` bounds and declared shapes only (ExtentsNow).
   bool extents_now_ = false;
@@ -597,6 +605,7 @@ class LevelChecker : public Part {
     bool known = true;
   };
   LevelCounts level_counts(const ParallelLevel& lv);
+  void runtime_count_fits(const ParallelLevel& lv, const std::vector<Count>& counts, Mapping mapping, bool cooperative);
   SpaceSpecifier level_space(const Parallel& p, std::size_t level_index);
   Mapping level_mapping(const Parallel& p, std::size_t level_index, SpaceSpecifier space, bool nested_below);
   void check_level_fits(const Parallel& p, std::size_t level_index, SpaceSpecifier space, Mapping mapping,

@@ -87,5 +87,40 @@ TEST(LargeShape, RuntimeGridIsChecked) {
   EXPECT_EQ(detail::runtime_grid_blocks(grid, dims(INT64_MAX, INT64_MAX), "k"), 0x7fffffffu);
 }
 
+// A count computed at launch (abi::LaunchCount: postfix over the kernel's
+// integer parameters) multiplies the grid, with C++'s integer arithmetic;
+// a fault or a negative count is an ArgumentError naming the count.
+TEST(LargeShape, LaunchCountsAreCheckedAtLaunch) {
+  using Op = abi::LaunchCount::Op;
+  abi::LaunchCount count;  // (p0 > 5 ? p0 : 5) - p1 / 3
+  count.text = "(a > 5 ? a : 5) - b / 3";
+  count.ops = {{Op::Kind::constant, 5},  {Op::Kind::param, 0}, {Op::Kind::less}, {Op::Kind::param, 0},
+               {Op::Kind::constant, 5},  {Op::Kind::select},   {Op::Kind::param, 1}, {Op::Kind::constant, 3},
+               {Op::Kind::div},          {Op::Kind::sub}};
+  auto params = [](std::int64_t a, std::int64_t b) {
+    return [a, b](int p) { return p == 0 ? a : b; };
+  };
+  EXPECT_EQ(detail::launch_count_value(count, params(9, 7), "k"), 7);
+  EXPECT_EQ(detail::launch_count_value(count, params(2, -7), "k"), 7);  // division truncates toward zero
+  EXPECT_EQ(detail::launch_count_value(count, params(2, 15), "k"), 0);
+  try {
+    detail::launch_count_value(count, params(2, 18), "k");
+    ADD_FAILURE() << "a negative count was accepted";
+  } catch (const ArgumentError& e) {
+    EXPECT_STREQ(e.what(), "`k`: the parallel count `(a > 5 ? a : 5) - b / 3` is -1 at this call; a count is at least 0");
+  }
+  abi::LaunchCount ratio;
+  ratio.text = "a / b";
+  ratio.ops = {{Op::Kind::param, 0}, {Op::Kind::param, 1}, {Op::Kind::div}};
+  EXPECT_THROW(detail::launch_count_value(ratio, params(4, 0), "k"), ArgumentError);
+  abi::RuntimeGrid grid;
+  grid.factor = 3;
+  grid.per_block = 2;
+  grid.counts.push_back(ratio);
+  auto no_dims = [](const abi::DimSource&) -> std::int64_t { return 0; };
+  EXPECT_EQ(detail::runtime_grid_blocks(grid, no_dims, "k", params(40, 4)), 15u);  // cdiv(3 * 10, 2)
+  EXPECT_THROW(detail::runtime_grid_blocks(grid, no_dims, "k", params(std::int64_t{1} << 61, 1)), ArgumentError);
+}
+
 }  // namespace
 }  // namespace croq

@@ -416,7 +416,7 @@ TEST(Diagnostics, NotesDescribeWhereAValueComesFrom) {
                                       "(the dma.copy at 3:5)"}));
   EXPECT_EQ(notes(blk("    shared event e[4];\n    e.chunkat(bm);\n")),
             (std::vector<std::string>{"`e` is declared at 3:18: an array of 4 events"}));
-  EXPECT_EQ(notes(fn("  parallel i by n\n    a.at(i, 0) = 1;\n")),
+  EXPECT_EQ(notes(fn("  parallel i by 8 : block\n    parallel j by n : thread\n      a.at(j, 0) = 1;\n")),
             (std::vector<std::string>{"`n` is parameter 6: int, a value known only on the device"}));
 }
 
