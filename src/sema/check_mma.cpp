@@ -101,6 +101,8 @@ void MmaChecker::mma_statement(const Stmt& s, const Mma& m) {
       p.accumulator = sym->type.accumulator->dtype;
     } else if (sym && sym->type.kind == Kind::operand) {
       p.to_registers = false;  // a warp's `.frag` load of global or local memory: a plain warp operand
+    } else if (sym && sym->type.is_tile() && sym->type.buffer && sym->type.buffer->fragment) {
+      p.to_registers = true;  // a warpgroup's load of a global tile: a register fragment, `.frag` or not
     }
   cx_.out_.mmas[&m] = p;
 }
@@ -119,7 +121,11 @@ void MmaChecker::mma_forms(const Stmt& s, const Mma& m) {
   if (cx_.scope_ == Scope::kernel && !m.frag_declaration) {
     // Croqtile's front end takes it (its parse and inference tests do);
     // nothing here can run it: a limitation, not an error, and no rule of
-    // the device's forms applies.
+    // the device's forms applies. Its operands still name what is in scope
+    // (a parallel index past its statement is an error).
+    for (const ExprPtr& operand : m.operands) require_ok(c_.expressions.expr(*operand));
+    if (const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr)
+      define(name->name, Type{}, Origin::mma_result, m.result->location, "mma." + std::string(mma_op_name(m.op)));
     limitation(Rule::mma_outside_parallel, s.location,
                (m.op == MmaOp::multiply ? "mma." + m.layout : "mma." + std::string(mma_op_name(m.op))) +
                    " outside every parallel statement is not supported by libcroqjit: the host has no accumulators",
@@ -250,6 +256,24 @@ void MmaChecker::mma_load(const Stmt& s, const Mma& m) {
     v.kind = Kind::operand;
     v.swizzle = 0;
     define(name->name, v, Origin::mma_result, m.result->location, "mma.load");
+    return;
+  }
+  if (v.is_tile() && v.buffer->space == Space::global && c_.levels.on_whole_warpgroups() && cx_.wgmma() &&
+      mma_input_type(v.buffer->dtype) && v.rank == 2) {
+    // A warpgroup's mma.load of a global tile is the register lhs of an
+    // RS-mode WGMMA: each thread reads its fragment's elements (those past
+    // the tensor's edge read 0), as mma.load.frag does from shared memory.
+    c_.expressions.require_selected(tile_expr, v);
+    for (const Modifier& mod : m.modifiers)
+      if (mod.name != "frag")
+        fail(Rule::unsupported_modifier, mod.location,
+             "`." + mod.name + "` on an mma.load from global memory is not supported yet by libcroqjit");
+    Type f;
+    f.kind = Kind::tensor;
+    f.rank = 2;
+    f.buffer = cx_.new_buffer(name->name, v.buffer->dtype, 2, Space::local, m.result->location);
+    f.buffer->fragment = true;
+    define(name->name, f, Origin::mma_result, m.result->location, "mma.load");
     return;
   }
   if (v.is_tile() && v.buffer->space != Space::shared) {
@@ -393,16 +417,19 @@ bool MmaChecker::register_operand(const Expr& e) {
 
 void MmaChecker::mma_multiply(const Stmt& s, const Mma& m) {
   // Other layouts, modifiers and element types mean what they say: the
-  // operands are checked and the accumulator counts as written.
+  // operands are checked and the accumulator counts as written, even when
+  // the multiply is rejected (its store then reports nothing more).
+  if (Accumulator* named = written_accumulator(*m.operands[0])) named->written = true;
+  if (const Modifier* sp = find_modifier(m.modifiers, "sp"); sp && m.operands.size() == 3)
+    fail(Rule::mma_sparse_metadata, sp->location,
+         "a sparse mma (`.sp`) takes its sparsity metadata as a fourth operand, got 3 operands",
+         "load the metadata and pass it last: `me = mma.load meta_tile; mma." + m.layout + ".sp acc, a, b, me;`");
   for (const Modifier& mod : m.modifiers)
     if ((mod.name != "sp" || m.operands.size() != 4) &&  // the sparse form (mma_sparse_multiply)
         (mod.name != "scale" || m.operands.size() != 5) &&  // the block-scaled form (mma_scaled_multiply)
         mod.name != "async")  // `f = mma.row.row.async ...`: waited by `wait f` (lowering infers the depth)
       limitation(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
   require_warpgroups(s, "mma");
-  // Written even when an operand is rejected below: its store then reports
-  // nothing more than the multiply did.
-  if (Accumulator* named = written_accumulator(*m.operands[0])) named->written = true;
   Accumulator* acc = accumulator(*m.operands[0]);
   const DType a = mma_operand(*m.operands[1], true);
   const DType b = mma_operand(*m.operands[2]);
