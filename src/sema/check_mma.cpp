@@ -1,6 +1,7 @@
 // mma.fill / mma.load / mma.row.row / mma.commit / mma.store (docs/guide/targets.md): operand kinds, element types, ranks, whole warpgroups, the
 // accumulator's life and the operand layouts. The tile extents (64 rows, a
 // common K, N up to 256, swizzle spans matching row bytes) are checked per call.
+#include "frontend/host_code.hpp"
 #include "sema/checker.hpp"
 
 namespace croq::sema::detail {
@@ -29,6 +30,16 @@ bool accumulates_into(const Stmt& s, const std::string& name) {
       return false;
     }
   }, s.node);
+}
+
+// Whether `s` stands directly in the body of a function of one kernel that
+// is no host program: what it declares is declared at the top of that kernel.
+bool at_kernel_top(const Function& fn, const Stmt& s) {
+  const auto* body = fn.body ? std::get_if<Block>(&fn.body->node) : nullptr;
+  if (!body || frontend::ast::kernel_count(fn) != 1 || frontend::ast::is_host_program(fn)) return false;
+  for (const auto& c : body->statements)
+    if (c.get() == &s) return true;
+  return false;
 }
 
 // What lowering reads of an mma statement: its modifiers, decoded once.
@@ -196,8 +207,11 @@ void MmaChecker::mma_fill(const Stmt& s, const Mma& m) {
       fail(Rule::buffer_array_empty, dim->location, "an array of accumulators holds at least one, got " + std::to_string(*n));
     array_dims.push_back(n);
   }
-  require_warpgroups(s, what, true);
-  const bool warp = c_.levels.on_single_warps() || c_.levels.at_block_scope();
+  // `frag mc[..] {v};` outside every parallel statement, at the top of the
+  // kernel: each thread's registers there too, so each warp's accumulators.
+  const bool kernel_top = m.frag_declaration && cx_.scope_ == Scope::kernel && at_kernel_top(cx_.fn_, s);
+  if (!kernel_top) require_warpgroups(s, what, true);
+  const bool warp = kernel_top || c_.levels.on_single_warps() || c_.levels.at_block_scope();
   DType dtype = DType::f32;
   for (const Modifier& mod : m.modifiers) {
     if (mod.name == "f32") dtype = DType::f32;
