@@ -109,29 +109,38 @@ void MmaLowering::fragment_declaration(const Stmt& s, const Declaration& d) {
 }
 
 // a = mma.load.frag tile;  each thread reads its registers' elements of the
-// shared tile (through the tile's swizzle).
+// shared tile (through the tile's swizzle), or of a global tile (sema makes
+// a warpgroup's mma.load of one a fragment, `.frag` or not).
 // mma.load src, frag: the same into the fragment `frag` declared.
 void MmaLowering::mma_load_fragment(const Stmt& s, const Mma& m, const sema::MmaProtocol& protocol) {
   const Expr& src = *m.operands[0];
   Value v = expr(src);
   if (v.kind == Value::Kind::future) v.kind = Value::Kind::view;
-  if (v.kind != Value::Kind::view || buffer(v.view.buffer).space != ir::Space::shared)
+  const bool global = v.kind == Value::Kind::view && buffer(v.view.buffer).space == ir::Space::global;
+  if (v.kind != Value::Kind::view || (buffer(v.view.buffer).space != ir::Space::shared && !(global && m.result)))
     fail(src.location, "mma.load.frag reads a tile in shared memory");
   if (buffer(v.view.buffer).slots > 0 && !v.view.slot) fail_buffer_array(src);
   if (v.view.extent.size() != 2) unchecked(src.location, sema::Rule::mma_operand_rank);
   ir::Buffer& b = buffer(v.view.buffer);
-  if (protocol.swizzle) {
+  if (protocol.swizzle && !global) {
     const int span = swizzle_span(*protocol.swizzle);
     if (b.swizzle >= 0 && b.swizzle != span)
       unchecked(s.location, sema::Rule::swizzle_layout);
     b.swizzle = span;
   }
-  if (b.swizzle < 0) b.swizzle = 0;
+  if (b.swizzle < 0 && !global) b.swizzle = 0;
   const DType t = b.dtype;
   if (t != DType::f16 && t != DType::bf16)
     fail(src.location, "mma.load.frag loads f16 or bf16 tiles (an mma's lhs), got " + std::string(dtype_name(t)));
-  ask_barrier_before_shared_read(v.view.buffer);
+  if (!global) ask_barrier_before_shared_read(v.view.buffer);
   line_mark(s.location);
+  // A global tile may reach past the tensor's edge (a tail tile): the
+  // elements past it read 0, as a copy's zfill, not memory past the tensor.
+  ExprRef rows, cols;
+  if (global && !v.view.exact && b.dims.size() >= 2) {
+    rows = tile_rest(v.view, b.dims.size() - 2, v.view.extent[0]);
+    cols = tile_rest(v.view, b.dims.size() - 1, v.view.extent[1]);
+  }
   Value f;
   if (m.result) {
     f = fragment(std::get<Name>(m.result->node).name, t, v.view.extent, m.result->location);
@@ -146,7 +155,10 @@ void MmaLowering::mma_load_fragment(const Stmt& s, const Mma& m, const sema::Mma
   const int id = f.view.buffer;
   emit_node(ir::MmaCommit{{id}}, s.location);  // an RS-mode mma may still read the registers
   for_each_register(buffer(id).dims[0].value, [&](const ExprRef& r) {
-    const ExprRef element = element_at(v.view, {fragment_row(tid(), r), fragment_col(tid(), r)});
+    const ExprRef row = fragment_row(tid(), r), col = fragment_col(tid(), r);
+    ExprRef element = element_at(v.view, {row, col});
+    if (rows)
+      element = ir::select(ir::all_of(ir::less(row, rows), ir::less(col, cols)), element, ir::typed_zero(t));
     emit_node(ir::Assign{ir::element(id, t, nullptr, {r}), "=", element, nullptr});
   });
   if (m.result) define(std::get<Name>(m.result->node).name, f);

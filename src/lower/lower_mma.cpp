@@ -60,7 +60,9 @@ void MmaLowering::mma_statement(const Stmt& s, const Mma& m) {
       if (!name) unchecked(s.location, sema::Rule::mma_result);
       // Filled at block scope, the accumulator is each warp's own in the
       // `: group` level that multiplies into it (registers are per thread).
-      const bool per_warp = on_single_warps() || at_block_scope();
+      // So is a `frag` at the top of the kernel (sema: outside every parallel
+      // statement of a function of one kernel).
+      const bool per_warp = on_single_warps() || at_block_scope() || (m.frag_declaration && scope_ == Scope::kernel);
       if (!on_whole_warpgroups() && !per_warp)
         unchecked(s.location, sema::Rule::mma_warpgroups);
       ir::Accumulator acc;

@@ -1,6 +1,7 @@
 // mma.fill / mma.load / mma.row.row / mma.commit / mma.store (docs/guide/targets.md): operand kinds, element types, ranks, whole warpgroups, the
 // accumulator's life and the operand layouts. The tile extents (64 rows, a
 // common K, N up to 256, swizzle spans matching row bytes) are checked per call.
+#include "frontend/host_code.hpp"
 #include "sema/checker.hpp"
 
 namespace croq::sema::detail {
@@ -29,6 +30,16 @@ bool accumulates_into(const Stmt& s, const std::string& name) {
       return false;
     }
   }, s.node);
+}
+
+// Whether `s` stands directly in the body of a function of one kernel that
+// is no host program: what it declares is declared at the top of that kernel.
+bool at_kernel_top(const Function& fn, const Stmt& s) {
+  const auto* body = fn.body ? std::get_if<Block>(&fn.body->node) : nullptr;
+  if (!body || frontend::ast::kernel_count(fn) != 1 || frontend::ast::is_host_program(fn)) return false;
+  for (const auto& c : body->statements)
+    if (c.get() == &s) return true;
+  return false;
 }
 
 // What lowering reads of an mma statement: its modifiers, decoded once.
@@ -101,6 +112,8 @@ void MmaChecker::mma_statement(const Stmt& s, const Mma& m) {
       p.accumulator = sym->type.accumulator->dtype;
     } else if (sym && sym->type.kind == Kind::operand) {
       p.to_registers = false;  // a warp's `.frag` load of global or local memory: a plain warp operand
+    } else if (sym && sym->type.is_tile() && sym->type.buffer && sym->type.buffer->fragment) {
+      p.to_registers = true;  // a warpgroup's load of a global tile: a register fragment, `.frag` or not
     }
   cx_.out_.mmas[&m] = p;
 }
@@ -119,7 +132,11 @@ void MmaChecker::mma_forms(const Stmt& s, const Mma& m) {
   if (cx_.scope_ == Scope::kernel && !m.frag_declaration) {
     // Croqtile's front end takes it (its parse and inference tests do);
     // nothing here can run it: a limitation, not an error, and no rule of
-    // the device's forms applies.
+    // the device's forms applies. Its operands still name what is in scope
+    // (a parallel index past its statement is an error).
+    for (const ExprPtr& operand : m.operands) require_ok(c_.expressions.expr(*operand));
+    if (const auto* name = m.result ? std::get_if<Name>(&m.result->node) : nullptr)
+      define(name->name, Type{}, Origin::mma_result, m.result->location, "mma." + std::string(mma_op_name(m.op)));
     limitation(Rule::mma_outside_parallel, s.location,
                (m.op == MmaOp::multiply ? "mma." + m.layout : "mma." + std::string(mma_op_name(m.op))) +
                    " outside every parallel statement is not supported by libcroqjit: the host has no accumulators",
@@ -190,8 +207,11 @@ void MmaChecker::mma_fill(const Stmt& s, const Mma& m) {
       fail(Rule::buffer_array_empty, dim->location, "an array of accumulators holds at least one, got " + std::to_string(*n));
     array_dims.push_back(n);
   }
-  require_warpgroups(s, what, true);
-  const bool warp = c_.levels.on_single_warps() || c_.levels.at_block_scope();
+  // `frag mc[..] {v};` outside every parallel statement, at the top of the
+  // kernel: each thread's registers there too, so each warp's accumulators.
+  const bool kernel_top = m.frag_declaration && cx_.scope_ == Scope::kernel && at_kernel_top(cx_.fn_, s);
+  if (!kernel_top) require_warpgroups(s, what, true);
+  const bool warp = kernel_top || c_.levels.on_single_warps() || c_.levels.at_block_scope();
   DType dtype = DType::f32;
   for (const Modifier& mod : m.modifiers) {
     if (mod.name == "f32") dtype = DType::f32;
@@ -250,6 +270,24 @@ void MmaChecker::mma_load(const Stmt& s, const Mma& m) {
     v.kind = Kind::operand;
     v.swizzle = 0;
     define(name->name, v, Origin::mma_result, m.result->location, "mma.load");
+    return;
+  }
+  if (v.is_tile() && v.buffer->space == Space::global && c_.levels.on_whole_warpgroups() && cx_.wgmma() &&
+      mma_input_type(v.buffer->dtype) && v.rank == 2) {
+    // A warpgroup's mma.load of a global tile is the register lhs of an
+    // RS-mode WGMMA: each thread reads its fragment's elements (those past
+    // the tensor's edge read 0), as mma.load.frag does from shared memory.
+    c_.expressions.require_selected(tile_expr, v);
+    for (const Modifier& mod : m.modifiers)
+      if (mod.name != "frag")
+        fail(Rule::unsupported_modifier, mod.location,
+             "`." + mod.name + "` on an mma.load from global memory is not supported yet by libcroqjit");
+    Type f;
+    f.kind = Kind::tensor;
+    f.rank = 2;
+    f.buffer = cx_.new_buffer(name->name, v.buffer->dtype, 2, Space::local, m.result->location);
+    f.buffer->fragment = true;
+    define(name->name, f, Origin::mma_result, m.result->location, "mma.load");
     return;
   }
   if (v.is_tile() && v.buffer->space != Space::shared) {
@@ -393,16 +431,19 @@ bool MmaChecker::register_operand(const Expr& e) {
 
 void MmaChecker::mma_multiply(const Stmt& s, const Mma& m) {
   // Other layouts, modifiers and element types mean what they say: the
-  // operands are checked and the accumulator counts as written.
+  // operands are checked and the accumulator counts as written, even when
+  // the multiply is rejected (its store then reports nothing more).
+  if (Accumulator* named = written_accumulator(*m.operands[0])) named->written = true;
+  if (const Modifier* sp = find_modifier(m.modifiers, "sp"); sp && m.operands.size() == 3)
+    fail(Rule::mma_sparse_metadata, sp->location,
+         "a sparse mma (`.sp`) takes its sparsity metadata as a fourth operand, got 3 operands",
+         "load the metadata and pass it last: `me = mma.load meta_tile; mma." + m.layout + ".sp acc, a, b, me;`");
   for (const Modifier& mod : m.modifiers)
     if ((mod.name != "sp" || m.operands.size() != 4) &&  // the sparse form (mma_sparse_multiply)
         (mod.name != "scale" || m.operands.size() != 5) &&  // the block-scaled form (mma_scaled_multiply)
         mod.name != "async")  // `f = mma.row.row.async ...`: waited by `wait f` (lowering infers the depth)
       limitation(Rule::unsupported_modifier, mod.location, "`." + mod.name + "` on mma is not supported yet by libcroqjit");
   require_warpgroups(s, "mma");
-  // Written even when an operand is rejected below: its store then reports
-  // nothing more than the multiply did.
-  if (Accumulator* named = written_accumulator(*m.operands[0])) named->written = true;
   Accumulator* acc = accumulator(*m.operands[0]);
   const DType a = mma_operand(*m.operands[1], true);
   const DType b = mma_operand(*m.operands[2]);

@@ -27,6 +27,26 @@ __co__ void rs_gemm(global f16 [M, K] lhs, global f16 [N, K] rhs, global f32 [M,
 }
 )croq";
 
+// The same product with the lhs read from global memory straight into the
+// registers (a warpgroup's mma.load of a global tile: RS mode, no `.frag`
+// and no shared copy of A); tiles past M's or K's edge read 0.
+inline constexpr const char* kRsGemmFromGlobalLhs = R"croq(
+__co__ void rs_gemm_global_lhs(global f16 [M, K] lhs, global f16 [N, K] rhs, global f32 [M, N] output) {
+  parallel {block_m, block_n} by [cdiv(M, 64), cdiv(N, 128)] : block {
+    parallel p by 1 : group-4 {
+      mc = mma.fill.f32 0.0f;
+      foreach {iv_k} in [cdiv(K, 64)] {
+        b = dma.copy.swiz<128> rhs.subspan(128, 64).at(block_n, iv_k).zfill => shared;
+        ma = mma.load lhs.subspan(64, 64).at(block_m, iv_k);
+        mma.row.row mc, ma, b.data;
+        mma.commit;
+      }
+      mma.store mc, output.subspan(64, 128).at(block_m, block_n);
+    }
+  }
+}
+)croq";
+
 // C = A * B with B [K, N] (N contiguous): mma.row.col of two shared tiles,
 // WGMMA reading B N-major (imm-trans-b); tiles 64 x 64, K in steps of 64.
 inline constexpr const char* kRowColGemm = R"croq(

@@ -201,20 +201,22 @@ struct WarpGatherGemm {
   bool row_col = true;
   bool transpose = false;  // mma.store.transp into an [N, M] output
   bool array = false;      // the accumulator is mc[1][1] of `frag mc[2][2]`
+  bool at_top = false;     // with array: the frag before the parallel statement (the kernel's top)
 
   std::string name() const {
     return in + "_" + acc + "_" + out + "_" + std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk) +
-           (row_col ? "_rowcol" : "_rowrow") + (transpose ? "_transp" : "") + (array ? "_array" : "");
+           (row_col ? "_rowcol" : "_rowrow") + (transpose ? "_transp" : "") + (array ? "_array" : "") + (at_top ? "_top" : "");
   }
   std::string source() const {
     const std::string out_shape = transpose ? "[N, M]" : "[M, N]";
     const std::string rhs_chunk = row_col ? "rhs.chunkat(k, n#g1)" : "rhs.chunkat(n#g1, k)";
     const std::string dst = transpose ? "output.chunkat(n#g1, m#g0)" : "output.chunkat(m#g0, n#g1)";
     const std::string mc = array ? "mc[1][1]" : "mc";
+    const std::string fill = array ? "frag." + acc + " mc[2][2] {7};\n" : "mc = mma.fill." + acc + " 7;\n";
     return "__co__ void matmul(global " + in + " [M, K] lhs, global " + in + (row_col ? " [K, N]" : " [N, K]") +
-           " rhs, global " + out + " " + out_shape + " output) {\n"
+           " rhs, global " + out + " " + out_shape + " output) {\n" + (at_top ? "  " + fill : "") +
            "  parallel {m, n} by [M / " + std::to_string(2 * tm) + ", N / " + std::to_string(2 * tn) + "] : block {\n" +
-           (array ? "    frag." + acc + " mc[2][2] {7};\n" : "    mc = mma.fill." + acc + " 7;\n") +
+           (at_top ? "" : "    " + fill) +
            "    parallel {g0, g1} by [2, 2] : group {\n"
            "      mma.fill " + mc + ", 0;\n"
            "      foreach k in K / " + std::to_string(tk) + " {\n"
@@ -242,6 +244,7 @@ inline std::vector<WarpGatherGemm> warp_gather_gemm_cases() {
       {"f32", "f32", "f32", 16, 16, 8, true, false},    // tf32
       {"f16", "f32", "f16", 32, 24, 16, false, true},   // two row blocks, three n8 blocks, stored transposed
       {"s8", "s32", "s32", 16, 8, 32, false, false, true},  // one of an array of accumulators (frag.s32 mc[2][2])
+      {"f16", "f32", "f32", 16, 16, 16, true, false, true, true},  // the array declared at the kernel's top
   };
 }
 

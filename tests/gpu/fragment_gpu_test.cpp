@@ -56,6 +56,14 @@ TEST(FragmentGpu, LoadedFragmentGemmMatchesHostReference) {
   expect_gemm_matches(compile_named(croq::test::kRsGemmFromLoadedFragment, "rs_gemm"), shapes, 77);
 }
 
+// The lhs read from global memory straight into registers (no shared copy),
+// tails in M and K read as 0.
+TEST(FragmentGpu, GlobalLhsFragmentGemmMatchesHostReference) {
+  CROQ_REQUIRE_SM90A();
+  const GemmShape shapes[] = {{128, 256, 128}, {300, 200, 136}};
+  expect_gemm_matches(compile_named(croq::test::kRsGemmFromGlobalLhs, "rs_gemm_global_lhs"), shapes, 91);
+}
+
 // Two consumers taking turns (events triggered inside `inthreads (p == ..)`,
 // counting one warpgroup each; the turn leaves the multiply in flight):
 // every turn is taken, no stage is overwritten early.

@@ -40,14 +40,15 @@ croq::DType dtype_of(const std::string& name) {
   return t;
 }
 
-// out [M, N] = lhs [M, K] x rhs ([N, K], or [K, N] when rhs_k_major is false).
+// out [M, N] = lhs [M, K] x rhs ([N, K], or [K, N] when rhs_k_major is false)
+// + added.
 void expect_product(const std::string& source, const std::string& arch, const std::string& in,
-                    const std::string& out_type, bool f16_acc, bool rhs_kn) {
+                    const std::string& out_type, bool f16_acc, bool rhs_kn, std::size_t M = 72, std::size_t N = 40,
+                    std::size_t K = 96, double added = 0) {
   croq::CompileOptions options;
   options.interpret = true;
   options.arch = arch;
   croq::Kernel k = croq::compile(source, options);
-  const std::size_t M = 72, N = 40, K = 96;
   const croq::DType t = dtype_of(in);
   Operand lhs = random_operand(t, M, K, 1), rhs = rhs_kn ? random_operand(t, K, N, 2) : random_operand(t, N, K, 2);
   croq::Tensor out = croq::Tensor::empty(dtype_of(out_type), {M, N}, croq::MemoryKind::host);
@@ -55,7 +56,7 @@ void expect_product(const std::string& source, const std::string& arch, const st
   const double tolerance = f16_acc ? 2e-2 : out_type == "bf16" ? 1e-2 : out_type == "f16" ? 2e-3 : 1e-4;
   for (std::size_t i = 0; i < M; ++i)
     for (std::size_t j = 0; j < N; ++j) {
-      double want = 0;
+      double want = added;
       for (std::size_t x = 0; x < K; ++x)
         want += static_cast<double>(lhs.values[i * K + x]) * (rhs_kn ? rhs.values[x * N + j] : rhs.values[j * K + x]);
       ASSERT_NEAR(out[i][j].as_double(), want, tolerance * (1 + std::fabs(want))) << i << ", " << j;
@@ -79,5 +80,17 @@ TEST_P(InterpretWarpMma, EachWarpItsOwnTile) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, InterpretWarpMma, ::testing::ValuesIn(croq::test::warp_mma_gemm_cases()));
+
+// The GPU tests' gather kernels of f16 and bf16 tiles (C = A B + 1, operands
+// straight from global memory), the accumulator a block-scope one, one of an
+// array, or one of an array declared at the kernel's top (`frag mc[2][2]`
+// before the parallel statement).
+TEST(InterpretWarpGather, EachWarpGathersItsOwnTile) {
+  for (const croq::test::WarpGatherGemm& g : croq::test::warp_gather_gemm_cases()) {
+    if ((g.in != "f16" && g.in != "bf16") || g.transpose) continue;
+    SCOPED_TRACE(g.name());
+    expect_product(g.source(), "sm_90a", g.in, g.out, g.acc == "f16", g.row_col, 4 * g.tm, 4 * g.tn, 3 * g.tk, 1);
+  }
+}
 
 }  // namespace

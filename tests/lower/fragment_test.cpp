@@ -52,6 +52,20 @@ TEST(Fragment, LoadedFragmentIsTheLhsOfRsModeWgmma) {
   EXPECT_FALSE(contains(ptx, "ld.local")) << "the fragment and the accumulator stay in registers";
 }
 
+// A warpgroup's mma.load of a global tile: each thread reads its fragment's
+// elements from global memory (guarded at the tensor's edge), no shared copy.
+TEST(Fragment, GlobalTileLoadsStraightIntoTheRsModeLhs) {
+  GeneratedKernel k = generate_for(croq::test::kRsGemmFromGlobalLhs,
+                                   {tensor(DType::f16, {300, 136}), tensor(DType::f16, {200, 136}), tensor(DType::f32, {300, 200})});
+  EXPECT_TRUE(contains(k.cuda_source, "__half ma_")) << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, "croq_dev::wgmma_m64nNk16_rs<128, false, ")) << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, "lhs[")) << "A is read from global memory:\n" << k.cuda_source;
+  EXPECT_TRUE(contains(k.cuda_source, " ? ")) << "elements past the edge read 0:\n" << k.cuda_source;
+  const std::string ptx = ptx_of(k);
+  EXPECT_TRUE(contains(ptx, "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16")) << ptx;
+  EXPECT_TRUE(contains(ptx, "}, {%r")) << "A comes from registers";
+}
+
 TEST(Fragment, ConstantFragmentIsFilledOnceAndMultiplied) {
   GeneratedKernel k = generate_for(croq::test::kRsGemmConstantFragment,
                                    {tensor(DType::f16, {128, 96}), tensor(DType::f32, {64, 128})});

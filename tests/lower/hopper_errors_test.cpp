@@ -304,7 +304,8 @@ std::vector<ErrorCase> mma_cases() {
       // mma.load
       {"MmaLoadWithoutAName", warpgroup("      mma.load.swiz<128> a.data;\n"), 7, 7,
        "mma.load names its operand: `a = mma.load tile;`"},
-      {"MmaLoadOfGlobal", warpgroup("      ma = mma.load.swiz<128> lhs.subspan(64, 64).at(bm, 0);\n"), 7, 51, "mma.load from global memory is not supported yet by libcroqjit", "copy the tile to shared memory first"},
+      {"MmaLoadOfGlobalWithASwizzle", warpgroup("      ma = mma.load.swiz<128> lhs.subspan(64, 64).at(bm, 0);\n"), 7, 21,
+       "`.swiz` on an mma.load from global memory is not supported yet by libcroqjit"},
       {"MmaLoadUnknownModifier", warpgroup("      ma = mma.load.swiz<128>.trans a.data;\n"), 7, 31,
        "`.trans` on mma.load is not supported yet by libcroqjit"},
       {"MmaLoadSwizzleDiffersFromTheCopy", warpgroup("      ma = mma.load.swiz<64> a.data;\n"), 7, 7,
@@ -322,7 +323,8 @@ std::vector<ErrorCase> mma_cases() {
       {"MmaColRowOfMismatchedK", warpgroup("      mma.col.row mc, b.data, a.data;\n"), 7, 7,
        "lhs has K = 128 but rhs has K = 64 (mma.col.row takes rhs as [N, K])"},
       {"MmaSparseWithoutMetadata", warpgroup("      mma.row.row.sp mc, a.data, b.data;\n"), 7, 19,
-       "`.sp` on mma is not supported yet by libcroqjit"},
+       "a sparse mma (`.sp`) takes its sparsity metadata as a fourth operand, got 3 operands",
+       "load the metadata and pass it last: `me = mma.load meta_tile; mma.row.row.sp acc, a, b, me;`"},
       {"MmaInAWarp",
        shell("    parallel w by 4 : group {\n      inthreads.async (w == 0) {\n        mc = mma.fill.f32 0.0f;\n"
              "        a = tma.copy.swiz<128> lhs.subspan(64, 64).at(bm, 0) => shared;\n"

@@ -262,11 +262,11 @@ TEST(Limitations, AnArrayOfArraysOfEventsSelectsOneDimensionAtATime) {
   EXPECT_EQ(as_errors->diagnostics().size(), 1u) << as_errors->what();
 }
 
-// A multiply whose operand is a limitation (an mma.load from global
-// memory) still writes its accumulator: the store after it is not reported
-// as a store of an unwritten accumulator.
+// A multiply whose operand is a limitation (a warpgroup's mma.load of a
+// global s32 tile) still writes its accumulator: the store after it is not
+// reported as a store of an unwritten accumulator.
 TEST(Limitations, AMultiplyOfAnUnsupportedOperandStillWritesItsAccumulator) {
-  const std::string source = wg("      ma = mma.load lhs.subspan(64, 64).at(bm, 0);\n"
+  const std::string source = wg("      ma = mma.load a;\n"
                                 "      mma.row.row mc, ma, tb.data;\n"
                                 "      mma.store mc, out.subspan(64, 128).at(bm, bn);\n");
   EXPECT_EQ(limitation_rules(source), (std::vector<std::string>{"unsupported-mma-form @7"}));

@@ -49,6 +49,11 @@ std::vector<RuleCase> construct_cases() {
        wg("      fb = mma.load.frag tb.data;\n      mma.row.row mc, ta.data, fb;\n"), 8, "fb;",
        "an mma's rhs is read from shared memory, so it cannot be the register fragment `fb`",
        "copy it to a shared tile, or multiply with the fragment as lhs"},
+      // A warpgroup's mma.load of a global tile is a register fragment too.
+      {"GlobalLoadAsRhs", "mma-operand-kind",
+       wg("      gb = mma.load rhs.subspan(128, 64).at(bn, 0);\n      mma.row.row mc, ta.data, gb;\n"), 8, "gb;",
+       "an mma's rhs is read from shared memory, so it cannot be the register fragment `gb`",
+       "copy it to a shared tile, or multiply with the fragment as lhs"},
       {"EmptyAccumulatorArray", "buffer-array-empty", wg("      frag md[0] {0.0f};\n"), 7, "0]",
        "an array of accumulators holds at least one, got 0"},
       {"FragAccumulatorOfBf16", "mma-fill-type", wg("      frag.bf16 md {0.0f};\n"), 7, "bf16",

@@ -155,8 +155,11 @@ std::vector<RuleCase> event_and_mma_cases() {
        "expected an accumulator from `mma.fill`, got `ta`"},
       {"MmaOperandInGlobal", "mma-operand-kind", wg("      mma.row.row mc, lhs, tb.data;\n"), 7, "lhs",
        "an mma operand is a shared tile or the result of mma.load, got `lhs`"},
-      {"MmaLoadOfGlobal", "unsupported-mma-form", wg("      ma = mma.load.swiz<128> " + tile + ";\n"), 7, "at(bm",
+      // A warpgroup loads global f16 and bf16 tiles into registers (RS mode), other types not yet.
+      {"MmaLoadOfGlobal", "unsupported-mma-form", wg("      ma = mma.load a;\n"), 7, "a;",
        "mma.load from global memory is not supported yet by libcroqjit", "copy the tile to shared memory first"},
+      {"MmaLoadOfGlobalWithASwizzle", "unsupported-modifier", wg("      ma = mma.load.swiz<128> " + tile + ";\n"), 7,
+       "swiz", "`.swiz` on an mma.load from global memory is not supported yet by libcroqjit"},
       {"MmaRefillWithATile", "mma-fill-value", wg("      mma.fill mc, tb.data;\n"), 7, "data",
        "mma.fill takes the new value, such as 0.0f"},
       {"MmaOperandOfABufferArray", "buffer-array-unselected",
@@ -256,6 +259,14 @@ std::vector<RuleCase> event_and_mma_cases() {
       {"MmaSparseMetadataNotLoaded", "mma-operand-kind",
        wg("      shared u8 [64, 8] e;\n      mma.row.row.sp mc, ta.data, tb.data, e;\n"), 8, "e;",
        "sparse WGMMA metadata must be loaded with mma.load before use, got `e`", "load it first: `me = mma.load meta_tile;`"},
+      {"MmaSparseWithoutMetadata", "mma-sparse-metadata", wg("      mma.row.row.sp mc, ta.data, tb.data;\n"), 7, "sp mc",
+       "a sparse mma (`.sp`) takes its sparsity metadata as a fourth operand, got 3 operands",
+       "load the metadata and pass it last: `me = mma.load meta_tile; mma.row.row.sp acc, a, b, me;`"},
+      // Outside every parallel statement an mma is a limitation, but its
+      // operands name only what is in scope there.
+      {"MmaOutsideParallelReadsAnIndexPastItsStatement", "unknown-name",
+       fn("  parallel bm by 2 : block\n    mc = mma.fill.f32 0.0f;\n  ma = mma.load lhs.subspan(64, 16).at(bm, 0);\n"), 4,
+       "bm, 0", "unknown name `bm`"},
       {"MmaSparseMetadataOfU32", "unsupported-mma-form",
        wg("      shared u32 [64, 2] e;\n      me = mma.load e;\n      mma.row.row.sp mc, ta.data, tb.data, me;\n"), 9, "me;",
        "u32 sparsity metadata is not supported yet by libcroqjit",

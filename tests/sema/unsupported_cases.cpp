@@ -110,8 +110,6 @@ std::vector<RuleCase> unsupported_cases() {
        "multicast", "`.multicast` on dma.copy is not supported yet by libcroqjit"},
       {"MmaLoadTranspose", "unsupported-modifier", wg("      ma = mma.load.swiz<128>.trans ta.data;\n"), 7, "trans",
        "`.trans` on mma.load is not supported yet by libcroqjit"},
-      {"SparseMma", "unsupported-modifier", wg("      mma.row.row.sp mc, ta.data, tb.data;\n"), 7, "sp ",
-       "`.sp` on mma is not supported yet by libcroqjit"},
       // `after` a dma copy's future runs; after a TMA copy's (an mbarrier phase) it stays a limitation.
       {"CopyAfterATmaFuture", "unsupported-after",
        blk("    f = tma.copy " + tile + " => shared;\n    g = dma.copy.async " + tile + " => shared after f;\n"

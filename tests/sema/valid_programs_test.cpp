@@ -86,6 +86,7 @@ TEST(ValidPrograms, SharedTestKernels) {
   expect_clean("block_scaled_gemm_source", croq::test::block_scaled_gemm_source());
   expect_clean("kRsGemmFromLoadedFragment", croq::test::kRsGemmFromLoadedFragment);
   expect_clean("kRsGemmConstantFragment", croq::test::kRsGemmConstantFragment);
+  expect_clean("kRsGemmFromGlobalLhs", croq::test::kRsGemmFromGlobalLhs);
   expect_clean("attention_source(non-causal)", croq::test::attention_source(false));
   expect_clean("attention_source(causal)", croq::test::attention_source(true));
   expect_clean("online_attention_source(non-causal)", croq::test::online_attention_source(false));
