@@ -137,9 +137,8 @@ void MemoryLowering::event_declaration(const Stmt& s, const Declaration& d) {
     const sema::EventArray& declared = facts_.event(decl);  // its count when a constant, `= ready`
     ir::Event ev;
     ev.source_name = decl.name;
-    ev.count = declared.count ? *declared.count : const_int(*declared.count_expr, sema::what::event_count);
-    if (sema::Verdict broken = sema::event_count(ev.count))
-      fail(ev.count < 1 ? decl.array_size->location : decl.location, *broken);
+    std::vector<std::int64_t> inner;
+    ev.count = event_array_count(decl, declared, inner);
     if (decl.init != Declarator::Init::none && !declared.ready) unrecorded(decl.location, "an event's initial value");
     ev.ready = declared.ready;
     // `trigger.cluster`: the cluster's blocks arrive on each other's barriers.
@@ -153,6 +152,7 @@ void MemoryLowering::event_declaration(const Stmt& s, const Declaration& d) {
     Value v;
     v.kind = Value::Kind::event;
     v.event = id;
+    v.event_inner = std::move(inner);
     define(decl.name, v);
   }
 }
@@ -166,8 +166,8 @@ void MemoryLowering::counted_event_declaration(const Declarator& decl, const sem
   CountedEvent g;
   g.local = local;
   g.name = decl.name;
-  g.count = declared.count ? *declared.count : const_int(*declared.count_expr, sema::what::event_count);
-  if (sema::Verdict broken = sema::event_count(g.count)) fail(g.count < 1 ? decl.array_size->location : decl.location, *broken);
+  std::vector<std::int64_t> inner;
+  g.count = event_array_count(decl, declared, inner);
   g.ready = declared.ready;
   if (local) {
     g.counter = allocate(decl.name + "_count", DType::s32, {g.count}, ir::Space::local, decl.location);
@@ -188,7 +188,22 @@ void MemoryLowering::counted_event_declaration(const Declarator& decl, const sem
   v.kind = Value::Kind::event;
   v.counted_event = true;
   v.event = static_cast<int>(counted_events_.size()) - 1;
+  v.event_inner = std::move(inner);
   define(decl.name, v);
+}
+
+std::int64_t MemoryLowering::event_array_count(const Declarator& decl, const sema::EventArray& declared,
+                                               std::vector<std::int64_t>& inner) {
+  const std::int64_t first = declared.count ? *declared.count : const_int(*declared.count_expr, sema::what::event_count);
+  if (sema::Verdict broken = sema::event_count(first)) fail(first < 1 ? decl.array_size->location : decl.location, *broken);
+  std::int64_t count = first;
+  for (const ExprPtr& size : decl.more_array_dims) {
+    inner.push_back(const_int(*size, sema::what::event_count));
+    if (sema::Verdict broken = inner.back() < 1 ? sema::event_count(inner.back()) : std::nullopt) fail(size->location, *broken);
+    count = sema::event_product(count, inner.back());
+  }
+  if (sema::Verdict broken = inner.empty() ? std::nullopt : sema::event_count(count)) fail(decl.location, *broken);
+  return count;
 }
 
 // Every thread of the set has done what it publishes (a barrier of the set);

@@ -10,6 +10,14 @@ std::int64_t ExprLowering::event_count(const Value& ev) const {
                          : kernel_.events[static_cast<std::size_t>(ev.event)].count;
 }
 
+// The size of the dim the next `[i]` selects along.
+std::int64_t ExprLowering::event_dim_size(const Value& ev) const {
+  if (ev.event_selected_dims > 0) return ev.event_inner[ev.event_selected_dims - 1];
+  std::int64_t first = event_count(ev);
+  for (const std::int64_t n : ev.event_inner) first /= n;
+  return first;
+}
+
 Value ExprLowering::event_value(const Expr& e, const char* /*what: sema names it in its messages*/) {
   Value v = expr(e);
   if (v.kind != Value::Kind::event) unchecked(e.location, "an event operand that is no event");
@@ -23,14 +31,22 @@ Value ExprLowering::event_value(const Expr& e, const char* /*what: sema names it
 
 // `trigger e;` / `wait e;`: the event selected, or each event of a whole
 // array, in order (sema allows the whole array there only).
+// A row of an array of arrays (`e[1]` of `e[2][3]`) is the events of the
+// dims left: 3..5.
 std::vector<Value> ExprLowering::each_event(const Expr& e) {
   const Value v = expr(e);
   if (v.kind != Value::Kind::event) unchecked(e.location, "an event operand that is no event");
   if (v.event_index) return {v};
+  std::int64_t row_size = event_count(v);
+  if (v.event_selected_dims > 0) {
+    row_size = 1;
+    for (std::size_t d = v.event_selected_dims - 1; d < v.event_inner.size(); ++d) row_size *= v.event_inner[d];
+  }
   std::vector<Value> events;
-  for (std::int64_t i = 0; i < event_count(v); ++i) {
+  for (std::int64_t i = 0; i < row_size; ++i) {
     events.push_back(v);
-    events.back().event_index = ir::int_const(i);
+    events.back().event_index =
+        v.event_row ? ir::binary("+", ir::binary("*", v.event_row, ir::int_const(row_size)), ir::int_const(i)) : ir::int_const(i);
   }
   return events;
 }
@@ -39,7 +55,8 @@ std::vector<Value> ExprLowering::each_event(const Expr& e) {
 // (its phase parity: (order / N) % 2, flipped for `= ready` events, whose
 // first wait passes).
 Value ExprLowering::event_at(const Expr& e, const Member& m, Value ev) {
-  if (ev.event_index || m.args.size() != 1) unchecked(e.location, "an event order of a selected event");
+  if (ev.event_index || m.args.size() != 1 || !ev.event_inner.empty())
+    unchecked(e.location, "an event order of a selected event or an array of arrays");
   Value order = require_scalar(expr(*m.args[0]), *m.args[0]);
   if (order.is_float) unchecked(m.args[0]->location, "a float event order");
   if (ev.counted_event) {  // a count per event: generation order / N has passed once the count is above it
@@ -81,15 +98,25 @@ Value ExprLowering::subscript(const Expr& e, const Subscript& sub) {
   Value idx = expr(*sub.indices[0]);
   if ((idx.kind != Value::Kind::scalar && idx.kind != Value::Kind::index) || idx.is_float)
     unchecked(sub.indices[0]->location, "an array index that is no integer");
-  std::int64_t count = obj.kind == Value::Kind::event ? event_count(obj)
+  std::int64_t count = obj.kind == Value::Kind::event ? event_dim_size(obj)
                        : (obj.kind == Value::Kind::view && buffer(obj.view.buffer).slots > 0) ? buffer(obj.view.buffer).slots
                                                                                              : 0;
   if (count == 0 || (obj.kind == Value::Kind::event && obj.event_index) || (obj.kind == Value::Kind::view && obj.view.slot))
     unchecked(e.location, "a subscript of what is not an array");
   if (sema::Verdict broken = idx.constant ? sema::array_index(*idx.constant, count) : std::nullopt)
     fail(sub.indices[0]->location, *broken);
-  if (obj.kind == Value::Kind::event) obj.event_index = idx.expr;
-  else obj.view.slot = idx.expr;
+  if (obj.kind != Value::Kind::event) {
+    obj.view.slot = idx.expr;
+    return obj;
+  }
+  // Row-major: the row so far times this dim's size, plus the index.
+  const ExprRef row = obj.event_row ? ir::binary("+", ir::binary("*", obj.event_row, ir::int_const(count)), idx.expr) : idx.expr;
+  if (++obj.event_selected_dims > obj.event_inner.size()) {
+    obj.event_index = row;
+    obj.event_row = nullptr;
+  } else {
+    obj.event_row = row;
+  }
   return obj;
 }
 

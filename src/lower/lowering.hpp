@@ -463,6 +463,7 @@ class ExprLowering : public LoweringContext {
   Value selected_tuple(const Expr& e, const Subscript& sub, const std::vector<sema::SelectedDim>& picks);
   Value event_value(const Expr& e, const char* what);
   std::int64_t event_count(const Value& ev) const;  // the events of its array
+  std::int64_t event_dim_size(const Value& ev) const;  // of the dim `[i]` selects along next
   std::vector<Value> each_event(const Expr& e);
   Value event_at(const Expr& e, const Member& m, Value ev);
   Value register_member(const Expr& e, const Member& m, const Value& obj);
@@ -506,6 +507,8 @@ class MemoryLowering : public ExprLowering {
   Value trigger_event_ahead(const Expr& target);  // lower_tma.cpp
   void trigger_statement(const Stmt& s, const Trigger& t);
   void counted_event_declaration(const Declarator& decl, const sema::EventArray& declared, bool local);
+  // The events of `e[N][..]` in all (the product of its sizes); `inner` gets the sizes after the first.
+  std::int64_t event_array_count(const Declarator& decl, const sema::EventArray& declared, std::vector<std::int64_t>& inner);
   void trigger_counted(const Value& ev, const SourceLocation& where);
   void wait_counted(const Value& ev, const SourceLocation& where);
   void wait_event(const Value& ev, const SourceLocation& where);  // one event, selected

@@ -77,6 +77,12 @@ struct Value {
   ExprRef event_parity;                 // `e.at(order)`: the phase parity of that generation
   bool counted_event = false;           // `global event`, `local event`: `event` indexes counted_events_
   ExprRef event_generation;             // `e.at(order)` of a global event: order / N
+  // `e[2][3]` is one array of 6 events, row-major: the sizes of the dims
+  // after the first (3), how many dims `[i]` has selected so far, and the
+  // row they select while some are left (`e[1]`: events 3..5).
+  std::vector<std::int64_t> event_inner;
+  std::size_t event_selected_dims = 0;
+  ExprRef event_row;
   int accumulator = -1;                 // accumulators
   ExprRef accumulator_index;            // arrays of them: the flat index selected so far
   std::size_t accumulator_selected = 0;  // how many of the array's dims are selected

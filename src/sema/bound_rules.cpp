@@ -16,6 +16,11 @@ Verdict event_count(std::int64_t n) {
   return std::nullopt;
 }
 
+std::int64_t event_product(std::int64_t events, std::int64_t size) {
+  std::int64_t product = 0;
+  return __builtin_mul_overflow(events, size, &product) ? INT64_MAX : product;
+}
+
 Verdict parallel_count(std::int64_t n) {
   if (n <= 0) return Violation{Rule::parallel_count, "a parallel count must be positive, got " + std::to_string(n), ""};
   return std::nullopt;

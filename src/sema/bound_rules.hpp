@@ -45,6 +45,8 @@ using Verdict = std::optional<Violation>;
 Verdict pad_padding(const char* part, std::int64_t value);
 // `shared event e[n]`.
 Verdict event_count(std::int64_t n);
+// The events of `e[..][size]` given those of `e[..]` (INT64_MAX past it): event_count checks the product.
+std::int64_t event_product(std::int64_t events, std::int64_t size);
 // One count of a parallel level (`by n`, `by [m, n]`).
 Verdict parallel_count(std::int64_t n);
 // The blocks of a cluster: the counts of a `: cluster` level (their product,

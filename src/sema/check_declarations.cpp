@@ -76,16 +76,8 @@ bool StatementChecker::declaration_form(const Stmt& s, const Declaration& d) {
              "an array size is at least 1, got " + std::to_string(*n));
     }
   }
-  // An array of arrays of buffers is one ring (lower_array.cpp); of events it
-  // is still declared, its uses checked.
-  for (const Declarator& decl : d.declarators)
-    if (!decl.more_array_dims.empty() && t.kind == TypeKind::event) {
-      const SourceLocation& at = decl.more_array_dims.front()->location;
-      const std::string message =
-          "arrays with more than one dimension (`" + decl.name + "[..][..]`) are not supported yet by libcroqjit";
-      const std::string hint = "declare one array of the product of the sizes and index it with `i * n + j`";
-      limitation(Rule::unsupported_array_of_arrays, at, message, hint);
-    }
+  // An array of arrays of buffers is one ring (lower_array.cpp); of events,
+  // one array of the product of the sizes, indexed row-major (lower_values.cpp).
   if (t.kind == TypeKind::event && t.arrivals)
     limitation(Rule::unsupported_event_arrivals, t.arrivals->location,
                "an explicit thread count (`event<" + text(*t.arrivals) + ">`) is not supported yet by libcroqjit",

@@ -45,10 +45,17 @@ void TransferChecker::event_declaration(const Stmt& s, const Declaration& d) {
     ev.local = local;
     ev.is_array = decl.array_size != nullptr;
     ev.dimensions = 1 + static_cast<int>(decl.more_array_dims.size());
+    for (const ExprPtr& size : decl.more_array_dims)
+      ev.inner_counts.push_back(c_.expressions.constant(*size, what::event_count));
     ev.count_expr = decl.array_size.get();
     ev.count = decl.array_size ? c_.expressions.constant(*decl.array_size, what::event_count) : std::optional<std::int64_t>(1);
     if (Verdict broken = ev.count ? event_count(*ev.count) : std::nullopt)
       fail(*ev.count < 1 ? decl.array_size->location : decl.location, std::move(*broken));
+    // `e[4][8]` is one array of 32 events: the rule holds for the product.
+    std::optional<std::int64_t> all = ev.count;
+    for (const auto& n : ev.inner_counts) all = all && n ? std::optional<std::int64_t>(event_product(*all, *n)) : std::nullopt;
+    if (Verdict broken = all && !ev.inner_counts.empty() && *all > 0 ? event_count(*all) : std::nullopt)
+      fail(decl.location, std::move(*broken));
     if (decl.init != Declarator::Init::none) {
       const auto* name = decl.init_values.size() == 1 ? std::get_if<Name>(&decl.init_values[0]->node) : nullptr;
       if (!name || name->name != "ready")

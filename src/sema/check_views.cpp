@@ -620,11 +620,12 @@ Type ExpressionChecker::subscript(const Expr& e, const Subscript& s) {
          "`" + text(*s.object) + "` is not an array of buffers or events; use `.at(...)` for elements", "", notes_of(obj));
   // An array of arrays: each `[i]` selects along its next dimension.
   const std::size_t nested = buffers ? obj.buffer->array_dims.size() : 0;
-  // An array of arrays of events (a limitation, still checked): `[i]`
-  // selects along its next dimension; the first one's size is the count.
-  std::optional<std::int64_t> count = accumulators ? obj.accumulator->array_dims[obj.selected_dims]
-                                      : event      ? (obj.selected == 0 ? obj.event->count : std::nullopt)
-                                                   : obj.buffer->slots;
+  // An array of arrays of events: `[i]` selects along its next dimension;
+  // the first one's size is the count.
+  std::optional<std::int64_t> count =
+      accumulators ? obj.accumulator->array_dims[obj.selected_dims]
+      : event      ? (obj.selected == 0 ? obj.event->count : obj.event->inner_counts[static_cast<std::size_t>(obj.selected - 1)])
+                   : obj.buffer->slots;
   if (nested > 1) count = obj.buffer->array_dims[static_cast<std::size_t>(obj.selected)];
   if (Verdict broken = idx.known_now() && count ? array_index(idx.value, *count) : std::nullopt)
     fail(index.location, std::move(*broken), notes_of(obj));

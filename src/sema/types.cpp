@@ -78,6 +78,12 @@ std::string describe(const Type& t) {
              (t.engine == frontend::ast::Engine::tma ? "tma" : "dma") + " copy into a " + tile_text(t);
     case Kind::event:
       if (!t.event || !t.event->is_array || t.event_selected) return "an event";
+      if (t.event->dimensions > 1 && t.selected == 0) {  // `e[2][3]`: "an array of 2 by 3 events"
+        std::string sizes = t.event->count ? std::to_string(*t.event->count) : "N";
+        for (const auto& n : t.event->inner_counts) sizes += " by " + (n ? std::to_string(*n) : std::string("N"));
+        return "an array of " + sizes + " events";
+      }
+      if (t.event->dimensions > 1) return "a part of an array of events";
       return "an array of " + (t.event->count ? std::to_string(*t.event->count) + " " : std::string()) + "events";
     case Kind::accumulator:
       return "an mma accumulator" + (t.accumulator ? " (" + std::string(dtype_name(t.accumulator->dtype)) + ")" : "");

@@ -84,7 +84,10 @@ struct EventArray {
   std::string name;
   bool is_array = false;
   std::optional<std::int64_t> count;  // N when it is a constant (1 without [N])
-  int dimensions = 1;                  // `e[2][2]`: 2
+  int dimensions = 1;                  // `e[2][3]`: 2
+  // The sizes of the dimensions after the first (`e[2][3]`: 3), each when a
+  // constant: `[i]` checks its index against the size of the next one.
+  std::vector<std::optional<std::int64_t>> inner_counts;
   // Arrivals per phase as the first trigger fixed them ("4", "blockDim.x").
   std::string arrivals;
   bool ready = false;  // `= ready`: every barrier starts as if completed once (the first wait passes)

@@ -60,6 +60,10 @@ std::vector<RuleCase> construct_cases() {
        "frag takes `.f32` or `.f16` (the accumulator type), got `.bf16`"},
       {"EventArrayWithAnEmptyDim", "event-count", blk("    shared event e[2][0];\n"), 3, "0]",
        "an array size is at least 1, got 0"},
+      {"ArrayOfArraysOfTooManyEvents", "event-count", blk("    shared event e[4][16];\n"), 3, "e[4]",
+       "an event array holds 1 to 32 events, got 64"},
+      {"EventOfAnArrayOfArraysPastItsRow", "array-index-range", blk("    shared event e[2][3];\n    trigger e[1][3];\n"), 4,
+       "3]", "index 3 is out of range for 3 elements"},
       // Math builtins
       {"SqrtOfTwoOperands", "builtin-arity", blk("    out.at(bm, bn) = __sqrt(out.at(bm, bn), 2.0f);\n"), 3, "__sqrt",
        "`__sqrt` takes 1 operand, got 2", "", "", true},
