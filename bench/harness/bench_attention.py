@@ -470,7 +470,9 @@ def fp8_self_test_case(torch, croqjit, args):
     q16, k16, v16 = (t8.to(torch.float16) * scale for t8, scale in ((q8, qs), (k8, ks), (v8, vs)))
     vt = v8.transpose(-1, -2).contiguous()
     key_tile = 64 if d > 128 else 128
-    k8_moved = torch.roll(k8, key_tile, dims=2)  # every key tile one place on, V not
+    # Every key tile one place on, V not (rolled as bytes: torch's roll
+    # takes no float8 on CUDA).
+    k8_moved = torch.roll(k8.view(torch.uint8), key_tile, dims=2).view(k8.dtype)
     o = torch.empty_like(q16)
     kernel = croqjit.compile(kernel_text.attention("e4m3", d, output="f16"), source_name=f"attention e4m3 D{d}.co")
     truth = fp8_own_truth(torch, q8, k8, v8, (qs, ks, vs), True)
