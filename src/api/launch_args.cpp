@@ -199,31 +199,36 @@ LaunchArgs::LaunchArgs(const abi::KernelAbi& abi, std::span<const Arg> args, std
   for (std::size_t p = 0; p < count; ++p) {
     const abi::KernelParam& kp = abi.params[p];
     if (kp.kind == abi::KernelParam::Kind::tensor_map) {
-      // Argument -1 is the returned tensor: contiguous, allocated by now; a
-      // program buffer is allocated by now too (its shape is static).
-      const bool program_buffer = kp.scratch >= 0;
-      const bool returned = kp.argument < 0 && !program_buffer;
-      Shape result;
-      if (returned) result = result_shape_of(abi, args);
-      if (program_buffer) {
-        const auto& dims = abi.scratch[static_cast<std::size_t>(kp.scratch)].shape;
-        result = Shape(dims.begin(), dims.end());
-      }
-      const Shape& shape = returned || program_buffer ? result : args[static_cast<std::size_t>(kp.argument)].view().shape;
       // Reused per thread: after the first launch, filling it allocates nothing.
       thread_local jit::TensorMapSpec spec_map;
-      spec_map.dtype = program_buffer ? abi.scratch[static_cast<std::size_t>(kp.scratch)].dtype
-                       : returned     ? abi.output_dtype
-                                      : args[static_cast<std::size_t>(kp.argument)].view().dtype;
-      spec_map.base = program_buffer ? scratch[static_cast<std::size_t>(kp.scratch)] : returned ? output : data_of(kp.argument);
+      // The tensor the descriptor covers, each allocated by now: a program
+      // buffer (its shape static), the returned tensor (argument -1,
+      // contiguous) or an argument.
+      Shape shape;
+      if (kp.scratch >= 0) {
+        const abi::ScratchBuffer& b = abi.scratch[static_cast<std::size_t>(kp.scratch)];
+        shape = Shape(b.shape.begin(), b.shape.end());
+        spec_map.dtype = b.dtype;
+        spec_map.base = scratch[static_cast<std::size_t>(kp.scratch)];
+      } else if (kp.argument < 0) {
+        shape = result_shape_of(abi, args);
+        spec_map.dtype = abi.output_dtype;
+        spec_map.base = output;
+      } else {
+        const TensorView& view = args[static_cast<std::size_t>(kp.argument)].view();
+        shape = view.shape;
+        spec_map.dtype = view.dtype;
+        spec_map.base = data_of(kp.argument);
+      }
       spec_map.dims.clear();
       for (int d = 0; d < shape.rank(); ++d) {
         // The kernel's TMA coordinates are 32-bit signed (lowering refuses
         // such static extents; a dynamic dim is known only now).
         if (shape[d] > 0x7fffffffu)
           throw ArgumentError(tensor_map_names[p] + ": " +
-                              (returned || program_buffer ? std::string(returned ? "the result" : "the program buffer")
-                                                          : args[static_cast<std::size_t>(kp.argument)].view().str()) +
+                              (kp.scratch >= 0   ? std::string("the program buffer")
+                               : kp.argument < 0 ? std::string("the result")
+                                                 : args[static_cast<std::size_t>(kp.argument)].view().str()) +
                               " has a dimension of 2^31 elements or more, which tma.copy cannot address (32-bit coordinates)");
         spec_map.dims.push_back(static_cast<std::int64_t>(shape[d]));
       }
